@@ -1,0 +1,35 @@
+"""The `bandit-lan` command: one sub-command per module, registered below."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from importlib import import_module
+
+# Each module named here defines `register(subparsers)`; the parser it adds sets
+# `func(args) -> int` as its default. Order is the order shown in --help.
+COMMANDS: tuple[str, ...] = ()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bandit-lan",
+        description="Play Bandit on your LAN: no server, a joint encrypted shuffle, signed moves, auditable logs.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        import_module(f"cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,1 @@
+"""The rules of Bandit as a pure, deterministic state machine (no I/O, clocks, randomness or crypto)."""

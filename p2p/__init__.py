@@ -1,0 +1,1 @@
+"""The table: deck cryptography, ordering, log, transport and discovery."""
