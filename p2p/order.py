@@ -1,0 +1,459 @@
+"""Agreed total order of signed messages (protocol.md §7).
+
+Theory of operation
+-------------------
+Every peer at a table runs one `Orderer`. It is sans-I/O: it is fed envelopes that
+the transport has already authenticated (signature checked against the sender's pinned
+identity) and the current time, and it returns envelopes to send and messages
+*delivered*, in an order that is identical at every honest peer.
+
+Two kinds of message pass through it:
+
+* **Content** messages (intents, shares, shuffle steps, ...) form one hash chain per
+  sender: ``seq`` counts 0, 1, 2, ... and ``prev`` is the hash of the sender's previous
+  content message (the game id for ``seq`` 0). Each carries a Lamport stamp that is
+  strictly greater than every stamp its sender had sent or received, and ``heads``: for
+  every other seat, the (seq, hash) of the latest content message the sender had
+  received from it. Content messages are delivered in the total order and logged.
+* **Acks** carry only a stamp, ``last`` (the sender's own latest content seq and hash)
+  and ``heads``. An ack is a *promise*: "every content message I send after ``last``
+  has a stamp greater than this one". Acks are signed but are not part of the chain
+  and are not delivered or logged; they only let others decide stability, and their
+  ``heads`` tell the sender what to retransmit. Only content is answered with an ack,
+  and acks do not advance the Lamport clock: clocks count content, so an honest peer's
+  stamps stay as low as causality allows (this matters for snap races, §7.6).
+
+A content message with stamp ``L`` is *stable* at a peer when, from every other peer
+``q``, it holds a promise with stamp >= L (a content message is a promise too) *and*
+every content message ``q`` had sent up to that promise. Then nothing that orders
+before it can still arrive, so it may be delivered. Messages are delivered grouped by
+stamp; within a stamp, by the tie-break ``SHA-256(tag || salt || stamp || sender)``,
+so no seat is favoured. The salt is the round beacon; a salt set while delivering
+stamp ``L`` applies from stamp ``L + 1`` on, which every peer computes identically.
+
+Checks, and where they happen:
+
+* on receipt (per link, cheap, needs only the sender's own history): seq continuity
+  (gaps are held and filled by retransmission; a repeated seq with the same hash is
+  a harmless duplicate; with a different hash it is *equivocation*, proven by the two
+  signed bodies), ``prev`` matches, the stamp grows and honours every earlier promise;
+* on delivery (deterministic, because stability fixes what every peer holds): every
+  head names a message the receiver holds, with that exact hash, stamped below the
+  message. A violation there is reported as a *rejected* delivery: the message keeps
+  its place in the sender's chain and in the log, but the table must not apply it.
+
+Lost frames are repaired by retransmission: a peer's heads in its acks say what it
+holds of ours; whatever it lacks for longer than the retransmission timeout is sent
+again, byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+MSG_TAG = b"bandit-lan/v1/msg\x00"
+TIEBREAK_TAG = b"bandit-lan/v1/tiebreak\x00"
+ZERO_HASH = bytes(32)
+ACK_TYPE = "ack"
+MAX_STAMP = 2**62
+MAX_HELD = 4096  # out-of-order content messages held per sender before it is an error
+
+RETRANSMIT_AFTER = 0.2  # seconds without progress before missing messages are resent
+HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
+
+
+def message_hash(body: bytes) -> bytes:
+    """§7.2: the hash that chains, heads and the log use for a content message."""
+    return hashlib.sha256(MSG_TAG + body).digest()
+
+
+def tiebreak(salt: bytes, stamp: int, sender: bytes) -> bytes:
+    """§7.4: order of content messages that share a Lamport stamp."""
+    return hashlib.sha256(TIEBREAK_TAG + salt + stamp.to_bytes(8, "big") + sender).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """A signed message: `inner` is the decoded `body`; `sig` signs `body` (§4)."""
+
+    sender: bytes
+    inner: Mapping[str, Any]
+    body: bytes
+    sig: bytes
+
+    @property
+    def hash(self) -> bytes:
+        return message_hash(self.body)
+
+
+class OrderError(Exception):
+    """A violation of §7, attributed to `peer` (a peer id)."""
+
+    section = "§7"
+
+    def __init__(self, peer: bytes, reason: str, *, evidence: tuple[Envelope, ...] = ()) -> None:
+        super().__init__(f"{self.section}: {reason}")
+        self.peer = peer
+        self.reason = reason
+        self.evidence = evidence
+
+
+class MalformedHeader(OrderError):
+    section = "§7.1"
+
+
+class ChainBroken(OrderError):
+    section = "§7.2"
+
+
+class StampBackwards(OrderError):
+    section = "§7.3"
+
+
+class Equivocation(OrderError):
+    """Two different signed bodies with one seq: proven by `evidence`."""
+
+    section = "§7.2"
+
+
+class HeadsInvalid(OrderError):
+    """At delivery: a head the sender could not have held, or a hash that differs."""
+
+    section = "§7.5"
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """One content message in the agreed order; `rejected` is set if it must not be applied."""
+
+    position: int
+    seat: int
+    envelope: Envelope
+    rejected: OrderError | None = None
+
+    @property
+    def stamp(self) -> int:
+        return int(self.envelope.inner["lamport"])
+
+
+@dataclass(slots=True)
+class _Peer:
+    """What this peer knows of one other peer's chain and promises."""
+
+    next_seq: int = 0
+    chain_hash: bytes = ZERO_HASH
+    hashes: list[bytes] = field(default_factory=list)
+    stamps: list[int] = field(default_factory=list)
+    held: dict[int, Envelope] = field(default_factory=dict)
+    promises: list[tuple[int, int]] = field(default_factory=list)  # (stamp, own seq declared)
+    covered: int = -1  # highest stamp promised with every message before it held
+    has_of_mine: int = -1  # highest seq of my chain it declared holding
+    resend_at: float | None = None
+
+
+Sign = Callable[[dict[str, Any]], Envelope]
+
+
+class Orderer:
+    """Total-order broadcast for one table, from the point of view of seat `me`."""
+
+    def __init__(self, *, seats: Sequence[bytes], me: int, game: bytes, sign: Sign, salt: bytes | None = None) -> None:
+        if not 0 <= me < len(seats) or len(set(seats)) != len(seats):
+            raise ValueError("me must index a list of distinct peer ids")
+        self.seats = tuple(seats)
+        self.me = me
+        self.game = game
+        self._sign = sign
+        self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
+        self._peers = [_Peer(chain_hash=game) for _ in self.seats]
+        self._salts: list[tuple[int, bytes]] = [(0, salt if salt is not None else game)]
+        self._pending: dict[int, list[Envelope]] = {}
+        self._pending_stamps: list[int] = []
+        self._sent: list[Envelope] = []  # my chain, for retransmission
+        self.clock = 0
+        self._delivering = 0
+        self._ack_wanted = 0  # highest content stamp received from others
+        self._last_sent_stamp = -1
+        self._last_sent_time: float | None = None
+        self.position = 0
+
+    # -- sending ---------------------------------------------------------------------
+
+    def _heads(self) -> list[list[Any]]:
+        return [
+            [p.next_seq - 1, p.chain_hash if p.next_seq else ZERO_HASH]
+            for i, p in enumerate(self._peers)
+            if i != self.me
+        ]
+
+    def send(self, payload: Mapping[str, Any], now: float) -> Envelope:
+        """Stamp, chain and sign a content message; it is delivered to us like any other."""
+        mine = self._peers[self.me]
+        self.clock += 1
+        inner = dict(payload)
+        inner.update(
+            game=self.game,
+            lamport=self.clock,
+            seq=mine.next_seq,
+            prev=mine.chain_hash,
+            heads=self._heads(),
+        )
+        envelope = self._sign(inner)
+        self._accept_content(self.me, envelope)
+        self._sent.append(envelope)
+        self._note_sent(now)
+        for i, peer in enumerate(self._peers):
+            if i != self.me and peer.resend_at is None:
+                peer.resend_at = now + RETRANSMIT_AFTER
+        return envelope
+
+    def ack_due(self) -> bool:
+        """True when others' content is stamped above every promise we have made."""
+        return self._ack_wanted > self._last_sent_stamp
+
+    def ack(self, now: float) -> Envelope:
+        """A signed promise: our future content is stamped above our clock now."""
+        mine = self._peers[self.me]
+        inner = {
+            "type": ACK_TYPE,
+            "v": 1,
+            "game": self.game,
+            "lamport": self.clock,
+            "last": [mine.next_seq - 1, mine.chain_hash if mine.next_seq else ZERO_HASH],
+            "heads": self._heads(),
+        }
+        self._note_sent(now)
+        return self._sign(inner)
+
+    def _note_sent(self, now: float) -> None:
+        self._last_sent_stamp = self.clock
+        self._last_sent_time = now
+
+    # -- receiving -------------------------------------------------------------------
+
+    def receive(self, envelope: Envelope, now: float) -> list[Delivered]:
+        """Take one authenticated envelope; return what became deliverable.
+
+        Raises an `OrderError` subclass if the envelope breaks §7 in a way its sender
+        alone is responsible for; the offending message changes no state (messages of
+        that sender that were valid and held for reordering are kept).
+        """
+        seat = self._seat_of.get(envelope.sender)
+        if seat is None or seat == self.me:
+            raise MalformedHeader(envelope.sender, "sender is not another seat of this table")
+        header = _parse_header(envelope, len(self.seats), self.game)
+        if envelope.inner.get("type") == ACK_TYPE:
+            self._accept_ack(seat, envelope, header)
+        else:
+            self._receive_content(seat, envelope, header)
+        self._note_heads(seat, header.heads, now)
+        return self._deliver()
+
+    def _receive_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
+        peer = self._peers[seat]
+        seq = header.seq
+        if seq < peer.next_seq:
+            if peer.hashes[seq] != envelope.hash:
+                raise Equivocation(envelope.sender, f"two different messages with seq {seq}", evidence=(envelope,))
+            return  # a retransmitted copy
+        if seq > peer.next_seq:
+            if seq in peer.held and peer.held[seq].hash != envelope.hash:
+                raise Equivocation(envelope.sender, f"two different messages with seq {seq}", evidence=(envelope, peer.held[seq]))
+            if len(peer.held) >= MAX_HELD:
+                raise ChainBroken(envelope.sender, f"seq {seq} is too far ahead of {peer.next_seq}")
+            peer.held[seq] = envelope
+            return
+        self._check_content(seat, envelope, header)
+        self._accept_content(seat, envelope)
+        while peer.next_seq in peer.held:
+            following = peer.held.pop(peer.next_seq)
+            try:
+                self._check_content(seat, following, _parse_header(following, len(self.seats), self.game))
+            except OrderError:
+                peer.held.clear()
+                raise
+            self._accept_content(seat, following)
+
+    def _check_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
+        peer = self._peers[seat]
+        if header.prev != peer.chain_hash:
+            raise ChainBroken(envelope.sender, f"seq {header.seq} does not chain to the previous message")
+        floor = max(peer.stamps[-1] if peer.stamps else -1, peer.covered)
+        for stamp, declared in peer.promises:
+            if declared < header.seq:
+                floor = max(floor, stamp)
+        if header.stamp <= floor:
+            raise StampBackwards(envelope.sender, f"stamp {header.stamp} of seq {header.seq} is not above {floor}, which it already used or promised")
+
+    def _accept_content(self, seat: int, envelope: Envelope) -> None:
+        peer = self._peers[seat]
+        stamp = int(envelope.inner["lamport"])
+        peer.hashes.append(envelope.hash)
+        peer.stamps.append(stamp)
+        peer.chain_hash = envelope.hash
+        peer.next_seq += 1
+        self._add_promise(peer, stamp, peer.next_seq - 1)
+        self.clock = max(self.clock, stamp)
+        if seat != self.me:
+            self._ack_wanted = max(self._ack_wanted, stamp)
+        if stamp not in self._pending:
+            self._pending[stamp] = []
+            heapq.heappush(self._pending_stamps, stamp)
+        self._pending[stamp].append(envelope)
+
+    def _accept_ack(self, seat: int, envelope: Envelope, header: _Header) -> None:
+        peer = self._peers[seat]
+        seq, digest = header.last
+        if 0 <= seq < peer.next_seq and peer.hashes[seq] != digest:
+            raise Equivocation(envelope.sender, f"its ack names a different message as its seq {seq}", evidence=(envelope,))
+        self._add_promise(peer, header.stamp, seq)
+
+    def _add_promise(self, peer: _Peer, stamp: int, declared: int) -> None:
+        if stamp > peer.covered:
+            peer.promises.append((stamp, declared))
+        if peer.promises:
+            kept = []
+            for promise in peer.promises:
+                if promise[1] < peer.next_seq:
+                    peer.covered = max(peer.covered, promise[0])
+                else:
+                    kept.append(promise)
+            peer.promises = [p for p in kept if p[0] > peer.covered]
+
+    def _note_heads(self, seat: int, heads: Sequence[Sequence[Any]], now: float) -> None:
+        """Learn what `seat` holds of my chain (for retransmission)."""
+        held = int(heads[self.me if self.me < seat else self.me - 1][0])
+        peer = self._peers[seat]
+        if held > peer.has_of_mine:
+            peer.has_of_mine = held
+            lagging = held < len(self._sent) - 1
+            peer.resend_at = now + RETRANSMIT_AFTER if lagging else None
+
+    # -- delivery --------------------------------------------------------------------
+
+    def set_salt(self, salt: bytes) -> None:
+        """Use `salt` for ties at stamps above the one being delivered now (§7.4)."""
+        self._salts.append((self._delivering + 1, salt))
+
+    def _salt_for(self, stamp: int) -> bytes:
+        salt = self._salts[0][1]
+        for since, value in self._salts:
+            if since <= stamp:
+                salt = value
+        return salt
+
+    def _stable(self, stamp: int) -> bool:
+        return all(p.covered >= stamp for i, p in enumerate(self._peers) if i != self.me) and self.clock >= stamp
+
+    def _deliver(self) -> list[Delivered]:
+        out: list[Delivered] = []
+        while self._pending_stamps and self._stable(self._pending_stamps[0]):
+            stamp = heapq.heappop(self._pending_stamps)
+            group = self._pending.pop(stamp)
+            self._delivering = stamp
+            salt = self._salt_for(stamp)
+            group.sort(key=lambda e: tiebreak(salt, stamp, e.sender))
+            for envelope in group:
+                seat = self._seat_of[envelope.sender]
+                out.append(Delivered(self.position, seat, envelope, self._heads_violation(seat, envelope, stamp)))
+                self.position += 1
+        return out
+
+    def _heads_violation(self, seat: int, envelope: Envelope, stamp: int) -> HeadsInvalid | None:
+        heads = envelope.inner["heads"]
+        others = [i for i in range(len(self.seats)) if i != seat]
+        for other, (seq, digest) in zip(others, heads):
+            if seq < 0:
+                continue
+            peer = self._peers[other]
+            if seq >= peer.next_seq or peer.stamps[seq] >= stamp:
+                return HeadsInvalid(envelope.sender, f"stamp {stamp} is not above the stamp of seat {other}'s seq {seq}, which it claims to have received")
+            if peer.hashes[seq] != digest:
+                return HeadsInvalid(envelope.sender, f"it names a different message as seat {other}'s seq {seq}")
+        return None
+
+    # -- timers ----------------------------------------------------------------------
+
+    def next_deadline(self) -> float | None:
+        """When `on_timer` next has work: a retransmission or a heartbeat."""
+        times = [p.resend_at for i, p in enumerate(self._peers) if i != self.me and p.resend_at is not None]
+        if self._last_sent_time is not None:
+            times.append(self._last_sent_time + HEARTBEAT_EVERY)
+        return min(times) if times else None
+
+    def on_timer(self, now: float) -> list[tuple[int, Envelope]]:
+        """Return (seat, envelope) pairs to send: retransmissions and a heartbeat ack (seat -1 = everyone)."""
+        out: list[tuple[int, Envelope]] = []
+        last_mine = len(self._sent) - 1
+        for i, peer in enumerate(self._peers):
+            if i == self.me or peer.has_of_mine >= last_mine:
+                peer.resend_at = None
+                continue
+            if peer.resend_at is None:
+                peer.resend_at = now + RETRANSMIT_AFTER
+            elif now >= peer.resend_at:
+                out.extend((i, e) for e in self._sent[peer.has_of_mine + 1 :])
+                peer.resend_at = now + RETRANSMIT_AFTER
+        if self._last_sent_time is None or now >= self._last_sent_time + HEARTBEAT_EVERY:
+            out.append((-1, self.ack(now)))
+        return out
+
+    # -- introspection ---------------------------------------------------------------
+
+    def undelivered(self) -> int:
+        return sum(len(g) for g in self._pending.values())
+
+
+@dataclass(frozen=True, slots=True)
+class _Header:
+    stamp: int
+    seq: int
+    prev: bytes
+    heads: list[list[Any]]
+    last: tuple[int, bytes]
+
+
+def _parse_header(envelope: Envelope, seats: int, game: bytes) -> _Header:
+    """Check the §7.1 header fields of `envelope` and return them."""
+    inner = envelope.inner
+    sender = envelope.sender
+
+    def bad(reason: str) -> MalformedHeader:
+        return MalformedHeader(sender, reason)
+
+    if inner.get("game") != game:
+        raise bad("message is for another game")
+    stamp = inner.get("lamport")
+    if type(stamp) is not int or not 0 <= stamp < MAX_STAMP:
+        raise bad("lamport must be an integer in 0..2^62")
+    heads = inner.get("heads")
+    if not isinstance(heads, list) or len(heads) != seats - 1:
+        raise bad(f"heads must list the {seats - 1} other seats")
+    for head in heads:
+        _check_head(head, bad)
+    if inner.get("type") == ACK_TYPE:
+        last = inner.get("last")
+        _check_head(last, bad)
+        return _Header(stamp, -1, ZERO_HASH, heads, (int(last[0]), bytes(last[1])))
+    seq, prev = inner.get("seq"), inner.get("prev")
+    if type(seq) is not int or not 0 <= seq < MAX_STAMP:
+        raise bad("seq must be a non-negative integer")
+    if not isinstance(prev, bytes) or len(prev) != 32:
+        raise bad("prev must be 32 bytes")
+    return _Header(stamp, seq, prev, heads, (seq, b""))
+
+
+def _check_head(head: Any, bad: Callable[[str], MalformedHeader]) -> None:
+    if (
+        not isinstance(head, list)
+        or len(head) != 2
+        or type(head[0]) is not int
+        or not -1 <= head[0] < MAX_STAMP
+        or not isinstance(head[1], bytes)
+        or len(head[1]) != 32
+    ):
+        raise bad("a head must be [seq >= -1, 32-byte hash]")

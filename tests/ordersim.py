@@ -1,0 +1,114 @@
+"""A deterministic, seeded discrete-event network for `p2p.order` (no sockets, no trio).
+
+Every peer is an `Orderer` with a real Ed25519 key; frames travel with seeded latency
+and jitter (so they reorder across and within links) and may be dropped; the orderers'
+retransmission and heartbeats repair the losses.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+from nacl.signing import SigningKey, VerifyKey
+
+from p2p.order import Delivered, Envelope, OrderError, Orderer
+
+
+def make_signer(key: SigningKey, peer_id: bytes):
+    def sign(inner: dict[str, Any]) -> Envelope:
+        body = msgpack.packb(inner, use_bin_type=True)
+        return Envelope(peer_id, inner, body, key.sign(body).signature)
+
+    return sign
+
+
+def transmit(envelope: Envelope) -> Envelope:
+    """What the receiver gets: the same bytes, decoded afresh (as after the wire)."""
+    inner = msgpack.unpackb(envelope.body, raw=False)
+    return Envelope(envelope.sender, inner, envelope.body, envelope.sig)
+
+
+@dataclass
+class SimPeer:
+    seat: int
+    orderer: Orderer
+    key: SigningKey
+    delivered: list[Delivered] = field(default_factory=list)
+    errors: list[OrderError] = field(default_factory=list)
+
+
+class Network:
+    def __init__(self, peers: int, seed: int, *, latency: float = 0.002, jitter: float = 0.002, drop: float = 0.0) -> None:
+        self.rng = random.Random(seed)
+        self.latency, self.jitter, self.drop = latency, jitter, drop
+        keys = [SigningKey(self.rng.randbytes(32)) for _ in range(peers)]
+        ids = [bytes(k.verify_key) for k in keys]
+        game = self.rng.randbytes(32)
+        self.peers = [
+            SimPeer(i, Orderer(seats=ids, me=i, game=game, sign=make_signer(k, ids[i])), k)
+            for i, k in enumerate(keys)
+        ]
+        self.now = 0.0
+        self._queue: list[tuple[float, int, int, Envelope]] = []
+        self._n = 0
+
+    def _post(self, src: int, dst: int, envelope: Envelope) -> None:
+        if self.rng.random() < self.drop:
+            return
+        at = self.now + self.latency + self.rng.random() * self.jitter
+        self._n += 1
+        heapq.heappush(self._queue, (at, self._n, dst, envelope))
+
+    def broadcast(self, src: int, envelope: Envelope) -> None:
+        for dst in range(len(self.peers)):
+            if dst != src:
+                self._post(src, dst, envelope)
+
+    def send(self, seat: int, payload: dict[str, Any]) -> Envelope:
+        peer = self.peers[seat]
+        envelope = peer.orderer.send(payload, self.now)
+        self.broadcast(seat, envelope)
+        return envelope
+
+    def _arrive(self, dst: int, envelope: Envelope) -> None:
+        peer = self.peers[dst]
+        VerifyKey(envelope.sender).verify(envelope.body, envelope.sig)  # peer id = its key here
+        try:
+            peer.delivered.extend(peer.orderer.receive(transmit(envelope), self.now))
+        except OrderError as error:
+            peer.errors.append(error)
+        if peer.orderer.ack_due():
+            self.broadcast(dst, peer.orderer.ack(self.now))
+
+    def _timers(self) -> None:
+        for peer in self.peers:
+            deadline = peer.orderer.next_deadline()
+            if deadline is not None and deadline <= self.now:
+                for seat, envelope in peer.orderer.on_timer(self.now):
+                    if seat < 0:
+                        self.broadcast(peer.seat, envelope)
+                    else:
+                        self._post(peer.seat, seat, envelope)
+
+    def run_until(self, t: float) -> None:
+        while True:
+            deadlines = [d for p in self.peers if (d := p.orderer.next_deadline()) is not None]
+            next_frame = self._queue[0][0] if self._queue else None
+            candidates = [x for x in [next_frame, min(deadlines, default=None)] if x is not None]
+            step = min(candidates, default=None)
+            if step is None or step > t:
+                self.now = t
+                return
+            self.now = max(self.now, step)
+            if next_frame is not None and next_frame <= self.now:
+                _, _, dst, envelope = heapq.heappop(self._queue)
+                self._arrive(dst, envelope)
+            self._timers()
+
+    def quiesce(self, extra: float = 30.0) -> None:
+        """Run until every sent message is delivered everywhere (heartbeats repair drops)."""
+        self.run_until(self.now + extra)

@@ -1,0 +1,228 @@
+"""§7 agreed order: every peer delivers the identical sequence, whatever the network does."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from p2p.order import (
+    ChainBroken,
+    Equivocation,
+    HeadsInvalid,
+    MalformedHeader,
+    StampBackwards,
+    ZERO_HASH,
+    tiebreak,
+)
+from tests.ordersim import Network, make_signer, transmit
+
+
+def sequences(net: Network) -> list[list[bytes]]:
+    return [[d.envelope.hash for d in p.delivered] for p in net.peers]
+
+
+def run_workload(net: Network, seed: int, messages: int, spread: float) -> list[bytes]:
+    rng = random.Random(seed)
+    times = sorted((rng.random() * spread, rng.randrange(len(net.peers))) for _ in range(messages))
+    sent = []
+    for t, seat in times:
+        net.run_until(t)
+        sent.append(net.send(seat, {"type": "note", "v": 1, "n": len(sent)}).hash)
+    net.quiesce()
+    return sent
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    peers=st.integers(2, 6),
+    seed=st.integers(0, 2**32),
+    drop=st.sampled_from([0.0, 0.05, 0.25]),
+    spread=st.sampled_from([0.001, 0.05, 1.0]),
+)
+def test_order_identical_at_every_peer(peers: int, seed: int, drop: float, spread: float) -> None:
+    net = Network(peers, seed, drop=drop)
+    sent = run_workload(net, seed, messages=30, spread=spread)
+    seqs = sequences(net)
+    assert all(s == seqs[0] for s in seqs)
+    assert sorted(seqs[0]) == sorted(sent)  # each delivered exactly once
+    assert not any(p.errors for p in net.peers)
+    assert all(d.rejected is None for p in net.peers for d in p.delivered)
+
+
+def test_order_respects_stamps_and_causality() -> None:
+    net = Network(4, 7, jitter=0.01)
+    run_workload(net, 7, messages=80, spread=0.3)
+    delivered = net.peers[0].delivered
+    stamps = [d.stamp for d in delivered]
+    assert stamps == sorted(stamps)
+    position = {d.envelope.hash: d.position for d in delivered}
+    for d in delivered:  # everything a message says it had received orders before it
+        for (seq, digest) in d.envelope.inner["heads"]:
+            if seq >= 0:
+                assert position[digest] < d.position
+
+
+def test_order_causal_reply_follows_what_it_answers() -> None:
+    net = Network(3, 1)
+    first = net.send(0, {"type": "note", "v": 1})
+    net.run_until(0.1)
+    reply = net.send(1, {"type": "note", "v": 1})
+    net.quiesce()
+    order = [d.envelope.hash for d in net.peers[2].delivered]
+    assert order.index(first.hash) < order.index(reply.hash)
+
+
+def test_order_ties_favour_no_seat() -> None:
+    """Concurrent messages with equal stamps are ordered by the salted tie-break."""
+    wins = Counter()
+    for seed in range(300):
+        net = Network(3, seed)
+        for seat in range(3):
+            net.send(seat, {"type": "claim", "v": 1})  # all stamped 1: a three-way tie
+        net.quiesce()
+        wins[net.peers[0].delivered[0].seat] += 1
+    assert set(wins) == {0, 1, 2}
+    assert min(wins.values()) > 60  # a fair lottery gives ~100 each
+
+
+def test_order_salt_applies_after_the_stamp_being_delivered() -> None:
+    net = Network(2, 3)
+    salt = b"\x01" * 32
+    for p in net.peers:
+        p.orderer.set_salt(salt)  # as if set while delivering stamp 0
+    net.send(0, {"type": "claim", "v": 1})
+    net.send(1, {"type": "claim", "v": 1})
+    net.quiesce()
+    first = net.peers[0].delivered[0]
+    ids = net.peers[0].orderer.seats
+    expected = min(range(2), key=lambda s: tiebreak(salt, 1, ids[s]))
+    assert first.seat == expected
+    assert sequences(net)[0] == sequences(net)[1]
+
+
+# -- violations: each is attributed to its sender and leaves honest state intact --------
+
+
+def forge(net: Network, seat: int, **overrides):
+    """A content message from `seat` built by hand (as a cheating peer would)."""
+    peer = net.peers[seat]
+    o = peer.orderer
+    mine = o._peers[seat]
+    inner = {
+        "type": "note",
+        "v": 1,
+        "game": o.game,
+        "lamport": o.clock + 1,
+        "seq": mine.next_seq,
+        "prev": mine.chain_hash,
+        "heads": o._heads(),
+    }
+    inner.update(overrides)
+    return make_signer(peer.key, o.seats[seat])(inner)
+
+
+def deliver_to(net: Network, dst: int, envelope) -> None:
+    net.peers[dst].delivered.extend(net.peers[dst].orderer.receive(transmit(envelope), net.now))
+
+
+def test_order_rejects_broken_chain() -> None:
+    net = Network(3, 5)
+    bad = forge(net, 0, prev=b"\x07" * 32)
+    with pytest.raises(ChainBroken) as info:
+        deliver_to(net, 1, bad)
+    assert info.value.peer == net.peers[0].orderer.seats[0] and info.value.section == "§7.2"
+    assert net.peers[1].orderer.undelivered() == 0
+
+
+def test_order_rejects_equivocation_with_evidence() -> None:
+    net = Network(3, 5)
+    one = net.send(0, {"type": "note", "v": 1, "text": "a"})
+    net.quiesce()
+    twin = forge(net, 0, seq=0, prev=net.peers[0].orderer.game, lamport=1, text="b")
+    with pytest.raises(Equivocation) as info:
+        deliver_to(net, 1, twin)
+    assert info.value.evidence and info.value.evidence[0].body != one.body
+
+
+def test_order_rejects_stamp_going_backwards() -> None:
+    net = Network(3, 5)
+    net.send(0, {"type": "note", "v": 1})
+    net.send(0, {"type": "note", "v": 1})
+    net.quiesce()
+    late = forge(net, 0, lamport=1)
+    with pytest.raises(StampBackwards):
+        deliver_to(net, 2, late)
+
+
+def test_order_rejects_stamp_below_a_promise() -> None:
+    """An ack promises higher stamps for what follows; a message that breaks it is refused."""
+    net = Network(2, 5)
+    net.send(1, {"type": "note", "v": 1})
+    net.run_until(0.01)
+    o = net.peers[0].orderer
+    o.clock = 50  # seat 0 promises: nothing more from me at or below 50
+    deliver_to(net, 1, o.ack(net.now))
+    o.clock = 10
+    with pytest.raises(StampBackwards):
+        deliver_to(net, 1, forge(net, 0, lamport=11))
+
+
+def test_order_rejects_malformed_headers() -> None:
+    net = Network(3, 5)
+    for overrides in [
+        {"lamport": -1},
+        {"lamport": "1"},
+        {"seq": -2},
+        {"prev": b"short"},
+        {"heads": []},
+        {"heads": [[0, b"x"], [0, b"y"]]},
+        {"game": b"\x00" * 32},
+    ]:
+        with pytest.raises(MalformedHeader):
+            deliver_to(net, 1, forge(net, 0, **overrides))
+    assert net.peers[1].orderer.undelivered() == 0
+
+
+def test_order_rejects_heads_the_sender_could_not_hold() -> None:
+    """A message stamped at or below a message it claims to have seen is rejected at delivery."""
+    net = Network(3, 9)
+    net.peers[1].orderer.clock = 4
+    early = net.peers[1].orderer.send({"type": "note", "v": 1}, 0.0)  # stamp 5
+    # seat 0 claims to have seen it, yet stamps itself 2: impossible for an honest peer.
+    cheat = forge(net, 0, lamport=2, heads=[[0, early.hash], [-1, ZERO_HASH]])
+    for dst in (1, 2):
+        deliver_to(net, dst, cheat)
+    net.broadcast(1, early)
+    net.quiesce()
+    verdicts = [[(d.envelope.hash, type(d.rejected)) for d in p.delivered] for p in net.peers[1:]]
+    assert verdicts[0] == verdicts[1] == [(cheat.hash, HeadsInvalid), (early.hash, type(None))]
+    assert not net.peers[1].errors and not net.peers[2].errors
+
+
+def test_order_holds_out_of_order_and_fills_gaps() -> None:
+    net = Network(2, 11)
+    a = net.peers[0].orderer.send({"type": "note", "v": 1}, 0.0)
+    b = net.peers[0].orderer.send({"type": "note", "v": 1}, 0.0)
+    o1 = net.peers[1].orderer
+    assert o1.receive(transmit(b), 0.0) == []  # held: seq 1 before seq 0
+    got = o1.receive(transmit(a), 0.0)
+    assert [d.envelope.hash for d in got] == [a.hash, b.hash]
+
+
+def test_order_zero_hash_constant_is_all_zero() -> None:
+    assert ZERO_HASH == bytes(32)
+
+
+def test_order_protocol_vectors_match_code() -> None:
+    """§7.8: the vectors written in protocol.md are what the code computes."""
+    from pathlib import Path
+
+    from p2p.order import message_hash
+
+    text = Path(__file__).resolve().parent.parent.joinpath("protocol.md").read_text(encoding="utf-8")
+    section = text.split("### 7.8 Test vectors", 1)[1].split("\n## ", 1)[0]
+    assert message_hash(b"\x81\xa4type\xa4note").hex() in section
+    assert tiebreak(bytes(range(32)), 7, b"\xaa" * 32).hex() in section
