@@ -122,11 +122,25 @@ def mentalpoker_times(players: int, runs: int, venv: Path | None) -> tuple[list[
     root = Path(tempfile.mkdtemp(prefix="bandit-lan-mentalpoker-")) if own else venv
     try:
         python = root / "bin" / "python"
-        check = subprocess.run([str(python), "-c", "import mentalpoker, ecdsa, gmpy2"], capture_output=True) if python.exists() else None
+        check = (
+            subprocess.run([str(python), "-c", "import mentalpoker, ecdsa, gmpy2"], capture_output=True)
+            if python.exists()
+            else None
+        )
         if check is None or check.returncode != 0:
             steps = [
                 [sys.executable, "-m", "venv", str(root)],
-                [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", MENTALPOKER, "ecdsa", "gmpy2"],
+                [
+                    str(python),
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    MENTALPOKER,
+                    "ecdsa",
+                    "gmpy2",
+                ],
             ]
             for cmd in steps:
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
@@ -134,7 +148,9 @@ def mentalpoker_times(players: int, runs: int, venv: Path | None) -> tuple[list[
                     return None, f"cannot install {MENTALPOKER}: {(r.stderr or r.stdout).strip().splitlines()[-1:]}"
         r = subprocess.run(
             [str(python), "-c", MENTALPOKER_SCRIPT, str(players), str(runs), str(CARDS)],
-            capture_output=True, text=True, timeout=900,
+            capture_output=True,
+            text=True,
+            timeout=900,
         )
         if r.returncode != 0:
             return None, f"mentalpoker run failed: {r.stderr.strip().splitlines()[-1:]}"
@@ -190,19 +206,25 @@ def main(argv: list[str] | None = None) -> int:
     if mp_error:
         result["mentalpoker_error"] = mp_error
 
-    ms = lambda s: f"{s * 1e3:8.2f} ms"  # noqa: E731
+    mp_note = f"ratio {result['ratio']} (goal <= 0.2)" if mentalpoker_s is not None else f"n/a: {mp_error}"
+    rows = [
+        (f"key setup ({n} keys + proofs)", med["keys_s"], ""),
+        (f"shuffle chain ({n} steps, validated)", med["shuffle_s"], ""),
+        (f"deal: {2 * n} private + 1 public reveals", med["reveals_s"], ""),
+        ("deal_s (all of the above)", deal_s, ""),
+        (
+            f"bound_s ({n * CARDS * 2} variable-base mults)",
+            bound_s,
+            f"bound_ratio {result['bound_ratio']} (goal <= 2.0)",
+        ),
+        ("mentalpoker_s (DealerEC shuffle + lock)", mentalpoker_s, mp_note),
+        ("one share, created + verified", share_s, "goal <= 1 ms"),
+        ("round opening verified (auditor)", result["opening_s"], ""),
+    ]
     print(f"card protocol, {n} players, {CARDS} cards, median of {args.runs} runs")
-    print(f"  key setup ({n} keys + proofs)            {ms(med['keys_s'])}")
-    print(f"  shuffle chain ({n} steps, validated)     {ms(med['shuffle_s'])}")
-    print(f"  deal: {2 * n} private + 1 public reveal      {ms(med['reveals_s'])}")
-    print(f"  deal_s (all of the above)              {ms(deal_s)}")
-    print(f"  bound_s ({n * CARDS * 2} variable-base mults)     {ms(bound_s)}   bound_ratio {deal_s / bound_s:.2f} (goal <= 2.0)")
-    if mentalpoker_s is None:
-        print(f"  mentalpoker_s                          n/a        ({mp_error})")
-    else:
-        print(f"  mentalpoker_s (DealerEC shuffle+lock)  {ms(mentalpoker_s)}   ratio {deal_s / mentalpoker_s:.3f} (goal <= 0.2)")
-    print(f"  one share, created + verified          {ms(share_s)}   (goal <= 1 ms)")
-    print(f"  round opening verified (auditor)       {ms(result['opening_s'])}")
+    for label, seconds, note in rows:
+        value = "n/a" if seconds is None else f"{seconds * 1e3:.2f} ms"
+        print(f"  {label:<42} {value:>10}   {note}".rstrip())
     if args.json:
         print(json.dumps(result))
     return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Callable
+from collections.abc import Callable
 
 from p2p.deck import GameContext, LocalTable, SeededSource, ShuffleChain, ShuffleOpening, ShuffleStep
 from p2p.deck.group import IDENTITY, add, mul, mul_base, sub
@@ -70,4 +70,3 @@ def decrypt_with_all_keys(t: LocalTable, c: Ciphertext) -> bytes:
     for k in t.keys.values():
         total = add(total, mul(k.secret, c.c1))
     return sub(c.c2, total)
-

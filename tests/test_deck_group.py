@@ -7,10 +7,10 @@ from deck_support import TORSION8, game
 
 from p2p.deck import GameContext, InvalidPoint, MalformedMessage, SeededSource, UsageError
 from p2p.deck.group import (
-    G,
     IDENTITY,
-    L,
     ZERO,
+    G,
+    L,
     add,
     check_point,
     check_scalar,

@@ -69,7 +69,10 @@ def test_8_3_a_rogue_key_without_knowledge_fails() -> None:
     # X' = G − X_0 would cancel peer 0's key; nobody knows its discrete log, so any proof fails.
     g = game(2)
     honest = keys_for(g)[peer(0)]
-    rogue = KeyShare(add(mul_base((1).to_bytes(32, "little")), sub(IDENTITY, honest.public)), honest.key_share(SeededSource(b"n")).proof)
+    rogue = KeyShare(
+        add(mul_base((1).to_bytes(32, "little")), sub(IDENTITY, honest.public)),
+        honest.key_share(SeededSource(b"n")).proof,
+    )
     with pytest.raises(InvalidProof) as e:
         KeySetup(g).receive(peer(1), rogue)
     assert e.value.peer == peer(1)

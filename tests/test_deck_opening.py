@@ -6,6 +6,8 @@ from dataclasses import replace
 
 import pytest
 from deck_support import cheating_step, encrypt, honest_steps_until, peer, reencrypt, table
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2p.deck import (
     CardLedger,
@@ -23,7 +25,9 @@ from p2p.deck.group import G
 from p2p.deck.shuffle import Ciphertext
 
 
-def chain_with_cheater(t: LocalTable, cheater_seat: int, tamper) -> tuple[ShuffleChain, list[tuple[bytes, ShuffleOpening]]]:
+def chain_with_cheater(
+    t: LocalTable, cheater_seat: int, tamper
+) -> tuple[ShuffleChain, list[tuple[bytes, ShuffleOpening]]]:
     """A complete chain where seat `cheater_seat` tampers with its output deck."""
     chain = ShuffleChain(t.joint, 1)
     openings = honest_steps_until(t, chain, cheater_seat)
@@ -36,6 +40,31 @@ def chain_with_cheater(t: LocalTable, cheater_seat: int, tamper) -> tuple[Shuffl
         chain.receive(p, s)
         openings.append((p, o))
     return chain, openings
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    n=st.integers(2, 6),
+    data=st.data(),
+    kind=st.sampled_from(["duplicate", "replace"]),
+    seed=st.binary(min_size=1, max_size=4),
+)
+def test_8_7_any_cheating_seat_is_named_with_its_step(n: int, data: st.DataObject, kind: str, seed: bytes) -> None:
+    t = table(n, seed)
+    cheater = data.draw(st.integers(0, n - 1))
+    position, source = data.draw(st.lists(st.integers(0, 49), min_size=2, max_size=2, unique=True))
+
+    def tamper(deck: list[Ciphertext]) -> None:
+        if kind == "duplicate":
+            deck[position] = reencrypt(t, deck[source])
+        else:
+            deck[position] = encrypt(t, t.game.card_points[source])
+
+    chain, openings = chain_with_cheater(t, cheater, tamper)
+    with pytest.raises(ShuffleMismatch) as e:
+        verify_round_opening([chain], openings)
+    assert e.value.peer == peer(cheater)
+    assert f"step {cheater} position {position}" in str(e.value)
 
 
 def test_8_7_a_re_randomized_duplicate_card_is_named_at_opening() -> None:

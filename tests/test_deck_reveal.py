@@ -22,10 +22,10 @@ from p2p.deck import (
     verify_round_opening,
     verify_share,
 )
-from p2p.deck.group import G, IDENTITY, L, add, mul, sub
+from p2p.deck.group import IDENTITY, G, L, add, mul, sub
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(n=st.integers(2, 6), seed=st.binary(min_size=1, max_size=8), data=st.data())
 def test_8_5_every_card_is_recovered(n: int, seed: bytes, data: st.DataObject) -> None:
     t = table(n, seed)
@@ -55,7 +55,7 @@ def test_8_5_all_but_the_recipient_cannot_finish_a_private_reveal(n: int) -> Non
     c = deck.ciphertexts[position]
     wire = [make_share(t.keys[p], deck, position, t.source).to_wire() for p in coalition]
     reveal = Reveal(deck, position, recipient)
-    for p, w in zip(coalition, wire):
+    for p, w in zip(coalition, wire, strict=True):
         reveal.receive(p, Share.from_wire(msgpack.unpackb(msgpack.packb(w)), p))
     assert reveal.complete
     # Everything the coalition holds: every public share and every coalition secret.
@@ -185,6 +185,14 @@ def test_8_5_usage_errors(dealt) -> None:
     other = table(4, b"other game")
     with pytest.raises(UsageError):
         make_share(other.keys[peer(0)], deck, 0, t.source)
+    with pytest.raises(UsageError):
+        make_share(table(5, b"bigger table").keys[peer(4)], deck, 0, t.source)
+    private = Reveal(deck, 0, peer(0))
+    for p in private.expected:
+        private.receive(p, make_share(t.keys[p], deck, 0, t.source))
+    with pytest.raises(UsageError):  # the recipient's seat, but keys of another game
+        private.card(other.keys[peer(0)])
+    assert private.card(t.keys[peer(0)]) == dealt[2][0]
 
 
 def test_8_5_share_wire_form_is_strict(dealt) -> None:

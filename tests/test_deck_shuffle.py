@@ -23,7 +23,7 @@ from p2p.deck.group import IDENTITY, L, add
 from p2p.deck.shuffle import Ciphertext
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(n=st.integers(2, 6), seed=st.binary(min_size=1, max_size=8))
 def test_8_4_shuffled_deck_is_a_permutation_of_the_canonical_deck(n: int, seed: bytes) -> None:
     t = table(n, seed)
@@ -190,6 +190,14 @@ def test_8_4_step_wire_form_is_strict() -> None:
         with pytest.raises(MalformedMessage) as e:
             ShuffleStep.from_wire(bad, peer(0))
         assert e.value.peer == peer(0) and e.value.section == "§8.4"
+
+
+def test_8_4_a_step_holds_only_ciphertexts() -> None:
+    t = table(2)
+    step, _ = ShuffleChain(t.joint, 1).make_step(peer(0), t.source)
+    for deck in [list(step.deck), (step.deck[0].c1,) + step.deck[1:], ()]:
+        with pytest.raises(MalformedMessage):
+            replace(step, deck=deck)
 
 
 def test_8_7_opening_wire_form_is_strict() -> None:

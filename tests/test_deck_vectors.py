@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-import pytest
-
-from p2p.deck import GameContext, KeySetup, KeyShare, Reveal, ShuffleChain, ShuffleStep, make_share
+from p2p.deck import GameContext, KeySetup, Reveal, ShuffleChain, ShuffleStep, make_share
 from p2p.deck.beacon import Beacon, BeaconCommit, BeaconReveal, beacon_commitment
-from p2p.deck.group import mul_base
+from p2p.deck.group import hash_to_scalar, mul_base
 from p2p.deck.hashing import TAG_DECK_ID, TAG_NONCE, TAG_SCHNORR, transcript, u32
-from p2p.deck.group import hash_to_scalar
 from p2p.deck.keys import DeckKeys
 from p2p.deck.shuffle import rerandomize, shuffle_commitment
 
@@ -54,7 +51,10 @@ def _joint(v: Values):
 
 def v_deck(v: Values) -> Values:
     game = _game(v)
-    out: Values = {"deck_id_transcript": transcript(TAG_DECK_ID, game.game_id, u32(game.cards)), "deck_id": game.deck_id}
+    out: Values = {
+        "deck_id_transcript": transcript(TAG_DECK_ID, game.game_id, u32(game.cards)),
+        "deck_id": game.deck_id,
+    }
     for i, m in enumerate(game.card_points):
         out[f"card_point_{i}"] = m
     return out
@@ -116,7 +116,9 @@ def v_beacon(v: Values) -> Values:
     game = _game(v)
     beacon = Beacon(game, v["round"])
     for i in (0, 1):
-        beacon.receive_commit(game.seats[i], BeaconCommit(v["round"], beacon_commitment(game, v["round"], game.seats[i], v[f"nonce_{i}"])))
+        beacon.receive_commit(
+            game.seats[i], BeaconCommit(v["round"], beacon_commitment(game, v["round"], game.seats[i], v[f"nonce_{i}"]))
+        )
     out: Values = {f"commit_{i}": beacon_commitment(game, v["round"], game.seats[i], v[f"nonce_{i}"]) for i in (0, 1)}
     for i in (0, 1):
         beacon.receive_reveal(game.seats[i], BeaconReveal(v["round"], v[f"nonce_{i}"]))
@@ -152,7 +154,7 @@ VECTORS: dict[str, tuple[Values, Callable[[Values], Values]]] = {
 }
 
 
-def render(value: "bytes | int | tuple[int, ...]") -> str:
+def render(value: bytes | int | tuple[int, ...]) -> str:
     if isinstance(value, bytes):
         return value.hex()
     if isinstance(value, tuple):
@@ -160,7 +162,7 @@ def render(value: "bytes | int | tuple[int, ...]") -> str:
     return str(value)
 
 
-def parse(key: str, text: str) -> "bytes | int | tuple[int, ...]":
+def parse(key: str, text: str) -> bytes | int | tuple[int, ...]:
     if key in INT_KEYS:
         return int(text)
     if key in LIST_KEYS:

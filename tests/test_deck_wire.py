@@ -54,7 +54,12 @@ def test_8_8_messages_round_trip_through_msgpack(cls: type) -> None:
 
 
 wire_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**64), 2**64) | st.floats() | st.text(max_size=8) | st.binary(max_size=70),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**64), 2**64)
+    | st.floats()
+    | st.text(max_size=8)
+    | st.binary(max_size=70),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8) | st.integers(), inner, max_size=4),
     max_leaves=10,
 )

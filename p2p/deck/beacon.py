@@ -20,8 +20,9 @@ the beacon again (which would let the withholder choose between two seeds).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Final, Iterable
+from typing import Any, Final
 
 from .context import GameContext
 from .errors import CommitmentMismatch, ProtocolViolation, UsageError
@@ -51,7 +52,7 @@ class BeaconCommit:
     @classmethod
     def from_wire(cls, obj: Any, sender: bytes) -> BeaconCommit:
         r = Reader(obj, "beacon commit", ("round", "commit"), SECTION, sender)
-        return cls(r.int("round", 0, MAX_ROUND), r.bytes("commit", ID_BYTES))
+        return cls(r.integer("round", 0, MAX_ROUND), r.bin("commit", ID_BYTES))
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class BeaconReveal:
     @classmethod
     def from_wire(cls, obj: Any, sender: bytes) -> BeaconReveal:
         r = Reader(obj, "beacon reveal", ("round", "nonce"), SECTION, sender)
-        return cls(r.int("round", 0, MAX_ROUND), r.bytes("nonce", NONCE_BYTES))
+        return cls(r.integer("round", 0, MAX_ROUND), r.bin("nonce", NONCE_BYTES))
 
 
 def beacon_commitment(game: GameContext, round: int, peer: bytes, nonce: bytes) -> bytes:
@@ -133,7 +134,7 @@ class Beacon:
 
     @property
     def phase(self) -> str:
-        """"commit" until every seat committed, "reveal" until every seat revealed, then "done"."""
+        """ "commit" until every seat committed, "reveal" until every seat revealed, then "done"."""
         seats = self.game.seats
         if len(self._commits) < len(seats):
             return "commit"
@@ -159,11 +160,15 @@ class Beacon:
     def receive_reveal(self, sender: bytes, msg: BeaconReveal) -> None:
         self._check_round(sender, msg.round)
         if self.phase == "commit":
-            raise ProtocolViolation(SECTION, "reveal-too-early", "nonce revealed before every seat committed", peer=sender)
+            raise ProtocolViolation(
+                SECTION, "reveal-too-early", "nonce revealed before every seat committed", peer=sender
+            )
         if sender in self._nonces:
             raise ProtocolViolation(SECTION, "duplicate-reveal", "a second beacon reveal", peer=sender)
         if beacon_commitment(self.game, self.round, sender, msg.nonce) != self._commits[sender]:
-            raise CommitmentMismatch(SECTION, "beacon-commitment", "revealed nonce does not match the commitment", peer=sender)
+            raise CommitmentMismatch(
+                SECTION, "beacon-commitment", "revealed nonce does not match the commitment", peer=sender
+            )
         if msg.nonce in self._used or msg.nonce in self._nonces.values():
             raise ProtocolViolation(SECTION, "reused-nonce", "this nonce was revealed before in this game", peer=sender)
         self._nonces[sender] = msg.nonce

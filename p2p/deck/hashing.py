@@ -28,7 +28,7 @@ def u32(n: int) -> bytes:
     return n.to_bytes(4, "big")
 
 
-def u32s(values: "list[int] | tuple[int, ...]") -> bytes:
+def u32s(values: list[int] | tuple[int, ...]) -> bytes:
     """A list of integers as the concatenation of their `u32` encodings."""
     return b"".join(v.to_bytes(4, "big") for v in values)
 

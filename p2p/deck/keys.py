@@ -45,7 +45,7 @@ class KeyShare:
     def from_wire(cls, obj: Any, sender: bytes) -> KeyShare:
         r = Reader(obj, "key share", ("key", "e", "s"), SECTION, sender)
         try:
-            return cls(r.bytes("key", POINT_BYTES), Proof(r.bytes("e", SCALAR_BYTES), r.bytes("s", SCALAR_BYTES)))
+            return cls(r.bin("key", POINT_BYTES), Proof(r.bin("e", SCALAR_BYTES), r.bin("s", SCALAR_BYTES)))
         except DeckError as err:
             raise err.attributed(sender) from None
 
@@ -73,7 +73,9 @@ class DeckKeys:
 
     def key_share(self, source: ByteSource) -> KeyShare:
         """The message announcing X, with a fresh Schnorr proof."""
-        return KeyShare(self.public, prove_dlog(self.secret, self.public, TAG_SCHNORR, _context(self.game, self.peer), source))
+        return KeyShare(
+            self.public, prove_dlog(self.secret, self.public, TAG_SCHNORR, _context(self.game, self.peer), source)
+        )
 
     def __repr__(self) -> str:
         return f"DeckKeys(peer={self.peer[:8].hex()}, public={self.public.hex()})"

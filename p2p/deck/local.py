@@ -9,7 +9,7 @@ peer runs. It holds every seat's secret key, so it is never used at a live table
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .beacon import Beacon, BeaconCommit, BeaconReveal, BeaconSeed
 from .context import GameContext

@@ -18,7 +18,8 @@ public list of known cards, 1–3 also prove that no card was duplicated or repl
 
 from __future__ import annotations
 
-from typing import Final, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Final
 
 from .errors import ProtocolViolation, UsageError
 from .shuffle import ShuffleChain, ShuffleOpening

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .context import MAX_CARDS
 from .errors import CardMismatch, DeckError, InvalidPoint, InvalidProof, ProtocolViolation, UsageError
 from .group import IDENTITY, POINT_BYTES, SCALAR_BYTES, add, mul, sub
 from .hashing import TAG_CHAUM_PEDERSEN, u32
@@ -33,7 +34,6 @@ from .keys import DeckKeys
 from .proofs import Proof, prove_dleq, verify_dleq
 from .sampling import ByteSource
 from .shuffle import ID_BYTES, Deck
-from .context import MAX_CARDS
 from .wire import Reader, expect_bytes, expect_int
 
 SECTION: Final = "§8.5"
@@ -56,17 +56,23 @@ class Share:
         expect_bytes(self.share, POINT_BYTES, "share", SECTION)
 
     def to_wire(self) -> dict[str, Any]:
-        return {"chain": self.chain, "position": self.position, "share": self.share, "e": self.proof.e, "s": self.proof.s}
+        return {
+            "chain": self.chain,
+            "position": self.position,
+            "share": self.share,
+            "e": self.proof.e,
+            "s": self.proof.s,
+        }
 
     @classmethod
     def from_wire(cls, obj: Any, sender: bytes) -> Share:
         r = Reader(obj, "share", ("chain", "position", "share", "e", "s"), SECTION, sender)
         try:
             return cls(
-                r.bytes("chain", ID_BYTES),
-                r.int("position", 0, MAX_CARDS - 1),
-                r.bytes("share", POINT_BYTES),
-                Proof(r.bytes("e", SCALAR_BYTES), r.bytes("s", SCALAR_BYTES)),
+                r.bin("chain", ID_BYTES),
+                r.integer("position", 0, MAX_CARDS - 1),
+                r.bin("share", POINT_BYTES),
+                Proof(r.bin("e", SCALAR_BYTES), r.bin("s", SCALAR_BYTES)),
             )
         except DeckError as err:
             raise err.attributed(sender) from None
@@ -81,11 +87,15 @@ def _check_position(deck: Deck, position: int) -> None:
         raise UsageError(SECTION, "position", f"position {position!r} is not in this deck")
 
 
+def _check_keys(deck: Deck, keys: DeckKeys) -> None:
+    if keys.peer not in deck.joint.game.seats or deck.joint.key_of(keys.peer) != keys.public:
+        raise UsageError(SECTION, "keys", "these keys are not this peer's key in the deck's game")
+
+
 def make_share(keys: DeckKeys, deck: Deck, position: int, source: ByteSource) -> Share:
     """This peer's share of the card at `position`, with its Chaum–Pedersen proof."""
     _check_position(deck, position)
-    if deck.joint.key_of(keys.peer) != keys.public:
-        raise UsageError(SECTION, "keys", "these keys are not this peer's key in the deck's game")
+    _check_keys(deck, keys)
     c1 = deck.ciphertexts[position].c1
     d = mul(keys.secret, c1)
     proof = prove_dleq(keys.secret, keys.public, c1, d, TAG_CHAUM_PEDERSEN, _context(deck, position, keys.peer), source)
@@ -125,12 +135,16 @@ class Reveal:
         """Verify and record `sender`'s share. Nothing changes if any check fails."""
         if sender not in self.expected:
             if sender == self.audience:
-                raise ProtocolViolation(SECTION, "own-share-published", "the recipient must not publish its share", peer=sender)
+                raise ProtocolViolation(
+                    SECTION, "own-share-published", "the recipient must not publish its share", peer=sender
+                )
             self.deck.joint.game.seat_of(sender, SECTION)
         if sender in self._shares:
             raise ProtocolViolation(SECTION, "duplicate-share", "a second share from this peer", peer=sender)
         if share.position != self.position:
-            raise ProtocolViolation(SECTION, "wrong-card", f"share is for position {share.position}, not {self.position}", peer=sender)
+            raise ProtocolViolation(
+                SECTION, "wrong-card", f"share is for position {share.position}, not {self.position}", peer=sender
+            )
         verify_share(self.deck, sender, share)
         self._shares[sender] = share.share
 
@@ -159,10 +173,15 @@ class Reveal:
         if self.audience is not None:
             if keys is None or keys.peer != self.audience:
                 raise UsageError(SECTION, "audience", "only the recipient's keys can finish a private reveal")
+            _check_keys(self.deck, keys)
             total = add(total, mul(keys.secret, c.c1))
         index = self.deck.index_of(sub(c.c2, total))
         if index is None:
-            raise CardMismatch(SECTION, "not-a-card", f"position {self.position} decrypts to no card of this deck; open the round (§8.7)")
+            raise CardMismatch(
+                SECTION,
+                "not-a-card",
+                f"position {self.position} decrypts to no card of this deck; open the round (§8.7)",
+            )
         return index
 
 
@@ -178,7 +197,9 @@ class CardLedger:
         _check_position(self.deck, position)
         seen = self._by_card.get(index)
         if seen is not None and seen != position:
-            raise CardMismatch(SECTION, "duplicate-card", f"card {index} at positions {seen} and {position}; open the round (§8.7)")
+            raise CardMismatch(
+                SECTION, "duplicate-card", f"card {index} at positions {seen} and {position}; open the round (§8.7)"
+            )
         self._by_card[index] = position
 
     @property

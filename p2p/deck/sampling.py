@@ -12,7 +12,7 @@ statements (which would leak the secret key).
 from __future__ import annotations
 
 import hashlib
-from typing import Callable
+from collections.abc import Callable
 
 from .errors import UsageError
 from .group import ZERO, hash_to_scalar, reduce64

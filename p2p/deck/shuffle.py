@@ -27,9 +27,10 @@ chain computed it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Final, Mapping, Sequence
+from typing import Any, Final
 
 from .context import MAX_CARDS, MAX_SEATS, GameContext
 from .errors import (
@@ -84,10 +85,12 @@ def trivial_deck(game: GameContext, cards: Sequence[int]) -> tuple[Ciphertext, .
     return tuple(Ciphertext(IDENTITY, points[i]) for i in cards)
 
 
-def rerandomize(deck: Sequence[Ciphertext], perm: Sequence[int], scalars: Sequence[bytes], y: bytes) -> tuple[Ciphertext, ...]:
+def rerandomize(
+    deck: Sequence[Ciphertext], perm: Sequence[int], scalars: Sequence[bytes], y: bytes
+) -> tuple[Ciphertext, ...]:
     """out[j] = (in[π(j)].c1 + r_j·G, in[π(j)].c2 + r_j·Y): one shuffle step, made or re-checked."""
     out = []
-    for j, r in zip(perm, scalars):
+    for j, r in zip(perm, scalars, strict=True):
         c = deck[j]
         rg = mul_base(r)
         out.append(Ciphertext(rg if c.c1 == IDENTITY else add(c.c1, rg), add(c.c2, mul(r, y))))
@@ -112,6 +115,8 @@ class ShuffleStep:
         if not isinstance(self.deck, tuple) or not 1 <= len(self.deck) <= MAX_CARDS:
             raise MalformedMessage(SECTION, "length", f"deck must hold 1..{MAX_CARDS} ciphertexts")
         for c in self.deck:
+            if not isinstance(c, Ciphertext):
+                raise MalformedMessage(SECTION, "type", "deck must hold ciphertexts")
             expect_bytes(c.c1, POINT_BYTES, "c1", SECTION)
             expect_bytes(c.c2, POINT_BYTES, "c2", SECTION)
 
@@ -122,13 +127,13 @@ class ShuffleStep:
     @classmethod
     def from_wire(cls, obj: Any, sender: bytes) -> ShuffleStep:
         r = Reader(obj, "shuffle step", ("chain", "step", "deck", "commit"), SECTION, sender)
-        chain = r.bytes("chain", ID_BYTES)
-        step = r.int("step", 0, MAX_SEATS - 1)
-        raw = r.bytes("deck", multiple_of=CIPHERTEXT_BYTES)
+        chain = r.bin("chain", ID_BYTES)
+        step = r.integer("step", 0, MAX_SEATS - 1)
+        raw = r.bin("deck", multiple_of=CIPHERTEXT_BYTES)
         if len(raw) > MAX_CARDS * CIPHERTEXT_BYTES:
             r.fail("length", f"deck holds more than {MAX_CARDS} ciphertexts")
         deck = tuple(Ciphertext(c[:POINT_BYTES], c[POINT_BYTES:]) for c in chunks(raw, CIPHERTEXT_BYTES))
-        return cls(chain, step, deck, r.bytes("commit", ID_BYTES))
+        return cls(chain, step, deck, r.bin("commit", ID_BYTES))
 
 
 @dataclass(frozen=True, repr=False)
@@ -151,7 +156,7 @@ class ShuffleOpening:
         n = len(self.perm)
         if not 1 <= n <= MAX_CARDS or len(self.scalars) != n:
             raise MalformedMessage(s, "length", "perm and scalars must have the same length, 1..4096")
-        if sorted(self.perm) != list(range(n)) or any(type(v) is not int for v in self.perm):
+        if any(type(v) is not int for v in self.perm) or sorted(self.perm) != list(range(n)):
             raise MalformedMessage(s, "permutation", "perm is not a permutation of 0..n-1")
         for r in self.scalars:
             if not isinstance(r, bytes) or not is_scalar(r):
@@ -172,11 +177,11 @@ class ShuffleOpening:
     @classmethod
     def from_wire(cls, obj: Any, sender: bytes) -> ShuffleOpening:
         r = Reader(obj, "shuffle opening", ("chain", "step", "perm", "scalars", "salt"), OPENING_SECTION, sender)
-        chain = r.bytes("chain", ID_BYTES)
-        step = r.int("step", 0, MAX_SEATS - 1)
-        perm = r.ints("perm", 0, MAX_CARDS - 1, MAX_CARDS)
-        scalars = chunks(r.bytes("scalars", multiple_of=SCALAR_BYTES), SCALAR_BYTES)
-        salt = r.bytes("salt", SALT_BYTES)
+        chain = r.bin("chain", ID_BYTES)
+        step = r.integer("step", 0, MAX_SEATS - 1)
+        perm = r.integers("perm", 0, MAX_CARDS - 1, MAX_CARDS)
+        scalars = chunks(r.bin("scalars", multiple_of=SCALAR_BYTES), SCALAR_BYTES)
+        salt = r.bin("salt", SALT_BYTES)
         try:
             return cls(chain, step, perm, scalars, salt)
         except DeckError as err:
@@ -210,9 +215,18 @@ class ShuffleChain:
     def __init__(self, joint: JointKey, round: int, number: int = 0, cards: Sequence[int] | None = None) -> None:
         game = joint.game
         cards = tuple(range(game.cards)) if cards is None else tuple(cards)
-        if not cards or len(set(cards)) != len(cards) or any(type(i) is not int or not 0 <= i < game.cards for i in cards):
+        if (
+            not cards
+            or any(type(i) is not int or not 0 <= i < game.cards for i in cards)
+            or len(set(cards)) != len(cards)
+        ):
             raise UsageError(SECTION, "cards", "chain input must be distinct card indices of the deck")
-        if type(round) is not int or not 0 <= round <= MAX_ROUND or type(number) is not int or not 0 <= number <= MAX_ROUND:
+        if (
+            type(round) is not int
+            or not 0 <= round <= MAX_ROUND
+            or type(number) is not int
+            or not 0 <= number <= MAX_ROUND
+        ):
             raise UsageError(SECTION, "round", "round and chain number must be integers in [0, 2**32)")
         self.joint = joint
         self.game = game
@@ -263,14 +277,20 @@ class ShuffleChain:
         if expected is None:
             raise ProtocolViolation(SECTION, "chain-complete", "a step after the last seat shuffled", peer=sender)
         if sender != expected:
-            raise ProtocolViolation(SECTION, "out-of-turn", f"step {len(self._steps)} belongs to another seat", peer=sender)
+            raise ProtocolViolation(
+                SECTION, "out-of-turn", f"step {len(self._steps)} belongs to another seat", peer=sender
+            )
         if step.chain != self.chain_id:
             raise ProtocolViolation(SECTION, "wrong-chain", "step is for another chain", peer=sender)
         if step.step != len(self._steps):
-            raise ProtocolViolation(SECTION, "wrong-step", f"step number {step.step}, expected {len(self._steps)}", peer=sender)
+            raise ProtocolViolation(
+                SECTION, "wrong-step", f"step number {step.step}, expected {len(self._steps)}", peer=sender
+            )
         n = len(self.cards)
         if len(step.deck) != n:
-            raise ProtocolViolation(SECTION, "deck-size", f"deck holds {len(step.deck)} ciphertexts, not {n}", peer=sender)
+            raise ProtocolViolation(
+                SECTION, "deck-size", f"deck holds {len(step.deck)} ciphertexts, not {n}", peer=sender
+            )
         if step != self._own:
             for j, c in enumerate(step.deck):
                 if not is_point(c.c1) or not is_point(c.c2):
@@ -283,9 +303,14 @@ class ShuffleChain:
                 )
             c1s[c.c1] = j
         for c in self._decks[-1]:
-            j = c1s.get(c.c1)
-            if j is not None:
-                raise ProtocolViolation(SECTION, "not-rerandomized", f"position {j} passes a ciphertext through unchanged", peer=sender)
+            unchanged = c1s.get(c.c1)
+            if unchanged is not None:
+                raise ProtocolViolation(
+                    SECTION,
+                    "not-rerandomized",
+                    f"position {unchanged} passes a ciphertext through unchanged",
+                    peer=sender,
+                )
         self._steps.append(step)
         self._decks.append(step.deck)
         self._own = None
@@ -293,7 +318,9 @@ class ShuffleChain:
     def deck(self) -> Deck:
         """The final deck; `UsageError` until every seat has shuffled."""
         if not self.complete:
-            raise UsageError(SECTION, "incomplete", f"{len(self.game.seats) - len(self._steps)} seat(s) have not shuffled yet")
+            raise UsageError(
+                SECTION, "incomplete", f"{len(self.game.seats) - len(self._steps)} seat(s) have not shuffled yet"
+            )
         return Deck(self.joint, self.chain_id, self.round, self.number, self.cards, self._decks[-1])
 
     def verify_opening(self, sender: bytes, opening: ShuffleOpening) -> None:
@@ -309,12 +336,15 @@ class ShuffleChain:
             raise ProtocolViolation(s, "deck-size", "opening does not fit the deck size", peer=sender)
         step = self._steps[k]
         if shuffle_commitment(self.chain_id, k, sender, opening.perm, opening.scalars, opening.salt) != step.commit:
-            raise CommitmentMismatch(s, "shuffle-commitment", f"opening of step {k} does not match its commitment", peer=sender)
+            raise CommitmentMismatch(
+                s, "shuffle-commitment", f"opening of step {k} does not match its commitment", peer=sender
+            )
         out = rerandomize(self._decks[k], opening.perm, opening.scalars, self.joint.point)
-        for j, (got, want) in enumerate(zip(step.deck, out)):
+        for j, (got, want) in enumerate(zip(step.deck, out, strict=True)):
             if got != want:
                 raise ShuffleMismatch(
-                    s, "not-a-reencryption",
+                    s,
+                    "not-a-reencryption",
                     f"step {k} position {j} is not a re-encryption of input position {opening.perm[j]}",
                     peer=sender,
                 )
@@ -331,4 +361,3 @@ class ShuffleChain:
             self.verify_opening(peer, opening)
             order = [order[j] for j in opening.perm]
         return tuple(self.cards[i] for i in order)
-

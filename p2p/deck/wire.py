@@ -9,7 +9,8 @@ field, the check and the sender.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any, NoReturn
 
 from .errors import MalformedMessage
 
@@ -30,10 +31,10 @@ class Reader:
             self.fail("fields", f"missing {missing}, unexpected {extra}")
         self.obj = obj
 
-    def fail(self, check: str, detail: str) -> None:
+    def fail(self, check: str, detail: str) -> NoReturn:
         raise MalformedMessage(self.section, check, f"{self.message}: {detail}", peer=self.sender)
 
-    def bytes(self, key: str, length: int | None = None, *, multiple_of: int | None = None) -> bytes:
+    def bin(self, key: str, length: int | None = None, *, multiple_of: int | None = None) -> bytes:
         """A `bin` field of exactly `length` bytes (or a positive multiple of `multiple_of`)."""
         v = self.obj[key]
         if not isinstance(v, bytes):
@@ -44,7 +45,7 @@ class Reader:
             self.fail("length", f"field {key!r} has {len(v)} bytes, not a positive multiple of {multiple_of}")
         return v
 
-    def int(self, key: str, lo: int, hi: int) -> int:
+    def integer(self, key: str, lo: int, hi: int) -> int:
         """An integer field in [lo, hi]."""
         v = self.obj[key]
         if type(v) is not int:
@@ -53,7 +54,7 @@ class Reader:
             self.fail("range", f"field {key!r} = {v} is outside [{lo}, {hi}]")
         return v
 
-    def ints(self, key: str, lo: int, hi: int, max_len: int) -> tuple[int, ...]:
+    def integers(self, key: str, lo: int, hi: int, max_len: int) -> tuple[int, ...]:
         """A list of integers, each in [lo, hi], at most `max_len` long."""
         v = self.obj[key]
         if not isinstance(v, (list, tuple)):
