@@ -179,6 +179,7 @@ def test_8_4_step_wire_form_is_strict() -> None:
     for bad in [
         {**wire, "deck": wire["deck"][:-1]},
         {**wire, "deck": b""},
+        {**wire, "deck": bytes(64 * 4097)},
         {**wire, "step": -1},
         {**wire, "step": 16},
         {**wire, "step": True},
@@ -213,6 +214,7 @@ def test_8_7_opening_wire_form_is_strict() -> None:
         {**wire, "perm": perm[:-1] + ["1"]},
         {**wire, "scalars": L.to_bytes(32, "little") + wire["scalars"][32:]},
         {**wire, "scalars": wire["scalars"][:-1]},
+        {**wire, "scalars": bytes(32 * 4097)},
         {**wire, "salt": b""},
     ]:
         with pytest.raises(MalformedMessage) as e:

@@ -129,9 +129,7 @@ class ShuffleStep:
         r = Reader(obj, "shuffle step", ("chain", "step", "deck", "commit"), SECTION, sender)
         chain = r.bin("chain", ID_BYTES)
         step = r.integer("step", 0, MAX_SEATS - 1)
-        raw = r.bin("deck", multiple_of=CIPHERTEXT_BYTES)
-        if len(raw) > MAX_CARDS * CIPHERTEXT_BYTES:
-            r.fail("length", f"deck holds more than {MAX_CARDS} ciphertexts")
+        raw = r.bin("deck", multiple_of=CIPHERTEXT_BYTES, max_items=MAX_CARDS)
         deck = tuple(Ciphertext(c[:POINT_BYTES], c[POINT_BYTES:]) for c in chunks(raw, CIPHERTEXT_BYTES))
         return cls(chain, step, deck, r.bin("commit", ID_BYTES))
 
@@ -180,7 +178,7 @@ class ShuffleOpening:
         chain = r.bin("chain", ID_BYTES)
         step = r.integer("step", 0, MAX_SEATS - 1)
         perm = r.integers("perm", 0, MAX_CARDS - 1, MAX_CARDS)
-        scalars = chunks(r.bin("scalars", multiple_of=SCALAR_BYTES), SCALAR_BYTES)
+        scalars = chunks(r.bin("scalars", multiple_of=SCALAR_BYTES, max_items=MAX_CARDS), SCALAR_BYTES)
         salt = r.bin("salt", SALT_BYTES)
         try:
             return cls(chain, step, perm, scalars, salt)

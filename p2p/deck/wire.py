@@ -34,15 +34,15 @@ class Reader:
     def fail(self, check: str, detail: str) -> NoReturn:
         raise MalformedMessage(self.section, check, f"{self.message}: {detail}", peer=self.sender)
 
-    def bin(self, key: str, length: int | None = None, *, multiple_of: int | None = None) -> bytes:
-        """A `bin` field of exactly `length` bytes (or a positive multiple of `multiple_of`)."""
+    def bin(self, key: str, length: int | None = None, *, multiple_of: int = 1, max_items: int = 0) -> bytes:
+        """A `bin` field of exactly `length` bytes, or of 1..`max_items` items of `multiple_of` bytes."""
         v = self.obj[key]
         if not isinstance(v, bytes):
             self.fail("type", f"field {key!r} is a {type(v).__name__}, not bytes")
         if length is not None and len(v) != length:
             self.fail("length", f"field {key!r} has {len(v)} bytes, not {length}")
-        if multiple_of is not None and (len(v) == 0 or len(v) % multiple_of):
-            self.fail("length", f"field {key!r} has {len(v)} bytes, not a positive multiple of {multiple_of}")
+        if length is None and (len(v) == 0 or len(v) % multiple_of or len(v) > max_items * multiple_of):
+            self.fail("length", f"field {key!r} has {len(v)} bytes, not 1..{max_items} items of {multiple_of} bytes")
         return v
 
     def integer(self, key: str, lo: int, hi: int) -> int:
