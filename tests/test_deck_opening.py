@@ -1,0 +1,166 @@
+"""§8.7: the round opening re-derives every card and names any dishonest step."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from deck_support import cheating_step, encrypt, honest_steps_until, peer, reencrypt, table
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p.deck import (
+    CardLedger,
+    CardMismatch,
+    CommitmentMismatch,
+    LocalTable,
+    ProtocolViolation,
+    ShuffleChain,
+    ShuffleMismatch,
+    ShuffleOpening,
+    UsageError,
+    verify_round_opening,
+)
+from p2p.deck.group import G
+from p2p.deck.shuffle import Ciphertext
+
+
+def chain_with_cheater(
+    t: LocalTable, cheater_seat: int, tamper
+) -> tuple[ShuffleChain, list[tuple[bytes, ShuffleOpening]]]:
+    """A complete chain where seat `cheater_seat` tampers with its output deck."""
+    chain = ShuffleChain(t.joint, 1)
+    openings = honest_steps_until(t, chain, cheater_seat)
+    step, opening = cheating_step(t, chain, tamper)
+    cheater = chain.expected
+    chain.receive(cheater, step)  # passes every receipt check
+    openings.append((cheater, opening))
+    for p in t.game.seats[cheater_seat + 1 :]:
+        s, o = chain.make_step(p, t.source)
+        chain.receive(p, s)
+        openings.append((p, o))
+    return chain, openings
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    n=st.integers(2, 6),
+    data=st.data(),
+    kind=st.sampled_from(["duplicate", "replace"]),
+    seed=st.binary(min_size=1, max_size=4),
+)
+def test_8_7_any_cheating_seat_is_named_with_its_step(n: int, data: st.DataObject, kind: str, seed: bytes) -> None:
+    t = table(n, seed)
+    cheater = data.draw(st.integers(0, n - 1))
+    position, source = data.draw(st.lists(st.integers(0, 49), min_size=2, max_size=2, unique=True))
+
+    def tamper(deck: list[Ciphertext]) -> None:
+        if kind == "duplicate":
+            deck[position] = reencrypt(t, deck[source])
+        else:
+            deck[position] = encrypt(t, t.game.card_points[source])
+
+    chain, openings = chain_with_cheater(t, cheater, tamper)
+    with pytest.raises(ShuffleMismatch) as e:
+        verify_round_opening([chain], openings)
+    assert e.value.peer == peer(cheater)
+    assert f"step {cheater} position {position}" in str(e.value)
+
+
+def test_8_7_a_re_randomized_duplicate_card_is_named_at_opening() -> None:
+    t = table(4)
+
+    def duplicate(deck: list[Ciphertext]) -> None:
+        deck[16] = reencrypt(t, deck[40])  # e.g. copy a hidden card onto the first discard
+
+    chain, openings = chain_with_cheater(t, 2, duplicate)
+    with pytest.raises(ShuffleMismatch) as e:
+        verify_round_opening([chain], openings)
+    assert (e.value.section, e.value.check, e.value.peer) == ("§8.7", "not-a-reencryption", peer(2))
+    assert "step 2 position 16" in str(e.value)
+
+
+def test_8_7_a_replaced_card_is_named_at_opening() -> None:
+    t = table(3)
+
+    def replace_card(deck: list[Ciphertext]) -> None:
+        deck[0] = encrypt(t, t.game.card_points[49])  # a fresh encryption of a chosen card
+
+    chain, openings = chain_with_cheater(t, 0, replace_card)
+    with pytest.raises(ShuffleMismatch) as e:
+        verify_round_opening([chain], openings)
+    assert e.value.peer == peer(0) and "step 0 position 0" in str(e.value)
+
+
+def test_8_7_a_commitment_that_does_not_open_is_named() -> None:
+    t = table(3)
+    chain, openings = t.shuffle(1)
+    p, o = openings[1]
+    openings[1] = (p, replace(o, salt=bytes(32)))
+    with pytest.raises(CommitmentMismatch) as e:
+        verify_round_opening([chain], openings)
+    assert (e.value.check, e.value.peer) == ("shuffle-commitment", peer(1))
+    # A different permutation cannot be claimed after the fact either.
+    perm = list(o.perm)
+    perm[0], perm[1] = perm[1], perm[0]
+    openings[1] = (p, replace(o, perm=tuple(perm)))
+    with pytest.raises(CommitmentMismatch):
+        verify_round_opening([chain], openings)
+
+
+def test_8_7_missing_duplicate_misrouted_openings() -> None:
+    t = table(3)
+    chain, openings = t.shuffle(1)
+    with pytest.raises(ProtocolViolation) as e:
+        verify_round_opening([chain], openings[:2])
+    assert (e.value.check, e.value.peer) == ("missing-opening", peer(2))
+    with pytest.raises(ProtocolViolation) as e:
+        verify_round_opening([chain], openings + [openings[0]])
+    assert (e.value.check, e.value.peer) == ("duplicate-opening", peer(0))
+    with pytest.raises(ProtocolViolation) as e:
+        verify_round_opening([chain], [openings[0], (peer(1), openings[0][1]), openings[2]])
+    assert (e.value.check, e.value.peer) == ("wrong-step", peer(1))
+    other, other_openings = t.shuffle(1, number=1, cards=[1, 2, 3])
+    with pytest.raises(ProtocolViolation) as e:
+        verify_round_opening([chain], openings + other_openings[:1])
+    assert (e.value.check, e.value.peer) == ("wrong-chain", peer(0))
+    with pytest.raises(UsageError):
+        verify_round_opening([], openings)
+    with pytest.raises(UsageError):
+        verify_round_opening([chain, chain], openings)
+    assert sorted(verify_round_opening([chain, other], openings + other_openings)[other.chain_id]) == [1, 2, 3]
+
+
+def test_8_5_a_replaced_card_outside_the_deck_is_caught_when_revealed() -> None:
+    t = table(3)
+
+    def garbage(deck: list[Ciphertext]) -> None:
+        deck[16] = encrypt(t, G)  # G is no card point
+
+    chain, openings = chain_with_cheater(t, 2, garbage)  # the last seat: positions are final
+    with pytest.raises(CardMismatch) as e:
+        t.reveal(chain.deck(), 16)
+    assert e.value.check == "not-a-card" and e.value.peer is None and "§8.7" in str(e.value)
+    with pytest.raises(ShuffleMismatch) as e:
+        verify_round_opening([chain], openings)
+    assert e.value.peer == peer(2)
+
+
+def test_8_5_a_duplicated_card_is_caught_when_both_copies_are_seen() -> None:
+    t = table(3)
+
+    def duplicate(deck: list[Ciphertext]) -> None:
+        deck[2] = reencrypt(t, deck[3])
+
+    chain, openings = chain_with_cheater(t, 2, duplicate)
+    deck = chain.deck()
+    ledger = CardLedger(deck)
+    ledger.learn(3, t.reveal(deck, 3, peer(0)))
+    ledger.learn(3, t.reveal(deck, 3, peer(0)))  # seeing the same position again is fine
+    with pytest.raises(CardMismatch) as e:
+        ledger.learn(2, t.reveal(deck, 2, peer(0)))
+    assert e.value.check == "duplicate-card"
+    assert ledger.known == {3: t.reveal(deck, 3)}
+    with pytest.raises(ShuffleMismatch) as e:
+        verify_round_opening([chain], openings)
+    assert e.value.peer == peer(2)
