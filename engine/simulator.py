@@ -20,7 +20,7 @@ games. Game number g of a run uses the stream `Prng.derive(seed, g)`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.bots import Bot, make_bot
@@ -28,7 +28,7 @@ from engine.errors import EngineError, RoundStalled
 from engine.events import Event, Fact, Ready, Revealed, RoundStarted, Snap
 from engine.game import DEFAULT_TARGET, Game
 from engine.needs import Need, Reveal
-from engine.notes import RoundEnded, SnapOutcome, SnapResolved
+from engine.notes import Note, RoundEnded, SnapOutcome, SnapResolved
 from engine.phases import SNAP_PHASES, TURN_PHASES, Phase
 from engine.prng import Prng
 from engine.skills import DEFAULT_SKILLS, Skills
@@ -47,10 +47,17 @@ class Oracle:
         self._size = size
         self.faces: list[int] = []
 
-    def deal(self) -> None:
-        """A fresh round: card id i is face faces[i] of a shuffled deck."""
-        self.faces = list(range(self._size))
-        self._rng.shuffle(self.faces)
+    def deal(self, faces: Sequence[int] | None = None) -> None:
+        """A fresh round: card id i is face `faces[i]`; by default a shuffled deck.
+
+        Passing the faces replays a known deck (tests, reproducing a reported game)."""
+        if faces is None:
+            self.faces = list(range(self._size))
+            self._rng.shuffle(self.faces)
+        else:
+            if sorted(faces) != list(range(self._size)):
+                raise ValueError(f"a deal must be a permutation of the {self._size} faces")
+            self.faces = list(faces)
 
     def answer(self, need: Need) -> Fact:
         if type(need) is Reveal:
@@ -88,13 +95,17 @@ class Simulation:
         target: int = DEFAULT_TARGET,
         max_turns_per_round: int = MAX_TURNS_PER_ROUND,
         record: list[Event] | None = None,
+        observer: Callable[[Event, list[Note]], None] | None = None,
     ) -> None:
+        """`record` collects every event applied, in order (a replayable log);
+        `observer(event, notes)` is called after each one."""
         self.game = Game(len(bots), skills, target)
         self.bots = tuple(bots)
         self.rng = rng
         self.oracle = Oracle(skills.size, rng)
         self.max_turns_per_round = max_turns_per_round
         self.record = record
+        self.observer = observer
         n = len(bots)
         self._attempted = [0] * n
         self._succeeded = [0] * n
@@ -105,29 +116,33 @@ class Simulation:
     def feed(self, event: Event) -> None:
         """Apply one event, then answer every need the engine raises."""
         game = self.game
-        record = self.record
-        self._notes(game.apply(event))
-        if record is not None:
-            record.append(event)
+        self._applied(event, game.apply(event))
         while (need := game.next_need) is not None:
             fact = self.oracle.answer(need)
-            self._notes(game.apply(fact))
-            if record is not None:
-                record.append(fact)
+            self._applied(fact, game.apply(fact))
 
-    def _notes(self, notes: list) -> None:
+    def _applied(self, event: Event, notes: list[Note]) -> None:
+        if self.record is not None:
+            self.record.append(event)
+        if notes:
+            self._notes(notes)
+        if self.observer is not None:
+            self.observer(event, notes)
+
+    def _notes(self, notes: list[Note]) -> None:
         for note in notes:
             kind = type(note)
             if kind is SnapResolved:
-                if note.outcome is SnapOutcome.MATCHED:
-                    self._succeeded[note.seat] += 1
+                if note.outcome is SnapOutcome.MATCHED:  # type: ignore[union-attr]
+                    self._succeeded[note.seat] += 1  # type: ignore[union-attr]
             elif kind is RoundEnded:
                 self._turns += self.game.turns_in_round
-                caller = note.caller
+                caller = note.caller  # type: ignore[union-attr]
+                scores = note.scores  # type: ignore[union-attr]
                 if caller is not None:
                     self._calls[caller] += 1
-                    mine = note.scores[caller]
-                    if all(mine < s for seat, s in enumerate(note.scores) if seat != caller):
+                    mine = scores[caller]
+                    if all(mine < s for seat, s in enumerate(scores) if seat != caller):
                         self._good_calls[caller] += 1
 
     def play(self) -> GameResult:
@@ -203,9 +218,10 @@ def play_game(
     target: int = DEFAULT_TARGET,
     record: list[Event] | None = None,
     max_turns_per_round: int = MAX_TURNS_PER_ROUND,
+    observer: Callable[[Event, list[Note]], None] | None = None,
 ) -> GameResult:
     """Game number `index` of a run seeded with `seed`."""
-    sim = Simulation(bots, Prng.derive(seed, index), skills, target, max_turns_per_round, record)
+    sim = Simulation(bots, Prng.derive(seed, index), skills, target, max_turns_per_round, record, observer)
     return sim.play()
 
 

@@ -67,13 +67,15 @@ class _Estimate:
         return sum(mean if v is None else v for _, _, v in cards)
 
     def worst_own(self) -> tuple[int, float]:
-        """(slot, expected value) of the own card to get rid of first (ties: unknown)."""
-        best_slot, best = -1, float("-inf")
-        unknown = self.mean + 0.01
+        """(slot, expected value) of the own card to get rid of first; between equal
+        expectations an unknown card goes first (a known card is worth keeping)."""
+        best_slot, best, best_key = -1, 0.0, (float("-inf"), False)
+        mean = self.mean
         for slot, _, v in self.mine:
-            e = unknown if v is None else v
-            if e > best:
-                best_slot, best = slot, e
+            e = mean if v is None else v
+            key = (e, v is None)
+            if key > best_key:
+                best_slot, best, best_key = slot, e, key
         return best_slot, best
 
     def leader(self) -> list[int]:
