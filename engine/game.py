@@ -218,6 +218,7 @@ class Game:
         self._tableau: list[list[int]] = [[] for _ in range(self._n)]
         self._draw: list[int] = []  # top card last
         self._discard: list[int] = []  # top card last
+        self._discard_value = 0  # sum of the discard pile's values (all face up)
         self._hand = -1
         self._transit = -1
         self._next_id = count
@@ -469,6 +470,7 @@ class Game:
 
     def _push_discard(self, card: int) -> None:
         self._discard.append(card)
+        self._discard_value += self._values[self._face[card]]
         self._where[card] = DISCARD_PILE
         self._was_top[card] = 1
 
@@ -693,6 +695,7 @@ class Game:
         self._turn_action(seat, Phase.START, "R5", "take the discard pile's top card")
         old = self._own_card(seat, slot, "R5", "take the discard pile's top card")
         top = self._discard.pop()
+        self._discard_value -= self._values[self._face[top]]
         self._put(top, seat, slot)
         self._to_transit(old)
         self._reveal_all(old, self._finish_blind_discard)
@@ -916,6 +919,7 @@ class Game:
             if f >= 0 and holder[f] == card:
                 holder[f] = -1
         self._discard = self._discard[-1:]
+        self._discard_value = self._values[self._face[self._discard[0]]]
         count = len(need.retired)
         first = need.first_id
         where.extend([DRAW_PILE] * count)

@@ -27,10 +27,12 @@ class Phase(enum.Enum):
     """R1: the game has ended."""
 
 
-TURN_PHASES: Final = frozenset({Phase.START, Phase.DRAWN, Phase.POWER, Phase.DECIDE})
+# Tuples, not sets: membership of enum members in a short tuple is an identity check,
+# while a set would call Enum.__hash__ (Python code) on every test.
+TURN_PHASES: Final = (Phase.START, Phase.DRAWN, Phase.POWER, Phase.DECIDE)
 """Phases in which a player has the turn."""
 
-SNAP_PHASES: Final = frozenset({Phase.PEEK, *TURN_PHASES})
+SNAP_PHASES: Final = (Phase.PEEK, *TURN_PHASES)
 """Phases in which immediate discards (R6) are allowed."""
 
 PHASE_WORDS: Final = {

@@ -16,9 +16,9 @@ bad one raises `SkillsError` naming the entry at fault.
 from __future__ import annotations
 
 import enum
+import pkgutil
 import tomllib
 from dataclasses import dataclass, field
-from importlib.resources import files
 from typing import Any
 
 from engine.errors import SkillsError
@@ -219,6 +219,12 @@ def load_skills(text: str, source: str = "skills table") -> Skills:
     return Skills.from_toml(text, source)
 
 
-DEFAULT_SKILLS: Skills = Skills.from_toml(
-    files("engine").joinpath("skills.toml").read_text(encoding="utf-8"), "default skills table"
-)
+def _default_table() -> str:
+    data = pkgutil.get_data("engine", "skills.toml")
+    if data is None:  # a loader without resource support; cannot happen for a normal install
+        raise SkillsError("R2", None, "the default skills table (engine/skills.toml) is missing")
+    return data.decode("utf-8")
+
+
+DEFAULT_SKILLS: Skills = Skills.from_toml(_default_table(), "default skills table")
+"""The deck of R2 with the powers of R3, read from `skills.toml` beside this module."""

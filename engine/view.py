@@ -160,7 +160,9 @@ class SeatView:
     @property
     def can_snap(self) -> bool:
         """May this seat try an immediate discard right now (R6)?"""
-        g = self._g()
+        g = self._game
+        if g.generation != self._generation:
+            self._g()
         return g._phase in SNAP_PHASES and not g._needs and bool(g._discard) and g._snapped[self.seat] != g._turn
 
     # --- piles and hand ---------------------------------------------------------------
@@ -260,8 +262,14 @@ class SeatView:
     def known_matches(self) -> list[tuple[int, int, int]]:
         """Tableau cards this seat knows to be identical to the discard top, as
         (owner, slot, card): the immediate discards it can make with certainty."""
+        g = self._game
+        if g.generation != self._generation:
+            self._g()
+        matches = g._match_cache if g._match_generation == g.generation else g.known_matches()
+        if not matches:
+            return []
         bit = self._bit
-        return [(o, s, c) for o, s, c, seen in self._g().known_matches() if seen & bit]
+        return [(o, s, c) for o, s, c, seen in matches if seen & bit]
 
     def unseen_faces(self) -> list[int]:
         """Faces this seat cannot place: not on the discard pile and not a card it has
@@ -275,12 +283,23 @@ class SeatView:
     def unseen_stats(self) -> tuple[int, int]:
         """(number, value sum) of `unseen_faces()`, computed without listing them."""
         g = self._g()
+        bit = self._bit
+        face = g._face
+        seen = g._seen
         values = g._values
-        count = g._size
-        total = g._skills_total
-        for f in self._located_faces(g):
+        count = g._size - len(g._discard)
+        total = g._skills_total - g._discard_value
+        for tab in g._tableau:
+            for card in tab:
+                if card >= 0 and seen[card] & bit:
+                    f = face[card]
+                    if f >= 0:
+                        count -= 1
+                        total -= values[f]
+        h = g._hand
+        if h >= 0 and seen[h] & bit and face[h] >= 0:
             count -= 1
-            total -= values[f]
+            total -= values[face[h]]
         return count, total
 
     def _located_faces(self, g: Game) -> list[int]:

@@ -46,7 +46,7 @@ class _Estimate:
 
     Opponents' cards are only looked up when a decision needs them."""
 
-    __slots__ = ("_view", "mean", "mine", "_others")
+    __slots__ = ("_view", "mean", "mine", "_others", "_leader")
 
     def __init__(self, view: SeatView) -> None:
         self._view = view
@@ -54,6 +54,7 @@ class _Estimate:
         self.mean = total / count if count else 0.0
         self.mine = view.cards(view.seat)  # (slot, card, known value or None)
         self._others: dict[int, list[tuple[int, int, int | None]]] | None = None
+        self._leader: list[int] | None = None
 
     @property
     def others(self) -> dict[int, list[tuple[int, int, int | None]]]:
@@ -80,8 +81,10 @@ class _Estimate:
 
     def leader(self) -> list[int]:
         """Opponents ordered by estimated total, lowest (most dangerous) first."""
-        others = self.others
-        return sorted(others, key=lambda o: (self.total(others[o]), o))
+        if self._leader is None:
+            others = self.others
+            self._leader = sorted(others, key=lambda o: (self.total(others[o]), o))
+        return self._leader
 
 
 @dataclass(frozen=True, slots=True)
