@@ -14,7 +14,7 @@ from engine.simulator import Summary, simulate
 from engine.skills import DEFAULT_SKILLS, MAX_PLAYERS, MIN_PLAYERS, Skills, load_skills
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "simulate",
         help="play games between bots on this machine (no network)",

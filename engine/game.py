@@ -38,6 +38,14 @@ Turn timer fallback (R5): `TurnTimedOut(turn)` plays option A without a power fr
 wherever the turn is: in START the top card is drawn and discarded face up without
 being shown to anyone first; in DRAWN the card in hand is discarded; in POWER and
 DECIDE the power is dropped (no swap). The turn then ends.
+
+Round end: after the Bandit caller's turn, one final turn (2 players) or two (3 or
+more) follow (R8); then every tableau card not yet face-up knowledge is revealed to
+all, and the round is scored (R9). R7: a draw (A/B, timer or penalty) from an empty
+draw pile first needs a reshuffle of the discard pile minus its top; with nothing to
+reshuffle the round ends at once and is scored the same way (a card in hand is not in
+anyone's area and does not count). The game ends after the round in which a total
+reaches the target; the lowest totals share the win (R1).
 """
 
 from __future__ import annotations
@@ -94,18 +102,7 @@ from engine.notes import (
     TimerFallback,
     TurnStarted,
 )
-from engine.phases import (
-    DISCARD_PILE,
-    DRAW_PILE,
-    IN_HAND,
-    IN_TRANSIT,
-    OWNER_BITS,
-    PHASE_WORDS,
-    RETIRED,
-    SNAP_PHASES,
-    TURN_PHASES,
-    Phase,
-)
+from engine.phases import PHASE_WORDS, SNAP_PHASES, TURN_PHASES, Phase
 from engine.skills import CARDS_PER_SEAT, DEFAULT_SKILLS, Power, Skills
 from engine.view import SeatView
 
@@ -139,7 +136,7 @@ class Zones:
 
 
 def _describe_need(need: Need) -> str:
-    if type(need) is Reveal:
+    if isinstance(need, Reveal):
         who = "all" if need.to == ALL else f"seat {need.to}"
         return f"a reveal of card {need.card} to {who}"
     return f"a reshuffle of {len(need.retired)} discard cards into ids from {need.first_id}"
@@ -179,6 +176,7 @@ class Game:
         self._power: Power | None = None
         self._looked: tuple[int, int, int, int, int] | None = None  # own_slot, mine, owner, slot, theirs
         self._snap: tuple[int, int, int, int | None] | None = None  # seat, owner, slot, give
+        self._drawing: tuple[Callable[[int, int], None], int] | None = None  # a draw waiting for R7
         self._needs: deque[tuple[Need, Callable[[], None] | None]] = deque()
         self._notes: list[Note] = []
         self.generation = 0
@@ -209,7 +207,6 @@ class Game:
         self._match_cache: list[tuple[int, int, int, int]] = []
 
     def _reset_cards(self, count: int) -> None:
-        self._where = [DRAW_PILE] * count
         self._seen = [0] * count  # bit s: seat s has seen the card
         self._public = bytearray(count)  # 1: turned face up for everyone at some point
         self._face = [-1] * count  # face if this instance knows it, else -1
@@ -380,12 +377,15 @@ class Game:
             "discard": self._discard,
             "hand": self._hand,
             "transit": self._transit,
-            "where": self._where,
             "seen": self._seen,
             "public": list(self._public),
             "was_top": list(self._was_top),
             "public_faces": public_faces,
-            "needs": [[n.card, n.to] if type(n) is Reveal else [list(n.retired), n.first_id] for n, _ in self._needs],
+            "drawing": None if self._drawing is None else [self._drawing[0].__name__, self._drawing[1]],
+            "needs": [
+                [n.card, n.to] if isinstance(n, Reveal) else [list(n.retired), n.first_id] for n, _ in self._needs
+            ],
+            "then": [None if then is None else then.__name__ for _, then in self._needs],
         }
         encoded = json.dumps(state, separators=(",", ":"), sort_keys=True).encode()
         return hashlib.sha256(b"bandit-lan engine state v1\x00" + encoded).hexdigest()
@@ -466,17 +466,14 @@ class Game:
 
     def _put(self, card: int, owner: int, slot: int) -> None:
         self._tableau[owner][slot] = card
-        self._where[card] = owner | slot << OWNER_BITS
 
     def _push_discard(self, card: int) -> None:
         self._discard.append(card)
         self._discard_value += self._values[self._face[card]]
-        self._where[card] = DISCARD_PILE
         self._was_top[card] = 1
 
     def _to_transit(self, card: int) -> None:
         self._transit = card
-        self._where[card] = IN_TRANSIT
 
     def _exchange(self, owner_a: int, slot_a: int, owner_b: int, slot_b: int) -> None:
         a = self._tableau[owner_a][slot_a]
@@ -501,15 +498,21 @@ class Game:
         else:
             self._needs.append((Reveal(card, ALL), then))
 
-    def _draw_then(self, then: Callable[[int], None]) -> None:
-        """Take the draw pile's top card for `then`; R7 when the pile is empty."""
+    def _draw_for(self, receiver: Callable[[int, int], None], seat: int) -> None:
+        """Give the draw pile's top card to `receiver(seat, card)`. R7: an empty pile is
+        first refilled from the discard pile (a need), or the round ends at once."""
         if self._draw:
-            then(self._draw.pop())
+            receiver(seat, self._draw.pop())
         elif len(self._discard) > 1:
-            retired = tuple(self._discard[:-1])
-            self._needs.append((Reshuffle(retired, self._next_id), lambda: self._draw_then(then)))
+            self._drawing = (receiver, seat)
+            self._needs.append((Reshuffle(tuple(self._discard[:-1]), self._next_id), self._resume_draw))
         else:
             self._end_round(exhausted=True)
+
+    def _resume_draw(self) -> None:
+        receiver, seat = self._drawing  # type: ignore[misc]
+        self._drawing = None
+        self._draw_for(receiver, seat)
 
     # ------------------------------------------------------------------ round flow
 
@@ -526,8 +529,6 @@ class Game:
         for seat in range(n):
             base = CARDS_PER_SEAT * seat
             self._tableau[seat] = list(range(base, base + CARDS_PER_SEAT))
-            for slot in range(CARDS_PER_SEAT):
-                self._where[base + slot] = seat | slot << OWNER_BITS
         first_discard = CARDS_PER_SEAT * n
         self._to_transit(first_discard)
         self._draw = list(range(self._size - 1, first_discard, -1))
@@ -543,6 +544,7 @@ class Game:
         self._power = None
         self._looked = None
         self._snap = None
+        self._drawing = None
         self._phase = Phase.PEEK
         for seat in range(n):  # R4.3: each player looks at the two bottom cards
             base = CARDS_PER_SEAT * seat
@@ -645,13 +647,12 @@ class Game:
     def _on_draw(self, event: Draw) -> None:
         seat = self._seat(event, "R5")
         self._turn_action(seat, Phase.START, "R5", "draw")
-        self._draw_then(self._take_drawn)
+        self._draw_for(self._take_drawn, seat)
 
-    def _take_drawn(self, card: int) -> None:
+    def _take_drawn(self, seat: int, card: int) -> None:
         self._hand = card
-        self._where[card] = IN_HAND
         self._phase = Phase.DRAWN
-        self._needs.append((Reveal(card, self._turn_seat), None))
+        self._needs.append((Reveal(card, seat), None))
 
     def _on_discard(self, event: Discard) -> None:
         seat = self._seat(event, "R5")
@@ -780,7 +781,7 @@ class Game:
         self._notes.append(TimerFallback(self._turn_seat, turn))
         phase = self._phase
         if phase is Phase.START:
-            self._draw_then(self._discard_unseen)
+            self._draw_for(self._discard_unseen, self._turn_seat)
         elif phase is Phase.DRAWN:
             card = self._hand
             self._hand = -1
@@ -791,7 +792,7 @@ class Game:
             self._power = None
             self._end_turn()
 
-    def _discard_unseen(self, card: int) -> None:
+    def _discard_unseen(self, seat: int, card: int) -> None:
         self._to_transit(card)
         self._reveal_all(card, self._finish_blind_discard)
 
@@ -860,13 +861,13 @@ class Game:
             self._penalty(seat)
 
     def _penalty(self, seat: int) -> None:
-        def place(card: int) -> None:
-            tab = self._tableau[seat]
-            tab.append(EMPTY)
-            self._put(card, seat, len(tab) - 1)
-            self._notes.append(PenaltyDrawn(seat, len(tab) - 1, card))
+        self._draw_for(self._place_penalty, seat)
 
-        self._draw_then(place)
+    def _place_penalty(self, seat: int, card: int) -> None:
+        """R6: face down, unseen, into a new slot."""
+        tab = self._tableau[seat]
+        tab.append(card)
+        self._notes.append(PenaltyDrawn(seat, len(tab) - 1, card))
 
     # ------------------------------------------------------------------ table facts
 
@@ -911,10 +912,8 @@ class Game:
             raise UnexpectedFact("R7", None, f"expected {_describe_need(need)}, got {event!r}")
         # --- validated: apply
         self._needs.popleft()
-        where = self._where
         holder = self._holder
-        for card in need.retired:
-            where[card] = RETIRED
+        for card in need.retired:  # retired: their faces live on under the new ids
             f = self._face[card]
             if f >= 0 and holder[f] == card:
                 holder[f] = -1
@@ -922,7 +921,6 @@ class Game:
         self._discard_value = self._values[self._face[self._discard[0]]]
         count = len(need.retired)
         first = need.first_id
-        where.extend([DRAW_PILE] * count)
         self._seen.extend([0] * count)
         self._public.extend(bytes(count))
         self._face.extend([-1] * count)

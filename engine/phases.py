@@ -1,4 +1,4 @@
-"""Where a game is (its phase) and where a card is (its location code)."""
+"""Where a game is: its phase, and which phases allow turns and snaps."""
 
 from __future__ import annotations
 
@@ -46,13 +46,3 @@ PHASE_WORDS: Final = {
     Phase.OVER: "after the game has ended",
 }
 """Phrases for error messages: "cannot draw {words}"."""
-
-# Card location codes. A card in a tableau has location owner | slot << OWNER_BITS (>= 0).
-DRAW_PILE: Final = -1
-DISCARD_PILE: Final = -2
-IN_HAND: Final = -3
-IN_TRANSIT: Final = -4
-"""Face down on its way to the discard pile, waiting for its public reveal."""
-RETIRED: Final = -5
-"""Reshuffled away (R7): its face lives on under a fresh card id."""
-OWNER_BITS: Final = 3

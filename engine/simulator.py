@@ -60,7 +60,7 @@ class Oracle:
             self.faces = list(faces)
 
     def answer(self, need: Need) -> Fact:
-        if type(need) is Reveal:
+        if isinstance(need, Reveal):
             return Revealed(need.card, need.to, self.faces[need.card])
         if need.first_id != len(self.faces):
             raise EngineError("R7", None, f"reshuffle into ids from {need.first_id}, but {len(self.faces)} ids exist")
@@ -179,10 +179,10 @@ class Simulation:
                 raise RoundStalled(
                     "R8", None, f"round {game.round} passed {cap} turns without ending; a bot never calls Bandit"
                 )
-            seat = game.turn_seat
-            assert seat is not None
+            mover = game.turn_seat
+            assert mover is not None
             top = game.discard_top()
-            self.feed(bots[seat].act(game.view(seat), rng))
+            self.feed(bots[mover].act(game.view(mover), rng))
             if game.discard_top() != top:
                 self.snap_window()
 

@@ -39,8 +39,15 @@ class SnapDelay:
 class Bot(Protocol):
     """A player program. Implementations are frozen dataclasses (no hidden memory)."""
 
-    name: str
-    snap_delay: SnapDelay
+    @property
+    def name(self) -> str:
+        """The bot's name (as `--bots` spells it)."""
+        ...
+
+    @property
+    def snap_delay(self) -> SnapDelay:
+        """Reaction time before its snaps in a live game."""
+        ...
 
     def act(self, view: SeatView, rng: Prng) -> Intent:
         """The seat's next intent; called only when `legal_intents(view)` is not empty."""

@@ -138,18 +138,20 @@ class NormalBot:
     def _drawn(self, view: SeatView, est: _Estimate) -> Intent:
         seat = view.seat
         hand = view.hand
-        value = view.value(hand) if hand is not None else None
-        if value is None:  # cannot happen once the draw is revealed; be safe
+        face = view.face(hand) if hand is not None else None
+        if face is None:  # cannot happen once the draw is revealed; be safe
             return Discard(seat)
         slot, worst = est.worst_own()
-        gain = worst - value
-        has_power = view.skills.powers[view.face(hand)] is not None  # type: ignore[index]
-        if gain >= self.keep_gain and not (has_power and gain < self.power_worth and self._power_useful(view, est, hand)):
-            return Exchange(seat, slot)
-        return Discard(seat)
+        gain = worst - view.skills.values[face]
+        power = view.skills.powers[face]
+        if gain < self.keep_gain:
+            return Discard(seat)
+        if power is not None and gain < self.power_worth and self._power_useful(power, est):
+            return Discard(seat)  # the power is worth more than the small gain
+        return Exchange(seat, slot)
 
-    def _power_useful(self, view: SeatView, est: _Estimate, card: int) -> bool:
-        power = view.skills.powers[view.face(card)]  # type: ignore[index]
+    @staticmethod
+    def _power_useful(power: Power, est: _Estimate) -> bool:
         if power is Power.PEEK:
             return any(v is None for _, _, v in est.mine)
         return True
