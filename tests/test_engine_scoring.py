@@ -81,6 +81,24 @@ def test_R1_game_ends_after_the_round_in_which_a_total_reaches_the_target() -> N
         t.do(Draw(0))
 
 
+def test_R1_by_default_the_game_ends_when_a_total_reaches_100() -> None:
+    t = ScriptedTable(2, {0: [0, 0, 2, 2], 1: [RED, RED, 18, 18]})
+    assert t.game.target == 100
+    play_round(t, 0)
+    assert t.game.totals == (-6, 76) and t.game.phase is Phase.BETWEEN
+    t.deal({0: [0, 0, 2, 2], 1: [6, 6, 6, 4]}, first=0)
+    for seat in (0, 1):
+        t.do(Ready(seat))
+    play_round(t, 0)
+    assert t.game.totals == (-12, 98) and t.game.phase is Phase.BETWEEN  # 98 < 100: play on
+    t.deal({0: [0, 0, 0, GREEN], 1: [2, 0, 2, GREEN]}, first=0)
+    for seat in (0, 1):
+        t.do(Ready(seat))
+    notes = play_round(t, 0)
+    assert t.game.totals == (-24, 100) and t.game.over  # exactly 100 ends the game
+    assert [n for n in notes if isinstance(n, GameEnded)] == [GameEnded((0,), (-24, 100))]
+
+
 def test_R1_a_total_just_below_the_target_plays_on() -> None:
     t = ScriptedTable(2, {0: [0, 0, 2, 2], 1: [18, 18, 16, 16]}, discard=2, draw=[0, 2], target=69)
     play_round(t, 0)
