@@ -88,14 +88,15 @@ def render(summary: Summary, skills: Skills, games_per_s: float) -> str:
         f"{deck}, seed {summary.seed}",
         "",
     ]
-    header = ("seat", "bot", "wins", "win rate", "mean total", "snaps won/tried", "Bandit calls (-10)")
+    header = ("seat", "bot", "wins", "win rate", "mean total", "snaps won/tried", "Bandit calls (got -10)")
     rows = []
+    whole = all(w == int(w) for w in summary.wins)
     for seat in range(summary.players):
         rows.append(
             (
                 str(seat),
                 summary.bots[seat],
-                _number(summary.wins[seat]),
+                f"{summary.wins[seat]:.0f}" if whole else f"{summary.wins[seat]:.2f}",
                 f"{100 * summary.win_rate[seat]:.1f}%",
                 f"{summary.mean_total[seat]:.1f}",
                 f"{summary.snaps_succeeded[seat]}/{summary.snaps_attempted[seat]}",
@@ -118,10 +119,7 @@ def render(summary: Summary, skills: Skills, games_per_s: float) -> str:
         "",
         f"rounds per game: {summary.mean_rounds:.2f}   turns per round: {summary.mean_turns_per_round:.1f}   "
         f"snaps: {attempted} tried{share}",
+        *([] if whole else ["(a shared win counts 1/k to each of its k winners)"]),
         f"speed: {games_per_s:.0f} games/s",
     ]
     return "\n".join(lines)
-
-
-def _number(x: float) -> str:
-    return f"{x:.0f}" if x == int(x) else f"{x:.2f}"
