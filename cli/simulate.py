@@ -1,0 +1,125 @@
+"""`bandit-lan simulate`: play engine-only games between bots and summarise them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from engine.bots import BOTS
+from engine.errors import EngineError, SkillsError
+from engine.simulator import Summary, simulate
+from engine.skills import DEFAULT_SKILLS, MAX_PLAYERS, MIN_PLAYERS, Skills, load_skills
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser(
+        "simulate",
+        help="play games between bots on this machine (no network)",
+        description=(
+            "Play whole games of Bandit between bots, with a seeded shuffle standing in for "
+            "the joint encrypted deck, and print who won and how the games went. The same "
+            "arguments always give the same games."
+        ),
+    )
+    parser.add_argument("--players", type=int, default=4, help=f"players per game, {MIN_PLAYERS}..{MAX_PLAYERS} (default 4)")
+    parser.add_argument("--games", type=int, default=20, help="number of games (default 20)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the shuffles and bot choices (default 0)")
+    parser.add_argument(
+        "--bots",
+        default="normal",
+        help=f"bot per seat, comma separated, or one for all seats; known: {', '.join(sorted(BOTS))} (default normal)",
+    )
+    parser.add_argument("--target", type=int, default=100, help="a game ends when a total reaches this (default 100)")
+    parser.add_argument("--skills", type=Path, metavar="FILE", help="a TOML skills table replacing the default deck")
+    parser.add_argument("--json", action="store_true", help="also print the summary as one JSON object on the last line")
+    parser.set_defaults(func=run, parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    parser: argparse.ArgumentParser = args.parser
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        parser.error(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, not {args.players}")
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, not {args.games}")
+    if args.target < 1:
+        parser.error(f"--target must be at least 1, not {args.target}")
+    names = [name.strip() for name in args.bots.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BOTS]
+    if unknown or not names:
+        parser.error(f"--bots: unknown bot(s) {', '.join(map(repr, unknown)) or '(none given)'}; known: {', '.join(sorted(BOTS))}")
+    if len(names) not in (1, args.players):
+        parser.error(f"--bots: name one bot for all seats or exactly {args.players} bots, not {len(names)}")
+    skills = DEFAULT_SKILLS
+    if args.skills is not None:
+        try:
+            skills = load_skills(args.skills.read_text(encoding="utf-8"), str(args.skills))
+        except OSError as exc:
+            parser.error(f"--skills: cannot read {args.skills}: {exc.strerror or exc}")
+        except SkillsError as exc:
+            parser.error(f"--skills: {exc}")
+    try:
+        skills.check_players(args.players)
+    except SkillsError as exc:
+        parser.error(str(exc))
+
+    started = time.perf_counter()
+    try:
+        summary = simulate(args.players, args.games, args.seed, names, skills, args.target)
+    except EngineError as exc:  # a bug or a stalled bot: say so plainly
+        print(f"bandit-lan simulate: {exc}", file=sys.stderr)
+        return 1
+    elapsed = time.perf_counter() - started
+    games_per_s = args.games / elapsed if elapsed > 0 else float("inf")
+    print(render(summary, skills, games_per_s))
+    if args.json:
+        print(json.dumps(summary.to_json(games_per_s), separators=(",", ":")))
+    return 0
+
+
+def render(summary: Summary, skills: Skills, games_per_s: float) -> str:
+    """The human-readable report of a run."""
+    deck = "default deck" if skills == DEFAULT_SKILLS else f"custom deck of {skills.size} cards"
+    plural = "s" if summary.games != 1 else ""
+    lines = [
+        f"Bandit: {summary.games} game{plural}, {summary.players} players, to {summary.target} points, "
+        f"{deck}, seed {summary.seed}",
+        "",
+    ]
+    header = ("seat", "bot", "wins", "win rate", "mean total", "snaps won/tried", "Bandit calls (got -10)")
+    rows = []
+    whole = all(w == int(w) for w in summary.wins)
+    for seat in range(summary.players):
+        rows.append(
+            (
+                str(seat),
+                summary.bots[seat],
+                f"{summary.wins[seat]:.0f}" if whole else f"{summary.wins[seat]:.2f}",
+                f"{100 * summary.win_rate[seat]:.1f}%",
+                f"{summary.mean_total[seat]:.1f}",
+                f"{summary.snaps_succeeded[seat]}/{summary.snaps_attempted[seat]}",
+                f"{summary.calls[seat]} ({summary.good_calls[seat]})",
+            )
+        )
+    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+    left = {1}  # the bot name reads best left-aligned; numbers right-aligned
+
+    def line(cells: tuple[str, ...]) -> str:
+        return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    lines.append(line(header))
+    lines.append("  ".join("-" * w for w in widths))
+    lines += [line(r) for r in rows]
+    attempted = sum(summary.snaps_attempted)
+    succeeded = sum(summary.snaps_succeeded)
+    share = f" ({100 * succeeded / attempted:.0f}% won)" if attempted else ""
+    lines += [
+        "",
+        f"rounds per game: {summary.mean_rounds:.2f}   turns per round: {summary.mean_turns_per_round:.1f}   "
+        f"snaps: {attempted} tried{share}",
+        *([] if whole else ["(a shared win counts 1/k to each of its k winners)"]),
+        f"speed: {games_per_s:.0f} games/s",
+    ]
+    return "\n".join(lines)

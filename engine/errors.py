@@ -1,0 +1,82 @@
+"""The engine's typed errors: one hierarchy, each error naming the rule it enforces.
+
+Every error carries `rule` (a rules section "R1".."R10", or a protocol section such as
+"§9" for table bookkeeping that the rules do not cover), `seat` (the seat whose intent
+was refused, or None for table facts) and a readable `message`. When `Game.apply`
+raises one of these, the game state is exactly as it was before the call.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base class of every error raised by the engine."""
+
+    rule: str
+    seat: int | None
+    message: str
+
+    def __init__(self, rule: str, seat: int | None, message: str) -> None:
+        self.rule = rule
+        self.seat = seat
+        self.message = message
+        who = f"seat {seat}: " if seat is not None else ""
+        super().__init__(f"{rule}: {who}{message}")
+
+
+class MalformedEvent(EngineError):
+    """An event whose fields have the wrong type or an impossible value (a seat that
+    does not exist, a negative slot, a non-engine object)."""
+
+
+class AwaitingTable(EngineError):
+    """The engine is waiting for table facts (reveals, a reshuffle): the intent must be
+    held by the driver and fed again once `Game.needs` is empty."""
+
+
+class UnexpectedFact(EngineError):
+    """A table fact that does not answer the first pending need, or arrives when the
+    engine is not waiting for it (for example a stale turn timer)."""
+
+
+class FaceConflict(EngineError):
+    """A reveal contradicts what this engine instance already knows: a card revealed
+    with two different faces, or one face on two live cards (R2: every card is distinct)."""
+
+
+class RuleViolation(EngineError):
+    """An intent that the rules forbid in the current state."""
+
+
+class OutOfTurn(RuleViolation):
+    """A turn action from a seat whose turn it is not."""
+
+
+class WrongPhase(RuleViolation):
+    """An action that is not possible at this point of the turn, round or game."""
+
+
+class BadTarget(RuleViolation):
+    """A slot, seat or card that the action cannot target (empty or unknown slot,
+    your own seat where another player's is needed, a card that was never on top)."""
+
+
+class SnapLimit(RuleViolation):
+    """A second immediate discard by the same player in the same turn (R6)."""
+
+
+class BanditAlreadyCalled(RuleViolation):
+    """A second Bandit announcement in one round (R8)."""
+
+
+class SkillsError(EngineError):
+    """A skills table (deck description) that cannot be used."""
+
+
+class RoundStalled(EngineError):
+    """A simulated round exceeded the hard cap on turns (a bot that never ends a round)."""
+
+
+class StaleView(RuntimeError):
+    """A `SeatView` used after the game it looks at has changed; take a fresh view
+    (or keep `view.snapshot()`, which never goes stale)."""

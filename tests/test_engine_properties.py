@@ -1,0 +1,248 @@
+"""Properties over simulated games (hypothesis): conservation of cards, legal vs illegal
+intents, scores, termination, determinism, and R10 (nobody learns a hidden card)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import (
+    ALL,
+    CallBandit,
+    DecideSwap,
+    Discard,
+    Draw,
+    EngineError,
+    Event,
+    Exchange,
+    Game,
+    LookSwap,
+    Note,
+    Oracle,
+    Peek,
+    Phase,
+    Prng,
+    Ready,
+    Revealed,
+    RoundEnded,
+    SkipPower,
+    Snap,
+    SnapOutcome,
+    SnapResolved,
+    Spy,
+    Swap,
+    TakeDiscard,
+    legal_intents,
+    legal_snaps,
+    make_bot,
+    play_game,
+)
+from engine.simulator import Simulation
+
+BOT_MIXES = [("normal",), ("random",), ("normal", "random")]
+RULE = re.compile(r"^(R(10|[1-9])|§\d+)$")
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def seat_bots(players: int, mix: Sequence[str]) -> list:
+    return [make_bot(mix[s % len(mix)]) for s in range(players)]
+
+
+def recorded_game(players: int, seed: int, mix: Sequence[str], target: int = 60) -> list[Event]:
+    events: list[Event] = []
+    play_game(seat_bots(players, mix), seed, target=target, record=events)
+    return events
+
+
+def replay(players: int, events: Sequence[Event], target: int = 60) -> Game:
+    game = Game(players, target=target)
+    for event in events:
+        game.apply(event)
+    return game
+
+
+games = st.tuples(st.integers(2, 6), st.integers(0, 2**32), st.sampled_from(BOT_MIXES))
+
+
+# ------------------------------------------------------------------ invariants at every event
+
+
+def check_invariants(sim: Simulation, event: Event, notes: list[Note]) -> None:
+    game, oracle = sim.game, sim.oracle
+    zones = game.zones()
+    cards = zones.cards()
+    # R2: every physical card is in exactly one place, once
+    assert len(cards) == len(set(cards)) == game.skills.size
+    assert sorted(oracle.faces[c] for c in cards) == list(range(game.skills.size))
+    if game.phase in (Phase.PEEK, Phase.START, Phase.DRAWN, Phase.POWER, Phase.DECIDE):
+        assert all(game.card_count(s) >= 1 for s in range(game.players))  # R6: never zero cards
+    for seat in range(game.players):
+        view = game.view(seat)
+        for card in cards:
+            face = view.face(card)
+            if face is not None:  # R10: shown only what this seat saw, and truly
+                assert seat in view.seen_by(card) and face == oracle.faces[card]
+            elif view.is_public(card):
+                raise AssertionError(f"public card {card} hidden from seat {seat}")
+    for note in notes:
+        if isinstance(note, RoundEnded):  # R9: sums of the revealed cards, caller adjusted
+            raw = [sum(game.skills.values[oracle.faces[c]] for c in tab if c is not None) for tab in zones.tableaux]
+            if note.caller is not None:
+                c = note.caller
+                lowest = all(raw[c] < raw[s] for s in range(game.players) if s != c)
+                raw[c] += -10 if lowest else 10
+            assert list(note.scores) == raw
+
+
+@PROPERTY
+@given(games)
+def test_R2_cards_conserved_R9_scores_R10_views_at_every_event(spec: tuple[int, int, tuple[str, ...]]) -> None:
+    players, seed, mix = spec
+    sim = Simulation(seat_bots(players, mix), Prng(seed), target=50)
+    sim.observer = lambda event, notes: check_invariants(sim, event, notes)
+    sim.play()
+    assert sim.game.over
+
+
+# ------------------------------------------------------------------ legal and illegal intents
+
+
+def intents(players: int, tops: list[int]) -> st.SearchStrategy:
+    junk = st.sampled_from(["1", None, 1.5, True, -7])
+    seat = st.one_of(st.integers(-1, players), junk)
+    slot = st.one_of(st.integers(-1, 6), junk)
+    top = st.one_of(st.sampled_from(tops or [0]), st.integers(-1, 80), junk)
+    return st.one_of(
+        st.builds(Ready, seat),
+        st.builds(CallBandit, seat),
+        st.builds(Draw, seat),
+        st.builds(Discard, seat),
+        st.builds(Exchange, seat, slot),
+        st.builds(TakeDiscard, seat, slot),
+        st.builds(Peek, seat, slot),
+        st.builds(Spy, seat, seat, slot),
+        st.builds(Swap, seat, slot, seat, slot),
+        st.builds(LookSwap, seat, slot, seat, slot),
+        st.builds(DecideSwap, seat, st.one_of(st.booleans(), junk)),
+        st.builds(SkipPower, seat),
+        st.builds(Snap, seat, top, seat, slot, st.one_of(st.none(), slot)),
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games, st.floats(0, 1), st.data())
+def test_legal_intents_are_accepted_and_illegal_ones_refused_with_state_unchanged(
+    spec: tuple[int, int, tuple[str, ...]], cut: float, data: st.DataObject
+) -> None:
+    players, seed, mix = spec
+    events = recorded_game(players, seed, mix)
+    # stop anywhere, including while the table owes reveals
+    game = replay(players, events[: int(cut * len(events))])
+    candidate = data.draw(intents(players, list(game.zones().discard)), label="candidate")
+    legal: list = []
+    if isinstance(candidate.seat, int) and not isinstance(candidate.seat, bool) and 0 <= candidate.seat < players:
+        view = game.view(candidate.seat)
+        legal = legal_intents(view) + legal_snaps(view)
+    digest = game.digest()
+    top_before = game.discard_top()
+    try:
+        notes = game.apply(candidate)
+    except EngineError as error:
+        assert candidate not in legal, f"legal {candidate} refused: {error}"
+        assert RULE.match(error.rule), error.rule
+        assert error.message
+        assert game.digest() == digest
+    else:
+        if candidate not in legal:  # only a snap on an older top card is accepted unlisted
+            assert isinstance(candidate, Snap) and candidate.top != top_before
+            assert [n.outcome for n in notes if isinstance(n, SnapResolved)] == [SnapOutcome.NOT_FASTEST]
+        return
+    # every listed intent of some seat is accepted
+    seat = data.draw(st.integers(0, players - 1), label="seat")
+    view = game.view(seat)
+    options = legal_intents(view) + legal_snaps(view)
+    if options:
+        game.apply(data.draw(st.sampled_from(options), label="legal"))
+
+
+# ------------------------------------------------------------------ termination and determinism
+
+
+@PROPERTY
+@given(games, st.sampled_from([30, 100, 150]))
+def test_every_game_terminates(spec: tuple[int, int, tuple[str, ...]], target: int) -> None:
+    players, seed, mix = spec
+    result = play_game(seat_bots(players, mix), seed, target=target)
+    assert max(result.totals) >= target and result.winners
+    assert min(result.totals) == result.totals[result.winners[0]]
+    assert 1 <= result.rounds < 100
+
+
+@PROPERTY
+@given(games)
+def test_same_events_same_digest(spec: tuple[int, int, tuple[str, ...]]) -> None:
+    players, seed, mix = spec
+    first = recorded_game(players, seed, mix)
+    assert first == recorded_game(players, seed, mix)  # the simulator is deterministic
+    a, b = Game(players, target=60), Game(players, target=60)
+    digests = []
+    for event in first:
+        a.apply(event)
+        b.apply(event)
+        digests.append(a.digest())
+        assert digests[-1] == b.digest()
+    assert len(set(digests)) > len(first) // 2  # the digest does follow the state
+
+
+def blind(events: Sequence[Event], seat: int) -> list[Event]:
+    """The events as seat `seat`'s peer gets them: private faces of others' reveals unknown."""
+    out: list[Event] = []
+    for event in events:
+        if isinstance(event, Revealed) and event.to not in (ALL, seat):
+            event = Revealed(event.card, event.to, None)
+        out.append(event)
+    return out
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games)
+def test_R10_each_peer_knowing_only_its_own_reveals_computes_the_same_game(spec: tuple[int, int, tuple[str, ...]]) -> None:
+    players, seed, mix = spec
+    events = recorded_game(players, seed, mix, target=40)
+    omniscient = Game(players, target=40)
+    peers = [Game(players, target=40) for _ in range(players)]
+    peer_events = [blind(events, s) for s in range(players)]
+    for i, event in enumerate(events):
+        omniscient.apply(event)
+        for s, peer in enumerate(peers):
+            peer.apply(peer_events[s][i])
+        if i % 7 == 0 or i == len(events) - 1:
+            digest = omniscient.digest()
+            for s, peer in enumerate(peers):
+                assert peer.digest() == digest
+                assert peer.view(s).snapshot() == omniscient.view(s).snapshot()
+    assert all(peer.totals == omniscient.totals for peer in peers)
+
+
+def test_R10_private_reveals_go_only_to_the_deal_or_the_player_whose_turn_it_is() -> None:
+    for players, seed, mix in [(2, 1, ("random",)), (4, 2, ("normal",)), (6, 3, ("normal", "random"))]:
+        game = Game(players, target=60)
+        sim_events = recorded_game(players, seed, mix)
+        for event in sim_events:
+            if isinstance(event, Revealed) and event.to != ALL:
+                zones = game.zones()
+                dealt = game.phase is Phase.PEEK and event.card in zones.tableaux[event.to][2:4]
+                assert dealt or event.to == game.turn_seat, (event, game.phase)
+            game.apply(event)
+
+
+def test_R10_an_oracle_deal_is_a_permutation_and_replays() -> None:
+    oracle = Oracle(50, Prng(1))
+    oracle.deal()
+    assert sorted(oracle.faces) == list(range(50))
+    again = Oracle(50, Prng(1))
+    again.deal()
+    assert again.faces == oracle.faces

@@ -1,0 +1,152 @@
+"""`bandit-lan simulate`: output, determinism, argument errors, and the stall guard."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from engine import DEFAULT_SKILLS, Draw, Discard, Phase, Prng, Ready, RoundStalled, SkipPower, simulate
+from engine.bots import SnapDelay
+from engine.simulator import Simulation
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["simulate", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_simulate_prints_a_readable_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "--players", "4", "--games", "5")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "Bandit: 5 games, 4 players, to 100 points, default deck, seed 0"
+    header = next(line for line in lines if line.startswith("seat"))
+    assert "win rate" in header and "mean total" in header
+    rows = [line for line in lines if line.split()[:1] in (["0"], ["1"], ["2"], ["3"])]
+    assert len(rows) == 4 and all("normal" in r and "%" in r for r in rows)
+    assert any(line.startswith("rounds per game:") for line in lines)
+    assert lines[-1].startswith("speed: ") and lines[-1].endswith(" games/s")
+
+
+def test_simulate_json_is_one_object_on_the_last_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "--players", "3", "--games", "6", "--seed", "9", "--bots", "normal,random,random", "--json")
+    assert code == 0
+    data = json.loads(out.splitlines()[-1])
+    assert data["players"] == 3 and data["games"] == 6 and data["seed"] == 9
+    assert data["bots"] == ["normal", "random", "random"]
+    assert len(data["win_rate"]) == 3 and abs(sum(data["win_rate"]) - 1) < 1e-6
+    assert data["mean_rounds"] >= 1 and data["mean_turns_per_round"] > 0
+    assert set(data["snaps"]) == {"attempted", "succeeded"}
+    assert 0 <= data["snaps"]["succeeded"] <= data["snaps"]["attempted"]
+    assert data["games_per_s"] > 0
+    assert all(not line.startswith("{") for line in out.splitlines()[:-1])
+
+
+def test_simulate_same_arguments_same_output_apart_from_speed(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("--players", "5", "--games", "4", "--seed", "77", "--bots", "random", "--json")
+    _, first, _ = run_cli(capsys, *args)
+    _, second, _ = run_cli(capsys, *args)
+
+    def without_speed(out: str) -> tuple[list[str], dict]:
+        lines = out.splitlines()
+        data = json.loads(lines[-1])
+        data.pop("games_per_s")
+        return [line for line in lines[:-1] if not line.startswith("speed:")], data
+
+    assert without_speed(first) == without_speed(second)
+    _, other, _ = run_cli(capsys, "--players", "5", "--games", "4", "--seed", "78", "--bots", "random", "--json")
+    assert without_speed(other) != without_speed(first)
+
+
+def test_simulate_summary_is_deterministic_and_splits_shared_wins() -> None:
+    a = simulate(2, 30, seed=4, bots=("random",), target=20)
+    assert a == simulate(2, 30, seed=4, bots=("random",), target=20)
+    assert abs(sum(a.wins) - 30) < 1e-9
+    assert a.to_json()["win_rate"] == [round(w / 30, 6) for w in a.wins]
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("--players", "7"), "--players must be between 2 and 6, not 7"),
+        (("--players", "1"), "--players must be between 2 and 6, not 1"),
+        (("--games", "0"), "--games must be at least 1"),
+        (("--target", "0"), "--target must be at least 1"),
+        (("--bots", "normal,genius"), "unknown bot(s) 'genius'"),
+        (("--bots", ","), "unknown bot(s) (none given)"),
+        (("--bots", "normal,random"), "exactly 4 bots, not 2"),
+        (("--players", "x"), "invalid int value"),
+        (("--skills", "/nonexistent/skills.toml"), "--skills: cannot read"),
+    ],
+)
+def test_simulate_refuses_bad_arguments(capsys: pytest.CaptureFixture[str], args: tuple[str, ...], message: str) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["simulate", *args])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_simulate_with_a_user_skills_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "box.toml"
+    good.write_text(DEFAULT_SKILLS.to_toml().replace("count = 5", "count = 6"), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "--games", "2", "--skills", str(good))
+    assert code == 0 and "custom deck of 56 cards" in out
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[card]]\nvalue = 1\ncount = 3\npower = "fly"\n', encoding="utf-8")
+    with pytest.raises(SystemExit):
+        main(["simulate", "--skills", str(bad)])
+    assert "unknown power 'fly'" in capsys.readouterr().err
+    small = tmp_path / "small.toml"
+    small.write_text("[[card]]\nvalue = 1\ncount = 20\n", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        main(["simulate", "--players", "6", "--skills", str(small)])
+    assert "6 players need at least 26" in capsys.readouterr().err
+
+
+def test_readme_quick_start_command_runs_as_a_real_process() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", "simulate", "--players", "4", "--games", "20"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    assert out.startswith("Bandit: 20 games, 4 players")
+    assert "speed:" in out
+
+
+class Stubborn:
+    """Never calls Bandit: draws and discards forever (a broken bot)."""
+
+    name = "stubborn"
+    snap_delay = SnapDelay()
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    def act(self, view, rng):  # type: ignore[no-untyped-def]
+        self.turns += 1
+        assert self.turns < 10_000, "the stall guard did not stop the round"
+        if view.phase is Phase.PEEK:
+            return Ready(view.seat)
+        if view.phase is Phase.START:
+            return Draw(view.seat)
+        if view.phase is Phase.DRAWN:
+            return Discard(view.seat)
+        return SkipPower(view.seat)
+
+    def snap(self, view, rng):  # type: ignore[no-untyped-def]
+        return None
+
+
+def test_simulator_stops_a_round_that_never_ends() -> None:
+    sim = Simulation([Stubborn(), Stubborn()], Prng(1), max_turns_per_round=300)
+    with pytest.raises(RoundStalled) as info:
+        sim.play()
+    assert info.value.rule == "R8" and "passed 300 turns" in str(info.value)
+    assert sim.game.turns_in_round == 301
