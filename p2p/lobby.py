@@ -268,8 +268,8 @@ class HostLobby:
         if member is None:
             return []
         if self.started:
-            if self._sigs.done:
-                return []
+            if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
+                return []  # it signed before leaving: nothing more is needed from it
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
         kept = tuple(m for m in self.roster.members if m.peer_id != peer)
         members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
@@ -406,13 +406,14 @@ class GuestLobby:
         return [Broadcast({"type": "lobby.sign", "v": 1, "game": self._sigs.game_id, "sig": sig}), *self._sigs.outcome()]
 
     def on_link_lost(self, peer: bytes) -> list[Action]:
-        """Losing the host before the game started ends the lobby; others wait for the host's word."""
+        """Losing the host before the start ends the lobby, as does losing anyone whose
+        roster signature we still need; otherwise we wait for the host's roster update."""
         assert self.roster is not None and self.host is not None
-        if self._sigs.done:
-            return []
+        if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
+            return []  # it signed before leaving: nothing more is needed from it
         member = self.roster.member(peer)
         if peer == self.host.peer_id:
             raise ProtocolError("§6.5", "the host closed the table", self.host.short)
         if member is not None and self._sigs.roster is not None:
-            raise ProtocolError("§6.6", f"{member.name} left before the game started", member.cert.short)
+            raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
         return []
