@@ -30,6 +30,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import NameOID
+from nacl.bindings import crypto_sign, crypto_sign_open
+from nacl.exceptions import BadSignatureError
 from platformdirs import user_data_dir
 
 from p2p.errors import ProtocolError
@@ -54,6 +56,22 @@ def short_id(peer_id: bytes) -> str:
     """Human form of a peer id: first 10 bytes, base32, four groups of four (§3.2)."""
     text = base64.b32encode(peer_id[:10]).decode("ascii")
     return "-".join(text[i : i + 4] for i in range(0, 16, 4))
+
+
+def verify_signature(public_key: bytes, sig: bytes, data: bytes) -> bool:
+    """Ed25519 verification (RFC 8032, with libsodium's checks: canonical S, no
+    small-order key or R). One verifier for every signature in the protocol."""
+    if len(sig) != 64 or len(public_key) != 32:
+        return False
+    try:
+        crypto_sign_open(sig + data, public_key)
+    except (BadSignatureError, ValueError):
+        return False
+    return True
+
+
+def _raw_public(key: Ed25519PublicKey) -> bytes:
+    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
 def parse_fingerprint(text: str) -> bytes | str:
@@ -87,7 +105,7 @@ class Certificate:
     """A peer's self-signed certificate, checked on construction (§3.1)."""
 
     der: bytes
-    public_key: Ed25519PublicKey = field(repr=False, compare=False)
+    public_key: bytes = field(repr=False, compare=False)  # raw Ed25519, 32 bytes
     peer_id: bytes = field(compare=False)
 
     @classmethod
@@ -117,7 +135,11 @@ class Certificate:
             raise ProtocolError("§3.1", f"certificate extensions do not parse: {exc}") from None
         if basic is None or basic.ca:
             raise ProtocolError("§3.1", "certificate must carry basicConstraints CA:FALSE")
-        return cls(der=der, public_key=key, peer_id=peer_id_of(der))
+        return cls(der=der, public_key=_raw_public(key), peer_id=peer_id_of(der))
+
+    def verify(self, sig: bytes, data: bytes) -> bool:
+        """Whether `sig` is this certificate's key's signature over `data`."""
+        return verify_signature(self.public_key, sig, data)
 
     @property
     def short(self) -> str:
@@ -137,6 +159,7 @@ class Identity:
     certificate: Certificate
     key_path: Path
     cert_path: Path
+    _secret: bytes = field(repr=False, compare=False, default=b"")  # libsodium form: seed || public
 
     @property
     def peer_id(self) -> bytes:
@@ -148,7 +171,7 @@ class Identity:
 
     def sign(self, data: bytes) -> bytes:
         """Ed25519 signature (64 bytes) over `data`; callers prepend their domain tag."""
-        return self.key.sign(data)
+        return crypto_sign(data, self._secret)[:64]
 
 
 def default_state_dir() -> Path:
@@ -226,8 +249,8 @@ def load_or_create_identity(state_dir: Path) -> Identity:
         certificate = Certificate.from_der(cert.public_bytes(serialization.Encoding.DER))
     except (ProtocolError, ValueError) as exc:
         raise IdentityError(f"cannot use the certificate {cert_path}: {exc}") from None
-    own = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    pinned = certificate.public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    if own != pinned:
+    own = _raw_public(key.public_key())
+    if own != certificate.public_key:
         raise IdentityError(f"{cert_path} does not belong to the key in {key_path}")
-    return Identity(key=key, certificate=certificate, key_path=key_path, cert_path=cert_path)
+    seed = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+    return Identity(key=key, certificate=certificate, key_path=key_path, cert_path=cert_path, _secret=seed + own)

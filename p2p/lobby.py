@@ -32,8 +32,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
 from p2p.errors import JoinRefused, ProtocolError
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
@@ -208,10 +206,8 @@ class HostLobby:
             return refuse("version", f"this table speaks protocol {PROTOCOL_VERSION}, you speak {hello['proto']}"), []
         cert = Certificate.from_der(hello["cert"])
         transcript = join_transcript(self.roster.table, self.identity.peer_id, cert.peer_id, host_nonce, hello["nonce"])
-        try:
-            cert.public_key.verify(hello["sig"], transcript)
-        except InvalidSignature:
-            raise ProtocolError("§6.3", "the join signature does not verify", cert.short) from None
+        if not cert.verify(hello["sig"], transcript):
+            raise ProtocolError("§6.3", "the join signature does not verify", cert.short)
         if self.code_key is not None:
             proof = hello.get("proof")
             if proof is None:

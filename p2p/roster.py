@@ -23,8 +23,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, Identity
 from p2p.schema import NONCE, Bin, Int, ListOf, Record, Schemas, Str, Message
@@ -153,8 +151,4 @@ def sign_roster(identity: Identity, canonical: bytes) -> bytes:
 
 
 def roster_signature_valid(cert: Certificate, canonical: bytes, sig: bytes) -> bool:
-    try:
-        cert.public_key.verify(sig, ROSTER_DOMAIN + canonical)
-    except InvalidSignature:
-        return False
-    return True
+    return cert.verify(sig, ROSTER_DOMAIN + canonical)

@@ -28,11 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from p2p.errors import ProtocolError
-from p2p.identity import Identity, short_id
+from p2p.identity import Identity, short_id, verify_signature
 from p2p.schema import SIGNATURE, Bin, Message, Schemas
 from p2p.wire import DEFAULT_LIMITS, Limits, decode_map, encode
 
@@ -75,11 +72,12 @@ def signed_frame(body: bytes, sig: bytes) -> dict[str, Any]:
 
 def open_signed(
     frame: Mapping[str, Any],
-    keys: Mapping[bytes, Ed25519PublicKey],
+    keys: Mapping[bytes, bytes],
     schemas: Schemas,
     limits: Limits = DEFAULT_LIMITS,
 ) -> SignedMessage:
-    """Verify and decode a ``signed`` frame (§4.5) against the pinned `keys`."""
+    """Verify and decode a ``signed`` frame (§4.5); `keys` maps peer ids to raw
+    Ed25519 public keys (`Mesh.keys`, or a roster's certificates for an audit)."""
     schemas.check(frame)
     if frame.get("type") != "signed":
         raise ProtocolError("§4.5", f"expected a 'signed' frame, got {str(frame.get('type'))[:64]!r}")
@@ -91,10 +89,8 @@ def open_signed(
     key = keys.get(sender)
     if key is None:
         raise ProtocolError("§4.5", f"signed by {short_id(sender)}, who is not a pinned peer of this table")
-    try:
-        key.verify(sig, SIGNED_DOMAIN + body)
-    except InvalidSignature:
-        raise ProtocolError("§4.5", f"bad signature on a {str(inner['type'])[:64]!r} message from {short_id(sender)}") from None
+    if not verify_signature(key, sig, SIGNED_DOMAIN + body):
+        raise ProtocolError("§4.5", f"bad signature on a {str(inner['type'])[:64]!r} message from {short_id(sender)}")
     if inner["type"] == "signed":
         raise ProtocolError("§4.5", "a signed message cannot wrap another signed message")
     schemas.check(inner)

@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2p import framed, signing
 from p2p.errors import FingerprintMismatch, PeerLeft, ProtocolError, RemoteError
@@ -57,6 +56,7 @@ DIAL_TIMEOUT = 5.0
 DIAL_ATTEMPTS = 4
 OUTBOX_FRAMES = 1024
 INBOUND_EVENTS = 1024
+WRITE_BATCH = 65536
 
 MESSAGES: tuple[Message, ...] = (
     *framed.MESSAGES,
@@ -143,7 +143,7 @@ class Mesh:
         self._nursery = nursery
         self._outbox_frames = outbox_frames
         self._peers: dict[bytes, _Peer] = {}
-        self._keys: dict[bytes, Ed25519PublicKey] = {identity.peer_id: identity.certificate.public_key}
+        self._keys: dict[bytes, bytes] = {identity.peer_id: identity.certificate.public_key}
         self._server_ctx: ssl.SSLContext | None = None
         self._front_door: FrontDoor | None = None
         self._incoming = trio.Event()
@@ -208,8 +208,8 @@ class Mesh:
         return self._peers[peer_id].cert
 
     @property
-    def keys(self) -> Mapping[bytes, Ed25519PublicKey]:
-        """Public keys of this peer and every pinned peer, for `open_signed`."""
+    def keys(self) -> Mapping[bytes, bytes]:
+        """Raw Ed25519 public keys of this peer and every pinned peer, for `open_signed`."""
         return self._keys
 
     # -- sending ----------------------------------------------------------------------
@@ -217,6 +217,14 @@ class Mesh:
     def send(self, peer_id: bytes, message: Mapping[str, Any]) -> None:
         """Queue `message` for one peer; never blocks (§4.7 overflow policy)."""
         self._queue(peer_id, encode_frame(message, self.limits))
+
+    async def send_paced(self, peer_id: bytes, message: Mapping[str, Any]) -> None:
+        """Queue `message` for one peer, waiting while its outbox is full (for bulk
+        transfers where the caller prefers backpressure to the overflow policy)."""
+        peer = self._peers.get(peer_id)
+        if peer is None:
+            raise KeyError(f"{short_id(peer_id)} is not a pinned peer of this table")
+        await peer.outbox.send(encode_frame(message, self.limits))
 
     def broadcast(self, message: Mapping[str, Any], exclude: Iterable[bytes] = ()) -> None:
         """Queue `message` for every pinned peer (encoded once)."""
@@ -452,7 +460,16 @@ class Mesh:
 
     async def _write(self, peer: _Peer, link: _Link) -> None:
         async for frame in peer.queued:
-            await link.stream.send_frame(frame)
+            batch = [frame]  # whatever else is queued goes out in the same TLS write
+            size = len(frame)
+            while size < WRITE_BATCH:
+                try:
+                    more = peer.queued.receive_nowait()
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+                batch.append(more)
+                size += len(more)
+            await link.stream.send_frame(b"".join(batch))
         # The outbox was closed (forget, or the mesh is closing): everything queued went
         # out; leave politely.
         reason = self._closing or "removed from the table"
