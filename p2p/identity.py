@@ -179,8 +179,9 @@ def default_state_dir() -> Path:
     return Path(user_data_dir("bandit-lan", appauthor=False))
 
 
-def make_certificate(key: Ed25519PrivateKey) -> bytes:
-    """A fresh self-signed end-entity certificate (DER) for `key` (§3.1)."""
+def make_certificate(key: Ed25519PrivateKey, serial: int | None = None) -> bytes:
+    """A self-signed end-entity certificate (DER) for `key` (§3.1); the serial number
+    is random unless given (Ed25519 is deterministic, so key + serial fix the bytes)."""
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, COMMON_NAME)])
     public = key.public_key()
     ski = x509.SubjectKeyIdentifier.from_public_key(public)
@@ -189,7 +190,7 @@ def make_certificate(key: Ed25519PrivateKey) -> bytes:
         .subject_name(name)
         .issuer_name(name)
         .public_key(public)
-        .serial_number(x509.random_serial_number())
+        .serial_number(serial if serial is not None else x509.random_serial_number())
         .not_valid_before(NOT_BEFORE)
         .not_valid_after(NOT_AFTER)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)

@@ -12,7 +12,7 @@ Admission (§6.2, §6.3) happens at the front door, a TLS connection the joiner 
 without a client certificate: host ``lobby.offer`` → joiner ``lobby.hello`` → host
 ``lobby.welcome`` or ``lobby.refuse``. `HostLobby.on_hello` validates fully before it
 changes anything: protocol version, certificate, join signature, table code, then the
-polite refusals (started, full, duplicate identity, name taken).
+polite refusals (full, started, duplicate identity, name taken).
 
 The mesh (§6.5): on admission every member already seated dials the newcomer (lower
 seat dials higher), after pinning it from the host's ``lobby.roster``; the newcomer pins
@@ -214,10 +214,10 @@ class HostLobby:
                 return refuse("bad-code", "this table needs a code"), []
             if not hmac.compare_digest(proof, joiner_proof(self.code_key, transcript)):
                 return refuse("bad-code", "wrong table code"), []
-        if self.started:
-            return refuse("started", "the game has already started"), []
         if self.roster.free == 0:
             return refuse("full", f"all {self.roster.seats} seats are taken"), []
+        if self.started:
+            return refuse("started", "the game has already started"), []
         if self.roster.member(cert.peer_id) is not None:
             return refuse("duplicate", "this identity is already seated at the table"), []
         if any(_name_key(m.name) == _name_key(hello["name"]) for m in self.roster.members):

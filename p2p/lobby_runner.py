@@ -130,23 +130,22 @@ async def host_table(
         driver.apply(actions)
         await stream.aclose()
 
+    # The front door stays open after the start: latecomers are refused politely (§6.4).
     mesh.serve_front_door(front_door)
     if on_roster is not None:
         on_roster(lobby.roster)
-    try:
-        async with trio.open_nursery() as nursery:
-            if start is not None:
-                async def start_when_asked() -> None:
-                    await start.wait()
-                    if len(lobby.roster.members) >= 2:
-                        driver.apply(lobby.start())
+    async with trio.open_nursery() as nursery:
+        if start is not None:
 
-                nursery.start_soon(start_when_asked)
-            result = await driver.run(lobby)
-            nursery.cancel_scope.cancel()
-        return result
-    finally:
-        mesh.serve_front_door(None)
+            async def start_when_asked() -> None:
+                await start.wait()
+                if len(lobby.roster.members) >= 2:
+                    driver.apply(lobby.start())
+
+            nursery.start_soon(start_when_asked)
+        result = await driver.run(lobby)
+        nursery.cancel_scope.cancel()
+    return result
 
 
 async def join_table(
