@@ -87,8 +87,7 @@ async def connect(root: Path, run: int) -> float:
     async with open_mesh(host_id, schemas, bind="127.0.0.1") as hm, \
             open_mesh(guest_id, schemas, bind="127.0.0.1", hold_incoming=True) as gm:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(lambda: host_table(hm, name="host", table="bench", seats=2))
-            await trio.sleep(0)
+            await nursery.start(lambda task_status: host_table(hm, name="host", table="bench", seats=2, task_status=task_status))
             t0 = time.perf_counter()
             await join_table(gm, [("127.0.0.1", hm.port)], name="guest", expect_host=host_id.peer_id)
             elapsed = time.perf_counter() - t0

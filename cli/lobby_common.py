@@ -12,6 +12,7 @@ from pathlib import Path
 import trio
 
 from p2p import lobby
+from p2p.groups import lone_exception_unwrapped
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
 from p2p.lobby import LobbyResult
@@ -85,22 +86,23 @@ def run_until_interrupted(main: Callable[[], Awaitable[int]]) -> int:
 
     async def wrapper() -> int:
         status = 130
-        async with trio.open_nursery() as nursery:
+        with lone_exception_unwrapped():
+            async with trio.open_nursery() as nursery:
 
-            async def watch_signals() -> None:
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _ in signals:
-                        print("\nLeaving the table.", file=sys.stderr, flush=True)
-                        nursery.cancel_scope.cancel()
-                        return
+                async def watch_signals() -> None:
+                    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                        async for _ in signals:
+                            print("\nLeaving the table.", file=sys.stderr, flush=True)
+                            nursery.cancel_scope.cancel()
+                            return
 
-            async def body() -> None:
-                nonlocal status
-                status = await main()
-                nursery.cancel_scope.cancel()
+                async def body() -> None:
+                    nonlocal status
+                    status = await main()
+                    nursery.cancel_scope.cancel()
 
-            nursery.start_soon(watch_signals)
-            nursery.start_soon(body)
+                nursery.start_soon(watch_signals)
+                nursery.start_soon(body)
         return status
 
     return trio.run(wrapper)

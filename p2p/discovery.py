@@ -35,6 +35,7 @@ import ifaddr
 import trio
 from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
+from p2p.groups import lone_exception_unwrapped
 from p2p.roster import MAX_SEATS, MIN_SEATS
 
 log = logging.getLogger("bandit_lan.discovery")
@@ -216,12 +217,13 @@ class Advertisement:
 async def advertise(ad: TableAd, *, interfaces: Sequence[str] | None = None) -> AsyncIterator[Advertisement]:
     """Publish `ad` for as long as the block runs (or until `withdraw`)."""
     advertisement = Advertisement(ad)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(advertisement._run, interfaces)
-        try:
-            yield advertisement
-        finally:
-            advertisement.withdraw()
+    with lone_exception_unwrapped():
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(advertisement._run, interfaces)
+            try:
+                yield advertisement
+            finally:
+                advertisement.withdraw()
 
 
 def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: str | None, stop: threading.Event) -> list[TableAd]:

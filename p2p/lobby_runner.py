@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import trio
 
+from p2p.groups import lone_exception_unwrapped
 from p2p.errors import PeerLeft, ProtocolError
 from p2p.framed import FramedStream
 from p2p.identity import Certificate, short_id
@@ -95,9 +96,11 @@ async def host_table(
     code: str | None = None,
     start: trio.Event | None = None,
     on_roster: RosterCallback | None = None,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> LobbyResult:
     """Host a table on `mesh` until it is full (or `start` is set with ≥ 2 players)
-    and every member signed the roster."""
+    and every member signed the roster. With ``nursery.start`` it reports readiness
+    once the front door is open."""
     table_nonce = secrets.token_bytes(32)
     mesh.set_table(table_nonce)
     if code:
@@ -134,17 +137,19 @@ async def host_table(
     mesh.serve_front_door(front_door)
     if on_roster is not None:
         on_roster(lobby.roster)
-    async with trio.open_nursery() as nursery:
-        if start is not None:
+    task_status.started()
+    with lone_exception_unwrapped():
+        async with trio.open_nursery() as nursery:
+            if start is not None:
 
-            async def start_when_asked() -> None:
-                await start.wait()
-                if len(lobby.roster.members) >= 2:
-                    driver.apply(lobby.start())
+                async def start_when_asked() -> None:
+                    await start.wait()
+                    if len(lobby.roster.members) >= 2:
+                        driver.apply(lobby.start())
 
-            nursery.start_soon(start_when_asked)
-        result = await driver.run(lobby)
-        nursery.cancel_scope.cancel()
+                nursery.start_soon(start_when_asked)
+            result = await driver.run(lobby)
+            nursery.cancel_scope.cancel()
     return result
 
 

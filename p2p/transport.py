@@ -41,6 +41,7 @@ from typing import Any
 import trio
 
 from p2p import framed, signing
+from p2p.groups import lone_exception_unwrapped
 from p2p.errors import FingerprintMismatch, PeerLeft, ProtocolError, RemoteError
 from p2p.framed import FramedStream
 from p2p.identity import Certificate, Identity, short_id
@@ -512,15 +513,16 @@ async def open_mesh(
     hold_incoming: bool = False,
 ) -> AsyncIterator[Mesh]:
     """A listening mesh; on exit every link says ``bye`` and closes."""
-    async with trio.open_nursery() as nursery:
-        mesh = Mesh(identity, schemas, nursery, limits=limits, outbox_frames=outbox_frames, hold_incoming=hold_incoming)
-        await nursery.start(mesh._listen, bind, port)
-        try:
-            yield mesh
-        finally:
-            with trio.CancelScope(shield=True):
-                await mesh.aclose()
-            nursery.cancel_scope.cancel()
+    with lone_exception_unwrapped():
+        async with trio.open_nursery() as nursery:
+            mesh = Mesh(identity, schemas, nursery, limits=limits, outbox_frames=outbox_frames, hold_incoming=hold_incoming)
+            await nursery.start(mesh._listen, bind, port)
+            try:
+                yield mesh
+            finally:
+                with trio.CancelScope(shield=True):
+                    await mesh.aclose()
+                nursery.cancel_scope.cancel()
 
 
 async def probe_certificate(host: str, port: int) -> Certificate | None:

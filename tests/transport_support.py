@@ -46,8 +46,9 @@ async def run_table(
     host = meshes_[0]
     async with trio.open_nursery() as nursery:
 
-        async def run_host() -> None:
-            results[0] = await host_table(host, name=names[0], table="Test table", seats=seats or len(meshes_), code=code)
+        async def run_host(task_status: trio.TaskStatus[None]) -> None:
+            results[0] = await host_table(host, name=names[0], table="Test table", seats=seats or len(meshes_), code=code,
+                                          task_status=task_status)
 
         async def run_guest(i: int, task_status: trio.TaskStatus[None]) -> None:
             seated = trio.Event()
@@ -57,7 +58,7 @@ async def run_table(
                 on_roster=lambda roster: seated.set(),
             )
 
-        nursery.start_soon(run_host)
+        await nursery.start(run_host)
         for i in range(1, len(meshes_)):
             await nursery.start(run_guest, i)
     return [r for r in results if r is not None]
