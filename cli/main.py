@@ -9,7 +9,7 @@ from importlib import import_module
 
 # Each module named here defines `register(subparsers)`; the parser it adds sets
 # `func(args) -> int` as its default. Order is the order shown in --help.
-COMMANDS: tuple[str, ...] = ("simulate",)
+COMMANDS: tuple[str, ...] = ("tables", "host", "join", "simulate")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,101 @@
+"""`bandit-lan host`: open a table on the LAN and run the lobby until it is full."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import trio
+
+from cli.lobby_common import (
+    add_identity_options, add_interface_option, complain, explain, load_identity, lobby_schemas, player_name,
+    print_result, roster_progress, run_until_interrupted, say,
+)
+from p2p.discovery import TableAd, advertise, advertised_addresses
+from p2p.errors import ProtocolError
+from p2p.identity import IdentityError
+from p2p.lobby_runner import host_table
+from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, PLAYER_NAME
+from p2p.transport import open_mesh
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("host", help="host a table on the LAN and wait for players",
+                              description="Host a table: advertise it on the LAN, admit players until it is full, "
+                                          "then print the seats and the game id.")
+    p.add_argument("--table", help="table name shown to others (default: NAME's table)")
+    p.add_argument("--seats", type=int, default=4, help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
+    p.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any free port)")
+    p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
+    p.add_argument("--code", help="a table code players must know to join (never sent over the network)")
+    p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS")
+    add_identity_options(p)
+    add_interface_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    name = player_name(args)
+    table = args.table or f"{name}'s table"
+    if not MIN_SEATS <= args.seats <= MAX_SEATS:
+        complain(f"--seats must be between {MIN_SEATS} and {MAX_SEATS}")
+        return 2
+    for label, value, kind in (("--table", table, TABLE_NAME), ("--name", name, PLAYER_NAME)):
+        try:
+            kind.check(value, label, "§6.2")
+        except ProtocolError:
+            complain(f"{label} must be 1-{kind.max_len} printable characters")
+            return 2
+    try:
+        identity = load_identity(args)
+    except IdentityError as exc:
+        complain(str(exc))
+        return 1
+
+    async def main() -> int:
+        try:
+            async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port) as mesh:
+                addresses = advertised_addresses(args.bind, args.interfaces)
+                where = addresses[0] if addresses else args.bind
+                say(f'Hosting "{table}" on {where}:{mesh.port} with {args.seats} seats'
+                    f'{" (a code is required)" if args.code else ""}.')
+                say(f"Your fingerprint: {identity.short} (players can check it on their screens)")
+                say(f"Others join with: bandit-lan join {table!r}  or  bandit-lan join --peer {where}:{mesh.port}")
+                show = roster_progress(identity.peer_id)
+                if args.no_discovery:
+                    result = await host_table(mesh, name=name, table=table, seats=args.seats, code=args.code,
+                                              start=await _start_signal(), on_roster=show)
+                else:
+                    ad = TableAd(table, name, args.seats, args.seats - 1, PROTOCOL_VERSION, identity.peer_id,
+                                 mesh.port, addresses)
+                    async with advertise(ad, interfaces=args.interfaces) as advert:
+
+                        def on_roster(roster) -> None:  # type: ignore[no-untyped-def]
+                            show(roster)
+                            advert.update(free=roster.free)
+
+                        result = await host_table(mesh, name=name, table=table, seats=args.seats, code=args.code,
+                                                  start=await _start_signal(), on_roster=on_roster)
+                        advert.withdraw()
+                print_result(result, identity.peer_id)
+                return 0
+        except (ProtocolError, OSError) as exc:
+            complain(explain(exc))
+            return 1
+
+    return run_until_interrupted(main)
+
+
+async def _start_signal() -> trio.Event | None:
+    """On a terminal, Enter starts the game early (with at least two players)."""
+    if not sys.stdin.isatty():
+        return None
+    event = trio.Event()
+    say("Press Enter to start with the players seated so far (at least 2).")
+
+    async def wait_for_enter() -> None:
+        await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        event.set()
+
+    trio.lowlevel.spawn_system_task(wait_for_enter)
+    return event

@@ -1,0 +1,106 @@
+"""`bandit-lan join`: find a table (by name over mDNS, or --peer HOST:PORT) and take a seat."""
+
+from __future__ import annotations
+
+import argparse
+
+from cli.lobby_common import (
+    add_identity_options, add_interface_option, complain, explain, load_identity, lobby_schemas, player_name,
+    print_result, roster_progress, run_until_interrupted, say,
+)
+from p2p.discovery import browse
+from p2p.errors import ProtocolError
+from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint
+from p2p.lobby_runner import join_table
+from p2p.transport import open_mesh
+
+
+def parse_peer(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host.strip("[]"), int(port)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("join", help="join a table on the LAN",
+                              description="Join a table found on the LAN by name (or the only one with free seats), "
+                                          "or directly with --peer HOST:PORT; wait until it is full, then print the "
+                                          "seats and the game id.")
+    p.add_argument("table", nargs="?", metavar="TABLE", help="name of the table (see `bandit-lan tables`)")
+    p.add_argument("--peer", type=parse_peer, metavar="HOST:PORT", help="the host's address (no discovery needed)")
+    p.add_argument("--fingerprint", metavar="FP",
+                   help="the host's fingerprint as shown on its screen; without it (and with --peer) the host is "
+                        "trusted on first use and its fingerprint shown")
+    p.add_argument("--code", help="the table code, if the host set one")
+    p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="how long to look for the table (default 5 s)")
+    p.add_argument("--port", type=int, default=0, help="TCP port for links from the other players (default: any)")
+    p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
+    add_identity_options(p)
+    add_interface_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    name = player_name(args)
+    expect: bytes | str | None = None
+    if args.fingerprint:
+        try:
+            expect = parse_fingerprint(args.fingerprint)
+        except ValueError as exc:
+            complain(str(exc))
+            return 2
+    try:
+        identity = load_identity(args)
+    except IdentityError as exc:
+        complain(str(exc))
+        return 1
+
+    async def main() -> int:
+        nonlocal expect
+        if args.peer:
+            addresses = [args.peer]
+            what = f"{args.peer[0]}:{args.peer[1]}"
+        else:
+            say(f"Looking for {repr(args.table) if args.table else 'tables'} on the LAN...")
+            found = await browse(args.timeout, interfaces=args.interfaces, table=args.table)
+            if args.table:
+                found = [t for t in found if t.table == args.table]
+            else:
+                found = [t for t in found if t.free > 0]
+            if not found:
+                which = f"no table named {args.table!r}" if args.table else "no table with free seats"
+                complain(f"{which} found on the LAN (looked for {args.timeout:g} s). "
+                         "Try `bandit-lan tables`, or join directly with --peer HOST:PORT.")
+                return 1
+            if len(found) > 1:
+                names = ", ".join(f"{t.table!r} ({t.host})" for t in found)
+                complain(f"several tables match: {names}. Name one, or use --peer HOST:PORT.")
+                return 1
+            ad = found[0]
+            if expect is None:
+                expect = ad.fingerprint
+            elif not fingerprint_matches(ad.fingerprint, expect):
+                complain("the advertised table has another fingerprint than --fingerprint; not joining")
+                return 1
+            addresses = [(a, ad.port) for a in ad.addresses]
+            what = f'"{ad.table}" hosted by {ad.host}'
+        try:
+            async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
+                say(f"Joining {what} as {name} (your fingerprint {identity.short})...")
+
+                def on_host(cert: Certificate) -> None:
+                    if expect is None:
+                        say(f"Host fingerprint {cert.short} (trusted on first use: compare it with the host's screen).")
+                    else:
+                        say(f"Host fingerprint {cert.short} verified.")
+
+                result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
+                                          on_host=on_host, on_roster=roster_progress(identity.peer_id))
+                print_result(result, identity.peer_id)
+                return 0
+        except (ProtocolError, OSError) as exc:
+            complain(explain(exc))
+            return 1
+
+    return run_until_interrupted(main)

@@ -1,0 +1,134 @@
+"""What `host`, `join` and `tables` share: options, identity, Ctrl-C handling, roster output."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import trio
+
+from p2p import lobby
+from p2p.groups import lone_exception_unwrapped
+from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError
+from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
+from p2p.lobby import LobbyResult
+from p2p.roster import Roster
+from p2p.schema import Schemas
+from p2p.transport import link_schemas
+
+REFUSAL_HINTS = {
+    "full": "the table is full",
+    "started": "the game at that table has already started",
+    "bad-code": "the table code was not accepted",
+    "version": "that table runs an incompatible version of bandit-lan",
+    "duplicate": "you are already seated at that table (same identity)",
+    "name-taken": "that name is taken at this table; pick another with --name",
+}
+
+
+def add_identity_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--name", help="your name at the table (default: your login name)")
+    parser.add_argument("--state-dir", type=Path, metavar="DIR",
+                        help="where your identity key and logs live (default: the user data directory)")
+
+
+def add_interface_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--interface", action="append", metavar="ADDR", dest="interfaces",
+                        help="use only the interface with this IPv4 address for discovery (repeatable; default: all)")
+
+
+def player_name(args: argparse.Namespace) -> str:
+    name = args.name or getpass.getuser() or "player"
+    return name[:24]
+
+
+def load_identity(args: argparse.Namespace) -> Identity:
+    return load_or_create_identity(args.state_dir or default_state_dir())
+
+
+def lobby_schemas() -> Schemas:
+    return link_schemas(*lobby.MESSAGES)
+
+
+def say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def complain(text: str) -> None:
+    print(f"bandit-lan: {text}", file=sys.stderr, flush=True)
+
+
+def explain(error: BaseException) -> str:
+    """One friendly sentence for a failure to host or join."""
+    if isinstance(error, JoinRefused):
+        hint = REFUSAL_HINTS.get(error.code, error.code)
+        return f"the host refused: {hint} ({error.detail})"
+    if isinstance(error, FingerprintMismatch):
+        return (f"fingerprint mismatch: expected {error.expected}, but the peer presented {error.presented or 'none'}. "
+                "This is not the table you meant (or its host changed identity); nothing was sent.")
+    if isinstance(error, ProtocolError):
+        return str(error)
+    if isinstance(error, IdentityError):
+        return str(error)
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused: nobody is hosting at that address"
+    if isinstance(error, OSError):
+        return f"network error: {error.strerror or error}"
+    return str(error) or type(error).__name__
+
+
+def run_until_interrupted(main: Callable[[], Awaitable[int]]) -> int:
+    """Run `main` under trio; Ctrl-C or SIGTERM cancels it cleanly (exit status 130)."""
+
+    async def wrapper() -> int:
+        status = 130
+        with lone_exception_unwrapped():
+            async with trio.open_nursery() as nursery:
+
+                async def watch_signals() -> None:
+                    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                        async for _ in signals:
+                            print("\nLeaving the table.", file=sys.stderr, flush=True)
+                            nursery.cancel_scope.cancel()
+                            return
+
+                async def body() -> None:
+                    nonlocal status
+                    status = await main()
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(watch_signals)
+                nursery.start_soon(body)
+        return status
+
+    return trio.run(wrapper)
+
+
+def roster_lines(roster: Roster, me: bytes) -> list[str]:
+    width = max(len(m.name) for m in roster.members)
+    lines = []
+    for m in roster.members:
+        tags = [t for t, on in (("host", m.seat == 0), ("you", m.peer_id == me)) if on]
+        lines.append(f"  seat {m.seat + 1}  {m.name:<{width}}  {m.cert.short}  {' '.join(tags)}".rstrip())
+    return lines
+
+
+def roster_progress(me: bytes) -> Callable[[Roster], None]:
+    def show(roster: Roster) -> None:
+        say(f"{len(roster.members)} of {roster.seats} seats taken:")
+        for line in roster_lines(roster, me):
+            say(line)
+
+    return show
+
+
+def print_result(result: LobbyResult, me: bytes) -> None:
+    roster = result.roster
+    say(f'Game ready at table "{roster.table}": {len(roster.members)} players, every roster signature checked.')
+    for line in roster_lines(roster, me):
+        say(line)
+    say(f"game id {result.game_id.hex()}")

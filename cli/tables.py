@@ -1,0 +1,48 @@
+"""`bandit-lan tables`: list the tables advertised on the LAN (DNS-SD over mDNS)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import trio
+
+from cli.lobby_common import add_interface_option, say
+from p2p.discovery import TableAd, browse
+from p2p.identity import short_id
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("tables", help="list the tables on the LAN",
+                              description="List the tables advertised on the LAN.")
+    p.add_argument("--timeout", type=float, default=3.0, metavar="S", help="how long to listen (default 3 s)")
+    p.add_argument("--json", action="store_true", help="print one JSON array on the last line")
+    add_interface_option(p)
+    p.set_defaults(func=run)
+
+
+def render(tables: list[TableAd]) -> list[str]:
+    if not tables:
+        return ["No tables found on the LAN."]
+    rows = [("TABLE", "HOST", "SEATS", "FREE", "ADDRESS", "FINGERPRINT")]
+    for t in tables:
+        where = f"{t.addresses[0]}:{t.port}" if t.addresses else f"?:{t.port}"
+        rows.append((t.table, t.host, str(t.seats), str(t.free), where, short_id(t.fingerprint)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        tables = trio.run(lambda: browse(args.timeout, interfaces=args.interfaces))
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        say(f"bandit-lan: cannot use the network for discovery: {exc}")
+        return 1
+    if args.json:
+        print(json.dumps([t.to_json() for t in tables]), flush=True)
+    else:
+        for line in render(tables):
+            say(line)
+    return 0

@@ -1,0 +1,87 @@
+"""Typed protocol errors: every rejection names the protocol section it enforces and the peer.
+
+A `ProtocolError` is what any layer of `p2p/` raises when input from the network breaks
+the contract in protocol.md. It carries the section (for example "§4.2"), a specific
+human reason, and, once known, the peer it came from (a short fingerprint or an address).
+Callers that learn the peer later attach it with `with_peer`, which returns a copy.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+E = TypeVar("E", bound="ProtocolError")
+
+
+class ProtocolError(Exception):
+    """Input that breaks protocol.md; `section` is the rule, `reason` says exactly how."""
+
+    def __init__(self, section: str, reason: str, peer: str | None = None) -> None:
+        super().__init__(section, reason, peer)
+        self.section = section
+        self.reason = reason
+        self.peer = peer
+
+    def with_peer(self: E, peer: str) -> E:
+        """The same error, attributed to `peer` (kept if already attributed)."""
+        if self.peer is not None:
+            return self
+        clone = self.__class__.__new__(self.__class__)
+        clone.__dict__.update(self.__dict__)
+        Exception.__init__(clone, self.section, self.reason, peer)
+        clone.peer = peer
+        return clone
+
+    def __str__(self) -> str:
+        who = f" (peer {self.peer})" if self.peer else ""
+        return f"{self.section}: {self.reason}{who}"
+
+
+class SchemaError(ProtocolError):
+    """A frame whose fields do not match its registered schema (§4.4 or the schema's section)."""
+
+    def __init__(self, section: str, field: str, expected: str, got: str, peer: str | None = None) -> None:
+        super().__init__(section, f"field {field!r}: expected {expected}, got {got}", peer)
+        self.field = field
+        self.expected = expected
+        self.got = got
+
+
+class FingerprintMismatch(ProtocolError):
+    """A TLS peer presented a certificate other than the pinned one (§4.1)."""
+
+    def __init__(self, expected: str, presented: str | None, peer: str | None = None) -> None:
+        shown = presented if presented is not None else "no certificate"
+        super().__init__(
+            "§4.1",
+            f"expected the certificate with fingerprint {expected}, but the peer presented {shown}",
+            peer,
+        )
+        self.expected = expected
+        self.presented = presented
+
+
+class JoinRefused(ProtocolError):
+    """The host politely refused a join (§6.4); `code` is the machine-readable reason."""
+
+    def __init__(self, code: str, detail: str, peer: str | None = None) -> None:
+        super().__init__("§6.4", f"refused ({code}): {detail}", peer)
+        self.code = code
+        self.detail = detail
+
+
+class RemoteError(ProtocolError):
+    """The other end reported a violation of ours in an ``error`` frame (§4.6)."""
+
+    def __init__(self, section: str, reason: str, peer: str | None = None) -> None:
+        super().__init__(section, f"the peer reported: {reason}", peer)
+        self.remote_reason = reason
+
+
+class PeerLeft(Exception):
+    """The other end closed the link, with a ``bye`` frame or simply by closing (§4.6)."""
+
+    def __init__(self, reason: str, clean: bool) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.clean = clean

@@ -1,0 +1,415 @@
+"""The lobby: admitting players, keeping the roster, and starting a game (§6).
+
+Theory of operation
+-------------------
+Two sans-I/O state machines, `HostLobby` (the first peer, seat 0, itself a player) and
+`GuestLobby` (every joiner). Neither does I/O or reads a clock: they are fed decoded
+messages, link events and fresh random nonces, and return *actions* (`SendTo`,
+`Broadcast`, `Pin`, `Unpin`) and *outcomes* (`RosterChanged`, `Started`) for a runner to
+carry out (`p2p.lobby_runner` with trio; the tests drive them directly too).
+
+Admission (§6.2, §6.3) happens at the front door, a TLS connection the joiner makes
+without a client certificate: host ``lobby.offer`` → joiner ``lobby.hello`` → host
+``lobby.welcome`` or ``lobby.refuse``. `HostLobby.on_hello` validates fully before it
+changes anything: protocol version, certificate, join signature, table code, then the
+polite refusals (full, started, duplicate identity, name taken).
+
+The mesh (§6.5): on admission every member already seated dials the newcomer (lower
+seat dials higher), after pinning it from the host's ``lobby.roster``; the newcomer pins
+everybody from its welcome and only then accepts links, so no handshake races a pin.
+
+Start (§6.6): when the table is full, or when the host says so with at least two
+players, the host freezes the roster into R and sends ``lobby.start`` with its roster
+signature. Each guest checks that R is exactly the roster it was shown, signs it and
+broadcasts ``lobby.sign``. A peer has started when it holds a valid signature of R from
+every member; the game id is SHA-256 over R.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
+from p2p.errors import JoinRefused, ProtocolError
+from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
+from p2p.roster import (
+    CERT, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member, Roster,
+    game_id_of, parse_canonical, roster_signature_valid, sign_roster,
+)
+from p2p.schema import NONCE, SIGNATURE, Bin, Bool, Int, Message, OneOf, Optional, Str
+
+REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken"})
+
+MESSAGES: tuple[Message, ...] = (
+    Message("lobby.offer", 1, "§6.2", {
+        "proto": Int(0, 65535), "table": TABLE_NAME, "host": PLAYER_NAME, "seats": Int(MIN_SEATS, MAX_SEATS),
+        "free": Int(0, MAX_SEATS), "nonce": NONCE, "code": Bool(),
+    }),
+    Message("lobby.hello", 1, "§6.2", {
+        "proto": Int(0, 65535), "name": PLAYER_NAME, "cert": CERT, "nonce": NONCE, "port": Int(1, 65535),
+        "sig": SIGNATURE, "proof": Optional(Bin(size=32)),
+    }),
+    Message("lobby.welcome", 1, "§6.2", {"seat": Int(1, MAX_SEATS - 1), "roster": WIRE_ROSTER, "proof": Optional(Bin(size=32))}),
+    Message("lobby.refuse", 1, "§6.4", {"reason": OneOf(REFUSALS), "detail": Str(max_len=200)}),
+    Message("lobby.roster", 1, "§6.5", {"roster": WIRE_ROSTER}),
+    Message("lobby.start", 1, "§6.6", {"roster": Bin(min_len=1, max_len=65536), "sig": SIGNATURE}),
+    Message("lobby.sign", 1, "§6.6", {"game": Bin(size=32), "sig": SIGNATURE}),
+)
+
+
+# -- actions and outcomes -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SendTo:
+    peer: bytes
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Pin:
+    """Trust `member`'s certificate on the mesh; `dial` says this side connects (§6.5)."""
+
+    member: Member
+    dial: bool
+
+
+@dataclass(frozen=True)
+class Unpin:
+    peer: bytes
+
+
+@dataclass(frozen=True)
+class RosterChanged:
+    roster: Roster
+
+
+@dataclass(frozen=True)
+class LobbyResult:
+    """A started game: the frozen roster, R, every member's signature of R, the game id."""
+
+    game_id: bytes
+    roster: Roster
+    canonical: bytes
+    signatures: tuple[bytes, ...]  # by seat
+    seat: int  # this peer's seat
+
+
+@dataclass(frozen=True)
+class Started:
+    result: LobbyResult
+
+
+Action = SendTo | Broadcast | Pin | Unpin | RosterChanged | Started
+
+
+def refuse(reason: str, detail: str) -> dict[str, Any]:
+    return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": detail[:200]}
+
+
+# -- the part both roles share: collecting roster signatures ------------------------------
+
+
+@dataclass
+class _Signatures:
+    me: Identity
+    canonical: bytes | None = None
+    roster: Roster | None = None
+    game_id: bytes | None = None
+    valid: dict[bytes, bytes] = field(default_factory=dict)
+    early: dict[bytes, tuple[bytes, bytes]] = field(default_factory=dict)
+    done: bool = False
+
+    def freeze(self, roster: Roster) -> bytes:
+        self.roster = roster
+        self.canonical = roster.canonical()
+        self.game_id = game_id_of(self.canonical)
+        self.valid[self.me.peer_id] = sign_roster(self.me, self.canonical)
+        for peer, (game, sig) in list(self.early.items()):
+            self.add(peer, game, sig)
+        self.early.clear()
+        return self.valid[self.me.peer_id]
+
+    def add(self, peer: bytes, game: bytes, sig: bytes) -> None:
+        if self.canonical is None or self.roster is None:
+            if peer in self.early:
+                raise ProtocolError("§6.6", "lobby.sign sent twice", short_id(peer))
+            self.early[peer] = (game, sig)
+            return
+        member = self.roster.member(peer)
+        if member is None:
+            raise ProtocolError("§6.6", "a roster signature from a peer who is not in the roster", short_id(peer))
+        if game != self.game_id:
+            raise ProtocolError("§6.6", "lobby.sign names another game id (the peer signed a different roster)", short_id(peer))
+        if not roster_signature_valid(member.cert, self.canonical, sig):
+            raise ProtocolError("§6.6", f"{member.name}'s roster signature does not verify", short_id(peer))
+        if peer in self.valid and self.valid[peer] != sig:
+            raise ProtocolError("§6.6", "two different roster signatures from one peer", short_id(peer))
+        self.valid[peer] = sig
+
+    def outcome(self) -> list[Action]:
+        if self.done or self.roster is None or self.canonical is None or self.game_id is None:
+            return []
+        if len(self.valid) < len(self.roster.members):
+            return []
+        self.done = True
+        me = self.roster.member(self.me.peer_id)
+        assert me is not None
+        sigs = tuple(self.valid[m.peer_id] for m in self.roster.members)
+        return [Started(LobbyResult(self.game_id, self.roster, self.canonical, sigs, me.seat))]
+
+
+def _name_key(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+# -- host ------------------------------------------------------------------------------------
+
+
+class HostLobby:
+    """The host's side: the front door, the roster, the start (§6.2–§6.6)."""
+
+    def __init__(
+        self, identity: Identity, *, name: str, table: str, seats: int, table_nonce: bytes, port: int,
+        code: str | None = None,
+    ) -> None:
+        if not MIN_SEATS <= seats <= MAX_SEATS:
+            raise ValueError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
+        TABLE_NAME.check(table, "table", "§6.2")
+        PLAYER_NAME.check(name, "name", "§6.2")
+        self.identity = identity
+        self.code_key = code_key(code, identity.peer_id, table) if code else None
+        self.roster = Roster(table, table_nonce, seats, (Member(0, name, identity.certificate, table_nonce, ("", port)),))
+        self.started = False
+        self._sigs = _Signatures(identity)
+
+    def offer(self, nonce: bytes) -> dict[str, Any]:
+        """The first message of the front door; `nonce` is fresh for this connection."""
+        r = self.roster
+        return {
+            "type": "lobby.offer", "v": 1, "proto": PROTOCOL_VERSION, "table": r.table, "host": r.members[0].name,
+            "seats": r.seats, "free": r.free, "nonce": nonce, "code": self.code_key is not None,
+        }
+
+    def on_hello(self, hello: Mapping[str, Any], host_nonce: bytes, address: str) -> tuple[dict[str, Any], list[Action]]:
+        """Answer a (schema-checked) hello: a welcome and the actions, or a refusal.
+        Raises `ProtocolError` for a hello that is not merely unwelcome but invalid."""
+        if hello["proto"] != PROTOCOL_VERSION:
+            return refuse("version", f"this table speaks protocol {PROTOCOL_VERSION}, you speak {hello['proto']}"), []
+        cert = Certificate.from_der(hello["cert"])
+        transcript = join_transcript(self.roster.table, self.identity.peer_id, cert.peer_id, host_nonce, hello["nonce"])
+        if not cert.verify(hello["sig"], transcript):
+            raise ProtocolError("§6.3", "the join signature does not verify", cert.short)
+        if self.code_key is not None:
+            proof = hello.get("proof")
+            if proof is None:
+                return refuse("bad-code", "this table needs a code"), []
+            if not hmac.compare_digest(proof, joiner_proof(self.code_key, transcript)):
+                return refuse("bad-code", "wrong table code"), []
+        if self.roster.free == 0:
+            return refuse("full", f"all {self.roster.seats} seats are taken"), []
+        if self.started:
+            return refuse("started", "the game has already started"), []
+        if self.roster.member(cert.peer_id) is not None:
+            return refuse("duplicate", "this identity is already seated at the table"), []
+        if any(_name_key(m.name) == _name_key(hello["name"]) for m in self.roster.members):
+            return refuse("name-taken", f"somebody called {hello['name']!r} is already seated"), []
+
+        others = self.roster.members[1:]
+        member = Member(len(self.roster.members), hello["name"], cert, hello["nonce"], (address, hello["port"]))
+        self.roster = Roster(self.roster.table, self.roster.table_nonce, self.roster.seats,
+                             (*self.roster.members, member), self.roster.version + 1)
+        welcome: dict[str, Any] = {"type": "lobby.welcome", "v": 1, "seat": member.seat, "roster": self.roster.to_wire()}
+        if self.code_key is not None:
+            welcome["proof"] = host_proof(self.code_key, transcript)
+        update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
+        actions: list[Action] = [Pin(member, dial=True)]
+        actions += [SendTo(m.peer_id, update) for m in others]
+        actions.append(RosterChanged(self.roster))
+        if self.roster.free == 0:
+            actions += self.start()
+        return welcome, actions
+
+    def start(self) -> list[Action]:
+        """Freeze the roster and ask everyone to sign it (full table, or the host's call)."""
+        if self.started:
+            return []
+        if len(self.roster.members) < MIN_SEATS:
+            raise ValueError(f"a game needs at least {MIN_SEATS} players")
+        self.started = True
+        sig = self._sigs.freeze(self.roster)
+        assert self._sigs.canonical is not None
+        return [Broadcast({"type": "lobby.start", "v": 1, "roster": self._sigs.canonical, "sig": sig}),
+                *self._sigs.outcome()]
+
+    def on_message(self, peer: bytes, message: Mapping[str, Any]) -> list[Action]:
+        """A lobby message from a pinned guest over the mesh."""
+        if message["type"] != "lobby.sign":
+            raise ProtocolError("§6.6", f"a guest may not send {message['type']!r} to the host", short_id(peer))
+        self._sigs.add(peer, message["game"], message["sig"])
+        return self._sigs.outcome()
+
+    def on_link_lost(self, peer: bytes) -> list[Action]:
+        """A guest's link ended: before start it leaves the table (§6.5); after, the game
+        cannot start without it."""
+        member = self.roster.member(peer)
+        if member is None:
+            return []
+        if self.started:
+            if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
+                return []  # it signed before leaving: nothing more is needed from it
+            raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
+        kept = tuple(m for m in self.roster.members if m.peer_id != peer)
+        members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
+        self.roster = Roster(self.roster.table, self.roster.table_nonce, self.roster.seats, members, self.roster.version + 1)
+        update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
+        return [Unpin(peer), *(SendTo(m.peer_id, update) for m in members[1:]), RosterChanged(self.roster)]
+
+
+# -- guest -----------------------------------------------------------------------------------
+
+
+class GuestLobby:
+    """A joiner's side: hello, welcome, roster updates, signing the roster (§6.2–§6.6)."""
+
+    def __init__(
+        self, identity: Identity, *, name: str, port: int, nonce: bytes, code: str | None = None,
+        expect_host: bytes | str | None = None,
+    ) -> None:
+        PLAYER_NAME.check(name, "name", "§6.2")
+        self.identity = identity
+        self.name = name
+        self.port = port
+        self.nonce = nonce
+        self.code = code
+        self.expect_host = expect_host
+        self.host: Certificate | None = None
+        self.host_address: tuple[str, int] | None = None
+        self.roster: Roster | None = None
+        self._transcript: bytes | None = None
+        self._key: bytes | None = None
+        self._sigs = _Signatures(identity)
+
+    def on_offer(self, offer: Mapping[str, Any], host: Certificate, host_address: tuple[str, int]) -> dict[str, Any]:
+        """The hello answering the host's offer (the host's certificate is from TLS)."""
+        if self.expect_host is not None and not fingerprint_matches(host.peer_id, self.expect_host):
+            want = short_id(self.expect_host) if isinstance(self.expect_host, bytes) else self.expect_host
+            raise ProtocolError("§4.1", f"expected host {want}, but the host presented {host.short}")
+        if offer["proto"] != PROTOCOL_VERSION:
+            raise ProtocolError("§6.2", f"the table speaks protocol {offer['proto']}, this program speaks {PROTOCOL_VERSION}")
+        if offer["code"] and not self.code:
+            raise JoinRefused("bad-code", "this table needs a code (--code)")
+        self.host, self.host_address = host, host_address
+        transcript = join_transcript(offer["table"], host.peer_id, self.identity.peer_id, offer["nonce"], self.nonce)
+        self._transcript = transcript
+        hello: dict[str, Any] = {
+            "type": "lobby.hello", "v": 1, "proto": PROTOCOL_VERSION, "name": self.name, "cert": self.identity.certificate.der,
+            "nonce": self.nonce, "port": self.port, "sig": self.identity.sign(transcript),
+        }
+        if offer["code"] and self.code:
+            self._key = code_key(self.code, host.peer_id, offer["table"])
+            hello["proof"] = joiner_proof(self._key, transcript)
+        return hello
+
+    def on_reply(self, reply: Mapping[str, Any]) -> list[Action]:
+        """The host's welcome (actions to apply) or refusal (raises `JoinRefused`)."""
+        if reply["type"] == "lobby.refuse":
+            raise JoinRefused(reply["reason"], reply["detail"], self.host.short if self.host else None)
+        assert self.host is not None and self._transcript is not None
+        if self._key is not None:
+            proof = reply.get("proof")
+            if proof is None or not hmac.compare_digest(proof, host_proof(self._key, self._transcript)):
+                raise ProtocolError("§6.3", "the host could not prove it knows the table code: not the real table?", self.host.short)
+        roster = Roster.from_wire(reply["roster"])
+        me = roster.members[reply["seat"]] if reply["seat"] < len(roster.members) else None
+        if me is None or me.cert != self.identity.certificate or me.nonce != self.nonce or me.name != self.name:
+            raise ProtocolError("§6.2", "the welcome does not seat us as we asked", self.host.short)
+        if roster.members[0].cert != self.host:
+            raise ProtocolError("§6.2", "the welcome's seat 0 is not the host we are talking to", self.host.short)
+        if me.seat != len(roster.members) - 1:
+            raise ProtocolError("§6.5", "a newcomer takes the last seat", self.host.short)
+        host = roster.members[0]
+        members = (Member(0, host.name, host.cert, host.nonce, self.host_address), *roster.members[1:])
+        self.roster = Roster(roster.table, roster.table_nonce, roster.seats, members, roster.version)
+        return [*(Pin(m, dial=False) for m in members if m.seat < me.seat), RosterChanged(self.roster)]
+
+    @property
+    def seat(self) -> int:
+        assert self.roster is not None
+        me = self.roster.member(self.identity.peer_id)
+        assert me is not None
+        return me.seat
+
+    def on_message(self, peer: bytes, message: Mapping[str, Any]) -> list[Action]:
+        """A lobby message from a pinned peer over the mesh."""
+        assert self.roster is not None and self.host is not None
+        kind = message["type"]
+        if kind == "lobby.sign":
+            self._sigs.add(peer, message["game"], message["sig"])
+            return self._sigs.outcome()
+        if peer != self.host.peer_id:
+            raise ProtocolError("§6.5", f"only the host sends {kind!r}", short_id(peer))
+        if kind == "lobby.roster":
+            return self._on_roster(Roster.from_wire(message["roster"]))
+        if kind == "lobby.start":
+            return self._on_start(message["roster"], message["sig"])
+        raise ProtocolError("§6.2", f"{kind!r} is only sent at the front door", short_id(peer))
+
+    def _on_roster(self, new: Roster) -> list[Action]:
+        assert self.roster is not None and self.host is not None
+        if self._sigs.roster is not None:
+            raise ProtocolError("§6.5", "a roster update after the start", self.host.short)
+        if new.version <= self.roster.version:
+            raise ProtocolError("§6.5", f"roster version {new.version} does not follow {self.roster.version}", self.host.short)
+        if new.table != self.roster.table or new.table_nonce != self.roster.table_nonce or new.members[0].cert != self.host:
+            raise ProtocolError("§6.5", "a roster update for another table", self.host.short)
+        me = new.member(self.identity.peer_id)
+        if me is None:
+            raise ProtocolError("§6.5", "the host removed us from the table", self.host.short)
+        old = {m.peer_id for m in self.roster.members}
+        current = {m.peer_id for m in new.members}
+        host = new.members[0]
+        members = (Member(0, host.name, host.cert, host.nonce, self.host_address), *new.members[1:])
+        self.roster = Roster(new.table, new.table_nonce, new.seats, members, new.version)
+        actions: list[Action] = [Unpin(p) for p in old - current]
+        actions += [Pin(m, dial=True) for m in members if m.peer_id not in old and m.seat > me.seat]
+        if any(m.peer_id not in old and m.seat < me.seat for m in members):
+            raise ProtocolError("§6.5", "a newcomer seated before us", self.host.short)
+        return [*actions, RosterChanged(self.roster)]
+
+    def _on_start(self, canonical: bytes, host_sig: bytes) -> list[Action]:
+        assert self.roster is not None and self.host is not None
+        if self._sigs.roster is not None:
+            raise ProtocolError("§6.6", "lobby.start sent twice", self.host.short)
+        final = parse_canonical(canonical)
+        shown = Roster(self.roster.table, self.roster.table_nonce, len(self.roster.members), self.roster.members)
+        if canonical != shown.canonical():
+            raise ProtocolError("§6.6", "the host's final roster differs from the roster it showed us", self.host.short)
+        if not roster_signature_valid(self.host, canonical, host_sig):
+            raise ProtocolError("§6.6", "the host's roster signature does not verify", self.host.short)
+        frozen = Roster(final.table, final.table_nonce, final.seats, self.roster.members, self.roster.version)
+        self._sigs.early.setdefault(self.host.peer_id, (game_id_of(canonical), host_sig))
+        sig = self._sigs.freeze(frozen)
+        assert self._sigs.game_id is not None
+        return [Broadcast({"type": "lobby.sign", "v": 1, "game": self._sigs.game_id, "sig": sig}), *self._sigs.outcome()]
+
+    def on_link_lost(self, peer: bytes) -> list[Action]:
+        """Losing the host before the start ends the lobby, as does losing anyone whose
+        roster signature we still need; otherwise we wait for the host's roster update."""
+        assert self.roster is not None and self.host is not None
+        if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
+            return []  # it signed before leaving: nothing more is needed from it
+        member = self.roster.member(peer)
+        if peer == self.host.peer_id:
+            raise ProtocolError("§6.5", "the host closed the table", self.host.short)
+        if member is not None and self._sigs.roster is not None:
+            raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
+        return []

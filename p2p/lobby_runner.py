@@ -1,0 +1,230 @@
+"""Running the lobby over a live mesh with trio: `host_table` and `join_table` (§6).
+
+Theory of operation
+-------------------
+A thin shell around `p2p.lobby`: it owns the randomness (nonces), the sockets (through
+the `Mesh` and the front door) and the timeouts; every decision is the state machine's.
+Each function runs until the game has started (every member signed the roster) and
+returns the `LobbyResult`; the mesh stays open for the game. Messages of later layers
+that arrive before this peer finished the lobby are handed back to the mesh
+(`Mesh.requeue`) in order, so the game sees them first.
+
+Progress is reported through an optional callback (`on_roster`) for screens and
+advertisements; failures raise `ProtocolError` (and its subclasses `JoinRefused`,
+`FingerprintMismatch`) or `OSError` for an unreachable host.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+
+import trio
+
+from p2p.groups import lone_exception_unwrapped
+from p2p.errors import PeerLeft, ProtocolError
+from p2p.framed import FramedStream
+from p2p.identity import Certificate, short_id
+from p2p.lobby import (
+    Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, RosterChanged, SendTo, Started, Unpin,
+)
+from p2p.roster import Roster
+from p2p.tls import check_peer, describe_tls_failure, front_door_context
+from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, LinkDown, LinkUp, Mesh, MeshEvent, Received
+
+log = logging.getLogger("bandit_lan.lobby")
+
+HELLO_TIMEOUT = 10.0
+RosterCallback = Callable[[Roster], None]
+
+
+class _Driver:
+    """Applies lobby actions to the mesh and feeds mesh events to the lobby."""
+
+    def __init__(self, mesh: Mesh, on_roster: RosterCallback | None) -> None:
+        self.mesh = mesh
+        self.on_roster = on_roster
+        self.result: LobbyResult | None = None
+        self.backlog: list[MeshEvent] = []
+
+    def apply(self, actions: Sequence[Action]) -> None:
+        for action in actions:
+            if isinstance(action, Pin):
+                self.mesh.expect(action.member.cert, action.member.address, dial=action.dial)
+            elif isinstance(action, Unpin):
+                self.mesh.forget(action.peer)
+            elif isinstance(action, SendTo):
+                self.mesh.send(action.peer, action.message)
+            elif isinstance(action, Broadcast):
+                self.mesh.broadcast(action.message)
+            elif isinstance(action, RosterChanged):
+                if self.on_roster is not None:
+                    self.on_roster(action.roster)
+            elif isinstance(action, Started):
+                self.result = action.result
+
+    async def run(self, lobby: HostLobby | GuestLobby) -> LobbyResult:
+        """Feed mesh events to `lobby` until it has started."""
+        while self.result is None:
+            event = await self.mesh.receive()
+            if isinstance(event, Received):
+                if not event.type.startswith("lobby."):
+                    self.backlog.append(event)
+                    continue
+                try:
+                    self.apply(lobby.on_message(event.peer, event.message))  # type: ignore[arg-type]
+                except ProtocolError as exc:
+                    self.mesh.close_link(event.peer, str(exc))
+                    raise
+            elif isinstance(event, LinkDown):
+                if event.error is not None:
+                    log.warning("link to %s: %s", short_id(event.peer), event.error)
+                self.apply(lobby.on_link_lost(event.peer))
+            elif isinstance(event, LinkUp):
+                self.backlog.append(event)
+        self.mesh.requeue(self.backlog)
+        return self.result
+
+
+async def host_table(
+    mesh: Mesh,
+    *,
+    name: str,
+    table: str,
+    seats: int,
+    code: str | None = None,
+    start: trio.Event | None = None,
+    on_roster: RosterCallback | None = None,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> LobbyResult:
+    """Host a table on `mesh` until it is full (or `start` is set with ≥ 2 players)
+    and every member signed the roster. With ``nursery.start`` it reports readiness
+    once the front door is open."""
+    table_nonce = secrets.token_bytes(32)
+    mesh.set_table(table_nonce)
+    if code:
+        lobby = await trio.to_thread.run_sync(
+            lambda: HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port, code=code)
+        )
+    else:
+        lobby = HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port)
+    driver = _Driver(mesh, on_roster)
+
+    async def front_door(stream: FramedStream, address: tuple[str, int]) -> None:
+        nonce = secrets.token_bytes(32)
+        try:
+            await stream.send(lobby.offer(nonce))
+            with trio.fail_after(HELLO_TIMEOUT):
+                hello = await stream.expect("lobby.hello")
+            reply, actions = lobby.on_hello(hello, nonce, address[0])
+        except ProtocolError as exc:
+            log.warning("joiner %s refused: %s", stream.label, exc)
+            await stream.reject(exc)
+            return
+        except (PeerLeft, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            log.info("joiner %s went away: %s", stream.label, describe_tls_failure(exc) if not isinstance(exc, PeerLeft) else exc)
+            await stream.aclose()
+            return
+        try:
+            await stream.send(reply)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # a welcomed joiner that vanished is dropped when its mesh link fails
+        driver.apply(actions)
+        await stream.aclose()
+
+    # The front door stays open after the start: latecomers are refused politely (§6.4).
+    mesh.serve_front_door(front_door)
+    if on_roster is not None:
+        on_roster(lobby.roster)
+    task_status.started()
+    with lone_exception_unwrapped():
+        async with trio.open_nursery() as nursery:
+            if start is not None:
+
+                async def start_when_asked() -> None:
+                    await start.wait()
+                    if len(lobby.roster.members) >= 2:
+                        driver.apply(lobby.start())
+
+                nursery.start_soon(start_when_asked)
+            result = await driver.run(lobby)
+            nursery.cancel_scope.cancel()
+    return result
+
+
+async def join_table(
+    mesh: Mesh,
+    addresses: Sequence[tuple[str, int]],
+    *,
+    name: str,
+    code: str | None = None,
+    expect_host: bytes | str | None = None,
+    on_host: Callable[[Certificate], None] | None = None,
+    on_roster: RosterCallback | None = None,
+) -> LobbyResult:
+    """Join the table hosted at the first reachable of `addresses` and run the lobby
+    until the game starts. `mesh` must hold incoming links (``hold_incoming=True``).
+    `expect_host` pins the host (a peer id or short form); without it the host's
+    certificate is trusted on first use and reported through `on_host`."""
+    stream, address = await _open_front_door(addresses, expect_host, mesh)
+    host = stream.peer_cert
+    if on_host is not None:
+        on_host(host)
+    framed = FramedStream(stream.tls, mesh.schemas, limits=mesh.limits, label=host.short)
+    guest = GuestLobby(mesh.identity, name=name, port=mesh.port, nonce=secrets.token_bytes(32), code=code, expect_host=expect_host)
+    driver = _Driver(mesh, on_roster)
+    try:
+        with trio.fail_after(HELLO_TIMEOUT):
+            offer = await framed.expect("lobby.offer")
+            hello = await trio.to_thread.run_sync(guest.on_offer, offer, host, address) if offer["code"] and code else guest.on_offer(offer, host, address)
+            await framed.send(hello)
+            reply = await framed.expect("lobby.welcome", "lobby.refuse")
+        actions = guest.on_reply(reply)
+    except PeerLeft as exc:
+        raise ProtocolError("§6.2", f"the host closed the connection ({exc.reason})", host.short) from None
+    except trio.TooSlowError:
+        raise ProtocolError("§6.2", "the host did not answer in time", host.short) from None
+    finally:
+        await framed.aclose()
+    assert guest.roster is not None
+    mesh.set_table(guest.roster.table_nonce)
+    driver.apply(actions)
+    mesh.release_incoming()
+    return await driver.run(guest)
+
+
+class _FrontDoor:
+    def __init__(self, tls: trio.SSLStream[trio.SocketStream], peer_cert: Certificate) -> None:
+        self.tls = tls
+        self.peer_cert = peer_cert
+
+
+async def _open_front_door(
+    addresses: Sequence[tuple[str, int]], expect_host: bytes | str | None, mesh: Mesh
+) -> tuple[_FrontDoor, tuple[str, int]]:
+    failures: list[str] = []
+    for host, port in addresses:
+        try:
+            with trio.fail_after(DIAL_TIMEOUT):
+                sock = await trio.open_tcp_stream(host, port)
+        except (OSError, trio.TooSlowError) as exc:
+            failures.append(f"{host}:{port}: {describe_tls_failure(exc) if not isinstance(exc, trio.TooSlowError) else 'timed out'}")
+            continue
+        tls = trio.SSLStream(sock, front_door_context(), server_side=False)
+        try:
+            with trio.fail_after(HANDSHAKE_TIMEOUT):
+                await tls.do_handshake()
+            cert = check_peer(tls, expect_host)
+        except ProtocolError as exc:
+            await trio.aclose_forcefully(tls)
+            raise exc.with_peer(f"{host}:{port}") from None
+        except (trio.BrokenResourceError, trio.TooSlowError, OSError) as exc:
+            await trio.aclose_forcefully(tls)
+            failures.append(f"{host}:{port}: TLS failed ({describe_tls_failure(exc)})")
+            continue
+        if cert.peer_id == mesh.me:
+            await trio.aclose_forcefully(tls)
+            raise ProtocolError("§6.2", "that table is hosted with this very identity (same state directory)", f"{host}:{port}")
+        return _FrontDoor(tls, cert), (host, port)
+    raise ConnectionError("could not reach the table: " + "; ".join(failures or ["no address"]))

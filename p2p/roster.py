@@ -1,0 +1,154 @@
+"""The roster: who sits at the table, its canonical encoding, roster signatures and the game id (§6.5, §6.6).
+
+Theory of operation
+-------------------
+While the lobby is open the host keeps the roster: members in seat order (the host is
+seat 0, then joiners in the order they were admitted). Each member is a name, a
+certificate (hence a peer id and an Ed25519 key) and the 32-byte nonce it contributed
+when it joined (the host's is the table nonce). On the wire (welcome and roster updates)
+members also carry the address and port other peers dial (§6.5).
+
+At start the roster is frozen into its *canonical encoding* R (§6.6): canonical msgpack
+of ``{"proto", "table", "table_nonce", "members": [{"seat", "name", "cert", "nonce"}]}``
+(no addresses: they are how to reach a peer, not who it is). Every member signs
+``ROSTER_DOMAIN || R``; the game id is ``SHA-256(GAME_DOMAIN || R)``. Because every
+member's fresh nonce is inside R, no member can make a new game share an id (and so
+replayable messages) with an old one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from p2p.errors import ProtocolError
+from p2p.identity import Certificate, Identity
+from p2p.schema import NONCE, Bin, Int, ListOf, Record, Schemas, Str, Message
+from p2p.wire import decode, encode
+
+PROTOCOL_VERSION = 1
+MIN_SEATS, MAX_SEATS = 2, 6
+ROSTER_DOMAIN = b"bandit-lan/v1/roster\x00"
+GAME_DOMAIN = b"bandit-lan/v1/game\x00"
+
+TABLE_NAME = Str(min_len=1, max_len=40, printable=True)
+PLAYER_NAME = Str(min_len=1, max_len=24, printable=True)
+CERT = Bin(min_len=1, max_len=4096)
+
+WIRE_MEMBER = Record(
+    {"seat": Int(0, MAX_SEATS - 1), "name": PLAYER_NAME, "cert": CERT, "nonce": NONCE,
+     "addr": Str(max_len=64, printable=True), "port": Int(0, 65535)}
+)
+WIRE_ROSTER = Record(
+    {"version": Int(0, 1 << 32), "table": TABLE_NAME, "table_nonce": NONCE, "seats": Int(MIN_SEATS, MAX_SEATS),
+     "members": ListOf(WIRE_MEMBER, 1, MAX_SEATS)}
+)
+_CANONICAL = Schemas(
+    Message("roster", 1, "§6.6", {
+        "proto": Int(0, 65535), "table": TABLE_NAME, "table_nonce": NONCE,
+        "members": ListOf(Record({"seat": Int(0, MAX_SEATS - 1), "name": PLAYER_NAME, "cert": CERT, "nonce": NONCE}),
+                          MIN_SEATS, MAX_SEATS),
+    })
+)
+
+
+@dataclass(frozen=True)
+class Member:
+    seat: int
+    name: str
+    cert: Certificate
+    nonce: bytes
+    address: tuple[str, int] | None = None
+
+    @property
+    def peer_id(self) -> bytes:
+        return self.cert.peer_id
+
+
+@dataclass(frozen=True)
+class Roster:
+    """The table as the host announced it; `version` grows with every change."""
+
+    table: str
+    table_nonce: bytes
+    seats: int
+    members: tuple[Member, ...]
+    version: int = 0
+
+    @property
+    def free(self) -> int:
+        return self.seats - len(self.members)
+
+    def member(self, peer_id: bytes) -> Member | None:
+        for m in self.members:
+            if m.peer_id == peer_id:
+                return m
+        return None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "version": self.version, "table": self.table, "table_nonce": self.table_nonce, "seats": self.seats,
+            "members": [
+                {"seat": m.seat, "name": m.name, "cert": m.cert.der, "nonce": m.nonce,
+                 "addr": (m.address or ("", 0))[0], "port": (m.address or ("", 0))[1]}
+                for m in self.members
+            ],
+        }
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Roster:
+        """A roster received from the host (already schema-checked as WIRE_ROSTER)."""
+        members = []
+        seen: set[bytes] = set()
+        for i, m in enumerate(data["members"]):
+            if m["seat"] != i:
+                raise ProtocolError("§6.5", f"roster member {i} has seat {m['seat']}: seats must be 0, 1, 2, ...")
+            cert = Certificate.from_der(m["cert"])
+            if cert.peer_id in seen:
+                raise ProtocolError("§6.5", "the roster lists one identity twice")
+            seen.add(cert.peer_id)
+            members.append(Member(i, m["name"], cert, m["nonce"], (m["addr"], m["port"]) if m["port"] else None))
+        if len(members) > data["seats"]:
+            raise ProtocolError("§6.5", f"the roster seats {len(members)} players at a table of {data['seats']}")
+        return cls(data["table"], data["table_nonce"], data["seats"], tuple(members), data["version"])
+
+    def canonical(self) -> bytes:
+        """R, the canonical encoding signed by every member (§6.6)."""
+        return encode({
+            "type": "roster", "v": 1,
+            "proto": PROTOCOL_VERSION, "table": self.table, "table_nonce": self.table_nonce,
+            "members": [{"seat": m.seat, "name": m.name, "cert": m.cert.der, "nonce": m.nonce} for m in self.members],
+        })
+
+
+def game_id_of(canonical: bytes) -> bytes:
+    """The game id: SHA-256 over the domain tag and R (§6.6)."""
+    return hashlib.sha256(GAME_DOMAIN + canonical).digest()
+
+
+def parse_canonical(canonical: bytes) -> Roster:
+    """The roster in R, checked: strict decoding, schema, and canonical form (§6.6)."""
+    data = decode(canonical)
+    if not isinstance(data, dict):
+        raise ProtocolError("§6.6", "the roster encoding is not a map")
+    _CANONICAL.check(data)
+    if encode(data) != canonical:
+        raise ProtocolError("§6.6", "the roster is not in canonical encoding")
+    members = tuple(
+        Member(m["seat"], m["name"], Certificate.from_der(m["cert"]), m["nonce"]) for m in data["members"]
+    )
+    if [m.seat for m in members] != list(range(len(members))):
+        raise ProtocolError("§6.6", "roster seats must be 0, 1, 2, ... in order")
+    if len({m.peer_id for m in members}) != len(members):
+        raise ProtocolError("§6.6", "the roster lists one identity twice")
+    return Roster(data["table"], data["table_nonce"], len(members), members)
+
+
+def sign_roster(identity: Identity, canonical: bytes) -> bytes:
+    return identity.sign(ROSTER_DOMAIN + canonical)
+
+
+def roster_signature_valid(cert: Certificate, canonical: bytes, sig: bytes) -> bool:
+    return cert.verify(sig, ROSTER_DOMAIN + canonical)

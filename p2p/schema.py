@@ -1,0 +1,250 @@
+"""Message schemas: a small declarative checker for decoded frames (§4.4).
+
+Theory of operation
+-------------------
+Every message type is registered as a `Message`: its ``type`` string, its version ``v``,
+its fields (name -> kind), and the protocol section that defines it. A `Schemas`
+registry maps (type, v) to its `Message`; `Schemas.check(frame)` either returns the
+frame untouched or raises `SchemaError` naming the section, the field path, what was
+expected and what arrived.
+
+Policies (§4.4): an unknown ``type`` is an error; a known type with an unsupported ``v``
+is an error; a field not declared by the schema is an error (a new field means a new
+``v``); a declared field may be absent only when wrapped in `Optional`.
+
+Each layer declares its messages as a tuple of `Message` and the caller builds one
+registry for a link from all the layers it speaks::
+
+    schemas = Schemas(*transport.LINK_MESSAGES, *signing.MESSAGES, *lobby.MESSAGES)
+    schemas.register(Message("order.ack", 1, "§7.2", {"from": PEER_ID, "lamport": Int(0)}))
+
+Kinds: `Int`, `Bool`, `Str`, `Bin`, `ListOf`, `Record` (a nested map with its own
+fields), `Optional` (field may be absent), `OneOf` (str from a fixed set).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from p2p.errors import ProtocolError, SchemaError
+from p2p.wire import kind_of
+
+
+class Kind(Protocol):
+    def check(self, value: Any, path: str, section: str) -> None: ...
+
+    def describe(self) -> str: ...
+
+
+def _wrong(kind: Kind, value: Any, path: str, section: str, got: str | None = None) -> SchemaError:
+    return SchemaError(section, path, kind.describe(), got if got is not None else kind_of(value))
+
+
+@dataclass(frozen=True)
+class Int:
+    min: int = -(1 << 63)
+    max: int = (1 << 64) - 1
+
+    def check(self, value: Any, path: str, section: str) -> None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _wrong(self, value, path, section)
+        if not self.min <= value <= self.max:
+            raise _wrong(self, value, path, section, f"{value}")
+
+    def describe(self) -> str:
+        return f"int in [{self.min}, {self.max}]"
+
+
+@dataclass(frozen=True)
+class Bool:
+    def check(self, value: Any, path: str, section: str) -> None:
+        if not isinstance(value, bool):
+            raise _wrong(self, value, path, section)
+
+    def describe(self) -> str:
+        return "bool"
+
+
+@dataclass(frozen=True)
+class Str:
+    """UTF-8 text; `printable` forbids control characters (names shown on screens)."""
+
+    min_len: int = 0
+    max_len: int = 4096
+    printable: bool = False
+
+    def check(self, value: Any, path: str, section: str) -> None:
+        if not isinstance(value, str):
+            raise _wrong(self, value, path, section)
+        if not self.min_len <= len(value) <= self.max_len:
+            raise _wrong(self, value, path, section, f"str of {len(value)} characters")
+        if self.printable and not value.isprintable():
+            raise _wrong(self, value, path, section, "str with control characters")
+
+    def describe(self) -> str:
+        extra = ", printable" if self.printable else ""
+        return f"str of {self.min_len}..{self.max_len} characters{extra}"
+
+
+@dataclass(frozen=True)
+class OneOf:
+    choices: frozenset[str]
+
+    def check(self, value: Any, path: str, section: str) -> None:
+        if not isinstance(value, str):
+            raise _wrong(self, value, path, section)
+        if value not in self.choices:
+            raise _wrong(self, value, path, section, repr(value[:40]))
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(sorted(map(repr, self.choices)))
+
+
+@dataclass(frozen=True)
+class Bin:
+    """Bytes: exactly `size` long, or `min_len`..`max_len`."""
+
+    size: int | None = None
+    min_len: int = 0
+    max_len: int = 1 << 20
+
+    def check(self, value: Any, path: str, section: str) -> None:
+        if not isinstance(value, bytes):
+            raise _wrong(self, value, path, section)
+        n = len(value)
+        if (self.size is not None and n != self.size) or (self.size is None and not self.min_len <= n <= self.max_len):
+            raise _wrong(self, value, path, section, f"bin of {n} bytes")
+
+    def describe(self) -> str:
+        if self.size is not None:
+            return f"bin of {self.size} bytes"
+        return f"bin of {self.min_len}..{self.max_len} bytes"
+
+
+@dataclass(frozen=True)
+class ListOf:
+    item: Kind
+    min_len: int = 0
+    max_len: int = 4096
+
+    def check(self, value: Any, path: str, section: str) -> None:
+        if not isinstance(value, list):
+            raise _wrong(self, value, path, section)
+        if not self.min_len <= len(value) <= self.max_len:
+            raise _wrong(self, value, path, section, f"array of {len(value)} items")
+        for i, item in enumerate(value):
+            self.item.check(item, f"{path}[{i}]", section)
+
+    def describe(self) -> str:
+        return f"array of {self.min_len}..{self.max_len} ({self.item.describe()})"
+
+
+@dataclass(frozen=True)
+class Optional:
+    """A field that may be absent (it is never nil: absence is the only way to omit)."""
+
+    kind: Kind
+
+    def check(self, value: Any, path: str, section: str) -> None:
+        self.kind.check(value, path, section)
+
+    def describe(self) -> str:
+        return f"absent or {self.kind.describe()}"
+
+
+def _check_fields(fields: Mapping[str, Kind], value: Any, path: str, section: str, skip: frozenset[str]) -> None:
+    for name, value_kind in fields.items():
+        where = f"{path}.{name}" if path else name
+        if name not in value:
+            if isinstance(value_kind, Optional):
+                continue
+            raise SchemaError(section, where, value_kind.describe(), "nothing (field missing)")
+        value_kind.check(value[name], where, section)
+    for name in value:
+        if name not in fields and name not in skip:
+            where = f"{path}.{name}" if path else name
+            raise SchemaError(section, where, "no such field", f"unknown field {name!r}")
+
+
+@dataclass(frozen=True)
+class Record:
+    """A nested map with declared fields (same unknown-field policy as a message)."""
+
+    fields: Mapping[str, Kind]
+
+    def check(self, value: Any, path: str, section: str) -> None:
+        if not isinstance(value, dict):
+            raise _wrong(self, value, path, section)
+        _check_fields(self.fields, value, path, section, frozenset())
+
+    def describe(self) -> str:
+        return "map with fields " + ", ".join(self.fields)
+
+
+_ENVELOPE = frozenset({"type", "v"})
+
+
+@dataclass(frozen=True)
+class Message:
+    """The schema of one message type at one version, and the section defining it."""
+
+    type: str
+    v: int
+    section: str
+    fields: Mapping[str, Kind] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in self.fields:
+            if name in _ENVELOPE:
+                raise ValueError(f"schema {self.type} redeclares envelope field {name!r}")
+
+    def check(self, frame: Mapping[str, Any]) -> None:
+        try:
+            _check_fields(self.fields, frame, "", self.section, _ENVELOPE)
+        except SchemaError as exc:
+            raise SchemaError(exc.section, f"{self.type}.{exc.field}", exc.expected, exc.got) from None
+
+
+class Schemas:
+    """A registry of message schemas, keyed by (type, v). Not shared: each link stack
+    builds its own, so registrations never leak between tables or tests."""
+
+    def __init__(self, *messages: Message) -> None:
+        self._by_key: dict[tuple[str, int], Message] = {}
+        self._versions: dict[str, set[int]] = {}
+        for message in messages:
+            self.register(message)
+
+    def register(self, message: Message) -> None:
+        key = (message.type, message.v)
+        if key in self._by_key and self._by_key[key] != message:
+            raise ValueError(f"message {message.type} v{message.v} is already registered differently")
+        self._by_key[key] = message
+        self._versions.setdefault(message.type, set()).add(message.v)
+
+    def __contains__(self, key: tuple[str, int]) -> bool:
+        return key in self._by_key
+
+    def types(self) -> frozenset[str]:
+        return frozenset(self._versions)
+
+    def check(self, frame: Mapping[str, Any]) -> Mapping[str, Any]:
+        """`frame` itself when it matches its schema; else a specific `ProtocolError`."""
+        kind, version = frame.get("type"), frame.get("v")
+        if not isinstance(kind, str) or not isinstance(version, int) or isinstance(version, bool):
+            raise ProtocolError("§4.3", "a message needs 'type' (str) and 'v' (int)")
+        schema = self._by_key.get((kind, version))
+        if schema is None:
+            if kind in self._versions:
+                known = ", ".join(str(v) for v in sorted(self._versions[kind]))
+                raise ProtocolError("§4.4", f"message type {kind!r} version {version} is not supported (supported: {known})")
+            raise ProtocolError("§4.4", f"unknown message type {kind[:64]!r}")
+        schema.check(frame)
+        return frame
+
+
+PEER_ID = Bin(size=32)
+NONCE = Bin(size=32)
+SIGNATURE = Bin(size=64)

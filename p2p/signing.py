@@ -1,0 +1,97 @@
+"""Signed messages: Ed25519 envelopes that stay verifiable outside TLS (§4.5).
+
+Theory of operation
+-------------------
+TLS authenticates a link, but a fairness log must convince an auditor who never saw the
+link. So every game message travels inside a ``signed`` frame::
+
+    {"type": "signed", "v": 1, "body": <bin>, "sig": <bin 64>}
+
+``body`` is the exact msgpack encoding of the *inner* message map, which has its own
+``type`` and ``v`` and a ``from`` field (bin 32, the sender's peer id). ``sig`` is the
+sender's Ed25519 signature over ``SIGNED_DOMAIN || body``. A receiver:
+
+1. checks the outer frame's schema;
+2. decodes ``body`` strictly (§4.3) and reads ``from``;
+3. looks ``from`` up among the pinned identities and verifies ``sig`` (unknown sender or
+   bad signature: reject);
+4. only then checks the inner message against its registered schema.
+
+The log keeps ``body`` and ``sig`` verbatim; re-running `open_signed` on them is the audit.
+Which link a signed message arrived on is deliberately not part of this check: the order
+layer decides what a message relayed by another peer means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from p2p.errors import ProtocolError
+from p2p.identity import Identity, short_id, verify_signature
+from p2p.schema import SIGNATURE, Bin, Message, Schemas
+from p2p.wire import DEFAULT_LIMITS, Limits, decode_map, encode
+
+SIGNED_DOMAIN = b"bandit-lan/v1/signed\x00"
+
+MESSAGES: tuple[Message, ...] = (
+    Message("signed", 1, "§4.5", {"body": Bin(min_len=1, max_len=1 << 20), "sig": SIGNATURE}),
+)
+
+
+@dataclass(frozen=True)
+class SignedMessage:
+    """A verified signed message: who signed it, the decoded inner map, the exact bytes."""
+
+    sender: bytes
+    inner: dict[str, Any]
+    body: bytes
+    sig: bytes
+
+    @property
+    def type(self) -> str:
+        return str(self.inner["type"])
+
+    def frame(self) -> dict[str, Any]:
+        """The ``signed`` frame that carries this message (for relaying or resending)."""
+        return signed_frame(self.body, self.sig)
+
+
+def sign(identity: Identity, inner: Mapping[str, Any]) -> tuple[bytes, bytes]:
+    """(body, sig) for `inner`, which must carry ``from`` = this identity's peer id."""
+    if inner.get("from") != identity.peer_id:
+        raise ValueError("a signed message's 'from' must be the signer's peer id")
+    body = encode(inner)
+    return body, identity.sign(SIGNED_DOMAIN + body)
+
+
+def signed_frame(body: bytes, sig: bytes) -> dict[str, Any]:
+    return {"type": "signed", "v": 1, "body": body, "sig": sig}
+
+
+def open_signed(
+    frame: Mapping[str, Any],
+    keys: Mapping[bytes, bytes],
+    schemas: Schemas,
+    limits: Limits = DEFAULT_LIMITS,
+) -> SignedMessage:
+    """Verify and decode a ``signed`` frame (§4.5); `keys` maps peer ids to raw
+    Ed25519 public keys (`Mesh.keys`, or a roster's certificates for an audit)."""
+    schemas.check(frame)
+    if frame.get("type") != "signed":
+        raise ProtocolError("§4.5", f"expected a 'signed' frame, got {str(frame.get('type'))[:64]!r}")
+    body, sig = frame["body"], frame["sig"]
+    inner = decode_map(body, limits)
+    sender = inner.get("from")
+    if not isinstance(sender, bytes) or len(sender) != 32:
+        raise ProtocolError("§4.5", "the signed body has no 'from' peer id (bin of 32 bytes)")
+    key = keys.get(sender)
+    if key is None:
+        raise ProtocolError("§4.5", f"signed by {short_id(sender)}, who is not a pinned peer of this table")
+    if not verify_signature(key, sig, SIGNED_DOMAIN + body):
+        raise ProtocolError("§4.5", f"bad signature on a {str(inner['type'])[:64]!r} message from {short_id(sender)}")
+    if inner["type"] == "signed":
+        raise ProtocolError("§4.5", "a signed message cannot wrap another signed message")
+    schemas.check(inner)
+    return SignedMessage(sender=sender, inner=inner, body=body, sig=sig)

@@ -1,0 +1,272 @@
+"""Wire encoding: the strict msgpack subset (§2, §4.3) and length-prefixed frames (§4.2).
+
+Theory of operation
+-------------------
+A frame is a 4-byte big-endian length followed by exactly that many bytes holding one
+msgpack map. Everything a peer sends goes through `encode_frame`; everything it receives
+goes through a `FrameDecoder`, a sans-I/O object: feed it bytes as they arrive, pull
+complete frames out. It never blocks and never does I/O, so the same code serves the
+live transport, the tests and the fuzzer.
+
+Decoding is strict, because every byte may come from a hostile machine:
+
+* limits first: a length prefix above `Limits.max_frame` is rejected as soon as its four
+  bytes arrive, before any payload is buffered; str/bin lengths, container sizes and
+  nesting depth are bounded too;
+* the msgpack subset: nil, bool, int, str (valid UTF-8), bin, array, map; no float, no
+  extension types (timestamps included); str and bin are distinct; map keys are str and
+  unique; one object per frame, no trailing bytes;
+* every frame is a map with ``type`` (str) and ``v`` (int); the per-type schema check is
+  the next layer's job (`p2p.schema`).
+
+A decoder that saw bad input stays broken: it raises the same `ProtocolError` again, so
+a caller cannot accidentally resynchronise on attacker-chosen bytes.
+
+`encode` is canonical (map keys sorted by their UTF-8 bytes, shortest integer forms), so
+hashes over encodings (the game id, §6.6) are well defined.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from p2p.errors import ProtocolError
+
+HEADER = struct.Struct(">I")
+MAX_FRAME = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what a peer may send (§4.2, §4.3)."""
+
+    max_frame: int = MAX_FRAME  # payload bytes, excluding the 4-byte length
+    max_depth: int = 8  # containers nested inside the frame map (the frame map is depth 1)
+    max_items: int = 4096  # elements of one array, or pairs of one map
+    max_str: int = 4096  # bytes of UTF-8 in one str
+    max_bin: int = MAX_FRAME  # bytes in one bin
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class _Rejected(Exception):
+    """Raised inside msgpack callbacks; turned into a ProtocolError by `decode`."""
+
+    def __init__(self, section: str, reason: str) -> None:
+        super().__init__(reason)
+        self.section = section
+        self.reason = reason
+
+
+def _pairs_to_map(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if not isinstance(key, str):
+            raise _Rejected("§4.3", f"map key {key!r} is {kind_of(key)}, keys must be str")
+        if key in out:
+            raise _Rejected("§4.3", f"duplicate map key {key!r}")
+        out[key] = value
+    return out
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise _Rejected("§4.3", f"msgpack extension type {code} is not allowed")
+
+
+def kind_of(value: Any) -> str:
+    """The msgpack kind name of a decoded value, for error messages."""
+    if value is None:
+        return "nil"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, bytes):
+        return "bin"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "map"
+    if isinstance(value, float):
+        return "float"
+    return type(value).__name__
+
+
+def _check_tree(value: Any, depth: int, limit: int) -> None:
+    """Depth and type check of a decoded tree (maps were already checked for keys)."""
+    if isinstance(value, dict):
+        if depth > limit:
+            raise _Rejected("§4.3", f"nesting deeper than {limit} levels")
+        for item in value.values():
+            if isinstance(item, (dict, list)) or not isinstance(item, (str, bytes, int, type(None))):
+                _check_tree(item, depth + 1, limit)
+    elif isinstance(value, list):
+        if depth > limit:
+            raise _Rejected("§4.3", f"nesting deeper than {limit} levels")
+        for item in value:
+            if isinstance(item, (dict, list)) or not isinstance(item, (str, bytes, int, type(None))):
+                _check_tree(item, depth + 1, limit)
+    elif isinstance(value, (str, bytes, int)) or value is None:
+        return  # bool is an int subclass and allowed
+    else:
+        raise _Rejected("§4.3", f"{kind_of(value)} values are not allowed")
+
+
+def decode(payload: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """One value in the strict msgpack subset (§4.3); raises ProtocolError."""
+    try:
+        value = msgpack.unpackb(
+            payload,
+            raw=False,
+            use_list=True,
+            strict_map_key=False,  # checked by _pairs_to_map, with a specific message
+            object_pairs_hook=_pairs_to_map,
+            ext_hook=_no_ext,
+            max_str_len=limits.max_str,
+            max_bin_len=limits.max_bin,
+            max_array_len=limits.max_items,
+            max_map_len=limits.max_items,
+            max_ext_len=0,
+        )
+    except _Rejected as exc:
+        raise ProtocolError(exc.section, exc.reason) from None
+    except msgpack.ExtraData:
+        raise ProtocolError("§4.3", "bytes left over after the msgpack value") from None
+    except UnicodeDecodeError:
+        raise ProtocolError("§4.3", "str is not valid UTF-8") from None
+    except msgpack.StackError:
+        raise ProtocolError("§4.3", f"nesting deeper than {limits.max_depth} levels") from None
+    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
+        # msgpack reports limit overruns, truncation and reserved bytes as ValueError.
+        raise ProtocolError("§4.3", f"not valid msgpack: {exc or type(exc).__name__}") from None
+    try:
+        _check_tree(value, 1, limits.max_depth)
+    except _Rejected as exc:
+        raise ProtocolError(exc.section, exc.reason) from None
+    return value
+
+
+def decode_map(payload: bytes, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """A message map: decoded strictly, with `type` (str) and `v` (int) present (§4.3)."""
+    value = decode(payload, limits)
+    if not isinstance(value, dict):
+        raise ProtocolError("§4.3", f"a message is a map, got {kind_of(value)}")
+    kind = value.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("§4.3", f"field 'type' must be str, got {kind_of(kind) if 'type' in value else 'nothing'}")
+    version = value.get("v")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ProtocolError("§4.3", f"field 'v' must be int, got {kind_of(version) if 'v' in value else 'nothing'}")
+    return value
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        items = []
+        for key in value:
+            if not isinstance(key, str):
+                raise TypeError(f"map key {key!r} is not str")
+            items.append((key.encode("utf-8"), key))
+        items.sort()
+        return {key: _canonical(value[key]) for _, key in items}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item) for item in value]
+    if isinstance(value, (bytes, str, int)) or value is None:
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"{type(value).__name__} cannot be encoded (strict msgpack subset, §2)")
+
+
+def encode(value: Any) -> bytes:
+    """Canonical strict-msgpack bytes of `value` (keys sorted; str and bin distinct)."""
+    return msgpack.packb(_canonical(value), use_bin_type=True)
+
+
+def frame_bytes(payload: bytes) -> bytes:
+    """The length prefix and payload of one frame (§4.2)."""
+    return HEADER.pack(len(payload)) + payload
+
+
+def encode_frame(message: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """A complete frame for `message`; refuses to send what a peer would reject."""
+    payload = encode(message)
+    if len(payload) > limits.max_frame:
+        raise ValueError(f"frame of {len(payload)} bytes exceeds the {limits.max_frame}-byte limit (§4.2)")
+    return frame_bytes(payload)
+
+
+class FrameDecoder:
+    """Sans-I/O frame splitter and strict decoder (§4.2, §4.3).
+
+    ``feed(data)`` appends received bytes; ``next_frame()`` returns the next decoded
+    message map, or None when no complete frame is buffered; ``close()`` checks that the
+    stream did not end inside a frame. Any violation raises `ProtocolError` (with `peer`
+    set) and leaves the decoder broken.
+    """
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS, peer: str | None = None) -> None:
+        self.limits = limits
+        self.peer = peer
+        self._buffer = bytearray()
+        self._needed: int | None = None
+        self._error: ProtocolError | None = None
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buffer)
+
+    def _fail(self, error: ProtocolError) -> ProtocolError:
+        self._error = error.with_peer(self.peer) if self.peer else error
+        return self._error
+
+    def feed(self, data: bytes) -> None:
+        if self._error is not None:
+            raise self._error
+        self._buffer += data
+        self._read_header()
+
+    def _read_header(self) -> None:
+        if self._needed is None and len(self._buffer) >= HEADER.size:
+            (length,) = HEADER.unpack_from(self._buffer)
+            if length > self.limits.max_frame:
+                raise self._fail(ProtocolError("§4.2", f"frame length {length} exceeds the limit of {self.limits.max_frame} bytes"))
+            if length == 0:
+                raise self._fail(ProtocolError("§4.2", "empty frame (length 0)"))
+            self._needed = length
+
+    def next_frame(self) -> dict[str, Any] | None:
+        if self._error is not None:
+            raise self._error
+        self._read_header()
+        if self._needed is None or len(self._buffer) < HEADER.size + self._needed:
+            return None
+        end = HEADER.size + self._needed
+        payload = bytes(self._buffer[HEADER.size : end])
+        del self._buffer[:end]
+        self._needed = None
+        try:
+            return decode_map(payload, self.limits)
+        except ProtocolError as exc:
+            raise self._fail(exc) from None
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        while (frame := self.next_frame()) is not None:
+            yield frame
+
+    def close(self) -> None:
+        """The byte stream ended: fine between frames, a violation inside one."""
+        if self._error is not None:
+            raise self._error
+        if self._buffer:
+            have = len(self._buffer)
+            want = f"{HEADER.size + self._needed} bytes" if self._needed is not None else "a 4-byte length"
+            raise self._fail(ProtocolError("§4.2", f"stream ended inside a frame ({have} bytes of {want})"))

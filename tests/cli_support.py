@@ -1,0 +1,41 @@
+"""Running `bandit-lan` as real processes (optionally inside a network namespace)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bandit(*args: str, netns: str | None = None) -> subprocess.Popen[str]:
+    cmd = [sys.executable, "-m", "cli", *args]
+    if netns is not None:
+        cmd = ["ip", "netns", "exec", netns, *cmd]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def read_until(proc: subprocess.Popen[str], pattern: str, seen: list[str]) -> re.Match[str]:
+    """Read the process's output line by line until `pattern` matches (or it exits)."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        seen.append(line)
+        if m := re.search(pattern, line):
+            return m
+    raise AssertionError(f"process exited with {proc.wait()} before printing {pattern!r}:\n{''.join(seen)}")
+
+
+def finish(proc: subprocess.Popen[str], seen: list[str], timeout: float = 30) -> tuple[int, str]:
+    out, _ = proc.communicate(timeout=timeout)
+    return proc.returncode, "".join(seen) + out
+
+
+def game_id(output: str) -> str:
+    m = re.search(r"^game id ([0-9a-f]{64})$", output, re.M)
+    assert m, output
+    return m.group(1)

@@ -1,0 +1,41 @@
+"""§5 with real mDNS on this machine (multicast on the loopback interface only)."""
+
+from __future__ import annotations
+
+import trio
+
+from p2p.discovery import SERVICE_TYPE, TableAd, advertise, browse
+
+LO = ["127.0.0.1"]
+
+
+def _ad(table: str, free: int = 3, port: int = 40001) -> TableAd:
+    return TableAd(table=table, host="alice", seats=4, free=free, proto=1, fingerprint=bytes(range(32)),
+                   port=port, addresses=("127.0.0.1",))
+
+
+async def test_a_published_table_is_found_with_its_txt_record() -> None:
+    with trio.fail_after(20):
+        async with advertise(_ad("Kitchen table"), interfaces=LO) as ad:
+            await ad.published.wait()
+            found = await browse(5, interfaces=LO, table="Kitchen table")
+            mine = [t for t in found if t.table == "Kitchen table"]
+            assert mine and mine[0] == _ad("Kitchen table")
+            assert mine[0].to_json()["address"] == "127.0.0.1"
+        await ad.withdrawn.wait()
+    assert SERVICE_TYPE == "_bandit-lan._tcp.local."
+
+
+async def test_free_seats_update_and_withdrawal_removes_the_table() -> None:
+    with trio.fail_after(30):
+        async with advertise(_ad("Porch", free=3, port=40002), interfaces=LO) as ad:
+            await ad.published.wait()
+            ad.update(free=1)
+            # The update is applied by the worker; browse until the new TXT is seen.
+            while True:
+                found = [t for t in await browse(2, interfaces=LO, table="Porch") if t.table == "Porch"]
+                if found and found[0].free == 1:
+                    break
+            ad.withdraw()
+            await ad.withdrawn.wait()
+        assert not [t for t in await browse(1.5, interfaces=LO) if t.table == "Porch"]

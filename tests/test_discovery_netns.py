@@ -1,0 +1,83 @@
+"""§5, §6 across hosts: Linux network namespaces joined by a bridge, made and removed here.
+A table hosted in one namespace is listed (`bandit-lan tables`) and joined from two others."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cli_support import bandit, finish, game_id, read_until
+
+pytestmark = pytest.mark.netns
+SUBNET = "10.231.77"
+
+
+def ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
+
+
+@pytest.fixture
+def lan() -> Iterator[list[str]]:
+    """Three namespaces (hosts) on one bridged segment; the bridge lives in a fourth."""
+    if shutil.which("ip") is None:
+        pytest.skip("iproute2 (`ip`) is not installed")
+    if os.geteuid() != 0:
+        pytest.skip("network namespaces need root")
+    tag = f"blan{os.getpid() % 100000}"
+    bridge, hosts = f"{tag}-br", [f"{tag}-h{i}" for i in range(1, 4)]
+    made: list[str] = []
+    try:
+        try:
+            ip("netns", "add", bridge)
+        except subprocess.CalledProcessError as exc:
+            pytest.skip(f"cannot create network namespaces here: {exc.stderr.strip()}")
+        made.append(bridge)
+        ip("-n", bridge, "link", "add", "br0", "type", "bridge")
+        ip("-n", bridge, "link", "set", "br0", "up")
+        for i, ns in enumerate(hosts, start=1):
+            ip("netns", "add", ns)
+            made.append(ns)
+            ip("link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", f"port{i}", "netns", bridge)
+            ip("-n", bridge, "link", "set", f"port{i}", "master", "br0", "up")
+            ip("-n", ns, "addr", "add", f"{SUBNET}.{i}/24", "dev", "eth0")
+            ip("-n", ns, "link", "set", "eth0", "up")
+            ip("-n", ns, "link", "set", "lo", "up")
+        yield hosts
+    finally:
+        for ns in reversed(made):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def test_table_hosted_in_one_namespace_is_found_and_joined_from_two_others(lan: list[str], tmp_path: Path) -> None:
+    h1, h2, h3 = lan
+    seen: list[str] = []
+    host = bandit("host", "--table", "Garage", "--name", "alice", "--seats", "3", "--state-dir", str(tmp_path / "a"),
+                  netns=h1)
+    procs = [host]
+    try:
+        fp = read_until(host, r"Your fingerprint: (\S+)", seen).group(1)
+        read_until(host, r"1 of 3 seats taken", seen)
+        listing = bandit("tables", "--json", "--timeout", "4", netns=h2)
+        procs.append(listing)
+        rc, out = finish(listing, [])
+        assert rc == 0, out
+        garage = [t for t in json.loads(out.strip().splitlines()[-1]) if t["table"] == "Garage"]
+        assert garage and garage[0]["address"] == f"{SUBNET}.1" and garage[0]["free"] == 2, out
+        bob = bandit("join", "Garage", "--name", "bob", "--state-dir", str(tmp_path / "b"), netns=h2)
+        carol = bandit("join", "Garage", "--name", "carol", "--state-dir", str(tmp_path / "c"), netns=h3)
+        procs += [bob, carol]
+        results = [finish(bob, [], 40), finish(carol, [], 40), finish(host, seen, 40)]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for rc, out in results:
+        assert rc == 0, out
+        assert f"Host fingerprint {fp} verified." in out or "host you" in out
+    assert len({game_id(out) for _, out in results}) == 1

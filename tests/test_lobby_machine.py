@@ -1,0 +1,128 @@
+"""§6 sans-I/O: the host and guest lobby state machines driven directly, no sockets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2p.errors import JoinRefused, ProtocolError
+from p2p.lobby import Broadcast, GuestLobby, HostLobby, Pin, SendTo, Started
+from transport_support import make_identities
+
+N = [bytes([i]) * 32 for i in range(1, 9)]
+
+
+def setup(tmp_path: Path, seats: int = 3, code: str | None = None):  # type: ignore[no-untyped-def]
+    ids = make_identities(tmp_path, 4)
+    host = HostLobby(ids[0], name="alice", table="T", seats=seats, table_nonce=N[0], port=4000, code=code)
+    return ids, host
+
+
+def hello_for(host: HostLobby, ident, name: str, nonce: bytes, code: str | None = None):  # type: ignore[no-untyped-def]
+    guest = GuestLobby(ident, name=name, port=5000, nonce=nonce, code=code)
+    host_nonce = bytes(32) if not hasattr(host, "_n") else host._n  # noqa: SLF001
+    offer = host.offer(host_nonce)
+    return guest, guest.on_offer(offer, host.identity.certificate, ("127.0.0.1", 4000)), host_nonce
+
+
+def test_three_peers_start_in_memory(tmp_path: Path) -> None:
+    ids, host = setup(tmp_path)
+    g1, h1, n1 = hello_for(host, ids[1], "bob", N[1])
+    w1, a1 = host.on_hello(h1, n1, "10.0.0.2")
+    assert w1["type"] == "lobby.welcome" and isinstance(a1[0], Pin) and a1[0].dial
+    g1.on_reply(w1)
+    g2, h2, n2 = hello_for(host, ids[2], "carol", N[2])
+    w2, a2 = host.on_hello(h2, n2, "10.0.0.3")
+    g2.on_reply(w2)
+    update = next(a for a in a2 if isinstance(a, SendTo) and a.message["type"] == "lobby.roster")
+    pins = g1.on_message(ids[0].peer_id, update.message)
+    assert any(isinstance(p, Pin) and p.dial and p.member.name == "carol" for p in pins)  # lower seat dials
+    start = next(a for a in a2 if isinstance(a, Broadcast)).message
+    s1 = next(a for a in g1.on_message(ids[0].peer_id, start) if isinstance(a, Broadcast)).message
+    s2 = next(a for a in g2.on_message(ids[0].peer_id, start) if isinstance(a, Broadcast)).message
+    assert g1.on_message(ids[2].peer_id, s2)[0].__class__ is Started
+    assert g2.on_message(ids[1].peer_id, s1)[0].__class__ is Started
+    host.on_message(ids[1].peer_id, s1)
+    done = host.on_message(ids[2].peer_id, s2)
+    assert isinstance(done[0], Started) and done[0].result.seat == 0
+
+
+def test_refusals_leave_the_roster_unchanged(tmp_path: Path) -> None:
+    ids, host = setup(tmp_path, seats=2)
+    g, h, n = hello_for(host, ids[1], "ALICE ", N[1])
+    before = host.roster
+    reply, actions = host.on_hello(h, n, "x")
+    assert reply["reason"] == "name-taken" and actions == [] and host.roster is before
+    reply, _ = host.on_hello({**h, "proto": 2}, n, "x")
+    assert reply["reason"] == "version"
+    g, h, n = hello_for(host, ids[0], "alice2", N[1])
+    assert host.on_hello(h, n, "x")[0]["reason"] == "duplicate"
+    with pytest.raises(JoinRefused, match="name-taken"):
+        GuestLobby(ids[1], name="x", port=1, nonce=N[1]).on_reply({"type": "lobby.refuse", "v": 1, "reason": "name-taken", "detail": "d"})
+
+
+def test_a_bad_join_signature_is_a_violation_not_a_refusal(tmp_path: Path) -> None:
+    ids, host = setup(tmp_path)
+    _, h, n = hello_for(host, ids[1], "bob", N[1])
+    with pytest.raises(ProtocolError, match="join signature does not verify") as info:
+        host.on_hello(h, bytes([9]) * 32, "x")  # signed for another connection's nonce
+    assert info.value.section == "§6.3"
+    assert len(host.roster.members) == 1
+
+
+def test_code_proofs_both_ways(tmp_path: Path) -> None:
+    ids, host = setup(tmp_path, code="sesame")
+    g, h, n = hello_for(host, ids[1], "bob", N[1], code="sesame")
+    welcome, _ = host.on_hello(h, n, "x")
+    forged = {**welcome, "proof": bytes(32)}
+    with pytest.raises(ProtocolError, match="could not prove it knows the table code"):
+        g.on_reply(forged)
+    g.on_reply(welcome)
+    with pytest.raises(JoinRefused, match="needs a code"):
+        hello_for(host, ids[2], "carol", N[2])
+
+
+def test_a_final_roster_that_differs_from_the_one_shown_is_refused(tmp_path: Path) -> None:
+    ids, host = setup(tmp_path, seats=2)
+    g, h, n = hello_for(host, ids[1], "bob", N[1])
+    welcome, actions = host.on_hello(h, n, "x")
+    g.on_reply(welcome)
+    start = next(a for a in actions if isinstance(a, Broadcast)).message
+    other = HostLobby(ids[0], name="alice", table="T", seats=2, table_nonce=N[5], port=4000)
+    _, h2, n2 = hello_for(other, ids[1], "bob", N[1])
+    _, actions2 = other.on_hello(h2, n2, "x")
+    lie = next(a for a in actions2 if isinstance(a, Broadcast)).message
+    with pytest.raises(ProtocolError, match="differs from the roster it showed us"):
+        g.on_message(ids[0].peer_id, lie)
+    with pytest.raises(ProtocolError, match="roster signature does not verify"):
+        g.on_message(ids[0].peer_id, {**start, "sig": bytes(64)})
+    g.on_message(ids[0].peer_id, start)
+    with pytest.raises(ProtocolError, match="only the host"):
+        g.on_message(ids[2].peer_id, start)
+
+
+def test_bad_roster_signatures_name_the_signer(tmp_path: Path) -> None:
+    ids, host = setup(tmp_path, seats=2)
+    g, h, n = hello_for(host, ids[1], "bob", N[1])
+    welcome, actions = host.on_hello(h, n, "x")
+    start = next(a for a in actions if isinstance(a, Broadcast)).message
+    g.on_reply(welcome)
+    sign = next(a for a in g.on_message(ids[0].peer_id, start) if isinstance(a, Broadcast)).message
+    with pytest.raises(ProtocolError, match="bob's roster signature does not verify") as info:
+        host.on_message(ids[1].peer_id, {**sign, "sig": bytes(64)})
+    assert info.value.peer == ids[1].short
+    with pytest.raises(ProtocolError, match="another game id"):
+        host.on_message(ids[1].peer_id, {**sign, "game": bytes(32)})
+    assert isinstance(host.on_message(ids[1].peer_id, sign)[0], Started)
+
+
+def test_leaving_before_the_start_frees_the_seat(tmp_path: Path) -> None:
+    ids, host = setup(tmp_path, seats=4)
+    for i, name in ((1, "bob"), (2, "carol")):
+        g, h, n = hello_for(host, ids[i], name, N[i])
+        host.on_hello(h, n, "x")
+    actions = host.on_link_lost(ids[1].peer_id)
+    assert [m.name for m in host.roster.members] == ["alice", "carol"]
+    assert [m.seat for m in host.roster.members] == [0, 1]
+    assert any(isinstance(a, SendTo) and a.peer == ids[2].peer_id for a in actions)

@@ -1,0 +1,182 @@
+"""§4.2–§4.4: the sans-I/O frame decoder and the schema checker, by example and by hypothesis."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p.errors import ProtocolError, SchemaError
+from p2p.schema import Bin, Bool, Int, ListOf, Message, OneOf, Optional, Record, Schemas, Str
+from p2p.wire import FrameDecoder, Limits, decode, decode_map, encode, encode_frame, frame_bytes
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=20) | st.binary(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+messages = st.fixed_dictionaries({"type": st.text(min_size=1, max_size=10), "v": st.integers(0, 5)},
+                                 optional={"x": values, "y": values})
+
+
+@given(st.lists(messages, min_size=1, max_size=5), st.data())
+def test_frames_round_trip_whatever_the_chunking(msgs: list[dict], data: st.DataObject) -> None:
+    stream = b"".join(encode_frame(m) for m in msgs)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=6)))
+    decoder, out, last = FrameDecoder(), [], 0
+    for cut in [*cuts, len(stream)]:
+        decoder.feed(stream[last:cut])
+        out.extend(decoder)
+        last = cut
+    decoder.close()
+    assert out == [decode(encode(m)) for m in msgs]
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_give_frames_or_protocol_errors_only(blob: bytes) -> None:
+    decoder = FrameDecoder(Limits(max_frame=1000))
+    try:
+        decoder.feed(blob)
+        list(decoder)
+        decoder.close()
+    except ProtocolError as exc:
+        assert exc.section in {"§4.2", "§4.3"}
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=100))
+def test_arbitrary_payloads_decode_or_fail_typed(payload: bytes) -> None:
+    try:
+        decode_map(payload)
+    except ProtocolError:
+        pass
+
+
+@given(values)
+def test_encoding_is_canonical(value: object) -> None:
+    assert encode(decode(encode(value))) == encode(value)
+
+
+def test_limits_are_enforced() -> None:
+    with pytest.raises(ProtocolError, match="exceeds the limit"):
+        FrameDecoder().feed(struct.pack(">I", (1 << 20) + 1))
+    with pytest.raises(ProtocolError, match="empty frame"):
+        FrameDecoder().feed(struct.pack(">I", 0))
+    deep: object = 1
+    for _ in range(9):
+        deep = [deep]
+    with pytest.raises(ProtocolError, match="nesting deeper than 8"):
+        decode_map(encode({"type": "t", "v": 1, "x": deep}))
+    with pytest.raises(ProtocolError, match="4096"):
+        decode(encode(list(range(4097))))
+    with pytest.raises(ProtocolError):
+        decode(encode("x" * 4097))
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (b"\x81\x01\x02", "keys must be str"),
+        (b"\x82\xa1a\x01\xa1a\x02", "duplicate map key 'a'"),
+        (b"\xcb" + bytes(8), "float values are not allowed"),
+        (b"\xd6\xff" + bytes(4), "not valid msgpack"),  # the timestamp extension
+        (b"\xd4\x05\x00", "not valid msgpack"),
+        (b"\xa2\xff\xfe", "not valid UTF-8"),
+        (b"\x01\x02", "left over"),
+        (b"\x91", "not valid msgpack"),
+    ],
+)
+def test_strict_subset_violations_are_named(payload: bytes, reason: str) -> None:
+    with pytest.raises(ProtocolError, match=reason) as info:
+        decode(payload)
+    assert info.value.section == "§4.3"
+
+
+def test_a_frame_needs_type_and_version() -> None:
+    with pytest.raises(ProtocolError, match="'type' must be str"):
+        decode_map(encode({"v": 1}))
+    with pytest.raises(ProtocolError, match="'v' must be int"):
+        decode_map(encode({"type": "x", "v": "1"}))
+    with pytest.raises(ProtocolError, match="a message is a map"):
+        decode_map(encode([1]))
+
+
+def test_a_broken_decoder_stays_broken() -> None:
+    decoder = FrameDecoder(peer="ABCD")
+    decoder.feed(frame_bytes(b"\xc1"))
+    with pytest.raises(ProtocolError) as first:
+        decoder.next_frame()
+    assert first.value.peer == "ABCD"
+    with pytest.raises(ProtocolError):
+        decoder.feed(encode_frame({"type": "ok", "v": 1}))
+
+
+def test_truncation_is_detected_at_close() -> None:
+    decoder = FrameDecoder()
+    decoder.feed(encode_frame({"type": "x", "v": 1})[:-1])
+    assert decoder.next_frame() is None
+    with pytest.raises(ProtocolError, match="stream ended inside a frame"):
+        decoder.close()
+
+
+# -- schemas ---------------------------------------------------------------------------
+
+NOTE = Message("note", 1, "§9.1", {
+    "n": Int(0, 10), "ok": Bool(), "who": Str(1, 5, printable=True), "h": Bin(size=4),
+    "tags": ListOf(OneOf(frozenset({"a", "b"})), 0, 2), "at": Record({"x": Int(0, 3)}), "extra": Optional(Int()),
+})
+GOOD = {"type": "note", "v": 1, "n": 3, "ok": True, "who": "bo", "h": b"1234", "tags": ["a"], "at": {"x": 1}}
+
+
+def test_a_good_message_passes_and_optional_fields_may_be_absent() -> None:
+    schemas = Schemas(NOTE)
+    assert schemas.check(GOOD) is GOOD
+    schemas.check({**GOOD, "extra": 5})
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "got"),
+    [
+        ({"n": 11}, "note.n", "11"),
+        ({"n": True}, "note.n", "bool"),
+        ({"ok": 1}, "note.ok", "int"),
+        ({"who": "b\x00"}, "note.who", "control characters"),
+        ({"h": "1234"}, "note.h", "str"),
+        ({"h": b"123"}, "note.h", "bin of 3 bytes"),
+        ({"tags": ["c"]}, "note.tags[0]", "'c'"),
+        ({"tags": ["a", "a", "a"]}, "note.tags", "array of 3 items"),
+        ({"at": {"x": 1, "y": 2}}, "note.at.y", "unknown field 'y'"),
+        ({"zzz": 1}, "note.zzz", "unknown field 'zzz'"),
+        ({"extra": None}, "note.extra", "nil"),
+    ],
+)
+def test_schema_errors_name_field_expectation_and_value(change: dict, field: str, got: str) -> None:
+    with pytest.raises(SchemaError) as info:
+        Schemas(NOTE).check({**GOOD, **change})
+    assert info.value.field == field and got in info.value.got and info.value.section == "§9.1"
+
+
+def test_missing_unknown_and_unsupported() -> None:
+    schemas = Schemas(NOTE)
+    with pytest.raises(SchemaError, match="field missing"):
+        schemas.check({k: v for k, v in GOOD.items() if k != "n"})
+    with pytest.raises(ProtocolError, match="unknown message type 'nope'"):
+        schemas.check({"type": "nope", "v": 1})
+    with pytest.raises(ProtocolError, match=r"version 2 is not supported \(supported: 1\)"):
+        schemas.check({**GOOD, "v": 2})
+    with pytest.raises(ValueError):
+        schemas.register(Message("note", 1, "§9.1", {}))  # a different schema under the same key
+    with pytest.raises(ValueError):
+        Message("bad", 1, "§9", {"type": Int()})
+
+
+@settings(max_examples=200)
+@given(st.dictionaries(st.sampled_from(sorted(GOOD) + ["zzz"]), values, max_size=9))
+def test_schema_check_accepts_or_raises_typed(fields: dict) -> None:
+    try:
+        Schemas(NOTE).check({**fields, "type": "note", "v": 1})
+    except ProtocolError:
+        pass
