@@ -1,0 +1,117 @@
+"""What a player's screen (or a headless bot driver) needs from the table it sits at.
+
+The live peer (`p2p.peer`) implements `TableSession`; the terminal client and the
+headless driver consume it. Nothing here does I/O: these are the types of the contract.
+
+A session shows one seat's knowledge only: `view()` is the engine's `SeatView` of the
+local seat, so a screen built on it cannot show a card the rules hide. Everything that
+happened is also told in plain words as `Line`s (the same narration the audit report
+uses), private lines only to the seat they concern.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from engine import Intent, SeatView
+
+LineKind = Literal["turn", "snap", "power", "round", "table", "private", "warning", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """Who sits at a seat."""
+
+    seat: int
+    name: str
+    short_id: str  # short form of the peer id (its certificate fingerprint)
+    bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of the table's event log, in plain words."""
+
+    text: str
+    kind: LineKind = "table"
+    seat: int | None = None  # the seat it is mostly about, for colouring
+
+
+@dataclass(frozen=True, slots=True)
+class RoundReport:
+    """A finished round as the round-end screen shows it."""
+
+    round: int
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    caller: int | None
+    exhausted: bool  # R7: ended because nothing could be drawn
+    tableaus: tuple[tuple[tuple[int, int], ...], ...]  # per seat: (slot, face) of every card
+    audit_ok: bool | None = None  # None while the round's shuffles are being opened (§8.7)
+    audit: str = ""  # the verdict in words
+
+
+@dataclass(slots=True)
+class Deadlines:
+    """Timers the screen shows, on the session's clock (`TableSession.now()`)."""
+
+    turn: float | None = None  # R5 turn timer of the current turn
+    peek: float | None = None  # R4.3 ready barrier before the first turn
+
+
+@dataclass(slots=True)
+class Progress:
+    """Network-level state the screen shows besides the game."""
+
+    waiting_for: tuple[int, ...] = ()  # seats the table is waiting on (link down, slow)
+    ended: bool = False  # the game is over (normally, or by the policy of §11)
+    ended_why: str = ""
+    log_path: str = ""
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class TableSession(Protocol):
+    """A seat at a running table."""
+
+    @property
+    def me(self) -> int:
+        """The local seat."""
+        ...
+
+    @property
+    def seats(self) -> tuple[SeatInfo, ...]: ...
+
+    def view(self) -> SeatView:
+        """The current state as the local seat knows it (a live engine view: read it,
+        do not keep it across `changed()`)."""
+        ...
+
+    def submit(self, intent: Intent) -> None:
+        """Send an intent of the local seat. Never blocks; if the engine refuses it when
+        it is delivered (too late, out of turn), an error `Line` says why."""
+        ...
+
+    @property
+    def lines(self) -> list[Line]: ...
+
+    @property
+    def reports(self) -> list[RoundReport]: ...
+
+    @property
+    def deadlines(self) -> Deadlines: ...
+
+    @property
+    def progress(self) -> Progress: ...
+
+    def now(self) -> float:
+        """The clock `deadlines` are on (trio's clock)."""
+        ...
+
+    async def changed(self) -> None:
+        """Return when anything above may have changed."""
+        ...
+
+    async def leave(self) -> None:
+        """Leave the table: the log is closed valid; the others see the seat go."""
+        ...
