@@ -55,6 +55,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from p2p.schema import PEER_ID, Bin, Int, Kind, ListOf, Message, Tuple
+from p2p.signing import SignedMessage
+
 MSG_TAG = b"bandit-lan/v1/msg\x00"
 TIEBREAK_TAG = b"bandit-lan/v1/tiebreak\x00"
 ZERO_HASH = bytes(32)
@@ -76,18 +79,30 @@ def tiebreak(salt: bytes, stamp: int, sender: bytes) -> bytes:
     return hashlib.sha256(TIEBREAK_TAG + salt + stamp.to_bytes(8, "big") + sender).digest()
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
-    """A signed message: `inner` is the decoded `body`; `sig` signs `body` (§4)."""
+Envelope = SignedMessage
+"""What the order layer handles: a verified signed message (§4.5)."""
 
-    sender: bytes
-    inner: Mapping[str, Any]
-    body: bytes
-    sig: bytes
+HASH = Bin(size=32)
+HEAD = Tuple((Int(-1, MAX_STAMP), HASH))
+HEADER: dict[str, Kind] = {
+    "from": PEER_ID,
+    "game": HASH,
+    "lamport": Int(0, MAX_STAMP),
+    "seq": Int(0, MAX_STAMP),
+    "prev": HASH,
+    "heads": ListOf(HEAD, 1, 15),
+}
+"""§7.1: the fields every content message carries besides its own."""
 
-    @property
-    def hash(self) -> bytes:
-        return message_hash(self.body)
+MESSAGES: tuple[Message, ...] = (
+    Message(ACK_TYPE, 1, "§7.1", {"from": PEER_ID, "game": HASH, "lamport": Int(0, MAX_STAMP), "last": HEAD,
+                                  "heads": ListOf(HEAD, 1, 15)}),
+)
+
+
+def content_message(type: str, section: str, fields: Mapping[str, Kind], v: int = 1) -> Message:
+    """The schema of a content message type: its own `fields` plus the §7.1 header."""
+    return Message(type, v, section, {**HEADER, **fields})
 
 
 class OrderError(Exception):
@@ -95,7 +110,7 @@ class OrderError(Exception):
 
     section = "§7"
 
-    def __init__(self, peer: bytes, reason: str, *, evidence: tuple[Envelope, ...] = ()) -> None:
+    def __init__(self, peer: bytes, reason: str, *, evidence: tuple[SignedMessage, ...] = ()) -> None:
         super().__init__(f"{self.section}: {reason}")
         self.peer = peer
         self.reason = reason
@@ -155,7 +170,8 @@ class _Peer:
     resend_at: float | None = None
 
 
-Sign = Callable[[dict[str, Any]], Envelope]
+Sign = Callable[[dict[str, Any]], SignedMessage]
+"""Signs an inner map (which the orderer gives its ``from``) into a `SignedMessage`."""
 
 
 class Orderer:
@@ -196,6 +212,7 @@ class Orderer:
         self.clock += 1
         inner = dict(payload)
         inner.update(
+            {"from": self.seats[self.me]},
             game=self.game,
             lamport=self.clock,
             seq=mine.next_seq,
@@ -221,6 +238,7 @@ class Orderer:
         inner = {
             "type": ACK_TYPE,
             "v": 1,
+            "from": self.seats[self.me],
             "game": self.game,
             "lamport": self.clock,
             "last": [mine.next_seq - 1, mine.chain_hash if mine.next_seq else ZERO_HASH],
@@ -257,11 +275,11 @@ class Orderer:
         peer = self._peers[seat]
         seq = header.seq
         if seq < peer.next_seq:
-            if peer.hashes[seq] != envelope.hash:
+            if peer.hashes[seq] != message_hash(envelope.body):
                 raise Equivocation(envelope.sender, f"two different messages with seq {seq}", evidence=(envelope,))
             return  # a retransmitted copy
         if seq > peer.next_seq:
-            if seq in peer.held and peer.held[seq].hash != envelope.hash:
+            if seq in peer.held and message_hash(peer.held[seq].body) != message_hash(envelope.body):
                 raise Equivocation(envelope.sender, f"two different messages with seq {seq}", evidence=(envelope, peer.held[seq]))
             if len(peer.held) >= MAX_HELD:
                 raise ChainBroken(envelope.sender, f"seq {seq} is too far ahead of {peer.next_seq}")
@@ -292,9 +310,9 @@ class Orderer:
     def _accept_content(self, seat: int, envelope: Envelope) -> None:
         peer = self._peers[seat]
         stamp = int(envelope.inner["lamport"])
-        peer.hashes.append(envelope.hash)
+        peer.hashes.append(message_hash(envelope.body))
         peer.stamps.append(stamp)
-        peer.chain_hash = envelope.hash
+        peer.chain_hash = message_hash(envelope.body)
         peer.next_seq += 1
         self._add_promise(peer, stamp, peer.next_seq - 1)
         self.clock = max(self.clock, stamp)

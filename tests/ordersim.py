@@ -15,7 +15,8 @@ from typing import Any
 import msgpack
 from nacl.signing import SigningKey, VerifyKey
 
-from p2p.order import Delivered, Envelope, OrderError, Orderer
+from p2p.order import Delivered, OrderError, Orderer
+from p2p.signing import SignedMessage as Envelope
 
 
 def make_signer(key: SigningKey, peer_id: bytes):

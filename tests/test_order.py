@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from p2p.order import (
+    message_hash,
     ChainBroken,
     Equivocation,
     HeadsInvalid,
@@ -21,7 +22,7 @@ from tests.ordersim import Network, make_signer, transmit
 
 
 def sequences(net: Network) -> list[list[bytes]]:
-    return [[d.envelope.hash for d in p.delivered] for p in net.peers]
+    return [[message_hash(d.envelope.body) for d in p.delivered] for p in net.peers]
 
 
 def run_workload(net: Network, seed: int, messages: int, spread: float) -> list[bytes]:
@@ -30,7 +31,7 @@ def run_workload(net: Network, seed: int, messages: int, spread: float) -> list[
     sent = []
     for t, seat in times:
         net.run_until(t)
-        sent.append(net.send(seat, {"type": "note", "v": 1, "n": len(sent)}).hash)
+        sent.append(message_hash(net.send(seat, {"type": "note", "v": 1, "n": len(sent)}).body))
     net.quiesce()
     return sent
 
@@ -58,7 +59,7 @@ def test_order_respects_stamps_and_causality() -> None:
     delivered = net.peers[0].delivered
     stamps = [d.stamp for d in delivered]
     assert stamps == sorted(stamps)
-    position = {d.envelope.hash: d.position for d in delivered}
+    position = {message_hash(d.envelope.body): d.position for d in delivered}
     for d in delivered:  # everything a message says it had received orders before it
         for (seq, digest) in d.envelope.inner["heads"]:
             if seq >= 0:
@@ -71,8 +72,8 @@ def test_order_causal_reply_follows_what_it_answers() -> None:
     net.run_until(0.1)
     reply = net.send(1, {"type": "note", "v": 1})
     net.quiesce()
-    order = [d.envelope.hash for d in net.peers[2].delivered]
-    assert order.index(first.hash) < order.index(reply.hash)
+    order = [message_hash(d.envelope.body) for d in net.peers[2].delivered]
+    assert order.index(message_hash(first.body)) < order.index(message_hash(reply.body))
 
 
 def test_order_ties_favour_no_seat() -> None:
@@ -192,13 +193,13 @@ def test_order_rejects_heads_the_sender_could_not_hold() -> None:
     net.peers[1].orderer.clock = 4
     early = net.peers[1].orderer.send({"type": "note", "v": 1}, 0.0)  # stamp 5
     # seat 0 claims to have seen it, yet stamps itself 2: impossible for an honest peer.
-    cheat = forge(net, 0, lamport=2, heads=[[0, early.hash], [-1, ZERO_HASH]])
+    cheat = forge(net, 0, lamport=2, heads=[[0, message_hash(early.body)], [-1, ZERO_HASH]])
     for dst in (1, 2):
         deliver_to(net, dst, cheat)
     net.broadcast(1, early)
     net.quiesce()
-    verdicts = [[(d.envelope.hash, type(d.rejected)) for d in p.delivered] for p in net.peers[1:]]
-    assert verdicts[0] == verdicts[1] == [(cheat.hash, HeadsInvalid), (early.hash, type(None))]
+    verdicts = [[(message_hash(d.envelope.body), type(d.rejected)) for d in p.delivered] for p in net.peers[1:]]
+    assert verdicts[0] == verdicts[1] == [(message_hash(cheat.body), HeadsInvalid), (message_hash(early.body), type(None))]
     assert not net.peers[1].errors and not net.peers[2].errors
 
 
@@ -209,7 +210,7 @@ def test_order_holds_out_of_order_and_fills_gaps() -> None:
     o1 = net.peers[1].orderer
     assert o1.receive(transmit(b), 0.0) == []  # held: seq 1 before seq 0
     got = o1.receive(transmit(a), 0.0)
-    assert [d.envelope.hash for d in got] == [a.hash, b.hash]
+    assert [message_hash(d.envelope.body) for d in got] == [message_hash(a.body), message_hash(b.body)]
 
 
 def test_order_zero_hash_constant_is_all_zero() -> None:
