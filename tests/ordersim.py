@@ -95,9 +95,13 @@ class Network:
                     else:
                         self._post(peer.seat, seat, envelope)
 
+    def deadlines(self) -> list[float]:
+        """Every pending timer (subclasses add their own)."""
+        return [d for p in self.peers if (d := p.orderer.next_deadline()) is not None]
+
     def run_until(self, t: float) -> None:
         while True:
-            deadlines = [d for p in self.peers if (d := p.orderer.next_deadline()) is not None]
+            deadlines = self.deadlines()
             next_frame = self._queue[0][0] if self._queue else None
             candidates = [x for x in [next_frame, min(deadlines, default=None)] if x is not None]
             step = min(candidates, default=None)
