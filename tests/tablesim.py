@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import Prng, make_bot
+from p2p.deck import SeededSource
 from p2p.order import Delivered
 from p2p.roster import TableRules
 from p2p.table import SeatDriver, Step, TableMachine, TableViolation
@@ -37,7 +38,7 @@ class TableNetwork(Network):
         *,
         rules: TableRules = TableRules(),
         bots: tuple[str, ...] = ("normal",),
-        source=os.urandom,  # type: ignore[no-untyped-def]
+        seeded: bool = True,
         **net: Any,
     ) -> None:
         super().__init__(players, seed, **net)
@@ -46,7 +47,10 @@ class TableNetwork(Network):
         names = bots * players if len(bots) == 1 else bots
         self.tables = [
             TablePeer(
-                TableMachine(game_id=game, seats=ids, rules=rules, me=i, source=source),
+                TableMachine(
+                    game_id=game, seats=ids, rules=rules, me=i,
+                    source=SeededSource(seed.to_bytes(8, "big") + bytes([i])) if seeded else os.urandom,
+                ),
                 SeatDriver(None, make_bot(names[i]), Prng.derive(seed, i)),  # type: ignore[arg-type]
             )
             for i in range(players)
@@ -69,9 +73,10 @@ class TableNetwork(Network):
         for payload in step.send:
             self.send(peer.seat, payload)
 
-    def _deliver(self, peer: SimPeer, delivered: list[Delivered]) -> None:
+    def on_deliveries(self, peer: SimPeer) -> None:
         table = self.tables[peer.seat]
-        for d in delivered:
+        for d in peer.orderer.deliveries():  # one at a time: a salt set now applies next
+            peer.delivered.append(d)
             table.log.append(d)
             self._emit(peer, table, table.machine.deliver(d, self.now))
         self._drive(peer, table)
@@ -82,12 +87,6 @@ class TableNetwork(Network):
         claim = table.driver.snap()
         if claim is not None:
             self.send(peer.seat, table.machine.submit(claim))
-
-    def _arrive(self, dst: int, envelope) -> None:  # type: ignore[no-untyped-def]
-        before = len(self.peers[dst].delivered)
-        super()._arrive(dst, envelope)
-        peer = self.peers[dst]
-        self._deliver(peer, peer.delivered[before:])
 
     def _timers(self) -> None:
         super()._timers()
