@@ -65,13 +65,24 @@ class SimPeer:
 
 
 class Network:
-    def __init__(self, peers: int, seed: int, *, latency: float = 0.002, jitter: float = 0.002, drop: float = 0.0) -> None:
+    def __init__(
+        self,
+        peers: int,
+        seed: int,
+        *,
+        latency: float = 0.002,
+        jitter: float = 0.002,
+        drop: float = 0.0,
+        identities: list[Identity] | None = None,
+        game: bytes | None = None,
+    ) -> None:
         self.rng = random.Random(seed)
         self.latency, self.jitter, self.drop = latency, jitter, drop
-        identities = [seeded_identity(self.rng.randbytes(32)) for _ in range(peers)]
+        if identities is None:
+            identities = [seeded_identity(self.rng.randbytes(32)) for _ in range(peers)]
         ids = [identity.peer_id for identity in identities]
         self.keys = {identity.peer_id: identity.certificate.public_key for identity in identities}
-        game = self.rng.randbytes(32)
+        game = game if game is not None else self.rng.randbytes(32)
         self.game = game
         self.peers = [
             SimPeer(i, Orderer(seats=ids, me=i, game=game, sign=make_signer(identity)), identity)
@@ -79,6 +90,7 @@ class Network:
         ]
         self.now = 0.0
         self._queue: list[tuple[float, int, int, Envelope]] = []
+        self._later: list[tuple[float, int, Any]] = []  # (time, order, action)
         self._n = 0
 
     def _post(self, src: int, dst: int, envelope: Envelope) -> None:
@@ -124,9 +136,17 @@ class Network:
                     else:
                         self._post(peer.seat, seat, envelope)
 
+    def schedule(self, at: float, action: Any) -> None:
+        """Run `action()` at simulated time `at` (a player's reaction time, say)."""
+        self._n += 1
+        heapq.heappush(self._later, (at, self._n, action))
+
     def deadlines(self) -> list[float]:
         """Every pending timer (subclasses add their own)."""
-        return [d for p in self.peers if (d := p.orderer.next_deadline()) is not None]
+        out = [d for p in self.peers if (d := p.orderer.next_deadline()) is not None]
+        if self._later:
+            out.append(self._later[0][0])
+        return out
 
     def run_until(self, t: float) -> None:
         while True:
@@ -141,6 +161,8 @@ class Network:
             if next_frame is not None and next_frame <= self.now:
                 _, _, dst, envelope = heapq.heappop(self._queue)
                 self._arrive(dst, envelope)
+            while self._later and self._later[0][0] <= self.now:
+                heapq.heappop(self._later)[2]()
             self._timers()
 
     def quiesce(self, extra: float = 30.0) -> None:

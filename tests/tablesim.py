@@ -8,15 +8,18 @@ jitter, reordering and drops, and every message is signed and verified.
 from __future__ import annotations
 
 import os
+import random
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine import Prng, make_bot
 from p2p.deck import SeededSource
 from p2p.order import Delivered
-from p2p.roster import TableRules
+from p2p.log import FairnessLog, header_for
+from p2p.roster import Member, Roster, TableRules, game_id_of, sign_roster
 from p2p.table import SeatDriver, Step, TableMachine, TableViolation
-from tests.ordersim import Network, SimPeer
+from tests.ordersim import Network, SimPeer, seeded_identity
 
 
 @dataclass
@@ -39,9 +42,21 @@ class TableNetwork(Network):
         rules: TableRules = TableRules(),
         bots: tuple[str, ...] = ("normal",),
         seeded: bool = True,
+        snap_delay: float = 0.0,
+        act_delay: float = 0.0,
         **net: Any,
     ) -> None:
-        super().__init__(players, seed, **net)
+        rng = random.Random(f"table-{seed}")
+        identities = [seeded_identity(rng.randbytes(32)) for _ in range(players)]
+        nonces = [rng.randbytes(32) for _ in range(players)]
+        self.roster = Roster(
+            "Test table", nonces[0], players,
+            tuple(Member(i, f"P{i}", ident.certificate, nonces[i]) for i, ident in enumerate(identities)),
+            rules=rules,
+        )
+        self.canonical = self.roster.canonical()
+        self.signatures = [sign_roster(ident, self.canonical) for ident in identities]
+        super().__init__(players, seed, identities=identities, game=game_id_of(self.canonical), **net)
         ids = self.peers[0].orderer.seats
         game = self.peers[0].orderer.game
         names = bots * players if len(bots) == 1 else bots
@@ -57,6 +72,8 @@ class TableNetwork(Network):
         ]
         for t in self.tables:
             t.driver.machine = t.machine
+        self.snap_delay = snap_delay
+        self.act_delay = act_delay
         self.observer = TableMachine(game_id=game, seats=ids, rules=rules, me=None)
 
     def start(self) -> None:
@@ -83,10 +100,19 @@ class TableNetwork(Network):
 
     def _drive(self, peer: SimPeer, table: TablePeer) -> None:
         while (intent := table.driver.act()) is not None:
-            self.send(peer.seat, table.machine.submit(intent))
+            payload = table.machine.submit(intent)
+            if self.act_delay:  # thinking time before a turn decision
+                self.schedule(self.now + self.act_delay, lambda payload=payload: self.send(peer.seat, payload))
+            else:
+                self.send(peer.seat, payload)
         claim = table.driver.snap()
         if claim is not None:
-            self.send(peer.seat, table.machine.submit(claim))
+            payload = table.machine.submit(claim)
+            if self.snap_delay:  # a reaction time, with a little human spread
+                at = self.now + self.snap_delay * (1 + self.rng.random() * 0.02)
+                self.schedule(at, lambda payload=payload: self.send(peer.seat, payload))
+            else:
+                self.send(peer.seat, payload)
 
     def _timers(self) -> None:
         super()._timers()
@@ -107,6 +133,18 @@ class TableNetwork(Network):
             self.run_until(self.now + 1.0)
             for peer, table in zip(self.peers, self.tables):
                 self._drive(peer, table)
+
+    def write_logs(self, folder: Path) -> list[Path]:
+        """Each peer's fairness log, as a live peer writes it (§10)."""
+        paths = []
+        for seat, table in enumerate(self.tables):
+            path = folder / f"seat{seat}.bandit-log"
+            log = FairnessLog.create(path, header_for(self.canonical, self.signatures, seat))
+            for d in table.log:
+                log.append(d.envelope)
+            log.close("the game ended" if table.machine.finished else "stopped")
+            paths.append(path)
+        return paths
 
     def audit(self) -> TableMachine:
         """Replay peer 0's delivered sequence through an observer (what the auditor does)."""
