@@ -32,7 +32,7 @@ from p2p.order import OrderError, OrderReplay
 from p2p.roster import Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.signing import open_signed, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
-from p2p.table import Applied, Refused, RoundOutcome, TableMachine
+from p2p.table import Applied, Refused, RoundOutcome, SeatLeft, TableMachine
 from p2p.transport import link_schemas
 
 
@@ -64,6 +64,7 @@ class AuditResult:
     refused: list[Refused] = field(default_factory=list)
     rounds: list[RoundOutcome] = field(default_factory=list)
     finished: bool = False
+    left: tuple[int, str] | None = None  # (seat, why): a player left and the game ended there
     closed: str | None = None
     first_failure: Failure | None = None
     machine: TableMachine | None = None
@@ -141,6 +142,10 @@ def audit(path: Path) -> AuditResult:
         result.applied.extend(step.applied)
         result.refused.extend(step.refused)
         result.rounds.extend(step.rounds)
+        if isinstance(step.violation, SeatLeft):  # the game ends; later records are still checked
+            assert step.violation.seat is not None
+            result.left = (step.violation.seat, step.violation.reason)
+            continue
         if step.violation is not None:
             v = step.violation
             result.first_failure = Failure(index, v.seat, v.section, v.reason)
@@ -149,7 +154,7 @@ def audit(path: Path) -> AuditResult:
     result.closed = contents.ended
     if contents.torn:
         result.first_failure = Failure(None, None, "§10.1", "the log's last record was cut short (the peer stopped while writing)")
-    elif not machine.finished:
+    elif not machine.finished and result.left is None:
         result.first_failure = Failure(None, None, "§10.2", f"the log ends in round {machine.round_number}, before the game did")
     elif contents.ended is None:
         result.first_failure = Failure(None, None, "§10.1", "the log was not closed")

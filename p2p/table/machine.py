@@ -103,6 +103,10 @@ class TableViolation(Exception):
         self.reason = reason
 
 
+class SeatLeft(TableViolation):
+    """A player left the table (§9.8): the game ends there, but nobody cheated."""
+
+
 @dataclass(frozen=True, slots=True)
 class Applied:
     """An engine event applied at `position` of the order (`seat`: who caused it, if anyone)."""
@@ -273,6 +277,17 @@ class TableMachine:
         self._flush_shares(step)
         return step
 
+    def turn_started_at(self) -> float | None:
+        """When the current turn started here (for the R5 turn timer on screen)."""
+        since = self._turn_since
+        if since is None or since[0] != self.engine.turn or self.engine.phase not in TURN_PHASES:
+            return None
+        return since[1]
+
+    def peek_started_at(self) -> float | None:
+        """When the R4.3 ready barrier started here, while it runs."""
+        return self._peek_since if self.engine.phase is Phase.PEEK else None
+
     def next_deadline(self) -> float | None:
         """When `on_timer` has a timer claim to make (seated peers only)."""
         claim = self._timer_claim()
@@ -433,7 +448,7 @@ class TableMachine:
             step.finished = True
 
     def _on_leave(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
-        raise TableViolation("§9.8", seat, f"left the table ({inner['reason'] or 'no reason given'})")
+        raise SeatLeft("§9.8", seat, f"left the table ({inner['reason'] or 'no reason given'})")
 
     # -- handlers: play --------------------------------------------------------------
 
