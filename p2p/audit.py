@@ -30,7 +30,7 @@ from p2p.log import LogContents, LogError, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import OrderError, OrderReplay
 from p2p.roster import Roster, game_id_of, parse_canonical, roster_signature_valid
-from p2p.signing import open_signed, signed_frame
+from p2p.signing import SignedMessage, open_signed, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from p2p.table import Applied, Refused, RoundOutcome, SeatLeft, TableMachine
 from p2p.transport import link_schemas
@@ -121,20 +121,36 @@ def audit(path: Path) -> AuditResult:
     seats = [m.peer_id for m in members]
     keys = {m.peer_id: m.cert.public_key for m in members}
     schemas = link_schemas(*ORDER_MESSAGES, *TABLE_MESSAGES)
+
+    # Pass 1, the log's integrity: signatures, schemas, chains, stamps never backwards.
+    opened: list[SignedMessage] = []
+    integrity = OrderReplay(seats=seats, game=result.game_id, ties=False)
+    broken: Failure | None = None
+    for index, (body, sig) in enumerate(contents.messages):
+        try:
+            message = open_signed(signed_frame(body, sig), keys, schemas)
+            integrity.next(message)
+        except ProtocolError as exc:
+            broken = Failure(index, _seat_of_body(body, seats), exc.section, exc.reason)
+            break
+        except OrderError as exc:
+            # a record out of place says the log was altered: nobody at the table is blamed
+            broken = Failure(index, None, exc.section, f"{short_id(exc.peer)}'s message: {exc.reason}")
+            break
+        opened.append(message)
+
+    # Pass 2, the game: the agreed order with its ties and heads (§7.4, §7.5), then every
+    # message through the table machine, up to where the log's integrity holds. A log
+    # altered anywhere is judged as altered: nothing in it may then convict a player.
     replay = OrderReplay(seats=seats, game=result.game_id)
     machine = TableMachine(game_id=result.game_id, seats=seats, rules=roster.rules, me=None)
     result.machine = machine
-    for index, (body, sig) in enumerate(contents.messages):
+    for index, message in enumerate(opened):
         result.records = index + 1
         try:
-            message = open_signed(signed_frame(body, sig), keys, schemas)
             delivered = replay.next(message)
-        except ProtocolError as exc:
-            seat = _seat_of_body(body, seats)
-            result.first_failure = Failure(index, seat, exc.section, exc.reason)
-            return result
         except OrderError as exc:
-            result.first_failure = Failure(index, seats.index(exc.peer) if exc.peer in seats else None, exc.section, exc.reason)
+            result.first_failure = broken or Failure(index, None, exc.section, f"{short_id(exc.peer)}'s message: {exc.reason}")
             return result
         step = machine.deliver(delivered, 0.0)
         if step.salt is not None:
@@ -148,8 +164,12 @@ def audit(path: Path) -> AuditResult:
             continue
         if step.violation is not None:
             v = step.violation
-            result.first_failure = Failure(index, v.seat, v.section, v.reason)
+            result.first_failure = broken or Failure(index, v.seat, v.section, v.reason)
             return result
+    if broken is not None:
+        result.records = broken.record + 1 if broken.record is not None else result.records
+        result.first_failure = broken
+        return result
     result.finished = machine.finished
     result.closed = contents.ended
     if contents.torn:
