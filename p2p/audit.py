@@ -122,11 +122,23 @@ def audit(path: Path) -> AuditResult:
     keys = {m.peer_id: m.cert.public_key for m in members}
     schemas = link_schemas(*ORDER_MESSAGES, *TABLE_MESSAGES)
 
-    # Pass 1, the log's integrity: signatures, schemas, chains, stamps never backwards.
+    # Pass 1, the log's integrity: signatures, schemas, chains, stamps never backwards;
+    # each sender's side chain unbroken too.
     opened: list[SignedMessage] = []
     integrity = OrderReplay(seats=seats, game=result.game_id, ties=False)
     broken: Failure | None = None
-    for index, (body, sig) in enumerate(contents.messages):
+    sides: list[tuple[int, SignedMessage]] = []
+    for index, (body, sig) in enumerate(contents.sides):
+        try:
+            side = open_signed(signed_frame(body, sig), keys, schemas)
+            sides.append((integrity.side(side), side))
+        except ProtocolError as exc:
+            broken = Failure(None, _seat_of_body(body, seats), exc.section, f"side record {index}: {exc.reason}")
+            break
+        except OrderError as exc:
+            broken = Failure(None, None, exc.section, f"side record {index}, {short_id(exc.peer)}'s: {exc.reason}")
+            break
+    for index, (body, sig) in enumerate(contents.messages if broken is None else []):
         try:
             message = open_signed(signed_frame(body, sig), keys, schemas)
             integrity.next(message)
@@ -145,6 +157,12 @@ def audit(path: Path) -> AuditResult:
     replay = OrderReplay(seats=seats, game=result.game_id)
     machine = TableMachine(game_id=result.game_id, seats=seats, rules=roster.rules, me=None)
     result.machine = machine
+    for seat, side in sides:  # shares wait in the machine until their need comes up
+        step = machine.receive_side(seat, side, 0.0)
+        if step.violation is not None:
+            v = step.violation
+            result.first_failure = broken or Failure(None, v.seat, v.section, v.reason)
+            return result
     for index, message in enumerate(opened):
         result.records = index + 1
         try:
@@ -174,6 +192,14 @@ def audit(path: Path) -> AuditResult:
     result.closed = contents.ended
     if contents.torn:
         result.first_failure = Failure(None, None, "§10.1", "the log's last record was cut short (the peer stopped while writing)")
+    elif machine.waiting_for_shares and not machine.finished and result.left is None:
+        need, seats_missing = next(iter(machine.waiting_for_shares.items()))
+        who = ", ".join(result.names[s] for s in seats_missing)
+        result.first_failure = Failure(
+            None, None, "§10.2",
+            f"the log ends waiting for shares of reveal {need} from {who}, which it does not hold "
+            "(the log is incomplete, or side records were removed)",
+        )
     elif not machine.finished and result.left is None:
         result.first_failure = Failure(None, None, "§10.2", f"the log ends in round {machine.round_number}, before the game did")
     elif contents.ended is None:

@@ -55,7 +55,8 @@ class _Driver:
             elif isinstance(action, Unpin):
                 self.mesh.forget(action.peer)
             elif isinstance(action, SendTo):
-                self.mesh.send(action.peer, action.message)
+                if action.peer in self.mesh.peers():  # it may have left since the action was made
+                    self.mesh.send(action.peer, action.message)
             elif isinstance(action, Broadcast):
                 self.mesh.broadcast(action.message)
             elif isinstance(action, RosterChanged):

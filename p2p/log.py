@@ -8,7 +8,9 @@ roster's canonical encoding R and every member's signature over it (§6.6), so t
 alone says who played and proves they agreed to. Then, in the agreed order, one
 ``log.msg`` frame per delivered content message with its exact ``body`` and ``sig``
 (§4.5): the log's own integrity needs no extra hashes, because the messages are signed
-and chained (§7.2) and their order is checkable (§7.4). ``log.note`` frames are the
+and chained (§7.2) and their order is checkable (§7.4). Side messages (§7.8: shares)
+are recorded as ``log.side`` frames when they arrive (or are sent); each sender's are in
+its side chain's order, interleaved with the rest as they came. ``log.note`` frames are the
 peer's own remarks (a peer that sent garbage, a lost link); they are unsigned, shown
 by the audit, and never part of its verdict. ``log.end`` closes a log cleanly.
 
@@ -43,6 +45,7 @@ SCHEMAS = Schemas(
          "software": Str(max_len=64)},
     ),
     Message("log.msg", 1, "§10.1", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
+    Message("log.side", 1, "§10.1", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
     Message("log.note", 1, "§10.1", {"text": Str(max_len=2000), "peer": Optional(Bin(size=32)), "section": Optional(Str(max_len=16))}),
     Message("log.end", 1, "§10.1", {"why": Str(max_len=200)}),
 )
@@ -69,7 +72,8 @@ class LogContents:
     """A log as read back: header, messages in order, notes, and how it ended."""
 
     header: Header
-    messages: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig)
+    messages: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig) in the agreed order
+    sides: list[tuple[bytes, bytes]] = field(default_factory=list)  # side messages, as they came
     notes: list[Note] = field(default_factory=list)
     ended: str | None = None  # the reason given in log.end, if the log was closed
     torn: bool = False  # the last frame was cut short (a crash while writing)
@@ -107,6 +111,10 @@ class FairnessLog:
         """Record a delivered content message, byte for byte."""
         self._write({"type": "log.msg", "v": 1, "body": message.body, "sig": message.sig})
         self.messages += 1
+
+    def append_side(self, message: SignedMessage) -> None:
+        """Record a side message (§7.8) as it arrives or leaves, byte for byte."""
+        self._write({"type": "log.side", "v": 1, "body": message.body, "sig": message.sig})
 
     def note(self, text: str, *, peer: bytes | None = None, section: str | None = None) -> None:
         frame: dict[str, Any] = {"type": "log.note", "v": 1, "text": text[:2000]}
@@ -170,6 +178,8 @@ def read_log(path: Path) -> LogContents:
             raise LogError("§10.1", f"frame at byte {offset} follows the log's end")
         if kind == "log.msg":
             contents.messages.append((frame["body"], frame["sig"]))
+        elif kind == "log.side":
+            contents.sides.append((frame["body"], frame["sig"]))
         elif kind == "log.note":
             contents.notes.append(Note(len(contents.messages), frame["text"], frame.get("peer"), frame.get("section")))
         elif kind == "log.end":

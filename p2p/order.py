@@ -42,9 +42,15 @@ Checks, and where they happen:
   message. A violation there is reported as a *rejected* delivery: the message keeps
   its place in the sender's chain and in the log, but the table must not apply it.
 
+* **Side** messages (decryption shares) form a second chain per sender (``sseq``,
+  ``sprev``) but are *not* ordered: they are handed over as soon as they arrive in
+  chain order. Their use does not depend on when they arrive (the table consumes them
+  in its own deterministic order), so making them wait for stability would only add
+  latency. They are signed, chained, logged and retransmitted like content.
+
 Lost frames are repaired by retransmission: a peer's heads in its acks say what it
-holds of ours; whatever it lacks for longer than the retransmission timeout is sent
-again, byte for byte.
+holds of ours (both chains); whatever it lacks for longer than the retransmission
+timeout is sent again, byte for byte.
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ from p2p.schema import PEER_ID, Bin, Int, Kind, ListOf, Message, Tuple
 from p2p.signing import SignedMessage
 
 MSG_TAG = b"bandit-lan/v1/msg\x00"
+SIDE_TAG = b"bandit-lan/v1/side\x00"
 TIEBREAK_TAG = b"bandit-lan/v1/tiebreak\x00"
 ZERO_HASH = bytes(32)
 ACK_TYPE = "ack"
@@ -73,6 +80,11 @@ HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
 def message_hash(body: bytes) -> bytes:
     """§7.2: the hash that chains, heads and the log use for a content message."""
     return hashlib.sha256(MSG_TAG + body).digest()
+
+
+def side_genesis(game: bytes) -> bytes:
+    """§7.8: the `sprev` of every sender's first side message."""
+    return hashlib.sha256(SIDE_TAG + game).digest()
 
 
 def tiebreak(salt: bytes, stamp: int, sender: bytes) -> bytes:
@@ -97,13 +109,25 @@ HEADER: dict[str, Kind] = {
 
 MESSAGES: tuple[Message, ...] = (
     Message(ACK_TYPE, 1, "§7.1", {"from": PEER_ID, "game": HASH, "lamport": Int(0, MAX_STAMP), "last": HEAD,
-                                  "heads": ListOf(HEAD, 1, 15)}),
+                                  "heads": ListOf(HEAD, 1, 15), "slast": HEAD, "sides": ListOf(HEAD, 1, 15)}),
 )
+
+SIDE_HEADER: dict[str, Kind] = {"from": PEER_ID, "game": HASH, "sseq": Int(0, MAX_STAMP), "sprev": HASH}
+"""§7.8: the fields every side message carries besides its own."""
 
 
 def content_message(type: str, section: str, fields: Mapping[str, Kind], v: int = 1) -> Message:
     """The schema of a content message type: its own `fields` plus the §7.1 header."""
     return Message(type, v, section, {**HEADER, **fields})
+
+
+def side_message(type: str, section: str, fields: Mapping[str, Kind], v: int = 1) -> Message:
+    """The schema of a side message type: its own `fields` plus the §7.8 header."""
+    return Message(type, v, section, {**SIDE_HEADER, **fields})
+
+
+def is_side(inner: Mapping[str, Any]) -> bool:
+    return "sseq" in inner
 
 
 class OrderError(Exception):
@@ -169,6 +193,12 @@ class _Peer:
     covered: int = -1  # highest stamp promised with every message before it held
     has_of_mine: int = -1  # highest seq of my chain it declared holding
     resend_at: float | None = None
+    side_next: int = 0
+    side_hash: bytes = ZERO_HASH
+    side_hashes: list[bytes] = field(default_factory=list)
+    side_held: dict[int, Envelope] = field(default_factory=dict)
+    has_side_of_mine: int = -1
+    side_resend_at: float | None = None
 
 
 class SaltSchedule:
@@ -223,8 +253,10 @@ class Orderer:
         self.game = game
         self._sign = sign
         self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
-        self._peers = [_Peer(chain_hash=game) for _ in self.seats]
+        self._peers = [_Peer(chain_hash=game, side_hash=side_genesis(game)) for _ in self.seats]
         self.salts = SaltSchedule(salt if salt is not None else game)
+        self._side_sent: list[SignedMessage] = []
+        self._side_ready: deque[tuple[int, SignedMessage]] = deque()
         self._pending: dict[int, list[Envelope]] = {}
         self._pending_stamps: list[int] = []
         self._ready: deque[SignedMessage] = deque()  # the sorted group being delivered
@@ -267,6 +299,34 @@ class Orderer:
                 peer.resend_at = now + RETRANSMIT_AFTER
         return envelope
 
+    def _side_heads(self) -> list[list[Any]]:
+        return [
+            [p.side_next - 1, p.side_hash if p.side_next else ZERO_HASH]
+            for i, p in enumerate(self._peers)
+            if i != self.me
+        ]
+
+    def send_side(self, payload: Mapping[str, Any], now: float) -> Envelope:
+        """Chain and sign a side message (§7.8); it is not ordered and not delivered to us."""
+        mine = self._peers[self.me]
+        inner = dict(payload)
+        inner.update({"from": self.seats[self.me]}, game=self.game, sseq=mine.side_next, sprev=mine.side_hash)
+        envelope = self._sign(inner)
+        digest = message_hash(envelope.body)
+        mine.side_hashes.append(digest)
+        mine.side_hash = digest
+        mine.side_next += 1
+        self._side_sent.append(envelope)
+        for i, peer in enumerate(self._peers):
+            if i != self.me and peer.side_resend_at is None:
+                peer.side_resend_at = now + RETRANSMIT_AFTER
+        return envelope
+
+    def side_deliveries(self) -> Iterator[tuple[int, Envelope]]:
+        """(seat, side message) pairs that arrived, each sender's in chain order."""
+        while self._side_ready:
+            yield self._side_ready.popleft()
+
     def ack_due(self) -> bool:
         """True when others' content is stamped above every promise we have made."""
         return self._ack_wanted > self._last_sent_stamp
@@ -282,6 +342,8 @@ class Orderer:
             "lamport": self.clock,
             "last": [mine.next_seq - 1, mine.chain_hash if mine.next_seq else ZERO_HASH],
             "heads": self._heads(),
+            "slast": [mine.side_next - 1, mine.side_hash if mine.side_next else ZERO_HASH],
+            "sides": self._side_heads(),
         }
         self._note_sent(now)
         return self._sign(inner)
@@ -303,6 +365,9 @@ class Orderer:
         seat = self._seat_of.get(envelope.sender)
         if seat is None or seat == self.me:
             raise MalformedHeader(envelope.sender, "sender is not another seat of this table")
+        if is_side(envelope.inner):
+            self._receive_side(seat, envelope)
+            return
         header = _parse_header(envelope, len(self.seats), self.game)
         if envelope.inner.get("type") == ACK_TYPE:
             self._accept_ack(seat, envelope, header)
@@ -334,6 +399,32 @@ class Orderer:
                 peer.held.clear()
                 raise
             self._accept_content(seat, following)
+
+    def _receive_side(self, seat: int, envelope: Envelope) -> None:
+        """§7.8: accept the side chain in order; hold early ones; refuse forks."""
+        peer = self._peers[seat]
+        sseq, sprev = _parse_side(envelope, self.game)
+        digest = message_hash(envelope.body)
+        if sseq < peer.side_next:
+            if peer.side_hashes[sseq] != digest:
+                raise Equivocation(envelope.sender, f"two different side messages with sseq {sseq}", evidence=(envelope,))
+            return
+        if sseq > peer.side_next:
+            if sseq in peer.side_held and message_hash(peer.side_held[sseq].body) != digest:
+                raise Equivocation(envelope.sender, f"two different side messages with sseq {sseq}")
+            if len(peer.side_held) >= MAX_HELD:
+                raise ChainBroken(envelope.sender, f"side sseq {sseq} is too far ahead of {peer.side_next}")
+            peer.side_held[sseq] = envelope
+            return
+        if sprev != peer.side_hash:
+            raise ChainBroken(envelope.sender, f"side message {sseq} does not chain to the previous one")
+        peer.side_hashes.append(digest)
+        peer.side_hash = digest
+        peer.side_next += 1
+        self._side_ready.append((seat, envelope))
+        following = peer.side_held.pop(peer.side_next, None)
+        if following is not None:
+            self._receive_side(seat, following)
 
     def _check_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
         peer = self._peers[seat]
@@ -368,6 +459,11 @@ class Orderer:
         if 0 <= seq < peer.next_seq and peer.hashes[seq] != digest:
             raise Equivocation(envelope.sender, f"its ack names a different message as its seq {seq}", evidence=(envelope,))
         self._add_promise(peer, header.stamp, seq)
+        sides = envelope.inner["sides"]
+        held = int(sides[self.me if self.me < seat else self.me - 1][0])
+        if held > peer.has_side_of_mine:
+            peer.has_side_of_mine = held
+            peer.side_resend_at = None
 
     def _add_promise(self, peer: _Peer, stamp: int, declared: int) -> None:
         if stamp > peer.covered:
@@ -426,7 +522,7 @@ class Orderer:
 
     def next_deadline(self) -> float | None:
         """When `on_timer` next has work: a retransmission or a heartbeat."""
-        times = [p.resend_at for i, p in enumerate(self._peers) if i != self.me and p.resend_at is not None]
+        times = [t for i, p in enumerate(self._peers) if i != self.me for t in (p.resend_at, p.side_resend_at) if t is not None]
         if self._last_sent_time is not None:
             times.append(self._last_sent_time + HEARTBEAT_EVERY)
         return min(times) if times else None
@@ -444,6 +540,16 @@ class Orderer:
             elif now >= peer.resend_at:
                 out.extend((i, e) for e in self._sent[peer.has_of_mine + 1 :])
                 peer.resend_at = now + RETRANSMIT_AFTER
+        last_side = len(self._side_sent) - 1
+        for i, peer in enumerate(self._peers):
+            if i == self.me or peer.has_side_of_mine >= last_side:
+                peer.side_resend_at = None
+                continue
+            if peer.side_resend_at is None:
+                peer.side_resend_at = now + RETRANSMIT_AFTER
+            elif now >= peer.side_resend_at:
+                out.extend((i, e) for e in self._side_sent[peer.has_side_of_mine + 1 :])
+                peer.side_resend_at = now + RETRANSMIT_AFTER
         if self._last_sent_time is None or now >= self._last_sent_time + HEARTBEAT_EVERY:
             out.append((-1, self.ack(now)))
         return out
@@ -484,6 +590,12 @@ def _parse_header(envelope: Envelope, seats: int, game: bytes) -> _Header:
     if inner.get("type") == ACK_TYPE:
         last = inner.get("last")
         _check_head(last, bad)
+        _check_head(inner.get("slast"), bad)
+        sides = inner.get("sides")
+        if not isinstance(sides, list) or len(sides) != seats - 1:
+            raise bad(f"sides must list the {seats - 1} other seats")
+        for head in sides:
+            _check_head(head, bad)
         return _Header(stamp, -1, ZERO_HASH, heads, (int(last[0]), bytes(last[1])))
     seq, prev = inner.get("seq"), inner.get("prev")
     if type(seq) is not int or not 0 <= seq < MAX_STAMP:
@@ -491,6 +603,19 @@ def _parse_header(envelope: Envelope, seats: int, game: bytes) -> _Header:
     if not isinstance(prev, bytes) or len(prev) != 32:
         raise bad("prev must be 32 bytes")
     return _Header(stamp, seq, prev, heads, (seq, b""))
+
+
+def _parse_side(envelope: Envelope, game: bytes) -> tuple[int, bytes]:
+    """Check the §7.8 side header of `envelope` and return (sseq, sprev)."""
+    inner = envelope.inner
+    if inner.get("game") != game:
+        raise MalformedHeader(envelope.sender, "side message is for another game")
+    sseq, sprev = inner.get("sseq"), inner.get("sprev")
+    if type(sseq) is not int or not 0 <= sseq < MAX_STAMP:
+        raise MalformedHeader(envelope.sender, "sseq must be a non-negative integer")
+    if not isinstance(sprev, bytes) or len(sprev) != 32:
+        raise MalformedHeader(envelope.sender, "sprev must be 32 bytes")
+    return sseq, sprev
 
 
 def _check_head(head: Any, bad: Callable[[str], MalformedHeader]) -> None:
@@ -530,7 +655,7 @@ class OrderReplay:
         self.game = game
         self.ties = ties
         self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
-        self._peers = [_Peer(chain_hash=game) for _ in self.seats]
+        self._peers = [_Peer(chain_hash=game, side_hash=side_genesis(game)) for _ in self.seats]
         self.salts = SaltSchedule(game)
         self._last: tuple[int, bytes] | None = None
         self._delivering = 0
@@ -568,6 +693,26 @@ class OrderReplay:
         delivered = Delivered(self.position, seat, envelope, verdict)
         self.position += 1
         return delivered
+
+    def side(self, envelope: Envelope) -> int:
+        """Check the next recorded side message of its sender (§7.8); return its seat."""
+        seat = self._seat_of.get(envelope.sender)
+        if seat is None:
+            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+        peer = self._peers[seat]
+        sseq, sprev = _parse_side(envelope, self.game)
+        if sseq != peer.side_next:
+            raise ChainBroken(
+                envelope.sender,
+                f"its side sseq {sseq} comes where sseq {peer.side_next} is due: a record is missing, repeated or out of place",
+            )
+        if sprev != peer.side_hash:
+            raise ChainBroken(envelope.sender, f"side message {sseq} does not chain to the previous one")
+        digest = message_hash(envelope.body)
+        peer.side_hashes.append(digest)
+        peer.side_hash = digest
+        peer.side_next += 1
+        return seat
 
     def set_salt(self, salt: bytes) -> None:
         self.salts.set_after(self._delivering, salt)

@@ -42,7 +42,7 @@ from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 from p2p.signing import SignedMessage, sign, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from p2p.table import SeatDriver, Step, TableMachine
-from p2p.transport import LinkDown, LinkUp, Mesh, Received, link_schemas
+from p2p.transport import LinkDown, LinkUp, Mesh, MeshEvent, Received, link_schemas
 
 log = logging.getLogger("bandit_lan.peer")
 
@@ -207,22 +207,32 @@ class TablePeer:
 
     def summary(self) -> GameSummary:
         m = self.machine
-        totals = dict(zip(self.names, m.engine.totals))
+        # Only rounds whose shuffles were opened and verified count (§8.9): a round that
+        # ended without its openings is void.
+        verified = m.outcomes[-1].totals if m.outcomes else tuple(0 for _ in self.names)
+        totals = dict(zip(self.names, verified))
         winners = [self.names[s] for s in m.engine.winners] if m.engine.over else []
         return GameSummary(self.game_id, self.names, len(m.outcomes), totals, winners, self.log.path, m.finished, self._why)
 
     async def _read_mesh(self) -> None:
-        async for event in self.mesh:
-            if isinstance(event, Received) and isinstance(event.message, SignedMessage):
-                self._receive(event.peer, event.message)
-            elif isinstance(event, LinkDown):
-                self._link_down(event)
-            elif isinstance(event, LinkUp):
-                seat = self._seat_of(event.peer)
-                if seat is not None and seat in self._progress.waiting_for:
-                    self._progress.waiting_for = tuple(s for s in self._progress.waiting_for if s != seat)
-                    self._say(f"{self.names[seat]} is back.", "table", seat)
+        """Handle every frame that has arrived, then acknowledge once (coalesced acks)."""
+        while True:
+            event: MeshEvent | None = await self.mesh.receive()
+            while event is not None and not self._done.is_set():
+                self._on_event(event)
+                event = self.mesh.receive_nowait()
             self._after_processing()
+
+    def _on_event(self, event: MeshEvent) -> None:
+        if isinstance(event, Received) and isinstance(event.message, SignedMessage):
+            self._receive(event.peer, event.message)
+        elif isinstance(event, LinkDown):
+            self._link_down(event)
+        elif isinstance(event, LinkUp):
+            seat = self._seat_of(event.peer)
+            if seat is not None and seat in self._progress.waiting_for:
+                self._progress.waiting_for = tuple(s for s in self._progress.waiting_for if s != seat)
+                self._say(f"{self.names[seat]} is back.", "table", seat)
 
     def _receive(self, link_peer: bytes, message: SignedMessage) -> None:
         now = trio.current_time()
@@ -231,6 +241,11 @@ class TablePeer:
             return
         try:
             self.orderer.receive(message, now)
+            for seat, side in self.orderer.side_deliveries():
+                self.log.append_side(side)
+                self._handle(self.machine.receive_side(seat, side, now))
+                if self._done.is_set():
+                    return
         except OrderError as exc:
             seat = self._seat_of(exc.peer)
             who = self.names[seat] if seat is not None else short_id(exc.peer)
@@ -253,6 +268,11 @@ class TablePeer:
             self.orderer.set_salt(step.salt)
         for payload in step.send:
             self._send(payload)
+        for payload in step.side:
+            side = self.orderer.send_side(payload, trio.current_time())
+            self.machine.sent_side(side)
+            self.log.append_side(side)
+            self._broadcast(side)
         for refused in step.refused:
             if refused.seat == self._me:
                 self._say(f"Not accepted ({refused.section}): {refused.reason}.", "error", refused.seat)
@@ -287,13 +307,14 @@ class TablePeer:
         body, sig = sign(self.identity, inner)
         return SignedMessage(self.identity.peer_id, inner, body, sig)
 
-    def _after_processing(self) -> None:
+    def _after_processing(self, *, from_timers: bool = False) -> None:
         """After any input: acknowledge, let the bot decide, refresh timers and screens."""
         if self.orderer.ack_due() and not self._done.is_set():
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._drive()
         self._update_deadlines()
-        self._wake.set()
+        if not from_timers:  # deadlines may have moved: the timer task recomputes them
+            self._wake.set()
         self._watch.poke()
 
     def _drive(self) -> None:
@@ -333,7 +354,7 @@ class TablePeer:
                 else:
                     self.mesh.send(self.machine.seats[seat], frame)
             self._handle(self.machine.on_timer(now))
-            self._after_processing()
+            self._after_processing(from_timers=True)
 
     def _update_deadlines(self) -> None:
         engine = self.machine.engine

@@ -268,6 +268,15 @@ class Mesh:
             return self._requeued.popleft()
         return await self._events_out.receive()
 
+    def receive_nowait(self) -> MeshEvent | None:
+        """The next event if one is already waiting, else None (to drain a burst)."""
+        if self._requeued:
+            return self._requeued.popleft()
+        try:
+            return self._events_out.receive_nowait()
+        except trio.WouldBlock:
+            return None
+
     def requeue(self, events: Iterable[MeshEvent]) -> None:
         """Hand events back (in order) for the next reader, e.g. game messages that
         arrived while the lobby was still collecting signatures."""
@@ -415,6 +424,7 @@ class Mesh:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._guarded, self._write, peer, link)
                 nursery.start_soon(self._guarded, self._read, peer, link)
+        replaced = peer.link is not None and peer.link is not link
         if peer.link is link:
             peer.link = None
         if link.end_error is not None and not isinstance(link.end_error, RemoteError):
@@ -423,7 +433,8 @@ class Mesh:
         else:
             await stream.aclose()
         link.done.set()
-        self._emit(LinkDown(peer_id, link.end_reason or "link closed", link.end_error, link.clean))
+        if not replaced:  # a link replaced by a newer one is not a peer lost
+            self._emit(LinkDown(peer_id, link.end_reason or "link closed", link.end_error, link.clean))
 
     async def _guarded(self, fn: Callable[[_Peer, _Link], Awaitable[None]], peer: _Peer, link: _Link) -> None:
         """Run a link half; the first way it ends becomes the link's end reason."""

@@ -61,6 +61,7 @@ class SimPeer:
     orderer: Orderer
     identity: Identity
     delivered: list[Delivered] = field(default_factory=list)
+    sides: list[tuple[int, Envelope]] = field(default_factory=list)
     errors: list[OrderError] = field(default_factory=list)
 
 
@@ -124,6 +125,7 @@ class Network:
 
     def on_deliveries(self, peer: SimPeer) -> None:
         """Take what `peer` can deliver now (subclasses process each in turn)."""
+        peer.sides.extend(peer.orderer.side_deliveries())
         peer.delivered.extend(peer.orderer.deliveries())
 
     def _timers(self) -> None:

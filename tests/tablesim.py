@@ -29,6 +29,7 @@ class TablePeer:
     steps: list[Step] = field(default_factory=list)
     violations: list[TableViolation] = field(default_factory=list)
     log: list[Delivered] = field(default_factory=list)
+    sides: list[Any] = field(default_factory=list)  # side messages, as they came or left
 
 
 class TableNetwork(Network):
@@ -89,9 +90,17 @@ class TableNetwork(Network):
             table.violations.append(step.violation)
         for payload in step.send:
             self.send(peer.seat, payload)
+        for payload in step.side:
+            side = peer.orderer.send_side(payload, self.now)
+            table.machine.sent_side(side)
+            table.sides.append(side)
+            self.broadcast(peer.seat, side)
 
     def on_deliveries(self, peer: SimPeer) -> None:
         table = self.tables[peer.seat]
+        for seat, side in peer.orderer.side_deliveries():
+            table.sides.append(side)
+            self._emit(peer, table, table.machine.receive_side(seat, side, self.now))
         for d in peer.orderer.deliveries():  # one at a time: a salt set now applies next
             peer.delivered.append(d)
             table.log.append(d)
@@ -140,6 +149,8 @@ class TableNetwork(Network):
         for seat, table in enumerate(self.tables):
             path = folder / f"seat{seat}.bandit-log"
             log = FairnessLog.create(path, header_for(self.canonical, self.signatures, seat))
+            for side in table.sides:
+                log.append_side(side)
             for d in table.log:
                 log.append(d.envelope)
             log.close("the game ended" if table.machine.finished else "stopped")
@@ -148,6 +159,9 @@ class TableNetwork(Network):
 
     def audit(self) -> TableMachine:
         """Replay peer 0's delivered sequence through an observer (what the auditor does)."""
+        for side in self.tables[0].sides:
+            seat = self.observer.seats.index(side.sender)
+            self.observer.receive_side(seat, side, 0.0)
         for d in self.tables[0].log:
             self.observer.deliver(d, 0.0)
         return self.observer

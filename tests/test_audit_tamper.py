@@ -26,13 +26,16 @@ def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return net.write_logs(tmp_path_factory.mktemp("logs"))[1]
 
 
-def rewrite(original: Path, tmp_path: Path, change) -> Path:  # type: ignore[no-untyped-def]
-    """A copy of `original` whose message list went through `change`."""
+def rewrite(original: Path, tmp_path: Path, change, sides=lambda s: s) -> Path:  # type: ignore[no-untyped-def]
+    """A copy of `original` whose ordered records went through `change` and whose side
+    records (§7.8) went through `sides`."""
     contents = read_log(original)
     messages = change(list(contents.messages))
     header = change.header(contents.header) if hasattr(change, "header") else contents.header
     path = tmp_path / "tampered.bandit-log"
     log = FairnessLog.create(path, header)
+    for body, sig in sides(list(contents.sides)):
+        log._write({"type": "log.side", "v": 1, "body": body, "sig": sig})
     for body, sig in messages:
         log._write({"type": "log.msg", "v": 1, "body": body, "sig": sig})
     log.close("the game ended")
@@ -107,6 +110,29 @@ def test_audit_forged_roster_fails(game_log: Path, tmp_path: Path) -> None:
     change.header = header  # type: ignore[attr-defined]
     result = audit(rewrite(game_log, tmp_path, change))
     assert not result.ok and result.first_failure.section == "§6.6"
+
+
+def test_audit_dropped_side_record_breaks_its_side_chain(game_log: Path, tmp_path: Path) -> None:
+    result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=lambda s: s[:5] + s[6:]))
+    assert not result.ok and result.first_failure.section == "§7.2" and result.first_failure.seat is None
+    assert "side" in result.first_failure.what
+
+
+def test_audit_log_stripped_of_shares_blames_nobody(game_log: Path, tmp_path: Path) -> None:
+    """Without the shares the replay waits; nothing afterwards may be held against a player."""
+    result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=lambda s: []))
+    assert not result.ok and result.first_failure.seat is None
+    assert "waiting for shares" in result.first_failure.what
+
+
+def test_audit_changed_side_record_fails_its_signature(game_log: Path, tmp_path: Path) -> None:
+    def flip(sides):  # type: ignore[no-untyped-def]
+        body, sig = sides[3]
+        sides[3] = (body[:-1] + bytes([body[-1] ^ 1]), sig)
+        return sides
+
+    result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=flip))
+    assert not result.ok and result.first_failure.section == "§4.5"
 
 
 def test_audit_garbage_file_fails_cleanly(tmp_path: Path) -> None:

@@ -228,7 +228,7 @@ def test_order_protocol_vectors_match_code() -> None:
     from p2p.order import message_hash
 
     text = Path(__file__).resolve().parent.parent.joinpath("protocol.md").read_text(encoding="utf-8")
-    section = text.split("### 7.8 Test vectors", 1)[1].split("\n## ", 1)[0]
+    section = text.split("### 7.9 Test vectors", 1)[1].split("\n## ", 1)[0]
     assert message_hash(b"\x81\xa4type\xa4note").hex() in section
     assert tiebreak(bytes(range(32)), 7, b"\xaa" * 32).hex() in section
 
@@ -275,3 +275,52 @@ def test_order_salt_set_mid_batch_applies_to_the_next_stamp_everywhere() -> None
         assert all(s == seqs[0] for s in seqs)
         first_claim = net.peers[0].delivered[1].seat
         assert first_claim == min((1, 2), key=lambda s: tiebreak(net.salt, 2, ids[s]))
+
+
+# -- §7.8 side chains: unordered, but chained, deduplicated and retransmitted -----------
+
+
+def test_order_side_messages_arrive_in_chain_order_despite_loss() -> None:
+    for seed in range(20):
+        net = Network(3, seed, drop=0.25, jitter=0.01)
+        sent = [message_hash(net.peers[0].orderer.send_side({"type": "shares", "v": 1, "n": i}, 0.0).body)
+                for i in range(12)]
+        for envelope in net.peers[0].orderer._side_sent:
+            net.broadcast(0, envelope)
+        net.send(1, {"type": "note", "v": 1})  # some content so acks (which carry side heads) flow
+        net.quiesce()
+        for peer in net.peers[1:]:
+            got = [message_hash(e.body) for seat, e in peer.sides if seat == 0]
+            assert got == sent, f"seed {seed}"
+        assert not any(p.errors for p in net.peers)
+
+
+def test_order_side_fork_is_equivocation() -> None:
+    net = Network(2, 3)
+    o0 = net.peers[0].orderer
+    first = o0.send_side({"type": "shares", "v": 1, "n": 1}, 0.0)
+    net.peers[1].orderer.receive(transmit(first), 0.0)
+    twin = make_signer(net.peers[0].identity)(dict(first.inner, n=2))
+    with pytest.raises(Equivocation):
+        net.peers[1].orderer.receive(transmit(twin), 0.0)
+
+
+def test_order_side_chain_must_link() -> None:
+    net = Network(2, 4)
+    o0 = net.peers[0].orderer
+    o0.send_side({"type": "shares", "v": 1}, 0.0)
+    bad = make_signer(net.peers[0].identity)({"type": "shares", "v": 1, "from": o0.seats[0], "game": o0.game,
+                                              "sseq": 1, "sprev": b"\x09" * 32})
+    net.peers[1].orderer.receive(transmit(o0._side_sent[0]), 0.0)
+    with pytest.raises(ChainBroken):
+        net.peers[1].orderer.receive(transmit(bad), 0.0)
+
+
+def test_order_side_genesis_vector() -> None:
+    from pathlib import Path
+
+    from p2p.order import side_genesis
+
+    text = Path(__file__).resolve().parent.parent.joinpath("protocol.md").read_text(encoding="utf-8")
+    section = text.split("### 7.9 Test vectors", 1)[1].split("\n## ", 1)[0]
+    assert side_genesis(bytes(range(32))).hex() in section

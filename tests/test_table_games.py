@@ -207,3 +207,30 @@ def test_table_out_of_turn_intent_refused_with_rule_state_unchanged() -> None:
     refusals = [[(r.seat, r.section, r.position) for s in t.steps for r in s.refused if isinstance(r.intent, Draw)] for t in net.tables]
     assert refusals[0] and all(r == refusals[0] for r in refusals)
     assert refusals[0][0][1] == "R5"
+
+
+def test_table_snap_without_evidence_of_the_card_is_refused_everywhere() -> None:
+    """§9.5: a snap that does not name the side messages that turned its card face up
+    (as a blind claim would not) is refused by every peer; the game goes on."""
+    net = TableNetwork(3, 12, rules=SMALL)
+    sent = False
+    original = net._drive
+
+    def drive(peer, table):  # type: ignore[no-untyped-def]
+        nonlocal sent
+        m = table.machine
+        view = m.engine.view(m.me)
+        if not sent and view.can_snap and view.top_face is not None and m.round_number == 1:
+            sent = True
+            payload = m.submit(Snap(m.me, view.top, m.me, 0))
+            payload["seen"] = []  # as if it had not seen the shares
+            net.send(peer.seat, payload)
+        original(peer, table)
+
+    net._drive = drive  # type: ignore[method-assign]
+    net.run()
+    assert sent and all(t.machine.finished for t in net.tables) and identical_logs(net)
+    refusals = [[(r.seat, r.section, r.reason) for s in t.steps for r in s.refused if isinstance(r.intent, Snap)]
+                for t in net.tables]
+    assert all(r == refusals[0] for r in refusals)
+    assert any(section == "§9.5" and "not seen" in reason for _, section, reason in refusals[0])

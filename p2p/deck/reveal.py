@@ -131,8 +131,11 @@ class Reveal:
         self.expected: tuple[bytes, ...] = tuple(p for p in seats if p != audience)
         self._shares: dict[bytes, bytes] = {}
 
-    def receive(self, sender: bytes, share: Share) -> None:
-        """Verify and record `sender`'s share. Nothing changes if any check fails."""
+    def receive(self, sender: bytes, share: Share, *, own: bool = False) -> None:
+        """Verify and record `sender`'s share. Nothing changes if any check fails.
+
+        `own=True` records a share this peer made itself with `make_share`: it is
+        checked for place but its proof is not re-verified."""
         if sender not in self.expected:
             if sender == self.audience:
                 raise ProtocolViolation(
@@ -145,7 +148,8 @@ class Reveal:
             raise ProtocolViolation(
                 SECTION, "wrong-card", f"share is for position {share.position}, not {self.position}", peer=sender
             )
-        verify_share(self.deck, sender, share)
+        if not own:
+            verify_share(self.deck, sender, share)
         self._shares[sender] = share.share
 
     @property

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import Bot, Intent, Prng, Snap, legal_intents
-from p2p.table.machine import Step, TableMachine
+from p2p.table.machine import Applied, Step, TableMachine
 
 
 @dataclass
@@ -33,10 +33,10 @@ class SeatDriver:
         for item in (*step.applied, *step.refused):
             if item.seat != me:
                 continue
-            event = getattr(item, "event", getattr(item, "intent", None))
+            event = item.event if isinstance(item, Applied) else item.intent
             if isinstance(event, Snap):
                 self.snaps_in_flight = max(0, self.snaps_in_flight - 1)
-            elif event is None or isinstance(event, Intent):
+            elif isinstance(event, Intent):
                 self.acts_in_flight = max(0, self.acts_in_flight - 1)
 
     def act(self) -> Intent | None:

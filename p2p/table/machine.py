@@ -19,14 +19,18 @@ The life of a game:
    starts the deal's shuffle chain and each seat adds its step in seat order (§8.4).
    When both are complete the beacon's salt becomes the order's tie-break salt (§7.4)
    and the engine gets ``RoundStarted(first player by lot)``.
-3. The engine asks for table work (`needs`). For a reveal, each seat that must
-   contribute publishes its decryption share with its proof in a ``shares`` message
-   (§8.5); when every share has been delivered the face is known (to everybody, or,
-   for a private reveal, to its recipient only, who adds its own share) and is fed to
-   the engine. A reshuffle (R7) runs a fresh chain over the discard pile's known cards.
+3. The engine asks for table work (`needs`), numbered in the order it asks. For a
+   reveal, each seat that must contribute publishes its decryption share with its
+   proof in a ``shares`` *side* message naming the need (§7.8, §9.4). Side messages
+   are not ordered: shares are used as soon as they arrive (`receive_side`), because
+   the engine consumes them in its own need order, whatever the timing. When every
+   share of the first need is in, the face is known (to everybody, or, for a private
+   reveal, to its recipient only, who adds its own share) and is fed to the engine. A
+   reshuffle (R7) runs a fresh chain over the discard pile's known cards.
 4. Intents are delivered in order and applied in order. While the engine waits for
    table work they queue, so the engine's sequence of events is the same everywhere.
-   A snap must causally follow the messages that turned its target face up (§9.5).
+   A snap must name the side messages that turned its target face up, or causally
+   follow the message that did (§9.5): nobody can claim a card before seeing it.
 5. When the engine scores the round, every seat opens its shuffle steps (§8.7) with a
    digest of its engine state; when all openings are delivered they are verified, the
    round's every card is re-derived, and the next round begins (or the game ends with
@@ -85,7 +89,7 @@ from p2p.deck import (
 from p2p.deck import Reveal as Collect
 from p2p.deck.shuffle import Deck
 from p2p.identity import short_id
-from p2p.order import Delivered
+from p2p.order import Delivered, message_hash
 from p2p.roster import TableRules
 from p2p.table.messages import intent_of, intent_payload
 
@@ -123,7 +127,7 @@ class Refused:
 
     position: int
     seat: int
-    intent: Intent | None
+    intent: Intent
     section: str  # an R-number or a §
     reason: str
 
@@ -147,6 +151,7 @@ class Step:
     """What one call to the machine produced."""
 
     send: list[dict[str, Any]] = field(default_factory=list)
+    side: list[dict[str, Any]] = field(default_factory=list)  # side messages (§7.8) to send
     applied: list[Applied] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
     rounds: list[RoundOutcome] = field(default_factory=list)
@@ -165,12 +170,14 @@ class _Queued:
     heads: list[list[Any]]
     event: Event
     turn: int | None
+    seen: list[list[Any]] | None = None
 
 
 @dataclass
 class _RevealWork:
+    number: int  # the need's number (§9.4)
     collect: Collect
-    contributors: dict[int, int] = field(default_factory=dict)  # seat -> seq of its shares message
+    contributors: dict[int, tuple[int, bytes]] = field(default_factory=dict)  # seat -> (sseq, hash) of its side message
 
 
 @dataclass
@@ -215,10 +222,15 @@ class TableMachine:
         self._round: _Round | None = None
         self._used_nonces: frozenset[bytes] = frozenset()
         self._fifo: deque[_Queued] = deque()
+        self._held: deque[Delivered] = deque()  # ordered messages waiting for a reveal to complete
         self._work: dict[Any, Any] = {}  # open need -> _RevealWork | ShuffleChain
-        self._by_position: dict[tuple[bytes, int], _RevealWork] = {}
+        self._by_number: dict[int, _RevealWork] = {}
+        self._needs_opened = 0  # every need ever opened gets the next number (§9.4)
+        self._early: dict[int, list[tuple[int, Share, int, bytes]]] = {}  # need -> shares come before it
+        self._unsigned: dict[int, _RevealWork] = {}  # need -> work whose own share is not yet in a signed side message
         self._share_items: list[dict[str, Any]] = []
-        self._visible_since: dict[int, int] = {}  # seat -> seq: what a snap on the top must cover
+        # what made the top card visible (§9.5): ("reveal", its work) or ("message", (seat, seq))
+        self._top_visibility: tuple[str, Any] = ("message", (-1, -1))
         self._top_seen: tuple[int | None, int | None] = (None, None)
         self._done: dict[int, str] = {}
         self._now = 0.0
@@ -249,33 +261,61 @@ class TableMachine:
         """The §9.5 message for a local intent (the engine judges it when delivered)."""
         if self.me is None or intent.seat != self.me:
             raise ValueError("only the local seat's intents can be submitted")
-        return intent_payload(intent, self.round_number, self.engine.turn)
+        payload = intent_payload(intent, self.round_number, self.engine.turn)
+        if isinstance(intent, Snap):
+            kind, what = self._top_visibility
+            seen = _contributors(what) if kind == "reveal" and intent.top == self.engine.discard_top() else ()
+            payload["seen"] = [list(c) for c in seen]
+        return payload
 
     def deliver(self, delivered: Delivered, now: float) -> Step:
-        """Process the next message of the agreed order."""
+        """Process the next message of the agreed order (or hold it, see `_run_held`)."""
         step = Step()
         self._now = now
-        self.position = delivered.position
         if self.halted is not None or self.finished:
             return step
-        inner = delivered.envelope.inner
-        seat = delivered.seat
-        self._current = (seat, int(inner["seq"]))
-        try:
-            if delivered.rejected is not None:
-                raise TableViolation(delivered.rejected.section, seat, delivered.rejected.reason)
-            handler = getattr(self, "_on_" + str(inner["type"]).replace(".", "_").replace("-", "_"), None)
-            if handler is None:
-                raise TableViolation("§9", seat, f"{inner['type']!r} is not a table message")
-            handler(seat, inner, step)
-            self._settle(step)
-        except DeckError as exc:
-            blamed = self.context.seats.index(exc.peer) if exc.peer in self.context.seats else None
-            self._halt(step, TableViolation(exc.section, blamed, f"{exc.check}: {exc.detail}"))
-        except TableViolation as exc:
-            self._halt(step, exc)
+        self._held.append(delivered)
+        self._run_held(step)
         self._flush_shares(step)
         return step
+
+    def _run_held(self, step: Step) -> None:
+        """Process held ordered messages in order, but never while a reveal waits for its
+        shares: shares are not ordered (§7.8), so an ordered message is only judged once
+        every reveal before it is complete, in the same state at every peer (§9.4)."""
+        while self._held and self.halted is None and not self._reveal_waiting():
+            delivered = self._held.popleft()
+            inner = delivered.envelope.inner
+            seat = delivered.seat
+            self.position = delivered.position
+            self._current = (seat, int(inner["seq"]))
+            try:
+                if delivered.rejected is not None:
+                    raise TableViolation(delivered.rejected.section, seat, delivered.rejected.reason)
+                handler = getattr(self, "_on_" + str(inner["type"]).replace(".", "_").replace("-", "_"), None)
+                if handler is None:
+                    raise TableViolation("§9", seat, f"{inner['type']!r} is not a table message")
+                handler(seat, inner, step)
+                self._settle(step)
+            except DeckError as exc:
+                self._halt(step, self._blame(exc))
+            except TableViolation as exc:
+                self._halt(step, exc)
+
+    def _reveal_waiting(self) -> bool:
+        return any(isinstance(need, Reveal) for need in self.engine.needs)
+
+    def _blame(self, exc: DeckError) -> TableViolation:
+        blamed = self.context.seats.index(exc.peer) if exc.peer in self.context.seats else None
+        return TableViolation(exc.section, blamed, f"{exc.check}: {exc.detail}")
+
+    @property
+    def waiting_for_shares(self) -> dict[int, tuple[int, ...]]:
+        """Reveal needs still waiting, by number, with the seats whose shares are missing."""
+        return {
+            work.number: tuple(self.seats.index(p) for p in work.collect.missing)
+            for work in self._by_number.values()
+        }
 
     def turn_started_at(self) -> float | None:
         """When the current turn started here (for the R5 turn timer on screen)."""
@@ -319,7 +359,7 @@ class TableMachine:
         rnd = _Round(number, Beacon(self.context, number, self._used_nonces), [ShuffleChain(self._joint, number, 0)])
         self._round = rnd
         self._work.clear()
-        self._by_position.clear()
+        self._by_number.clear()
         if self.me is not None:
             assert self._source is not None
             commit, rnd.my_reveal = Beacon.draw(self.context, number, self.seats[self.me], self._source)
@@ -345,7 +385,8 @@ class TableMachine:
         if rnd.beacon.phase == "done":
             rnd.seed = rnd.beacon.seed()
             self._used_nonces = rnd.beacon.nonces
-            step.salt = rnd.seed.tie_break_salt
+            if rnd.number == 1:  # the game's tie-break salt (§7.4), set before any reveal can hold messages
+                step.salt = rnd.seed.tie_break_salt
             self._maybe_deal(step)
 
     def _on_shuffle(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
@@ -454,16 +495,17 @@ class TableMachine:
 
     def _queue(self, seat: int, inner: Mapping[str, Any], event: Event) -> None:
         self._fifo.append(
-            _Queued(self.position, seat, int(inner["seq"]), inner["heads"], event, inner.get("turn"))
+            _Queued(self.position, seat, int(inner["seq"]), inner["heads"], event, inner.get("turn"), inner.get("seen"))
         )
 
     def _on_intent(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        intent = intent_of(inner, seat)
         if self._round is None or inner["round"] != self._round.number or not self._round.started:
             step.refused.append(
-                Refused(self.position, seat, None, "§9.5", f"{inner['type']} for round {inner['round']} arrived in round {self.round_number}")
+                Refused(self.position, seat, intent, "§9.5", f"{inner['type']} for round {inner['round']} arrived in round {self.round_number}")
             )
             return
-        self._queue(seat, inner, intent_of(inner, seat))
+        self._queue(seat, inner, intent)
 
     _on_ready = _on_bandit = _on_draw = _on_discard = _on_exchange = _on_take = _on_intent
     _on_peek = _on_spy = _on_swap = _on_look_swap = _on_decide = _on_skip_power = _on_snap = _on_intent
@@ -474,19 +516,49 @@ class TableMachine:
         event: Event = TurnTimedOut(inner["turn"]) if inner["what"] == "turn" else PeekBarrierExpired()
         self._queue(seat, inner, event)
 
-    def _on_shares(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
-        self._this_round(seat, inner, "§9.4")
+    def receive_side(self, seat: int, envelope: Any, now: float) -> Step:
+        """A side message (§7.8) arrived: shares are used at once, whatever the order."""
+        step = Step()
+        self._now = now
+        if self.halted is not None or self.finished:
+            return step
+        inner = envelope.inner
         peer = self.seats[seat]
-        shares = [Share.from_wire(item, peer) for item in inner["items"]]
-        works = []
-        for share in shares:
-            work = self._by_position.get((share.chain, share.position))
-            if work is None:
-                raise TableViolation("§9.4", seat, f"a share of position {share.position} that no reveal is waiting for")
-            works.append(work)
-        for share, work in zip(shares, works):
-            work.collect.receive(peer, share)
-            work.contributors[seat] = int(inner["seq"])
+        try:
+            if inner.get("type") != "shares":
+                raise TableViolation("§9.4", seat, f"{inner.get('type')!r} is not a side message of the table")
+            sseq, digest = int(inner["sseq"]), message_hash(envelope.body)
+            for item in inner["items"]:
+                number = item["need"]
+                share = Share.from_wire({k: item[k] for k in ("chain", "position", "share", "e", "s")}, peer)
+                if number >= self._needs_opened:
+                    self._early.setdefault(number, []).append((seat, share, sseq, digest))
+                    continue
+                work = self._by_number.get(number)
+                if work is None:
+                    raise TableViolation("§9.4", seat, f"a share for need {number}, which is not waiting for shares")
+                self._take_share(work, seat, share, sseq, digest)
+            self._settle(step)
+        except DeckError as exc:
+            self._halt(step, self._blame(exc))
+        except TableViolation as exc:
+            self._halt(step, exc)
+        self._run_held(step)
+        self._flush_shares(step)
+        return step
+
+    def sent_side(self, envelope: Any) -> None:
+        """Our side message was signed (by the shell): note which of our shares it carries."""
+        sseq, digest = int(envelope.inner["sseq"]), message_hash(envelope.body)
+        assert self.me is not None
+        for item in envelope.inner["items"]:
+            work = self._unsigned.pop(item["need"], None)
+            if work is not None:
+                work.contributors[self.me] = (sseq, digest)
+
+    def _take_share(self, work: _RevealWork, seat: int, share: Share, sseq: int, digest: bytes) -> None:
+        work.collect.receive(self.seats[seat], share)
+        work.contributors[seat] = (sseq, digest)
 
     # -- the engine loop -------------------------------------------------------------
 
@@ -514,7 +586,7 @@ class TableMachine:
                 face = work.collect.card(self._keys)
             else:
                 face = None
-            self._apply(None, need.answer(face), step, contributors=work.contributors if need.to == ALL else None)
+            self._apply(None, need.answer(face), step, reveal=work if need.to == ALL else None)
             return True
         if work is None or not work.complete:
             return False
@@ -552,15 +624,15 @@ class TableMachine:
             step.refused.append(Refused(item.position, item.seat, event, exc.rule, exc.message))
 
     def _saw_top(self, item: _Queued) -> bool:
-        """§9.5: the snap's sender had received every message that showed the top card."""
+        """§9.5: the snap's sender had what turned the top card face up."""
+        kind, what = self._top_visibility
+        if kind == "reveal":
+            return sorted(tuple(c) for c in (item.seen or [])) == list(_contributors(what))
+        seat, seq = what
+        if seat == item.seat:
+            return seq < item.seq
         others = [s for s in range(len(self.seats)) if s != item.seat]
-        for seat, seq in self._visible_since.items():
-            if seat == item.seat:
-                if seq >= item.seq:
-                    return False
-            elif item.heads[others.index(seat)][0] < seq:
-                return False
-        return True
+        return seat < 0 or item.heads[others.index(seat)][0] >= seq
 
     def _apply(
         self,
@@ -569,11 +641,11 @@ class TableMachine:
         step: Step,
         *,
         position: int | None = None,
-        contributors: Mapping[int, int] | None = None,
+        reveal: _RevealWork | None = None,
     ) -> None:
         notes = self.engine.apply(event)  # raises EngineError with the state unchanged
         step.applied.append(Applied(self.position if position is None else position, seat, event, tuple(notes)))
-        self._note_top(contributors)
+        self._note_top(reveal)
         for note in notes:
             if isinstance(note, TurnStarted):
                 self._turn_since = (note.turn, self._now)
@@ -581,18 +653,17 @@ class TableMachine:
                 self._round_ended(note, step)
         self._open_needs(step)
 
-    def _note_top(self, contributors: Mapping[int, int] | None) -> None:
-        """Remember which messages made the current top card visible (for §9.5)."""
+    def _note_top(self, reveal: _RevealWork | None) -> None:
+        """Remember what made the current top card visible (for §9.5)."""
         top = self.engine.discard_top()
         face = None if top is None else self.engine.known_face(top)
         if (top, face) == self._top_seen or face is None:
             return
         self._top_seen = (top, face)
-        since = dict(contributors or {})
-        if self._current is not None:
-            seat, seq = self._current
-            since[seat] = max(since.get(seat, -1), seq)
-        self._visible_since = since
+        if reveal is not None:
+            self._top_visibility = ("reveal", reveal)  # read when a snap is judged: all shares signed by then
+        else:
+            self._top_visibility = ("message", self._current or (-1, -1))
 
     def _open_needs(self, step: Step) -> None:
         needs = self.engine.needs
@@ -602,7 +673,7 @@ class TableMachine:
         for need in [n for n in self._work if n not in live]:
             work = self._work.pop(need)
             if isinstance(work, _RevealWork):
-                self._by_position.pop((work.collect.deck.chain, work.collect.position), None)
+                self._by_number.pop(work.number, None)
         rnd = self._round
         assert rnd is not None
         for need in needs:
@@ -611,12 +682,19 @@ class TableMachine:
             if isinstance(need, Reveal):
                 deck, position = rnd.location[need.card]
                 audience = None if need.to == ALL else self.seats[need.to]
-                work = _RevealWork(Collect(deck, position, audience))
+                number = self._needs_opened
+                self._needs_opened += 1
+                work = _RevealWork(number, Collect(deck, position, audience))
                 self._work[need] = work
-                self._by_position[(deck.chain, position)] = work
+                self._by_number[number] = work
                 if self._keys is not None and (need.to == ALL or need.to != self.me):
-                    assert self._source is not None
-                    self._share_items.append(make_share(self._keys, deck, position, self._source).to_wire())
+                    assert self._source is not None and self.me is not None
+                    share = make_share(self._keys, deck, position, self._source)
+                    work.collect.receive(self.seats[self.me], share, own=True)
+                    self._share_items.append({"need": number, **share.to_wire()})
+                    self._unsigned[number] = work
+                for seat, share, sseq, digest in self._early.pop(number, []):
+                    self._take_share(work, seat, share, sseq, digest)
             elif isinstance(need, Reshuffle):
                 assert self._joint is not None
                 faces = [self.engine.known_face(card) for card in need.retired]
@@ -629,7 +707,7 @@ class TableMachine:
 
     def _flush_shares(self, step: Step) -> None:
         if self._share_items and self.halted is None:
-            step.send.append({"type": "shares", "v": 1, "round": self.round_number, "items": self._share_items})
+            step.side.append({"type": "shares", "v": 1, "round": self.round_number, "items": self._share_items})
         self._share_items = []
 
     def _round_ended(self, note: RoundEnded, step: Step) -> None:
@@ -672,7 +750,13 @@ class TableMachine:
         self.halted = violation
         step.violation = violation
         step.send.clear()
+        step.side.clear()
         self._share_items = []
+
+
+def _contributors(work: _RevealWork) -> tuple[tuple[int, int, bytes], ...]:
+    """The side messages that carried a reveal's shares: (seat, sseq, hash), by seat."""
+    return tuple(sorted((seat, sseq, digest) for seat, (sseq, digest) in work.contributors.items()))
 
 
 def _pick(inner: Mapping[str, Any], *names: str) -> dict[str, Any]:

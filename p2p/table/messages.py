@@ -26,8 +26,8 @@ from engine import (
     Swap,
     TakeDiscard,
 )
-from p2p.order import content_message
-from p2p.schema import Bin, Bool, Int, Kind, ListOf, Message, OneOf, Optional, Record, Str
+from p2p.order import content_message, side_message
+from p2p.schema import Bin, Bool, Int, Kind, ListOf, Message, OneOf, Optional, Record, Str, Tuple
 
 ROUND = Int(1, 1 << 31)
 TURN = Int(0, 1 << 31)
@@ -38,7 +38,10 @@ B32 = Bin(size=32)
 DIGEST = Str(min_len=64, max_len=64)
 MAX_CARDS: Final = 4096
 
-SHARE = Record({"chain": B32, "position": Int(0, MAX_CARDS - 1), "share": B32, "e": B32, "s": B32})
+SHARE = Record(
+    {"need": Int(0, 1 << 31), "chain": B32, "position": Int(0, MAX_CARDS - 1), "share": B32, "e": B32, "s": B32}
+)
+SEEN = Tuple((SEAT, Int(0, 1 << 62), B32))
 OPENING = Record(
     {
         "chain": B32,
@@ -64,7 +67,7 @@ INTENTS: Final[dict[str, tuple[type, dict[str, Kind]]]] = {
     "look-swap": (LookSwap, {"turn": TURN, "own_slot": SLOT, "owner": SEAT, "slot": SLOT}),
     "decide": (DecideSwap, {"turn": TURN, "swap": Bool()}),
     "skip-power": (SkipPower, {"turn": TURN}),
-    "snap": (Snap, {"top": CARD, "owner": SEAT, "slot": SLOT, "give": Optional(SLOT)}),
+    "snap": (Snap, {"top": CARD, "owner": SEAT, "slot": SLOT, "give": Optional(SLOT), "seen": ListOf(SEEN, 0, 16)}),
 }
 WIRE_NAME: Final = {cls: name for name, (cls, _) in INTENTS.items()}
 
@@ -77,7 +80,7 @@ MESSAGES: tuple[Message, ...] = (
         "§9.3",
         {"round": ROUND, "chain": B32, "step": Int(0, 15), "deck": Bin(min_len=64, max_len=64 * MAX_CARDS), "commit": B32},
     ),
-    content_message("shares", "§9.4", {"round": ROUND, "items": ListOf(SHARE, 1, 256)}),
+    side_message("shares", "§9.4", {"round": ROUND, "items": ListOf(SHARE, 1, 256)}),
     *(content_message(name, "§9.5", {"round": ROUND, **fields}) for name, (_, fields) in INTENTS.items()),
     content_message("timeout", "§9.6", {"round": ROUND, "what": OneOf(frozenset({"turn", "peek"})), "turn": TURN}),
     content_message("opening", "§9.7", {"round": ROUND, "steps": ListOf(OPENING, 1, 64), "digest": DIGEST}),
@@ -97,6 +100,8 @@ def intent_payload(intent: Intent, round: int, turn: int) -> dict[str, Any]:
         if field == "turn":
             payload["turn"] = turn
             continue
+        if field == "seen":  # evidence the table adds (§9.5), not part of the intent
+            continue
         value = getattr(intent, field)
         if value is not None:
             payload[field] = value
@@ -106,5 +111,5 @@ def intent_payload(intent: Intent, round: int, turn: int) -> dict[str, Any]:
 def intent_of(message: Mapping[str, Any], seat: int) -> Intent:
     """The engine intent a (schema-checked) §9.5 message asks for, by the signer's `seat`."""
     cls, fields = INTENTS[message["type"]]
-    args = {f: message.get(f) for f in fields if f != "turn"}
+    args = {f: message.get(f) for f in fields if f not in ("turn", "seen")}
     return cls(seat=seat, **args)  # type: ignore[no-any-return]

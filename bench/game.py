@@ -1,0 +1,83 @@
+"""Benchmark: a whole headless game to 100 points between real peer processes.
+
+Each run is `bandit-lan play --headless --bots N-1 --target 100`: N processes on
+127.0.0.1, each with its own identity, mutual-TLS links to every other seat, the joint
+shuffle and every proof, and its own fairness log; one of the logs is then audited.
+
+    python bench/game.py --peers 4 --runs 3 --json
+
+Prints a table and, with --json, one JSON object on the last line:
+peers, runs, rounds (median), game_s (median wall time of a game), audit_s (median
+time to audit one log), rss_mb_max (largest resident set of any peer process, MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def one_game(peers: int, seed: int, folder: Path) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", "play", "--headless", "--bots", str(peers - 1), "--target", "100",
+         "--seed", str(seed), "--json", "--state-dir", str(folder / "state"), "--log-dir", str(folder / "logs")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    game_s = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"the game failed:\n{done.stderr[-2000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    started = time.perf_counter()
+    audited = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", result["logs"][0]],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    audit_s = time.perf_counter() - started
+    verdict = json.loads(audited.stdout.strip().splitlines()[-1])
+    if not verdict["ok"]:
+        raise SystemExit(f"the log did not audit: {verdict['first_violation']}")
+    return {"game_s": game_s, "audit_s": audit_s, "rounds": result["rounds"]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--peers", type=int, default=4)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.runs):
+            runs.append(one_game(args.peers, i, Path(tmp) / str(i)))
+            print(f"run {i + 1}: {runs[-1]['game_s']:.2f} s, {runs[-1]['rounds']} rounds, "
+                  f"audit {runs[-1]['audit_s']:.2f} s", flush=True)
+    # ru_maxrss of waited-for descendants: the largest of the play process and its bots (KiB on Linux)
+    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    out = {
+        "peers": args.peers,
+        "runs": args.runs,
+        "rounds": statistics.median(r["rounds"] for r in runs),
+        "game_s": round(statistics.median(r["game_s"] for r in runs), 2),
+        "audit_s": round(statistics.median(r["audit_s"] for r in runs), 2),
+        "rss_mb_max": round(rss_mb, 1),
+        "goals": {"game_s": 30, "rss_mb_max": 80},
+    }
+    print(f"{args.peers} peers, game to 100: median {out['game_s']} s over {args.runs} runs "
+          f"({out['rounds']} rounds), audit {out['audit_s']} s, largest peer {out['rss_mb_max']} MB")
+    if args.json:
+        print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

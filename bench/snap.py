@@ -1,0 +1,240 @@
+"""Benchmark: time from a snap claim to its outcome applied at every peer (R6, §7, §9).
+
+N peer processes on 127.0.0.1 (real TLS mesh, joint shuffle, every proof) play a whole
+game in which every seat snaps each card it knows to match the top. Seats play at a
+table's pace: 0.3 s to decide a move, 50-60 ms to react to a card turned up (so two
+seats that know a match claim within milliseconds of each other and race). `--flood`
+plays at full machine speed instead (no thinking, instant reactions), which measures
+how the table behaves when the CPUs are saturated. Each peer records, on the machine's monotonic clock (shared by all processes),
+when it sent a claim and when each claim's outcome was applied by its engine; a claim's
+latency is the latest of those applications minus its sending.
+
+    python bench/snap.py --peers 6 --json
+
+Prints a table and, with --json, one JSON object on the last line:
+peers, claims, races (claims that met another on the same card), p50_ms, p90_ms,
+p99_ms, max_ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import trio  # noqa: E402
+
+from engine import NormalBot, Prng, SeatView, Snap, SnapResolved  # noqa: E402
+from p2p.identity import load_or_create_identity  # noqa: E402
+from p2p.lobby_runner import host_table, join_table  # noqa: E402
+from engine import SnapDelay  # noqa: E402
+from p2p.peer import FULL_SPEED, Pace, TablePeer, table_schemas  # noqa: E402
+from p2p.roster import TableRules  # noqa: E402
+from p2p.table import Step  # noqa: E402
+from p2p.transport import open_mesh  # noqa: E402
+
+
+@dataclass(frozen=True)
+class EagerBot(NormalBot):
+    """Plays like `normal` but snaps every own card it knows to match."""
+
+    snap_delay: SnapDelay = SnapDelay(median=0.055, spread=0.005, minimum=0.05)
+
+    def snap(self, view: SeatView, rng: Prng) -> Snap | None:
+        if not view.can_snap or view.top is None:
+            return None
+        for owner, slot, _card in view.known_matches():
+            if owner == view.seat:
+                return Snap(view.seat, view.top, view.seat, slot)
+        return super().snap(view, rng)
+
+
+class TimedPeer(TablePeer):
+    """A peer that writes when it sent each claim and when each claim's outcome applied
+    (and, with a timeline, when it sent, received and delivered every message)."""
+
+    def __init__(self, *args: Any, trace: Path, timeline: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._trace = trace.open("w")
+        self._timeline = timeline
+        self._claims: dict[int, list[tuple[int, int]]] = {}  # seat -> its unresolved claims (seat, seq)
+        self._position_claim: dict[int, tuple[int, int]] = {}
+
+    def _mark(self, what: str, seat: int, inner: dict[str, Any]) -> None:
+        if self._timeline:
+            record = [time.monotonic(), self.me, what, seat, inner["type"], inner.get("seq"), inner.get("lamport")]
+            self._trace.write(json.dumps({"tl": record}) + "\n")
+
+    def _receive(self, link_peer: bytes, message: Any) -> None:
+        self._mark("recv", self.machine.seats.index(message.sender), message.inner)
+        super()._receive(link_peer, message)
+
+    def _broadcast(self, envelope: Any) -> None:
+        self._mark("send", self.me, envelope.inner)
+        super()._broadcast(envelope)
+
+    def _send(self, payload: dict[str, Any]) -> None:
+        if payload["type"] == "snap":
+            seq = self.orderer._peers[self.me].next_seq
+            self._trace.write(json.dumps({"sent": [self.me, seq], "t": time.monotonic()}) + "\n")
+        super()._send(payload)
+
+    def _pump(self) -> None:
+        for delivered in self.orderer.deliveries():
+            self.log.append(delivered.envelope)
+            inner = delivered.envelope.inner
+            self._mark("deliver", delivered.seat, inner)
+            if inner["type"] == "snap":
+                self._position_claim[delivered.position] = (delivered.seat, inner["seq"])
+            self._handle(self.machine.deliver(delivered, trio.current_time()))
+            if self._done.is_set():
+                return
+
+    def _handle(self, step: Step) -> None:
+        now = time.monotonic()
+        for applied in step.applied:
+            if isinstance(applied.event, Snap):
+                claim = self._position_claim.pop(applied.position, None)
+                if claim is not None:
+                    self._claims.setdefault(applied.event.seat, []).append(claim)
+            for note in applied.notes:
+                if isinstance(note, SnapResolved) and self._claims.get(note.seat):
+                    claim = self._claims[note.seat].pop(0)
+                    self._trace.write(json.dumps({"applied": list(claim), "t": now}) + "\n")
+                    self._mark("APPLIED", claim[0], {"type": "snap", "seq": claim[1]})
+        super()._handle(step)
+
+    async def run(self):  # type: ignore[no-untyped-def]
+        try:
+            return await super().run()
+        finally:
+            self._trace.close()
+
+
+async def worker(seat: int, peers: int, folder: Path, port_file: Path, flood: bool, target: int, timeline: bool) -> None:
+    identity = load_or_create_identity(folder / f"id{seat}")
+    rules = TableRules(target=target)
+    async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0, hold_incoming=seat > 0) as mesh:
+        if seat == 0:
+            ready = port_file.with_suffix(".tmp")
+            ready.write_text(f"{mesh.port} {identity.peer_id.hex()}")
+            ready.rename(port_file)  # atomic: readers never see a half-written file
+            result = await host_table(mesh, name=f"p{seat}", table="bench", seats=peers, rules=rules)
+        else:
+            port, fp = port_file.read_text().split()
+            result = await join_table(mesh, [("127.0.0.1", int(port))], name=f"p{seat}", expect_host=bytes.fromhex(fp))
+        pace = FULL_SPEED if flood else Pace(think=0.3, react=True)
+        peer = TimedPeer(mesh, result, identity, log_path=folder / f"seat{seat}.bandit-log", bot=EagerBot(),
+                         seed=seat, pace=pace, trace=folder / f"trace{seat}.jsonl", timeline=timeline)
+        summary = await peer.run()
+        if not summary.finished:
+            raise SystemExit(f"seat {seat}: {summary.why}")
+
+
+def story(timeline: list[list[Any]], sent: dict, applied: dict, peers: int) -> None:  # type: ignore[type-arg]
+    """Print every send, delivery and outcome around the median claim."""
+    done = sorted((max(ts) - sent[c], c) for c, ts in applied.items() if c in sent and len(ts) == peers)
+    _, claim = done[len(done) // 2]
+    t0, t1 = sent[claim], max(applied[claim])
+    print(f"median claim {claim}: {(t1 - t0) * 1000:.1f} ms")
+    for t, me, what, seat, kind, seq, stamp in timeline:
+        if t0 - 0.002 <= t <= t1 + 0.001 and (what != "recv" or kind != "ack"):
+            print(f"{(t - t0) * 1000:8.2f} ms  p{me} {what:<8} p{seat} {kind:<12} seq={seq} L={stamp}")
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--peers", type=int, default=6)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--target", type=int, default=100, help="end of the game (default 100)")
+    parser.add_argument("--flood", action="store_true", help="play at full machine speed")
+    parser.add_argument("--timeline", action="store_true",
+                        help="also trace every message (needs --keep); prints the story of the median claim")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="work in DIR and keep logs and traces there")
+    parser.add_argument("--timeout", type=float, default=900, help="give up after this many seconds (default 900)")
+    parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker is not None:
+        trio.run(worker, args.worker, args.peers, args.folder, args.folder / "port", args.flood, args.target, args.timeline)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, __file__, "--peers", str(args.peers), "--folder", str(folder), "--target", str(args.target),
+               *(["--flood"] if args.flood else []), *(["--timeline"] if args.timeline else []), "--worker"]
+
+        def start(seat: int) -> subprocess.Popen[bytes]:
+            out = (folder / f"worker{seat}.out").open("wb")
+            return subprocess.Popen([*cmd, str(seat)], stdout=out, stderr=subprocess.STDOUT)
+
+        host = start(0)
+        while not (folder / "port").exists():  # the host renames its port file into place once it listens
+            if host.poll() is not None:
+                raise SystemExit("the host peer failed to start:\n" + (folder / "worker0.out").read_text())
+            time.sleep(0.01)
+        others = [start(i) for i in range(1, args.peers)]
+        deadline = time.monotonic() + args.timeout
+        try:
+            codes = [p.wait(timeout=max(1.0, deadline - time.monotonic())) for p in (host, *others)]
+        except subprocess.TimeoutExpired:
+            for p in (host, *others):
+                p.kill()
+            codes = [p.wait() for p in (host, *others)]
+        if any(codes):
+            reports = "\n".join(f"--- seat {i}: exit {c}\n" + (folder / f"worker{i}.out").read_text()[-3000:]
+                                for i, c in enumerate(codes) if c)
+            raise SystemExit(f"a peer failed:\n{reports}")
+        sent: dict[tuple[int, int], float] = {}
+        applied: dict[tuple[int, int], list[float]] = {}
+        timeline: list[list[Any]] = []
+        for i in range(args.peers):
+            for line in (folder / f"trace{i}.jsonl").read_text().splitlines():
+                record = json.loads(line)
+                if "sent" in record:
+                    sent[tuple(record["sent"])] = record["t"]
+                elif "applied" in record:
+                    applied.setdefault(tuple(record["applied"]), []).append(record["t"])
+                else:
+                    timeline.append(record["tl"])
+    latencies = [
+        (max(times) - sent[claim]) * 1000 for claim, times in applied.items() if claim in sent and len(times) == args.peers
+    ]
+    if not latencies:
+        raise SystemExit("no claims were made")
+    if timeline:
+        story(sorted(timeline), sent, applied, args.peers)
+    out = {
+        "peers": args.peers,
+        "claims": len(latencies),
+        "p50_ms": round(statistics.median(latencies), 2),
+        "p90_ms": round(percentile(latencies, 90), 2),
+        "p99_ms": round(percentile(latencies, 99), 2),
+        "max_ms": round(max(latencies), 2),
+        "goal_p99_ms": 10,
+    }
+    print(f"{args.peers} peers, {out['claims']} snap claims: p50 {out['p50_ms']} ms, p90 {out['p90_ms']} ms, "
+          f"p99 {out['p99_ms']} ms, max {out['max_ms']} ms (claim sent -> outcome applied at every peer)")
+    if args.json:
+        print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
