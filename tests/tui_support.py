@@ -409,6 +409,30 @@ class ScreenHarness:
             self.terminal._redraw()
 
 
+@asynccontextmanager
+async def real_time_limit(seconds: float) -> AsyncIterator[None]:
+    """Fail a test that takes more than `seconds` of real time (trio's clock may be a
+    MockClock that never advances by itself): a watcher thread cancels the block."""
+    token = trio.lowlevel.current_trio_token()
+    done = threading.Event()
+    with trio.CancelScope() as scope:
+
+        def watch() -> None:
+            if not done.wait(seconds):
+                try:
+                    token.run_sync_soon(scope.cancel)
+                except trio.RunFinishedError:
+                    pass
+
+        threading.Thread(target=watch, daemon=True).start()
+        try:
+            yield
+        finally:
+            done.set()
+    if scope.cancelled_caught:
+        raise AssertionError(f"the test took more than {seconds:g} s of real time")
+
+
 def arranged(players: int, tableaux: dict[int, Sequence[int]] | None = None, discard: int | None = None,
              draw: Sequence[int] = (), skills: Skills = DEFAULT_SKILLS) -> list[int]:
     """Faces for a deal where the named positions hold the given values (engine_support)."""

@@ -58,8 +58,8 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
     step = card_width(skills) + 1
     columns = max([2] + [slot_position(slot)[0] + 1 for tableau in report.tableaus for slot, _ in tableau])
     cards_x = 2 + NAME_COLUMNS + 1
-    figures_x = min(width - 34, cards_x + columns * step + 2)
-    canvas.write(figures_x, y, f"{'sum':>6} {'round':>6}  {'total':>5}", "class:dim")
+    figures_x = min(width - 38, cards_x + columns * step + 2)
+    canvas.write(figures_x, y, f"{'sum':>5} {'Bandit':>7} {'round':>6} {'total':>6}", "class:dim")
     y += 1
     lowest = min(report.totals)
     for seat, tableau in enumerate(report.tableaus):
@@ -69,8 +69,8 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
             column, row = slot_position(slot)
             cell = value_cell(skills, face, Shown.FACE_UP)
             canvas.write(cards_x + column * step, y + row, cell.text, cell.style)
-        bonus = " B" if seat == report.caller else "  "
-        figures = f"{sums[seat]:>6} {report.scores[seat]:>6}{bonus}{report.totals[seat]:>5}"
+        bonus = f"{report.scores[seat] - sums[seat]:+d}" if seat == report.caller else ""
+        figures = f"{sums[seat]:>5} {bonus:>7} {report.scores[seat]:>6} {report.totals[seat]:>6}"
         canvas.write(figures_x, y, figures, "class:prompt")
         if report.totals[seat] == lowest:
             canvas.write(figures_x + text_width(figures) + 1, y, "lowest", "class:good")
