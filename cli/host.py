@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 import trio
 
 from cli.lobby_common import (
-    add_identity_options, add_interface_option, complain, explain, load_identity, lobby_schemas, player_name,
-    print_result, roster_progress, run_until_interrupted, say,
+    add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
+    player_name, print_result, roster_progress, run_until_interrupted, say,
 )
 from p2p.discovery import TableAd, advertise, advertised_addresses
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError
 from p2p.lobby_runner import host_table
-from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, PLAYER_NAME
+from engine import SkillsError
+from p2p.roster import MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, TableRules
 from p2p.transport import open_mesh
 
 
@@ -29,6 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
     p.add_argument("--code", help="a table code players must know to join (never sent over the network)")
     p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS")
+    p.add_argument("--target", type=int, default=100, help="end the game when a total reaches this (default 100)")
+    p.add_argument("--turn-seconds", type=int, default=60, help="turn timer in seconds (default 60)")
+    p.add_argument("--skills", type=Path, metavar="FILE", help="your own skills table (TOML), as in engine/skills.toml")
+    add_seat_options(p)
     add_identity_options(p)
     add_interface_option(p)
     p.set_defaults(func=run)
@@ -47,24 +54,36 @@ def run(args: argparse.Namespace) -> int:
             complain(f"{label} must be 1-{kind.max_len} printable characters")
             return 2
     try:
+        skills = args.skills.read_text(encoding="utf-8") if args.skills else ""
+        rules = TableRules(target=args.target, turn_s=args.turn_seconds, skills_text=skills)
+    except OSError as exc:
+        complain(f"cannot read --skills: {exc.strerror or exc}")
+        return 2
+    except (ProtocolError, SkillsError) as exc:
+        complain(f"these table rules cannot be played: {exc}")
+        return 2
+    try:
         identity = load_identity(args)
     except IdentityError as exc:
         complain(str(exc))
         return 1
+    show = (lambda roster: None) if args.quiet or args.json else roster_progress(identity.peer_id)
 
     async def main() -> int:
         try:
             async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port) as mesh:
                 addresses = advertised_addresses(args.bind, args.interfaces)
                 where = addresses[0] if addresses else args.bind
-                say(f'Hosting "{table}" on {where}:{mesh.port} with {args.seats} seats'
-                    f'{" (a code is required)" if args.code else ""}.')
-                say(f"Your fingerprint: {identity.short} (players can check it on their screens)")
-                say(f"Others join with: bandit-lan join {table!r}  or  bandit-lan join --peer {where}:{mesh.port}")
-                show = roster_progress(identity.peer_id)
+                if not (args.quiet or args.json):
+                    say(f'Hosting "{table}" on {where}:{mesh.port} with {args.seats} seats'
+                        f'{" (a code is required)" if args.code else ""}, game to {args.target}.')
+                    say(f"Your fingerprint: {identity.short} (players can check it on their screens)")
+                    say(f"Others join with: bandit-lan join {table!r}  or  bandit-lan join --peer {where}:{mesh.port}")
+                else:
+                    say(f"listening {where}:{mesh.port} {identity.peer_id.hex()}")
                 if args.no_discovery:
                     result = await host_table(mesh, name=name, table=table, seats=args.seats, code=args.code,
-                                              start=await _start_signal(), on_roster=show)
+                                              rules=rules, start=await _start_signal(), on_roster=show)
                 else:
                     ad = TableAd(table, name, args.seats, args.seats - 1, PROTOCOL_VERSION, identity.peer_id,
                                  mesh.port, addresses)
@@ -75,10 +94,9 @@ def run(args: argparse.Namespace) -> int:
                             advert.update(free=roster.free)
 
                         result = await host_table(mesh, name=name, table=table, seats=args.seats, code=args.code,
-                                                  start=await _start_signal(), on_roster=on_roster)
+                                                  rules=rules, start=await _start_signal(), on_roster=on_roster)
                         advert.withdraw()
-                print_result(result, identity.peer_id)
-                return 0
+                return await after_lobby(mesh, result, identity, args)
         except (ProtocolError, OSError) as exc:
             complain(explain(exc))
             return 1
@@ -86,10 +104,25 @@ def run(args: argparse.Namespace) -> int:
     return run_until_interrupted(main)
 
 
+async def after_lobby(mesh, result, identity, args) -> int:  # type: ignore[no-untyped-def]
+    """Print the seating; then play the game (unless --lobby-only)."""
+    from cli.game import log_path_for, play_seat, report
+
+    if not (args.quiet or args.json):
+        print_result(result, identity.peer_id)
+    if args.lobby_only:
+        if args.json:
+            print(json.dumps({"game_id": result.game_id.hex(), "seat": result.seat,
+                              "players": [m.name for m in result.roster.members]}), flush=True)
+        return 0
+    summary = await play_seat(mesh, result, identity, args, log_path_for(result, args.state_dir, args.log, args.log_dir))
+    return report(summary, args)
+
+
 async def _start_signal() -> trio.Event | None:
     """On a terminal, Enter starts the game early (with at least two players)."""
     if not sys.stdin.isatty():
-        return None
+        return None  # (a headless host starts when the table is full)
     event = trio.Event()
     say("Press Enter to start with the players seated so far (at least 2).")
 

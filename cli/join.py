@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 
 from cli.lobby_common import (
-    add_identity_options, add_interface_option, complain, explain, load_identity, lobby_schemas, player_name,
-    print_result, roster_progress, run_until_interrupted, say,
+    add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
+    player_name, roster_progress, run_until_interrupted, say,
 )
+from cli.host import after_lobby
 from p2p.discovery import browse
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint
@@ -36,6 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="how long to look for the table (default 5 s)")
     p.add_argument("--port", type=int, default=0, help="TCP port for links from the other players (default: any)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
+    p.add_argument("--target", type=int, metavar="P",
+                   help="only play if the host's game ends at this total (the host sets the rules)")
+    add_seat_options(p)
     add_identity_options(p)
     add_interface_option(p)
     p.set_defaults(func=run)
@@ -56,13 +60,19 @@ def run(args: argparse.Namespace) -> int:
         complain(str(exc))
         return 1
 
+    quiet = args.quiet or args.json
+
+    def say_(text: str) -> None:
+        if not quiet:
+            say(text)
+
     async def main() -> int:
         nonlocal expect
         if args.peer:
             addresses = [args.peer]
             what = f"{args.peer[0]}:{args.peer[1]}"
         else:
-            say(f"Looking for {repr(args.table) if args.table else 'tables'} on the LAN...")
+            say_(f"Looking for {repr(args.table) if args.table else 'tables'} on the LAN...")
             found = await browse(args.timeout, interfaces=args.interfaces, table=args.table)
             if args.table:
                 found = [t for t in found if t.table == args.table]
@@ -87,18 +97,21 @@ def run(args: argparse.Namespace) -> int:
             what = f'"{ad.table}" hosted by {ad.host}'
         try:
             async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
-                say(f"Joining {what} as {name} (your fingerprint {identity.short})...")
+                say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
 
                 def on_host(cert: Certificate) -> None:
                     if expect is None:
-                        say(f"Host fingerprint {cert.short} (trusted on first use: compare it with the host's screen).")
+                        say_(f"Host fingerprint {cert.short} (trusted on first use: compare it with the host's screen).")
                     else:
-                        say(f"Host fingerprint {cert.short} verified.")
+                        say_(f"Host fingerprint {cert.short} verified.")
 
                 result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
-                                          on_host=on_host, on_roster=roster_progress(identity.peer_id))
-                print_result(result, identity.peer_id)
-                return 0
+                                          on_host=on_host,
+                                          on_roster=None if quiet else roster_progress(identity.peer_id))
+                if args.target is not None and result.roster.rules.target != args.target:
+                    complain(f"this table plays to {result.roster.rules.target}, not {args.target}; leaving")
+                    return 1
+                return await after_lobby(mesh, result, identity, args)
         except (ProtocolError, OSError) as exc:
             complain(explain(exc))
             return 1

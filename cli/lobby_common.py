@@ -11,14 +11,12 @@ from pathlib import Path
 
 import trio
 
-from p2p import lobby
 from p2p.groups import lone_exception_unwrapped
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
 from p2p.lobby import LobbyResult
 from p2p.roster import Roster
 from p2p.schema import Schemas
-from p2p.transport import link_schemas
 
 REFUSAL_HINTS = {
     "full": "the table is full",
@@ -36,6 +34,18 @@ def add_identity_options(parser: argparse.ArgumentParser) -> None:
                         help="where your identity key and logs live (default: the user data directory)")
 
 
+def add_seat_options(parser: argparse.ArgumentParser) -> None:
+    """What `host` and `join` add to play the game after the lobby."""
+    from cli.game import add_game_options
+
+    add_game_options(parser)
+    parser.add_argument("--log", type=Path, metavar="PATH", help="write this seat's fairness log here")
+    parser.add_argument("--log-dir", type=Path, metavar="DIR", help="write this seat's log into DIR (a name is chosen)")
+    parser.add_argument("--quiet", action="store_true", help="print only the result")
+    parser.add_argument("--lobby-only", action="store_true",
+                        help="stop once everyone is seated and signed (checks that all players can reach each other)")
+
+
 def add_interface_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interface", action="append", metavar="ADDR", dest="interfaces",
                         help="use only the interface with this IPv4 address for discovery (repeatable; default: all)")
@@ -51,7 +61,10 @@ def load_identity(args: argparse.Namespace) -> Identity:
 
 
 def lobby_schemas() -> Schemas:
-    return link_schemas(*lobby.MESSAGES)
+    """Everything a table's links carry: the lobby, then the game (§4–§9)."""
+    from p2p.peer import table_schemas
+
+    return table_schemas()
 
 
 def say(text: str = "") -> None:

@@ -9,7 +9,7 @@ from importlib import import_module
 
 # Each module named here defines `register(subparsers)`; the parser it adds sets
 # `func(args) -> int` as its default. Order is the order shown in --help.
-COMMANDS: tuple[str, ...] = ("tables", "host", "join", "simulate")
+COMMANDS: tuple[str, ...] = ("play", "tables", "host", "join", "audit", "simulate")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,3 +33,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`| head`): not an error of ours
+        sys.stderr.close()
+        return 0

@@ -29,14 +29,15 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
 from p2p.errors import JoinRefused, ProtocolError
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 from p2p.roster import (
-    CERT, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member, Roster,
+    CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
+    Roster, TableRules,
     game_id_of, parse_canonical, roster_signature_valid, sign_roster,
 )
 from p2p.schema import NONCE, SIGNATURE, Bin, Bool, Int, Message, OneOf, Optional, Str
@@ -179,7 +180,7 @@ class HostLobby:
 
     def __init__(
         self, identity: Identity, *, name: str, table: str, seats: int, table_nonce: bytes, port: int,
-        code: str | None = None,
+        code: str | None = None, rules: TableRules = DEFAULT_RULES,
     ) -> None:
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise ValueError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
@@ -187,7 +188,8 @@ class HostLobby:
         PLAYER_NAME.check(name, "name", "§6.2")
         self.identity = identity
         self.code_key = code_key(code, identity.peer_id, table) if code else None
-        self.roster = Roster(table, table_nonce, seats, (Member(0, name, identity.certificate, table_nonce, ("", port)),))
+        self.roster = Roster(table, table_nonce, seats, (Member(0, name, identity.certificate, table_nonce, ("", port)),),
+                             rules=rules)
         self.started = False
         self._sigs = _Signatures(identity)
 
@@ -225,8 +227,7 @@ class HostLobby:
 
         others = self.roster.members[1:]
         member = Member(len(self.roster.members), hello["name"], cert, hello["nonce"], (address, hello["port"]))
-        self.roster = Roster(self.roster.table, self.roster.table_nonce, self.roster.seats,
-                             (*self.roster.members, member), self.roster.version + 1)
+        self.roster = replace(self.roster, members=(*self.roster.members, member), version=self.roster.version + 1)
         welcome: dict[str, Any] = {"type": "lobby.welcome", "v": 1, "seat": member.seat, "roster": self.roster.to_wire()}
         if self.code_key is not None:
             welcome["proof"] = host_proof(self.code_key, transcript)
@@ -269,7 +270,7 @@ class HostLobby:
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
         kept = tuple(m for m in self.roster.members if m.peer_id != peer)
         members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
-        self.roster = Roster(self.roster.table, self.roster.table_nonce, self.roster.seats, members, self.roster.version + 1)
+        self.roster = replace(self.roster, members=members, version=self.roster.version + 1)
         update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
         return [Unpin(peer), *(SendTo(m.peer_id, update) for m in members[1:]), RosterChanged(self.roster)]
 
@@ -338,7 +339,7 @@ class GuestLobby:
             raise ProtocolError("§6.5", "a newcomer takes the last seat", self.host.short)
         host = roster.members[0]
         members = (Member(0, host.name, host.cert, host.nonce, self.host_address), *roster.members[1:])
-        self.roster = Roster(roster.table, roster.table_nonce, roster.seats, members, roster.version)
+        self.roster = replace(roster, members=members)
         return [*(Pin(m, dial=False) for m in members if m.seat < me.seat), RosterChanged(self.roster)]
 
     @property
@@ -369,7 +370,8 @@ class GuestLobby:
             raise ProtocolError("§6.5", "a roster update after the start", self.host.short)
         if new.version <= self.roster.version:
             raise ProtocolError("§6.5", f"roster version {new.version} does not follow {self.roster.version}", self.host.short)
-        if new.table != self.roster.table or new.table_nonce != self.roster.table_nonce or new.members[0].cert != self.host:
+        if (new.table != self.roster.table or new.table_nonce != self.roster.table_nonce
+                or new.members[0].cert != self.host or new.rules != self.roster.rules):
             raise ProtocolError("§6.5", "a roster update for another table", self.host.short)
         me = new.member(self.identity.peer_id)
         if me is None:
@@ -378,7 +380,7 @@ class GuestLobby:
         current = {m.peer_id for m in new.members}
         host = new.members[0]
         members = (Member(0, host.name, host.cert, host.nonce, self.host_address), *new.members[1:])
-        self.roster = Roster(new.table, new.table_nonce, new.seats, members, new.version)
+        self.roster = replace(new, members=members)
         actions: list[Action] = [Unpin(p) for p in old - current]
         actions += [Pin(m, dial=True) for m in members if m.peer_id not in old and m.seat > me.seat]
         if any(m.peer_id not in old and m.seat < me.seat for m in members):
@@ -390,12 +392,12 @@ class GuestLobby:
         if self._sigs.roster is not None:
             raise ProtocolError("§6.6", "lobby.start sent twice", self.host.short)
         final = parse_canonical(canonical)
-        shown = Roster(self.roster.table, self.roster.table_nonce, len(self.roster.members), self.roster.members)
+        shown = replace(self.roster, seats=len(self.roster.members))
         if canonical != shown.canonical():
             raise ProtocolError("§6.6", "the host's final roster differs from the roster it showed us", self.host.short)
         if not roster_signature_valid(self.host, canonical, host_sig):
             raise ProtocolError("§6.6", "the host's roster signature does not verify", self.host.short)
-        frozen = Roster(final.table, final.table_nonce, final.seats, self.roster.members, self.roster.version)
+        frozen = replace(self.roster, seats=final.seats)
         self._sigs.early.setdefault(self.host.peer_id, (game_id_of(canonical), host_sig))
         sig = self._sigs.freeze(frozen)
         assert self._sigs.game_id is not None

@@ -29,7 +29,7 @@ from p2p.identity import Certificate, short_id
 from p2p.lobby import (
     Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, RosterChanged, SendTo, Started, Unpin,
 )
-from p2p.roster import Roster
+from p2p.roster import DEFAULT_RULES, Roster, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
 from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, LinkDown, LinkUp, Mesh, MeshEvent, Received
 
@@ -94,6 +94,7 @@ async def host_table(
     table: str,
     seats: int,
     code: str | None = None,
+    rules: TableRules = DEFAULT_RULES,
     start: trio.Event | None = None,
     on_roster: RosterCallback | None = None,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
@@ -105,10 +106,12 @@ async def host_table(
     mesh.set_table(table_nonce)
     if code:
         lobby = await trio.to_thread.run_sync(
-            lambda: HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port, code=code)
+            lambda: HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port,
+                              code=code, rules=rules)
         )
     else:
-        lobby = HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port)
+        lobby = HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port,
+                          rules=rules)
     driver = _Driver(mesh, on_roster)
 
     async def front_door(stream: FramedStream, address: tuple[str, int]) -> None:

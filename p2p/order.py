@@ -51,9 +51,13 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from p2p.schema import PEER_ID, Bin, Int, Kind, ListOf, Message, Tuple
+from p2p.signing import SignedMessage
 
 MSG_TAG = b"bandit-lan/v1/msg\x00"
 TIEBREAK_TAG = b"bandit-lan/v1/tiebreak\x00"
@@ -76,18 +80,30 @@ def tiebreak(salt: bytes, stamp: int, sender: bytes) -> bytes:
     return hashlib.sha256(TIEBREAK_TAG + salt + stamp.to_bytes(8, "big") + sender).digest()
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
-    """A signed message: `inner` is the decoded `body`; `sig` signs `body` (§4)."""
+Envelope = SignedMessage
+"""What the order layer handles: a verified signed message (§4.5)."""
 
-    sender: bytes
-    inner: Mapping[str, Any]
-    body: bytes
-    sig: bytes
+HASH = Bin(size=32)
+HEAD = Tuple((Int(-1, MAX_STAMP), HASH))
+HEADER: dict[str, Kind] = {
+    "from": PEER_ID,
+    "game": HASH,
+    "lamport": Int(0, MAX_STAMP),
+    "seq": Int(0, MAX_STAMP),
+    "prev": HASH,
+    "heads": ListOf(HEAD, 1, 15),
+}
+"""§7.1: the fields every content message carries besides its own."""
 
-    @property
-    def hash(self) -> bytes:
-        return message_hash(self.body)
+MESSAGES: tuple[Message, ...] = (
+    Message(ACK_TYPE, 1, "§7.1", {"from": PEER_ID, "game": HASH, "lamport": Int(0, MAX_STAMP), "last": HEAD,
+                                  "heads": ListOf(HEAD, 1, 15)}),
+)
+
+
+def content_message(type: str, section: str, fields: Mapping[str, Kind], v: int = 1) -> Message:
+    """The schema of a content message type: its own `fields` plus the §7.1 header."""
+    return Message(type, v, section, {**HEADER, **fields})
 
 
 class OrderError(Exception):
@@ -95,7 +111,7 @@ class OrderError(Exception):
 
     section = "§7"
 
-    def __init__(self, peer: bytes, reason: str, *, evidence: tuple[Envelope, ...] = ()) -> None:
+    def __init__(self, peer: bytes, reason: str, *, evidence: tuple[SignedMessage, ...] = ()) -> None:
         super().__init__(f"{self.section}: {reason}")
         self.peer = peer
         self.reason = reason
@@ -155,7 +171,45 @@ class _Peer:
     resend_at: float | None = None
 
 
-Sign = Callable[[dict[str, Any]], Envelope]
+class SaltSchedule:
+    """§7.4: which tie-break salt applies at which stamp."""
+
+    def __init__(self, initial: bytes) -> None:
+        self._salts: list[tuple[int, bytes]] = [(0, initial)]
+
+    def set_after(self, stamp: int, salt: bytes) -> None:
+        """Use `salt` for stamps above `stamp` (the one being delivered)."""
+        self._salts.append((stamp + 1, salt))
+
+    def at(self, stamp: int) -> bytes:
+        salt = self._salts[0][1]
+        for since, value in self._salts:
+            if since <= stamp:
+                salt = value
+        return salt
+
+    def key(self, stamp: int, sender: bytes) -> tuple[int, bytes]:
+        """The position key of a message in the agreed order."""
+        return stamp, tiebreak(self.at(stamp), stamp, sender)
+
+
+def heads_violation(peers: Sequence[_Peer], seat: int, envelope: Envelope, stamp: int) -> HeadsInvalid | None:
+    """§7.5, at delivery: every head names a message we hold, with that hash, stamped below."""
+    heads = envelope.inner["heads"]
+    others = [i for i in range(len(peers)) if i != seat]
+    for other, (seq, digest) in zip(others, heads):
+        if seq < 0:
+            continue
+        peer = peers[other]
+        if seq >= peer.next_seq or peer.stamps[seq] >= stamp:
+            return HeadsInvalid(envelope.sender, f"stamp {stamp} is not above the stamp of seat {other}'s seq {seq}, which it claims to have received")
+        if peer.hashes[seq] != digest:
+            return HeadsInvalid(envelope.sender, f"it names a different message as seat {other}'s seq {seq}")
+    return None
+
+
+Sign = Callable[[dict[str, Any]], SignedMessage]
+"""Signs an inner map (which the orderer gives its ``from``) into a `SignedMessage`."""
 
 
 class Orderer:
@@ -170,9 +224,10 @@ class Orderer:
         self._sign = sign
         self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
         self._peers = [_Peer(chain_hash=game) for _ in self.seats]
-        self._salts: list[tuple[int, bytes]] = [(0, salt if salt is not None else game)]
+        self.salts = SaltSchedule(salt if salt is not None else game)
         self._pending: dict[int, list[Envelope]] = {}
         self._pending_stamps: list[int] = []
+        self._ready: deque[SignedMessage] = deque()  # the sorted group being delivered
         self._sent: list[Envelope] = []  # my chain, for retransmission
         self.clock = 0
         self._delivering = 0
@@ -196,6 +251,7 @@ class Orderer:
         self.clock += 1
         inner = dict(payload)
         inner.update(
+            {"from": self.seats[self.me]},
             game=self.game,
             lamport=self.clock,
             seq=mine.next_seq,
@@ -221,6 +277,7 @@ class Orderer:
         inner = {
             "type": ACK_TYPE,
             "v": 1,
+            "from": self.seats[self.me],
             "game": self.game,
             "lamport": self.clock,
             "last": [mine.next_seq - 1, mine.chain_hash if mine.next_seq else ZERO_HASH],
@@ -235,8 +292,9 @@ class Orderer:
 
     # -- receiving -------------------------------------------------------------------
 
-    def receive(self, envelope: Envelope, now: float) -> list[Delivered]:
-        """Take one authenticated envelope; return what became deliverable.
+    def receive(self, envelope: Envelope, now: float) -> None:
+        """Take one authenticated envelope; then take what became deliverable from
+        `deliveries()`.
 
         Raises an `OrderError` subclass if the envelope breaks §7 in a way its sender
         alone is responsible for; the offending message changes no state (messages of
@@ -251,17 +309,16 @@ class Orderer:
         else:
             self._receive_content(seat, envelope, header)
         self._note_heads(seat, header.heads, now)
-        return self._deliver()
 
     def _receive_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
         peer = self._peers[seat]
         seq = header.seq
         if seq < peer.next_seq:
-            if peer.hashes[seq] != envelope.hash:
+            if peer.hashes[seq] != message_hash(envelope.body):
                 raise Equivocation(envelope.sender, f"two different messages with seq {seq}", evidence=(envelope,))
             return  # a retransmitted copy
         if seq > peer.next_seq:
-            if seq in peer.held and peer.held[seq].hash != envelope.hash:
+            if seq in peer.held and message_hash(peer.held[seq].body) != message_hash(envelope.body):
                 raise Equivocation(envelope.sender, f"two different messages with seq {seq}", evidence=(envelope, peer.held[seq]))
             if len(peer.held) >= MAX_HELD:
                 raise ChainBroken(envelope.sender, f"seq {seq} is too far ahead of {peer.next_seq}")
@@ -292,9 +349,9 @@ class Orderer:
     def _accept_content(self, seat: int, envelope: Envelope) -> None:
         peer = self._peers[seat]
         stamp = int(envelope.inner["lamport"])
-        peer.hashes.append(envelope.hash)
+        peer.hashes.append(message_hash(envelope.body))
         peer.stamps.append(stamp)
-        peer.chain_hash = envelope.hash
+        peer.chain_hash = message_hash(envelope.body)
         peer.next_seq += 1
         self._add_promise(peer, stamp, peer.next_seq - 1)
         self.clock = max(self.clock, stamp)
@@ -337,44 +394,33 @@ class Orderer:
 
     def set_salt(self, salt: bytes) -> None:
         """Use `salt` for ties at stamps above the one being delivered now (§7.4)."""
-        self._salts.append((self._delivering + 1, salt))
-
-    def _salt_for(self, stamp: int) -> bytes:
-        salt = self._salts[0][1]
-        for since, value in self._salts:
-            if since <= stamp:
-                salt = value
-        return salt
+        self.salts.set_after(self._delivering, salt)
 
     def _stable(self, stamp: int) -> bool:
         return all(p.covered >= stamp for i, p in enumerate(self._peers) if i != self.me) and self.clock >= stamp
 
-    def _deliver(self) -> list[Delivered]:
-        out: list[Delivered] = []
-        while self._pending_stamps and self._stable(self._pending_stamps[0]):
-            stamp = heapq.heappop(self._pending_stamps)
-            group = self._pending.pop(stamp)
-            self._delivering = stamp
-            salt = self._salt_for(stamp)
-            group.sort(key=lambda e: tiebreak(salt, stamp, e.sender))
-            for envelope in group:
-                seat = self._seat_of[envelope.sender]
-                out.append(Delivered(self.position, seat, envelope, self._heads_violation(seat, envelope, stamp)))
-                self.position += 1
-        return out
+    def deliveries(self) -> Iterator[Delivered]:
+        """Yield the next stable messages in the agreed order, one at a time.
 
-    def _heads_violation(self, seat: int, envelope: Envelope, stamp: int) -> HeadsInvalid | None:
-        heads = envelope.inner["heads"]
-        others = [i for i in range(len(self.seats)) if i != seat]
-        for other, (seq, digest) in zip(others, heads):
-            if seq < 0:
-                continue
-            peer = self._peers[other]
-            if seq >= peer.next_seq or peer.stamps[seq] >= stamp:
-                return HeadsInvalid(envelope.sender, f"stamp {stamp} is not above the stamp of seat {other}'s seq {seq}, which it claims to have received")
-            if peer.hashes[seq] != digest:
-                return HeadsInvalid(envelope.sender, f"it names a different message as seat {other}'s seq {seq}")
-        return None
+        Pull them one by one and process each before taking the next: a stamp group is
+        sorted only when it is reached, so a salt set while processing one message
+        (`set_salt`) applies to every later stamp exactly as at every other peer."""
+        while True:
+            if not self._ready:
+                if not (self._pending_stamps and self._stable(self._pending_stamps[0])):
+                    return
+                stamp = heapq.heappop(self._pending_stamps)
+                group = self._pending.pop(stamp)
+                self._delivering = stamp
+                salt = self.salts.at(stamp)
+                group.sort(key=lambda e: tiebreak(salt, stamp, e.sender))
+                self._ready.extend(group)
+            envelope = self._ready.popleft()
+            seat = self._seat_of[envelope.sender]
+            stamp = int(envelope.inner["lamport"])
+            delivered = Delivered(self.position, seat, envelope, heads_violation(self._peers, seat, envelope, stamp))
+            self.position += 1
+            yield delivered
 
     # -- timers ----------------------------------------------------------------------
 
@@ -405,7 +451,7 @@ class Orderer:
     # -- introspection ---------------------------------------------------------------
 
     def undelivered(self) -> int:
-        return sum(len(g) for g in self._pending.values())
+        return sum(len(g) for g in self._pending.values()) + len(self._ready)
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,3 +503,71 @@ def _check_head(head: Any, bad: Callable[[str], MalformedHeader]) -> None:
         or len(head[1]) != 32
     ):
         raise bad("a head must be [seq >= -1, 32-byte hash]")
+
+
+class OutOfOrder(OrderError):
+    """A recorded sequence that is not the agreed order (§7.4)."""
+
+    section = "§7.4"
+
+
+class OrderReplay:
+    """§7 checked on a recorded sequence of content messages (what the audit does).
+
+    Acks are not recorded, so promises cannot be re-checked; everything else is: each
+    sender's chain (a dropped, repeated or displaced record breaks it), growing stamps,
+    the agreed order with its salted tie-break, and the §7.5 heads verdicts, which come
+    out exactly as they did at the live peer because the replay holds, at each record,
+    exactly the messages ordered before it.
+    """
+
+    def __init__(self, *, seats: Sequence[bytes], game: bytes, ties: bool = True) -> None:
+        """With ``ties=False`` only what needs no table state is checked (chains, and
+        stamps never going backwards): the first pass of an audit, before the salts
+        that order ties are known, so that a displaced record is blamed on the log and
+        never on the peer whose heads it seems to break."""
+        self.seats = tuple(seats)
+        self.game = game
+        self.ties = ties
+        self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
+        self._peers = [_Peer(chain_hash=game) for _ in self.seats]
+        self.salts = SaltSchedule(game)
+        self._last: tuple[int, bytes] | None = None
+        self._delivering = 0
+        self.position = 0
+
+    def next(self, envelope: Envelope) -> Delivered:
+        """Check the next recorded message; raise the `OrderError` that puts it out of place."""
+        seat = self._seat_of.get(envelope.sender)
+        if seat is None:
+            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+        if envelope.inner.get("type") == ACK_TYPE:
+            raise MalformedHeader(envelope.sender, "an ack among the delivered messages (acks are never delivered)")
+        header = _parse_header(envelope, len(self.seats), self.game)
+        peer = self._peers[seat]
+        if header.seq != peer.next_seq:
+            raise ChainBroken(
+                envelope.sender,
+                f"its seq {header.seq} comes where seq {peer.next_seq} is due: a record is missing, repeated or out of place",
+            )
+        if header.prev != peer.chain_hash:
+            raise ChainBroken(envelope.sender, f"seq {header.seq} does not chain to the previous message")
+        if peer.stamps and header.stamp <= peer.stamps[-1]:
+            raise StampBackwards(envelope.sender, f"stamp {header.stamp} is not above its previous stamp {peer.stamps[-1]}")
+        key = self.salts.key(header.stamp, envelope.sender) if self.ties else (header.stamp, b"")
+        if self._last is not None and (key <= self._last if self.ties else key < self._last):
+            raise OutOfOrder(envelope.sender, f"stamp {header.stamp} comes after stamp {self._last[0]} in the record: not the agreed order")
+        verdict = heads_violation(self._peers, seat, envelope, header.stamp) if self.ties else None
+        digest = message_hash(envelope.body)
+        peer.hashes.append(digest)
+        peer.stamps.append(header.stamp)
+        peer.chain_hash = digest
+        peer.next_seq += 1
+        self._last = key
+        self._delivering = header.stamp
+        delivered = Delivered(self.position, seat, envelope, verdict)
+        self.position += 1
+        return delivered
+
+    def set_salt(self, salt: bytes) -> None:
+        self.salts.set_after(self._delivering, salt)

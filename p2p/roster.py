@@ -8,9 +8,13 @@ certificate (hence a peer id and an Ed25519 key) and the 32-byte nonce it contri
 when it joined (the host's is the table nonce). On the wire (welcome and roster updates)
 members also carry the address and port other peers dial (§6.5).
 
+The host also fixes the table's *rules* (§6.8): the end-of-game target, the turn and
+ready timers and, optionally, a replacement skills table (R2/R3). Joiners see them in the
+roster before they sit down, and they are part of what everyone signs.
+
 At start the roster is frozen into its *canonical encoding* R (§6.6): canonical msgpack
-of ``{"proto", "table", "table_nonce", "members": [{"seat", "name", "cert", "nonce"}]}``
-(no addresses: they are how to reach a peer, not who it is). Every member signs
+of ``{"proto", "table", "table_nonce", "rules", "members": [{"seat", "name", "cert",
+"nonce"}]}`` (no addresses: they are how to reach a peer, not who it is). Every member signs
 ``ROSTER_DOMAIN || R``; the game id is ``SHA-256(GAME_DOMAIN || R)``. Because every
 member's fresh nonce is inside R, no member can make a new game share an id (and so
 replayable messages) with an old one.
@@ -20,12 +24,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
+
+from engine import DEFAULT_SKILLS, SkillsError, Skills, load_skills
 
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, Identity
-from p2p.schema import NONCE, Bin, Int, ListOf, Record, Schemas, Str, Message
+from p2p.schema import NONCE, Bin, Int, ListOf, Message, Record, Schemas, Str
 from p2p.wire import decode, encode
 
 PROTOCOL_VERSION = 1
@@ -37,17 +44,55 @@ TABLE_NAME = Str(min_len=1, max_len=40, printable=True)
 PLAYER_NAME = Str(min_len=1, max_len=24, printable=True)
 CERT = Bin(min_len=1, max_len=4096)
 
+MAX_SKILLS_TEXT = 4096
+WIRE_RULES = Record(
+    {"target": Int(1, 10_000), "turn_s": Int(5, 3600), "peek_s": Int(1, 3600), "skills": Str(max_len=MAX_SKILLS_TEXT)}
+)
+
+
+@dataclass(frozen=True)
+class TableRules:
+    """What every seat agrees to play by (§6.8): the R1 target, the R5 turn timer, the
+    R4.3 ready barrier and the skills table (TOML text; empty for the default, R2/R3)."""
+
+    target: int = 100
+    turn_s: int = 60
+    peek_s: int = 30
+    skills_text: str = ""
+
+    def __post_init__(self) -> None:
+        WIRE_RULES.check(self.to_wire(), "rules", "§6.8")
+        self.skills  # validates the table (SkillsError)
+
+    @cached_property
+    def skills(self) -> Skills:
+        return load_skills(self.skills_text, "the table's skills") if self.skills_text else DEFAULT_SKILLS
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"target": self.target, "turn_s": self.turn_s, "peek_s": self.peek_s, "skills": self.skills_text}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> TableRules:
+        """Rules received from a peer (schema-checked as WIRE_RULES); a bad skills table is a §6.8 error."""
+        try:
+            return cls(data["target"], data["turn_s"], data["peek_s"], data["skills"])
+        except SkillsError as exc:
+            raise ProtocolError("§6.8", f"the table's skills table is invalid: {exc}") from None
+
+
+DEFAULT_RULES = TableRules()
+
 WIRE_MEMBER = Record(
     {"seat": Int(0, MAX_SEATS - 1), "name": PLAYER_NAME, "cert": CERT, "nonce": NONCE,
      "addr": Str(max_len=64, printable=True), "port": Int(0, 65535)}
 )
 WIRE_ROSTER = Record(
     {"version": Int(0, 1 << 32), "table": TABLE_NAME, "table_nonce": NONCE, "seats": Int(MIN_SEATS, MAX_SEATS),
-     "members": ListOf(WIRE_MEMBER, 1, MAX_SEATS)}
+     "rules": WIRE_RULES, "members": ListOf(WIRE_MEMBER, 1, MAX_SEATS)}
 )
 _CANONICAL = Schemas(
     Message("roster", 1, "§6.6", {
-        "proto": Int(0, 65535), "table": TABLE_NAME, "table_nonce": NONCE,
+        "proto": Int(0, 65535), "table": TABLE_NAME, "table_nonce": NONCE, "rules": WIRE_RULES,
         "members": ListOf(Record({"seat": Int(0, MAX_SEATS - 1), "name": PLAYER_NAME, "cert": CERT, "nonce": NONCE}),
                           MIN_SEATS, MAX_SEATS),
     })
@@ -76,6 +121,7 @@ class Roster:
     seats: int
     members: tuple[Member, ...]
     version: int = 0
+    rules: TableRules = field(default=DEFAULT_RULES)
 
     @property
     def free(self) -> int:
@@ -90,6 +136,7 @@ class Roster:
     def to_wire(self) -> dict[str, Any]:
         return {
             "version": self.version, "table": self.table, "table_nonce": self.table_nonce, "seats": self.seats,
+            "rules": self.rules.to_wire(),
             "members": [
                 {"seat": m.seat, "name": m.name, "cert": m.cert.der, "nonce": m.nonce,
                  "addr": (m.address or ("", 0))[0], "port": (m.address or ("", 0))[1]}
@@ -112,13 +159,15 @@ class Roster:
             members.append(Member(i, m["name"], cert, m["nonce"], (m["addr"], m["port"]) if m["port"] else None))
         if len(members) > data["seats"]:
             raise ProtocolError("§6.5", f"the roster seats {len(members)} players at a table of {data['seats']}")
-        return cls(data["table"], data["table_nonce"], data["seats"], tuple(members), data["version"])
+        return cls(data["table"], data["table_nonce"], data["seats"], tuple(members), data["version"],
+                   TableRules.from_wire(data["rules"]))
 
     def canonical(self) -> bytes:
         """R, the canonical encoding signed by every member (§6.6)."""
         return encode({
             "type": "roster", "v": 1,
             "proto": PROTOCOL_VERSION, "table": self.table, "table_nonce": self.table_nonce,
+            "rules": self.rules.to_wire(),
             "members": [{"seat": m.seat, "name": m.name, "cert": m.cert.der, "nonce": m.nonce} for m in self.members],
         })
 
@@ -143,7 +192,7 @@ def parse_canonical(canonical: bytes) -> Roster:
         raise ProtocolError("§6.6", "roster seats must be 0, 1, 2, ... in order")
     if len({m.peer_id for m in members}) != len(members):
         raise ProtocolError("§6.6", "the roster lists one identity twice")
-    return Roster(data["table"], data["table_nonce"], len(members), members)
+    return Roster(data["table"], data["table_nonce"], len(members), members, 0, TableRules.from_wire(data["rules"]))
 
 
 def sign_roster(identity: Identity, canonical: bytes) -> bytes:

@@ -18,7 +18,7 @@ registry for a link from all the layers it speaks::
     schemas = Schemas(*transport.LINK_MESSAGES, *signing.MESSAGES, *lobby.MESSAGES)
     schemas.register(Message("order.ack", 1, "§7.2", {"from": PEER_ID, "lamport": Int(0)}))
 
-Kinds: `Int`, `Bool`, `Str`, `Bin`, `ListOf`, `Record` (a nested map with its own
+Kinds: `Int`, `Bool`, `Str`, `Bin`, `ListOf`, `Tuple`, `Record` (a nested map with its own
 fields), `Optional` (field may be absent), `OneOf` (str from a fixed set).
 """
 
@@ -139,6 +139,22 @@ class ListOf:
 
     def describe(self) -> str:
         return f"array of {self.min_len}..{self.max_len} ({self.item.describe()})"
+
+
+@dataclass(frozen=True)
+class Tuple:
+    """A fixed-length array whose items have their own kinds (e.g. ``[seq, hash]``)."""
+
+    items: tuple[Kind, ...]
+
+    def check(self, value: Any, path: str, section: str) -> None:
+        if not isinstance(value, list) or len(value) != len(self.items):
+            raise _wrong(self, value, path, section)
+        for i, (item, kind) in enumerate(zip(value, self.items)):
+            kind.check(item, f"{path}[{i}]", section)
+
+    def describe(self) -> str:
+        return "[" + ", ".join(k.describe() for k in self.items) + "]"
 
 
 @dataclass(frozen=True)

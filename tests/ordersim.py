@@ -12,48 +12,85 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
-from nacl.signing import SigningKey, VerifyKey
+import tempfile
+from pathlib import Path
 
-from p2p.order import Delivered, Envelope, OrderError, Orderer
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p.identity import CERT_FILE, KEY_FILE, Certificate, Identity, load_or_create_identity, make_certificate
+from p2p.order import Delivered, OrderError, Orderer
+from p2p.signing import SIGNED_DOMAIN, sign
+from p2p.signing import SignedMessage as Envelope
+from p2p.identity import verify_signature
+from p2p.wire import decode_map
+
+_IDENTITIES: dict[bytes, Identity] = {}
 
 
-def make_signer(key: SigningKey, peer_id: bytes):
-    def sign(inner: dict[str, Any]) -> Envelope:
-        body = msgpack.packb(inner, use_bin_type=True)
-        return Envelope(peer_id, inner, body, key.sign(body).signature)
+def seeded_identity(seed: bytes) -> Identity:
+    """A real identity (key + self-signed certificate) determined by a 32-byte seed."""
+    if seed not in _IDENTITIES:
+        key = Ed25519PrivateKey.from_private_bytes(seed)
+        folder = Path(tempfile.mkdtemp(prefix="bandit-id-"))
+        (folder / KEY_FILE).write_bytes(key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+        (folder / KEY_FILE).chmod(0o600)
+        serial = int.from_bytes(seed[:8], "big") >> 2 or 1
+        (folder / CERT_FILE).write_text(Certificate.from_der(make_certificate(key, serial=serial)).pem)
+        _IDENTITIES[seed] = load_or_create_identity(folder)
+    return _IDENTITIES[seed]
 
-    return sign
+
+def make_signer(identity: Identity):
+    def signer(inner: dict[str, Any]) -> Envelope:
+        body, sig = sign(identity, inner)
+        return Envelope(identity.peer_id, inner, body, sig)
+
+    return signer
 
 
 def transmit(envelope: Envelope) -> Envelope:
     """What the receiver gets: the same bytes, decoded afresh (as after the wire)."""
-    inner = msgpack.unpackb(envelope.body, raw=False)
-    return Envelope(envelope.sender, inner, envelope.body, envelope.sig)
+    return Envelope(envelope.sender, decode_map(envelope.body), envelope.body, envelope.sig)
 
 
 @dataclass
 class SimPeer:
     seat: int
     orderer: Orderer
-    key: SigningKey
+    identity: Identity
     delivered: list[Delivered] = field(default_factory=list)
     errors: list[OrderError] = field(default_factory=list)
 
 
 class Network:
-    def __init__(self, peers: int, seed: int, *, latency: float = 0.002, jitter: float = 0.002, drop: float = 0.0) -> None:
+    def __init__(
+        self,
+        peers: int,
+        seed: int,
+        *,
+        latency: float = 0.002,
+        jitter: float = 0.002,
+        drop: float = 0.0,
+        identities: list[Identity] | None = None,
+        game: bytes | None = None,
+    ) -> None:
         self.rng = random.Random(seed)
         self.latency, self.jitter, self.drop = latency, jitter, drop
-        keys = [SigningKey(self.rng.randbytes(32)) for _ in range(peers)]
-        ids = [bytes(k.verify_key) for k in keys]
-        game = self.rng.randbytes(32)
+        if identities is None:
+            identities = [seeded_identity(self.rng.randbytes(32)) for _ in range(peers)]
+        ids = [identity.peer_id for identity in identities]
+        self.keys = {identity.peer_id: identity.certificate.public_key for identity in identities}
+        game = game if game is not None else self.rng.randbytes(32)
+        self.game = game
         self.peers = [
-            SimPeer(i, Orderer(seats=ids, me=i, game=game, sign=make_signer(k, ids[i])), k)
-            for i, k in enumerate(keys)
+            SimPeer(i, Orderer(seats=ids, me=i, game=game, sign=make_signer(identity)), identity)
+            for i, identity in enumerate(identities)
         ]
         self.now = 0.0
         self._queue: list[tuple[float, int, int, Envelope]] = []
+        self._later: list[tuple[float, int, Any]] = []  # (time, order, action)
         self._n = 0
 
     def _post(self, src: int, dst: int, envelope: Envelope) -> None:
@@ -76,13 +113,18 @@ class Network:
 
     def _arrive(self, dst: int, envelope: Envelope) -> None:
         peer = self.peers[dst]
-        VerifyKey(envelope.sender).verify(envelope.body, envelope.sig)  # peer id = its key here
+        assert verify_signature(self.keys[envelope.sender], envelope.sig, SIGNED_DOMAIN + envelope.body)
         try:
-            peer.delivered.extend(peer.orderer.receive(transmit(envelope), self.now))
+            peer.orderer.receive(transmit(envelope), self.now)
+            self.on_deliveries(peer)
         except OrderError as error:
             peer.errors.append(error)
         if peer.orderer.ack_due():
             self.broadcast(dst, peer.orderer.ack(self.now))
+
+    def on_deliveries(self, peer: SimPeer) -> None:
+        """Take what `peer` can deliver now (subclasses process each in turn)."""
+        peer.delivered.extend(peer.orderer.deliveries())
 
     def _timers(self) -> None:
         for peer in self.peers:
@@ -94,9 +136,21 @@ class Network:
                     else:
                         self._post(peer.seat, seat, envelope)
 
+    def schedule(self, at: float, action: Any) -> None:
+        """Run `action()` at simulated time `at` (a player's reaction time, say)."""
+        self._n += 1
+        heapq.heappush(self._later, (at, self._n, action))
+
+    def deadlines(self) -> list[float]:
+        """Every pending timer (subclasses add their own)."""
+        out = [d for p in self.peers if (d := p.orderer.next_deadline()) is not None]
+        if self._later:
+            out.append(self._later[0][0])
+        return out
+
     def run_until(self, t: float) -> None:
         while True:
-            deadlines = [d for p in self.peers if (d := p.orderer.next_deadline()) is not None]
+            deadlines = self.deadlines()
             next_frame = self._queue[0][0] if self._queue else None
             candidates = [x for x in [next_frame, min(deadlines, default=None)] if x is not None]
             step = min(candidates, default=None)
@@ -107,6 +161,8 @@ class Network:
             if next_frame is not None and next_frame <= self.now:
                 _, _, dst, envelope = heapq.heappop(self._queue)
                 self._arrive(dst, envelope)
+            while self._later and self._later[0][0] <= self.now:
+                heapq.heappop(self._later)[2]()
             self._timers()
 
     def quiesce(self, extra: float = 30.0) -> None:

@@ -4,6 +4,7 @@ A table hosted in one namespace is listed (`bandit-lan tables`) and joined from 
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from p2p.audit import audit
 from cli_support import bandit, finish, game_id, read_until
 
 pytestmark = pytest.mark.netns
@@ -54,11 +56,14 @@ def lan() -> Iterator[list[str]]:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
-def test_table_hosted_in_one_namespace_is_found_and_joined_from_two_others(lan: list[str], tmp_path: Path) -> None:
+def test_table_hosted_in_one_namespace_is_found_joined_and_played_from_two_others(lan: list[str], tmp_path: Path) -> None:
+    """Three hosts on a bridged LAN: discovery, the lobby, then a whole game (headless
+    bots, real TLS between the namespaces) whose three logs audit clean and agree."""
     h1, h2, h3 = lan
     seen: list[str] = []
+    game = ("--headless", "--target", "15")
     host = bandit("host", "--table", "Garage", "--name", "alice", "--seats", "3", "--state-dir", str(tmp_path / "a"),
-                  netns=h1)
+                  *game, netns=h1)
     procs = [host]
     try:
         fp = read_until(host, r"Your fingerprint: (\S+)", seen).group(1)
@@ -69,10 +74,10 @@ def test_table_hosted_in_one_namespace_is_found_and_joined_from_two_others(lan: 
         assert rc == 0, out
         garage = [t for t in json.loads(out.strip().splitlines()[-1]) if t["table"] == "Garage"]
         assert garage and garage[0]["address"] == f"{SUBNET}.1" and garage[0]["free"] == 2, out
-        bob = bandit("join", "Garage", "--name", "bob", "--state-dir", str(tmp_path / "b"), netns=h2)
-        carol = bandit("join", "Garage", "--name", "carol", "--state-dir", str(tmp_path / "c"), netns=h3)
+        bob = bandit("join", "Garage", "--name", "bob", "--state-dir", str(tmp_path / "b"), *game, netns=h2)
+        carol = bandit("join", "Garage", "--name", "carol", "--state-dir", str(tmp_path / "c"), *game, netns=h3)
         procs += [bob, carol]
-        results = [finish(bob, [], 40), finish(carol, [], 40), finish(host, seen, 40)]
+        results = [finish(bob, [], 90), finish(carol, [], 90), finish(host, seen, 90)]
     finally:
         for p in procs:
             if p.poll() is None:
@@ -81,3 +86,7 @@ def test_table_hosted_in_one_namespace_is_found_and_joined_from_two_others(lan: 
         assert rc == 0, out
         assert f"Host fingerprint {fp} verified." in out or "host you" in out
     assert len({game_id(out) for _, out in results}) == 1
+    logs = [Path(re.search(r"^Log: (\S+)", out, re.M).group(1)) for _, out in results]  # type: ignore[union-attr]
+    verdicts = [audit(path) for path in logs]
+    assert all(v.ok and v.finished for v in verdicts), [v.first_failure for v in verdicts]
+    assert len({tuple(v.totals.items()) for v in verdicts}) == 1

@@ -13,7 +13,7 @@ LO = ("--interface", "127.0.0.1")
 def test_host_tables_and_two_joiners_as_processes(tmp_path: Path) -> None:
     seen: list[str] = []
     host = bandit("host", "--table", "Attic", "--name", "alice", "--seats", "3", "--bind", "127.0.0.1",
-                  "--state-dir", str(tmp_path / "h"), *LO)
+                  "--state-dir", str(tmp_path / "h"), "--lobby-only", *LO)
     procs = [host]
     try:
         where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
@@ -25,9 +25,9 @@ def test_host_tables_and_two_joiners_as_processes(tmp_path: Path) -> None:
         tables = [t for t in json.loads(out.strip().splitlines()[-1]) if t["table"] == "Attic"]
         assert rc == 0 and tables and tables[0]["host"] == "alice" and tables[0]["free"] == 2
         assert f"{tables[0]['address']}:{tables[0]['port']}" == where
-        by_name = bandit("join", "Attic", "--name", "bob", "--state-dir", str(tmp_path / "b"), *LO)
+        by_name = bandit("join", "Attic", "--name", "bob", "--state-dir", str(tmp_path / "b"), "--lobby-only", *LO)
         by_addr = bandit("join", "--peer", where, "--fingerprint", fp, "--name", "carol",
-                         "--state-dir", str(tmp_path / "c"))
+                         "--state-dir", str(tmp_path / "c"), "--lobby-only")
         procs += [by_name, by_addr]
         results = [finish(p, seen if p is host else [], 40) for p in (by_name, by_addr, host)]
     finally:

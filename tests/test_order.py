@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from p2p.order import (
+    message_hash,
     ChainBroken,
     Equivocation,
     HeadsInvalid,
@@ -21,7 +22,7 @@ from tests.ordersim import Network, make_signer, transmit
 
 
 def sequences(net: Network) -> list[list[bytes]]:
-    return [[d.envelope.hash for d in p.delivered] for p in net.peers]
+    return [[message_hash(d.envelope.body) for d in p.delivered] for p in net.peers]
 
 
 def run_workload(net: Network, seed: int, messages: int, spread: float) -> list[bytes]:
@@ -30,7 +31,7 @@ def run_workload(net: Network, seed: int, messages: int, spread: float) -> list[
     sent = []
     for t, seat in times:
         net.run_until(t)
-        sent.append(net.send(seat, {"type": "note", "v": 1, "n": len(sent)}).hash)
+        sent.append(message_hash(net.send(seat, {"type": "note", "v": 1, "n": len(sent)}).body))
     net.quiesce()
     return sent
 
@@ -58,7 +59,7 @@ def test_order_respects_stamps_and_causality() -> None:
     delivered = net.peers[0].delivered
     stamps = [d.stamp for d in delivered]
     assert stamps == sorted(stamps)
-    position = {d.envelope.hash: d.position for d in delivered}
+    position = {message_hash(d.envelope.body): d.position for d in delivered}
     for d in delivered:  # everything a message says it had received orders before it
         for (seq, digest) in d.envelope.inner["heads"]:
             if seq >= 0:
@@ -71,8 +72,8 @@ def test_order_causal_reply_follows_what_it_answers() -> None:
     net.run_until(0.1)
     reply = net.send(1, {"type": "note", "v": 1})
     net.quiesce()
-    order = [d.envelope.hash for d in net.peers[2].delivered]
-    assert order.index(first.hash) < order.index(reply.hash)
+    order = [message_hash(d.envelope.body) for d in net.peers[2].delivered]
+    assert order.index(message_hash(first.body)) < order.index(message_hash(reply.body))
 
 
 def test_order_ties_favour_no_seat() -> None:
@@ -114,6 +115,7 @@ def forge(net: Network, seat: int, **overrides):
     inner = {
         "type": "note",
         "v": 1,
+        "from": o.seats[seat],
         "game": o.game,
         "lamport": o.clock + 1,
         "seq": mine.next_seq,
@@ -121,11 +123,12 @@ def forge(net: Network, seat: int, **overrides):
         "heads": o._heads(),
     }
     inner.update(overrides)
-    return make_signer(peer.key, o.seats[seat])(inner)
+    return make_signer(peer.identity)(inner)
 
 
 def deliver_to(net: Network, dst: int, envelope) -> None:
-    net.peers[dst].delivered.extend(net.peers[dst].orderer.receive(transmit(envelope), net.now))
+    net.peers[dst].orderer.receive(transmit(envelope), net.now)
+    net.peers[dst].delivered.extend(net.peers[dst].orderer.deliveries())
 
 
 def test_order_rejects_broken_chain() -> None:
@@ -192,13 +195,13 @@ def test_order_rejects_heads_the_sender_could_not_hold() -> None:
     net.peers[1].orderer.clock = 4
     early = net.peers[1].orderer.send({"type": "note", "v": 1}, 0.0)  # stamp 5
     # seat 0 claims to have seen it, yet stamps itself 2: impossible for an honest peer.
-    cheat = forge(net, 0, lamport=2, heads=[[0, early.hash], [-1, ZERO_HASH]])
+    cheat = forge(net, 0, lamport=2, heads=[[0, message_hash(early.body)], [-1, ZERO_HASH]])
     for dst in (1, 2):
         deliver_to(net, dst, cheat)
     net.broadcast(1, early)
     net.quiesce()
-    verdicts = [[(d.envelope.hash, type(d.rejected)) for d in p.delivered] for p in net.peers[1:]]
-    assert verdicts[0] == verdicts[1] == [(cheat.hash, HeadsInvalid), (early.hash, type(None))]
+    verdicts = [[(message_hash(d.envelope.body), type(d.rejected)) for d in p.delivered] for p in net.peers[1:]]
+    assert verdicts[0] == verdicts[1] == [(message_hash(cheat.body), HeadsInvalid), (message_hash(early.body), type(None))]
     assert not net.peers[1].errors and not net.peers[2].errors
 
 
@@ -207,9 +210,11 @@ def test_order_holds_out_of_order_and_fills_gaps() -> None:
     a = net.peers[0].orderer.send({"type": "note", "v": 1}, 0.0)
     b = net.peers[0].orderer.send({"type": "note", "v": 1}, 0.0)
     o1 = net.peers[1].orderer
-    assert o1.receive(transmit(b), 0.0) == []  # held: seq 1 before seq 0
-    got = o1.receive(transmit(a), 0.0)
-    assert [d.envelope.hash for d in got] == [a.hash, b.hash]
+    o1.receive(transmit(b), 0.0)
+    assert list(o1.deliveries()) == []  # held: seq 1 before seq 0
+    o1.receive(transmit(a), 0.0)
+    got = list(o1.deliveries())
+    assert [message_hash(d.envelope.body) for d in got] == [message_hash(a.body), message_hash(b.body)]
 
 
 def test_order_zero_hash_constant_is_all_zero() -> None:
@@ -226,3 +231,47 @@ def test_order_protocol_vectors_match_code() -> None:
     section = text.split("### 7.8 Test vectors", 1)[1].split("\n## ", 1)[0]
     assert message_hash(b"\x81\xa4type\xa4note").hex() in section
     assert tiebreak(bytes(range(32)), 7, b"\xaa" * 32).hex() in section
+
+
+class SaltingNetwork(Network):
+    """Sets a new salt while delivering the message marked 'beacon' (as the table does),
+    and has seats 1 and 2 answer the beacon with a claim the moment they receive it, so
+    that seat 0 finds the beacon and both claims stable in one batch."""
+
+    salt = b""
+
+    def on_deliveries(self, peer) -> None:  # type: ignore[no-untyped-def]
+        for d in peer.orderer.deliveries():
+            peer.delivered.append(d)
+            if d.envelope.inner["type"] == "beacon":
+                peer.orderer.set_salt(self.salt)
+
+    def _arrive(self, dst, envelope) -> None:  # type: ignore[no-untyped-def]
+        if envelope.inner.get("type") == "beacon" and dst in (1, 2):
+            self.peers[dst].orderer.receive(transmit(envelope), self.now)
+            self.send(dst, {"type": "claim", "v": 1})
+            self.on_deliveries(self.peers[dst])
+            return
+        super()._arrive(dst, envelope)
+
+
+def test_order_salt_set_mid_batch_applies_to_the_next_stamp_everywhere() -> None:
+    """§7.4: a salt set while processing stamp L orders stamp L+1 at every peer, even
+    where L and L+1 became deliverable in one batch."""
+    for seed in range(20):
+        net = SaltingNetwork(3, seed)
+        ids = net.peers[0].orderer.seats
+        # a salt that orders the stamp-2 tie differently from the game-id salt
+        net.salt = next(
+            bytes([i]) * 32
+            for i in range(256)
+            if (tiebreak(bytes([i]) * 32, 2, ids[1]) < tiebreak(bytes([i]) * 32, 2, ids[2]))
+            != (tiebreak(net.game, 2, ids[1]) < tiebreak(net.game, 2, ids[2]))
+        )
+        net.send(0, {"type": "beacon", "v": 1})
+        net.quiesce()
+        seqs = sequences(net)
+        assert all(len(s) == 3 for s in seqs)
+        assert all(s == seqs[0] for s in seqs)
+        first_claim = net.peers[0].delivered[1].seat
+        assert first_claim == min((1, 2), key=lambda s: tiebreak(net.salt, 2, ids[s]))

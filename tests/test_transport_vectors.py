@@ -76,3 +76,4 @@ def test_roster_vector(ids) -> None:  # type: ignore[no-untyped-def]
     assert roster_signature_valid(b.certificate, r, h("roster", "roster_sig_b"))
     assert not roster_signature_valid(a.certificate, r, h("roster", "roster_sig_b"))
     assert parse_canonical(r).members[1].name == "bob"
+    assert parse_canonical(r).rules == roster.rules

@@ -1,0 +1,91 @@
+"""Playing the game after the lobby: what `play`, `host` and `join` share.
+
+A seat is played headless by a bot (progress and standings printed, `--json` for
+scripts) or by you in the terminal client. Either way the same `TablePeer` runs the
+table and writes the fairness log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import trio
+
+from cli.lobby_common import complain, say
+from engine import NormalBot
+from p2p.identity import Identity, default_state_dir
+from p2p.lobby import LobbyResult
+from p2p.peer import FULL_SPEED, HUMAN_PACE, GameSummary, TablePeer
+from p2p.session import Line
+from p2p.transport import Mesh
+
+
+def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True) -> None:
+    if bot_flag:
+        parser.add_argument("--bot", action="store_true", help="let the normal bot play this seat")
+    parser.add_argument("--headless", action="store_true",
+                        help="no full-screen client: a bot plays this seat and progress is printed")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bots' decisions (never of the cryptography)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object with the result on the last line")
+    parser.add_argument("--memory-aid", action="store_true", help="keep the cards you have seen on screen")
+
+
+def log_path_for(result: LobbyResult, state_dir: Path | None, explicit: Path | None, log_dir: Path | None = None) -> Path:
+    """Where this seat's log goes: --log PATH, else DIR/<game>-seat<N>.bandit-log."""
+    if explicit is not None:
+        return explicit
+    folder = log_dir or (state_dir or default_state_dir()) / "logs"
+    return folder / f"{result.game_id[:6].hex()}-seat{result.seat + 1}.bandit-log"
+
+
+def print_line(line: Line) -> None:
+    say(f"  {line.text}")
+
+
+async def play_seat(
+    mesh: Mesh,
+    result: LobbyResult,
+    identity: Identity,
+    args: argparse.Namespace,
+    log_path: Path,
+) -> GameSummary:
+    """Play this seat to the end of the game."""
+    headless = args.headless or getattr(args, "bot", False)
+    bot = NormalBot() if headless else None
+    quiet = getattr(args, "quiet", False) or args.json
+    pace = getattr(args, "pace", None) or (FULL_SPEED if args.headless else HUMAN_PACE)
+    peer = TablePeer(
+        mesh, result, identity, log_path=log_path, bot=bot, seed=args.seed, pace=pace,
+        on_line=None if (quiet or not headless) else print_line,
+    )
+    if headless:
+        return await peer.run()
+    from cli.tui import run_client  # the full-screen client is only loaded for a person
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run_client, peer, args.memory_aid)
+        summary = await peer.run()
+        nursery.cancel_scope.cancel()
+    return summary
+
+
+def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | None = None) -> int:
+    """Print the standings (and the JSON line); the exit status of the command."""
+    logs = logs or [summary.log_path]
+    if not args.json:
+        if summary.finished:
+            say(f"Game over after {summary.rounds} round{'s' if summary.rounds != 1 else ''}. Standings:")
+            for name, total in sorted(summary.totals.items(), key=lambda kv: kv[1]):
+                mark = "  winner" if name in summary.winners else ""
+                say(f"  {name:<24} {total:>4}{mark}")
+        else:
+            complain(f"the game stopped: {summary.why}")
+        say(f"Log: {summary.log_path}   (check it with: bandit-lan audit {summary.log_path})")
+    else:
+        out = summary.to_json()
+        out["logs"] = [str(p) for p in logs]
+        out["log"] = str(summary.log_path)
+        print(json.dumps(out), flush=True)
+    return 0 if summary.finished else 1

@@ -1,0 +1,199 @@
+"""The audit: re-verify a fairness log with the same code that played the game (§10.2).
+
+Theory of operation
+-------------------
+A log holds the roster with everyone's signature and every delivered message, exactly
+as signed. The audit checks, in order, and stops at the first thing that does not hold:
+
+1. the roster decodes canonically and every member signed it; the game id follows;
+2. each record: its signature by a seated member (§4.5), its schema (§4.4, §7.1, §9),
+   its place in its sender's chain and in the agreed order (§7, `OrderReplay`);
+3. the game: an observer `TableMachine` (no seat, no secrets) replays every record,
+   which re-verifies every key proof, beacon, shuffle step, share and proof (§8), every
+   engine transition (R1–R10), every round's openings with every card re-derived, and
+   every score; a peer's violation stops the replay exactly where it stopped the game;
+4. the end: the game finished (every seat said ``done``) and the log was closed.
+
+The result says what the game was (players, rounds, cards, scores, snaps, who saw
+which card) and the verdict; `first_failure` names the record, the peer and the check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from p2p.errors import ProtocolError
+from p2p.identity import short_id
+from p2p.log import LogContents, LogError, read_log
+from p2p.order import MESSAGES as ORDER_MESSAGES
+from p2p.order import OrderError, OrderReplay
+from p2p.roster import Roster, game_id_of, parse_canonical, roster_signature_valid
+from p2p.signing import SignedMessage, open_signed, signed_frame
+from p2p.table import MESSAGES as TABLE_MESSAGES
+from p2p.table import Applied, Refused, RoundOutcome, SeatLeft, TableMachine
+from p2p.transport import link_schemas
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The first thing in a log that does not hold."""
+
+    record: int | None  # index of the log.msg record (None: the header or the end)
+    seat: int | None  # the peer responsible, if one is
+    section: str
+    what: str
+
+    def describe(self, names: Sequence[str] = ()) -> str:
+        where = "the log" if self.record is None else f"record {self.record}"
+        who = ""
+        if self.seat is not None:
+            who = f" by {names[self.seat]} (seat {self.seat})" if self.seat < len(names) else f" by seat {self.seat}"
+        return f"{where}{who}: {self.section}: {self.what}"
+
+
+@dataclass
+class AuditResult:
+    path: Path
+    game_id: bytes = b""
+    roster: Roster | None = None
+    writer: int | None = None  # the seat whose log this is
+    records: int = 0
+    applied: list[Applied] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+    rounds: list[RoundOutcome] = field(default_factory=list)
+    finished: bool = False
+    left: tuple[int, str] | None = None  # (seat, why): a player left and the game ended there
+    closed: str | None = None
+    first_failure: Failure | None = None
+    machine: TableMachine | None = None
+    contents: LogContents | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.first_failure is None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.roster.members) if self.roster else ()
+
+    @property
+    def totals(self) -> dict[str, int]:
+        if self.machine is None or not self.rounds:
+            return {}
+        return dict(zip(self.names, self.rounds[-1].totals))
+
+    @property
+    def winners(self) -> list[str]:
+        if self.machine is None or not self.machine.engine.over:
+            return []
+        return [self.names[s] for s in self.machine.engine.winners]
+
+
+def audit(path: Path) -> AuditResult:
+    """Audit the log at `path`; never raises for anything the log contains."""
+    result = AuditResult(path)
+    try:
+        contents = read_log(path)
+    except (LogError, OSError) as exc:
+        result.first_failure = Failure(None, None, getattr(exc, "section", "§10.1"), getattr(exc, "reason", str(exc)))
+        return result
+    result.contents = contents
+    header = contents.header
+    try:
+        roster = parse_canonical(header.roster)
+    except ProtocolError as exc:
+        result.first_failure = Failure(None, None, exc.section, f"the roster: {exc.reason}")
+        return result
+    result.roster = roster
+    result.game_id = game_id_of(header.roster)
+    result.writer = header.seat
+    members = roster.members
+    if len(header.signatures) != len(members) or header.seat >= len(members):
+        result.first_failure = Failure(None, None, "§10.1", "the header does not hold one roster signature per seat")
+        return result
+    for member, sig in zip(members, header.signatures):
+        if not roster_signature_valid(member.cert, header.roster, sig):
+            result.first_failure = Failure(None, member.seat, "§6.6", "the roster signature does not verify")
+            return result
+
+    seats = [m.peer_id for m in members]
+    keys = {m.peer_id: m.cert.public_key for m in members}
+    schemas = link_schemas(*ORDER_MESSAGES, *TABLE_MESSAGES)
+
+    # Pass 1, the log's integrity: signatures, schemas, chains, stamps never backwards.
+    opened: list[SignedMessage] = []
+    integrity = OrderReplay(seats=seats, game=result.game_id, ties=False)
+    broken: Failure | None = None
+    for index, (body, sig) in enumerate(contents.messages):
+        try:
+            message = open_signed(signed_frame(body, sig), keys, schemas)
+            integrity.next(message)
+        except ProtocolError as exc:
+            broken = Failure(index, _seat_of_body(body, seats), exc.section, exc.reason)
+            break
+        except OrderError as exc:
+            # a record out of place says the log was altered: nobody at the table is blamed
+            broken = Failure(index, None, exc.section, f"{short_id(exc.peer)}'s message: {exc.reason}")
+            break
+        opened.append(message)
+
+    # Pass 2, the game: the agreed order with its ties and heads (§7.4, §7.5), then every
+    # message through the table machine, up to where the log's integrity holds. A log
+    # altered anywhere is judged as altered: nothing in it may then convict a player.
+    replay = OrderReplay(seats=seats, game=result.game_id)
+    machine = TableMachine(game_id=result.game_id, seats=seats, rules=roster.rules, me=None)
+    result.machine = machine
+    for index, message in enumerate(opened):
+        result.records = index + 1
+        try:
+            delivered = replay.next(message)
+        except OrderError as exc:
+            result.first_failure = broken or Failure(index, None, exc.section, f"{short_id(exc.peer)}'s message: {exc.reason}")
+            return result
+        step = machine.deliver(delivered, 0.0)
+        if step.salt is not None:
+            replay.set_salt(step.salt)
+        result.applied.extend(step.applied)
+        result.refused.extend(step.refused)
+        result.rounds.extend(step.rounds)
+        if isinstance(step.violation, SeatLeft):  # the game ends; later records are still checked
+            assert step.violation.seat is not None
+            result.left = (step.violation.seat, step.violation.reason)
+            continue
+        if step.violation is not None:
+            v = step.violation
+            result.first_failure = broken or Failure(index, v.seat, v.section, v.reason)
+            return result
+    if broken is not None:
+        result.records = broken.record + 1 if broken.record is not None else result.records
+        result.first_failure = broken
+        return result
+    result.finished = machine.finished
+    result.closed = contents.ended
+    if contents.torn:
+        result.first_failure = Failure(None, None, "§10.1", "the log's last record was cut short (the peer stopped while writing)")
+    elif not machine.finished and result.left is None:
+        result.first_failure = Failure(None, None, "§10.2", f"the log ends in round {machine.round_number}, before the game did")
+    elif contents.ended is None:
+        result.first_failure = Failure(None, None, "§10.1", "the log was not closed")
+    return result
+
+
+def _seat_of_body(body: bytes, seats: Sequence[bytes]) -> int | None:
+    """Best effort: who a record claims to be from, for naming it in a failure."""
+    from p2p.wire import decode_map
+
+    try:
+        sender = decode_map(body).get("from")
+    except ProtocolError:
+        return None
+    return seats.index(sender) if sender in seats else None
+
+
+def describe_peer(roster: Roster | None, seat: int | None) -> str:
+    if roster is None or seat is None or seat >= len(roster.members):
+        return "nobody in particular"
+    m = roster.members[seat]
+    return f"{m.name} (seat {seat}, {short_id(m.peer_id)})"

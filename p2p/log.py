@@ -1,0 +1,191 @@
+"""The fairness log: every delivered message, exact signed bytes, append-only (protocol.md §10).
+
+Theory of operation
+-------------------
+A log file is a sequence of frames in the wire format (§4.2: u32 big-endian length +
+one canonical msgpack map, §4.3 strict subset). The first frame is the header: the
+roster's canonical encoding R and every member's signature over it (§6.6), so the log
+alone says who played and proves they agreed to. Then, in the agreed order, one
+``log.msg`` frame per delivered content message with its exact ``body`` and ``sig``
+(§4.5): the log's own integrity needs no extra hashes, because the messages are signed
+and chained (§7.2) and their order is checkable (§7.4). ``log.note`` frames are the
+peer's own remarks (a peer that sent garbage, a lost link); they are unsigned, shown
+by the audit, and never part of its verdict. ``log.end`` closes a log cleanly.
+
+Writes go straight to the file (no buffering in the process), so a killed process
+loses nothing it had appended; the file is fsync'd at round ends and on close, so a
+crash of the machine loses at most the current round. A log whose last frame was cut
+short by a crash reads as "torn": everything before it is intact.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from p2p.errors import ProtocolError
+from p2p.schema import Bin, Int, ListOf, Message, Optional, Schemas, Str
+from p2p.signing import SignedMessage
+from p2p.wire import Limits, decode_map, encode_frame
+
+LOG_LIMITS = Limits(max_frame=2 << 20)
+"""A log.msg frame wraps a message of up to 1 MiB."""
+
+SCHEMAS = Schemas(
+    Message(
+        "log.header",
+        1,
+        "§10.1",
+        {"roster": Bin(min_len=1, max_len=1 << 16), "signatures": ListOf(Bin(size=64), 2, 16), "seat": Int(0, 15),
+         "software": Str(max_len=64)},
+    ),
+    Message("log.msg", 1, "§10.1", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
+    Message("log.note", 1, "§10.1", {"text": Str(max_len=2000), "peer": Optional(Bin(size=32)), "section": Optional(Str(max_len=16))}),
+    Message("log.end", 1, "§10.1", {"why": Str(max_len=200)}),
+)
+
+
+@dataclass(frozen=True)
+class Header:
+    roster: bytes  # R, the canonical roster (§6.6)
+    signatures: tuple[bytes, ...]  # every member's signature over R, in seat order
+    seat: int  # the seat of the peer that wrote this log
+    software: str
+
+
+@dataclass(frozen=True)
+class Note:
+    index: int  # how many messages precede it
+    text: str
+    peer: bytes | None = None
+    section: str | None = None
+
+
+@dataclass
+class LogContents:
+    """A log as read back: header, messages in order, notes, and how it ended."""
+
+    header: Header
+    messages: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig)
+    notes: list[Note] = field(default_factory=list)
+    ended: str | None = None  # the reason given in log.end, if the log was closed
+    torn: bool = False  # the last frame was cut short (a crash while writing)
+
+
+class LogError(ProtocolError):
+    """A log that cannot be read as a §10 log."""
+
+
+class FairnessLog:
+    """An open log being written by a live peer."""
+
+    def __init__(self, path: Path, file: BinaryIO) -> None:
+        self.path = path
+        self._file = file
+        self.messages = 0
+
+    @classmethod
+    def create(cls, path: Path, header: Header) -> FairnessLog:
+        """Start a new log at `path` (it must not exist: logs are never overwritten)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        log = cls(path, os.fdopen(fd, "ab", buffering=0))
+        log._write({
+            "type": "log.header", "v": 1, "roster": header.roster, "signatures": list(header.signatures),
+            "seat": header.seat, "software": header.software,
+        })
+        log.sync()
+        return log
+
+    def _write(self, frame: dict[str, Any]) -> None:
+        self._file.write(encode_frame(frame, LOG_LIMITS))
+
+    def append(self, message: SignedMessage) -> None:
+        """Record a delivered content message, byte for byte."""
+        self._write({"type": "log.msg", "v": 1, "body": message.body, "sig": message.sig})
+        self.messages += 1
+
+    def note(self, text: str, *, peer: bytes | None = None, section: str | None = None) -> None:
+        frame: dict[str, Any] = {"type": "log.note", "v": 1, "text": text[:2000]}
+        if peer is not None:
+            frame["peer"] = peer
+        if section is not None:
+            frame["section"] = section[:16]
+        self._write(frame)
+
+    def sync(self) -> None:
+        """Make what was written durable (round ends, exit)."""
+        os.fsync(self._file.fileno())
+
+    def close(self, why: str) -> None:
+        if self._file.closed:
+            return
+        self._write({"type": "log.end", "v": 1, "why": why[:200]})
+        self.sync()
+        self._file.close()
+
+
+def _frames(data: bytes) -> Iterator[tuple[int, bytes | None]]:
+    """(offset, payload) of each frame; payload None for a final frame cut short."""
+    offset = 0
+    while offset < len(data):
+        if len(data) - offset < 4:
+            yield offset, None
+            return
+        length = int.from_bytes(data[offset : offset + 4], "big")
+        if length > LOG_LIMITS.max_frame:
+            raise LogError("§10.1", f"frame at byte {offset} claims {length} bytes, more than a log frame may hold")
+        end = offset + 4 + length
+        if end > len(data):
+            yield offset, None
+            return
+        yield offset, data[offset + 4 : end]
+        offset = end
+
+
+def read_log(path: Path) -> LogContents:
+    """Read a log strictly; raise `LogError` naming the byte offset of anything malformed."""
+    data = path.read_bytes()
+    contents: LogContents | None = None
+    for offset, payload in _frames(data):
+        if payload is None:
+            if contents is None:
+                raise LogError("§10.1", "the log ends inside its header")
+            contents.torn = True
+            break
+        try:
+            frame = SCHEMAS.check(decode_map(payload, LOG_LIMITS))
+        except ProtocolError as exc:
+            raise LogError("§10.1", f"frame at byte {offset}: {exc.reason}") from None
+        kind = frame["type"]
+        if contents is None:
+            if kind != "log.header":
+                raise LogError("§10.1", "the log does not start with its header")
+            contents = LogContents(Header(frame["roster"], tuple(frame["signatures"]), frame["seat"], frame["software"]))
+            continue
+        if contents.ended is not None:
+            raise LogError("§10.1", f"frame at byte {offset} follows the log's end")
+        if kind == "log.msg":
+            contents.messages.append((frame["body"], frame["sig"]))
+        elif kind == "log.note":
+            contents.notes.append(Note(len(contents.messages), frame["text"], frame.get("peer"), frame.get("section")))
+        elif kind == "log.end":
+            contents.ended = frame["why"]
+        else:
+            raise LogError("§10.1", f"a second header at byte {offset}")
+    if contents is None:
+        raise LogError("§10.1", "the log is empty")
+    return contents
+
+
+def header_for(roster: bytes, signatures: Sequence[bytes], seat: int) -> Header:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        software = f"bandit-lan {version('bandit-lan')}"
+    except PackageNotFoundError:
+        software = "bandit-lan (source)"
+    return Header(roster, tuple(signatures), seat, software)

@@ -1,0 +1,378 @@
+"""A live seat at a table: the sans-I/O order and table machines driven by trio (§7, §9, §10).
+
+Theory of operation
+-------------------
+After the lobby, every peer runs one `TablePeer` over the mesh the lobby left open. It
+owns the I/O and the clock; every decision belongs to the machines:
+
+* frames from the mesh go to the `Orderer`; what it can deliver is taken one message at
+  a time, appended to the fairness log and fed to the `TableMachine`; what the machine
+  wants sent is stamped by the orderer and broadcast; acks go out whenever due;
+* a timer task wakes at the earliest deadline of either machine (retransmission,
+  heartbeat, turn timer, ready barrier) and at nothing else;
+* the seat is played by a bot (`SeatDriver`, with human-like thinking and reaction
+  times unless the game is headless) or by a person through the `TableSession` surface
+  (the terminal client).
+
+Processing is synchronous between awaits, so each received frame is handled
+atomically. The log is fsync'd at every round end and closed on the way out, whatever
+the way out is (game over, a violation, a leave, Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from engine import Bot, Intent, Prng, SeatView
+from p2p import lobby
+from p2p.identity import Identity, short_id
+from p2p.lobby import LobbyResult
+from p2p.log import FairnessLog, header_for
+from p2p.order import MESSAGES as ORDER_MESSAGES
+from p2p.order import Orderer, OrderError
+from p2p.schema import Schemas
+from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
+from p2p.signing import SignedMessage, sign, signed_frame
+from p2p.table import MESSAGES as TABLE_MESSAGES
+from p2p.table import SeatDriver, Step, TableMachine
+from p2p.transport import LinkDown, LinkUp, Mesh, Received, link_schemas
+
+log = logging.getLogger("bandit_lan.peer")
+
+
+def table_schemas() -> Schemas:
+    """Every message a table's mesh carries: link, lobby, order (§7) and table (§9)."""
+    return link_schemas(*lobby.MESSAGES, *ORDER_MESSAGES, *TABLE_MESSAGES)
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How a bot seat plays in real time: thinking before a decision and reacting to a
+    card turned up (its `SnapDelay`). Headless games play at full speed."""
+
+    think: float = 0.0
+    react: bool = False
+
+
+HUMAN_PACE = Pace(think=0.9, react=True)
+FULL_SPEED = Pace()
+
+
+@dataclass
+class GameSummary:
+    """How a game ended, for `play`/`host`/`join` to print."""
+
+    game_id: bytes
+    names: tuple[str, ...]
+    rounds: int
+    totals: dict[str, int]
+    winners: list[str]
+    log_path: Path
+    finished: bool
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id.hex(),
+            "rounds": self.rounds,
+            "totals": self.totals,
+            "winners": self.winners,
+            "finished": self.finished,
+            "why": self.why,
+        }
+
+
+@dataclass
+class _Watchers:
+    changed: trio.Event = field(default_factory=trio.Event)
+
+    def poke(self) -> None:
+        self.changed.set()
+        self.changed = trio.Event()
+
+
+class TablePeer:
+    """One seat of a running game. Implements `p2p.session.TableSession`."""
+
+    def __init__(
+        self,
+        mesh: Mesh,
+        lobby_result: LobbyResult,
+        identity: Identity,
+        *,
+        log_path: Path,
+        bot: Bot | None = None,
+        seed: int = 0,
+        pace: Pace = FULL_SPEED,
+        on_line: Callable[[Line], None] | None = None,
+    ) -> None:
+        roster = lobby_result.roster
+        self.mesh = mesh
+        self.identity = identity
+        self.roster = roster
+        self._me = lobby_result.seat
+        self.game_id = lobby_result.game_id
+        self.names = tuple(m.name for m in roster.members)
+        seats = tuple(m.peer_id for m in roster.members)
+        self.orderer = Orderer(seats=seats, me=self._me, game=self.game_id, sign=self._sign)
+        self.machine = TableMachine(game_id=self.game_id, seats=seats, rules=roster.rules, me=self._me, source=os.urandom)
+        self.log = FairnessLog.create(log_path, header_for(lobby_result.canonical, lobby_result.signatures, self._me))
+        self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
+        self.pace = pace
+        self._on_line = on_line
+        self._lines: list[Line] = []
+        self._reports: list[RoundReport] = []
+        self._deadlines = Deadlines()
+        self._progress = Progress(log_path=str(log_path))
+        self._watch = _Watchers()
+        self._wake = trio.Event()
+        self._done = trio.Event()
+        self._nursery: trio.Nursery | None = None
+        self._why = ""
+
+    # -- TableSession ----------------------------------------------------------------
+
+    @property
+    def me(self) -> int:
+        return self._me
+
+    @property
+    def seats(self) -> tuple[SeatInfo, ...]:
+        return tuple(SeatInfo(m.seat, m.name, m.cert.short) for m in self.roster.members)
+
+    def view(self) -> SeatView:
+        return self.machine.engine.view(self._me)
+
+    def submit(self, intent: Intent) -> None:
+        if self._done.is_set():
+            return
+        self._send(self.machine.submit(intent))
+        self._after_processing()
+
+    @property
+    def lines(self) -> list[Line]:
+        return self._lines
+
+    @property
+    def reports(self) -> list[RoundReport]:
+        return self._reports
+
+    @property
+    def deadlines(self) -> Deadlines:
+        return self._deadlines
+
+    @property
+    def progress(self) -> Progress:
+        return self._progress
+
+    def now(self) -> float:
+        return trio.current_time()
+
+    async def changed(self) -> None:
+        await self._watch.changed.wait()
+
+    async def leave(self) -> None:
+        if not self._done.is_set():
+            self._send({"type": "leave", "v": 1, "reason": "left the table"})
+            self._finish("you left the table")
+
+    # -- running ---------------------------------------------------------------------
+
+    async def run(self) -> GameSummary:
+        """Play until the game ends (or stops); the log is closed on every way out."""
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                nursery.start_soon(self._read_mesh)
+                nursery.start_soon(self._timers)
+                self._handle(self.machine.start())
+                self._after_processing()
+                await self._done.wait()
+                nursery.cancel_scope.cancel()
+        finally:
+            if self.orderer.ack_due():
+                self._broadcast(self.orderer.ack(trio.current_time()))
+            self.log.close(self._why or "the peer stopped")
+            self._progress.ended = True
+            self._progress.ended_why = self._why or "stopped"
+            self._watch.poke()
+        return self.summary()
+
+    def summary(self) -> GameSummary:
+        m = self.machine
+        totals = dict(zip(self.names, m.engine.totals))
+        winners = [self.names[s] for s in m.engine.winners] if m.engine.over else []
+        return GameSummary(self.game_id, self.names, len(m.outcomes), totals, winners, self.log.path, m.finished, self._why)
+
+    async def _read_mesh(self) -> None:
+        async for event in self.mesh:
+            if isinstance(event, Received) and isinstance(event.message, SignedMessage):
+                self._receive(event.peer, event.message)
+            elif isinstance(event, LinkDown):
+                self._link_down(event)
+            elif isinstance(event, LinkUp):
+                seat = self._seat_of(event.peer)
+                if seat is not None and seat in self._progress.waiting_for:
+                    self._progress.waiting_for = tuple(s for s in self._progress.waiting_for if s != seat)
+                    self._say(f"{self.names[seat]} is back.", "table", seat)
+            self._after_processing()
+
+    def _receive(self, link_peer: bytes, message: SignedMessage) -> None:
+        now = trio.current_time()
+        if message.sender != link_peer:
+            self._note(f"dropped a message from {short_id(message.sender)} relayed by {short_id(link_peer)}", "§7.1", link_peer)
+            return
+        try:
+            self.orderer.receive(message, now)
+        except OrderError as exc:
+            seat = self._seat_of(exc.peer)
+            who = self.names[seat] if seat is not None else short_id(exc.peer)
+            self._note(f"{who} broke the agreed order: {exc}", exc.section, exc.peer)
+            self._say(f"{who} broke the agreed order ({exc.section}: {exc.reason}); the game stops.", "error", seat)
+            self._finish(f"{who} broke the agreed order ({exc.section})")
+            return
+        self._pump()
+
+    def _pump(self) -> None:
+        now = trio.current_time()
+        for delivered in self.orderer.deliveries():
+            self.log.append(delivered.envelope)
+            self._handle(self.machine.deliver(delivered, now))
+            if self._done.is_set():
+                return
+
+    def _handle(self, step: Step) -> None:
+        if step.salt is not None:
+            self.orderer.set_salt(step.salt)
+        for payload in step.send:
+            self._send(payload)
+        for refused in step.refused:
+            if refused.seat == self._me:
+                self._say(f"Not accepted ({refused.section}): {refused.reason}.", "error", refused.seat)
+        if self.driver is not None:
+            self.driver.observe(step)
+        for outcome in step.rounds:
+            self.log.sync()
+            self._reports.append(
+                RoundReport(outcome.round, outcome.scores, outcome.totals, outcome.caller, outcome.exhausted,
+                            outcome.tableaus, True, "every shuffle opened and checked: every card was where it should be")
+            )
+            scores = ", ".join(f"{n} {s:+d}" for n, s in zip(self.names, outcome.scores))
+            self._say(f"Round {outcome.round} scored: {scores}.", "round")
+        if step.violation is not None:
+            v = step.violation
+            who = self.names[v.seat] if v.seat is not None else "a peer"
+            self._note(f"{who}: {v}", v.section, self.machine.seats[v.seat] if v.seat is not None else None)
+            self._say(f"{who} broke the rules of the table ({v.section}: {v.reason}); the game stops.", "error", v.seat)
+            self._finish(f"{who} broke the rules of the table ({v.section})")
+        elif step.finished:
+            self._finish("the game ended")
+
+    def _send(self, payload: dict[str, Any]) -> None:
+        # Never deliverable at once (it needs every other peer's promise), so no pump here:
+        # the delivery loop stays the only place where the machine is fed.
+        self._broadcast(self.orderer.send(payload, trio.current_time()))
+
+    def _broadcast(self, envelope: SignedMessage) -> None:
+        self.mesh.broadcast(signed_frame(envelope.body, envelope.sig))
+
+    def _sign(self, inner: dict[str, Any]) -> SignedMessage:
+        body, sig = sign(self.identity, inner)
+        return SignedMessage(self.identity.peer_id, inner, body, sig)
+
+    def _after_processing(self) -> None:
+        """After any input: acknowledge, let the bot decide, refresh timers and screens."""
+        if self.orderer.ack_due() and not self._done.is_set():
+            self._broadcast(self.orderer.ack(trio.current_time()))
+        self._drive()
+        self._update_deadlines()
+        self._wake.set()
+        self._watch.poke()
+
+    def _drive(self) -> None:
+        driver = self.driver
+        if driver is None or self._done.is_set():
+            return
+        while (intent := driver.act()) is not None:
+            self._later(self.pace.think, self.machine.submit(intent))
+        claim = driver.snap()
+        if claim is not None:
+            self._later(driver.snap_delay() if self.pace.react else 0.0, self.machine.submit(claim))
+
+    def _later(self, delay: float, payload: dict[str, Any]) -> None:
+        if delay <= 0 or self._nursery is None:
+            self._send(payload)
+            return
+
+        async def send_later() -> None:
+            await trio.sleep(delay)
+            if not self._done.is_set():
+                self._send(payload)
+                self._after_processing()
+
+        self._nursery.start_soon(send_later)
+
+    async def _timers(self) -> None:
+        while True:
+            deadlines = [d for d in (self.orderer.next_deadline(), self.machine.next_deadline()) if d is not None]
+            with trio.move_on_at(min(deadlines, default=float("inf"))):
+                await self._wake.wait()
+            self._wake = trio.Event()
+            now = trio.current_time()
+            for seat, envelope in self.orderer.on_timer(now):
+                frame = signed_frame(envelope.body, envelope.sig)
+                if seat < 0:
+                    self.mesh.broadcast(frame)
+                else:
+                    self.mesh.send(self.machine.seats[seat], frame)
+            self._handle(self.machine.on_timer(now))
+            self._after_processing()
+
+    def _update_deadlines(self) -> None:
+        engine = self.machine.engine
+        turn = self.machine.turn_started_at()
+        peek = self.machine.peek_started_at()
+        self._deadlines.turn = None if turn is None else turn + self.roster.rules.turn_s
+        self._deadlines.peek = None if peek is None else peek + self.roster.rules.peek_s
+        if engine.over:
+            self._deadlines.turn = self._deadlines.peek = None
+
+    def _link_down(self, event: LinkDown) -> None:
+        seat = self._seat_of(event.peer)
+        if seat is None or self._done.is_set():
+            return
+        if event.error is not None:
+            self._note(f"link to {self.names[seat]} closed: {event.error}", event.error.section, event.peer)
+        else:
+            self._note(f"link to {self.names[seat]} lost: {event.reason}")
+        if seat not in self._progress.waiting_for:
+            self._progress.waiting_for = (*self._progress.waiting_for, seat)
+        self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]}.", "warning", seat)
+
+    def _finish(self, why: str) -> None:
+        if not self._done.is_set():
+            self._why = why
+            self._done.set()
+
+    def _seat_of(self, peer: bytes) -> int | None:
+        try:
+            return self.machine.seats.index(peer)
+        except ValueError:
+            return None
+
+    def _say(self, text: str, kind: Any = "table", seat: int | None = None) -> None:
+        line = Line(text, kind, seat)
+        self._lines.append(line)
+        if self._on_line is not None:
+            self._on_line(line)
+
+    def _note(self, text: str, section: str | None = None, peer: bytes | None = None) -> None:
+        log.warning("%s", text)
+        self.log.note(text, peer=peer, section=section)

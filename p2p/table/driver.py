@@ -1,0 +1,73 @@
+"""When a seat played by a program (a bot) should act, and what it has in flight.
+
+Theory of operation: a bot is a pure decision function over its seat's view
+(`engine.bots`). The driver asks it at the right moments and no more: for a turn or
+ready decision when the engine waits on this seat and none of its intents is still
+travelling through the order; for a snap once per card turned face up on the discard
+pile. A live peer waits the bot's reaction time before sending a snap; the in-memory
+test network sends at once. Both use this same module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import Bot, Intent, Prng, Snap, legal_intents
+from p2p.table.machine import Step, TableMachine
+
+
+@dataclass
+class SeatDriver:
+    """Plays seat `machine.me` with `bot`, using `rng` for the bot's own choices."""
+
+    machine: TableMachine
+    bot: Bot
+    rng: Prng
+    acts_in_flight: int = 0
+    snaps_in_flight: int = 0
+    _considered: tuple[int | None, int, int] | None = None  # (top, its face, turn) already offered
+
+    def observe(self, step: Step) -> None:
+        """Learn from a step which of our intents reached the engine."""
+        me = self.machine.me
+        for item in (*step.applied, *step.refused):
+            if item.seat != me:
+                continue
+            event = getattr(item, "event", getattr(item, "intent", None))
+            if isinstance(event, Snap):
+                self.snaps_in_flight = max(0, self.snaps_in_flight - 1)
+            elif event is None or isinstance(event, Intent):
+                self.acts_in_flight = max(0, self.acts_in_flight - 1)
+
+    def act(self) -> Intent | None:
+        """A turn or ready intent to send now, if the engine is waiting for this seat."""
+        machine = self.machine
+        if self.acts_in_flight or machine.halted is not None or machine.me is None or machine.engine.needs:
+            return None
+        view = machine.engine.view(machine.me)
+        if not legal_intents(view):
+            return None
+        self.acts_in_flight += 1
+        return self.bot.act(view, self.rng)
+
+    def snap(self) -> Snap | None:
+        """An immediate discard to try on a top card this seat has not yet considered."""
+        machine = self.machine
+        if self.snaps_in_flight or machine.halted is not None or machine.me is None:
+            return None
+        view = machine.engine.view(machine.me)
+        top, face = view.top, view.top_face
+        if top is None or face is None or not view.can_snap:
+            return None
+        key = (top, face, view.turn)
+        if key == self._considered:
+            return None
+        self._considered = key
+        claim = self.bot.snap(view, self.rng)
+        if claim is not None:
+            self.snaps_in_flight += 1
+        return claim
+
+    def snap_delay(self) -> float:
+        """The bot's reaction time before sending a snap in a live game, in seconds."""
+        return self.bot.snap_delay.sample(self.rng)

@@ -1,0 +1,683 @@
+"""One replica of a running table: engine + card cryptography, fed the agreed order (§9).
+
+Theory of operation
+-------------------
+Every peer, and the auditor, runs a `TableMachine`. It is sans-I/O: the shell feeds it
+the messages the `Orderer` delivers (`deliver`), local intents (`submit`) and the time
+(`on_timer`); it returns a `Step`: messages to send, engine events applied or refused,
+a new tie-break salt, finished rounds, and the first protocol violation if any. The
+state is a function of the delivered sequence alone (plus this peer's own secrets),
+so every honest peer reaches the same state, the same verdicts and the same scores at
+the same point of the sequence, and the auditor (`me=None`, no secrets) reaches them
+too by replaying a log.
+
+The life of a game:
+
+1. ``keys``: every seat publishes its ElGamal key with a proof (§8.3). When all are
+   delivered, round 1 begins.
+2. Each round: every seat commits to a beacon nonce, then reveals it (§8.6); seat 0
+   starts the deal's shuffle chain and each seat adds its step in seat order (§8.4).
+   When both are complete the beacon's salt becomes the order's tie-break salt (§7.4)
+   and the engine gets ``RoundStarted(first player by lot)``.
+3. The engine asks for table work (`needs`). For a reveal, each seat that must
+   contribute publishes its decryption share with its proof in a ``shares`` message
+   (§8.5); when every share has been delivered the face is known (to everybody, or,
+   for a private reveal, to its recipient only, who adds its own share) and is fed to
+   the engine. A reshuffle (R7) runs a fresh chain over the discard pile's known cards.
+4. Intents are delivered in order and applied in order. While the engine waits for
+   table work they queue, so the engine's sequence of events is the same everywhere.
+   A snap must causally follow the messages that turned its target face up (§9.5).
+5. When the engine scores the round, every seat opens its shuffle steps (§8.7) with a
+   digest of its engine state; when all openings are delivered they are verified, the
+   round's every card is re-derived, and the next round begins (or the game ends with
+   ``done`` from every seat).
+
+Anything a peer sends that breaks §8 or §9 (a wrong share, a step out of turn, an
+opening that does not open) is a *violation*: it names the peer and the section, and
+the machine halts, as every honest peer does at the same point (§11). A refused intent
+(the engine says which rule) is not a violation: players race and lose races.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from engine import (
+    ALL,
+    EngineError,
+    Event,
+    Game,
+    Intent,
+    Note,
+    PeekBarrierExpired,
+    Phase,
+    Reshuffle,
+    Reveal,
+    RoundEnded,
+    RoundStarted,
+    Snap,
+    TURN_PHASES,
+    TurnStarted,
+    TurnTimedOut,
+)
+from p2p.deck import (
+    Beacon,
+    BeaconCommit,
+    BeaconReveal,
+    BeaconSeed,
+    ByteSource,
+    DeckError,
+    DeckKeys,
+    GameContext,
+    JointKey,
+    KeySetup,
+    KeyShare,
+    Share,
+    ShuffleChain,
+    ShuffleOpening,
+    ShuffleStep,
+    make_share,
+    verify_round_opening,
+)
+from p2p.deck import Reveal as Collect
+from p2p.deck.shuffle import Deck
+from p2p.identity import short_id
+from p2p.order import Delivered
+from p2p.roster import TableRules
+from p2p.table.messages import intent_of, intent_payload
+
+TIMEOUT_STAGGER: Final = 0.5
+"""Seconds between the seats that claim an expired timer, starting with the seat it concerns."""
+
+
+class TableViolation(Exception):
+    """A peer broke §8 or §9 (or the order, §7.5): the game cannot go on (§11)."""
+
+    def __init__(self, section: str, seat: int | None, reason: str) -> None:
+        super().__init__(f"{section}: {reason}")
+        self.section = section
+        self.seat = seat
+        self.reason = reason
+
+
+class SeatLeft(TableViolation):
+    """A player left the table (§9.8): the game ends there, but nobody cheated."""
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """An engine event applied at `position` of the order (`seat`: who caused it, if anyone)."""
+
+    position: int
+    seat: int | None
+    event: Event
+    notes: tuple[Note, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """An intent the rules (or §9.5) refused; the state is unchanged."""
+
+    position: int
+    seat: int
+    intent: Intent | None
+    section: str  # an R-number or a §
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOutcome:
+    """A finished round, its shuffles opened and verified (§8.7)."""
+
+    round: int
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    caller: int | None
+    exhausted: bool
+    tableaus: tuple[tuple[tuple[int, int], ...], ...]  # per seat: (slot, face)
+    faces: Mapping[int, int]  # every card id of the round -> its face, from the openings
+    seen: Mapping[int, tuple[int, ...]]  # card id -> seats that had seen it
+
+
+@dataclass
+class Step:
+    """What one call to the machine produced."""
+
+    send: list[dict[str, Any]] = field(default_factory=list)
+    applied: list[Applied] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+    rounds: list[RoundOutcome] = field(default_factory=list)
+    salt: bytes | None = None
+    violation: TableViolation | None = None
+    finished: bool = False
+
+
+@dataclass
+class _Queued:
+    """A delivered intent or timer claim waiting for the engine."""
+
+    position: int
+    seat: int
+    seq: int
+    heads: list[list[Any]]
+    event: Event
+    turn: int | None
+
+
+@dataclass
+class _RevealWork:
+    collect: Collect
+    contributors: dict[int, int] = field(default_factory=dict)  # seat -> seq of its shares message
+
+
+@dataclass
+class _Round:
+    number: int
+    beacon: Beacon
+    chains: list[ShuffleChain]
+    my_reveal: BeaconReveal | None = None
+    revealed: bool = False
+    seed: BeaconSeed | None = None
+    started: bool = False
+    ended: RoundEnded | None = None
+    my_openings: list[ShuffleOpening] = field(default_factory=list)
+    openings: dict[int, tuple[str, list[ShuffleOpening]]] = field(default_factory=dict)
+    digest: str = ""
+    location: dict[int, tuple[Deck, int]] = field(default_factory=dict)  # card id -> (deck, position)
+
+
+class TableMachine:
+    """A replica of one game, from seat `me`'s point of view (`me=None`: an observer)."""
+
+    def __init__(
+        self,
+        *,
+        game_id: bytes,
+        seats: Sequence[bytes],
+        rules: TableRules,
+        me: int | None,
+        source: ByteSource | None = None,
+    ) -> None:
+        if me is not None and source is None:
+            raise ValueError("a seated machine needs a source of randomness for its secrets")
+        self.seats = tuple(seats)
+        self.me = me
+        self.rules = rules
+        self.context = GameContext(game_id, self.seats, rules.skills.size)
+        self.engine = Game(len(self.seats), rules.skills, rules.target)
+        self._source = source
+        self._keys = DeckKeys.generate(self.context, self.seats[me], source) if me is not None else None
+        self._key_setup = KeySetup(self.context)
+        self._joint: JointKey | None = None
+        self._round: _Round | None = None
+        self._used_nonces: frozenset[bytes] = frozenset()
+        self._fifo: deque[_Queued] = deque()
+        self._work: dict[Any, Any] = {}  # open need -> _RevealWork | ShuffleChain
+        self._by_position: dict[tuple[bytes, int], _RevealWork] = {}
+        self._share_items: list[dict[str, Any]] = []
+        self._visible_since: dict[int, int] = {}  # seat -> seq: what a snap on the top must cover
+        self._top_seen: tuple[int | None, int | None] = (None, None)
+        self._done: dict[int, str] = {}
+        self._now = 0.0
+        self._turn_since: tuple[int, float] | None = None  # (turn, time it started here)
+        self._peek_since: float | None = None
+        self._claimed: set[tuple[str, int, int]] = set()  # timers this peer already claimed
+        self._current: tuple[int, int] | None = None  # (seat, seq) of the message being processed
+        self.position = -1
+        self.halted: TableViolation | None = None
+        self.finished = False
+        self.outcomes: list[RoundOutcome] = []
+
+    # -- public surface --------------------------------------------------------------
+
+    @property
+    def round_number(self) -> int:
+        return self._round.number if self._round else 0
+
+    def start(self) -> Step:
+        """The first message of a seated peer: its key with proof (§9.2)."""
+        step = Step()
+        if self._keys is not None:
+            assert self._source is not None
+            step.send.append({"type": "keys", "v": 1, **self._keys.key_share(self._source).to_wire()})
+        return step
+
+    def submit(self, intent: Intent) -> dict[str, Any]:
+        """The §9.5 message for a local intent (the engine judges it when delivered)."""
+        if self.me is None or intent.seat != self.me:
+            raise ValueError("only the local seat's intents can be submitted")
+        return intent_payload(intent, self.round_number, self.engine.turn)
+
+    def deliver(self, delivered: Delivered, now: float) -> Step:
+        """Process the next message of the agreed order."""
+        step = Step()
+        self._now = now
+        self.position = delivered.position
+        if self.halted is not None or self.finished:
+            return step
+        inner = delivered.envelope.inner
+        seat = delivered.seat
+        self._current = (seat, int(inner["seq"]))
+        try:
+            if delivered.rejected is not None:
+                raise TableViolation(delivered.rejected.section, seat, delivered.rejected.reason)
+            handler = getattr(self, "_on_" + str(inner["type"]).replace(".", "_").replace("-", "_"), None)
+            if handler is None:
+                raise TableViolation("§9", seat, f"{inner['type']!r} is not a table message")
+            handler(seat, inner, step)
+            self._settle(step)
+        except DeckError as exc:
+            blamed = self.context.seats.index(exc.peer) if exc.peer in self.context.seats else None
+            self._halt(step, TableViolation(exc.section, blamed, f"{exc.check}: {exc.detail}"))
+        except TableViolation as exc:
+            self._halt(step, exc)
+        self._flush_shares(step)
+        return step
+
+    def turn_started_at(self) -> float | None:
+        """When the current turn started here (for the R5 turn timer on screen)."""
+        since = self._turn_since
+        if since is None or since[0] != self.engine.turn or self.engine.phase not in TURN_PHASES:
+            return None
+        return since[1]
+
+    def peek_started_at(self) -> float | None:
+        """When the R4.3 ready barrier started here, while it runs."""
+        return self._peek_since if self.engine.phase is Phase.PEEK else None
+
+    def next_deadline(self) -> float | None:
+        """When `on_timer` has a timer claim to make (seated peers only)."""
+        claim = self._timer_claim()
+        return None if claim is None else claim[0]
+
+    def on_timer(self, now: float) -> Step:
+        step = Step()
+        claim = self._timer_claim()
+        if claim is not None and now >= claim[0] and self.halted is None:
+            _, key, payload = claim
+            self._claimed.add(key)
+            step.send.append(payload)
+        return step
+
+    # -- handlers: game setup and rounds ---------------------------------------------
+
+    def _on_keys(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        peer = self.seats[seat]
+        share = KeyShare.from_wire({k: inner[k] for k in ("key", "e", "s")}, peer)
+        if self._key_setup.complete or peer not in self._key_setup.missing:
+            raise TableViolation("§9.2", seat, "a second key for this game")
+        self._key_setup.receive(peer, share)
+        if self._key_setup.complete:
+            self._joint = self._key_setup.joint()
+            self._begin_round(1, step)
+
+    def _begin_round(self, number: int, step: Step) -> None:
+        assert self._joint is not None
+        rnd = _Round(number, Beacon(self.context, number, self._used_nonces), [ShuffleChain(self._joint, number, 0)])
+        self._round = rnd
+        self._work.clear()
+        self._by_position.clear()
+        if self.me is not None:
+            assert self._source is not None
+            commit, rnd.my_reveal = Beacon.draw(self.context, number, self.seats[self.me], self._source)
+            step.send.append({"type": "beacon.commit", "v": 1, **commit.to_wire()})
+            self._shuffle_if_mine(rnd.chains[0], step)
+
+    def _this_round(self, seat: int, inner: Mapping[str, Any], section: str) -> _Round:
+        rnd = self._round
+        if rnd is None or inner["round"] != rnd.number:
+            raise TableViolation(section, seat, f"message for round {inner['round']}, the table is in round {self.round_number}")
+        return rnd
+
+    def _on_beacon_commit(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        rnd = self._this_round(seat, inner, "§9.3")
+        rnd.beacon.receive_commit(self.seats[seat], BeaconCommit.from_wire(_pick(inner, "round", "commit"), self.seats[seat]))
+        if rnd.beacon.phase == "reveal" and rnd.my_reveal is not None and not rnd.revealed:
+            rnd.revealed = True
+            step.send.append({"type": "beacon.reveal", "v": 1, **rnd.my_reveal.to_wire()})
+
+    def _on_beacon_reveal(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        rnd = self._this_round(seat, inner, "§9.3")
+        rnd.beacon.receive_reveal(self.seats[seat], BeaconReveal.from_wire(_pick(inner, "round", "nonce"), self.seats[seat]))
+        if rnd.beacon.phase == "done":
+            rnd.seed = rnd.beacon.seed()
+            self._used_nonces = rnd.beacon.nonces
+            step.salt = rnd.seed.tie_break_salt
+            self._maybe_deal(step)
+
+    def _on_shuffle(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        rnd = self._this_round(seat, inner, "§9.3")
+        chain = next((c for c in rnd.chains if c.chain_id == inner["chain"]), None)
+        if chain is None:
+            raise TableViolation("§9.3", seat, "a shuffle step for a chain the table did not start")
+        peer = self.seats[seat]
+        chain.receive(peer, ShuffleStep.from_wire(_pick(inner, "chain", "step", "deck", "commit"), peer))
+        if chain.complete:
+            if chain is rnd.chains[0]:
+                self._maybe_deal(step)
+        else:
+            self._shuffle_if_mine(chain, step)
+
+    def _shuffle_if_mine(self, chain: ShuffleChain, step: Step) -> None:
+        if self.me is None or chain.expected != self.seats[self.me]:
+            return
+        assert self._source is not None and self._round is not None
+        made, opening = chain.make_step(self.seats[self.me], self._source)
+        self._round.my_openings.append(opening)
+        step.send.append({"type": "shuffle", "v": 1, "round": self._round.number, **made.to_wire()})
+
+    def _maybe_deal(self, step: Step) -> None:
+        rnd = self._round
+        assert rnd is not None
+        if rnd.started or rnd.seed is None or not rnd.chains[0].complete:
+            return
+        rnd.started = True
+        deck = rnd.chains[0].deck()
+        rnd.location = {card: (deck, card) for card in range(len(deck.ciphertexts))}
+        first = self.seats.index(rnd.seed.first_player)
+        self._apply(None, RoundStarted(first), step)
+        self._peek_since = self._now
+
+    def _on_opening(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        rnd = self._this_round(seat, inner, "§9.7")
+        if rnd.ended is None:
+            raise TableViolation("§9.7", seat, "opened its shuffles before the round ended (that would show the deck)")
+        if seat in rnd.openings:
+            raise TableViolation("§9.7", seat, "a second opening for this round")
+        peer = self.seats[seat]
+        rnd.openings[seat] = (inner["digest"], [ShuffleOpening.from_wire(o, peer) for o in inner["steps"]])
+        if len(rnd.openings) == len(self.seats):
+            self._close_round(rnd, step)
+
+    def _close_round(self, rnd: _Round, step: Step) -> None:
+        for seat, (digest, _) in rnd.openings.items():
+            if digest != rnd.digest:
+                raise TableViolation("§9.7", seat, "its engine state at the end of the round differs from ours")
+        by_chain = verify_round_opening(
+            rnd.chains, [(self.seats[s], o) for s in sorted(rnd.openings) for o in rnd.openings[s][1]]
+        )
+        faces: dict[int, int] = {}
+        for card, (deck, position) in rnd.location.items():
+            faces[card] = by_chain[deck.chain][position]
+        for card, face in faces.items():
+            known = self.engine.known_face(card)
+            if known is not None and known != face:
+                raise TableViolation("§8.7", None, f"card {card} was revealed as face {known} but the openings say {face}")
+        assert rnd.ended is not None
+        view = self.engine.view(0)
+        outcome = RoundOutcome(
+            round=rnd.number,
+            scores=rnd.ended.scores,
+            totals=rnd.ended.totals,
+            caller=rnd.ended.caller,
+            exhausted=rnd.ended.exhausted,
+            tableaus=self._tableaus(),
+            faces=faces,
+            seen={card: view.seen_by(card) for card in faces},
+        )
+        self.outcomes.append(outcome)
+        step.rounds.append(outcome)
+        if self.engine.over:
+            if self.me is not None:
+                step.send.append({"type": "done", "v": 1, "digest": self.engine.digest(), "totals": list(self.engine.totals)})
+        else:
+            self._begin_round(rnd.number + 1, step)
+
+    def _tableaus(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+        out = []
+        for tableau in self.engine.zones().tableaux:
+            cards = []
+            for slot, card in enumerate(tableau):
+                face = None if card is None else self.engine.known_face(card)
+                if face is not None:
+                    cards.append((slot, face))
+            out.append(tuple(cards))
+        return tuple(out)
+
+    def _on_done(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        if not self.engine.over or not self.outcomes or self.outcomes[-1].round != self.engine.round:
+            raise TableViolation("§9.8", seat, "said the game is done before it was")
+        if inner["digest"] != self.engine.digest() or tuple(inner["totals"]) != self.engine.totals:
+            raise TableViolation("§9.8", seat, "its final state differs from ours")
+        self._done[seat] = inner["digest"]
+        if len(self._done) == len(self.seats):
+            self.finished = True
+            step.finished = True
+
+    def _on_leave(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        raise SeatLeft("§9.8", seat, f"left the table ({inner['reason'] or 'no reason given'})")
+
+    # -- handlers: play --------------------------------------------------------------
+
+    def _queue(self, seat: int, inner: Mapping[str, Any], event: Event) -> None:
+        self._fifo.append(
+            _Queued(self.position, seat, int(inner["seq"]), inner["heads"], event, inner.get("turn"))
+        )
+
+    def _on_intent(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        if self._round is None or inner["round"] != self._round.number or not self._round.started:
+            step.refused.append(
+                Refused(self.position, seat, None, "§9.5", f"{inner['type']} for round {inner['round']} arrived in round {self.round_number}")
+            )
+            return
+        self._queue(seat, inner, intent_of(inner, seat))
+
+    _on_ready = _on_bandit = _on_draw = _on_discard = _on_exchange = _on_take = _on_intent
+    _on_peek = _on_spy = _on_swap = _on_look_swap = _on_decide = _on_skip_power = _on_snap = _on_intent
+
+    def _on_timeout(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        if self._round is None or inner["round"] != self._round.number:
+            return  # a claim that crossed the end of its round: nothing to do
+        event: Event = TurnTimedOut(inner["turn"]) if inner["what"] == "turn" else PeekBarrierExpired()
+        self._queue(seat, inner, event)
+
+    def _on_shares(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        self._this_round(seat, inner, "§9.4")
+        peer = self.seats[seat]
+        shares = [Share.from_wire(item, peer) for item in inner["items"]]
+        works = []
+        for share in shares:
+            work = self._by_position.get((share.chain, share.position))
+            if work is None:
+                raise TableViolation("§9.4", seat, f"a share of position {share.position} that no reveal is waiting for")
+            works.append(work)
+        for share, work in zip(shares, works):
+            work.collect.receive(peer, share)
+            work.contributors[seat] = int(inner["seq"])
+
+    # -- the engine loop -------------------------------------------------------------
+
+    def _settle(self, step: Step) -> None:
+        """Answer whatever needs can be answered and apply queued intents, in order."""
+        while self.halted is None:
+            if self._answer_need(step):
+                continue
+            if self._fifo and not self.engine.needs:
+                self._apply_queued(self._fifo.popleft(), step)
+                continue
+            break
+
+    def _answer_need(self, step: Step) -> bool:
+        need = self.engine.next_need
+        if need is None:
+            return False
+        work = self._work.get(need)
+        if isinstance(need, Reveal):
+            if work is None or not work.collect.complete:
+                return False
+            if need.to == ALL:
+                face = work.collect.card()
+            elif need.to == self.me:
+                face = work.collect.card(self._keys)
+            else:
+                face = None
+            self._apply(None, need.answer(face), step, contributors=work.contributors if need.to == ALL else None)
+            return True
+        if work is None or not work.complete:
+            return False
+        rnd = self._round
+        assert rnd is not None
+        deck = work.deck()
+        for offset in range(len(deck.ciphertexts)):  # mapped first: the same apply may draw one
+            rnd.location[need.first_id + offset] = (deck, offset)
+        self._apply(None, need.answer(), step)
+        return True
+
+    def _apply_queued(self, item: _Queued, step: Step) -> None:
+        event = item.event
+        if isinstance(event, (TurnTimedOut, PeekBarrierExpired)):
+            stale = (
+                isinstance(event, TurnTimedOut)
+                and (event.turn != self.engine.turn or self.engine.phase not in TURN_PHASES)
+            ) or (isinstance(event, PeekBarrierExpired) and self.engine.phase is not Phase.PEEK)
+            if not stale:
+                self._apply(item.seat, event, step, position=item.position)
+            return
+        if item.turn is not None and item.turn != self.engine.turn:
+            step.refused.append(
+                Refused(item.position, item.seat, event, "§9.5", f"sent for turn {item.turn}, but turn {self.engine.turn} has begun")
+            )
+            return
+        if isinstance(event, Snap) and event.top == self.engine.discard_top() and not self._saw_top(item):
+            step.refused.append(
+                Refused(item.position, item.seat, event, "§9.5", "a snap on a card its sender had not seen turned face up")
+            )
+            return
+        try:
+            self._apply(item.seat, event, step, position=item.position)
+        except EngineError as exc:
+            step.refused.append(Refused(item.position, item.seat, event, exc.rule, exc.message))
+
+    def _saw_top(self, item: _Queued) -> bool:
+        """§9.5: the snap's sender had received every message that showed the top card."""
+        others = [s for s in range(len(self.seats)) if s != item.seat]
+        for seat, seq in self._visible_since.items():
+            if seat == item.seat:
+                if seq >= item.seq:
+                    return False
+            elif item.heads[others.index(seat)][0] < seq:
+                return False
+        return True
+
+    def _apply(
+        self,
+        seat: int | None,
+        event: Event,
+        step: Step,
+        *,
+        position: int | None = None,
+        contributors: Mapping[int, int] | None = None,
+    ) -> None:
+        notes = self.engine.apply(event)  # raises EngineError with the state unchanged
+        step.applied.append(Applied(self.position if position is None else position, seat, event, tuple(notes)))
+        self._note_top(contributors)
+        for note in notes:
+            if isinstance(note, TurnStarted):
+                self._turn_since = (note.turn, self._now)
+            elif isinstance(note, RoundEnded):
+                self._round_ended(note, step)
+        self._open_needs(step)
+
+    def _note_top(self, contributors: Mapping[int, int] | None) -> None:
+        """Remember which messages made the current top card visible (for §9.5)."""
+        top = self.engine.discard_top()
+        face = None if top is None else self.engine.known_face(top)
+        if (top, face) == self._top_seen or face is None:
+            return
+        self._top_seen = (top, face)
+        since = dict(contributors or {})
+        if self._current is not None:
+            seat, seq = self._current
+            since[seat] = max(since.get(seat, -1), seq)
+        self._visible_since = since
+
+    def _open_needs(self, step: Step) -> None:
+        needs = self.engine.needs
+        if not needs and not self._work:
+            return
+        live = set(needs)
+        for need in [n for n in self._work if n not in live]:
+            work = self._work.pop(need)
+            if isinstance(work, _RevealWork):
+                self._by_position.pop((work.collect.deck.chain, work.collect.position), None)
+        rnd = self._round
+        assert rnd is not None
+        for need in needs:
+            if need in self._work:
+                continue
+            if isinstance(need, Reveal):
+                deck, position = rnd.location[need.card]
+                audience = None if need.to == ALL else self.seats[need.to]
+                work = _RevealWork(Collect(deck, position, audience))
+                self._work[need] = work
+                self._by_position[(deck.chain, position)] = work
+                if self._keys is not None and (need.to == ALL or need.to != self.me):
+                    assert self._source is not None
+                    self._share_items.append(make_share(self._keys, deck, position, self._source).to_wire())
+            elif isinstance(need, Reshuffle):
+                assert self._joint is not None
+                faces = [self.engine.known_face(card) for card in need.retired]
+                if any(face is None for face in faces):
+                    raise TableViolation("§9.4", None, "a reshuffle of cards whose faces are not public")
+                chain = ShuffleChain(self._joint, rnd.number, len(rnd.chains), [f for f in faces if f is not None])
+                rnd.chains.append(chain)
+                self._work[need] = chain
+                self._shuffle_if_mine(chain, step)
+
+    def _flush_shares(self, step: Step) -> None:
+        if self._share_items and self.halted is None:
+            step.send.append({"type": "shares", "v": 1, "round": self.round_number, "items": self._share_items})
+        self._share_items = []
+
+    def _round_ended(self, note: RoundEnded, step: Step) -> None:
+        rnd = self._round
+        assert rnd is not None
+        rnd.ended = note
+        rnd.digest = self.engine.digest()
+        while self._fifo:
+            item = self._fifo.popleft()
+            if not isinstance(item.event, (TurnTimedOut, PeekBarrierExpired)):
+                step.refused.append(Refused(item.position, item.seat, item.event, "R8", "the round ended before it was applied"))
+        if self.me is not None:
+            steps = [o.to_wire() for o in rnd.my_openings]
+            step.send.append({"type": "opening", "v": 1, "round": rnd.number, "steps": steps, "digest": rnd.digest})
+
+    # -- timers ------------------------------------------------------------------------
+
+    def _timer_claim(self) -> tuple[float, tuple[str, int, int], dict[str, Any]] | None:
+        if self.me is None or self.halted is not None or self._round is None or not self._round.started:
+            return None
+        n = len(self.seats)
+        phase = self.engine.phase
+        if phase is Phase.PEEK and self._peek_since is not None:
+            key = ("peek", self._round.number, 0)
+            if key in self._claimed:
+                return None
+            at = self._peek_since + self.rules.peek_s + TIMEOUT_STAGGER * self.me
+            return at, key, {"type": "timeout", "v": 1, "round": self._round.number, "what": "peek", "turn": self.engine.turn}
+        if phase in TURN_PHASES and self._turn_since is not None and self._turn_since[0] == self.engine.turn:
+            turn_seat = self.engine.turn_seat
+            assert turn_seat is not None
+            key = ("turn", self._round.number, self.engine.turn)
+            if key in self._claimed:
+                return None
+            at = self._turn_since[1] + self.rules.turn_s + TIMEOUT_STAGGER * ((self.me - turn_seat) % n)
+            return at, key, {"type": "timeout", "v": 1, "round": self._round.number, "what": "turn", "turn": self.engine.turn}
+        return None
+
+    def _halt(self, step: Step, violation: TableViolation) -> None:
+        self.halted = violation
+        step.violation = violation
+        step.send.clear()
+        self._share_items = []
+
+
+def _pick(inner: Mapping[str, Any], *names: str) -> dict[str, Any]:
+    return {name: inner[name] for name in names}
+
+
+def describe_seat(seats: Sequence[bytes], seat: int | None) -> str:
+    return "an unknown peer" if seat is None else f"seat {seat} ({short_id(seats[seat])})"

@@ -1,0 +1,110 @@
+"""The table's content messages (protocol.md §9): schemas, and intents to and from the wire.
+
+Every message here is a content message of the agreed order (§7.1 header added by the
+`Orderer`), signed by its sender (§4.5). The seat of an intent is never on the wire: it
+is the seat of the signer, so nobody can act for somebody else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from engine import (
+    CallBandit,
+    DecideSwap,
+    Discard,
+    Draw,
+    Exchange,
+    Intent,
+    LookSwap,
+    Peek,
+    Ready,
+    SkipPower,
+    Snap,
+    Spy,
+    Swap,
+    TakeDiscard,
+)
+from p2p.order import content_message
+from p2p.schema import Bin, Bool, Int, Kind, ListOf, Message, OneOf, Optional, Record, Str
+
+ROUND = Int(1, 1 << 31)
+TURN = Int(0, 1 << 31)
+SLOT = Int(0, 255)
+SEAT = Int(0, 15)
+CARD = Int(0, 1 << 20)
+B32 = Bin(size=32)
+DIGEST = Str(min_len=64, max_len=64)
+MAX_CARDS: Final = 4096
+
+SHARE = Record({"chain": B32, "position": Int(0, MAX_CARDS - 1), "share": B32, "e": B32, "s": B32})
+OPENING = Record(
+    {
+        "chain": B32,
+        "step": Int(0, 15),
+        "perm": ListOf(Int(0, MAX_CARDS - 1), 1, MAX_CARDS),
+        "scalars": Bin(min_len=32, max_len=32 * MAX_CARDS),
+        "salt": B32,
+    }
+)
+
+# -- intents: wire type, engine class, fields (besides the seat) -------------------------
+
+INTENTS: Final[dict[str, tuple[type, dict[str, Kind]]]] = {
+    "ready": (Ready, {}),
+    "bandit": (CallBandit, {"turn": TURN}),
+    "draw": (Draw, {"turn": TURN}),
+    "discard": (Discard, {"turn": TURN}),
+    "exchange": (Exchange, {"turn": TURN, "slot": SLOT}),
+    "take": (TakeDiscard, {"turn": TURN, "slot": SLOT}),
+    "peek": (Peek, {"turn": TURN, "slot": SLOT}),
+    "spy": (Spy, {"turn": TURN, "owner": SEAT, "slot": SLOT}),
+    "swap": (Swap, {"turn": TURN, "own_slot": SLOT, "owner": SEAT, "slot": SLOT}),
+    "look-swap": (LookSwap, {"turn": TURN, "own_slot": SLOT, "owner": SEAT, "slot": SLOT}),
+    "decide": (DecideSwap, {"turn": TURN, "swap": Bool()}),
+    "skip-power": (SkipPower, {"turn": TURN}),
+    "snap": (Snap, {"top": CARD, "owner": SEAT, "slot": SLOT, "give": Optional(SLOT)}),
+}
+WIRE_NAME: Final = {cls: name for name, (cls, _) in INTENTS.items()}
+
+MESSAGES: tuple[Message, ...] = (
+    content_message("keys", "§9.2", {"key": B32, "e": B32, "s": B32}),
+    content_message("beacon.commit", "§9.3", {"round": ROUND, "commit": B32}),
+    content_message("beacon.reveal", "§9.3", {"round": ROUND, "nonce": B32}),
+    content_message(
+        "shuffle",
+        "§9.3",
+        {"round": ROUND, "chain": B32, "step": Int(0, 15), "deck": Bin(min_len=64, max_len=64 * MAX_CARDS), "commit": B32},
+    ),
+    content_message("shares", "§9.4", {"round": ROUND, "items": ListOf(SHARE, 1, 256)}),
+    *(content_message(name, "§9.5", {"round": ROUND, **fields}) for name, (_, fields) in INTENTS.items()),
+    content_message("timeout", "§9.6", {"round": ROUND, "what": OneOf(frozenset({"turn", "peek"})), "turn": TURN}),
+    content_message("opening", "§9.7", {"round": ROUND, "steps": ListOf(OPENING, 1, 64), "digest": DIGEST}),
+    content_message("done", "§9.8", {"digest": DIGEST, "totals": ListOf(Int(-(1 << 31), 1 << 31), 2, 16)}),
+    content_message("leave", "§9.8", {"reason": Str(max_len=200)}),
+)
+"""Every §9 message type; register them with the mesh's schemas (with `p2p.order.MESSAGES`)."""
+
+TYPES: Final = frozenset(m.type for m in MESSAGES)
+
+
+def intent_payload(intent: Intent, round: int, turn: int) -> dict[str, Any]:
+    """The §9.5 message for `intent` (its seat is the signer's, so it is left out)."""
+    name = WIRE_NAME[type(intent)]
+    payload: dict[str, Any] = {"type": name, "v": 1, "round": round}
+    for field in INTENTS[name][1]:
+        if field == "turn":
+            payload["turn"] = turn
+            continue
+        value = getattr(intent, field)
+        if value is not None:
+            payload[field] = value
+    return payload
+
+
+def intent_of(message: Mapping[str, Any], seat: int) -> Intent:
+    """The engine intent a (schema-checked) §9.5 message asks for, by the signer's `seat`."""
+    cls, fields = INTENTS[message["type"]]
+    args = {f: message.get(f) for f in fields if f != "turn"}
+    return cls(seat=seat, **args)  # type: ignore[no-any-return]

@@ -1,0 +1,125 @@
+"""§10.2: any changed, dropped, duplicated or reordered record fails the audit, which
+names the record, the peer and the check."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from p2p.audit import audit
+from p2p.log import FairnessLog, Header, read_log
+from p2p.roster import TableRules
+from tests.tablesim import TableNetwork
+from tests.test_table_games import SMALL_DECK
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    net = TableNetwork(3, 99, rules=TableRules(target=25, skills_text=SMALL_DECK))
+    net.run()
+    assert all(t.machine.finished for t in net.tables)
+    return net.write_logs(tmp_path_factory.mktemp("logs"))[1]
+
+
+def rewrite(original: Path, tmp_path: Path, change) -> Path:  # type: ignore[no-untyped-def]
+    """A copy of `original` whose message list went through `change`."""
+    contents = read_log(original)
+    messages = change(list(contents.messages))
+    header = change.header(contents.header) if hasattr(change, "header") else contents.header
+    path = tmp_path / "tampered.bandit-log"
+    log = FairnessLog.create(path, header)
+    for body, sig in messages:
+        log._write({"type": "log.msg", "v": 1, "body": body, "sig": sig})
+    log.close("the game ended")
+    return path
+
+
+def test_audit_clean_log_passes(game_log: Path) -> None:
+    result = audit(game_log)
+    assert result.ok and result.finished and result.winners
+
+
+def test_audit_changed_record_fails_its_signature(game_log: Path, tmp_path: Path) -> None:
+    def change(messages):  # type: ignore[no-untyped-def]
+        body, sig = messages[40]
+        flipped = bytearray(body)
+        flipped[-1] ^= 1
+        messages[40] = (bytes(flipped), sig)
+        return messages
+
+    result = audit(rewrite(game_log, tmp_path, change))
+    assert not result.ok
+    assert result.first_failure.record == 40 and result.first_failure.section == "§4.5"
+    assert "bad signature" in result.first_failure.what
+
+
+def test_audit_dropped_record_breaks_a_chain(game_log: Path, tmp_path: Path) -> None:
+    result = audit(rewrite(game_log, tmp_path, lambda m: m[:30] + m[31:]))
+    assert not result.ok and result.first_failure.section in ("§7.2", "§7.4")
+    assert result.first_failure.record is not None and result.first_failure.record >= 30
+    assert result.first_failure.seat is None  # the log was altered: no player is blamed
+
+
+def test_audit_duplicated_record_fails(game_log: Path, tmp_path: Path) -> None:
+    result = audit(rewrite(game_log, tmp_path, lambda m: m[:50] + [m[49]] + m[50:]))
+    assert not result.ok and result.first_failure.record == 50 and result.first_failure.section == "§7.2"
+
+
+def test_audit_reordered_records_fail(game_log: Path, tmp_path: Path) -> None:
+    contents = read_log(game_log)
+    from p2p.wire import decode_map
+
+    senders = [decode_map(body)["from"] for body, _ in contents.messages]
+    i = next(i for i in range(20, len(senders) - 1) if senders[i] != senders[i + 1])
+    result = audit(rewrite(game_log, tmp_path, lambda m: m[:i] + [m[i + 1], m[i]] + m[i + 2 :]))
+    assert not result.ok and result.first_failure.record in (i, i + 1)
+    assert result.first_failure.section in ("§7.2", "§7.4")
+    assert result.first_failure.seat is None  # the log was altered: no player is blamed
+
+
+def test_audit_truncated_log_is_incomplete(game_log: Path, tmp_path: Path) -> None:
+    result = audit(rewrite(game_log, tmp_path, lambda m: m[: len(m) // 2]))
+    assert not result.ok and result.first_failure.record is None and "before the game did" in result.first_failure.what
+
+
+def test_audit_torn_last_frame_is_reported(game_log: Path, tmp_path: Path) -> None:
+    torn = tmp_path / "torn.bandit-log"
+    data = game_log.read_bytes()
+    torn.write_bytes(data[:-7])
+    result = audit(torn)
+    assert not result.ok and "cut short" in result.first_failure.what
+
+
+def test_audit_forged_roster_fails(game_log: Path, tmp_path: Path) -> None:
+    def change(messages):  # type: ignore[no-untyped-def]
+        return messages
+
+    def header(h: Header) -> Header:
+        sigs = list(h.signatures)
+        sigs[0], sigs[1] = sigs[1], sigs[0]
+        return Header(h.roster, tuple(sigs), h.seat, h.software)
+
+    change.header = header  # type: ignore[attr-defined]
+    result = audit(rewrite(game_log, tmp_path, change))
+    assert not result.ok and result.first_failure.section == "§6.6"
+
+
+def test_audit_garbage_file_fails_cleanly(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.bandit-log"
+    junk.write_bytes(b"\x00\x00\x00\x05hello world")
+    result = audit(junk)
+    assert not result.ok and result.first_failure.section == "§10.1"
+
+
+def test_audit_cli_exit_status_and_first_violation(game_log: Path, tmp_path: Path) -> None:
+    bad = rewrite(game_log, tmp_path, lambda m: m[:10] + m[11:])
+    env = {"PYTHONPATH": str(ROOT)}
+    good = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", str(game_log)], capture_output=True, text=True, env=env)
+    assert good.returncode == 0 and '"ok": true' in good.stdout.splitlines()[-1]
+    failed = subprocess.run([sys.executable, "-m", "cli", "audit", str(bad)], capture_output=True, text=True, env=env)
+    assert failed.returncode == 1 and "NOT VERIFIED" in failed.stdout and "record 1" in failed.stdout

@@ -1,0 +1,47 @@
+"""`bandit-lan play --headless`: you (a bot here) plus bot peers, each its own process
+with its own keys, TLS links and fairness log, over 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from p2p.audit import audit
+from p2p.log import read_log
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def test_play_headless_four_processes_logs_agree_and_audit_clean(tmp_path: Path) -> None:
+    done = run_cli("play", "--headless", "--bots", "3", "--target", "30", "--seed", "5", "--json",
+                   "--state-dir", str(tmp_path / "state"), "--log-dir", str(tmp_path / "logs"), "--name", "Zoe")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(result) >= {"game_id", "rounds", "totals", "winners", "logs"}
+    assert set(result["totals"]) == {"Zoe", "Ada", "Bo", "Cy"} and result["winners"]
+    assert max(result["totals"].values()) >= 30
+    logs = [Path(p) for p in result["logs"]]
+    assert len(logs) == 4 and all(p.parent == tmp_path / "logs" for p in logs)
+    sequences = {tuple(read_log(p).messages) for p in logs}
+    assert len(sequences) == 1  # every peer logged the same messages in the same order
+    for path in logs:
+        verdict = audit(path)
+        assert verdict.ok and verdict.finished, verdict.first_failure
+        assert verdict.totals == result["totals"] and verdict.game_id.hex() == result["game_id"]
+    shown = run_cli("audit", str(logs[2]))
+    assert shown.returncode == 0 and "Verdict: FAIR" in shown.stdout and "snapped" in shown.stdout
+
+
+def test_play_rejects_bad_arguments_clearly(tmp_path: Path) -> None:
+    for args, words in [(("--bots", "0"), "--bots must be between 1 and 5"), (("--target", "0"), "--target")]:
+        done = run_cli("play", "--headless", *args, "--state-dir", str(tmp_path))
+        assert done.returncode == 2 and words in done.stderr
