@@ -27,7 +27,7 @@ from cli.tui.table_ui import TableUi
 from cli.tui.terminal import KeyPress, LogNote, Terminal, TerminalClosed, TerminalEvent, open_terminal
 
 
-async def run_client(session: TableSession, *, memory_aid: bool = False, terminal: Terminal | None = None) -> None:
+async def run_client(session: TableSession, memory_aid: bool = False, *, terminal: Terminal | None = None) -> None:
     """Play `session`'s seat from the terminal until the player leaves or closes the
     game-end screen. Opens the terminal unless one is given (the lobby screens pass
     theirs on, so the screen does not flicker between lobby and table)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import CardView, Intent, Skills, ViewSnapshot, legal_intents
+from engine import SNAP_PHASES, CardView, Intent, Skills, ViewSnapshot, legal_intents
 from p2p.session import Line, RoundReport, SeatInfo, TableSession
 
 KEEP_LINES = 300
@@ -27,7 +27,7 @@ class TableModel:
     view: ViewSnapshot
     skills: Skills
     legal: tuple[Intent, ...]  # every non-snap intent the engine would accept from me now
-    can_snap: bool
+    can_snap: bool  # R6 allows me a snap now (a live table holds it while a card is being turned)
     lines: tuple[Line, ...]
     line_total: int
     reports: tuple[RoundReport, ...]
@@ -51,7 +51,7 @@ class TableModel:
             view=view.snapshot(),
             skills=view.skills,
             legal=tuple(legal_intents(view)),
-            can_snap=view.can_snap,
+            can_snap=view.phase in SNAP_PHASES and view.top is not None and not view.snapped[session.me],
             lines=tuple(lines[-KEEP_LINES:]),
             line_total=len(lines),
             reports=tuple(session.reports),
@@ -96,7 +96,13 @@ class TableModel:
 
     @property
     def my_turn(self) -> bool:
+        """It is my turn and the table owes the engine nothing (turn keys act now)."""
         return self.view.turn_seat == self.me and not self.view.needs
+
+    @property
+    def busy(self) -> bool:
+        """The table is turning a card over (or reshuffling): turn actions wait for it."""
+        return bool(self.view.needs)
 
     def remaining(self, deadline: float | None) -> float | None:
         return None if deadline is None else max(0.0, deadline - self.now)

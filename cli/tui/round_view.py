@@ -121,10 +121,6 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
         canvas.write(1, y, clip(row, width - 2), style)
         y += 1
     y += 1
-    if model.ended_why and view.winners:
-        for line in wrap(model.ended_why, width - 2):
-            canvas.write(1, y, line, "class:dim")
-            y += 1
     if model.log_path:
         canvas.write(1, y, "Your fairness log of this game:", "class:prompt")
         canvas.write(3, y + 1, clip(model.log_path, width - 4), "class:message.info")

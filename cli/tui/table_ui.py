@@ -64,6 +64,9 @@ MESSAGE_S: Final = 4.0
 
 PendingAction = Literal["snap", "take", "spy", "swap", "look_swap"]
 
+_TURN_COMMANDS: Final = (Command.SLOT, Command.SEAT, Command.DRAW, Command.PASS, Command.TAKE, Command.BANDIT)
+"""Keys that act on the turn: typed while the table turns a card over, they wait for it."""
+
 
 @dataclass(frozen=True, slots=True)
 class Pending:
@@ -151,6 +154,7 @@ class TableUi:
         self.finished = False  # the player closed the game-end screen
         self._round = _RoundState()
         self._model: TableModel | None = None
+        self._held: list[str] = []  # turn keys typed while a card was being turned over
 
     # ------------------------------------------------------------------ time and table
 
@@ -163,6 +167,7 @@ class TableUi:
         if view.round != self._round.number:
             self._round = _RoundState(number=view.round)
             self.pending = None
+            self._held = []
         rs = self._round
         live = view.phase in SNAP_PHASES
 
@@ -225,6 +230,10 @@ class TableUi:
                 self.pending = None
         if self.message is not None and self.message.until <= now:
             self.message = None
+        if self._held and not model.busy:  # type-ahead: the table is ready for them now
+            held, self._held = self._held, []
+            for key in held:
+                out += self._press_table(key, model, None)
         return out
 
     def wakeup(self) -> float | None:
@@ -335,6 +344,9 @@ class TableUi:
             self._say(f"No action on that key — press ? for help.", "warning")
             return out
         command = press.command
+        if model.busy and command in _TURN_COMMANDS and (self.pending is None or self.pending.action != "snap"):
+            self._held.append(key)  # a card is being turned over: the key acts when it is done
+            return out
         if command is Command.HELP:
             self.help_open = True
         elif command is Command.CANCEL:
@@ -369,8 +381,6 @@ class TableUi:
         if not model.can_snap:
             if view.phase in SNAP_PHASES and view.snapped[self.me]:
                 self._say("You already tried an immediate discard this turn (R6: one per turn).", "error")
-            elif view.needs:
-                self._say("One moment: a card is being turned over.", "warning")
             else:
                 self._say("No immediate discards right now (R6).", "error")
             return []

@@ -324,7 +324,7 @@ def prompt_text(scene: TableScene) -> str:
         return "The round is over; the next one starts soon."
     if phase is Phase.OVER:
         return "The game is over."
-    if view.turn_seat != me or view.needs:
+    if view.turn_seat != me:
         whose = model.name(view.turn_seat) if view.turn_seat is not None else "the table"
         return f"{whose} is playing · {{Space}}+slot snaps a card matching the discard."
     top = model.top
