@@ -324,7 +324,6 @@ class TablePeer:
             deadlines = [d for d in (self.orderer.next_deadline(), self.machine.next_deadline()) if d is not None]
             with trio.move_on_at(min(deadlines, default=float("inf"))):
                 await self._wake.wait()
-            self._wake = trio.Event()
             now = trio.current_time()
             for seat, envelope in self.orderer.on_timer(now):
                 frame = signed_frame(envelope.body, envelope.sig)
@@ -334,6 +333,9 @@ class TablePeer:
                     self.mesh.send(self.machine.seats[seat], frame)
             self._handle(self.machine.on_timer(now))
             self._after_processing()
+            # Reset only now: _after_processing sets the event, and a timer loop woken by
+            # its own work would spin (and wake every screen) without end.
+            self._wake = trio.Event()
 
     def _update_deadlines(self) -> None:
         engine = self.machine.engine
