@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 import trio
 import trio.testing
+from engine_support import ScriptedTable
 from tui_support import LocalSession, Script, UiDriver, arranged
 
 from engine import (
@@ -26,7 +27,9 @@ from engine import (
     Swap,
     TakeDiscard,
 )
-from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, Overlay
+from cli.tui.model import TableModel
+from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, Overlay, TableUi
+from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 
 
 @asynccontextmanager
@@ -304,3 +307,66 @@ async def test_help_screen_explains_snap_and_bandit(mock_clock: trio.testing.Moc
         assert "Space + your slot" in text and "announce Bandit" in text and "[••] seen by you" in text
         assert await t.press("x") == []  # any key closes help, and does nothing else
         assert t.scene.overlay is None
+
+
+# --- a live table turns cards over asynchronously -------------------------------------------
+
+
+class SlowTable:
+    """A `TableSession` over a scripted game whose table work (reveals) is done only when
+    the test says so, like a live table waiting for every peer's decryption share."""
+
+    def __init__(self, table: ScriptedTable) -> None:
+        self.table = table
+        self.me = 0
+        self.seats = tuple(SeatInfo(s, name, "TEST") for s, name in enumerate(("Ana", "Bo", "Cy")[: table.game.players]))
+        self.lines: list[Line] = []
+        self.reports: list[RoundReport] = []
+        self.deadlines = Deadlines()
+        self.progress = Progress()
+        self.sent: list[object] = []
+        self.queued: list[object] = []
+
+    def view(self):  # type: ignore[no-untyped-def]
+        return self.table.view(0)
+
+    def submit(self, intent: object) -> None:
+        """Sent; applied at once, or queued behind the table's work (as §9 does)."""
+        self.sent.append(intent)
+        if self.table.game.needs:
+            self.queued.append(intent)
+        else:
+            self.table.do(intent, serve=False)  # type: ignore[arg-type]
+
+    def serve(self) -> None:
+        self.table.serve()
+        while self.queued:
+            self.table.do(self.queued.pop(0))  # type: ignore[arg-type]
+
+    def now(self) -> float:
+        return 0.0
+
+
+async def test_turn_keys_typed_while_a_card_is_turned_over_act_when_it_is_done() -> None:
+    session = SlowTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+    ui = TableUi(0)
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+
+    def press(key: str) -> None:
+        for intent in ui.press(key, ui.scene()):
+            session.submit(intent)
+        for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
+            session.submit(intent)
+
+    press("x")
+    assert session.sent == [Draw(0)] and session.table.game.needs  # the drawn card is being revealed to me
+    press("z")
+    assert session.sent == [Draw(0)]  # held, not refused
+    session.serve()
+    for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
+        session.submit(intent)
+    assert session.sent == [Draw(0), Discard(0)]
+    assert session.table.game.needs  # the discarded card is being turned face up
+    press("space")  # a snap is not held: the table queues it behind the reveal (§9)
+    press("w")
+    assert isinstance(session.sent[-1], Snap) and session.sent[-1].slot == 1 and session.queued
