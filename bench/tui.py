@@ -119,11 +119,16 @@ class Remote:
         self.ui = TableUi(self.peer.me)
 
     async def watch(self, changed: Callable[[], None]) -> None:
+        shown: tuple[object, ...] = ()
         while True:
             await self.peer.changed()
             model = TableModel.capture(self.peer)
             self.ui.update(model)
-            self.ui.scene().draw(80, 24)
+            scene = self.ui.scene()
+            picture = scene.picture()
+            if picture != shown:  # as the client does: draw what changed the picture
+                scene.draw(80, 24)
+                shown = picture
             self.updates.append((time.perf_counter(), model))
             changed()
 

@@ -150,10 +150,10 @@ class Narrator:
         else:
             if self._story is not None:  # unfinished (cannot happen with a sound driver)
                 out += self._tell(game, self._story)
-            self._story = self._open(game, event)
-        self._story.notes.extend(notes)
+            story = self._story = self._open(game, event)
+        story.notes.extend(notes)
         if not game.needs:
-            story, self._story = self._story, None
+            self._story = None
             out += self._tell(game, story)
         return out
 

@@ -51,6 +51,7 @@ from engine import (
 from engine.bots import Bot
 from engine.narrate import Narrator
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
+from cli.tui.table_ui import TableScene
 from cli.tui.terminal import Screen, Terminal, open_terminal
 
 NAMES = ("Ana", "Bo", "Cy", "Di", "Ed", "Flo")
@@ -348,7 +349,8 @@ class ScreenHarness:
     def __init__(self, columns: int = 80, rows: int = 24) -> None:
         self.size = Size(rows=rows, columns=columns)
         self.sink = _Sink()
-        self.output = Vt100_Output(self.sink, lambda: self.size, term="xterm-256color", enable_cpr=False)
+        self.output = Vt100_Output(self.sink, lambda: self.size, term="xterm-256color",  # type: ignore[arg-type]
+                                   enable_cpr=False)
         self.text = ""
         self.screen: Screen | None = None
         self.renders = 0
@@ -485,7 +487,7 @@ class UiDriver:
             await self.settle()
 
     @property
-    def scene(self):  # type: ignore[no-untyped-def]
+    def scene(self) -> TableScene:
         return self.ui.scene()
 
     def text(self, columns: int = 80, rows: int = 24) -> str:

@@ -6,7 +6,9 @@ One trio task owns the table screen. It sleeps until something happens — the s
 changed, a key arrived from the terminal thread, or the screen's next timer (a
 countdown second, a look that must be hidden again) is due — then captures a fresh
 `TableModel`, lets `TableUi` digest the time and the keys, submits the intents that
-came out, and hands the terminal the new immutable scene. Everything the session
+came out, and hands the terminal the new immutable scene if it shows anything new (a
+live table reports every acknowledgement and heartbeat as a change; redrawing for
+those would only take time from the table). Everything the session
 exposes is read on trio's thread only; the terminal thread only ever sees frozen
 scenes.
 
@@ -41,6 +43,7 @@ async def run_client(session: TableSession, memory_aid: bool = False, *, termina
 async def _play(session: TableSession, terminal: Terminal, memory_aid: bool) -> None:
     ui = TableUi(session.me, memory_aid=memory_aid)
     events: deque[TerminalEvent] = deque()
+    shown: tuple[object, ...] = ()  # the picture on screen: a change that shows nothing new redraws nothing
     wake = trio.Event()
     gone = False
 
@@ -81,7 +84,11 @@ async def _play(session: TableSession, terminal: Terminal, memory_aid: bool) -> 
                 break
             if ui.finished:
                 break
-            terminal.show(ui.scene())
+            scene = ui.scene()
+            picture = scene.picture()
+            if picture != shown:
+                terminal.show(scene)
+                shown = picture
             deadline = ui.wakeup()
             with trio.move_on_at(deadline if deadline is not None else float("inf")):
                 await wake.wait()

@@ -15,7 +15,7 @@ from lobby to game without leaving the alternate screen.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 import trio
@@ -141,7 +141,7 @@ async def pick_table_screen(
     terminal: Terminal,
     *,
     interfaces: Sequence[str] | None = None,
-    find: Callable[..., object] | None = None,
+    find: Callable[..., Awaitable[list[TableAd]]] | None = None,
 ) -> TableAd | tuple[str, int] | None:
     """Tables with free seats on the LAN, refreshed continuously; returns the table
     picked, or (host, port) typed in, or None. `find` replaces discovery (tests)."""
@@ -155,7 +155,7 @@ async def pick_table_screen(
             async def keep_browsing() -> None:
                 nonlocal scene
                 while True:
-                    found = await search(BROWSE_S, interfaces=interfaces)  # type: ignore[operator]
+                    found = await search(BROWSE_S, interfaces=interfaces)
                     tables = tuple(t for t in found if t.free > 0)
                     chosen = scene.tables[scene.selected] if scene.tables else None
                     selected = next((i for i, t in enumerate(tables) if chosen is not None
@@ -173,9 +173,10 @@ async def pick_table_screen(
                 if not isinstance(event, KeyPress):
                     continue
                 key = event.key
-                if scene.entry is not None:
+                entry = scene.entry
+                if entry is not None:
                     if key == "enter":
-                        address = parse_address(scene.entry)
+                        address = parse_address(entry)
                         if address is None:
                             scene = replace(scene, note=Note("Type HOST:PORT, e.g. 192.168.1.20:41234", "error"))
                             continue
@@ -184,7 +185,7 @@ async def pick_table_screen(
                     if key == "esc":
                         scene = replace(scene, entry=None, note=None)
                     else:
-                        scene = replace(scene, entry=edit(scene.entry, key, 64))
+                        scene = replace(scene, entry=edit(entry, key, 64))
                     continue
                 if key in ("ctrl-c", "esc", "q"):
                     break

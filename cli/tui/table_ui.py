@@ -50,6 +50,7 @@ from engine import (
     TakeDiscard,
 )
 from engine.phases import SNAP_PHASES, TURN_PHASES
+from cli.tui.canvas import Canvas
 from cli.tui.keymap import Command, Press, press_for, slot_key
 from cli.tui.model import TableModel
 
@@ -116,7 +117,19 @@ class TableScene:
         top = self.model.top
         return None if top is None else top.card
 
-    def draw(self, width: int, height: int):  # type: ignore[no-untyped-def]
+    def picture(self) -> tuple[object, ...]:
+        """What the screen would show: equal pictures draw equal screens (the session's
+        clock matters only through the countdown seconds)."""
+        model = self.model
+        now = model.now
+
+        def seconds(deadline: float | None) -> int | None:
+            return None if deadline is None else math.ceil(deadline - now)
+
+        still = replace(self, model=replace(model, now=0.0))
+        return still, seconds(model.turn_deadline), seconds(model.peek_deadline), seconds(self.bottom_until)
+
+    def draw(self, width: int, height: int) -> Canvas:
         from cli.tui.screens import draw_table_scene  # the views import this module
 
         return draw_table_scene(self, width, height)
@@ -189,13 +202,13 @@ class TableUi:
             if len(bottom) == 2 and view.phase is Phase.PEEK:
                 rs.bottom = bottom
         if live:
-            for card in known_now - rs.known:
-                if card in in_tableau and card not in rs.bottom:
-                    rs.flashes[card] = now + FLASH_S
-        for card in list(rs.looking):
-            if card in known_now:
-                rs.flashes[card] = now + FLASH_S
-                rs.looking.discard(card)
+            for fresh in known_now - rs.known:
+                if fresh in in_tableau and fresh not in rs.bottom:
+                    rs.flashes[fresh] = now + FLASH_S
+        for looked in list(rs.looking):
+            if looked in known_now:
+                rs.flashes[looked] = now + FLASH_S
+                rs.looking.discard(looked)
         rs.known = known_now
         rs.flashes = {c: t for c, t in rs.flashes.items() if t > now and c in in_tableau}
 
@@ -341,7 +354,7 @@ class TableUi:
                 return out  # the key that closes the look does nothing else
         press = press_for(key)
         if press is None:
-            self._say(f"No action on that key — press ? for help.", "warning")
+            self._say("No action on that key — press ? for help.", "warning")
             return out
         command = press.command
         if model.busy and command in _TURN_COMMANDS and (self.pending is None or self.pending.action != "snap"):

@@ -24,7 +24,6 @@ from engine.narrate import card_words, power_words
 from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
 from cli.tui.keymap import HELP_BAR, slot_key, slot_position
-from cli.tui.model import TableModel
 from cli.tui.table_ui import Pending, TableScene
 
 NAME_COLUMNS = 12

@@ -206,7 +206,7 @@ class Terminal:
         def handler(event: KeyPressEvent) -> None:
             press = event.key_sequence[0]
             key = press.key
-            name = _KEY_NAMES.get(key) if isinstance(key, Keys) else None  # type: ignore[call-overload]
+            name = _KEY_NAMES.get(key) if isinstance(key, Keys) else None
             if name is None:
                 name = "space" if press.data == " " else press.data if isinstance(key, Keys) else key
             if not name or (len(name) == 1 and not name.isprintable()):
