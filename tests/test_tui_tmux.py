@@ -167,3 +167,20 @@ def test_a_person_plays_a_round_with_a_snap_against_three_bot_peers(play: Tmux, 
         audit = subprocess.run([sys.executable, "-m", "cli", "audit", "--brief", str(log)], cwd=ROOT,
                                env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
         assert audit.returncode == 0 and "Ana left the table" in audit.stdout, audit.stdout + audit.stderr
+
+
+def test_a_sure_snap_in_a_real_terminal_on_the_in_process_table(tmp_path: Path) -> None:
+    """The client on `tests/tui_launcher.py` (an in-process table dealt so that your
+    bottom-left card matches the first discard): Space, a — it matched (R6)."""
+    command = [sys.executable, str(ROOT / "tests" / "tui_launcher.py"), "--snap-deal", "--think", "5"]
+    screen = Tmux(tmp_path, command)
+    try:
+        text = screen.wait_text("remember them", "a[ 8] s[ 2]")
+        assert top_value(text) == 8
+        screen.keys("Space", "a")
+        text = screen.wait_for(lambda t: "a ··" in my_rows(t)[1], "my bottom-left slot emptied")
+        assert "You snapped an 8 from your bottom-left slot — it matched." in text
+        screen.keys("C-c", "y")
+        screen.wait_text("EXITED 0")
+    finally:
+        screen.close()
