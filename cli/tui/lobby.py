@@ -26,7 +26,7 @@ from p2p.groups import lone_exception_unwrapped
 from p2p.identity import Certificate
 from p2p.lobby import LobbyResult
 from p2p.lobby_runner import host_table, join_table
-from p2p.roster import Roster
+from p2p.roster import DEFAULT_RULES, Roster, TableRules
 from p2p.transport import Mesh
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, seats_of
 from cli.tui.terminal import KeyPress, Terminal, TerminalClosed
@@ -77,12 +77,14 @@ async def host_lobby_screen(
     table: str,
     seats: int,
     code: str | None = None,
+    rules: TableRules | None = None,
     join_hint: str = "",
     on_roster: Callable[[Roster], None] | None = None,
 ) -> LobbyResult | None:
     """Host `table` on `mesh`, showing the roster as it fills; Enter starts early with at
-    least two players (`host_table(start=...)`). `on_roster` is passed through (the host
-    command refreshes its advertisement with it). None if the host closed the table."""
+    least two players (`host_table(start=...)`). `rules` and `on_roster` are passed
+    through (the host command refreshes its advertisement with `on_roster`). None if
+    the host closed the table."""
     screen = _Screen(terminal)
     start = trio.Event()
     identity = mesh.identity
@@ -102,8 +104,8 @@ async def host_lobby_screen(
 
             async def run_host() -> None:
                 nonlocal result
-                result = await host_table(mesh, name=name, table=table, seats=seats, code=code, start=start,
-                                          on_roster=roster_changed)
+                result = await host_table(mesh, name=name, table=table, seats=seats, code=code,
+                                          rules=rules or DEFAULT_RULES, start=start, on_roster=roster_changed)
                 screen.nudge()
 
             nursery.start_soon(run_host)

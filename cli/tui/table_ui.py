@@ -239,7 +239,7 @@ class TableUi:
                 if pending.top != (model.top.card if model.top else None) or not model.can_snap:
                     self.pending = None
                     self._say("The discard pile changed: snap cancelled.", "warning")
-            elif not model.my_turn:
+            elif view.turn_seat != self.me:  # (a card being turned over does not cancel it)
                 self.pending = None
         if self.message is not None and self.message.until <= now:
             self.message = None
