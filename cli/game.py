@@ -64,11 +64,17 @@ async def play_seat(
         return await peer.run()
     from cli.tui import run_client  # the full-screen client is only loaded for a person
 
+    # The screen stays up after the game: the player reads the last round and the final
+    # standings, then closes it. Leaving mid-game (asked first) ends the peer, log valid.
+    finished: list[GameSummary] = []
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(run_client, peer, args.memory_aid)
-        summary = await peer.run()
-        nursery.cancel_scope.cancel()
-    return summary
+
+        async def run_peer() -> None:
+            finished.append(await peer.run())
+
+        nursery.start_soon(run_peer)
+        await run_client(peer, memory_aid=args.memory_aid)
+    return finished[0]
 
 
 def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | None = None) -> int:

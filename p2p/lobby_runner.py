@@ -130,11 +130,13 @@ async def host_table(
             log.info("joiner %s went away: %s", stream.label, describe_tls_failure(exc) if not isinstance(exc, PeerLeft) else exc)
             await stream.aclose()
             return
+        # Apply before the next await: another joiner's hello, handled meanwhile, sends the
+        # new roster to every member, so this one must already be pinned.
+        driver.apply(actions)
         try:
             await stream.send(reply)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass  # a welcomed joiner that vanished is dropped when its mesh link fails
-        driver.apply(actions)
         await stream.aclose()
 
     # The front door stays open after the start: latecomers are refused politely (§6.4).

@@ -345,7 +345,7 @@ class TablePeer:
             deadlines = [d for d in (self.orderer.next_deadline(), self.machine.next_deadline()) if d is not None]
             with trio.move_on_at(min(deadlines, default=float("inf"))):
                 await self._wake.wait()
-            self._wake = trio.Event()
+            self._wake = trio.Event()  # (the work below never sets it: see from_timers)
             now = trio.current_time()
             for seat, envelope in self.orderer.on_timer(now):
                 frame = signed_frame(envelope.body, envelope.sig)

@@ -1,0 +1,126 @@
+"""The keymap: every action from the keyboard, made for one (left) hand.
+
+Slots are chosen with the same keys on every tableau, and the keys are laid out like
+the cards: the 2×2 square is ``q w / a s`` (R4: slots 0 1 / 2 3) and each penalty
+column to its right takes the next two keys of the rows (``e/d`` for slots 4/5,
+``r/f`` for 6/7, …). Opponents are chosen with ``1``–``5``, counting clockwise from
+your left (the number is shown by each name). Space is the snap key: the thumb rests on
+it while the fingers rest on the slot keys, so snapping your own card is two
+keystrokes — Space, then the slot — and an opponent's card is Space, their number,
+their slot, then your slot to give (R6).
+
+The turn keys sit under the fingers too: ``x`` draws (and, in a look & swap, exchanges),
+``z`` is "put it down / no" (discard the drawn card, skip a power, keep the looked-at
+cards), ``c`` takes the discard pile's top card (option C), ``b`` announces Bandit.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Final
+
+SLOT_ROWS: Final = ("qwertyuiop", "asdfghjkl;")
+"""Top and bottom row of slot keys; column k of the rows is column k of a tableau."""
+
+SEAT_KEYS: Final = "12345"
+"""Opponents clockwise from your left."""
+
+
+class Command(enum.Enum):
+    SLOT = "slot"
+    SEAT = "seat"
+    SNAP = "snap"
+    DRAW = "draw"  # x: draw; exchange in a look & swap
+    PASS = "pass"  # z: discard the drawn card; skip a power; keep the looked-at cards
+    TAKE = "take"  # c: take the discard pile's top card
+    BANDIT = "bandit"
+    CONFIRM = "confirm"  # Enter
+    HELP = "help"
+    CANCEL = "cancel"  # Esc
+    QUIT = "quit"  # Ctrl-C
+    LOG_UP = "log_up"
+    LOG_DOWN = "log_down"
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """A key as a command; `number` is the slot or the opponent's position (1..5)."""
+
+    command: Command
+    number: int = 0
+
+
+_FIXED: Final = {
+    "space": Command.SNAP,
+    "x": Command.DRAW,
+    "z": Command.PASS,
+    "c": Command.TAKE,
+    "b": Command.BANDIT,
+    "enter": Command.CONFIRM,
+    "?": Command.HELP,
+    "esc": Command.CANCEL,
+    "ctrl-c": Command.QUIT,
+    "pageup": Command.LOG_UP,
+    "pagedown": Command.LOG_DOWN,
+}
+
+
+def slot_position(slot: int) -> tuple[int, int]:
+    """(column, row) of a slot in its tableau: the square, then penalty columns of two."""
+    if slot < 4:
+        return slot % 2, slot // 2
+    return 2 + (slot - 4) // 2, (slot - 4) % 2
+
+
+def slot_at(column: int, row: int) -> int:
+    """The slot shown at (column, row)."""
+    return column + 2 * row if column < 2 else 4 + 2 * (column - 2) + row
+
+
+def slot_key(slot: int) -> str:
+    """The key that names `slot` ('' when the slot is beyond the keyboard)."""
+    column, row = slot_position(slot)
+    keys = SLOT_ROWS[row]
+    return keys[column] if column < len(keys) else ""
+
+
+SLOT_KEYS: Final = {slot_key(s): s for s in range(2 * len(SLOT_ROWS[0]))}
+
+
+def press_for(key: str) -> Press | None:
+    """The command a key stands for (case-insensitive letters), or None."""
+    if key in _FIXED:
+        return Press(_FIXED[key])
+    low = key.lower() if len(key) == 1 else key
+    if low in SLOT_KEYS:
+        return Press(Command.SLOT, SLOT_KEYS[low])
+    if low in SEAT_KEYS:
+        return Press(Command.SEAT, int(low))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyHelp:
+    keys: str
+    what: str
+
+
+KEYMAP: Final = (
+    KeyHelp("q w / a s", "slots of any tableau, laid out like its 2×2 square"),
+    KeyHelp("e/d r/f …", "penalty slots: one more column of two for each two cards"),
+    KeyHelp("1 – 5", "an opponent, clockwise from your left (the number by the name)"),
+    KeyHelp("Space", "snap: Space + your slot · Space + opponent + slot + your slot"),
+    KeyHelp("x", "draw (options A and B) · look & swap: exchange the two cards"),
+    KeyHelp("z", "discard the drawn card (A) · skip a power · keep both cards"),
+    KeyHelp("slot", "with a drawn card: keep it there, its card is discarded (B)"),
+    KeyHelp("c + slot", "take the discard pile's top card into that slot (C)"),
+    KeyHelp("b", "announce Bandit, at the very start of your turn (R8)"),
+    KeyHelp("powers", "peek: slot · spy: opponent + slot · swaps: slot + opponent + slot"),
+    KeyHelp("Enter", "ready after your bottom cards · close the round screen"),
+    KeyHelp("Esc", "cancel a half-typed action · PgUp/PgDn scroll the log"),
+    KeyHelp("?", "this help · Ctrl-C leave the table (asks first)"),
+)
+"""Every key, for the help screen and the README."""
+
+HELP_BAR: Final = "Space snap · x draw · z discard/skip · c take · b Bandit · ? help · ^C quit"

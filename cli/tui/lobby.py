@@ -1,0 +1,306 @@
+"""The lobby on screen: pick a table on the LAN, host one, or join one.
+
+Each flow runs the real lobby (`p2p.lobby_runner.host_table` / `join_table`, or
+`p2p.discovery.browse` in a loop) in a trio task and a screen loop beside it: the task
+reports progress (a roster changed, tables found) and the loop redraws and reads keys.
+Each returns when the lobby is done — the `LobbyResult` of a started game, the table
+picked — or None when the player gave up. Network and protocol failures propagate as
+the lobby runner raises them (`ProtocolError`, `OSError`), except a refused or missing
+table code, which the join screen asks for and retries.
+
+All three take the `Terminal` that the table screen will use next, so the screen goes
+from lobby to game without leaving the alternate screen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+
+import trio
+
+from p2p.discovery import TableAd, browse
+from p2p.errors import JoinRefused
+from p2p.groups import lone_exception_unwrapped
+from p2p.identity import Certificate
+from p2p.lobby import LobbyResult
+from p2p.lobby_runner import host_table, join_table
+from p2p.roster import DEFAULT_RULES, Roster, TableRules
+from p2p.transport import Mesh
+from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, seats_of
+from cli.tui.terminal import KeyPress, Terminal, TerminalClosed
+
+BROWSE_S = 1.5
+"""One discovery pass of the table list (it repeats while the screen is up)."""
+
+_CHANGED = "changed"
+
+
+class _Screen:
+    """A lobby screen loop: keys from the terminal and nudges from the lobby task."""
+
+    def __init__(self, terminal: Terminal) -> None:
+        self.terminal = terminal
+        self._send, self._receive = trio.open_memory_channel[KeyPress | str](math.inf)
+
+    def nudge(self) -> None:
+        self._send.send_nowait(_CHANGED)
+
+    async def forward_keys(self) -> None:
+        while True:
+            try:
+                event = await self.terminal.receive()
+            except TerminalClosed:
+                self._send.send_nowait("closed")
+                return
+            if isinstance(event, KeyPress):
+                self._send.send_nowait(event)
+
+    async def next(self) -> KeyPress | str:
+        return await self._receive.receive()
+
+
+def _is_yes(key: str) -> bool:
+    return key in ("enter", "y", "Y", "ctrl-c")
+
+
+def _is_no(key: str) -> bool:
+    return key in ("esc", "n", "N")
+
+
+async def host_lobby_screen(
+    terminal: Terminal,
+    mesh: Mesh,
+    *,
+    name: str,
+    table: str,
+    seats: int,
+    code: str | None = None,
+    rules: TableRules | None = None,
+    join_hint: str = "",
+    on_roster: Callable[[Roster], None] | None = None,
+) -> LobbyResult | None:
+    """Host `table` on `mesh`, showing the roster as it fills; Enter starts early with at
+    least two players (`host_table(start=...)`). `rules` and `on_roster` are passed
+    through (the host command refreshes its advertisement with `on_roster`). None if
+    the host closed the table."""
+    screen = _Screen(terminal)
+    start = trio.Event()
+    identity = mesh.identity
+    scene = HostScene(table, seats, (), identity.short, join_hint or f"bandit-lan join {table!r}", bool(code),
+                      starting=False)
+    result: LobbyResult | None = None
+
+    def roster_changed(roster: Roster) -> None:
+        nonlocal scene
+        scene = replace(scene, members=seats_of(roster, identity.peer_id))
+        if on_roster is not None:
+            on_roster(roster)
+        screen.nudge()
+
+    with lone_exception_unwrapped():
+        async with trio.open_nursery() as nursery:
+
+            async def run_host() -> None:
+                nonlocal result
+                result = await host_table(mesh, name=name, table=table, seats=seats, code=code,
+                                          rules=rules or DEFAULT_RULES, start=start, on_roster=roster_changed)
+                screen.nudge()
+
+            nursery.start_soon(run_host)
+            nursery.start_soon(screen.forward_keys)
+            while result is None:
+                terminal.show(scene)
+                event = await screen.next()
+                if result is not None:
+                    break
+                if event == "closed":
+                    nursery.cancel_scope.cancel()
+                    return None
+                if not isinstance(event, KeyPress):
+                    continue
+                key = event.key
+                if scene.quitting:
+                    if _is_yes(key):
+                        nursery.cancel_scope.cancel()
+                        return None
+                    if _is_no(key):
+                        scene = replace(scene, quitting=False)
+                elif key == "ctrl-c":
+                    scene = replace(scene, quitting=True)
+                elif key == "enter" and not scene.starting:
+                    if len(scene.members) >= 2:
+                        scene = replace(scene, starting=True, note=None)
+                        start.set()
+                    else:
+                        scene = replace(scene, note=Note("A game needs at least two players.", "warning"))
+            nursery.cancel_scope.cancel()
+    return result
+
+
+async def pick_table_screen(
+    terminal: Terminal,
+    *,
+    interfaces: Sequence[str] | None = None,
+    find: Callable[..., Awaitable[list[TableAd]]] | None = None,
+) -> TableAd | tuple[str, int] | None:
+    """Tables with free seats on the LAN, refreshed continuously; returns the table
+    picked, or (host, port) typed in, or None. `find` replaces discovery (tests)."""
+    screen = _Screen(terminal)
+    scene = BrowseScene((), 0, looking=True)
+    search = find or browse
+
+    with lone_exception_unwrapped():
+        async with trio.open_nursery() as nursery:
+
+            async def keep_browsing() -> None:
+                nonlocal scene
+                while True:
+                    found = await search(BROWSE_S, interfaces=interfaces)
+                    tables = tuple(t for t in found if t.free > 0)
+                    chosen = scene.tables[scene.selected] if scene.tables else None
+                    selected = next((i for i, t in enumerate(tables) if chosen is not None
+                                     and (t.fingerprint, t.port) == (chosen.fingerprint, chosen.port)), 0)
+                    scene = replace(scene, tables=tables, selected=selected, looking=False)
+                    screen.nudge()
+
+            nursery.start_soon(keep_browsing)
+            nursery.start_soon(screen.forward_keys)
+            while True:
+                terminal.show(scene)
+                event = await screen.next()
+                if event == "closed":
+                    break
+                if not isinstance(event, KeyPress):
+                    continue
+                key = event.key
+                entry = scene.entry
+                if entry is not None:
+                    if key == "enter":
+                        address = parse_address(entry)
+                        if address is None:
+                            scene = replace(scene, note=Note("Type HOST:PORT, e.g. 192.168.1.20:41234", "error"))
+                            continue
+                        nursery.cancel_scope.cancel()
+                        return address
+                    if key == "esc":
+                        scene = replace(scene, entry=None, note=None)
+                    else:
+                        scene = replace(scene, entry=edit(entry, key, 64))
+                    continue
+                if key in ("ctrl-c", "esc", "q"):
+                    break
+                if key in ("up", "w", "k") and scene.tables:
+                    scene = replace(scene, selected=(scene.selected - 1) % len(scene.tables))
+                elif key in ("down", "s", "j") and scene.tables:
+                    scene = replace(scene, selected=(scene.selected + 1) % len(scene.tables))
+                elif key.isdigit() and 1 <= int(key) <= len(scene.tables):
+                    scene = replace(scene, selected=int(key) - 1)
+                elif key == "enter" and scene.tables:
+                    nursery.cancel_scope.cancel()
+                    return scene.tables[scene.selected]
+                elif key == "p":
+                    scene = replace(scene, entry="", note=None)
+            nursery.cancel_scope.cancel()
+    return None
+
+
+async def join_lobby_screen(
+    terminal: Terminal,
+    mesh: Mesh,
+    addresses: Sequence[tuple[str, int]],
+    *,
+    name: str,
+    code: str | None = None,
+    expect_host: bytes | str | None = None,
+    what: str = "the table",
+) -> LobbyResult | None:
+    """Join the table at `addresses` and wait, showing the roster, until the game starts.
+    A missing or wrong table code is asked for on screen and the join retried. None if
+    the player gave up."""
+    screen = _Screen(terminal)
+    me = mesh.identity.peer_id
+    scene = JoinScene(what, "", (), 0, "connecting")
+    result: LobbyResult | None = None
+    refused: JoinRefused | None = None
+
+    def on_host(cert: Certificate) -> None:
+        nonlocal scene
+        how = "verified" if expect_host is not None else "trusted on first use: compare it with the host's screen"
+        scene = replace(scene, host_line=f"Host fingerprint {cert.short} ({how}).")
+        screen.nudge()
+
+    def on_roster(roster: Roster) -> None:
+        nonlocal scene
+        scene = replace(scene, members=seats_of(roster, me), seats=roster.seats, state="waiting", note=None)
+        screen.nudge()
+
+    with lone_exception_unwrapped():
+        async with trio.open_nursery() as nursery:
+
+            async def attempt(with_code: str | None) -> None:
+                nonlocal result, refused
+                try:
+                    result = await join_table(mesh, addresses, name=name, code=with_code, expect_host=expect_host,
+                                              on_host=on_host, on_roster=on_roster)
+                except JoinRefused as exc:
+                    if exc.code != "bad-code":
+                        raise
+                    refused = exc
+                screen.nudge()
+
+            nursery.start_soon(attempt, code)
+            nursery.start_soon(screen.forward_keys)
+            while result is None:
+                terminal.show(scene)
+                event = await screen.next()
+                if result is not None:
+                    break
+                if refused is not None:
+                    scene = replace(scene, state="code", entry="", note=Note(f"The host says: {refused.detail}.", "error"))
+                    refused = None
+                    continue
+                if event == "closed":
+                    nursery.cancel_scope.cancel()
+                    return None
+                if not isinstance(event, KeyPress):
+                    continue
+                key = event.key
+                if scene.quitting:
+                    if _is_yes(key):
+                        nursery.cancel_scope.cancel()
+                        return None
+                    if _is_no(key):
+                        scene = replace(scene, quitting=False)
+                elif scene.state == "code":
+                    if key == "enter" and scene.entry:
+                        scene = replace(scene, state="connecting", note=None)
+                        nursery.start_soon(attempt, scene.entry)
+                    elif key in ("esc", "ctrl-c"):
+                        nursery.cancel_scope.cancel()
+                        return None
+                    else:
+                        scene = replace(scene, entry=edit(scene.entry, key, 64))
+                elif key == "ctrl-c":
+                    scene = replace(scene, quitting=True)
+            nursery.cancel_scope.cancel()
+    return result
+
+
+def edit(text: str, key: str, limit: int) -> str:
+    """A line being typed, after `key`."""
+    if key == "backspace":
+        return text[:-1]
+    if key == "space":
+        key = " "
+    if len(key) == 1 and key.isprintable() and len(text) < limit:
+        return text + key
+    return text
+
+
+def parse_address(text: str) -> tuple[str, int] | None:
+    host, sep, port = text.strip().rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return host.strip("[]"), int(port)

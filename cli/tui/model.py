@@ -1,0 +1,108 @@
+"""What the screen shows of a table, frozen at one moment.
+
+The table lives on trio's thread and changes under its own clock; the terminal draws
+on its own thread. Between them passes only immutable data: a `TableModel` captured
+from the `TableSession` (the seat's `ViewSnapshot`, the log lines, the reports, the
+timers), so a redraw can never read a half-applied event or a card the seat does not
+know — the view only holds what the rules let this seat see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import SNAP_PHASES, CardView, Intent, Skills, ViewSnapshot, legal_intents
+from p2p.session import Line, RoundReport, SeatInfo, TableSession
+
+KEEP_LINES = 300
+"""Log lines kept for the screen (the session keeps them all)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableModel:
+    """One seat's table at `now` (on the session's clock)."""
+
+    me: int
+    seats: tuple[SeatInfo, ...]
+    view: ViewSnapshot
+    skills: Skills
+    legal: tuple[Intent, ...]  # every non-snap intent the engine would accept from me now
+    can_snap: bool  # R6 allows me a snap now (a live table holds it while a card is being turned)
+    lines: tuple[Line, ...]
+    line_total: int
+    reports: tuple[RoundReport, ...]
+    turn_deadline: float | None
+    peek_deadline: float | None
+    waiting_for: tuple[int, ...]
+    ended: bool
+    ended_why: str
+    log_path: str
+    now: float
+
+    @classmethod
+    def capture(cls, session: TableSession) -> TableModel:
+        view = session.view()
+        lines = session.lines
+        progress = session.progress
+        deadlines = session.deadlines
+        return cls(
+            me=session.me,
+            seats=tuple(session.seats),
+            view=view.snapshot(),
+            skills=view.skills,
+            legal=tuple(legal_intents(view)),
+            can_snap=view.phase in SNAP_PHASES and view.top is not None and not view.snapped[session.me],
+            lines=tuple(lines[-KEEP_LINES:]),
+            line_total=len(lines),
+            reports=tuple(session.reports),
+            turn_deadline=deadlines.turn,
+            peek_deadline=deadlines.peek,
+            waiting_for=tuple(progress.waiting_for),
+            ended=progress.ended,
+            ended_why=progress.ended_why,
+            log_path=progress.log_path,
+            now=session.now(),
+        )
+
+    # --- conveniences for the screens -----------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        return self.view.players
+
+    def name(self, seat: int) -> str:
+        return self.seats[seat].name if seat < len(self.seats) else f"seat {seat + 1}"
+
+    def opponent(self, position: int) -> int | None:
+        """The seat `position` places clockwise from me (1 = on my left), if any."""
+        if not 1 <= position < self.players:
+            return None
+        return (self.me + position) % self.players
+
+    def position(self, seat: int) -> int:
+        """How many places clockwise from me `seat` sits (0 = me)."""
+        return (seat - self.me) % self.players
+
+    def slots(self, seat: int) -> tuple[CardView | None, ...]:
+        return self.view.tableaux[seat]
+
+    def card_in(self, seat: int, slot: int) -> CardView | None:
+        tableau = self.view.tableaux[seat]
+        return tableau[slot] if 0 <= slot < len(tableau) else None
+
+    @property
+    def top(self) -> CardView | None:
+        return self.view.discard[-1] if self.view.discard else None
+
+    @property
+    def my_turn(self) -> bool:
+        """It is my turn and the table owes the engine nothing (turn keys act now)."""
+        return self.view.turn_seat == self.me and not self.view.needs
+
+    @property
+    def busy(self) -> bool:
+        """The table is turning a card over (or reshuffling): turn actions wait for it."""
+        return bool(self.view.needs)
+
+    def remaining(self, deadline: float | None) -> float | None:
+        return None if deadline is None else max(0.0, deadline - self.now)

@@ -1,0 +1,129 @@
+"""The round-end and game-end screens (R8, R9, R1).
+
+Round end: every card turned face up, each player's sum, the Bandit caller's -10 or
++10 with the reason, round scores, totals, and the verdict of auditing the round (the
+openings of its shuffles, §8.7). Game end: the standings, every round's scores, where
+this seat's fairness log is and the command that audits it.
+"""
+
+from __future__ import annotations
+
+from engine import CALLER_BONUS, Skills
+from cli.tui.canvas import Canvas, clip, text_width, wrap
+from cli.tui.cards import card_width, value_cell, Shown
+from cli.tui.keymap import slot_position
+from cli.tui.model import TableModel
+from p2p.session import RoundReport
+
+NAME_COLUMNS = 12
+
+
+def round_sums(report: RoundReport, skills: Skills) -> list[int]:
+    """Each seat's sum of card values, before the caller's bonus (R9)."""
+    return [sum(skills.values[face] for _, face in tableau) for tableau in report.tableaus]
+
+
+def caller_words(report: RoundReport, skills: Skills, name: list[str]) -> str:
+    """Why the caller got -10 or +10 (R9), in words."""
+    caller = report.caller
+    if caller is None:
+        return "Nobody announced Bandit." if not report.exhausted else ""
+    sums = round_sums(report, skills)
+    mine = sums[caller]
+    others = [(s, v) for s, v in enumerate(sums) if s != caller]
+    best_seat, best = min(others, key=lambda sv: sv[1])
+    who = name[caller]
+    if all(mine < v for _, v in others):
+        return f"{who} announced Bandit with {mine}, strictly the lowest: -{CALLER_BONUS}."
+    relation = "also has" if best == mine else "has"
+    return (f"{who} announced Bandit with {mine}, but {name[best_seat]} {relation} {best}: "
+            f"not strictly the lowest, +{CALLER_BONUS}.")
+
+
+def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
+    report = model.reports[index]
+    skills = model.skills
+    width = canvas.width
+    names = ["You" if s == model.me else model.name(s) for s in range(model.players)]
+    title = f"Round {report.round} is over"
+    if report.exhausted:
+        title += " — nothing left to draw (R7)"
+    canvas.write(1, 0, clip(title, width - 2), "class:title")
+    y = 1
+    for line in wrap(caller_words(report, skills, names), width - 2):
+        canvas.write(1, y, line, "class:message.info")
+        y += 1
+    y += 1
+    sums = round_sums(report, skills)
+    step = card_width(skills) + 1
+    columns = max([2] + [slot_position(slot)[0] + 1 for tableau in report.tableaus for slot, _ in tableau])
+    cards_x = 2 + NAME_COLUMNS + 1
+    figures_x = min(width - 38, cards_x + columns * step + 2)
+    canvas.write(figures_x, y, f"{'sum':>5} {'Bandit':>7} {'round':>6} {'total':>6}", "class:dim")
+    y += 1
+    lowest = min(report.totals)
+    for seat, tableau in enumerate(report.tableaus):
+        style = "class:seat.me" if seat == model.me else "class:seat"
+        canvas.write(2, y, clip(names[seat], NAME_COLUMNS), style)
+        for slot, face in tableau:
+            column, row = slot_position(slot)
+            cell = value_cell(skills, face, Shown.FACE_UP)
+            canvas.write(cards_x + column * step, y + row, cell.text, cell.style)
+        bonus = f"{report.scores[seat] - sums[seat]:+d}" if seat == report.caller else ""
+        figures = f"{sums[seat]:>5} {bonus:>7} {report.scores[seat]:>6} {report.totals[seat]:>6}"
+        canvas.write(figures_x, y, figures, "class:prompt")
+        if report.totals[seat] == lowest:
+            canvas.write(figures_x + text_width(figures) + 1, y, "lowest", "class:good")
+        y += 2
+    y += 1
+    if report.audit_ok is None:
+        verdict, style = "Audit of this round: checking the shuffles and every reveal…", "class:dim"
+    elif report.audit_ok:
+        verdict, style = f"Audit of this round: ✓ {report.audit or 'everything checked'}", "class:good"
+    else:
+        verdict, style = f"Audit of this round: ✗ {report.audit or 'a check failed'}", "class:bad"
+    for line in wrap(verdict, width - 2):
+        canvas.write(1, y, line, style)
+        y += 1
+    more = len(model.reports) - 1 > index or model.view.round > report.round
+    footer = "Enter: back to the table" + (" (the next round has started)" if more else "")
+    if model.ended:
+        footer = "Enter: the final standings"
+    canvas.write(1, canvas.height - 1, clip(footer, width - 2), "class:prompt.key")
+
+
+def draw_game_end(canvas: Canvas, model: TableModel) -> None:
+    view = model.view
+    width = canvas.width
+    totals = view.totals
+    names = ["You" if s == model.me else model.name(s) for s in range(model.players)]
+    winners = view.winners or tuple(s for s, t in enumerate(totals) if t == min(totals))
+    if len(winners) == 1:
+        verb = "win" if winners[0] == model.me else "wins"
+        title = f"Game over — {names[winners[0]]} {verb} with {totals[winners[0]]} points"
+    else:
+        title = f"Game over — {', '.join(names[s] for s in winners)} share the win with {totals[winners[0]]} points"
+    if model.ended_why and not view.winners:
+        title = f"Game ended: {model.ended_why}"
+    canvas.write(1, 0, clip(title, width - 2), "class:title")
+    y = 2
+    order = sorted(range(model.players), key=lambda s: (totals[s], s))
+    history = view.history
+    shown_rounds = history[-max(0, (width - 26) // 6):] if history else ()
+    first_round = len(history) - len(shown_rounds) + 1
+    header = " " * (6 + NAME_COLUMNS) + "total" + "".join(f"{'r' + str(first_round + i):>6}" for i in range(len(shown_rounds)))
+    canvas.write(1, y, clip(header, width - 2), "class:dim")
+    y += 1
+    for rank, seat in enumerate(order, 1):
+        style = "class:good" if seat in winners else ("class:seat.me" if seat == model.me else "class:seat")
+        row = f"{rank:>3}.  {clip(names[seat], NAME_COLUMNS):<{NAME_COLUMNS}} {totals[seat]:>5}"
+        row += "".join(f"{scores[seat]:>6}" for scores in shown_rounds)
+        canvas.write(1, y, clip(row, width - 2), style)
+        y += 1
+    y += 1
+    if model.log_path:
+        canvas.write(1, y, "Your fairness log of this game:", "class:prompt")
+        canvas.write(3, y + 1, clip(model.log_path, width - 4), "class:message.info")
+        canvas.write(1, y + 2, "Anyone can check every shuffle, reveal, move and score in it:", "class:prompt")
+        canvas.write(3, y + 3, clip(f"bandit-lan audit {model.log_path}", width - 4), "class:prompt.key")
+    canvas.write(1, canvas.height - 1, "Enter: leave", "class:prompt.key")

@@ -1,0 +1,615 @@
+"""The table screen's state machine: keys in, intents out, and what to show.
+
+Theory of operation
+-------------------
+`TableUi` is fed three things, all on trio's thread: a fresh `TableModel` whenever the
+session changed (`update`), each key the player pressed together with the scene that
+was on screen at that moment (`press`), and the passing of time (also `update`; it
+says when it next needs one with `wakeup`). It returns the intents to submit and makes
+the immutable `TableScene` the terminal draws. It does no I/O and reads no clock: time
+is the session's clock, carried by the model, so tests run it under trio's MockClock.
+
+Private information (R3, R4, R10) is decided here, once: which cards have their value
+on screen right now (`TableScene.shown`). Your bottom cards are shown once per round,
+until you press a key or 10 s pass, and then `Ready` is sent (R4.3); a card you look
+at (peek, spy, look & swap) or that is turned face up for everyone in a tableau (a
+wrong snap) is shown for a few seconds; nothing else, unless `memory_aid`.
+
+Keys are read through `keymap.press_for`. An action of several keys is a `Pending`
+value that the next keys complete; a finished action is checked against
+`legal_intents` (turn actions) or the snap rules before it is sent, so a mistake gets
+an explanation on the prompt line instead of a refusal from the table. A snap claims
+the discard top that was on screen when Space was pressed (`Snap.top`); if the top
+changes before the snap is complete it is cancelled, as a player at a real table stops
+reaching when the pile is covered.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field, replace
+from typing import Final, Literal
+
+from engine import (
+    CallBandit,
+    DecideSwap,
+    Discard,
+    Draw,
+    Exchange,
+    Intent,
+    LookSwap,
+    Peek,
+    Phase,
+    Power,
+    Ready,
+    SkipPower,
+    Snap,
+    Spy,
+    Swap,
+    TakeDiscard,
+)
+from engine.phases import SNAP_PHASES, TURN_PHASES
+from cli.tui.canvas import Canvas
+from cli.tui.keymap import Command, Press, press_for, slot_key
+from cli.tui.model import TableModel
+
+FLASH_S: Final = 5.0
+"""How long a look (or a card turned face up in a tableau) stays on screen."""
+
+BOTTOM_PEEK_S: Final = 10.0
+"""R4.3 (client decision): your bottom cards are shown until a key or this long."""
+
+MESSAGE_S: Final = 4.0
+"""How long a message stays on the prompt line."""
+
+PendingAction = Literal["snap", "take", "spy", "swap", "look_swap"]
+
+_TURN_COMMANDS: Final = (Command.SLOT, Command.SEAT, Command.DRAW, Command.PASS, Command.TAKE, Command.BANDIT)
+"""Keys that act on the turn: typed while the table turns a card over, they wait for it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """An action being typed: what is chosen so far."""
+
+    action: PendingAction
+    top: int | None = None  # snap: the discard top on screen when Space was pressed
+    seat: int | None = None  # the opponent chosen
+    slot: int | None = None  # the opponent's slot chosen
+    own: int | None = None  # your slot chosen
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    text: str
+    kind: Literal["info", "warning", "error"] = "info"
+    until: float = 0.0
+
+
+class Overlay(enum.Enum):
+    """What covers the table, highest priority first (the quit question is asked on
+    top of any of them)."""
+
+    HELP = "help"
+    ROUND = "round"
+    GAME = "game"
+
+
+@dataclass(frozen=True, slots=True)
+class TableScene:
+    """Everything one redraw of the table needs (immutable; drawn on another thread)."""
+
+    model: TableModel
+    overlay: Overlay | None
+    quitting: bool  # "leave the table?" is being asked
+    pending: Pending | None
+    message: Message | None
+    shown: frozenset[int]  # card ids whose value is on screen now
+    bottom_until: float | None  # R4.3 your bottom cards are being shown until then
+    report: int | None  # index of the round report on screen
+    memory_aid: bool
+    log_scroll: int
+    keys: int  # keys handled so far (benchmarks wait for a key's redraw with it)
+
+    @property
+    def top_card(self) -> int | None:
+        top = self.model.top
+        return None if top is None else top.card
+
+    def picture(self) -> tuple[object, ...]:
+        """What the screen would show: equal pictures draw equal screens (the session's
+        clock matters only through the countdown seconds)."""
+        model = self.model
+        now = model.now
+
+        def seconds(deadline: float | None) -> int | None:
+            return None if deadline is None else math.ceil(deadline - now)
+
+        still = replace(self, model=replace(model, now=0.0))
+        return still, seconds(model.turn_deadline), seconds(model.peek_deadline), seconds(self.bottom_until)
+
+    def draw(self, width: int, height: int) -> Canvas:
+        from cli.tui.screens import draw_table_scene  # the views import this module
+
+        return draw_table_scene(self, width, height)
+
+
+@dataclass(slots=True)
+class _RoundState:
+    number: int = -1
+    known: set[int] = field(default_factory=set)  # card ids whose face I know
+    flashes: dict[int, float] = field(default_factory=dict)  # card id -> shown until
+    looking: set[int] = field(default_factory=set)  # my look targets waiting to be shown
+    bottom: tuple[int, ...] = ()  # my dealt bottom cards
+    bottom_until: float | None = None
+    bottom_done: bool = False
+    ready_sent: bool = False
+
+
+class TableUi:
+    """The table screen of seat `me` (see the module docstring)."""
+
+    def __init__(self, me: int, *, memory_aid: bool = False) -> None:
+        self.me = me
+        self.memory_aid = memory_aid
+        self.pending: Pending | None = None
+        self.message: Message | None = None
+        self.help_open = False
+        self.quit_open = False
+        self.game_open = False
+        self.game_seen = False
+        self.report_open: int | None = None
+        self.reports_seen = -1  # reports present before this screen opened are not shown
+        self.log_scroll = 0
+        self.keys = 0
+        self.leaving = False  # the player confirmed leaving the table
+        self.finished = False  # the player closed the game-end screen
+        self._round = _RoundState()
+        self._model: TableModel | None = None
+        self._held: list[str] = []  # turn keys typed while a card was being turned over
+
+    # ------------------------------------------------------------------ time and table
+
+    def update(self, model: TableModel) -> list[Intent]:
+        """Take in the table as it is now; return intents that are due (Ready)."""
+        self._model = model
+        now = model.now
+        view = model.view
+        out: list[Intent] = []
+        if view.round != self._round.number:
+            self._round = _RoundState(number=view.round)
+            self.pending = None
+            self._held = []
+        rs = self._round
+        live = view.phase in SNAP_PHASES
+
+        # knowledge: cards newly known in a tableau are shown for a few seconds
+        known_now: set[int] = set()
+        in_tableau: set[int] = set()
+        for tableau in view.tableaux:
+            for card in tableau:
+                if card is not None:
+                    in_tableau.add(card.card)
+                    if card.face is not None:
+                        known_now.add(card.card)
+        for card in (*view.discard, view.hand, view.in_transit):
+            if card is not None and card.face is not None:
+                known_now.add(card.card)
+        if not rs.bottom:
+            mine = view.tableaux[self.me]
+            bottom = tuple(c.card for c in mine[2:4] if c is not None and c.face is not None)
+            if len(bottom) == 2 and view.phase is Phase.PEEK:
+                rs.bottom = bottom
+        if live:
+            for fresh in known_now - rs.known:
+                if fresh in in_tableau and fresh not in rs.bottom:
+                    rs.flashes[fresh] = now + FLASH_S
+        for looked in list(rs.looking):
+            if looked in known_now:
+                rs.flashes[looked] = now + FLASH_S
+                rs.looking.discard(looked)
+        rs.known = known_now
+        rs.flashes = {c: t for c, t in rs.flashes.items() if t > now and c in in_tableau}
+
+        # reports and the end of the game
+        if self.reports_seen < 0:
+            self.reports_seen = len(model.reports)
+        elif len(model.reports) > self.reports_seen:
+            self.reports_seen = len(model.reports)
+            self.report_open = len(model.reports) - 1
+            self.pending = None
+        if (model.ended or view.phase is Phase.OVER) and not self.game_seen:
+            self.game_seen = self.game_open = True
+            self.pending = None
+
+        # R4.3: the bottom cards, once, when the table is on screen
+        if rs.bottom and not rs.bottom_done:
+            if rs.bottom_until is None and self.overlay is None and not self.quit_open:
+                rs.bottom_until = now + BOTTOM_PEEK_S
+            elif rs.bottom_until is not None and now >= rs.bottom_until:
+                out += self._end_bottom_peek(model)
+        if view.phase is Phase.PEEK and rs.bottom_done and not rs.ready_sent and not view.ready[self.me]:
+            out += self._ready(model)
+
+        # a half-typed action that the table overtook
+        pending = self.pending
+        if pending is not None:
+            if pending.action == "snap":
+                if pending.top != (model.top.card if model.top else None) or not model.can_snap:
+                    self.pending = None
+                    self._say("The discard pile changed: snap cancelled.", "warning")
+            elif view.turn_seat != self.me:  # (a card being turned over does not cancel it)
+                self.pending = None
+        if self.message is not None and self.message.until <= now:
+            self.message = None
+        if self._held and not model.busy:  # type-ahead: the table is ready for them now
+            held, self._held = self._held, []
+            for key in held:
+                out += self._press_table(key, model, None)
+        return out
+
+    def wakeup(self) -> float | None:
+        """When (session clock) the screen next changes by itself, if ever."""
+        model = self._model
+        if model is None:
+            return None
+        now = model.now
+        times = list(self._round.flashes.values())
+        if self._round.bottom_until is not None and not self._round.bottom_done:
+            times.append(self._round.bottom_until)
+        if self.message is not None:
+            times.append(self.message.until)
+        for deadline in (model.turn_deadline, model.peek_deadline):
+            if deadline is not None and deadline > now:
+                left = deadline - now
+                times.append(now + (left - math.floor(left) or 1.0))  # the countdown's next second
+        return min(times) if times else None
+
+    @property
+    def overlay(self) -> Overlay | None:
+        if self.help_open:
+            return Overlay.HELP
+        if self.report_open is not None:
+            return Overlay.ROUND
+        if self.game_open:
+            return Overlay.GAME
+        return None
+
+    def scene(self) -> TableScene:
+        model = self._model
+        assert model is not None, "update() first"
+        rs = self._round
+        shown = set(rs.flashes)
+        bottom_until = None
+        if rs.bottom_until is not None and not rs.bottom_done:
+            shown.update(rs.bottom)
+            bottom_until = rs.bottom_until
+        view = model.view
+        if view.phase is Phase.DECIDE and view.turn_seat == self.me and view.looked is not None:
+            own_slot, owner, slot = view.looked  # the look & swap stays visible until decided
+            for seat, s in ((self.me, own_slot), (owner, slot)):
+                card = model.card_in(seat, s)
+                if card is not None:
+                    shown.add(card.card)
+        return TableScene(
+            model=model,
+            overlay=self.overlay,
+            quitting=self.quit_open,
+            pending=self.pending,
+            message=self.message,
+            shown=frozenset(shown),
+            bottom_until=bottom_until,
+            report=self.report_open,
+            memory_aid=self.memory_aid,
+            log_scroll=self.log_scroll,
+            keys=self.keys,
+        )
+
+    # ------------------------------------------------------------------ keys
+
+    def press(self, key: str, shown: TableScene | None = None) -> list[Intent]:
+        """One key; `shown` is the scene that was on screen when it was pressed."""
+        self.keys += 1
+        model = self._model
+        if model is None:
+            return []
+        overlay = self.overlay
+        if self.quit_open:
+            if key in ("enter", "y", "Y", "ctrl-c"):
+                self.leaving = True
+            elif key in ("esc", "n", "N", "space"):
+                self.quit_open = False
+            return []
+        if key == "ctrl-c":
+            if overlay is Overlay.GAME:
+                self.finished = True
+            else:
+                self.quit_open = True
+            return []
+        if overlay is Overlay.HELP:
+            self.help_open = False
+            return []
+        if overlay is Overlay.ROUND:
+            if key == "?":
+                self.help_open = True
+            elif key in ("enter", "esc", "space"):
+                self.report_open = None
+                self.update(model)  # the table is visible again: the bottom peek may start
+            return []
+        if overlay is Overlay.GAME:
+            if key in ("enter", "esc", "q", "space"):
+                self.finished = True
+            elif key == "?":
+                self.help_open = True
+            return []
+        return self._press_table(key, model, shown)
+
+    def _press_table(self, key: str, model: TableModel, shown: TableScene | None) -> list[Intent]:
+        out: list[Intent] = []
+        rs = self._round
+        if rs.bottom_until is not None and not rs.bottom_done:
+            out += self._end_bottom_peek(model)
+            if key in ("enter", "esc", "z") or (key != "space" and press_for(key) is None):
+                return out  # the key that closes the look does nothing else
+        press = press_for(key)
+        if press is None:
+            self._say("No action on that key — press ? for help.", "warning")
+            return out
+        command = press.command
+        if model.busy and command in _TURN_COMMANDS and (self.pending is None or self.pending.action != "snap"):
+            self._held.append(key)  # a card is being turned over: the key acts when it is done
+            return out
+        if command is Command.HELP:
+            self.help_open = True
+        elif command is Command.CANCEL:
+            if self.pending is not None:
+                self._say("Cancelled.")
+            self.pending = None
+        elif command is Command.LOG_UP:
+            self.log_scroll += 5
+        elif command is Command.LOG_DOWN:
+            self.log_scroll = max(0, self.log_scroll - 5)
+        elif command is Command.QUIT:
+            self.quit_open = True
+        elif command is Command.CONFIRM:
+            if model.view.phase is Phase.PEEK and not model.view.ready[self.me] and not rs.ready_sent:
+                out += self._ready(model)
+        elif command is Command.SNAP:
+            out += self._snap_key(model, shown)
+        elif self.pending is not None:
+            out += self._complete(press, model)
+        else:
+            out += self._act(press, model)
+        return out
+
+    # --- snaps (R6) -------------------------------------------------------------------
+
+    def _snap_key(self, model: TableModel, shown: TableScene | None) -> list[Intent]:
+        if self.pending is not None and self.pending.action == "snap":
+            self.pending = None
+            self._say("Snap cancelled.")
+            return []
+        view = model.view
+        if not model.can_snap:
+            if view.phase in SNAP_PHASES and view.snapped[self.me]:
+                self._say("You already tried an immediate discard this turn (R6: one per turn).", "error")
+            else:
+                self._say("No immediate discards right now (R6).", "error")
+            return []
+        top = shown.top_card if shown is not None and shown.model.view.round == view.round else None
+        if top is None:
+            top = model.top.card if model.top else None
+        self.pending = Pending("snap", top=top)
+        return []
+
+    def _snap_complete(self, model: TableModel, pending: Pending) -> list[Intent]:
+        self.pending = None
+        if pending.top is None or pending.top != (model.top.card if model.top else None) or not model.can_snap:
+            self._say("The discard pile changed: snap cancelled.", "warning")
+            return []
+        if pending.seat is None:
+            assert pending.own is not None
+            return [Snap(self.me, pending.top, self.me, pending.own)]
+        assert pending.slot is not None and pending.own is not None
+        return [Snap(self.me, pending.top, pending.seat, pending.slot, give=pending.own)]
+
+    # --- completing a half-typed action ------------------------------------------------
+
+    def _complete(self, press: Press, model: TableModel) -> list[Intent]:
+        pending = self.pending
+        assert pending is not None
+        command = press.command
+        if command is Command.SEAT:
+            if pending.action == "take":
+                self._say("Take the discard into one of your own slots: press its key.", "warning")
+                return []
+            seat = model.opponent(press.number)
+            if seat is None:
+                self._say(f"There is no opponent {press.number} at this table.", "error")
+                return []
+            if not self._has_cards(model, seat):
+                self._say(f"{model.name(seat)} has no cards.", "error")
+                return []
+            self.pending = replace(pending, seat=seat, slot=None)
+            return []
+        if command is not Command.SLOT:
+            if command in (Command.DRAW, Command.PASS, Command.TAKE, Command.BANDIT):
+                self.pending = None
+                return self._act(press, model)
+            return []
+        slot = press.number
+        if pending.action == "take":
+            self.pending = None
+            return self._turn(TakeDiscard(self.me, slot), model)
+        if pending.seat is not None and pending.slot is None:
+            if model.card_in(pending.seat, slot) is None:
+                self._say(f"{model.name(pending.seat)} has no card in slot {slot_key(slot) or slot}.", "error")
+                return []
+            pending = replace(pending, slot=slot)
+        elif pending.own is None and (pending.seat is None or pending.slot is not None):
+            if pending.action == "spy":
+                self._say("Spy on whom? Press the opponent's number first.", "warning")
+                return []
+            if model.card_in(self.me, slot) is None:
+                self._say(f"Your slot {slot_key(slot) or slot} is empty.", "error")
+                return []
+            pending = replace(pending, own=slot)
+        else:  # your slot was chosen already: choose again
+            if model.card_in(self.me, slot) is None:
+                self._say(f"Your slot {slot_key(slot) or slot} is empty.", "error")
+                return []
+            pending = replace(pending, own=slot)
+        self.pending = pending
+        if pending.action == "snap":
+            if pending.seat is None or pending.own is not None:
+                return self._snap_complete(model, pending)
+            return []
+        if pending.action == "spy" and pending.seat is not None and pending.slot is not None:
+            self.pending = None
+            return self._turn(Spy(self.me, pending.seat, pending.slot), model)
+        if pending.seat is not None and pending.slot is not None and pending.own is not None:
+            self.pending = None
+            kind = Swap if pending.action == "swap" else LookSwap
+            return self._turn(kind(self.me, pending.own, pending.seat, pending.slot), model)
+        return []
+
+    @staticmethod
+    def _has_cards(model: TableModel, seat: int) -> bool:
+        return any(c is not None for c in model.slots(seat))
+
+    # --- single keys ------------------------------------------------------------------
+
+    def _act(self, press: Press, model: TableModel) -> list[Intent]:
+        view = model.view
+        me = self.me
+        command = press.command
+        mine = model.my_turn
+        phase = view.phase
+        if command is Command.DRAW:
+            if mine and phase is Phase.DECIDE:
+                return self._turn(DecideSwap(me, True), model)
+            return self._turn(Draw(me), model)
+        if command is Command.PASS:
+            if mine and phase is Phase.DRAWN:
+                return self._turn(Discard(me), model)
+            if mine and phase is Phase.DECIDE:
+                return self._turn(DecideSwap(me, False), model)
+            return self._turn(SkipPower(me), model)
+        if command is Command.BANDIT:
+            return self._turn(CallBandit(me), model)
+        if command is Command.TAKE:
+            if not mine or phase is not Phase.START:
+                return self._turn(TakeDiscard(me, 0), model, explain_only=True)
+            self.pending = Pending("take")
+            return []
+        if command is Command.SLOT:
+            slot = press.number
+            if mine and phase is Phase.DRAWN:
+                return self._turn(Exchange(me, slot), model)
+            if mine and phase is Phase.POWER:
+                if view.power is Power.PEEK:
+                    return self._turn(Peek(me, slot), model)
+                if view.power is Power.SPY:
+                    self._say("Spy on whom? Press the opponent's number (1–5) first, then the slot.", "warning")
+                    return []
+                if view.power in (Power.SWAP, Power.LOOK_SWAP):
+                    if model.card_in(me, slot) is None:
+                        self._say(f"Your slot {slot_key(slot) or slot} is empty.", "error")
+                        return []
+                    self.pending = Pending(self._power_action(view.power), own=slot)
+                    return []
+            if mine and phase is Phase.START:
+                self._say("First x (draw) or c (take the discard); to snap, Space first.", "warning")
+                return []
+            self._say("To snap a card press Space first, then its slot.", "warning")
+            return []
+        if command is Command.SEAT:
+            seat = model.opponent(press.number)
+            if seat is None:
+                self._say(f"There is no opponent {press.number} at this table.", "error")
+                return []
+            if mine and phase is Phase.POWER and view.power in (Power.SPY, Power.SWAP, Power.LOOK_SWAP):
+                self.pending = Pending(self._power_action(view.power), seat=seat)
+                return []
+            self._say(f"To snap {model.name(seat)}'s card: Space, {press.number}, their slot, your slot to give.",
+                      "warning")
+            return []
+        return []
+
+    @staticmethod
+    def _power_action(power: Power | None) -> PendingAction:
+        return {Power.SPY: "spy", Power.SWAP: "swap", Power.LOOK_SWAP: "look_swap"}.get(power, "swap")  # type: ignore[return-value, arg-type]
+
+    def _turn(self, intent: Intent, model: TableModel, explain_only: bool = False) -> list[Intent]:
+        """Send a turn intent if the engine would take it, else say why not."""
+        if not explain_only and intent in model.legal:
+            if isinstance(intent, (Peek, Spy, LookSwap)):
+                self._looking(intent, model)
+            self.message = None
+            return [intent]
+        self._say(explain(intent, model), "error")
+        return []
+
+    def _looking(self, intent: Peek | Spy | LookSwap, model: TableModel) -> None:
+        """Remember what I look at: shown when its face arrives (or at once if known)."""
+        if isinstance(intent, Peek):
+            targets = [(self.me, intent.slot)]
+        elif isinstance(intent, Spy):
+            targets = [(intent.owner, intent.slot)]
+        else:
+            targets = [(self.me, intent.own_slot), (intent.owner, intent.slot)]
+        for seat, slot in targets:
+            card = model.card_in(seat, slot)
+            if card is not None:
+                self._round.looking.add(card.card)
+
+    # --- the bottom cards (R4.3) -------------------------------------------------------------
+
+    def _end_bottom_peek(self, model: TableModel) -> list[Intent]:
+        self._round.bottom_done = True
+        if model.view.phase is Phase.PEEK and not model.view.ready[self.me]:
+            return self._ready(model)
+        return []
+
+    def _ready(self, model: TableModel) -> list[Intent]:
+        self._round.ready_sent = True
+        self._round.bottom_done = True
+        return [Ready(self.me)]
+
+    def note(self, text: str) -> None:
+        """Something the program logged while the screen was up."""
+        self._say(text, "warning")
+
+    def _say(self, text: str, kind: Literal["info", "warning", "error"] = "info") -> None:
+        now = self._model.now if self._model is not None else 0.0
+        self.message = Message(text, kind, now + MESSAGE_S)
+
+
+def explain(intent: Intent, model: TableModel) -> str:
+    """Why the engine would refuse `intent` now, in a player's words."""
+    view = model.view
+    phase = view.phase
+    if view.needs and phase in TURN_PHASES:
+        return "One moment: the table is turning a card over."
+    if phase is Phase.PEEK:
+        return "The first turn has not started: everyone is looking at their bottom cards."
+    if phase not in TURN_PHASES:
+        return "No turn is being played right now."
+    if view.turn_seat != model.me:
+        return f"It is {model.name(view.turn_seat or 0)}'s turn."
+    if isinstance(intent, CallBandit):
+        if view.caller is not None:
+            who = "you" if view.caller == model.me else model.name(view.caller)
+            return f"Bandit was already announced this round (by {who}) — R8."
+        return "Bandit is announced at the very start of your turn, before drawing (R8)."
+    if isinstance(intent, (Exchange, TakeDiscard, Peek)):
+        if model.card_in(model.me, getattr(intent, "slot", 0)) is None and phase in (Phase.DRAWN, Phase.POWER):
+            return "That slot of yours is empty."
+    hints = {
+        Phase.START: "Start your turn: x draws, c + slot takes the discard, b announces Bandit.",
+        Phase.DRAWN: "You hold the drawn card: z discards it, a slot key puts it in your tableau.",
+        Phase.POWER: "Use the power or skip it with z.",
+        Phase.DECIDE: "Decide the look & swap: x exchanges the two cards, z keeps them.",
+    }
+    return hints[phase]

@@ -1,0 +1,402 @@
+"""The table screen: every tableau around the table, the piles, the prompt and the log.
+
+Layout (80×24 and up; extra rows go to the log, extra columns spread the seats)::
+
+    row 0      status: round, whose turn and its timer, Bandit and final turns
+    rows 2-4   opponents across the table (two or three at 5-6 players)
+    rows 6-8   the opponent on your left | draw pile, discard pile, drawn card | on your right
+    rows 10-12 your tableau, with the slot keys beside the cards
+    row 13     the prompt: what you can do now, or what a half-typed action needs
+    rows 14-   the table log, newest last
+    last row   the help bar
+
+Opponents sit clockwise from your left (R5: play goes clockwise); the number by each
+name is the key that chooses them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine import Phase, Power
+from engine.narrate import card_words, power_words
+from cli.tui.canvas import Canvas, clip, text_width, wrap
+from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
+from cli.tui.keymap import HELP_BAR, slot_key, slot_position
+from cli.tui.table_ui import Pending, TableScene
+
+NAME_COLUMNS = 12
+TOP, MIDDLE, BOTTOM = 2, 6, 10
+PROMPT_ROW = 13
+
+
+@dataclass(frozen=True, slots=True)
+class Places:
+    """Where the opponents sit, as positions clockwise from me (1 = my left)."""
+
+    top: tuple[int, ...]
+    left: int | None
+    right: int | None
+
+
+def places(players: int) -> Places:
+    opponents = tuple(range(1, players))
+    if players <= 3:
+        return Places(opponents, None, None)
+    return Places(opponents[1:-1], opponents[0], opponents[-1])
+
+
+def draw_table(canvas: Canvas, scene: TableScene) -> None:
+    model = scene.model
+    width, height = canvas.width, canvas.height
+    _status(canvas, scene)
+    where = places(model.players)
+    across = [model.opponent(p) for p in where.top]
+    compact = sum(_box_width(scene, s, False) + 2 for s in across if s is not None) > width
+    # opponents across the table, spread evenly
+    count = len(where.top)
+    for i, position in enumerate(where.top):
+        seat = model.opponent(position)
+        assert seat is not None
+        box = _box_width(scene, seat, compact)
+        center = width * (i + 1) // (count + 1)
+        x = min(max(0, center - box // 2), max(0, width - box))
+        _tableau(canvas, scene, seat, x, TOP, compact)
+    left_end = 1
+    right_start = width - 1
+    if where.left is not None:
+        seat = model.opponent(where.left)
+        assert seat is not None
+        _tableau(canvas, scene, seat, 1, MIDDLE, compact)
+        left_end = 1 + _box_width(scene, seat, compact)
+    if where.right is not None:
+        seat = model.opponent(where.right)
+        assert seat is not None
+        box = _box_width(scene, seat, compact)
+        right_start = max(left_end + 2, width - 1 - box)
+        _tableau(canvas, scene, seat, right_start, MIDDLE, compact)
+    _piles(canvas, scene, left_end + 2, right_start - 2)
+    box = _box_width(scene, model.me, False)
+    _tableau(canvas, scene, model.me, max(0, (width - box) // 2), BOTTOM, False)
+    _prompt(canvas, scene, PROMPT_ROW)
+    _log(canvas, scene, PROMPT_ROW + 1, height - 1)
+    canvas.fill(0, height - 1, width, "class:helpbar")
+    canvas.write(1, height - 1, clip(HELP_BAR, width - 2), "class:helpbar")
+
+
+# --- status bar ---------------------------------------------------------------------------
+
+
+def clock(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    whole = int(seconds + 0.999)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def _status(canvas: Canvas, scene: TableScene) -> None:
+    model = scene.model
+    view = model.view
+    canvas.fill(0, 0, canvas.width, "class:status")
+    parts: list[tuple[str, str]] = [(f" Round {max(view.round, 1)}", "class:status")]
+    phase = view.phase
+    if phase is Phase.PEEK:
+        parts.append(("looking at the bottom cards", "class:status"))
+        left = model.remaining(model.peek_deadline)
+        if left is not None:
+            parts.append((f"first turn in {clock(left)}", "class:status"))
+    elif view.turn_seat is not None:
+        whose = "your" if view.turn_seat == model.me else f"{model.name(view.turn_seat)}'s"
+        turn = f"{whose} turn"
+        left = model.remaining(model.turn_deadline)
+        if left is not None:
+            turn += f" {clock(left)}"
+        parts.append((turn[0].upper() + turn[1:], "class:status.alert" if view.turn_seat == model.me else "class:status"))
+    elif phase is Phase.REVEAL:
+        parts.append(("the round is over: turning every card", "class:status"))
+    elif phase is Phase.OVER:
+        parts.append(("the game is over", "class:status"))
+    if view.caller is not None:
+        who = "you" if view.caller == model.me else model.name(view.caller)
+        left = view.final_turns_left
+        finals = "" if left is None else f", {left} final turn{'s' if left != 1 else ''} left"
+        parts.append((f"Bandit by {who}{finals}", "class:status.alert"))
+    if model.waiting_for:
+        names = ", ".join(model.name(s) for s in model.waiting_for)
+        parts.append((f"waiting for {names}", "class:status.alert"))
+    x = 0
+    for i, (text, style) in enumerate(parts):
+        if i:
+            x = canvas.write(x, 0, " · ", "class:status")
+        x = canvas.write(x, 0, text, style)
+    right = f"to {view.target} · ? help "
+    if x + text_width(right) + 2 <= canvas.width:
+        canvas.write(canvas.width - text_width(right), 0, right, "class:status")
+
+
+# --- tableaus -----------------------------------------------------------------------------
+
+
+def _columns(scene: TableScene, seat: int) -> int:
+    slots = scene.model.slots(seat)
+    return max([2] + [slot_position(s)[0] + 1 for s in range(len(slots))])
+
+
+def _cell_width(scene: TableScene, compact: bool) -> int:
+    """A card column: slot key, card, gap (no key column when compact)."""
+    return card_width(scene.model.skills) + (1 if compact else 2)
+
+
+def _header(scene: TableScene, seat: int) -> list[tuple[str, str]]:
+    model = scene.model
+    view = model.view
+    me = seat == model.me
+    turn = view.turn_seat == seat
+    name = "You" if me else clip(model.name(seat), NAME_COLUMNS)
+    label = name if me else f"{model.position(seat)} {name}"
+    style = "class:seat.turn" if turn else ("class:seat.me" if me else "class:seat")
+    if _targeted(scene.pending, seat, me):
+        style += " class:select"
+    out = [("▶" if turn else " ", "class:seat.tag"), (label, style), (f" {view.totals[seat]}", "class:dim")]
+    if view.caller == seat:
+        out.append((" BANDIT", "class:seat.tag"))
+    if view.phase is Phase.PEEK:
+        out.append((" ✓" if view.ready[seat] else " …", "class:dim"))
+    if view.hand is not None and turn and view.phase is Phase.DRAWN:
+        out.append((" +card", "class:dim"))
+    if seat in model.waiting_for:
+        out.append((" (away)", "class:seat.away"))
+    return out
+
+
+def _targeted(pending: Pending | None, seat: int, me: bool) -> bool:
+    if pending is None:
+        return False
+    if me:
+        return pending.own is None and pending.action != "spy" and (pending.seat is None or pending.slot is not None)
+    return pending.seat == seat and pending.slot is None
+
+
+def _box_width(scene: TableScene, seat: int, compact: bool) -> int:
+    cards = _columns(scene, seat) * _cell_width(scene, compact) - 1
+    header = sum(text_width(t) for t, _ in _header(scene, seat))
+    return max(cards, header)
+
+
+def _tableau(canvas: Canvas, scene: TableScene, seat: int, x: int, y: int, compact: bool) -> None:
+    model = scene.model
+    me = seat == model.me
+    hx = x
+    for text, style in _header(scene, seat):
+        hx = canvas.write(hx, y, text, style)
+    keys_on = me or _targeted(scene.pending, seat, me) or (scene.pending is not None and scene.pending.seat == seat)
+    target = _targeted(scene.pending, seat, me)
+    step = _cell_width(scene, compact)
+    skills = model.skills
+    slots = model.slots(seat)
+    for slot in range(max(4, len(slots))):
+        column, row = slot_position(slot)
+        cx = x + column * step
+        card = slots[slot] if slot < len(slots) else None
+        if slot >= len(slots) and slot >= 4:
+            continue
+        if not compact:
+            key = slot_key(slot)
+            if keys_on and key:
+                canvas.write(cx, y + 1 + row, key, "class:slotkey.target" if target else "class:slotkey")
+            cx += 1
+        cell = tableau_cell(skills, card, shown=card is not None and card.card in scene.shown,
+                            memory_aid=scene.memory_aid)
+        if card is not None and _chosen(scene.pending, seat, slot, me):
+            cell = CardCell(cell.text, cell.style + " class:card.target")
+        canvas.write(cx, y + 1 + row, cell.text, cell.style)
+
+
+def _chosen(pending: Pending | None, seat: int, slot: int, me: bool) -> bool:
+    if pending is None:
+        return False
+    if me:
+        return pending.own == slot
+    return pending.seat == seat and pending.slot == slot
+
+
+# --- piles --------------------------------------------------------------------------------
+
+
+def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int) -> None:
+    model = scene.model
+    view = model.view
+    skills = model.skills
+    width = max(0, x1 - x0)
+    cw = card_width(skills)
+    column = max(cw + 6, min(16, width // 3))
+    x = x0 + max(0, (width - 3 * column) // 2)
+    # draw pile
+    canvas.write(x, MIDDLE, "draw pile", "class:pile.label")
+    back = hidden_cell(skills, known=False)
+    if view.draw_count:
+        after = canvas.write(x, MIDDLE + 1, back.text, back.style)
+        canvas.write(after + 1, MIDDLE + 1, str(view.draw_count), "class:dim")
+    else:
+        canvas.write(x, MIDDLE + 1, "empty", "class:dim")
+    # discard pile
+    x += column
+    canvas.write(x, MIDDLE, "discard", "class:pile.label")
+    top = model.top
+    if top is not None and top.face is not None:
+        cell = value_cell(skills, top.face, Shown.FACE_UP)
+        style = cell.style + (" class:card.target" if scene.pending is not None and scene.pending.action == "snap" else "")
+        after = canvas.write(x, MIDDLE + 1, cell.text, style)
+        canvas.write(after + 1, MIDDLE + 1, str(len(view.discard)), "class:dim")
+        power = skills.powers[top.face]
+        if view.phase is Phase.POWER and power is not None:
+            canvas.write(x, MIDDLE + 2, clip(f"power: {power_words(power)}", column - 1), "class:message.info")
+    elif view.in_transit is not None:
+        canvas.write(x, MIDDLE + 1, "turning…", "class:dim")
+    # the drawn card
+    x += column
+    hand = view.hand
+    if hand is not None and view.turn_seat is not None:
+        mine = view.turn_seat == model.me
+        canvas.write(x, MIDDLE, "your card" if mine else f"{clip(model.name(view.turn_seat), column - 8)}'s card",
+                     "class:pile.label")
+        if mine and hand.face is not None:
+            cell = value_cell(skills, hand.face, Shown.HAND)
+            canvas.write(x, MIDDLE + 1, cell.text, cell.style)
+            power = skills.powers[hand.face]
+            if power is not None:
+                canvas.write(x, MIDDLE + 2, clip(power_words(power), column - 1), "class:message.info")
+        else:
+            canvas.write(x, MIDDLE + 1, back.text, back.style)
+
+
+# --- prompt -------------------------------------------------------------------------------
+
+_KEY = re.compile(r"\{([^}]*)\}")
+
+
+def write_marked(canvas: Canvas, x: int, y: int, text: str, style: str, key_style: str = "class:prompt.key") -> int:
+    """Write `text`, drawing {marked} parts (keys) in `key_style`."""
+    pos = 0
+    for m in _KEY.finditer(text):
+        x = canvas.write(x, y, text[pos:m.start()], style)
+        x = canvas.write(x, y, m.group(1), key_style)
+        pos = m.end()
+    return canvas.write(x, y, text[pos:], style)
+
+
+def _prompt(canvas: Canvas, scene: TableScene, y: int) -> None:
+    message = scene.message
+    if message is not None:
+        canvas.write(1, y, clip(message.text, canvas.width - 2), f"class:message.{message.kind}")
+        return
+    text = prompt_text(scene)
+    plain = _KEY.sub(r"\1", text)
+    if text_width(plain) > canvas.width - 2:
+        canvas.write(1, y, clip(plain, canvas.width - 2), "class:prompt")
+    else:
+        write_marked(canvas, 1, y, text, "class:prompt")
+
+
+def prompt_text(scene: TableScene) -> str:
+    """What the player can do now, with {keys} marked."""
+    model = scene.model
+    view = model.view
+    me = model.me
+    pending = scene.pending
+    skills = model.skills
+    if scene.bottom_until is not None:
+        left = clock(scene.bottom_until - model.now)
+        return f"Your two bottom cards — remember them! {{any key}} when done ({left})."
+    if pending is not None:
+        return _pending_text(scene, pending)
+    phase = view.phase
+    others = model.players - 1
+    seats = "1" if others == 1 else f"1–{others}"
+    if phase is Phase.PEEK:
+        if not view.ready[me]:
+            return "Press {Enter} when you are ready for the first turn."
+        waiting = [model.name(s) for s in range(model.players) if not view.ready[s]]
+        return f"Waiting for {', '.join(waiting)} · {{Space}}+slot snaps the first discard."
+    if phase in (Phase.REVEAL, Phase.BETWEEN):
+        return "The round is over; the next one starts soon."
+    if phase is Phase.OVER:
+        return "The game is over."
+    if view.turn_seat != me:
+        whose = model.name(view.turn_seat) if view.turn_seat is not None else "the table"
+        return f"{whose} is playing · {{Space}}+slot snaps a card matching the discard."
+    top = model.top
+    top_words = "" if top is None or top.value is None else f" the {top.value}"
+    if phase is Phase.START:
+        bandit = " · {b} Bandit" if view.caller is None else ""
+        return f"Your turn: {{x}} draw · {{c}}+slot take{top_words}{bandit}."
+    if phase is Phase.DRAWN:
+        hand = view.hand
+        card = f" {card_words(skills, hand.face)}" if hand is not None and hand.face is not None else ""
+        power = skills.powers[hand.face] if hand is not None and hand.face is not None else None
+        use = f" and {power_words(power)}" if power is not None else ""
+        return f"You drew{card}: {{z}} discard it{use} · {{slot}} put it there instead."
+    if phase is Phase.POWER:
+        power = view.power
+        if power is Power.PEEK:
+            return "Peek: {slot} of yours to look at · {z} skip."
+        if power is Power.SPY:
+            return f"Spy: {{{seats}}} an opponent, then {{slot}} · {{z}} skip."
+        if power is Power.SWAP:
+            return f"Swap unseen: {{slot}} yours and {{{seats}}}+{{slot}} theirs, any order · {{z}} skip."
+        return f"Look & swap: {{slot}} yours and {{{seats}}}+{{slot}} theirs · {{z}} skip."
+    if phase is Phase.DECIDE:
+        return "Look & swap: {x} exchange the two cards · {z} keep them where they are."
+    return ""
+
+
+def _pending_text(scene: TableScene, pending: Pending) -> str:
+    model = scene.model
+    others = model.players - 1
+    seats = "1" if others == 1 else f"1–{others}"
+    top = model.top
+    theirs = model.name(pending.seat) if pending.seat is not None else ""
+    if pending.action == "snap":
+        what = f"the {top.value}" if top is not None and top.value is not None else "the top card"
+        if pending.seat is None:
+            return f"Snap {what}: {{slot}} your card, or {{{seats}}} an opponent · {{Esc}} cancel."
+        if pending.slot is None:
+            return f"Snap {what} with {theirs}'s card: {{slot}} which one? · {{Esc}} cancel."
+        return f"…and give {theirs} which card of yours? {{slot}} · {{Esc}} cancel."
+    if pending.action == "take":
+        return "Take the discard into which slot? {slot} · {Esc} cancel."
+    if pending.action == "spy":
+        return f"Spy on {theirs}'s card: {{slot}} · {{Esc}} cancel."
+    verb = "Swap" if pending.action == "swap" else "Look & swap"
+    if pending.seat is None:
+        return f"{verb}: now {{{seats}}} an opponent, then their {{slot}} · {{Esc}} cancel."
+    if pending.slot is None:
+        return f"{verb} with {theirs}: {{slot}} which of their cards? · {{Esc}} cancel."
+    return f"{verb}: {{slot}} which card of yours? · {{Esc}} cancel."
+
+
+# --- log ----------------------------------------------------------------------------------
+
+
+def _log(canvas: Canvas, scene: TableScene, y0: int, y1: int) -> None:
+    """The table log between rows y0 (a rule) and y1 (exclusive), newest last."""
+    if y1 - y0 < 2:
+        return
+    width = canvas.width
+    model = scene.model
+    title = " table log "
+    if scene.log_scroll:
+        title = f" table log (scrolled up {scene.log_scroll}; PgDn) "
+    canvas.write(0, y0, "──" + title + "─" * max(0, width - 2 - text_width(title)), "class:log.rule")
+    rows = y1 - y0 - 1
+    wrapped: list[tuple[str, str]] = []
+    for line in model.lines[-(rows + scene.log_scroll) * 2:]:
+        style = f"class:log.{line.kind}"
+        for i, part in enumerate(wrap(line.text, width - 3)):
+            wrapped.append(((" " if i == 0 else "   ") + part, style))
+    end = max(0, len(wrapped) - scene.log_scroll)
+    shown = wrapped[max(0, end - rows):end]
+    for i, (text, style) in enumerate(shown):
+        canvas.write(0, y0 + 1 + i, text, style)
+

@@ -1,0 +1,341 @@
+"""The terminal: a full-screen prompt_toolkit application on its own thread, for trio.
+
+Theory of operation
+-------------------
+The table (peer, cryptography, timers) runs on trio; prompt_toolkit runs on asyncio.
+Rather than make one loop host the other, each keeps its own thread and they share
+only immutable values:
+
+- trio → terminal: `Terminal.show(screen)` stores a reference to an immutable screen
+  (anything with ``draw(width, height) -> Canvas``) and asks prompt_toolkit's loop,
+  thread-safely, to redraw. prompt_toolkit's renderer diffs the new frame against the
+  last one and writes only what changed (no flicker), on the alternate screen.
+- terminal → trio: every key is normalised to a name ("q", "space", "enter", "esc",
+  "ctrl-c", …) and handed to trio with `TrioToken.run_sync_soon`, which never blocks,
+  together with the screen that was on display when the key was read (a snap names
+  the discard top the player saw).
+
+So neither loop ever waits for the other, the trio program keeps `trio.run` as its
+only entry point, and nothing here needs a new dependency (trio-asyncio). A key costs
+two thread wake-ups (well under a millisecond; `bench/tui.py` measures the whole path).
+Resizes are picked up by prompt_toolkit's size polling (it cannot receive SIGWINCH off
+the main thread), and at once when trio, on the main thread, forwards SIGWINCH.
+
+While the screen is up, log records (WARNING and above) are routed to the screen as
+`LogNote`s instead of being printed over it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Protocol
+
+import trio
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import UIContent, UIControl
+from prompt_toolkit.output import Output
+
+from cli.tui.canvas import Canvas
+from cli.tui.styles import STYLE
+
+SIZE_POLL_S = 0.1
+"""How often prompt_toolkit checks the terminal size (it cannot get SIGWINCH off the main thread)."""
+
+_KEY_NAMES = {
+    Keys.ControlM: "enter", Keys.ControlJ: "enter", Keys.Escape: "esc", Keys.ControlC: "ctrl-c",
+    Keys.ControlI: "tab", Keys.ControlH: "backspace", Keys.Backspace: "backspace", Keys.Up: "up", Keys.Down: "down",
+    Keys.Left: "left", Keys.Right: "right", Keys.PageUp: "pageup", Keys.PageDown: "pagedown", Keys.Home: "home",
+    Keys.End: "end", Keys.Delete: "delete", Keys.ControlD: "ctrl-d",
+}  # fmt: skip
+
+
+class Screen(Protocol):
+    """Something the terminal can show: immutable, drawn to the terminal's size."""
+
+    def draw(self, width: int, height: int) -> Canvas: ...
+
+
+@dataclass(frozen=True, slots=True)
+class KeyPress:
+    key: str  # a character, or a name: space enter esc tab backspace ctrl-c up down left right pageup pagedown
+    shown: Screen | None  # the screen on display when the key was read
+
+
+@dataclass(frozen=True, slots=True)
+class LogNote:
+    """A log record raised while the screen was up (shown instead of printed)."""
+
+    text: str
+    level: int
+
+
+TerminalEvent = KeyPress | LogNote
+
+
+class TerminalClosed(Exception):
+    """The terminal's input ended (the terminal went away) or the screen stopped."""
+
+
+class Blank:
+    """The screen before anything was shown."""
+
+    def draw(self, width: int, height: int) -> Canvas:
+        return Canvas(width, height)
+
+
+class _ScreenControl(UIControl):
+    """One control covering the terminal: the current screen, drawn to its size."""
+
+    def __init__(self, terminal: Terminal) -> None:
+        self._terminal = terminal
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        canvas = self._terminal._draw(width, height)
+        return UIContent(get_line=canvas.fragments, line_count=canvas.height, show_cursor=False)
+
+    def is_focusable(self) -> bool:
+        return True
+
+
+class _LogToScreen(logging.Handler):
+    def __init__(self, terminal: Terminal) -> None:
+        super().__init__(logging.WARNING)
+        self._terminal = terminal
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+        except Exception:  # a bad format string must not take the screen down
+            text = str(record.msg)
+        self._terminal._post(LogNote(text, record.levelno))
+
+
+class Terminal:
+    """The screen and keyboard, driven from trio (see the module docstring).
+
+    Make one with `open_terminal`; `show` a screen, `receive` keys."""
+
+    def __init__(self, input: Input | None = None, output: Output | None = None,
+                 after_render: Callable[[Screen], None] | None = None) -> None:
+        self._input = input
+        self._output = output
+        self._after_render = after_render
+        self._screen: Screen = Blank()
+        self._drawn: Screen | None = None
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._send, self._receive = trio.open_memory_channel[TerminalEvent](math.inf)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._app: Application[None] | None = None
+        self._failure: BaseException | None = None
+        self._closed = False
+        self._stopping = False
+
+    # ------------------------------------------------------------------ trio side
+
+    def show(self, screen: Screen) -> None:
+        """Put `screen` on the terminal (returns at once; thread-safe)."""
+        self._screen = screen
+        self._redraw()
+
+    @property
+    def showing(self) -> Screen:
+        return self._screen
+
+    async def receive(self) -> TerminalEvent:
+        """The next key (or log note); raises TerminalClosed when input has ended."""
+        try:
+            return await self._receive.receive()
+        except trio.EndOfChannel:
+            if self._failure is not None:
+                raise TerminalClosed(f"the screen stopped: {self._failure!r}") from self._failure
+            raise TerminalClosed("the terminal's input ended") from None
+
+    def size(self) -> tuple[int, int]:
+        """(columns, rows) of the terminal."""
+        app = self._app
+        if app is None:
+            return 80, 24
+        size = app.output.get_size()
+        return size.columns, size.rows
+
+    def _redraw(self) -> None:
+        loop, app = self._loop, self._app
+        if loop is not None and app is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(app.invalidate)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+
+    def _post(self, event: TerminalEvent) -> None:
+        """From any thread: hand an event to trio without waiting."""
+        token = self._token
+        if token is None or self._closed:
+            return
+        try:
+            token.run_sync_soon(self._deliver, event)
+        except trio.RunFinishedError:
+            pass
+
+    def _deliver(self, event: TerminalEvent) -> None:
+        try:
+            self._send.send_nowait(event)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+    # ------------------------------------------------------------------ terminal thread
+
+    def _draw(self, width: int, height: int) -> Canvas:
+        screen = self._screen
+        self._drawn = screen
+        return screen.draw(width, height)
+
+    def _bindings(self) -> KeyBindings:
+        bindings = KeyBindings()
+
+        def handler(event: KeyPressEvent) -> None:
+            press = event.key_sequence[0]
+            key = press.key
+            name = _KEY_NAMES.get(key) if isinstance(key, Keys) else None
+            if name is None:
+                name = "space" if press.data == " " else press.data if isinstance(key, Keys) else key
+            if not name or (len(name) == 1 and not name.isprintable()):
+                return
+            self._post(KeyPress(name, self._drawn))
+
+        bindings.add(Keys.Any)(handler)
+        for key in (*_KEY_NAMES, " "):
+            bindings.add(key)(handler)
+        return bindings
+
+    def _make_app(self) -> Application[None]:
+        app: Application[None] = Application(
+            layout=Layout(Window(_ScreenControl(self), always_hide_cursor=True)),
+            key_bindings=self._bindings(),
+            style=STYLE,
+            full_screen=True,
+            input=self._input,
+            output=self._output,
+            terminal_size_polling_interval=SIZE_POLL_S,
+            max_render_postpone_time=0,
+        )
+        app.ttimeoutlen = 0.05  # a lone Esc is a key, not the start of a sequence, after 50 ms
+        if self._after_render is not None:
+            hook = self._after_render
+            app.after_render += lambda _app: hook(self._drawn or self._screen)
+        return app
+
+    def _thread_main(self, started: Callable[[], None], closed: Callable[[], None]) -> None:
+        async def run() -> None:
+            self._loop = asyncio.get_running_loop()
+            app = self._app = self._make_app()
+
+            def on_start() -> None:
+                started()
+                if self._stopping:
+                    app.exit()
+
+            app.pre_run_callables.append(on_start)
+            await app.run_async(handle_sigint=False, set_exception_handler=False)
+
+        try:
+            asyncio.run(run())
+        except EOFError:
+            pass  # the input ended: the terminal went away
+        except BaseException as exc:  # reported to trio by `receive` and `open_terminal`
+            self._failure = exc
+        finally:
+            self._closed = True
+            closed()
+
+    def _exit(self) -> None:
+        """Ask the application to end (from trio's thread)."""
+        self._stopping = True
+        app, loop = self._app, self._loop
+        if app is None or loop is None or loop.is_closed():
+            return
+
+        def stop() -> None:
+            if app.is_running and app.future is not None and not app.future.done():
+                app.exit()
+
+        try:
+            loop.call_soon_threadsafe(stop)
+        except RuntimeError:  # the loop closed meanwhile
+            pass
+
+
+@asynccontextmanager
+async def open_terminal(*, input: Input | None = None, output: Output | None = None,
+                        after_render: Callable[[Screen], None] | None = None,
+                        forward_resize: bool = True) -> AsyncIterator[Terminal]:
+    """Take over the terminal (alternate screen) for the duration of the block.
+
+    `input`/`output` default to the process's terminal; tests pass a pipe input and an
+    output of fixed size. `after_render(screen)` is called on the terminal's thread after
+    each redraw (benchmarks)."""
+    terminal = Terminal(input, output, after_render)
+    token = terminal._token = trio.lowlevel.current_trio_token()
+    ready = trio.Event()
+    ended = trio.Event()
+
+    def from_thread(action: Callable[[], None]) -> Callable[[], None]:
+        def call() -> None:
+            try:
+                token.run_sync_soon(action)
+            except trio.RunFinishedError:
+                pass
+
+        return call
+
+    def on_closed() -> None:
+        terminal._send.close()
+        ended.set()
+
+    thread = threading.Thread(target=terminal._thread_main, args=(from_thread(ready.set), from_thread(on_closed)),
+                              name="bandit-lan screen", daemon=True)
+    handler = _LogToScreen(terminal)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    thread.start()
+    try:
+        async with trio.open_nursery() as nursery:
+
+            async def first(event: trio.Event) -> None:
+                await event.wait()
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(first, ready)
+            nursery.start_soon(first, ended)
+        if not ready.is_set():
+            raise TerminalClosed(f"the screen could not start: {terminal._failure!r}") from terminal._failure
+        async with trio.open_nursery() as nursery:
+            if forward_resize and threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGWINCH"):
+                nursery.start_soon(_forward_resize, terminal)
+            try:
+                yield terminal
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        root.removeHandler(handler)
+        terminal._exit()
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(thread.join)
+    if terminal._failure is not None and not isinstance(terminal._failure, KeyboardInterrupt):
+        raise TerminalClosed(f"the screen stopped: {terminal._failure!r}") from terminal._failure
+
+
+async def _forward_resize(terminal: Terminal) -> None:
+    with trio.open_signal_receiver(signal.SIGWINCH) as signals:
+        async for _ in signals:
+            terminal._redraw()

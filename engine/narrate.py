@@ -1,0 +1,470 @@
+"""Plain words for what happens at a Bandit table: events and notes told as log lines.
+
+Theory of operation
+-------------------
+A `Narrator` is fed the same events as a `Game`, right after each `Game.apply`, with
+the game (as it is after the event) and the notes the event produced. One player
+action is often several events: a discard is an intent and then the public reveal of
+the card; a snap is an intent, a reveal, maybe a reshuffle and a penalty draw. The
+narrator therefore tells a *story* per action: it opens one when an intent (or a table
+fact that starts something: a round, a timer) arrives, collects the notes of the facts
+that answer it, and tells it in one or two sentences once the table owes the engine
+nothing more (`Game.needs` is empty). By then every card the action turned over is
+known, so the sentence can say "Cy tried a 6 on a 10 — wrong, penalty card".
+
+Whose eyes: `me` is the seat the lines are told to (its name becomes "You"), or None
+for a public account (a headless table log). Faces are named only when `me` may know
+them: cards face up for everyone, and cards `me` saw itself. Private looks (a drawn
+card, a peek, a spy, the bottom cards) are told *without* their face unless
+`private_faces` is set: the terminal client shows a look on the card itself for a few
+seconds, and writing it into the log would turn every look into a permanent memory
+aid. An auditor that knows every face (after the round's openings) passes
+`me=None, private_faces=True` and gets every look with its face.
+
+The narrator is pure: no I/O, no clock. It holds only the story being told and the
+look & swap awaiting its decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from engine.errors import EngineError
+from engine.events import (
+    ALL,
+    CallBandit,
+    DecideSwap,
+    Discard,
+    Draw,
+    Event,
+    Exchange,
+    Intent,
+    LookSwap,
+    Peek,
+    PeekBarrierExpired,
+    Ready,
+    Reshuffled,
+    Revealed,
+    RoundStarted,
+    SkipPower,
+    Snap,
+    Spy,
+    Swap,
+    TakeDiscard,
+    TurnTimedOut,
+)
+from engine.game import CALLER_BONUS, Game
+from engine.notes import GameEnded, Note, PenaltyDrawn, RoundEnded, SnapOutcome, SnapResolved, TimerFallback
+from engine.needs import Reshuffle
+from engine.skills import Power, Skills
+
+TOLD_KINDS: Final = ("turn", "snap", "power", "round", "table", "private", "warning", "error")
+"""What a line is about (screens colour by it); `private` lines name a face only the
+narrator's seat may know."""
+
+SQUARE_WORDS: Final = ("top-left", "top-right", "bottom-left", "bottom-right")
+"""R4: slots 0..3 of the 2×2 square."""
+
+POWER_WORDS: Final = {Power.PEEK: "peek", Power.SPY: "spy", Power.SWAP: "swap", Power.LOOK_SWAP: "look & swap"}
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """One line of narration (the fields of a table log line)."""
+
+    text: str
+    kind: str = "table"  # one of TOLD_KINDS
+    seat: int | None = None  # the seat it is mostly about
+
+
+def slot_words(slot: int) -> str:
+    """"top-left" … "bottom-right" for the square, "slot 4" for a penalty slot (R6)."""
+    return SQUARE_WORDS[slot] if 0 <= slot < len(SQUARE_WORDS) else f"slot {slot}"
+
+
+def value_words(skills: Skills, face: int) -> str:
+    """A card's face as a player says it: "8", "green Bandit (-2)"."""
+    kind = skills.kind(face)
+    return f"{kind.name} ({kind.value:+d})" if kind.name else str(kind.value)
+
+
+def card_words(skills: Skills, face: int) -> str:
+    """The face with its article: "an 8", "a 10", "a green Bandit (-2)"."""
+    words = value_words(skills, face)
+    return f"{_article(words)} {words}"
+
+
+def _article(words: str) -> str:
+    if words[:1].isdigit():
+        # spoken numbers: eight, eleven, eighteen, eighty…, eight hundred… take "an"
+        starts_an = words.startswith("8") or (words.startswith(("11", "18")) and len(words) in (2, 5, 6))
+        return "an" if starts_an else "a"
+    return "an" if words[:1].lower() in "aeiou" else "a"
+
+
+def power_words(power: Power) -> str:
+    return POWER_WORDS[power]
+
+
+@dataclass(slots=True)
+class _Story:
+    """One action being told: the event that started it and what followed."""
+
+    event: Event
+    notes: list[Note] = field(default_factory=list)
+    reshuffled: list[int] = field(default_factory=list)  # sizes of R7 reshuffles
+    top_face: int | None = None  # Snap: the face of the top card it targeted
+    discarding: bool = False  # TurnTimedOut: a card is being discarded for the player
+
+
+class Narrator:
+    """Tells a game's events as `Told` lines, as seat `me` may hear them."""
+
+    def __init__(self, names: Sequence[str], me: int | None = None, *, private_faces: bool = False) -> None:
+        self.names = tuple(names)
+        if me is not None and not 0 <= me < len(self.names):
+            raise ValueError(f"seat {me} is not one of the {len(self.names)} named seats")
+        self.me = me
+        self.private_faces = private_faces
+        self._story: _Story | None = None
+        self._looked: LookSwap | None = None
+
+    # ------------------------------------------------------------------ feeding
+
+    def narrate(self, game: Game, event: Event, notes: Sequence[Note]) -> list[Told]:
+        """Lines for `event`, just applied to `game` (which produced `notes`).
+
+        Most events of an action return nothing; the action is told when its last
+        fact has been applied."""
+        out: list[Told] = []
+        if isinstance(event, (Revealed, Reshuffled)):
+            story = self._story
+            if story is None:  # a fact without a known cause: tell its notes alone
+                story = self._story = _Story(event)
+            if isinstance(event, Reshuffled):
+                story.reshuffled.append(len(event.retired))
+            elif event.to != ALL and self.private_faces and self.me in (None, event.to):
+                out += self._private_look(game, event)
+        else:
+            if self._story is not None:  # unfinished (cannot happen with a sound driver)
+                out += self._tell(game, self._story)
+            story = self._story = self._open(game, event)
+        story.notes.extend(notes)
+        if not game.needs:
+            self._story = None
+            out += self._tell(game, story)
+        return out
+
+    def refusal(self, intent: Intent, error: EngineError) -> Told:
+        """A line for an intent the engine refused."""
+        who = self._possessive(intent.seat)
+        return Told(f"{who[0].upper()}{who[1:]} {_intent_words(intent)} was refused: {error.message} ({error.rule})",
+                    "error", intent.seat)
+
+    # ------------------------------------------------------------------ names and faces
+
+    def name(self, seat: int) -> str:
+        return "You" if seat == self.me else self.names[seat]
+
+    def _possessive(self, seat: int) -> str:
+        return "your" if seat == self.me else f"{self.names[seat]}'s"
+
+    def _card_of(self, actor: int, owner: int, slot: int, noun: str = "card") -> str:
+        """"your top-left card", "their card in slot 4", "Cy's bottom-right slot"."""
+        if owner == self.me:
+            whose = "your"
+        elif owner == actor:
+            whose = "their"
+        else:
+            whose = f"{self.names[owner]}'s"
+        if slot >= len(SQUARE_WORDS):  # a penalty slot (R6)
+            return f"{whose} slot {slot}" if noun == "slot" else f"{whose} {noun} in slot {slot}"
+        return f"{whose} {slot_words(slot)} {noun}"
+
+    def _face(self, game: Game, card: int | None) -> int | None:
+        """The face of `card` if the narrator's seat may name it."""
+        if card is None:
+            return None
+        face = game.known_face(card)
+        if face is None:
+            return None
+        seer = self.me if self.me is not None else 0
+        view = game.view(seer)
+        if view.is_public(card):
+            return face
+        if self.me is not None:
+            return face if view.face(card) is not None and self.private_faces else None
+        return face if self.private_faces else None
+
+    def _words(self, game: Game, card: int | None, unknown: str = "a card") -> str:
+        face = self._face(game, card)
+        return unknown if face is None else card_words(game.skills, face)
+
+    # ------------------------------------------------------------------ stories
+
+    def _open(self, game: Game, event: Event) -> _Story:
+        story = _Story(event)
+        if isinstance(event, Snap):
+            story.top_face = game.known_face(event.top)  # a top card is always public
+        elif isinstance(event, TurnTimedOut):  # R5: from START or DRAWN a card is discarded for the player
+            story.discarding = game.zones().in_transit is not None or isinstance(game.next_need, Reshuffle)
+        elif isinstance(event, LookSwap):
+            self._looked = event
+        return story
+
+    def _tell(self, game: Game, story: _Story) -> list[Told]:
+        event = story.event
+        out: list[Told] = []
+        if story.reshuffled:
+            count = sum(story.reshuffled)
+            out.append(Told(f"The draw pile ran out: {count} discarded card{'s' if count != 1 else ''} "
+                            "were shuffled into a new one (R7).", "table"))
+        teller = _TELLERS.get(type(event))
+        if teller is not None:
+            out += teller(self, game, story)
+        out += self._round_notes(game, story.notes)
+        return out
+
+    def _round_notes(self, game: Game, notes: Sequence[Note]) -> list[Told]:
+        out: list[Told] = []
+        for note in notes:
+            if isinstance(note, RoundEnded):
+                out.append(Told(self._round_words(note), "round"))
+            elif isinstance(note, GameEnded):
+                out.append(Told(self._game_words(note), "round"))
+        return out
+
+    def _round_words(self, note: RoundEnded) -> str:
+        parts = []
+        for seat, score in enumerate(note.scores):
+            extra = ""
+            if seat == note.caller:
+                extra = f" (Bandit {-CALLER_BONUS if self._caller_won(note, seat) else CALLER_BONUS:+d})"
+            parts.append(f"{self.name(seat)} {score}{extra}")
+        why = " — nothing left to draw (R7)" if note.exhausted else ""
+        return f"Round {note.round} is over{why}: " + ", ".join(parts) + "."
+
+    @staticmethod
+    def _caller_won(note: RoundEnded, caller: int) -> bool:
+        """R9: was the caller's sum (before the bonus) strictly the lowest?"""
+        mine = note.scores[caller] + CALLER_BONUS  # undo -10 to compare sums
+        return all(mine < s for seat, s in enumerate(note.scores) if seat != caller)
+
+    def _game_words(self, note: GameEnded) -> str:
+        best = note.totals[note.winners[0]]
+        names = [self.name(s) for s in note.winners]
+        if len(names) == 1:
+            verb = "win" if note.winners[0] == self.me else "wins"
+            return f"Game over: {names[0]} {verb} with {best} points."
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+        return f"Game over: {listed} share the win with {best} points."
+
+    # --- one teller per kind of event ---------------------------------------------------
+
+    def _tell_round_started(self, game: Game, story: _Story) -> list[Told]:
+        event = story.event
+        assert isinstance(event, RoundStarted)
+        first = self.name(event.first_player)
+        top = self._words(game, game.discard_top())
+        out = [Told(f"Round {game.round}: {first} {'play' if event.first_player == self.me else 'plays'} first. "
+                    f"The first discard is {top}. Everyone looks at their two bottom cards.", "round")]
+        if self.private_faces:
+            for seat in range(game.players) if self.me is None else (self.me,):
+                tableau = game.zones().tableaux[seat]
+                suffix = self._look_suffix(game, [tableau[2], tableau[3]])
+                if suffix:
+                    whose = "your" if seat == self.me else "their"
+                    out.append(Told(f"{self.name(seat)} saw {whose} bottom cards{suffix}.", "private", seat))
+        return out
+
+    def _tell_ready(self, game: Game, story: _Story) -> list[Told]:
+        return []  # the screen shows who is ready; the first turn is told by the status line
+
+    def _tell_barrier(self, game: Game, story: _Story) -> list[Told]:
+        return [Told("Not everyone was ready in time: the first turn starts (R4).", "table")]
+
+    def _tell_call(self, game: Game, story: _Story) -> list[Told]:
+        seat = story.event.seat  # type: ignore[union-attr]
+        finals = "one final turn" if game.players == 2 else "two final turns"
+        return [Told(f"{self.name(seat)} announced Bandit! This turn, then {finals}.", "turn", seat)]
+
+    def _tell_draw(self, game: Game, story: _Story) -> list[Told]:
+        return []  # told with what the player does with the card (discard or exchange)
+
+    def _tell_discard(self, game: Game, story: _Story) -> list[Told]:
+        seat = story.event.seat  # type: ignore[union-attr]
+        top = game.discard_top()
+        words = self._words(game, top)
+        face = game.known_face(top) if top is not None else None
+        power = game.skills.powers[face] if face is not None else None
+        extra = f" ({power_words(power)})" if power is not None else ""
+        return [Told(f"{self.name(seat)} drew and discarded {words}{extra}.", "turn", seat)]
+
+    def _tell_exchange(self, game: Game, story: _Story) -> list[Told]:
+        event = story.event
+        assert isinstance(event, Exchange)
+        seat = event.seat
+        kept = ""
+        if self.private_faces and (face := self._face(game, game.zones().tableaux[seat][event.slot])) is not None:
+            kept = f" ({card_words(game.skills, face)})"
+        where = self._card_of(seat, seat, event.slot, "slot")
+        return [Told(f"{self.name(seat)} kept the drawn card{kept} in {where} and discarded "
+                     f"{self._words(game, game.discard_top())}.", "turn", seat)]
+
+    def _tell_take(self, game: Game, story: _Story) -> list[Told]:
+        event = story.event
+        assert isinstance(event, TakeDiscard)
+        seat = event.seat
+        taken = self._words(game, game.zones().tableaux[seat][event.slot], "the top card")
+        where = self._card_of(seat, seat, event.slot, "slot")
+        return [Told(f"{self.name(seat)} took {taken} from the discard pile into {where} and discarded "
+                     f"{self._words(game, game.discard_top())}.", "turn", seat)]
+
+    def _look_suffix(self, game: Game, cards: Sequence[int | None]) -> str:
+        """": an 8" for a private look the narrator may name (only with private_faces)."""
+        if not self.private_faces:
+            return ""
+        faces = [self._face(game, c) for c in cards]
+        if any(f is None for f in faces):
+            return ""
+        return ": " + " and ".join(card_words(game.skills, f) for f in faces if f is not None)
+
+    def _tell_peek(self, game: Game, story: _Story) -> list[Told]:
+        event = story.event
+        assert isinstance(event, Peek)
+        seat = event.seat
+        card = game.zones().tableaux[seat][event.slot]
+        suffix = self._look_suffix(game, [card])
+        kind = "private" if suffix else "power"
+        return [Told(f"{self.name(seat)} peeked at {self._card_of(seat, seat, event.slot)}{suffix}.", kind, seat)]
+
+    def _tell_spy(self, game: Game, story: _Story) -> list[Told]:
+        event = story.event
+        assert isinstance(event, Spy)
+        seat = event.seat
+        card = game.zones().tableaux[event.owner][event.slot]
+        suffix = self._look_suffix(game, [card])
+        kind = "private" if suffix else "power"
+        return [Told(f"{self.name(seat)} spied on {self._card_of(seat, event.owner, event.slot)}{suffix}.", kind, seat)]
+
+    def _tell_swap(self, game: Game, story: _Story) -> list[Told]:
+        event = story.event
+        assert isinstance(event, Swap)
+        seat = event.seat
+        return [Told(f"{self.name(seat)} swapped {self._card_of(seat, seat, event.own_slot)} with "
+                     f"{self._card_of(seat, event.owner, event.slot)}, unseen.", "power", seat)]
+
+    def _tell_look_swap(self, game: Game, story: _Story) -> list[Told]:
+        event = story.event
+        assert isinstance(event, LookSwap)
+        seat = event.seat
+        tableaux = game.zones().tableaux
+        suffix = self._look_suffix(game, [tableaux[seat][event.own_slot], tableaux[event.owner][event.slot]])
+        kind = "private" if suffix else "power"
+        return [Told(f"{self.name(seat)} looked at {self._card_of(seat, seat, event.own_slot)} and "
+                     f"{self._card_of(seat, event.owner, event.slot)}{suffix}.", kind, seat)]
+
+    def _tell_decide(self, game: Game, story: _Story) -> list[Told]:
+        event = story.event
+        assert isinstance(event, DecideSwap)
+        seat = event.seat
+        looked, self._looked = self._looked, None
+        if not event.swap:
+            return [Told(f"{self.name(seat)} left both cards where they were.", "power", seat)]
+        if looked is None:
+            return [Told(f"{self.name(seat)} exchanged the two cards.", "power", seat)]
+        return [Told(f"{self.name(seat)} exchanged {self._card_of(seat, seat, looked.own_slot)} with "
+                     f"{self._card_of(seat, looked.owner, looked.slot)}.", "power", seat)]
+
+    def _tell_skip(self, game: Game, story: _Story) -> list[Told]:
+        seat = story.event.seat  # type: ignore[union-attr]
+        return [Told(f"{self.name(seat)} did not use the power.", "power", seat)]
+
+    def _tell_timeout(self, game: Game, story: _Story) -> list[Told]:
+        seat = next((n.seat for n in story.notes if isinstance(n, TimerFallback)), None)
+        if seat is None:
+            return []
+        if story.discarding:
+            what = f"{self._words(game, game.discard_top())} was discarded for {'you' if seat == self.me else 'them'}"
+        elif any(isinstance(n, RoundEnded) and n.exhausted for n in story.notes):
+            what = "there was nothing left to draw"
+        else:
+            what = "the power was not used"
+        whose = "Your" if seat == self.me else f"{self.names[seat]}'s"
+        return [Told(f"{whose} time ran out: {what} (R5).", "warning", seat)]
+
+    def _tell_snap(self, game: Game, story: _Story) -> list[Told]:
+        event = story.event
+        assert isinstance(event, Snap)
+        seat = event.seat
+        out: list[Told] = []
+        penalties = [n for n in story.notes if isinstance(n, PenaltyDrawn) and n.seat == seat]
+        for note in story.notes:
+            if not isinstance(note, SnapResolved):
+                continue
+            target = self._card_of(seat, note.owner, note.slot, "slot")
+            top = "the top card" if story.top_face is None else card_words(game.skills, story.top_face)
+            if note.outcome is SnapOutcome.MATCHED:
+                text = f"{self.name(seat)} snapped {self._words(game, note.card)} from {target} — it matched"
+                if note.owner != seat and event.give is not None:
+                    giver = self._card_of(note.owner, seat, event.give)
+                    text += f"; {giver} went to {'you' if note.owner == self.me else self.names[note.owner]}, unseen"
+                if penalties:
+                    text += "; no cards left, so a penalty card"
+            elif note.outcome is SnapOutcome.WRONG:
+                text = (f"{self.name(seat)} tried {self._words(game, note.card)} from {target} on {top} — wrong, "
+                        "penalty card")
+            else:
+                text = f"{self.name(seat)} tried {target} on {top} — not the fastest, penalty card"
+            out.append(Told(text + self._penalty_where(penalties) + ".", "snap", seat))
+        return out
+
+    @staticmethod
+    def _penalty_where(penalties: Sequence[PenaltyDrawn]) -> str:
+        return f" (into slot {penalties[0].slot})" if penalties else ""
+
+    def _private_look(self, game: Game, event: Revealed) -> list[Told]:
+        """With private_faces: the card a player just drew, told to that player (or to
+        an all-knowing narrator)."""
+        story = self._story
+        if story is None or not isinstance(story.event, Draw) or game.zones().hand != event.card:
+            return []
+        return [Told(f"{self.name(event.to)} drew {self._words(game, event.card)}.", "private", event.to)]
+
+
+_TELLERS = {
+    RoundStarted: Narrator._tell_round_started,
+    Ready: Narrator._tell_ready,
+    PeekBarrierExpired: Narrator._tell_barrier,
+    CallBandit: Narrator._tell_call,
+    Draw: Narrator._tell_draw,
+    Discard: Narrator._tell_discard,
+    Exchange: Narrator._tell_exchange,
+    TakeDiscard: Narrator._tell_take,
+    Peek: Narrator._tell_peek,
+    Spy: Narrator._tell_spy,
+    Swap: Narrator._tell_swap,
+    LookSwap: Narrator._tell_look_swap,
+    DecideSwap: Narrator._tell_decide,
+    SkipPower: Narrator._tell_skip,
+    TurnTimedOut: Narrator._tell_timeout,
+    Snap: Narrator._tell_snap,
+}
+
+
+_INTENT_WORDS: Final = {
+    Ready: "ready", CallBandit: "Bandit announcement", Draw: "draw", Discard: "discard", Exchange: "exchange",
+    TakeDiscard: "take from the discard pile", Peek: "peek", Spy: "spy", Swap: "swap", LookSwap: "look & swap",
+    DecideSwap: "look & swap decision", SkipPower: "skipping the power", Snap: "immediate discard",
+}
+
+
+def _intent_words(intent: Intent) -> str:
+    return _INTENT_WORDS.get(type(intent), type(intent).__name__)
+
+
+__all__ = [
+    "Narrator", "Told", "TOLD_KINDS", "card_words", "value_words", "slot_words", "power_words",
+]  # fmt: skip

@@ -1,0 +1,55 @@
+"""A live table in one process: real peers (`p2p.peer.TablePeer`) on loopback TLS links.
+
+Each seat has its own identity, mesh, keys and fairness log, exactly as at a LAN party;
+only the process is shared. Seat 1 can be left to a person (a screen, a test) while
+the others are played by the normal bot. Used by the client's live tests and by
+`bench/tui.py`.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import trio
+
+from engine import NormalBot
+from p2p.identity import load_or_create_identity
+from p2p.lobby import LobbyResult
+from p2p.lobby_runner import host_table, join_table
+from p2p.peer import FULL_SPEED, Pace, TablePeer, table_schemas
+from p2p.roster import TableRules
+from p2p.transport import open_mesh
+
+LOOPBACK = "127.0.0.1"
+
+
+async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: Pace = FULL_SPEED,
+                          rules: TableRules | None = None) -> tuple[AsyncExitStack, list[TablePeer]]:
+    """Seat `peers` live peers; seat 1 without a bot when `person`. Close the returned
+    stack (after the peers' `run` ended) to close their meshes."""
+    stack = AsyncExitStack()
+    ids = [load_or_create_identity(root / f"peer{i}") for i in range(peers)]
+    meshes = [await stack.enter_async_context(open_mesh(ident, table_schemas(), bind=LOOPBACK, hold_incoming=i > 0))
+              for i, ident in enumerate(ids)]
+    results: list[LobbyResult | None] = [None] * peers
+    async with trio.open_nursery() as nursery:
+
+        async def host(task_status: trio.TaskStatus[None]) -> None:
+            results[0] = await host_table(meshes[0], name="You", table="in-process table", seats=peers,
+                                          rules=rules or TableRules(), task_status=task_status)
+
+        async def guest(i: int) -> None:
+            results[i] = await join_table(meshes[i], [(LOOPBACK, meshes[0].port)], name=f"Bot {i}",
+                                          expect_host=ids[0].peer_id)
+
+        await nursery.start(host)
+        for i in range(1, peers):
+            nursery.start_soon(guest, i)
+    table = []
+    for i, (mesh, result) in enumerate(zip(meshes, results)):
+        assert result is not None
+        bot = None if (i == 0 and person) else NormalBot()
+        table.append(TablePeer(mesh, result, ids[i], log_path=root / f"seat{i + 1}.bandit-log", bot=bot, seed=i,
+                               pace=pace))
+    return stack, table

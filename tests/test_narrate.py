@@ -1,0 +1,260 @@
+"""The narrator: plain words for events, faces only where the listening seat may know them (R3, R10)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from engine_support import ScriptedTable
+
+from engine import (
+    CallBandit,
+    DecideSwap,
+    Discard,
+    Draw,
+    EngineError,
+    Event,
+    Exchange,
+    LookSwap,
+    Peek,
+    Prng,
+    Ready,
+    RoundStarted,
+    Simulation,
+    SkipPower,
+    Snap,
+    SnapLimit,
+    Spy,
+    Swap,
+    TakeDiscard,
+    TurnTimedOut,
+    make_bot,
+)
+from engine.narrate import Narrator, Told, card_words, slot_words, value_words
+from engine.skills import DEFAULT_SKILLS, CardKind, Skills
+
+NAMES = ("Ana", "Bo", "Cy")
+
+
+class Told3:
+    """A scripted three-seat table told by one narrator per seat plus a public one."""
+
+    def __init__(self, table: ScriptedTable, private_faces: bool = False) -> None:
+        self.t = table
+        n = table.game.players
+        self.seats = [Narrator(NAMES[:n], seat, private_faces=private_faces) for seat in range(n)]
+        self.public = Narrator(NAMES[:n], None)
+
+    def do(self, event: Event) -> dict[int | None, list[Told]]:
+        """Apply `event` and every fact it needs; the lines each narrator told."""
+        out: dict[int | None, list[Told]] = {s: [] for s in range(len(self.seats))}
+        out[None] = []
+        game = self.t.game
+        pending = [event]
+        while pending:
+            ev = pending.pop()
+            notes = game.apply(ev)
+            for seat, narrator in enumerate(self.seats):
+                out[seat] += narrator.narrate(game, ev, notes)
+            out[None] += self.public.narrate(game, ev, notes)
+            if (need := game.next_need) is not None:
+                pending.append(self.t.oracle.answer(need))
+        return out
+
+
+def texts(lines: list[Told]) -> list[str]:
+    return [line.text for line in lines]
+
+
+def scripted(players: int = 3, **kw) -> Told3:  # type: ignore[no-untyped-def]
+    return Told3(ScriptedTable(players, **kw))
+
+
+def test_words_for_cards_and_slots() -> None:
+    faces = {v: DEFAULT_SKILLS.values.index(v) for v in (0, 2, 8, 10, 18, -2, 20)}
+    assert card_words(DEFAULT_SKILLS, faces[8]) == "an 8"
+    assert card_words(DEFAULT_SKILLS, faces[18]) == "an 18"
+    assert card_words(DEFAULT_SKILLS, faces[10]) == "a 10"
+    assert card_words(DEFAULT_SKILLS, faces[0]) == "a 0"
+    assert card_words(DEFAULT_SKILLS, faces[-2]) == "a green Bandit (-2)"
+    assert value_words(DEFAULT_SKILLS, faces[20]) == "red Bandit (+20)"
+    assert [slot_words(s) for s in range(6)] == ["top-left", "top-right", "bottom-left", "bottom-right",
+                                                 "slot 4", "slot 5"]
+
+
+def test_R6_snap_that_matches_is_told_with_the_card_and_the_gift() -> None:
+    # Bo's bottom-right is a 10 like the first discard; Ana snaps it, giving her top-left
+    table = scripted(tableaux={0: [2, 0, 4, 6], 1: [0, 2, 4, 10]}, discard=10)
+    out = table.do(Snap(0, table.t.top(), 1, 3, give=0))
+    assert texts(out[None]) == ["Ana snapped a 10 from Bo's bottom-right slot — it matched; "
+                                "Ana's top-left card went to Bo, unseen."]
+    assert texts(out[1]) == ["Ana snapped a 10 from your bottom-right slot — it matched; "
+                             "Ana's top-left card went to you, unseen."]
+    assert texts(out[0]) == ["You snapped a 10 from Bo's bottom-right slot — it matched; "
+                             "your top-left card went to Bo, unseen."]
+    assert out[0][0].kind == "snap" and out[0][0].seat == 0
+
+
+def test_R6_wrong_snap_is_told_with_both_cards_and_the_penalty_slot() -> None:
+    table = scripted(tableaux={2: [6, 0, 0, 0]}, discard=10)
+    out = table.do(Snap(2, table.t.top(), 2, 0))
+    assert texts(out[None]) == ["Cy tried a 6 from their top-left slot on a 10 — wrong, penalty card (into slot 4)."]
+
+
+def test_R6_not_the_fastest_names_no_card() -> None:
+    table = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6]}, discard=10)
+    top = table.t.top()
+    table.do(Snap(0, top, 0, 0))
+    out = table.do(Snap(1, top, 1, 0))
+    assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest, penalty card (into slot 4)."]
+
+
+def test_R6_snapping_your_last_card_is_told_with_its_penalty() -> None:
+    fours = Skills((CardKind(4, 30), CardKind(0, 10)))
+    table = Told3(ScriptedTable(2, {0: [4, 4, 4, 4]}, discard=4, draw=[4] * 8, skills=fours))
+    told = []
+    for slot in range(4):  # one snap per turn: each turn ends with another 4 on the discard pile
+        told.append(texts(table.do(Snap(0, table.t.top(), 0, slot))[1]))
+        seat = table.t.game.turn_seat
+        table.do(Draw(seat))
+        table.do(Discard(seat))
+    assert told[0] == ["Ana snapped a 4 from their top-left slot — it matched."]
+    assert told[3] == ["Ana snapped a 4 from their bottom-right slot — it matched; "
+                       "no cards left, so a penalty card (into slot 4)."]
+
+
+def test_R5_options_are_told_with_public_cards_only() -> None:
+    table = scripted(tableaux={0: [12, 14, 0, 2]}, discard=6, draw=[8, 14, 0])
+    out = table.do(TakeDiscard(0, 1))
+    assert texts(out[None]) == ["Ana took a 6 from the discard pile into their top-right slot and discarded a 14."]
+    table.do(Draw(1))
+    out = table.do(Exchange(1, 2))
+    assert texts(out[None]) == ["Bo kept the drawn card in their bottom-left slot and discarded a 0."]
+    assert "14" not in out[1][0].text  # Bo's own narrator does not name the kept card either
+    out = table.do(Draw(2))
+    assert out[None] == [] and out[2] == []
+    out = table.do(Discard(2))
+    assert texts(out[2]) == ["You drew and discarded a 14 (swap)."]
+
+
+def test_R3_private_looks_are_told_without_faces_unless_asked() -> None:
+    table = Told3(ScriptedTable(3, {0: [12, 14, 0, 2], 1: [0, 18, 6, 8]}, draw=[8, 4, 0]), private_faces=True)
+    public = Narrator(NAMES, 2)  # Cy listens without private faces
+    table.seats.append(public)  # told like a fourth listener at seat 2
+    table.do(Draw(0))
+    out = table.do(Discard(0))
+    out = table.do(Spy(0, 1, 1))
+    assert texts(out[0]) == ["You spied on Bo's top-right card: an 18."]
+    assert texts(out[1]) == ["Ana spied on your top-right card."]  # Bo was looked at; he does not learn it
+    assert texts(out[2]) == ["Ana spied on Bo's top-right card."]
+    assert texts(out[3]) == ["Ana spied on Bo's top-right card."]
+    assert out[0][0].kind == "private" and out[2][0].kind == "power"
+    table.do(Draw(1))
+    table.do(Discard(1))
+    out = table.do(Peek(1, 0))
+    assert texts(out[1]) == ["You peeked at your top-left card: a 0."]
+    assert texts(out[0]) == ["Bo peeked at their top-left card."]
+
+
+def test_R3_a_seat_without_private_faces_never_reads_a_private_face() -> None:
+    """R10 for the log: over whole simulated games, every number in a line told to a seat
+    without private faces belongs to a card that was face up for everyone at that time."""
+    names = ("Ana", "Bo", "Cy", "Di")
+    narrators = [Narrator(names, seat) for seat in range(4)]
+    told: list[tuple[Told, set[str]]] = []
+
+    def observe(event: Event, notes: list) -> None:  # type: ignore[type-arg]
+        game = sim.game
+        view = game.view(0)
+        zones = game.zones()
+        public = {value_words(game.skills, f) for c in zones.cards()
+                  if view.is_public(c) and (f := game.known_face(c)) is not None}
+        for narrator in narrators:
+            for line in narrator.narrate(game, event, notes):
+                told.append((line, public | {str(v) for v in game.totals} | {str(s) for h in game.history for s in h}))
+
+    sim = Simulation([make_bot("normal") for _ in range(4)], Prng(11), target=60, observer=observe)
+    sim.play()
+    assert len(told) > 100
+    for line, allowed in told:
+        assert line.kind != "private", line
+        shown = re.findall(r"\b(?:an?|discarded|snapped|tried) ((?:green |red )?(?:Bandit \()?[+-]?\d+)", line.text)
+        for words in shown:
+            assert any(words in a for a in allowed), (line.text, words)
+
+
+def test_R3_swap_and_look_and_swap_are_told() -> None:
+    table = scripted(tableaux={0: [12, 14, 0, 2], 1: [0, 18, 6, 8]}, draw=[12, 0, 0, 16, 0])
+    table.do(Draw(0))
+    table.do(Discard(0))
+    out = table.do(Swap(0, 0, 1, 3))
+    assert texts(out[None]) == ["Ana swapped their top-left card with Bo's bottom-right card, unseen."]
+    assert texts(out[1]) == ["Ana swapped their top-left card with your bottom-right card, unseen."]
+    table.do(Draw(1))
+    table.do(Exchange(1, 0))
+    table.do(Draw(2))
+    table.do(Discard(2))  # a 0: no power
+    table.do(Draw(0))
+    out = table.do(Discard(0))
+    assert texts(out[None]) == ["Ana drew and discarded a 16 (look & swap)."]
+    out = table.do(LookSwap(0, 1, 2, 2))
+    assert texts(out[None]) == ["Ana looked at their top-right card and Cy's bottom-left card."]
+    out = table.do(DecideSwap(0, True))
+    assert texts(out[2]) == ["Ana exchanged their top-right card with your bottom-left card."]
+
+
+def test_R3_skipping_a_power_and_R8_bandit_are_told() -> None:
+    table = scripted(players=2, tableaux={0: [0, 0, -2, -2]}, draw=[8, 0, 2])
+    out = table.do(CallBandit(0))
+    assert texts(out[1]) == ["Ana announced Bandit! This turn, then one final turn."]
+    table.do(Draw(0))
+    table.do(Discard(0))
+    out = table.do(SkipPower(0))
+    assert texts(out[None]) == ["Ana did not use the power."]
+    table.do(Draw(1))
+    out = table.do(Discard(1))
+    lines = texts(out[0])
+    assert lines[0] == "Bo drew and discarded a 0."
+    assert re.fullmatch(r"Round 1 is over: You -14 \(Bandit -10\), Bo \d+\.", lines[1])
+
+
+def test_R5_timer_fallback_is_told() -> None:
+    table = scripted(players=2, draw=[10, 0, 0])
+    out = table.do(TurnTimedOut(table.t.game.turn))
+    assert texts(out[0]) == ["Your time ran out: a 10 was discarded for you (R5)."]
+    assert texts(out[1]) == ["Ana's time ran out: a 10 was discarded for them (R5)."]
+    table.do(Draw(1))
+    table.do(Discard(1))  # a 0
+    table.do(Draw(0))
+    table.do(Discard(0))  # a 0
+    table.do(Draw(1))
+    table.do(Discard(1))
+
+
+def test_R4_round_start_and_R9_round_end_are_told() -> None:
+    t = ScriptedTable(2, {0: [0, 0, 0, 0], 1: [2, 2, 2, 2]}, discard=8, ready=False)
+    narrator = Narrator(("Ana", "Bo"), 1)
+    t.game = type(t.game)(2)
+    lines: list[Told] = []
+    pending: list[Event] = [RoundStarted(1)]
+    t.oracle.deal(t.oracle.faces)
+    while pending:
+        ev = pending.pop()
+        lines += narrator.narrate(t.game, ev, t.game.apply(ev))
+        if (need := t.game.next_need) is not None:
+            pending.append(t.oracle.answer(need))
+    assert texts(lines) == ["Round 1: You play first. The first discard is an 8. Everyone looks at their two bottom cards."]
+    assert narrator.narrate(t.game, Ready(0), t.game.apply(Ready(0))) == []
+
+
+def test_refusals_name_the_rule() -> None:
+    narrator = Narrator(NAMES, 1)
+    told = narrator.refusal(Snap(1, 9, 1, 0), SnapLimit("R6", 1, "one immediate discard per player per turn"))
+    assert told == Told("Your immediate discard was refused: one immediate discard per player per turn (R6)", "error", 1)
+    other = narrator.refusal(Draw(2), EngineError("R5", 2, "it is seat 0's turn"))
+    assert other.text.startswith("Cy's draw was refused")
+
+
+def test_narrator_rejects_a_seat_without_a_name() -> None:
+    with pytest.raises(ValueError):
+        Narrator(NAMES, 3)

@@ -1,0 +1,64 @@
+"""The client on a live table: real peers on loopback TLS in this process (§7, §9)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import trio
+from live_support import seat_live_table
+from tui_support import ScreenHarness
+
+from engine import Phase
+from cli.tui import run_client
+from cli.tui.model import TableModel
+
+
+async def test_an_idle_table_wakes_the_screen_only_for_its_heartbeats(tmp_path: Path) -> None:
+    stack, (me, other) = await seat_live_table(tmp_path, 2)
+    async with stack:
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(me.run)
+                nursery.start_soon(other.run)
+                while True:  # the bot is ready; everything waits for me (R4.3)
+                    await me.changed()
+                    view = me.view()
+                    if view.phase is Phase.PEEK and view.ready[1] and not view.needs:
+                        break
+                wakes = []
+                while len(wakes) < 5:
+                    await me.changed()
+                    wakes.append(time.monotonic())
+                # heartbeats come about once a second from each peer; a spinning timer loop
+                # would wake the screen thousands of times a second
+                assert wakes[-1] - wakes[0] > 0.5, [round(w - wakes[0], 4) for w in wakes]
+                await me.leave()
+                nursery.cancel_scope.cancel()
+
+
+async def test_the_client_plays_a_live_seat_and_leaves_with_the_log_closed(tmp_path: Path) -> None:
+    stack, (me, other) = await seat_live_table(tmp_path, 2)
+    harness = ScreenHarness()
+    async with stack, harness.open():
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(me.run)
+                nursery.start_soon(other.run)
+                nursery.start_soon(lambda: run_client(me, terminal=harness.terminal))
+                await harness.wait_for_text("remember them")
+                harness.press("enter")
+                await harness.wait_for(lambda t: "Your turn: x draw" in t, "my turn", timeout=30)
+                harness.press("x")
+                text = await harness.wait_for_text("You drew")
+                assert TableModel.capture(other).view.hand is not None  # the other seat sees my drawn card…
+                assert TableModel.capture(other).view.hand.face is None  # …face down
+                assert "[" in text.splitlines()[7][48:]  # and I see its value in the middle band
+                harness.press("ctrl-c")
+                await harness.wait_for_text("Leave the table?")
+                harness.press("y")
+                while not me.progress.ended:
+                    await me.changed()
+                nursery.cancel_scope.cancel()
+    assert me.progress.ended_why == "you left the table"
+    assert me.log.path.read_bytes()  # the log was written and closed

@@ -1,0 +1,124 @@
+"""§5, §6 on screen: the lobby screens over real TLS meshes on 127.0.0.1 and real mDNS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+from transport_support import LOOPBACK, make_identities, meshes
+from tui_support import ScreenHarness
+
+from p2p.discovery import TableAd, advertise
+from p2p.lobby import LobbyResult
+from p2p.lobby_runner import host_table, join_table
+from cli.tui import host_lobby_screen, join_lobby_screen, pick_table_screen
+
+LO = ["127.0.0.1"]
+
+
+async def test_host_screen_shows_the_roster_as_it_fills_and_enter_starts_early(tmp_path: Path) -> None:
+    ids = make_identities(tmp_path, 2)
+    harness = ScreenHarness()
+    got: dict[str, LobbyResult | None] = {}
+    async with meshes(ids) as (host, guest), harness.open():
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+
+                async def run_host() -> None:
+                    got["host"] = await host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
+                                                          seats=4, join_hint="bandit-lan join 'Friday'")
+
+                nursery.start_soon(run_host)
+                await harness.wait_for_text('Hosting "Friday" — 1 of 4 seats taken', "seat 2  (free)")
+                harness.press("enter")
+                await harness.wait_for_text("A game needs at least two players.")
+
+                async def run_guest() -> None:
+                    got["guest"] = await join_table(guest, [(LOOPBACK, host.port)], name="bob", expect_host=host.me)
+
+                nursery.start_soon(run_guest)
+                text = await harness.wait_for_text("2 of 4 seats taken", "bob")
+                assert ids[1].short in text and "Enter start now with 2 players" in text
+                harness.press("enter")
+    host_result, guest_result = got["host"], got["guest"]
+    assert host_result is not None and guest_result is not None
+    assert host_result.game_id == guest_result.game_id
+    assert [m.name for m in host_result.roster.members] == ["alice", "bob"]
+
+
+async def test_join_screen_asks_for_the_table_code_and_retries(tmp_path: Path) -> None:
+    ids = make_identities(tmp_path, 2)
+    harness = ScreenHarness()
+    got: dict[str, LobbyResult | None] = {}
+    async with meshes(ids) as (host, guest), harness.open():
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+
+                async def run_host(task_status: trio.TaskStatus[None]) -> None:
+                    got["host"] = await host_table(host, name="alice", table="Coded", seats=2, code="sesame",
+                                                   task_status=task_status)
+
+                await nursery.start(run_host)
+                got["guest"] = None
+
+                async def run_guest() -> None:
+                    got["guest"] = await join_lobby_screen(harness.terminal, guest, [(LOOPBACK, host.port)],
+                                                           name="bob", expect_host=host.me, what='"Coded"')
+
+                nursery.start_soon(run_guest)
+                text = await harness.wait_for_text("Table code:")
+                assert "The host says:" in text and "needs a code" in text
+                assert f"Host fingerprint {ids[0].short} (verified)" in text
+                harness.press("o", "p", "e", "n", "enter")
+                text = await harness.wait_for_text("wrong table code", "Table code:")
+                harness.press(*"sesame", "enter")
+    assert got["guest"] is not None and got["host"] is not None
+    assert got["guest"].game_id == got["host"].game_id
+
+
+async def test_pick_table_screen_lists_the_tables_found_by_mdns() -> None:
+    ad = TableAd(table="Kitchen table", host="alice", seats=4, free=2, proto=1, fingerprint=bytes(range(32)),
+                 port=40123, addresses=("127.0.0.1",))
+    full = TableAd(table="Full table", host="carol", seats=2, free=0, proto=1, fingerprint=bytes(range(1, 33)),
+                   port=40124, addresses=("127.0.0.1",))
+    harness = ScreenHarness()
+    with trio.fail_after(40):
+        async with advertise(ad, interfaces=LO) as advert, advertise(full, interfaces=LO) as advert_full, \
+                harness.open():
+            assert harness.terminal is not None
+            await advert.published.wait()
+            await advert_full.published.wait()
+            picked: list[object] = []
+
+            async def pick() -> None:
+                picked.append(await pick_table_screen(harness.terminal, interfaces=LO))
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(pick)
+                text = await harness.wait_for_text("Kitchen table", "alice", "2/4", timeout=30)
+                assert "Full table" not in text  # only tables with a free seat
+                harness.press("enter")
+    assert picked == [ad]
+
+
+async def test_pick_table_screen_takes_a_typed_address() -> None:
+    async def nothing(timeout: float, **kw: object) -> list[TableAd]:
+        await trio.sleep(timeout)
+        return []
+
+    harness = ScreenHarness()
+    picked: list[object] = []
+    with trio.fail_after(30):
+        async with harness.open():
+            assert harness.terminal is not None
+
+            async def pick() -> None:
+                picked.append(await pick_table_screen(harness.terminal, find=nothing))
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(pick)
+                await harness.wait_for_text("No table with a free seat yet")
+                harness.press("p", *"192.168.1.20:4123x", "backspace", "enter")
+    assert picked == [("192.168.1.20", 4123)]

@@ -1,0 +1,136 @@
+"""The real prompt_toolkit application at 80×24: screen snapshots (lobby, bottom cards, a
+turn, a snap, round end), resizing, and no full-screen erase between frames.
+
+Snapshots are what prompt_toolkit actually rendered (its screen buffer), compared with
+tests/snapshots/*.txt. After an intended change of the screens, regenerate them with
+BANDIT_LAN_UPDATE_SNAPSHOTS=1 and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import trio
+import trio.testing
+from tui_support import LocalSession, ScreenHarness, Script, arranged, real_time_limit
+
+from engine import Draw, Discard, Ready
+from cli.tui import run_client
+from cli.tui.lobby_view import HostScene, Seat
+
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+
+
+def check_snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / f"{name}.txt"
+    if os.environ.get("BANDIT_LAN_UPDATE_SNAPSHOTS"):
+        SNAPSHOTS.mkdir(exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    expected = path.read_text(encoding="utf-8").rstrip("\n")
+    assert text == expected, f"screen {name} differs from {path.name}:\n{text}"
+
+
+@asynccontextmanager
+async def client_on_screen(session: LocalSession, harness: ScreenHarness,
+                           memory_aid: bool = False) -> AsyncIterator[trio.Nursery]:
+    async with real_time_limit(60), harness.open(), trio.open_nursery() as nursery:
+        await nursery.start(session.run)
+        done = trio.Event()
+
+        async def client() -> None:
+            await run_client(session, memory_aid=memory_aid, terminal=harness.terminal)
+            done.set()
+
+        nursery.start_soon(client)
+        yield nursery
+        nursery.cancel_scope.cancel()
+
+
+def scripted_session(**kw: object) -> LocalSession:
+    others = {1: [0, 2, 12, 14], 2: [16, 10, 4, 12], 3: [18, 14, 10, 6]}
+    deal = arranged(4, {0: [4, 6, 8, 2], **others}, discard=8, draw=[0, 0, 0, 2])
+    return LocalSession(4, 0, script=Script([deal], [0]), bots_play=False, **kw)  # type: ignore[arg-type]
+
+
+async def test_snapshots_bottom_cards_turn_snap_and_round_end(mock_clock: trio.testing.MockClock) -> None:
+    session = scripted_session(audit_delay=1.0)
+    harness = ScreenHarness(80, 24)
+    async with client_on_screen(session, harness):
+        check_snapshot("bottom_cards", await harness.wait_for_text("remember them", "a[ 8] s[ 2]"))
+        harness.press("enter")
+        await harness.wait_for_text("Waiting for Bo, Cy, Di")
+        for seat in (1, 2, 3):
+            session.submit(Ready(seat))
+        check_snapshot("turn", await harness.wait_for_text("Your turn: x draw"))
+        harness.press("space")
+        await harness.wait_for_text("Snap the 8: slot your card")
+        harness.press("a")
+        check_snapshot("snap", await harness.wait_for_text("it matched", "a ··  s[••]"))
+        harness.press("b", "x")
+        await harness.wait_for_text("You drew a 0")
+        harness.press("z")
+        await harness.wait_for_text("Bo is playing")
+        for seat in (1, 2):  # the two final turns (R8)
+            session.submit(Draw(seat))
+            session.submit(Discard(seat))
+        await harness.wait_for_text("Round 1 is over", "checking the shuffles")
+        mock_clock.jump(1.0)
+        check_snapshot("round_end", await harness.wait_for_text("Round 1 is over", "Audit of this round: ✓"))
+    assert harness.sink.erases == 0  # every frame after the first is a diff: no flicker
+
+
+async def test_snapshot_host_lobby(mock_clock: trio.testing.MockClock) -> None:
+    harness = ScreenHarness(80, 24)
+    scene = HostScene(
+        table="Friday", seats=4,
+        members=(Seat(0, "alice", "NW77-F6HD-L3JV-RRPS", True, True), Seat(1, "bob", "K2QX-7TRM-PA4C-VE9D", False, False)),
+        fingerprint="NW77-F6HD-L3JV-RRPS", join_hint="bandit-lan join 'Friday'   or   bandit-lan join --peer 192.168.1.20:41234",
+        code=False, starting=False,
+    )  # fmt: skip
+    async with harness.open():
+        assert harness.terminal is not None
+        harness.terminal.show(scene)
+        check_snapshot("lobby", await harness.wait_for_text("Hosting", "seat 4  (free)"))
+
+
+async def test_the_screen_follows_a_resize(mock_clock: trio.testing.MockClock) -> None:
+    session = scripted_session()
+    harness = ScreenHarness(80, 24)
+    async with client_on_screen(session, harness):
+        await harness.wait_for_text("remember them")
+        harness.resize(120, 30)
+        text = await harness.wait_for(lambda t: len(t.splitlines()[0]) > 100, "a wider status bar")
+        rows = text.splitlines()
+        assert rows[-1].startswith(" Space snap")  # the help bar moved to the last of 30 rows
+        assert "remember them" in text
+        harness.resize(80, 24)
+        text = await harness.wait_for(lambda t: len(t.splitlines()[0]) <= 80, "the narrow screen again")
+        assert text.splitlines()[23].startswith(" Space snap")
+
+
+async def test_six_players_fit_at_80_columns(mock_clock: trio.testing.MockClock) -> None:
+    session = LocalSession(6, 0, seed=2, bots_play=False)
+    harness = ScreenHarness(80, 24)
+    async with client_on_screen(session, harness):
+        text = await harness.wait_for_text("remember them")
+        for position, name in enumerate(("Bo", "Cy", "Di", "Ed", "Flo"), 1):
+            assert f"{position} {name}" in text
+        assert max(len(row) for row in text.splitlines()) <= 80
+
+
+async def test_leaving_asks_and_calls_leave(mock_clock: trio.testing.MockClock) -> None:
+    session = scripted_session()
+    harness = ScreenHarness(80, 24)
+    async with client_on_screen(session, harness):
+        await harness.wait_for_text("remember them")
+        harness.press("enter", "ctrl-c")
+        await harness.wait_for_text("Leave the table?")
+        harness.press("n")
+        await harness.wait_for(lambda t: "Leave the table?" not in t, "the dialog closed")
+        assert not session.progress.ended
+        harness.press("ctrl-c", "enter")
+        await session._left.wait()
+        assert session.progress.ended and session.progress.ended_why == "you left the table"

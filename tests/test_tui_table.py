@@ -1,0 +1,372 @@
+"""The table screen's logic (`TableUi`) on an in-process table: keys → intents, and what
+is shown when (R3, R4, R5, R6, R8, R10). Trio's MockClock runs every timer."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+import trio
+import trio.testing
+from engine_support import ScriptedTable
+from tui_support import LocalSession, Script, UiDriver, arranged
+
+from engine import (
+    CallBandit,
+    DecideSwap,
+    Discard,
+    Draw,
+    Exchange,
+    LookSwap,
+    Peek,
+    Phase,
+    Ready,
+    SkipPower,
+    Snap,
+    Spy,
+    Swap,
+    TakeDiscard,
+)
+from cli.tui.model import TableModel
+from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, Overlay, TableUi
+from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
+
+
+@asynccontextmanager
+async def table(
+    tableaux: dict[int, Sequence[int]] | None = None,
+    discard: int | None = None,
+    draw: Sequence[int] = (),
+    *,
+    players: int = 3,
+    first: int = 0,
+    memory_aid: bool = False,
+    ready: bool = True,
+    **kw: object,
+) -> AsyncIterator[UiDriver]:
+    """Seat 0 at a table without bots (other seats act through `other`), dealt as given."""
+    deal = arranged(players, tableaux, discard, draw)
+    session = LocalSession(players, 0, script=Script([deal], [first]), bots_play=False, **kw)  # type: ignore[arg-type]
+    async with trio.open_nursery() as nursery:
+        await nursery.start(session.run)
+        driver = UiDriver(session, memory_aid=memory_aid)
+        await driver.settle()
+        if ready:
+            await driver.press("enter")  # close the bottom-card look: Ready
+            await driver.other(*(Ready(s) for s in range(1, players)))
+        yield driver
+        nursery.cancel_scope.cancel()
+
+
+def my_box(text: str) -> list[str]:
+    """The two card rows of my tableau (rows 11 and 12 of the table screen)."""
+    rows = text.splitlines()
+    return [rows[11], rows[12]]
+
+
+# --- R4: the bottom cards, once --------------------------------------------------------
+
+
+async def test_R4_bottom_cards_are_shown_once_then_ready_after_ten_seconds(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        assert [row.strip() for row in my_box(t.text())] == ["q[░░] w[░░]", "a[ 8] s[ 2]"]
+        assert "remember them" in t.text()
+        assert t.sent == []
+        mock_clock.jump(BOTTOM_PEEK_S - 0.5)
+        await t.settle()
+        assert "[ 8]" in my_box(t.text())[1] and t.sent == []
+        mock_clock.jump(0.5)
+        await t.settle()
+        assert t.sent == [Ready(0)]
+        assert my_box(t.text())[1].strip() == "a[••] s[••]"  # seen, value no longer on screen
+        mock_clock.jump(60)
+        await t.settle()
+        assert t.sent == [Ready(0)]  # once
+
+
+async def test_R4_any_key_ends_the_look_and_confirms(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        assert await t.press("m") == [Ready(0)]  # a key without an action still confirms
+        assert "[ 8]" not in t.text()
+        await t.other(Ready(1))
+        assert "Waiting for Cy" in t.text()
+
+
+async def test_R4_snap_allowed_while_looking_at_the_bottom_cards(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 10, 2]}, discard=10, ready=False) as t:
+        top = t.scene.top_card
+        sent = await t.press("space")  # closes the look (Ready) and starts a snap
+        assert sent == [Ready(0)]
+        assert await t.press("a") == [Snap(0, top, 0, 2)]
+        assert "You snapped a 10 from your bottom-left slot — it matched." in t.log
+
+
+# --- R6: snaps --------------------------------------------------------------------------
+
+
+async def test_R6_snapping_your_own_card_takes_two_keys(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 10, 2]}, discard=10) as t:
+        top = t.scene.top_card
+        assert await t.press("space") == []
+        assert "Snap the 10" in t.text()
+        assert await t.press("a") == [Snap(0, top, 0, 2)]
+        assert t.scene.model.top.card != top  # it matched: my card is the new top
+
+
+async def test_R6_snapping_an_opponents_card_names_their_slot_and_yours_to_give(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2], 1: [0, 10, 2, 4]}, discard=10) as t:
+        top = t.scene.top_card
+        await t.press("space", "1")
+        assert "with Bo's card" in t.text()
+        await t.press("w")
+        assert "give Bo which card" in t.text()
+        assert await t.press("q") == [Snap(0, top, 1, 1, give=0)]
+        assert "Bo's top-right slot — it matched; your top-left card went to Bo" in t.log
+
+
+async def test_R6_a_snap_claims_the_top_that_was_on_screen(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=10, draw=[8]) as t:
+        shown = t.scene  # the player sees the 10 …
+        t.ui.press("space", shown)
+        await t.other()  # nothing happened yet
+        sent = t.ui.press("s", shown)
+        assert sent == [Snap(0, shown.top_card, 0, 3)]
+
+
+async def test_R6_a_half_typed_snap_is_cancelled_when_the_pile_changes(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=10, draw=[8, 0], first=1) as t:
+        await t.press("space", "1")
+        await t.other(Draw(1), Discard(1))  # Bo covers the 10 with an 8
+        assert t.ui.pending is None
+        assert "snap cancelled" in t.message
+        assert await t.press("q") == []  # the slot key does not finish a stale snap
+
+
+async def test_R6_one_snap_per_turn_is_explained_not_sent(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=10) as t:
+        assert len(await t.press("space", "q")) == 1  # wrong: a 4 on a 10 → penalty
+        assert "wrong, penalty card" in t.log
+        assert await t.press("space") == []
+        assert "one per turn" in t.message
+
+
+async def test_R6_escape_and_space_cancel_a_snap(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=10) as t:
+        await t.press("space", "esc")
+        assert t.ui.pending is None
+        await t.press("space", "space")
+        assert t.ui.pending is None
+        assert t.sent == [Ready(0)]
+
+
+# --- R5 and R8: turns from the keyboard -----------------------------------------------
+
+
+async def test_R5_options_A_B_C_and_R8_bandit_from_the_keyboard(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2, 0, 14, 2]) as t:
+        assert await t.press("b") == [CallBandit(0)]
+        assert await t.press("b") == []
+        assert "already announced" in t.message
+        assert await t.press("x") == [Draw(0)]
+        assert "You drew a 0" in t.text() and "[ 0]" in t.text()  # the drawn card, to me
+        assert await t.press("z") == [Discard(0)]  # option A (a 0: no power)
+        await t.other(Draw(1), Exchange(1, 0))  # Bo: option B
+        await t.other(TakeDiscard(2, 1))  # Cy: option C
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
+        assert await t.press("x", "s") == [Draw(0), Exchange(0, 3)]  # option B: the slot key keeps it
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
+        assert await t.press("c") == []
+        assert "into which slot" in t.text()
+        assert await t.press("w") == [TakeDiscard(0, 1)]  # option C
+
+
+async def test_R5_out_of_turn_keys_are_explained(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], first=1) as t:
+        assert await t.press("x") == []
+        assert t.message == "It is Bo's turn."
+        assert await t.press("q") == []
+        assert "Space first" in t.message
+        assert await t.press("%") == []
+        assert "press ? for help" in t.message
+
+
+# --- R3: every power ----------------------------------------------------------------------
+
+
+async def power(t: UiDriver) -> None:
+    assert await t.press("x", "z") == [Draw(0), Discard(0)]
+    assert t.scene.model.view.phase is Phase.POWER
+
+
+async def test_R3_peek_and_spy_are_shown_for_a_few_seconds(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2], 1: [18, 0, 2, 4]}, discard=12, draw=[6, 0, 0, 8]) as t:
+        await power(t)
+        assert await t.press("q") == [Peek(0, 0)]
+        assert "[ 4]" in my_box(t.text())[0]
+        mock_clock.jump(FLASH_S)
+        await t.settle()
+        assert my_box(t.text())[0].strip() == "q[••] w[░░]"
+        await t.other(Draw(1), Discard(1), Draw(2), Discard(2))
+        await power(t)  # an 8: spy
+        assert await t.press("q") == []
+        assert "opponent's number" in t.message
+        assert await t.press("1", "q") == [Spy(0, 1, 0)]
+        assert "[18]" in t.text().splitlines()[3]  # Bo sits across the table (rows 2-4)
+        mock_clock.jump(FLASH_S)
+        await t.settle()
+        assert "[18]" not in t.text()
+
+
+async def test_R3_memory_aid_keeps_what_you_saw(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[6], memory_aid=True) as t:
+        assert my_box(t.text())[1].strip() == "a[ 0] s[ 2]"
+        await power(t)
+        await t.press("w")
+        mock_clock.jump(FLASH_S * 10)
+        await t.settle()
+        assert my_box(t.text())[0].strip() == "q[░░] w[ 6]"
+
+
+async def test_R3_swap_in_either_order_and_skip(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=0, draw=[12, 2, 2, 14, 2, 2, 12]) as t:
+        await power(t)
+        assert await t.press("q", "2", "s") == [Swap(0, 0, 2, 3)]  # mine, then theirs
+        await t.other(Draw(1), Discard(1), Draw(2), Discard(2))
+        await power(t)
+        assert await t.press("1", "a", "w") == [Swap(0, 1, 1, 2)]  # theirs, then mine
+        await t.other(Draw(1), Discard(1), Draw(2), Discard(2))
+        await power(t)
+        assert await t.press("z") == [SkipPower(0)]
+
+
+async def test_R3_look_and_swap_shows_both_cards_until_decided(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2], 2: [18, 0, 2, 4]}, discard=0, draw=[16, 0, 0, 18]) as t:
+        await power(t)
+        assert await t.press("w", "2", "q") == [LookSwap(0, 1, 2, 0)]
+        mock_clock.jump(FLASH_S * 3)  # thinking for a while: both stay on screen
+        await t.settle()
+        text = t.text()
+        assert "[ 6]" in my_box(text)[0] and "[18]" in text.splitlines()[3]
+        assert "x exchange" in text
+        assert await t.press("x") == [DecideSwap(0, True)]
+        await t.other(Draw(1), Discard(1), Draw(2), Discard(2))
+        await power(t)
+        assert await t.press("q", "1", "q", "z") == [LookSwap(0, 0, 1, 0), DecideSwap(0, False)]
+
+
+# --- R9, R1: the end of a round and of the game ----------------------------------------------
+
+
+async def test_R9_round_end_screen_shows_every_card_the_bonus_and_the_audit(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0],
+                     players=2, audit_delay=1.0) as t:
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        assert t.scene.overlay is Overlay.ROUND
+        text = t.text()
+        assert "Round 1 is over" in text
+        assert "You announced Bandit with 4, strictly the lowest: -10." in text
+        assert "[18]" in text and "[16]" in text  # every card face up
+        assert "checking the shuffles" in text
+        mock_clock.jump(1.0)
+        await t.settle()
+        assert "✓ replayed" in t.text()
+        await t.press("enter")
+        assert t.scene.overlay is None
+
+
+async def test_R1_game_end_screen_shows_standings_log_and_audit_command(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2,
+                     target=20, log_path="logs/game-test.bandit") as t:
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        await t.press("enter")
+        assert t.scene.overlay is Overlay.GAME
+        text = t.text()
+        assert "Game over — You win with -6 points" in text
+        assert "bandit-lan audit logs/game-test.bandit" in text
+        await t.press("enter")
+        assert t.ui.finished
+
+
+async def test_quitting_asks_first(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [0, 0, 2, 2]}, discard=4) as t:
+        await t.press("ctrl-c")
+        assert t.scene.quitting and "Leave the table?" in t.text()
+        await t.press("esc")
+        assert not t.scene.quitting and not t.ui.leaving
+        await t.press("ctrl-c", "y")
+        assert t.ui.leaving
+
+
+async def test_help_screen_explains_snap_and_bandit(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [0, 0, 2, 2]}, discard=4) as t:
+        await t.press("?")
+        text = t.text()
+        assert t.scene.overlay is Overlay.HELP
+        assert "Space + your slot" in text and "announce Bandit" in text and "[••] seen by you" in text
+        assert await t.press("x") == []  # any key closes help, and does nothing else
+        assert t.scene.overlay is None
+
+
+# --- a live table turns cards over asynchronously -------------------------------------------
+
+
+class SlowTable:
+    """A `TableSession` over a scripted game whose table work (reveals) is done only when
+    the test says so, like a live table waiting for every peer's decryption share."""
+
+    def __init__(self, table: ScriptedTable) -> None:
+        self.table = table
+        self.me = 0
+        self.seats = tuple(SeatInfo(s, name, "TEST") for s, name in enumerate(("Ana", "Bo", "Cy")[: table.game.players]))
+        self.lines: list[Line] = []
+        self.reports: list[RoundReport] = []
+        self.deadlines = Deadlines()
+        self.progress = Progress()
+        self.sent: list[object] = []
+        self.queued: list[object] = []
+
+    def view(self):  # type: ignore[no-untyped-def]
+        return self.table.view(0)
+
+    def submit(self, intent: object) -> None:
+        """Sent; applied at once, or queued behind the table's work (as §9 does)."""
+        self.sent.append(intent)
+        if self.table.game.needs:
+            self.queued.append(intent)
+        else:
+            self.table.do(intent, serve=False)  # type: ignore[arg-type]
+
+    def serve(self) -> None:
+        self.table.serve()
+        while self.queued:
+            self.table.do(self.queued.pop(0))  # type: ignore[arg-type]
+
+    def now(self) -> float:
+        return 0.0
+
+
+async def test_turn_keys_typed_while_a_card_is_turned_over_act_when_it_is_done() -> None:
+    session = SlowTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+    ui = TableUi(0)
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+
+    def press(key: str) -> None:
+        for intent in ui.press(key, ui.scene()):
+            session.submit(intent)
+        for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
+            session.submit(intent)
+
+    press("x")
+    assert session.sent == [Draw(0)] and session.table.game.needs  # the drawn card is being revealed to me
+    press("z")
+    assert session.sent == [Draw(0)]  # held, not refused
+    session.serve()
+    for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
+        session.submit(intent)
+    assert session.sent == [Draw(0), Discard(0)]
+    assert session.table.game.needs  # the discarded card is being turned face up
+    press("space")  # a snap is not held: the table queues it behind the reveal (§9)
+    press("w")
+    assert isinstance(session.sent[-1], Snap) and session.sent[-1].slot == 1 and session.queued

@@ -1,0 +1,186 @@
+"""The real `bandit-lan play` in tmux: a person (keystrokes) against three bot peers in
+their own processes, through a whole round with a snap to the round-end screen, a
+resize, and leaving with the log still valid (issue: terminal table, R4, R6, R8, R9).
+
+The screen is read with `tmux capture-pane`; waiting is on the pane's output (streamed
+by `tmux pipe-pane` into a FIFO), never on a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed: the terminal client is tested in tmux"),
+]
+
+
+class Tmux:
+    """One detached tmux server and session running a command at a fixed size."""
+
+    def __init__(self, root: Path, command: list[str], columns: int = 80, rows: int = 24) -> None:
+        self.socket = f"bandit-lan-test-{os.getpid()}"
+        self.fifo = root / "pane.fifo"
+        os.mkfifo(self.fifo)
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+        shell = " ".join(_quote(c) for c in command) + "; echo; echo EXITED $?; sleep 600"
+        self.tmux("new-session", "-d", "-s", "t", "-x", str(columns), "-y", str(rows), "-c", str(ROOT),
+                  "-e", f"PYTHONPATH={env['PYTHONPATH']}", shell)
+        self.tmux("set-option", "-t", "t", "status", "off")
+        self.tmux("pipe-pane", "-o", "-t", "t", f"cat > {_quote(str(self.fifo))}")
+        self._reader = os.open(self.fifo, os.O_RDONLY | os.O_NONBLOCK)
+
+    def tmux(self, *args: str) -> str:
+        out = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True)
+        return out.stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "t")
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            self.tmux("send-keys", "-t", "t", key)
+
+    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 60.0) -> str:
+        """Wait until the pane shows what `predicate` accepts, waking on its output."""
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen()
+            if predicate(text):
+                return text
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"the screen never showed {what}; it shows:\n{text}")
+            ready, _, _ = select.select([self._reader], [], [], min(left, 1.0))
+            if ready:
+                try:
+                    os.read(self._reader, 1 << 16)
+                except BlockingIOError:
+                    pass
+
+    def wait_text(self, *needles: str, timeout: float = 60.0) -> str:
+        return self.wait_for(lambda t: all(n in t for n in needles), " and ".join(map(repr, needles)), timeout)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        os.close(self._reader)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+@pytest.fixture
+def play(tmp_path: Path) -> Iterator[Tmux]:
+    command = [sys.executable, "-m", "cli", "play", "--bots", "3", "--name", "Ana", "--seed", "5",
+               "--state-dir", str(tmp_path / "state"), "--log-dir", str(tmp_path / "logs")]
+    session = Tmux(tmp_path, command)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def my_rows(text: str) -> list[str]:
+    """My tableau's two card rows (the screen's rows 11 and 12)."""
+    rows = text.splitlines()
+    return [rows[11].strip(), rows[12].strip()]
+
+
+def values(row: str) -> dict[str, int]:
+    """Slot key -> value of the cards of a tableau row whose value is shown."""
+    return {key: int(value) for key, value in re.findall(r"([a-z])\[\s*(-?\d+)\]", row)}
+
+
+def top_value(text: str) -> int | None:
+    """The value on the discard pile (middle band of the table screen)."""
+    rows = text.splitlines()
+    column = rows[6].find("discard")
+    found = re.match(r"\[\s*(-?\d+)\]", rows[7][column:]) if column >= 0 else None
+    return int(found.group(1)) if found else None
+
+
+def test_a_person_plays_a_round_with_a_snap_against_three_bot_peers(play: Tmux, tmp_path: Path) -> None:
+    # R4: the two bottom cards, once; then ready
+    text = play.wait_text("remember them", "Round 1")
+    bottom = values(my_rows(text)[1])
+    assert set(bottom) == {"a", "s"}, text
+    play.keys("Enter")
+    # R6: on my turn (the pile is quiet) snap a card: a bottom card that matches the top if any
+    text = play.wait_text("Your turn: x draw", timeout=90)
+    top = top_value(text)
+    slot = next((k for k, v in bottom.items() if v == top), "q")
+    for _ in range(3):  # a bot's snap may cover the pile between my two keys: the client cancels mine
+        before = my_rows(play.screen())
+        play.keys("Space", slot)
+        after = play.wait_for(lambda t: my_rows(t) != before or "snap cancelled" in t, "the snap resolved")
+        if my_rows(after) != before:
+            break
+        play.wait_for(lambda t: "snap cancelled" not in t, "the message gone", timeout=10)
+    rows = my_rows(after)
+    assert f"{slot} ··" in " ".join(rows) or "e[" in rows[0], after  # matched: slot emptied; else a penalty card
+    # R8: announce Bandit at the start of this turn and play it (option A)
+    play.wait_text("Your turn: x draw")
+    play.keys("b")
+    play.wait_text("Bandit by you")
+    play.keys("x")
+    text = play.wait_text("You drew")
+    play.keys("z")
+    text = play.wait_for(lambda t: "You drew" not in t, "the drawn card discarded")
+    if "z skip" in text:
+        play.keys("z")  # a power (R3): skip it
+    # a resize is followed at once
+    play.tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
+    wide = play.wait_for(lambda t: len(t.splitlines()) >= 30 and t.splitlines()[29].startswith(" Space snap"),
+                         "the help bar on the 30th row")
+    assert any(len(row) > 80 for row in wide.splitlines())
+    play.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
+    # R9: the two final turns, then every card face up, scores and the round's audit
+    text = play.wait_text("Round 1 is over", "Audit of this round: ✓", timeout=120)
+    assert "You announced Bandit with" in text
+    assert re.search(r"You\s+(\[\s*-?\d+\]\s*)+", text)
+    # leaving asks first, then the log is closed valid
+    play.keys("Enter")
+    play.wait_for(lambda t: "Round 1 is over" not in t, "the table again")
+    play.keys("C-c")
+    play.wait_text("Leave the table?")
+    play.keys("y")
+    text = play.wait_text("EXITED", timeout=60)
+    assert "you left the table" in text
+    # every other seat's log holds the game up to my leave and audits as intact (§10.2)
+    logs = sorted((tmp_path / "logs").glob("*.bandit-log"))
+    assert len(logs) == 4, text
+    for log in logs[1:]:
+        audit = subprocess.run([sys.executable, "-m", "cli", "audit", "--brief", str(log)], cwd=ROOT,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+        assert audit.returncode == 0 and "Ana left the table" in audit.stdout, audit.stdout + audit.stderr
+
+
+def test_a_sure_snap_in_a_real_terminal_on_the_in_process_table(tmp_path: Path) -> None:
+    """The client on `tests/tui_launcher.py` (an in-process table dealt so that your
+    bottom-left card matches the first discard): Space, a — it matched (R6)."""
+    command = [sys.executable, str(ROOT / "tests" / "tui_launcher.py"), "--snap-deal", "--think", "5"]
+    screen = Tmux(tmp_path, command)
+    try:
+        text = screen.wait_text("remember them", "a[ 8] s[ 2]")
+        assert top_value(text) == 8
+        screen.keys("Space", "a")
+        text = screen.wait_for(lambda t: "a ··" in my_rows(t)[1], "my bottom-left slot emptied")
+        assert "You snapped an 8 from your bottom-left slot — it matched." in text
+        screen.keys("C-c", "y")
+        screen.wait_text("EXITED 0")
+    finally:
+        screen.close()
