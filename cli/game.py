@@ -41,7 +41,9 @@ def log_path_for(result: LobbyResult, state_dir: Path | None, explicit: Path | N
 
 
 def print_line(line: Line) -> None:
-    say(f"  {line.text}")
+    """Headless progress: how each round ended, and anything that went wrong."""
+    if line.kind in ("round", "warning", "error"):
+        say(f"  {line.text}")
 
 
 async def play_seat(
@@ -50,8 +52,10 @@ async def play_seat(
     identity: Identity,
     args: argparse.Namespace,
     log_path: Path,
+    *,
+    terminal: object | None = None,
 ) -> GameSummary:
-    """Play this seat to the end of the game."""
+    """Play this seat to the end of the game (on `terminal`, if the lobby opened one)."""
     headless = args.headless or getattr(args, "bot", False)
     bot = NormalBot() if headless else None
     quiet = getattr(args, "quiet", False) or args.json
@@ -73,7 +77,7 @@ async def play_seat(
             finished.append(await peer.run())
 
         nursery.start_soon(run_peer)
-        await run_client(peer, memory_aid=args.memory_aid)
+        await run_client(peer, memory_aid=args.memory_aid, terminal=terminal)  # type: ignore[arg-type]
     return finished[0]
 
 

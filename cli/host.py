@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
@@ -13,6 +15,7 @@ from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
     player_name, print_result, roster_progress, run_until_interrupted, say,
 )
+from cli.game import log_path_for, play_seat, report
 from p2p.discovery import TableAd, advertise, advertised_addresses
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError
@@ -74,28 +77,37 @@ def run(args: argparse.Namespace) -> int:
             async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port) as mesh:
                 addresses = advertised_addresses(args.bind, args.interfaces)
                 where = addresses[0] if addresses else args.bind
+                hint = f"bandit-lan join {table!r}   or   bandit-lan join --peer {where}:{mesh.port}"
+                ad = TableAd(table, name, args.seats, args.seats - 1, PROTOCOL_VERSION, identity.peer_id,
+                             mesh.port, addresses)
+                if is_person(args):  # the full-screen lobby, then the table, on one terminal
+                    from cli.tui import host_lobby_screen, open_terminal
+
+                    async with open_terminal() as terminal:
+                        async with _advertising(ad, args) as advert:
+                            result = await host_lobby_screen(
+                                terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
+                                rules=rules, join_hint=hint, on_roster=lambda roster: advert(roster.free),
+                            )
+                        if result is None:
+                            return 1
+                        summary = await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
+                    return report(summary, args)
                 if not (args.quiet or args.json):
                     say(f'Hosting "{table}" on {where}:{mesh.port} with {args.seats} seats'
                         f'{" (a code is required)" if args.code else ""}, game to {args.target}.')
                     say(f"Your fingerprint: {identity.short} (players can check it on their screens)")
-                    say(f"Others join with: bandit-lan join {table!r}  or  bandit-lan join --peer {where}:{mesh.port}")
+                    say(f"Others join with: {hint}")
                 else:
                     say(f"listening {where}:{mesh.port} {identity.peer_id.hex()}")
-                if args.no_discovery:
+                async with _advertising(ad, args) as advert:
+
+                    def on_roster(roster) -> None:  # type: ignore[no-untyped-def]
+                        show(roster)
+                        advert(roster.free)
+
                     result = await host_table(mesh, name=name, table=table, seats=args.seats, code=args.code,
-                                              rules=rules, start=await _start_signal(), on_roster=show)
-                else:
-                    ad = TableAd(table, name, args.seats, args.seats - 1, PROTOCOL_VERSION, identity.peer_id,
-                                 mesh.port, addresses)
-                    async with advertise(ad, interfaces=args.interfaces) as advert:
-
-                        def on_roster(roster) -> None:  # type: ignore[no-untyped-def]
-                            show(roster)
-                            advert.update(free=roster.free)
-
-                        result = await host_table(mesh, name=name, table=table, seats=args.seats, code=args.code,
-                                                  rules=rules, start=await _start_signal(), on_roster=on_roster)
-                        advert.withdraw()
+                                              rules=rules, start=await _start_signal(), on_roster=on_roster)
                 return await after_lobby(mesh, result, identity, args)
         except (ProtocolError, OSError) as exc:
             complain(explain(exc))
@@ -104,10 +116,29 @@ def run(args: argparse.Namespace) -> int:
     return run_until_interrupted(main)
 
 
-async def after_lobby(mesh, result, identity, args) -> int:  # type: ignore[no-untyped-def]
-    """Print the seating; then play the game (unless --lobby-only)."""
-    from cli.game import log_path_for, play_seat, report
+def is_person(args: argparse.Namespace) -> bool:
+    """A person plays this seat (full screen) unless a bot does or only the lobby runs."""
+    return not (args.headless or args.bot or args.lobby_only) and sys.stdin.isatty()
 
+
+def _log_path(result, args: argparse.Namespace) -> Path:  # type: ignore[no-untyped-def]
+    return log_path_for(result, args.state_dir, args.log, args.log_dir)
+
+
+@asynccontextmanager
+async def _advertising(ad: TableAd, args: argparse.Namespace) -> AsyncIterator[Callable[[int], None]]:
+    """Advertise the table by mDNS (unless --no-discovery) while the lobby runs; yields
+    a function that updates the free seats shown to others."""
+    if args.no_discovery:
+        yield lambda free: None
+        return
+    async with advertise(ad, interfaces=args.interfaces) as advert:
+        yield lambda free: advert.update(free=free)
+        advert.withdraw()
+
+
+async def after_lobby(mesh, result, identity, args) -> int:  # type: ignore[no-untyped-def]
+    """Print the seating; then play the game headless (unless --lobby-only)."""
     if not (args.quiet or args.json):
         print_result(result, identity.peer_id)
     if args.lobby_only:
@@ -115,7 +146,7 @@ async def after_lobby(mesh, result, identity, args) -> int:  # type: ignore[no-u
             print(json.dumps({"game_id": result.game_id.hex(), "seat": result.seat,
                               "players": [m.name for m in result.roster.members]}), flush=True)
         return 0
-    summary = await play_seat(mesh, result, identity, args, log_path_for(result, args.state_dir, args.log, args.log_dir))
+    summary = await play_seat(mesh, result, identity, args, _log_path(result, args))
     return report(summary, args)
 
 

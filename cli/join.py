@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from contextlib import AsyncExitStack
 
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
     player_name, roster_progress, run_until_interrupted, say,
 )
-from cli.host import after_lobby
+from cli.game import play_seat, report
+from p2p.peer import GameSummary
+from cli.host import _log_path, after_lobby, is_person
 from p2p.discovery import browse
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint
@@ -21,6 +25,24 @@ def parse_peer(text: str) -> tuple[str, int]:
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
     return host.strip("[]"), int(port)
+
+
+async def _find(args: argparse.Namespace, say_: Callable[[str], None]) -> tuple[list[tuple[str, int]], str, bytes] | None:
+    """The table named (or the only one with free seats) on the LAN: addresses, words, fingerprint."""
+    say_(f"Looking for {repr(args.table) if args.table else 'tables'} on the LAN...")
+    found = await browse(args.timeout, interfaces=args.interfaces, table=args.table)
+    found = [t for t in found if t.table == args.table] if args.table else [t for t in found if t.free > 0]
+    if not found:
+        which = f"no table named {args.table!r}" if args.table else "no table with free seats"
+        complain(f"{which} found on the LAN (looked for {args.timeout:g} s). "
+                 "Try `bandit-lan tables`, or join directly with --peer HOST:PORT.")
+        return None
+    if len(found) > 1:
+        names = ", ".join(f"{t.table!r} ({t.host})" for t in found)
+        complain(f"several tables match: {names}. Name one, or use --peer HOST:PORT.")
+        return None
+    ad = found[0]
+    return [(a, ad.port) for a in ad.addresses], f'"{ad.table}" hosted by {ad.host}', ad.fingerprint
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -67,36 +89,55 @@ def run(args: argparse.Namespace) -> int:
             say(text)
 
     async def main() -> int:
+        person = is_person(args)
+        async with AsyncExitStack() as stack:
+            terminal = None
+            if person:
+                from cli.tui import open_terminal
+
+                terminal = await stack.enter_async_context(open_terminal())
+            outcome = await join_and_play(person, terminal)
+        # a person's game is reported once the screen is closed
+        return outcome if isinstance(outcome, int) else report(outcome, args)
+
+    async def join_and_play(person: bool, terminal) -> int | GameSummary:  # type: ignore[no-untyped-def]
+        """Join and play: an exit status, or the summary of a game a person played."""
         nonlocal expect
-        if args.peer:
-            addresses = [args.peer]
-            what = f"{args.peer[0]}:{args.peer[1]}"
-        else:
-            say_(f"Looking for {repr(args.table) if args.table else 'tables'} on the LAN...")
-            found = await browse(args.timeout, interfaces=args.interfaces, table=args.table)
-            if args.table:
-                found = [t for t in found if t.table == args.table]
-            else:
-                found = [t for t in found if t.free > 0]
-            if not found:
-                which = f"no table named {args.table!r}" if args.table else "no table with free seats"
-                complain(f"{which} found on the LAN (looked for {args.timeout:g} s). "
-                         "Try `bandit-lan tables`, or join directly with --peer HOST:PORT.")
-                return 1
-            if len(found) > 1:
-                names = ", ".join(f"{t.table!r} ({t.host})" for t in found)
-                complain(f"several tables match: {names}. Name one, or use --peer HOST:PORT.")
-                return 1
-            ad = found[0]
-            if expect is None:
-                expect = ad.fingerprint
-            elif not fingerprint_matches(ad.fingerprint, expect):
-                complain("the advertised table has another fingerprint than --fingerprint; not joining")
-                return 1
-            addresses = [(a, ad.port) for a in ad.addresses]
-            what = f'"{ad.table}" hosted by {ad.host}'
         try:
+            if args.peer:
+                addresses = [args.peer]
+                what = f"{args.peer[0]}:{args.peer[1]}"
+            elif person and not args.table:
+                from cli.tui import pick_table_screen
+
+                picked = await pick_table_screen(terminal, interfaces=args.interfaces)
+                if picked is None:
+                    return 1
+                if isinstance(picked, tuple):
+                    addresses, what = [picked], f"{picked[0]}:{picked[1]}"
+                else:
+                    addresses = [(a, picked.port) for a in picked.addresses]
+                    expect = expect or picked.fingerprint
+                    what = f'"{picked.table}" hosted by {picked.host}'
+            else:
+                found = await _find(args, say_)
+                if found is None:
+                    return 1
+                addresses, what, advertised = found
+                if expect is None:
+                    expect = advertised
+                elif not fingerprint_matches(advertised, expect):
+                    complain("the advertised table has another fingerprint than --fingerprint; not joining")
+                    return 1
             async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
+                if person:
+                    from cli.tui import join_lobby_screen
+
+                    result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
+                                                     expect_host=expect, what=what)
+                    if result is None:
+                        return 1
+                    return await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
                 say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
 
                 def on_host(cert: Certificate) -> None:

@@ -41,7 +41,8 @@ from p2p.schema import Schemas
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 from p2p.signing import SignedMessage, sign, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
-from p2p.table import SeatDriver, Step, TableMachine
+from engine.narrate import Narrator
+from p2p.table import SeatDriver, SeatLeft, Step, TableMachine
 from p2p.transport import LinkDown, LinkUp, Mesh, MeshEvent, Received, link_schemas
 
 log = logging.getLogger("bandit_lan.peer")
@@ -62,6 +63,7 @@ class Pace:
 
 
 HUMAN_PACE = Pace(think=0.9, react=True)
+LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in order
 FULL_SPEED = Pace()
 
 
@@ -125,6 +127,8 @@ class TablePeer:
         self.machine = TableMachine(game_id=self.game_id, seats=seats, rules=roster.rules, me=self._me, source=os.urandom)
         self.log = FairnessLog.create(log_path, header_for(lobby_result.canonical, lobby_result.signatures, self._me))
         self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
+        self._narrator = Narrator(self.names, self._me)
+        self.machine.on_applied = self._narrate
         self.pace = pace
         self._on_line = on_line
         self._lines: list[Line] = []
@@ -179,9 +183,15 @@ class TablePeer:
         await self._watch.changed.wait()
 
     async def leave(self) -> None:
-        if not self._done.is_set():
-            self._send({"type": "leave", "v": 1, "reason": "left the table"})
-            self._finish("you left the table")
+        """Say goodbye through the agreed order and wait (briefly) until our own `leave`
+        is delivered back, so this log ends where everybody else's does (§9.8)."""
+        if self._done.is_set():
+            return
+        self._send({"type": "leave", "v": 1, "reason": "left the table"})
+        self._after_processing()
+        with trio.move_on_after(LEAVE_WAIT):
+            await self._done.wait()
+        self._finish("you left the table")
 
     # -- running ---------------------------------------------------------------------
 
@@ -284,9 +294,13 @@ class TablePeer:
                 RoundReport(outcome.round, outcome.scores, outcome.totals, outcome.caller, outcome.exhausted,
                             outcome.tableaus, True, "every shuffle opened and checked: every card was where it should be")
             )
-            scores = ", ".join(f"{n} {s:+d}" for n, s in zip(self.names, outcome.scores))
-            self._say(f"Round {outcome.round} scored: {scores}.", "round")
-        if step.violation is not None:
+            self._say(f"Round {outcome.round}: every shuffle was opened and checked; the scores stand.", "round")
+        if isinstance(step.violation, SeatLeft):
+            seat = step.violation.seat
+            who = "You" if seat == self._me else self.names[seat] if seat is not None else "A player"
+            self._say(f"{who} left the table; the game ends here (this round does not count).", "table", seat)
+            self._finish(f"{'you' if seat == self._me else who} left the table")
+        elif step.violation is not None:
             v = step.violation
             who = self.names[v.seat] if v.seat is not None else "a peer"
             self._note(f"{who}: {v}", v.section, self.machine.seats[v.seat] if v.seat is not None else None)
@@ -307,15 +321,17 @@ class TablePeer:
         body, sig = sign(self.identity, inner)
         return SignedMessage(self.identity.peer_id, inner, body, sig)
 
-    def _after_processing(self, *, from_timers: bool = False) -> None:
-        """After any input: acknowledge, let the bot decide, refresh timers and screens."""
+    def _after_processing(self, *, from_timers: bool = False, changed: bool = True) -> None:
+        """After any input: acknowledge, let the bot decide, refresh timers and screens
+        (a timer that changed nothing at the table does not wake the screens)."""
         if self.orderer.ack_due() and not self._done.is_set():
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._drive()
         self._update_deadlines()
         if not from_timers:  # deadlines may have moved: the timer task recomputes them
             self._wake.set()
-        self._watch.poke()
+        if changed:
+            self._watch.poke()
 
     def _drive(self) -> None:
         driver = self.driver
@@ -353,8 +369,9 @@ class TablePeer:
                     self.mesh.broadcast(frame)
                 else:
                     self.mesh.send(self.machine.seats[seat], frame)
-            self._handle(self.machine.on_timer(now))
-            self._after_processing(from_timers=True)
+            step = self.machine.on_timer(now)
+            self._handle(step)
+            self._after_processing(from_timers=True, changed=step.changed())
 
     def _update_deadlines(self) -> None:
         engine = self.machine.engine
@@ -393,6 +410,10 @@ class TablePeer:
         self._lines.append(line)
         if self._on_line is not None:
             self._on_line(line)
+
+    def _narrate(self, event: Any, notes: Any) -> None:
+        for told in self._narrator.narrate(self.machine.engine, event, notes):
+            self._say(told.text, told.kind, told.seat)  # type: ignore[arg-type]
 
     def _note(self, text: str, section: str | None = None, peer: bytes | None = None) -> None:
         log.warning("%s", text)

@@ -45,7 +45,7 @@ the machine halts, as every honest peer does at the same point (§11). A refused
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -159,6 +159,10 @@ class Step:
     violation: TableViolation | None = None
     finished: bool = False
 
+    def changed(self) -> bool:
+        """Whether anything happened at the table (not just time passing)."""
+        return bool(self.send or self.side or self.applied or self.refused or self.rounds or self.violation or self.finished)
+
 
 @dataclass
 class _Queued:
@@ -239,6 +243,9 @@ class TableMachine:
         self._claimed: set[tuple[str, int, int]] = set()  # timers this peer already claimed
         self._current: tuple[int, int] | None = None  # (seat, seq) of the message being processed
         self.position = -1
+        self.on_applied: Callable[[Event, Sequence[Note]], None] | None = None
+        """Called right after every engine transition, with the game in its new state
+        (what a narrator needs; the shell sets it)."""
         self.halted: TableViolation | None = None
         self.finished = False
         self.outcomes: list[RoundOutcome] = []
@@ -645,6 +652,8 @@ class TableMachine:
     ) -> None:
         notes = self.engine.apply(event)  # raises EngineError with the state unchanged
         step.applied.append(Applied(self.position if position is None else position, seat, event, tuple(notes)))
+        if self.on_applied is not None:
+            self.on_applied(event, notes)
         self._note_top(reveal)
         for note in notes:
             if isinstance(note, TurnStarted):
