@@ -77,6 +77,13 @@ class LogContents:
     notes: list[Note] = field(default_factory=list)
     ended: str | None = None  # the reason given in log.end, if the log was closed
     torn: bool = False  # the last frame was cut short (a crash while writing)
+    intact: int = 0  # bytes up to the end of the last whole frame
+    sequence: list[tuple[bool, int]] = field(default_factory=list)  # (is side, index): messages and sides as written
+
+    def records(self) -> Iterator[tuple[bool, bytes, bytes]]:
+        """(is side, body, sig) of every message and side record, in the order written."""
+        for side, index in self.sequence:
+            yield (side, *(self.sides if side else self.messages)[index])
 
 
 class LogError(ProtocolError):
@@ -90,6 +97,21 @@ class FairnessLog:
         self.path = path
         self._file = file
         self.messages = 0
+
+    @classmethod
+    def reopen(cls, path: Path) -> tuple[FairnessLog, LogContents]:
+        """Continue an unclosed log after a crash (§11.3): a last frame cut short is cut
+        off (it was never acted on), and writing resumes after the last whole frame."""
+        contents = read_log(path)
+        if contents.ended is not None:
+            raise LogError("§10.1", f"the log was closed ({contents.ended}): that game is over")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        if contents.torn:
+            os.ftruncate(fd, contents.intact)
+            contents.torn = False
+        log = cls(path, os.fdopen(fd, "ab", buffering=0))
+        log.messages = len(contents.messages)
+        return log, contents
 
     @classmethod
     def create(cls, path: Path, header: Header) -> FairnessLog:
@@ -173,12 +195,15 @@ def read_log(path: Path) -> LogContents:
             if kind != "log.header":
                 raise LogError("§10.1", "the log does not start with its header")
             contents = LogContents(Header(frame["roster"], tuple(frame["signatures"]), frame["seat"], frame["software"]))
+            contents.intact = offset + 4 + len(payload)
             continue
         if contents.ended is not None:
             raise LogError("§10.1", f"frame at byte {offset} follows the log's end")
         if kind == "log.msg":
+            contents.sequence.append((False, len(contents.messages)))
             contents.messages.append((frame["body"], frame["sig"]))
         elif kind == "log.side":
+            contents.sequence.append((True, len(contents.sides)))
             contents.sides.append((frame["body"], frame["sig"]))
         elif kind == "log.note":
             contents.notes.append(Note(len(contents.messages), frame["text"], frame.get("peer"), frame.get("section")))
@@ -186,6 +211,7 @@ def read_log(path: Path) -> LogContents:
             contents.ended = frame["why"]
         else:
             raise LogError("§10.1", f"a second header at byte {offset}")
+        contents.intact = offset + 4 + len(payload)
     if contents is None:
         raise LogError("§10.1", "the log is empty")
     return contents

@@ -437,7 +437,7 @@ class Orderer:
         if header.stamp <= floor:
             raise StampBackwards(envelope.sender, f"stamp {header.stamp} of seq {header.seq} is not above {floor}, which it already used or promised")
 
-    def _accept_content(self, seat: int, envelope: Envelope) -> None:
+    def _accept_content(self, seat: int, envelope: Envelope, *, pending: bool = True) -> None:
         peer = self._peers[seat]
         stamp = int(envelope.inner["lamport"])
         peer.hashes.append(message_hash(envelope.body))
@@ -448,6 +448,8 @@ class Orderer:
         self.clock = max(self.clock, stamp)
         if seat != self.me:
             self._ack_wanted = max(self._ack_wanted, stamp)
+        if not pending:
+            return
         if stamp not in self._pending:
             self._pending[stamp] = []
             heapq.heappush(self._pending_stamps, stamp)
@@ -462,8 +464,8 @@ class Orderer:
         sides = envelope.inner["sides"]
         held = int(sides[self.me if self.me < seat else self.me - 1][0])
         if held > peer.has_side_of_mine:
-            peer.has_side_of_mine = held
             peer.side_resend_at = None
+        peer.has_side_of_mine = held  # the latest word counts (see _note_heads)
 
     def _add_promise(self, peer: _Peer, stamp: int, declared: int) -> None:
         if stamp > peer.covered:
@@ -481,10 +483,13 @@ class Orderer:
         """Learn what `seat` holds of my chain (for retransmission)."""
         held = int(heads[self.me if self.me < seat else self.me - 1][0])
         peer = self._peers[seat]
-        if held > peer.has_of_mine:
-            peer.has_of_mine = held
+        # The latest word counts, even when it is lower: a peer that restarted from its
+        # log (§11.3) may hold less than it once said, and must be sent the rest again.
+        if held != peer.has_of_mine:
             lagging = held < len(self._sent) - 1
-            peer.resend_at = now + RETRANSMIT_AFTER if lagging else None
+            if held > peer.has_of_mine or peer.resend_at is None:
+                peer.resend_at = now + RETRANSMIT_AFTER if lagging else None
+            peer.has_of_mine = held
 
     # -- delivery --------------------------------------------------------------------
 
@@ -553,6 +558,81 @@ class Orderer:
         if self._last_sent_time is None or now >= self._last_sent_time + HEARTBEAT_EVERY:
             out.append((-1, self.ack(now)))
         return out
+
+    # -- resuming from a log (§11.3) --------------------------------------------------
+
+    def restore_delivered(self, envelope: Envelope) -> Delivered:
+        """Take a content message back from our own fairness log, as delivered: the
+        records come in the order they were delivered, so each must continue its sender's
+        chain. Its §7.5 verdict is judged against what we held then, as it was live."""
+        seat = self._seat_of.get(envelope.sender)
+        if seat is None:
+            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+        header = _parse_header(envelope, len(self.seats), self.game)
+        peer = self._peers[seat]
+        if header.seq != peer.next_seq or header.prev != peer.chain_hash:
+            raise ChainBroken(envelope.sender, f"the log's seq {header.seq} does not continue its chain at {peer.next_seq}")
+        verdict = heads_violation(self._peers, seat, envelope, header.stamp)
+        self._accept_content(seat, envelope, pending=False)
+        if seat == self.me:
+            self._sent.append(envelope)
+        self._delivering = header.stamp
+        delivered = Delivered(self.position, seat, envelope, verdict)
+        self.position += 1
+        return delivered
+
+    def restore_side(self, envelope: Envelope) -> int:
+        """Take a side message back from our own log; return its seat."""
+        seat = self._seat_of.get(envelope.sender)
+        if seat is None:
+            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+        if seat != self.me:
+            self._receive_side(seat, envelope)
+            self._side_ready.clear()
+            return seat
+        sseq, sprev = _parse_side(envelope, self.game)
+        mine = self._peers[self.me]
+        if sseq != mine.side_next or sprev != mine.side_hash:
+            raise ChainBroken(envelope.sender, f"the log's side sseq {sseq} does not continue our side chain")
+        digest = message_hash(envelope.body)
+        mine.side_hashes.append(digest)
+        mine.side_hash = digest
+        mine.side_next += 1
+        self._side_sent.append(envelope)
+        return seat
+
+    def restore_sent(self, envelope: Envelope, now: float) -> bool:
+        """Take back from our journal a message we sent: content not yet delivered goes
+        back into our chain (to be delivered and retransmitted as if never lost), an ack
+        restores the promise it made. Returns False for what the log already holds."""
+        inner = envelope.inner
+        if inner.get("type") == ACK_TYPE:
+            self.clock = max(self.clock, int(inner["lamport"]))
+            self._last_sent_stamp = max(self._last_sent_stamp, int(inner["lamport"]))
+            return True
+        if is_side(inner):
+            return False  # side messages are logged as they leave
+        mine = self._peers[self.me]
+        header = _parse_header(envelope, len(self.seats), self.game)
+        if header.seq < mine.next_seq:
+            return False
+        if header.seq != mine.next_seq or header.prev != mine.chain_hash:
+            raise ChainBroken(envelope.sender, f"the journal's seq {header.seq} does not continue our chain at {mine.next_seq}")
+        self._accept_content(self.me, envelope)
+        self._sent.append(envelope)
+        for i, peer in enumerate(self._peers):
+            if i != self.me:
+                peer.resend_at = now + RETRANSMIT_AFTER
+        return True
+
+    def restored(self) -> None:
+        """The log is replayed: everything delivered was stable, so every other peer had
+        promised at least its stamp, with all its messages before it held."""
+        for i, peer in enumerate(self._peers):
+            if i != self.me:
+                peer.covered = max(peer.covered, self._delivering)
+                peer.has_of_mine = -1  # until it says otherwise: send it everything again
+                peer.has_side_of_mine = -1
 
     # -- introspection ---------------------------------------------------------------
 

@@ -30,6 +30,7 @@ class TablePeer:
     violations: list[TableViolation] = field(default_factory=list)
     log: list[Delivered] = field(default_factory=list)
     sides: list[Any] = field(default_factory=list)  # side messages, as they came or left
+    records: list[tuple[bool, Any]] = field(default_factory=list)  # (is side, envelope), as a log holds them
 
 
 class TableNetwork(Network):
@@ -94,16 +95,19 @@ class TableNetwork(Network):
             side = peer.orderer.send_side(payload, self.now)
             table.machine.sent_side(side)
             table.sides.append(side)
+            table.records.append((True, side))
             self.broadcast(peer.seat, side)
 
     def on_deliveries(self, peer: SimPeer) -> None:
         table = self.tables[peer.seat]
         for seat, side in peer.orderer.side_deliveries():
             table.sides.append(side)
+            table.records.append((True, side))
             self._emit(peer, table, table.machine.receive_side(seat, side, self.now))
         for d in peer.orderer.deliveries():  # one at a time: a salt set now applies next
             peer.delivered.append(d)
             table.log.append(d)
+            table.records.append((False, d.envelope))
             self._emit(peer, table, table.machine.deliver(d, self.now))
         self._drive(peer, table)
 
@@ -149,10 +153,8 @@ class TableNetwork(Network):
         for seat, table in enumerate(self.tables):
             path = folder / f"seat{seat}.bandit-log"
             log = FairnessLog.create(path, header_for(self.canonical, self.signatures, seat))
-            for side in table.sides:
-                log.append_side(side)
-            for d in table.log:
-                log.append(d.envelope)
+            for side, envelope in table.records:
+                (log.append_side if side else log.append)(envelope)
             log.close("the game ended" if table.machine.finished else "stopped")
             paths.append(path)
         return paths

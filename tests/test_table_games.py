@@ -171,7 +171,7 @@ def test_table_wrong_share_halts_every_honest_peer_naming_the_culprit(tmp_path: 
     net = TableNetwork(4, 7)
     cheat = net.tables[2]
     old = cheat.machine
-    cheat.machine = WrongShares(game_id=old.context.game_id, seats=old.seats, rules=old.rules, me=2, source=old._source)
+    cheat.machine = WrongShares(game_id=old.context.game_id, seats=old.seats, rules=old.rules, me=2, secrets=old.secrets)
     cheat.driver.machine = cheat.machine
     net.run(limit=60)
     honest = [t for i, t in enumerate(net.tables) if i != 2]

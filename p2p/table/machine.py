@@ -92,6 +92,7 @@ from p2p.identity import short_id
 from p2p.order import Delivered, message_hash
 from p2p.roster import TableRules
 from p2p.table.messages import intent_of, intent_payload
+from p2p.table.secrets import SeatSecrets
 
 TIMEOUT_STAGGER: Final = 0.5
 """Seconds between the seats that claim an expired timer, starting with the seat it concerns."""
@@ -211,16 +212,20 @@ class TableMachine:
         rules: TableRules,
         me: int | None,
         source: ByteSource | None = None,
+        secrets: SeatSecrets | None = None,
     ) -> None:
-        if me is not None and source is None:
+        if me is not None and source is None and secrets is None:
             raise ValueError("a seated machine needs a source of randomness for its secrets")
         self.seats = tuple(seats)
         self.me = me
         self.rules = rules
         self.context = GameContext(game_id, self.seats, rules.skills.size)
         self.engine = Game(len(self.seats), rules.skills, rules.target)
-        self._source = source
-        self._keys = DeckKeys.generate(self.context, self.seats[me], source) if me is not None else None
+        if me is not None and secrets is None:
+            assert source is not None
+            secrets = SeatSecrets.draw(source)
+        self.secrets = secrets  # every secret of this seat comes from here (§9.10)
+        self._keys = DeckKeys.generate(self.context, self.seats[me], secrets.stream("deck-key")) if secrets is not None and me is not None else None
         self._key_setup = KeySetup(self.context)
         self._joint: JointKey | None = None
         self._round: _Round | None = None
@@ -260,8 +265,8 @@ class TableMachine:
         """The first message of a seated peer: its key with proof (§9.2)."""
         step = Step()
         if self._keys is not None:
-            assert self._source is not None
-            step.send.append({"type": "keys", "v": 1, **self._keys.key_share(self._source).to_wire()})
+            assert self.secrets is not None
+            step.send.append({"type": "keys", "v": 1, **self._keys.key_share(self.secrets.stream("key-proof")).to_wire()})
         return step
 
     def submit(self, intent: Intent) -> dict[str, Any]:
@@ -368,8 +373,8 @@ class TableMachine:
         self._work.clear()
         self._by_number.clear()
         if self.me is not None:
-            assert self._source is not None
-            commit, rnd.my_reveal = Beacon.draw(self.context, number, self.seats[self.me], self._source)
+            assert self.secrets is not None
+            commit, rnd.my_reveal = Beacon.draw(self.context, number, self.seats[self.me], self.secrets.stream("beacon", number))
             step.send.append({"type": "beacon.commit", "v": 1, **commit.to_wire()})
             self._shuffle_if_mine(rnd.chains[0], step)
 
@@ -412,8 +417,8 @@ class TableMachine:
     def _shuffle_if_mine(self, chain: ShuffleChain, step: Step) -> None:
         if self.me is None or chain.expected != self.seats[self.me]:
             return
-        assert self._source is not None and self._round is not None
-        made, opening = chain.make_step(self.seats[self.me], self._source)
+        assert self.secrets is not None and self._round is not None
+        made, opening = chain.make_step(self.seats[self.me], self.secrets.stream("shuffle", chain.chain_id))
         self._round.my_openings.append(opening)
         step.send.append({"type": "shuffle", "v": 1, "round": self._round.number, **made.to_wire()})
 
@@ -697,8 +702,8 @@ class TableMachine:
                 self._work[need] = work
                 self._by_number[number] = work
                 if self._keys is not None and (need.to == ALL or need.to != self.me):
-                    assert self._source is not None and self.me is not None
-                    share = make_share(self._keys, deck, position, self._source)
+                    assert self.secrets is not None and self.me is not None
+                    share = make_share(self._keys, deck, position, self.secrets.stream("share", deck.chain, position))
                     work.collect.receive(self.seats[self.me], share, own=True)
                     self._share_items.append({"need": number, **share.to_wire()})
                     self._unsigned[number] = work

@@ -1,0 +1,155 @@
+"""The seat journal: what a peer needs, besides its fairness log, to resume a game (§11.3).
+
+Theory of operation
+-------------------
+The fairness log holds what was *delivered* (and every side message); it is public. A
+peer killed in the middle of a game also needs what is private or not yet delivered:
+
+* its seat seed (§9.10), from which every secret of its seat is derived;
+* where to reach the others and which port it listened on;
+* every signed message it sent (content, side and acks), in the order sent: content
+  not yet delivered goes back into its chain on resume, and its acks' stamps are
+  promises it must keep.
+
+The journal is a file of §4.2 frames beside the identity (mode 0600, never shared):
+one ``journal.seat`` frame, then one ``journal.sent`` frame per message, each written
+with a single unbuffered write *before* the message is handed to the network, so a
+killed process never sent what its journal lacks. A last frame cut short is ignored (it
+was never sent). The journal is removed when its game ends cleanly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from p2p.errors import ProtocolError
+from p2p.schema import Bin, Int, ListOf, Message, Schemas, Str, Tuple
+from p2p.signing import SignedMessage
+from p2p.wire import Limits, decode_map, encode_frame
+
+JOURNAL_LIMITS = Limits(max_frame=2 << 20)
+SUFFIX = ".journal"
+
+ADDRESS = Tuple((Str(max_len=255), Int(0, 65535)))  # ["", 0]: not known
+SCHEMAS = Schemas(
+    Message("journal.seat", 1, "§11.3", {
+        "game": Bin(size=32), "seat": Int(0, 15), "seed": Bin(size=32), "log": Str(max_len=4096),
+        "port": Int(0, 65535), "addresses": ListOf(ADDRESS, 2, 16),
+    }),
+    Message("journal.sent", 1, "§11.3", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
+)
+
+
+class JournalError(ProtocolError):
+    """A journal that cannot be used to resume."""
+
+
+@dataclass
+class JournalContents:
+    game: bytes
+    seat: int
+    seed: bytes
+    log: Path
+    port: int
+    addresses: list[tuple[str, int] | None]
+    sent: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig) in the order sent
+    intact: int = 0
+
+
+def journal_path(state_dir: Path, game: bytes) -> Path:
+    return state_dir / "games" / f"{game.hex()[:16]}{SUFFIX}"
+
+
+class Journal:
+    """An open journal of a live seat."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd = fd
+
+    @classmethod
+    def create(
+        cls, path: Path, *, game: bytes, seat: int, seed: bytes, log: Path, port: int,
+        addresses: Sequence[tuple[str, int] | None],
+    ) -> Journal:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        journal = cls(path, fd)
+        journal._write({
+            "type": "journal.seat", "v": 1, "game": game, "seat": seat, "seed": seed, "log": str(log),
+            "port": port, "addresses": [list(a) if a is not None else ["", 0] for a in addresses],
+        })
+        os.fsync(fd)
+        return journal
+
+    @classmethod
+    def reopen(cls, path: Path) -> tuple[Journal, JournalContents]:
+        contents = read_journal(path)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        os.ftruncate(fd, contents.intact)
+        return cls(path, fd), contents
+
+    def _write(self, frame: dict[str, Any]) -> None:
+        data = encode_frame(frame, JOURNAL_LIMITS)
+        while data:
+            written = os.write(self._fd, data)
+            data = data[written:]
+
+    def sent(self, message: SignedMessage) -> None:
+        """Record a message about to be sent (call before handing it to the network)."""
+        self._write({"type": "journal.sent", "v": 1, "body": message.body, "sig": message.sig})
+
+    def close(self, *, finished: bool) -> None:
+        """Close; a game that ended needs no resuming, so its journal (and seed) go."""
+        if self._fd < 0:
+            return
+        os.close(self._fd)
+        self._fd = -1
+        if finished:
+            self.path.unlink(missing_ok=True)
+
+
+def read_journal(path: Path) -> JournalContents:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise JournalError("§11.3", f"cannot read the journal {path.name}: {exc.strerror}") from None
+    contents: JournalContents | None = None
+    offset = 0
+    while len(data) - offset >= 4:
+        length = int.from_bytes(data[offset : offset + 4], "big")
+        end = offset + 4 + length
+        if length > JOURNAL_LIMITS.max_frame or end > len(data):
+            break  # cut short by a crash: never sent
+        try:
+            frame = SCHEMAS.check(decode_map(data[offset + 4 : end], JOURNAL_LIMITS))
+        except ProtocolError as exc:
+            raise JournalError("§11.3", f"journal frame at byte {offset}: {exc.reason}") from None
+        if contents is None:
+            if frame["type"] != "journal.seat":
+                raise JournalError("§11.3", "the journal does not start with its seat record")
+            contents = JournalContents(
+                frame["game"], frame["seat"], frame["seed"], Path(frame["log"]), frame["port"],
+                [(a[0], a[1]) if a[0] else None for a in frame["addresses"]],
+            )
+        elif frame["type"] == "journal.sent":
+            contents.sent.append((frame["body"], frame["sig"]))
+        else:
+            raise JournalError("§11.3", f"a second seat record at byte {offset}")
+        offset = end
+        contents.intact = offset
+    if contents is None:
+        raise JournalError("§11.3", f"the journal {path.name} is empty or cut short")
+    return contents
+
+
+def unfinished_journals(state_dir: Path) -> list[Path]:
+    """Journals of games that did not end, newest first."""
+    folder = state_dir / "games"
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)

@@ -1,0 +1,69 @@
+"""§11.3 faults on the in-memory table: links cut and restored, peers killed and resumed
+from their log and journal. 50 seeded games, one fault each; every game completes, the
+honest peers agree and every log audits clean. (The same faults over real TLS sockets and
+processes: tests/test_faults_live.py and bench/faults.py.)"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from p2p.audit import audit
+from p2p.roster import TableRules
+from tests.faultsim import FaultNetwork
+
+RULES = TableRules(target=25)
+GAMES = 50
+
+
+def play_with_fault(seed: int) -> tuple[FaultNetwork, str]:
+    rng = random.Random(f"fault-{seed}")
+    players = rng.choice((2, 3, 4))
+    net = FaultNetwork(players, seed, rules=RULES)
+    kind = "kill" if seed % 2 else "cut"
+    victim = rng.randrange(players)
+    other = rng.choice([s for s in range(players) if s != victim])
+    at_records = rng.randrange(5, 400)
+    down_for = rng.uniform(0.3, 8.0)
+    injected_at: float | None = None
+    net.start()
+    while net.now < 600 and (not net.finished() or net.dead or net.cut):
+        net.run_until(net.now + 0.05)
+        for peer, table in zip(net.peers, net.tables):
+            net._drive(peer, table)
+        if injected_at is None and len(net.tables[victim].records) >= at_records:
+            injected_at = net.now
+            net.kill(victim) if kind == "kill" else net.cut_link(victim, other)
+        elif injected_at is not None and net.now >= injected_at + down_for:
+            if kind == "kill" and victim in net.dead:
+                net.resume(victim)
+            elif kind == "cut" and net.cut:
+                net.restore_link(victim, other)
+    return net, (kind if injected_at is not None else "none")
+
+
+@pytest.mark.parametrize("seed", range(GAMES))
+def test_11_3_a_game_with_one_fault_completes_and_every_log_audits(seed: int, tmp_path: Path) -> None:
+    net, fault = play_with_fault(seed)
+    assert all(t.machine.finished for t in net.tables), [t.machine.halted for t in net.tables]
+    assert len({t.machine.outcomes[-1].totals for t in net.tables}) == 1  # the honest peers agree
+    assert fault == "cut" or net.resumes == (1 if fault == "kill" else 0)
+    for path in net.write_logs(tmp_path):
+        result = audit(path)
+        assert result.ok and result.finished, result.first_failure
+
+
+def test_11_3_a_resumed_peer_sends_what_the_crash_kept_from_being_sent() -> None:
+    """Killed between deciding to send and sending: the replay finds the message missing
+    from the journal and sends it on resume (here: the key of a peer killed at once)."""
+    net = FaultNetwork(3, 5, rules=RULES)
+    net.kill(2)  # dies as it makes its key (§9.2): produced, never journaled, never sent
+    net.start()
+    net.run_until(1.0)
+    assert not net.journals[2]
+    assert not any(t.machine.round_number for t in net.tables)  # everyone waits for seat 2's key
+    net.resume(2)
+    net.play_on()
+    assert all(t.machine.finished for t in net.tables)
