@@ -17,7 +17,7 @@ from cli.lobby_common import complain, say
 from engine import NormalBot
 from p2p.identity import Identity, default_state_dir
 from p2p.lobby import LobbyResult
-from p2p.peer import FULL_SPEED, HUMAN_PACE, GameSummary, TablePeer
+from p2p.peer import FULL_SPEED, GRACE, HUMAN_PACE, GameSummary, Resumption, TablePeer
 from p2p.session import Line
 from p2p.transport import Mesh
 
@@ -30,6 +30,8 @@ def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True) 
     parser.add_argument("--seed", type=int, default=0, help="seed of the bots' decisions (never of the cryptography)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on the last line")
     parser.add_argument("--memory-aid", action="store_true", help="keep the cards you have seen on screen")
+    parser.add_argument("--grace", type=float, default=GRACE, metavar="S",
+                        help=f"how long the table waits for a player whose link is lost (default {GRACE:g} s)")
 
 
 def log_path_for(result: LobbyResult, state_dir: Path | None, explicit: Path | None, log_dir: Path | None = None) -> Path:
@@ -42,7 +44,7 @@ def log_path_for(result: LobbyResult, state_dir: Path | None, explicit: Path | N
 
 def print_line(line: Line) -> None:
     """Headless progress: how each round ended, and anything that went wrong."""
-    if line.kind in ("round", "warning", "error"):
+    if line.kind in ("round", "table", "warning", "error"):
         say(f"  {line.text}")
 
 
@@ -54,6 +56,7 @@ async def play_seat(
     log_path: Path,
     *,
     terminal: object | None = None,
+    resume: Resumption | None = None,
 ) -> GameSummary:
     """Play this seat to the end of the game (on `terminal`, if the lobby opened one)."""
     headless = args.headless or getattr(args, "bot", False)
@@ -63,6 +66,8 @@ async def play_seat(
     peer = TablePeer(
         mesh, result, identity, log_path=log_path, bot=bot, seed=args.seed, pace=pace,
         on_line=None if (quiet or not headless) else print_line,
+        journal_dir=getattr(args, "state_dir", None) or default_state_dir(), resume=resume,
+        grace=getattr(args, "grace", GRACE),
     )
     if headless:
         return await peer.run()

@@ -45,6 +45,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.resume:
+        from cli.resume import run_resume
+
+        return run_resume(args)
     name = player_name(args)
     table = args.table or f"{name}'s table"
     if not MIN_SEATS <= args.seats <= MAX_SEATS:

@@ -68,6 +68,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.resume:
+        from cli.resume import run_resume
+
+        return run_resume(args)
     name = player_name(args)
     expect: bytes | str | None = None
     if args.fingerprint:

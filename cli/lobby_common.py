@@ -42,6 +42,9 @@ def add_seat_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log", type=Path, metavar="PATH", help="write this seat's fairness log here")
     parser.add_argument("--log-dir", type=Path, metavar="DIR", help="write this seat's log into DIR (a name is chosen)")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the unfinished game this peer was playing when it stopped (same --state-dir; "
+                             "--log picks the game if there are several)")
     parser.add_argument("--lobby-only", action="store_true",
                         help="stop once everyone is seated and signed (checks that all players can reach each other)")
 

@@ -190,6 +190,9 @@ def audit(path: Path) -> AuditResult:
         return result
     result.finished = machine.finished
     result.closed = contents.ended
+    if contents.absent is not None and not machine.finished and result.left is None and contents.absent < len(seats):
+        # the writer's table waited the grace period for this seat and ended the game (§11.3)
+        result.left = (contents.absent, contents.ended or "was away too long")
     if contents.torn:
         result.first_failure = Failure(None, None, "§10.1", "the log's last record was cut short (the peer stopped while writing)")
     elif machine.waiting_for_shares and not machine.finished and result.left is None:

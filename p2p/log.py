@@ -47,7 +47,7 @@ SCHEMAS = Schemas(
     Message("log.msg", 1, "§10.1", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
     Message("log.side", 1, "§10.1", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
     Message("log.note", 1, "§10.1", {"text": Str(max_len=2000), "peer": Optional(Bin(size=32)), "section": Optional(Str(max_len=16))}),
-    Message("log.end", 1, "§10.1", {"why": Str(max_len=200)}),
+    Message("log.end", 1, "§10.1", {"why": Str(max_len=200), "absent": Optional(Int(0, 15))}),
 )
 
 
@@ -76,6 +76,7 @@ class LogContents:
     sides: list[tuple[bytes, bytes]] = field(default_factory=list)  # side messages, as they came
     notes: list[Note] = field(default_factory=list)
     ended: str | None = None  # the reason given in log.end, if the log was closed
+    absent: int | None = None  # the seat whose absence ended the game (§11.3), if that is why
     torn: bool = False  # the last frame was cut short (a crash while writing)
     intact: int = 0  # bytes up to the end of the last whole frame
     sequence: list[tuple[bool, int]] = field(default_factory=list)  # (is side, index): messages and sides as written
@@ -150,10 +151,18 @@ class FairnessLog:
         """Make what was written durable (round ends, exit)."""
         os.fsync(self._file.fileno())
 
-    def close(self, why: str) -> None:
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
+    def close(self, why: str, *, absent: int | None = None) -> None:
+        """End the log; `absent` names the seat whose absence ended the game (§11.3)."""
         if self._file.closed:
             return
-        self._write({"type": "log.end", "v": 1, "why": why[:200]})
+        end: dict[str, Any] = {"type": "log.end", "v": 1, "why": why[:200]}
+        if absent is not None:
+            end["absent"] = absent
+        self._write(end)
         self.sync()
         self._file.close()
 
@@ -209,6 +218,7 @@ def read_log(path: Path) -> LogContents:
             contents.notes.append(Note(len(contents.messages), frame["text"], frame.get("peer"), frame.get("section")))
         elif kind == "log.end":
             contents.ended = frame["why"]
+            contents.absent = frame.get("absent")
         else:
             raise LogError("§10.1", f"a second header at byte {offset}")
         contents.intact = offset + 4 + len(payload)

@@ -559,6 +559,15 @@ class Orderer:
             out.append((-1, self.ack(now)))
         return out
 
+    def on_link_up(self, seat: int, now: float) -> None:
+        """A link to `seat` came (back) up: resend what it lacks at the next timer,
+        not after a full retransmission timeout."""
+        peer = self._peers[seat]
+        if peer.has_of_mine < len(self._sent) - 1:
+            peer.resend_at = now
+        if peer.has_side_of_mine < len(self._side_sent) - 1:
+            peer.side_resend_at = now
+
     # -- resuming from a log (§11.3) --------------------------------------------------
 
     def restore_delivered(self, envelope: Envelope) -> Delivered:

@@ -34,7 +34,8 @@ from engine import Bot, Intent, Prng, SeatView
 from p2p import lobby
 from p2p.identity import Identity, short_id
 from p2p.lobby import LobbyResult
-from p2p.log import FairnessLog, header_for
+from p2p.journal import Journal, JournalContents, journal_path
+from p2p.log import FairnessLog, LogContents, header_for
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Orderer, OrderError
 from p2p.schema import Schemas
@@ -42,7 +43,9 @@ from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 from p2p.signing import SignedMessage, sign, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator
+from p2p.rejoin import restore
 from p2p.table import SeatDriver, SeatLeft, Step, TableMachine
+from p2p.table.secrets import SeatSecrets
 from p2p.transport import LinkDown, LinkUp, Mesh, MeshEvent, Received, link_schemas
 
 log = logging.getLogger("bandit_lan.peer")
@@ -64,6 +67,9 @@ class Pace:
 
 HUMAN_PACE = Pace(think=0.9, react=True)
 LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in order
+GRACE = 120.0  # seconds the table waits for a missing peer before it ends the game (§11.3)
+SILENCE = 6.0  # seconds without a frame (heartbeats come every second) before a link is dropped
+REDIAL_MAX = 2.0  # the longest pause between two attempts to reach a missing peer
 FULL_SPEED = Pace()
 
 
@@ -92,6 +98,16 @@ class GameSummary:
 
 
 @dataclass
+class Resumption:
+    """What a restarted peer continues from: its reopened log and journal (§11.3)."""
+
+    log: FairnessLog
+    contents: LogContents
+    journal: Journal
+    journal_contents: JournalContents
+
+
+@dataclass
 class _Watchers:
     changed: trio.Event = field(default_factory=trio.Event)
 
@@ -114,6 +130,9 @@ class TablePeer:
         seed: int = 0,
         pace: Pace = FULL_SPEED,
         on_line: Callable[[Line], None] | None = None,
+        journal_dir: Path | None = None,
+        resume: Resumption | None = None,
+        grace: float = GRACE,
     ) -> None:
         roster = lobby_result.roster
         self.mesh = mesh
@@ -123,10 +142,31 @@ class TablePeer:
         self.game_id = lobby_result.game_id
         self.names = tuple(m.name for m in roster.members)
         seats = tuple(m.peer_id for m in roster.members)
-        self.orderer = Orderer(seats=seats, me=self._me, game=self.game_id, sign=self._sign)
-        self.machine = TableMachine(game_id=self.game_id, seats=seats, rules=roster.rules, me=self._me, source=os.urandom)
-        self.log = FairnessLog.create(log_path, header_for(lobby_result.canonical, lobby_result.signatures, self._me))
+        self._resumed: Step | None = None
+        if resume is None:
+            secrets = SeatSecrets.draw(os.urandom)
+            self.orderer = Orderer(seats=seats, me=self._me, game=self.game_id, sign=self._sign)
+            self.machine = TableMachine(game_id=self.game_id, seats=seats, rules=roster.rules, me=self._me, secrets=secrets)
+            self.log = FairnessLog.create(log_path, header_for(lobby_result.canonical, lobby_result.signatures, self._me))
+            self.journal = None if journal_dir is None else Journal.create(
+                journal_path(journal_dir, self.game_id), game=self.game_id, seat=self._me, seed=secrets.seed,
+                log=log_path.resolve(), port=mesh.port, addresses=[m.address for m in roster.members],
+            )
+            replayed: list[Step] = []
+        else:
+            back = restore(
+                log=resume.contents, journal=resume.journal_contents, seats=seats, rules=roster.rules,
+                keys={m.peer_id: m.cert.public_key for m in roster.members}, schemas=table_schemas(),
+                sign=self._sign, now=trio.current_time(),
+            )
+            self.orderer, self.machine = back.orderer, back.machine
+            self.log, self.journal = resume.log, resume.journal
+            self._resumed, replayed = back.unsent, back.steps
+            self._replayed = back.replayed
         self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
+        for step in replayed:
+            if self.driver is not None:
+                self.driver.observe(step)
         self._narrator = Narrator(self.names, self._me)
         self.machine.on_applied = self._narrate
         self.pace = pace
@@ -140,6 +180,11 @@ class TablePeer:
         self._done = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._why = ""
+        self.grace = grace
+        self._absent: dict[int, float] = {}  # seat -> since when its link is down
+        self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
+        self._redialing: set[int] = set()
+        self._absent_seat: int | None = None  # the seat whose absence ended the game
 
     # -- TableSession ----------------------------------------------------------------
 
@@ -202,14 +247,19 @@ class TablePeer:
                 self._nursery = nursery
                 nursery.start_soon(self._read_mesh)
                 nursery.start_soon(self._timers)
-                self._handle(self.machine.start())
+                if self._resumed is None:
+                    self._handle(self.machine.start())
+                else:
+                    self._begin_resumed()
                 self._after_processing()
                 await self._done.wait()
                 nursery.cancel_scope.cancel()
         finally:
             if self.orderer.ack_due():
                 self._broadcast(self.orderer.ack(trio.current_time()))
-            self.log.close(self._why or "the peer stopped")
+            self.log.close(self._why or "the peer stopped", absent=self._absent_seat)
+            if self.journal is not None:  # the log is closed: there is nothing left to resume
+                self.journal.close(finished=True)
             self._progress.ended = True
             self._progress.ended_why = self._why or "stopped"
             self._watch.poke()
@@ -234,15 +284,26 @@ class TablePeer:
             self._after_processing()
 
     def _on_event(self, event: MeshEvent) -> None:
-        if isinstance(event, Received) and isinstance(event.message, SignedMessage):
-            self._receive(event.peer, event.message)
+        if isinstance(event, Received):
+            seat = self._seat_of(event.peer)
+            if seat is not None:
+                self._heard[seat] = trio.current_time()
+            if isinstance(event.message, SignedMessage):
+                self._receive(event.peer, event.message)
         elif isinstance(event, LinkDown):
             self._link_down(event)
         elif isinstance(event, LinkUp):
             seat = self._seat_of(event.peer)
-            if seat is not None and seat in self._progress.waiting_for:
+            if seat is None:
+                return
+            self._heard[seat] = trio.current_time()
+            if self._absent.pop(seat, None) is not None:
+                self._note(f"link to {self.names[seat]} restored")
+            if seat in self._progress.waiting_for:
                 self._progress.waiting_for = tuple(s for s in self._progress.waiting_for if s != seat)
                 self._say(f"{self.names[seat]} is back.", "table", seat)
+            # whatever it missed goes again now, not at the next timeout
+            self.orderer.on_link_up(seat, trio.current_time())
 
     def _receive(self, link_peer: bytes, message: SignedMessage) -> None:
         now = trio.current_time()
@@ -315,6 +376,8 @@ class TablePeer:
         self._broadcast(self.orderer.send(payload, trio.current_time()))
 
     def _broadcast(self, envelope: SignedMessage) -> None:
+        if self.journal is not None:
+            self.journal.sent(envelope)  # before it leaves: what was sent is never forgotten (§11.3)
         self.mesh.broadcast(signed_frame(envelope.body, envelope.sig))
 
     def _sign(self, inner: dict[str, Any]) -> SignedMessage:
@@ -358,16 +421,21 @@ class TablePeer:
 
     async def _timers(self) -> None:
         while True:
-            deadlines = [d for d in (self.orderer.next_deadline(), self.machine.next_deadline()) if d is not None]
+            deadlines = [d for d in (self.orderer.next_deadline(), self.machine.next_deadline(), self._link_deadline())
+                         if d is not None]
             with trio.move_on_at(min(deadlines, default=float("inf"))):
                 await self._wake.wait()
             self._wake = trio.Event()  # (the work below never sets it: see from_timers)
             now = trio.current_time()
+            self._check_links(now)
+            if self._done.is_set():
+                return
+            linked = self.mesh.linked()
             for seat, envelope in self.orderer.on_timer(now):
                 frame = signed_frame(envelope.body, envelope.sig)
                 if seat < 0:
                     self.mesh.broadcast(frame)
-                else:
+                elif self.machine.seats[seat] in linked:  # (a missing peer gets all of it on its return)
                     self.mesh.send(self.machine.seats[seat], frame)
             step = self.machine.on_timer(now)
             self._handle(step)
@@ -386,13 +454,81 @@ class TablePeer:
         seat = self._seat_of(event.peer)
         if seat is None or self._done.is_set():
             return
-        if event.error is not None:
-            self._note(f"link to {self.names[seat]} closed: {event.error}", event.error.section, event.peer)
-        else:
-            self._note(f"link to {self.names[seat]} lost: {event.reason}")
+        now = trio.current_time()
+        first = seat not in self._absent
+        self._absent.setdefault(seat, now)
+        if first:
+            if event.error is not None:
+                self._note(f"link to {self.names[seat]} closed: {event.error}", event.error.section, event.peer)
+            else:
+                self._note(f"link to {self.names[seat]} lost: {event.reason}")
         if seat not in self._progress.waiting_for:
             self._progress.waiting_for = (*self._progress.waiting_for, seat)
-        self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]}.", "warning", seat)
+            self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]} "
+                      f"(the game ends if they are not back within {self.grace:.0f} s).", "warning", seat)
+        if self._me < seat and seat not in self._redialing and self._nursery is not None:
+            # §6.5: the lower seat dials; it keeps trying until the peer is back (§11.3)
+            self._redialing.add(seat)
+            self._nursery.start_soon(self._redial, seat)
+
+    async def _redial(self, seat: int) -> None:
+        peer = self.machine.seats[seat]
+        pause = 0.05
+        try:
+            while seat in self._absent and not self._done.is_set():
+                try:
+                    self.mesh.dial(peer)  # (no-op while a dial is under way)
+                except (KeyError, ValueError):
+                    return  # no address known: it will have to dial us
+                await trio.sleep(pause)
+                pause = min(pause * 2, REDIAL_MAX)
+        finally:
+            self._redialing.discard(seat)
+
+    def _link_deadline(self) -> float | None:
+        times = [since + self.grace for since in self._absent.values()]
+        linked = self.mesh.linked()
+        times += [heard + SILENCE for seat, heard in self._heard.items()
+                  if seat not in self._absent and self.machine.seats[seat] in linked]
+        return min(times, default=None)
+
+    def _check_links(self, now: float) -> None:
+        """Drop links that went silent (so they are redialled); end the game for a peer
+        that stayed away longer than the grace period (§11.3)."""
+        linked = self.mesh.linked()
+        for seat, heard in list(self._heard.items()):
+            peer = self.machine.seats[seat]
+            if seat not in self._absent and peer in linked and now >= heard + SILENCE:
+                self._heard.pop(seat)
+                self.mesh.close_link(peer, f"nothing heard for {SILENCE:.0f} s")
+        for seat, since in self._absent.items():
+            if now >= since + self.grace:
+                name = self.names[seat]
+                why = f"was away for more than {self.grace:.0f} s; round {self.machine.round_number} is void"
+                self._note(f"{name} {why}", "§11.3", self.machine.seats[seat])
+                self._say(f"{name} did not come back within {self.grace:.0f} s: the game ends here "
+                          f"(round {self.machine.round_number} does not count).", "error", seat)
+                self._absent_seat = seat
+                self._finish(f"{name} {why}")
+                return
+
+    def _begin_resumed(self) -> None:
+        """A restarted peer (§11.3): say so, send what the crash kept from being sent,
+        and wait for the others, who are reached through the links the mesh dials."""
+        assert self._resumed is not None
+        now = trio.current_time()
+        self._note(f"resumed after a restart: {self._replayed} records replayed from this log")
+        self._say(f"Resumed the game from your log ({self._replayed} records); reconnecting to the table…", "table")
+        for seat in range(len(self.names)):
+            if seat != self._me and self.machine.seats[seat] not in self.mesh.linked():
+                self._absent.setdefault(seat, now)
+        self._progress.waiting_for = tuple(sorted(self._absent))
+        self._handle(self._resumed)
+        self._broadcast(self.orderer.ack(now))
+        for seat in list(self._absent):
+            if self._me < seat and self._nursery is not None:
+                self._redialing.add(seat)
+                self._nursery.start_soon(self._redial, seat)
 
     def _finish(self, why: str) -> None:
         if not self._done.is_set():

@@ -360,7 +360,8 @@ class Mesh:
                     break
                 except (OSError, trio.BrokenResourceError, trio.TooSlowError, ProtocolError) as exc:
                     failure = describe_tls_failure(exc)
-                    await trio.sleep(0.05 * 4**attempt)
+                    if attempt < DIAL_ATTEMPTS - 1:
+                        await trio.sleep(0.05 * 4**attempt)
             if stream is None:
                 log.warning("could not connect to %s: %s", peer.cert.short, failure)
                 self._emit(LinkDown(peer.cert.peer_id, f"could not connect: {failure}", error))

@@ -1,0 +1,92 @@
+"""`host --resume` / `join --resume`: continue a game after this peer was killed (§11.3).
+
+The seat's journal (in the state directory) says which game, where its log is, which
+port it listened on and where the others are; the log's header holds the signed roster.
+The peer listens on its old port again (the others keep dialling it), dials the seats
+it dials by the §6.5 rule, replays its log and goes on playing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cli.game import play_seat
+from cli.lobby_common import complain, lobby_schemas, say
+from p2p.identity import Identity, default_state_dir
+from p2p.journal import Journal, JournalError, read_journal, unfinished_journals
+from p2p.lobby import LobbyResult
+from p2p.log import FairnessLog, LogError
+from p2p.peer import GameSummary, Resumption
+from p2p.roster import game_id_of, parse_canonical
+from p2p.transport import open_mesh
+
+
+def find_journal(state_dir: Path, log: Path | None) -> Path | None:
+    """The journal of the unfinished game to resume: the one writing `log`, else the newest."""
+    for path in unfinished_journals(state_dir):
+        try:
+            if log is None or read_journal(path).log.resolve() == log.resolve():
+                return path
+        except JournalError:
+            continue
+    return None
+
+
+async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: object | None = None) -> int | GameSummary:
+    state_dir = args.state_dir or default_state_dir()
+    path = find_journal(state_dir, args.log)
+    if path is None:
+        which = f"writing {args.log}" if args.log else "in " + str(state_dir)
+        complain(f"no unfinished game to resume {which} (a game that ended needs no resuming)")
+        return 1
+    try:
+        journal, jc = Journal.reopen(path)
+        log, contents = FairnessLog.reopen(jc.log)
+    except (JournalError, LogError, OSError) as exc:
+        complain(f"cannot resume: {getattr(exc, 'reason', exc)}")
+        return 1
+    header = contents.header
+    roster = parse_canonical(header.roster)
+    if roster.members[jc.seat].peer_id != identity.peer_id:
+        complain("cannot resume: that game was played with another identity (use the same --state-dir)")
+        return 1
+    result = LobbyResult(game_id_of(header.roster), roster, header.roster, header.signatures, jc.seat)
+    if not (args.quiet or args.json):
+        say(f"Resuming game {result.game_id[:6].hex()} as {roster.members[jc.seat].name} "
+            f"(seat {jc.seat + 1}) from {jc.log} ...")
+    async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=jc.port) as mesh:
+        mesh.set_table(roster.table_nonce)
+        for member, address in zip(roster.members, jc.addresses):
+            if member.seat != jc.seat:
+                mesh.expect(member.cert, address)
+        return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
+                               resume=Resumption(log, contents, journal, jc))
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    """The whole `--resume` command: identity, the screen for a person, the game, the report."""
+    from contextlib import AsyncExitStack
+
+    from cli.game import report
+    from cli.host import is_person
+    from cli.lobby_common import load_identity, run_until_interrupted
+    from p2p.identity import IdentityError
+
+    try:
+        identity = load_identity(args)
+    except IdentityError as exc:
+        complain(str(exc))
+        return 1
+
+    async def main() -> int:
+        async with AsyncExitStack() as stack:
+            terminal = None
+            if is_person(args):
+                from cli.tui import open_terminal
+
+                terminal = await stack.enter_async_context(open_terminal())
+            outcome = await resume_seat(args, identity, terminal)
+        return outcome if isinstance(outcome, int) else report(outcome, args)
+
+    return run_until_interrupted(main)

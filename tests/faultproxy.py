@@ -1,0 +1,81 @@
+"""A TCP proxy between two peers that can delay, cut and restore their link.
+
+`LinkProxy` listens on loopback and forwards every connection to `target`, byte for
+byte (TLS passes through untouched: the peers still authenticate each other). `cut()`
+resets every connection it carries and refuses new ones until `restore()`; `delay`
+holds each chunk for that long before forwarding it. Used by the live fault tests and
+`bench/faults.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+
+import trio
+
+LOOPBACK = "127.0.0.1"
+
+
+class LinkProxy:
+    def __init__(self, target: tuple[str, int], nursery: trio.Nursery, *, delay: float = 0.0) -> None:
+        self.target = target
+        self.delay = delay
+        self.port = 0
+        self.connections = 0
+        self._nursery = nursery
+        self._open: set[trio.CancelScope] = set()
+        self._blocked = False
+
+    def cut(self) -> None:
+        """Drop every connection now and refuse new ones (a cable pulled)."""
+        self._blocked = True
+        for scope in list(self._open):
+            scope.cancel()
+
+    def restore(self) -> None:
+        self._blocked = False
+
+    async def _handle(self, client: trio.SocketStream) -> None:
+        if self._blocked:
+            await trio.aclose_forcefully(client)
+            return
+        try:
+            server = await trio.open_tcp_stream(*self.target)
+        except OSError:
+            await trio.aclose_forcefully(client)
+            return
+        self.connections += 1
+        with trio.CancelScope() as scope:
+            self._open.add(scope)
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._pump, client, server, nursery.cancel_scope)
+                    nursery.start_soon(self._pump, server, client, nursery.cancel_scope)
+            finally:
+                self._open.discard(scope)
+        await trio.aclose_forcefully(client)
+        await trio.aclose_forcefully(server)
+
+    async def _pump(self, src: trio.SocketStream, dst: trio.SocketStream, done: trio.CancelScope) -> None:
+        try:
+            while data := await src.receive_some(65536):
+                if self.delay:
+                    await trio.sleep(self.delay)
+                await dst.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        done.cancel()
+
+
+@asynccontextmanager
+async def link_proxy(target: tuple[str, int], *, delay: float = 0.0) -> AsyncIterator[LinkProxy]:
+    async with trio.open_nursery() as nursery:
+        proxy = LinkProxy(target, nursery, delay=delay)
+        listeners = await nursery.start(partial(trio.serve_tcp, proxy._handle, 0, host=LOOPBACK))
+        proxy.port = listeners[0].socket.getsockname()[1]
+        try:
+            yield proxy
+        finally:
+            nursery.cancel_scope.cancel()

@@ -1,0 +1,160 @@
+"""§11.3 over real sockets and processes: a peer killed with SIGKILL resumes with
+`join --resume`; a cut TLS link heals by itself through a proxy that cuts it; a peer
+that stays away past the grace period ends the game cleanly, and every log audits."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2p.audit import audit
+from p2p.journal import unfinished_journals
+from tests.cli_support import bandit, finish, read_until
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def last_json(output: str) -> dict:
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(logs), "--json")
+    host = bandit("host", "--table", "Attic", "--name", "alice", "--seats", "3", "--no-discovery", "--target", "100",
+                  "--state-dir", str(tmp_path / "a"), "--grace", "60", *common[:-1])
+    procs = [host]
+    try:
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", []).group(1)
+        bob = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"),
+                     "--grace", "60", *common)
+        carol = bandit("join", "--peer", where, "--name", "carol",
+                       "--state-dir", str(tmp_path / "c"), "--grace", "60", "--headless", "--bind", "127.0.0.1",
+                       "--log-dir", str(logs))
+        procs += [bob, carol]
+        carol_seen: list[str] = []
+        read_until(carol, r"Round 1: every shuffle", carol_seen)  # mid-game: round 2 is being dealt
+        carol.send_signal(signal.SIGKILL)
+        carol.wait()
+        assert len(unfinished_journals(tmp_path / "c")) == 1
+        again = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common)
+        procs.append(again)
+        results = [finish(p, [], 240) for p in (bob, again, host)]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for rc, out in results:
+        assert rc == 0, out
+    summaries = [last_json(out) for _, out in results[:2]]
+    host_log = Path(re.search(r"^Log: (\S+)", results[2][1], re.M).group(1))  # type: ignore[union-attr]
+    assert all(s["finished"] for s in summaries)
+    assert not unfinished_journals(tmp_path / "c")  # the game ended: nothing left to resume
+    totals = set()
+    for path in (host_log, *(Path(s["log"]) for s in summaries)):
+        result = audit(path)
+        assert result.ok and result.finished, result.first_failure
+        totals.add(tuple(sorted(result.totals.items())))
+    assert len(totals) == 1  # everybody computed the same game
+    carol_log = read_text_notes(Path(summaries[1]["log"]))
+    assert any("resumed after a restart" in n for n in carol_log)
+
+
+def read_text_notes(path: Path) -> list[str]:
+    from p2p.log import read_log
+
+    return [n.text for n in read_log(path).notes]
+
+
+async def until(predicate, *peers) -> None:  # type: ignore[no-untyped-def]
+    """Wait (on the peers' change events, never a sleep) until `predicate()` holds."""
+    while not predicate():
+        async with trio.open_nursery() as nursery:
+            for peer in peers:
+
+                async def woken(peer=peer) -> None:  # type: ignore[no-untyped-def]
+                    await peer.changed()
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(woken)
+
+
+async def test_11_3_a_cut_tls_link_heals_by_itself_and_the_game_completes(tmp_path: Path) -> None:
+    from p2p.roster import TableRules
+    from tests.faultproxy import LOOPBACK, link_proxy
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=60))
+    low, high = peers[0], peers[2]  # the host sits at seat 0, so it dials the other (§6.5)
+    summaries = []
+    async with stack, link_proxy((LOOPBACK, high.mesh.port)) as proxy:
+        # seat 0 dials seat 2 (§6.5): from now on through the proxy
+        high_id = high.identity.peer_id
+        low.mesh.expect(low.mesh.certificate(high_id), (LOOPBACK, proxy.port))
+        low.mesh.close_link(high_id, "rerouted through the test proxy")
+        with trio.fail_after(180):
+            async with trio.open_nursery() as nursery:
+
+                async def run(peer) -> None:  # type: ignore[no-untyped-def]
+                    summaries.append(await peer.run())
+
+                for peer in peers:
+                    nursery.start_soon(run, peer)
+                await until(lambda: proxy.connections >= 1 and high_id in low.mesh.linked(), low, high)
+                await until(lambda: len(low.machine.outcomes) >= 1, low)  # mid-game: round 1 scored
+                proxy.cut()
+                await until(lambda: high.me in low.progress.waiting_for and low.me in high.progress.waiting_for, low, high)
+                proxy.restore()
+                await until(lambda: not low.progress.waiting_for and not high.progress.waiting_for, low, high)
+    assert proxy.connections >= 2  # the link was dialled again through the proxy
+    assert all(s.finished for s in summaries), [s.why for s in summaries]
+    assert len({tuple(sorted(s.totals.items())) for s in summaries}) == 1
+    for summary in summaries:
+        result = audit(summary.log_path)
+        assert result.ok and result.finished, result.first_failure
+    assert any("is back" in line.text for line in high.lines)
+
+
+async def test_11_3_a_peer_away_past_the_grace_period_ends_the_game_and_the_logs_audit(tmp_path: Path) -> None:
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    for peer in peers[:2]:
+        peer.grace = 1.0
+    gone = peers[2]
+    summaries = []
+    async with stack:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+
+                async def run(peer) -> None:  # type: ignore[no-untyped-def]
+                    summaries.append(await peer.run())
+
+                nursery.start_soon(run, peers[0])
+                nursery.start_soon(run, peers[1])
+                gone_scope = trio.CancelScope()
+                nursery.start_soon(_run_in, gone_scope, gone)
+                await until(lambda: peers[0].machine.round_number >= 1, peers[0])
+                gone_scope.cancel()  # its process is gone ...
+                await gone.mesh.aclose("gone")  # ... and so are its links
+    assert len(summaries) == 2 and not any(s.finished for s in summaries)
+    for summary in summaries:
+        assert "was away for more than 1 s" in summary.why
+        result = audit(summary.log_path)
+        assert result.ok and result.left is not None and result.left[0] == gone.me, result.first_failure
+
+
+async def _run_in(scope: trio.CancelScope, peer) -> None:  # type: ignore[no-untyped-def]
+    with scope:
+        await peer.run()
