@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,7 +70,7 @@ HUMAN_PACE = Pace(think=0.9, react=True)
 LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in order
 GRACE = 120.0  # seconds the table waits for a missing peer before it ends the game (§11.3)
 SILENCE = 6.0  # seconds without a frame (heartbeats come every second) before a link is dropped
-REDIAL_MAX = 2.0  # the longest pause between two attempts to reach a missing peer
+REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
 FULL_SPEED = Pace()
 
 
@@ -154,6 +155,7 @@ class TablePeer:
             )
             replayed: list[Step] = []
         else:
+            started = time.perf_counter()
             back = restore(
                 log=resume.contents, journal=resume.journal_contents, seats=seats, rules=roster.rules,
                 keys={m.peer_id: m.cert.public_key for m in roster.members}, schemas=table_schemas(),
@@ -163,6 +165,7 @@ class TablePeer:
             self.log, self.journal = resume.log, resume.journal
             self._resumed, replayed = back.unsent, back.steps
             self._replayed = back.replayed
+            self._replay_ms = (time.perf_counter() - started) * 1000
         self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
         for step in replayed:
             if self.driver is not None:
@@ -517,7 +520,7 @@ class TablePeer:
         and wait for the others, who are reached through the links the mesh dials."""
         assert self._resumed is not None
         now = trio.current_time()
-        self._note(f"resumed after a restart: {self._replayed} records replayed from this log")
+        self._note(f"resumed after a restart: {self._replayed} records replayed from this log in {self._replay_ms:.0f} ms")
         self._say(f"Resumed the game from your log ({self._replayed} records); reconnecting to the table…", "table")
         for seat in range(len(self.names)):
             if seat != self._me and self.machine.seats[seat] not in self.mesh.linked():
