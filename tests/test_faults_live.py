@@ -98,8 +98,8 @@ async def test_11_3_a_cut_tls_link_heals_by_itself_and_the_game_completes(tmp_pa
     stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=60))
     low, high = peers[0], peers[2]  # the host sits at seat 0, so it dials the other (§6.5)
     summaries = []
-    async with stack, link_proxy((LOOPBACK, high.mesh.port)) as proxy:
-        # seat 0 dials seat 2 (§6.5): from now on through the proxy
+    async with stack, link_proxy((LOOPBACK, high.mesh.port), delay=0.003) as proxy:
+        # seat 0 dials seat 2 (§6.5): from now on through the proxy (3 ms each way)
         high_id = high.identity.peer_id
         low.mesh.expect(low.mesh.certificate(high_id), (LOOPBACK, proxy.port))
         low.mesh.close_link(high_id, "rerouted through the test proxy")
@@ -124,6 +124,10 @@ async def test_11_3_a_cut_tls_link_heals_by_itself_and_the_game_completes(tmp_pa
         result = audit(summary.log_path)
         assert result.ok and result.finished, result.first_failure
     assert any("is back" in line.text for line in high.lines)
+    from p2p.log import read_log
+
+    records = [read_log(s.log_path).messages for s in summaries]
+    assert records[0] == records[1] == records[2]  # nothing lost, nothing twice, one order
 
 
 async def test_11_3_a_peer_away_past_the_grace_period_ends_the_game_and_the_logs_audit(tmp_path: Path) -> None:
