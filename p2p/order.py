@@ -200,6 +200,19 @@ class _Peer:
     has_side_of_mine: int = -1
     side_resend_at: float | None = None
 
+    def chain(self, digest: bytes, stamp: int) -> None:
+        """Append the next content message of this sender's chain."""
+        self.hashes.append(digest)
+        self.stamps.append(stamp)
+        self.chain_hash = digest
+        self.next_seq += 1
+
+    def chain_side(self, digest: bytes) -> None:
+        """Append the next side message of this sender's side chain."""
+        self.side_hashes.append(digest)
+        self.side_hash = digest
+        self.side_next += 1
+
 
 class SaltSchedule:
     """§7.4: which tie-break salt applies at which stamp."""
@@ -313,9 +326,7 @@ class Orderer:
         inner.update({"from": self.seats[self.me]}, game=self.game, sseq=mine.side_next, sprev=mine.side_hash)
         envelope = self._sign(inner)
         digest = message_hash(envelope.body)
-        mine.side_hashes.append(digest)
-        mine.side_hash = digest
-        mine.side_next += 1
+        mine.chain_side(digest)
         self._side_sent.append(envelope)
         for i, peer in enumerate(self._peers):
             if i != self.me and peer.side_resend_at is None:
@@ -418,9 +429,7 @@ class Orderer:
             return
         if sprev != peer.side_hash:
             raise ChainBroken(envelope.sender, f"side message {sseq} does not chain to the previous one")
-        peer.side_hashes.append(digest)
-        peer.side_hash = digest
-        peer.side_next += 1
+        peer.chain_side(digest)
         self._side_ready.append((seat, envelope))
         following = peer.side_held.pop(peer.side_next, None)
         if following is not None:
@@ -440,10 +449,7 @@ class Orderer:
     def _accept_content(self, seat: int, envelope: Envelope, *, pending: bool = True) -> None:
         peer = self._peers[seat]
         stamp = int(envelope.inner["lamport"])
-        peer.hashes.append(message_hash(envelope.body))
-        peer.stamps.append(stamp)
-        peer.chain_hash = message_hash(envelope.body)
-        peer.next_seq += 1
+        peer.chain(message_hash(envelope.body), stamp)
         self._add_promise(peer, stamp, peer.next_seq - 1)
         self.clock = max(self.clock, stamp)
         if seat != self.me:
@@ -604,9 +610,7 @@ class Orderer:
         if sseq != mine.side_next or sprev != mine.side_hash:
             raise ChainBroken(envelope.sender, f"the log's side sseq {sseq} does not continue our side chain")
         digest = message_hash(envelope.body)
-        mine.side_hashes.append(digest)
-        mine.side_hash = digest
-        mine.side_next += 1
+        mine.chain_side(digest)
         self._side_sent.append(envelope)
         return seat
 
@@ -772,11 +776,7 @@ class OrderReplay:
         if self._last is not None and (key <= self._last if self.ties else key < self._last):
             raise OutOfOrder(envelope.sender, f"stamp {header.stamp} comes after stamp {self._last[0]} in the record: not the agreed order")
         verdict = heads_violation(self._peers, seat, envelope, header.stamp) if self.ties else None
-        digest = message_hash(envelope.body)
-        peer.hashes.append(digest)
-        peer.stamps.append(header.stamp)
-        peer.chain_hash = digest
-        peer.next_seq += 1
+        peer.chain(message_hash(envelope.body), header.stamp)
         self._last = key
         self._delivering = header.stamp
         delivered = Delivered(self.position, seat, envelope, verdict)
@@ -798,9 +798,7 @@ class OrderReplay:
         if sprev != peer.side_hash:
             raise ChainBroken(envelope.sender, f"side message {sseq} does not chain to the previous one")
         digest = message_hash(envelope.body)
-        peer.side_hashes.append(digest)
-        peer.side_hash = digest
-        peer.side_next += 1
+        peer.chain_side(digest)
         return seat
 
     def set_salt(self, salt: bytes) -> None:

@@ -35,6 +35,13 @@ def finish(proc: subprocess.Popen[str], seen: list[str], timeout: float = 30) ->
     return proc.returncode, "".join(seen) + out
 
 
+def kill_all(procs: list[subprocess.Popen[str]]) -> None:
+    """Kill whatever is still running (a test's `finally`)."""
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+
+
 def game_id(output: str) -> str:
     m = re.search(r"^game id ([0-9a-f]{64})$", output, re.M)
     assert m, output

@@ -130,13 +130,17 @@ class Network:
 
     def _timers(self) -> None:
         for peer in self.peers:
-            deadline = peer.orderer.next_deadline()
-            if deadline is not None and deadline <= self.now:
-                for seat, envelope in peer.orderer.on_timer(self.now):
-                    if seat < 0:
-                        self.broadcast(peer.seat, envelope)
-                    else:
-                        self._post(peer.seat, seat, envelope)
+            self._orderer_timer(peer)
+
+    def _orderer_timer(self, peer: SimPeer) -> None:
+        """Run `peer`'s order-layer timer if it is due: retransmissions and heartbeats."""
+        deadline = peer.orderer.next_deadline()
+        if deadline is not None and deadline <= self.now:
+            for seat, envelope in peer.orderer.on_timer(self.now):
+                if seat < 0:
+                    self.broadcast(peer.seat, envelope)
+                else:
+                    self._post(peer.seat, seat, envelope)
 
     def schedule(self, at: float, action: Any) -> None:
         """Run `action()` at simulated time `at` (a player's reaction time, say)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from p2p.audit import audit
-from cli_support import bandit, finish, game_id, read_until
+from cli_support import bandit, finish, game_id, kill_all, read_until
 
 pytestmark = pytest.mark.netns
 SUBNET = "10.231.77"
@@ -79,9 +79,7 @@ def test_table_hosted_in_one_namespace_is_found_joined_and_played_from_two_other
         procs += [bob, carol]
         results = [finish(bob, [], 90), finish(carol, [], 90), finish(host, seen, 90)]
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+        kill_all(procs)
     for rc, out in results:
         assert rc == 0, out
         assert f"Host fingerprint {fp} verified." in out or "host you" in out

@@ -14,7 +14,7 @@ import trio
 
 from p2p.audit import audit
 from p2p.journal import unfinished_journals
-from tests.cli_support import bandit, finish, read_until
+from tests.cli_support import bandit, finish, kill_all, read_until
 
 
 def free_port() -> int:
@@ -52,9 +52,7 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
         procs.append(again)
         results = [finish(p, [], 240) for p in (bob, again, host)]
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+        kill_all(procs)
     for rc, out in results:
         assert rc == 0, out
     summaries = [last_json(out) for _, out in results[:2]]

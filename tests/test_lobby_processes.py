@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_support import bandit, finish, game_id, read_until
+from cli_support import bandit, finish, game_id, kill_all, read_until
 
 LO = ("--interface", "127.0.0.1")
 
@@ -31,9 +31,7 @@ def test_host_tables_and_two_joiners_as_processes(tmp_path: Path) -> None:
         procs += [by_name, by_addr]
         results = [finish(p, seen if p is host else [], 40) for p in (by_name, by_addr, host)]
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+        kill_all(procs)
     for rc, out in results:
         assert rc == 0, out
     assert len({game_id(out) for _, out in results}) == 1

@@ -66,7 +66,8 @@ def _draw(source: ByteSource, n: int) -> bytes:
 
 
 class SeededSource:
-    """A deterministic `ByteSource` for tests and test vectors; never for a live table.
+    """A deterministic `ByteSource`: for tests and test vectors, and at a live table only
+    keyed by a secret seat seed (§9.10), never by anything others could know.
 
     The stream is SHA-512(seed ‖ u64be(0)) ‖ SHA-512(seed ‖ u64be(1)) ‖ … read in order."""
 

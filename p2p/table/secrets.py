@@ -19,9 +19,7 @@ stay hedged with the statement (§8.1).
 
 from __future__ import annotations
 
-import hashlib
-
-from p2p.deck import ByteSource
+from p2p.deck import ByteSource, SeededSource
 
 TAG = b"bandit-lan/v1/seat-secret\x00"
 SEED_BYTES = 32
@@ -33,22 +31,6 @@ def _label(parts: tuple[str | int | bytes, ...]) -> bytes:
         raw = part if isinstance(part, bytes) else str(part).encode()
         out += len(raw).to_bytes(2, "big") + raw
     return bytes(out)
-
-
-class _Stream:
-    """The labelled byte stream, read front to back."""
-
-    def __init__(self, prefix: bytes) -> None:
-        self._prefix = prefix
-        self._block = 0
-        self._buffer = b""
-
-    def __call__(self, n: int) -> bytes:
-        while len(self._buffer) < n:
-            self._buffer += hashlib.sha512(self._prefix + self._block.to_bytes(8, "big")).digest()
-            self._block += 1
-        data, self._buffer = self._buffer[:n], self._buffer[n:]
-        return data
 
 
 class SeatSecrets:
@@ -65,4 +47,4 @@ class SeatSecrets:
 
     def stream(self, *label: str | int | bytes) -> ByteSource:
         """A fresh byte source for `label` (the same label gives the same bytes)."""
-        return _Stream(TAG + self.seed + _label(label))
+        return SeededSource(TAG + self.seed + _label(label))  # the §8.1 expander, keyed by the secret seed
