@@ -416,15 +416,17 @@ class Orderer:
                 raise ChainBroken(envelope.sender, f"side sseq {sseq} is too far ahead of {peer.side_next}")
             peer.side_held[sseq] = envelope
             return
-        if sprev != peer.side_hash:
-            raise ChainBroken(envelope.sender, f"side message {sseq} does not chain to the previous one")
-        peer.side_hashes.append(digest)
-        peer.side_hash = digest
-        peer.side_next += 1
-        self._side_ready.append((seat, envelope))
-        following = peer.side_held.pop(peer.side_next, None)
-        if following is not None:
-            self._receive_side(seat, following)
+        following: Envelope | None = envelope
+        while following is not None:  # a loop, not recursion: up to MAX_HELD may follow
+            sseq, sprev = _parse_side(following, self.game)
+            if sprev != peer.side_hash:
+                raise ChainBroken(following.sender, f"side message {sseq} does not chain to the previous one")
+            digest = message_hash(following.body)
+            peer.side_hashes.append(digest)
+            peer.side_hash = digest
+            peer.side_next += 1
+            self._side_ready.append((seat, following))
+            following = peer.side_held.pop(peer.side_next, None)
 
     def _check_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
         peer = self._peers[seat]
