@@ -83,7 +83,8 @@ class Freezer:
 
 @dataclass(frozen=True)
 class Point:
-    """A saved state and the inputs that really came next (each an encoded message)."""
+    """A saved state and the inputs that came next in the recorded run (in the lobby:
+    each input that may come next), each encoded."""
 
     label: str
     state: bytes

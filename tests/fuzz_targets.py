@@ -21,6 +21,7 @@ at the point named by their first byte, so byte-level mutation is never wasted.
 from __future__ import annotations
 
 import enum
+import os
 import socket
 import tempfile
 import time
@@ -358,8 +359,8 @@ class LobbyTarget:
 
     def seeds(self) -> list[bytes]:
         lob = corpus.lobby_run()
-        out = [case(i, *p.next[:1]) for i, p in enumerate(lob.points)]
-        out += [case(i, *p.next) for i, p in enumerate(lob.points) if len(p.next) > 1]
+        out = [case(i, step) for i, p in enumerate(lob.points) for step in p.next]  # each what may come next
+        out += [case(i, *p.next) for i, p in enumerate(lob.points) if len(p.next) > 1 and "welcome" not in p.label]
         out += [case(i, corpus.step(corpus.HOST_START, 0)) for i in (3, 10)]
         out += [case(i, corpus.step(corpus.HOST_LOST, 2), corpus.step(corpus.GUEST_LOST, 0)) for i in (4, 12)]
         return out
@@ -510,13 +511,16 @@ def deck_seeds() -> list[bytes]:
 
 
 def run_canary(data: bytes) -> Verdict:
-    """Not a part of the project: raises on ``!``, loops on ``?``, so the harness's
-    counting of unhandled exceptions and hangs can itself be tested."""
-    if data.startswith(b"!"):
+    """Not a part of the project: raises on ``!crash``, loops on ``?hang`` and aborts the
+    process on ``*abort``, so the harness's counting of unhandled exceptions, hangs and
+    crashes can itself be tested (mutants of these seeds behave normally)."""
+    if data == b"!crash":
         raise KeyError("canary")
-    if data.startswith(b"?"):
+    if data == b"?hang":
         while True:
             time.sleep(0.01)
+    if data == b"*abort":
+        os.abort()
     return ACCEPTED if data.startswith(b"ok") else REJECTED
 
 
@@ -561,6 +565,6 @@ ALL_TARGETS = tuple(FACTORIES)
 def make_target(name: str) -> Target:
     if name == CANARY:
         return Target(CANARY, "a deliberately broken target (harness self-test)", Codec.BYTES,
-                      lambda: [b"ok", b"no", b"!crash", b"?hang"], run_canary)
+                      lambda: [b"ok", b"no", b"!crash", b"?hang", b"*abort"], run_canary)
     return FACTORIES[name]()
 

@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate
+from p2p.wire import decode, encode
 from tests import fuzz_corpus as corpus
+from tests.fuzz_mutate import Codec
+from tests.fuzz_strategies import REGISTRY, message_of, mutants
 from tests.fuzz_targets import REJECTED, case, make_target
 
 SLOW_OK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -91,3 +94,34 @@ def test_the_regressions_are_in_the_fuzz_corpus_paths() -> None:
     kept = case(5, corpus.step(corpus.GUEST_MESSAGE, 2, forged(lob.messages[10])),
                 corpus.step(corpus.GUEST_MESSAGE, 0, lob.messages[8]))
     assert target.run(early) is REJECTED and target.run(kept) is REJECTED
+
+
+LOBBY_SCHEMAS = tuple(m for m in REGISTRY if m.type.startswith("lobby."))
+
+
+def test_the_recorded_lobby_replays_from_every_saved_point() -> None:
+    target = make_target("lobby")
+    refused = [seed for seed in target.seeds() if target.run(seed) is REJECTED]
+    # at both tables: the refusal of an identity already seated, a start before the roster
+    # update that showed the third seat (§6.6), and the host leaving
+    assert len(refused) == 6
+    assert sorted(decode(decode(seed)[1][0])[2]["type"] for seed in refused) == ["lobby.refuse"] * 2 + ["lobby.start"] * 2 + ["none"] * 2
+
+
+@settings(SLOW_OK, max_examples=200)
+@given(st.data())
+def test_mutated_lobby_steps_are_taken_or_refused_cleanly(data: st.DataObject) -> None:
+    target = make_target("lobby")
+    target.run(data.draw(mutants(target.seeds(), Codec.MSGPACK)))
+
+
+@settings(SLOW_OK, max_examples=150)
+@given(st.data())
+def test_schema_built_lobby_messages_to_every_handler_are_taken_or_refused_cleanly(data: st.DataObject) -> None:
+    lob = corpus.lobby_run()
+    steps = []
+    for _ in range(data.draw(st.integers(1, 3))):
+        handler = data.draw(st.integers(0, 15))
+        message = data.draw(message_of(data.draw(st.sampled_from(LOBBY_SCHEMAS))))
+        steps.append(encode([handler, data.draw(st.integers(0, 2)), message]))
+    make_target("lobby").run(case(data.draw(st.integers(0, len(lob.points) - 1)), *steps))
