@@ -115,16 +115,19 @@ class Certificate:
         if not 0 < len(der) <= MAX_CERT_SIZE:
             raise ProtocolError("§3.1", f"certificate of {len(der)} bytes (limit {MAX_CERT_SIZE})")
         try:
+            # the library parses some parts only when they are read: read them all here
             cert = x509.load_der_x509_certificate(der)
             key = cert.public_key()
+            issuer, subject = cert.issuer, cert.subject
+            signature, signed_part = cert.signature, cert.tbs_certificate_bytes
         except Exception as exc:  # any parse failure is bad input, never a crash
             raise ProtocolError("§3.1", f"certificate does not parse as X.509 DER: {exc}") from None
         if not isinstance(key, Ed25519PublicKey):
             raise ProtocolError("§3.1", f"certificate key is {type(key).__name__}, expected Ed25519")
-        if cert.issuer != cert.subject:
+        if issuer != subject:
             raise ProtocolError("§3.1", "certificate is not self-signed (issuer differs from subject)")
         try:
-            key.verify(cert.signature, cert.tbs_certificate_bytes)
+            key.verify(signature, signed_part)
         except InvalidSignature:
             raise ProtocolError("§3.1", "certificate self-signature does not verify") from None
         try:

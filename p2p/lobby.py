@@ -129,32 +129,40 @@ class _Signatures:
     early: dict[bytes, tuple[bytes, bytes]] = field(default_factory=dict)
     done: bool = False
 
-    def freeze(self, roster: Roster) -> bytes:
-        self.roster = roster
-        self.canonical = roster.canonical()
-        self.game_id = game_id_of(self.canonical)
-        self.valid[self.me.peer_id] = sign_roster(self.me, self.canonical)
-        for peer, (game, sig) in list(self.early.items()):
-            self.add(peer, game, sig)
+    def freeze(self, roster: Roster, also: Mapping[bytes, tuple[bytes, bytes]] | None = None) -> bytes:
+        """Fix R and sign it; signatures kept from before (and `also`, the host's) are
+        checked first, so a bad one raises with nothing changed."""
+        canonical = roster.canonical()
+        game_id = game_id_of(canonical)
+        also = also or {}
+        for peer, (game, sig) in [*self.early.items(), *also.items()]:
+            self._check(roster, canonical, game_id, peer, game, sig)
+        kept = {**self.early, **also}
+        self.roster, self.canonical, self.game_id = roster, canonical, game_id
+        self.valid[self.me.peer_id] = sign_roster(self.me, canonical)
+        self.valid.update((peer, sig) for peer, (_, sig) in kept.items())
         self.early.clear()
         return self.valid[self.me.peer_id]
 
     def add(self, peer: bytes, game: bytes, sig: bytes) -> None:
-        if self.canonical is None or self.roster is None:
+        if self.canonical is None or self.roster is None or self.game_id is None:
             if peer in self.early:
                 raise ProtocolError("§6.6", "lobby.sign sent twice", short_id(peer))
             self.early[peer] = (game, sig)
             return
-        member = self.roster.member(peer)
+        self._check(self.roster, self.canonical, self.game_id, peer, game, sig)
+        self.valid[peer] = sig
+
+    def _check(self, roster: Roster, canonical: bytes, game_id: bytes, peer: bytes, game: bytes, sig: bytes) -> None:
+        member = roster.member(peer)
         if member is None:
             raise ProtocolError("§6.6", "a roster signature from a peer who is not in the roster", short_id(peer))
-        if game != self.game_id:
+        if game != game_id:
             raise ProtocolError("§6.6", "lobby.sign names another game id (the peer signed a different roster)", short_id(peer))
-        if not roster_signature_valid(member.cert, self.canonical, sig):
+        if not roster_signature_valid(member.cert, canonical, sig):
             raise ProtocolError("§6.6", f"{member.name}'s roster signature does not verify", short_id(peer))
         if peer in self.valid and self.valid[peer] != sig:
             raise ProtocolError("§6.6", "two different roster signatures from one peer", short_id(peer))
-        self.valid[peer] = sig
 
     def outcome(self) -> list[Action]:
         if self.done or self.roster is None or self.canonical is None or self.game_id is None:
@@ -255,6 +263,8 @@ class HostLobby:
         """A lobby message from a pinned guest over the mesh."""
         if message["type"] != "lobby.sign":
             raise ProtocolError("§6.6", f"a guest may not send {message['type']!r} to the host", short_id(peer))
+        if not self.started:  # guests sign what the host's lobby.start showed them
+            raise ProtocolError("§6.6", "lobby.sign before the host started the game", short_id(peer))
         self._sigs.add(peer, message["game"], message["sig"])
         return self._sigs.outcome()
 
@@ -398,8 +408,7 @@ class GuestLobby:
         if not roster_signature_valid(self.host, canonical, host_sig):
             raise ProtocolError("§6.6", "the host's roster signature does not verify", self.host.short)
         frozen = replace(self.roster, seats=final.seats)
-        self._sigs.early.setdefault(self.host.peer_id, (game_id_of(canonical), host_sig))
-        sig = self._sigs.freeze(frozen)
+        sig = self._sigs.freeze(frozen, also={self.host.peer_id: (game_id_of(canonical), host_sig)})
         assert self._sigs.game_id is not None
         return [Broadcast({"type": "lobby.sign", "v": 1, "game": self._sigs.game_id, "sig": sig}), *self._sigs.outcome()]
 

@@ -59,7 +59,7 @@ import hashlib
 import heapq
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.schema import PEER_ID, Bin, Int, Kind, ListOf, Message, Tuple
@@ -401,15 +401,28 @@ class Orderer:
             peer.held[seq] = envelope
             return
         self._check_content(seat, envelope, header)
-        self._accept_content(seat, envelope)
-        while peer.next_seq in peer.held:
-            following = peer.held.pop(peer.next_seq)
-            try:
+        if seq + 1 not in peer.held:
+            self._accept_content(seat, envelope)
+            return
+        # Held messages follow: take them all, or (one does not fit: the sender forked its
+        # chain) none, and refuse this one with nothing changed.
+        saved = self._content_state(seat)
+        try:
+            self._accept_content(seat, envelope)
+            while peer.next_seq in peer.held:
+                following = peer.held.pop(peer.next_seq)
                 self._check_content(seat, following, _parse_header(following, len(self.seats), self.game))
-            except OrderError:
-                peer.held.clear()
-                raise
-            self._accept_content(seat, following)
+                self._accept_content(seat, following)
+        except OrderError:
+            self._peers[seat], self.clock, self._ack_wanted, self._pending, self._pending_stamps = saved
+            raise
+
+    def _content_state(self, seat: int) -> tuple[_Peer, int, int, dict[int, list[Envelope]], list[int]]:
+        """A copy of what accepting `seat`'s content changes (to undo it)."""
+        p = self._peers[seat]
+        copy = replace(p, hashes=list(p.hashes), stamps=list(p.stamps), held=dict(p.held), promises=list(p.promises))
+        pending = {stamp: list(group) for stamp, group in self._pending.items()}
+        return copy, self.clock, self._ack_wanted, pending, list(self._pending_stamps)
 
     def _receive_side(self, seat: int, envelope: Envelope) -> None:
         """§7.8: accept the side chain in order; hold early ones; refuse forks."""
@@ -427,13 +440,20 @@ class Orderer:
                 raise ChainBroken(envelope.sender, f"side sseq {sseq} is too far ahead of {peer.side_next}")
             peer.side_held[sseq] = envelope
             return
-        if sprev != peer.side_hash:
-            raise ChainBroken(envelope.sender, f"side message {sseq} does not chain to the previous one")
-        peer.chain_side(digest)
-        self._side_ready.append((seat, envelope))
-        following = peer.side_held.pop(peer.side_next, None)
-        if following is not None:
-            self._receive_side(seat, following)
+        run: list[tuple[Envelope, bytes]] = []  # this one and the held ones that follow it
+        following: Envelope | None = envelope
+        expected = peer.side_hash
+        while following is not None:  # a loop, not recursion: up to MAX_HELD may follow
+            sseq, sprev = _parse_side(following, self.game)
+            if sprev != expected:  # checked before anything changes
+                raise ChainBroken(following.sender, f"side message {sseq} does not chain to the previous one")
+            expected = message_hash(following.body)
+            run.append((following, expected))
+            following = peer.side_held.get(sseq + 1)
+        for following, digest in run:
+            peer.side_held.pop(peer.side_next, None)
+            peer.chain_side(digest)
+            self._side_ready.append((seat, following))
 
     def _check_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
         peer = self._peers[seat]

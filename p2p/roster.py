@@ -185,6 +185,8 @@ def parse_canonical(canonical: bytes) -> Roster:
     _CANONICAL.check(data)
     if encode(data) != canonical:
         raise ProtocolError("§6.6", "the roster is not in canonical encoding")
+    if data["proto"] != PROTOCOL_VERSION:
+        raise ProtocolError("§6.6", f"the roster is for protocol {data['proto']}, this program speaks {PROTOCOL_VERSION}")
     members = tuple(
         Member(m["seat"], m["name"], Certificate.from_der(m["cert"]), m["nonce"]) for m in data["members"]
     )
