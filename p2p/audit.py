@@ -12,7 +12,10 @@ as signed. The audit checks, in order, and stops at the first thing that does no
    which re-verifies every key proof, beacon, shuffle step, share and proof (§8), every
    engine transition (R1–R10), every round's openings with every card re-derived, and
    every score; a peer's violation stops the replay exactly where it stopped the game;
-4. the end: the game finished (every seat said ``done``) and the log was closed.
+4. the end: the game finished (every seat said ``done``) and the log was closed. A log
+   that stopped because the order refused a peer's message keeps that peer's signed
+   messages as evidence (``log.evidence``): if they prove the violation (two bodies with
+   one seq, a stamp below a promise), that peer is named; an unproven claim names nobody.
 
 The result says what the game was (players, rounds, cards, scores, snaps, who saw
 which card) and the verdict; `first_failure` names the record, the peer and the check.
@@ -20,7 +23,7 @@ which card) and the verdict; `first_failure` names the record, the peer and the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,8 +31,9 @@ from p2p.errors import ProtocolError
 from p2p.identity import short_id
 from p2p.log import LogContents, LogError, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
-from p2p.order import OrderError, OrderReplay
+from p2p.order import OrderError, OrderReplay, message_hash
 from p2p.roster import Roster, game_id_of, parse_canonical, roster_signature_valid
+from p2p.schema import Schemas
 from p2p.signing import SignedMessage, open_signed, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from p2p.table import Applied, Refused, RoundOutcome, SeatLeft, TableMachine
@@ -193,7 +197,10 @@ def audit(path: Path) -> AuditResult:
     if contents.absent is not None and not machine.finished and result.left is None and contents.absent < len(seats):
         # the writer's table waited the grace period for this seat and ended the game (§11.3)
         result.left = (contents.absent, contents.ended or "was away too long")
-    if contents.torn:
+    proven = None if machine.finished else _proven_violation(contents, keys, schemas, seats, result.game_id)
+    if proven is not None:
+        result.first_failure = proven
+    elif contents.torn:
         result.first_failure = Failure(None, None, "§10.1", "the log's last record was cut short (the peer stopped while writing)")
     elif machine.waiting_for_shares and not machine.finished and result.left is None:
         need, seats_missing = next(iter(machine.waiting_for_shares.items()))
@@ -208,6 +215,53 @@ def audit(path: Path) -> AuditResult:
     elif contents.ended is None:
         result.first_failure = Failure(None, None, "§10.1", "the log was not closed")
     return result
+
+
+def _proven_violation(
+    contents: LogContents, keys: Mapping[bytes, bytes], schemas: Schemas, seats: Sequence[bytes], game: bytes
+) -> Failure | None:
+    """The first ``log.evidence`` record whose signed messages prove a §7 violation."""
+    for record in contents.evidence:
+        try:
+            messages = [open_signed(signed_frame(body, sig), keys, schemas) for body, sig in record.items]
+        except ProtocolError:
+            continue  # what does not verify proves nothing
+        if record.peer not in seats or any(m.sender != record.peer or m.inner.get("game") != game for m in messages):
+            continue
+        shown = _violation_shown(record.section, messages)
+        if shown is not None:
+            return Failure(None, seats.index(record.peer), record.section, f"{shown} (evidence kept in the log)")
+    return None
+
+
+def _violation_shown(section: str, messages: Sequence[SignedMessage]) -> str | None:
+    """What `messages`, all signed by one peer, prove against it under `section`, if anything."""
+
+    def kind(m: SignedMessage) -> str:
+        return "side" if "sseq" in m.inner else "ack" if m.inner["type"] == "ack" else "content"
+
+    if section == "§7.2":
+        for a in messages:
+            for b in messages:
+                if a.body == b.body:
+                    continue
+                if kind(a) == kind(b) == "content" and a.inner["seq"] == b.inner["seq"]:
+                    return f"signed two different messages with seq {a.inner['seq']}"
+                if kind(a) == kind(b) == "side" and a.inner["sseq"] == b.inner["sseq"]:
+                    return f"signed two different side messages with sseq {a.inner['sseq']}"
+                if kind(a) == kind(b) == "content" and b.inner["seq"] == a.inner["seq"] + 1 \
+                        and bytes(b.inner["prev"]) != message_hash(a.body):
+                    return f"signed a seq {b.inner['seq']} that does not follow its seq {a.inner['seq']}: its chain forked"
+                if kind(a) == "ack" and kind(b) == "content" and a.inner["last"][0] == b.inner["seq"] \
+                        and bytes(a.inner["last"][1]) != message_hash(b.body):
+                    return f"signed an ack that names another message as its seq {b.inner['seq']}"
+    if section == "§7.3" and len(messages) == 2 and kind(messages[0]) == "content":
+        late, promise = messages
+        stamp, seq = late.inner["lamport"], late.inner["seq"]
+        before = promise.inner["seq"] if kind(promise) == "content" else promise.inner["last"][0] if kind(promise) == "ack" else None
+        if before is not None and before < seq and promise.inner["lamport"] >= stamp:
+            return f"stamped its seq {seq} with {stamp}, not above the {promise.inner['lamport']} it had promised"
+    return None
 
 
 def _seat_of_body(body: bytes, seats: Sequence[bytes]) -> int | None:

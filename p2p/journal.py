@@ -5,7 +5,7 @@ Theory of operation
 The fairness log holds what was *delivered* (and every side message); it is public. A
 peer killed in the middle of a game also needs what is private or not yet delivered:
 
-* its seat seed (§9.10), from which every secret of its seat is derived;
+* its seat seed (§9.12), from which every secret of its seat is derived;
 * where to reach the others and which port it listened on;
 * every signed message it sent (content, side and acks), in the order sent: content
   not yet delivered goes back into its chain on resume, and its acks' stamps are

@@ -12,7 +12,9 @@ and chained (§7.2) and their order is checkable (§7.4). Side messages (§7.8: 
 are recorded as ``log.side`` frames when they arrive (or are sent); each sender's are in
 its side chain's order, interleaved with the rest as they came. ``log.note`` frames are the
 peer's own remarks (a peer that sent garbage, a lost link); they are unsigned, shown
-by the audit, and never part of its verdict. ``log.end`` closes a log cleanly.
+by the audit, and never part of its verdict. ``log.evidence`` frames keep the signed
+messages that prove a peer broke the order (two bodies with one seq, a broken promise):
+the audit re-checks them, signatures and all. ``log.end`` closes a log cleanly.
 
 Writes go straight to the file (no buffering in the process), so a killed process
 loses nothing it had appended; the file is fsync'd at round ends and on close, so a
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from p2p.errors import ProtocolError
-from p2p.schema import Bin, Int, ListOf, Message, Optional, Schemas, Str
+from p2p.schema import Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
 from p2p.signing import SignedMessage
 from p2p.wire import Limits, decode_map, encode_frame
 
@@ -48,6 +50,13 @@ SCHEMAS = Schemas(
     Message("log.side", 1, "§10.1", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
     Message("log.note", 1, "§10.1", {"text": Str(max_len=2000), "peer": Optional(Bin(size=32)), "section": Optional(Str(max_len=16))}),
     Message("log.end", 1, "§10.1", {"why": Str(max_len=200), "absent": Optional(Int(0, 15))}),
+    Message(
+        "log.evidence",
+        1,
+        "§10.1",
+        {"section": Str(max_len=16), "peer": Bin(size=32),
+         "items": ListOf(Record({"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}), 1, 4)},
+    ),
 )
 
 
@@ -67,6 +76,16 @@ class Note:
     section: str | None = None
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """Signed messages that prove a violation of §7 by `peer` (§10.1 ``log.evidence``)."""
+
+    index: int  # how many messages precede it
+    section: str
+    peer: bytes
+    items: tuple[tuple[bytes, bytes], ...]  # (body, sig) of each message
+
+
 @dataclass
 class LogContents:
     """A log as read back: header, messages in order, notes, and how it ended."""
@@ -75,6 +94,7 @@ class LogContents:
     messages: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig) in the agreed order
     sides: list[tuple[bytes, bytes]] = field(default_factory=list)  # side messages, as they came
     notes: list[Note] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
     ended: str | None = None  # the reason given in log.end, if the log was closed
     absent: int | None = None  # the seat whose absence ended the game (§11.3), if that is why
     torn: bool = False  # the last frame was cut short (a crash while writing)
@@ -147,6 +167,13 @@ class FairnessLog:
             frame["section"] = section[:16]
         self._write(frame)
 
+    def evidence(self, section: str, peer: bytes, messages: Sequence[SignedMessage]) -> None:
+        """Keep the signed messages that prove `peer` broke §7 (the order refused them, so
+        they are not among the delivered records); the audit re-checks them."""
+        items = [{"body": m.body, "sig": m.sig} for m in messages[:4]]
+        if items and sum(len(m.body) for m in messages[:4]) < LOG_LIMITS.max_frame - 4096:
+            self._write({"type": "log.evidence", "v": 1, "section": section[:16], "peer": peer, "items": items})
+
     def sync(self) -> None:
         """Make what was written durable (round ends, exit)."""
         os.fsync(self._file.fileno())
@@ -216,6 +243,9 @@ def read_log(path: Path) -> LogContents:
             contents.sides.append((frame["body"], frame["sig"]))
         elif kind == "log.note":
             contents.notes.append(Note(len(contents.messages), frame["text"], frame.get("peer"), frame.get("section")))
+        elif kind == "log.evidence":
+            items = tuple((item["body"], item["sig"]) for item in frame["items"])
+            contents.evidence.append(Evidence(len(contents.messages), frame["section"], frame["peer"], items))
         elif kind == "log.end":
             contents.ended = frame["why"]
             contents.absent = frame.get("absent")

@@ -51,6 +51,19 @@ Checks, and where they happen:
 Lost frames are repaired by retransmission: a peer's heads in its acks say what it
 holds of ours (both chains); whatever it lacks for longer than the retransmission
 timeout is sent again, byte for byte.
+
+Equivocation (§7.10): a sender may sign two different messages with one seq and send
+each to different peers. Every head a peer declares about a *third* peer's chain (in its
+content and acks; side heads in acks) is compared with our own copy: a different hash
+means that chain forked, and we send our copy to the declarer, who then holds both
+signed bodies: the proof, which raises `Equivocation` there (and theirs, sent to us,
+raises it here). So that no honest peer ever *delivers* one side of a fork, a content
+message of q is delivered only once every other peer has declared holding q's chain up
+to it with our hashes (its *echo*); acks go out whenever our heads changed, so a stable
+message is usually echoed already (in a race, the echo costs one more message delay).
+Messages relayed by another peer are taken like any other: their signatures make the
+link irrelevant. A refusal that the sender's own signatures prove carries them as
+`evidence`, for the log and for the other peers.
 """
 
 from __future__ import annotations
@@ -160,6 +173,10 @@ class Equivocation(OrderError):
     section = "§7.2"
 
 
+class ForeignGame(MalformedHeader):
+    """A message for another game: a replay, refused without changing anything (§7.1)."""
+
+
 class HeadsInvalid(OrderError):
     """At delivery: a head the sender could not have held, or a hash that differs."""
 
@@ -199,6 +216,13 @@ class _Peer:
     side_held: dict[int, Envelope] = field(default_factory=dict)
     has_side_of_mine: int = -1
     side_resend_at: float | None = None
+    # §7.10: its messages (kept as evidence), and what it declared of other seats' chains
+    envelopes: list[Envelope] = field(default_factory=list)
+    side_envelopes: list[Envelope] = field(default_factory=list)
+    echoed: dict[int, int] = field(default_factory=dict)  # seat -> highest seq declared with our hashes
+    unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)  # seat -> {seq: hash} beyond what we hold
+    side_unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)
+    acks: dict[tuple[int, int], Envelope] = field(default_factory=dict)  # (stamp, last seq) -> its promise
 
     def chain(self, digest: bytes, stamp: int) -> None:
         """Append the next content message of this sender's chain."""
@@ -279,6 +303,9 @@ class Orderer:
         self._ack_wanted = 0  # highest content stamp received from others
         self._last_sent_stamp = -1
         self._last_sent_time: float | None = None
+        self._heads_changed = False  # others' content arrived since we last declared our heads
+        self._evidence: list[tuple[int, Envelope]] = []  # our copies of forked messages, for their declarers
+        self._evidence_sent: set[tuple[int, int, int, bool]] = set()
         self.position = 0
 
     # -- sending ---------------------------------------------------------------------
@@ -339,8 +366,9 @@ class Orderer:
             yield self._side_ready.popleft()
 
     def ack_due(self) -> bool:
-        """True when others' content is stamped above every promise we have made."""
-        return self._ack_wanted > self._last_sent_stamp
+        """True when others' content is stamped above every promise we have made, or
+        arrived since we last declared our heads (others wait for that echo, §7.10)."""
+        return self._ack_wanted > self._last_sent_stamp or self._heads_changed
 
     def ack(self, now: float) -> Envelope:
         """A signed promise: our future content is stamped above our clock now."""
@@ -362,6 +390,7 @@ class Orderer:
     def _note_sent(self, now: float) -> None:
         self._last_sent_stamp = self.clock
         self._last_sent_time = now
+        self._heads_changed = False
 
     # -- receiving -------------------------------------------------------------------
 
@@ -374,16 +403,22 @@ class Orderer:
         that sender that were valid and held for reordering are kept).
         """
         seat = self._seat_of.get(envelope.sender)
-        if seat is None or seat == self.me:
+        if seat is None:
             raise MalformedHeader(envelope.sender, "sender is not another seat of this table")
+        if seat == self.me:  # our own message, relayed back to us: we have it (unless it is a replay)
+            if envelope.inner.get("game") != self.game:
+                raise ForeignGame(envelope.sender, "message is for another game")
+            return
         if is_side(envelope.inner):
             self._receive_side(seat, envelope)
             return
         header = _parse_header(envelope, len(self.seats), self.game)
         if envelope.inner.get("type") == ACK_TYPE:
             self._accept_ack(seat, envelope, header)
+            self._compare_heads(seat, envelope.inner["sides"], side=True)
         else:
             self._receive_content(seat, envelope, header)
+        self._compare_heads(seat, header.heads, side=False)
         self._note_heads(seat, header.heads, now)
 
     def _receive_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
@@ -391,7 +426,9 @@ class Orderer:
         seq = header.seq
         if seq < peer.next_seq:
             if peer.hashes[seq] != message_hash(envelope.body):
-                raise Equivocation(envelope.sender, f"two different messages with seq {seq}", evidence=(envelope,))
+                raise Equivocation(
+                    envelope.sender, f"two different messages with seq {seq}", evidence=(envelope, peer.envelopes[seq])
+                )
             return  # a retransmitted copy
         if seq > peer.next_seq:
             if seq in peer.held and message_hash(peer.held[seq].body) != message_hash(envelope.body):
@@ -420,7 +457,8 @@ class Orderer:
     def _content_state(self, seat: int) -> tuple[_Peer, int, int, dict[int, list[Envelope]], list[int]]:
         """A copy of what accepting `seat`'s content changes (to undo it)."""
         p = self._peers[seat]
-        copy = replace(p, hashes=list(p.hashes), stamps=list(p.stamps), held=dict(p.held), promises=list(p.promises))
+        copy = replace(p, hashes=list(p.hashes), stamps=list(p.stamps), held=dict(p.held), promises=list(p.promises),
+                       envelopes=list(p.envelopes))
         pending = {stamp: list(group) for stamp, group in self._pending.items()}
         return copy, self.clock, self._ack_wanted, pending, list(self._pending_stamps)
 
@@ -431,7 +469,10 @@ class Orderer:
         digest = message_hash(envelope.body)
         if sseq < peer.side_next:
             if peer.side_hashes[sseq] != digest:
-                raise Equivocation(envelope.sender, f"two different side messages with sseq {sseq}", evidence=(envelope,))
+                raise Equivocation(
+                    envelope.sender, f"two different side messages with sseq {sseq}",
+                    evidence=(envelope, peer.side_envelopes[sseq]),
+                )
             return
         if sseq > peer.side_next:
             if sseq in peer.side_held and message_hash(peer.side_held[sseq].body) != digest:
@@ -440,7 +481,7 @@ class Orderer:
                 raise ChainBroken(envelope.sender, f"side sseq {sseq} is too far ahead of {peer.side_next}")
             peer.side_held[sseq] = envelope
             return
-        run: list[tuple[Envelope, bytes]] = []  # this one and the held ones that follow it
+        run: list[tuple[Envelope, bytes, int]] = []  # this one and the held ones that follow it
         following: Envelope | None = envelope
         expected = peer.side_hash
         while following is not None:  # a loop, not recursion: up to MAX_HELD may follow
@@ -448,32 +489,52 @@ class Orderer:
             if sprev != expected:  # checked before anything changes
                 raise ChainBroken(following.sender, f"side message {sseq} does not chain to the previous one")
             expected = message_hash(following.body)
-            run.append((following, expected))
+            run.append((following, expected, sseq))
             following = peer.side_held.get(sseq + 1)
-        for following, digest in run:
+        for following, digest, sseq in run:
             peer.side_held.pop(peer.side_next, None)
             peer.chain_side(digest)
+            peer.side_envelopes.append(following)
+            self._recheck_heads(seat, sseq, side=True)
             self._side_ready.append((seat, following))
 
     def _check_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
         peer = self._peers[seat]
-        if header.prev != peer.chain_hash:
-            raise ChainBroken(envelope.sender, f"seq {header.seq} does not chain to the previous message")
+        if header.prev != peer.chain_hash:  # it signed a message after another seq - 1: a fork (§7.2)
+            before = (peer.envelopes[-1],) if peer.envelopes else ()
+            raise ChainBroken(envelope.sender, f"seq {header.seq} does not chain to the previous message",
+                              evidence=(envelope, *before))
         floor = max(peer.stamps[-1] if peer.stamps else -1, peer.covered)
         for stamp, declared in peer.promises:
             if declared < header.seq:
                 floor = max(floor, stamp)
         if header.stamp <= floor:
-            raise StampBackwards(envelope.sender, f"stamp {header.stamp} of seq {header.seq} is not above {floor}, which it already used or promised")
+            raise StampBackwards(
+                envelope.sender, f"stamp {header.stamp} of seq {header.seq} is not above {floor}, which it already used or promised",
+                evidence=(envelope, *self._promise_broken(peer, header)),
+            )
+
+    @staticmethod
+    def _promise_broken(peer: _Peer, header: _Header) -> tuple[Envelope, ...]:
+        """The signed promise (its previous message, or an ack) that a stamp breaks (§7.3)."""
+        if peer.envelopes and peer.stamps[-1] >= header.stamp:
+            return (peer.envelopes[-1],)
+        for (stamp, declared), ack in peer.acks.items():
+            if declared < header.seq and stamp >= header.stamp:
+                return (ack,)
+        return ()
 
     def _accept_content(self, seat: int, envelope: Envelope, *, pending: bool = True) -> None:
         peer = self._peers[seat]
         stamp = int(envelope.inner["lamport"])
         peer.chain(message_hash(envelope.body), stamp)
+        peer.envelopes.append(envelope)
         self._add_promise(peer, stamp, peer.next_seq - 1)
         self.clock = max(self.clock, stamp)
         if seat != self.me:
             self._ack_wanted = max(self._ack_wanted, stamp)
+            self._heads_changed = len(self.seats) > 2  # a third peer waits for our echo (§7.10)
+            self._recheck_heads(seat, peer.next_seq - 1, side=False)
         if not pending:
             return
         if stamp not in self._pending:
@@ -485,8 +546,14 @@ class Orderer:
         peer = self._peers[seat]
         seq, digest = header.last
         if 0 <= seq < peer.next_seq and peer.hashes[seq] != digest:
-            raise Equivocation(envelope.sender, f"its ack names a different message as its seq {seq}", evidence=(envelope,))
+            raise Equivocation(
+                envelope.sender, f"its ack names a different message as its seq {seq}", evidence=(envelope, peer.envelopes[seq])
+            )
+        if header.stamp > peer.covered:
+            peer.acks.setdefault((header.stamp, seq), envelope)  # kept as evidence (§7.3)
         self._add_promise(peer, header.stamp, seq)
+        if len(peer.acks) > 64:  # a stamp can only break the latest promises
+            peer.acks = {key: ack for key, ack in peer.acks.items() if key[0] >= peer.covered}
         sides = envelope.inner["sides"]
         held = int(sides[self.me if self.me < seat else self.me - 1][0])
         if held > peer.has_side_of_mine:
@@ -504,6 +571,51 @@ class Orderer:
                 else:
                     kept.append(promise)
             peer.promises = [p for p in kept if p[0] > peer.covered]
+
+    # -- equivocation: heads compared across peers (§7.10) ------------------------------
+
+    def _compare_heads(self, declarer: int, heads: Sequence[Sequence[Any]], *, side: bool) -> None:
+        """Compare what `declarer` says it holds of every third seat's chain with ours."""
+        others = [i for i in range(len(self.seats)) if i != declarer]
+        for seat, (seq, digest) in zip(others, heads):
+            if seat == self.me or seq < 0:
+                continue
+            held = self._peers[seat].side_hashes if side else self._peers[seat].hashes
+            if seq < len(held):
+                self._judge_head(declarer, seat, seq, bytes(digest), side=side)
+            else:  # it holds more than we do: compare when we get there
+                unchecked = (self._peers[declarer].side_unchecked if side else self._peers[declarer].unchecked)
+                pending = unchecked.setdefault(seat, {})
+                if len(pending) < MAX_HELD:
+                    pending[int(seq)] = bytes(digest)
+
+    def _recheck_heads(self, seat: int, seq: int, *, side: bool) -> None:
+        """We just took `seat`'s message `seq`: judge the heads that named it before we had it."""
+        for declarer, peer in enumerate(self._peers):
+            pending = (peer.side_unchecked if side else peer.unchecked).get(seat)
+            if pending and seq in pending:
+                self._judge_head(declarer, seat, seq, pending.pop(seq), side=side)
+
+    def _judge_head(self, declarer: int, seat: int, seq: int, digest: bytes, *, side: bool) -> None:
+        peer = self._peers[seat]
+        ours = peer.side_hashes[seq] if side else peer.hashes[seq]
+        if ours == digest:
+            if not side:
+                echoed = self._peers[declarer].echoed
+                echoed[seat] = max(echoed.get(seat, -1), seq)
+            return
+        key = (declarer, seat, seq, side)
+        if key not in self._evidence_sent:  # the declarer holds another message: show it ours
+            self._evidence_sent.add(key)
+            self._evidence.append((declarer, (peer.side_envelopes if side else peer.envelopes)[seq]))
+
+    def _echoed(self, seat: int, seq: int) -> bool:
+        """§7.10: every peer but the sender has declared holding `seat`'s chain up to `seq`."""
+        if seat == self.me:
+            return True
+        return all(
+            peer.echoed.get(seat, -1) >= seq for i, peer in enumerate(self._peers) if i not in (self.me, seat)
+        )
 
     def _note_heads(self, seat: int, heads: Sequence[Sequence[Any]], now: float) -> None:
         """Learn what `seat` holds of my chain (for retransmission)."""
@@ -542,8 +654,11 @@ class Orderer:
                 salt = self.salts.at(stamp)
                 group.sort(key=lambda e: tiebreak(salt, stamp, e.sender))
                 self._ready.extend(group)
-            envelope = self._ready.popleft()
+            envelope = self._ready[0]
             seat = self._seat_of[envelope.sender]
+            if not self._echoed(seat, int(envelope.inner["seq"])):
+                return  # wait until every peer holds the same message (§7.10)
+            self._ready.popleft()
             stamp = int(envelope.inner["lamport"])
             delivered = Delivered(self.position, seat, envelope, heads_violation(self._peers, seat, envelope, stamp))
             self.position += 1
@@ -554,13 +669,17 @@ class Orderer:
     def next_deadline(self) -> float | None:
         """When `on_timer` next has work: a retransmission or a heartbeat."""
         times = [t for i, p in enumerate(self._peers) if i != self.me for t in (p.resend_at, p.side_resend_at) if t is not None]
+        if self._evidence:
+            return float("-inf")  # evidence of a fork goes out at once
         if self._last_sent_time is not None:
             times.append(self._last_sent_time + HEARTBEAT_EVERY)
         return min(times) if times else None
 
     def on_timer(self, now: float) -> list[tuple[int, Envelope]]:
-        """Return (seat, envelope) pairs to send: retransmissions and a heartbeat ack (seat -1 = everyone)."""
-        out: list[tuple[int, Envelope]] = []
+        """Return (seat, envelope) pairs to send: evidence of forks, retransmissions and a
+        heartbeat ack (seat -1 = everyone)."""
+        out: list[tuple[int, Envelope]] = self._evidence
+        self._evidence = []
         last_mine = len(self._sent) - 1
         for i, peer in enumerate(self._peers):
             if i == self.me or peer.has_of_mine >= last_mine:
@@ -691,7 +810,7 @@ def _parse_header(envelope: Envelope, seats: int, game: bytes) -> _Header:
         return MalformedHeader(sender, reason)
 
     if inner.get("game") != game:
-        raise bad("message is for another game")
+        raise ForeignGame(sender, "message is for another game")
     stamp = inner.get("lamport")
     if type(stamp) is not int or not 0 <= stamp < MAX_STAMP:
         raise bad("lamport must be an integer in 0..2^62")
@@ -722,7 +841,7 @@ def _parse_side(envelope: Envelope, game: bytes) -> tuple[int, bytes]:
     """Check the §7.8 side header of `envelope` and return (sseq, sprev)."""
     inner = envelope.inner
     if inner.get("game") != game:
-        raise MalformedHeader(envelope.sender, "side message is for another game")
+        raise ForeignGame(envelope.sender, "side message is for another game")
     sseq, sprev = inner.get("sseq"), inner.get("sprev")
     if type(sseq) is not int or not 0 <= sseq < MAX_STAMP:
         raise MalformedHeader(envelope.sender, "sseq must be a non-negative integer")

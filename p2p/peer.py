@@ -33,12 +33,13 @@ import trio
 
 from engine import Bot, Intent, Prng, SeatView
 from p2p import lobby
-from p2p.identity import Identity, short_id
+from p2p.identity import Identity
 from p2p.lobby import LobbyResult
 from p2p.journal import Journal, JournalContents, journal_path
 from p2p.log import FairnessLog, LogContents, header_for
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Orderer, OrderError
+from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 from p2p.signing import SignedMessage, sign, signed_frame
@@ -309,10 +310,9 @@ class TablePeer:
             self.orderer.on_link_up(seat, trio.current_time())
 
     def _receive(self, link_peer: bytes, message: SignedMessage) -> None:
+        # A message relayed by another peer is taken like any other (its signature, not
+        # the link, says who wrote it): the order relays forked messages as evidence (§7.10).
         now = trio.current_time()
-        if message.sender != link_peer:
-            self._note(f"dropped a message from {short_id(message.sender)} relayed by {short_id(link_peer)}", "§7.1", link_peer)
-            return
         try:
             self.orderer.receive(message, now)
             for seat, side in self.orderer.side_deliveries():
@@ -321,12 +321,13 @@ class TablePeer:
                 if self._done.is_set():
                     return
         except OrderError as exc:
-            seat = self._seat_of(exc.peer)
-            who = self.names[seat] if seat is not None else short_id(exc.peer)
-            self._note(f"{who} broke the agreed order: {exc}", exc.section, exc.peer)
-            self._say(f"{who} broke the agreed order ({exc.section}: {exc.reason}); the game stops.", "error", seat)
-            self._finish(f"{who} broke the agreed order ({exc.section})")
-            return
+            if exc.evidence:  # kept for the audit, and shown to the others so they see it too
+                self.log.evidence(exc.section, exc.peer, exc.evidence)
+                for envelope in exc.evidence:
+                    self._broadcast(envelope)
+            self._judge(on_order_error(exc, self._seat_of(exc.peer), self._seat_of(link_peer)), tell_others=True)
+            if self._done.is_set():
+                return
         self._pump()
 
     def _pump(self) -> None:
@@ -350,6 +351,8 @@ class TablePeer:
         for refused in step.refused:
             if refused.seat == self._me:
                 self._say(f"Not accepted ({refused.section}): {refused.reason}.", "error", refused.seat)
+            else:
+                self._judge(on_refusal(refused))
         if self.driver is not None:
             self.driver.observe(step)
         for outcome in step.rounds:
@@ -365,11 +368,7 @@ class TablePeer:
             self._say(f"{who} left the table; the game ends here (this round does not count).", "table", seat)
             self._finish(f"{'you' if seat == self._me else who} left the table")
         elif step.violation is not None:
-            v = step.violation
-            who = self.names[v.seat] if v.seat is not None else "a peer"
-            self._note(f"{who}: {v}", v.section, self.machine.seats[v.seat] if v.seat is not None else None)
-            self._say(f"{who} broke the rules of the table ({v.section}: {v.reason}); the game stops.", "error", v.seat)
-            self._finish(f"{who} broke the rules of the table ({v.section})")
+            self._judge(on_violation(step.violation))
         elif step.finished:
             self._finish("the game ended")
 
@@ -457,6 +456,9 @@ class TablePeer:
         seat = self._seat_of(event.peer)
         if seat is None or self._done.is_set():
             return
+        if event.fault and event.error is not None:  # it sent what no honest peer sends (§11.2)
+            self._judge(on_link_fault(event.error, seat), tell_others=True)
+            return
         now = trio.current_time()
         first = seat not in self._absent
         self._absent.setdefault(seat, now)
@@ -532,6 +534,18 @@ class TablePeer:
             if self._me < seat and self._nursery is not None:
                 self._redialing.add(seat)
                 self._nursery.start_soon(self._redial, seat)
+
+    def _judge(self, verdict: Verdict, *, tell_others: bool = False) -> None:
+        """Apply the §11.2 policy: log and show who broke which rule; on an abort, end
+        the game here, and, when the others may not have seen it, tell them why."""
+        culprit = self.machine.seats[verdict.seat] if verdict.seat is not None else None
+        self._note(verdict.note(self.names), verdict.section, culprit)
+        self._say(verdict.line(self.names), "error" if verdict.aborts else "warning", verdict.seat)
+        if not verdict.aborts:
+            return
+        if tell_others and verdict.seat != self._me:
+            self._send({"type": "leave", "v": 1, "reason": verdict.leave_reason(self.names)})
+        self._finish(f"{verdict.who(self.names)} broke the rules of the table ({verdict.section})")
 
     def _finish(self, why: str) -> None:
         if not self._done.is_set():

@@ -8,7 +8,7 @@ its seat seed. The fairness log records exactly that order (delivered messages a
 side messages, interleaved as they were handled), so replaying the log through a fresh
 `Orderer` (`restore_delivered`, `restore_side`) and a fresh `TableMachine` made from
 the same seed reproduces the machine call for call: the same engine state, the same
-secrets (every secret is derived from the seed by what it is for, §9.10), the same
+secrets (every secret is derived from the seed by what it is for, §9.12), the same
 messages to send.
 
 Those messages were sent already, all but what the crash interrupted. Every message

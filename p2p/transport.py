@@ -84,6 +84,7 @@ class LinkDown:
     reason: str
     error: ProtocolError | None = None
     clean: bool = False
+    fault: bool = False  # `error` is a frame the peer sent on the established link (§4.6, §11.2)
 
 
 @dataclass(frozen=True)
@@ -435,7 +436,8 @@ class Mesh:
             await stream.aclose()
         link.done.set()
         if not replaced:  # a link replaced by a newer one is not a peer lost
-            self._emit(LinkDown(peer_id, link.end_reason or "link closed", link.end_error, link.clean))
+            fault = link.end_error is not None and not isinstance(link.end_error, RemoteError)
+            self._emit(LinkDown(peer_id, link.end_reason or "link closed", link.end_error, link.clean, fault))
 
     async def _guarded(self, fn: Callable[[_Peer, _Link], Awaitable[None]], peer: _Peer, link: _Link) -> None:
         """Run a link half; the first way it ends becomes the link's end reason."""

@@ -8,6 +8,7 @@ the others are played by the normal bot. Used by the client's live tests and by
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -25,9 +26,11 @@ LOOPBACK = "127.0.0.1"
 
 
 async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: Pace = FULL_SPEED,
-                          rules: TableRules | None = None) -> tuple[AsyncExitStack, list[TablePeer]]:
+                          rules: TableRules | None = None,
+                          classes: Mapping[int, type[TablePeer]] | None = None) -> tuple[AsyncExitStack, list[TablePeer]]:
     """Seat `peers` live peers; seat 1 without a bot when `person`. Close the returned
-    stack (after the peers' `run` ended) to close their meshes."""
+    stack (after the peers' `run` ended) to close their meshes. `classes` gives some
+    seats another kind of peer (a cheating one, in tests)."""
     stack = AsyncExitStack()
     ids = [load_or_create_identity(root / f"peer{i}") for i in range(peers)]
     meshes = [await stack.enter_async_context(open_mesh(ident, table_schemas(), bind=LOOPBACK, hold_incoming=i > 0))
@@ -50,6 +53,6 @@ async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: 
     for i, (mesh, result) in enumerate(zip(meshes, results)):
         assert result is not None
         bot = None if (i == 0 and person) else NormalBot()
-        table.append(TablePeer(mesh, result, ids[i], log_path=root / f"seat{i + 1}.bandit-log", bot=bot, seed=i,
-                               pace=pace))
+        cls = (classes or {}).get(i, TablePeer)
+        table.append(cls(mesh, result, ids[i], log_path=root / f"seat{i + 1}.bandit-log", bot=bot, seed=i, pace=pace))
     return stack, table

@@ -1,4 +1,4 @@
-"""§9.10: every secret of a seat comes from one seed, by what it is for."""
+"""§9.12: every secret of a seat comes from one seed, by what it is for."""
 
 from __future__ import annotations
 

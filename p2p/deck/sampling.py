@@ -67,7 +67,7 @@ def _draw(source: ByteSource, n: int) -> bytes:
 
 class SeededSource:
     """A deterministic `ByteSource`: for tests and test vectors, and at a live table only
-    keyed by a secret seat seed (§9.10), never by anything others could know.
+    keyed by a secret seat seed (§9.12), never by anything others could know.
 
     The stream is SHA-512(seed ‖ u64be(0)) ‖ SHA-512(seed ‖ u64be(1)) ‖ … read in order."""
 

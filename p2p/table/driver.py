@@ -42,7 +42,7 @@ class SeatDriver:
     def act(self) -> Intent | None:
         """A turn or ready intent to send now, if the engine is waiting for this seat."""
         machine = self.machine
-        if self.acts_in_flight or machine.halted is not None or machine.me is None or machine.engine.needs:
+        if self.acts_in_flight or not machine.playing or machine.me is None or machine.engine.needs:
             return None
         view = machine.engine.view(machine.me)
         if not legal_intents(view):
@@ -53,7 +53,7 @@ class SeatDriver:
     def snap(self) -> Snap | None:
         """An immediate discard to try on a top card this seat has not yet considered."""
         machine = self.machine
-        if self.snaps_in_flight or machine.halted is not None or machine.me is None:
+        if self.snaps_in_flight or not machine.playing or machine.me is None:
             return None
         view = machine.engine.view(machine.me)
         top, face = view.top, view.top_face

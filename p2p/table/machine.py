@@ -35,6 +35,19 @@ The life of a game:
    digest of its engine state; when all openings are delivered they are verified, the
    round's every card is re-derived, and the next round begins (or the game ends with
    ``done`` from every seat).
+6. A reveal that decodes to no card, or to a card already seen elsewhere, proves that a
+   shuffle step was dishonest (every share was proven). The round is then *void*
+   (§9.10): everybody sees a failure of a reveal to all at the same point; a failure only
+   this seat can see (its private card, or a public card it alone had seen before) is
+   announced with a ``challenge``, and this seat forgets what it alone was shown (its
+   engine replays the game's public events) so it stays in step with the others until
+   the challenge is delivered. From the void point on, only openings count; when they
+   are all in, the step that does not open is named (or, if every step opens, the
+   challenger is).
+7. Whatever protocol work the table waits for (keys, beacon, shuffle steps, shares,
+   openings, ``done``) is timed; a seat that waited longer than the stall time sends
+   ``stalled`` naming who it waits for (§9.11). Delivered, it ends the game naming them:
+   at its place in the order, or, for shares, which are not ordered, at once.
 
 Anything a peer sends that breaks §8 or §9 (a wrong share, a step out of turn, an
 opening that does not open) is a *violation*: it names the peer and the section, and
@@ -46,7 +59,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from engine import (
@@ -60,6 +73,7 @@ from engine import (
     Phase,
     Reshuffle,
     Reveal,
+    Revealed,
     RoundEnded,
     RoundStarted,
     Snap,
@@ -73,6 +87,7 @@ from p2p.deck import (
     BeaconReveal,
     BeaconSeed,
     ByteSource,
+    CardMismatch,
     DeckError,
     DeckKeys,
     GameContext,
@@ -97,6 +112,15 @@ from p2p.table.secrets import SeatSecrets
 TIMEOUT_STAGGER: Final = 0.5
 """Seconds between the seats that claim an expired timer, starting with the seat it concerns."""
 
+STALL_SECTIONS: Final = {
+    "keys": "§9.2", "beacon": "§8.6", "shuffle": "§9.3", "shares": "§9.4", "opening": "§9.7", "done": "§9.8",
+}
+"""What a seat withheld (§9.11) -> the section that obliged it to send it."""
+STALL_WORDS: Final = {
+    "keys": "its key", "beacon": "its beacon message", "shuffle": "its shuffle step", "shares": "its share",
+    "opening": "its opening", "done": "its end of game",
+}
+
 
 class TableViolation(Exception):
     """A peer broke §8 or §9 (or the order, §7.5): the game cannot go on (§11)."""
@@ -110,6 +134,27 @@ class TableViolation(Exception):
 
 class SeatLeft(TableViolation):
     """A player left the table (§9.8): the game ends there, but nobody cheated."""
+
+
+@dataclass(frozen=True, slots=True)
+class Awaited:
+    """Protocol work the table waits for (§9.11): `what`, in which round, from which seats.
+
+    `need` is the reveal's number for shares, the chain number for shuffle steps, else 0."""
+
+    what: str
+    round: int
+    need: int
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Void:
+    """Why and where a round became void (§9.10)."""
+
+    check: str  # "not-a-card", "duplicate-card" or "challenge"
+    card: int
+    challenger: int | None  # the seat whose challenge voided the round, if one did
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +244,10 @@ class _Round:
     openings: dict[int, tuple[str, list[ShuffleOpening]]] = field(default_factory=dict)
     digest: str = ""
     location: dict[int, tuple[Deck, int]] = field(default_factory=dict)  # card id -> (deck, position)
+    retired: set[int] = field(default_factory=set)  # card ids reshuffled away (R7)
+    void: _Void | None = None  # the round is void from this point (§9.10)
+    challenger: int | None = None  # a seat challenged the round after it was scored
+    challenged: bool = False  # this seat sent its challenge
 
 
 class TableMachine:
@@ -213,7 +262,11 @@ class TableMachine:
         me: int | None,
         source: ByteSource | None = None,
         secrets: SeatSecrets | None = None,
+        stall_s: float | None = None,
     ) -> None:
+        """`stall_s`: how long this seat waits for another seat's protocol work before it
+        claims a stall (§9.11); the table's turn time by default. A local choice: the
+        verdict on a delivered claim does not depend on it."""
         if me is not None and source is None and secrets is None:
             raise ValueError("a seated machine needs a source of randomness for its secrets")
         self.seats = tuple(seats)
@@ -224,7 +277,7 @@ class TableMachine:
         if me is not None and secrets is None:
             assert source is not None
             secrets = SeatSecrets.draw(source)
-        self.secrets = secrets  # every secret of this seat comes from here (§9.10)
+        self.secrets = secrets  # every secret of this seat comes from here (§9.12)
         self._keys = DeckKeys.generate(self.context, self.seats[me], secrets.stream("deck-key")) if secrets is not None and me is not None else None
         self._key_setup = KeySetup(self.context)
         self._joint: JointKey | None = None
@@ -247,6 +300,10 @@ class TableMachine:
         self._peek_since: float | None = None
         self._claimed: set[tuple[str, int, int]] = set()  # timers this peer already claimed
         self._current: tuple[int, int] | None = None  # (seat, seq) of the message being processed
+        self.stall_s = float(rules.turn_s) if stall_s is None else stall_s
+        self._public_events: list[Event] = []  # every event applied, private faces left out
+        self._wait: tuple[tuple[str, int, int], float] | None = None  # what the table waits for, since when
+        self._stalls_claimed: set[tuple[str, int, int]] = set()
         self.position = -1
         self.on_applied: Callable[[Event, Sequence[Note]], None] | None = None
         """Called right after every engine transition, with the game in its new state
@@ -286,9 +343,21 @@ class TableMachine:
         self._now = now
         if self.halted is not None or self.finished:
             return step
-        self._held.append(delivered)
-        self._run_held(step)
+        inner = delivered.envelope.inner
+        if delivered.rejected is None and inner["type"] == "stalled" and inner["what"] == "shares":
+            # Shares are not ordered, so what a peer holds of them when the claim arrives
+            # differs from peer to peer: the claim is judged at once, on its own (§9.11).
+            self.position = delivered.position
+            self._current = (delivered.seat, int(inner["seq"]))
+            try:
+                self._on_stalled(delivered.seat, inner, step)
+            except TableViolation as exc:
+                self._halt(step, exc)
+        else:
+            self._held.append(delivered)
+            self._run_held(step)
         self._flush_shares(step)
+        self._track_stall()
         return step
 
     def _run_held(self, step: Step) -> None:
@@ -315,7 +384,46 @@ class TableMachine:
                 self._halt(step, exc)
 
     def _reveal_waiting(self) -> bool:
+        if self._round is not None and self._round.void is not None:
+            return False  # a void round waits for nothing but openings (§9.10)
         return any(isinstance(need, Reveal) for need in self.engine.needs)
+
+    @property
+    def playing(self) -> bool:
+        """Whether intents can still count: the game runs and the round is not void."""
+        return self.halted is None and not self.finished and (self._round is None or self._round.void is None)
+
+    def awaited(self) -> Awaited | None:
+        """The protocol work the table waits for now and the seats it waits on (§9.11);
+        None when it waits for nothing, or only for a player's decision (R5 timers)."""
+        if self.halted is not None or self.finished:
+            return None
+        n = len(self.seats)
+
+        def seats_of(peers: Sequence[bytes | None]) -> tuple[int, ...]:
+            return tuple(self.seats.index(p) for p in peers if p is not None)
+
+        if not self._key_setup.complete:
+            return Awaited("keys", 0, 0, seats_of(self._key_setup.missing))
+        rnd = self._round
+        if rnd is None:
+            return None
+        if rnd.void is None and rnd.ended is None:
+            if rnd.beacon.phase != "done":
+                return Awaited("beacon", rnd.number, 0, seats_of(rnd.beacon.missing))
+            for chain in rnd.chains:
+                if not chain.complete:
+                    return Awaited("shuffle", rnd.number, chain.number, seats_of((chain.expected,)))
+            need = self.engine.next_need
+            work = self._work.get(need) if isinstance(need, Reveal) else None
+            if isinstance(work, _RevealWork) and not work.collect.complete:
+                return Awaited("shares", rnd.number, work.number, seats_of(work.collect.missing))
+            return None
+        if not (self.outcomes and self.outcomes[-1].round == rnd.number):
+            return Awaited("opening", rnd.number, 0, tuple(s for s in range(n) if s not in rnd.openings))
+        if self.engine.over:
+            return Awaited("done", rnd.number, 0, tuple(s for s in range(n) if s not in self._done))
+        return None
 
     def _blame(self, exc: DeckError) -> TableViolation:
         blamed = self.context.seats.index(exc.peer) if exc.peer in self.context.seats else None
@@ -341,16 +449,22 @@ class TableMachine:
         return self._peek_since if self.engine.phase is Phase.PEEK else None
 
     def next_deadline(self) -> float | None:
-        """When `on_timer` has a timer claim to make (seated peers only)."""
-        claim = self._timer_claim()
-        return None if claim is None else claim[0]
+        """When `on_timer` has a timer or stall claim to make (seated peers only)."""
+        times = [claim[0] for claim in (self._timer_claim(), self._stall_claim()) if claim is not None]
+        return min(times, default=None)
 
     def on_timer(self, now: float) -> Step:
         step = Step()
+        self._now = max(self._now, now)
         claim = self._timer_claim()
         if claim is not None and now >= claim[0] and self.halted is None:
             _, key, payload = claim
             self._claimed.add(key)
+            step.send.append(payload)
+        stall = self._stall_claim()
+        if stall is not None and now >= stall[0]:
+            _, wait, payload = stall
+            self._stalls_claimed.add(wait)
             step.send.append(payload)
         return step
 
@@ -403,6 +517,8 @@ class TableMachine:
 
     def _on_shuffle(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         rnd = self._this_round(seat, inner, "§9.3")
+        if rnd.void is not None:
+            return  # chains stop where the round became void (§9.10)
         chain = next((c for c in rnd.chains if c.chain_id == inner["chain"]), None)
         if chain is None:
             raise TableViolation("§9.3", seat, "a shuffle step for a chain the table did not start")
@@ -436,7 +552,7 @@ class TableMachine:
 
     def _on_opening(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         rnd = self._this_round(seat, inner, "§9.7")
-        if rnd.ended is None:
+        if rnd.ended is None and rnd.void is None:
             raise TableViolation("§9.7", seat, "opened its shuffles before the round ended (that would show the deck)")
         if seat in rnd.openings:
             raise TableViolation("§9.7", seat, "a second opening for this round")
@@ -449,9 +565,14 @@ class TableMachine:
         for seat, (digest, _) in rnd.openings.items():
             if digest != rnd.digest:
                 raise TableViolation("§9.7", seat, "its engine state at the end of the round differs from ours")
-        by_chain = verify_round_opening(
-            rnd.chains, [(self.seats[s], o) for s in sorted(rnd.openings) for o in rnd.openings[s][1]]
-        )
+        chains = [c for c in rnd.chains if c.complete]  # a void round may stop in a reshuffle (§9.10)
+        try:
+            by_chain = verify_round_opening(
+                chains, [(self.seats[s], o) for s in sorted(rnd.openings) for o in rnd.openings[s][1]]
+            )
+        except DeckError as exc:
+            blamed = self._blame(exc)
+            raise TableViolation(blamed.section, blamed.seat, f"round {rnd.number} is void: {blamed.reason}") from None
         faces: dict[int, int] = {}
         for card, (deck, position) in rnd.location.items():
             faces[card] = by_chain[deck.chain][position]
@@ -459,6 +580,14 @@ class TableMachine:
             known = self.engine.known_face(card)
             if known is not None and known != face:
                 raise TableViolation("§8.7", None, f"card {card} was revealed as face {known} but the openings say {face}")
+        void = rnd.void
+        challenger = rnd.challenger if void is None else void.challenger
+        if challenger is not None:
+            raise TableViolation(
+                "§9.10", challenger, f"challenged round {rnd.number}, but every shuffle step opened and every card checks out"
+            )
+        if void is not None:  # every proof held and every step opened: only a broken primitive gets here
+            raise TableViolation("§8.5", None, f"card {void.card} failed its reveal ({void.check}), yet every shuffle opened")
         assert rnd.ended is not None
         view = self.engine.view(0)
         outcome = RoundOutcome(
@@ -503,6 +632,42 @@ class TableMachine:
     def _on_leave(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         raise SeatLeft("§9.8", seat, f"left the table ({inner['reason'] or 'no reason given'})")
 
+    def _on_challenge(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        """§9.10: a seat saw a reveal fail where only it could see it; open the round now."""
+        rnd = self._this_round(seat, inner, "§9.10")
+        if rnd.void is not None or rnd.challenger is not None:
+            return  # being opened already
+        if not rnd.started:
+            raise TableViolation("§9.10", seat, "challenged a round whose cards were not dealt yet")
+        if rnd.ended is not None:
+            rnd.challenger = seat  # the openings are on their way; they judge the challenge
+            return
+        self._void(step, _Void("challenge", inner["card"], seat))
+
+    def _on_stalled(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
+        """§9.11: `seat` waited too long for protocol work of the seats it names."""
+        what, named = inner["what"], list(inner["seats"])
+        if seat in named or len(set(named)) != len(named) or any(s >= len(self.seats) for s in named):
+            raise TableViolation("§9.11", seat, "a stall claim must name other seats of the table, once each")
+        if inner["round"] != self.round_number:
+            return  # crossed the end of its round (or the game's start)
+        if what == "shares":
+            withheld = named  # judged on its own: shares are not ordered
+            detail = f" of reveal {inner['need']}"
+        else:
+            awaited = self.awaited()
+            if awaited is None or (awaited.what, awaited.need) != (what, inner["need"]):
+                return  # the work arrived before the claim: nothing to do
+            withheld = [s for s in named if s in awaited.seats]
+            if not withheld:
+                return
+            detail = ""
+        others = f" (and seat{'s' if len(withheld) > 2 else ''} {', '.join(map(str, withheld[1:]))})" if len(withheld) > 1 else ""
+        raise TableViolation(
+            STALL_SECTIONS[what], withheld[0],
+            f"withheld {STALL_WORDS[what]}{detail}{others}: seat {seat} stopped waiting for it (§9.11)",
+        )
+
     # -- handlers: play --------------------------------------------------------------
 
     def _queue(self, seat: int, inner: Mapping[str, Any], event: Event) -> None:
@@ -517,13 +682,16 @@ class TableMachine:
                 Refused(self.position, seat, intent, "§9.5", f"{inner['type']} for round {inner['round']} arrived in round {self.round_number}")
             )
             return
+        if self._round.void is not None:
+            step.refused.append(Refused(self.position, seat, intent, "§9.10", f"round {self._round.number} is void"))
+            return
         self._queue(seat, inner, intent)
 
     _on_ready = _on_bandit = _on_draw = _on_discard = _on_exchange = _on_take = _on_intent
     _on_peek = _on_spy = _on_swap = _on_look_swap = _on_decide = _on_skip_power = _on_snap = _on_intent
 
     def _on_timeout(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
-        if self._round is None or inner["round"] != self._round.number:
+        if self._round is None or inner["round"] != self._round.number or self._round.void is not None:
             return  # a claim that crossed the end of its round: nothing to do
         event: Event = TurnTimedOut(inner["turn"]) if inner["what"] == "turn" else PeekBarrierExpired()
         self._queue(seat, inner, event)
@@ -534,6 +702,8 @@ class TableMachine:
         self._now = now
         if self.halted is not None or self.finished:
             return step
+        if self._round is not None and self._round.void is not None:
+            return step  # a void round reveals nothing more (§9.10)
         inner = envelope.inner
         peer = self.seats[seat]
         try:
@@ -557,6 +727,7 @@ class TableMachine:
             self._halt(step, exc)
         self._run_held(step)
         self._flush_shares(step)
+        self._track_stall()
         return step
 
     def sent_side(self, envelope: Any) -> None:
@@ -577,6 +748,8 @@ class TableMachine:
     def _settle(self, step: Step) -> None:
         """Answer whatever needs can be answered and apply queued intents, in order."""
         while self.halted is None:
+            if self._round is not None and self._round.void is not None:
+                break
             if self._answer_need(step):
                 continue
             if self._fifo and not self.engine.needs:
@@ -589,26 +762,104 @@ class TableMachine:
         if need is None:
             return False
         work = self._work.get(need)
+        rnd = self._round
+        assert rnd is not None
         if isinstance(need, Reveal):
             if work is None or not work.collect.complete:
                 return False
-            if need.to == ALL:
-                face = work.collect.card()
-            elif need.to == self.me:
-                face = work.collect.card(self._keys)
-            else:
-                face = None
-            self._apply(None, need.answer(face), step, reveal=work if need.to == ALL else None)
+            face = self._face_of(need, work, step)
+            if rnd.void is not None:
+                return True
+            try:
+                self._apply(None, need.answer(face), step, reveal=work if need.to == ALL else None)
+            except EngineError as exc:  # the checks above leave the engine nothing to refuse
+                raise TableViolation(exc.rule, None, f"the engine refused reveal {work.number}: {exc.message}") from None
             return True
         if work is None or not work.complete:
             return False
-        rnd = self._round
-        assert rnd is not None
+        rnd.retired.update(need.retired)
         deck = work.deck()
         for offset in range(len(deck.ciphertexts)):  # mapped first: the same apply may draw one
             rnd.location[need.first_id + offset] = (deck, offset)
         self._apply(None, need.answer(), step)
         return True
+
+    def _face_of(self, need: Reveal, work: _RevealWork, step: Step) -> int | None:
+        """The face a complete reveal shows here, or None (not ours to see, or it failed).
+
+        Every share was proven, so a face that is no card, or a card already seen
+        elsewhere, convicts a shuffle step (§8.5, §8.9): a failure everybody sees voids the
+        round at once; one only this seat can see is challenged (§9.10)."""
+        if need.to == ALL:
+            try:
+                face = work.collect.card()
+            except CardMismatch:
+                self._void(step, _Void("not-a-card", need.card, None))
+                return None
+            clash = self._clash(need.card, face)
+            if clash is not None:
+                if self.engine.view(0).is_public(clash):
+                    self._void(step, _Void("duplicate-card", need.card, None))
+                    return None
+                self._challenge(step, need.card, "duplicate-card")  # we alone had seen the other one
+                self._forget_private()
+            return face
+        if need.to != self.me:
+            return None
+        try:
+            face = work.collect.card(self._keys)
+        except CardMismatch:
+            self._challenge(step, need.card, "not-a-card")
+            return None
+        if self._clash(need.card, face) is not None:
+            self._challenge(step, need.card, "duplicate-card")
+            return None
+        return face
+
+    def _clash(self, card: int, face: int) -> int | None:
+        """Another card of the round (not reshuffled away) known here to have `face`."""
+        rnd = self._round
+        assert rnd is not None
+        for other in rnd.location:
+            if other != card and other not in rnd.retired and self.engine.known_face(other) == face:
+                return other
+        return None
+
+    def _challenge(self, step: Step, card: int, check: str) -> None:
+        rnd = self._round
+        assert rnd is not None
+        if self.me is None or rnd.challenged or rnd.void is not None:
+            return
+        rnd.challenged = True
+        step.send.append({"type": "challenge", "v": 1, "round": rnd.number, "card": card, "check": check})
+
+    def _forget_private(self) -> None:
+        """Replace the engine by one that knows only what everybody knows: after a private
+        conflict this seat goes on exactly as the others do until its challenge lands."""
+        engine = Game(len(self.seats), self.rules.skills, self.rules.target)
+        for event in self._public_events:
+            engine.apply(event)
+        self.engine = engine
+
+    def _void(self, step: Step, void: _Void) -> None:
+        """§9.10: the round stops here; every seat opens the steps of its complete chains."""
+        rnd = self._round
+        assert rnd is not None
+        rnd.void = void
+        rnd.digest = self.engine.digest()
+        while self._fifo:
+            item = self._fifo.popleft()
+            if not isinstance(item.event, (TurnTimedOut, PeekBarrierExpired)):
+                step.refused.append(Refused(item.position, item.seat, item.event, "§9.10", f"round {rnd.number} became void"))
+        self._work.clear()
+        self._by_number.clear()
+        self._early.clear()
+        self._unsigned.clear()
+        self._share_items = []
+        if self.me is not None:
+            complete = {c.chain_id for c in rnd.chains if c.complete}
+            steps = [o.to_wire() for o in rnd.my_openings if o.chain in complete]
+            step.send.append({"type": "opening", "v": 1, "round": rnd.number, "steps": steps, "digest": rnd.digest})
 
     def _apply_queued(self, item: _Queued, step: Step) -> None:
         event = item.event
@@ -656,6 +907,8 @@ class TableMachine:
         reveal: _RevealWork | None = None,
     ) -> None:
         notes = self.engine.apply(event)  # raises EngineError with the state unchanged
+        private = isinstance(event, Revealed) and event.to != ALL and event.face is not None
+        self._public_events.append(replace(event, face=None) if private else event)
         step.applied.append(Applied(self.position if position is None else position, seat, event, tuple(notes)))
         if self.on_applied is not None:
             self.on_applied(event, notes)
@@ -739,8 +992,34 @@ class TableMachine:
 
     # -- timers ------------------------------------------------------------------------
 
+    def _track_stall(self) -> None:
+        """Note since when the table waits for the work it waits for now (§9.11)."""
+        awaited = self.awaited()
+        if awaited is None:
+            self._wait = None
+            return
+        key = (awaited.what, awaited.round, awaited.need)
+        if self._wait is None or self._wait[0] != key:
+            self._wait = (key, self._now)
+
+    def _stall_claim(self) -> tuple[float, tuple[str, int, int], dict[str, Any]] | None:
+        if self.me is None or self.halted is not None or self._wait is None:
+            return None
+        key, since = self._wait
+        awaited = self.awaited()
+        if key in self._stalls_claimed or awaited is None or (awaited.what, awaited.round, awaited.need) != key:
+            return None
+        seats = [s for s in awaited.seats if s != self.me]
+        if not seats:
+            return None
+        at = since + self.stall_s + TIMEOUT_STAGGER * ((self.me - seats[0]) % len(self.seats))
+        payload = {"type": "stalled", "v": 1, "round": awaited.round, "what": awaited.what, "need": awaited.need, "seats": seats}
+        return at, key, payload
+
     def _timer_claim(self) -> tuple[float, tuple[str, int, int], dict[str, Any]] | None:
         if self.me is None or self.halted is not None or self._round is None or not self._round.started:
+            return None
+        if self._round.void is not None:
             return None
         n = len(self.seats)
         phase = self.engine.phase

@@ -37,6 +37,10 @@ CARD = Int(0, 1 << 20)
 B32 = Bin(size=32)
 DIGEST = Str(min_len=64, max_len=64)
 MAX_CARDS: Final = 4096
+CHALLENGES: Final = ("not-a-card", "duplicate-card")
+"""§9.10: what a seat saw fail in a reveal only it could see."""
+STALLS: Final = ("keys", "beacon", "shuffle", "shares", "opening", "done")
+"""§9.11: the protocol work a stall claim says is withheld."""
 
 SHARE = Record(
     {"need": Int(0, 1 << 31), "chain": B32, "position": Int(0, MAX_CARDS - 1), "share": B32, "e": B32, "s": B32}
@@ -84,6 +88,12 @@ MESSAGES: tuple[Message, ...] = (
     *(content_message(name, "§9.5", {"round": ROUND, **fields}) for name, (_, fields) in INTENTS.items()),
     content_message("timeout", "§9.6", {"round": ROUND, "what": OneOf(frozenset({"turn", "peek"})), "turn": TURN}),
     content_message("opening", "§9.7", {"round": ROUND, "steps": ListOf(OPENING, 1, 64), "digest": DIGEST}),
+    content_message("challenge", "§9.10", {"round": ROUND, "card": CARD, "check": OneOf(frozenset(CHALLENGES))}),
+    content_message(
+        "stalled",
+        "§9.11",
+        {"round": Int(0, 1 << 31), "what": OneOf(frozenset(STALLS)), "need": Int(0, 1 << 31), "seats": ListOf(SEAT, 1, 15)},
+    ),
     content_message("done", "§9.8", {"digest": DIGEST, "totals": ListOf(Int(-(1 << 31), 1 << 31), 2, 16)}),
     content_message("leave", "§9.8", {"reason": Str(max_len=200)}),
 )

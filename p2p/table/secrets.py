@@ -1,4 +1,4 @@
-"""A seat's secrets for one game, all derived from one seed (protocol.md §9.10).
+"""A seat's secrets for one game, all derived from one seed (protocol.md §9.12).
 
 Theory of operation
 -------------------

@@ -1,0 +1,98 @@
+"""What a seat does about a peer that breaks the protocol (protocol.md §11.2).
+
+Theory of operation
+-------------------
+Each rule is checked where it lives: the transport refuses bad frames and signatures
+(§4), the order refuses messages that break chains, stamps or the game id (§7), the
+table machine judges cards, proofs and moves (§8, §9) and the engine the rules (R1–R10).
+This module only decides what follows, so the live peer and the test networks answer
+every kind of misbehaviour alike, and name the same culprit for it:
+
+* ``REJECT``: the message is refused and changes nothing; its sender is named; play goes
+  on. An intent the rules refuse is judged by every peer at the same place of the
+  order; a message of another game (a replay) is simply not part of this one.
+* ``ABORT``: the game ends here, naming the culprit; the log is closed and stays valid
+  up to this point. Violations of §8/§9 halt every honest machine at the same place of
+  the order (the machine decides, `TableViolation`); frames that break §4 and messages
+  that break §7 are seen on receipt, by each peer for itself, so the peer that saw one
+  also says why it leaves (a ``leave`` naming the culprit) so that the others end too.
+
+A verdict never depends on which peer judges it, except in *who noticed first*: the
+culprit and the section are the same wherever they are found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from p2p.errors import ProtocolError
+from p2p.order import ForeignGame, OrderError
+from p2p.table.machine import Refused, TableViolation
+
+
+class Response(Enum):
+    REJECT = "reject"  # refuse the message, name its sender, play on
+    ABORT = "abort"  # end the game here, naming the culprit
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What happened, who is to blame, under which rule, and what this seat does about it."""
+
+    response: Response
+    seat: int | None  # the culprit's seat (None: nobody can be named)
+    section: str  # the violated rule: an R-number or a protocol section
+    reason: str
+
+    @property
+    def aborts(self) -> bool:
+        return self.response is Response.ABORT
+
+    def who(self, names: Sequence[str]) -> str:
+        return "a peer" if self.seat is None or self.seat >= len(names) else names[self.seat]
+
+    def line(self, names: Sequence[str]) -> str:
+        """The sentence for the screen."""
+        if self.aborts:
+            return f"{self.who(names)} broke the rules of the table ({self.section}: {self.reason}); the game stops."
+        return f"{self.who(names)}'s message was refused ({self.section}: {self.reason})."
+
+    def note(self, names: Sequence[str]) -> str:
+        """The sentence for the fairness log (§10.1 ``log.note``)."""
+        what = "the game stops" if self.aborts else "refused, the game goes on"
+        return f"{self.who(names)} (seat {self.seat}): {self.section}: {self.reason} ({what})"
+
+    def leave_reason(self, names: Sequence[str]) -> str:
+        """Why this seat leaves, for the others' screens (a §9.8 ``leave``, ≤ 200 characters)."""
+        return f"{self.who(names)} broke {self.section}: {self.reason}"[:200]
+
+
+def on_link_fault(error: ProtocolError, seat: int | None) -> Verdict:
+    """A frame that breaks §4 (or a message schema) on the authenticated link of `seat`.
+
+    Over TLS nothing is garbled in transit, so the peer at the other end sent it."""
+    return Verdict(Response.ABORT, seat, error.section, error.reason)
+
+
+def on_order_error(error: OrderError, signer: int | None, link: int | None) -> Verdict:
+    """A message the order refused on receipt (§7), signed by `signer`, received over the
+    link of `link`.
+
+    A message of another game is a replay: it is refused and blamed on whoever sent it
+    over its link (the signer may have sent it honestly in that other game). Anything else
+    the order refuses is proven by the signer's own signatures (§7.2, §7.3): abort."""
+    if isinstance(error, ForeignGame):
+        return Verdict(Response.REJECT, link, error.section, f"{error.reason} (a replay)")
+    return Verdict(Response.ABORT, signer, error.section, error.reason)
+
+
+def on_refusal(refused: Refused) -> Verdict:
+    """An intent the rules (or §9.5) refused: every peer refuses it at the same place."""
+    return Verdict(Response.REJECT, refused.seat, refused.section, refused.reason)
+
+
+def on_violation(violation: TableViolation) -> Verdict:
+    """A §8/§9 violation: every honest machine halted at the same place."""
+    return Verdict(Response.ABORT, violation.seat, violation.section, violation.reason)
