@@ -540,6 +540,37 @@ class Equivocation(Cheat):
         return [self.forked[true_hash]]
 
 
+class SideEquivocation(Cheat):
+    """§7.2 on the side chain (§7.8): its first ``shares`` message with several items goes
+    to the seats in `other_side` with its items in another order (valid shares, another
+    body under the same sseq); every later side message follows that fork."""
+
+    name = "equivocation in the side chain"
+
+    def __init__(self, other_side: set[int]) -> None:
+        super().__init__()
+        self.other_side = other_side
+        self.twins: dict[bytes, Envelope] = {}
+        self.twin_hash: dict[bytes, bytes] = {}
+
+    def outgoing(self, net: CheatingTable, dst: int, envelope: Envelope) -> list[Envelope]:
+        inner = envelope.inner
+        if dst not in self.other_side or "sseq" not in inner:
+            return [envelope]
+        true_hash = message_hash(envelope.body)
+        if true_hash not in self.twins:
+            if bytes(inner["sprev"]) in self.twin_hash:
+                twin = dict(inner, sprev=self.twin_hash[bytes(inner["sprev"])])
+            elif not self.tried and len(inner["items"]) > 1:
+                self.tried = True
+                twin = dict(inner, items=list(reversed(inner["items"])))
+            else:
+                return [envelope]
+            self.twins[true_hash] = net.resign(twin)
+            self.twin_hash[true_hash] = message_hash(self.twins[true_hash].body)
+        return [self.twins[true_hash]]
+
+
 class BackdatedStamp(Cheat):
     """§7.3: stamps its ``ready`` no higher than its previous message."""
 

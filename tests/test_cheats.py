@@ -194,6 +194,16 @@ def test_s7_2_equivocation_is_proven_and_neither_side_is_delivered(tmp_path: Pat
     assert "leave" not in delivered_types(net, 0, CHEATER) and "ready" not in delivered_types(net, 1, CHEATER)
 
 
+def test_s7_2_equivocation_in_the_side_chain_is_proven(tmp_path: Path, ledger: list[Judged]) -> None:
+    """Shares travel unordered (§7.8), but each sender's side messages are chained: a
+    fork there shows in the `sides` of the honest peers' acks, and each gets the other
+    side as evidence."""
+    net, _ = tried("side-equivocation", tmp_path, ledger)
+    for i in net.honest:
+        errors = [e for e in net.peers[i].errors if isinstance(e, Equivocation)]
+        assert errors and "side" in errors[0].reason and len({e.body for e in errors[0].evidence}) == 2
+
+
 def test_s7_3_backdated_stamp_is_refused_on_receipt(tmp_path: Path, ledger: list[Judged]) -> None:
     net, _ = tried("backdated-stamp", tmp_path, ledger)
     assert all(any(isinstance(e, StampBackwards) for e in net.peers[i].errors) for i in net.honest)
