@@ -191,7 +191,7 @@ def judge_table(net: CheatingTable, cheat: Cheat, sections: tuple[str, ...], pol
 def run_table(cheat: Cheat, sections: tuple[str, ...], policy: Response, logs: Path, *, seed: int = 5,
               **net: Any) -> tuple[CheatingTable, Judged]:
     """Play a table where seat `CHEATER` runs `cheat`, and judge it."""
-    table = CheatingTable(PLAYERS, seed, cheat, CHEATER, rules=RULES, **net)
+    table = CheatingTable(PLAYERS, seed, cheat, CHEATER, rules=RULES, **{**cheat.table, **net})
     table.run(limit=3600.0)
     return table, judge_table(table, cheat, sections, policy, logs)
 

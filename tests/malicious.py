@@ -51,6 +51,7 @@ class Cheat:
     """What the cheating seat does differently. Every hook defaults to honesty."""
 
     name = "honest"
+    table: dict[str, Any] = {}  # options of the table it is tried at (e.g. the honest seats' pace)
 
     def __init__(self) -> None:
         self.tried = False  # set once the cheat was actually committed
@@ -250,6 +251,9 @@ class OutOfTurn(Cheat):
     """R5: draws while another seat's turn is being played."""
 
     name = "out-of-turn intent"
+    # the turn's player takes its time (as people do), so the draw is judged during that
+    # turn (R5) and not after it (a stale turn, §9.5), whatever the seeded latencies
+    table = {"act_delay": 0.3}
 
     def act(self, net: CheatingTable, seat: int) -> None:
         m = net.tables[seat].machine
