@@ -303,6 +303,7 @@ class TablePeer:
             self._heard[seat] = trio.current_time()
             if self._absent.pop(seat, None) is not None:
                 self._note(f"link to {self.names[seat]} restored")
+                self.machine.restart_stall_clock(trio.current_time())
             if seat in self._progress.waiting_for:
                 self._progress.waiting_for = tuple(s for s in self._progress.waiting_for if s != seat)
                 self._say(f"{self.names[seat]} is back.", "table", seat)
@@ -423,8 +424,8 @@ class TablePeer:
 
     async def _timers(self) -> None:
         while True:
-            deadlines = [d for d in (self.orderer.next_deadline(), self.machine.next_deadline(), self._link_deadline())
-                         if d is not None]
+            machine = None if self._absent else self.machine.next_deadline()  # (see below)
+            deadlines = [d for d in (self.orderer.next_deadline(), machine, self._link_deadline()) if d is not None]
             with trio.move_on_at(min(deadlines, default=float("inf"))):
                 await self._wake.wait()
             self._wake = trio.Event()  # (the work below never sets it: see from_timers)
@@ -439,7 +440,9 @@ class TablePeer:
                     self.mesh.broadcast(frame)
                 elif self.machine.seats[seat] in linked:  # (a missing peer gets all of it on its return)
                     self.mesh.send(self.machine.seats[seat], frame)
-            step = self.machine.on_timer(now)
+            # While a peer is away nothing can be ordered, and a peer that is away is not
+            # withholding anything: no timer or stall claims until everyone is back (§11.3).
+            step = self.machine.on_timer(now) if not self._absent else Step()
             self._handle(step)
             self._after_processing(from_timers=True, changed=step.changed())
 

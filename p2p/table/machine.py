@@ -1002,6 +1002,12 @@ class TableMachine:
         if self._wait is None or self._wait[0] != key:
             self._wait = (key, self._now)
 
+    def restart_stall_clock(self, now: float) -> None:
+        """A peer that was away is back (§11.3): what the table waits for is timed from
+        now, so a crash or a lost link is never taken for withholding (§9.11)."""
+        if self._wait is not None:
+            self._wait = (self._wait[0], max(self._wait[1], now))
+
     def _stall_claim(self) -> tuple[float, tuple[str, int, int], dict[str, Any]] | None:
         if self.me is None or self.halted is not None or self._wait is None:
             return None
