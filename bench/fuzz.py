@@ -44,6 +44,7 @@ import tempfile
 import time
 import traceback
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,7 @@ def worker(spec: dict[str, Any]) -> None:
             from tests import fuzz_targets
     else:
         from tests import fuzz_targets
-    from tests.fuzz_mutate import Pool, mutate, mutate_structure
+    from tests.fuzz_mutate import Pool
 
     target = fuzz_targets.make_target(spec["target"])
     seeds = target.seeds()
@@ -149,33 +150,50 @@ def worker(spec: dict[str, Any]) -> None:
         return verdict
 
     control.set("ready", 1)
-    deadline = spec["deadline"]
     if engine == "atheris":
-        import atheris
+        _fuzz_with_atheris(spec, target.codec, pool, one, skip)
+    else:
+        _fuzz_with_random(spec, target.codec, seeds, pool, one, skip, fuzz_targets.ACCEPTED)
 
-        def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
-            rng = random.Random(seed)
-            if rng.random() < 0.6:
-                mutated = mutate_structure(data, target.codec, rng, pool, rng.choice((1, 1, 2, 3)))
-                if mutated is not None:
-                    return mutated[:max_size]
-            return atheris.Mutate(data, max_size)
 
-        args = [
-            "fuzz", f"-runs={spec['quota'] if spec['quota'] < 2**31 else -1}", f"-seed={spec['seed'] % 2**31 or 1}", f"-max_len={MAX_LEN}",
-            f"-timeout={int(spec['hang_seconds'] * 3) + 1}", "-rss_limit_mb=4096", "-print_final_stats=0",
-            f"-artifact_prefix={out}/{target.name}-libfuzzer-",
-        ]
-        if deadline is not None:
-            args.append(f"-max_total_time={max(1, int(deadline - time.time()))}")
-        args.append(spec["corpus"])
-        def test_one_input(data: bytes) -> None:
-            if not (skip and _digest(data) in skip):  # an input that hung or crashed a worker before
-                one(bytes(data))
+def _fuzz_with_atheris(spec: dict[str, Any], codec: Any, pool: Any, one: Callable[[bytes], Any], skip: set[str]) -> None:
+    """libFuzzer's loop, coverage-guided; our structure-aware mutator is one of its mutators."""
+    import atheris
 
-        atheris.Setup(args, test_one_input, custom_mutator=custom_mutator)
-        atheris.Fuzz()
-        return
+    from tests.fuzz_mutate import mutate_structure
+
+    def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
+        rng = random.Random(seed)
+        if rng.random() < 0.6:
+            mutated = mutate_structure(data, codec, rng, pool, rng.choice((1, 1, 2, 3)))
+            if mutated is not None:
+                return mutated[:max_size]
+        return atheris.Mutate(data, max_size)
+
+    def test_one_input(data: bytes) -> None:
+        if not (skip and _digest(data) in skip):  # an input that hung or crashed a worker before
+            one(bytes(data))
+
+    runs = spec["quota"] if spec["quota"] < 2**31 else -1
+    args = [
+        "fuzz", f"-runs={runs}", f"-seed={spec['seed'] % 2**31 or 1}", f"-max_len={MAX_LEN}",
+        f"-timeout={int(spec['hang_seconds'] * 3) + 1}", "-rss_limit_mb=4096", "-print_final_stats=0",
+        f"-artifact_prefix={spec['out']}/{spec['target']}-libfuzzer-",
+    ]
+    if spec["deadline"] is not None:
+        args.append(f"-max_total_time={max(1, int(spec['deadline'] - time.time()))}")
+    args.append(spec["corpus"])
+    atheris.Setup(args, test_one_input, custom_mutator=custom_mutator)
+    atheris.Fuzz()  # exits the process when done
+
+
+def _fuzz_with_random(
+    spec: dict[str, Any], codec: Any, seeds: list[bytes], pool: Any, one: Callable[[bytes], Any], skip: set[str],
+    accepted: Any,
+) -> None:
+    """The seeds, then mutants of the seeds and of accepted inputs, from a seeded PRNG."""
+    from tests.fuzz_mutate import mutate
+
     rng = random.Random(spec["seed"])
     inputs = list(seeds)
     known = {_digest(s) for s in inputs}
@@ -184,13 +202,14 @@ def worker(spec: dict[str, Any]) -> None:
         if done < spec["quota"] and _digest(data) not in skip:
             one(data)
             done += 1
+    deadline = spec["deadline"]
     while done < spec["quota"] and (deadline is None or time.time() < deadline):
-        child = mutate(rng.choice(inputs), target.codec, rng, pool)
+        child = mutate(rng.choice(inputs), codec, rng, pool)
         if skip and _digest(child) in skip:
             continue
         verdict = one(child)
         done += 1
-        if verdict is fuzz_targets.ACCEPTED and len(inputs) < 512 and rng.random() < 0.2:
+        if verdict is accepted and len(inputs) < 512 and rng.random() < 0.2:
             key = _digest(child)
             if key not in known:  # a valid input not seen before: a new place to mutate from
                 known.add(key)

@@ -32,13 +32,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from zeroconf import ServiceInfo
+
 from p2p.admission import join_transcript, joiner_proof
 from p2p.audit import audit
 from p2p.deck import BeaconCommit, BeaconReveal, DeckError, KeyShare, Share, ShuffleOpening, ShuffleStep
 from p2p.discovery import SERVICE_TYPE, ad_from_info
 from p2p.errors import ProtocolError
 from p2p.identity import Identity
-from p2p.log import read_log, LogError
+from p2p.log import LogError, read_log
 from p2p.order import ACK_TYPE, Delivered, OrderError, is_side
 from p2p.roster import MAX_SEATS, MIN_SEATS, parse_canonical, sign_roster
 from p2p.signing import SIGNED_DOMAIN, SignedMessage, open_signed, signed_frame
@@ -47,7 +49,6 @@ from p2p.table.machine import Step
 from p2p.wire import FrameDecoder, decode, decode_map, encode
 from tests import fuzz_corpus as corpus
 from tests.fuzz_mutate import Codec
-from zeroconf import ServiceInfo
 
 
 class Verdict(enum.Enum):
