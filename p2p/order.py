@@ -451,16 +451,22 @@ class Orderer:
                 self._check_content(seat, following, _parse_header(following, len(self.seats), self.game))
                 self._accept_content(seat, following)
         except OrderError:
-            self._peers[seat], self.clock, self._ack_wanted, self._pending, self._pending_stamps = saved
+            (self._peers[seat], self.clock, self._ack_wanted, self._pending, self._pending_stamps,
+             self._heads_changed, self._evidence, self._evidence_sent, echoes) = saved
+            for peer_, (echoed, unchecked) in zip(self._peers, echoes):
+                peer_.echoed, peer_.unchecked = echoed, unchecked
             raise
 
-    def _content_state(self, seat: int) -> tuple[_Peer, int, int, dict[int, list[Envelope]], list[int]]:
+    def _content_state(self, seat: int) -> tuple[Any, ...]:
         """A copy of what accepting `seat`'s content changes (to undo it)."""
         p = self._peers[seat]
         copy = replace(p, hashes=list(p.hashes), stamps=list(p.stamps), held=dict(p.held), promises=list(p.promises),
                        envelopes=list(p.envelopes))
         pending = {stamp: list(group) for stamp, group in self._pending.items()}
-        return copy, self.clock, self._ack_wanted, pending, list(self._pending_stamps)
+        # accepting content also judges heads others declared of it (§7.10)
+        echoes = [(dict(q.echoed), {k: dict(v) for k, v in q.unchecked.items()}) for q in self._peers]
+        return (copy, self.clock, self._ack_wanted, pending, list(self._pending_stamps),
+                self._heads_changed, list(self._evidence), set(self._evidence_sent), echoes)
 
     def _receive_side(self, seat: int, envelope: Envelope) -> None:
         """§7.8: accept the side chain in order; hold early ones; refuse forks."""
