@@ -171,13 +171,7 @@ class CheatingTable(TableNetwork):
         for peer, table in zip(self.peers, self.tables):
             if self.stopped[peer.seat] is not None:
                 continue
-            deadline = peer.orderer.next_deadline()
-            if deadline is not None and deadline <= self.now:
-                for seat, envelope in peer.orderer.on_timer(self.now):
-                    if seat < 0:
-                        self.broadcast(peer.seat, envelope)
-                    else:
-                        self._post(peer.seat, seat, envelope)
+            self._orderer_timer(peer)
             deadline = table.machine.next_deadline()
             if deadline is not None and deadline <= self.now:
                 self._emit(peer, table, table.machine.on_timer(self.now))
