@@ -37,8 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from p2p.roster import TableRules  # noqa: E402
 from tests.cli_support import bandit, read_until  # noqa: E402
 from tests.faultproxy import LOOPBACK, link_proxy  # noqa: E402
-from tests.live_support import seat_live_table  # noqa: E402
-from tests.test_faults_live import until  # noqa: E402
+from tests.live_support import seat_live_table, until  # noqa: E402
 
 
 async def one_heal(root: Path, outage: float) -> tuple[float, float]:

@@ -334,20 +334,18 @@ class Narrator:
     def _tell_peek(self, game: Game, story: _Story) -> list[Told]:
         event = story.event
         assert isinstance(event, Peek)
-        seat = event.seat
-        card = game.zones().tableaux[seat][event.slot]
-        suffix = self._look_suffix(game, [card])
-        kind = "private" if suffix else "power"
-        return [Told(f"{self.name(seat)} peeked at {self._card_of(seat, seat, event.slot)}{suffix}.", kind, seat)]
+        return self._tell_look(game, event.seat, event.seat, event.slot, "peeked at")
 
     def _tell_spy(self, game: Game, story: _Story) -> list[Told]:
         event = story.event
         assert isinstance(event, Spy)
-        seat = event.seat
-        card = game.zones().tableaux[event.owner][event.slot]
-        suffix = self._look_suffix(game, [card])
+        return self._tell_look(game, event.seat, event.owner, event.slot, "spied on")
+
+    def _tell_look(self, game: Game, seat: int, owner: int, slot: int, verb: str) -> list[Told]:
+        """A one-card look (peek or spy): its value only to the one who looked."""
+        suffix = self._look_suffix(game, [game.zones().tableaux[owner][slot]])
         kind = "private" if suffix else "power"
-        return [Told(f"{self.name(seat)} spied on {self._card_of(seat, event.owner, event.slot)}{suffix}.", kind, seat)]
+        return [Told(f"{self.name(seat)} {verb} {self._card_of(seat, owner, slot)}{suffix}.", kind, seat)]
 
     def _tell_swap(self, game: Game, story: _Story) -> list[Told]:
         event = story.event

@@ -29,7 +29,7 @@ from typing import Any
 from p2p.errors import ProtocolError
 from p2p.schema import Bin, Int, ListOf, Message, Schemas, Str, Tuple
 from p2p.signing import SignedMessage
-from p2p.wire import Limits, decode_map, encode_frame
+from p2p.wire import Limits, decode_map, encode_frame, split_frames
 
 JOURNAL_LIMITS = Limits(max_frame=2 << 20)
 SUFFIX = ".journal"
@@ -119,29 +119,27 @@ def read_journal(path: Path) -> JournalContents:
     except OSError as exc:
         raise JournalError("§11.3", f"cannot read the journal {path.name}: {exc.strerror}") from None
     contents: JournalContents | None = None
-    offset = 0
-    while len(data) - offset >= 4:
-        length = int.from_bytes(data[offset : offset + 4], "big")
-        end = offset + 4 + length
-        if length > JOURNAL_LIMITS.max_frame or end > len(data):
-            break  # cut short by a crash: never sent
-        try:
-            frame = SCHEMAS.check(decode_map(data[offset + 4 : end], JOURNAL_LIMITS))
-        except ProtocolError as exc:
-            raise JournalError("§11.3", f"journal frame at byte {offset}: {exc.reason}") from None
-        if contents is None:
-            if frame["type"] != "journal.seat":
-                raise JournalError("§11.3", "the journal does not start with its seat record")
-            contents = JournalContents(
-                frame["game"], frame["seat"], frame["seed"], Path(frame["log"]), frame["port"],
-                [(a[0], a[1]) if a[0] else None for a in frame["addresses"]],
-            )
-        elif frame["type"] == "journal.sent":
-            contents.sent.append((frame["body"], frame["sig"]))
-        else:
-            raise JournalError("§11.3", f"a second seat record at byte {offset}")
-        offset = end
-        contents.intact = offset
+    try:
+        for offset, payload in split_frames(data, JOURNAL_LIMITS):
+            if payload is None:
+                break  # cut short by a crash: never sent
+            frame = SCHEMAS.check(decode_map(payload, JOURNAL_LIMITS))
+            if contents is None:
+                if frame["type"] != "journal.seat":
+                    raise JournalError("§11.3", "the journal does not start with its seat record")
+                contents = JournalContents(
+                    frame["game"], frame["seat"], frame["seed"], Path(frame["log"]), frame["port"],
+                    [(a[0], a[1]) if a[0] else None for a in frame["addresses"]],
+                )
+            elif frame["type"] == "journal.sent":
+                contents.sent.append((frame["body"], frame["sig"]))
+            else:
+                raise JournalError("§11.3", f"a second seat record at byte {offset}")
+            contents.intact = offset + 4 + len(payload)
+    except JournalError:
+        raise
+    except ProtocolError as exc:
+        raise JournalError("§11.3", f"journal: {exc.reason}") from None
     if contents is None:
         raise JournalError("§11.3", f"the journal {path.name} is empty or cut short")
     return contents

@@ -33,7 +33,7 @@ from typing import Any, BinaryIO
 from p2p.errors import ProtocolError
 from p2p.schema import Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
 from p2p.signing import SignedMessage
-from p2p.wire import Limits, decode_map, encode_frame
+from p2p.wire import Limits, decode_map, encode_frame, split_frames
 
 LOG_LIMITS = Limits(max_frame=2 << 20)
 """A log.msg frame wraps a message of up to 1 MiB."""
@@ -196,20 +196,10 @@ class FairnessLog:
 
 def _frames(data: bytes) -> Iterator[tuple[int, bytes | None]]:
     """(offset, payload) of each frame; payload None for a final frame cut short."""
-    offset = 0
-    while offset < len(data):
-        if len(data) - offset < 4:
-            yield offset, None
-            return
-        length = int.from_bytes(data[offset : offset + 4], "big")
-        if length > LOG_LIMITS.max_frame:
-            raise LogError("§10.1", f"frame at byte {offset} claims {length} bytes, more than a log frame may hold")
-        end = offset + 4 + length
-        if end > len(data):
-            yield offset, None
-            return
-        yield offset, data[offset + 4 : end]
-        offset = end
+    try:
+        yield from split_frames(data, LOG_LIMITS)
+    except ProtocolError as exc:
+        raise LogError("§10.1", exc.reason.replace("a frame may hold here", "a log frame may hold")) from None
 
 
 def read_log(path: Path) -> LogContents:

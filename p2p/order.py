@@ -759,7 +759,7 @@ class Orderer:
         self._side_sent.append(envelope)
         return seat
 
-    def restore_sent(self, envelope: Envelope, now: float) -> bool:
+    def restore_sent(self, envelope: Envelope, now: float) -> None:
         """Take back from our journal a message we sent: content not yet delivered goes
         back into our chain (to be delivered and retransmitted as if never lost), an ack
         restores the promise it made. Returns False for what the log already holds."""
@@ -767,13 +767,13 @@ class Orderer:
         if inner.get("type") == ACK_TYPE:
             self.clock = max(self.clock, int(inner["lamport"]))
             self._last_sent_stamp = max(self._last_sent_stamp, int(inner["lamport"]))
-            return True
+            return
         if is_side(inner):
-            return False  # side messages are logged as they leave
+            return  # side messages are logged as they leave
         mine = self._peers[self.me]
         header = _parse_header(envelope, len(self.seats), self.game)
         if header.seq < mine.next_seq:
-            return False
+            return
         if header.seq != mine.next_seq or header.prev != mine.chain_hash:
             raise ChainBroken(envelope.sender, f"the journal's seq {header.seq} does not continue our chain at {mine.next_seq}")
         self._accept_content(self.me, envelope)
@@ -781,7 +781,6 @@ class Orderer:
         for i, peer in enumerate(self._peers):
             if i != self.me:
                 peer.resend_at = now + RETRANSMIT_AFTER
-        return True
 
     def restored(self) -> None:
         """The log is replayed: everything delivered was stable, so every other peer had

@@ -41,7 +41,7 @@ from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Orderer, OrderError
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
-from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
+from p2p.session import Line, RoundReport, SeatInfo, SessionRecord
 from p2p.signing import SignedMessage, sign, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator
@@ -118,7 +118,7 @@ class _Watchers:
         self.changed = trio.Event()
 
 
-class TablePeer:
+class TablePeer(SessionRecord):
     """One seat of a running game. Implements `p2p.session.TableSession`."""
 
     def __init__(
@@ -145,6 +145,7 @@ class TablePeer:
         self.names = tuple(m.name for m in roster.members)
         seats = tuple(m.peer_id for m in roster.members)
         self._resumed: Step | None = None
+        self._replayed, self._replay_ms = 0, 0.0  # (a resumed peer: records replayed, and how long it took)
         if resume is None:
             secrets = SeatSecrets.draw(os.urandom)
             self.orderer = Orderer(seats=seats, me=self._me, game=self.game_id, sign=self._sign)
@@ -175,10 +176,7 @@ class TablePeer:
         self.machine.on_applied = self._narrate
         self.pace = pace
         self._on_line = on_line
-        self._lines: list[Line] = []
-        self._reports: list[RoundReport] = []
-        self._deadlines = Deadlines()
-        self._progress = Progress(log_path=str(log_path))
+        SessionRecord.__init__(self, log_path=str(log_path))
         self._watch = _Watchers()
         self._wake = trio.Event()
         self._done = trio.Event()
@@ -208,22 +206,6 @@ class TablePeer:
             return
         self._send(self.machine.submit(intent))
         self._after_processing()
-
-    @property
-    def lines(self) -> list[Line]:
-        return self._lines
-
-    @property
-    def reports(self) -> list[RoundReport]:
-        return self._reports
-
-    @property
-    def deadlines(self) -> Deadlines:
-        return self._deadlines
-
-    @property
-    def progress(self) -> Progress:
-        return self._progress
 
     def now(self) -> float:
         return trio.current_time()

@@ -115,3 +115,30 @@ class TableSession(Protocol):
     async def leave(self) -> None:
         """Leave the table: the log is closed valid; the others see the seat go."""
         ...
+
+
+class SessionRecord:
+    """What every `TableSession` keeps for the screen: the lines told, the round
+    reports, the deadlines shown and the progress (a base for implementations)."""
+
+    def __init__(self, log_path: str = "") -> None:
+        self._lines: list[Line] = []
+        self._reports: list[RoundReport] = []
+        self._deadlines = Deadlines()
+        self._progress = Progress(log_path=log_path)
+
+    @property
+    def lines(self) -> list[Line]:
+        return self._lines
+
+    @property
+    def reports(self) -> list[RoundReport]:
+        return self._reports
+
+    @property
+    def deadlines(self) -> Deadlines:
+        return self._deadlines
+
+    @property
+    def progress(self) -> Progress:
+        return self._progress

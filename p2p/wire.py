@@ -270,3 +270,22 @@ class FrameDecoder:
             have = len(self._buffer)
             want = f"{HEADER.size + self._needed} bytes" if self._needed is not None else "a 4-byte length"
             raise self._fail(ProtocolError("§4.2", f"stream ended inside a frame ({have} bytes of {want})"))
+
+
+def split_frames(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, bytes | None]]:
+    """(offset, payload) of each §4.2 frame of a file; payload None for a last frame cut
+    short (a crash while writing). A frame longer than `limits` allows is a §4.2 error."""
+    offset = 0
+    while offset < len(data):
+        if len(data) - offset < 4:
+            yield offset, None
+            return
+        length = int.from_bytes(data[offset : offset + 4], "big")
+        if length > limits.max_frame:
+            raise ProtocolError("§4.2", f"frame at byte {offset} claims {length} bytes, more than a frame may hold here")
+        end = offset + 4 + length
+        if end > len(data):
+            yield offset, None
+            return
+        yield offset, data[offset + 4 : end]
+        offset = end

@@ -99,25 +99,12 @@ class FaultNetwork(TableNetwork):
             return None
         return super().send(seat, payload)
 
+    def running(self, seat: int) -> bool:
+        return seat not in self.dead  # a dead peer's timers do not run
+
     def _drive(self, peer: Any, table: Any) -> None:
         if peer.seat not in self.dead:
             super()._drive(peer, table)
-
-    def _timers(self) -> None:
-        for peer, table in zip(self.peers, self.tables):
-            if peer.seat in self.dead:
-                continue  # a dead peer's timers do not run
-            self._orderer_timer(peer)
-            deadline = table.machine.next_deadline()
-            if deadline is not None and deadline <= self.now:
-                self._emit(peer, table, table.machine.on_timer(self.now))
-
-    def deadlines(self) -> list[float]:
-        out = [self._later[0][0]] if self._later else []
-        for peer, table in zip(self.peers, self.tables):
-            if peer.seat not in self.dead:
-                out += [d for d in (peer.orderer.next_deadline(), table.machine.next_deadline()) if d is not None]
-        return out
 
     def play_on(self, limit: float = 600.0) -> None:
         """Go on playing (after `start`) until every peer finished or halted."""

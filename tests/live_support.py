@@ -56,3 +56,16 @@ async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: 
         cls = (classes or {}).get(i, TablePeer)
         table.append(cls(mesh, result, ids[i], log_path=root / f"seat{i + 1}.bandit-log", bot=bot, seed=i, pace=pace))
     return stack, table
+
+
+async def until(predicate, *peers) -> None:  # type: ignore[no-untyped-def]
+    """Wait (on the peers' change events, never a sleep) until `predicate()` holds."""
+    while not predicate():
+        async with trio.open_nursery() as nursery:
+            for peer in peers:
+
+                async def woken(peer=peer) -> None:  # type: ignore[no-untyped-def]
+                    await peer.changed()
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(woken)

@@ -167,22 +167,8 @@ class CheatingTable(TableNetwork):
             self.cheat.act(self, peer.seat)
         super()._drive(peer, table)
 
-    def _timers(self) -> None:
-        for peer, table in zip(self.peers, self.tables):
-            if self.stopped[peer.seat] is not None:
-                continue
-            self._orderer_timer(peer)
-            deadline = table.machine.next_deadline()
-            if deadline is not None and deadline <= self.now:
-                self._emit(peer, table, table.machine.on_timer(self.now))
-
-    def deadlines(self) -> list[float]:
-        live = [i for i in range(len(self.peers)) if self.stopped[i] is None]
-        out = [d for i in live if (d := self.peers[i].orderer.next_deadline()) is not None]
-        out += [d for i in live if (d := self.tables[i].machine.next_deadline()) is not None]
-        if self._later:
-            out.append(self._later[0][0])
-        return out
+    def running(self, seat: int) -> bool:
+        return self.stopped[seat] is None  # a seat that left the game runs no timers
 
     # running and judging ----------------------------------------------------------------
 

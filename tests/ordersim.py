@@ -128,9 +128,14 @@ class Network:
         peer.sides.extend(peer.orderer.side_deliveries())
         peer.delivered.extend(peer.orderer.deliveries())
 
+    def running(self, seat: int) -> bool:
+        """Whether `seat`'s timers run (a subclass stops those of a dead or departed peer)."""
+        return True
+
     def _timers(self) -> None:
         for peer in self.peers:
-            self._orderer_timer(peer)
+            if self.running(peer.seat):
+                self._orderer_timer(peer)
 
     def _orderer_timer(self, peer: SimPeer) -> None:
         """Run `peer`'s order-layer timer if it is due: retransmissions and heartbeats."""
@@ -149,7 +154,7 @@ class Network:
 
     def deadlines(self) -> list[float]:
         """Every pending timer (subclasses add their own)."""
-        out = [d for p in self.peers if (d := p.orderer.next_deadline()) is not None]
+        out = [d for p in self.peers if self.running(p.seat) and (d := p.orderer.next_deadline()) is not None]
         if self._later:
             out.append(self._later[0][0])
         return out

@@ -130,12 +130,15 @@ class TableNetwork(Network):
     def _timers(self) -> None:
         super()._timers()
         for peer, table in zip(self.peers, self.tables):
+            if not self.running(peer.seat):
+                continue
             deadline = table.machine.next_deadline()
             if deadline is not None and deadline <= self.now:
                 self._emit(peer, table, table.machine.on_timer(self.now))
 
     def deadlines(self) -> list[float]:
-        return super().deadlines() + [d for t in self.tables if (d := t.machine.next_deadline()) is not None]
+        return super().deadlines() + [d for i, t in enumerate(self.tables)
+                                      if self.running(i) and (d := t.machine.next_deadline()) is not None]
 
     def run(self, limit: float = 36000.0) -> None:
         self.start()

@@ -25,7 +25,7 @@ def play_with_fault(seed: int) -> tuple[FaultNetwork, str]:
     kind = "kill" if seed % 2 else "cut"
     victim = rng.randrange(players)
     other = rng.choice([s for s in range(players) if s != victim])
-    at_records = rng.randrange(5, 400)
+    at_records = rng.randrange(5, 50)  # a short game has ~50 records: every game gets its fault
     down_for = rng.uniform(0.3, 8.0)
     injected_at: float | None = None
     net.start()
@@ -47,6 +47,7 @@ def play_with_fault(seed: int) -> tuple[FaultNetwork, str]:
 @pytest.mark.parametrize("seed", range(GAMES))
 def test_11_3_a_game_with_one_fault_completes_and_every_log_audits(seed: int, tmp_path: Path) -> None:
     net, fault = play_with_fault(seed)
+    assert fault != "none"  # the fault was injected before the game ended
     assert all(t.machine.finished for t in net.tables), [t.machine.halted for t in net.tables]
     assert len({t.machine.outcomes[-1].totals for t in net.tables}) == 1  # the honest peers agree
     assert fault == "cut" or net.resumes == (1 if fault == "kill" else 0)

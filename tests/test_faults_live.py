@@ -9,12 +9,12 @@ import re
 import signal
 from pathlib import Path
 
-import pytest
 import trio
 
 from p2p.audit import audit
 from p2p.journal import unfinished_journals
 from tests.cli_support import bandit, finish, kill_all, read_until
+from tests.live_support import until
 
 
 def free_port() -> int:
@@ -73,19 +73,6 @@ def read_text_notes(path: Path) -> list[str]:
     from p2p.log import read_log
 
     return [n.text for n in read_log(path).notes]
-
-
-async def until(predicate, *peers) -> None:  # type: ignore[no-untyped-def]
-    """Wait (on the peers' change events, never a sleep) until `predicate()` holds."""
-    while not predicate():
-        async with trio.open_nursery() as nursery:
-            for peer in peers:
-
-                async def woken(peer=peer) -> None:  # type: ignore[no-untyped-def]
-                    await peer.changed()
-                    nursery.cancel_scope.cancel()
-
-                nursery.start_soon(woken)
 
 
 async def test_11_3_a_cut_tls_link_heals_by_itself_and_the_game_completes(tmp_path: Path) -> None:

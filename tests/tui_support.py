@@ -50,7 +50,7 @@ from engine import (
 )
 from engine.bots import Bot
 from engine.narrate import Narrator
-from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
+from p2p.session import Line, RoundReport, SeatInfo, SessionRecord
 from cli.tui.table_ui import TableScene
 from cli.tui.terminal import Screen, Terminal, open_terminal
 
@@ -66,7 +66,7 @@ class Script:
     first: list[int] = field(default_factory=list)
 
 
-class LocalSession:
+class LocalSession(SessionRecord):
     """A `TableSession` for seat `me` at an in-process table of bots (see the module)."""
 
     def __init__(
@@ -102,10 +102,7 @@ class LocalSession:
         self.narrator = Narrator([s.name for s in self._seats], me)
         self.record: list[Event] = []
         self.submitted: list[Intent] = []
-        self._lines: list[Line] = []
-        self._reports: list[RoundReport] = []
-        self._deadlines = Deadlines()
-        self._progress = Progress(log_path=log_path)
+        SessionRecord.__init__(self, log_path=log_path)
         self._changed = trio.Event()
         self._inbox_send, self._inbox = trio.open_memory_channel[Intent](math.inf)
         self._left = trio.Event()
@@ -130,22 +127,6 @@ class LocalSession:
     def submit(self, intent: Intent) -> None:
         self.submitted.append(intent)
         self._inbox_send.send_nowait(intent)
-
-    @property
-    def lines(self) -> list[Line]:
-        return self._lines
-
-    @property
-    def reports(self) -> list[RoundReport]:
-        return self._reports
-
-    @property
-    def deadlines(self) -> Deadlines:
-        return self._deadlines
-
-    @property
-    def progress(self) -> Progress:
-        return self._progress
 
     def now(self) -> float:
         return trio.current_time()

@@ -1,0 +1,34 @@
+"""§11.3: the seat journal reads back what was written; a last frame cut short was never sent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2p.journal import Journal, JournalError, read_journal
+from p2p.signing import SignedMessage
+
+
+def test_11_3_the_journal_reads_back_and_ignores_a_torn_last_frame(tmp_path: Path) -> None:
+    path = tmp_path / "g.journal"
+    journal = Journal.create(path, game=bytes(32), seat=1, seed=bytes([7]) * 32, log=tmp_path / "g.log", port=4000,
+                             addresses=[("10.0.0.1", 4001), None])
+    for i in range(3):
+        journal.sent(SignedMessage(bytes(32), {}, bytes([i]) * 10, bytes([i]) * 64))
+    journal.close(finished=False)
+    whole = path.read_bytes()
+    path.write_bytes(whole[:-5])  # killed in the middle of the third write
+    contents = read_journal(path)
+    assert (contents.seat, contents.port, contents.addresses) == (1, 4000, [("10.0.0.1", 4001), None])
+    assert contents.sent == [(bytes([i]) * 10, bytes([i]) * 64) for i in range(2)]
+    reopened, again = Journal.reopen(path)
+    reopened.close(finished=True)
+    assert again.sent == contents.sent and not path.exists()  # a finished game leaves no journal
+
+
+def test_11_3_a_frame_longer_than_a_journal_may_hold_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.journal"
+    path.write_bytes((1 << 30).to_bytes(4, "big") + b"x")
+    with pytest.raises(JournalError):
+        read_journal(path)
