@@ -367,6 +367,7 @@ def deck_records() -> list[tuple[str, dict[str, Any]]]:
             out += [("shuffle opening", dict(o)) for o in inner["steps"]]
         elif kind == "shares":
             out += [("share", {k: v for k, v in item.items() if k != "need"}) for item in inner["items"]]
+            out += [("sealed share", {k: v for k, v in item.items() if k != "need"}) for item in inner.get("sealed", ())]
     seen: set[bytes] = set()
     unique = []
     for parser, obj in out:

@@ -36,7 +36,7 @@ from zeroconf import ServiceInfo
 
 from p2p.admission import join_transcript, joiner_proof
 from p2p.audit import audit
-from p2p.deck import BeaconCommit, BeaconReveal, DeckError, KeyShare, Share, ShuffleOpening, ShuffleStep
+from p2p.deck import BeaconCommit, BeaconReveal, DeckError, KeyShare, SealedShare, Share, ShuffleOpening, ShuffleStep
 from p2p.discovery import SERVICE_TYPE, ad_from_info
 from p2p.errors import ProtocolError
 from p2p.identity import Identity
@@ -479,6 +479,7 @@ PARSERS: dict[str, Callable[[Any, bytes], Any]] = {
     "shuffle step": ShuffleStep.from_wire,
     "shuffle opening": ShuffleOpening.from_wire,
     "share": Share.from_wire,
+    "sealed share": SealedShare.from_wire,
 }
 PARSER_NAMES = tuple(PARSERS)
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from p2p.deck import GameContext, KeySetup, Reveal, ShuffleChain, ShuffleStep, make_share
+from p2p.deck import CardShares, GameContext, KeySetup, Reveal, ShuffleChain, ShuffleStep, make_sealed_share, make_share, unseal
 from p2p.deck.beacon import Beacon, BeaconCommit, BeaconReveal, beacon_commitment
 from p2p.deck.group import hash_to_scalar, mul_base
 from p2p.deck.hashing import TAG_DECK_ID, TAG_NONCE, TAG_SCHNORR, transcript, u32
@@ -112,6 +112,28 @@ def v_reveal(v: Values) -> Values:
     return out
 
 
+def v_sealed(v: Values) -> Values:
+    """Seat 0 was shown the card; a reveal to seat 1 then takes seat 0's share sealed to it."""
+    game, chain = _chain(v)
+    deck = chain.deck()
+    keys = [DeckKeys(game, game.seats[i], x, mul_base(x)) for i, x in enumerate((v["x_0"], v["x_1"]))]
+    plan = CardShares(deck, v["position"])
+    first = Reveal(deck, v["position"], game.seats[0], plan)
+    first.receive(game.seats[1], make_share(keys[1], deck, v["position"], fixed(v["rand_1"])))
+    second = Reveal(deck, v["position"], game.seats[1], plan)
+    sealed = make_sealed_share(keys[0], deck, v["position"], game.seats[1], fixed(v["rand_seal"]))
+    second.receive(game.seats[0], sealed)
+    return {
+        "u": sealed.u,
+        "v": sealed.v,
+        "e": sealed.proof.e,
+        "s": sealed.proof.s,
+        "r": sealed.proof.r,
+        "unsealed": unseal(keys[1], sealed),
+        "card": second.card(keys[1]),
+    }
+
+
 def v_beacon(v: Values) -> Values:
     game = _game(v)
     beacon = Beacon(game, v["round"])
@@ -150,6 +172,7 @@ VECTORS: dict[str, tuple[Values, Callable[[Values], Values]]] = {
     "joint-key": ({**COMMON, **KEYS}, v_joint_key),
     "shuffle": ({**COMMON, **KEYS, **CHAIN}, v_shuffle),
     "reveal": ({**COMMON, **KEYS, **CHAIN, "position": 0, "rand_0": b"\x44" * 32, "rand_1": b"\x55" * 32}, v_reveal),
+    "sealed": ({**COMMON, **KEYS, **CHAIN, "position": 0, "rand_1": b"\x55" * 32, "rand_seal": b"\x88" * 32}, v_sealed),
     "beacon": ({**COMMON, "round": 1, "nonce_0": b"\x66" * 32, "nonce_1": b"\x77" * 32}, v_beacon),
 }
 

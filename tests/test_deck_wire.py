@@ -17,10 +17,12 @@ from p2p.deck import (
     DeckError,
     KeyShare,
     MalformedMessage,
+    SealedShare,
     Share,
     ShuffleChain,
     ShuffleOpening,
     ShuffleStep,
+    make_sealed_share,
     make_share,
 )
 
@@ -38,6 +40,7 @@ def _samples() -> dict[type, Any]:
         ShuffleStep: step,
         ShuffleOpening: opening,
         Share: make_share(t.keys[peer(0)], chain.deck(), 2, t.source),
+        SealedShare: make_sealed_share(t.keys[peer(0)], chain.deck(), 2, peer(1), t.source),
         BeaconCommit: commit,
         BeaconReveal: reveal,
     }

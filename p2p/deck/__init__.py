@@ -10,7 +10,7 @@ explicitly passed byte source. A game runs, in order:
     beacon = Beacon(game, round)                          # §8.6, first player, tie-break salt
     chain  = ShuffleChain(joint, round)                   # §8.4, make_step on our turn
     deck   = chain.deck()
-    reveal = Reveal(deck, position, audience)             # §8.5, make_share(keys, deck, …)
+    reveal = Reveal(deck, position, audience, plan)       # §8.5, make_share / make_sealed_share
     verify_round_opening([chain, …], openings)            # §8.7 at round end
 
 Errors are `DeckError` subclasses carrying the section, the failed check and the peer.
@@ -33,7 +33,18 @@ from .keys import DeckKeys, JointKey, KeySetup, KeyShare, verify_key_share
 from .local import LocalTable
 from .opening import verify_round_opening
 from .proofs import Proof
-from .reveal import CardLedger, Reveal, Share, make_share, verify_share
+from .reveal import (
+    CardLedger,
+    CardShares,
+    Reveal,
+    SealedShare,
+    Share,
+    make_sealed_share,
+    make_share,
+    unseal,
+    verify_sealed_share,
+    verify_share,
+)
 from .sampling import ByteSource, SeededSource
 from .shuffle import Ciphertext, Deck, ShuffleChain, ShuffleOpening, ShuffleStep, chain_id, shuffle_commitment
 
@@ -44,6 +55,7 @@ __all__ = [
     "BeaconSeed",
     "ByteSource",
     "CardLedger",
+    "CardShares",
     "CardMismatch",
     "Ciphertext",
     "CommitmentMismatch",
@@ -62,6 +74,7 @@ __all__ = [
     "ProtocolViolation",
     "Reveal",
     "SeededSource",
+    "SealedShare",
     "Share",
     "ShuffleChain",
     "ShuffleMismatch",
@@ -70,9 +83,12 @@ __all__ = [
     "UsageError",
     "beacon_commitment",
     "chain_id",
+    "make_sealed_share",
     "make_share",
     "shuffle_commitment",
     "verify_key_share",
     "verify_round_opening",
+    "unseal",
+    "verify_sealed_share",
     "verify_share",
 ]

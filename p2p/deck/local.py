@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from .beacon import Beacon, BeaconCommit, BeaconReveal, BeaconSeed
 from .context import GameContext
 from .keys import DeckKeys, KeySetup, KeyShare
-from .reveal import Reveal, Share, make_share
+from .reveal import CardShares, Reveal, SealedShare, Share, make_sealed_share, make_share
 from .sampling import ByteSource
 from .shuffle import Deck, ShuffleChain, ShuffleOpening, ShuffleStep
 
@@ -30,6 +30,7 @@ class LocalTable:
         for p in game.seats:
             setup.receive(p, KeyShare.from_wire(self.keys[p].key_share(source).to_wire(), p))
         self.joint = setup.joint()
+        self._plans: dict[tuple[bytes, int], CardShares] = {}
 
     def shuffle(
         self, round: int, number: int = 0, cards: Sequence[int] | None = None
@@ -48,11 +49,18 @@ class LocalTable:
         return observer, openings
 
     def reveal(self, deck: Deck, position: int, audience: bytes | None = None) -> int:
-        """Reveal one card to `audience` (None: everyone); returns what the audience learns."""
-        reveal = Reveal(deck, position, audience)
-        for p in reveal.expected:
+        """Reveal one card to `audience` (None: everyone); returns what the audience learns.
+
+        Every reveal of one card follows the card's share plan (§8.5), as at a table."""
+        plan = self._plans.setdefault((deck.chain, position), CardShares(deck, position))
+        reveal = Reveal(deck, position, audience, plan)
+        for p in reveal.plain_from:
             share = make_share(self.keys[p], deck, position, self.source)
             reveal.receive(p, Share.from_wire(share.to_wire(), p))
+        for p in reveal.sealed_from:
+            assert audience is not None
+            sealed = make_sealed_share(self.keys[p], deck, position, audience, self.source)
+            reveal.receive(p, SealedShare.from_wire(sealed.to_wire(), p))
         return reveal.card(None if audience is None else self.keys[audience])
 
     def beacon(self, round: int, used: frozenset[bytes] = frozenset()) -> tuple[BeaconSeed, frozenset[bytes]]:

@@ -11,6 +11,11 @@ but two canonical scalars.
 - Chaum–Pedersen proof that D = x·C uses the same x as X = x·G:
       A = k·G,  B = k·C,  e = H_s(tag, context…, X, C, D, A, B),  s = k + e·x
       verify: A' = s·G − e·X,  B' = s·C − e·D,  and e = H_s(tag, context…, X, C, D, A', B')
+- Seal proof: (U, V) = (t·G, x·C + t·Z) is an ElGamal encryption, under the key Z, of
+  x·C with the same x as X = x·G (proof of knowledge of x and t; a third scalar r):
+      A = k·G,  B = l·G,  W = k·C + l·Z,  e = H_s(tag, context…, X, Z, C, U, V, A, B, W),
+      s = k + e·x,  r = l + e·t
+      verify: A' = s·G − e·X,  B' = r·G − e·U,  W' = s·C + r·Z − e·V,  e = H_s(…, A', B', W')
 
 `context` carries everything the proof must be bound to (game, chain, card position,
 peer), framed like every other hash input (§8.1). Nonces are hedged (`sampling`).
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .group import check_scalar, hash_to_scalar, mul, mul_base, scalar_add, scalar_mul, sub
+from .group import add, check_scalar, hash_to_scalar, mul, mul_base, scalar_add, scalar_mul, sub
 from .sampling import ByteSource, hedged_nonce
 
 
@@ -63,3 +68,41 @@ def verify_dleq(X: bytes, C: bytes, D: bytes, proof: Proof, tag: bytes, context:
     A = sub(mul_base(proof.s), mul(proof.e, X))
     B = sub(mul(proof.s, C), mul(proof.e, D))
     return hash_to_scalar(tag, *context, X, C, D, A, B) == proof.e
+
+
+@dataclass(frozen=True)
+class SealProof:
+    """A seal proof: three canonical scalars (e, s, r)."""
+
+    e: bytes
+    s: bytes
+    r: bytes
+
+    def __post_init__(self) -> None:
+        check_scalar(self.e, "proof challenge e")
+        check_scalar(self.s, "proof response s")
+        check_scalar(self.r, "proof response r")
+
+
+def seal(
+    x: bytes, X: bytes, C: bytes, Z: bytes, tag: bytes, context: tuple[bytes, ...], source: ByteSource
+) -> tuple[bytes, bytes, SealProof]:
+    """(U, V, proof): x·C sealed to the key Z, with a proof that it is x·C for log_G X = x.
+
+    The sealing scalar t is hedged like a nonce, so a weak byte source cannot expose x·C."""
+    t = hedged_nonce(x, source, tag, *context, X, Z, C)
+    U, V = mul_base(t), add(mul(x, C), mul(t, Z))
+    k = hedged_nonce(x, source, tag, *context, X, Z, C, U, V)
+    l = hedged_nonce(t, source, tag, *context, X, Z, C, U, V)
+    e = hash_to_scalar(tag, *context, X, Z, C, U, V, mul_base(k), mul_base(l), add(mul(k, C), mul(l, Z)))
+    return U, V, SealProof(e, scalar_add(k, scalar_mul(e, x)), scalar_add(l, scalar_mul(e, t)))
+
+
+def verify_seal(
+    X: bytes, C: bytes, Z: bytes, U: bytes, V: bytes, proof: SealProof, tag: bytes, context: tuple[bytes, ...]
+) -> bool:
+    """True if (U, V) seals log_G X · C to Z. Raises `InvalidPoint` if a point is not valid."""
+    A = sub(mul_base(proof.s), mul(proof.e, X))
+    B = sub(mul_base(proof.r), mul(proof.e, U))
+    W = sub(add(mul(proof.s, C), mul(proof.r, Z)), mul(proof.e, V))
+    return hash_to_scalar(tag, *context, X, Z, C, U, V, A, B, W) == proof.e

@@ -20,8 +20,10 @@ The life of a game:
    When both are complete the beacon's salt becomes the order's tie-break salt (§7.4)
    and the engine gets ``RoundStarted(first player by lot)``.
 3. The engine asks for table work (`needs`), numbered in the order it asks. For a
-   reveal, each seat that must contribute publishes its decryption share with its
-   proof in a ``shares`` *side* message naming the need (§7.8, §9.4). Side messages
+   reveal, the card's share plan (§8.5) says which seats owe a share: each publishes
+   it (plain, or sealed to the recipient of a private reveal) with its proof in a
+   ``shares`` *side* message naming the need (§7.8, §9.4); a seat's share of a card is
+   published at most once, so a card once shown to one seat needs one share. Side messages
    are not ordered: shares are used as soon as they arrive (`receive_side`), because
    the engine consumes them in its own need order, whatever the timing. When every
    share of the first need is in, the face is known (to everybody, or, for a private
@@ -88,16 +90,19 @@ from p2p.deck import (
     BeaconSeed,
     ByteSource,
     CardMismatch,
+    CardShares,
     DeckError,
     DeckKeys,
     GameContext,
     JointKey,
     KeySetup,
     KeyShare,
+    SealedShare,
     Share,
     ShuffleChain,
     ShuffleOpening,
     ShuffleStep,
+    make_sealed_share,
     make_share,
     verify_round_opening,
 )
@@ -244,6 +249,7 @@ class _Round:
     openings: dict[int, tuple[str, list[ShuffleOpening]]] = field(default_factory=dict)
     digest: str = ""
     location: dict[int, tuple[Deck, int]] = field(default_factory=dict)  # card id -> (deck, position)
+    plans: dict[tuple[bytes, int], CardShares] = field(default_factory=dict)  # (chain, position) -> share plan (§8.5)
     retired: set[int] = field(default_factory=set)  # card ids reshuffled away (R7)
     void: _Void | None = None  # the round is void from this point (§9.10)
     challenger: int | None = None  # a seat challenged the round after it was scored
@@ -288,9 +294,10 @@ class TableMachine:
         self._work: dict[Any, Any] = {}  # open need -> _RevealWork | ShuffleChain
         self._by_number: dict[int, _RevealWork] = {}
         self._needs_opened = 0  # every need ever opened gets the next number (§9.4)
-        self._early: dict[int, list[tuple[int, Share, int, bytes]]] = {}  # need -> shares come before it
+        self._early: dict[int, list[tuple[int, Share | SealedShare, int, bytes]]] = {}  # need -> shares come before it
         self._unsigned: dict[int, _RevealWork] = {}  # need -> work whose own share is not yet in a signed side message
         self._share_items: list[dict[str, Any]] = []
+        self._sealed_items: list[dict[str, Any]] = []
         # what made the top card visible (§9.5): ("reveal", its work) or ("message", (seat, seq))
         self._top_visibility: tuple[str, Any] = ("message", (-1, -1))
         self._top_seen: tuple[int | None, int | None] = (None, None)
@@ -710,9 +717,9 @@ class TableMachine:
             if inner.get("type") != "shares":
                 raise TableViolation("§9.4", seat, f"{inner.get('type')!r} is not a side message of the table")
             sseq, digest = int(inner["sseq"]), message_hash(envelope.body)
-            for item in inner["items"]:
-                number = item["need"]
-                share = Share.from_wire({k: item[k] for k in ("chain", "position", "share", "e", "s")}, peer)
+            if not inner["items"] and not inner.get("sealed"):
+                raise TableViolation("§9.4", seat, "a shares message that carries no share")
+            for number, share in _shares_of(inner, peer):
                 if number >= self._needs_opened:
                     self._early.setdefault(number, []).append((seat, share, sseq, digest))
                     continue
@@ -734,12 +741,12 @@ class TableMachine:
         """Our side message was signed (by the shell): note which of our shares it carries."""
         sseq, digest = int(envelope.inner["sseq"]), message_hash(envelope.body)
         assert self.me is not None
-        for item in envelope.inner["items"]:
+        for item in [*envelope.inner["items"], *envelope.inner.get("sealed", ())]:
             work = self._unsigned.pop(item["need"], None)
             if work is not None:
                 work.contributors[self.me] = (sseq, digest)
 
-    def _take_share(self, work: _RevealWork, seat: int, share: Share, sseq: int, digest: bytes) -> None:
+    def _take_share(self, work: _RevealWork, seat: int, share: Share | SealedShare, sseq: int, digest: bytes) -> None:
         work.collect.receive(self.seats[seat], share)
         work.contributors[seat] = (sseq, digest)
 
@@ -856,6 +863,7 @@ class TableMachine:
         self._early.clear()
         self._unsigned.clear()
         self._share_items = []
+        self._sealed_items = []
         if self.me is not None:
             complete = {c.chain_id for c in rnd.chains if c.complete}
             steps = [o.to_wire() for o in rnd.my_openings if o.chain in complete]
@@ -951,15 +959,12 @@ class TableMachine:
                 audience = None if need.to == ALL else self.seats[need.to]
                 number = self._needs_opened
                 self._needs_opened += 1
-                work = _RevealWork(number, Collect(deck, position, audience))
+                plan = rnd.plans.setdefault((deck.chain, position), CardShares(deck, position))
+                work = _RevealWork(number, Collect(deck, position, audience, plan))
                 self._work[need] = work
                 self._by_number[number] = work
-                if self._keys is not None and (need.to == ALL or need.to != self.me):
-                    assert self.secrets is not None and self.me is not None
-                    share = make_share(self._keys, deck, position, self.secrets.stream("share", deck.chain, position))
-                    work.collect.receive(self.seats[self.me], share, own=True)
-                    self._share_items.append({"need": number, **share.to_wire()})
-                    self._unsigned[number] = work
+                if self._keys is not None and self.seats[self.me] in work.collect.expected:
+                    self._owe_share(work, deck, position, audience)
                 for seat, share, sseq, digest in self._early.pop(number, []):
                     self._take_share(work, seat, share, sseq, digest)
             elif isinstance(need, Reshuffle):
@@ -972,10 +977,30 @@ class TableMachine:
                 self._work[need] = chain
                 self._shuffle_if_mine(chain, step)
 
+    def _owe_share(self, work: _RevealWork, deck: Deck, position: int, audience: bytes | None) -> None:
+        """Make the share this seat owes a reveal (plain, or sealed to its audience, §8.5)."""
+        assert self._keys is not None and self.secrets is not None and self.me is not None
+        me = self.seats[self.me]
+        share: Share | SealedShare
+        if me in work.collect.plain_from:
+            share = make_share(self._keys, deck, position, self.secrets.stream("share", deck.chain, position))
+            self._share_items.append({"need": work.number, **share.to_wire()})
+        else:
+            assert audience is not None
+            stream = self.secrets.stream("seal", deck.chain, position, self.seats.index(audience))
+            share = make_sealed_share(self._keys, deck, position, audience, stream)
+            self._sealed_items.append({"need": work.number, **share.to_wire()})
+        work.collect.receive(me, share, own=True)
+        self._unsigned[work.number] = work
+
     def _flush_shares(self, step: Step) -> None:
-        if self._share_items and self.halted is None:
-            step.side.append({"type": "shares", "v": 1, "round": self.round_number, "items": self._share_items})
+        if (self._share_items or self._sealed_items) and self.halted is None:
+            message: dict[str, Any] = {"type": "shares", "v": 1, "round": self.round_number, "items": self._share_items}
+            if self._sealed_items:
+                message["sealed"] = self._sealed_items
+            step.side.append(message)
         self._share_items = []
+        self._sealed_items = []
 
     def _round_ended(self, note: RoundEnded, step: Step) -> None:
         rnd = self._round
@@ -1051,6 +1076,20 @@ class TableMachine:
         step.send.clear()
         step.side.clear()
         self._share_items = []
+        self._sealed_items = []
+
+
+_PLAIN = ("chain", "position", "share", "e", "s")
+_SEALED = ("chain", "position", "u", "v", "e", "s", "r")
+
+
+def _shares_of(inner: Mapping[str, Any], peer: bytes) -> list[tuple[int, Share | SealedShare]]:
+    """Every (need number, share) a ``shares`` message carries, plain then sealed (§9.4)."""
+    out: list[tuple[int, Share | SealedShare]] = [
+        (item["need"], Share.from_wire({k: item[k] for k in _PLAIN}, peer)) for item in inner["items"]
+    ]
+    out += [(item["need"], SealedShare.from_wire({k: item[k] for k in _SEALED}, peer)) for item in inner.get("sealed", ())]
+    return out
 
 
 def _contributors(work: _RevealWork) -> tuple[tuple[int, int, bytes], ...]:

@@ -45,6 +45,12 @@ STALLS: Final = ("keys", "beacon", "shuffle", "shares", "opening", "done")
 SHARE = Record(
     {"need": Int(0, 1 << 31), "chain": B32, "position": Int(0, MAX_CARDS - 1), "share": B32, "e": B32, "s": B32}
 )
+SEALED = Record(
+    {
+        "need": Int(0, 1 << 31), "chain": B32, "position": Int(0, MAX_CARDS - 1),
+        "u": B32, "v": B32, "e": B32, "s": B32, "r": B32,
+    }
+)
 SEEN = Tuple((SEAT, Int(0, 1 << 62), B32))
 OPENING = Record(
     {
@@ -84,7 +90,9 @@ MESSAGES: tuple[Message, ...] = (
         "§9.3",
         {"round": ROUND, "chain": B32, "step": Int(0, 15), "deck": Bin(min_len=64, max_len=64 * MAX_CARDS), "commit": B32},
     ),
-    side_message("shares", "§9.4", {"round": ROUND, "items": ListOf(SHARE, 1, 256)}),
+    side_message(
+        "shares", "§9.4", {"round": ROUND, "items": ListOf(SHARE, 0, 256), "sealed": Optional(ListOf(SEALED, 1, 256))}
+    ),
     *(content_message(name, "§9.5", {"round": ROUND, **fields}) for name, (_, fields) in INTENTS.items()),
     content_message("timeout", "§9.6", {"round": ROUND, "what": OneOf(frozenset({"turn", "peek"})), "turn": TURN}),
     content_message("opening", "§9.7", {"round": ROUND, "steps": ListOf(OPENING, 1, 64), "digest": DIGEST}),
