@@ -57,6 +57,8 @@ from tests.malicious import (
     WithheldShare,
     WithholdingMachine,
     WrongShare,
+    WrongSealedShare,
+    LeakedShare,
     BadKeyProof,
     backdated_stamp,
     equivocation,
@@ -191,7 +193,7 @@ def judge_table(net: CheatingTable, cheat: Cheat, sections: tuple[str, ...], pol
 def run_table(cheat: Cheat, sections: tuple[str, ...], policy: Response, logs: Path, *, seed: int = 5,
               **net: Any) -> tuple[CheatingTable, Judged]:
     """Play a table where seat `CHEATER` runs `cheat`, and judge it."""
-    table = CheatingTable(PLAYERS, seed, cheat, CHEATER, rules=RULES, **{**cheat.table, **net})
+    table = CheatingTable(PLAYERS, seed, cheat, CHEATER, **{"rules": RULES, **cheat.table, **net})
     table.run(limit=3600.0)
     return table, judge_table(table, cheat, sections, policy, logs)
 
@@ -201,6 +203,8 @@ MEMORY: dict[str, tuple[Callable[[], Cheat], tuple[str, ...], Response]] = {
     "illegal-action": (IllegalAction, ("R3",), Response.REJECT),
     "blind-snap": (BlindSnap, ("§9.5",), Response.REJECT),
     "wrong-share": (WrongShare, ("§8.5",), Response.ABORT),
+    "wrong-sealed-share": (WrongSealedShare, ("§8.5",), Response.ABORT),
+    "leaked-share": (LeakedShare, ("§8.5",), Response.ABORT),
     "bad-proof": (BadKeyProof, ("§8.3",), Response.ABORT),
     "commitment": (OpeningDoesNotOpen, ("§8.7",), Response.ABORT),
     "not-a-card-public": (lambda: ForgedCard("not-a-card public"), ("§8.7",), Response.ABORT),

@@ -18,6 +18,7 @@ Two harnesses:
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 import trio
 
 from engine import TURN_PHASES, Phase, Snap
+from p2p.deck import make_share
 from p2p.deck.group import add, hash_to_point, mul, mul_base
 from p2p.deck.sampling import random_scalar
 from p2p.errors import ProtocolError
@@ -33,6 +35,7 @@ from p2p.identity import Identity, verify_signature
 from p2p.log import FairnessLog, header_for
 from p2p.order import OrderError, message_hash
 from p2p.peer import TablePeer
+from p2p.roster import TableRules
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.signing import SIGNED_DOMAIN, SignedMessage, sign, signed_frame
 from p2p.table import Step, TableMachine
@@ -40,6 +43,7 @@ from p2p.wire import encode, encode_frame
 from tests.ordersim import SimPeer, transmit
 from tests.tablesim import TablePeer as SimTable
 from tests.tablesim import TableNetwork
+from tests.test_table_games import SMALL_DECK
 
 Envelope = SignedMessage
 
@@ -293,6 +297,52 @@ class WrongShare(Cheat):
 
     def install(self, net: CheatingTable, seat: int) -> None:
         net.replace_machine(seat, WrongShareMachine, cheat=self)
+
+
+LONG_SMALL = TableRules(target=100, skills_text=SMALL_DECK)
+
+
+class SealedShareMachine(TableMachine):
+    """Where it owes its share sealed to a second viewer of a card (§8.5), either seals
+    garbage (`leak=False`) or publishes the plain share, which would put every share of
+    that card in the log (`leak=True`)."""
+
+    cheat: Cheat
+    leak: bool
+
+    def _flush_shares(self, step: Step) -> None:
+        if self._sealed_items and not self.cheat.tried:
+            self.cheat.tried = True
+            item = self._sealed_items.pop(0)
+            if self.leak:
+                assert self._keys is not None and self._round is not None
+                deck = next(d for d, p in self._round.location.values() if d.chain == item["chain"] and p == item["position"])
+                share = make_share(self._keys, deck, item["position"], os.urandom)
+                self._share_items.append({"need": item["need"], **share.to_wire()})
+            else:
+                self._sealed_items.insert(0, dict(item, v=item["u"]))
+        super()._flush_shares(step)
+
+
+class WrongSealedShare(Cheat):
+    """§8.5: a sealed share that does not hold its share of the card (its proof fails)."""
+
+    name = "wrong sealed share"
+    table = {"rules": LONG_SMALL}  # a longer game: a card shown to a second player comes up
+
+    def install(self, net: CheatingTable, seat: int) -> None:
+        net.replace_machine(seat, SealedShareMachine, cheat=self, leak=False)
+
+
+class LeakedShare(Cheat):
+    """§8.5: publishes in the clear the share it owes sealed, to show everybody a card
+    only two players may see."""
+
+    name = "share published instead of sealed"
+    table = {"rules": LONG_SMALL}
+
+    def install(self, net: CheatingTable, seat: int) -> None:
+        net.replace_machine(seat, SealedShareMachine, cheat=self, leak=True)
 
 
 class BadKeyProof(Cheat):

@@ -92,6 +92,17 @@ def test_s8_5_wrong_decryption_share_halts_every_honest_seat(tmp_path: Path, led
     assert halts(net) == {(halts(net).pop()[0], CHEATER, halts(net).pop()[2])}
 
 
+@pytest.mark.parametrize("name,check", [("wrong-sealed-share", "seal"), ("leaked-share", "wrong-kind")])
+def test_s8_5_sealed_share_cheats_halt_every_honest_seat_and_name_the_sealer(
+    name: str, check: str, tmp_path: Path, ledger: list[Judged]
+) -> None:
+    """R10: the share of a card two players saw must travel sealed; a bad seal or the
+    share in the clear halts every honest seat at the same place, naming the cheater."""
+    net, _ = tried(name, tmp_path, ledger)
+    assert len(halts(net)) == 1 and next(iter(halts(net)))[:2] == ("§8.5", CHEATER)
+    assert all(check in net.tables[i].machine.halted.reason for i in net.honest)  # type: ignore[union-attr]
+
+
 def test_s8_3_bad_key_proof_halts_before_any_card_is_dealt(tmp_path: Path, ledger: list[Judged]) -> None:
     net, _ = tried("bad-proof", tmp_path, ledger)
     assert all(net.tables[i].machine.round_number == 0 for i in net.honest)
