@@ -57,9 +57,9 @@ class FramedStream:
 
     async def receive(self) -> dict[str, Any]:
         while True:
-            frame = self.decoder.next_frame()
+            frame = self.buffered()
             if frame is not None:
-                break
+                return frame
             try:
                 data = await self.stream.receive_some(RECEIVE_CHUNK)
             except trio.BrokenResourceError as exc:
@@ -68,6 +68,12 @@ class FramedStream:
                 self.decoder.close()
                 raise PeerLeft("connection closed", clean=False)
             self.decoder.feed(data)
+
+    def buffered(self) -> dict[str, Any] | None:
+        """The next checked frame if it has arrived whole already, else None (no I/O)."""
+        frame = self.decoder.next_frame()
+        if frame is None:
+            return None
         try:
             self.schemas.check(frame)
         except ProtocolError as exc:

@@ -31,6 +31,7 @@ from p2p.lobby import (
 )
 from p2p.roster import DEFAULT_RULES, Roster, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
+from p2p.tlsstream import TlsStream
 from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, LinkDown, LinkUp, Mesh, MeshEvent, Received
 
 log = logging.getLogger("bandit_lan.lobby")
@@ -201,7 +202,7 @@ async def join_table(
 
 
 class _FrontDoor:
-    def __init__(self, tls: trio.SSLStream[trio.SocketStream], peer_cert: Certificate) -> None:
+    def __init__(self, tls: TlsStream, peer_cert: Certificate) -> None:
         self.tls = tls
         self.peer_cert = peer_cert
 
@@ -217,7 +218,7 @@ async def _open_front_door(
         except (OSError, trio.TooSlowError) as exc:
             failures.append(f"{host}:{port}: {describe_tls_failure(exc) if not isinstance(exc, trio.TooSlowError) else 'timed out'}")
             continue
-        tls = trio.SSLStream(sock, front_door_context(), server_side=False)
+        tls = TlsStream.over(sock, front_door_context(), server_side=False)
         try:
             with trio.fail_after(HANDSHAKE_TIMEOUT):
                 await tls.do_handshake()

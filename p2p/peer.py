@@ -5,9 +5,13 @@ Theory of operation
 After the lobby, every peer runs one `TablePeer` over the mesh the lobby left open. It
 owns the I/O and the clock; every decision belongs to the machines:
 
-* frames from the mesh go to the `Orderer`; what it can deliver is taken one message at
-  a time, appended to the fairness log and fed to the `TableMachine`; what the machine
-  wants sent is stamped by the orderer and broadcast; acks go out whenever due;
+* frames from the mesh go to the `Orderer` the moment they arrive (the mesh calls
+  `_on_events` from the link's task); once every link with frames has handed them over,
+  `_work` sends one acknowledgement if one is due, before anything else (every other
+  peer's delivery waits on it, §7.4), then takes what the order can deliver one message
+  at a time, appends it to the fairness log and feeds it to the `TableMachine`; what the
+  machine wants sent is stamped by the orderer and written to every link in the same
+  call;
 * a timer task wakes at the earliest deadline of either machine (retransmission,
   heartbeat, turn timer, ready barrier) and at nothing else;
 * the seat is played by a bot (`SeatDriver`, with human-like thinking and reaction
@@ -33,7 +37,8 @@ import trio
 
 from engine import Bot, Intent, Prng, SeatView
 from p2p import lobby
-from p2p.identity import Identity
+from p2p.errors import ProtocolError
+from p2p.identity import Identity, short_id
 from p2p.lobby import LobbyResult
 from p2p.journal import Journal, JournalContents, journal_path
 from p2p.log import FairnessLog, LogContents, header_for
@@ -169,6 +174,8 @@ class TablePeer(SessionRecord):
             self._replayed = back.replayed
             self._replay_ms = (time.perf_counter() - started) * 1000
         self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
+        self._timer_at = float("inf")  # when the timer task wakes next unless woken earlier
+        self._touched = False  # what `_work` handles changed the table (not only acks)
         for step in replayed:
             if self.driver is not None:
                 self.driver.observe(step)
@@ -179,6 +186,7 @@ class TablePeer(SessionRecord):
         SessionRecord.__init__(self, log_path=str(log_path))
         self._watch = _Watchers()
         self._wake = trio.Event()
+        self._arrived = trio.Event()  # frames were taken into the order: `_work` has work
         self._done = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._why = ""
@@ -205,6 +213,7 @@ class TablePeer(SessionRecord):
         if self._done.is_set():
             return
         self._send(self.machine.submit(intent))
+        self.machine.prepare(intent)  # (after sending: the claim goes out first)
         self._after_processing()
 
     def now(self) -> float:
@@ -231,16 +240,18 @@ class TablePeer(SessionRecord):
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
-                nursery.start_soon(self._read_mesh)
                 nursery.start_soon(self._timers)
+                nursery.start_soon(self._work)
                 if self._resumed is None:
                     self._handle(self.machine.start())
                 else:
                     self._begin_resumed()
                 self._after_processing()
+                self.mesh.attach(self._on_events)
                 await self._done.wait()
                 nursery.cancel_scope.cancel()
         finally:
+            self.mesh.detach()
             if self.orderer.ack_due():
                 self._broadcast(self.orderer.ack(trio.current_time()))
             self.log.close(self._why or "the peer stopped", absent=self._absent_seat)
@@ -260,16 +271,41 @@ class TablePeer(SessionRecord):
         winners = [self.names[s] for s in m.engine.winners] if m.engine.over else []
         return GameSummary(self.game_id, self.names, len(m.outcomes), totals, winners, self.log.path, m.finished, self._why)
 
-    async def _read_mesh(self) -> None:
-        """Handle every frame that has arrived, then acknowledge once (coalesced acks)."""
+    def _on_events(self, events: list[MeshEvent]) -> None:
+        """Frames that arrived together on one link (the mesh calls this from the link's
+        task): take them into the order at once, and leave the rest to `_work`, which runs
+        once every link that has frames now has handed them over."""
+        for event in events:
+            if self._done.is_set():
+                return
+            self._on_event(event)
+        self._arrived.set()
+
+    async def _work(self) -> None:
+        """After each burst of frames (from any number of links): acknowledge once, and
+        before anything else (every other peer's delivery waits on it, §7.4), then let the
+        machine work through what the order released."""
         while True:
-            event: MeshEvent | None = await self.mesh.receive()
-            while event is not None and not self._done.is_set():
-                self._on_event(event)
-                event = self.mesh.receive_nowait()
-            self._after_processing()
+            await self._arrived.wait()
+            self._arrived = trio.Event()
+            if self._done.is_set():
+                return
+            if self.orderer.ack_due():
+                self._broadcast(self.orderer.ack(trio.current_time()))
+            self._process()
+            if self._touched:
+                self._touched = False
+                self._after_processing()
+                continue
+            # Only acks came and nothing was released: the table is as it was, but the
+            # order may now hold evidence of a fork to send (§7.10), which goes out at once.
+            deadline = self.orderer.next_deadline()
+            if deadline is not None and deadline < self._timer_at:
+                self._wake.set()
 
     def _on_event(self, event: MeshEvent) -> None:
+        if not isinstance(event, Received):
+            self._touched = True  # a link came or went: screens and timers take note
         if isinstance(event, Received):
             seat = self._seat_of(event.peer)
             if seat is not None:
@@ -293,22 +329,31 @@ class TablePeer(SessionRecord):
             self.orderer.on_link_up(seat, trio.current_time())
 
     def _receive(self, link_peer: bytes, message: SignedMessage) -> None:
+        """Take one signed message into the order (the machine sees it in `_process`)."""
         # A message relayed by another peer is taken like any other (its signature, not
         # the link, says who wrote it): the order relays forked messages as evidence (§7.10).
-        now = trio.current_time()
         try:
-            self.orderer.receive(message, now)
-            for seat, side in self.orderer.side_deliveries():
-                self.log.append_side(side)
-                self._handle(self.machine.receive_side(seat, side, now))
-                if self._done.is_set():
-                    return
+            self.orderer.receive(message, trio.current_time())
         except OrderError as exc:
+            self._touched = True
+            forged = next((e for e in exc.evidence if not e.verify(self.mesh.keys)), None)
+            if forged is not None:  # an ack its own link vouched for, signed wrongly (§4.5)
+                error = ProtocolError("§4.5", f"bad signature on a {forged.type!r} message from {short_id(forged.sender)}")
+                self._judge(on_link_fault(error, self._seat_of(forged.sender)), tell_others=True)
+                return
             if exc.evidence:  # kept for the audit, and shown to the others so they see it too
                 self.log.evidence(exc.section, exc.peer, exc.evidence)
                 for envelope in exc.evidence:
                     self._broadcast(envelope)
             self._judge(on_order_error(exc, self._seat_of(exc.peer), self._seat_of(link_peer)), tell_others=True)
+
+    def _process(self) -> None:
+        """Feed the machine what the order released: side messages as they arrived, then
+        content in the agreed order."""
+        now = trio.current_time()
+        for seat, side in self.orderer.side_deliveries():
+            self.log.append_side(side)
+            self._handle(self.machine.receive_side(seat, side, now))
             if self._done.is_set():
                 return
         self._pump()
@@ -322,6 +367,7 @@ class TablePeer(SessionRecord):
                 return
 
     def _handle(self, step: Step) -> None:
+        self._touched = True
         if step.salt is not None:
             self.orderer.set_salt(step.salt)
         for payload in step.send:
@@ -376,8 +422,8 @@ class TablePeer(SessionRecord):
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._drive()
         self._update_deadlines()
-        if not from_timers:  # deadlines may have moved: the timer task recomputes them
-            self._wake.set()
+        if not from_timers and self._next_deadline() < self._timer_at:
+            self._wake.set()  # a deadline moved earlier than the timer task's: it recomputes
         if changed:
             self._watch.poke()
 
@@ -386,29 +432,37 @@ class TablePeer(SessionRecord):
         if driver is None or self._done.is_set():
             return
         while (intent := driver.act()) is not None:
-            self._later(self.pace.think, self.machine.submit(intent))
+            self._later(self.pace.think, intent, self.machine.submit(intent))
         claim = driver.snap()
         if claim is not None:
-            self._later(driver.snap_delay() if self.pace.react else 0.0, self.machine.submit(claim))
+            self._later(driver.snap_delay() if self.pace.react else 0.0, claim, self.machine.submit(claim))
 
-    def _later(self, delay: float, payload: dict[str, Any]) -> None:
+    def _later(self, delay: float, intent: Intent, payload: dict[str, Any]) -> None:
+        """Send the bot's decision after its thinking (or reaction) time."""
         if delay <= 0 or self._nursery is None:
             self._send(payload)
+            self.machine.prepare(intent)
             return
 
         async def send_later() -> None:
             await trio.sleep(delay)
             if not self._done.is_set():
                 self._send(payload)
+                self.machine.prepare(intent)
                 self._after_processing()
 
         self._nursery.start_soon(send_later)
 
+    def _next_deadline(self) -> float:
+        """The earliest moment the timer task has work (see `_timers` for the machine's)."""
+        machine = None if self._absent else self.machine.next_deadline()
+        deadlines = [d for d in (self.orderer.next_deadline(), machine, self._link_deadline()) if d is not None]
+        return min(deadlines, default=float("inf"))
+
     async def _timers(self) -> None:
         while True:
-            machine = None if self._absent else self.machine.next_deadline()  # (see below)
-            deadlines = [d for d in (self.orderer.next_deadline(), machine, self._link_deadline()) if d is not None]
-            with trio.move_on_at(min(deadlines, default=float("inf"))):
+            self._timer_at = self._next_deadline()
+            with trio.move_on_at(self._timer_at):
                 await self._wake.wait()
             self._wake = trio.Event()  # (the work below never sets it: see from_timers)
             now = trio.current_time()

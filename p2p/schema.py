@@ -20,6 +20,13 @@ registry for a link from all the layers it speaks::
 
 Kinds: `Int`, `Bool`, `Str`, `Bin`, `ListOf`, `Tuple`, `Record` (a nested map with its own
 fields), `Optional` (field may be absent), `OneOf` (str from a fixed set).
+
+Every kind answers twice: ``valid(value)`` is a bare yes or no, built for the common case
+of a good frame (exact types, no strings built, nothing raised); ``check(value, path,
+section)`` is the judge that runs when ``valid`` says no, and names the field, what was
+expected and what came. Both say the same thing: ``valid`` accepts exactly the values
+that decoding produces and ``check`` accepts (``check`` also takes subclasses, which
+only local callers ever pass, and lets them through the slow way).
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ from p2p.wire import kind_of
 
 
 class Kind(Protocol):
+    def valid(self, value: Any) -> bool: ...
+
     def check(self, value: Any, path: str, section: str) -> None: ...
 
     def describe(self) -> str: ...
@@ -47,6 +56,9 @@ class Int:
     min: int = -(1 << 63)
     max: int = (1 << 64) - 1
 
+    def valid(self, value: Any) -> bool:
+        return type(value) is int and self.min <= value <= self.max
+
     def check(self, value: Any, path: str, section: str) -> None:
         if not isinstance(value, int) or isinstance(value, bool):
             raise _wrong(self, value, path, section)
@@ -59,6 +71,9 @@ class Int:
 
 @dataclass(frozen=True)
 class Bool:
+    def valid(self, value: Any) -> bool:
+        return type(value) is bool
+
     def check(self, value: Any, path: str, section: str) -> None:
         if not isinstance(value, bool):
             raise _wrong(self, value, path, section)
@@ -74,6 +89,10 @@ class Str:
     min_len: int = 0
     max_len: int = 4096
     printable: bool = False
+
+    def valid(self, value: Any) -> bool:
+        return (type(value) is str and self.min_len <= len(value) <= self.max_len
+                and (not self.printable or value.isprintable()))
 
     def check(self, value: Any, path: str, section: str) -> None:
         if not isinstance(value, str):
@@ -92,6 +111,9 @@ class Str:
 class OneOf:
     choices: frozenset[str]
 
+    def valid(self, value: Any) -> bool:
+        return type(value) is str and value in self.choices
+
     def check(self, value: Any, path: str, section: str) -> None:
         if not isinstance(value, str):
             raise _wrong(self, value, path, section)
@@ -109,6 +131,11 @@ class Bin:
     size: int | None = None
     min_len: int = 0
     max_len: int = 1 << 20
+
+    def valid(self, value: Any) -> bool:
+        if type(value) is not bytes:
+            return False
+        return len(value) == self.size if self.size is not None else self.min_len <= len(value) <= self.max_len
 
     def check(self, value: Any, path: str, section: str) -> None:
         if not isinstance(value, bytes):
@@ -129,13 +156,28 @@ class ListOf:
     min_len: int = 0
     max_len: int = 4096
 
+    def valid(self, value: Any) -> bool:
+        if type(value) is not list or not self.min_len <= len(value) <= self.max_len:
+            return False
+        valid = self.item.valid
+        for item in value:
+            if not valid(item):
+                return False
+        return True
+
     def check(self, value: Any, path: str, section: str) -> None:
         if not isinstance(value, list):
             raise _wrong(self, value, path, section)
         if not self.min_len <= len(value) <= self.max_len:
             raise _wrong(self, value, path, section, f"array of {len(value)} items")
-        for i, item in enumerate(value):
-            self.item.check(item, f"{path}[{i}]", section)
+        kind = self.item
+        try:
+            for item in value:
+                kind.check(item, path, section)
+        except SchemaError:  # check again, naming the item (paths are built only for errors)
+            for i, item in enumerate(value):
+                kind.check(item, f"{path}[{i}]", section)
+            raise
 
     def describe(self) -> str:
         return f"array of {self.min_len}..{self.max_len} ({self.item.describe()})"
@@ -147,11 +189,24 @@ class Tuple:
 
     items: tuple[Kind, ...]
 
+    def valid(self, value: Any) -> bool:
+        if type(value) is not list or len(value) != len(self.items):
+            return False
+        for item, kind in zip(value, self.items):
+            if not kind.valid(item):
+                return False
+        return True
+
     def check(self, value: Any, path: str, section: str) -> None:
         if not isinstance(value, list) or len(value) != len(self.items):
             raise _wrong(self, value, path, section)
-        for i, (item, kind) in enumerate(zip(value, self.items)):
-            kind.check(item, f"{path}[{i}]", section)
+        try:
+            for item, kind in zip(value, self.items):
+                kind.check(item, path, section)
+        except SchemaError:  # check again, naming the item (paths are built only for errors)
+            for i, (item, kind) in enumerate(zip(value, self.items)):
+                kind.check(item, f"{path}[{i}]", section)
+            raise
 
     def describe(self) -> str:
         return "[" + ", ".join(k.describe() for k in self.items) + "]"
@@ -163,6 +218,9 @@ class Optional:
 
     kind: Kind
 
+    def valid(self, value: Any) -> bool:
+        return self.kind.valid(value)
+
     def check(self, value: Any, path: str, section: str) -> None:
         self.kind.check(value, path, section)
 
@@ -170,14 +228,32 @@ class Optional:
         return f"absent or {self.kind.describe()}"
 
 
+def _fields_valid(fields: Mapping[str, Kind], value: dict[str, Any], envelope: int) -> bool:
+    """`valid` for a map: every field valid, none missing unless optional, no others
+    (`envelope`: how many of the map's keys are the envelope's ``type`` and ``v``)."""
+    present = 0
+    for name, kind in fields.items():
+        item = value.get(name, _ABSENT)
+        if item is _ABSENT:
+            if not isinstance(kind, Optional):
+                return False
+        elif kind.valid(item):
+            present += 1
+        else:
+            return False
+    return len(value) == present + envelope
+
+
+_ABSENT = object()
+
+
 def _check_fields(fields: Mapping[str, Kind], value: Any, path: str, section: str, skip: frozenset[str]) -> None:
     for name, value_kind in fields.items():
-        where = f"{path}.{name}" if path else name
-        if name not in value:
-            if isinstance(value_kind, Optional):
-                continue
+        if name in value:
+            value_kind.check(value[name], f"{path}.{name}" if path else name, section)
+        elif not isinstance(value_kind, Optional):
+            where = f"{path}.{name}" if path else name
             raise SchemaError(section, where, value_kind.describe(), "nothing (field missing)")
-        value_kind.check(value[name], where, section)
     for name in value:
         if name not in fields and name not in skip:
             where = f"{path}.{name}" if path else name
@@ -189,6 +265,9 @@ class Record:
     """A nested map with declared fields (same unknown-field policy as a message)."""
 
     fields: Mapping[str, Kind]
+
+    def valid(self, value: Any) -> bool:
+        return type(value) is dict and _fields_valid(self.fields, value, 0)
 
     def check(self, value: Any, path: str, section: str) -> None:
         if not isinstance(value, dict):
@@ -217,6 +296,9 @@ class Message:
                 raise ValueError(f"schema {self.type} redeclares envelope field {name!r}")
 
     def check(self, frame: Mapping[str, Any]) -> None:
+        """Raise `SchemaError` unless `frame` (which has ``type`` and ``v``) matches."""
+        if type(frame) is dict and _fields_valid(self.fields, frame, 2):
+            return
         try:
             _check_fields(self.fields, frame, "", self.section, _ENVELOPE)
         except SchemaError as exc:

@@ -19,7 +19,11 @@ sender's Ed25519 signature over ``SIGNED_DOMAIN || body``. A receiver:
 
 The log keeps ``body`` and ``sig`` verbatim; re-running `open_signed` on them is the audit.
 Which link a signed message arrived on is deliberately not part of this check: the order
-layer decides what a message relayed by another peer means.
+layer decides what a message relayed by another peer means. The one exception is a
+cost, not a trust, decision: a message of a type the caller names as link-authenticated
+(acks, which are never logged) that arrives on its own signer's mutually authenticated
+TLS link is handed up with ``verified=False``; its signature is checked (`verify`) only if
+it is ever kept or shown as evidence (§4.5, §7.10).
 """
 
 from __future__ import annotations
@@ -48,10 +52,19 @@ class SignedMessage:
     inner: dict[str, Any]
     body: bytes
     sig: bytes
+    verified: bool = True  # False: authenticated by its signer's TLS link only (see `verify`)
 
     @property
     def type(self) -> str:
         return str(self.inner["type"])
+
+    def verify(self, keys: Mapping[bytes, bytes]) -> bool:
+        """True if the signature holds under the sender's key (checked now if it was
+        deferred; a message that was opened normally was checked already)."""
+        if self.verified:
+            return True
+        key = keys.get(self.sender)
+        return key is not None and verify_signature(key, self.sig, SIGNED_DOMAIN + self.body)
 
     def frame(self) -> dict[str, Any]:
         """The ``signed`` frame that carries this message (for relaying or resending)."""
@@ -75,9 +88,15 @@ def open_signed(
     keys: Mapping[bytes, bytes],
     schemas: Schemas,
     limits: Limits = DEFAULT_LIMITS,
+    *,
+    link: bytes | None = None,
+    link_authenticated: frozenset[str] = frozenset(),
 ) -> SignedMessage:
     """Verify and decode a ``signed`` frame (§4.5); `keys` maps peer ids to raw
-    Ed25519 public keys (`Mesh.keys`, or a roster's certificates for an audit)."""
+    Ed25519 public keys (`Mesh.keys`, or a roster's certificates for an audit). A
+    message whose type is in `link_authenticated` and whose signer is `link` (the peer
+    at the other end of the authenticated link it came on) is not verified now
+    (``verified=False``)."""
     schemas.check(frame)
     if frame.get("type") != "signed":
         raise ProtocolError("§4.5", f"expected a 'signed' frame, got {str(frame.get('type'))[:64]!r}")
@@ -89,9 +108,10 @@ def open_signed(
     key = keys.get(sender)
     if key is None:
         raise ProtocolError("§4.5", f"signed by {short_id(sender)}, who is not a pinned peer of this table")
-    if not verify_signature(key, sig, SIGNED_DOMAIN + body):
+    deferred = sender == link and inner["type"] in link_authenticated
+    if not deferred and not verify_signature(key, sig, SIGNED_DOMAIN + body):
         raise ProtocolError("§4.5", f"bad signature on a {str(inner['type'])[:64]!r} message from {short_id(sender)}")
     if inner["type"] == "signed":
         raise ProtocolError("§4.5", "a signed message cannot wrap another signed message")
     schemas.check(inner)
-    return SignedMessage(sender=sender, inner=inner, body=body, sig=sig)
+    return SignedMessage(sender=sender, inner=inner, body=body, sig=sig, verified=not deferred)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Iterable
+from typing import Any, Protocol
 
 import trio
 
@@ -75,7 +76,15 @@ def front_door_context() -> ssl.SSLContext:
     return ctx
 
 
-def presented(stream: trio.SSLStream[trio.SocketStream]) -> Certificate | None:
+class Handshaken(Protocol):
+    """A TLS stream after its handshake (`p2p.tlsstream.TlsStream`, or `trio.SSLStream`)."""
+
+    def getpeercert(self, binary_form: bool = ...) -> Any: ...
+
+    def selected_alpn_protocol(self) -> str | None: ...
+
+
+def presented(stream: Handshaken) -> Certificate | None:
     """The certificate the other end presented in a completed handshake, checked (§3.1)."""
     der = stream.getpeercert(binary_form=True)
     if der is None:
@@ -83,7 +92,7 @@ def presented(stream: trio.SSLStream[trio.SocketStream]) -> Certificate | None:
     return Certificate.from_der(der)
 
 
-def check_peer(stream: trio.SSLStream[trio.SocketStream], expected: bytes | str | None) -> Certificate:
+def check_peer(stream: Handshaken, expected: bytes | str | None) -> Certificate:
     """The presented certificate, refused unless its peer id matches `expected` (a full
     peer id or a short form; None accepts any well-formed certificate: first use)."""
     if stream.selected_alpn_protocol() != ALPN:

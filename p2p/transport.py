@@ -8,19 +8,31 @@ operations and one stream of events:
 * ``expect(cert, address, dial)`` pins a peer (its certificate joins the listener's
   trust store) and gives it an outbox; with ``dial`` the mesh connects to it (the lobby's
   dial rule, §6.5, decides who dials whom);
-* ``send(peer, message)`` / ``broadcast(message)`` encode once and queue the frame in
-  each peer's bounded outbox; they never block and never raise for a slow peer;
+* ``send(peer, message)`` / ``broadcast(message)`` encode once and write the frame to
+  each peer's link at once (encrypted and handed to the kernel in the same call, see
+  `p2p.tlsstream`); they never block, never yield and never raise for a slow peer;
 * ``await receive()`` returns the next `MeshEvent`: `Received` (a checked frame, or a
-  verified `SignedMessage` for ``signed`` frames), `LinkUp`, `LinkDown`.
+  verified `SignedMessage` for ``signed`` frames), `LinkUp`, `LinkDown`. A table that
+  wants every event the moment it happens ``attach``es a handler instead: the link's own
+  task then calls it with each batch of frames that arrived together, synchronously, so
+  nothing waits in a queue for a scheduler pass (§7.4: an acknowledgement that waits,
+  holds up every peer).
 
 Each link is a reader task and a writer task. The reader decodes strictly, checks
 schemas and signatures; any violation gets the peer an ``error`` frame naming the rule,
 closes that link, is logged, and surfaces as `LinkDown` with the `ProtocolError`;
-nothing else is touched. The writer drains the peer's outbox; when an outbox overflows
-(the peer stopped reading), that link is dropped with the reason and its queued frames
-are discarded: a slow peer never stalls the sender or the other links. Outboxes outlive
-links, so a peer that reconnects (``dial(peer)``, or an incoming link from it) resumes
-with whatever is queued; replaying what was lost is the order layer's job.
+nothing else is touched. The writer only flushes what the socket could not take at
+once; when more than the outbox allows is waiting (the peer stopped reading), that link
+is dropped with the reason and what it had not taken is discarded: a slow peer never
+stalls the sender or the other links. Frames sent while a peer has no link wait in its
+backlog (bounded too), which outlives links, so a peer that reconnects (``dial(peer)``,
+or an incoming link from it) gets them first; replaying what was lost is the order
+layer's job.
+
+An ``ack`` (§7.1) that arrives on its own signer's link is authenticated by that TLS
+link; its Ed25519 signature, which only matters if the ack ever serves as evidence, is
+left to be checked then (`SignedMessage.verified`, §4.5). Every other signed message is
+verified before it is handed up.
 
 Incoming TLS clients without a certificate are lobby joiners and go to the front door
 handler if this peer hosts a table (§6.2); clients with an unpinned certificate fail
@@ -48,6 +60,7 @@ from p2p.identity import Certificate, Identity, short_id
 from p2p.schema import NONCE, Message, Schemas
 from p2p.signing import SignedMessage, open_signed
 from p2p.tls import check_peer, describe_tls_failure, front_door_context, mesh_client_context, presented, server_context
+from p2p.tlsstream import TlsStream
 from p2p.wire import DEFAULT_LIMITS, Limits, encode_frame
 
 log = logging.getLogger("bandit_lan.transport")
@@ -55,9 +68,11 @@ log = logging.getLogger("bandit_lan.transport")
 HANDSHAKE_TIMEOUT = 10.0
 DIAL_TIMEOUT = 5.0
 DIAL_ATTEMPTS = 4
-OUTBOX_FRAMES = 1024
+OUTBOX_FRAMES = 1024  # frames waiting for a peer that has no link
+OUTBOX_BYTES = 4 << 20  # bytes a link's connection has not taken yet
 INBOUND_EVENTS = 1024
-WRITE_BATCH = 65536
+MeshHandler = Callable[[list["MeshEvent"]], None]
+LINK_AUTHENTICATED = frozenset({"ack"})  # signed types whose signature may wait (§4.5)
 
 MESSAGES: tuple[Message, ...] = (
     *framed.MESSAGES,
@@ -69,6 +84,10 @@ MESSAGES: tuple[Message, ...] = (
 def link_schemas(*more: Message) -> Schemas:
     """A registry with the link-level messages (§4.5, §4.6) and `more`."""
     return Schemas(*MESSAGES, *more)
+
+
+class HandlerFailed(RuntimeError):
+    """The handler given to `Mesh.attach` raised: a bug, never the peer's fault."""
 
 
 @dataclass(frozen=True)
@@ -108,20 +127,28 @@ FrontDoor = Callable[[FramedStream, tuple[str, int]], Awaitable[None]]
 class _Peer:
     cert: Certificate
     address: tuple[str, int] | None
-    outbox: trio.MemorySendChannel[bytes]
-    queued: trio.MemoryReceiveChannel[bytes]
+    backlog: deque[bytes] = field(default_factory=deque)  # frames sent while it had no link
     link: _Link | None = None
     dialing: bool = False
+    closing: bool = False  # forgotten, or the mesh is closing: the link says bye and ends
 
 
 @dataclass
 class _Link:
     stream: FramedStream
+    tls: TlsStream
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     done: trio.Event = field(default_factory=trio.Event)
+    wake: trio.Event = field(default_factory=trio.Event)  # the writer has bytes to flush, or must close
+    flushed: trio.Event = field(default_factory=trio.Event)  # set (and replaced) each time the writer flushed
     end_reason: str | None = None
     end_error: ProtocolError | None = None
     clean: bool = False
+
+    def end(self, reason: str) -> None:
+        if self.end_reason is None:
+            self.end_reason = reason
+        self.scope.cancel()
 
 
 class Mesh:
@@ -135,6 +162,7 @@ class Mesh:
         *,
         limits: Limits = DEFAULT_LIMITS,
         outbox_frames: int = OUTBOX_FRAMES,
+        outbox_bytes: int = OUTBOX_BYTES,
         hold_incoming: bool = False,
     ) -> None:
         self.identity = identity
@@ -144,6 +172,7 @@ class Mesh:
         self.port = 0
         self._nursery = nursery
         self._outbox_frames = outbox_frames
+        self._outbox_bytes = outbox_bytes
         self._peers: dict[bytes, _Peer] = {}
         self._keys: dict[bytes, bytes] = {identity.peer_id: identity.certificate.public_key}
         self._server_ctx: ssl.SSLContext | None = None
@@ -153,6 +182,9 @@ class Mesh:
             self._incoming.set()
         self._events_in, self._events_out = trio.open_memory_channel[MeshEvent](INBOUND_EVENTS)
         self._requeued: deque[MeshEvent] = deque()
+        self._handler: MeshHandler | None = None
+        self._handoff: list[MeshEvent] = []  # events for the handler while it is running
+        self._dispatching = False
         self._closing: str | None = None
 
     # -- peers ------------------------------------------------------------------------
@@ -173,8 +205,7 @@ class Mesh:
             raise ValueError("a peer does not link to itself")
         peer = self._peers.get(cert.peer_id)
         if peer is None:
-            send, recv = trio.open_memory_channel[bytes](self._outbox_frames)
-            peer = self._peers[cert.peer_id] = _Peer(cert, address, send, recv)
+            peer = self._peers[cert.peer_id] = _Peer(cert, address)
             self._keys[cert.peer_id] = cert.public_key
             self._server_ctx = None
         elif address is not None:
@@ -189,7 +220,9 @@ class Mesh:
             return
         self._keys.pop(peer_id, None)
         self._server_ctx = None
-        peer.outbox.close()  # the writer sends what is queued, then bye
+        peer.closing = True  # the writer flushes what was written, then says bye
+        if peer.link is not None:
+            peer.link.wake.set()
 
     def dial(self, peer_id: bytes) -> None:
         """Connect to a pinned peer (no-op while linked or dialing)."""
@@ -217,19 +250,25 @@ class Mesh:
     # -- sending ----------------------------------------------------------------------
 
     def send(self, peer_id: bytes, message: Mapping[str, Any]) -> None:
-        """Queue `message` for one peer; never blocks (§4.7 overflow policy)."""
+        """Send `message` to one peer now; never blocks (§4.7 overflow policy)."""
         self._queue(peer_id, encode_frame(message, self.limits))
 
     async def send_paced(self, peer_id: bytes, message: Mapping[str, Any]) -> None:
-        """Queue `message` for one peer, waiting while its outbox is full (for bulk
-        transfers where the caller prefers backpressure to the overflow policy)."""
+        """Send `message` to one peer, then wait while more than half its outbox is
+        unsent (for bulk transfers where the caller prefers backpressure to the
+        overflow policy)."""
         peer = self._peers.get(peer_id)
         if peer is None:
             raise KeyError(f"{short_id(peer_id)} is not a pinned peer of this table")
-        await peer.outbox.send(encode_frame(message, self.limits))
+        self._queue(peer_id, encode_frame(message, self.limits))
+        link = peer.link
+        if link is None or link.tls.pending <= self._outbox_bytes // 2:
+            await trio.lowlevel.checkpoint()
+        while link is not None and link is peer.link and link.tls.pending > self._outbox_bytes // 2:
+            await link.flushed.wait()
 
     def broadcast(self, message: Mapping[str, Any], exclude: Iterable[bytes] = ()) -> None:
-        """Queue `message` for every pinned peer (encoded once)."""
+        """Send `message` to every pinned peer now (encoded once)."""
         frame = encode_frame(message, self.limits)
         skip = set(exclude)
         for peer_id in list(self._peers):
@@ -240,25 +279,34 @@ class Mesh:
         peer = self._peers.get(peer_id)
         if peer is None:
             raise KeyError(f"{short_id(peer_id)} is not a pinned peer of this table")
+        if peer.closing:
+            return  # forgotten, or the mesh is closing
+        link = peer.link
+        if link is None or peer.backlog:
+            if len(peer.backlog) < self._outbox_frames:
+                peer.backlog.append(frame)
+                return
+            self._overflow(peer, f"send queue overflow ({len(peer.backlog)} frames unsent)")
+            return
         try:
-            peer.outbox.send_nowait(frame)
-        except trio.ClosedResourceError:
-            return  # the mesh is closing
-        except trio.WouldBlock:
-            dropped = 0
-            while True:
-                try:
-                    peer.queued.receive_nowait()
-                    dropped += 1
-                except trio.WouldBlock:
-                    break
-            reason = f"send queue overflow ({dropped} frames unsent): the peer is not reading"
-            log.warning("link to %s dropped: %s", short_id(peer_id), reason)
-            if peer.link is not None:
-                peer.link.end_reason = reason
-                peer.link.scope.cancel()
-            else:
-                self._emit(LinkDown(peer_id, reason))
+            unsent = link.tls.write(frame)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            link.end(f"connection lost ({describe_tls_failure(exc)})")
+            return
+        if unsent > self._outbox_bytes:
+            self._overflow(peer, f"send queue overflow ({unsent} bytes unsent)")
+        elif unsent:
+            link.wake.set()
+
+    def _overflow(self, peer: _Peer, what: str) -> None:
+        """§4.7: a peer that does not read loses its link and what was waiting for it."""
+        reason = f"{what}: the peer is not reading"
+        log.warning("link to %s dropped: %s", peer.cert.short, reason)
+        peer.backlog.clear()
+        if peer.link is not None:
+            peer.link.end(reason)
+        else:
+            self._emit(LinkDown(peer.cert.peer_id, reason))
 
     # -- receiving --------------------------------------------------------------------
 
@@ -283,6 +331,49 @@ class Mesh:
         arrived while the lobby was still collecting signatures."""
         self._requeued.extendleft(reversed(list(events)))
 
+    def attach(self, handler: MeshHandler) -> None:
+        """From now on call `handler` with every event as it happens, instead of queueing
+        it for `receive` (what is queued already goes to the handler first, in order).
+        The handler runs synchronously in the task that saw the event; it must not
+        block, and an exception from it is a bug that ends the mesh."""
+        self._handler = handler
+        waiting = list(self._requeued)
+        self._requeued.clear()
+        while (event := self._take_queued()) is not None:
+            waiting.append(event)
+        if waiting:
+            self._hand(waiting)
+
+    def detach(self) -> None:
+        """Queue events for `receive` again."""
+        self._handler = None
+
+    def _take_queued(self) -> MeshEvent | None:
+        try:
+            return self._events_out.receive_nowait()
+        except trio.WouldBlock:
+            return None
+
+    def _hand(self, events: list[MeshEvent]) -> None:
+        """Give `events` to the handler; while it runs (it may send, and a send may end a
+        link), new events wait and follow in order, so it is never re-entered."""
+        self._handoff.extend(events)
+        if self._dispatching:
+            return
+        self._dispatching = True
+        try:
+            while self._handoff and self._handler is not None:
+                batch, self._handoff = self._handoff, []
+                try:
+                    self._handler(batch)
+                except Exception as exc:
+                    raise HandlerFailed(f"the mesh's event handler failed: {exc!r}") from exc
+        finally:
+            self._dispatching = False
+            if self._handoff and self._handler is None:  # detached meanwhile: back to the queue
+                self._requeued.extend(self._handoff)
+                self._handoff = []
+
     def __aiter__(self) -> AsyncIterator[MeshEvent]:
         return self._iterate()
 
@@ -291,6 +382,9 @@ class Mesh:
             yield await self.receive()
 
     def _emit(self, event: MeshEvent) -> None:
+        if self._handler is not None:
+            self._hand([event])
+            return
         try:
             self._events_in.send_nowait(event)
         except trio.WouldBlock:
@@ -317,7 +411,7 @@ class Mesh:
         await self._incoming.wait()
         if self._server_ctx is None:
             self._server_ctx = server_context(self.identity, (p.cert for p in self._peers.values()))
-        tls = trio.SSLStream(sock, self._server_ctx, server_side=True)
+        tls = TlsStream.over(sock, self._server_ctx, server_side=True)
         try:
             with trio.fail_after(HANDSHAKE_TIMEOUT):
                 await tls.do_handshake()
@@ -376,7 +470,7 @@ class Mesh:
         host, port = peer.address
         with trio.fail_after(DIAL_TIMEOUT):
             sock = await trio.open_tcp_stream(host, port)
-        tls = trio.SSLStream(sock, mesh_client_context(self.identity, peer.cert), server_side=False)
+        tls = TlsStream.over(sock, mesh_client_context(self.identity, peer.cert), server_side=False)
         try:
             with trio.fail_after(HANDSHAKE_TIMEOUT):
                 await tls.do_handshake()
@@ -409,7 +503,7 @@ class Mesh:
             return
         except (PeerLeft, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             reason = describe_tls_failure(exc) if not isinstance(exc, PeerLeft) else exc.reason
-            if isinstance(exc, PeerLeft) and isinstance(stream.stream, trio.SSLStream):
+            if isinstance(exc, PeerLeft) and isinstance(stream.stream, TlsStream):
                 reason = f"{reason} (the peer may not have pinned this certificate)"
             await stream.aclose()
             self._emit(LinkDown(peer_id, f"link setup failed: {reason}"))
@@ -420,8 +514,17 @@ class Mesh:
         if peer.link is not None:  # a newer link replaces an older one (reconnect)
             peer.link.end_reason = "replaced by a new link"
             peer.link.scope.cancel()
-        link = peer.link = _Link(stream)
+        assert isinstance(stream.stream, TlsStream)
+        link = peer.link = _Link(stream, stream.stream)
         self._emit(LinkUp(peer_id))
+        while peer.backlog:  # what was sent while it had no link goes first, in order
+            frame = peer.backlog.popleft()
+            try:
+                link.tls.write(frame)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                link.end(f"connection lost ({describe_tls_failure(exc)})")
+                break
+        link.wake.set()
         with link.scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._guarded, self._write, peer, link)
@@ -459,34 +562,49 @@ class Mesh:
         link.scope.cancel()
 
     async def _read(self, peer: _Peer, link: _Link) -> None:
+        """Hand up every frame as it arrives: those that came together, together. A bad
+        frame ends the link after the good ones before it were handed up."""
         while True:
-            frame = await link.stream.receive()
-            kind = frame["type"]
-            if kind == "signed":
-                try:
-                    message: dict[str, Any] | SignedMessage = open_signed(frame, self._keys, self.schemas, self.limits)
-                except ProtocolError as exc:
-                    raise exc.with_peer(link.stream.label) from None
-            elif kind == "link.hello":
-                raise ProtocolError("§4.6", "link.hello sent twice", link.stream.label)
+            frame: dict[str, Any] | None = await link.stream.receive()
+            events: list[MeshEvent] = []
+            failure: ProtocolError | PeerLeft | None = None
+            try:
+                while frame is not None:
+                    events.append(Received(peer.cert.peer_id, self._open(peer, link, frame)))
+                    frame = link.stream.buffered()
+            except (ProtocolError, PeerLeft) as exc:
+                failure = exc
+            if self._handler is not None:
+                self._hand(events)
             else:
-                message = frame
-            await self._events_in.send(Received(peer.cert.peer_id, message))
+                for event in events:
+                    await self._events_in.send(event)
+            if failure is not None:
+                raise failure
+
+    def _open(self, peer: _Peer, link: _Link, frame: dict[str, Any]) -> dict[str, Any] | SignedMessage:
+        kind = frame["type"]
+        if kind == "signed":
+            try:
+                return open_signed(frame, self._keys, self.schemas, self.limits,
+                                   link=peer.cert.peer_id, link_authenticated=LINK_AUTHENTICATED)
+            except ProtocolError as exc:
+                raise exc.with_peer(link.stream.label) from None
+        if kind == "link.hello":
+            raise ProtocolError("§4.6", "link.hello sent twice", link.stream.label)
+        return frame
 
     async def _write(self, peer: _Peer, link: _Link) -> None:
-        async for frame in peer.queued:
-            batch = [frame]  # whatever else is queued goes out in the same TLS write
-            size = len(frame)
-            while size < WRITE_BATCH:
-                try:
-                    more = peer.queued.receive_nowait()
-                except (trio.WouldBlock, trio.EndOfChannel):
-                    break
-                batch.append(more)
-                size += len(more)
-            await link.stream.send_frame(b"".join(batch))
-        # The outbox was closed (forget, or the mesh is closing): everything queued went
-        # out; leave politely.
+        """Flush what the socket could not take when it was written; on closing, flush
+        everything and leave politely."""
+        while True:
+            await link.tls.drain()
+            flushed, link.flushed = link.flushed, trio.Event()
+            flushed.set()
+            if peer.closing:
+                break
+            await link.wake.wait()
+            link.wake = trio.Event()
         reason = self._closing or "removed from the table"
         await link.stream.send(framed.bye_frame(reason))
         link.end_reason, link.clean = link.end_reason or reason, True
@@ -505,7 +623,9 @@ class Mesh:
         self._closing = reason
         links = [peer.link for peer in self._peers.values() if peer.link is not None]
         for peer in self._peers.values():
-            peer.outbox.close()
+            peer.closing = True
+        for link in links:
+            link.wake.set()
         with trio.move_on_after(timeout):
             for link in links:
                 await link.done.wait()
@@ -524,12 +644,14 @@ async def open_mesh(
     port: int = 0,
     limits: Limits = DEFAULT_LIMITS,
     outbox_frames: int = OUTBOX_FRAMES,
+    outbox_bytes: int = OUTBOX_BYTES,
     hold_incoming: bool = False,
 ) -> AsyncIterator[Mesh]:
     """A listening mesh; on exit every link says ``bye`` and closes."""
     with lone_exception_unwrapped():
         async with trio.open_nursery() as nursery:
-            mesh = Mesh(identity, schemas, nursery, limits=limits, outbox_frames=outbox_frames, hold_incoming=hold_incoming)
+            mesh = Mesh(identity, schemas, nursery, limits=limits, outbox_frames=outbox_frames,
+                        outbox_bytes=outbox_bytes, hold_incoming=hold_incoming)
             await nursery.start(mesh._listen, bind, port)
             try:
                 yield mesh
@@ -545,7 +667,7 @@ async def probe_certificate(host: str, port: int) -> Certificate | None:
     try:
         with trio.fail_after(DIAL_TIMEOUT):
             sock = await trio.open_tcp_stream(host, port)
-            tls = trio.SSLStream(sock, front_door_context(), server_side=False)
+            tls = TlsStream.over(sock, front_door_context(), server_side=False)
             try:
                 await tls.do_handshake()
                 return presented(tls)

@@ -65,13 +65,16 @@ class _Rejected(Exception):
 
 
 def _pairs_to_map(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
+    out = dict(pairs)
+    if len(out) == len(pairs) and all(type(key) is str for key in out):
+        return out
+    seen: set[Any] = set()  # say exactly what is wrong
+    for key, _ in pairs:
         if not isinstance(key, str):
             raise _Rejected("§4.3", f"map key {key!r} is {kind_of(key)}, keys must be str")
-        if key in out:
+        if key in seen:
             raise _Rejected("§4.3", f"duplicate map key {key!r}")
-        out[key] = value
+        seen.add(key)
     return out
 
 
@@ -100,24 +103,25 @@ def kind_of(value: Any) -> str:
     return type(value).__name__
 
 
+_LEAVES = frozenset({str, bytes, int, bool, type(None)})  # the types msgpack decodes scalars to
+
+
 def _check_tree(value: Any, depth: int, limit: int) -> None:
     """Depth and type check of a decoded tree (maps were already checked for keys)."""
-    if isinstance(value, dict):
-        if depth > limit:
-            raise _Rejected("§4.3", f"nesting deeper than {limit} levels")
-        for item in value.values():
-            if isinstance(item, (dict, list)) or not isinstance(item, (str, bytes, int, type(None))):
-                _check_tree(item, depth + 1, limit)
-    elif isinstance(value, list):
-        if depth > limit:
-            raise _Rejected("§4.3", f"nesting deeper than {limit} levels")
-        for item in value:
-            if isinstance(item, (dict, list)) or not isinstance(item, (str, bytes, int, type(None))):
-                _check_tree(item, depth + 1, limit)
-    elif isinstance(value, (str, bytes, int)) or value is None:
-        return  # bool is an int subclass and allowed
+    kind = type(value)
+    if kind is dict:
+        items = value.values()
+    elif kind is list:
+        items = value
+    elif kind in _LEAVES:
+        return
     else:
         raise _Rejected("§4.3", f"{kind_of(value)} values are not allowed")
+    if depth > limit:
+        raise _Rejected("§4.3", f"nesting deeper than {limit} levels")
+    for item in items:
+        if type(item) not in _LEAVES:
+            _check_tree(item, depth + 1, limit)
 
 
 def decode(payload: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
@@ -169,6 +173,11 @@ def decode_map(payload: bytes, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any
 
 
 def _canonical(value: Any) -> Any:
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is list or kind is tuple:
+        return [item if type(item) in _LEAVES else _canonical(item) for item in value]
     if isinstance(value, Mapping):
         items = []
         for key in value:
@@ -179,8 +188,8 @@ def _canonical(value: Any) -> Any:
         return {key: _canonical(value[key]) for _, key in items}
     if isinstance(value, (list, tuple)):
         return [_canonical(item) for item in value]
-    if isinstance(value, (bytes, str, int)) or value is None:
-        return value
+    if isinstance(value, (bytes, str, int)):
+        return value  # (subclasses of the plain types)
     if isinstance(value, (bytearray, memoryview)):
         return bytes(value)
     raise TypeError(f"{type(value).__name__} cannot be encoded (strict msgpack subset, §2)")

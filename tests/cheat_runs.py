@@ -62,6 +62,7 @@ from tests.malicious import (
     BadKeyProof,
     backdated_stamp,
     equivocation,
+    forged_ack_signature,
     forged_signature,
     foreign_replay,
     garbled_frame,
@@ -241,6 +242,7 @@ LIVE: dict[str, tuple[Callable[[list[Any]], Callable[[CheatingPeer, bytes], byte
     "replay-across-links": (foreign_replay, ("§7.1",), Response.REJECT),
     "equivocation-live": (lambda ids: equivocation(), ("§7.2",), Response.ABORT),
     "backdated-stamp-live": (lambda ids: backdated_stamp(), ("§7.3",), Response.ABORT),
+    "forged-ack-signature": (lambda ids: forged_ack_signature(), ("§4.5",), Response.ABORT),
 }
 """Cheats on the wire: name -> (the frame maker, given every seat's identity; sections; policy)."""
 
@@ -252,6 +254,7 @@ LIVE_WORDS = {
     "replay-across-links": "replayed message (across links)",
     "equivocation-live": "equivocation",
     "backdated-stamp-live": "backdated Lamport stamp",
+    "forged-ack-signature": "ack with a forged signature",
 }
 
 

@@ -763,6 +763,26 @@ def equivocation() -> Callable[[CheatingPeer, bytes], bytes]:
     return frame
 
 
+def forged_ack_signature() -> Callable[[CheatingPeer, bytes], bytes]:
+    """§4.5 (with §7.3): over its own link, an ack whose signature is not its own, which
+    the receiver may take on the link's word (§4.5); then its next message stamped below
+    that ack's promise, so the ack becomes evidence and its signature is checked."""
+    made: list[bytes] = []
+
+    def frame(peer: CheatingPeer, dst: bytes) -> bytes:
+        if not made:
+            m = peer.machine
+            ack = peer.orderer.ack(trio.current_time())
+            promise = dict(ack.inner, lamport=ack.inner["lamport"] + 10)
+            body = encode(promise)
+            true = peer.orderer.send({"type": "skip-power", "v": 1, "round": m.round_number, "turn": m.engine.turn},
+                                     trio.current_time())
+            made.append(encode_frame(signed_frame(body, bytes(64))) + encode_frame(signed_frame(true.body, true.sig)))
+        return made[0]
+
+    return frame
+
+
 def backdated_stamp() -> Callable[[CheatingPeer, bytes], bytes]:
     """§7.3: its next message, stamped no higher than the one before it."""
     made: list[Envelope] = []

@@ -121,11 +121,16 @@ class TableNetwork(Network):
         claim = table.driver.snap()
         if claim is not None:
             payload = table.machine.submit(claim)
+            # Odd seats make their share of the claimed card ahead (`TableMachine.prepare`),
+            # as live peers do; even seats make it when the reveal asks: every game checks
+            # that both give the shares every other seat accepts.
+            prepare = (lambda claim=claim: table.machine.prepare(claim)) if peer.seat % 2 else (lambda: None)
             if self.snap_delay:  # a reaction time, with a little human spread
                 at = self.now + self.snap_delay * (1 + self.rng.random() * 0.02)
-                self.schedule(at, lambda payload=payload: self.send(peer.seat, payload))
+                self.schedule(at, lambda payload=payload, prepare=prepare: (self.send(peer.seat, payload), prepare()))
             else:
                 self.send(peer.seat, payload)
+                prepare()
 
     def _timers(self) -> None:
         super()._timers()

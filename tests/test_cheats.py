@@ -300,6 +300,15 @@ async def test_s7_2_equivocation_live_is_proven_between_honest_peers(tmp_path: P
     assert judged.ok, judged.explain()
 
 
+async def test_s4_5_forged_ack_signature_ends_the_game_once_the_ack_is_evidence(tmp_path: Path, ledger: list[Judged]) -> None:
+    """An ack on its signer's own link is taken on the link's word (§4.5); the moment it
+    must serve as evidence (the cheater breaks its promise, §7.3) its signature is
+    checked, and the forgery ends the game naming the cheater, never blaming the link."""
+    judged = await run_live_frame("forged-ack-signature", tmp_path)
+    ledger.append(judged)
+    assert judged.ok, judged.explain()
+
+
 async def test_s7_3_backdated_stamp_live_ends_the_game_naming_the_sender(tmp_path: Path, ledger: list[Judged]) -> None:
     judged = await run_live_frame("backdated-stamp-live", tmp_path)
     ledger.append(judged)

@@ -152,3 +152,26 @@ def test_R6_snap_race_first_in_order_wins_rest_not_fastest(players: int) -> None
         assert sorted(seat for seat, _ in biggest) == list(range(players))
         return
     pytest.fail(f"no seed gave a {players}-way race")
+
+
+def test_s8_5_a_share_made_ahead_for_a_snap_is_the_share_the_reveal_asks_for() -> None:
+    """`TableMachine.prepare`: a seat makes its share of the card it snaps right after the
+    claim left, so the reveal does not wait for it; shares come from the seat's secrets by
+    (chain, position), so it is the very share the reveal would have made."""
+    from p2p.deck import make_share
+
+    net = TableNetwork(3, 11, rules=SMALL)
+    net.start()
+    machine = net.tables[1].machine
+    while machine.engine.discard_top() is None:  # until the deal is done and the first card is up
+        net.run_until(net.now + 0.5)
+    assert machine.round_number == 1 and machine.engine.discard_top() is not None
+    snap = Snap(1, machine.engine.discard_top(), 1, 2)  # its own bottom-left card (it peeked it)
+    machine.prepare(snap)
+    ((chain, position), share), = machine._prepared.items()  # noqa: SLF001
+    deck, where = machine._round.location[machine.engine.zones().tableaux[1][2]]  # noqa: SLF001
+    assert (deck.chain, where) == (chain, position)
+    again = make_share(machine._keys, deck, position, machine.secrets.stream("share", chain, position))  # noqa: SLF001
+    assert share == again
+    machine.prepare(Snap(1, machine.engine.discard_top(), 0, 9))  # no such slot: nothing made, nothing raised
+    assert len(machine._prepared) == 1  # noqa: SLF001

@@ -54,6 +54,12 @@ async def intruder_link(t: Table) -> trio.SSLStream[trio.SocketStream]:
     tls = trio.SSLStream(sock, mesh_client_context(t.intruder, t.a.identity.certificate), server_side=False)
     await tls.do_handshake()
     await tls.send_all(encode_frame({"type": "link.hello", "v": 1, "table": TABLE}))
+    # Read A's hello, so that closing later is an orderly end of stream: a TCP socket
+    # closed with unread data resets the connection instead.
+    decoder = FrameDecoder()
+    while (hello := decoder.next_frame()) is None:
+        decoder.feed(await tls.receive_some(65536))
+    assert hello["type"] == "link.hello"
     return tls
 
 

@@ -180,3 +180,31 @@ def test_schema_check_accepts_or_raises_typed(fields: dict) -> None:
         Schemas(NOTE).check({**fields, "type": "note", "v": 1})
     except ProtocolError:
         pass
+
+
+KINDS = [Int(0, 10), Bool(), Str(1, 5, printable=True), Bin(size=4), Bin(min_len=1, max_len=3),
+         ListOf(OneOf(frozenset({"a", "b"})), 0, 2), Record({"x": Int(0, 3), "y": Optional(Bool())}),
+         ListOf(Record({"x": Int(0, 3)}), 1, 3)]
+
+
+@settings(max_examples=400)
+@given(st.sampled_from(KINDS), values | st.fixed_dictionaries({"x": values}, optional={"y": values}))
+def test_the_fast_path_and_the_judge_agree_on_every_decoded_value(kind, value) -> None:  # type: ignore[no-untyped-def]
+    """§4.4: `valid` (the good-frame fast path) accepts exactly what `check` accepts."""
+    value = decode(encode(value))  # exactly the types a decoder produces
+    try:
+        kind.check(value, "f", "§9")
+        judged = True
+    except SchemaError:
+        judged = False
+    assert kind.valid(value) is judged
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.sampled_from(sorted(GOOD) + ["zzz"]), values, max_size=9))
+def test_a_message_fast_path_agrees_with_the_judge(fields: dict) -> None:
+    frame = decode(encode({**GOOD, **fields, "type": "note", "v": 1}))
+    try:
+        NOTE.check(frame)
+    except SchemaError as exc:  # the judge names the field (the fast path never raises)
+        assert exc.field.startswith("note.")

@@ -59,3 +59,51 @@ async def test_a_peer_that_stops_reading_is_dropped_and_others_are_unaffected(tm
                 if isinstance(event, Received):
                     got += 1
             await trio.aclose_forcefully(stalled)
+
+
+async def test_an_attached_handler_gets_every_event_as_it_happens_in_order(tmp_path: Path) -> None:
+    """§4.7: a table attaches a handler: events reach it from the link's own task, those
+    that waited in the queue first, one batch at a time (never re-entered), and go back
+    to the queue once it is detached."""
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    schemas = link_schemas(BLOB)
+    with trio.fail_after(30):
+        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+            a.set_table(TABLE)
+            b.set_table(TABLE)
+            a.expect(b_id.certificate)
+            b.expect(a_id.certificate, ("127.0.0.1", a.port), dial=True)
+            assert isinstance(await b.receive(), LinkUp)
+            b.send(a_id.peer_id, {"type": "test.blob", "v": 1, "data": b"queued"})
+            waiting = [await a.receive(), await a.receive()]
+            a.requeue(waiting)  # (as the lobby hands back what came early)
+            seen: list[object] = []
+            calls = 0
+            inside = False
+            arrived = trio.Event()
+
+            def handler(events: list[object]) -> None:
+                nonlocal inside, calls
+                assert not inside
+                calls += 1
+                inside = True
+                seen.extend(events)
+                a.send(b_id.peer_id, {"type": "test.blob", "v": 1, "data": b"echo"})  # may send from inside
+                inside = False
+                if len([e for e in seen if isinstance(e, Received)]) == 3:
+                    arrived.set()
+
+            a.attach(handler)
+            assert seen[0] == LinkUp(b_id.peer_id) and seen[1].message["data"] == b"queued"  # type: ignore[attr-defined]
+            for word in (b"one", b"two"):
+                b.send(a_id.peer_id, {"type": "test.blob", "v": 1, "data": word})
+            await arrived.wait()
+            assert [e.message["data"] for e in seen if isinstance(e, Received)] == [b"queued", b"one", b"two"]
+            a.detach()
+            b.send(a_id.peer_id, {"type": "test.blob", "v": 1, "data": b"queued again"})
+            event = await a.receive()
+            assert isinstance(event, Received) and event.message["data"] == b"queued again"
+            echoes = 0  # one per batch the handler was given
+            while echoes < calls:
+                event = await b.receive()
+                echoes += isinstance(event, Received) and event.message["data"] == b"echo"

@@ -297,6 +297,7 @@ class TableMachine:
         self._early: dict[int, list[tuple[int, Share | SealedShare, int, bytes]]] = {}  # need -> shares come before it
         self._unsigned: dict[int, _RevealWork] = {}  # need -> work whose own share is not yet in a signed side message
         self._share_items: list[dict[str, Any]] = []
+        self._prepared: dict[tuple[bytes, int], Share] = {}  # shares made ahead (`prepare`)
         self._sealed_items: list[dict[str, Any]] = []
         # what made the top card visible (§9.5): ("reveal", its work) or ("message", (seat, seq))
         self._top_visibility: tuple[str, Any] = ("message", (-1, -1))
@@ -343,6 +344,26 @@ class TableMachine:
             seen = _contributors(what) if kind == "reveal" and intent.top == self.engine.discard_top() else ()
             payload["seen"] = [list(c) for c in seen]
         return payload
+
+    def prepare(self, intent: Intent) -> None:
+        """Do ahead what a local intent will need once it is delivered, so that it is not
+        done then, on every peer's critical path: for a snap, this seat's plain share of
+        the card it targets (the share a reveal of it would ask of this seat, §8.5).
+        Shares come from the seat's secrets by (chain, position), so a share made early
+        is the very share that would be made later; an unused one is simply dropped."""
+        if not isinstance(intent, Snap) or self._keys is None or self.secrets is None or self.halted is not None:
+            return
+        rnd = self._round
+        tableaux = self.engine.zones().tableaux
+        if rnd is None or not 0 <= intent.owner < len(tableaux) or not 0 <= intent.slot < len(tableaux[intent.owner]):
+            return
+        card = tableaux[intent.owner][intent.slot]
+        if card is None or card not in rnd.location:
+            return
+        deck, position = rnd.location[card]
+        if (deck.chain, position) not in self._prepared:
+            share = make_share(self._keys, deck, position, self.secrets.stream("share", deck.chain, position))
+            self._prepared[(deck.chain, position)] = share
 
     def deliver(self, delivered: Delivered, now: float) -> Step:
         """Process the next message of the agreed order (or hold it, see `_run_held`)."""
@@ -983,7 +1004,8 @@ class TableMachine:
         me = self.seats[self.me]
         share: Share | SealedShare
         if me in work.collect.plain_from:
-            share = make_share(self._keys, deck, position, self.secrets.stream("share", deck.chain, position))
+            share = self._prepared.pop((deck.chain, position), None) or make_share(
+                self._keys, deck, position, self.secrets.stream("share", deck.chain, position))
             self._share_items.append({"need": work.number, **share.to_wire()})
         else:
             assert audience is not None
@@ -1007,6 +1029,7 @@ class TableMachine:
         assert rnd is not None
         rnd.ended = note
         rnd.digest = self.engine.digest()
+        self._prepared.clear()
         while self._fifo:
             item = self._fifo.popleft()
             if not isinstance(item.event, (TurnTimedOut, PeekBarrierExpired)):

@@ -1,0 +1,165 @@
+"""§4.1, §4.7: the TLS stream links run on: writes that never wait, reads that hand up
+every whole record at once, clean and unclean ends, and interoperation with trio's own
+TLS stream (what any other implementation would speak)."""
+
+from __future__ import annotations
+
+import socket
+import ssl
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2p.identity import load_or_create_identity
+from p2p.tls import check_peer, mesh_client_context, server_context
+from p2p.tlsstream import TlsStream
+
+
+async def tls_pair(tmp_path: Path, *, trio_client: bool = False) -> tuple[TlsStream | trio.SSLStream, TlsStream]:
+    """A connected (client, server) pair over loopback TCP, handshake done and pinned."""
+    a, b = load_or_create_identity(tmp_path / "a"), load_or_create_identity(tmp_path / "b")
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    port = listener.socket.getsockname()[1]
+    client_sock = await trio.open_tcp_stream("127.0.0.1", port)
+    server_sock = await listener.accept()
+    await listener.aclose()
+    client_ctx = mesh_client_context(a, b.certificate)
+    client = (trio.SSLStream(client_sock, client_ctx, server_side=False) if trio_client
+              else TlsStream.over(client_sock, client_ctx, server_side=False))
+    server = TlsStream.over(server_sock, server_context(b, [a.certificate]), server_side=True)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.do_handshake)
+        nursery.start_soon(server.do_handshake)
+    assert check_peer(server, a.peer_id).peer_id == a.peer_id
+    assert check_peer(client, b.peer_id).peer_id == b.peer_id
+    return client, server
+
+
+async def read_exactly(stream: TlsStream | trio.SSLStream, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = await stream.receive_some(1 << 20)
+        assert chunk, "the stream ended early"
+        data += chunk
+    return data
+
+
+async def test_a_write_is_on_the_wire_before_the_writer_yields(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        client, server = await tls_pair(tmp_path)
+        assert isinstance(client, TlsStream)
+        assert client.write(b"snap!") == 0  # nothing left pending: the kernel took it in the call
+        assert await server.receive_some() == b"snap!"
+        await client.aclose()
+        await server.aclose()
+
+
+async def test_records_written_together_are_read_together_in_order(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        client, server = await tls_pair(tmp_path)
+        assert isinstance(client, TlsStream)
+        for i in range(20):
+            client.write(b"frame %02d;" % i)
+        got = await read_exactly(server, 20 * 9)
+        assert got == b"".join(b"frame %02d;" % i for i in range(20))
+        await client.aclose()
+        await server.aclose()
+
+
+async def test_what_the_socket_cannot_take_is_flushed_by_drain(tmp_path: Path) -> None:
+    with trio.fail_after(20):
+        client, server = await tls_pair(tmp_path)
+        assert isinstance(client, TlsStream)
+        blob = bytes(range(256)) * 4096  # 1 MiB
+        pending = 0
+        for _ in range(16):  # far more than a socket buffer holds while nobody reads
+            pending = client.write(blob)
+        assert pending > 0 and client.pending == pending
+        received = 0
+
+        async def reader() -> None:
+            nonlocal received
+            while received < 16 * len(blob):
+                received += len(await server.receive_some(1 << 20))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(reader)
+            await client.drain()
+            assert client.pending == 0
+        assert received == 16 * len(blob)
+        await client.aclose()
+        await server.aclose()
+
+
+async def test_close_notify_reads_as_end_of_stream_after_the_data_before_it(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        client, server = await tls_pair(tmp_path)
+        assert isinstance(client, TlsStream)
+        client.write(b"last words")
+        await client.aclose()
+        assert await read_exactly(server, 10) == b"last words"
+        assert await server.receive_some() == b""
+        assert await server.receive_some() == b""  # and it stays ended
+        await server.aclose()
+
+
+async def test_a_tcp_end_without_close_notify_is_an_end_too(tmp_path: Path) -> None:
+    """Whether the stream ended between frames is the framing layer's judgement (§4.2)."""
+    with trio.fail_after(10):
+        client, server = await tls_pair(tmp_path)
+        assert isinstance(client, TlsStream)
+        client.write(b"cut")
+        client._sock.shutdown(socket.SHUT_RDWR)  # noqa: SLF001 - the TCP end, no TLS goodbye
+        assert await read_exactly(server, 3) == b"cut"
+        assert await server.receive_some() == b""
+        await client.aclose()
+        await server.aclose()
+
+
+async def test_a_closed_or_broken_stream_says_so(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        client, server = await tls_pair(tmp_path)
+        assert isinstance(client, TlsStream)
+        await client.aclose()
+        with pytest.raises(trio.ClosedResourceError):
+            client.write(b"too late")
+        with pytest.raises(trio.ClosedResourceError):
+            await client.receive_some()
+        await server.aclose()
+        # garbage where a TLS record should be breaks the stream, naming OpenSSL's reason
+        client, server = await tls_pair(tmp_path / "again")
+        assert isinstance(client, TlsStream)
+        client._sock.send(b"\x17\x03\x03\x00\x10" + bytes(16))  # noqa: SLF001 - a forged record
+        with pytest.raises(trio.BrokenResourceError) as caught:
+            await server.receive_some()
+        assert isinstance(caught.value.__cause__, ssl.SSLError)
+        with pytest.raises(trio.BrokenResourceError):
+            server.write(b"after the break")
+        await client.aclose()
+        await server.aclose()
+
+
+async def test_one_reader_at_a_time(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        client, server = await tls_pair(tmp_path)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(server.receive_some)
+            await trio.testing.wait_all_tasks_blocked()
+            with pytest.raises(trio.BusyResourceError):
+                await server.receive_some()
+            nursery.cancel_scope.cancel()
+        await client.aclose()
+        await server.aclose()
+
+
+async def test_it_speaks_tls_with_trio_s_own_stream(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        client, server = await tls_pair(tmp_path, trio_client=True)
+        await client.send_all(b"hello from trio")
+        assert await read_exactly(server, 15) == b"hello from trio"
+        server.write(b"and back")
+        assert await read_exactly(client, 8) == b"and back"
+        await client.aclose()
+        assert await server.receive_some() == b""
+        await server.aclose()
