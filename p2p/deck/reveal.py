@@ -217,7 +217,14 @@ class CardShares:
         self.deck = deck
         self.position = position
         self.promised: set[bytes] = set()  # published, or owed by a planned reveal
-        self.published: dict[bytes, bytes] = {}  # verified plain shares
+        self.published: dict[bytes, bytes] = {}  # verified plain shares (add them with `publish`)
+        self.published_sum = IDENTITY  # their sum, kept as they come: a reveal adds only the rest
+
+    def publish(self, sender: bytes, share: bytes) -> None:
+        """Record `sender`'s verified plain share of this card."""
+        if sender not in self.published:
+            self.published[sender] = share
+            self.published_sum = add(self.published_sum, share)
 
     @property
     def hidden(self) -> tuple[bytes, ...]:
@@ -294,7 +301,7 @@ class Reveal:
         if not own:
             verify_share(self.deck, sender, share)
         self._shares[sender] = share.share
-        self.plan.published[sender] = share.share
+        self.plan.publish(sender, share.share)
 
     @property
     def shares(self) -> dict[bytes, bytes]:
@@ -325,16 +332,14 @@ class Reveal:
             if keys is None or keys.peer != self.audience:
                 raise UsageError(SECTION, "audience", "only the recipient's keys can finish a private reveal")
             _check_keys(self.deck, keys)
-        total = IDENTITY
+        published = self.plan.published
+        total = self.plan.published_sum  # (every seat's share is published, or ours, or sealed to us)
         for peer in self.deck.joint.game.seats:
-            if peer == self.audience:
-                assert keys is not None
-                share = self.plan.published.get(peer) or mul(keys.secret, c.c1)
-            elif peer in self._sealed:
-                assert keys is not None
-                share = unseal(keys, self._sealed[peer])
-            else:
-                share = self.plan.published[peer]
+            if peer in published:
+                continue
+            if keys is None or (peer != self.audience and peer not in self._sealed):
+                raise UsageError(SECTION, "incomplete", "a share this reveal decodes with is not in")
+            share = mul(keys.secret, c.c1) if peer == self.audience else unseal(keys, self._sealed[peer])
             total = add(total, share)
         index = self.deck.index_of(sub(c.c2, total))
         if index is None:
