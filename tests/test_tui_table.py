@@ -28,7 +28,7 @@ from engine import (
     TakeDiscard,
 )
 from cli.tui.model import TableModel
-from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, Overlay, TableUi
+from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, STALE_SNAP_S, Overlay, TableUi
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 
 
@@ -134,12 +134,20 @@ async def test_R6_a_snap_claims_the_top_that_was_on_screen(mock_clock: trio.test
 
 
 async def test_R6_a_half_typed_snap_is_cancelled_when_the_pile_changes(mock_clock: trio.testing.MockClock) -> None:
-    async with table({0: [4, 6, 0, 2]}, discard=10, draw=[8, 0], first=1) as t:
+    async with table({0: [4, 6, 0, 2]}, discard=10, draw=[8, 0, 6], first=1) as t:
         await t.press("space", "1")
         await t.other(Draw(1), Discard(1))  # Bo covers the 10 with an 8
         assert t.ui.pending is None
         assert "snap cancelled" in t.message
-        assert await t.press("q") == []  # the slot key does not finish a stale snap
+        assert await t.press("q") == []  # the slot key does not finish a stale snap …
+        assert "snap cancelled" in t.message  # … and the player still sees why
+        await t.press("space", "1")
+        await t.other(SkipPower(1), Draw(2), Discard(2))  # an opponent's snap, cancelled half-typed
+        assert await t.press("w", "q") == []
+        assert "snap cancelled" in t.message
+        mock_clock.jump(STALE_SNAP_S)
+        assert await t.press("q") == []  # later, a slot key alone is a slip again
+        assert "Space first" in t.message
 
 
 async def test_R6_one_snap_per_turn_is_explained_not_sent(mock_clock: trio.testing.MockClock) -> None:

@@ -63,6 +63,10 @@ BOTTOM_PEEK_S: Final = 10.0
 MESSAGE_S: Final = 4.0
 """How long a message stays on the prompt line."""
 
+STALE_SNAP_S: Final = 2.0
+"""After the table cancels a half-typed snap, slot and opponent keys typed this soon
+were meant for it: they are swallowed (client decision)."""
+
 PendingAction = Literal["snap", "take", "spy", "swap", "look_swap"]
 
 _TURN_COMMANDS: Final = (Command.SLOT, Command.SEAT, Command.DRAW, Command.PASS, Command.TAKE, Command.BANDIT)
@@ -168,6 +172,7 @@ class TableUi:
         self._round = _RoundState()
         self._model: TableModel | None = None
         self._held: list[str] = []  # turn keys typed while a card was being turned over
+        self._stale_snap_until: float | None = None  # slot keys typed for a cancelled snap land until then
 
     # ------------------------------------------------------------------ time and table
 
@@ -239,6 +244,7 @@ class TableUi:
                 if pending.top != (model.top.card if model.top else None) or not model.can_snap:
                     self.pending = None
                     self._say("The discard pile changed: snap cancelled.", "warning")
+                    self._stale_snap_until = now + STALE_SNAP_S
             elif view.turn_seat != self.me:  # (a card being turned over does not cancel it)
                 self.pending = None
         if self.message is not None and self.message.until <= now:
@@ -357,6 +363,13 @@ class TableUi:
             self._say("No action on that key — press ? for help.", "warning")
             return out
         command = press.command
+        if self._stale_snap_until is not None:
+            if self.pending is None and command in (Command.SLOT, Command.SEAT) and model.now < self._stale_snap_until:
+                # typed for the snap the table just cancelled: they finish nothing, and the
+                # player keeps seeing why rather than a hint about a key they did not mean
+                self._say("The discard pile changed: snap cancelled.", "warning")
+                return out
+            self._stale_snap_until = None
         if model.busy and command in _TURN_COMMANDS and (self.pending is None or self.pending.action != "snap"):
             self._held.append(key)  # a card is being turned over: the key acts when it is done
             return out
