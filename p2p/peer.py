@@ -36,7 +36,7 @@ from typing import Any
 import trio
 
 from engine import Bot, Intent, Prng, SeatView
-from p2p import lobby
+from p2p import lobby, quiet
 from p2p.errors import ProtocolError
 from p2p.identity import Identity, short_id
 from p2p.lobby import LobbyResult
@@ -247,11 +247,13 @@ class TablePeer(SessionRecord):
                 else:
                     self._begin_resumed()
                 self._after_processing()
+                quiet.settle()  # (before any frame is taken: nothing is timed yet)
                 self.mesh.attach(self._on_events)
                 await self._done.wait()
                 nursery.cancel_scope.cancel()
         finally:
             self.mesh.detach()
+            quiet.release()
             if self.orderer.ack_due():
                 self._broadcast(self.orderer.ack(trio.current_time()))
             self.log.close(self._why or "the peer stopped", absent=self._absent_seat)
@@ -386,6 +388,7 @@ class TablePeer(SessionRecord):
             self.driver.observe(step)
         for outcome in step.rounds:
             self.log.sync()
+            quiet.settle()  # the round's scores stand: nothing is timed until the next deal
             self._reports.append(
                 RoundReport(outcome.round, outcome.scores, outcome.totals, outcome.caller, outcome.exhausted,
                             outcome.tableaus, True, "every shuffle opened and checked: every card was where it should be")
