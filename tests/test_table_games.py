@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import NormalBot, Prng, RoundStarted, SeatView, Snap, SnapOutcome, SnapResolved
+from engine import NormalBot, Prng, Reshuffled, Revealed, RoundStarted, SeatView, Snap, SnapOutcome, SnapResolved
 from p2p.audit import audit
 from p2p.order import message_hash
 from p2p.roster import TableRules
@@ -175,3 +175,42 @@ def test_s8_5_a_share_made_ahead_for_a_snap_is_the_share_the_reveal_asks_for() -
     assert share == again
     machine.prepare(Snap(1, machine.engine.discard_top(), 0, 9))  # no such slot: nothing made, nothing raised
     assert len(machine._prepared) == 1  # noqa: SLF001
+
+
+# -- R7 a reshuffle holds up only what needs its new pile -----------------------------
+
+
+def test_R7_a_reshuffle_holds_up_only_reveals_of_its_new_pile(tmp_path: Path) -> None:
+    """A penalty card drawn from an empty pile starts the reshuffle's chain (§9.4); the
+    engine has its new ids at once, so the race goes on while the chain runs, and no card
+    of the new pile is turned over before the chain is complete."""
+    deck = "".join(
+        f"[[card]]\nvalue = {v}\ncount = {c}\n" + ("bandit = true\n" if bandit else "")
+        for v, c, bandit in [(0, 24, False), (-2, 2, True), (20, 2, True)]
+    )
+    net = TableNetwork(4, 0, rules=TableRules(target=5, skills_text=deck), latency=0.002, jitter=0.002,
+                       snap_delay=0.05, act_delay=0.3)
+    for t in net.tables:
+        t.driver.bot = EagerBot(name="eager")
+    net.run()
+    assert all(t.machine.finished and t.machine.halted is None for t in net.tables) and identical_logs(net)
+    table = net.tables[0]
+    applied = [a for step in table.steps for a in step.applied]
+    chains: dict[tuple[int, bytes], list[int]] = {}
+    for d in table.log:
+        inner = d.envelope.inner
+        if inner["type"] == "shuffle":
+            chains.setdefault((inner["round"], inner["chain"]), []).append(d.position)
+    complete = sorted(max(positions) for positions in chains.values() if len(positions) == 4)
+    went_on = 0
+    reshuffles = [a for a in applied if isinstance(a.event, Reshuffled)]
+    assert reshuffles
+    for reshuffle in reshuffles:
+        done = min(p for p in complete if p > reshuffle.position)
+        between = [a for a in applied if reshuffle.position < a.position < done]
+        went_on += any(isinstance(a.event, Snap) for a in between)
+        first = reshuffle.event.first_id
+        assert not any(isinstance(a.event, Revealed) and a.event.card >= first for a in between)
+    assert went_on  # some snap was applied while a chain ran
+    result = audit(net.write_logs(tmp_path)[1])
+    assert result.ok, result.first_failure

@@ -28,7 +28,10 @@ The life of a game:
    the engine consumes them in its own need order, whatever the timing. When every
    share of the first need is in, the face is known (to everybody, or, for a private
    reveal, to its recipient only, who adds its own share) and is fed to the engine. A
-   reshuffle (R7) runs a fresh chain over the discard pile's known cards.
+   reshuffle (R7) runs a fresh chain over the discard pile's known cards; the engine
+   gets its answer at once (the new pile's ids are all it needs), and only a reveal of
+   a card of the new pile waits until that chain is complete, so a penalty card drawn
+   face down from it holds nothing up.
 4. Intents are delivered in order and applied in order. While the engine waits for
    table work they queue, so the engine's sequence of events is the same everywhere.
    A snap must name the side messages that turned its target face up, or causally
@@ -251,6 +254,8 @@ class _Round:
     location: dict[int, tuple[Deck, int]] = field(default_factory=dict)  # card id -> (deck, position)
     plans: dict[tuple[bytes, int], CardShares] = field(default_factory=dict)  # (chain, position) -> share plan (§8.5)
     retired: set[int] = field(default_factory=set)  # card ids reshuffled away (R7)
+    piles: dict[bytes, int] = field(default_factory=dict)  # reshuffle chain id -> first id of its pile
+    opening_due: bool = False  # scored while a chain ran: the opening waits for it
     void: _Void | None = None  # the round is void from this point (§9.10)
     challenger: int | None = None  # a seat challenged the round after it was scored
     challenged: bool = False  # this seat sent its challenge
@@ -414,7 +419,9 @@ class TableMachine:
     def _reveal_waiting(self) -> bool:
         if self._round is not None and self._round.void is not None:
             return False  # a void round waits for nothing but openings (§9.10)
-        return any(isinstance(need, Reveal) for need in self.engine.needs)
+        # (a reveal that waits for a reshuffle's chain is not open yet: the chain's steps
+        # are ordered messages, and they go on)
+        return any(isinstance(need, Reveal) and need in self._work for need in self.engine.needs)
 
     @property
     def playing(self) -> bool:
@@ -555,8 +562,22 @@ class TableMachine:
         if chain.complete:
             if chain is rnd.chains[0]:
                 self._maybe_deal(step)
+            else:
+                self._pile_shuffled(rnd, chain, step)
         else:
             self._shuffle_if_mine(chain, step)
+
+    def _pile_shuffled(self, rnd: _Round, chain: ShuffleChain, step: Step) -> None:
+        """A reshuffle's chain is complete (R7, §9.4): its pile's cards get their places, so
+        reveals of them can open now; an opening that waited for it goes out."""
+        deck = chain.deck()
+        first = rnd.piles[chain.chain_id]
+        for offset in range(len(deck.ciphertexts)):
+            rnd.location[first + offset] = (deck, offset)
+        if rnd.opening_due and all(c.complete for c in rnd.chains):
+            rnd.opening_due = False
+            self._send_opening(rnd, step)
+        self._open_needs(step)
 
     def _shuffle_if_mine(self, chain: ShuffleChain, step: Step) -> None:
         if self.me is None or chain.expected != self.seats[self.me]:
@@ -803,12 +824,10 @@ class TableMachine:
             except EngineError as exc:  # the checks above leave the engine nothing to refuse
                 raise TableViolation(exc.rule, None, f"the engine refused reveal {work.number}: {exc.message}") from None
             return True
-        if work is None or not work.complete:
+        if work is None:
             return False
+        # The engine needs only the new ids; the chain runs on (`_pile_shuffled`).
         rnd.retired.update(need.retired)
-        deck = work.deck()
-        for offset in range(len(deck.ciphertexts)):  # mapped first: the same apply may draw one
-            rnd.location[need.first_id + offset] = (deck, offset)
         self._apply(None, need.answer(), step)
         return True
 
@@ -885,6 +904,11 @@ class TableMachine:
         self._unsigned.clear()
         self._share_items = []
         self._sealed_items = []
+        self._send_opening(rnd, step)
+
+    def _send_opening(self, rnd: _Round, step: Step) -> None:
+        """Open this seat's steps of every complete chain (§8.7; a void round's chains stop
+        where they are, §9.10)."""
         if self.me is not None:
             complete = {c.chain_id for c in rnd.chains if c.complete}
             steps = [o.to_wire() for o in rnd.my_openings if o.chain in complete]
@@ -976,6 +1000,8 @@ class TableMachine:
             if need in self._work:
                 continue
             if isinstance(need, Reveal):
+                if need.card not in rnd.location:
+                    continue  # a card of a new pile whose chain still runs: opened when it is complete
                 deck, position = rnd.location[need.card]
                 audience = None if need.to == ALL else self.seats[need.to]
                 number = self._needs_opened
@@ -995,6 +1021,7 @@ class TableMachine:
                     raise TableViolation("§9.4", None, "a reshuffle of cards whose faces are not public")
                 chain = ShuffleChain(self._joint, rnd.number, len(rnd.chains), [f for f in faces if f is not None])
                 rnd.chains.append(chain)
+                rnd.piles[chain.chain_id] = need.first_id
                 self._work[need] = chain
                 self._shuffle_if_mine(chain, step)
 
@@ -1034,9 +1061,10 @@ class TableMachine:
             item = self._fifo.popleft()
             if not isinstance(item.event, (TurnTimedOut, PeekBarrierExpired)):
                 step.refused.append(Refused(item.position, item.seat, item.event, "R8", "the round ended before it was applied"))
-        if self.me is not None:
-            steps = [o.to_wire() for o in rnd.my_openings]
-            step.send.append({"type": "opening", "v": 1, "round": rnd.number, "steps": steps, "digest": rnd.digest})
+        if all(c.complete for c in rnd.chains):
+            self._send_opening(rnd, step)
+        else:  # a reshuffle's chain still runs: every step is opened once it is complete
+            rnd.opening_due = True
 
     # -- timers ------------------------------------------------------------------------
 
