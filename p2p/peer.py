@@ -435,24 +435,28 @@ class TablePeer(SessionRecord):
         if driver is None or self._done.is_set():
             return
         while (intent := driver.act()) is not None:
-            self._later(self.pace.think, intent, self.machine.submit(intent))
+            self._later(self.pace.think, intent)
         claim = driver.snap()
         if claim is not None:
-            self._later(driver.snap_delay() if self.pace.react else 0.0, claim, self.machine.submit(claim))
+            self._later(driver.snap_delay() if self.pace.react else 0.0, claim)
 
-    def _later(self, delay: float, intent: Intent, payload: dict[str, Any]) -> None:
-        """Send the bot's decision after its thinking (or reaction) time."""
+    def _later(self, delay: float, intent: Intent) -> None:
+        """Send the bot's decision after its thinking (or reaction) time, if the table
+        has not moved on meanwhile (else the bot decides again)."""
         if delay <= 0 or self._nursery is None:
-            self._send(payload)
+            self._send(self.machine.submit(intent))
             self.machine.prepare(intent)
             return
 
         async def send_later() -> None:
             await trio.sleep(delay)
-            if not self._done.is_set():
-                self._send(payload)
+            if self._done.is_set():
+                return
+            assert self.driver is not None
+            if self.driver.still_wanted(intent):
+                self._send(self.machine.submit(intent))
                 self.machine.prepare(intent)
-                self._after_processing()
+            self._after_processing()
 
         self._nursery.start_soon(send_later)
 

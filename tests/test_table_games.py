@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import NormalBot, Prng, Reshuffled, Revealed, RoundStarted, SeatView, Snap, SnapOutcome, SnapResolved
+from engine import Draw, NormalBot, Prng, Reshuffled, Revealed, RoundStarted, SeatView, Snap, SnapOutcome, SnapResolved
 from p2p.audit import audit
 from p2p.order import message_hash
 from p2p.roster import TableRules
@@ -214,3 +214,24 @@ def test_R7_a_reshuffle_holds_up_only_reveals_of_its_new_pile(tmp_path: Path) ->
     assert went_on  # some snap was applied while a chain ran
     result = audit(net.write_logs(tmp_path)[1])
     assert result.ok, result.first_failure
+
+
+def test_R6_a_bot_withdraws_an_intent_the_table_overtook_while_it_thought() -> None:
+    """A live bot sends after its thinking or reaction time; if the table moved on
+    meanwhile (here: the card it meant to snap was covered) the intent is withdrawn and
+    the bot is asked again, instead of earning a 'not the fastest' penalty."""
+    net = TableNetwork(3, 11, rules=SMALL)
+    net.start()
+    table = net.tables[1]
+    machine, driver = table.machine, table.driver
+    while machine.engine.discard_top() is None or machine.engine.needs:  # the first card is up, nothing owed
+        net.run_until(net.now + 0.01)
+    top = machine.engine.discard_top()
+    assert top is not None
+    fresh = Snap(1, top, 1, 2)
+    driver.snaps_in_flight = 1
+    assert driver.still_wanted(fresh) and driver.snaps_in_flight == 1  # still the top: it goes
+    stale = Snap(1, top + 1000, 1, 2)  # a card that is no longer (or never was) the top
+    assert not driver.still_wanted(stale) and driver.snaps_in_flight == 0
+    driver.acts_in_flight = 1
+    assert not driver.still_wanted(Draw(1)) and driver.acts_in_flight == 0  # not its turn

@@ -4,15 +4,17 @@ Theory of operation: a bot is a pure decision function over its seat's view
 (`engine.bots`). The driver asks it at the right moments and no more: for a turn or
 ready decision when the engine waits on this seat and none of its intents is still
 travelling through the order; for a snap once per card turned face up on the discard
-pile. A live peer waits the bot's reaction time before sending a snap; the in-memory
-test network sends at once. Both use this same module.
+pile. A live peer waits the bot's thinking or reaction time before sending; if the
+table moved on meanwhile (a snap covered the card, emptied the slot, ended the turn) the
+intent is withdrawn and the bot decides again, as a person would. The in-memory test
+network sends at once. Both use this same module.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import Bot, Intent, Prng, Snap, legal_intents
+from engine import Bot, Intent, Prng, Snap, legal_intents, legal_snaps
 from p2p.table.machine import Applied, Step, TableMachine
 
 
@@ -67,6 +69,23 @@ class SeatDriver:
         if claim is not None:
             self.snaps_in_flight += 1
         return claim
+
+    def still_wanted(self, intent: Intent) -> bool:
+        """After the bot's thinking time: whether `intent` still fits the table. One that
+        no longer does is withdrawn (the bot is asked again on what it sees now)."""
+        machine = self.machine
+        if machine.me is None or not machine.playing:
+            return True
+        view = machine.engine.view(machine.me)
+        if view.awaiting_table:
+            return True  # the engine judges it once the table's work is done
+        fits = intent in (legal_snaps(view) if isinstance(intent, Snap) else legal_intents(view))
+        if not fits:
+            if isinstance(intent, Snap):
+                self.snaps_in_flight = max(0, self.snaps_in_flight - 1)
+            else:
+                self.acts_in_flight = max(0, self.acts_in_flight - 1)
+        return fits
 
     def snap_delay(self) -> float:
         """The bot's reaction time before sending a snap in a live game, in seconds."""
