@@ -490,6 +490,11 @@ class Mesh:
 
     async def _run_link(self, peer: _Peer, stream: FramedStream) -> None:
         peer_id = peer.cert.peer_id
+        if self._closing is not None or peer.closing:
+            # A mesh that is leaving takes no new link: one that came up only to say bye
+            # would look to the other peer like a return (and restart its wait, §11.3).
+            await stream.say_bye(self._closing or "removed from the table")
+            return
         try:
             with trio.fail_after(HANDSHAKE_TIMEOUT):
                 await stream.send({"type": "link.hello", "v": 1, "table": self.table_id or bytes(32)})
@@ -503,7 +508,7 @@ class Mesh:
             return
         except (PeerLeft, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             reason = describe_tls_failure(exc) if not isinstance(exc, PeerLeft) else exc.reason
-            if isinstance(exc, PeerLeft) and isinstance(stream.stream, TlsStream):
+            if isinstance(exc, PeerLeft) and not exc.clean and isinstance(stream.stream, TlsStream):
                 reason = f"{reason} (the peer may not have pinned this certificate)"
             await stream.aclose()
             self._emit(LinkDown(peer_id, f"link setup failed: {reason}"))

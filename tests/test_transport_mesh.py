@@ -107,3 +107,27 @@ async def test_an_attached_handler_gets_every_event_as_it_happens_in_order(tmp_p
             while echoes < calls:
                 event = await b.receive()
                 echoes += isinstance(event, Received) and event.message["data"] == b"echo"
+
+
+async def test_s4_6_a_mesh_that_is_leaving_takes_no_new_link(tmp_path: Path) -> None:
+    """§4.6, §11.3: once a mesh says goodbye, a peer that dials it again gets the goodbye
+    during link setup, never a link that comes up only to close (which would look like
+    a return and restart that peer's wait for it)."""
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    schemas = link_schemas(BLOB)
+    with trio.fail_after(30):
+        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+            a.set_table(TABLE)
+            b.set_table(TABLE)
+            a.expect(b_id.certificate)
+            b.expect(a_id.certificate, ("127.0.0.1", a.port), dial=True)
+            assert isinstance(await b.receive(), LinkUp)
+            await a.aclose("gone")
+            down = await b.receive()
+            assert isinstance(down, LinkDown) and "gone" in down.reason
+            for _ in range(3):  # b redials, as a table does for a peer it lost
+                b.dial(a_id.peer_id)
+                event = await b.receive()
+                assert isinstance(event, LinkDown), event
+                assert event.reason == "link setup failed: left: gone", event.reason
+            assert a_id.peer_id not in b.linked()
