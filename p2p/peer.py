@@ -212,8 +212,7 @@ class TablePeer(SessionRecord):
     def submit(self, intent: Intent) -> None:
         if self._done.is_set():
             return
-        self._send(self.machine.submit(intent))
-        self.machine.prepare(intent)  # (after sending: the claim goes out first)
+        self._send_intent(intent)
         self._after_processing()
 
     def now(self) -> float:
@@ -306,8 +305,6 @@ class TablePeer(SessionRecord):
                 self._wake.set()
 
     def _on_event(self, event: MeshEvent) -> None:
-        if not isinstance(event, Received):
-            self._touched = True  # a link came or went: screens and timers take note
         if isinstance(event, Received):
             seat = self._seat_of(event.peer)
             if seat is not None:
@@ -315,8 +312,10 @@ class TablePeer(SessionRecord):
             if isinstance(event.message, SignedMessage):
                 self._receive(event.peer, event.message)
         elif isinstance(event, LinkDown):
+            self._touched = True  # a link came or went: screens and timers take note
             self._link_down(event)
         elif isinstance(event, LinkUp):
+            self._touched = True
             seat = self._seat_of(event.peer)
             if seat is None:
                 return
@@ -404,6 +403,12 @@ class TablePeer(SessionRecord):
         elif step.finished:
             self._finish("the game ended")
 
+    def _send_intent(self, intent: Intent) -> None:
+        """Send a local intent, then do ahead what its delivery will need (the claim goes
+        out first)."""
+        self._send(self.machine.submit(intent))
+        self.machine.prepare(intent)
+
     def _send(self, payload: dict[str, Any]) -> None:
         # Never deliverable at once (it needs every other peer's promise), so no pump here:
         # the delivery loop stays the only place where the machine is fed.
@@ -444,8 +449,7 @@ class TablePeer(SessionRecord):
         """Send the bot's decision after its thinking (or reaction) time, if the table
         has not moved on meanwhile (else the bot decides again)."""
         if delay <= 0 or self._nursery is None:
-            self._send(self.machine.submit(intent))
-            self.machine.prepare(intent)
+            self._send_intent(intent)
             return
 
         async def send_later() -> None:
@@ -454,8 +458,7 @@ class TablePeer(SessionRecord):
                 return
             assert self.driver is not None
             if self.driver.still_wanted(intent):
-                self._send(self.machine.submit(intent))
-                self.machine.prepare(intent)
+                self._send_intent(intent)
             self._after_processing()
 
         self._nursery.start_soon(send_later)

@@ -170,14 +170,8 @@ class ListOf:
             raise _wrong(self, value, path, section)
         if not self.min_len <= len(value) <= self.max_len:
             raise _wrong(self, value, path, section, f"array of {len(value)} items")
-        kind = self.item
-        try:
-            for item in value:
-                kind.check(item, path, section)
-        except SchemaError:  # check again, naming the item (paths are built only for errors)
-            for i, item in enumerate(value):
-                kind.check(item, f"{path}[{i}]", section)
-            raise
+        for i, item in enumerate(value):
+            self.item.check(item, f"{path}[{i}]", section)
 
     def describe(self) -> str:
         return f"array of {self.min_len}..{self.max_len} ({self.item.describe()})"
@@ -200,13 +194,8 @@ class Tuple:
     def check(self, value: Any, path: str, section: str) -> None:
         if not isinstance(value, list) or len(value) != len(self.items):
             raise _wrong(self, value, path, section)
-        try:
-            for item, kind in zip(value, self.items):
-                kind.check(item, path, section)
-        except SchemaError:  # check again, naming the item (paths are built only for errors)
-            for i, (item, kind) in enumerate(zip(value, self.items)):
-                kind.check(item, f"{path}[{i}]", section)
-            raise
+        for i, (item, kind) in enumerate(zip(value, self.items)):
+            kind.check(item, f"{path}[{i}]", section)
 
     def describe(self) -> str:
         return "[" + ", ".join(k.describe() for k in self.items) + "]"

@@ -150,6 +150,15 @@ class _Link:
             self.end_reason = reason
         self.scope.cancel()
 
+    def write(self, frame: bytes) -> int | None:
+        """Write `frame` to the connection now: the bytes it has not taken yet, or None
+        if the connection is gone (the link is then ending)."""
+        try:
+            return self.tls.write(frame)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            self.end(f"connection lost ({describe_tls_failure(exc)})")
+            return None
+
 
 class Mesh:
     """Links to the pinned peers of one table. Make one with `open_mesh`."""
@@ -288,10 +297,8 @@ class Mesh:
                 return
             self._overflow(peer, f"send queue overflow ({len(peer.backlog)} frames unsent)")
             return
-        try:
-            unsent = link.tls.write(frame)
-        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-            link.end(f"connection lost ({describe_tls_failure(exc)})")
+        unsent = link.write(frame)
+        if unsent is None:
             return
         if unsent > self._outbox_bytes:
             self._overflow(peer, f"send queue overflow ({unsent} bytes unsent)")
@@ -523,11 +530,7 @@ class Mesh:
         link = peer.link = _Link(stream, stream.stream)
         self._emit(LinkUp(peer_id))
         while peer.backlog:  # what was sent while it had no link goes first, in order
-            frame = peer.backlog.popleft()
-            try:
-                link.tls.write(frame)
-            except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                link.end(f"connection lost ({describe_tls_failure(exc)})")
+            if link.write(peer.backlog.popleft()) is None:
                 break
         link.wake.set()
         with link.scope:

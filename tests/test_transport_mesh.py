@@ -3,18 +3,33 @@ never blocks and the other links carry on."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
 
-from p2p.identity import load_or_create_identity
+from p2p.identity import Identity, load_or_create_identity
 from p2p.schema import Bin, Message
 from p2p.tls import mesh_client_context
-from p2p.transport import LinkDown, LinkUp, Received, link_schemas, open_mesh
+from p2p.transport import LinkDown, LinkUp, Mesh, Received, link_schemas, open_mesh
 from p2p.wire import encode_frame
 
 BLOB = Message("test.blob", 1, "§9", {"data": Bin(max_len=1 << 20)})
 TABLE = bytes(32)
+
+
+@asynccontextmanager
+async def linked(a_id: Identity, b_id: Identity) -> AsyncIterator[tuple[Mesh, Mesh]]:
+    """Meshes of `a_id` and `b_id` on one table, b having dialled a (b saw the link up)."""
+    schemas = link_schemas(BLOB)
+    async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+        a.set_table(TABLE)
+        b.set_table(TABLE)
+        a.expect(b_id.certificate)
+        b.expect(a_id.certificate, ("127.0.0.1", a.port), dial=True)
+        assert isinstance(await b.receive(), LinkUp)
+        yield a, b
 
 
 async def test_a_peer_that_stops_reading_is_dropped_and_others_are_unaffected(tmp_path: Path) -> None:
@@ -66,14 +81,8 @@ async def test_an_attached_handler_gets_every_event_as_it_happens_in_order(tmp_p
     that waited in the queue first, one batch at a time (never re-entered), and go back
     to the queue once it is detached."""
     a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
-    schemas = link_schemas(BLOB)
     with trio.fail_after(30):
-        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
-            a.set_table(TABLE)
-            b.set_table(TABLE)
-            a.expect(b_id.certificate)
-            b.expect(a_id.certificate, ("127.0.0.1", a.port), dial=True)
-            assert isinstance(await b.receive(), LinkUp)
+        async with linked(a_id, b_id) as (a, b):
             b.send(a_id.peer_id, {"type": "test.blob", "v": 1, "data": b"queued"})
             waiting = [await a.receive(), await a.receive()]
             a.requeue(waiting)  # (as the lobby hands back what came early)
@@ -114,14 +123,8 @@ async def test_s4_6_a_mesh_that_is_leaving_takes_no_new_link(tmp_path: Path) -> 
     during link setup, never a link that comes up only to close (which would look like
     a return and restart that peer's wait for it)."""
     a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
-    schemas = link_schemas(BLOB)
     with trio.fail_after(30):
-        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
-            a.set_table(TABLE)
-            b.set_table(TABLE)
-            a.expect(b_id.certificate)
-            b.expect(a_id.certificate, ("127.0.0.1", a.port), dial=True)
-            assert isinstance(await b.receive(), LinkUp)
+        async with linked(a_id, b_id) as (a, b):
             await a.aclose("gone")
             down = await b.receive()
             assert isinstance(down, LinkDown) and "gone" in down.reason

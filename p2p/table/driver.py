@@ -36,10 +36,15 @@ class SeatDriver:
             if item.seat != me:
                 continue
             event = item.event if isinstance(item, Applied) else item.intent
-            if isinstance(event, Snap):
-                self.snaps_in_flight = max(0, self.snaps_in_flight - 1)
-            elif isinstance(event, Intent):
-                self.acts_in_flight = max(0, self.acts_in_flight - 1)
+            if isinstance(event, Intent):
+                self._landed(event)
+
+    def _landed(self, intent: Intent) -> None:
+        """`intent` is no longer travelling (applied, refused or withdrawn)."""
+        if isinstance(intent, Snap):
+            self.snaps_in_flight = max(0, self.snaps_in_flight - 1)
+        else:
+            self.acts_in_flight = max(0, self.acts_in_flight - 1)
 
     def act(self) -> Intent | None:
         """A turn or ready intent to send now, if the engine is waiting for this seat."""
@@ -81,10 +86,7 @@ class SeatDriver:
             return True  # the engine judges it once the table's work is done
         fits = intent in (legal_snaps(view) if isinstance(intent, Snap) else legal_intents(view))
         if not fits:
-            if isinstance(intent, Snap):
-                self.snaps_in_flight = max(0, self.snaps_in_flight - 1)
-            else:
-                self.acts_in_flight = max(0, self.acts_in_flight - 1)
+            self._landed(intent)
         return fits
 
     def snap_delay(self) -> float:

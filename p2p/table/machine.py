@@ -255,7 +255,6 @@ class _Round:
     plans: dict[tuple[bytes, int], CardShares] = field(default_factory=dict)  # (chain, position) -> share plan (§8.5)
     retired: set[int] = field(default_factory=set)  # card ids reshuffled away (R7)
     piles: dict[bytes, int] = field(default_factory=dict)  # reshuffle chain id -> first id of its pile
-    opening_due: bool = False  # scored while a chain ran: the opening waits for it
     void: _Void | None = None  # the round is void from this point (§9.10)
     challenger: int | None = None  # a seat challenged the round after it was scored
     challenged: bool = False  # this seat sent its challenge
@@ -367,8 +366,13 @@ class TableMachine:
             return
         deck, position = rnd.location[card]
         if (deck.chain, position) not in self._prepared:
-            share = make_share(self._keys, deck, position, self.secrets.stream("share", deck.chain, position))
-            self._prepared[(deck.chain, position)] = share
+            self._prepared[(deck.chain, position)] = self._my_share(deck, position)
+
+    def _my_share(self, deck: Deck, position: int) -> Share:
+        """This seat's plain share of a card: from its secrets by (chain, position), so
+        the same whenever it is made (§8.5)."""
+        assert self._keys is not None and self.secrets is not None
+        return make_share(self._keys, deck, position, self.secrets.stream("share", deck.chain, position))
 
     def deliver(self, delivered: Delivered, now: float) -> Step:
         """Process the next message of the agreed order (or hold it, see `_run_held`)."""
@@ -574,9 +578,8 @@ class TableMachine:
         first = rnd.piles[chain.chain_id]
         for offset in range(len(deck.ciphertexts)):
             rnd.location[first + offset] = (deck, offset)
-        if rnd.opening_due and all(c.complete for c in rnd.chains):
-            rnd.opening_due = False
-            self._send_opening(rnd, step)
+        if rnd.ended is not None and all(c.complete for c in rnd.chains):
+            self._send_opening(rnd, step)  # scored while this chain ran: the opening waited for it
         self._open_needs(step)
 
     def _shuffle_if_mine(self, chain: ShuffleChain, step: Step) -> None:
@@ -1031,8 +1034,7 @@ class TableMachine:
         me = self.seats[self.me]
         share: Share | SealedShare
         if me in work.collect.plain_from:
-            share = self._prepared.pop((deck.chain, position), None) or make_share(
-                self._keys, deck, position, self.secrets.stream("share", deck.chain, position))
+            share = self._prepared.pop((deck.chain, position), None) or self._my_share(deck, position)
             self._share_items.append({"need": work.number, **share.to_wire()})
         else:
             assert audience is not None
@@ -1061,10 +1063,8 @@ class TableMachine:
             item = self._fifo.popleft()
             if not isinstance(item.event, (TurnTimedOut, PeekBarrierExpired)):
                 step.refused.append(Refused(item.position, item.seat, item.event, "R8", "the round ended before it was applied"))
-        if all(c.complete for c in rnd.chains):
+        if all(c.complete for c in rnd.chains):  # (else it goes out when the last one completes)
             self._send_opening(rnd, step)
-        else:  # a reshuffle's chain still runs: every step is opened once it is complete
-            rnd.opening_due = True
 
     # -- timers ------------------------------------------------------------------------
 
