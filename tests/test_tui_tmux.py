@@ -16,11 +16,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from itertools import count
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+_SERVERS = count()  # each session gets its own tmux server (a killed one may still be exiting)
 
 pytestmark = [
     pytest.mark.tmux,
@@ -32,19 +34,21 @@ class Tmux:
     """One detached tmux server and session running a command at a fixed size."""
 
     def __init__(self, root: Path, command: list[str], columns: int = 80, rows: int = 24) -> None:
-        self.socket = f"bandit-lan-test-{os.getpid()}"
+        self.socket = f"bandit-lan-test-{os.getpid()}-{next(_SERVERS)}"
         self.fifo = root / "pane.fifo"
         os.mkfifo(self.fifo)
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-        shell = " ".join(_quote(c) for c in command) + "; echo; echo EXITED $?; sleep 600"
+        # the pane stays after the command (`cat` holds it until the server is killed)
+        shell = " ".join(_quote(c) for c in command) + "; echo; echo EXITED $?; exec cat >/dev/null"
         self.tmux("new-session", "-d", "-s", "t", "-x", str(columns), "-y", str(rows), "-c", str(ROOT),
-                  "-e", f"PYTHONPATH={env['PYTHONPATH']}", shell)
+                  "-e", f"PYTHONPATH={ROOT}", "-e", "PYTHONUNBUFFERED=1", shell)
         self.tmux("set-option", "-t", "t", "status", "off")
         self.tmux("pipe-pane", "-o", "-t", "t", f"cat > {_quote(str(self.fifo))}")
         self._reader = os.open(self.fifo, os.O_RDONLY | os.O_NONBLOCK)
 
     def tmux(self, *args: str) -> str:
-        out = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True)
+        out = subprocess.run(["tmux", "-L", self.socket, "-f", os.devnull, *args], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise AssertionError(f"tmux {args[0]} failed ({out.returncode}): {out.stderr.strip()}")
         return out.stdout
 
     def screen(self) -> str:
