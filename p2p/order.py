@@ -46,7 +46,10 @@ Checks, and where they happen:
   ``sprev``) but are *not* ordered: they are handed over as soon as they arrive in
   chain order. Their use does not depend on when they arrive (the table consumes them
   in its own deterministic order), so making them wait for stability would only add
-  latency. They are signed, chained, logged and retransmitted like content.
+  latency. They are signed, chained, logged and retransmitted like content. Nothing
+  answers them at once; a receiver confirms them with its next ack, sent at the latest
+  ``SIDE_CONFIRM_AFTER`` after the first unconfirmed one arrived, which is before their
+  sender's retransmission timeout.
 
 Lost frames are repaired by retransmission: a peer's heads in its acks say what it
 holds of ours (both chains); whatever it lacks for longer than the retransmission
@@ -87,6 +90,7 @@ MAX_STAMP = 2**62
 MAX_HELD = 4096  # out-of-order content messages held per sender before it is an error
 
 RETRANSMIT_AFTER = 0.2  # seconds without progress before missing messages are resent
+SIDE_CONFIRM_AFTER = RETRANSMIT_AFTER / 2  # an ack confirms side messages by then (§7.8)
 HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
 
 
@@ -304,6 +308,7 @@ class Orderer:
         self._last_sent_stamp = -1
         self._last_sent_time: float | None = None
         self._heads_changed = False  # others' content arrived since we last declared our heads
+        self._sides_unconfirmed: float | None = None  # when a side message first arrived since our last ack
         self._evidence: list[tuple[int, Envelope]] = []  # our copies of forked messages, for their declarers
         self._evidence_sent: set[tuple[int, int, int, bool]] = set()
         self.position = 0
@@ -385,6 +390,7 @@ class Orderer:
             "sides": self._side_heads(),
         }
         self._note_sent(now)
+        self._sides_unconfirmed = None
         return self._sign(inner)
 
     def _note_sent(self, now: float) -> None:
@@ -410,11 +416,11 @@ class Orderer:
                 raise ForeignGame(envelope.sender, "message is for another game")
             return
         if is_side(envelope.inner):
-            self._receive_side(seat, envelope)
+            self._receive_side(seat, envelope, now)
             return
         header = _parse_header(envelope, len(self.seats), self.game)
         if envelope.inner.get("type") == ACK_TYPE:
-            self._accept_ack(seat, envelope, header)
+            self._accept_ack(seat, envelope, header, now)
             self._compare_heads(seat, envelope.inner["sides"], side=True)
         else:
             self._receive_content(seat, envelope, header)
@@ -468,8 +474,9 @@ class Orderer:
         return (copy, self.clock, self._ack_wanted, pending, list(self._pending_stamps),
                 self._heads_changed, list(self._evidence), set(self._evidence_sent), echoes)
 
-    def _receive_side(self, seat: int, envelope: Envelope) -> None:
-        """§7.8: accept the side chain in order; hold early ones; refuse forks."""
+    def _receive_side(self, seat: int, envelope: Envelope, now: float | None) -> None:
+        """§7.8: accept the side chain in order; hold early ones; refuse forks. A side
+        message taken at `now` is confirmed by an ack within SIDE_CONFIRM_AFTER."""
         peer = self._peers[seat]
         sseq, sprev = _parse_side(envelope, self.game)
         digest = message_hash(envelope.body)
@@ -503,6 +510,8 @@ class Orderer:
             peer.side_envelopes.append(following)
             self._recheck_heads(seat, sseq, side=True)
             self._side_ready.append((seat, following))
+        if now is not None and self._sides_unconfirmed is None:
+            self._sides_unconfirmed = now
 
     def _check_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
         peer = self._peers[seat]
@@ -548,7 +557,7 @@ class Orderer:
             heapq.heappush(self._pending_stamps, stamp)
         self._pending[stamp].append(envelope)
 
-    def _accept_ack(self, seat: int, envelope: Envelope, header: _Header) -> None:
+    def _accept_ack(self, seat: int, envelope: Envelope, header: _Header, now: float) -> None:
         peer = self._peers[seat]
         seq, digest = header.last
         if 0 <= seq < peer.next_seq and peer.hashes[seq] != digest:
@@ -562,8 +571,8 @@ class Orderer:
             peer.acks = {key: ack for key, ack in peer.acks.items() if key[0] >= peer.covered}
         sides = envelope.inner["sides"]
         held = int(sides[self.me if self.me < seat else self.me - 1][0])
-        if held > peer.has_side_of_mine:
-            peer.side_resend_at = None
+        if held > peer.has_side_of_mine:  # progress: what it still lacks gets a full timeout
+            peer.side_resend_at = now + RETRANSMIT_AFTER if held < len(self._side_sent) - 1 else None
         peer.has_side_of_mine = held  # the latest word counts (see _note_heads)
 
     def _add_promise(self, peer: _Peer, stamp: int, declared: int) -> None:
@@ -673,17 +682,20 @@ class Orderer:
     # -- timers ----------------------------------------------------------------------
 
     def next_deadline(self) -> float | None:
-        """When `on_timer` next has work: a retransmission or a heartbeat."""
+        """When `on_timer` next has work: a retransmission, a heartbeat or the ack that
+        confirms side messages."""
         times = [t for i, p in enumerate(self._peers) if i != self.me for t in (p.resend_at, p.side_resend_at) if t is not None]
         if self._evidence:
             return float("-inf")  # evidence of a fork goes out at once
         if self._last_sent_time is not None:
             times.append(self._last_sent_time + HEARTBEAT_EVERY)
+        if self._sides_unconfirmed is not None:
+            times.append(self._sides_unconfirmed + SIDE_CONFIRM_AFTER)
         return min(times) if times else None
 
     def on_timer(self, now: float) -> list[tuple[int, Envelope]]:
         """Return (seat, envelope) pairs to send: evidence of forks, retransmissions and a
-        heartbeat ack (seat -1 = everyone)."""
+        heartbeat ack, or the ack that confirms side messages (seat -1 = everyone)."""
         out: list[tuple[int, Envelope]] = self._evidence
         self._evidence = []
         last_mine = len(self._sent) - 1
@@ -706,7 +718,9 @@ class Orderer:
             elif now >= peer.side_resend_at:
                 out.extend((i, e) for e in self._side_sent[peer.has_side_of_mine + 1 :])
                 peer.side_resend_at = now + RETRANSMIT_AFTER
-        if self._last_sent_time is None or now >= self._last_sent_time + HEARTBEAT_EVERY:
+        heartbeat = self._last_sent_time is None or now >= self._last_sent_time + HEARTBEAT_EVERY
+        confirm = self._sides_unconfirmed is not None and now >= self._sides_unconfirmed + SIDE_CONFIRM_AFTER
+        if heartbeat or confirm:
             out.append((-1, self.ack(now)))
         return out
 
@@ -747,7 +761,7 @@ class Orderer:
         if seat is None:
             raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
         if seat != self.me:
-            self._receive_side(seat, envelope)
+            self._receive_side(seat, envelope, None)
             self._side_ready.clear()
             return seat
         sseq, sprev = _parse_side(envelope, self.game)

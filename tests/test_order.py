@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -293,6 +294,39 @@ def test_order_side_messages_arrive_in_chain_order_despite_loss() -> None:
             got = [message_hash(e.body) for seat, e in peer.sides if seat == 0]
             assert got == sent, f"seed {seed}"
         assert not any(p.errors for p in net.peers)
+
+
+def test_order_s7_8_side_messages_are_confirmed_so_a_healthy_link_never_resends_them() -> None:
+    """Side messages are never answered on their own, but each receiver confirms them
+    (an ack carrying `sides`) within SIDE_CONFIRM_AFTER, before the sender's
+    retransmission timeout: without loss every side message crosses each link once."""
+    from p2p.order import SIDE_CONFIRM_AFTER
+
+    net = Network(4, 7)
+    copies: Counter[tuple[int, int]] = Counter()  # (destination, sseq) -> frames of it sent
+    acks: list[tuple[float, int]] = []  # (time, sender)
+    post, broadcast = net._post, net.broadcast
+
+    def posting(src: int, dst: int, envelope: Any) -> None:
+        if src == 0 and "sseq" in envelope.inner:
+            copies[(dst, envelope.inner["sseq"])] += 1
+        post(src, dst, envelope)
+
+    def broadcasting(src: int, envelope: Any) -> None:
+        if envelope.inner["type"] == "ack":
+            acks.append((net.now, src))
+        broadcast(src, envelope)
+
+    net._post, net.broadcast = posting, broadcasting  # type: ignore[method-assign]
+    for i in range(3):
+        net.broadcast(0, net.peers[0].orderer.send_side({"type": "shares", "v": 1, "n": i}, net.now))
+    net.run_until(5.0)
+    assert copies == {(dst, sseq): 1 for dst in (1, 2, 3) for sseq in range(3)}
+    for seat in (1, 2, 3):  # each confirmed them in time, with one ack, long before its heartbeat
+        first = min(t for t, src in acks if src == seat)
+        assert first <= net.latency + net.jitter + SIDE_CONFIRM_AFTER
+        assert net.peers[0].orderer._peers[seat].has_side_of_mine == 2
+    assert not any(p.errors for p in net.peers)
 
 
 def test_order_side_fork_is_equivocation() -> None:
