@@ -1,7 +1,7 @@
 """Benchmark: time from a snap claim to its outcome applied at every peer (R6, §7, §9).
 
-N peer processes on 127.0.0.1 (real TLS mesh, joint shuffle, every proof) play a whole
-game in which every seat snaps each card it knows to match the top. Seats play at a
+N peer processes on 127.0.0.1 (real TLS mesh, joint shuffle, every proof) play whole
+games in which every seat snaps each card it knows to match the top. Seats play at a
 table's pace: 0.3 s to decide a move, 50-60 ms to react to a card turned up (so two
 seats that know a match claim within milliseconds of each other and race). `--flood`
 plays at full machine speed instead (no thinking, instant reactions), which measures
@@ -157,6 +157,40 @@ def story(timeline: list[list[Any]], sent: dict, applied: dict, peers: int) -> N
             print(f"{(t - t0) * 1000:8.2f} ms  p{me} {what:<8} p{seat} {kind:<12} seq={seq} L={stamp}")
 
 
+PHASES = ("first peer delivers the claim", "snapper delivers it", "snapper's shares sent", "outcome applied everywhere")
+
+
+def phases(timeline: list[list[Any]], sent: dict, applied: dict, peers: int) -> list[tuple[float, ...]]:  # type: ignore[type-arg]
+    """For each claim revealed by its snapper's shares: when (ms after the claim) each of
+    PHASES happened."""
+    delivered: dict[tuple[int, int], dict[int, float]] = {}
+    shares: dict[int, list[float]] = {}
+    for t, me, what, seat, kind, seq, _stamp in timeline:
+        if what == "deliver" and kind == "snap":
+            delivered.setdefault((seat, seq), {})[me] = t
+        elif what == "send" and kind == "shares":
+            shares.setdefault(me, []).append(t)
+    rows = []
+    for claim, times in applied.items():
+        at = delivered.get(claim, {})
+        if claim not in sent or len(times) != peers or len(at) != peers:
+            continue
+        mine = at[claim[0]]
+        out = next((t for t in shares.get(claim[0], []) if mine <= t <= mine + 0.005), None)
+        if out is not None:  # (a claim that lost its race turns nothing up)
+            t0 = sent[claim]
+            rows.append(tuple((t - t0) * 1000 for t in (min(at.values()), mine, out, max(times))))
+    return rows
+
+
+def print_phases(rows: list[tuple[float, ...]]) -> None:
+    rows = sorted(rows, key=lambda r: r[-1])
+    for label, chosen in (("all claims", rows), ("slowest 10 %", rows[-max(1, len(rows) // 10):])):
+        medians = [statistics.median(r[i] for r in chosen) for i in range(len(PHASES))]
+        print(f"{label} ({len(chosen)}), median ms after the claim: "
+              + "; ".join(f"{name} {m:.2f}" for name, m in zip(PHASES, medians)))
+
+
 def play_game(args: argparse.Namespace, folder: Path) -> tuple[dict[Any, float], dict[Any, list[float]], list[list[Any]]]:
     """One game in `folder`: its peers' claim sending times, outcome times and timeline."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -214,7 +248,8 @@ def main() -> int:
                         help="play whole games until at least this many claims are timed (default 300)")
     parser.add_argument("--flood", action="store_true", help="play at full machine speed")
     parser.add_argument("--timeline", action="store_true",
-                        help="also trace every message (needs --keep); prints the story of the median claim")
+                        help="also trace every message; prints the story of each game's median claim and when "
+                             "each phase of a claim happened")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="work in DIR and keep logs and traces there")
     parser.add_argument("--timeout", type=float, default=900, help="give up after this many seconds (default 900)")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
@@ -226,6 +261,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
         latencies: list[float] = []
+        phase_rows: list[tuple[float, ...]] = []
         games = 0
         while len(latencies) < args.claims:  # whole games until there are enough claims for a p99
             folder = root / f"game{games}"
@@ -238,6 +274,7 @@ def main() -> int:
             latencies += timed
             if timeline:
                 story(sorted(timeline), sent, applied, args.peers)
+                phase_rows += phases(sorted(timeline), sent, applied, args.peers)
     out = {
         "peers": args.peers,
         "games": games,
@@ -248,7 +285,9 @@ def main() -> int:
         "max_ms": round(max(latencies), 2),
         "goal_p99_ms": 10,
     }
-    print(f"{args.peers} peers, {games} games, {out['claims']} snap claims: p50 {out['p50_ms']} ms, p90 {out['p90_ms']} ms, "
+    if phase_rows:
+        print_phases(phase_rows)
+    print(f"{args.peers} peers, {games} game{'s' * (games != 1)}, {out['claims']} snap claims: p50 {out['p50_ms']} ms, p90 {out['p90_ms']} ms, "
           f"p99 {out['p99_ms']} ms, max {out['max_ms']} ms (claim sent -> outcome applied at every peer)")
     if args.json:
         print(json.dumps(out))
