@@ -95,6 +95,8 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
             for name, total in sorted(summary.totals.items(), key=lambda kv: kv[1]):
                 mark = "  winner" if name in summary.winners else ""
                 say(f"  {name:<24} {total:>4}{mark}")
+        elif summary.left:
+            say(f"You left the table after {summary.rounds} round{'s' if summary.rounds != 1 else ''}.")
         else:
             complain(f"the game stopped: {summary.why}")
         say(f"Log: {summary.log_path}   (check it with: bandit-lan audit {summary.log_path})")
@@ -103,4 +105,4 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
         out["logs"] = [str(p) for p in logs]
         out["log"] = str(summary.log_path)
         print(json.dumps(out), flush=True)
-    return 0 if summary.finished else 1
+    return 0 if summary.finished or summary.left else 1  # leaving on purpose is not a failure

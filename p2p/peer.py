@@ -92,6 +92,7 @@ class GameSummary:
     log_path: Path
     finished: bool
     why: str
+    left: bool = False  # this seat left the table on purpose (`leave`)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,6 +102,7 @@ class GameSummary:
             "winners": self.winners,
             "finished": self.finished,
             "why": self.why,
+            "left": self.left,
         }
 
 
@@ -187,6 +189,7 @@ class TablePeer(SessionRecord):
         self._watch = _Watchers()
         self._wake = trio.Event()
         self._arrived = trio.Event()  # frames were taken into the order: `_work` has work
+        self._left = False  # this seat chose to leave (`leave`)
         self._done = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._why = ""
@@ -226,6 +229,7 @@ class TablePeer(SessionRecord):
         is delivered back, so this log ends where everybody else's does (§9.8)."""
         if self._done.is_set():
             return
+        self._left = True
         self._send({"type": "leave", "v": 1, "reason": "left the table"})
         self._after_processing()
         with trio.move_on_after(LEAVE_WAIT):
@@ -270,7 +274,8 @@ class TablePeer(SessionRecord):
         verified = m.outcomes[-1].totals if m.outcomes else tuple(0 for _ in self.names)
         totals = dict(zip(self.names, verified))
         winners = [self.names[s] for s in m.engine.winners] if m.engine.over else []
-        return GameSummary(self.game_id, self.names, len(m.outcomes), totals, winners, self.log.path, m.finished, self._why)
+        return GameSummary(self.game_id, self.names, len(m.outcomes), totals, winners, self.log.path, m.finished, self._why,
+                           left=self._left)
 
     def _on_events(self, events: list[MeshEvent]) -> None:
         """Frames that arrived together on one link (the mesh calls this from the link's
