@@ -303,11 +303,9 @@ class TablePeer(SessionRecord):
                 self._touched = False
                 self._after_processing()
                 continue
-            # Only acks came and nothing was released: the table is as it was, but the
-            # order may now hold evidence of a fork to send (§7.10), which goes out at once.
-            deadline = self.orderer.next_deadline()
-            if deadline is not None and deadline < self._timer_at:
-                self._wake.set()
+            # Only acks (or side messages) came and the table is as it was, but the order may
+            # now have an earlier deadline: evidence of a fork (§7.10), a confirmation (§7.3).
+            self._wake_if_sooner(self.orderer.next_deadline())
 
     def _on_event(self, event: MeshEvent) -> None:
         if isinstance(event, Received):
@@ -435,10 +433,15 @@ class TablePeer(SessionRecord):
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._drive()
         self._update_deadlines()
-        if not from_timers and self._next_deadline() < self._timer_at:
-            self._wake.set()  # a deadline moved earlier than the timer task's: it recomputes
+        if not from_timers:
+            self._wake_if_sooner(self._next_deadline())
         if changed:
             self._watch.poke()
+
+    def _wake_if_sooner(self, deadline: float | None) -> None:
+        """A deadline moved earlier than the timer task's: wake it to recompute."""
+        if deadline is not None and deadline < self._timer_at:
+            self._wake.set()
 
     def _drive(self) -> None:
         driver = self.driver

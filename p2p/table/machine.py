@@ -259,6 +259,11 @@ class _Round:
     challenger: int | None = None  # a seat challenged the round after it was scored
     challenged: bool = False  # this seat sent its challenge
 
+    @property
+    def shuffled(self) -> bool:
+        """Every chain of the round (the deal and each reshuffle) is complete."""
+        return all(c.complete for c in self.chains)
+
 
 class TableMachine:
     """A replica of one game, from seat `me`'s point of view (`me=None`: an observer)."""
@@ -578,7 +583,7 @@ class TableMachine:
         first = rnd.piles[chain.chain_id]
         for offset in range(len(deck.ciphertexts)):
             rnd.location[first + offset] = (deck, offset)
-        if rnd.ended is not None and all(c.complete for c in rnd.chains):
+        if rnd.ended is not None and rnd.shuffled:
             self._send_opening(rnd, step)  # scored while this chain ran: the opening waited for it
         self._open_needs(step)
 
@@ -1063,7 +1068,7 @@ class TableMachine:
             item = self._fifo.popleft()
             if not isinstance(item.event, (TurnTimedOut, PeekBarrierExpired)):
                 step.refused.append(Refused(item.position, item.seat, item.event, "R8", "the round ended before it was applied"))
-        if all(c.complete for c in rnd.chains):  # (else it goes out when the last one completes)
+        if rnd.shuffled:  # (else it goes out when the last chain completes, `_pile_shuffled`)
             self._send_opening(rnd, step)
 
     # -- timers ------------------------------------------------------------------------
