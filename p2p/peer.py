@@ -290,22 +290,36 @@ class TablePeer(SessionRecord):
     async def _work(self) -> None:
         """After each burst of frames (from any number of links): acknowledge once, and
         before anything else (every other peer's delivery waits on it, §7.4), then let the
-        machine work through what the order released."""
+        machine work through what the order released. A shuffle step of ours that became
+        due is made after that, once the screen has shown what happened and the links have
+        handed over what came meanwhile."""
         while True:
             await self._arrived.wait()
-            self._arrived = trio.Event()
+            self._take_arrivals()
             if self._done.is_set():
                 return
-            if self.orderer.ack_due():
-                self._broadcast(self.orderer.ack(trio.current_time()))
-            self._process()
-            if self._touched:
-                self._touched = False
-                self._after_processing()
-                continue
-            # Only acks (or side messages) came and the table is as it was, but the order may
-            # now have an earlier deadline: evidence of a fork (§7.10), a confirmation (§7.3).
-            self._wake_if_sooner(self.orderer.next_deadline())
+            if self.machine.owes_work:
+                await trio.lowlevel.checkpoint()
+                if self._arrived.is_set():
+                    self._take_arrivals()
+                if not self._done.is_set():
+                    self._handle(self.machine.catch_up())
+                    self._after_processing()
+
+    def _take_arrivals(self) -> None:
+        self._arrived = trio.Event()
+        if self._done.is_set():
+            return
+        if self.orderer.ack_due():
+            self._broadcast(self.orderer.ack(trio.current_time()))
+        self._process()
+        if self._touched:
+            self._touched = False
+            self._after_processing()
+            return
+        # Only acks (or side messages) came and the table is as it was, but the order may
+        # now have an earlier deadline: evidence of a fork (§7.10), a confirmation (§7.3).
+        self._wake_if_sooner(self.orderer.next_deadline())
 
     def _on_event(self, event: MeshEvent) -> None:
         if isinstance(event, Received):
@@ -372,6 +386,8 @@ class TablePeer(SessionRecord):
 
     def _handle(self, step: Step) -> None:
         self._touched = True
+        if self.machine.owes_work:
+            self._arrived.set()  # (wherever this step came from, `_work` makes what is owed)
         if step.salt is not None:
             self.orderer.set_salt(step.salt)
         for payload in step.send:

@@ -96,6 +96,8 @@ def restore(
             produced[key] += 1
             produced_payloads[key] = payload
         pending_side.extend(step.side)
+        if machine.owes_work:  # what the live peer made right after this step
+            take(machine.catch_up())
 
     def opened(body: bytes, sig: bytes, where: str) -> SignedMessage:
         try:

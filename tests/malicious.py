@@ -377,13 +377,17 @@ class ForgingShuffler(TableMachine):
 
     cheat: ForgedCard
 
-    def _shuffle_if_mine(self, chain: Any, step: Step) -> None:
-        before = len(step.send)
-        super()._shuffle_if_mine(chain, step)
-        if len(step.send) == before or chain.number != 0 or self.cheat.tried:
-            return
+    def catch_up(self) -> Step:
+        step = super().catch_up()
+        deal = self._round.chains[0].chain_id if self._round is not None else None
+        payload = next((p for p in step.send if p["type"] == "shuffle" and p["chain"] == deal), None)
+        if payload is None or self.cheat.tried:
+            return step
         self.cheat.tried = True
-        payload = step.send[-1]
+        self._forge(payload)
+        return step
+
+    def _forge(self, payload: dict[str, Any]) -> None:
         deck = bytearray(payload["deck"])
         n = len(self.seats)
         assert self._joint is not None and self.secrets is not None

@@ -97,6 +97,8 @@ class TableNetwork(Network):
             table.sides.append(side)
             table.records.append((True, side))
             self.broadcast(peer.seat, side)
+        if table.machine.owes_work:  # a live peer makes its shuffle step right after the step that made it due
+            self._emit(peer, table, table.machine.catch_up())
 
     def on_deliveries(self, peer: SimPeer) -> None:
         table = self.tables[peer.seat]

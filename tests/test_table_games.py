@@ -212,6 +212,13 @@ def test_R7_a_reshuffle_holds_up_only_reveals_of_its_new_pile(tmp_path: Path) ->
         first = reshuffle.event.first_id
         assert not any(isinstance(a.event, Revealed) and a.event.card >= first for a in between)
     assert went_on  # some snap was applied while a chain ran
+    # A seat's shuffle step is made apart from the step that made it due (`catch_up`), so
+    # the snap outcome that drew the last card is applied and shown before the shuffle.
+    for t in net.tables:
+        for step in t.steps:
+            if any(p["type"] == "shuffle" for p in step.send):
+                assert not step.applied and all(p["type"] == "shuffle" for p in step.send) and not step.side
+    assert any(isinstance(a.event, Reshuffled) for t in net.tables[1:] for step in t.steps for a in step.applied)
     result = audit(net.write_logs(tmp_path)[1])
     assert result.ok, result.first_failure
 

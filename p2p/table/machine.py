@@ -308,6 +308,7 @@ class TableMachine:
         self._share_items: list[dict[str, Any]] = []
         self._prepared: dict[tuple[bytes, int], Share] = {}  # shares made ahead (`prepare`)
         self._sealed_items: list[dict[str, Any]] = []
+        self._owed: list[ShuffleChain] = []  # chains waiting for this seat's step (`catch_up` makes it)
         # what made the top card visible (§9.5): ("reveal", its work) or ("message", (seat, seq))
         self._top_visibility: tuple[str, Any] = ("message", (-1, -1))
         self._top_seen: tuple[int | None, int | None] = (None, None)
@@ -588,12 +589,34 @@ class TableMachine:
         self._open_needs(step)
 
     def _shuffle_if_mine(self, chain: ShuffleChain, step: Step) -> None:
-        if self.me is None or chain.expected != self.seats[self.me]:
-            return
-        assert self.secrets is not None and self._round is not None
-        made, opening = chain.make_step(self.seats[self.me], self.secrets.stream("shuffle", chain.chain_id))
-        self._round.my_openings.append(opening)
-        step.send.append({"type": "shuffle", "v": 1, "round": self._round.number, **made.to_wire()})
+        """Note that this seat's step of `chain` is due; `catch_up` makes it, so the step
+        that made it due (a snap's outcome, say) is not held up by a shuffle."""
+        if self.me is not None and chain.expected == self.seats[self.me]:
+            self._owed.append(chain)
+
+    @property
+    def owes_work(self) -> bool:
+        """True when a shuffle step of this seat's is due (`catch_up` makes it)."""
+        return bool(self._owed)
+
+    def catch_up(self) -> Step:
+        """Make the shuffle steps this seat owes (§9.3, §9.4): the only heavy work a seat
+        does of its own accord. Kept out of the step that made them due, so the shell can
+        first show that step and take what else has arrived; what is sent does not
+        depend on when this runs."""
+        step = Step()
+        owed, self._owed = self._owed, []
+        rnd = self._round
+        for chain in owed:
+            assert self.me is not None and self.secrets is not None
+            current = rnd is not None and rnd.void is None and any(c is chain for c in rnd.chains)
+            if self.halted is not None or not current or chain.expected != self.seats[self.me]:
+                continue  # the round moved on or became void: its chains stop (§9.10)
+            assert rnd is not None
+            made, opening = chain.make_step(self.seats[self.me], self.secrets.stream("shuffle", chain.chain_id))
+            rnd.my_openings.append(opening)
+            step.send.append({"type": "shuffle", "v": 1, "round": rnd.number, **made.to_wire()})
+        return step
 
     def _maybe_deal(self, step: Step) -> None:
         rnd = self._round
