@@ -370,6 +370,17 @@ class Orderer:
         while self._side_ready:
             yield self._side_ready.popleft()
 
+    def has_work(self) -> bool:
+        """True when the shell has something to do after what it fed in: an ack is due,
+        side messages wait to be taken, or the next message may be deliverable. (After
+        acks that completed nothing, the usual case, it has nothing to do.)"""
+        if self.ack_due() or self._side_ready:
+            return True
+        if self._ready:
+            envelope = self._ready[0]
+            return self._echoed(self._seat_of[envelope.sender], int(envelope.inner["seq"]))
+        return bool(self._pending_stamps) and self._stable(self._pending_stamps[0])
+
     def ack_due(self) -> bool:
         """True when others' content is stamped above every promise we have made, or
         arrived since we last declared our heads (others wait for that echo, §7.10)."""

@@ -285,7 +285,10 @@ class TablePeer(SessionRecord):
             if self._done.is_set():
                 return
             self._on_event(event)
-        self._arrived.set()
+        if self._touched or self.orderer.has_work():
+            self._arrived.set()
+        else:  # acks that completed nothing (most of them): `_work` would find nothing to do
+            self._wake_if_sooner(self.orderer.next_deadline())
 
     async def _work(self) -> None:
         """After each burst of frames (from any number of links): acknowledge once, and

@@ -358,3 +358,28 @@ def test_order_side_genesis_vector() -> None:
     text = Path(__file__).resolve().parent.parent.joinpath("protocol.md").read_text(encoding="utf-8")
     section = text.split("### 7.9 Test vectors", 1)[1].split("\n## ", 1)[0]
     assert side_genesis(bytes(range(32))).hex() in section
+
+
+@pytest.mark.parametrize("peers, drop", [(3, 0.0), (6, 0.0), (6, 0.1)])
+def test_order_s7_4_has_work_is_false_only_when_nothing_waits(peers: int, drop: float) -> None:
+    """`has_work` lets a peer skip the acks that complete nothing (most acks: only the last
+    promise makes a message stable); it must never be False while an ack is due, a side
+    message waits to be taken or a message is deliverable."""
+    seen = Counter[bool]()
+
+    class Checking(Network):
+        def on_deliveries(self, peer: Any) -> None:
+            work = peer.orderer.has_work()
+            due = peer.orderer.ack_due()
+            before = len(peer.delivered) + len(peer.sides)
+            super().on_deliveries(peer)
+            if not work:
+                assert not due and len(peer.delivered) + len(peer.sides) == before
+            seen[work] += 1
+
+    net = Checking(peers, 11, drop=drop)
+    for i in range(5):
+        net.broadcast(i % peers, net.peers[i % peers].orderer.send_side({"type": "shares", "v": 1, "n": i}, net.now))
+    run_workload(net, 11, messages=40, spread=0.5)
+    assert sorted(len(p.delivered) for p in net.peers) == [40] * peers and not any(p.errors for p in net.peers)
+    assert seen[False] > seen[True] > 0  # most arrivals leave nothing to do
