@@ -535,7 +535,7 @@ class TableMachine:
             assert self.secrets is not None
             commit, rnd.my_reveal = Beacon.draw(self.context, number, self.seats[self.me], self.secrets.stream("beacon", number))
             step.send.append({"type": "beacon.commit", "v": 1, **commit.to_wire()})
-            self._shuffle_if_mine(rnd.chains[0], step)
+            self._shuffle_if_mine(rnd.chains[0])
 
     def _this_round(self, seat: int, inner: Mapping[str, Any], section: str) -> _Round:
         rnd = self._round
@@ -575,7 +575,7 @@ class TableMachine:
             else:
                 self._pile_shuffled(rnd, chain, step)
         else:
-            self._shuffle_if_mine(chain, step)
+            self._shuffle_if_mine(chain)
 
     def _pile_shuffled(self, rnd: _Round, chain: ShuffleChain, step: Step) -> None:
         """A reshuffle's chain is complete (R7, §9.4): its pile's cards get their places, so
@@ -588,7 +588,7 @@ class TableMachine:
             self._send_opening(rnd, step)  # scored while this chain ran: the opening waited for it
         self._open_needs(step)
 
-    def _shuffle_if_mine(self, chain: ShuffleChain, step: Step) -> None:
+    def _shuffle_if_mine(self, chain: ShuffleChain) -> None:
         """Note that this seat's step of `chain` is due; `catch_up` makes it, so the step
         that made it due (a snap's outcome, say) is not held up by a shuffle."""
         if self.me is not None and chain.expected == self.seats[self.me]:
@@ -1054,7 +1054,7 @@ class TableMachine:
                 rnd.chains.append(chain)
                 rnd.piles[chain.chain_id] = need.first_id
                 self._work[need] = chain
-                self._shuffle_if_mine(chain, step)
+                self._shuffle_if_mine(chain)
 
     def _owe_share(self, work: _RevealWork, deck: Deck, position: int, audience: bytes | None) -> None:
         """Make the share this seat owes a reveal (plain, or sealed to its audience, §8.5)."""
