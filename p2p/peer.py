@@ -516,7 +516,8 @@ class TablePeer(SessionRecord):
             # While a peer is away nothing can be ordered, and a peer that is away is not
             # withholding anything: no timer or stall claims until everyone is back (§11.3).
             step = self.machine.on_timer(now) if not self._absent else Step()
-            self._handle(step)
+            if step.changed():  # (an empty step must not mark the table touched: the next
+                self._handle(step)  # heartbeat that arrives would then wake the screens)
             self._after_processing(from_timers=True, changed=step.changed())
 
     def _update_deadlines(self) -> None:
