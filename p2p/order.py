@@ -376,10 +376,7 @@ class Orderer:
         acks that completed nothing, the usual case, it has nothing to do.)"""
         if self.ack_due() or self._side_ready:
             return True
-        if self._ready:
-            envelope = self._ready[0]
-            return self._echoed(self._seat_of[envelope.sender], int(envelope.inner["seq"]))
-        return bool(self._pending_stamps) and self._stable(self._pending_stamps[0])
+        return self._first_echoed() if self._ready else self._next_stable()
 
     def ack_due(self) -> bool:
         """True when others' content is stamped above every promise we have made, or
@@ -664,6 +661,15 @@ class Orderer:
     def _stable(self, stamp: int) -> bool:
         return all(p.covered >= stamp for i, p in enumerate(self._peers) if i != self.me) and self.clock >= stamp
 
+    def _next_stable(self) -> bool:
+        """The lowest stamp still pending is stable (§7.4)."""
+        return bool(self._pending_stamps) and self._stable(self._pending_stamps[0])
+
+    def _first_echoed(self) -> bool:
+        """The next message of the group being delivered is echoed (§7.10)."""
+        envelope = self._ready[0]
+        return self._echoed(self._seat_of[envelope.sender], int(envelope.inner["seq"]))
+
     def deliveries(self) -> Iterator[Delivered]:
         """Yield the next stable messages in the agreed order, one at a time.
 
@@ -672,7 +678,7 @@ class Orderer:
         (`set_salt`) applies to every later stamp exactly as at every other peer."""
         while True:
             if not self._ready:
-                if not (self._pending_stamps and self._stable(self._pending_stamps[0])):
+                if not self._next_stable():
                     return
                 stamp = heapq.heappop(self._pending_stamps)
                 group = self._pending.pop(stamp)
@@ -680,11 +686,10 @@ class Orderer:
                 salt = self.salts.at(stamp)
                 group.sort(key=lambda e: tiebreak(salt, stamp, e.sender))
                 self._ready.extend(group)
-            envelope = self._ready[0]
-            seat = self._seat_of[envelope.sender]
-            if not self._echoed(seat, int(envelope.inner["seq"])):
+            if not self._first_echoed():
                 return  # wait until every peer holds the same message (§7.10)
-            self._ready.popleft()
+            envelope = self._ready.popleft()
+            seat = self._seat_of[envelope.sender]
             stamp = int(envelope.inner["lamport"])
             delivered = Delivered(self.position, seat, envelope, heads_violation(self._peers, seat, envelope, stamp))
             self.position += 1

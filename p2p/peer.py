@@ -301,7 +301,7 @@ class TablePeer(SessionRecord):
             self._take_arrivals()
             if self._done.is_set():
                 return
-            if self.machine.owes_work:
+            if self.machine.owes_work:  # (only what the order releases makes a step due)
                 await trio.lowlevel.checkpoint()
                 if self._arrived.is_set():
                     self._take_arrivals()
@@ -389,8 +389,6 @@ class TablePeer(SessionRecord):
 
     def _handle(self, step: Step) -> None:
         self._touched = True
-        if self.machine.owes_work:
-            self._arrived.set()  # (wherever this step came from, `_work` makes what is owed)
         if step.salt is not None:
             self.orderer.set_salt(step.salt)
         for payload in step.send:

@@ -600,7 +600,7 @@ class TableMachine:
         return bool(self._owed)
 
     def catch_up(self) -> Step:
-        """Make the shuffle steps this seat owes (§9.3, §9.4): the only heavy work a seat
+        """Make the shuffle steps this seat owes (§9.3, §9.4), the heaviest work a seat
         does of its own accord. Kept out of the step that made them due, so the shell can
         first show that step and take what else has arrived; what is sent does not
         depend on when this runs."""
