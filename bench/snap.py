@@ -22,6 +22,7 @@ claims, p50_ms, p90_ms, p99_ms, max_ms.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import math
 import os
@@ -146,15 +147,38 @@ async def worker(seat: int, peers: int, folder: Path, port_file: Path, flood: bo
             raise SystemExit(f"seat {seat}: {summary.why}")
 
 
+def timed_claims(sent: dict, applied: dict, peers: int) -> list[tuple[float, Any]]:  # type: ignore[type-arg]
+    """(seconds from sending to applied at every peer, claim) for every claim applied at
+    every peer, fastest first."""
+    return sorted((max(ts) - sent[c], c) for c, ts in applied.items() if c in sent and len(ts) == peers)
+
+
 def story(timeline: list[list[Any]], sent: dict, applied: dict, peers: int) -> None:  # type: ignore[type-arg]
     """Print every send, delivery and outcome around the median claim."""
-    done = sorted((max(ts) - sent[c], c) for c, ts in applied.items() if c in sent and len(ts) == peers)
+    done = timed_claims(sent, applied, peers)
     _, claim = done[len(done) // 2]
     t0, t1 = sent[claim], max(applied[claim])
     print(f"median claim {claim}: {(t1 - t0) * 1000:.1f} ms")
     for t, me, what, seat, kind, seq, stamp in timeline:
         if t0 - 0.002 <= t <= t1 + 0.001 and (what != "recv" or kind != "ack"):
             print(f"{(t - t0) * 1000:8.2f} ms  p{me} {what:<8} p{seat} {kind:<12} seq={seq} L={stamp}")
+
+
+def slowest(timeline: list[list[Any]], sent: dict, applied: dict, peers: int, count: int = 3) -> None:  # type: ignore[type-arg]
+    """For each of the `count` slowest claims: the claims sent while it was open (its
+    race), the messages sent and received meanwhile, and what else the game said within
+    50 ms of it (anything but claims, acks and shares)."""
+    for took, claim in timed_claims(sent, applied, peers)[-count:][::-1]:
+        t0, t1 = sent[claim], max(applied[claim])
+        window = [(what, kind) for t, _me, what, _s, kind, _q, _l in timeline if t0 <= t <= t1]
+        race = 1 + sum(1 for c, t in sent.items() if c != claim and t0 - 0.01 <= t <= t1)
+        other = sorted({kind for t, _me, what, _s, kind, _q, _l in timeline
+                        if t0 - 0.05 <= t <= t1 + 0.05 and kind not in ("snap", "ack", "shares")})
+        tally = ", ".join(f"{what} {kind} {n}" for (what, kind), n in sorted(collections.Counter(window).items())
+                          if what in ("send", "recv"))
+        print(f"slow claim {claim}: {took * 1000:.1f} ms; claims in its race (sent from 10 ms before it until its "
+              f"outcome was applied everywhere): {race}; meanwhile {tally}; other messages within 50 ms: "
+              f"{', '.join(other) or 'none'}")
 
 
 PHASES = ("first peer delivers the claim", "snapper delivers it", "snapper's shares sent", "outcome applied everywhere")
@@ -248,8 +272,8 @@ def main() -> int:
                         help="play whole games until at least this many claims are timed (default 300)")
     parser.add_argument("--flood", action="store_true", help="play at full machine speed")
     parser.add_argument("--timeline", action="store_true",
-                        help="also trace every message; prints the story of each game's median claim and when "
-                             "each phase of a claim happened")
+                        help="also trace every message; prints the story of each game's median claim, what was "
+                             "sent and received during its three slowest claims, and when each phase of a claim happened")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="work in DIR and keep logs and traces there")
     parser.add_argument("--timeout", type=float, default=900, help="give up after this many seconds (default 900)")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
@@ -267,13 +291,13 @@ def main() -> int:
             folder = root / f"game{games}"
             games += 1
             sent, applied, timeline = play_game(args, folder)
-            timed = [(max(times) - sent[claim]) * 1000
-                     for claim, times in applied.items() if claim in sent and len(times) == args.peers]
+            timed = [took * 1000 for took, _claim in timed_claims(sent, applied, args.peers)]
             if not timed:
                 raise SystemExit(f"no claim was made in a whole game (see {folder})" if args.keep else "no claim was made in a whole game")
             latencies += timed
             if timeline:
                 story(sorted(timeline), sent, applied, args.peers)
+                slowest(sorted(timeline), sent, applied, args.peers)
                 phase_rows += phases(sorted(timeline), sent, applied, args.peers)
     out = {
         "peers": args.peers,

@@ -1,0 +1,61 @@
+"""bench/snap.py's trace reading (R6 claims): which claims count, and what its report of
+the slowest claims says about a race, checked on a hand-made timeline."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def snap():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("bench_snap", ROOT / "bench" / "snap.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_snap"] = module  # (its dataclasses look their module up)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tl(t: float, me: int, what: str, seat: int, kind: str) -> list[object]:
+    return [t, me, what, seat, kind, None, None]
+
+
+# Seat 0 claims at 1.000 s and seat 1 at 1.002 s (a race); seat 2's claim at 2.000 s is
+# alone. Seat 3's claim at 3.000 s never reaches seat 2's engine (not every peer applied it).
+SENT = {(0, 5): 1.000, (1, 7): 1.002, (2, 9): 2.000, (3, 4): 3.000}
+APPLIED = {
+    (0, 5): [1.004, 1.006, 1.009],
+    (1, 7): [1.005, 1.007, 1.008],
+    (2, 9): [2.001, 2.002, 2.003],
+    (3, 4): [3.001, 3.002],
+}
+TIMELINE = sorted([
+    tl(1.000, 0, "send", 0, "snap"), tl(1.001, 1, "recv", 0, "snap"), tl(1.001, 2, "recv", 0, "snap"),
+    tl(1.002, 1, "send", 1, "snap"), tl(1.002, 2, "send", 2, "ack"), tl(1.003, 0, "recv", 2, "ack"),
+    tl(1.003, 1, "recv", 2, "ack"), tl(1.006, 0, "send", 0, "shares"), tl(1.0065, 1, "recv", 0, "shares"),
+    tl(1.030, 0, "send", 0, "shuffle"),  # 21 ms after the race: within 50 ms of it
+    tl(2.000, 2, "send", 2, "snap"), tl(2.0005, 0, "recv", 2, "snap"),
+])
+
+
+def test_R6_only_claims_applied_at_every_peer_are_timed_slowest_last(snap) -> None:  # type: ignore[no-untyped-def]
+    timed = snap.timed_claims(SENT, APPLIED, 3)
+    assert [claim for _took, claim in timed] == [(2, 9), (1, 7), (0, 5)]
+    assert [round(took * 1000, 3) for took, _claim in timed] == [3.0, 6.0, 9.0]
+
+
+def test_R6_the_slowest_claims_report_their_race_and_what_else_was_sent(snap, capsys) -> None:  # type: ignore[no-untyped-def]
+    snap.slowest(TIMELINE, SENT, APPLIED, 3, count=2)
+    first, second = capsys.readouterr().out.splitlines()
+    assert first.startswith("slow claim (0, 5): 9.0 ms; claims in its race")
+    assert "its race (sent from 10 ms before it until its outcome was applied everywhere): 2;" in first
+    assert "recv ack 2, recv shares 1, recv snap 2, send ack 1, send shares 1, send snap 2;" in first
+    assert first.endswith("other messages within 50 ms: shuffle")
+    assert second.startswith("slow claim (1, 7): 6.0 ms;")
+    assert "recv ack 2, recv shares 1, send ack 1, send shares 1, send snap 1;" in second
