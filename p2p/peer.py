@@ -177,7 +177,7 @@ class TablePeer(SessionRecord):
             self._replay_ms = (time.perf_counter() - started) * 1000
         self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
         self._timer_at = float("inf")  # when the timer task wakes next unless woken earlier
-        self._touched = False  # what `_work` handles changed the table (not only acks)
+        self._touched = False  # the table changed since the last `_after_processing` (not only acks)
         for step in replayed:
             if self.driver is not None:
                 self.driver.observe(step)
@@ -317,7 +317,6 @@ class TablePeer(SessionRecord):
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._process()
         if self._touched:
-            self._touched = False
             self._after_processing()
             return
         # Only acks (or side messages) came and the table is as it was, but the order may
@@ -445,7 +444,10 @@ class TablePeer(SessionRecord):
 
     def _after_processing(self, *, from_timers: bool = False, changed: bool = True) -> None:
         """After any input: acknowledge, let the bot decide, refresh timers and screens
-        (a timer that changed nothing at the table does not wake the screens)."""
+        (a timer that changed nothing at the table does not wake the screens). Screens
+        woken here have seen whatever touched the table, wherever it was handled."""
+        if changed:
+            self._touched = False
         if self.orderer.ack_due() and not self._done.is_set():
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._drive()
