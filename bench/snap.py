@@ -49,6 +49,8 @@ from p2p.roster import TableRules  # noqa: E402
 from p2p.table import Step  # noqa: E402
 from p2p.transport import open_mesh  # noqa: E402
 
+from bench import cpuprofile  # noqa: E402
+
 
 @dataclass(frozen=True)
 class EagerBot(NormalBot):
@@ -66,20 +68,23 @@ class EagerBot(NormalBot):
 
 
 class TimedPeer(TablePeer):
-    """A peer that writes when it sent each claim and when each claim's outcome applied
-    (and, with a timeline, when it sent, received and delivered every message)."""
+    """A peer that notes when it sent each claim and when each claim's outcome applied
+    (and, with a timeline, when it sent, received and delivered every message). Notes
+    are kept in memory and written when the peer stops, so the benchmark does not spend
+    the measured moments on its own bookkeeping."""
 
     def __init__(self, *args: Any, trace: Path, timeline: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._trace = trace.open("w")
+        self._trace = trace
+        self._records: list[dict[str, Any]] = []
         self._timeline = timeline
         self._claims: dict[int, list[tuple[int, int]]] = {}  # seat -> its unresolved claims (seat, seq)
         self._position_claim: dict[int, tuple[int, int]] = {}
 
     def _mark(self, what: str, seat: int, inner: dict[str, Any]) -> None:
         if self._timeline:
-            record = [time.monotonic(), self.me, what, seat, inner["type"], inner.get("seq"), inner.get("lamport")]
-            self._trace.write(json.dumps({"tl": record}) + "\n")
+            self._records.append({"tl": [time.monotonic(), self.me, what, seat, inner["type"], inner.get("seq"),
+                                         inner.get("lamport")]})
 
     def _receive(self, link_peer: bytes, message: Any) -> None:
         self._mark("recv", self.machine.seats.index(message.sender), message.inner)
@@ -92,7 +97,7 @@ class TimedPeer(TablePeer):
     def _send(self, payload: dict[str, Any]) -> None:
         if payload["type"] == "snap":
             seq = self.orderer._peers[self.me].next_seq
-            self._trace.write(json.dumps({"sent": [self.me, seq], "t": time.monotonic()}) + "\n")
+            self._records.append({"sent": [self.me, seq], "t": time.monotonic()})
         super()._send(payload)
 
     def _pump(self) -> None:
@@ -116,7 +121,7 @@ class TimedPeer(TablePeer):
             for note in applied.notes:
                 if isinstance(note, SnapResolved) and self._claims.get(note.seat):
                     claim = self._claims[note.seat].pop(0)
-                    self._trace.write(json.dumps({"applied": list(claim), "t": now}) + "\n")
+                    self._records.append({"applied": list(claim), "t": now})
                     self._mark("APPLIED", claim[0], {"type": "snap", "seq": claim[1]})
         super()._handle(step)
 
@@ -124,7 +129,7 @@ class TimedPeer(TablePeer):
         try:
             return await super().run()
         finally:
-            self._trace.close()
+            self._trace.write_text("".join(json.dumps(record) + "\n" for record in self._records))
 
 
 async def worker(seat: int, peers: int, folder: Path, port_file: Path, flood: bool, target: int, timeline: bool) -> None:
@@ -215,11 +220,13 @@ def print_phases(rows: list[tuple[float, ...]]) -> None:
               + "; ".join(f"{name} {m:.2f}" for name, m in zip(PHASES, medians)))
 
 
-def play_game(args: argparse.Namespace, folder: Path) -> tuple[dict[Any, float], dict[Any, list[float]], list[list[Any]]]:
-    """One game in `folder`: its peers' claim sending times, outcome times and timeline."""
+def play_game(args: argparse.Namespace, folder: Path) -> tuple[dict[Any, float], dict[Any, list[float]], list[list[Any]], list[Any]]:
+    """One game in `folder`: its peers' claim sending times, outcome times, timeline and
+    CPU samples."""
     folder.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, __file__, "--peers", str(args.peers), "--folder", str(folder), "--target", str(args.target),
-           *(["--flood"] if args.flood else []), *(["--timeline"] if args.timeline else []), "--worker"]
+           *(["--flood"] if args.flood else []), *(["--timeline"] if args.timeline else []),
+           *(["--profile"] if args.profile else []), "--worker"]
 
     def start(seat: int) -> subprocess.Popen[bytes]:
         out = (folder / f"worker{seat}.out").open("wb")
@@ -245,7 +252,11 @@ def play_game(args: argparse.Namespace, folder: Path) -> tuple[dict[Any, float],
     sent: dict[Any, float] = {}
     applied: dict[Any, list[float]] = {}
     timeline: list[list[Any]] = []
+    samples: list[Any] = []
     for i in range(args.peers):
+        cpu = folder / f"cpu{i}.json"
+        if cpu.exists():
+            samples += [tuple(sample) for sample in json.loads(cpu.read_text())]
         for line in (folder / f"trace{i}.jsonl").read_text().splitlines():
             record = json.loads(line)
             if "sent" in record:
@@ -254,7 +265,7 @@ def play_game(args: argparse.Namespace, folder: Path) -> tuple[dict[Any, float],
                 applied.setdefault(tuple(record["applied"]), []).append(record["t"])
             else:
                 timeline.append(record["tl"])
-    return sent, applied, timeline
+    return sent, applied, timeline, samples
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -274,23 +285,38 @@ def main() -> int:
     parser.add_argument("--timeline", action="store_true",
                         help="also trace every message; prints the story of each game's median claim, what was "
                              "sent and received during its three slowest claims, and when each phase of a claim happened")
+    parser.add_argument("--profile", action="store_true",
+                        help="sample every peer's CPU (bench/cpuprofile.py) and print where it went while claims were "
+                             "open, beside where it went over the whole game")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="work in DIR and keep logs and traces there")
     parser.add_argument("--timeout", type=float, default=900, help="give up after this many seconds (default 900)")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
-        trio.run(worker, args.worker, args.peers, args.folder, args.folder / "port", args.flood, args.target, args.timeline)
+        sampler = cpuprofile.Sampler() if args.profile else None
+        if sampler is not None:
+            sampler.start()
+        try:
+            trio.run(worker, args.worker, args.peers, args.folder, args.folder / "port", args.flood, args.target, args.timeline)
+        finally:
+            if sampler is not None:
+                sampler.stop()
+                (args.folder / f"cpu{args.worker}.json").write_text(json.dumps(sampler.samples))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
         latencies: list[float] = []
         phase_rows: list[tuple[float, ...]] = []
+        samples: list[Any] = []
+        windows: list[tuple[float, float]] = []
         games = 0
         while len(latencies) < args.claims:  # whole games until there are enough claims for a p99
             folder = root / f"game{games}"
             games += 1
-            sent, applied, timeline = play_game(args, folder)
+            sent, applied, timeline, cpu = play_game(args, folder)
+            samples += cpu
+            windows += [(sent[claim], sent[claim] + took) for took, claim in timed_claims(sent, applied, args.peers)]
             timed = [took * 1000 for took, _claim in timed_claims(sent, applied, args.peers)]
             if not timed:
                 raise SystemExit(f"no claim was made in a whole game (see {folder})" if args.keep else "no claim was made in a whole game")
@@ -311,6 +337,8 @@ def main() -> int:
     }
     if phase_rows:
         print_phases(phase_rows)
+    if args.profile:
+        cpuprofile.report(samples, windows, "claim windows (a claim's sending to its outcome at every peer)")
     print(f"{args.peers} peers, {games} game{'s' * (games != 1)}, {out['claims']} snap claims: p50 {out['p50_ms']} ms, p90 {out['p90_ms']} ms, "
           f"p99 {out['p99_ms']} ms, max {out['max_ms']} ms (claim sent -> outcome applied at every peer)")
     if args.json:
