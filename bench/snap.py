@@ -5,9 +5,10 @@ games in which every seat snaps each card it knows to match the top. Seats play 
 table's pace: 0.3 s to decide a move, 50-60 ms to react to a card turned up (so two
 seats that know a match claim within milliseconds of each other and race). `--flood`
 plays at full machine speed instead (no thinking, instant reactions), which measures
-how the table behaves when the CPUs are saturated. Each peer records, on the machine's monotonic clock (shared by all processes),
-when it sent a claim and when each claim's outcome was applied by its engine; a claim's
-latency is the latest of those applications minus its sending.
+how the table behaves when the CPUs are saturated. Each peer notes, on the machine's
+monotonic clock (shared by all processes), when it sent a claim and when each claim's
+outcome was applied by its engine, in memory, and writes its notes when the game is over;
+a claim's latency is the latest of those applications minus its sending.
 
     python bench/snap.py --peers 6 --json
 
@@ -16,7 +17,10 @@ Whole games are played, each by fresh peer processes, until at least `--claims` 
 one game (a game to 100 points holds 50-100 claims).
 
 Prints a summary and, with --json, one JSON object on the last line: peers, games,
-claims, p50_ms, p90_ms, p99_ms, max_ms.
+claims, p50_ms, p90_ms, p99_ms, max_ms. `--timeline` also traces every message and tells
+where the time of a claim went; `--profile` samples every peer's CPU
+(`bench/cpuprofile.py`) and tells which code used it while claims were open. Both cost
+CPU themselves, so their runs are not the figure.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def test_only_samples_inside_the_windows_count_and_overlaps_count_once(capsys) -
     assert "25.0 %  everything else" in out
 
 
-def test_the_sampler_samples_cpu_time_not_waiting() -> None:
+def test_the_sampler_charges_cpu_time_to_the_code_that_ran() -> None:
     sampler = cpuprofile.Sampler(interval=0.001)
     sampler.start()
     try:
