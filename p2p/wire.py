@@ -66,8 +66,12 @@ class _Rejected(Exception):
 
 def _pairs_to_map(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
     out = dict(pairs)
-    if len(out) == len(pairs) and all(type(key) is str for key in out):
-        return out
+    if len(out) == len(pairs):
+        for key in out:
+            if type(key) is not str:
+                break
+        else:
+            return out
     seen: set[Any] = set()  # say exactly what is wrong
     for key, _ in pairs:
         if not isinstance(key, str):
@@ -177,7 +181,18 @@ def _canonical(value: Any) -> Any:
     if kind in _LEAVES:
         return value
     if kind is list or kind is tuple:
-        return [item if type(item) in _LEAVES else _canonical(item) for item in value]
+        for item in value:
+            if type(item) not in _LEAVES:
+                return [item if type(item) in _LEAVES else _canonical(item) for item in value]
+        return value  # (msgpack packs a tuple as an array too)
+    if kind is dict:
+        keys = list(value)
+        for key in keys:
+            if type(key) is not str:
+                break
+        else:  # plain str keys: code-point order is UTF-8 byte order
+            keys.sort()
+            return {key: item if type(item := value[key]) in _LEAVES else _canonical(item) for key in keys}
     if isinstance(value, Mapping):
         items = []
         for key in value:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 
+import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -208,3 +209,13 @@ def test_a_message_fast_path_agrees_with_the_judge(fields: dict) -> None:
         NOTE.check(frame)
     except SchemaError as exc:  # the judge names the field (the fast path never raises)
         assert exc.field.startswith("note.")
+
+
+@given(st.dictionaries(st.text(max_size=6), st.integers(0, 9), max_size=8))
+def test_4_3_map_keys_are_encoded_in_utf8_byte_order(value: dict[str, int]) -> None:
+    decoded = msgpack.unpackb(encode(value), raw=False)
+    assert list(decoded) == sorted(value, key=lambda key: key.encode("utf-8"))
+
+
+def test_4_3_a_tuple_encodes_as_the_array_of_its_items() -> None:
+    assert encode({"h": ((1, b"\x00" * 32), [2, b"x"])}) == encode({"h": [[1, b"\x00" * 32], [2, b"x"]]})
