@@ -319,16 +319,17 @@ def main() -> int:
             folder = root / f"game{games}"
             games += 1
             sent, applied, timeline, cpu = play_game(args, folder)
-            samples += cpu
-            windows += [(sent[claim], sent[claim] + took) for took, claim in timed_claims(sent, applied, args.peers)]
-            timed = [took * 1000 for took, _claim in timed_claims(sent, applied, args.peers)]
+            timed = timed_claims(sent, applied, args.peers)
             if not timed:
                 raise SystemExit(f"no claim was made in a whole game (see {folder})" if args.keep else "no claim was made in a whole game")
-            latencies += timed
+            latencies += [took * 1000 for took, _claim in timed]
+            samples += cpu
+            windows += [(sent[claim], sent[claim] + took) for took, claim in timed]
             if timeline:
-                story(sorted(timeline), sent, applied, args.peers)
-                slowest(sorted(timeline), sent, applied, args.peers)
-                phase_rows += phases(sorted(timeline), sent, applied, args.peers)
+                timeline.sort()
+                story(timeline, sent, applied, args.peers)
+                slowest(timeline, sent, applied, args.peers)
+                phase_rows += phases(timeline, sent, applied, args.peers)
     out = {
         "peers": args.peers,
         "games": games,

@@ -66,12 +66,8 @@ class _Rejected(Exception):
 
 def _pairs_to_map(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
     out = dict(pairs)
-    if len(out) == len(pairs):
-        for key in out:
-            if type(key) is not str:
-                break
-        else:
-            return out
+    if len(out) == len(pairs) and all(type(key) is str for key in out):
+        return out
     seen: set[Any] = set()  # say exactly what is wrong
     for key, _ in pairs:
         if not isinstance(key, str):
