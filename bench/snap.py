@@ -19,8 +19,10 @@ one game (a game to 100 points holds 50-100 claims).
 Prints a summary and, with --json, one JSON object on the last line: peers, games,
 claims, p50_ms, p90_ms, p99_ms, max_ms. `--timeline` also traces every message and tells
 where the time of a claim went; `--profile` samples every peer's CPU
-(`bench/cpuprofile.py`) and tells which code used it while claims were open. Both cost
-CPU themselves, so their runs are not the figure.
+(`bench/cpuprofile.py`) and tells which code used it while claims were open;
+`--collections` notes every peer's garbage collections (`bench/gcwatch.py`) and tells how
+the claims with one inside compare with the rest. The first two cost CPU themselves, so
+their runs are not the figure.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from p2p.roster import TableRules  # noqa: E402
 from p2p.table import Step  # noqa: E402
 from p2p.transport import open_mesh  # noqa: E402
 
-from bench import cpuprofile  # noqa: E402
+from bench import cpuprofile, gcwatch  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -224,13 +226,25 @@ def print_phases(rows: list[tuple[float, ...]]) -> None:
               + "; ".join(f"{name} {m:.2f}" for name, m in zip(PHASES, medians)))
 
 
-def play_game(args: argparse.Namespace, folder: Path) -> tuple[dict[Any, float], dict[Any, list[float]], list[list[Any]], list[Any]]:
-    """One game in `folder`: its peers' claim sending times, outcome times, timeline and
-    CPU samples."""
+@dataclass
+class GameTrace:
+    """What one game's peers noted: when each claim was sent (claim -> time) and applied
+    (claim -> a time per peer), and, when asked for, every message, CPU samples and
+    garbage collections."""
+
+    sent: dict[Any, float]
+    applied: dict[Any, list[float]]
+    timeline: list[list[Any]]
+    samples: list[Any]
+    collections: list[gcwatch.Collection]
+
+
+def play_game(args: argparse.Namespace, folder: Path) -> GameTrace:
+    """One game in `folder`, each peer in its own process."""
     folder.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, __file__, "--peers", str(args.peers), "--folder", str(folder), "--target", str(args.target),
            *(["--flood"] if args.flood else []), *(["--timeline"] if args.timeline else []),
-           *(["--profile"] if args.profile else []), "--worker"]
+           *(["--profile"] if args.profile else []), *(["--collections"] if args.collections else []), "--worker"]
 
     def start(seat: int) -> subprocess.Popen[bytes]:
         out = (folder / f"worker{seat}.out").open("wb")
@@ -253,23 +267,22 @@ def play_game(args: argparse.Namespace, folder: Path) -> tuple[dict[Any, float],
         reports = "\n".join(f"--- seat {i}: exit {c}\n" + (folder / f"worker{i}.out").read_text()[-3000:]
                             for i, c in enumerate(codes) if c)
         raise SystemExit(f"a peer failed:\n{reports}")
-    sent: dict[Any, float] = {}
-    applied: dict[Any, list[float]] = {}
-    timeline: list[list[Any]] = []
-    samples: list[Any] = []
+    trace = GameTrace({}, {}, [], [], [])
     for i in range(args.peers):
-        cpu = folder / f"cpu{i}.json"
+        cpu, gc_file = folder / f"cpu{i}.json", folder / f"gc{i}.json"
         if cpu.exists():
-            samples += [tuple(sample) for sample in json.loads(cpu.read_text())]
+            trace.samples += [tuple(sample) for sample in json.loads(cpu.read_text())]
+        if gc_file.exists():
+            trace.collections += [tuple(c) for c in json.loads(gc_file.read_text())]
         for line in (folder / f"trace{i}.jsonl").read_text().splitlines():
             record = json.loads(line)
             if "sent" in record:
-                sent[tuple(record["sent"])] = record["t"]
+                trace.sent[tuple(record["sent"])] = record["t"]
             elif "applied" in record:
-                applied.setdefault(tuple(record["applied"]), []).append(record["t"])
+                trace.applied.setdefault(tuple(record["applied"]), []).append(record["t"])
             else:
-                timeline.append(record["tl"])
-    return sent, applied, timeline, samples
+                trace.timeline.append(record["tl"])
+    return trace
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -292,6 +305,9 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true",
                         help="sample every peer's CPU (bench/cpuprofile.py) and print where it went while claims were "
                              "open, beside where it went over the whole game")
+    parser.add_argument("--collections", action="store_true",
+                        help="note every peer's garbage collections (bench/gcwatch.py) and print how the claims with "
+                             "one inside compare with the rest")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="work in DIR and keep logs and traces there")
     parser.add_argument("--timeout", type=float, default=900, help="give up after this many seconds (default 900)")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
@@ -299,31 +315,39 @@ def main() -> int:
     args = parser.parse_args()
     if args.worker is not None:
         sampler = cpuprofile.Sampler() if args.profile else None
-        if sampler is not None:
-            sampler.start()
+        watcher = gcwatch.Watcher() if args.collections else None
+        for started in (sampler, watcher):
+            if started is not None:
+                started.start()
         try:
             trio.run(worker, args.worker, args.peers, args.folder, args.folder / "port", args.flood, args.target, args.timeline)
         finally:
             if sampler is not None:
                 sampler.stop()
                 (args.folder / f"cpu{args.worker}.json").write_text(json.dumps(sampler.samples))
+            if watcher is not None:
+                watcher.stop()
+                (args.folder / f"gc{args.worker}.json").write_text(json.dumps(watcher.collections))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
         latencies: list[float] = []
         phase_rows: list[tuple[float, ...]] = []
         samples: list[Any] = []
+        collections: list[gcwatch.Collection] = []
         windows: list[tuple[float, float]] = []
         games = 0
         while len(latencies) < args.claims:  # whole games until there are enough claims for a p99
             folder = root / f"game{games}"
             games += 1
-            sent, applied, timeline, cpu = play_game(args, folder)
+            game = play_game(args, folder)
+            sent, applied, timeline = game.sent, game.applied, game.timeline
             timed = timed_claims(sent, applied, args.peers)
             if not timed:
                 raise SystemExit(f"no claim was made in a whole game (see {folder})" if args.keep else "no claim was made in a whole game")
             latencies += [took * 1000 for took, _claim in timed]
-            samples += cpu
+            samples += game.samples
+            collections += game.collections
             windows += [(sent[claim], sent[claim] + took) for took, claim in timed]
             if timeline:
                 timeline.sort()
@@ -344,6 +368,8 @@ def main() -> int:
         print_phases(phase_rows)
     if args.profile:
         cpuprofile.report(samples, windows, "claim windows (a claim's sending to its outcome at every peer)")
+    if args.collections:
+        print("claims: " + gcwatch.summary(collections, windows))
     print(f"{args.peers} peers, {games} game{'s' * (games != 1)}, {out['claims']} snap claims: p50 {out['p50_ms']} ms, p90 {out['p90_ms']} ms, "
           f"p99 {out['p99_ms']} ms, max {out['max_ms']} ms (claim sent -> outcome applied at every peer)")
     if args.json:

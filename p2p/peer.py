@@ -11,7 +11,8 @@ owns the I/O and the clock; every decision belongs to the machines:
   peer's delivery waits on it, §7.4), then takes what the order can deliver one message
   at a time, appends it to the fairness log and feeds it to the `TableMachine`; what the
   machine wants sent is stamped by the orderer and written to every link in the same
-  call;
+  call; waiting for frames, `_work` collects garbage in the first lull (no frame in or
+  out for `quiet.LULL`) once enough has piled up (`p2p.quiet`);
 * a timer task wakes at the earliest deadline of either machine (retransmission,
   heartbeat, turn timer, ready barrier) and at nothing else;
 * the seat is played by a bot (`SeatDriver`, with human-like thinking and reaction
@@ -196,6 +197,7 @@ class TablePeer(SessionRecord):
         self.grace = grace
         self._absent: dict[int, float] = {}  # seat -> since when its link is down
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
+        self._active_at = 0.0  # when a frame last came or went (a lull follows, `quiet`)
         self._redialing: set[int] = set()
         self._absent_seat: int | None = None  # the seat whose absence ended the game
 
@@ -281,6 +283,7 @@ class TablePeer(SessionRecord):
         """Frames that arrived together on one link (the mesh calls this from the link's
         task): take them into the order at once, and leave the rest to `_work`, which runs
         once every link that has frames now has handed them over."""
+        self._active()
         for event in events:
             if self._done.is_set():
                 return
@@ -297,7 +300,7 @@ class TablePeer(SessionRecord):
         due is made after that, once the screen has shown what happened and the links have
         handed over what came meanwhile."""
         while True:
-            await self._arrived.wait()
+            await self._next_arrival()
             self._take_arrivals()
             if self._done.is_set():
                 return
@@ -308,6 +311,24 @@ class TablePeer(SessionRecord):
                 if not self._done.is_set():
                     self._handle(self.machine.catch_up())
                     self._after_processing()
+
+    async def _next_arrival(self) -> None:
+        """Wait for frames; if enough garbage has piled up, collect it in the first lull
+        on the way, where it delays no claim (`p2p.quiet`)."""
+        while not self._arrived.is_set():
+            if not quiet.wanted():
+                await self._arrived.wait()
+                return
+            with trio.move_on_at(self._active_at + quiet.LULL):
+                await self._arrived.wait()
+            if not self._arrived.is_set():
+                self._tidy_in_lull(trio.current_time())
+
+    def _tidy_in_lull(self, now: float) -> None:
+        """Collect garbage if no frame came or went for `quiet.LULL` (frames that did
+        not wake `_work` may have come meanwhile)."""
+        if now >= self._active_at + quiet.LULL:
+            quiet.tidy()
 
     def _take_arrivals(self) -> None:
         self._arrived = trio.Event()
@@ -434,6 +455,7 @@ class TablePeer(SessionRecord):
         self._broadcast(self.orderer.send(payload, trio.current_time()))
 
     def _broadcast(self, envelope: SignedMessage) -> None:
+        self._active()
         if self.journal is not None:
             self.journal.sent(envelope)  # before it leaves: what was sent is never forgotten (§11.3)
         self.mesh.broadcast(signed_frame(envelope.body, envelope.sig))
@@ -495,6 +517,10 @@ class TablePeer(SessionRecord):
         machine = None if self._absent else self.machine.next_deadline()
         deadlines = [d for d in (self.orderer.next_deadline(), machine, self._link_deadline()) if d is not None]
         return min(deadlines, default=float("inf"))
+
+    def _active(self) -> None:
+        """A frame came or went: the next lull is `quiet.LULL` from now."""
+        self._active_at = trio.current_time()
 
     async def _timers(self) -> None:
         while True:
