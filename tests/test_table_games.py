@@ -141,7 +141,7 @@ def test_R6_snap_race_first_in_order_wins_rest_not_fastest(players: int) -> None
         for t in net.tables:
             t.driver.bot = EagerBot(name="eager")
         net.run()
-        assert identical_logs(net)
+        assert all(t.machine.finished and t.machine.halted is None for t in net.tables) and identical_logs(net)
         seen = [races_of(t.steps) for t in net.tables]
         assert all(r == seen[0] for r in seen)  # every peer resolved every race alike
         biggest = max(seen[0].values(), key=len)
@@ -152,6 +152,30 @@ def test_R6_snap_race_first_in_order_wins_rest_not_fastest(players: int) -> None
         assert sorted(seat for seat, _ in biggest) == list(range(players))
         return
     pytest.fail(f"no seed gave a {players}-way race")
+
+
+def test_R7_R8_a_round_that_ends_while_a_reshuffle_runs_is_scored_once_the_chain_completes() -> None:
+    """The round's last turn ends while a reshuffle's chain runs (R7, §9.4) and a penalty
+    card of the new pile lies in a tableau: the round-end reveals of the other cards open
+    at once, the new card's waits for its chain, and the chain's steps (ordered messages)
+    must go on, or the table waits forever. Six eager seats and a deck of zeros (seed 0)
+    get there: four reshuffles in the first round, the last one still running at its end."""
+    from engine import Reveal
+
+    rules = TableRules(target=5, skills_text=RACE_DECK)
+    net = TableNetwork(6, 0, rules=rules, latency=0.002, jitter=0.002, snap_delay=0.05, act_delay=0.3)
+    for t in net.tables:
+        t.driver.bot = EagerBot(name="eager")
+    net.start()
+    machine = net.tables[0].machine
+    blocked_by_chain = False
+    while net.now < 60 and not all(t.machine.finished or t.machine.halted for t in net.tables):
+        net.run_until(net.now + 0.01)
+        need = machine.engine.next_need
+        later_open = any(isinstance(n, Reveal) and n in machine._work for n in machine.engine.needs[1:])  # noqa: SLF001
+        blocked_by_chain |= isinstance(need, Reveal) and need not in machine._work and later_open  # noqa: SLF001
+    assert blocked_by_chain, "the scenario no longer arises with this seed: pick another"
+    assert all(t.machine.finished and t.machine.halted is None for t in net.tables) and identical_logs(net)
 
 
 def test_s8_5_a_share_made_ahead_for_a_snap_is_the_share_the_reveal_asks_for() -> None:

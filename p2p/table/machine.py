@@ -429,9 +429,13 @@ class TableMachine:
     def _reveal_waiting(self) -> bool:
         if self._round is not None and self._round.void is not None:
             return False  # a void round waits for nothing but openings (§9.10)
-        # (a reveal that waits for a reshuffle's chain is not open yet: the chain's steps
-        # are ordered messages, and they go on)
-        return any(isinstance(need, Reveal) and need in self._work for need in self.engine.needs)
+        # Only the engine's next need can complete at a moment that differs from peer to
+        # peer (the engine answers needs in order). When that is a reveal that waits for a
+        # reshuffle's chain, it is not open yet and ordered messages go on: the chain's
+        # steps are among them, even if later reveals are open (the round's last cards,
+        # turned up while the chain runs), which could not complete before it anyway.
+        need = self.engine.next_need
+        return isinstance(need, Reveal) and need in self._work
 
     @property
     def playing(self) -> bool:
