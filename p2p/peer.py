@@ -11,8 +11,10 @@ owns the I/O and the clock; every decision belongs to the machines:
   peer's delivery waits on it, §7.4), then takes what the order can deliver one message
   at a time, appends it to the fairness log and feeds it to the `TableMachine`; what the
   machine wants sent is stamped by the orderer and written to every link in the same
-  call; waiting for frames, `_work` collects garbage in the first lull (no frame in or
-  out for `quiet.LULL`) once enough has piled up (`p2p.quiet`);
+  call; waiting for frames, `_work` uses lulls (no frame in or out for `quiet.LULL`):
+  it collects garbage once enough has piled up (`p2p.quiet`) and makes ahead, one at a
+  time, the shares of this seat's cards that a snap would ask for
+  (`TableMachine.share_ahead`), so that neither lands in the middle of a snap race;
 * a timer task wakes at the earliest deadline of either machine (retransmission,
   heartbeat, turn timer, ready barrier) and at nothing else;
 * the seat is played by a bot (`SeatDriver`, with human-like thinking and reaction
@@ -198,6 +200,7 @@ class TablePeer(SessionRecord):
         self._absent: dict[int, float] = {}  # seat -> since when its link is down
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
         self._active_at = 0.0  # when a frame last came or went (a lull follows, `quiet`)
+        self._ahead = True  # the table changed since `share_ahead` last found nothing to make
         self._redialing: set[int] = set()
         self._absent_seat: int | None = None  # the seat whose absence ended the game
 
@@ -313,22 +316,28 @@ class TablePeer(SessionRecord):
                     self._after_processing()
 
     async def _next_arrival(self) -> None:
-        """Wait for frames; if enough garbage has piled up, collect it in the first lull
-        on the way, where it delays no claim (`p2p.quiet`)."""
+        """Wait for frames; on the way, use lulls for work that would otherwise land in
+        a snap race: garbage collection and shares made ahead (one piece per pass, so
+        frames that come meanwhile wait for one piece at most)."""
         while not self._arrived.is_set():
-            if not quiet.wanted():
+            if not (self._ahead or quiet.wanted()):
                 await self._arrived.wait()
                 return
             with trio.move_on_at(self._active_at + quiet.LULL):
                 await self._arrived.wait()
             if not self._arrived.is_set():
-                self._tidy_in_lull(trio.current_time())
+                self._use_lull(trio.current_time())
 
-    def _tidy_in_lull(self, now: float) -> None:
-        """Collect garbage if no frame came or went for `quiet.LULL` (frames that did
-        not wake `_work` may have come meanwhile)."""
-        if now >= self._active_at + quiet.LULL:
-            quiet.tidy()
+    def _use_lull(self, now: float) -> None:
+        """If no frame came or went for `quiet.LULL` (frames that did not wake `_work`
+        may have come meanwhile): make one share ahead, or, when none is left to make,
+        collect garbage if enough piled up (what making shares left behind included)."""
+        if now < self._active_at + quiet.LULL or self._done.is_set():
+            return
+        if self._ahead and self.machine.share_ahead():
+            return
+        self._ahead = False
+        quiet.tidy()
 
     def _take_arrivals(self) -> None:
         self._arrived = trio.Event()
@@ -409,6 +418,7 @@ class TablePeer(SessionRecord):
 
     def _handle(self, step: Step) -> None:
         self._touched = True
+        self._ahead = True
         if step.salt is not None:
             self.orderer.set_salt(step.salt)
         for payload in step.send:

@@ -85,9 +85,9 @@ class LullWatch(TablePeer):
         super().__init__(*args, **kwargs)
         self.lulls: list[tuple[float, float]] = []
 
-    def _tidy_in_lull(self, now: float) -> None:
+    def _use_lull(self, now: float) -> None:
         before, active_at = len(self.collections), self._active_at
-        super()._tidy_in_lull(now)
+        super()._use_lull(now)
         if len(self.collections) > before:
             self.lulls.append((now - active_at, active_at))
 

@@ -201,6 +201,36 @@ def test_s8_5_a_share_made_ahead_for_a_snap_is_the_share_the_reveal_asks_for() -
     assert len(machine._prepared) == 1  # noqa: SLF001
 
 
+def test_s8_5_shares_made_ahead_are_the_seats_own_hidden_shares_and_the_reveal_uses_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`TableMachine.share_ahead` (a live peer calls it in lulls): one share per call, of
+    each card of the seat's own tableau whose share it has not published or promised,
+    each the very share a reveal asks for; a snap of one then makes no share at all."""
+    from p2p.deck import make_share
+
+    net = TableNetwork(3, 11, rules=SMALL, act_delay=0.3)
+    net.start()
+    machine = net.tables[1].machine
+    while machine.engine.discard_top() is None:  # until the deal is done and the first card is up
+        net.run_until(net.now + 0.001)
+    made = 0
+    while machine.share_ahead():
+        made += 1
+    assert made == 4 and not machine.share_ahead()  # its 2x2 square, then nothing left to make
+    for card in machine.engine.zones().tableaux[1]:
+        deck, position = machine._round.location[card]  # noqa: SLF001
+        again = make_share(machine._keys, deck, position, machine.secrets.stream("share", deck.chain, position))  # noqa: SLF001
+        assert machine._prepared[(deck.chain, position)] == again  # noqa: SLF001
+    calls: list[int] = []
+    original = machine._my_share  # noqa: SLF001
+    monkeypatch.setattr(machine, "_my_share", lambda *a: calls.append(1) or original(*a))
+    top = machine.engine.discard_top()
+    net.send(1, machine.submit(Snap(1, top, 1, 2)))  # its own bottom-left card (it peeked it)
+    net.run_until(net.now + 0.5)
+    assert any(isinstance(a.event, Snap) and a.event.seat == 1 for step in net.tables[0].steps for a in step.applied)
+    assert calls == [] and len(machine._prepared) == 3  # noqa: SLF001  (the reveal took the one made ahead)
+    assert all(t.machine.halted is None for t in net.tables)  # and every seat accepted it
+
+
 # -- R7 a reshuffle holds up only what needs its new pile -----------------------------
 
 

@@ -374,6 +374,31 @@ class TableMachine:
         if (deck.chain, position) not in self._prepared:
             self._prepared[(deck.chain, position)] = self._my_share(deck, position)
 
+    def share_ahead(self) -> bool:
+        """Make ahead, in a moment when nothing else waits, one plain share this seat may
+        soon be asked for: of a card of its own tableau whose share it has neither
+        published nor promised (a snap of it, by anyone, or the card's discard will ask
+        for it, §8.5). The claim then goes out and its reveal comes back without waiting
+        for a proof to be made (see `prepare`). True if it made one; False when there is
+        none left to make (call again once the table has changed)."""
+        if self._keys is None or self.secrets is None or self.me is None or self.halted is not None:
+            return False
+        rnd = self._round
+        if rnd is None or rnd.ended is not None or rnd.void is not None:
+            return False
+        me = self.seats[self.me]
+        for card in self.engine.zones().tableaux[self.me]:
+            if card is None or card not in rnd.location:
+                continue
+            deck, position = rnd.location[card]
+            key = (deck.chain, position)
+            plan = rnd.plans.get(key)
+            if key in self._prepared or (plan is not None and me in plan.promised):
+                continue
+            self._prepared[key] = self._my_share(deck, position)
+            return True
+        return False
+
     def _my_share(self, deck: Deck, position: int) -> Share:
         """This seat's plain share of a card: from its secrets by (chain, position), so
         the same whenever it is made (§8.5)."""
