@@ -43,7 +43,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 from p2p.errors import ProtocolError, SchemaError
-from p2p.wire import kind_of
+from p2p.wire import Limits, check_tree, kind_of
 
 
 class Kind(Protocol):
@@ -51,6 +51,9 @@ class Kind(Protocol):
     def valid(self) -> Callable[[Any], bool]: ...
 
     def emit(self, source: _Source, value: str, indent: int) -> None: ...
+
+    @property
+    def depth(self) -> int: ...
 
     def check(self, value: Any, path: str, section: str) -> None: ...
 
@@ -134,6 +137,8 @@ class Int:
     def valid(self) -> Callable[[Any], bool]:
         return _compiled(self)
 
+    depth = 0  # containers it nests in its value (§4.3)
+
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not int or not {self.min} <= {value} <= {self.max}")
 
@@ -152,6 +157,8 @@ class Bool:
     @cached_property
     def valid(self) -> Callable[[Any], bool]:
         return _compiled(self)
+
+    depth = 0  # containers it nests in its value (§4.3)
 
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not bool")
@@ -175,6 +182,8 @@ class Str:
     @cached_property
     def valid(self) -> Callable[[Any], bool]:
         return _compiled(self)
+
+    depth = 0  # containers it nests in its value (§4.3)
 
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not str or not {self.min_len} <= len({value}) <= {self.max_len}")
@@ -202,6 +211,8 @@ class OneOf:
     def valid(self) -> Callable[[Any], bool]:
         return _compiled(self)
 
+    depth = 0  # containers it nests in its value (§4.3)
+
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not str or {value} not in {source.constant(self.choices)}")
 
@@ -226,6 +237,8 @@ class Bin:
     @cached_property
     def valid(self) -> Callable[[Any], bool]:
         return _compiled(self)
+
+    depth = 0  # containers it nests in its value (§4.3)
 
     def emit(self, source: _Source, value: str, indent: int) -> None:
         size = f"len({value}) != {self.size}" if self.size is not None else f"not {self.min_len} <= len({value}) <= {self.max_len}"
@@ -253,6 +266,10 @@ class ListOf:
     @cached_property
     def valid(self) -> Callable[[Any], bool]:
         return _compiled(self)
+
+    @property
+    def depth(self) -> int:
+        return 1 + self.item.depth
 
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not list or not {self.min_len} <= len({value}) <= {self.max_len}")
@@ -282,6 +299,10 @@ class Tuple:
     def valid(self) -> Callable[[Any], bool]:
         return _compiled(self)
 
+    @property
+    def depth(self) -> int:
+        return 1 + max((kind.depth for kind in self.items), default=0)
+
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not list or len({value}) != {len(self.items)}")
         names = [source.name() for _ in self.items]
@@ -308,6 +329,10 @@ class Optional:
     @cached_property
     def valid(self) -> Callable[[Any], bool]:
         return self.kind.valid
+
+    @property
+    def depth(self) -> int:
+        return self.kind.depth
 
     def emit(self, source: _Source, value: str, indent: int) -> None:
         self.kind.emit(source, value, indent)
@@ -342,6 +367,10 @@ class Record:
     def valid(self) -> Callable[[Any], bool]:
         return _compiled(self)
 
+    @property
+    def depth(self) -> int:
+        return 1 + max((kind.depth for kind in self.fields.values()), default=0)
+
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not dict")
         source.fields(self.fields, value, 0, indent)
@@ -371,6 +400,11 @@ class Message:
         for name in self.fields:
             if name in _ENVELOPE:
                 raise ValueError(f"schema {self.type} redeclares envelope field {name!r}")
+
+    @cached_property
+    def depth(self) -> int:
+        """How deep the containers of a matching frame nest (the frame's map is 1, §4.3)."""
+        return 1 + max((kind.depth for kind in self.fields.values()), default=0)
 
     @cached_property
     def valid(self) -> Callable[[Any], bool]:
@@ -413,8 +447,14 @@ class Schemas:
     def types(self) -> frozenset[str]:
         return frozenset(self._versions)
 
-    def check(self, frame: Mapping[str, Any]) -> Mapping[str, Any]:
-        """`frame` itself when it matches its schema; else a specific `ProtocolError`."""
+    def check(self, frame: Mapping[str, Any], *, tree: Limits | None = None) -> Mapping[str, Any]:
+        """`frame` itself when it matches its schema; else a specific `ProtocolError`.
+
+        `tree`: the frame was decoded without its §4.3 type and nesting check
+        (`decode(..., tree=False)`), to be made here under these limits. A frame that
+        matches a schema no deeper than the limits passes it by construction (every kind
+        takes exact msgpack types), so only a frame that fails is walked, and a §4.3
+        fault is reported before the schema's verdict, as decoding would have."""
         kind, version = frame.get("type"), frame.get("v")
         if not isinstance(kind, str) or not isinstance(version, int) or isinstance(version, bool):
             raise ProtocolError("§4.3", "a message needs 'type' (str) and 'v' (int)")
@@ -424,6 +464,10 @@ class Schemas:
                 known = ", ".join(str(v) for v in sorted(self._versions[kind]))
                 raise ProtocolError("§4.4", f"message type {kind!r} version {version} is not supported (supported: {known})")
             raise ProtocolError("§4.4", f"unknown message type {kind[:64]!r}")
+        if tree is not None:
+            if schema.depth <= tree.max_depth and schema.valid(frame):
+                return frame
+            check_tree(frame, tree)
         schema.check(frame)
         return frame
 

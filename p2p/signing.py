@@ -91,17 +91,20 @@ def open_signed(
     *,
     link: bytes | None = None,
     link_authenticated: frozenset[str] = frozenset(),
+    checked: bool = False,
 ) -> SignedMessage:
     """Verify and decode a ``signed`` frame (§4.5); `keys` maps peer ids to raw
     Ed25519 public keys (`Mesh.keys`, or a roster's certificates for an audit). A
     message whose type is in `link_authenticated` and whose signer is `link` (the peer
     at the other end of the authenticated link it came on) is not verified now
-    (``verified=False``)."""
-    schemas.check(frame)
+    (``verified=False``). `checked`: the caller has checked the outer frame's schema
+    already (a link does, for every frame it reads)."""
+    if not checked:
+        schemas.check(frame)
     if frame.get("type") != "signed":
         raise ProtocolError("§4.5", f"expected a 'signed' frame, got {str(frame.get('type'))[:64]!r}")
     body, sig = frame["body"], frame["sig"]
-    inner = decode_map(body, limits)
+    inner = decode_map(body, limits, tree=False)  # (the tree is checked with the schema, below)
     sender = inner.get("from")
     if not isinstance(sender, bytes) or len(sender) != 32:
         raise ProtocolError("§4.5", "the signed body has no 'from' peer id (bin of 32 bytes)")
@@ -113,5 +116,5 @@ def open_signed(
         raise ProtocolError("§4.5", f"bad signature on a {str(inner['type'])[:64]!r} message from {short_id(sender)}")
     if inner["type"] == "signed":
         raise ProtocolError("§4.5", "a signed message cannot wrap another signed message")
-    schemas.check(inner)
+    schemas.check(inner, tree=limits)
     return SignedMessage(sender=sender, inner=inner, body=body, sig=sig, verified=not deferred)

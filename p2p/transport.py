@@ -594,7 +594,7 @@ class Mesh:
         kind = frame["type"]
         if kind == "signed":
             try:
-                return open_signed(frame, self._keys, self.schemas, self.limits,
+                return open_signed(frame, self._keys, self.schemas, self.limits, checked=True,
                                    link=peer.cert.peer_id, link_authenticated=LINK_AUTHENTICATED)
             except ProtocolError as exc:
                 raise exc.with_peer(link.stream.label) from None

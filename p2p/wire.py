@@ -124,8 +124,10 @@ def _check_tree(value: Any, depth: int, limit: int) -> None:
             _check_tree(item, depth + 1, limit)
 
 
-def decode(payload: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
-    """One value in the strict msgpack subset (§4.3); raises ProtocolError."""
+def decode(payload: bytes, limits: Limits = DEFAULT_LIMITS, *, tree: bool = True) -> Any:
+    """One value in the strict msgpack subset (§4.3); raises ProtocolError. With
+    ``tree=False`` the types and nesting below the top are left to the caller
+    (`check_tree`, or a schema that implies them: see `Schemas.check`)."""
     try:
         value = msgpack.unpackb(
             payload,
@@ -151,16 +153,22 @@ def decode(payload: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
         # msgpack reports limit overruns, truncation and reserved bytes as ValueError.
         raise ProtocolError("§4.3", f"not valid msgpack: {exc or type(exc).__name__}") from None
+    if tree:
+        check_tree(value, limits)
+    return value
+
+
+def check_tree(value: Any, limits: Limits = DEFAULT_LIMITS) -> None:
+    """The §4.3 types and nesting of a decoded value; raises ProtocolError."""
     try:
         _check_tree(value, 1, limits.max_depth)
     except _Rejected as exc:
         raise ProtocolError(exc.section, exc.reason) from None
-    return value
 
 
-def decode_map(payload: bytes, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
+def decode_map(payload: bytes, limits: Limits = DEFAULT_LIMITS, *, tree: bool = True) -> dict[str, Any]:
     """A message map: decoded strictly, with `type` (str) and `v` (int) present (§4.3)."""
-    value = decode(payload, limits)
+    value = decode(payload, limits, tree=tree)
     if not isinstance(value, dict):
         raise ProtocolError("§4.3", f"a message is a map, got {kind_of(value)}")
     kind = value.get("type")

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgpack
 import pytest
 
 from p2p.errors import ProtocolError
 from p2p.identity import load_or_create_identity
 from p2p.peer import table_schemas
-from p2p.signing import open_signed, sign, signed_frame
+from p2p.signing import SIGNED_DOMAIN, open_signed, sign, signed_frame
 from p2p.transport import LINK_AUTHENTICATED
 
 
@@ -46,3 +47,35 @@ def test_s4_5_relayed_acks_and_all_other_messages_are_verified_at_once(tmp_path:
     with pytest.raises(ProtocolError, match="bad signature on a 'leave' message"):  # content: never deferred
         open_signed(signed_frame(body, bytes(64)), keys, schemas, link=a.peer_id, link_authenticated=LINK_AUTHENTICATED)
     assert open_signed(ack_of(a), keys, schemas).verified
+
+
+def test_s4_3_a_signed_body_is_held_to_the_strict_subset_when_its_schema_does_not_match(tmp_path: Path) -> None:
+    """The inner body's §4.3 types and nesting are checked with its schema (a body that
+    matches a schema is strict by construction): a float, or nesting past the limit,
+    is still refused as §4.3, before the schema's own verdict."""
+    a = load_or_create_identity(tmp_path / "a")
+    keys = {a.peer_id: a.certificate.public_key}
+    schemas = table_schemas()
+    ack = {"type": "ack", "v": 1, "from": a.peer_id, "game": bytes(32), "lamport": 7, "last": [-1, bytes(32)],
+           "heads": [[-1, bytes(32)]], "slast": [-1, bytes(32)], "sides": [[-1, bytes(32)]]}
+    deep: list = []
+    for _ in range(9):
+        deep = [deep]
+    for bad, why in (({"lamport": 7.5}, "float values are not allowed"), ({"heads": deep}, "nesting deeper than 8")):
+        body = msgpack.packb({**ack, **bad}, use_bin_type=True)  # (our encoder refuses to write these)
+        sig = a.sign(SIGNED_DOMAIN + body)
+        with pytest.raises(ProtocolError, match=why) as caught:
+            open_signed(signed_frame(body, sig), keys, schemas)
+        assert caught.value.section == "§4.3"
+    body, sig = sign(a, {**ack, "lamport": -1})  # strict, but not what the schema allows
+    with pytest.raises(ProtocolError) as caught:
+        open_signed(signed_frame(body, sig), keys, schemas)
+    assert caught.value.section != "§4.3" and "lamport" in str(caught.value)
+
+
+def test_s4_4_every_table_schema_nests_within_the_frame_limit() -> None:
+    """What lets a matching schema stand for the §4.3 tree check (`Schemas.check`)."""
+    from p2p.wire import DEFAULT_LIMITS
+
+    schemas = table_schemas()
+    assert all(schemas._by_key[key].depth <= DEFAULT_LIMITS.max_depth for key in schemas._by_key)  # noqa: SLF001
