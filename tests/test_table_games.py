@@ -184,11 +184,11 @@ def test_s8_5_a_share_made_ahead_for_a_snap_is_the_share_the_reveal_asks_for() -
     (chain, position), so it is the very share the reveal would have made."""
     from p2p.deck import make_share
 
-    net = TableNetwork(3, 11, rules=SMALL)
+    net = TableNetwork(3, 11, rules=SMALL, act_delay=0.3)
     net.start()
     machine = net.tables[1].machine
     while machine.engine.discard_top() is None:  # until the deal is done and the first card is up
-        net.run_until(net.now + 0.5)
+        net.run_until(net.now + 0.001)
     assert machine.round_number == 1 and machine.engine.discard_top() is not None
     snap = Snap(1, machine.engine.discard_top(), 1, 2)  # its own bottom-left card (it peeked it)
     machine.prepare(snap)
@@ -224,6 +224,8 @@ def test_s8_5_shares_made_ahead_are_the_seats_own_hidden_shares_and_the_reveal_u
     original = machine._my_share  # noqa: SLF001
     monkeypatch.setattr(machine, "_my_share", lambda *a: calls.append(1) or original(*a))
     top = machine.engine.discard_top()
+    machine.prepare(Snap(1, top, 0, 2, give=0))  # seat 0 peeked that card: seat 1's share is published already
+    assert calls == []
     net.send(1, machine.submit(Snap(1, top, 1, 2)))  # its own bottom-left card (it peeked it)
     net.run_until(net.now + 0.5)
     assert any(isinstance(a.event, Snap) and a.event.seat == 1 for step in net.tables[0].steps for a in step.applied)

@@ -371,8 +371,10 @@ class TableMachine:
         if card is None or card not in rnd.location:
             return
         deck, position = rnd.location[card]
-        if (deck.chain, position) not in self._prepared:
-            self._prepared[(deck.chain, position)] = self._my_share(deck, position)
+        key = (deck.chain, position)
+        plan = rnd.plans.get(key)
+        if key not in self._prepared and not (plan is not None and self.seats[self.me] in plan.promised):
+            self._prepared[key] = self._my_share(deck, position)  # (a share published or owed already: no reveal asks again)
 
     def share_ahead(self) -> bool:
         """Make ahead, in a moment when nothing else waits, one plain share this seat may
