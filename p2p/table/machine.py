@@ -321,6 +321,7 @@ class TableMachine:
         self.stall_s = float(rules.turn_s) if stall_s is None else stall_s
         self._public_events: list[Event] = []  # every event applied, private faces left out
         self._wait: tuple[tuple[str, int, int], float] | None = None  # what the table waits for, since when
+        self._awaited: Awaited | None = None  # `awaited()` as of the last `_track_stall` (what `_wait` names)
         self._stalls_claimed: set[tuple[str, int, int]] = set()
         self.position = -1
         self.on_applied: Callable[[Event, Sequence[Note]], None] | None = None
@@ -1128,8 +1129,10 @@ class TableMachine:
     # -- timers ------------------------------------------------------------------------
 
     def _track_stall(self) -> None:
-        """Note since when the table waits for the work it waits for now (§9.11)."""
-        awaited = self.awaited()
+        """Note since when the table waits for the work it waits for now (§9.11). Called
+        after every ordered or side message, the only inputs that change what it waits
+        for; the stall claim (`_stall_claim`, asked at every deadline) reads it from here."""
+        awaited = self._awaited = self.awaited()
         if awaited is None:
             self._wait = None
             return
@@ -1147,7 +1150,7 @@ class TableMachine:
         if self.me is None or self.halted is not None or self._wait is None:
             return None
         key, since = self._wait
-        awaited = self.awaited()
+        awaited = self._awaited
         if key in self._stalls_claimed or awaited is None or (awaited.what, awaited.round, awaited.need) != key:
             return None
         seats = [s for s in awaited.seats if s != self.me]
