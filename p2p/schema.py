@@ -124,20 +124,26 @@ def _compiled(kind: Kind) -> Callable[[Any], bool]:
 _ABSENT = object()
 
 
+class _Generated:
+    """What every kind but `Optional` shares: its fast path `valid`, one function
+    generated (once, on first use) from the kind's `emit`; and a depth of 0 unless the
+    kind nests containers in its value (§4.3)."""
+
+    depth = 0
+
+    @cached_property
+    def valid(self) -> Callable[[Any], bool]:
+        return _compiled(self)  # type: ignore[arg-type]  (every subclass is a Kind)
+
+
 def _wrong(kind: Kind, value: Any, path: str, section: str, got: str | None = None) -> SchemaError:
     return SchemaError(section, path, kind.describe(), got if got is not None else kind_of(value))
 
 
 @dataclass(frozen=True)
-class Int:
+class Int(_Generated):
     min: int = -(1 << 63)
     max: int = (1 << 64) - 1
-
-    @cached_property
-    def valid(self) -> Callable[[Any], bool]:
-        return _compiled(self)
-
-    depth = 0  # containers it nests in its value (§4.3)
 
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not int or not {self.min} <= {value} <= {self.max}")
@@ -153,13 +159,7 @@ class Int:
 
 
 @dataclass(frozen=True)
-class Bool:
-    @cached_property
-    def valid(self) -> Callable[[Any], bool]:
-        return _compiled(self)
-
-    depth = 0  # containers it nests in its value (§4.3)
-
+class Bool(_Generated):
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not bool")
 
@@ -172,18 +172,12 @@ class Bool:
 
 
 @dataclass(frozen=True)
-class Str:
+class Str(_Generated):
     """UTF-8 text; `printable` forbids control characters (names shown on screens)."""
 
     min_len: int = 0
     max_len: int = 4096
     printable: bool = False
-
-    @cached_property
-    def valid(self) -> Callable[[Any], bool]:
-        return _compiled(self)
-
-    depth = 0  # containers it nests in its value (§4.3)
 
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not str or not {self.min_len} <= len({value}) <= {self.max_len}")
@@ -204,14 +198,8 @@ class Str:
 
 
 @dataclass(frozen=True)
-class OneOf:
+class OneOf(_Generated):
     choices: frozenset[str]
-
-    @cached_property
-    def valid(self) -> Callable[[Any], bool]:
-        return _compiled(self)
-
-    depth = 0  # containers it nests in its value (§4.3)
 
     def emit(self, source: _Source, value: str, indent: int) -> None:
         source.fail_if(indent, f"type({value}) is not str or {value} not in {source.constant(self.choices)}")
@@ -227,18 +215,12 @@ class OneOf:
 
 
 @dataclass(frozen=True)
-class Bin:
+class Bin(_Generated):
     """Bytes: exactly `size` long, or `min_len`..`max_len`."""
 
     size: int | None = None
     min_len: int = 0
     max_len: int = 1 << 20
-
-    @cached_property
-    def valid(self) -> Callable[[Any], bool]:
-        return _compiled(self)
-
-    depth = 0  # containers it nests in its value (§4.3)
 
     def emit(self, source: _Source, value: str, indent: int) -> None:
         size = f"len({value}) != {self.size}" if self.size is not None else f"not {self.min_len} <= len({value}) <= {self.max_len}"
@@ -258,14 +240,10 @@ class Bin:
 
 
 @dataclass(frozen=True)
-class ListOf:
+class ListOf(_Generated):
     item: Kind
     min_len: int = 0
     max_len: int = 4096
-
-    @cached_property
-    def valid(self) -> Callable[[Any], bool]:
-        return _compiled(self)
 
     @property
     def depth(self) -> int:
@@ -290,14 +268,10 @@ class ListOf:
 
 
 @dataclass(frozen=True)
-class Tuple:
+class Tuple(_Generated):
     """A fixed-length array whose items have their own kinds (e.g. ``[seq, hash]``)."""
 
     items: tuple[Kind, ...]
-
-    @cached_property
-    def valid(self) -> Callable[[Any], bool]:
-        return _compiled(self)
 
     @property
     def depth(self) -> int:
@@ -358,14 +332,10 @@ def _check_fields(fields: Mapping[str, Kind], value: Any, path: str, section: st
 
 
 @dataclass(frozen=True)
-class Record:
+class Record(_Generated):
     """A nested map with declared fields (same unknown-field policy as a message)."""
 
     fields: Mapping[str, Kind]
-
-    @cached_property
-    def valid(self) -> Callable[[Any], bool]:
-        return _compiled(self)
 
     @property
     def depth(self) -> int:
