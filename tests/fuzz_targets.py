@@ -428,12 +428,14 @@ def run_roster(data: bytes) -> Verdict:
 
 @dataclass
 class FileTarget:
-    """Writes each input to a file, as a log arrives on the auditor's disk."""
+    """Writes each input to a file, as a log arrives on the auditor's disk: in a
+    temporary folder of its own, removed with the target (or at exit)."""
 
-    folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="bandit-fuzz-")))
+    folder: tempfile.TemporaryDirectory[str] = field(
+        default_factory=lambda: tempfile.TemporaryDirectory(prefix="bandit-fuzz-"))
 
     def path(self, data: bytes) -> Path:
-        path = self.folder / "input.bandit-log"
+        path = Path(self.folder.name) / "input.bandit-log"
         path.write_bytes(data)
         return path
 

@@ -5,6 +5,8 @@ accepted value round-trips. Regression tests for what the fuzzer found come firs
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,7 +17,7 @@ from p2p.wire import decode, encode
 from tests import fuzz_corpus as corpus
 from tests.fuzz_mutate import Codec
 from tests.fuzz_strategies import mutants
-from tests.fuzz_targets import ACCEPTED, PARSER_NAMES, REJECTED, make_target
+from tests.fuzz_targets import ACCEPTED, PARSER_NAMES, REJECTED, FileTarget, make_target
 
 SLOW_OK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -97,3 +99,14 @@ def test_mutated_card_structures_round_trip_or_blame_their_sender(data: st.DataO
     max_leaves=12))
 def test_any_value_read_as_a_card_structure_is_parsed_or_malformed(parser: int, value: object) -> None:
     make_target("deck").run(encode([parser, value]))
+
+
+def test_s10_1_a_log_target_leaves_no_file_behind() -> None:
+    # Each target writes inputs into a temporary folder of its own; the property tests
+    # make hundreds of targets, and every run of the suite used to leave their folders.
+    target = FileTarget()
+    folder = Path(target.folder.name)
+    assert target.run_log(b"not a log") is REJECTED
+    assert (folder / "input.bandit-log").exists()
+    del target
+    assert not folder.exists()
