@@ -26,13 +26,17 @@ from p2p.identity import verify_signature
 from p2p.wire import decode_map
 
 _IDENTITIES: dict[bytes, Identity] = {}
+_FILES: list[tempfile.TemporaryDirectory[str]] = []  # where their files live: one folder, removed at exit
 
 
 def seeded_identity(seed: bytes) -> Identity:
     """A real identity (key + self-signed certificate) determined by a 32-byte seed."""
     if seed not in _IDENTITIES:
         key = Ed25519PrivateKey.from_private_bytes(seed)
-        folder = Path(tempfile.mkdtemp(prefix="bandit-id-"))
+        if not _FILES:
+            _FILES.append(tempfile.TemporaryDirectory(prefix="bandit-id-"))
+        folder = Path(_FILES[0].name) / seed.hex()
+        folder.mkdir()
         (folder / KEY_FILE).write_bytes(key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
         (folder / KEY_FILE).chmod(0o600)
