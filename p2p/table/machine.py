@@ -368,14 +368,7 @@ class TableMachine:
         tableaux = self.engine.zones().tableaux
         if rnd is None or not 0 <= intent.owner < len(tableaux) or not 0 <= intent.slot < len(tableaux[intent.owner]):
             return
-        card = tableaux[intent.owner][intent.slot]
-        if card is None or card not in rnd.location:
-            return
-        deck, position = rnd.location[card]
-        key = (deck.chain, position)
-        plan = rnd.plans.get(key)
-        if key not in self._prepared and not (plan is not None and self.seats[self.me] in plan.promised):
-            self._prepared[key] = self._my_share(deck, position)  # (a share published or owed already: no reveal asks again)
+        self._make_ahead(rnd, tableaux[intent.owner][intent.slot])
 
     def share_ahead(self) -> bool:
         """Make ahead, in a moment when nothing else waits, one plain share this seat may
@@ -389,18 +382,20 @@ class TableMachine:
         rnd = self._round
         if rnd is None or rnd.ended is not None or rnd.void is not None:
             return False
-        me = self.seats[self.me]
-        for card in self.engine.zones().tableaux[self.me]:
-            if card is None or card not in rnd.location:
-                continue
-            deck, position = rnd.location[card]
-            key = (deck.chain, position)
-            plan = rnd.plans.get(key)
-            if key in self._prepared or (plan is not None and me in plan.promised):
-                continue
-            self._prepared[key] = self._my_share(deck, position)
-            return True
-        return False
+        return any(self._make_ahead(rnd, card) for card in self.engine.zones().tableaux[self.me])
+
+    def _make_ahead(self, rnd: _Round, card: int | None) -> bool:
+        """Make this seat's plain share of `card` now, unless it is made already, or
+        published or owed (then no later reveal asks for it again); True if it made one."""
+        if card is None or card not in rnd.location:
+            return False
+        deck, position = rnd.location[card]
+        key = (deck.chain, position)
+        plan = rnd.plans.get(key)
+        if key in self._prepared or (plan is not None and self.seats[self.me] in plan.promised):
+            return False
+        self._prepared[key] = self._my_share(deck, position)
+        return True
 
     def _my_share(self, deck: Deck, position: int) -> Share:
         """This seat's plain share of a card: from its secrets by (chain, position), so
