@@ -19,13 +19,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                     "only if everything holds; otherwise the first violation is named.",
     )
     p.add_argument("log", type=Path, metavar="LOG", help="a .bandit-log file written by a peer")
-    p.add_argument("--json", action="store_true", help="print one JSON object with the verdict on the last line")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object with the verdict on the last line (seats counted from 0, as on "
+                        "the wire, each with its player's name; the report counts them from 1)")
     p.add_argument("--brief", action="store_true", help="only the verdict, not the story of the game")
     p.set_defaults(func=run)
 
 
 def verdict(result: AuditResult) -> dict[str, object]:
+    """The `--json` object (protocol.md §10.2): a seat is its wire number (from 0) and its
+    player's name, so no reader has to know which way the report counts."""
     failure = result.first_failure
+
+    def peer(seat: int | None) -> str | None:
+        return None if seat is None or not 0 <= seat < len(result.names) else result.names[seat]
+
     return {
         "ok": result.ok,
         "game_id": result.game_id.hex(),
@@ -34,11 +42,11 @@ def verdict(result: AuditResult) -> dict[str, object]:
         "totals": result.totals,
         "winners": result.winners,
         "finished": result.finished,
-        "left": None if result.left is None else {"seat": result.left[0], "why": result.left[1]},
+        "left": None if result.left is None else {"seat": result.left[0], "peer": peer(result.left[0]), "why": result.left[1]},
         "records": result.records,
         "first_violation": None if failure is None else {
             "record": failure.record, "seat": failure.seat, "section": failure.section, "what": failure.what,
-            "peer": None if failure.seat is None or failure.seat >= len(result.names) else result.names[failure.seat],
+            "peer": peer(failure.seat),
         },
     }
 

@@ -149,3 +149,22 @@ def test_audit_cli_exit_status_and_first_violation(game_log: Path, tmp_path: Pat
     assert good.returncode == 0 and '"ok": true' in good.stdout.splitlines()[-1]
     failed = subprocess.run([sys.executable, "-m", "cli", "audit", str(bad)], capture_output=True, text=True, env=env)
     assert failed.returncode == 1 and "NOT VERIFIED" in failed.stdout and "record 1" in failed.stdout
+
+
+def test_s10_2_audit_json_names_each_seat_it_numbers(game_log: Path) -> None:
+    """`--json` counts seats from 0, as the wire does, and gives each its player's name,
+    for the player who left as for the culprit of the first violation."""
+    from dataclasses import replace
+
+    from cli.audit import verdict
+    from p2p.audit import Failure
+
+    result = audit(game_log)
+    names = list(result.names)
+    assert verdict(result)["players"] == names and verdict(result)["left"] is None
+    left = verdict(replace(result, left=(2, "left the table")))["left"]
+    assert left == {"seat": 2, "peer": names[2], "why": "left the table"}
+    blamed = verdict(replace(result, first_failure=Failure(7, 0, "§9.4", "a share that is not owed")))["first_violation"]
+    assert blamed == {"record": 7, "seat": 0, "peer": names[0], "section": "§9.4", "what": "a share that is not owed"}
+    altered = verdict(replace(result, first_failure=Failure(7, None, "§7.2", "chain broken")))["first_violation"]
+    assert altered["seat"] is None and altered["peer"] is None
