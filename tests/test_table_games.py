@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import Draw, NormalBot, Prng, Reshuffled, Revealed, RoundStarted, SeatView, Snap, SnapOutcome, SnapResolved
+from engine import (
+    Draw, NormalBot, PeekBarrierExpired, Prng, Reshuffled, Revealed, RoundStarted, SeatView, Snap, SnapOutcome,
+    SnapResolved, TurnTimedOut,
+)
 from p2p.audit import audit
 from p2p.order import message_hash
 from p2p.roster import TableRules
@@ -298,3 +301,27 @@ def test_R6_a_bot_withdraws_an_intent_the_table_overtook_while_it_thought() -> N
     assert not driver.still_wanted(stale) and driver.snaps_in_flight == 0
     driver.acts_in_flight = 1
     assert not driver.still_wanted(Draw(1)) and driver.acts_in_flight == 0  # not its turn
+
+
+def test_R4_R5_an_away_player_is_played_by_the_timers_and_the_game_ends(tmp_path: Path) -> None:
+    """Seat 1 never confirms its peek nor plays a turn (its player is away): the R4.3
+    barrier expires, every one of its turns times out (R5: option A, no power), the
+    claims travel the agreed order like any message (§9.6), and the game still ends with
+    every peer agreeing and every log auditing clean."""
+    rules = TableRules(target=10, turn_s=5, peek_s=2, skills_text=SMALL_DECK)
+    net = TableNetwork(3, 5, rules=rules)
+    away = net.tables[1].driver
+    away.act = lambda: None  # type: ignore[method-assign]
+    away.snap = lambda: None  # type: ignore[method-assign]
+    net.run()
+    machines = [t.machine for t in net.tables]
+    assert all(m.finished and m.halted is None for m in machines) and identical_logs(net)
+    claims = [d.envelope.inner for d in net.tables[0].log if d.envelope.inner["type"] == "timeout"]
+    events = [a.event for step in net.tables[2].steps for a in step.applied]
+    rounds = sum(isinstance(e, RoundStarted) for e in events)
+    assert rounds >= 1 and sum(isinstance(e, PeekBarrierExpired) for e in events) == rounds
+    assert {c["round"] for c in claims if c["what"] == "peek"} == set(range(1, rounds + 1))
+    turns = {(c["round"], c["turn"]) for c in claims if c["what"] == "turn"}
+    timed_out = [e for e in events if isinstance(e, TurnTimedOut)]
+    assert turns and len(timed_out) == len(turns)  # several seats claim a turn; it times out once
+    assert audit(net.write_logs(tmp_path)[0]).ok

@@ -522,22 +522,25 @@ class TableMachine:
 
     def next_deadline(self) -> float | None:
         """When `on_timer` has a timer or stall claim to make (seated peers only)."""
-        times = [claim[0] for claim in (self._timer_claim(), self._stall_claim()) if claim is not None]
+        times = [due[0] for due in (self._timer_due(), self._stall_due()) if due is not None]
         return min(times, default=None)
 
     def on_timer(self, now: float) -> Step:
         step = Step()
         self._now = max(self._now, now)
-        claim = self._timer_claim()
-        if claim is not None and now >= claim[0] and self.halted is None:
-            _, key, payload = claim
+        timer = self._timer_due()
+        if timer is not None and now >= timer[0] and self.halted is None:
+            what, number, turn = key = timer[1]
             self._claimed.add(key)
-            step.send.append(payload)
-        stall = self._stall_claim()
+            # A turn's key names its turn; the peek's is 0, and its claim names the turn to come.
+            turn = turn if what == "turn" else self.engine.turn
+            step.send.append({"type": "timeout", "v": 1, "round": number, "what": what, "turn": turn})
+        stall = self._stall_due()
         if stall is not None and now >= stall[0]:
-            _, wait, payload = stall
+            _, wait, seats = stall
             self._stalls_claimed.add(wait)
-            step.send.append(payload)
+            what, number, need = wait
+            step.send.append({"type": "stalled", "v": 1, "round": number, "what": what, "need": need, "seats": seats})
         return step
 
     # -- handlers: game setup and rounds ---------------------------------------------
@@ -1126,7 +1129,7 @@ class TableMachine:
     def _track_stall(self) -> None:
         """Note since when the table waits for the work it waits for now (§9.11). Called
         after every ordered or side message, the only inputs that change what it waits
-        for; the stall claim (`_stall_claim`, asked at every deadline) reads it from here."""
+        for; the stall claim (`_stall_due`, asked at every deadline) reads it from here."""
         awaited = self._awaited = self.awaited()
         if awaited is None:
             self._wait = None
@@ -1141,7 +1144,8 @@ class TableMachine:
         if self._wait is not None:
             self._wait = (self._wait[0], max(self._wait[1], now))
 
-    def _stall_claim(self) -> tuple[float, tuple[str, int, int], dict[str, Any]] | None:
+    def _stall_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
+        """(when, the wait's key, the seats waited for) of the stall this seat would claim."""
         if self.me is None or self.halted is not None or self._wait is None:
             return None
         key, since = self._wait
@@ -1152,10 +1156,11 @@ class TableMachine:
         if not seats:
             return None
         at = since + self.stall_s + TIMEOUT_STAGGER * ((self.me - seats[0]) % len(self.seats))
-        payload = {"type": "stalled", "v": 1, "round": awaited.round, "what": awaited.what, "need": awaited.need, "seats": seats}
-        return at, key, payload
+        return at, key, seats
 
-    def _timer_claim(self) -> tuple[float, tuple[str, int, int], dict[str, Any]] | None:
+    def _timer_due(self) -> tuple[float, tuple[str, int, int]] | None:
+        """(when, key) of the timeout this seat would claim: ("peek", round, 0) or
+        ("turn", round, turn)."""
         if self.me is None or self.halted is not None or self._round is None or not self._round.started:
             return None
         if self._round.void is not None:
@@ -1167,7 +1172,7 @@ class TableMachine:
             if key in self._claimed:
                 return None
             at = self._peek_since + self.rules.peek_s + TIMEOUT_STAGGER * self.me
-            return at, key, {"type": "timeout", "v": 1, "round": self._round.number, "what": "peek", "turn": self.engine.turn}
+            return at, key
         if phase in TURN_PHASES and self._turn_since is not None and self._turn_since[0] == self.engine.turn:
             turn_seat = self.engine.turn_seat
             assert turn_seat is not None
@@ -1175,7 +1180,7 @@ class TableMachine:
             if key in self._claimed:
                 return None
             at = self._turn_since[1] + self.rules.turn_s + TIMEOUT_STAGGER * ((self.me - turn_seat) % n)
-            return at, key, {"type": "timeout", "v": 1, "round": self._round.number, "what": "turn", "turn": self.engine.turn}
+            return at, key
         return None
 
     def _halt(self, step: Step, violation: TableViolation) -> None:
