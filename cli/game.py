@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 from pathlib import Path
 
 import trio
@@ -40,6 +41,21 @@ def log_path_for(result: LobbyResult, state_dir: Path | None, explicit: Path | N
         return explicit
     folder = log_dir or (state_dir or default_state_dir()) / "logs"
     return folder / f"{result.game_id[:6].hex()}-seat{result.seat + 1}.bandit-log"
+
+
+def log_place_problem(state_dir: Path | None, explicit: Path | None, log_dir: Path | None = None) -> str | None:
+    """Why this seat's log could not be written where it would go, or None. Asked before
+    the lobby, so nobody is seated at a table whose log this peer cannot keep (§10.1)."""
+    folder = explicit.parent if explicit is not None else log_dir or (state_dir or default_state_dir()) / "logs"
+    if explicit is not None and (explicit.exists() or explicit.is_symlink()):
+        return f"{explicit} exists already, and a fairness log is never overwritten: choose another --log"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".bandit-lan-", suffix=".probe"):
+            pass
+    except OSError as exc:
+        return f"cannot write fairness logs in {folder}: {exc.strerror or exc}"
+    return None
 
 
 def print_line(line: Line) -> None:

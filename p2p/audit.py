@@ -100,8 +100,11 @@ def audit(path: Path) -> AuditResult:
     result = AuditResult(path)
     try:
         contents = read_log(path)
-    except (LogError, OSError) as exc:
-        result.first_failure = Failure(None, None, getattr(exc, "section", "§10.1"), getattr(exc, "reason", str(exc)))
+    except LogError as exc:
+        result.first_failure = Failure(None, None, exc.section, exc.reason)
+        return result
+    except OSError as exc:
+        result.first_failure = Failure(None, None, "§10.1", f"the log cannot be read: {exc.strerror or exc}")
         return result
     result.contents = contents
     header = contents.header

@@ -168,3 +168,10 @@ def test_s10_2_audit_json_names_each_seat_it_numbers(game_log: Path) -> None:
     assert blamed == {"record": 7, "seat": 0, "peer": names[0], "section": "§9.4", "what": "a share that is not owed"}
     altered = verdict(replace(result, first_failure=Failure(7, None, "§7.2", "chain broken")))["first_violation"]
     assert altered["seat"] is None and altered["peer"] is None
+
+
+def test_s10_1_a_log_that_cannot_be_read_is_named_as_such(tmp_path: Path) -> None:
+    for path, why in [(tmp_path / "missing.bandit-log", "No such file or directory"), (tmp_path, "Is a directory")]:
+        result = audit(path)
+        failure = result.first_failure
+        assert not result.ok and failure.section == "§10.1" and failure.what == f"the log cannot be read: {why}"

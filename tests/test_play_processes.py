@@ -45,3 +45,28 @@ def test_play_rejects_bad_arguments_clearly(tmp_path: Path) -> None:
     for args, words in [(("--bots", "0"), "--bots must be between 1 and 5"), (("--target", "0"), "--target")]:
         done = run_cli("play", "--headless", *args, "--state-dir", str(tmp_path))
         assert done.returncode == 2 and words in done.stderr
+
+
+def test_s10_1_a_log_that_could_not_be_kept_is_refused_before_anybody_is_seated(tmp_path: Path) -> None:
+    """`play`, `host` and `join` check where their log goes before the lobby: a folder
+    that cannot be made, or a --log file that exists (a log is never overwritten), is a
+    clear error (exit 2) instead of a crash once the game has started. Nothing is left
+    behind in a folder that is fine."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    kept = tmp_path / "old.bandit-log"
+    kept.write_bytes(b"an earlier game")
+    state = ("--state-dir", str(tmp_path / "state"))
+    cases = [
+        (("play", "--headless", "--log-dir", str(blocker / "logs")), f"cannot write fairness logs in {blocker / 'logs'}"),
+        (("host", "--headless", "--log", str(kept)), "is never overwritten"),
+        (("join", "--headless", "--peer", "127.0.0.1:9", "--log-dir", str(blocker)), f"cannot write fairness logs in {blocker}"),
+    ]
+    for args, words in cases:
+        done = run_cli(*args, *state, timeout=30)
+        assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
+    assert kept.read_bytes() == b"an earlier game"
+    from cli.game import log_place_problem
+
+    assert log_place_problem(None, None, tmp_path / "fresh") is None
+    assert [p.name for p in (tmp_path / "fresh").iterdir()] == []  # the probe file is gone
