@@ -20,12 +20,12 @@ was never sent). The journal is removed when its game ends cleanly.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from p2p.appendfile import AppendFile
 from p2p.errors import ProtocolError
 from p2p.schema import Bin, Int, ListOf, Message, Schemas, Str, Tuple
 from p2p.signing import SignedMessage
@@ -65,39 +65,42 @@ def journal_path(state_dir: Path, game: bytes) -> Path:
 
 
 class Journal:
-    """An open journal of a live seat."""
+    """An open journal of a live seat. If the disk fails it takes nothing more
+    (`failure` says why) and must be `abandon`ed: a journal that misses a sent message
+    would let a resumed seat sign another message in its place."""
 
-    def __init__(self, path: Path, fd: int) -> None:
-        self.path = path
-        self._fd = fd
+    def __init__(self, out: AppendFile) -> None:
+        self.path = out.path
+        self._out = out
 
     @classmethod
     def create(
         cls, path: Path, *, game: bytes, seat: int, seed: bytes, log: Path, port: int,
         addresses: Sequence[tuple[str, int] | None],
     ) -> Journal:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
-        journal = cls(path, fd)
+        journal = cls(AppendFile.create(path, mode=0o600, folder_mode=0o700))
         journal._write({
             "type": "journal.seat", "v": 1, "game": game, "seat": seat, "seed": seed, "log": str(log),
             "port": port, "addresses": [list(a) if a is not None else ["", 0] for a in addresses],
         })
-        os.fsync(fd)
+        journal._out.sync()
+        if journal.failure is not None:
+            journal.abandon()
+            raise OSError(f"cannot start the journal {path}: {journal.failure}")
         return journal
 
     @classmethod
     def reopen(cls, path: Path) -> tuple[Journal, JournalContents]:
         contents = read_journal(path)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        os.ftruncate(fd, contents.intact)
-        return cls(path, fd), contents
+        return cls(AppendFile.reopen(path, contents.intact)), contents
+
+    @property
+    def failure(self) -> str | None:
+        """Why writing stopped, once the disk failed (None while all is well)."""
+        return self._out.failure
 
     def _write(self, frame: dict[str, Any]) -> None:
-        data = encode_frame(frame, JOURNAL_LIMITS)
-        while data:
-            written = os.write(self._fd, data)
-            data = data[written:]
+        self._out.append(encode_frame(frame, JOURNAL_LIMITS))
 
     def sent(self, message: SignedMessage) -> None:
         """Record a message about to be sent (call before handing it to the network)."""
@@ -105,12 +108,16 @@ class Journal:
 
     def close(self, *, finished: bool) -> None:
         """Close; a game that ended needs no resuming, so its journal (and seed) go."""
-        if self._fd < 0:
+        if self._out.closed:
             return
-        os.close(self._fd)
-        self._fd = -1
+        self._out.close()
         if finished:
             self.path.unlink(missing_ok=True)
+
+    def abandon(self) -> None:
+        """Close and remove: this seat can no longer be resumed from it."""
+        self._out.close()
+        self.path.unlink(missing_ok=True)
 
 
 def read_journal(path: Path) -> JournalContents:

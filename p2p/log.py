@@ -24,12 +24,12 @@ short by a crash reads as "torn": everything before it is intact.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
+from p2p.appendfile import AppendFile
 from p2p.errors import ProtocolError
 from p2p.schema import Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
 from p2p.signing import SignedMessage
@@ -112,11 +112,12 @@ class LogError(ProtocolError):
 
 
 class FairnessLog:
-    """An open log being written by a live peer."""
+    """An open log being written by a live peer. If the disk fails, the log keeps every
+    whole record written before and takes nothing more: `failure` says why (§10.1)."""
 
-    def __init__(self, path: Path, file: BinaryIO) -> None:
-        self.path = path
-        self._file = file
+    def __init__(self, out: AppendFile) -> None:
+        self.path = out.path
+        self._out = out
         self.messages = 0
 
     @classmethod
@@ -126,29 +127,33 @@ class FairnessLog:
         contents = read_log(path)
         if contents.ended is not None:
             raise LogError("§10.1", f"the log was closed ({contents.ended}): that game is over")
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        if contents.torn:
-            os.ftruncate(fd, contents.intact)
-            contents.torn = False
-        log = cls(path, os.fdopen(fd, "ab", buffering=0))
+        log = cls(AppendFile.reopen(path, contents.intact))
+        contents.torn = False
         log.messages = len(contents.messages)
         return log, contents
 
     @classmethod
     def create(cls, path: Path, header: Header) -> FairnessLog:
         """Start a new log at `path` (it must not exist: logs are never overwritten)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        log = cls(path, os.fdopen(fd, "ab", buffering=0))
+        log = cls(AppendFile.create(path, mode=0o644))
         log._write({
             "type": "log.header", "v": 1, "roster": header.roster, "signatures": list(header.signatures),
             "seat": header.seat, "software": header.software,
         })
         log.sync()
+        if log.failure is not None:
+            log._out.close()
+            path.unlink(missing_ok=True)
+            raise OSError(f"cannot start the fairness log {path}: {log.failure}")
         return log
 
+    @property
+    def failure(self) -> str | None:
+        """Why writing stopped, once the disk failed (None while all is well)."""
+        return self._out.failure
+
     def _write(self, frame: dict[str, Any]) -> None:
-        self._file.write(encode_frame(frame, LOG_LIMITS))
+        self._out.append(encode_frame(frame, LOG_LIMITS))
 
     def append(self, message: SignedMessage) -> None:
         """Record a delivered content message, byte for byte."""
@@ -176,22 +181,23 @@ class FairnessLog:
 
     def sync(self) -> None:
         """Make what was written durable (round ends, exit)."""
-        os.fsync(self._file.fileno())
+        self._out.sync()
 
     @property
     def closed(self) -> bool:
-        return self._file.closed
+        return self._out.closed
 
     def close(self, why: str, *, absent: int | None = None) -> None:
-        """End the log; `absent` names the seat whose absence ended the game (§11.3)."""
-        if self._file.closed:
+        """End the log; `absent` names the seat whose absence ended the game (§11.3). A
+        log whose disk failed is left as it was (its last whole record ends it)."""
+        if self._out.closed:
             return
         end: dict[str, Any] = {"type": "log.end", "v": 1, "why": why[:200]}
         if absent is not None:
             end["absent"] = absent
         self._write(end)
         self.sync()
-        self._file.close()
+        self._out.close()
 
 
 def _frames(data: bytes) -> Iterator[tuple[int, bytes | None]]:

@@ -193,6 +193,8 @@ class TablePeer(SessionRecord):
         self._wake = trio.Event()
         self._arrived = trio.Event()  # frames were taken into the order: `_work` has work
         self._left = False  # this seat chose to leave (`leave`)
+        self._journal_failure: str | None = None  # why the journal stopped taking records
+        self._storage_why: str | None = None  # set when this seat leaves because its records failed
         self._done = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._why = ""
@@ -240,6 +242,23 @@ class TablePeer(SessionRecord):
         with trio.move_on_after(LEAVE_WAIT):
             await self._done.wait()
         self._finish("you left the table")
+
+    async def _leave_for_storage(self, failure: str) -> None:
+        """This seat can no longer record the game (§10.1): it leaves, so the others' game
+        ends cleanly at one point of the order and no move of it goes unrecorded here."""
+        self._say(f"This game's records cannot be written here ({failure}): you leave the table.", "error")
+        self._send({"type": "leave", "v": 1, "reason": f"its records could not be written ({failure})"})
+        self._after_processing()
+        with trio.move_on_after(LEAVE_WAIT):
+            await self._done.wait()
+        self._finish("")
+
+    def _check_storage(self) -> None:
+        """Once the log or the journal failed (a full disk, say), leave the table once."""
+        failure = self.log.failure or self._journal_failure
+        if failure is not None and self._storage_why is None and self._nursery is not None and not self._done.is_set():
+            self._storage_why = f"this game's records could not be written here ({failure})"
+            self._nursery.start_soon(self._leave_for_storage, failure)
 
     # -- running ---------------------------------------------------------------------
 
@@ -468,6 +487,10 @@ class TablePeer(SessionRecord):
         self._active()
         if self.journal is not None:
             self.journal.sent(envelope)  # before it leaves: what was sent is never forgotten (§11.3)
+            if self.journal.failure is not None:  # it misses this message: nobody may resume from it
+                self._journal_failure = self.journal.failure
+                self.journal.abandon()
+                self.journal = None
         self.mesh.broadcast(signed_frame(envelope.body, envelope.sig))
 
     def _sign(self, inner: dict[str, Any]) -> SignedMessage:
@@ -480,6 +503,7 @@ class TablePeer(SessionRecord):
         woken here have seen whatever touched the table, wherever it was handled."""
         if changed:
             self._touched = False
+        self._check_storage()
         if self.orderer.ack_due() and not self._done.is_set():
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._drive()
@@ -662,7 +686,7 @@ class TablePeer(SessionRecord):
 
     def _finish(self, why: str) -> None:
         if not self._done.is_set():
-            self._why = why
+            self._why = self._storage_why or why
             self._done.set()
 
     def _seat_of(self, peer: bytes) -> int | None:

@@ -27,10 +27,12 @@ LOOPBACK = "127.0.0.1"
 
 async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: Pace = FULL_SPEED,
                           rules: TableRules | None = None,
-                          classes: Mapping[int, type[TablePeer]] | None = None) -> tuple[AsyncExitStack, list[TablePeer]]:
+                          classes: Mapping[int, type[TablePeer]] | None = None,
+                          journals: bool = False) -> tuple[AsyncExitStack, list[TablePeer]]:
     """Seat `peers` live peers; seat 1 without a bot when `person`. Close the returned
     stack (after the peers' `run` ended) to close their meshes. `classes` gives some
-    seats another kind of peer (a cheating one, in tests)."""
+    seats another kind of peer (a cheating one, in tests); with `journals` every seat
+    keeps a journal (§11.3) in its own state folder under `root`."""
     stack = AsyncExitStack()
     ids = [load_or_create_identity(root / f"peer{i}") for i in range(peers)]
     meshes = [await stack.enter_async_context(open_mesh(ident, table_schemas(), bind=LOOPBACK, hold_incoming=i > 0))
@@ -54,7 +56,8 @@ async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: 
         assert result is not None
         bot = None if (i == 0 and person) else NormalBot()
         cls = (classes or {}).get(i, TablePeer)
-        table.append(cls(mesh, result, ids[i], log_path=root / f"seat{i + 1}.bandit-log", bot=bot, seed=i, pace=pace))
+        table.append(cls(mesh, result, ids[i], log_path=root / f"seat{i + 1}.bandit-log", bot=bot, seed=i, pace=pace,
+                         journal_dir=root / f"peer{i}" if journals else None))
     return stack, table
 
 

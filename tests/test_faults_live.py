@@ -147,3 +147,65 @@ async def test_11_3_a_peer_away_past_the_grace_period_ends_the_game_and_the_logs
 async def _run_in(scope: trio.CancelScope, peer) -> None:  # type: ignore[no-untyped-def]
     with scope:
         await peer.run()
+
+
+async def _play_until_storage_fails(tmp_path: Path, part: str):  # type: ignore[no-untyped-def]
+    """Three live peers; mid-game the disk under seat 2's `part` ("log" or "journal")
+    fills up: its descriptor is pointed at /dev/full, which fails every write with
+    ENOSPC, as a full disk does. Returns the peers and their summaries, in that order
+    (the list's order, which need not be the seat order: guests are seated as they come)."""
+    import os
+
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, journals=True)
+    full = os.open("/dev/full", os.O_WRONLY)
+    summaries = {}
+    async with stack:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+
+                async def run(i: int) -> None:
+                    summaries[i] = await peers[i].run()
+
+                for i in range(3):
+                    nursery.start_soon(run, i)
+                await until(lambda: peers[2].log.messages >= 30, peers[2])
+                target = peers[2].log if part == "log" else peers[2].journal
+                os.dup2(full, target._out._fd)
+    os.close(full)
+    return peers, summaries
+
+
+async def test_s10_1_a_full_disk_under_a_log_ends_the_game_cleanly_and_keeps_every_whole_record(tmp_path: Path) -> None:
+    """The seat whose log fails tells its player why and leaves (§9.8): the others' game
+    ends at its `leave`, their logs audit clean and name the departure, and the failed
+    log holds every record written before the failure, whole, in the agreed order."""
+    from p2p.log import read_log
+
+    peers, summaries = await _play_until_storage_fails(tmp_path, "log")
+    failed = summaries[2]
+    assert "records could not be written here (No space left on device)" in failed.why and not failed.finished
+    assert any("cannot be written here" in line.text for line in peers[2]._lines)
+    for i in (0, 1):
+        assert not summaries[i].finished
+        result = audit(summaries[i].log_path)
+        assert result.ok and result.left is not None and result.left[0] == peers[2].me, result.first_failure
+        assert "its records could not be written (No space left on device)" in result.left[1]
+    kept, honest = read_log(failed.log_path), read_log(summaries[0].log_path)
+    assert not kept.torn and kept.ended is None and len(kept.messages) >= 30
+    assert kept.messages == honest.messages[: len(kept.messages)]
+    cut_short = audit(failed.log_path).first_failure
+    assert cut_short.section == "§10.2" and cut_short.seat is None  # it ends before the game did; nobody is blamed
+
+
+async def test_s11_3_a_full_disk_under_a_journal_removes_it_and_the_seat_leaves_with_its_log_closed(tmp_path: Path) -> None:
+    """A journal that misses a sent message would let a resumed seat sign another in its
+    place (an equivocation): once it cannot be written it is removed, nothing can resume
+    from it, and the seat leaves; its log, still fine, is closed and audits clean."""
+    peers, summaries = await _play_until_storage_fails(tmp_path, "journal")
+    assert "records could not be written here (No space left on device)" in summaries[2].why
+    assert unfinished_journals(tmp_path / "peer2") == [] and peers[2].journal is None
+    for i in range(3):
+        result = audit(summaries[i].log_path)
+        assert result.ok and result.left is not None and result.left[0] == peers[2].me, (i, result.first_failure)
