@@ -813,11 +813,16 @@ class Orderer:
                 peer.resend_at = now + RETRANSMIT_AFTER
 
     def restored(self) -> None:
-        """The log is replayed: everything delivered was stable, so every other peer had
-        promised at least its stamp, with all its messages before it held."""
+        """The log is replayed. The last stamp delivered, L, was stable: every other
+        peer's messages stamped below L were delivered, so they are all back, and it
+        promised nothing below L can follow. Its messages stamped L itself may not all
+        have been: a crash can fall inside a stamp's group (one delivered, the next
+        waiting for its echo, §7.10), and the rest of the group comes again. So every
+        other peer is covered up to L - 1, not L (which would refuse that rest as a
+        stamp going backwards, §7.3)."""
         for i, peer in enumerate(self._peers):
             if i != self.me:
-                peer.covered = max(peer.covered, self._delivering)
+                peer.covered = max(peer.covered, self._delivering - 1)
                 peer.has_of_mine = -1  # until it says otherwise: send it everything again
                 peer.has_side_of_mine = -1
 

@@ -383,3 +383,42 @@ def test_order_s7_4_has_work_is_false_only_when_nothing_waits(peers: int, drop: 
     run_workload(net, 11, messages=40, spread=0.5)
     assert sorted(len(p.delivered) for p in net.peers) == [40] * peers and not any(p.errors for p in net.peers)
     assert seen[False] > seen[True] > 0  # most arrivals leave nothing to do
+
+
+def test_s11_3_a_peer_resumed_inside_a_stamp_group_takes_the_rest_of_the_group_again() -> None:
+    """A crash can fall between two messages of one stamp: the first delivered (and in
+    the log), the next waiting for its echo (§7.10). Resumed from its log, the peer must
+    take the rest of that group again when it is resent, and deliver it where everybody
+    else did, instead of refusing it as a stamp going backwards (§7.3) and blaming an
+    honest peer."""
+    from p2p.order import Orderer
+
+    net = Network(3, 4)
+    peers = [p.orderer for p in net.peers]
+    a, b, c = peers
+    mb, mc = b.send({"type": "note", "v": 1}, 0.0), c.send({"type": "note", "v": 1}, 0.0)  # concurrent: one stamp
+    assert mb.inner["lamport"] == mc.inner["lamport"] == 1
+    salt = a.salts.at(1)
+    first, second = sorted((mb, mc), key=lambda e: tiebreak(salt, 1, e.sender))
+    x, y = (b, c) if first is mb else (c, b)  # the senders of the first and the second
+    a.receive(transmit(mb), 0.0)
+    a.receive(transmit(mc), 0.0)
+    y.receive(transmit(first), 0.0)  # y holds the first and says so; x never hears of the second
+    a.receive(transmit(y.ack(0.0)), 0.0)
+    delivered = list(a.deliveries())
+    assert [d.envelope.body for d in delivered] == [first.body]  # the second waits for x's echo
+
+    resumed = Orderer(seats=a.seats, me=0, game=a.game, sign=make_signer(net.peers[0].identity))
+    for d in delivered:  # the fairness log holds what was delivered, nothing else
+        resumed.restore_delivered(transmit(d.envelope))
+    resumed.restored()
+    resumed.receive(transmit(second), 0.1)  # resent: it must be taken, not refused
+    x.receive(transmit(second), 0.1)
+    resumed.receive(transmit(x.ack(0.1)), 0.1)
+    resumed.receive(transmit(y.ack(0.1)), 0.1)
+    assert [d.envelope.body for d in resumed.deliveries()] == [second.body]
+    x.receive(transmit(y.ack(0.1)), 0.1)  # the others deliver the same two, in the same order
+    y.receive(transmit(x.ack(0.1)), 0.1)
+    for peer in (x, y):
+        peer.receive(transmit(resumed.ack(0.1)), 0.1)
+        assert [d.envelope.body for d in peer.deliveries()] == [first.body, second.body]
