@@ -74,7 +74,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -126,7 +126,8 @@ HEADER: dict[str, Kind] = {
 
 MESSAGES: tuple[Message, ...] = (
     Message(ACK_TYPE, 1, "§7.1", {"from": PEER_ID, "game": HASH, "lamport": Int(0, MAX_STAMP), "last": HEAD,
-                                  "heads": ListOf(HEAD, 1, 15), "slast": HEAD, "sides": ListOf(HEAD, 1, 15)}),
+                                  "heads": ListOf(HEAD, 1, 15), "slast": HEAD, "sides": ListOf(HEAD, 1, 15),
+                                  "away": ListOf(Int(0, 15), 0, 15)}),
 )
 
 SIDE_HEADER: dict[str, Kind] = {"from": PEER_ID, "game": HASH, "sseq": Int(0, MAX_STAMP), "sprev": HASH}
@@ -227,6 +228,9 @@ class _Peer:
     unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)  # seat -> {seq: hash} beyond what we hold
     side_unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)
     acks: dict[tuple[int, int], Envelope] = field(default_factory=dict)  # (stamp, last seq) -> its promise
+    away: tuple[int, ...] = ()  # §7.1: the seats it said, in its latest ack, it has no link to
+    away_since: float | None = None  # when we first saw it say so
+    away_stamp: int = -1  # the stamp of the ack that said it
 
     def chain(self, digest: bytes, stamp: int) -> None:
         """Append the next content message of this sender's chain."""
@@ -311,7 +315,29 @@ class Orderer:
         self._sides_unconfirmed: float | None = None  # when a side message first arrived since our last ack
         self._evidence: list[tuple[int, Envelope]] = []  # our copies of forked messages, for their declarers
         self._evidence_sent: set[tuple[int, int, int, bool]] = set()
+        self._away: tuple[int, ...] = ()  # the seats we have no link to, as our acks say
+        self._away_changed = False
+        self._reports_changed = False  # another peer's `away` changed since `reports_seen`
         self.position = 0
+
+    # -- links (§7.1, §11.3) -----------------------------------------------------------
+
+    def set_away(self, seats: Iterable[int]) -> None:
+        """The seats this peer has no link to now; the next ack says so (one is due at
+        once when it changed), so that every peer knows the table is partly cut off."""
+        away = tuple(sorted(set(seats)))
+        if away != self._away:
+            self._away, self._away_changed = away, True
+
+    def cut_off(self) -> dict[int, tuple[float, tuple[int, ...]]]:
+        """For every other seat whose latest ack says it misses a link: (since when we
+        know it, the seats it has no link to)."""
+        return {i: (p.away_since, p.away) for i, p in enumerate(self._peers)
+                if i != self.me and p.away and p.away_since is not None}
+
+    def reports_seen(self) -> None:
+        """The shell has read `cut_off` after the last change (see `has_work`)."""
+        self._reports_changed = False
 
     # -- sending ---------------------------------------------------------------------
 
@@ -372,16 +398,17 @@ class Orderer:
 
     def has_work(self) -> bool:
         """True when the shell has something to do after what it fed in: an ack is due,
-        side messages wait to be taken, or the next message may be deliverable. (After
-        acks that completed nothing, the usual case, it has nothing to do.)"""
-        if self.ack_due() or self._side_ready:
+        side messages wait to be taken, a peer's report of its links changed, or the next
+        message may be deliverable. (After acks that completed nothing, the usual case, it
+        has nothing to do.)"""
+        if self.ack_due() or self._side_ready or self._reports_changed:
             return True
         return self._first_echoed() if self._ready else self._next_stable()
 
     def ack_due(self) -> bool:
         """True when others' content is stamped above every promise we have made, or
         arrived since we last declared our heads (others wait for that echo, §7.10)."""
-        return self._ack_wanted > self._last_sent_stamp or self._heads_changed
+        return self._ack_wanted > self._last_sent_stamp or self._heads_changed or self._away_changed
 
     def ack(self, now: float) -> Envelope:
         """A signed promise: our future content is stamped above our clock now."""
@@ -396,9 +423,11 @@ class Orderer:
             "heads": self._heads(),
             "slast": [mine.side_next - 1, mine.side_hash if mine.side_next else ZERO_HASH],
             "sides": self._side_heads(),
+            "away": list(self._away),
         }
         self._note_sent(now)
         self._sides_unconfirmed = None
+        self._away_changed = False
         return self._sign(inner)
 
     def _note_sent(self, now: float) -> None:
@@ -567,6 +596,9 @@ class Orderer:
 
     def _accept_ack(self, seat: int, envelope: Envelope, header: _Header, now: float) -> None:
         peer = self._peers[seat]
+        away = tuple(envelope.inner["away"])
+        if seat in away:
+            raise MalformedHeader(envelope.sender, "away names the sender's own seat")
         seq, digest = header.last
         if 0 <= seq < peer.next_seq and peer.hashes[seq] != digest:
             raise Equivocation(
@@ -582,6 +614,11 @@ class Orderer:
         if held > peer.has_side_of_mine:  # progress: what it still lacks gets a full timeout
             peer.side_resend_at = now + RETRANSMIT_AFTER if held < len(self._side_sent) - 1 else None
         peer.has_side_of_mine = held  # the latest word counts (see _note_heads)
+        if header.stamp >= peer.away_stamp:  # (an older ack relayed late says nothing new)
+            if away != peer.away:
+                peer.away, peer.away_since = away, (now if away else None)
+                self._reports_changed = True
+            peer.away_stamp = header.stamp
 
     def _add_promise(self, peer: _Peer, stamp: int, declared: int) -> None:
         if stamp > peer.covered:
@@ -868,6 +905,10 @@ def _parse_header(envelope: Envelope, seats: int, game: bytes) -> _Header:
             raise bad(f"sides must list the {seats - 1} other seats")
         for head in sides:
             _check_head(head, bad)
+        away = inner.get("away")
+        if (not isinstance(away, list) or any(type(s) is not int or not 0 <= s < seats for s in away)
+                or away != sorted(set(away))):
+            raise bad("away must list distinct seats of this table in increasing order")
         return _Header(stamp, -1, ZERO_HASH, heads, (int(last[0]), bytes(last[1])))
     seq, prev = inner.get("seq"), inner.get("prev")
     if type(seq) is not int or not 0 <= seq < MAX_STAMP:

@@ -200,6 +200,8 @@ class TablePeer(SessionRecord):
         self._why = ""
         self.grace = grace
         self._absent: dict[int, float] = {}  # seat -> since when its link is down
+        self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
+        self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
         self._active_at = 0.0  # when a frame last came or went (a lull follows, `quiet`)
         self._ahead = True  # the table changed since `share_ahead` last found nothing to make
@@ -390,7 +392,7 @@ class TablePeer(SessionRecord):
             self._heard[seat] = trio.current_time()
             if self._absent.pop(seat, None) is not None:
                 self._note(f"link to {self.names[seat]} restored")
-                self.machine.restart_stall_clock(trio.current_time())
+                self.orderer.set_away(self._absent)
             if seat in self._progress.waiting_for:
                 self._progress.waiting_for = tuple(s for s in self._progress.waiting_for if s != seat)
                 self._say(f"{self.names[seat]} is back.", "table", seat)
@@ -504,14 +506,41 @@ class TablePeer(SessionRecord):
         if changed:
             self._touched = False
         self._check_storage()
+        told = self._track_links()
         if self.orderer.ack_due() and not self._done.is_set():
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._drive()
         self._update_deadlines()
         if not from_timers:
             self._wake_if_sooner(self._next_deadline())
-        if changed:
+        if changed or told:
             self._watch.poke()
+
+    def _track_links(self) -> bool:
+        """Timer and stall claims wait while any link of the table is down, ours or one
+        another peer reports (§11.3); when all are back, what the table waits for is
+        timed from now, so a lost link is never taken for withholding (§9.11). True if
+        the player was told of a change."""
+        self.orderer.reports_seen()
+        cut_off = {seat: away for seat, (_, away) in self.orderer.cut_off().items()}
+        for seat, away in cut_off.items():
+            if self._cut_off.get(seat) != away:
+                missing = " and ".join(self.names[s] for s in away)
+                self._say(f"{self.names[seat]} lost the link to {missing}; the table waits for it "
+                          f"(the game ends if it is not back within {self.grace:.0f} s).", "warning", seat)
+        for seat in self._cut_off.keys() - cut_off.keys():
+            self._say(f"{self.names[seat]} reaches everybody again.", "table", seat)
+        told = cut_off != self._cut_off
+        self._cut_off = cut_off
+        suspended = self._claims_wait()
+        if self._suspended and not suspended:
+            self.machine.restart_stall_clock(trio.current_time())
+        self._suspended = suspended
+        return told
+
+    def _claims_wait(self) -> bool:
+        """Whether a link of the table is down: ours, or one another peer reports."""
+        return bool(self._absent) or bool(self.orderer.cut_off())
 
     def _wake_if_sooner(self, deadline: float | None) -> None:
         """A deadline moved earlier than the timer task's: wake it to recompute."""
@@ -548,7 +577,7 @@ class TablePeer(SessionRecord):
 
     def _next_deadline(self) -> float:
         """The earliest moment the timer task has work (see `_timers` for the machine's)."""
-        machine = None if self._absent else self.machine.next_deadline()
+        machine = None if self._claims_wait() else self.machine.next_deadline()
         deadlines = [d for d in (self.orderer.next_deadline(), machine, self._link_deadline()) if d is not None]
         return min(deadlines, default=float("inf"))
 
@@ -574,8 +603,9 @@ class TablePeer(SessionRecord):
                 elif self.machine.seats[seat] in linked:  # (a missing peer gets all of it on its return)
                     self.mesh.send(self.machine.seats[seat], frame)
             # While a peer is away nothing can be ordered, and a peer that is away is not
-            # withholding anything: no timer or stall claims until everyone is back (§11.3).
-            step = self.machine.on_timer(now) if not self._absent else Step()
+            # withholding anything: no timer or stall claims until every link of the table
+            # is back, ours and those the others report (§11.3).
+            step = self.machine.on_timer(now) if not self._claims_wait() else Step()
             if step.changed():  # (an empty step must not mark the table touched: the next
                 self._handle(step)  # heartbeat that arrives would then wake the screens)
             self._after_processing(from_timers=True, changed=step.changed())
@@ -599,6 +629,7 @@ class TablePeer(SessionRecord):
         now = trio.current_time()
         first = seat not in self._absent
         self._absent.setdefault(seat, now)
+        self.orderer.set_away(self._absent)
         if first:
             if event.error is not None:
                 self._note(f"link to {self.names[seat]} closed: {event.error}", event.error.section, event.peer)
@@ -629,6 +660,7 @@ class TablePeer(SessionRecord):
 
     def _link_deadline(self) -> float | None:
         times = [since + self.grace for since in self._absent.values()]
+        times += [since + self.grace for since, _ in self.orderer.cut_off().values()]
         linked = self.mesh.linked()
         times += [heard + SILENCE for seat, heard in self._heard.items()
                   if seat not in self._absent and self.machine.seats[seat] in linked]
@@ -653,6 +685,17 @@ class TablePeer(SessionRecord):
                 self._absent_seat = seat
                 self._finish(f"{name} {why}")
                 return
+        for seat, (since, away) in self.orderer.cut_off().items():
+            if now >= since + self.grace:  # two others cannot reach each other (§11.3)
+                missing = " and ".join(self.names[s] for s in away)
+                why = (f"could not reach {missing} for more than {self.grace:.0f} s; "
+                       f"round {self.machine.round_number} is void")
+                self._note(f"{self.names[seat]} {why}", "§11.3", self.machine.seats[seat])
+                self._say(f"{self.names[seat]} could not reach {missing} within {self.grace:.0f} s: the game ends "
+                          f"here (round {self.machine.round_number} does not count).", "error", seat)
+                self._absent_seat = away[0]
+                self._finish(f"{self.names[seat]} {why}")
+                return
 
     def _begin_resumed(self) -> None:
         """A restarted peer (§11.3): say so, send what the crash kept from being sent,
@@ -664,6 +707,7 @@ class TablePeer(SessionRecord):
         for seat in range(len(self.names)):
             if seat != self._me and self.machine.seats[seat] not in self.mesh.linked():
                 self._absent.setdefault(seat, now)
+        self.orderer.set_away(self._absent)
         self._progress.waiting_for = tuple(sorted(self._absent))
         self._handle(self._resumed)
         self._broadcast(self.orderer.ack(now))

@@ -39,15 +39,36 @@ class FaultNetwork(TableNetwork):
     # -- faults ------------------------------------------------------------------------
 
     def cut_link(self, a: int, b: int) -> None:
-        self.cut.add(frozenset((a, b)))
+        self._links_change(lambda: self.cut.add(frozenset((a, b))))
 
     def restore_link(self, a: int, b: int) -> None:
-        self.cut.discard(frozenset((a, b)))
+        self._links_change(lambda: self.cut.discard(frozenset((a, b))))
 
     def kill(self, seat: int) -> None:
         """SIGKILL: the peer's memory is gone; its log records and journal remain."""
-        self.dead.add(seat)
+        self._links_change(lambda: self.dead.add(seat))
         self._queue = [item for item in self._queue if item[2] != seat]
+
+    def away(self, seat: int) -> bool:
+        """Whether `seat` misses a link to another seat."""
+        return any(other in self.dead or frozenset((seat, other)) in self.cut
+                   for other in range(len(self.tables)) if other != seat)
+
+    def links_down(self) -> bool:
+        """Whether a link of the table is down: a live peer then makes no timer or stall
+        claims (§11.3), whether it misses the link itself or another peer's acks report
+        it (here known at once), since nobody is withholding anything."""
+        return bool(self.dead or self.cut)
+
+    def _links_change(self, change: Any) -> None:
+        """Apply `change`; when every link is back, every live peer restarts its stall
+        clock (§11.3)."""
+        before = self.links_down()
+        change()
+        if before and not self.links_down():
+            for seat, table in enumerate(self.tables):
+                if seat not in self.dead:
+                    table.machine.restart_stall_clock(self.now)
 
     def resume(self, seat: int) -> None:
         """Restart the peer from its log records and journal (§11.3)."""
@@ -74,7 +95,7 @@ class FaultNetwork(TableNetwork):
         peer.orderer = back.orderer
         table.machine, table.driver = back.machine, driver
         table.log = []  # (delivered positions continue in the records)
-        self.dead.discard(seat)
+        self._links_change(lambda: self.dead.discard(seat))
         self.resumes += 1
         self._emit(peer, table, back.unsent)
         self.broadcast(seat, peer.orderer.ack(self.now))
@@ -101,6 +122,9 @@ class FaultNetwork(TableNetwork):
 
     def running(self, seat: int) -> bool:
         return seat not in self.dead  # a dead peer's timers do not run
+
+    def claims_timers(self, seat: int) -> bool:
+        return self.running(seat) and not self.links_down()
 
     def _drive(self, peer: Any, table: Any) -> None:
         if peer.seat not in self.dead:

@@ -660,6 +660,8 @@ class RoundReplay(Cheat):
     def __init__(self) -> None:
         super().__init__()
         self.kept: dict[str, Any] | None = None
+        # a game to 20 can end after one round; this cheat needs a second
+        self.table = {"rules": LONG_SMALL}
 
     def content(self, net: CheatingTable, payload: dict[str, Any]) -> dict[str, Any] | None:
         if payload["type"] == "beacon.reveal" and payload["round"] == 1:

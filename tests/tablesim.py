@@ -140,7 +140,7 @@ class TableNetwork(Network):
     def _timers(self) -> None:
         super()._timers()
         for peer, table in zip(self.peers, self.tables):
-            if not self.running(peer.seat):
+            if not self.claims_timers(peer.seat):
                 continue
             deadline = table.machine.next_deadline()
             if deadline is not None and deadline <= self.now:
@@ -148,7 +148,11 @@ class TableNetwork(Network):
 
     def deadlines(self) -> list[float]:
         return super().deadlines() + [d for i, t in enumerate(self.tables)
-                                      if self.running(i) and (d := t.machine.next_deadline()) is not None]
+                                      if self.claims_timers(i) and (d := t.machine.next_deadline()) is not None]
+
+    def claims_timers(self, seat: int) -> bool:
+        """Whether `seat`'s table makes timer and stall claims now (every link up)."""
+        return self.running(seat)
 
     def run(self, limit: float = 36000.0) -> None:
         self.start()

@@ -132,8 +132,10 @@ def test_s8_9_duplicated_or_replaced_card_voids_the_round_and_names_the_shuffler
     elif kind == "not-a-card-public":
         assert challenges == []
     if kind == "replaced-card":
-        # the round's opening shows it, or earlier a seat that sees the card twice challenges
-        assert scored or (challenges and not scored)
+        # the round's openings show it (sent at its end, §9.7, or at a challenge: a seat
+        # that saw the card twice); nothing before them can
+        opened = [d for d in net.tables[0].log if d.envelope.inner["type"] == "opening"]
+        assert opened and (scored or challenges or net.tables[0].machine.engine.phase is Phase.REVEAL)
     else:
         assert not scored  # stopped mid-round, openings at once
     for i in net.honest:

@@ -68,3 +68,37 @@ def test_11_3_a_resumed_peer_sends_what_the_crash_kept_from_being_sent() -> None
     net.resume(2)
     net.play_on()
     assert all(t.machine.finished for t in net.tables)
+
+
+@pytest.mark.parametrize("kind", ["kill", "cut"])
+def test_11_3_a_peer_away_longer_than_the_stall_time_is_not_taken_for_withholding(kind: str, tmp_path: Path) -> None:
+    """With 5 s turns (so 5 s stall claims, §9.11), seat 2 is killed (or cut off from
+    seat 0) for 8 s just as its share of a reveal leaves: the others wait for that share
+    all that time. While a link is down nobody makes timer or stall claims, and when
+    everyone is back the stall clock starts again (§11.3): the share comes (resent from
+    the log after the restart), nobody is named, and the game completes, every log
+    auditing clean."""
+    net = FaultNetwork(3, 21, rules=TableRules(target=25, turn_s=5))
+    broadcast, struck = net.broadcast, []
+
+    def strike(src: int, envelope) -> None:  # type: ignore[no-untyped-def]
+        if src == 2 and envelope.inner["type"] == "shares" and not struck and len(net.tables[2].records) > 40:
+            struck.append(net.now)
+            net.kill(2) if kind == "kill" else net.cut_link(0, 2)
+        broadcast(src, envelope)
+
+    net.broadcast = strike  # type: ignore[method-assign]
+    net.start()
+    while not struck:
+        net.run_until(net.now + 0.05)
+        for peer, table in zip(net.peers, net.tables):
+            net._drive(peer, table)
+    net.run_until(struck[0] + 8.0)
+    awaited = net.tables[0].machine.awaited()
+    assert awaited is not None and awaited.seats == (2,)  # seat 0 has waited 8 s for seat 2's share
+    assert net.links_down() and not any(t.machine.halted for t in net.tables)
+    net.resume(2) if kind == "kill" else net.restore_link(0, 2)
+    net.play_on()
+    assert all(t.machine.finished and t.machine.halted is None for t in net.tables)
+    for path in net.write_logs(tmp_path):
+        assert audit(path).ok

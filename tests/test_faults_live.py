@@ -209,3 +209,73 @@ async def test_s11_3_a_full_disk_under_a_journal_removes_it_and_the_seat_leaves_
     for i in range(3):
         result = audit(summaries[i].log_path)
         assert result.ok and result.left is not None and result.left[0] == peers[2].me, (i, result.first_failure)
+
+
+async def _with_cut_between_two_guests(tmp_path: Path, body) -> list:  # type: ignore[no-untyped-def]
+    """Three live peers; the link between seat 0 and the guest `peers[2]` runs through a
+    proxy, and `body(peers, proxy)` cuts it (peers[1] still reaches both). Returns the
+    summaries, in the order of `peers`."""
+    from p2p.roster import TableRules
+    from tests.faultproxy import LOOPBACK, link_proxy
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=60))
+    low, high = peers[0], peers[2]
+    summaries: dict[int, object] = {}
+    async with stack, link_proxy((LOOPBACK, high.mesh.port)) as proxy:
+        high_id = high.identity.peer_id
+        low.mesh.expect(low.mesh.certificate(high_id), (LOOPBACK, proxy.port))
+        low.mesh.close_link(high_id, "rerouted through the test proxy")
+        with trio.fail_after(120):
+            async with trio.open_nursery() as nursery:
+
+                async def run(i: int) -> None:
+                    summaries[i] = await peers[i].run()
+
+                for i in range(3):
+                    nursery.start_soon(run, i)
+                await until(lambda: proxy.connections >= 1 and high_id in low.mesh.linked(), low, high)
+                await until(lambda: len(low.machine.outcomes) >= 1, low)  # mid-game: round 1 scored
+                await body(peers, proxy)
+    return [summaries[i] for i in range(3)]
+
+
+async def test_11_3_a_link_cut_between_two_others_holds_every_claim_until_it_is_back(tmp_path: Path) -> None:
+    """Seat 0 and peers[2] lose their link while peers[1] still reaches both: both say
+    so in their acks (§7.1 `away`), so peers[1] too makes no timer or stall claims
+    (§11.3) and tells its player; when the link is back it says so, the claims resume
+    with the stall clock restarted, and the game completes, agreed and audited."""
+
+    async def body(peers, proxy) -> None:  # type: ignore[no-untyped-def]
+        middle = peers[1]
+        proxy.cut()
+        await until(lambda: set(middle.orderer.cut_off()) == {peers[0].me, peers[2].me}, middle)
+        assert middle._claims_wait() and not middle._absent  # every link of its own is up
+        assert any("lost the link to" in line.text for line in middle.lines)
+        proxy.restore()
+        await until(lambda: not middle.orderer.cut_off(), middle)
+        assert not middle._claims_wait() and any("reaches everybody again" in line.text for line in middle.lines)
+
+    summaries = await _with_cut_between_two_guests(tmp_path, body)
+    assert all(s.finished for s in summaries), [s.why for s in summaries]
+    for summary in summaries:
+        result = audit(summary.log_path)
+        assert result.ok and result.finished, result.first_failure
+
+
+async def test_11_3_a_link_between_two_others_that_stays_cut_ends_the_game_after_the_grace_period(tmp_path: Path) -> None:
+    """If the cut link is not back within the grace period, every peer ends the game
+    (the round in progress void, nobody blamed), peers[1] too although its own links
+    never went down; every log audits, reporting whom the game waited for."""
+
+    async def body(peers, proxy) -> None:  # type: ignore[no-untyped-def]
+        for peer in peers:
+            peer.grace = 1.0
+        proxy.cut()
+
+    summaries = await _with_cut_between_two_guests(tmp_path, body)
+    assert not any(s.finished for s in summaries)
+    assert "could not reach" in summaries[1].why, summaries[1].why
+    for summary in summaries:
+        result = audit(summary.log_path)
+        assert result.ok and result.left is not None and result.first_failure is None, result.first_failure

@@ -8,6 +8,7 @@ import pytest
 
 from p2p.errors import JoinRefused, ProtocolError
 from p2p.lobby import Broadcast, GuestLobby, HostLobby, Pin, SendTo, Started
+from p2p.roster import PROTOCOL_VERSION
 from transport_support import make_identities
 
 N = [bytes([i]) * 32 for i in range(1, 9)]
@@ -54,7 +55,7 @@ def test_refusals_leave_the_roster_unchanged(tmp_path: Path) -> None:
     before = host.roster
     reply, actions = host.on_hello(h, n, "x")
     assert reply["reason"] == "name-taken" and actions == [] and host.roster is before
-    reply, _ = host.on_hello({**h, "proto": 2}, n, "x")
+    reply, _ = host.on_hello({**h, "proto": PROTOCOL_VERSION + 1}, n, "x")
     assert reply["reason"] == "version"
     g, h, n = hello_for(host, ids[0], "alice2", N[1])
     assert host.on_hello(h, n, "x")[0]["reason"] == "duplicate"

@@ -211,6 +211,8 @@ def test_s8_5_shares_made_ahead_are_the_seats_own_hidden_shares_and_the_reveal_u
     from p2p.deck import make_share
 
     net = TableNetwork(3, 11, rules=SMALL, act_delay=0.3)
+    for other in (net.tables[0], net.tables[2]):  # nobody else snaps: seat 1's claim is the first
+        other.driver.snap = lambda: None  # type: ignore[method-assign]
     net.start()
     machine = net.tables[1].machine
     while machine.engine.discard_top() is None:  # until the deal is done and the first card is up

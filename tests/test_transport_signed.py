@@ -17,7 +17,7 @@ from p2p.transport import LINK_AUTHENTICATED
 
 def ack_of(identity, forged: bool = False):  # type: ignore[no-untyped-def]
     inner = {"type": "ack", "v": 1, "from": identity.peer_id, "game": bytes(32), "lamport": 7, "last": [-1, bytes(32)],
-             "heads": [[-1, bytes(32)]], "slast": [-1, bytes(32)], "sides": [[-1, bytes(32)]]}
+             "heads": [[-1, bytes(32)]], "slast": [-1, bytes(32)], "sides": [[-1, bytes(32)]], "away": []}
     body, sig = sign(identity, inner)
     return signed_frame(body, bytes(64) if forged else sig)
 
@@ -57,7 +57,7 @@ def test_s4_3_a_signed_body_is_held_to_the_strict_subset_when_its_schema_does_no
     keys = {a.peer_id: a.certificate.public_key}
     schemas = table_schemas()
     ack = {"type": "ack", "v": 1, "from": a.peer_id, "game": bytes(32), "lamport": 7, "last": [-1, bytes(32)],
-           "heads": [[-1, bytes(32)]], "slast": [-1, bytes(32)], "sides": [[-1, bytes(32)]]}
+           "heads": [[-1, bytes(32)]], "slast": [-1, bytes(32)], "sides": [[-1, bytes(32)]], "away": []}
     deep: list = []
     for _ in range(9):
         deep = [deep]
