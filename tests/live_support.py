@@ -8,8 +8,8 @@ the others are played by the normal bot. Used by the client's live tests and by
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
 import trio
@@ -18,7 +18,7 @@ from engine import NormalBot
 from p2p.identity import load_or_create_identity
 from p2p.lobby import LobbyResult
 from p2p.lobby_runner import host_table, join_table
-from p2p.peer import FULL_SPEED, Pace, TablePeer, table_schemas
+from p2p.peer import FULL_SPEED, GameSummary, Pace, TablePeer, table_schemas
 from p2p.roster import TableRules
 from p2p.transport import open_mesh
 
@@ -72,3 +72,18 @@ async def until(predicate, *peers) -> None:  # type: ignore[no-untyped-def]
                     nursery.cancel_scope.cancel()
 
                 nursery.start_soon(woken)
+
+
+@asynccontextmanager
+async def running(peers: Sequence[TablePeer]) -> AsyncIterator[dict[int, GameSummary]]:
+    """Play every peer's game; the summaries come in by index into `peers` (which need
+    not be seat order). Leaving the block waits until every game has ended."""
+    summaries: dict[int, GameSummary] = {}
+    async with trio.open_nursery() as nursery:
+
+        async def run(i: int) -> None:
+            summaries[i] = await peers[i].run()
+
+        for i in range(len(peers)):
+            nursery.start_soon(run, i)
+        yield summaries

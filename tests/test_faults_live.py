@@ -14,7 +14,7 @@ import trio
 from p2p.audit import audit
 from p2p.journal import unfinished_journals
 from tests.cli_support import bandit, finish, kill_all, read_until
-from tests.live_support import until
+from tests.live_support import running, until
 
 
 def free_port() -> int:
@@ -160,16 +160,9 @@ async def _play_until_storage_fails(tmp_path: Path, part: str):  # type: ignore[
 
     stack, peers = await seat_live_table(tmp_path, 3, person=False, journals=True)
     full = os.open("/dev/full", os.O_WRONLY)
-    summaries = {}
     async with stack:
         with trio.fail_after(60):
-            async with trio.open_nursery() as nursery:
-
-                async def run(i: int) -> None:
-                    summaries[i] = await peers[i].run()
-
-                for i in range(3):
-                    nursery.start_soon(run, i)
+            async with running(peers) as summaries:
                 await until(lambda: peers[2].log.messages >= 30, peers[2])
                 target = peers[2].log if part == "log" else peers[2].journal
                 os.dup2(full, target._out._fd)
@@ -221,19 +214,12 @@ async def _with_cut_between_two_guests(tmp_path: Path, body) -> list:  # type: i
 
     stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=60))
     low, high = peers[0], peers[2]
-    summaries: dict[int, object] = {}
     async with stack, link_proxy((LOOPBACK, high.mesh.port)) as proxy:
         high_id = high.identity.peer_id
         low.mesh.expect(low.mesh.certificate(high_id), (LOOPBACK, proxy.port))
         low.mesh.close_link(high_id, "rerouted through the test proxy")
         with trio.fail_after(120):
-            async with trio.open_nursery() as nursery:
-
-                async def run(i: int) -> None:
-                    summaries[i] = await peers[i].run()
-
-                for i in range(3):
-                    nursery.start_soon(run, i)
+            async with running(peers) as summaries:
                 await until(lambda: proxy.connections >= 1 and high_id in low.mesh.linked(), low, high)
                 await until(lambda: len(low.machine.outcomes) >= 1, low)  # mid-game: round 1 scored
                 await body(peers, proxy)
