@@ -615,8 +615,9 @@ class Orderer:
             peer.side_resend_at = now + RETRANSMIT_AFTER if held < len(self._side_sent) - 1 else None
         peer.has_side_of_mine = held  # the latest word counts (see _note_heads)
         if header.stamp >= peer.away_stamp:  # (an older ack relayed late says nothing new)
-            if away != peer.away:
-                peer.away, peer.away_since = away, (now if away else None)
+            if away != peer.away:  # (the time runs from the first of a run of reports)
+                since = peer.away_since if peer.away and away else (now if away else None)
+                peer.away, peer.away_since = away, since
                 self._reports_changed = True
             peer.away_stamp = header.stamp
 

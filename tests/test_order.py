@@ -422,3 +422,30 @@ def test_s11_3_a_peer_resumed_inside_a_stamp_group_takes_the_rest_of_the_group_a
     for peer in (x, y):
         peer.receive(transmit(resumed.ack(0.1)), 0.1)
         assert [d.envelope.body for d in peer.deliveries()] == [first.body, second.body]
+
+
+def test_s7_1_acks_say_which_links_their_sender_misses() -> None:
+    """`away` (§7.1, §11.3): a peer that lost links says so in its next ack, due at once;
+    every receiver keeps the latest report of each sender, timed from the first of a run
+    of reports; a report that names the sender itself, a seat twice, out of order or
+    outside the table is refused, changing nothing."""
+    net = Network(3, 9)
+    a, b, c = (p.orderer for p in net.peers)
+    b.ack(0.0)
+    assert not b.ack_due()
+    b.set_away([2])
+    assert b.ack_due()
+    a.receive(transmit(b.ack(1.0)), 1.0)
+    assert a.cut_off() == {1: (1.0, (2,))} and not b.ack_due()
+    b.set_away([0, 2])
+    a.receive(transmit(b.ack(2.0)), 2.0)
+    assert a.cut_off() == {1: (1.0, (0, 2))}  # still the same run of reports: timed from 1.0
+    b.set_away([])
+    a.receive(transmit(b.ack(3.0)), 3.0)
+    assert a.cut_off() == {}
+    for away in ([1], [2, 0], [0, 0], [3]):
+        inner = dict(b.ack(4.0).inner, away=away)
+        forged = make_signer(net.peers[1].identity)(inner)
+        with pytest.raises(MalformedHeader):
+            a.receive(transmit(forged), 4.0)
+    assert a.cut_off() == {}
