@@ -1,0 +1,37 @@
+"""bench/soak.py itself: a short soak of both kinds of game reports its counts in one
+JSON line, and a game that fails a check is reported with its kind and seed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_short_soak_of_both_kinds_finds_nothing() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "soak.py"), "--seed", "4", "--games", "1", "--json"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["games"] == {"table": 1, "faults": 1} and result["failures"] == []
+    assert "2 games (1 table, 1 faults)" in done.stdout
+
+
+def test_a_game_that_fails_a_check_is_reported_with_its_seed(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import soak
+    from p2p.audit import AuditResult, Failure
+
+    def broken(path: Path) -> AuditResult:  # every log "fails" its audit
+        return AuditResult(path, first_failure=Failure(3, 1, "§7.2", "chain broken"))
+
+    monkeypatch.setattr(soak, "audit", broken)
+    assert soak.main(["--kind", "faults", "--seed", "4", "--games", "1", "--json"]) == 1
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert [(f["kind"], f["seed"]) for f in result["failures"]] == [("faults", 4)]
+    assert "does not audit" in result["failures"][0]["why"] and "§7.2" in result["failures"][0]["why"]
