@@ -39,14 +39,18 @@ def log_path_for(result: LobbyResult, state_dir: Path | None, explicit: Path | N
     """Where this seat's log goes: --log PATH, else DIR/<game>-seat<N>.bandit-log."""
     if explicit is not None:
         return explicit
-    folder = log_dir or (state_dir or default_state_dir()) / "logs"
-    return folder / f"{result.game_id[:6].hex()}-seat{result.seat + 1}.bandit-log"
+    return log_folder(state_dir, log_dir) / f"{result.game_id[:6].hex()}-seat{result.seat + 1}.bandit-log"
+
+
+def log_folder(state_dir: Path | None, log_dir: Path | None) -> Path:
+    """Where logs go without --log: --log-dir, else the state directory's logs/."""
+    return log_dir or (state_dir or default_state_dir()) / "logs"
 
 
 def log_place_problem(state_dir: Path | None, explicit: Path | None, log_dir: Path | None = None) -> str | None:
     """Why this seat's log could not be written where it would go, or None. Asked before
     the lobby, so nobody is seated at a table whose log this peer cannot keep (§10.1)."""
-    folder = explicit.parent if explicit is not None else log_dir or (state_dir or default_state_dir()) / "logs"
+    folder = explicit.parent if explicit is not None else log_folder(state_dir, log_dir)
     if explicit is not None and (explicit.exists() or explicit.is_symlink()):
         return f"{explicit} exists already, and a fairness log is never overwritten: choose another --log"
     try:
@@ -56,6 +60,14 @@ def log_place_problem(state_dir: Path | None, explicit: Path | None, log_dir: Pa
     except OSError as exc:
         return f"cannot write fairness logs in {folder}: {exc.strerror or exc}"
     return None
+
+
+def log_unwritable(state_dir: Path | None, explicit: Path | None, log_dir: Path | None = None) -> bool:
+    """Say so (before the lobby) if this seat's log could not be written."""
+    problem = log_place_problem(state_dir, explicit, log_dir)
+    if problem is not None:
+        complain(problem)
+    return problem is not None
 
 
 def print_line(line: Line) -> None:

@@ -15,7 +15,7 @@ from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
     player_name, print_result, roster_progress, run_until_interrupted, say,
 )
-from cli.game import log_path_for, log_place_problem, play_seat, report
+from cli.game import log_path_for, log_unwritable, play_seat, report
 from p2p.discovery import TableAd, advertise, advertised_addresses
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     except (ProtocolError, SkillsError) as exc:
         complain(f"these table rules cannot be played: {exc}")
         return 2
-    if log_unwritable(args):
+    if seat_log_unwritable(args):
         return 2
     try:
         identity = load_identity(args)
@@ -131,12 +131,9 @@ def _log_path(result, args: argparse.Namespace) -> Path:  # type: ignore[no-unty
     return log_path_for(result, args.state_dir, args.log, args.log_dir)
 
 
-def log_unwritable(args: argparse.Namespace) -> bool:
+def seat_log_unwritable(args: argparse.Namespace) -> bool:
     """Say so, if this seat will play and its log could not be written (before the lobby)."""
-    problem = None if args.lobby_only else log_place_problem(args.state_dir, args.log, args.log_dir)
-    if problem is not None:
-        complain(problem)
-    return problem is not None
+    return not args.lobby_only and log_unwritable(args.state_dir, args.log, args.log_dir)
 
 
 @asynccontextmanager

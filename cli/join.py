@@ -12,7 +12,7 @@ from cli.lobby_common import (
 )
 from cli.game import play_seat, report
 from p2p.peer import GameSummary
-from cli.host import _log_path, after_lobby, is_person, log_unwritable
+from cli.host import _log_path, after_lobby, is_person, seat_log_unwritable
 from p2p.discovery import browse
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             complain(str(exc))
             return 2
-    if log_unwritable(args):
+    if seat_log_unwritable(args):
         return 2
     try:
         identity = load_identity(args)

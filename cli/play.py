@@ -16,7 +16,7 @@ from pathlib import Path
 
 import trio
 
-from cli.game import add_game_options, log_path_for, log_place_problem, play_seat, report
+from cli.game import add_game_options, log_path_for, log_unwritable, play_seat, report
 from cli.lobby_common import complain, load_identity, player_name, run_until_interrupted, say
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError, default_state_dir
@@ -67,9 +67,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     state_dir = args.state_dir or default_state_dir()
     log_dir = args.log_dir or state_dir / "logs"
-    problem = log_place_problem(state_dir, None, log_dir)
-    if problem is not None:
-        complain(problem)
+    if log_unwritable(state_dir, None, log_dir):
         return 2
     name = player_name(args)
     if name in BOT_NAMES[: args.bots]:

@@ -65,6 +65,14 @@ class AppendFile:
             return False
         return True
 
+    def started(self, what: str) -> None:
+        """After the first records: if they could not be written, close and remove the
+        file and raise, so that no half-made file is left to be resumed or audited."""
+        if self.failure is not None:
+            self.close()
+            self.path.unlink(missing_ok=True)
+            raise OSError(f"cannot start {what} {self.path}: {self.failure}")
+
     @property
     def closed(self) -> bool:
         return self._fd < 0

@@ -84,9 +84,7 @@ class Journal:
             "port": port, "addresses": [list(a) if a is not None else ["", 0] for a in addresses],
         })
         journal._out.sync()
-        if journal.failure is not None:
-            journal.abandon()
-            raise OSError(f"cannot start the journal {path}: {journal.failure}")
+        journal._out.started("the journal")
         return journal
 
     @classmethod

@@ -141,10 +141,7 @@ class FairnessLog:
             "seat": header.seat, "software": header.software,
         })
         log.sync()
-        if log.failure is not None:
-            log._out.close()
-            path.unlink(missing_ok=True)
-            raise OSError(f"cannot start the fairness log {path}: {log.failure}")
+        log._out.started("the fairness log")
         return log
 
     @property

@@ -194,7 +194,7 @@ class TablePeer(SessionRecord):
         self._arrived = trio.Event()  # frames were taken into the order: `_work` has work
         self._left = False  # this seat chose to leave (`leave`)
         self._journal_failure: str | None = None  # why the journal stopped taking records
-        self._storage_why: str | None = None  # set when this seat leaves because its records failed
+        self._leaving_why: str | None = None  # why this seat is leaving, once it said goodbye
         self._done = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._why = ""
@@ -239,28 +239,27 @@ class TablePeer(SessionRecord):
         if self._done.is_set():
             return
         self._left = True
-        self._send({"type": "leave", "v": 1, "reason": "left the table"})
-        self._after_processing()
-        with trio.move_on_after(LEAVE_WAIT):
-            await self._done.wait()
-        self._finish("you left the table")
+        await self._say_goodbye("left the table", "you left the table")
 
-    async def _leave_for_storage(self, failure: str) -> None:
-        """This seat can no longer record the game (§10.1): it leaves, so the others' game
-        ends cleanly at one point of the order and no move of it goes unrecorded here."""
-        self._say(f"This game's records cannot be written here ({failure}): you leave the table.", "error")
-        self._send({"type": "leave", "v": 1, "reason": f"its records could not be written ({failure})"})
+    async def _say_goodbye(self, reason: str, why: str) -> None:
+        """Send `leave` (§9.8) and wait briefly for it to come back delivered; the game
+        then ends here with `why`, whichever way the ending arrives."""
+        self._leaving_why = why
+        self._send({"type": "leave", "v": 1, "reason": reason})
         self._after_processing()
         with trio.move_on_after(LEAVE_WAIT):
             await self._done.wait()
-        self._finish("")
+        self._finish(why)
 
     def _check_storage(self) -> None:
         """Once the log or the journal failed (a full disk, say), leave the table once."""
         failure = self.log.failure or self._journal_failure
-        if failure is not None and self._storage_why is None and self._nursery is not None and not self._done.is_set():
-            self._storage_why = f"this game's records could not be written here ({failure})"
-            self._nursery.start_soon(self._leave_for_storage, failure)
+        if failure is not None and self._leaving_why is None and self._nursery is not None and not self._done.is_set():
+            # This seat can no longer record the game (§10.1): it leaves, so the others' game
+            # ends cleanly at one point of the order and no move goes unrecorded here.
+            self._say(f"This game's records cannot be written here ({failure}): you leave the table.", "error")
+            self._nursery.start_soon(self._say_goodbye, f"its records could not be written ({failure})",
+                                     f"this game's records could not be written here ({failure})")
 
     # -- running ---------------------------------------------------------------------
 
@@ -532,7 +531,7 @@ class TablePeer(SessionRecord):
             self._say(f"{self.names[seat]} reaches everybody again.", "table", seat)
         told = cut_off != self._cut_off
         self._cut_off = cut_off
-        suspended = self._claims_wait()
+        suspended = bool(self._absent or cut_off)
         if self._suspended and not suspended:
             self.machine.restart_stall_clock(trio.current_time())
         self._suspended = suspended
@@ -675,27 +674,21 @@ class TablePeer(SessionRecord):
             if seat not in self._absent and peer in linked and now >= heard + SILENCE:
                 self._heard.pop(seat)
                 self.mesh.close_link(peer, f"nothing heard for {SILENCE:.0f} s")
-        for seat, since in self._absent.items():
+        expired = [(seat, seat, "was away", "did not come back") for seat, since in self._absent.items()
+                   if now >= since + self.grace]
+        for seat, (since, away) in self.orderer.cut_off().items():  # two others cannot reach each other
             if now >= since + self.grace:
-                name = self.names[seat]
-                why = f"was away for more than {self.grace:.0f} s; round {self.machine.round_number} is void"
-                self._note(f"{name} {why}", "§11.3", self.machine.seats[seat])
-                self._say(f"{name} did not come back within {self.grace:.0f} s: the game ends here "
-                          f"(round {self.machine.round_number} does not count).", "error", seat)
-                self._absent_seat = seat
-                self._finish(f"{name} {why}")
-                return
-        for seat, (since, away) in self.orderer.cut_off().items():
-            if now >= since + self.grace:  # two others cannot reach each other (§11.3)
                 missing = " and ".join(self.names[s] for s in away)
-                why = (f"could not reach {missing} for more than {self.grace:.0f} s; "
-                       f"round {self.machine.round_number} is void")
-                self._note(f"{self.names[seat]} {why}", "§11.3", self.machine.seats[seat])
-                self._say(f"{self.names[seat]} could not reach {missing} within {self.grace:.0f} s: the game ends "
-                          f"here (round {self.machine.round_number} does not count).", "error", seat)
-                self._absent_seat = away[0]
-                self._finish(f"{self.names[seat]} {why}")
-                return
+                expired.append((seat, away[0], f"could not reach {missing}", f"could not reach {missing}"))
+        if expired:
+            seat, absent, what, told = expired[0]
+            name = self.names[seat]
+            why = f"{what} for more than {self.grace:.0f} s; round {self.machine.round_number} is void"
+            self._note(f"{name} {why}", "§11.3", self.machine.seats[seat])
+            self._say(f"{name} {told} within {self.grace:.0f} s: the game ends here "
+                      f"(round {self.machine.round_number} does not count).", "error", seat)
+            self._absent_seat = absent
+            self._finish(f"{name} {why}")
 
     def _begin_resumed(self) -> None:
         """A restarted peer (§11.3): say so, send what the crash kept from being sent,
@@ -730,7 +723,7 @@ class TablePeer(SessionRecord):
 
     def _finish(self, why: str) -> None:
         if not self._done.is_set():
-            self._why = self._storage_why or why
+            self._why = self._leaving_why or why
             self._done.set()
 
     def _seat_of(self, peer: bytes) -> int | None:

@@ -49,11 +49,6 @@ class FaultNetwork(TableNetwork):
         self._links_change(lambda: self.dead.add(seat))
         self._queue = [item for item in self._queue if item[2] != seat]
 
-    def away(self, seat: int) -> bool:
-        """Whether `seat` misses a link to another seat."""
-        return any(other in self.dead or frozenset((seat, other)) in self.cut
-                   for other in range(len(self.tables)) if other != seat)
-
     def links_down(self) -> bool:
         """Whether a link of the table is down: a live peer then makes no timer or stall
         claims (§11.3), whether it misses the link itself or another peer's acks report
