@@ -8,6 +8,7 @@ retransmission and heartbeats repair the losses.
 from __future__ import annotations
 
 import heapq
+import os
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,16 +27,17 @@ from p2p.identity import verify_signature
 from p2p.wire import decode_map
 
 _IDENTITIES: dict[bytes, Identity] = {}
-_FILES: list[tempfile.TemporaryDirectory[str]] = []  # where their files live: one folder, removed at exit
+_FILES: dict[int, tempfile.TemporaryDirectory[str]] = {}  # where their files live: a folder per process, removed at exit
 
 
 def seeded_identity(seed: bytes) -> Identity:
     """A real identity (key + self-signed certificate) determined by a 32-byte seed."""
     if seed not in _IDENTITIES:
         key = Ed25519PrivateKey.from_private_bytes(seed)
-        if not _FILES:
-            _FILES.append(tempfile.TemporaryDirectory(prefix="bandit-id-"))
-        folder = Path(_FILES[0].name) / seed.hex()
+        # (a worker process of `tests.spread` makes its own: it inherits this one's name)
+        if os.getpid() not in _FILES:
+            _FILES[os.getpid()] = tempfile.TemporaryDirectory(prefix="bandit-id-")
+        folder = Path(_FILES[os.getpid()].name) / seed.hex()
         folder.mkdir()
         (folder / KEY_FILE).write_bytes(key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
