@@ -23,7 +23,10 @@ owns the I/O and the clock; every decision belongs to the machines:
 
 Processing is synchronous between awaits, so each received frame is handled
 atomically. The log is fsync'd at every round end and closed on the way out, whatever
-the way out is (game over, a violation, a leave, Ctrl-C).
+the way out is (game over, a violation, a leave, Ctrl-C). A game that ended at a point
+of the agreed order (the last round scored, a delivered `leave`) is then seen off
+(`p2p.farewell`, §11.4): the peer stays on its links, answering as before, until the
+others have what they need from it to get there too.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import trio
 from engine import Bot, Intent, Prng, SeatView
 from p2p import lobby, quiet
 from p2p.errors import ProtocolError
+from p2p.farewell import SEE_OFF_LIMIT, Farewell
 from p2p.identity import Identity, short_id
 from p2p.lobby import LobbyResult
 from p2p.journal import Journal, JournalContents, journal_path
@@ -207,6 +211,10 @@ class TablePeer(SessionRecord):
         self._ahead = True  # the table changed since `share_ahead` last found nothing to make
         self._redialing: set[int] = set()
         self._absent_seat: int | None = None  # the seat whose absence ended the game
+        self._said_bye: set[int] = set()  # seats whose link went down after a goodbye
+        self._in_order_end = False  # the game ended at a point of the agreed order (§11.4)
+        self._late: list[MeshEvent] = []  # events that came as the game ended, for the farewell
+        self.see_off_limit = SEE_OFF_LIMIT
 
     # -- TableSession ----------------------------------------------------------------
 
@@ -290,6 +298,10 @@ class TablePeer(SessionRecord):
             self._progress.ended = True
             self._progress.ended_why = self._why or "stopped"
             self._watch.poke()
+        if self._in_order_end:
+            await self._see_off()
+        await self.mesh.aclose(self._why or "the game ended")  # (a `bye` on every link: we are gone)
+        self._watch.poke()
         return self.summary()
 
     def summary(self) -> GameSummary:
@@ -307,8 +319,9 @@ class TablePeer(SessionRecord):
         task): take them into the order at once, and leave the rest to `_work`, which runs
         once every link that has frames now has handed them over."""
         self._active()
-        for event in events:
+        for i, event in enumerate(events):
             if self._done.is_set():
+                self._late.extend(events[i:])  # (the farewell takes them, §11.4)
                 return
             self._on_event(event)
         if self._touched or self.orderer.has_work():
@@ -382,12 +395,16 @@ class TablePeer(SessionRecord):
                 self._receive(event.peer, event.message)
         elif isinstance(event, LinkDown):
             self._touched = True  # a link came or went: screens and timers take note
+            seat = self._seat_of(event.peer)
+            if seat is not None and event.clean:
+                self._said_bye.add(seat)
             self._link_down(event)
         elif isinstance(event, LinkUp):
             self._touched = True
             seat = self._seat_of(event.peer)
             if seat is None:
                 return
+            self._said_bye.discard(seat)
             self._heard[seat] = trio.current_time()
             if self._absent.pop(seat, None) is not None:
                 self._note(f"link to {self.names[seat]} restored")
@@ -467,10 +484,12 @@ class TablePeer(SessionRecord):
             seat = step.violation.seat
             who = "You" if seat == self._me else self.names[seat] if seat is not None else "A player"
             self._say(f"{who} left the table; the game ends here (this round does not count).", "table", seat)
+            self._in_order_end = not self._done.is_set()
             self._finish(f"{'you' if seat == self._me else who} left the table")
         elif step.violation is not None:
             self._judge(on_violation(step.violation))
         elif step.finished:
+            self._in_order_end = not self._done.is_set()
             self._finish("the game ended")
 
     def _send_intent(self, intent: Intent) -> None:
@@ -594,13 +613,7 @@ class TablePeer(SessionRecord):
             self._check_links(now)
             if self._done.is_set():
                 return
-            linked = self.mesh.linked()
-            for seat, envelope in self.orderer.on_timer(now):
-                frame = signed_frame(envelope.body, envelope.sig)
-                if seat < 0:
-                    self.mesh.broadcast(frame)
-                elif self.machine.seats[seat] in linked:  # (a missing peer gets all of it on its return)
-                    self.mesh.send(self.machine.seats[seat], frame)
+            self._send_timed(now)
             # While a peer is away nothing can be ordered, and a peer that is away is not
             # withholding anything: no timer or stall claims until every link of the table
             # is back, ours and those the others report (§11.3).
@@ -608,6 +621,91 @@ class TablePeer(SessionRecord):
             if step.changed():  # (an empty step must not mark the table touched: the next
                 self._handle(step)  # heartbeat that arrives would then wake the screens)
             self._after_processing(from_timers=True, changed=step.changed())
+
+    def _send_timed(self, now: float) -> None:
+        """What the order's timer has due: retransmissions, a heartbeat, evidence."""
+        linked = self.mesh.linked()
+        for seat, envelope in self.orderer.on_timer(now):
+            frame = signed_frame(envelope.body, envelope.sig)
+            if seat < 0:
+                self.mesh.broadcast(frame)
+            elif self.machine.seats[seat] in linked:  # (a missing peer gets all of it on its return)
+                self.mesh.send(self.machine.seats[seat], frame)
+
+    # -- after the game (§11.4) -----------------------------------------------------------
+
+    async def _see_off(self) -> None:
+        """Stay on the links, answering as in the game (nothing more is delivered or
+        logged), until every other seat has what it needs from us to end the game too,
+        or said goodbye; a seat whose link dropped is waited for (bounded)."""
+        linked = self.mesh.linked()
+        up = [s for s, peer in enumerate(self.machine.seats) if peer in linked]
+        farewell = Farewell.begin(len(self.names), self._me, trio.current_time(), up=up, gone=self._said_bye, limit=self.see_off_limit)
+        holds = self.orderer.holds_ours
+        told: set[int] = set()
+        wake = trio.Event()
+
+        def on_events(events: list[MeshEvent]) -> None:
+            for event in events:
+                self._farewell_event(farewell, event)
+            if self.orderer.ack_due():
+                self.mesh.broadcast(self._ack_frame())
+            wake.set()
+
+        late, self._late = self._late, []
+        on_events(late)
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                self.mesh.attach(on_events)
+                while not farewell.over(holds, trio.current_time()):
+                    dropped = [s for s in farewell.staying_for(holds) if s not in farewell.up]
+                    self._tell_dropped([s for s in dropped if s not in told])
+                    told.update(dropped)
+                    for seat in dropped:  # §6.5: the lower seat dials
+                        if self._me < seat:
+                            self._start_redial(seat, lambda seat=seat: not {seat} & (farewell.up | farewell.gone))
+                    deadline = min(self.orderer.next_deadline() or farewell.until, farewell.until)
+                    with trio.move_on_at(deadline):
+                        await wake.wait()
+                    wake = trio.Event()
+                    self._send_timed(trio.current_time())
+                nursery.cancel_scope.cancel()
+        finally:
+            self.mesh.detach()
+        behind = farewell.staying_for(holds)
+        if behind:
+            names = " and ".join(self.names[s] for s in behind)
+            self._say(f"Left the table without word from {names} within {self.see_off_limit:.0f} s.", "warning")
+            self._watch.poke()
+
+    def _tell_dropped(self, seats: list[int]) -> None:
+        if seats:
+            names = " and ".join(self.names[s] for s in seats)
+            self._say(f"The link to {names} dropped as the game ended: staying up to {self.see_off_limit:.0f} s "
+                      f"so that {names} can finish it too.", "table")
+            self._watch.poke()
+
+    def _farewell_event(self, farewell: Farewell, event: MeshEvent) -> None:
+        seat = self._seat_of(event.peer)
+        if seat is None:
+            return
+        if isinstance(event, Received) and isinstance(event.message, SignedMessage):
+            try:
+                self.orderer.receive(event.message, trio.current_time())
+            except OrderError as exc:  # (the log is closed: the game this peer recorded is over)
+                log.warning("after the game, from %s: %s (%s)", short_id(exc.peer), exc, exc.section)
+            farewell.heard(seat)
+        elif isinstance(event, LinkUp):
+            farewell.link_up(seat)
+            self.orderer.on_link_up(seat, trio.current_time())
+            self.mesh.broadcast(self._ack_frame())  # it may have restarted: our promise again, at once
+        elif isinstance(event, LinkDown):
+            farewell.link_down(seat, clean=event.clean)
+
+    def _ack_frame(self) -> dict[str, Any]:
+        ack = self.orderer.ack(trio.current_time())
+        return signed_frame(ack.body, ack.sig)
 
     def _update_deadlines(self) -> None:
         engine = self.machine.engine
@@ -638,16 +736,19 @@ class TablePeer(SessionRecord):
             self._progress.waiting_for = (*self._progress.waiting_for, seat)
             self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]} "
                       f"(the game ends if they are not back within {self.grace:.0f} s).", "warning", seat)
-        if self._me < seat and seat not in self._redialing and self._nursery is not None:
-            # §6.5: the lower seat dials; it keeps trying until the peer is back (§11.3)
-            self._redialing.add(seat)
-            self._nursery.start_soon(self._redial, seat)
+        if self._me < seat:  # §6.5: the lower seat dials; it keeps trying until the peer is back (§11.3)
+            self._start_redial(seat, lambda: seat in self._absent and not self._done.is_set())
 
-    async def _redial(self, seat: int) -> None:
+    def _start_redial(self, seat: int, wanted: Callable[[], bool]) -> None:
+        if seat not in self._redialing and self._nursery is not None:
+            self._redialing.add(seat)
+            self._nursery.start_soon(self._redial, seat, wanted)
+
+    async def _redial(self, seat: int, wanted: Callable[[], bool]) -> None:
         peer = self.machine.seats[seat]
         pause = 0.05
         try:
-            while seat in self._absent and not self._done.is_set():
+            while wanted():
                 try:
                     self.mesh.dial(peer)  # (no-op while a dial is under way)
                 except (KeyError, ValueError):
@@ -705,9 +806,8 @@ class TablePeer(SessionRecord):
         self._handle(self._resumed)
         self._broadcast(self.orderer.ack(now))
         for seat in list(self._absent):
-            if self._me < seat and self._nursery is not None:
-                self._redialing.add(seat)
-                self._nursery.start_soon(self._redial, seat)
+            if self._me < seat:
+                self._start_redial(seat, lambda seat=seat: seat in self._absent and not self._done.is_set())
 
     def _judge(self, verdict: Verdict, *, tell_others: bool = False) -> None:
         """Apply the §11.2 policy: log and show who broke which rule; on an abort, end

@@ -5,7 +5,9 @@ records of their fairness log (delivered and side messages, interleaved as handl
 and a journal of everything they sent. A cut link drops every frame between two peers
 until it is restored; a killed peer loses all memory (and whatever was in flight to
 it) and comes back, when resumed, through `p2p.rejoin.restore` exactly as
-`bandit-lan join --resume` does.
+`bandit-lan join --resume` does. A peer whose game ended stays for the others as
+`p2p.farewell` says (§11.4), then leaves: from then on it neither sends nor hears
+anything, as a live peer that closed its links (`see_off=False`: it leaves at once).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import Prng, make_bot
+from p2p.farewell import SEE_OFF_LIMIT, Farewell
 from p2p.journal import JournalContents
 from p2p.log import Header, LogContents
 from p2p.order import MESSAGES as ORDER_MESSAGES
@@ -27,10 +30,13 @@ SCHEMAS = link_schemas(*ORDER_MESSAGES, *TABLE_MESSAGES)
 
 
 class FaultNetwork(TableNetwork):
-    def __init__(self, players: int, seed: int, **kwargs: Any) -> None:
+    def __init__(self, players: int, seed: int, *, see_off: bool = True, **kwargs: Any) -> None:
         super().__init__(players, seed, **kwargs)
         self.cut: set[frozenset[int]] = set()
         self.dead: set[int] = set()
+        self.see_off = see_off
+        self.farewells: dict[int, Farewell] = {}  # seat -> whom it stays for, its game over
+        self.gone: set[int] = set()  # seats that ended their game and left
         self.journals: list[list[Envelope]] = [[] for _ in range(players)]
         self.seeds = [t.machine.secrets.seed for t in self.tables]  # type: ignore[union-attr]
         self.bot_names = kwargs.get("bots", ("normal",))
@@ -40,20 +46,60 @@ class FaultNetwork(TableNetwork):
 
     def cut_link(self, a: int, b: int) -> None:
         self._links_change(lambda: self.cut.add(frozenset((a, b))))
+        self._farewell_link(a, b, up=False)
 
     def restore_link(self, a: int, b: int) -> None:
         self._links_change(lambda: self.cut.discard(frozenset((a, b))))
+        self._farewell_link(a, b, up=True)
 
     def kill(self, seat: int) -> None:
         """SIGKILL: the peer's memory is gone; its log records and journal remain."""
         self._links_change(lambda: self.dead.add(seat))
         self._queue = [item for item in self._queue if item[2] != seat]
+        self.farewells.pop(seat, None)
+        for other in range(len(self.tables)):
+            self._farewell_link(other, seat, up=False)
+
+    # -- leaving after the game (§11.4) ----------------------------------------------------
+
+    def _farewell_link(self, seat: int, other: int, *, up: bool, clean: bool = False) -> None:
+        """A link of `seat` and `other` came up or went down: both farewells hear of it; a
+        peer staying for the others sends an ack on a link that came back (as live)."""
+        for a, b in ((seat, other), (other, seat)):
+            farewell = self.farewells.get(a)
+            if farewell is None:
+                continue
+            if up:
+                farewell.link_up(b)
+                self._post(a, b, self.peers[a].orderer.ack(self.now))
+            else:
+                farewell.link_down(b, clean=clean)
+
+    def _linked(self, a: int, b: int) -> bool:
+        return not ({a, b} & (self.dead | self.gone)) and frozenset((a, b)) not in self.cut
+
+    def _farewells_due(self) -> None:
+        """Begin the farewell of every peer whose game just ended; let go those that are done."""
+        for seat, table in enumerate(self.tables):
+            if seat in self.farewells or seat in self.gone or seat in self.dead:
+                continue
+            if table.machine.finished or table.machine.halted:
+                up = [s for s in range(len(self.tables)) if s != seat and self._linked(seat, s)]
+                limit = SEE_OFF_LIMIT if self.see_off else 0.0
+                self.farewells[seat] = Farewell.begin(len(self.tables), seat, self.now, up=up, gone=self.gone,
+                                                      limit=limit)
+        for seat, farewell in list(self.farewells.items()):
+            if farewell.over(self.peers[seat].orderer.holds_ours, self.now):
+                del self.farewells[seat]
+                self.gone.add(seat)  # it says bye on every link and closes it
+                for other in self.farewells:
+                    self.farewells[other].link_down(seat, clean=True)
 
     def links_down(self) -> bool:
         """Whether a link of the table is down: a live peer then makes no timer or stall
         claims (§11.3), whether it misses the link itself or another peer's acks report
         it (here known at once), since nobody is withholding anything."""
-        return bool(self.dead or self.cut)
+        return bool(self.dead or self.cut or self.gone)
 
     def _links_change(self, change: Any) -> None:
         """Apply `change`; when every link is back, every live peer restarts its stall
@@ -94,14 +140,33 @@ class FaultNetwork(TableNetwork):
         self.resumes += 1
         self._emit(peer, table, back.unsent)
         self.broadcast(seat, peer.orderer.ack(self.now))
+        for other in range(len(self.tables)):
+            if other != seat and self._linked(seat, other):
+                self._farewell_link(other, seat, up=True)
         self._drive(peer, table)
 
     # -- the network with faults -------------------------------------------------------
 
     def _post(self, src: int, dst: int, envelope: Envelope) -> None:
-        if src in self.dead or dst in self.dead or frozenset((src, dst)) in self.cut:
+        if not self._linked(src, dst):
             return
         super()._post(src, dst, envelope)
+
+    def _arrive(self, dst: int, envelope: Envelope) -> None:
+        if dst in self.gone:
+            return
+        farewell = self.farewells.get(dst)
+        if farewell is not None:
+            farewell.heard(self.peers[dst].orderer.seats.index(envelope.sender))
+        super()._arrive(dst, envelope)
+        self._farewells_due()
+
+    def _timers(self) -> None:
+        super()._timers()
+        self._farewells_due()
+
+    def deadlines(self) -> list[float]:
+        return super().deadlines() + [f.until for f in self.farewells.values()]
 
     def broadcast(self, src: int, envelope: Envelope) -> None:
         if src in self.dead:
@@ -116,7 +181,7 @@ class FaultNetwork(TableNetwork):
         return super().send(seat, payload)
 
     def running(self, seat: int) -> bool:
-        return seat not in self.dead  # a dead peer's timers do not run
+        return seat not in self.dead and seat not in self.gone  # a dead or departed peer's timers do not run
 
     def claims_timers(self, seat: int) -> bool:
         return self.running(seat) and not self.links_down()

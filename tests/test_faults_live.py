@@ -265,3 +265,52 @@ async def test_11_3_a_link_between_two_others_that_stays_cut_ends_the_game_after
     for summary in summaries:
         result = audit(summary.log_path)
         assert result.ok and result.left is not None and result.first_failure is None, result.first_failure
+
+
+async def test_s11_4_a_link_that_drops_as_the_game_ends_is_waited_for_and_everybody_finishes(tmp_path: Path) -> None:
+    """The moment seat 0 ends its game, its link to peers[2] (50 ms each way, through
+    the test proxy) is cut, with whatever was in flight on it. Seat 0 stays on (§11.4)
+    and says so, dials the link again when it is back, answers as in the game, and
+    leaves once peers[2] holds everything of its own; every seat ends the game with the
+    same result, well within the grace period."""
+    from p2p.roster import TableRules
+    from tests.faultproxy import LOOPBACK, link_proxy
+    from tests.live_support import seat_live_table
+
+    from p2p.peer import TablePeer
+
+    class CutAtTheEnd(TablePeer):
+        proxy = None
+
+        def _finish(self, why: str) -> None:
+            if self.proxy is not None and not self._done.is_set():
+                self.proxy.cut()
+            super()._finish(why)
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=30),
+                                         classes={0: CutAtTheEnd})
+    low, high = peers[0], peers[2]
+    for peer in peers:
+        peer.grace = 600.0  # (were the link not waited for, the others would wait this long)
+
+    def stays() -> bool:
+        return any("dropped as the game ended" in line.text for line in low.lines)
+
+    async with stack, link_proxy((LOOPBACK, high.mesh.port), delay=0.05) as proxy:
+        high_id = high.identity.peer_id
+        low.mesh.expect(low.mesh.certificate(high_id), (LOOPBACK, proxy.port))
+        low.mesh.close_link(high_id, "rerouted through the test proxy")
+        with trio.fail_after(90):
+            async with running(peers) as summaries:
+                await until(lambda: proxy.connections >= 1 and high_id in low.mesh.linked(), low, high)
+                low.proxy = proxy  # type: ignore[attr-defined]
+                await until(lambda: stays() or len(summaries) == 3, *peers)
+                proxy.restore()
+    print("STAYED", stays(), proxy.connections)
+    assert stays() and proxy.connections >= 2  # seat 0 stayed, and dialled the link again
+    assert all(summaries[i].finished for i in range(3)), [summaries[i].why for i in range(3)]
+    assert not any("without word from" in line.text for line in low.lines)
+    assert len({tuple(sorted(summaries[i].totals.items())) for i in range(3)}) == 1
+    for i in range(3):
+        result = audit(summaries[i].log_path)
+        assert result.ok and result.finished, result.first_failure
