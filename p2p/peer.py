@@ -36,6 +36,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -640,7 +641,8 @@ class TablePeer(SessionRecord):
         or said goodbye; a seat whose link dropped is waited for (bounded)."""
         linked = self.mesh.linked()
         up = [s for s, peer in enumerate(self.machine.seats) if peer in linked]
-        farewell = Farewell.begin(len(self.names), self._me, trio.current_time(), up=up, gone=self._said_bye, limit=self.see_off_limit)
+        farewell = Farewell.begin(len(self.names), self._me, trio.current_time(), up=up, gone=self._said_bye,
+                                  limit=self.see_off_limit)
         holds = self.orderer.holds_ours
         told: set[int] = set()
         wake = trio.Event()
@@ -737,12 +739,17 @@ class TablePeer(SessionRecord):
             self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]} "
                       f"(the game ends if they are not back within {self.grace:.0f} s).", "warning", seat)
         if self._me < seat:  # §6.5: the lower seat dials; it keeps trying until the peer is back (§11.3)
-            self._start_redial(seat, lambda: seat in self._absent and not self._done.is_set())
+            self._start_redial(seat)
 
-    def _start_redial(self, seat: int, wanted: Callable[[], bool]) -> None:
+    def _start_redial(self, seat: int, wanted: Callable[[], bool] | None = None) -> None:
+        """Dial `seat` until `wanted()` no longer holds (by default: while it is away
+        during the game)."""
         if seat not in self._redialing and self._nursery is not None:
             self._redialing.add(seat)
-            self._nursery.start_soon(self._redial, seat, wanted)
+            self._nursery.start_soon(self._redial, seat, wanted or partial(self._still_away, seat))
+
+    def _still_away(self, seat: int) -> bool:
+        return seat in self._absent and not self._done.is_set()
 
     async def _redial(self, seat: int, wanted: Callable[[], bool]) -> None:
         peer = self.machine.seats[seat]
@@ -807,7 +814,7 @@ class TablePeer(SessionRecord):
         self._broadcast(self.orderer.ack(now))
         for seat in list(self._absent):
             if self._me < seat:
-                self._start_redial(seat, lambda seat=seat: seat in self._absent and not self._done.is_set())
+                self._start_redial(seat)
 
     def _judge(self, verdict: Verdict, *, tell_others: bool = False) -> None:
         """Apply the §11.2 policy: log and show who broke which rule; on an abort, end

@@ -192,7 +192,11 @@ class FaultNetwork(TableNetwork):
 
     def play_on(self, limit: float = 600.0) -> None:
         """Go on playing (after `start`) until every peer finished or halted."""
-        while self.now < limit and not self.finished():
+        self.play_until(self.finished, limit)
+
+    def play_until(self, done: Any, limit: float = 600.0) -> None:
+        """Go on playing (after `start`), in steps of 50 ms, until `done()`."""
+        while self.now < limit and not done():
             self.run_until(self.now + 0.05)
             for peer, table in zip(self.peers, self.tables):
                 self._drive(peer, table)

@@ -103,10 +103,7 @@ def test_11_3_a_peer_away_longer_than_the_stall_time_is_not_taken_for_withholdin
 
     net.broadcast = strike  # type: ignore[method-assign]
     net.start()
-    while not struck:
-        net.run_until(net.now + 0.05)
-        for peer, table in zip(net.peers, net.tables):
-            net._drive(peer, table)
+    net.play_until(lambda: bool(struck))
     net.run_until(struck[0] + 8.0)
     awaited = net.tables[0].machine.awaited()
     assert awaited is not None and awaited.seats == (2,)  # seat 0 has waited 8 s for seat 2's share
@@ -134,10 +131,7 @@ def _kill_at_the_first_finish(see_off: bool, seed: int = 3) -> tuple[FaultNetwor
 
     net.on_deliveries = first_finish  # type: ignore[method-assign]
     net.start()
-    while not struck:
-        net.run_until(net.now + 0.05)
-        for peer, table in zip(net.peers, net.tables):
-            net._drive(peer, table)
+    net.play_until(lambda: bool(struck))
     at, victim = struck[0]
     net.run_until(at + 3.0)
     net.resume(victim)

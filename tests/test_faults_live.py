@@ -69,6 +69,17 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
     assert any("resumed after a restart" in n for n in carol_log)
 
 
+def through(proxy, low, high) -> bytes:  # type: ignore[no-untyped-def]
+    """From now on `low` dials `high` (the lower seat dials, §6.5) through `proxy`;
+    returns `high`'s peer id."""
+    from tests.faultproxy import LOOPBACK
+
+    high_id: bytes = high.identity.peer_id
+    low.mesh.expect(low.mesh.certificate(high_id), (LOOPBACK, proxy.port))
+    low.mesh.close_link(high_id, "rerouted through the test proxy")
+    return high_id
+
+
 def read_text_notes(path: Path) -> list[str]:
     from p2p.log import read_log
 
@@ -85,9 +96,7 @@ async def test_11_3_a_cut_tls_link_heals_by_itself_and_the_game_completes(tmp_pa
     summaries = []
     async with stack, link_proxy((LOOPBACK, high.mesh.port), delay=0.003) as proxy:
         # seat 0 dials seat 2 (§6.5): from now on through the proxy (3 ms each way)
-        high_id = high.identity.peer_id
-        low.mesh.expect(low.mesh.certificate(high_id), (LOOPBACK, proxy.port))
-        low.mesh.close_link(high_id, "rerouted through the test proxy")
+        high_id = through(proxy, low, high)
         with trio.fail_after(180):
             async with trio.open_nursery() as nursery:
 
@@ -215,9 +224,7 @@ async def _with_cut_between_two_guests(tmp_path: Path, body) -> list:  # type: i
     stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=60))
     low, high = peers[0], peers[2]
     async with stack, link_proxy((LOOPBACK, high.mesh.port)) as proxy:
-        high_id = high.identity.peer_id
-        low.mesh.expect(low.mesh.certificate(high_id), (LOOPBACK, proxy.port))
-        low.mesh.close_link(high_id, "rerouted through the test proxy")
+        high_id = through(proxy, low, high)
         with trio.fail_after(120):
             async with running(peers) as summaries:
                 await until(lambda: proxy.connections >= 1 and high_id in low.mesh.linked(), low, high)
@@ -297,16 +304,13 @@ async def test_s11_4_a_link_that_drops_as_the_game_ends_is_waited_for_and_everyb
         return any("dropped as the game ended" in line.text for line in low.lines)
 
     async with stack, link_proxy((LOOPBACK, high.mesh.port), delay=0.05) as proxy:
-        high_id = high.identity.peer_id
-        low.mesh.expect(low.mesh.certificate(high_id), (LOOPBACK, proxy.port))
-        low.mesh.close_link(high_id, "rerouted through the test proxy")
+        high_id = through(proxy, low, high)
         with trio.fail_after(90):
             async with running(peers) as summaries:
                 await until(lambda: proxy.connections >= 1 and high_id in low.mesh.linked(), low, high)
                 low.proxy = proxy  # type: ignore[attr-defined]
                 await until(lambda: stays() or len(summaries) == 3, *peers)
                 proxy.restore()
-    print("STAYED", stays(), proxy.connections)
     assert stays() and proxy.connections >= 2  # seat 0 stayed, and dialled the link again
     assert all(summaries[i].finished for i in range(3)), [summaries[i].why for i in range(3)]
     assert not any("without word from" in line.text for line in low.lines)
