@@ -16,11 +16,11 @@ retransmissions. Nothing more is delivered or logged. It goes once every other s
 
 * it said goodbye (a clean `bye`, §4.6): it ended its game too, or left; or
 * its link is up, a signed frame came from it after our game ended (and since the link
-  last came up), and its latest acks say it holds every content message of ours that
-  was delivered and every side message. What it may still lack then is our latest
-  ack, which went out on that (reliable, §4) link before the frame we heard came back
-  on it. (A frame from before our end is not enough: a link cut just then loses our
-  last ack, and the cut is only seen a moment later.)
+  last came up), and its latest acks say it holds every content and side message we
+  sent. What it may still lack then is our ack sent as the game ended (our promise,
+  and our heads as the echo, §7.10), which went out on that reliable link (§4) before
+  the frame we heard came back on it. (A frame from before our end is not enough: a
+  link cut just then loses that ack, and the cut is only seen a moment later.)
 
 A seat whose link went down without a goodbye (a crash, a pulled cable) may come back
 and need us, so it is waited for; when its link comes back it is sent an ack at once.

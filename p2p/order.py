@@ -319,7 +319,6 @@ class Orderer:
         self._away_changed = False
         self._reports_changed = False  # another peer's `away` changed since `reports_seen`
         self.position = 0
-        self._own_delivered = -1  # the seq of our latest content message delivered
 
     # -- links (§7.1, §11.3) -----------------------------------------------------------
 
@@ -732,8 +731,6 @@ class Orderer:
             stamp = int(envelope.inner["lamport"])
             delivered = Delivered(self.position, seat, envelope, heads_violation(self._peers, seat, envelope, stamp))
             self.position += 1
-            if seat == self.me:
-                self._own_delivered = int(envelope.inner["seq"])
             yield delivered
 
     # -- timers ----------------------------------------------------------------------
@@ -782,11 +779,10 @@ class Orderer:
         return out
 
     def holds_ours(self, seat: int) -> bool:
-        """Whether `seat`'s latest word says it holds every content message of ours
-        delivered so far (what came after the game's end decides nothing) and every side
-        message we sent (§11.4)."""
+        """Whether `seat`'s latest word says it holds every content and side message we
+        sent (§11.4): then our latest promise counts there (§7.3)."""
         peer = self._peers[seat]
-        return peer.has_of_mine >= self._own_delivered and peer.has_side_of_mine >= len(self._side_sent) - 1
+        return peer.has_of_mine >= len(self._sent) - 1 and peer.has_side_of_mine >= len(self._side_sent) - 1
 
     def on_link_up(self, seat: int, now: float) -> None:
         """A link to `seat` came (back) up: resend what it lacks at the next timer,
@@ -817,8 +813,6 @@ class Orderer:
         self._delivering = header.stamp
         delivered = Delivered(self.position, seat, envelope, verdict)
         self.position += 1
-        if seat == self.me:
-            self._own_delivered = header.seq
         return delivered
 
     def restore_side(self, envelope: Envelope) -> int:

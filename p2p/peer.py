@@ -656,6 +656,7 @@ class TablePeer(SessionRecord):
 
         late, self._late = self._late, []
         on_events(late)
+        self.mesh.broadcast(self._ack_frame())  # our promise at the end, with our heads: all a seat may lack
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery

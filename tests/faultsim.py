@@ -8,6 +8,9 @@ it) and comes back, when resumed, through `p2p.rejoin.restore` exactly as
 `bandit-lan join --resume` does. A peer whose game ended stays for the others as
 `p2p.farewell` says (§11.4), then leaves: from then on it neither sends nor hears
 anything, as a live peer that closed its links (`see_off=False`: it leaves at once).
+Nothing it sends while it stays is dropped at random: the farewell relies on what TLS
+gives a live peer, that a link loses frames only by going down (which cuts and kills
+model); the random drops exercise retransmission during the game.
 """
 
 from __future__ import annotations
@@ -88,6 +91,8 @@ class FaultNetwork(TableNetwork):
                 limit = SEE_OFF_LIMIT if self.see_off else 0.0
                 self.farewells[seat] = Farewell.begin(len(self.tables), seat, self.now, up=up, gone=self.gone,
                                                       limit=limit)
+                if self.see_off:  # its promise and heads at the end, as live
+                    self.broadcast(seat, self.peers[seat].orderer.ack(self.now))
         for seat, farewell in list(self.farewells.items()):
             if farewell.over(self.peers[seat].orderer.holds_ours, self.now):
                 del self.farewells[seat]
@@ -149,6 +154,11 @@ class FaultNetwork(TableNetwork):
 
     def _post(self, src: int, dst: int, envelope: Envelope) -> None:
         if not self._linked(src, dst):
+            return
+        if src in self.farewells:
+            drop, self.drop = self.drop, 0.0
+            super()._post(src, dst, envelope)
+            self.drop = drop
             return
         super()._post(src, dst, envelope)
 
