@@ -342,3 +342,25 @@ def test_R4_R5_an_away_player_is_played_by_the_timers_and_the_game_ends(tmp_path
     timed_out = [e for e in events if isinstance(e, TurnTimedOut)]
     assert turns and len(timed_out) == len(turns)  # several seats claim a turn; it times out once
     assert audit(net.write_logs(tmp_path)[0]).ok
+
+
+def test_s9_7_an_opening_of_a_round_with_many_reshuffles_is_well_formed() -> None:
+    """A round has a shuffle chain per deal and per reshuffle (R7), without bound: a seat
+    opened 74 in a soak game (5 seats, short deck), which the schema once refused as
+    more than 64, so that an honest seat's opening failed the audit."""
+    from p2p.errors import ProtocolError
+    from p2p.order import Orderer
+    from p2p.peer import table_schemas
+    from tests.ordersim import make_signer, seeded_identity
+
+    ids = [seeded_identity(bytes([i]) * 32) for i in range(2)]
+    orderer = Orderer(seats=[i.peer_id for i in ids], me=0, game=bytes(32), sign=make_signer(ids[0]))
+    step = {"chain": bytes(32), "step": 0, "perm": list(range(30)), "scalars": bytes(32 * 30), "salt": bytes(32)}
+
+    def opening(chains: int) -> dict:
+        return dict(orderer.send({"type": "opening", "v": 1, "round": 1, "steps": [step] * chains,
+                                  "digest": "0" * 64}, 0.0).inner)
+
+    table_schemas().check(opening(74))
+    with pytest.raises(ProtocolError, match="steps"):
+        table_schemas().check(opening(513))

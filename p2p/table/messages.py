@@ -52,6 +52,10 @@ SEALED = Record(
     }
 )
 SEEN = Tuple((SEAT, Int(0, 1 << 62), B32))
+# A round has one shuffle chain per deal and per reshuffle (R7), and nothing bounds how
+# many reshuffles a long round makes (a 5-seat game on a short deck made 74); the frame
+# limit (§4.2) bounds the message's size in any case.
+MAX_CHAINS = 512
 OPENING = Record(
     {
         "chain": B32,
@@ -95,7 +99,7 @@ MESSAGES: tuple[Message, ...] = (
     ),
     *(content_message(name, "§9.5", {"round": ROUND, **fields}) for name, (_, fields) in INTENTS.items()),
     content_message("timeout", "§9.6", {"round": ROUND, "what": OneOf(frozenset({"turn", "peek"})), "turn": TURN}),
-    content_message("opening", "§9.7", {"round": ROUND, "steps": ListOf(OPENING, 1, 64), "digest": DIGEST}),
+    content_message("opening", "§9.7", {"round": ROUND, "steps": ListOf(OPENING, 1, MAX_CHAINS), "digest": DIGEST}),
     content_message("challenge", "§9.10", {"round": ROUND, "card": CARD, "check": OneOf(frozenset(CHALLENGES))}),
     content_message(
         "stalled",
