@@ -248,7 +248,7 @@ class TablePeer(SessionRecord):
         if self._done.is_set():
             return
         self._left = True
-        await self._say_goodbye("left the table", "you left the table")
+        await self._say_goodbye("the player chose to leave", "you left the table")
 
     async def _say_goodbye(self, reason: str, why: str) -> None:
         """Send `leave` (§9.8) and wait briefly for it to come back delivered; the game
