@@ -668,8 +668,8 @@ class TablePeer(SessionRecord):
                     for seat in dropped:  # §6.5: the lower seat dials
                         if self._me < seat:
                             self._start_redial(seat, lambda seat=seat: not {seat} & (farewell.up | farewell.gone))
-                    deadline = min(self.orderer.next_deadline() or farewell.until, farewell.until)
-                    with trio.move_on_at(deadline):
+                    timed = self.orderer.next_deadline()
+                    with trio.move_on_at(farewell.until if timed is None else min(timed, farewell.until)):
                         await wake.wait()
                     wake = trio.Event()
                     self._send_timed(trio.current_time())

@@ -97,8 +97,8 @@ class FaultNetwork(TableNetwork):
             if farewell.over(self.peers[seat].orderer.holds_ours, self.now):
                 del self.farewells[seat]
                 self.gone.add(seat)  # it says bye on every link and closes it
-                for other in self.farewells:
-                    self.farewells[other].link_down(seat, clean=True)
+                for other in range(len(self.tables)):
+                    self._farewell_link(seat, other, up=False, clean=True)
 
     def links_down(self) -> bool:
         """Whether a link of the table is down: a live peer then makes no timer or stall
@@ -155,12 +155,10 @@ class FaultNetwork(TableNetwork):
     def _post(self, src: int, dst: int, envelope: Envelope) -> None:
         if not self._linked(src, dst):
             return
-        if src in self.farewells:
-            drop, self.drop = self.drop, 0.0
-            super()._post(src, dst, envelope)
-            self.drop = drop
-            return
         super()._post(src, dst, envelope)
+
+    def _lost(self, src: int) -> bool:
+        return super()._lost(src) and src not in self.farewells  # (a staying peer's TLS links lose nothing)
 
     def _arrive(self, dst: int, envelope: Envelope) -> None:
         if dst in self.gone:

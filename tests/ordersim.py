@@ -101,11 +101,15 @@ class Network:
         self._n = 0
 
     def _post(self, src: int, dst: int, envelope: Envelope) -> None:
-        if self.rng.random() < self.drop:
+        if self._lost(src):
             return
         at = self.now + self.latency + self.rng.random() * self.jitter
         self._n += 1
         heapq.heappush(self._queue, (at, self._n, dst, envelope))
+
+    def _lost(self, src: int) -> bool:
+        """Whether the next frame `src` sends is dropped (a seeded draw for every frame)."""
+        return self.rng.random() < self.drop
 
     def broadcast(self, src: int, envelope: Envelope) -> None:
         for dst in range(len(self.peers)):
