@@ -91,12 +91,15 @@ async def play_seat(
     bot = NormalBot() if headless else None
     quiet = getattr(args, "quiet", False) or args.json
     pace = getattr(args, "pace", None) or (FULL_SPEED if args.headless else HUMAN_PACE)
-    peer = TablePeer(
-        mesh, result, identity, log_path=log_path, bot=bot, seed=args.seed, pace=pace,
-        on_line=None if (quiet or not headless) else print_line,
-        journal_dir=getattr(args, "state_dir", None) or default_state_dir(), resume=resume,
-        grace=getattr(args, "grace", GRACE),
-    )
+    try:
+        peer = TablePeer(
+            mesh, result, identity, log_path=log_path, bot=bot, seed=args.seed, pace=pace,
+            on_line=None if (quiet or not headless) else print_line,
+            journal_dir=getattr(args, "state_dir", None) or default_state_dir(), resume=resume,
+            grace=getattr(args, "grace", GRACE),
+        )
+    except OSError as exc:  # the disk filled (say) since the lobby checked the log's place
+        return await unrecorded(mesh, result, log_path, exc)
     if headless:
         return await peer.run()
     from cli.tui import run_client  # the full-screen client is only loaded for a person
@@ -112,6 +115,17 @@ async def play_seat(
         nursery.start_soon(run_peer)
         await run_client(peer, memory_aid=args.memory_aid, terminal=terminal)  # type: ignore[arg-type]
     return finished[0]
+
+
+async def unrecorded(mesh: Mesh, result: LobbyResult, log_path: Path, exc: OSError) -> GameSummary:
+    """This seat cannot keep the game's records, so it does not sit down (§10.1): it says
+    why on every link (the others see it go, and end their game as for any seat that
+    does not come back, §11.3), and the game stops here before its first move."""
+    problem = exc.strerror or str(exc)
+    await mesh.aclose(f"its records could not be written ({problem})")
+    names = tuple(m.name for m in result.roster.members)
+    why = f"this game's records could not be written here ({log_path}: {problem}), so you did not sit down (§10.1)"
+    return GameSummary(result.game_id, names, 0, {name: 0 for name in names}, [], log_path, False, why)
 
 
 def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | None = None) -> int:

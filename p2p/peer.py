@@ -166,10 +166,14 @@ class TablePeer(SessionRecord):
             self.orderer = Orderer(seats=seats, me=self._me, game=self.game_id, sign=self._sign)
             self.machine = TableMachine(game_id=self.game_id, seats=seats, rules=roster.rules, me=self._me, secrets=secrets)
             self.log = FairnessLog.create(log_path, header_for(lobby_result.canonical, lobby_result.signatures, self._me))
-            self.journal = None if journal_dir is None else Journal.create(
-                journal_path(journal_dir, self.game_id), game=self.game_id, seat=self._me, seed=secrets.seed,
-                log=log_path.resolve(), port=mesh.port, addresses=[m.address for m in roster.members],
-            )
+            try:
+                self.journal = None if journal_dir is None else Journal.create(
+                    journal_path(journal_dir, self.game_id), game=self.game_id, seat=self._me, seed=secrets.seed,
+                    log=log_path.resolve(), port=mesh.port, addresses=[m.address for m in roster.members],
+                )
+            except OSError as exc:  # no journal, no seat (§11.3): the log says why it ends here
+                self.log.close(f"this seat's journal could not be written ({exc.strerror or exc})")
+                raise
             replayed: list[Step] = []
         else:
             started = time.perf_counter()

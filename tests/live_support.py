@@ -10,30 +10,35 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
 
 from engine import NormalBot
-from p2p.identity import load_or_create_identity
+from p2p.identity import Identity, load_or_create_identity
 from p2p.lobby import LobbyResult
 from p2p.lobby_runner import host_table, join_table
 from p2p.peer import FULL_SPEED, GameSummary, Pace, TablePeer, table_schemas
 from p2p.roster import TableRules
-from p2p.transport import open_mesh
+from p2p.transport import Mesh, open_mesh
 
 LOOPBACK = "127.0.0.1"
 
 
-async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: Pace = FULL_SPEED,
-                          rules: TableRules | None = None,
-                          classes: Mapping[int, type[TablePeer]] | None = None,
-                          journals: bool = False) -> tuple[AsyncExitStack, list[TablePeer]]:
-    """Seat `peers` live peers; seat 1 without a bot when `person`. Close the returned
-    stack (after the peers' `run` ended) to close their meshes. `classes` gives some
-    seats another kind of peer (a cheating one, in tests); with `journals` every seat
-    keeps a journal (§11.3) in its own state folder under `root`."""
-    stack = AsyncExitStack()
+@dataclass
+class LiveLobby:
+    """What a finished lobby left: every seat's identity, open mesh and lobby result."""
+
+    ids: list[Identity]
+    meshes: list[Mesh]
+    results: list[LobbyResult]
+
+
+async def seat_live_lobby(root: Path, peers: int, stack: AsyncExitStack,
+                          rules: TableRules | None = None) -> LiveLobby:
+    """Run the lobby of `peers` live peers (seat 0 hosts as "You"); their meshes close
+    with `stack`."""
     ids = [load_or_create_identity(root / f"peer{i}") for i in range(peers)]
     meshes = [await stack.enter_async_context(open_mesh(ident, table_schemas(), bind=LOOPBACK, hold_incoming=i > 0))
               for i, ident in enumerate(ids)]
@@ -51,13 +56,26 @@ async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: 
         await nursery.start(host)
         for i in range(1, peers):
             nursery.start_soon(guest, i)
+    assert all(result is not None for result in results)
+    return LiveLobby(ids, meshes, results)  # type: ignore[arg-type]
+
+
+async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: Pace = FULL_SPEED,
+                          rules: TableRules | None = None,
+                          classes: Mapping[int, type[TablePeer]] | None = None,
+                          journals: bool = False) -> tuple[AsyncExitStack, list[TablePeer]]:
+    """Seat `peers` live peers; seat 1 without a bot when `person`. Close the returned
+    stack (after the peers' `run` ended) to close their meshes. `classes` gives some
+    seats another kind of peer (a cheating one, in tests); with `journals` every seat
+    keeps a journal (§11.3) in its own state folder under `root`."""
+    stack = AsyncExitStack()
+    lobby = await seat_live_lobby(root, peers, stack, rules)
     table = []
-    for i, (mesh, result) in enumerate(zip(meshes, results)):
-        assert result is not None
+    for i, (mesh, result) in enumerate(zip(lobby.meshes, lobby.results)):
         bot = None if (i == 0 and person) else NormalBot()
         cls = (classes or {}).get(i, TablePeer)
-        table.append(cls(mesh, result, ids[i], log_path=root / f"seat{i + 1}.bandit-log", bot=bot, seed=i, pace=pace,
-                         journal_dir=root / f"peer{i}" if journals else None))
+        table.append(cls(mesh, result, lobby.ids[i], log_path=root / f"seat{i + 1}.bandit-log", bot=bot, seed=i,
+                         pace=pace, journal_dir=root / f"peer{i}" if journals else None))
     return stack, table
 
 

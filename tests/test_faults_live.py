@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 import re
 import signal
+from contextlib import AsyncExitStack
 from pathlib import Path
 
+import pytest
 import trio
 
+from engine import NormalBot
 from p2p.audit import audit
 from p2p.journal import unfinished_journals
 from tests.cli_support import bandit, finish, kill_all, read_until
@@ -211,6 +214,45 @@ async def test_s11_3_a_full_disk_under_a_journal_removes_it_and_the_seat_leaves_
     for i in range(3):
         result = audit(summaries[i].log_path)
         assert result.ok and result.left is not None and result.left[0] == peers[2].me, (i, result.first_failure)
+
+
+@pytest.mark.parametrize("part", ["log", "journal"])
+async def test_s10_1_a_seat_whose_records_cannot_be_created_after_the_lobby_does_not_sit_down(
+        tmp_path: Path, part: str) -> None:
+    """The lobby checked that the log could be written; if its file (or the journal's)
+    still cannot be created when the game starts (the disk filled meanwhile), the seat
+    does not sit down: no traceback, the player is told why, its links say why, a log
+    already begun is closed with the reason, and the others end their game cleanly."""
+    import argparse
+
+    from cli.game import play_seat
+    from p2p.log import read_log
+    from p2p.peer import TablePeer
+    from tests.live_support import seat_live_lobby
+
+    blocker = tmp_path / "a file, not a folder"
+    blocker.write_text("")
+    log_path = (blocker if part == "log" else tmp_path) / "seat3.bandit-log"
+    args = argparse.Namespace(headless=True, seed=2, json=True, grace=1.0,
+                              state_dir=blocker if part == "journal" else tmp_path / "state")
+    async with AsyncExitStack() as stack:
+        lobby = await seat_live_lobby(tmp_path, 3, stack)
+        others = [TablePeer(lobby.meshes[i], lobby.results[i], lobby.ids[i], log_path=tmp_path / f"seat{i + 1}.bandit-log",
+                            bot=NormalBot(), seed=i, grace=1.0) for i in (0, 1)]
+        with trio.fail_after(60):
+            async with running(others) as summaries:
+                mine = await play_seat(lobby.meshes[2], lobby.results[2], lobby.ids[2], args, log_path)
+    assert not mine.finished and mine.rounds == 0
+    assert "records could not be written here" in mine.why and "you did not sit down" in mine.why
+    if part == "log":
+        assert not log_path.exists()
+    else:
+        assert "journal could not be written" in (read_log(log_path).ended or "")
+    for i in (0, 1):
+        assert not summaries[i].finished and "its records could not be written" in " ".join(
+            line.text for line in others[i]._lines), summaries[i].why
+        result = audit(summaries[i].log_path)
+        assert result.ok and result.left is not None and result.left[0] == lobby.results[2].seat, result.first_failure
 
 
 async def _with_cut_between_two_guests(tmp_path: Path, body) -> list:  # type: ignore[no-untyped-def]
