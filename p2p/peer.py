@@ -541,9 +541,8 @@ class TablePeer(SessionRecord):
 
     def _track_links(self) -> bool:
         """Timer and stall claims wait while any link of the table is down, ours or one
-        another peer reports (§11.3); when all are back, what the table waits for is
-        timed from now, so a lost link is never taken for withholding (§9.11). True if
-        the player was told of a change."""
+        another peer reports (§11.3), and the stall clock stands meanwhile, so a lost link
+        is never taken for withholding (§9.11). True if the player was told of a change."""
         self.orderer.reports_seen()
         cut_off = {seat: away for seat, (_, away) in self.orderer.cut_off().items()}
         for seat, away in cut_off.items():
@@ -556,8 +555,9 @@ class TablePeer(SessionRecord):
         told = cut_off != self._cut_off
         self._cut_off = cut_off
         suspended = bool(self._absent or cut_off)
-        if self._suspended and not suspended:
-            self.machine.restart_stall_clock(trio.current_time())
+        if suspended != self._suspended:
+            clock = self.machine.pause_stall_clock if suspended else self.machine.resume_stall_clock
+            clock(trio.current_time())
         self._suspended = suspended
         return told
 

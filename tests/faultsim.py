@@ -107,14 +107,15 @@ class FaultNetwork(TableNetwork):
         return bool(self.dead or self.cut or self.gone)
 
     def _links_change(self, change: Any) -> None:
-        """Apply `change`; when every link is back, every live peer restarts its stall
-        clock (§11.3)."""
+        """Apply `change`; while a link is down, every live peer's stall clock stands
+        (§11.3)."""
         before = self.links_down()
         change()
-        if before and not self.links_down():
+        if before != self.links_down():
             for seat, table in enumerate(self.tables):
                 if seat not in self.dead:
-                    table.machine.restart_stall_clock(self.now)
+                    clock = table.machine.resume_stall_clock if before else table.machine.pause_stall_clock
+                    clock(self.now)
 
     def resume(self, seat: int) -> None:
         """Restart the peer from its log records and journal (§11.3)."""
@@ -140,6 +141,7 @@ class FaultNetwork(TableNetwork):
             driver.observe(step)
         peer.orderer = back.orderer
         table.machine, table.driver = back.machine, driver
+        back.machine.pause_stall_clock(self.now)  # (it comes back to a table with a link down: its own)
         table.log = []  # (delivered positions continue in the records)
         self._links_change(lambda: self.dead.discard(seat))
         self.resumes += 1

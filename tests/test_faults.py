@@ -89,7 +89,7 @@ def test_11_3_a_peer_away_longer_than_the_stall_time_is_not_taken_for_withholdin
     """With 5 s turns (so 5 s stall claims, §9.11), seat 2 is killed (or cut off from
     seat 0) for 8 s just as its share of a reveal leaves: the others wait for that share
     all that time. While a link is down nobody makes timer or stall claims, and when
-    everyone is back the stall clock starts again (§11.3): the share comes (resent from
+    everyone is back the stall clock goes on from where it stood (§11.3): the share comes (resent from
     the log after the restart), nobody is named, and the game completes, every log
     auditing clean."""
     net = FaultNetwork(3, 21, rules=TableRules(target=25, turn_s=5))
@@ -113,6 +113,39 @@ def test_11_3_a_peer_away_longer_than_the_stall_time_is_not_taken_for_withholdin
     assert all(t.machine.finished and t.machine.halted is None for t in net.tables)
     for path in net.write_logs(tmp_path):
         assert audit(path).ok
+
+
+def test_s9_11_a_withholder_that_drops_its_link_before_each_stall_deadline_is_still_named(tmp_path: Path) -> None:
+    """With 5 s turns (so 5 s stall claims), seat 2 withholds its share of the round's
+    first reveal and, 4 s into every stretch with all links up, drops its link to seat 0
+    for 0.5 s. Time away does not count as withholding (§11.3), but time present does:
+    the clock goes on from where it stood, so flapping never starts it over. The stall is
+    claimed in the second stretch, and every peer ends the game naming seat 2 (§9.4)."""
+    from tests.malicious import WithheldShare, WithholdingMachine
+
+    net = FaultNetwork(3, 21, rules=TableRules(target=25, turn_s=5))
+    old = net.tables[2].machine
+    cheat = WithholdingMachine(game_id=old.context.game_id, seats=old.seats, rules=old.rules, me=2, secrets=old.secrets)
+    cheat.cheat = WithheldShare(need=0)
+    net.tables[2].machine = net.tables[2].driver.machine = cheat
+    net.start()
+    net.play_until(lambda: (w := net.tables[0].machine.awaited()) is not None and w.what == "shares")
+    began = net.now
+    while not net.finished() and net.now < began + 60:
+        net.run_until(net.now + 4.0)
+        if net.finished():
+            break
+        net.cut_link(0, 2)
+        net.run_until(net.now + 0.5)
+        net.restore_link(0, 2)
+    assert cheat.cheat.tried
+    for table in net.tables[:2]:
+        halted = table.machine.halted
+        assert halted is not None and halted.section == "§9.4" and halted.seat == 2, halted
+    assert net.now < began + 10  # 5 s present: the second stretch, not a minute of flapping
+    for path in net.write_logs(tmp_path)[:2]:
+        failure = audit(path).first_failure  # the claim is in every log: the audit names the withholder
+        assert failure is not None and (failure.section, failure.seat) == ("§9.4", 2), failure
 
 
 def _kill_at_the_first_finish(see_off: bool, seed: int = 3) -> tuple[FaultNetwork, int]:

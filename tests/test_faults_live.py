@@ -279,7 +279,7 @@ async def test_11_3_a_link_cut_between_two_others_holds_every_claim_until_it_is_
     """Seat 0 and peers[2] lose their link while peers[1] still reaches both: both say
     so in their acks (§7.1 `away`), so peers[1] too makes no timer or stall claims
     (§11.3) and tells its player; when the link is back it says so, the claims resume
-    with the stall clock restarted, and the game completes, agreed and audited."""
+    with the stall clock going on, and the game completes, agreed and audited."""
 
     async def body(peers, proxy) -> None:  # type: ignore[no-untyped-def]
         middle = peers[1]

@@ -322,6 +322,7 @@ class TableMachine:
         self._public_events: list[Event] = []  # every event applied, private faces left out
         self._wait: tuple[tuple[str, int, int], float] | None = None  # what the table waits for, since when
         self._awaited: Awaited | None = None  # `awaited()` as of the last `_track_stall` (what `_wait` names)
+        self._paused_at: float | None = None  # since when a link of the table is down (the stall clock stands)
         self._stalls_claimed: set[tuple[str, int, int]] = set()
         self.position = -1
         self.on_applied: Callable[[Event, Sequence[Note]], None] | None = None
@@ -1138,11 +1139,20 @@ class TableMachine:
         if self._wait is None or self._wait[0] != key:
             self._wait = (key, self._now)
 
-    def restart_stall_clock(self, now: float) -> None:
-        """A peer that was away is back (§11.3): what the table waits for is timed from
-        now, so a crash or a lost link is never taken for withholding (§9.11)."""
-        if self._wait is not None:
-            self._wait = (self._wait[0], max(self._wait[1], now))
+    def pause_stall_clock(self, now: float) -> None:
+        """A link of the table went down (§11.3): the time of what the table waits for
+        stops, so a crash or a lost link is never taken for withholding (§9.11)."""
+        if self._paused_at is None:
+            self._paused_at = now
+
+    def resume_stall_clock(self, now: float) -> None:
+        """Every link is back: the wait goes on from where it stood when the first went
+        down (a wait that began meanwhile, from now). Time away never counts, time present
+        always does, so a peer that drops its link cannot start the clock over."""
+        paused, self._paused_at = self._paused_at, None
+        if paused is not None and self._wait is not None:
+            key, since = self._wait
+            self._wait = (key, since + now - max(since, paused))
 
     def _stall_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
         """(when, the wait's key, the seats waited for) of the stall this seat would claim."""
