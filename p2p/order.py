@@ -231,6 +231,7 @@ class _Peer:
     away: tuple[int, ...] = ()  # §7.1: the seats it said, in its latest ack, it has no link to
     away_since: float | None = None  # when we first saw it say so
     away_stamp: int = -1  # the stamp of the ack that said it
+    away_ended: tuple[float, int] | None = None  # (since, our position) when its last run of reports ended
 
     def chain(self, digest: bytes, stamp: int) -> None:
         """Append the next content message of this sender's chain."""
@@ -617,6 +618,9 @@ class Orderer:
         if header.stamp >= peer.away_stamp:  # (an older ack relayed late says nothing new)
             if away != peer.away:  # (the time runs from the first of a run of reports)
                 since = peer.away_since if peer.away and away else (now if away else None)
+                if away and not peer.away and peer.away_ended is not None and peer.away_ended[1] == self.position:
+                    since = peer.away_ended[0]  # the table could not use the pause in between (§11.3)
+                peer.away_ended = (peer.away_since, self.position) if peer.away and not away else None
                 peer.away, peer.away_since = away, since
                 self._reports_changed = True
             peer.away_stamp = header.stamp

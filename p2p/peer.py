@@ -209,6 +209,7 @@ class TablePeer(SessionRecord):
         self._why = ""
         self.grace = grace
         self._absent: dict[int, float] = {}  # seat -> since when its link is down
+        self._returned: dict[int, tuple[float, int]] = {}  # seat -> (since, order position) of its last absence, at its return
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
@@ -411,7 +412,9 @@ class TablePeer(SessionRecord):
                 return
             self._said_bye.discard(seat)
             self._heard[seat] = trio.current_time()
-            if self._absent.pop(seat, None) is not None:
+            since = self._absent.pop(seat, None)
+            if since is not None:
+                self._returned[seat] = (since, self.orderer.position)
                 self._note(f"link to {self.names[seat]} restored")
                 self.orderer.set_away(self._absent)
             if seat in self._progress.waiting_for:
@@ -732,6 +735,9 @@ class TablePeer(SessionRecord):
             return
         now = trio.current_time()
         first = seat not in self._absent
+        back = self._returned.pop(seat, None)
+        if first and back is not None and back[1] == self.orderer.position:
+            now = back[0]  # back only for a moment the table could not use: still the same absence (§11.3)
         self._absent.setdefault(seat, now)
         self.orderer.set_away(self._absent)
         if first:
@@ -741,8 +747,9 @@ class TablePeer(SessionRecord):
                 self._note(f"link to {self.names[seat]} lost: {event.reason}")
         if seat not in self._progress.waiting_for:
             self._progress.waiting_for = (*self._progress.waiting_for, seat)
+            left = max(0.0, self._absent[seat] + self.grace - trio.current_time())
             self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]} "
-                      f"(the game ends if they are not back within {self.grace:.0f} s).", "warning", seat)
+                      f"(the game ends if they are not back within {left:.0f} s).", "warning", seat)
         if self._me < seat:  # §6.5: the lower seat dials; it keeps trying until the peer is back (§11.3)
             self._start_redial(seat)
 

@@ -80,13 +80,18 @@ async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: 
 
 
 async def until(predicate, *peers) -> None:  # type: ignore[no-untyped-def]
-    """Wait (on the peers' change events, never a sleep) until `predicate()` holds."""
-    while not predicate():
+    """Wait (on the peers' change events, never a sleep) until `predicate()` holds. The
+    events are taken before the predicate is asked, so a change between the two is not
+    missed (a stalled table may change nothing more)."""
+    while True:
+        events = [peer._watch.changed for peer in peers]
+        if predicate():
+            return
         async with trio.open_nursery() as nursery:
-            for peer in peers:
+            for event in events:
 
-                async def woken(peer=peer) -> None:  # type: ignore[no-untyped-def]
-                    await peer.changed()
+                async def woken(event=event) -> None:  # type: ignore[no-untyped-def]
+                    await event.wait()
                     nursery.cancel_scope.cancel()
 
                 nursery.start_soon(woken)

@@ -316,6 +316,49 @@ async def test_11_3_a_link_between_two_others_that_stays_cut_ends_the_game_after
         assert result.ok and result.left is not None and result.first_failure is None, result.first_failure
 
 
+async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still_ends_the_game(tmp_path: Path) -> None:
+    """peers[2] withholds its share of the first discard (the table waits on it, and its
+    stall claim is far off), and its link to seat 0 is cut again each time it comes
+    back. A return during which the table delivered nothing does not end the absence:
+    its clock goes on (§11.3), both for seat 0, who misses the link, and for peers[1],
+    who hears of it in acks. So the game ends after the grace period of time away in
+    all, every peer naming whom it waited for, and every log audits without blame."""
+    from p2p.roster import TableRules
+    from tests.cheat_runs import swap_machine
+    from tests.faultproxy import LOOPBACK, link_proxy
+    from tests.live_support import seat_live_table
+    from tests.malicious import WithheldShare, WithholdingMachine
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=60))
+    low, middle, high = peers
+    swap_machine(high, WithholdingMachine, cheat=WithheldShare(need=6))  # the first discard (3 × 2 peeks before it)
+    for peer in peers:
+        peer.machine.stall_s = 600.0
+    returns = 0
+    async with stack, link_proxy((LOOPBACK, high.mesh.port)) as proxy:
+        high_id = through(proxy, low, high)
+        with trio.fail_after(30):
+            async with running(peers) as summaries:
+                await until(lambda: (w := low.machine.awaited()) is not None and w.what == "shares"
+                            and w.seats == (high.me,) and high_id in low.mesh.linked(), low)
+                for peer in peers:
+                    peer.grace = 1.0
+                while not low._done.is_set():
+                    proxy.cut()
+                    await until(lambda: high.me in low._absent or low._done.is_set(), low)
+                    proxy.restore()  # (back within a redial: each absence is far shorter than the grace)
+                    await until(lambda: low._done.is_set() or (high.me not in low._absent and not any(
+                        p.orderer.cut_off() for p in peers)), *peers)  # back, and every peer has heard so
+                    returns += not low._done.is_set()
+    assert returns >= 1  # it came back (and the table could not use it) at least once
+    assert "was away for more than 1 s" in summaries[0].why, summaries[0].why
+    assert "could not reach" in summaries[1].why or "was away" in summaries[1].why, summaries[1].why
+    for i in range(3):
+        assert not summaries[i].finished
+        result = audit(summaries[i].log_path)
+        assert result.ok and result.left is not None and result.first_failure is None, (i, result.first_failure)
+
+
 async def test_s11_4_a_link_that_drops_as_the_game_ends_is_waited_for_and_everybody_finishes(tmp_path: Path) -> None:
     """The moment seat 0 ends its game, its link to peers[2] (50 ms each way, through
     the test proxy) is cut, with whatever was in flight on it. Seat 0 stays on (§11.4)

@@ -443,6 +443,22 @@ def test_s7_1_acks_say_which_links_their_sender_misses() -> None:
     b.set_away([])
     a.receive(transmit(b.ack(3.0)), 3.0)
     assert a.cut_off() == {}
+    b.set_away([2])  # again, and nothing was delivered meanwhile: the same absence (§11.3)
+    a.receive(transmit(b.ack(3.5)), 3.5)
+    assert a.cut_off() == {1: (1.0, (2,))}
+    b.set_away([])
+    a.receive(transmit(b.ack(3.6)), 3.6)
+    note = transmit(c.send({"type": "note", "v": 1}, 3.7))
+    a.receive(note, 3.7)
+    b.receive(note, 3.7)
+    a.receive(transmit(b.ack(3.7)), 3.7)
+    assert len(list(a.deliveries())) == 1  # the table went on in between ...
+    b.set_away([2])
+    a.receive(transmit(b.ack(3.8)), 3.8)
+    assert a.cut_off() == {1: (3.8, (2,))}  # ... so this is a new run, timed from now
+    b.set_away([])
+    a.receive(transmit(b.ack(3.9)), 3.9)
+    assert a.cut_off() == {}
     for away in ([1], [2, 0], [0, 0], [3]):
         inner = dict(b.ack(4.0).inner, away=away)
         forged = make_signer(net.peers[1].identity)(inner)
