@@ -231,7 +231,7 @@ class _Peer:
     away: tuple[int, ...] = ()  # §7.1: the seats it said, in its latest ack, it has no link to
     away_since: float | None = None  # when we first saw it say so
     away_stamp: int = -1  # the stamp of the ack that said it
-    away_ended: tuple[float, int] | None = None  # (since, our position) when its last run of reports ended
+    away_ended: tuple[float, int] | None = None  # (how long, our position) when its last run of reports ended
 
     def chain(self, digest: bytes, stamp: int) -> None:
         """Append the next content message of this sender's chain."""
@@ -335,6 +335,11 @@ class Orderer:
         know it, the seats it has no link to)."""
         return {i: (p.away_since, p.away) for i, p in enumerate(self._peers)
                 if i != self.me and p.away and p.away_since is not None}
+
+    @property
+    def reports_changed(self) -> bool:
+        """Another peer's report of its links changed since `reports_seen`."""
+        return self._reports_changed
 
     def reports_seen(self) -> None:
         """The shell has read `cut_off` after the last change (see `has_work`)."""
@@ -619,8 +624,9 @@ class Orderer:
             if away != peer.away:  # (the time runs from the first of a run of reports)
                 since = peer.away_since if peer.away and away else (now if away else None)
                 if away and not peer.away and peer.away_ended is not None and peer.away_ended[1] == self.position:
-                    since = peer.away_ended[0]  # the table could not use the pause in between (§11.3)
-                peer.away_ended = (peer.away_since, self.position) if peer.away and not away else None
+                    since = now - peer.away_ended[0]  # the table could not use the pause: time away adds up (§11.3)
+                ended = peer.away and not away and peer.away_since is not None
+                peer.away_ended = (now - peer.away_since, self.position) if ended else None  # type: ignore[operator]
                 peer.away, peer.away_since = away, since
                 self._reports_changed = True
             peer.away_stamp = header.stamp

@@ -209,7 +209,7 @@ class TablePeer(SessionRecord):
         self._why = ""
         self.grace = grace
         self._absent: dict[int, float] = {}  # seat -> since when its link is down
-        self._returned: dict[int, tuple[float, int]] = {}  # seat -> (since, order position) of its last absence, at its return
+        self._returned: dict[int, tuple[float, int]] = {}  # seat -> (how long it was away, order position) at its return
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
@@ -388,6 +388,9 @@ class TablePeer(SessionRecord):
         if self._touched:
             self._after_processing()
             return
+        if self.orderer.reports_changed:  # (only acks came, but one says its sender's links changed:
+            self._after_processing(changed=False)  # screens, claims and the stall clock take note)
+            return
         # Only acks (or side messages) came and the table is as it was, but the order may
         # now have an earlier deadline: evidence of a fork (§7.10), a confirmation (§7.3).
         self._wake_if_sooner(self.orderer.next_deadline())
@@ -414,7 +417,7 @@ class TablePeer(SessionRecord):
             self._heard[seat] = trio.current_time()
             since = self._absent.pop(seat, None)
             if since is not None:
-                self._returned[seat] = (since, self.orderer.position)
+                self._returned[seat] = (trio.current_time() - since, self.orderer.position)
                 self._note(f"link to {self.names[seat]} restored")
                 self.orderer.set_away(self._absent)
             if seat in self._progress.waiting_for:
@@ -737,7 +740,7 @@ class TablePeer(SessionRecord):
         first = seat not in self._absent
         back = self._returned.pop(seat, None)
         if first and back is not None and back[1] == self.orderer.position:
-            now = back[0]  # back only for a moment the table could not use: still the same absence (§11.3)
+            now -= back[0]  # back only for a while the table could not use: time away adds up (§11.3)
         self._absent.setdefault(seat, now)
         self.orderer.set_away(self._absent)
         if first:

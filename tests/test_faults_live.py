@@ -320,7 +320,7 @@ async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still
     """peers[2] withholds its share of the first discard (the table waits on it, and its
     stall claim is far off), and its link to seat 0 is cut again each time it comes
     back. A return during which the table delivered nothing does not end the absence:
-    its clock goes on (§11.3), both for seat 0, who misses the link, and for peers[1],
+    the time away adds up (§11.3), both for seat 0, who misses the link, and for peers[1],
     who hears of it in acks. So the game ends after the grace period of time away in
     all, every peer naming whom it waited for, and every log audits without blame."""
     from p2p.roster import TableRules

@@ -443,9 +443,9 @@ def test_s7_1_acks_say_which_links_their_sender_misses() -> None:
     b.set_away([])
     a.receive(transmit(b.ack(3.0)), 3.0)
     assert a.cut_off() == {}
-    b.set_away([2])  # again, and nothing was delivered meanwhile: the same absence (§11.3)
+    b.set_away([2])  # again, and nothing was delivered meanwhile: the 2 s away add up (§11.3)
     a.receive(transmit(b.ack(3.5)), 3.5)
-    assert a.cut_off() == {1: (1.0, (2,))}
+    assert a.cut_off() == {1: (1.5, (2,))}
     b.set_away([])
     a.receive(transmit(b.ack(3.6)), 3.6)
     note = transmit(c.send({"type": "note", "v": 1}, 3.7))
