@@ -625,8 +625,9 @@ class Orderer:
                 since = peer.away_since if peer.away and away else (now if away else None)
                 if away and not peer.away and peer.away_ended is not None and peer.away_ended[1] == self.position:
                     since = now - peer.away_ended[0]  # the table could not use the pause: time away adds up (§11.3)
-                ended = peer.away and not away and peer.away_since is not None
-                peer.away_ended = (now - peer.away_since, self.position) if ended else None  # type: ignore[operator]
+                peer.away_ended = None
+                if peer.away and not away and peer.away_since is not None:  # a run ends: how long, and where
+                    peer.away_ended = (now - peer.away_since, self.position)
                 peer.away, peer.away_since = away, since
                 self._reports_changed = True
             peer.away_stamp = header.stamp
