@@ -94,6 +94,13 @@ SIDE_CONFIRM_AFTER = RETRANSMIT_AFTER / 2  # an ack confirms side messages by th
 HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
 
 
+def absence_since(now: float, ended: tuple[float, int] | None, position: int) -> float:
+    """When an absence that begins `now` is timed from (§11.3): `ended` is (how long the
+    last one lasted, the order's position when it ended); if nothing was delivered since,
+    the return was of no use and the time away adds up."""
+    return now - ended[0] if ended is not None and ended[1] == position else now
+
+
 def message_hash(body: bytes) -> bytes:
     """§7.2: the hash that chains, heads and the log use for a content message."""
     return hashlib.sha256(MSG_TAG + body).digest()
@@ -622,9 +629,9 @@ class Orderer:
         peer.has_side_of_mine = held  # the latest word counts (see _note_heads)
         if header.stamp >= peer.away_stamp:  # (an older ack relayed late says nothing new)
             if away != peer.away:  # (the time runs from the first of a run of reports)
-                since = peer.away_since if peer.away and away else (now if away else None)
-                if away and not peer.away and peer.away_ended is not None and peer.away_ended[1] == self.position:
-                    since = now - peer.away_ended[0]  # the table could not use the pause: time away adds up (§11.3)
+                since = peer.away_since if peer.away and away else None
+                if away and not peer.away:
+                    since = absence_since(now, peer.away_ended, self.position)
                 peer.away_ended = None
                 if peer.away and not away and peer.away_since is not None:  # a run ends: how long, and where
                     peer.away_ended = (now - peer.away_since, self.position)

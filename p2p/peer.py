@@ -51,7 +51,7 @@ from p2p.lobby import LobbyResult
 from p2p.journal import Journal, JournalContents, journal_path
 from p2p.log import FairnessLog, LogContents, header_for
 from p2p.order import MESSAGES as ORDER_MESSAGES
-from p2p.order import Orderer, OrderError
+from p2p.order import Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
 from p2p.session import Line, RoundReport, SeatInfo, SessionRecord
@@ -736,14 +736,9 @@ class TablePeer(SessionRecord):
         if event.fault and event.error is not None:  # it sent what no honest peer sends (§11.2)
             self._judge(on_link_fault(event.error, seat), tell_others=True)
             return
-        now = trio.current_time()
-        first = seat not in self._absent
-        back = self._returned.pop(seat, None)
-        if first and back is not None and back[1] == self.orderer.position:
-            now -= back[0]  # back only for a while the table could not use: time away adds up (§11.3)
-        self._absent.setdefault(seat, now)
-        self.orderer.set_away(self._absent)
-        if first:
+        if seat not in self._absent:  # (a return the table could not use does not end the absence: §11.3)
+            self._absent[seat] = absence_since(trio.current_time(), self._returned.pop(seat, None), self.orderer.position)
+            self.orderer.set_away(self._absent)
             if event.error is not None:
                 self._note(f"link to {self.names[seat]} closed: {event.error}", event.error.section, event.peer)
             else:
