@@ -233,7 +233,7 @@ class Narrator:
             if isinstance(note, RoundEnded):
                 out.append(Told(self._round_words(note), "round"))
             elif isinstance(note, GameEnded):
-                out.append(Told(self._game_words(note), "round"))
+                out.append(self.game_over(note))
         return out
 
     def _round_words(self, note: RoundEnded) -> str:
@@ -251,6 +251,10 @@ class Narrator:
         """R9: was the caller's sum (before the bonus) strictly the lowest?"""
         mine = note.scores[caller] + CALLER_BONUS  # undo -10 to compare sums
         return all(mine < s for seat, s in enumerate(note.scores) if seat != caller)
+
+    def game_over(self, note: GameEnded) -> Told:
+        """The line that tells who won."""
+        return Told(self._game_words(note), "round")
 
     def _game_words(self, note: GameEnded) -> str:
         best = note.totals[note.winners[0]]

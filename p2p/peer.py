@@ -42,7 +42,7 @@ from typing import Any
 
 import trio
 
-from engine import Bot, Intent, Prng, SeatView
+from engine import Bot, GameEnded, Intent, Prng, SeatView
 from p2p import lobby, quiet
 from p2p.errors import ProtocolError
 from p2p.farewell import SEE_OFF_LIMIT, Farewell
@@ -194,6 +194,7 @@ class TablePeer(SessionRecord):
             if self.driver is not None:
                 self.driver.observe(step)
         self._narrator = Narrator(self.names, self._me)
+        self._game_over: GameEnded | None = None  # told once the last round's scores stand
         self.machine.on_applied = self._narrate
         self.pace = pace
         self._on_line = on_line
@@ -303,6 +304,7 @@ class TablePeer(SessionRecord):
                 self.journal.close(finished=True)
             self._progress.ended = True
             self._progress.ended_why = self._why or "stopped"
+            self._progress.finished = self.machine.finished
             self._watch.poke()
         if self._in_order_end:
             await self._see_off()
@@ -491,6 +493,9 @@ class TablePeer(SessionRecord):
                             outcome.tableaus, True, "every shuffle opened and checked: every card was where it should be")
             )
             self._say(f"Round {outcome.round}: every shuffle was opened and checked; the scores stand.", "round")
+            if self._game_over is not None:
+                told, self._game_over = self._narrator.game_over(self._game_over), None
+                self._say(told.text, told.kind, told.seat)  # type: ignore[arg-type]
         if isinstance(step.violation, SeatLeft):
             seat = step.violation.seat
             who = "You" if seat == self._me else self.names[seat] if seat is not None else "A player"
@@ -856,6 +861,12 @@ class TablePeer(SessionRecord):
             self._on_line(line)
 
     def _narrate(self, event: Any, notes: Any) -> None:
+        # The engine ends the game when it scores the last round, but that round's result
+        # is provisional until its shuffles are opened (§8.9, §9.7): who won is told then.
+        ended = [note for note in notes if isinstance(note, GameEnded)]
+        if ended:
+            self._game_over = ended[-1]
+            notes = [note for note in notes if not isinstance(note, GameEnded)]
         for told in self._narrator.narrate(self.machine.engine, event, notes):
             self._say(told.text, told.kind, told.seat)  # type: ignore[arg-type]
 

@@ -67,6 +67,7 @@ class Progress:
     waiting_for: tuple[int, ...] = ()  # seats the table is waiting on (link down, slow)
     ended: bool = False  # the game is over (normally, or by the policy of §11)
     ended_why: str = ""
+    finished: bool = False  # it ended at its last round, whose scores stand (§9.8): the winners are final
     log_path: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 

@@ -48,6 +48,7 @@ from tests.malicious import (
     ForeignReplay,
     ForgedCard,
     IllegalAction,
+    LastOpeningMachine,
     LiveCheat,
     OpeningDoesNotOpen,
     OutOfTurn,
@@ -362,6 +363,18 @@ async def run_live_withheld_share(root: Path, stall_s: float = 0.5) -> Judged:
         await play_live(peers, cheater)
     return judge_live(cheat.name, peers, cheater, None, cheat.tried, ("§9.4",), Response.ABORT)
 
+
+
+async def run_live_last_opening(root: Path) -> tuple[Judged, list[TablePeer]]:
+    """A live table whose cheating seat opens the game's last round with a salt it did not
+    commit to: the round's scores, and so the winner, never stand (§8.9)."""
+    stack, peers = await seat_live_table(root, PLAYERS, person=False, rules=RULES)
+    async with stack:
+        cheater = peers[CHEATER]
+        machine = swap_machine(cheater, LastOpeningMachine)
+        await play_live(peers, cheater)
+    return judge_live("last round's shuffle commitment that does not open", peers, cheater, None, machine.tried,
+                      ("§8.7",), Response.ABORT), peers
 
 
 def table(runs: Sequence[Judged]) -> list[str]:

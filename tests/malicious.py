@@ -371,6 +371,22 @@ class OpeningDoesNotOpen(Cheat):
         return payload
 
 
+class LastOpeningMachine(TableMachine):
+    """§8.7: honest until the game's last round is scored, then opens its shuffle step of
+    that round with a salt it did not commit to (the result was provisional, §8.9)."""
+
+    tried = False
+
+    def _send_opening(self, rnd: Any, step: Step) -> None:
+        super()._send_opening(rnd, step)
+        if self.engine.over and step.send and step.send[-1]["type"] == "opening":
+            opening = step.send[-1]
+            steps = [dict(s) for s in opening["steps"]]
+            steps[0]["salt"] = hashlib.sha256(steps[0]["salt"]).digest()
+            step.send[-1] = dict(opening, steps=steps)
+            self.tried = True
+
+
 class ForgingShuffler(TableMachine):
     """Shuffles honestly, then tampers with one position of its output deck (chain 0 of
     round 1). As the last seat to shuffle it chooses final positions."""

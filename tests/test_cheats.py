@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import trio
 
 from engine import Draw, Phase, Snap, Swap
 from p2p.audit import audit
@@ -24,10 +25,12 @@ from tests.cheat_runs import (
     MEMORY,
     Judged,
     run_live_frame,
+    run_live_last_opening,
     run_live_withheld_share,
     run_table,
     table,
 )
+from tests.live_support import seat_live_table
 from tests.malicious import Cheat, CheatingTable, game_under_way
 from tests.test_table_games import SMALL
 
@@ -321,6 +324,33 @@ async def test_s9_4_withheld_share_live_every_screen_names_the_withholder(tmp_pa
     judged = await run_live_withheld_share(tmp_path)
     ledger.append(judged)
     assert judged.ok, judged.explain()
+
+
+async def test_s8_9_the_winner_is_told_only_once_the_last_rounds_shuffles_open(tmp_path: Path) -> None:
+    """Live: the engine ends the game when it scores the last round, but that round stands
+    only once its shuffles open (§8.9, §9.7). The cheater's last opening does not open: no
+    honest screen ever says who won, and each names the cheater under §8.7."""
+    judged, peers = await run_live_last_opening(tmp_path)
+    assert judged.ok, judged.explain()
+    for peer in peers[:CHEATER]:
+        texts = [line.text for line in peer.lines]
+        assert not peer.summary().finished and not any(t.startswith("Game over") for t in texts), texts[-6:]
+        assert peer.machine.engine.over  # the engine had scored the last round
+
+
+async def test_s9_7_the_winner_is_told_after_the_last_rounds_scores_stand(tmp_path: Path) -> None:
+    """Live, honest: every screen tells the last round's check, then who won."""
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=SMALL)
+    async with stack:
+        async with trio.open_nursery() as nursery:
+            for peer in peers:
+                nursery.start_soon(peer.run)
+    last = peers[0].machine.outcomes[-1].round
+    for peer in peers:
+        texts = [line.text for line in peer.lines]
+        told = [i for i, t in enumerate(texts) if t.startswith("Game over")]
+        stand = texts.index(f"Round {last}: every shuffle was opened and checked; the scores stand.")
+        assert peer.summary().finished and told == [stand + 1], texts[-6:]
 
 
 @pytest.mark.parametrize("name", ["table-challenge", "table-stalled"])

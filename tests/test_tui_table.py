@@ -290,6 +290,9 @@ async def test_R1_game_end_screen_shows_standings_log_and_audit_command(mock_clo
         await t.other(Draw(1), Discard(1))
         await t.press("enter")
         assert t.scene.overlay is Overlay.GAME
+        assert "checking the last round's shuffles before the result stands" in t.text()  # §8.9
+        mock_clock.jump(1.0)
+        await t.settle()
         text = t.text()
         assert "Game over — You win with -6 points" in text
         assert "bandit-lan audit logs/game-test.bandit" in text

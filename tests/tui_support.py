@@ -31,7 +31,6 @@ from engine import (
     EngineError,
     Event,
     Game,
-    GameEnded,
     Intent,
     Note,
     Oracle,
@@ -195,9 +194,6 @@ class LocalSession(SessionRecord):
             self._nursery.start_soon(self._audit_round, index)
             if self.game.phase is Phase.BETWEEN:
                 self._nursery.start_soon(self._next_round)
-        elif isinstance(note, GameEnded):
-            self._progress.ended = True
-            self._progress.ended_why = "a total reached the target"
 
     async def _audit_round(self, index: int) -> None:
         await trio.sleep(self.audit_delay)
@@ -209,6 +205,10 @@ class LocalSession(SessionRecord):
         report = self._reports[index]
         self._reports[index] = RoundReport(report.round, report.scores, report.totals, report.caller,
                                            report.exhausted, report.tableaus, ok, words)
+        if self.game.over and ok:  # as at a live table, the game ends once its last round stands
+            self._progress.ended = True
+            self._progress.ended_why = "a total reached the target"
+            self._progress.finished = True
         self._touch()
 
     async def _next_round(self) -> None:

@@ -36,6 +36,7 @@ class TableModel:
     waiting_for: tuple[int, ...]
     ended: bool
     ended_why: str
+    finished: bool  # ended normally: the engine's winners are final
     log_path: str
     now: float
 
@@ -60,6 +61,7 @@ class TableModel:
             waiting_for=tuple(progress.waiting_for),
             ended=progress.ended,
             ended_why=progress.ended_why,
+            finished=progress.finished,
             log_path=progress.log_path,
             now=session.now(),
         )

@@ -103,8 +103,10 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
         title = f"Game over — {names[winners[0]]} {verb} with {totals[winners[0]]} points"
     else:
         title = f"Game over — {', '.join(names[s] for s in winners)} share the win with {totals[winners[0]]} points"
-    if model.ended_why and not view.winners:
+    if model.ended and not model.finished:  # left, cheated or away: the last round never stood
         title = f"Game ended: {model.ended_why}"
+    elif not model.ended:  # the last round is scored, but stands only once its shuffles open (§8.9)
+        title = "Game over — checking the last round's shuffles before the result stands…"
     canvas.write(1, 0, clip(title, width - 2), "class:title")
     y = 2
     order = sorted(range(model.players), key=lambda s: (totals[s], s))
