@@ -74,7 +74,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -94,11 +94,21 @@ SIDE_CONFIRM_AFTER = RETRANSMIT_AFTER / 2  # an ack confirms side messages by th
 HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
 
 
-def absence_since(now: float, ended: tuple[float, int] | None, position: int) -> float:
+Mark = tuple[int, Hashable]
+"""How far the table is, to tell whether a return was of use (§11.3): the order's
+position, and the protocol work (§9.11) the table waits for from the seats concerned."""
+
+
+def absence_since(now: float, ended: tuple[float, Mark] | None, mark: Mark) -> float:
     """When an absence that begins `now` is timed from (§11.3): `ended` is (how long the
-    last one lasted, the order's position when it ended); if nothing was delivered since,
-    the return was of no use and the time away adds up."""
-    return now - ended[0] if ended is not None and ended[1] == position else now
+    last one lasted, the table's mark when it ended). The return was of no use, and the
+    time away adds up, if nothing was delivered since, or if the table still waits for
+    the very work it waited for from that seat when the seat came back."""
+    if ended is None:
+        return now
+    duration, then = ended
+    in_vain = then[0] == mark[0] or (then[1] is not None and then[1] == mark[1])
+    return now - duration if in_vain else now
 
 
 def message_hash(body: bytes) -> bytes:
@@ -238,7 +248,7 @@ class _Peer:
     away: tuple[int, ...] = ()  # §7.1: the seats it said, in its latest ack, it has no link to
     away_since: float | None = None  # when we first saw it say so
     away_stamp: int = -1  # the stamp of the ack that said it
-    away_ended: tuple[float, int] | None = None  # (how long, our position) when its last run of reports ended
+    away_ended: tuple[float, Mark] | None = None  # (how long, the mark) when its last run of reports ended
 
     def chain(self, digest: bytes, stamp: int) -> None:
         """Append the next content message of this sender's chain."""
@@ -327,8 +337,15 @@ class Orderer:
         self._away_changed = False
         self._reports_changed = False  # another peer's `away` changed since `reports_seen`
         self.position = 0
+        self.owed: Callable[[Iterable[int]], Hashable] = lambda seats: None
+        """The protocol work the table waits for from any of these seats (§9.11), None if
+        none: set by the table that feeds this order, for `mark`."""
 
     # -- links (§7.1, §11.3) -----------------------------------------------------------
+
+    def mark(self, seats: Iterable[int]) -> Mark:
+        """How far the table is, for an absence of `seats` (`absence_since`)."""
+        return self.position, self.owed(seats)
 
     def set_away(self, seats: Iterable[int]) -> None:
         """The seats this peer has no link to now; the next ack says so (one is due at
@@ -631,10 +648,10 @@ class Orderer:
             if away != peer.away:  # (the time runs from the first of a run of reports)
                 since = peer.away_since if peer.away and away else None
                 if away and not peer.away:
-                    since = absence_since(now, peer.away_ended, self.position)
+                    since = absence_since(now, peer.away_ended, self.mark((seat, *away)))
                 peer.away_ended = None
                 if peer.away and not away and peer.away_since is not None:  # a run ends: how long, and where
-                    peer.away_ended = (now - peer.away_since, self.position)
+                    peer.away_ended = (now - peer.away_since, self.mark((seat, *peer.away)))
                 peer.away, peer.away_since = away, since
                 self._reports_changed = True
             peer.away_stamp = header.stamp

@@ -51,7 +51,7 @@ from p2p.lobby import LobbyResult
 from p2p.journal import Journal, JournalContents, journal_path
 from p2p.log import FairnessLog, LogContents, header_for
 from p2p.order import MESSAGES as ORDER_MESSAGES
-from p2p.order import Orderer, OrderError, absence_since
+from p2p.order import Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
 from p2p.session import Line, RoundReport, SeatInfo, SessionRecord
@@ -187,6 +187,7 @@ class TablePeer(SessionRecord):
             self._resumed, replayed = back.unsent, back.steps
             self._replayed = back.replayed
             self._replay_ms = (time.perf_counter() - started) * 1000
+        self.orderer.owed = lambda seats: self.machine.owed(seats)  # (the machine may be swapped: asked late)
         self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
         self._timer_at = float("inf")  # when the timer task wakes next unless woken earlier
         self._touched = False  # the table changed since the last `_after_processing` (not only acks)
@@ -210,7 +211,7 @@ class TablePeer(SessionRecord):
         self._why = ""
         self.grace = grace
         self._absent: dict[int, float] = {}  # seat -> since when its link is down
-        self._returned: dict[int, tuple[float, int]] = {}  # seat -> (how long it was away, order position) at its return
+        self._returned: dict[int, tuple[float, Mark]] = {}  # seat -> (how long it was away, the table's mark) at its return
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
@@ -419,7 +420,7 @@ class TablePeer(SessionRecord):
             self._heard[seat] = trio.current_time()
             since = self._absent.pop(seat, None)
             if since is not None:
-                self._returned[seat] = (trio.current_time() - since, self.orderer.position)
+                self._returned[seat] = (trio.current_time() - since, self.orderer.mark((seat,)))
                 self._note(f"link to {self.names[seat]} restored")
                 self.orderer.set_away(self._absent)
             if seat in self._progress.waiting_for:
@@ -742,7 +743,7 @@ class TablePeer(SessionRecord):
             self._judge(on_link_fault(event.error, seat), tell_others=True)
             return
         if seat not in self._absent:  # (a return the table could not use does not end the absence: §11.3)
-            self._absent[seat] = absence_since(trio.current_time(), self._returned.pop(seat, None), self.orderer.position)
+            self._absent[seat] = absence_since(trio.current_time(), self._returned.pop(seat, None), self.orderer.mark((seat,)))
             self.orderer.set_away(self._absent)
             if event.error is not None:
                 self._note(f"link to {self.names[seat]} closed: {event.error}", event.error.section, event.peer)

@@ -316,13 +316,20 @@ async def test_11_3_a_link_between_two_others_that_stays_cut_ends_the_game_after
         assert result.ok and result.left is not None and result.first_failure is None, result.first_failure
 
 
-async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still_ends_the_game(tmp_path: Path) -> None:
+@pytest.mark.parametrize("busy", [False, True], ids=["silent", "sends-an-intent-each-return"])
+async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still_ends_the_game(
+    tmp_path: Path, busy: bool
+) -> None:
     """peers[2] withholds its share of the first discard (the table waits on it, and its
     stall claim is far off), and its link to seat 0 is cut again each time it comes
-    back. A return during which the table delivered nothing does not end the absence:
-    the time away adds up (§11.3), both for seat 0, who misses the link, and for peers[1],
-    who hears of it in acks. So the game ends after the grace period of time away in
-    all, every peer naming whom it waited for, and every log audits without blame."""
+    back. A return during which the table delivered nothing does not end the absence;
+    nor does one after which the table still waits for that share, even if the peer got
+    a message of its own delivered while it was back (`busy`: an intent the engine
+    refuses, which costs it nothing). The time away adds up (§11.3), both for seat 0, who
+    misses the link, and for peers[1], who hears of it in acks. So the game ends after
+    the grace period of time away in all, every peer naming whom it waited for, and
+    every log audits without blame."""
+    from engine import Draw
     from p2p.roster import TableRules
     from tests.cheat_runs import swap_machine
     from tests.faultproxy import LOOPBACK, link_proxy
@@ -342,16 +349,21 @@ async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still
                 await until(lambda: (w := low.machine.awaited()) is not None and w.what == "shares"
                             and w.seats == (high.me,) and high_id in low.mesh.linked(), low)
                 for peer in peers:
-                    peer.grace = 1.0
+                    peer.grace = 3.0  # (far longer than one absence, see `returns`)
                 while not low._done.is_set():
                     proxy.cut()
                     await until(lambda: high.me in low._absent or low._done.is_set(), low)
                     proxy.restore()  # (back within a redial: each absence is far shorter than the grace)
                     await until(lambda: low._done.is_set() or (high.me not in low._absent and not any(
                         p.orderer.cut_off() for p in peers)), *peers)  # back, and every peer has heard so
+                    if busy and not low._done.is_set():
+                        delivered = [p.orderer.position for p in peers]
+                        high._send_intent(Draw(high.me))  # (not its turn: refused where it is applied)
+                        await until(lambda: low._done.is_set() or all(
+                            p.orderer.position > d for p, d in zip(peers, delivered)), *peers)
                     returns += not low._done.is_set()
     assert returns >= 1  # it came back (and the table could not use it) at least once
-    assert "was away for more than 1 s" in summaries[0].why, summaries[0].why
+    assert "was away for more than 3 s" in summaries[0].why, summaries[0].why
     assert "could not reach" in summaries[1].why or "was away" in summaries[1].why, summaries[1].why
     for i in range(3):
         assert not summaries[i].finished

@@ -427,7 +427,8 @@ def test_s11_3_a_peer_resumed_inside_a_stamp_group_takes_the_rest_of_the_group_a
 def test_s7_1_acks_say_which_links_their_sender_misses() -> None:
     """`away` (§7.1, §11.3): a peer that lost links says so in its next ack, due at once;
     every receiver keeps the latest report of each sender, timed from the first of a run
-    of reports; a report that names the sender itself, a seat twice, out of order or
+    of reports, and a run that ends with nothing delivered, or with the work the table
+    waits for from those seats still owed, does not end the absence; a report that names the sender itself, a seat twice, out of order or
     outside the table is refused, changing nothing."""
     net = Network(3, 9)
     a, b, c = (p.orderer for p in net.peers)
@@ -459,9 +460,37 @@ def test_s7_1_acks_say_which_links_their_sender_misses() -> None:
     b.set_away([])
     a.receive(transmit(b.ack(3.9)), 3.9)
     assert a.cut_off() == {}
+
+    def table_goes_on(now: float) -> None:
+        note = transmit(c.send({"type": "note", "v": 1}, now))
+        a.receive(note, now)
+        b.receive(note, now)
+        a.receive(transmit(b.ack(now)), now)
+        assert len(list(a.deliveries())) == 1
+
+    table_goes_on(3.95)
+    owed = {2}  # the table waits for protocol work (a share) from seat 2 (§9.11)
+    a.owed = lambda seats: ("shares", 1, 6) if owed & set(seats) else None
+    b.set_away([2])
+    a.receive(transmit(b.ack(4.0)), 4.0)
+    b.set_away([])
+    a.receive(transmit(b.ack(4.5)), 4.5)
+    table_goes_on(4.6)  # something was delivered, but the share is still owed ...
+    b.set_away([2])
+    a.receive(transmit(b.ack(4.8)), 4.8)
+    assert a.cut_off() == {1: (pytest.approx(4.3), (2,))}  # ... so the 0.5 s away add up
+    b.set_away([])
+    a.receive(transmit(b.ack(4.9)), 4.9)
+    owed.clear()  # the share came
+    table_goes_on(5.0)
+    b.set_away([2])
+    a.receive(transmit(b.ack(5.1)), 5.1)
+    assert a.cut_off() == {1: (5.1, (2,))}  # that return was of use: a new run, timed from now
+    b.set_away([])
+    a.receive(transmit(b.ack(5.2)), 5.2)
     for away in ([1], [2, 0], [0, 0], [3]):
-        inner = dict(b.ack(4.0).inner, away=away)
+        inner = dict(b.ack(6.0).inner, away=away)
         forged = make_signer(net.peers[1].identity)(inner)
         with pytest.raises(MalformedHeader):
-            a.receive(transmit(forged), 4.0)
+            a.receive(transmit(forged), 6.0)
     assert a.cut_off() == {}

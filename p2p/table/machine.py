@@ -63,7 +63,7 @@ the machine halts, as every honest peer does at the same point (§11). A refused
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -497,6 +497,15 @@ class TableMachine:
         if self.engine.over:
             return Awaited("done", rnd.number, 0, tuple(s for s in range(n) if s not in self._done))
         return None
+
+    def owed(self, seats: Iterable[int]) -> tuple[str, int, int] | None:
+        """The protocol work the table waits for (as of the last message) if any of
+        `seats` owes it, else None: a return during which it stays owed did not end an
+        absence (§11.3)."""
+        awaited = self._awaited
+        if awaited is None or not set(awaited.seats).intersection(seats):
+            return None
+        return awaited.what, awaited.round, awaited.need
 
     def _blame(self, exc: DeckError) -> TableViolation:
         blamed = self.context.seats.index(exc.peer) if exc.peer in self.context.seats else None
