@@ -1,23 +1,29 @@
 """Soak: many seeded in-memory games, far beyond the suite's seeds, with every check.
 
-Two kinds of game, each seed drawing its own table:
+Three kinds of game, each seed drawing its own table:
 
 - ``table``: 2-6 players over the seeded network of `tests.tablesim` (loss up to 30 %,
   jitter up to 50 ms, sometimes a LAN's latency with human reaction and thinking times),
   the small, race or default deck, sometimes seats that snap everything they know;
 - ``faults``: 2-6 players over `tests.faultsim` with 1-4 faults each (a peer killed and
   resumed from its log and journal, a link cut and restored, at any moment), sometimes a
-  seat whose player never acts (5 s turns, so the timers and stall claims run).
+  seat whose player never acts (5 s turns, so the timers and stall claims run);
+- ``live``: three real ``bandit-lan`` processes (a host and two guests, headless bots,
+  TLS on loopback) playing to 100; one of them, host or guest, is SIGKILLed at a random
+  moment (up to a second after one of the first six rounds began) and restarted at once
+  with ``--resume`` (§11.3). A game that ended before its kill is counted as skipped.
 
 A game passes when every peer finished without halting, the peers agree (the same
-delivered sequence and engine for ``table``, the same totals for ``faults``) and every
-log audits clean. Each failure is printed with its kind and seed; rerun it alone with
-``--kind K --seed S --games 1``.
+delivered sequence and engine for ``table``, the same totals for ``faults`` and
+``live``; every process exits 0 for ``live``) and every log audits clean. Each failure
+is printed with its kind and seed; rerun it alone with ``--kind K --seed S --games 1``.
 
-    python bench/soak.py [--kind table|faults|both] [--seconds 600] [--seed 0] [--games N] [--json]
+    python bench/soak.py [--kind table|faults|live|both|all] [--seconds 600] [--seed 0] [--games N] [--json]
 
-With --json the last line is one JSON object: games (by kind), failures (kind, seed,
-what), seconds. Exit status 1 if any game failed.
+``both`` (the default) is the two in-memory kinds, ``all`` adds ``live`` (a live game
+takes about 11 s, an in-memory one about 2 s). With --json the last line is one JSON
+object: games (by kind), skipped (by kind), failures (kind, seed, what), seconds. Exit
+status 1 if any game failed.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -36,7 +44,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from p2p.audit import audit  # noqa: E402
+from p2p.journal import unfinished_journals  # noqa: E402
 from p2p.roster import TableRules  # noqa: E402
+from tests.cli_support import bandit, finish, kill_all, read_until  # noqa: E402
 from tests.faultsim import FaultNetwork  # noqa: E402
 from tests.tablesim import TableNetwork  # noqa: E402
 from tests.test_table_games import RACE_DECK, SMALL, SMALL_DECK, EagerBot, identical_logs  # noqa: E402
@@ -122,20 +132,85 @@ def faults_game(seed: int) -> tuple[str, str | None]:
     return what, _audits(net, finished=True)
 
 
-KINDS = {"table": table_game, "faults": faults_game}
+SKIPPED = "skipped"  # a live game whose victim's game had ended before the kill
+
+
+def live_game(seed: int) -> tuple[str, str | None]:
+    """Three real processes, one killed at a random moment and resumed; (what, why it
+    failed, or `SKIPPED`, or None)."""
+    rng = random.Random(f"soak-live-{seed}")
+    victim_seat = rng.randrange(3)
+    kill_round = rng.randint(1, 6)  # a game to 100 has 5-9 rounds of about 0.6 s here
+    delay = rng.uniform(0.0, 1.0)
+    folder = Path(tempfile.mkdtemp(prefix="bandit-soak-live-"))
+    logs, states = folder / "logs", [folder / name for name in ("alice", "bob", "carol")]
+    common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(logs), "--grace", "60")
+    what = f"3 processes, {['the host', 'guest bob', 'guest carol'][victim_seat]} killed {delay:.2f} s into round {kill_round}"
+    procs = []
+    try:
+        host = bandit("host", "--table", "Soak", "--name", "alice", "--seats", "3", "--no-discovery",
+                      "--state-dir", str(states[0]), *common)
+        procs.append(host)
+        seen: list[list[str]] = [[], [], []]
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen[0]).group(1)
+        for name, state in (("bob", states[1]), ("carol", states[2])):
+            procs.append(bandit("join", "--peer", where, "--name", name, "--state-dir", str(state), *common))
+        victim = procs[victim_seat]
+        try:
+            read_until(victim, rf"Round {kill_round}: ", seen[victim_seat])
+        except AssertionError:  # it exited first: the game had fewer rounds (or failed, seen below)
+            if victim.returncode == 0:
+                shutil.rmtree(folder, ignore_errors=True)
+                return what, SKIPPED
+            return what, f"exited {victim.returncode} before round {kill_round}:\n{''.join(seen[victim_seat])[-1500:]}"
+        time.sleep(delay)  # the random moment of the kill (nothing is waited for here)
+        if victim.poll() is not None or not unfinished_journals(states[victim_seat]):
+            shutil.rmtree(folder, ignore_errors=True)
+            return what, SKIPPED  # its game ended (cleanly) before the kill
+        victim.send_signal(signal.SIGKILL)
+        victim.wait()
+        if not unfinished_journals(states[victim_seat]):
+            shutil.rmtree(folder, ignore_errors=True)
+            return what, SKIPPED  # it died after its game had ended
+        again = bandit("host" if victim_seat == 0 else "join", "--resume", "--state-dir", str(states[victim_seat]),
+                       *common)
+        procs.append(again)
+        runs = [(p, out) for p, out in zip(procs, seen) if p is not victim] + [(again, [])]
+        for proc, out in runs:
+            code, text = finish(proc, out, timeout=300)
+            if code != 0:
+                return what, f"a process exited {code} (logs and state kept in {folder}):\n{text[-1500:]}"
+    finally:
+        kill_all(procs)
+    paths = sorted(logs.glob("*.bandit-log"))
+    totals = set()
+    for path in paths:
+        result = audit(path)
+        if not (result.ok and result.finished):
+            return what, f"{path} does not audit as finished: {result.first_failure}"
+        totals.add(tuple(sorted(result.totals.items())))
+    if len(paths) != 3 or len(totals) != 1:
+        return what, f"{len(paths)} logs in {logs}, totals {totals}"
+    shutil.rmtree(folder, ignore_errors=True)  # kept only when the game failed
+    return what, None
+
+
+KINDS = {"table": table_game, "faults": faults_game, "live": live_game}
+GROUPS = {"both": ["table", "faults"], "all": list(KINDS)}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kind", choices=[*KINDS, "both"], default="both")
+    parser.add_argument("--kind", choices=[*KINDS, *GROUPS], default="both")
     parser.add_argument("--seconds", type=float, default=600.0, help="stop starting games after this long")
     parser.add_argument("--games", type=int, default=None, help="stop after this many games of each kind")
     parser.add_argument("--seed", type=int, default=0, help="the first seed (each kind counts up from it)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    kinds = list(KINDS) if args.kind == "both" else [args.kind]
+    kinds = GROUPS.get(args.kind, [args.kind])
     started = time.monotonic()
     games = {kind: 0 for kind in kinds}
+    skipped = {kind: 0 for kind in kinds}
     failures: list[dict[str, Any]] = []
     seed = args.seed
     while time.monotonic() - started < args.seconds and (args.games is None or min(games.values()) < args.games):
@@ -144,16 +219,20 @@ def main(argv: list[str] | None = None) -> int:
                 what, why = KINDS[kind](seed)
             except Exception:  # a crash is a finding too
                 what, why = "?", "raised:\n" + traceback.format_exc()
+            if why == SKIPPED:
+                skipped[kind] += 1
+                continue
             games[kind] += 1
             if why is not None:
                 failures.append({"kind": kind, "seed": seed, "what": what, "why": why})
                 print(f"FAILED {kind} seed {seed} ({what}): {why}", flush=True)
         seed += 1
     seconds = time.monotonic() - started
+    skips = f", {sum(skipped.values())} skipped (the game ended before the kill)" if any(skipped.values()) else ""
     print(f"{sum(games.values())} games ({', '.join(f'{n} {k}' for k, n in games.items())}) in {seconds:.0f} s: "
-          f"{len(failures)} failed")
+          f"{len(failures)} failed{skips}")
     if args.json:
-        print(json.dumps({"games": games, "failures": failures, "seconds": round(seconds, 1)}))
+        print(json.dumps({"games": games, "skipped": skipped, "failures": failures, "seconds": round(seconds, 1)}))
     return 1 if failures else 0
 
 
