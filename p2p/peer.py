@@ -742,6 +742,13 @@ class TablePeer(SessionRecord):
         if event.fault and event.error is not None:  # it sent what no honest peer sends (§11.2)
             self._judge(on_link_fault(event.error, seat), tell_others=True)
             return
+        if event.clean and self._never_sat_down(seat):  # gone for good: nothing to wait for (§11.3)
+            why = f"{self.names[seat]} left before the game began ({event.reason.removeprefix('left: ')})"
+            self._note(why, "§11.3", event.peer)
+            self._say(f"{why}: the game ends here.", "error", seat)
+            self._absent_seat = seat
+            self._finish(why)
+            return
         if seat not in self._absent:  # (a return the table could not use does not end the absence: §11.3)
             self._absent[seat] = absence_since(trio.current_time(), self._returned.pop(seat, None), self.orderer.mark((seat,)))
             self.orderer.set_away(self._absent)
@@ -756,6 +763,11 @@ class TablePeer(SessionRecord):
                       f"(the game ends if they are not back within {left:.0f} s).", "warning", seat)
         if self._me < seat:  # §6.5: the lower seat dials; it keeps trying until the peer is back (§11.3)
             self._start_redial(seat)
+
+    def _never_sat_down(self, seat: int) -> bool:
+        """Whether the table still waits for `seat`'s keys, its first message (§9.2)."""
+        awaited = self.machine.awaited()
+        return awaited is not None and awaited.what == "keys" and seat in awaited.seats
 
     def _start_redial(self, seat: int, wanted: Callable[[], bool] | None = None) -> None:
         """Dial `seat` until `wanted()` no longer holds (by default: while it is away

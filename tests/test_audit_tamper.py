@@ -170,6 +170,27 @@ def test_s10_2_audit_json_names_each_seat_it_numbers(game_log: Path) -> None:
     assert altered["seat"] is None and altered["peer"] is None
 
 
+def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: Path) -> None:
+    """A `leave` (§9.8) is told as the seat's name and what it did; the end of a wait for
+    an absent seat (§11.3) is the writer's own sentence, which names the players itself."""
+    from dataclasses import replace
+
+    from p2p.report import game_report
+
+    result = audit(game_log)
+    ann, bo = result.names[0], result.names[2]
+    ends = {
+        (2, "left the table (the player chose to leave)"): f"because {bo} left the table (the player chose to leave).",
+        (2, f"{bo} was away for more than 120 s; round 2 is void"): f"because {bo} was away for more than 120 s;",
+        (2, f"{ann} could not reach {bo} for more than 120 s; round 2 is void"): f"because {ann} could not reach {bo}",
+        (2, f"{bo} left before the game began (its records could not be written (No space left on device))"):
+            f"because {bo} left before the game began (its records",
+    }
+    for left, told in ends.items():
+        last = list(game_report(replace(result, left=left)))[-1]
+        assert last.startswith("Verdict: the log is intact; the game ended early") and told in last, last
+
+
 def test_s10_1_a_log_that_cannot_be_read_is_named_as_such(tmp_path: Path) -> None:
     for path, why in [(tmp_path / "missing.bandit-log", "No such file or directory"), (tmp_path, "Is a directory")]:
         result = audit(path)

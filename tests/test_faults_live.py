@@ -222,7 +222,9 @@ async def test_s10_1_a_seat_whose_records_cannot_be_created_after_the_lobby_does
     """The lobby checked that the log could be written; if its file (or the journal's)
     still cannot be created when the game starts (the disk filled meanwhile), the seat
     does not sit down: no traceback, the player is told why, its links say why, a log
-    already begun is closed with the reason, and the others end their game cleanly."""
+    already begun is closed with the reason, and the others end their game cleanly at
+    once, not after the grace period: a seat that said goodbye before its keys is gone
+    for good (§11.3)."""
     import argparse
 
     from cli.game import play_seat
@@ -238,8 +240,8 @@ async def test_s10_1_a_seat_whose_records_cannot_be_created_after_the_lobby_does
     async with AsyncExitStack() as stack:
         lobby = await seat_live_lobby(tmp_path, 3, stack)
         others = [TablePeer(lobby.meshes[i], lobby.results[i], lobby.ids[i], log_path=tmp_path / f"seat{i + 1}.bandit-log",
-                            bot=NormalBot(), seed=i, grace=1.0) for i in (0, 1)]
-        with trio.fail_after(60):
+                            bot=NormalBot(), seed=i, grace=600.0) for i in (0, 1)]
+        with trio.fail_after(30):
             async with running(others) as summaries:
                 mine = await play_seat(lobby.meshes[2], lobby.results[2], lobby.ids[2], args, log_path)
     assert not mine.finished and mine.rounds == 0
@@ -249,7 +251,7 @@ async def test_s10_1_a_seat_whose_records_cannot_be_created_after_the_lobby_does
     else:
         assert "journal could not be written" in (read_log(log_path).ended or "")
     for i in (0, 1):
-        assert not summaries[i].finished and "its records could not be written" in " ".join(
+        assert not summaries[i].finished and "left before the game began (its records could not be written" in " ".join(
             line.text for line in others[i]._lines), summaries[i].why
         result = audit(summaries[i].log_path)
         assert result.ok and result.left is not None and result.left[0] == lobby.results[2].seat, result.first_failure
