@@ -205,16 +205,18 @@ def audit(path: Path) -> AuditResult:
         result.first_failure = proven
     elif contents.torn:
         result.first_failure = Failure(None, None, "§10.1", "the log's last record was cut short (the peer stopped while writing)")
-    elif machine.waiting_for_shares and not machine.finished and result.left is None:
-        need, seats_missing = next(iter(machine.waiting_for_shares.items()))
-        who = ", ".join(result.names[s] for s in seats_missing)
-        result.first_failure = Failure(
-            None, None, "§10.2",
-            f"the log ends waiting for shares of reveal {need} from {who}, which it does not hold "
-            "(the log is incomplete, or side records were removed)",
-        )
     elif not machine.finished and result.left is None:
-        result.first_failure = Failure(None, None, "§10.2", f"the log ends in round {machine.round_number}, before the game did")
+        if machine.waiting_for_shares:
+            need, seats_missing = next(iter(machine.waiting_for_shares.items()))
+            who = ", ".join(result.names[s] for s in seats_missing)
+            what = (f"the log ends waiting for shares of reveal {need} from {who}, which it does not hold "
+                    "(the log is incomplete, or side records were removed)")
+        else:
+            what = f"the log ends in round {machine.round_number}, before the game did"
+        if contents.ended is None:  # no `log.end`: its writer is still at the table, or stopped
+            what += ("; it was never closed: its game is still being played, or its peer stopped (it may resume,"
+                     " §11.3), or the records after this point were cut off; everything before holds")
+        result.first_failure = Failure(None, None, "§10.2", what)
     elif contents.ended is None:
         result.first_failure = Failure(None, None, "§10.1", "the log was not closed")
     return result

@@ -88,6 +88,25 @@ def test_audit_reordered_records_fail(game_log: Path, tmp_path: Path) -> None:
 def test_audit_truncated_log_is_incomplete(game_log: Path, tmp_path: Path) -> None:
     result = audit(rewrite(game_log, tmp_path, lambda m: m[: len(m) // 2]))
     assert not result.ok and result.first_failure.record is None and "before the game did" in result.first_failure.what
+    assert "never closed" not in result.first_failure.what  # (it has its `log.end`)
+
+
+def test_s10_2_a_log_still_being_written_is_not_verified_and_says_why(game_log: Path, tmp_path: Path) -> None:
+    """A log without its `log.end` (a game in progress, or a peer that stopped) is not
+    verified as a game, and the verdict says what may be going on, blaming nobody."""
+    data = game_log.read_bytes()
+    frames = []
+    at = 0
+    while at < len(data):
+        size = int.from_bytes(data[at:at + 4], "big")
+        frames.append(data[at:at + 4 + size])
+        at += 4 + size
+    half = tmp_path / "in-progress.bandit-log"
+    half.write_bytes(b"".join(frames[: len(frames) // 2]))
+    result = audit(half)
+    failure = result.first_failure
+    assert not result.ok and failure is not None and failure.seat is None and failure.section == "§10.2"
+    assert "it was never closed: its game is still being played, or its peer stopped" in failure.what
 
 
 def test_audit_torn_last_frame_is_reported(game_log: Path, tmp_path: Path) -> None:
