@@ -8,8 +8,8 @@ Three kinds of game, each seed drawing its own table:
 - ``faults``: 2-6 players over `tests.faultsim` with 1-4 faults each (a peer killed and
   resumed from its log and journal, a link cut and restored, at any moment), sometimes a
   seat whose player never acts (5 s turns, so the timers and stall claims run);
-- ``live``: three real ``bandit-lan`` processes (a host and two guests, headless bots,
-  TLS on loopback) playing to 100; one of them, host or guest, is SIGKILLed at a random
+- ``live``: three or four real ``bandit-lan`` processes (a host and its guests,
+  headless bots, TLS on loopback) playing to 100; one of them, host or guest, is SIGKILLed at a random
   moment (up to a second after one of the first six rounds began) and restarted at once
   with ``--resume`` (§11.3). A game that ended before its kill is counted as skipped.
 
@@ -136,24 +136,26 @@ SKIPPED = "skipped"  # a live game whose victim's game had ended before the kill
 
 
 def live_game(seed: int) -> tuple[str, str | None]:
-    """Three real processes, one killed at a random moment and resumed; (what, why it
-    failed, or `SKIPPED`, or None)."""
+    """Three or four real processes, one killed at a random moment and resumed; (what,
+    why it failed, or `SKIPPED`, or None)."""
     rng = random.Random(f"soak-live-{seed}")
-    victim_seat = rng.randrange(3)
-    kill_round = rng.randint(1, 6)  # a game to 100 has 5-9 rounds of about 0.6 s here
+    names = ["alice", "bob", "carol", "dave"][: rng.choice((3, 4))]
+    victim_seat = rng.randrange(len(names))
+    kill_round = rng.randint(1, 6)  # a game to 100 has 5-9 rounds of about 0.6-1 s here
     delay = rng.uniform(0.0, 1.0)
     folder = Path(tempfile.mkdtemp(prefix="bandit-soak-live-"))
-    logs, states = folder / "logs", [folder / name for name in ("alice", "bob", "carol")]
+    logs, states = folder / "logs", [folder / name for name in names]
     common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(logs), "--grace", "60")
-    what = f"3 processes, {['the host', 'guest bob', 'guest carol'][victim_seat]} killed {delay:.2f} s into round {kill_round}"
+    victim_is = "the host" if victim_seat == 0 else f"guest {names[victim_seat]}"
+    what = f"{len(names)} processes, {victim_is} killed {delay:.2f} s into round {kill_round}"
     procs = []
     try:
-        host = bandit("host", "--table", "Soak", "--name", "alice", "--seats", "3", "--no-discovery",
+        host = bandit("host", "--table", "Soak", "--name", names[0], "--seats", str(len(names)), "--no-discovery",
                       "--state-dir", str(states[0]), *common)
         procs.append(host)
-        seen: list[list[str]] = [[], [], []]
+        seen: list[list[str]] = [[] for _ in names]
         where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen[0]).group(1)
-        for name, state in (("bob", states[1]), ("carol", states[2])):
+        for name, state in zip(names[1:], states[1:]):
             procs.append(bandit("join", "--peer", where, "--name", name, "--state-dir", str(state), *common))
         victim = procs[victim_seat]
         try:
@@ -189,7 +191,7 @@ def live_game(seed: int) -> tuple[str, str | None]:
         if not (result.ok and result.finished):
             return what, f"{path} does not audit as finished: {result.first_failure}"
         totals.add(tuple(sorted(result.totals.items())))
-    if len(paths) != 3 or len(totals) != 1:
+    if len(paths) != len(names) or len(totals) != 1:
         return what, f"{len(paths)} logs in {logs}, totals {totals}"
     shutil.rmtree(folder, ignore_errors=True)  # kept only when the game failed
     return what, None
