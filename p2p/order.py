@@ -99,6 +99,11 @@ Mark = tuple[int, Hashable]
 position, and the protocol work (§9.11) the table waits for from the seats concerned."""
 
 
+def owes_nothing(seats: Iterable[int]) -> None:
+    """`Orderer.owed` of an order that no table feeds: it waits for no protocol work."""
+    return None
+
+
 def absence_since(now: float, ended: tuple[float, Mark] | None, mark: Mark) -> float:
     """When an absence that begins `now` is timed from (§11.3): `ended` is (how long the
     last one lasted, the table's mark when it ended). The return was of no use, and the
@@ -337,7 +342,7 @@ class Orderer:
         self._away_changed = False
         self._reports_changed = False  # another peer's `away` changed since `reports_seen`
         self.position = 0
-        self.owed: Callable[[Iterable[int]], Hashable] = lambda seats: None
+        self.owed: Callable[[Iterable[int]], Hashable] = owes_nothing
         """The protocol work the table waits for from any of these seats (§9.11), None if
         none: set by the table that feeds this order, for `mark`."""
 
