@@ -21,7 +21,7 @@ is printed with its kind and seed; rerun it alone with ``--kind K --seed S --gam
     python bench/soak.py [--kind table|faults|live|both|all] [--seconds 600] [--seed 0] [--games N] [--json]
 
 ``both`` (the default) is the two in-memory kinds, ``all`` adds ``live`` (a live game
-takes about 11 s, an in-memory one about 2 s). With --json the last line is one JSON
+takes 10-15 s, an in-memory one about 2 s). With --json the last line is one JSON
 object: games (by kind), skipped (by kind), failures (kind, seed, what), seconds. Exit
 status 1 if any game failed.
 """
@@ -137,17 +137,25 @@ SKIPPED = "skipped"  # a live game whose victim's game had ended before the kill
 
 def live_game(seed: int) -> tuple[str, str | None]:
     """Three or four real processes, one killed at a random moment and resumed; (what,
-    why it failed, or `SKIPPED`, or None)."""
+    why it failed, or `SKIPPED`, or None). A failed game's folder (logs, state) is kept."""
     rng = random.Random(f"soak-live-{seed}")
     names = ["alice", "bob", "carol", "dave"][: rng.choice((3, 4))]
     victim_seat = rng.randrange(len(names))
     kill_round = rng.randint(1, 6)  # a game to 100 has 5-9 rounds of about 0.6-1 s here
     delay = rng.uniform(0.0, 1.0)
-    folder = Path(tempfile.mkdtemp(prefix="bandit-soak-live-"))
-    logs, states = folder / "logs", [folder / name for name in names]
-    common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(logs), "--grace", "60")
     victim_is = "the host" if victim_seat == 0 else f"guest {names[victim_seat]}"
     what = f"{len(names)} processes, {victim_is} killed {delay:.2f} s into round {kill_round}"
+    folder = Path(tempfile.mkdtemp(prefix="bandit-soak-live-"))
+    why = _kill_and_resume(folder, names, victim_seat, kill_round, delay)
+    if why is None or why == SKIPPED:
+        shutil.rmtree(folder, ignore_errors=True)
+        return what, why
+    return what, f"{why}\n(logs and state kept in {folder})"
+
+
+def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_round: int, delay: float) -> str | None:
+    logs, states = folder / "logs", [folder / name for name in names]
+    common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(logs), "--grace", "60")
     procs = []
     try:
         host = bandit("host", "--table", "Soak", "--name", names[0], "--seats", str(len(names)), "--no-discovery",
@@ -160,20 +168,17 @@ def live_game(seed: int) -> tuple[str, str | None]:
         victim = procs[victim_seat]
         try:
             read_until(victim, rf"Round {kill_round}: ", seen[victim_seat])
-        except AssertionError:  # it exited first: the game had fewer rounds (or failed, seen below)
+        except AssertionError:  # it exited first: the game had fewer rounds (or failed)
             if victim.returncode == 0:
-                shutil.rmtree(folder, ignore_errors=True)
-                return what, SKIPPED
-            return what, f"exited {victim.returncode} before round {kill_round}:\n{''.join(seen[victim_seat])[-1500:]}"
+                return SKIPPED
+            return f"exited {victim.returncode} before round {kill_round}:\n{''.join(seen[victim_seat])[-1500:]}"
         time.sleep(delay)  # the random moment of the kill (nothing is waited for here)
         if victim.poll() is not None or not unfinished_journals(states[victim_seat]):
-            shutil.rmtree(folder, ignore_errors=True)
-            return what, SKIPPED  # its game ended (cleanly) before the kill
+            return SKIPPED  # its game ended (cleanly) before the kill
         victim.send_signal(signal.SIGKILL)
         victim.wait()
         if not unfinished_journals(states[victim_seat]):
-            shutil.rmtree(folder, ignore_errors=True)
-            return what, SKIPPED  # it died after its game had ended
+            return SKIPPED  # it died after its game had ended
         again = bandit("host" if victim_seat == 0 else "join", "--resume", "--state-dir", str(states[victim_seat]),
                        *common)
         procs.append(again)
@@ -181,7 +186,7 @@ def live_game(seed: int) -> tuple[str, str | None]:
         for proc, out in runs:
             code, text = finish(proc, out, timeout=300)
             if code != 0:
-                return what, f"a process exited {code} (logs and state kept in {folder}):\n{text[-1500:]}"
+                return f"a process exited {code}:\n{text[-1500:]}"
     finally:
         kill_all(procs)
     paths = sorted(logs.glob("*.bandit-log"))
@@ -189,12 +194,11 @@ def live_game(seed: int) -> tuple[str, str | None]:
     for path in paths:
         result = audit(path)
         if not (result.ok and result.finished):
-            return what, f"{path} does not audit as finished: {result.first_failure}"
+            return f"{path.name} does not audit as finished: {result.first_failure}"
         totals.add(tuple(sorted(result.totals.items())))
     if len(paths) != len(names) or len(totals) != 1:
-        return what, f"{len(paths)} logs in {logs}, totals {totals}"
-    shutil.rmtree(folder, ignore_errors=True)  # kept only when the game failed
-    return what, None
+        return f"{len(paths)} logs, totals {totals}"
+    return None
 
 
 KINDS = {"table": table_game, "faults": faults_game, "live": live_game}

@@ -765,7 +765,8 @@ class TablePeer(SessionRecord):
             self._start_redial(seat)
 
     def _never_sat_down(self, seat: int) -> bool:
-        """Whether the table still waits for `seat`'s keys, its first message (§9.2)."""
+        """Whether the table still waits for `seat`'s keys, its first message (§9.2). (Asked
+        of `awaited()`, not `owed`: before the first message nothing has been noted yet.)"""
         awaited = self.machine.awaited()
         return awaited is not None and awaited.what == "keys" and seat in awaited.seats
 

@@ -155,6 +155,11 @@ class Awaited:
     need: int
     seats: tuple[int, ...]
 
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """Which wait this is, whoever it is still waiting on: (what, round, need)."""
+        return self.what, self.round, self.need
+
 
 @dataclass(frozen=True, slots=True)
 class _Void:
@@ -505,7 +510,7 @@ class TableMachine:
         awaited = self._awaited
         if awaited is None or not set(awaited.seats).intersection(seats):
             return None
-        return awaited.what, awaited.round, awaited.need
+        return awaited.key
 
     def _blame(self, exc: DeckError) -> TableViolation:
         blamed = self.context.seats.index(exc.peer) if exc.peer in self.context.seats else None
@@ -1144,7 +1149,7 @@ class TableMachine:
         if awaited is None:
             self._wait = None
             return
-        key = (awaited.what, awaited.round, awaited.need)
+        key = awaited.key
         if self._wait is None or self._wait[0] != key:
             self._wait = (key, self._now)
 
@@ -1169,7 +1174,7 @@ class TableMachine:
             return None
         key, since = self._wait
         awaited = self._awaited
-        if key in self._stalls_claimed or awaited is None or (awaited.what, awaited.round, awaited.need) != key:
+        if key in self._stalls_claimed or awaited is None or awaited.key != key:
             return None
         seats = [s for s in awaited.seats if s != self.me]
         if not seats:
