@@ -42,7 +42,9 @@ def verdict(result: AuditResult) -> dict[str, object]:
         "totals": result.totals,
         "winners": result.winners,
         "finished": result.finished,
-        "left": None if result.left is None else {"seat": result.left[0], "peer": peer(result.left[0]), "why": result.left[1]},
+        "left": None if result.left is None else {
+            "seat": result.left.seat, "peer": peer(result.left.seat), "why": result.left.why,
+            "told": result.left.told},
         "records": result.records,
         "first_violation": None if failure is None else {
             "record": failure.record, "seat": failure.seat, "section": failure.section, "what": failure.what,

@@ -57,6 +57,16 @@ class Failure:
         return f"{where}{who}: {self.section}: {self.what}"
 
 
+@dataclass(frozen=True)
+class Departure:
+    """Why a game ended early with nobody at fault: a seat's `leave` (§9.8), or the end
+    of the writer's wait for an absent seat (§11.3, `log.end` with `absent`)."""
+
+    seat: int  # the seat that left, or whose absence ended the game
+    why: str  # as recorded: the `leave` reason, or the writer's `log.end` sentence
+    told: str  # the whole clause, naming who did what ("Bo left the table (…)")
+
+
 @dataclass
 class AuditResult:
     path: Path
@@ -68,7 +78,7 @@ class AuditResult:
     refused: list[Refused] = field(default_factory=list)
     rounds: list[RoundOutcome] = field(default_factory=list)
     finished: bool = False
-    left: tuple[int, str] | None = None  # (seat, why): a player left and the game ended there
+    left: Departure | None = None  # a player left, or was away too long, and the game ended there
     closed: str | None = None
     first_failure: Failure | None = None
     machine: TableMachine | None = None
@@ -185,7 +195,8 @@ def audit(path: Path) -> AuditResult:
         result.rounds.extend(step.rounds)
         if isinstance(step.violation, SeatLeft):  # the game ends; later records are still checked
             assert step.violation.seat is not None
-            result.left = (step.violation.seat, step.violation.reason)
+            seat, reason = step.violation.seat, step.violation.reason
+            result.left = Departure(seat, reason, f"{result.names[seat]} {reason}")
             continue
         if step.violation is not None:
             v = step.violation
@@ -198,8 +209,10 @@ def audit(path: Path) -> AuditResult:
     result.finished = machine.finished
     result.closed = contents.ended
     if contents.absent is not None and not machine.finished and result.left is None and contents.absent < len(seats):
-        # the writer's table waited the grace period for this seat and ended the game (§11.3)
-        result.left = (contents.absent, contents.ended or "was away too long")
+        # the writer's table waited the grace period for this seat and ended the game (§11.3);
+        # its sentence names the players itself ("Bo was away …", "Ann could not reach Bo …")
+        told = contents.ended or f"{result.names[contents.absent]} was away too long"
+        result.left = Departure(contents.absent, told, told)
     proven = None if machine.finished else _proven_violation(contents, keys, schemas, seats, result.game_id)
     if proven is not None:
         result.first_failure = proven

@@ -746,8 +746,7 @@ class TablePeer(SessionRecord):
             why = f"{self.names[seat]} left before the game began ({event.reason.removeprefix('left: ')})"
             self._note(why, "§11.3", event.peer)
             self._say(f"{why}: the game ends here.", "error", seat)
-            self._absent_seat = seat
-            self._finish(why)
+            self._finish(why, absent=seat)
             return
         if seat not in self._absent:  # (a return the table could not use does not end the absence: §11.3)
             self._absent[seat] = absence_since(trio.current_time(), self._returned.pop(seat, None), self.orderer.mark((seat,)))
@@ -765,10 +764,9 @@ class TablePeer(SessionRecord):
             self._start_redial(seat)
 
     def _never_sat_down(self, seat: int) -> bool:
-        """Whether the table still waits for `seat`'s keys, its first message (§9.2). (Asked
-        of `awaited()`, not `owed`: before the first message nothing has been noted yet.)"""
-        awaited = self.machine.awaited()
-        return awaited is not None and awaited.what == "keys" and seat in awaited.seats
+        """Whether the table still waits for `seat`'s keys, its first message (§9.2)."""
+        owed = self.machine.owed((seat,))
+        return owed is not None and owed[0] == "keys"
 
     def _start_redial(self, seat: int, wanted: Callable[[], bool] | None = None) -> None:
         """Dial `seat` until `wanted()` no longer holds (by default: while it is away
@@ -824,8 +822,7 @@ class TablePeer(SessionRecord):
             self._note(f"{name} {why}", "§11.3", self.machine.seats[seat])
             self._say(f"{name} {told} within {self.grace:.0f} s: the game ends here "
                       f"(round {self.machine.round_number} does not count).", "error", seat)
-            self._absent_seat = absent
-            self._finish(f"{name} {why}")
+            self._finish(f"{name} {why}", absent=absent)
 
     def _begin_resumed(self) -> None:
         """A restarted peer (§11.3): say so, send what the crash kept from being sent,
@@ -857,9 +854,12 @@ class TablePeer(SessionRecord):
             self._send({"type": "leave", "v": 1, "reason": verdict.leave_reason(self.names)})
         self._finish(f"{verdict.who(self.names)} broke the rules of the table ({verdict.section})")
 
-    def _finish(self, why: str) -> None:
+    def _finish(self, why: str, *, absent: int | None = None) -> None:
+        """End the game here with `why`: the first ending wins, and a player's own leaving
+        wins over any; `absent` is the seat whose absence is that ending (§11.3)."""
         if not self._done.is_set():
             self._why = self._leaving_why or why
+            self._absent_seat = absent if self._leaving_why is None else None
             self._done.set()
 
     def _seat_of(self, peer: bytes) -> int | None:

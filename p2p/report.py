@@ -147,22 +147,11 @@ def _rounds(result: AuditResult) -> Iterator[str]:
             yield f"  record {r.position}: {names[r.seat]}: {r.section}: {r.reason}"
 
 
-def _departure(result: AuditResult) -> str:
-    """Why the game ended early, as a clause: the writer's own sentence when it names a
-    player first (an absence, §11.3: "Bo was away for …", "Ann could not reach Bo …"),
-    else the seat's name and what it did (a `leave`, §9.8: "left the table (…)")."""
-    assert result.left is not None
-    seat, why = result.left
-    if any(why.startswith(f"{name} ") for name in result.names):
-        return why
-    return f"{result.names[seat]} {why}"
-
-
 def _verdict(result: AuditResult) -> Iterator[str]:
     yield ""
     if result.ok:
         if result.left is not None:
-            yield f"Verdict: the log is intact; the game ended early because {_departure(result)}."
+            yield f"Verdict: the log is intact; the game ended early because {result.left.told}."
         else:
             winners = " and ".join(result.winners)
             yield f"Verdict: FAIR. Every check holds. Winner{'s' if len(result.winners) > 1 else ''}: {winners}."

@@ -46,6 +46,7 @@ class TableNetwork(Network):
         seeded: bool = True,
         snap_delay: float = 0.0,
         act_delay: float = 0.0,
+        names: tuple[str, ...] = (),
         **net: Any,
     ) -> None:
         rng = random.Random(f"table-{seed}")
@@ -53,7 +54,7 @@ class TableNetwork(Network):
         nonces = [rng.randbytes(32) for _ in range(players)]
         self.roster = Roster(
             "Test table", nonces[0], players,
-            tuple(Member(i, f"P{i}", ident.certificate, nonces[i]) for i, ident in enumerate(identities)),
+            tuple(Member(i, names[i] if names else f"P{i}", ident.certificate, nonces[i]) for i, ident in enumerate(identities)),
             rules=rules,
         )
         self.canonical = self.roster.canonical()
@@ -61,14 +62,14 @@ class TableNetwork(Network):
         super().__init__(players, seed, identities=identities, game=game_id_of(self.canonical), **net)
         ids = self.peers[0].orderer.seats
         game = self.peers[0].orderer.game
-        names = bots * players if len(bots) == 1 else bots
+        kinds = bots * players if len(bots) == 1 else bots
         self.tables = [
             TablePeer(
                 TableMachine(
                     game_id=game, seats=ids, rules=rules, me=i,
                     source=SeededSource(seed.to_bytes(8, "big") + bytes([i])) if seeded else os.urandom,
                 ),
-                SeatDriver(None, make_bot(names[i]), Prng.derive(seed, i)),  # type: ignore[arg-type]
+                SeatDriver(None, make_bot(kinds[i]), Prng.derive(seed, i)),  # type: ignore[arg-type]
             )
             for i in range(players)
         ]

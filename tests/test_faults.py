@@ -193,3 +193,25 @@ def test_s11_4_without_the_farewell_a_peer_killed_at_the_end_could_not_finish() 
     net, victim = _kill_at_the_first_finish(see_off=False)
     assert net.resumes == 1 and not net.tables[victim].machine.finished
     assert all(t.machine.finished for s, t in enumerate(net.tables) if s != victim)
+
+
+def test_11_3_a_return_before_a_seats_keys_ends_its_absence_only_once_its_keys_are_in() -> None:
+    """Before the table's first message it waits for every seat's keys (§9.2). A seat that
+    comes back then, lets the others' keys be delivered but withholds its own, and drops
+    again has not ended its absence: its time away adds up (§11.3)."""
+    from p2p.order import absence_since
+    from tests.tablesim import TableNetwork
+
+    net = TableNetwork(3, 5, rules=RULES)
+    machine, orderer = net.tables[0].machine, net.peers[0].orderer
+    orderer.owed = machine.owed
+    assert all(machine.owed((seat,)) == ("keys", 0, 0) for seat in range(3))
+    back = orderer.mark((2,))  # seat 2 came back before anything was delivered
+    for peer, table in list(zip(net.peers, net.tables))[:2]:  # seat 2 acks, but keeps its keys
+        net._emit(peer, table, table.machine.start())
+    net.run_until(net.now + 1.0)
+    assert machine.position >= 1 and machine.owed((2,)) == ("keys", 0, 0)
+    assert absence_since(100.0, (30.0, back), orderer.mark((2,))) == 70.0  # 30 s away already
+    net._emit(net.peers[2], net.tables[2], net.tables[2].machine.start())
+    net.run_until(net.now + 1.0)
+    assert machine.owed((2,)) is None and absence_since(100.0, (30.0, back), orderer.mark((2,))) == 100.0

@@ -153,7 +153,7 @@ async def test_11_3_a_peer_away_past_the_grace_period_ends_the_game_and_the_logs
     for summary in summaries:
         assert "was away for more than 1 s" in summary.why
         result = audit(summary.log_path)
-        assert result.ok and result.left is not None and result.left[0] == gone.me, result.first_failure
+        assert result.ok and result.left is not None and result.left.seat == gone.me, result.first_failure
 
 
 async def _run_in(scope: trio.CancelScope, peer) -> None:  # type: ignore[no-untyped-def]
@@ -195,8 +195,8 @@ async def test_s10_1_a_full_disk_under_a_log_ends_the_game_cleanly_and_keeps_eve
     for i in (0, 1):
         assert not summaries[i].finished
         result = audit(summaries[i].log_path)
-        assert result.ok and result.left is not None and result.left[0] == peers[2].me, result.first_failure
-        assert "its records could not be written (No space left on device)" in result.left[1]
+        assert result.ok and result.left is not None and result.left.seat == peers[2].me, result.first_failure
+        assert "its records could not be written (No space left on device)" in result.left.why
     kept, honest = read_log(failed.log_path), read_log(summaries[0].log_path)
     assert not kept.torn and kept.ended is None and len(kept.messages) >= 30
     assert kept.messages == honest.messages[: len(kept.messages)]
@@ -213,7 +213,7 @@ async def test_s11_3_a_full_disk_under_a_journal_removes_it_and_the_seat_leaves_
     assert unfinished_journals(tmp_path / "peer2") == [] and peers[2].journal is None
     for i in range(3):
         result = audit(summaries[i].log_path)
-        assert result.ok and result.left is not None and result.left[0] == peers[2].me, (i, result.first_failure)
+        assert result.ok and result.left is not None and result.left.seat == peers[2].me, (i, result.first_failure)
 
 
 @pytest.mark.parametrize("part", ["log", "journal"])
@@ -254,7 +254,7 @@ async def test_s10_1_a_seat_whose_records_cannot_be_created_after_the_lobby_does
         assert not summaries[i].finished and "left before the game began (its records could not be written" in " ".join(
             line.text for line in others[i]._lines), summaries[i].why
         result = audit(summaries[i].log_path)
-        assert result.ok and result.left is not None and result.left[0] == lobby.results[2].seat, result.first_failure
+        assert result.ok and result.left is not None and result.left.seat == lobby.results[2].seat, result.first_failure
 
 
 async def _with_cut_between_two_guests(tmp_path: Path, body) -> list:  # type: ignore[no-untyped-def]

@@ -326,7 +326,6 @@ class TableMachine:
         self.stall_s = float(rules.turn_s) if stall_s is None else stall_s
         self._public_events: list[Event] = []  # every event applied, private faces left out
         self._wait: tuple[tuple[str, int, int], float] | None = None  # what the table waits for, since when
-        self._awaited: Awaited | None = None  # `awaited()` as of the last `_track_stall` (what `_wait` names)
         self._paused_at: float | None = None  # since when a link of the table is down (the stall clock stands)
         self._stalls_claimed: set[tuple[str, int, int]] = set()
         self.position = -1
@@ -336,6 +335,9 @@ class TableMachine:
         self.halted: TableViolation | None = None
         self.finished = False
         self.outcomes: list[RoundOutcome] = []
+        # `awaited()` as of the last message (`_track_stall`; what `_wait` names); before the
+        # first, every seat's keys (§9.2), so a return then is judged like any other (§11.3)
+        self._awaited: Awaited | None = self.awaited()
 
     # -- public surface --------------------------------------------------------------
 
