@@ -37,7 +37,7 @@ class LiveLobby:
 
 async def seat_live_lobby(root: Path, peers: int, stack: AsyncExitStack,
                           rules: TableRules | None = None) -> LiveLobby:
-    """Run the lobby of `peers` live peers (seat 0 hosts as "You"); their meshes close
+    """Run the lobby of `peers` live peers (seat 0 hosts as "Ann"); their meshes close
     with `stack`."""
     ids = [load_or_create_identity(root / f"peer{i}") for i in range(peers)]
     meshes = [await stack.enter_async_context(open_mesh(ident, table_schemas(), bind=LOOPBACK, hold_incoming=i > 0))
@@ -46,7 +46,7 @@ async def seat_live_lobby(root: Path, peers: int, stack: AsyncExitStack,
     async with trio.open_nursery() as nursery:
 
         async def host(task_status: trio.TaskStatus[None]) -> None:
-            results[0] = await host_table(meshes[0], name="You", table="in-process table", seats=peers,
+            results[0] = await host_table(meshes[0], name="Ann", table="in-process table", seats=peers,
                                           rules=rules or TableRules(), task_status=task_status)
 
         async def guest(i: int) -> None:
