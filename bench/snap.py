@@ -16,13 +16,16 @@ Whole games are played, each by fresh peer processes, until at least `--claims` 
 (default 300) are timed, so that the p99 is a percentile and not the slowest claim of
 one game (a game to 100 points holds 50-100 claims).
 
-Prints a summary and, with --json, one JSON object on the last line: peers, games,
-claims, p50_ms, p90_ms, p99_ms, max_ms. `--timeline` also traces every message and tells
+Prints a summary and, with --json, one JSON object on the last line: peers, processes,
+games, claims, p50_ms, p90_ms, p99_ms, max_ms. `--timeline` also traces every message and tells
 where the time of a claim went; `--profile` samples every peer's CPU
 (`bench/cpuprofile.py`) and tells which code used it while claims were open;
 `--collections` notes every peer's garbage collections (`bench/gcwatch.py`) and tells how
 the claims with one inside compare with the rest. The first two cost CPU themselves, so
-their runs are not the figure.
+their runs are not the figure. `--processes P` runs the N peers in P processes (one trio
+loop each, seat s in process s mod P) instead of one each: not how a table runs, but it
+tells how much of a claim's time goes to switching between more peer processes than
+the machine has CPUs.
 """
 
 from __future__ import annotations
@@ -138,7 +141,10 @@ class TimedPeer(TablePeer):
             self._trace.write_text("".join(json.dumps(record) + "\n" for record in self._records))
 
 
-async def worker(seat: int, peers: int, folder: Path, port_file: Path, flood: bool, target: int, timeline: bool) -> None:
+async def worker(seat: int, peers: int, folder: Path, port_file: Path, flood: bool, target: int, timeline: bool,
+                 listening: trio.Event) -> None:
+    """Seat `seat` at the table and play the game; the host (seat 0) writes its port to
+    `port_file` and sets `listening`, which the guests in its process wait for."""
     identity = load_or_create_identity(folder / f"id{seat}")
     rules = TableRules(target=target)
     async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0, hold_incoming=seat > 0) as mesh:
@@ -146,8 +152,10 @@ async def worker(seat: int, peers: int, folder: Path, port_file: Path, flood: bo
             ready = port_file.with_suffix(".tmp")
             ready.write_text(f"{mesh.port} {identity.peer_id.hex()}")
             ready.rename(port_file)  # atomic: readers never see a half-written file
+            listening.set()
             result = await host_table(mesh, name=f"p{seat}", table="bench", seats=peers, rules=rules)
         else:
+            await listening.wait()
             port, fp = port_file.read_text().split()
             result = await join_table(mesh, [("127.0.0.1", int(port))], name=f"p{seat}", expect_host=bytes.fromhex(fp))
         pace = FULL_SPEED if flood else Pace(think=0.3, react=True)
@@ -239,23 +247,36 @@ class GameTrace:
     collections: list[gcwatch.Collection]
 
 
+async def seats_in_process(seats: list[int], peers: int, folder: Path, flood: bool, target: int, timeline: bool) -> None:
+    """Play `seats` of the table in this process, one trio loop for all of them."""
+    listening = trio.Event()
+    if 0 not in seats:  # the host is in another process, listening already
+        listening.set()
+    async with trio.open_nursery() as nursery:
+        for seat in seats:
+            nursery.start_soon(worker, seat, peers, folder, folder / "port", flood, target, timeline, listening)
+
+
 def play_game(args: argparse.Namespace, folder: Path) -> GameTrace:
-    """One game in `folder`, each peer in its own process."""
+    """One game in `folder`: each peer in its own process, or, with `--processes P`, the
+    peers dealt round the table into P processes (seat s in process s mod P)."""
     folder.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, __file__, "--peers", str(args.peers), "--folder", str(folder), "--target", str(args.target),
            *(["--flood"] if args.flood else []), *(["--timeline"] if args.timeline else []),
            *(["--profile"] if args.profile else []), *(["--collections"] if args.collections else []), "--worker"]
+    processes = min(args.processes or args.peers, args.peers)
 
-    def start(seat: int) -> subprocess.Popen[bytes]:
-        out = (folder / f"worker{seat}.out").open("wb")
-        return subprocess.Popen([*cmd, str(seat)], stdout=out, stderr=subprocess.STDOUT)
+    def start(index: int) -> subprocess.Popen[bytes]:
+        out = (folder / f"worker{index}.out").open("wb")
+        seats = ",".join(str(s) for s in range(index, args.peers, processes))
+        return subprocess.Popen([*cmd, seats], stdout=out, stderr=subprocess.STDOUT)
 
     host = start(0)
     while not (folder / "port").exists():  # the host renames its port file into place once it listens
         if host.poll() is not None:
             raise SystemExit("the host peer failed to start:\n" + (folder / "worker0.out").read_text())
         time.sleep(0.01)
-    others = [start(i) for i in range(1, args.peers)]
+    others = [start(i) for i in range(1, processes)]
     deadline = time.monotonic() + args.timeout
     try:
         codes = [p.wait(timeout=max(1.0, deadline - time.monotonic())) for p in (host, *others)]
@@ -264,16 +285,17 @@ def play_game(args: argparse.Namespace, folder: Path) -> GameTrace:
             p.kill()
         codes = [p.wait() for p in (host, *others)]
     if any(codes):
-        reports = "\n".join(f"--- seat {i}: exit {c}\n" + (folder / f"worker{i}.out").read_text()[-3000:]
+        reports = "\n".join(f"--- process {i}: exit {c}\n" + (folder / f"worker{i}.out").read_text()[-3000:]
                             for i, c in enumerate(codes) if c)
         raise SystemExit(f"a peer failed:\n{reports}")
     trace = GameTrace({}, {}, [], [], [])
-    for i in range(args.peers):
+    for i in range(processes):
         cpu, gc_file = folder / f"cpu{i}.json", folder / f"gc{i}.json"
         if cpu.exists():
             trace.samples += [tuple(sample) for sample in json.loads(cpu.read_text())]
         if gc_file.exists():
             trace.collections += [tuple(c) for c in json.loads(gc_file.read_text())]
+    for i in range(args.peers):
         for line in (folder / f"trace{i}.jsonl").read_text().splitlines():
             record = json.loads(line)
             if "sent" in record:
@@ -310,7 +332,11 @@ def main() -> int:
                              "one inside compare with the rest")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="work in DIR and keep logs and traces there")
     parser.add_argument("--timeout", type=float, default=900, help="give up after this many seconds (default 900)")
-    parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--processes", type=int, metavar="P",
+                        help="run the peers in P processes, one trio loop each (default: one process per peer, "
+                             "as at a real table; fewer shows what the operating system's switching between "
+                             "them costs)")
+    parser.add_argument("--worker", type=str, help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
@@ -319,15 +345,16 @@ def main() -> int:
         for started in (sampler, watcher):
             if started is not None:
                 started.start()
+        seats = [int(seat) for seat in args.worker.split(",")]  # this process's seats; seats[0] is its index
         try:
-            trio.run(worker, args.worker, args.peers, args.folder, args.folder / "port", args.flood, args.target, args.timeline)
+            trio.run(seats_in_process, seats, args.peers, args.folder, args.flood, args.target, args.timeline)
         finally:
             if sampler is not None:
                 sampler.stop()
-                (args.folder / f"cpu{args.worker}.json").write_text(json.dumps(sampler.samples))
+                (args.folder / f"cpu{seats[0]}.json").write_text(json.dumps(sampler.samples))
             if watcher is not None:
                 watcher.stop()
-                (args.folder / f"gc{args.worker}.json").write_text(json.dumps(watcher.collections))
+                (args.folder / f"gc{seats[0]}.json").write_text(json.dumps(watcher.collections))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
@@ -356,6 +383,7 @@ def main() -> int:
                 phase_rows += phases(timeline, sent, applied, args.peers)
     out = {
         "peers": args.peers,
+        "processes": min(args.processes or args.peers, args.peers),
         "games": games,
         "claims": len(latencies),
         "p50_ms": round(statistics.median(latencies), 2),
