@@ -417,3 +417,20 @@ async def test_s11_4_a_link_that_drops_as_the_game_ends_is_waited_for_and_everyb
     for i in range(3):
         result = audit(summaries[i].log_path)
         assert result.ok and result.finished, result.first_failure
+
+
+async def test_s11_3_a_players_own_leaving_wins_over_an_absence_and_the_log_names_nobody_absent(tmp_path: Path) -> None:
+    """The first ending wins, and a player's own leaving wins over any: a grace period
+    that runs out while the player is saying goodbye ends the game as the player's
+    leaving, with no seat named `absent` in `log.end` (§10.1, §11.3)."""
+    from tests.live_support import seat_live_table
+
+    stack, (me, other) = await seat_live_table(tmp_path, 2)
+    async with stack:
+        me._leaving_why = "you left the table"  # (as `leave` sets it, before `leave` comes back delivered)
+        me._finish("Bot 1 was away for more than 120 s; round 0 is void", absent=1)
+        other._finish("Ann was away for more than 120 s; round 0 is void", absent=0)
+        assert (me._why, me._absent_seat) == ("you left the table", None)
+        assert (other._why, other._absent_seat) == ("Ann was away for more than 120 s; round 0 is void", 0)
+        other._finish("the game ended")  # a later ending changes nothing
+        assert (other._why, other._absent_seat) == ("Ann was away for more than 120 s; round 0 is void", 0)
