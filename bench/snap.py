@@ -264,7 +264,7 @@ def play_game(args: argparse.Namespace, folder: Path) -> GameTrace:
     cmd = [sys.executable, __file__, "--peers", str(args.peers), "--folder", str(folder), "--target", str(args.target),
            *(["--flood"] if args.flood else []), *(["--timeline"] if args.timeline else []),
            *(["--profile"] if args.profile else []), *(["--collections"] if args.collections else []), "--worker"]
-    processes = min(args.processes or args.peers, args.peers)
+    processes = args.processes
 
     def start(index: int) -> subprocess.Popen[bytes]:
         out = (folder / f"worker{index}.out").open("wb")
@@ -339,6 +339,7 @@ def main() -> int:
     parser.add_argument("--worker", type=str, help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.processes = min(args.processes or args.peers, args.peers)
     if args.worker is not None:
         sampler = cpuprofile.Sampler() if args.profile else None
         watcher = gcwatch.Watcher() if args.collections else None
@@ -383,7 +384,7 @@ def main() -> int:
                 phase_rows += phases(timeline, sent, applied, args.peers)
     out = {
         "peers": args.peers,
-        "processes": min(args.processes or args.peers, args.peers),
+        "processes": args.processes,
         "games": games,
         "claims": len(latencies),
         "p50_ms": round(statistics.median(latencies), 2),

@@ -209,8 +209,9 @@ def audit(path: Path) -> AuditResult:
     result.finished = machine.finished
     result.closed = contents.ended
     if contents.absent is not None and not machine.finished and result.left is None and contents.absent < len(seats):
-        # the writer's table waited the grace period for this seat and ended the game (§11.3);
-        # its sentence names the players itself ("Bo was away …", "Ann could not reach Bo …")
+        # the writer's table ended the game for this seat: after the grace period, or at its
+        # goodbye before its keys (§11.3); the writer's sentence names the players itself
+        # ("Bo was away …", "Ann could not reach Bo …", "Bo left before the game began …")
         told = contents.ended or f"{result.names[contents.absent]} was away too long"
         result.left = Departure(contents.absent, told, told)
     proven = None if machine.finished else _proven_violation(contents, keys, schemas, seats, result.game_id)

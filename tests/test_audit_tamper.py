@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from p2p.audit import audit
-from p2p.log import FairnessLog, Header, read_log
+from p2p.log import LOG_LIMITS, FairnessLog, Header, read_log
 from p2p.roster import TableRules
+from p2p.wire import split_frames
 from tests.tablesim import TableNetwork
 from tests.test_table_games import SMALL_DECK
 
@@ -26,19 +27,21 @@ def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return net.write_logs(tmp_path_factory.mktemp("logs"))[1]
 
 
-def rewrite(original: Path, tmp_path: Path, change, sides=lambda s: s) -> Path:  # type: ignore[no-untyped-def]
+def rewrite(original: Path, tmp_path: Path, change, sides=lambda s: s, *,  # type: ignore[no-untyped-def]
+            why: str = "the game ended", absent: int | None = None) -> Path:
     """A copy of `original` whose ordered records went through `change` and whose side
-    records (§7.8) went through `sides`."""
+    records (§7.8) went through `sides`, closed with `why` (and `absent`, §10.1)."""
     contents = read_log(original)
     messages = change(list(contents.messages))
     header = change.header(contents.header) if hasattr(change, "header") else contents.header
     path = tmp_path / "tampered.bandit-log"
+    path.unlink(missing_ok=True)
     log = FairnessLog.create(path, header)
     for body, sig in sides(list(contents.sides)):
         log._write({"type": "log.side", "v": 1, "body": body, "sig": sig})
     for body, sig in messages:
         log._write({"type": "log.msg", "v": 1, "body": body, "sig": sig})
-    log.close("the game ended")
+    log.close(why, absent=absent)
     return path
 
 
@@ -95,14 +98,9 @@ def test_s10_2_a_log_still_being_written_is_not_verified_and_says_why(game_log: 
     """A log without its `log.end` (a game in progress, or a peer that stopped) is not
     verified as a game, and the verdict says what may be going on, blaming nobody."""
     data = game_log.read_bytes()
-    frames = []
-    at = 0
-    while at < len(data):
-        size = int.from_bytes(data[at:at + 4], "big")
-        frames.append(data[at:at + 4 + size])
-        at += 4 + size
+    frames = [offset for offset, _payload in split_frames(data, LOG_LIMITS)]
     half = tmp_path / "in-progress.bandit-log"
-    half.write_bytes(b"".join(frames[: len(frames) // 2]))
+    half.write_bytes(data[: frames[len(frames) // 2]])  # the first half of its frames, whole
     result = audit(half)
     failure = result.first_failure
     assert not result.ok and failure is not None and failure.seat is None and failure.section == "§10.2"
@@ -208,19 +206,11 @@ def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: 
     assert left.ok and left.left is not None and left.left.seat == 1 and reason in left.left.why
     assert verdict_of(left) == f"left left the table ({reason})."
 
-    contents = read_log(game_log)
-    bo = audit(game_log).names[2]
+    ann, _, bo = audit(game_log).names
     for why in (f"{bo} was away for more than 120 s; round 2 is void",
-                f"{audit(game_log).names[0]} could not reach {bo} for more than 120 s; round 2 is void"):
-        path = tmp_path / "absent.bandit-log"
-        path.unlink(missing_ok=True)
-        log = FairnessLog.create(path, contents.header)
-        for body, sig in contents.sides:
-            log._write({"type": "log.side", "v": 1, "body": body, "sig": sig})
-        for body, sig in contents.messages[:60]:  # the game was under way when the wait ended
-            log._write({"type": "log.msg", "v": 1, "body": body, "sig": sig})
-        log.close(why, absent=2)
-        result = audit(path)
+                f"{ann} could not reach {bo} for more than 120 s; round 2 is void"):
+        # the game was under way when the writer's wait for seat 2 ended
+        result = audit(rewrite(game_log, tmp_path, lambda m: m[:60], why=why, absent=2))
         assert result.ok and result.left is not None and result.left.seat == 2, result.first_failure
         assert verdict_of(result) == f"{why}."
 
