@@ -15,6 +15,7 @@ from pathlib import Path
 import trio
 
 from cli.lobby_common import complain, say
+from cli.stopping import leaving_on_stop
 from engine import NormalBot
 from p2p.identity import Identity, default_state_dir
 from p2p.lobby import LobbyResult
@@ -100,21 +101,22 @@ async def play_seat(
         )
     except OSError as exc:  # the disk filled (say) since the lobby checked the log's place
         return await unrecorded(mesh, result, log_path, exc)
-    if headless:
-        return await peer.run()
-    from cli.tui import run_client  # the full-screen client is only loaded for a person
+    with leaving_on_stop(peer.leave):  # a signal to stop makes this seat leave the table (§9.8)
+        if headless:
+            return await peer.run()
+        from cli.tui import run_client  # the full-screen client is only loaded for a person
 
-    # The screen stays up after the game: the player reads the last round and the final
-    # standings, then closes it. Leaving mid-game (asked first) ends the peer, log valid.
-    finished: list[GameSummary] = []
-    async with trio.open_nursery() as nursery:
+        # The screen stays up after the game: the player reads the last round and the final
+        # standings, then closes it. Leaving mid-game (asked first) ends the peer, log valid.
+        finished: list[GameSummary] = []
+        async with trio.open_nursery() as nursery:
 
-        async def run_peer() -> None:
-            finished.append(await peer.run())
+            async def run_peer() -> None:
+                finished.append(await peer.run())
 
-        nursery.start_soon(run_peer)
-        await run_client(peer, memory_aid=args.memory_aid, terminal=terminal)  # type: ignore[arg-type]
-    return finished[0]
+            nursery.start_soon(run_peer)
+            await run_client(peer, memory_aid=args.memory_aid, terminal=terminal)  # type: ignore[arg-type]
+        return finished[0]
 
 
 async def unrecorded(mesh: Mesh, result: LobbyResult, log_path: Path, exc: OSError) -> GameSummary:

@@ -13,8 +13,9 @@ import trio
 
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
-    player_name, print_result, roster_progress, run_until_interrupted, say,
+    player_name, print_result, roster_progress, say,
 )
+from cli.stopping import run_until_stopped
 from cli.game import log_path_for, log_unwritable, play_seat, report
 from p2p.discovery import TableAd, advertise, advertised_addresses
 from p2p.errors import ProtocolError
@@ -119,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             complain(explain(exc))
             return 1
 
-    return run_until_interrupted(main)
+    return run_until_stopped(main)
 
 
 def is_person(args: argparse.Namespace) -> bool:

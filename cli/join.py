@@ -8,8 +8,9 @@ from contextlib import AsyncExitStack
 
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
-    player_name, roster_progress, run_until_interrupted, say,
+    player_name, roster_progress, say,
 )
+from cli.stopping import run_until_stopped
 from cli.game import play_seat, report
 from p2p.peer import GameSummary
 from cli.host import _log_path, after_lobby, is_person, seat_log_unwritable
@@ -163,4 +164,4 @@ def run(args: argparse.Namespace) -> int:
             complain(explain(exc))
             return 1
 
-    return run_until_interrupted(main)
+    return run_until_stopped(main)

@@ -1,17 +1,15 @@
-"""What `host`, `join` and `tables` share: options, identity, Ctrl-C handling, roster output."""
+"""What `host`, `join` and `tables` share: options, identity, messages, roster output."""
 
 from __future__ import annotations
 
 import argparse
 import getpass
-import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
 
-from p2p.groups import lone_exception_unwrapped
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
 from p2p.lobby import LobbyResult
@@ -71,11 +69,17 @@ def lobby_schemas() -> Schemas:
 
 
 def say(text: str = "") -> None:
-    print(text, flush=True)
+    try:
+        print(text, flush=True)
+    except OSError:  # the terminal went away (its window closed): nobody is left to read it
+        pass
 
 
 def complain(text: str) -> None:
-    print(f"bandit-lan: {text}", file=sys.stderr, flush=True)
+    try:
+        print(f"bandit-lan: {text}", file=sys.stderr, flush=True)
+    except OSError:  # (as in `say`)
+        pass
 
 
 def explain(error: BaseException) -> str:
@@ -95,33 +99,6 @@ def explain(error: BaseException) -> str:
     if isinstance(error, OSError):
         return f"network error: {error.strerror or error}"
     return str(error) or type(error).__name__
-
-
-def run_until_interrupted(main: Callable[[], Awaitable[int]]) -> int:
-    """Run `main` under trio; Ctrl-C or SIGTERM cancels it cleanly (exit status 130)."""
-
-    async def wrapper() -> int:
-        status = 130
-        with lone_exception_unwrapped():
-            async with trio.open_nursery() as nursery:
-
-                async def watch_signals() -> None:
-                    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                        async for _ in signals:
-                            print("\nLeaving the table.", file=sys.stderr, flush=True)
-                            nursery.cancel_scope.cancel()
-                            return
-
-                async def body() -> None:
-                    nonlocal status
-                    status = await main()
-                    nursery.cancel_scope.cancel()
-
-                nursery.start_soon(watch_signals)
-                nursery.start_soon(body)
-        return status
-
-    return trio.run(wrapper)
 
 
 def roster_lines(roster: Roster, me: bytes) -> list[str]:

@@ -17,7 +17,8 @@ from pathlib import Path
 import trio
 
 from cli.game import add_game_options, log_path_for, log_unwritable, play_seat, report
-from cli.lobby_common import complain, load_identity, player_name, run_until_interrupted, say
+from cli.lobby_common import complain, load_identity, player_name, say
+from cli.stopping import run_until_stopped
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError, default_state_dir
 from p2p.lobby_runner import host_table
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
                 logs += _bot_log(i, completed)
             return report(summary, args, logs)
 
-    return run_until_interrupted(main)
+    return run_until_stopped(main)
 
 
 def _bot_log(i: int, completed: subprocess.CompletedProcess[bytes] | None) -> list[Path]:

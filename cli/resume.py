@@ -70,7 +70,8 @@ def run_resume(args: argparse.Namespace) -> int:
 
     from cli.game import report
     from cli.host import is_person
-    from cli.lobby_common import load_identity, run_until_interrupted
+    from cli.lobby_common import load_identity
+    from cli.stopping import run_until_stopped
     from p2p.identity import IdentityError
 
     try:
@@ -89,4 +90,4 @@ def run_resume(args: argparse.Namespace) -> int:
             outcome = await resume_seat(args, identity, terminal)
         return outcome if isinstance(outcome, int) else report(outcome, args)
 
-    return run_until_interrupted(main)
+    return run_until_stopped(main)

@@ -82,6 +82,7 @@ class Pace:
 
 HUMAN_PACE = Pace(think=0.9, react=True)
 LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in order
+CHOSE_TO_LEAVE = "the player chose to leave"  # a `leave`'s reason when the player asked for it
 GRACE = 120.0  # seconds the table waits for a missing peer before it ends the game (§11.3)
 SILENCE = 6.0  # seconds without a frame (heartbeats come every second) before a link is dropped
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
@@ -249,13 +250,20 @@ class TablePeer(SessionRecord):
     async def changed(self) -> None:
         await self._watch.changed.wait()
 
-    async def leave(self) -> None:
+    async def leave(self, reason: str = CHOSE_TO_LEAVE) -> None:
         """Say goodbye through the agreed order and wait (briefly) until our own `leave`
-        is delivered back, so this log ends where everybody else's does (§9.8)."""
+        is delivered back, so this log ends where everybody else's does (§9.8). `reason`
+        tells the others why (the client's Ctrl-C, or a signal that stops the process); a
+        second call while the first is under way only waits with it."""
         if self._done.is_set():
             return
-        self._left = True
-        await self._say_goodbye("the player chose to leave", "you left the table")
+        if self._leaving_why is not None:  # already on the way out
+            with trio.move_on_after(LEAVE_WAIT):
+                await self._done.wait()
+            return
+        self._left = self._progress.leaving = True
+        self._watch.poke()
+        await self._say_goodbye(reason, "you left the table")
 
     async def _say_goodbye(self, reason: str, why: str) -> None:
         """Send `leave` (§9.8) and wait briefly for it to come back delivered; the game

@@ -68,6 +68,7 @@ class Progress:
     ended: bool = False  # the game is over (normally, or by the policy of §11)
     ended_why: str = ""
     finished: bool = False  # it ended at its last round, whose scores stand (§9.8): the winners are final
+    leaving: bool = False  # this seat is leaving the table (the player asked, or the process was told to stop)
     log_path: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -113,8 +114,9 @@ class TableSession(Protocol):
         """Return when anything above may have changed."""
         ...
 
-    async def leave(self) -> None:
-        """Leave the table: the log is closed valid; the others see the seat go."""
+    async def leave(self, reason: str = ...) -> None:
+        """Leave the table: the log is closed valid; the others see the seat go, and
+        read `reason` (by default: the player chose to)."""
         ...
 
 

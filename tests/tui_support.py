@@ -133,7 +133,7 @@ class LocalSession(SessionRecord):
     async def changed(self) -> None:
         await self._changed.wait()
 
-    async def leave(self) -> None:
+    async def leave(self, reason: str = "the player chose to leave") -> None:
         if not self._left.is_set():
             self._progress.ended = True
             self._progress.ended_why = "you left the table"

@@ -13,7 +13,8 @@ exposes is read on trio's thread only; the terminal thread only ever sees frozen
 scenes.
 
 Leaving: Ctrl-C asks first; on "yes" (or when the terminal goes away) the client
-calls `session.leave()`, which closes the fairness log valid, and returns. After the
+calls `session.leave()`, which closes the fairness log valid, and returns; so it does
+when the seat is leaving for another reason (the process was told to stop). After the
 game has ended the player reads the final screens and returns with Enter.
 """
 
@@ -79,7 +80,7 @@ async def _play(session: TableSession, terminal: Terminal, memory_aid: bool) -> 
                     ui.note(event.text)
             for intent in intents:
                 session.submit(intent)
-            if ui.leaving or gone:
+            if ui.leaving or gone or model.leaving:
                 await session.leave()
                 break
             if ui.finished:

@@ -37,6 +37,7 @@ class TableModel:
     ended: bool
     ended_why: str
     finished: bool  # ended normally: the engine's winners are final
+    leaving: bool  # this seat is leaving (the player asked, or the process was told to stop)
     log_path: str
     now: float
 
@@ -62,6 +63,7 @@ class TableModel:
             ended=progress.ended,
             ended_why=progress.ended_why,
             finished=progress.finished,
+            leaving=progress.leaving,
             log_path=progress.log_path,
             now=session.now(),
         )

@@ -28,6 +28,7 @@ While the screen is up, log records (WARNING and above) are routed to the screen
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import math
 import signal
@@ -252,6 +253,9 @@ class Terminal:
             asyncio.run(run())
         except EOFError:
             pass  # the input ended: the terminal went away
+        except OSError as exc:
+            if exc.errno != errno.EIO:  # (EIO: the terminal hung up, its window closed)
+                self._failure = exc
         except BaseException as exc:  # reported to trio by `receive` and `open_terminal`
             self._failure = exc
         finally:

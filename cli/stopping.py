@@ -1,0 +1,145 @@
+"""How a `bandit-lan` process stops when it is told to: Ctrl-C, SIGTERM, or SIGHUP (its
+terminal window was closed).
+
+Theory of operation
+-------------------
+`run_until_stopped` runs a command's main function under trio and watches the three
+signals. Outside a game (the lobby, a table list) a signal cancels everything at once.
+At a table, vanishing would leave the others waiting out the grace period for a seat
+that will not come back (§11.3) and this seat's log ending in mid-game; so while a seat
+plays (`leaving_on_stop`), the first signal makes it *leave*: a `leave` in the agreed
+order (§9.8) with a reason that says what happened, after which every peer's game ends
+at the same point and every log closes valid. The command then finishes as after any
+leaving. A second signal, or a leave that has not finished within `STOP_WAIT`, cancels.
+
+A hang-up means the terminal is gone: output to it would only fail, so standard output
+and error are pointed at /dev/null first where they were that terminal (a JSON line
+piped to another program still gets through).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Final
+
+import trio
+
+from p2p.groups import lone_exception_unwrapped
+
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_WAIT: Final = 10.0  # seconds a seat gets to leave its table after a signal
+INTERRUPTED: Final = 130  # exit status when a signal cut the command short
+
+# Why the seat leaves, as the others read it after its name ("Bo left the table (…)").
+REASONS: Final = {
+    signal.SIGINT: "it was interrupted",
+    signal.SIGTERM: "it was stopped",
+    signal.SIGHUP: "its terminal was closed",
+}
+
+Leave = Callable[[str], Awaitable[None]]
+
+
+class _Stop:
+    """The leaving a signal should start, while a seat plays."""
+
+    def __init__(self) -> None:
+        self.leave: Leave | None = None
+
+
+_STOP: ContextVar[_Stop] = ContextVar("bandit_lan_stop")
+
+
+@contextmanager
+def leaving_on_stop(leave: Leave) -> Iterator[None]:
+    """While this block runs (a seat plays), a stop signal calls `leave(reason)` instead
+    of cancelling the command."""
+    stop = _STOP.get(None)
+    if stop is None:  # not under run_until_stopped (a test): nothing watches signals
+        yield
+        return
+    previous, stop.leave = stop.leave, leave
+    try:
+        yield
+    finally:
+        stop.leave = previous
+
+
+def _tell(text: str) -> None:
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except OSError:  # the terminal is gone
+        pass
+
+
+def _terminal_outputs() -> list[int]:
+    """Standard output and error, where they are a terminal."""
+    fds = []
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if os.isatty(stream.fileno()):
+                fds.append(stream.fileno())
+        except (OSError, ValueError):  # closed, or not a real file
+            continue
+    return fds
+
+
+def _let_go_of_the_terminal(fds: list[int]) -> None:
+    """Point `fds` (the hung-up terminal) at /dev/null."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in fds:
+            os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
+def run_until_stopped(main: Callable[[], Awaitable[int]]) -> int:
+    """Run `main` under trio; a signal stops it as the module says. Returns main's exit
+    status, or `INTERRUPTED` if a signal cancelled it."""
+    stop = _Stop()
+    terminal = _terminal_outputs()  # (asked now: a hung-up terminal no longer says it is one)
+
+    async def wrapper() -> int:
+        status = INTERRUPTED
+        _STOP.set(stop)
+        with lone_exception_unwrapped():
+            async with trio.open_nursery() as nursery:
+
+                async def cancel_after(seconds: float) -> None:
+                    await trio.sleep(seconds)
+                    _tell("bandit-lan: the table did not see us off in time; stopping.")
+                    nursery.cancel_scope.cancel()
+
+                async def watch_signals(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+                    leaving = False
+                    with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+                        task_status.started()  # (before `main` runs: no signal finds the default action)
+                        async for signum in signals:
+                            if signum == signal.SIGHUP:
+                                _let_go_of_the_terminal(terminal)
+                            if stop.leave is not None and not leaving:
+                                leaving = True
+                                _tell("\nLeaving the table.")
+                                nursery.start_soon(stop.leave, REASONS[signal.Signals(signum)])
+                                nursery.start_soon(cancel_after, STOP_WAIT)
+                                continue
+                            _tell("\nStopped." if leaving else "\nLeaving the table.")
+                            nursery.cancel_scope.cancel()
+                            return
+
+                async def body() -> None:
+                    nonlocal status
+                    status = await main()
+                    nursery.cancel_scope.cancel()
+
+                await nursery.start(watch_signals)
+                nursery.start_soon(body)
+        return status
+
+    return trio.run(wrapper)
