@@ -182,11 +182,14 @@ def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_roun
         again = bandit("host" if victim_seat == 0 else "join", "--resume", "--state-dir", str(states[victim_seat]),
                        *common)
         procs.append(again)
-        runs = [(p, out) for p, out in zip(procs, seen) if p is not victim] + [(again, [])]
-        for proc, out in runs:
+        runs = [(name, p, out) for name, p, out in zip(names, procs, seen) if p is not victim]
+        failed = []
+        for name, proc, out in [*runs, (f"{names[victim_seat]} (resumed)", again, [])]:
             code, text = finish(proc, out, timeout=300)
-            if code != 0:
-                return f"a process exited {code}:\n{text[-1500:]}"
+            if code != 0:  # (every process's story is told: the first to fail need not be the cause)
+                failed.append(f"{name} exited {code}:\n{text[-1500:]}")
+        if failed:
+            return "\n".join(failed)
     finally:
         kill_all(procs)
     paths = sorted(logs.glob("*.bandit-log"))

@@ -3,12 +3,15 @@
 The seat's journal (in the state directory) says which game, where its log is, which
 port it listened on and where the others are; the log's header holds the signed roster.
 The peer listens on its old port again (the others keep dialling it), dials the seats
-it dials by the §6.5 rule, replays its log and goes on playing.
+it dials by the §6.5 rule, replays its log and goes on playing. If another program
+holds the old port now, it listens on another and dials every seat itself.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 from cli.game import play_seat
@@ -55,19 +58,30 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
     if not (args.quiet or args.json):
         say(f"Resuming game {result.game_id[:6].hex()} as {roster.members[jc.seat].name} "
             f"(seat {jc.seat + 1}) from {jc.log} ...")
-    async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=jc.port) as mesh:
+    async with AsyncExitStack() as stack:
+        try:
+            mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=jc.port))
+            unreachable = False
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                complain(f"cannot resume: cannot listen on {args.bind}:{jc.port}: {exc.strerror or exc}")
+                return 1
+            # Another program took the port since: the others' dials cannot reach us there,
+            # so we listen anywhere and dial every seat ourselves (§11.3).
+            mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=0))
+            unreachable = True
+            if not (args.quiet or args.json):
+                say(f"Port {jc.port} is taken by another program now: listening on {mesh.port} and dialling every seat.")
         mesh.set_table(roster.table_nonce)
         for member, address in zip(roster.members, jc.addresses):
             if member.seat != jc.seat:
                 mesh.expect(member.cert, address)
         return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
-                               resume=Resumption(log, contents, journal, jc))
+                               resume=Resumption(log, contents, journal, jc, unreachable))
 
 
 def run_resume(args: argparse.Namespace) -> int:
     """The whole `--resume` command: identity, the screen for a person, the game, the report."""
-    from contextlib import AsyncExitStack
-
     from cli.game import report
     from cli.host import is_person
     from cli.lobby_common import load_identity

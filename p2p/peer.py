@@ -123,6 +123,7 @@ class Resumption:
     contents: LogContents
     journal: Journal
     journal_contents: JournalContents
+    unreachable: bool = False  # its old port is taken now: the others cannot dial it, so it dials every seat
 
 
 @dataclass
@@ -161,6 +162,7 @@ class TablePeer(SessionRecord):
         self.names = tuple(m.name for m in roster.members)
         seats = tuple(m.peer_id for m in roster.members)
         self._resumed: Step | None = None
+        self._dials_all = resume is not None and resume.unreachable
         self._replayed, self._replay_ms = 0, 0.0  # (a resumed peer: records replayed, and how long it took)
         if resume is None:
             secrets = SeatSecrets.draw(os.urandom)
@@ -690,7 +692,7 @@ class TablePeer(SessionRecord):
                     self._tell_dropped([s for s in dropped if s not in told])
                     told.update(dropped)
                     for seat in dropped:  # §6.5: the lower seat dials
-                        if self._me < seat:
+                        if self._dials(seat):
                             self._start_redial(seat, lambda seat=seat: not {seat} & (farewell.up | farewell.gone))
                     timed = self.orderer.next_deadline()
                     with trio.move_on_at(farewell.until if timed is None else min(timed, farewell.until)):
@@ -768,8 +770,13 @@ class TablePeer(SessionRecord):
             left = max(0.0, self._absent[seat] + self.grace - trio.current_time())
             self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]} "
                       f"(the game ends if they are not back within {left:.0f} s).", "warning", seat)
-        if self._me < seat:  # §6.5: the lower seat dials; it keeps trying until the peer is back (§11.3)
+        if self._dials(seat):  # it keeps trying until the peer is back (§11.3)
             self._start_redial(seat)
+
+    def _dials(self, seat: int) -> bool:
+        """Whether this peer dials `seat` when their link is down: the lower seat does
+        (§6.5), and a resumed peer that the others cannot reach at its old port dials all."""
+        return self._me < seat or self._dials_all
 
     def _never_sat_down(self, seat: int) -> bool:
         """Whether the table still waits for `seat`'s keys, its first message (§9.2)."""
@@ -847,7 +854,7 @@ class TablePeer(SessionRecord):
         self._handle(self._resumed)
         self._broadcast(self.orderer.ack(now))
         for seat in list(self._absent):
-            if self._me < seat:
+            if self._dials(seat):
                 self._start_redial(seat)
 
     def _judge(self, verdict: Verdict, *, tell_others: bool = False) -> None:

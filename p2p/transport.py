@@ -465,6 +465,8 @@ class Mesh:
                     if attempt < DIAL_ATTEMPTS - 1:
                         await trio.sleep(0.05 * 4**attempt)
             if stream is None:
+                if peer.link is not None:  # the peer dialled us meanwhile: nothing is down
+                    return
                 log.warning("could not connect to %s: %s", peer.cert.short, failure)
                 self._emit(LinkDown(peer.cert.peer_id, f"could not connect: {failure}", error))
                 return

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -15,14 +16,12 @@ import trio
 
 from engine import NormalBot
 from p2p.audit import audit
-from p2p.journal import unfinished_journals
+from p2p.journal import read_journal, unfinished_journals
 from tests.cli_support import bandit, finish, kill_all, read_until
 from tests.live_support import running, until
 
 
 def free_port() -> int:
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -32,8 +31,12 @@ def last_json(output: str) -> dict:
     return json.loads(output.strip().splitlines()[-1])
 
 
-def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("port_taken", [False, True], ids=["its-port-free", "its-port-taken"])
+def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Path, port_taken: bool) -> None:
+    """With `port_taken`, another program holds the killed peer's old port by the time it
+    resumes: the lower seats' dials cannot reach it there, so it dials every seat."""
     logs = tmp_path / "logs"
+    blocker = socket.socket()
     common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(logs), "--json")
     host = bandit("host", "--table", "Attic", "--name", "alice", "--seats", "3", "--no-discovery", "--target", "100",
                   "--state-dir", str(tmp_path / "a"), "--grace", "60", *common[:-1])
@@ -51,11 +54,16 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
         carol.send_signal(signal.SIGKILL)
         carol.wait()
         assert len(unfinished_journals(tmp_path / "c")) == 1
+        if port_taken:  # another program listens there now (and never answers)
+            blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # (the dead peer's links linger)
+            blocker.bind(("127.0.0.1", read_journal(unfinished_journals(tmp_path / "c")[0]).port))
+            blocker.listen()
         again = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common)
         procs.append(again)
         results = [finish(p, [], 240) for p in (bob, again, host)]
     finally:
         kill_all(procs)
+        blocker.close()
     for rc, out in results:
         assert rc == 0, out
     summaries = [last_json(out) for _, out in results[:2]]
