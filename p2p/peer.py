@@ -510,9 +510,10 @@ class TablePeer(SessionRecord):
         if isinstance(step.violation, SeatLeft):
             seat = step.violation.seat
             who = "You" if seat == self._me else self.names[seat] if seat is not None else "A player"
-            self._say(f"{who} left the table; the game ends here (this round does not count).", "table", seat)
+            left = step.violation.reason  # "left the table (its reason)", as every log has it
+            self._say(f"{who} {left}; the game ends here (this round does not count).", "table", seat)
             self._in_order_end = not self._done.is_set()
-            self._finish(f"{'you' if seat == self._me else who} left the table")
+            self._finish(f"{'you' if seat == self._me else who} {left}")
         elif step.violation is not None:
             self._judge(on_violation(step.violation))
         elif step.finished:

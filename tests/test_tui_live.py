@@ -66,3 +66,32 @@ async def test_the_client_plays_a_live_seat_and_leaves_with_the_log_closed(tmp_p
                 nursery.cancel_scope.cancel()
     assert me.progress.ended_why == "you left the table"
     assert me.log.path.read_bytes()  # the log was written and closed
+
+
+async def test_s9_8_a_seat_told_to_stop_leaves_and_the_client_returns_without_a_key(tmp_path: Path) -> None:
+    """What a stop signal does at a table (cli.stopping): `leave` with the signal's reason;
+    the client, which nobody may be looking at, returns by itself."""
+    stack, (me, other) = await seat_live_table(tmp_path, 2)
+    harness = ScreenHarness()
+    returned = trio.Event()
+
+    async def client() -> None:
+        await run_client(me, terminal=harness.terminal)
+        returned.set()
+
+    async with stack, harness.open():
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(me.run)
+                nursery.start_soon(other.run)
+                nursery.start_soon(client)
+                await harness.wait_for_text("remember them")
+                await me.leave("it was stopped")  # (as the signal handler calls it)
+                await returned.wait()  # no key was pressed
+                while not other.progress.ended:
+                    await other.changed()
+                nursery.cancel_scope.cancel()
+    assert me.progress.ended_why == "you left the table"
+    told = [line.text for line in other.lines]
+    assert f"{me.names[0]} left the table (it was stopped); the game ends here (this round does not count)." in told
+    assert other.progress.ended_why == f"{me.names[0]} left the table (it was stopped)"
