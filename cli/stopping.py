@@ -36,10 +36,11 @@ STOP_WAIT: Final = 10.0  # seconds a seat gets to leave its table after a signal
 INTERRUPTED: Final = 130  # exit status when a signal cut the command short
 
 # Why the seat leaves, as the others read it after its name ("Bo left the table (…)").
+TERMINAL_CLOSED: Final = "its terminal was closed"  # (also when the client sees it go first)
 REASONS: Final = {
     signal.SIGINT: "it was interrupted",
     signal.SIGTERM: "it was stopped",
-    signal.SIGHUP: "its terminal was closed",
+    signal.SIGHUP: TERMINAL_CLOSED,
 }
 
 Leave = Callable[[str], Awaitable[None]]

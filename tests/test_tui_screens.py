@@ -121,6 +121,16 @@ async def test_six_players_fit_at_80_columns(mock_clock: trio.testing.MockClock)
         assert max(len(row) for row in text.splitlines()) <= 80
 
 
+async def test_s9_8_a_terminal_that_goes_away_leaves_the_table_saying_so(mock_clock: trio.testing.MockClock) -> None:
+    session = scripted_session()
+    harness = ScreenHarness(80, 24)
+    async with client_on_screen(session, harness):
+        await harness.wait_for_text("remember them")
+        harness.pipe.close()  # the input ends, as a closed terminal window's does
+        await session._left.wait()
+    assert session.left_reason == "its terminal was closed"  # (what the others read after the name)
+
+
 async def test_leaving_asks_and_calls_leave(mock_clock: trio.testing.MockClock) -> None:
     session = scripted_session()
     harness = ScreenHarness(80, 24)

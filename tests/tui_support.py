@@ -134,6 +134,7 @@ class LocalSession(SessionRecord):
         await self._changed.wait()
 
     async def leave(self, reason: str = "the player chose to leave") -> None:
+        self.left_reason = reason
         if not self._left.is_set():
             self._progress.ended = True
             self._progress.ended_why = "you left the table"

@@ -12,9 +12,9 @@ those would only take time from the table). Everything the session
 exposes is read on trio's thread only; the terminal thread only ever sees frozen
 scenes.
 
-Leaving: Ctrl-C asks first; on "yes" (or when the terminal goes away) the client
-calls `session.leave()`, which closes the fairness log valid, and returns; so it does
-when the seat is leaving for another reason (the process was told to stop). After the
+Leaving: Ctrl-C asks first; on "yes" (or when the terminal goes away, saying so) the
+client calls `session.leave()`, which closes the fairness log valid, and returns; so it
+does when the seat is leaving for another reason (the process was told to stop). After the
 game has ended the player reads the final screens and returns with Enter.
 """
 
@@ -24,6 +24,7 @@ from collections import deque
 
 import trio
 
+from cli.stopping import TERMINAL_CLOSED
 from p2p.session import TableSession
 from cli.tui.model import TableModel
 from cli.tui.table_ui import TableUi
@@ -80,7 +81,10 @@ async def _play(session: TableSession, terminal: Terminal, memory_aid: bool) -> 
                     ui.note(event.text)
             for intent in intents:
                 session.submit(intent)
-            if ui.leaving or gone or model.leaving:
+            if gone:  # (whichever comes first, this or the hang-up signal, says the same)
+                await session.leave(TERMINAL_CLOSED)
+                break
+            if ui.leaving or model.leaving:
                 await session.leave()
                 break
             if ui.finished:
