@@ -54,7 +54,7 @@ from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
-from p2p.session import Line, RoundReport, SeatInfo, SessionRecord
+from p2p.session import CHOSE_TO_LEAVE, Line, RoundReport, SeatInfo, SessionRecord
 from p2p.signing import SignedMessage, sign, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator
@@ -82,7 +82,6 @@ class Pace:
 
 HUMAN_PACE = Pace(think=0.9, react=True)
 LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in order
-CHOSE_TO_LEAVE = "the player chose to leave"  # a `leave`'s reason when the player asked for it
 GRACE = 120.0  # seconds the table waits for a missing peer before it ends the game (§11.3)
 SILENCE = 6.0  # seconds without a frame (heartbeats come every second) before a link is dropped
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
@@ -206,7 +205,6 @@ class TablePeer(SessionRecord):
         self._watch = _Watchers()
         self._wake = trio.Event()
         self._arrived = trio.Event()  # frames were taken into the order: `_work` has work
-        self._left = False  # this seat chose to leave (`leave`)
         self._journal_failure: str | None = None  # why the journal stopped taking records
         self._leaving_why: str | None = None  # why this seat is leaving, once it said goodbye
         self._done = trio.Event()
@@ -263,7 +261,7 @@ class TablePeer(SessionRecord):
             with trio.move_on_after(LEAVE_WAIT):
                 await self._done.wait()
             return
-        self._left = self._progress.leaving = True
+        self._progress.leaving = True
         self._watch.poke()
         await self._say_goodbye(reason, "you left the table")
 
@@ -331,7 +329,7 @@ class TablePeer(SessionRecord):
         totals = dict(zip(self.names, verified))
         winners = [self.names[s] for s in m.engine.winners] if m.engine.over else []
         return GameSummary(self.game_id, self.names, len(m.outcomes), totals, winners, self.log.path, m.finished, self._why,
-                           left=self._left)
+                           left=self._progress.leaving)
 
     def _on_events(self, events: list[MeshEvent]) -> None:
         """Frames that arrived together on one link (the mesh calls this from the link's

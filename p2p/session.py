@@ -16,6 +16,8 @@ from typing import Literal, Protocol
 
 from engine import Intent, SeatView
 
+CHOSE_TO_LEAVE = "the player chose to leave"  # a `leave`'s reason when the player asked for it (§9.8)
+
 LineKind = Literal["turn", "snap", "power", "round", "table", "private", "warning", "error"]
 
 
@@ -114,7 +116,7 @@ class TableSession(Protocol):
         """Return when anything above may have changed."""
         ...
 
-    async def leave(self, reason: str = ...) -> None:
+    async def leave(self, reason: str = CHOSE_TO_LEAVE) -> None:
         """Leave the table: the log is closed valid; the others see the seat go, and
         read `reason` (by default: the player chose to)."""
         ...

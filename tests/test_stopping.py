@@ -36,7 +36,7 @@ def test_a_signal_makes_a_playing_seat_leave_with_a_reason_and_the_command_finis
             reasons.append(reason)
             left.set()
 
-        with leaving_on_stop(leave):
+        with leaving_on_stop(leave), trio.fail_after(10):
             _stop_self(signal.SIGTERM)
             await left.wait()
         return 0  # the game ended by the leaving: the command reports as after any leaving
@@ -47,8 +47,9 @@ def test_a_signal_makes_a_playing_seat_leave_with_a_reason_and_the_command_finis
 
 def test_a_signal_outside_a_game_cancels_at_once() -> None:
     async def main() -> int:
-        _stop_self(signal.SIGINT)
-        await trio.sleep_forever()
+        with trio.fail_after(10):  # (cancelled long before, or the test fails)
+            _stop_self(signal.SIGINT)
+            await trio.sleep_forever()
         return 0
 
     assert run_until_stopped(main) == INTERRUPTED
@@ -63,7 +64,7 @@ def test_a_second_signal_cancels_a_leave_that_hangs() -> None:
             _stop_self(signal.SIGINT)  # the player presses Ctrl-C again while we wait
             await trio.sleep_forever()
 
-        with leaving_on_stop(leave):
+        with leaving_on_stop(leave), trio.fail_after(10):
             _stop_self(signal.SIGHUP)
             await trio.sleep_forever()
         return 0

@@ -49,7 +49,7 @@ from engine import (
 )
 from engine.bots import Bot
 from engine.narrate import Narrator
-from p2p.session import Line, RoundReport, SeatInfo, SessionRecord
+from p2p.session import CHOSE_TO_LEAVE, Line, RoundReport, SeatInfo, SessionRecord
 from cli.tui.table_ui import TableScene
 from cli.tui.terminal import Screen, Terminal, open_terminal
 
@@ -133,7 +133,7 @@ class LocalSession(SessionRecord):
     async def changed(self) -> None:
         await self._changed.wait()
 
-    async def leave(self, reason: str = "the player chose to leave") -> None:
+    async def leave(self, reason: str = CHOSE_TO_LEAVE) -> None:
         self.left_reason = reason
         if not self._left.is_set():
             self._progress.ended = True
