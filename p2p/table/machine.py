@@ -1120,7 +1120,7 @@ class TableMachine:
         self._unsigned[work.number] = work
 
     def _flush_shares(self, step: Step) -> None:
-        if (self._share_items or self._sealed_items) and self.halted is None:
+        if self._share_items or self._sealed_items:  # (made before any halt: see `_halt`)
             message: dict[str, Any] = {"type": "shares", "v": 1, "round": self.round_number, "items": self._share_items}
             if self._sealed_items:
                 message["sealed"] = self._sealed_items
@@ -1210,12 +1210,14 @@ class TableMachine:
         return None
 
     def _halt(self, step: Step, violation: TableViolation) -> None:
+        """Stop at `violation`. Content made in this step is dropped: it would be stamped
+        after the halt point, where every honest peer stops too. Shares made before the
+        halt still go out (`_flush_shares`): a reveal ordered before the halt point may
+        need them, and the others must get past it to halt where this peer did (a seat
+        that snaps its own card and leaves at once, say)."""
         self.halted = violation
         step.violation = violation
         step.send.clear()
-        step.side.clear()
-        self._share_items = []
-        self._sealed_items = []
 
 
 _PLAIN = ("chain", "position", "share", "e", "s")
