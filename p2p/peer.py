@@ -254,8 +254,12 @@ class TablePeer(SessionRecord):
         """Say goodbye through the agreed order and wait (briefly) until our own `leave`
         is delivered back, so this log ends where everybody else's does (§9.8). `reason`
         tells the others why (the client's Ctrl-C, or a signal that stops the process); a
-        second call while the first is under way only waits with it."""
+        second call while the first is under way only waits with it. After the game ended
+        there is nothing to leave: the seat only marks itself leaving, so that a client
+        still showing the final standings closes."""
         if self._done.is_set():
+            self._progress.leaving = True
+            self._watch.poke()
             return
         if self._leaving_why is not None:  # already on the way out
             with trio.move_on_after(LEAVE_WAIT):

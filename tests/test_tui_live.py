@@ -95,3 +95,36 @@ async def test_s9_8_a_seat_told_to_stop_leaves_and_the_client_returns_without_a_
     told = [line.text for line in other.lines]
     assert f"{me.names[0]} left the table (it was stopped); the game ends here (this round does not count)." in told
     assert other.progress.ended_why == f"{me.names[0]} left the table (it was stopped)"
+
+
+async def test_s9_8_a_seat_told_to_stop_after_the_game_closes_its_final_standings_at_once(tmp_path: Path) -> None:
+    """The game is over and the screen shows the final standings, waiting for Enter that
+    nobody may press (the window was closed, the machine shuts down): a stop signal's
+    `leave` closes the client at once, instead of the process waiting out its limit."""
+    from p2p.roster import TableRules
+
+    stack, (me, other) = await seat_live_table(tmp_path, 2, person=False, rules=TableRules(target=5))
+    harness = ScreenHarness()
+    returned = trio.Event()
+
+    async def client() -> None:
+        await run_client(me, terminal=harness.terminal)
+        returned.set()
+
+    async with stack, harness.open():
+        with trio.fail_after(120):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(me.run)
+                nursery.start_soon(other.run)
+                nursery.start_soon(client)
+                while not (me.progress.ended and other.progress.ended):
+                    await me.changed()
+                await harness.wait_for_text("Enter: the final standings")  # the last round's screen
+                harness.press("enter")
+                await harness.wait_for_text("Game over")
+                assert not returned.is_set()  # the final standings wait for the player
+                await me.leave("it was stopped")  # (as the signal handler calls it)
+                with trio.fail_after(10):  # (the process would give up after 10 s: STOP_WAIT)
+                    await returned.wait()
+                nursery.cancel_scope.cancel()
+    assert me.progress.finished and me.progress.ended_why == "the game ended"

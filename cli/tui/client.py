@@ -15,7 +15,8 @@ scenes.
 Leaving: Ctrl-C asks first; on "yes" (or when the terminal goes away, saying so) the
 client calls `session.leave()`, which closes the fairness log valid, and returns; so it
 does when the seat is leaving for another reason (the process was told to stop). After the
-game has ended the player reads the final screens and returns with Enter.
+game has ended the player reads the final screens and returns with Enter (or a stop
+signal closes them: the seat is then marked leaving, with nothing left to leave).
 """
 
 from __future__ import annotations
