@@ -322,53 +322,74 @@ def test_R6_a_bot_withdraws_an_intent_the_table_overtook_while_it_thought() -> N
     assert not driver.still_wanted(Draw(1)) and driver.acts_in_flight == 0  # not its turn
 
 
-class LooksSnapsAndLeaves(TableNetwork):
+class LooksSnapsAndStops(TableNetwork):
     """Seat 1 spies (a private reveal: the others owe it sealed shares), snaps at once a
     card of its own that only it has seen (whose public reveal needs only its own share),
-    and leaves, all three on one breath. The others ack before they make their shares,
-    as live peers do, so at seat 1 the snap and the leave are delivered while the spy
-    still waits for its shares: when these come, one step applies the spy, reveals the
-    snapped card with seat 1's share, and halts at the leave."""
+    and stops the game (`leave`, or a false `challenge` that voids the round), all three
+    on one breath. The others ack before they make their shares, as live peers do, so at
+    seat 1 the snap and the stop are delivered while the spy still waits for its shares:
+    when these come, one step applies the spy, reveals the snapped card with seat 1's
+    share, and stops at the third message."""
 
-    LEAVER = 1
-    left_at: float | None = None
+    SEAT = 1
+
+    def __init__(self, stop: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stop = stop
+        self.stopped_at: float | None = None
 
     def _post(self, src: int, dst: int, envelope: Any) -> None:
-        if is_side(envelope.inner) and src != self.LEAVER:  # a share takes longer to make than an ack
+        if is_side(envelope.inner) and src != self.SEAT:  # a share takes longer to make than an ack
             self.schedule(self.now + 0.005, lambda: TableNetwork._post(self, src, dst, envelope))
         else:
             super()._post(src, dst, envelope)
 
     def _drive(self, peer: Any, table: Any) -> None:
-        if peer.seat != self.LEAVER:
+        if peer.seat != self.SEAT:
             return super()._drive(peer, table)
-        while self.left_at is None and (intent := table.driver.act()) is not None:
+        while self.stopped_at is None and (intent := table.driver.act()) is not None:
             self.send(peer.seat, table.machine.submit(intent))
             view = table.machine.engine.view(peer.seat)
-            mine = [slot for slot, card, value in view.cards(peer.seat)
+            mine = [(slot, card) for slot, card, value in view.cards(peer.seat)
                     if value is not None and view.seen_by(card) == (peer.seat,)]
             if isinstance(intent, Spy) and mine and view.top is not None:
-                self.send(peer.seat, table.machine.submit(Snap(peer.seat, view.top, peer.seat, mine[0])))
-                self.send(peer.seat, {"type": "leave", "v": 1, "reason": "off home"})
-                self.left_at = self.now
+                (slot, card), = mine[:1]
+                self.send(peer.seat, table.machine.submit(Snap(peer.seat, view.top, peer.seat, slot)))
+                self.send(peer.seat, {"type": "leave", "v": 1, "reason": "off home"} if self.stop == "leave" else
+                          {"type": "challenge", "v": 1, "round": table.machine.round_number, "card": card,
+                           "check": "not-a-card"})
+                self.stopped_at = self.now
 
 
-def test_s9_8_a_seat_that_snaps_and_leaves_at_once_still_sends_the_share_its_snap_needs(tmp_path: Path) -> None:
-    """Halting at its own `leave`, the seat still sends the share it made for the snap
-    ordered just before: the others need it to get to the leave. (It was dropped with the
-    halt: the others then waited for it until their stall claims blamed the seat that had
-    left for withholding it, §9.11; live, until the grace period ran out.)"""
-    net = LooksSnapsAndLeaves(3, 0, rules=SMALL, latency=0.002, jitter=0.0005)
+@pytest.mark.parametrize("stop", ["leave", "challenge"])
+def test_s9_9_a_seat_that_snaps_and_stops_the_game_at_once_still_sends_the_share_its_snap_needs(
+        stop: str, tmp_path: Path) -> None:
+    """Stopping at its own `leave` (§9.8), or at its challenge that voids the round
+    (§9.10), the seat still sends the share it made for the snap ordered just before: the
+    others need it to get to the same point. (It was dropped with the stop: the others
+    then waited for it until their stall claims blamed the seat for withholding it,
+    §9.11; live, a seat that had left was waited for until the grace period ran out.)"""
+    net = LooksSnapsAndStops(stop, 3, 0, rules=SMALL, latency=0.002, jitter=0.0005)
     net.run(limit=200)
-    assert net.left_at is not None
+    assert net.stopped_at is not None
     for table in net.tables:
-        assert isinstance(table.machine.halted, SeatLeft) and table.machine.halted.seat == net.LEAVER, table.machine.halted
-    halting = next(step for step in net.tables[net.LEAVER].steps if step.violation is not None)
-    assert halting.side  # the scenario arose: the share went out with the halt
-    assert identical_logs(net) and net.tables[0].log[-1].envelope.inner["type"] == "leave"
+        halted = table.machine.halted
+        assert halted is not None and halted.seat == net.SEAT, halted
+        if stop == "leave":
+            assert isinstance(halted, SeatLeft)
+        else:  # every shuffle step opens: the challenge was false, and its author is named
+            assert halted.section == "§9.10" and "challenge" in halted.reason, halted
+    stopping = next(step for step in net.tables[net.SEAT].steps  # the step that met the stop at seat 1
+                    if isinstance(step.violation, SeatLeft) or any(p["type"] == "opening" for p in step.send))
+    assert stopping.side  # the scenario arose: the share went out with it
+    assert identical_logs(net)
     for path in net.write_logs(tmp_path):
         result = audit(path)
-        assert result.ok and result.left is not None and result.left.seat == net.LEAVER, result.first_failure
+        assert result.ok == (stop == "leave"), result.first_failure
+        if stop == "leave":
+            assert result.left is not None and result.left.seat == net.SEAT
+        else:
+            assert result.first_failure.section == "§9.10" and result.first_failure.seat == net.SEAT
 
 
 def test_R4_R5_an_away_player_is_played_by_the_timers_and_the_game_ends(tmp_path: Path) -> None:

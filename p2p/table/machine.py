@@ -980,8 +980,8 @@ class TableMachine:
         self._by_number.clear()
         self._early.clear()
         self._unsigned.clear()
-        self._share_items = []
-        self._sealed_items = []
+        # (Shares made before this point still go out, as at a halt (`_halt`): a peer that
+        # is not here yet may need them to get here. After it, nothing more is revealed.)
         self._send_opening(rnd, step)
 
     def _send_opening(self, rnd: _Round, step: Step) -> None:
