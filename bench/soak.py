@@ -8,20 +8,25 @@ Three kinds of game, each seed drawing its own table:
 - ``faults``: 2-6 players over `tests.faultsim` with 1-4 faults each (a peer killed and
   resumed from its log and journal, a link cut and restored, at any moment), sometimes a
   seat whose player never acts (5 s turns, so the timers and stall claims run);
+- ``leave``: 2-6 players over the seeded network, one of whom leaves (§9.8) at a random
+  moment: on its own, or on one breath with its next move (a snap, a turn), as a player
+  who snaps and quits does; the others make their shares a little after they ack, as
+  live peers do. Every peer must stop at that one ``leave``, with identical logs that
+  audit clean and report the departure. A game that ended before the leave is skipped;
 - ``live``: three or four real ``bandit-lan`` processes (a host and its guests,
   headless bots, TLS on loopback) playing to 100; one of them, host or guest, is SIGKILLed at a random
   moment (up to a second after one of the first six rounds began) and restarted at once
   with ``--resume`` (§11.3). A game that ended before its kill is counted as skipped.
 
-A game passes when every peer finished without halting, the peers agree (the same
+A game passes (``leave`` aside) when every peer finished without halting, the peers agree (the same
 delivered sequence and engine for ``table``, the same totals for ``faults`` and
 ``live``; every process exits 0 for ``live``) and every log audits clean. Each failure
 is printed with its kind and seed; rerun it alone with ``--kind K --seed S --games 1``.
 
-    python bench/soak.py [--kind table|faults|live|both|all] [--seconds 600] [--seed 0] [--games N] [--json]
+    python bench/soak.py [--kind table|faults|leave|live|memory|both|all] [--seconds 600] [--seed 0] [--games N] [--json]
 
-``both`` (the default) is the two in-memory kinds, ``all`` adds ``live`` (a live game
-takes 10-15 s, an in-memory one about 2 s). With --json the last line is one JSON
+``memory`` (the default) is the three in-memory kinds, ``both`` the first two, ``all``
+adds ``live`` (a live game takes 10-15 s, an in-memory one about 2 s). With --json the last line is one JSON
 object: games (by kind), skipped (by kind), failures (kind, seed, what), seconds. Exit
 status 1 if any game failed.
 """
@@ -45,10 +50,13 @@ sys.path.insert(0, str(ROOT))
 
 from p2p.audit import audit  # noqa: E402
 from p2p.journal import unfinished_journals  # noqa: E402
+from p2p.order import is_side, message_hash  # noqa: E402
 from p2p.roster import TableRules  # noqa: E402
+from p2p.table import SeatLeft  # noqa: E402
 from tests.cli_support import bandit, finish, kill_all, read_until  # noqa: E402
 from tests.faultsim import FaultNetwork  # noqa: E402
-from tests.tablesim import TableNetwork  # noqa: E402
+from tests.ordersim import SimPeer  # noqa: E402
+from tests.tablesim import TablePeer, TableNetwork  # noqa: E402
 from tests.test_table_games import RACE_DECK, SMALL, SMALL_DECK, EagerBot, identical_logs  # noqa: E402
 
 
@@ -132,7 +140,79 @@ def faults_game(seed: int) -> tuple[str, str | None]:
     return what, _audits(net, finished=True)
 
 
-SKIPPED = "skipped"  # a live game whose victim's game had ended before the kill
+SKIPPED = "skipped"  # a game that ended before its fault (a kill, a leave) came
+
+
+class LeavingTable(TableNetwork):
+    """A table where seat `leaver` sends `leave` (§9.8) once `at` has passed: on one
+    breath with its next move when `with_move`, else at once; then it stops playing. A
+    seat's shares go out `share_lag` after what made them due, so that its ack (sent
+    first, as a live peer's is) gets ahead of them, as on a busy machine."""
+
+    def __init__(self, leaver: int, at: float, with_move: bool, share_lag: float, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.leaver, self.at, self.with_move, self.share_lag = leaver, at, with_move, share_lag
+        self.left_at: float | None = None
+        self.moved = False
+
+    def _post(self, src: int, dst: int, envelope: Any) -> None:
+        if self.share_lag and is_side(envelope.inner):
+            self.schedule(self.now + self.share_lag, lambda: TableNetwork._post(self, src, dst, envelope))
+        else:
+            super()._post(src, dst, envelope)
+
+    def _drive(self, peer: SimPeer, table: TablePeer) -> None:
+        if peer.seat != self.leaver:
+            return super()._drive(peer, table)
+        if self.left_at is not None or table.machine.finished or table.machine.halted:
+            return
+        self.moved = False
+        super()._drive(peer, table)
+        if self.now >= self.at and (not self.with_move or self.moved):
+            self.send(peer.seat, {"type": "leave", "v": 1, "reason": "off home"})
+            self.left_at = self.now
+
+    def send(self, seat: int, payload: dict[str, Any]) -> Any:
+        self.moved |= seat == self.leaver  # (while it is driven, only its bot sends)
+        return super().send(seat, payload)
+
+
+def leave_game(seed: int) -> tuple[str, str | None]:
+    """One seeded table that a seat leaves; (what it was, why it failed, or `SKIPPED`, or None)."""
+    rng = random.Random(f"soak-leave-{seed}")
+    players = rng.choice([2, 3, 4, 5, 6])
+    deck = rng.choice(["small", "race"]) if players <= 4 else "race"
+    rules = SMALL if deck == "small" else TableRules(target=5, skills_text=RACE_DECK)
+    options: dict[str, Any] = {"drop": rng.choice([0.0, 0.02, 0.1]), "jitter": rng.choice([0.0005, 0.002, 0.01])}
+    if rng.random() < 0.5:
+        options.update(latency=rng.choice([0.0005, 0.002]), snap_delay=rng.choice([0.0, 0.05]),
+                       act_delay=rng.choice([0.0, 0.3]))
+    leaver, at, with_move = rng.randrange(players), rng.uniform(0.0, 4.0), rng.random() < 0.7
+    lag = rng.choice([0.0, 0.002, 0.005])
+    what = (f"{players} players, {deck} deck, {options}, seat {leaver} leaves after {at:.2f} s"
+            f"{' with its next move' if with_move else ''}, shares {lag * 1000:g} ms behind acks")
+    net = LeavingTable(leaver, at, with_move, lag, players, seed, rules=rules, **options)
+    if deck == "race" or rng.random() < 0.3:
+        for t in net.tables:
+            t.driver.bot = EagerBot(name="eager")
+    net.run()
+    machines = [t.machine for t in net.tables]
+    if all(m.finished and m.halted is None for m in machines):
+        return what, SKIPPED  # the game was over before the leave counted
+    if net.left_at is None:
+        return what, f"the game stopped before the leave: {[str(m.halted) for m in machines]}"
+    if not all(isinstance(m.halted, SeatLeft) and m.halted.seat == leaver for m in machines):
+        return what, f"not every peer stopped at the leave: {[str(m.halted) if m.halted else m.finished for m in machines]}"
+    # (The order delivers on after a halt; a live peer logs nothing more: compare up to the leave.)
+    upto = [[message_hash(d.envelope.body) for d in t.log[: t.machine.position + 1]] for t in net.tables]
+    if any(log != upto[0] for log in upto) or upto[0] and net.tables[0].log[len(upto[0]) - 1].seat != leaver:
+        return what, "the peers disagree on the order up to the leave"
+    with tempfile.TemporaryDirectory(prefix="bandit-soak-") as folder:
+        for path in net.write_logs(Path(folder)):
+            result = audit(path)
+            if not result.ok or result.left is None or result.left.seat != leaver:
+                return what, f"{path.name} does not audit as left by seat {leaver}: {result.first_failure}"
+    return what, None
 
 
 def live_game(seed: int) -> tuple[str, str | None]:
@@ -204,13 +284,13 @@ def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_roun
     return None
 
 
-KINDS = {"table": table_game, "faults": faults_game, "live": live_game}
-GROUPS = {"both": ["table", "faults"], "all": list(KINDS)}
+KINDS = {"table": table_game, "faults": faults_game, "leave": leave_game, "live": live_game}
+GROUPS = {"memory": ["table", "faults", "leave"], "both": ["table", "faults"], "all": list(KINDS)}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kind", choices=[*KINDS, *GROUPS], default="both")
+    parser.add_argument("--kind", choices=[*KINDS, *GROUPS], default="memory")
     parser.add_argument("--seconds", type=float, default=600.0, help="stop starting games after this long")
     parser.add_argument("--games", type=int, default=None, help="stop after this many games of each kind")
     parser.add_argument("--seed", type=int, default=0, help="the first seed (each kind counts up from it)")
@@ -237,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"FAILED {kind} seed {seed} ({what}): {why}", flush=True)
         seed += 1
     seconds = time.monotonic() - started
-    skips = f", {sum(skipped.values())} skipped (the game ended before the kill)" if any(skipped.values()) else ""
+    skips = f", {sum(skipped.values())} skipped (the game ended before its kill or leave)" if any(skipped.values()) else ""
     print(f"{sum(games.values())} games ({', '.join(f'{n} {k}' for k, n in games.items())}) in {seconds:.0f} s: "
           f"{len(failures)} failed{skips}")
     if args.json:

@@ -130,6 +130,7 @@ class CheatingTable(TableNetwork):
             return
         try:
             peer.orderer.receive(transmit(envelope), self.now)
+            self._ack_if_due(peer)  # (first, as a live peer does)
             self.on_deliveries(peer)
         except OrderError as error:
             peer.errors.append(error)

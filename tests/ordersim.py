@@ -127,11 +127,15 @@ class Network:
         assert verify_signature(self.keys[envelope.sender], envelope.sig, SIGNED_DOMAIN + envelope.body)
         try:
             peer.orderer.receive(transmit(envelope), self.now)
+            self._ack_if_due(peer)  # first, as a live peer does: everybody's delivery waits on it (§7.4)
             self.on_deliveries(peer)
         except OrderError as error:
             peer.errors.append(error)
+        self._ack_if_due(peer)
+
+    def _ack_if_due(self, peer: SimPeer) -> None:
         if peer.orderer.ack_due():
-            self.broadcast(dst, peer.orderer.ack(self.now))
+            self.broadcast(peer.seat, peer.orderer.ack(self.now))
 
     def on_deliveries(self, peer: SimPeer) -> None:
         """Take what `peer` can deliver now (subclasses process each in turn)."""

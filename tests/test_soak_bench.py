@@ -1,4 +1,4 @@
-"""bench/soak.py itself: a short soak of both kinds of game reports its counts in one
+"""bench/soak.py itself: a short soak of the in-memory kinds of game reports its counts in one
 JSON line, and a game that fails a check is reported with its kind and seed."""
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_a_short_soak_of_both_kinds_finds_nothing() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "soak.py"), "--seed", "4", "--games", "1", "--json"],
+def test_a_short_soak_of_the_in_memory_kinds_finds_nothing() -> None:
+    # (seed 5: its leave comes before that game ends; a game that ended first is skipped)
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "soak.py"), "--seed", "5", "--games", "1", "--json"],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert result["games"] == {"table": 1, "faults": 1} and result["failures"] == []
-    assert "2 games (1 table, 1 faults)" in done.stdout
+    assert result["games"] == {"table": 1, "faults": 1, "leave": 1} and result["failures"] == []
+    assert "3 games (1 table, 1 faults, 1 leave)" in done.stdout
 
 
 def test_a_game_that_fails_a_check_is_reported_with_its_seed(monkeypatch: pytest.MonkeyPatch,
