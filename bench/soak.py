@@ -17,8 +17,13 @@ Three kinds of game, each seed drawing its own table:
   headless bots, TLS on loopback) playing to 100; one of them, host or guest, is SIGKILLed at a random
   moment (up to a second after one of the first six rounds began) and restarted at once
   with ``--resume`` (§11.3). A game that ended before its kill is counted as skipped.
+- ``stop``: the same processes, but one of them is told to stop (SIGINT, SIGTERM or
+  SIGHUP, as Ctrl-C, a shutdown or a closed terminal window do) at such a moment: it must
+  leave the table (§9.8) and exit 0, the others must end their game at its `leave` at
+  once (not after the grace period), and every log must audit clean, report that
+  departure with the signal's reason, and hold the same records up to it.
 
-A game passes (``leave`` aside) when every peer finished without halting, the peers agree (the same
+A game passes (``leave`` and ``stop`` aside) when every peer finished without halting, the peers agree (the same
 delivered sequence and engine for ``table``, the same totals for ``faults`` and
 ``live``; every process exits 0 for ``live``) and every log audits clean. Each failure
 is printed with its kind and seed; rerun it alone with ``--kind K --seed S --games 1``.
@@ -26,7 +31,7 @@ is printed with its kind and seed; rerun it alone with ``--kind K --seed S --gam
     python bench/soak.py [--kind table|faults|leave|live|memory|both|all] [--seconds 600] [--seed 0] [--games N] [--json]
 
 ``memory`` (the default) is the three in-memory kinds, ``both`` the first two, ``all``
-adds ``live`` (a live game takes 10-15 s, an in-memory one about 2 s). With --json the last line is one JSON
+adds ``live`` and ``stop`` (a process game takes 5-15 s, an in-memory one about 2 s). With --json the last line is one JSON
 object: games (by kind), skipped (by kind), failures (kind, seed, what), seconds. Exit
 status 1 if any game failed.
 """
@@ -38,6 +43,7 @@ import json
 import random
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -50,6 +56,7 @@ sys.path.insert(0, str(ROOT))
 
 from p2p.audit import audit  # noqa: E402
 from p2p.journal import unfinished_journals  # noqa: E402
+from p2p.log import read_log  # noqa: E402
 from p2p.order import is_side, message_hash  # noqa: E402
 from p2p.roster import TableRules  # noqa: E402
 from p2p.table import SeatLeft  # noqa: E402
@@ -233,25 +240,46 @@ def live_game(seed: int) -> tuple[str, str | None]:
     return what, f"{why}\n(logs and state kept in {folder})"
 
 
+def _seat_processes(folder: Path, names: list[str], procs: list[Any]) -> list[list[str]]:
+    """Start a headless host and its guests (appended to `procs`, the host first); each
+    one's output read so far."""
+    logs, states = folder / "logs", [folder / name for name in names]
+    host = bandit("host", "--table", "Soak", "--name", names[0], "--seats", str(len(names)), "--no-discovery",
+                  "--state-dir", str(states[0]), *_common(folder))
+    procs.append(host)
+    seen: list[list[str]] = [[] for _ in names]
+    where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen[0]).group(1)
+    for name, state in zip(names[1:], states[1:]):
+        procs.append(bandit("join", "--peer", where, "--name", name, "--state-dir", str(state), *_common(folder)))
+    return seen
+
+
+def _common(folder: Path) -> tuple[str, ...]:
+    return ("--headless", "--bind", "127.0.0.1", "--log-dir", str(folder / "logs"), "--grace", "60")
+
+
+def _until_round(victim: Any, round_number: int, seen: list[str]) -> str | None:
+    """Read `victim`'s output until its round `round_number` begins: None, or why not
+    (`SKIPPED` if its game ended first)."""
+    try:
+        read_until(victim, rf"Round {round_number}: ", seen)
+    except AssertionError:  # it exited first: the game had fewer rounds (or failed)
+        if victim.returncode == 0:
+            return SKIPPED
+        return f"exited {victim.returncode} before round {round_number}:\n{''.join(seen)[-1500:]}"
+    return None
+
+
 def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_round: int, delay: float) -> str | None:
     logs, states = folder / "logs", [folder / name for name in names]
-    common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(logs), "--grace", "60")
-    procs = []
+    common = _common(folder)
+    procs: list[Any] = []
     try:
-        host = bandit("host", "--table", "Soak", "--name", names[0], "--seats", str(len(names)), "--no-discovery",
-                      "--state-dir", str(states[0]), *common)
-        procs.append(host)
-        seen: list[list[str]] = [[] for _ in names]
-        where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen[0]).group(1)
-        for name, state in zip(names[1:], states[1:]):
-            procs.append(bandit("join", "--peer", where, "--name", name, "--state-dir", str(state), *common))
+        seen = _seat_processes(folder, names, procs)
         victim = procs[victim_seat]
-        try:
-            read_until(victim, rf"Round {kill_round}: ", seen[victim_seat])
-        except AssertionError:  # it exited first: the game had fewer rounds (or failed)
-            if victim.returncode == 0:
-                return SKIPPED
-            return f"exited {victim.returncode} before round {kill_round}:\n{''.join(seen[victim_seat])[-1500:]}"
+        early = _until_round(victim, kill_round, seen[victim_seat])
+        if early is not None:
+            return early
         time.sleep(delay)  # the random moment of the kill (nothing is waited for here)
         if victim.poll() is not None or not unfinished_journals(states[victim_seat]):
             return SKIPPED  # its game ended (cleanly) before the kill
@@ -284,7 +312,77 @@ def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_roun
     return None
 
 
-KINDS = {"table": table_game, "faults": faults_game, "leave": leave_game, "live": live_game}
+STOPS = {signal.SIGINT: "it was interrupted", signal.SIGTERM: "it was stopped", signal.SIGHUP: "its terminal was closed"}
+
+
+def stop_game(seed: int) -> tuple[str, str | None]:
+    """Three or four real processes, one told to stop by a signal at a random moment;
+    (what, why it failed, or `SKIPPED`, or None). A failed game's folder is kept."""
+    rng = random.Random(f"soak-stop-{seed}")
+    names = ["alice", "bob", "carol", "dave"][: rng.choice((3, 4))]
+    victim_seat = rng.randrange(len(names))
+    stop_round = rng.randint(1, 6)
+    delay = rng.uniform(0.0, 1.0)
+    signum = rng.choice(list(STOPS))
+    victim_is = "the host" if victim_seat == 0 else f"guest {names[victim_seat]}"
+    what = f"{len(names)} processes, {victim_is} sent {signal.Signals(signum).name} {delay:.2f} s into round {stop_round}"
+    folder = Path(tempfile.mkdtemp(prefix="bandit-soak-stop-"))
+    why = _stop_mid_game(folder, names, victim_seat, stop_round, delay, signum)
+    if why is None or why == SKIPPED:
+        shutil.rmtree(folder, ignore_errors=True)
+        return what, why
+    return what, f"{why}\n(logs and state kept in {folder})"
+
+
+def _stop_mid_game(folder: Path, names: list[str], victim_seat: int, stop_round: int, delay: float,
+                   signum: int) -> str | None:
+    procs: list[Any] = []
+    try:
+        seen = _seat_processes(folder, names, procs)
+        victim = procs[victim_seat]
+        early = _until_round(victim, stop_round, seen[victim_seat])
+        if early is not None:
+            return early
+        time.sleep(delay)  # the random moment of the signal (nothing is waited for here)
+        if victim.poll() is not None or not unfinished_journals(folder / names[victim_seat]):
+            return SKIPPED  # its game ended before the signal
+        victim.send_signal(signum)
+        failed, ended_early = [], False
+        for seat, (name, proc, out) in enumerate(zip(names, procs, seen)):
+            # Everybody ends at the leave, at once: well within the 60 s grace period.
+            code, text = finish(proc, out, timeout=40)
+            if seat == victim_seat:
+                if code != 0 or not ("You left the table" in text or "Game over" in text):  # (the game may end first)
+                    failed.append(f"{name} (told to stop) exited {code}:\n{text[-1500:]}")
+            elif f"{names[victim_seat]} left the table ({STOPS[signum]})" in text:
+                ended_early = True  # (exit 1: its game stopped early)
+            elif not (code == 0 and "Game over" in text):  # (the last move may have ended the game first)
+                failed.append(f"{name} exited {code}:\n{text[-1500:]}")
+        if failed:
+            return "\n".join(failed)
+    except subprocess.TimeoutExpired as exc:
+        return f"a process did not end within {exc.timeout:.0f} s of the signal"
+    finally:
+        kill_all(procs)
+    results = [audit(path) for path in sorted((folder / "logs").glob("*.bandit-log"))]
+    for result in results:
+        if not result.ok:
+            return f"{result.path.name} does not audit: {result.first_failure}"
+    if len(results) != len(names):
+        return f"{len(results)} logs for {len(names)} seats"
+    if not ended_early and all(r.finished for r in results):
+        return SKIPPED  # the game's last move came first
+    for result in results:
+        left = result.left  # (seats are taken as guests come: compare by name)
+        if left is None or result.names[left.seat] != names[victim_seat] or STOPS[signum] not in left.why:
+            return f"{result.path.name} does not end at {names[victim_seat]}'s leave: {result.left}"
+    kept = [read_log(r.path).messages for r in results]  # (exact signed bytes, in the agreed order)
+    if any(k != kept[0] for k in kept):
+        return "the logs differ"
+    return None
+
+
+KINDS = {"table": table_game, "faults": faults_game, "leave": leave_game, "live": live_game, "stop": stop_game}
 GROUPS = {"memory": ["table", "faults", "leave"], "both": ["table", "faults"], "all": list(KINDS)}
 
 

@@ -36,3 +36,12 @@ def test_a_game_that_fails_a_check_is_reported_with_its_seed(monkeypatch: pytest
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert [(f["kind"], f["seed"]) for f in result["failures"]] == [("faults", 4)]
     assert "does not audit" in result["failures"][0]["why"] and "§7.2" in result["failures"][0]["why"]
+
+
+def test_a_process_told_to_stop_mid_game_ends_everybody_s_game_at_its_leave() -> None:
+    """One game of the `stop` kind: real processes, one sent a stop signal mid-game (§9.8)."""
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "soak.py"), "--kind", "stop", "--seed", "1",
+                           "--games", "1", "--json"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["games"] == {"stop": 1} and result["failures"] == []
