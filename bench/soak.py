@@ -48,6 +48,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -232,12 +233,18 @@ def live_game(seed: int) -> tuple[str, str | None]:
     delay = rng.uniform(0.0, 1.0)
     victim_is = "the host" if victim_seat == 0 else f"guest {names[victim_seat]}"
     what = f"{len(names)} processes, {victim_is} killed {delay:.2f} s into round {kill_round}"
-    folder = Path(tempfile.mkdtemp(prefix="bandit-soak-live-"))
-    why = _kill_and_resume(folder, names, victim_seat, kill_round, delay)
+    return what, _kept_if_failed("live", lambda folder: _kill_and_resume(folder, names, victim_seat, kill_round, delay))
+
+
+def _kept_if_failed(kind: str, run: Callable[[Path], str | None]) -> str | None:
+    """`run(folder)` in a fresh folder, removed afterwards unless the game failed (its
+    logs and state are then kept, and the reason says where)."""
+    folder = Path(tempfile.mkdtemp(prefix=f"bandit-soak-{kind}-"))
+    why = run(folder)
     if why is None or why == SKIPPED:
         shutil.rmtree(folder, ignore_errors=True)
-        return what, why
-    return what, f"{why}\n(logs and state kept in {folder})"
+        return why
+    return f"{why}\n(logs and state kept in {folder})"
 
 
 def _seat_processes(folder: Path, names: list[str], procs: list[Any]) -> list[list[str]]:
@@ -326,12 +333,8 @@ def stop_game(seed: int) -> tuple[str, str | None]:
     signum = rng.choice(list(STOPS))
     victim_is = "the host" if victim_seat == 0 else f"guest {names[victim_seat]}"
     what = f"{len(names)} processes, {victim_is} sent {signal.Signals(signum).name} {delay:.2f} s into round {stop_round}"
-    folder = Path(tempfile.mkdtemp(prefix="bandit-soak-stop-"))
-    why = _stop_mid_game(folder, names, victim_seat, stop_round, delay, signum)
-    if why is None or why == SKIPPED:
-        shutil.rmtree(folder, ignore_errors=True)
-        return what, why
-    return what, f"{why}\n(logs and state kept in {folder})"
+    return what, _kept_if_failed("stop", lambda folder: _stop_mid_game(folder, names, victim_seat, stop_round, delay,
+                                                                      signum))
 
 
 def _stop_mid_game(folder: Path, names: list[str], victim_seat: int, stop_round: int, delay: float,
