@@ -265,16 +265,23 @@ def _common(folder: Path) -> tuple[str, ...]:
     return ("--headless", "--bind", "127.0.0.1", "--log-dir", str(folder / "logs"), "--grace", "60")
 
 
-def _until_round(victim: Any, round_number: int, seen: list[str]) -> str | None:
-    """Read `victim`'s output until its round `round_number` begins: None, or why not
-    (`SKIPPED` if its game ended first)."""
+def _at_a_random_moment(folder: Path, names: list[str], victim_seat: int, round_number: int, delay: float,
+                       procs: list[Any]) -> tuple[list[list[str]], str | None]:
+    """Seat the processes, then wait until the victim's round `round_number` has run for
+    `delay` seconds: (each one's output so far, None) or, with why not, `SKIPPED` if the
+    victim's game ended first."""
+    seen = _seat_processes(folder, names, procs)
+    victim = procs[victim_seat]
     try:
-        read_until(victim, rf"Round {round_number}: ", seen)
+        read_until(victim, rf"Round {round_number}: ", seen[victim_seat])
     except AssertionError:  # it exited first: the game had fewer rounds (or failed)
         if victim.returncode == 0:
-            return SKIPPED
-        return f"exited {victim.returncode} before round {round_number}:\n{''.join(seen)[-1500:]}"
-    return None
+            return seen, SKIPPED
+        return seen, f"exited {victim.returncode} before round {round_number}:\n{''.join(seen[victim_seat])[-1500:]}"
+    time.sleep(delay)  # the random moment (nothing is waited for here)
+    if victim.poll() is not None or not unfinished_journals(folder / names[victim_seat]):
+        return seen, SKIPPED  # its game ended (cleanly) before that moment
+    return seen, None
 
 
 def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_round: int, delay: float) -> str | None:
@@ -282,14 +289,10 @@ def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_roun
     common = _common(folder)
     procs: list[Any] = []
     try:
-        seen = _seat_processes(folder, names, procs)
-        victim = procs[victim_seat]
-        early = _until_round(victim, kill_round, seen[victim_seat])
+        seen, early = _at_a_random_moment(folder, names, victim_seat, kill_round, delay, procs)
         if early is not None:
             return early
-        time.sleep(delay)  # the random moment of the kill (nothing is waited for here)
-        if victim.poll() is not None or not unfinished_journals(states[victim_seat]):
-            return SKIPPED  # its game ended (cleanly) before the kill
+        victim = procs[victim_seat]
         victim.send_signal(signal.SIGKILL)
         victim.wait()
         if not unfinished_journals(states[victim_seat]):
@@ -341,15 +344,10 @@ def _stop_mid_game(folder: Path, names: list[str], victim_seat: int, stop_round:
                    signum: int) -> str | None:
     procs: list[Any] = []
     try:
-        seen = _seat_processes(folder, names, procs)
-        victim = procs[victim_seat]
-        early = _until_round(victim, stop_round, seen[victim_seat])
+        seen, early = _at_a_random_moment(folder, names, victim_seat, stop_round, delay, procs)
         if early is not None:
             return early
-        time.sleep(delay)  # the random moment of the signal (nothing is waited for here)
-        if victim.poll() is not None or not unfinished_journals(folder / names[victim_seat]):
-            return SKIPPED  # its game ended before the signal
-        victim.send_signal(signum)
+        procs[victim_seat].send_signal(signum)
         failed, ended_early = [], False
         for seat, (name, proc, out) in enumerate(zip(names, procs, seen)):
             # Everybody ends at the leave, at once: well within the 60 s grace period.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
@@ -12,6 +14,7 @@ from tui_support import ScreenHarness
 from engine import Phase
 from cli.tui import run_client
 from cli.tui.model import TableModel
+from p2p.peer import TablePeer
 
 
 async def test_an_idle_table_does_not_wake_the_screen_for_its_heartbeats(tmp_path: Path) -> None:
@@ -73,24 +76,12 @@ async def test_s9_8_a_seat_told_to_stop_leaves_and_the_client_returns_without_a_
     the client, which nobody may be looking at, returns by itself."""
     stack, (me, other) = await seat_live_table(tmp_path, 2)
     harness = ScreenHarness()
-    returned = trio.Event()
-
-    async def client() -> None:
-        await run_client(me, terminal=harness.terminal)
-        returned.set()
-
-    async with stack, harness.open():
-        with trio.fail_after(60):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(me.run)
-                nursery.start_soon(other.run)
-                nursery.start_soon(client)
-                await harness.wait_for_text("remember them")
-                await me.leave("it was stopped")  # (as the signal handler calls it)
-                await returned.wait()  # no key was pressed
-                while not other.progress.ended:
-                    await other.changed()
-                nursery.cancel_scope.cancel()
+    async with stack, harness.open(), _with_client(me, other, harness, 60) as returned:
+        await harness.wait_for_text("remember them")
+        await me.leave("it was stopped")  # (as the signal handler calls it)
+        await returned.wait()  # no key was pressed
+        while not other.progress.ended:
+            await other.changed()
     assert me.progress.ended_why == "you left the table"
     told = [line.text for line in other.lines]
     assert f"{me.names[0]} left the table (it was stopped); the game ends here (this round does not count)." in told
@@ -105,26 +96,33 @@ async def test_s9_8_a_seat_told_to_stop_after_the_game_closes_its_final_standing
 
     stack, (me, other) = await seat_live_table(tmp_path, 2, person=False, rules=TableRules(target=5))
     harness = ScreenHarness()
+    async with stack, harness.open(), _with_client(me, other, harness, 120) as returned:
+        while not (me.progress.ended and other.progress.ended):
+            await me.changed()
+        await harness.wait_for_text("Enter: the final standings")  # the last round's screen
+        harness.press("enter")
+        await harness.wait_for_text("Game over")
+        assert not returned.is_set()  # the final standings wait for the player
+        await me.leave("it was stopped")  # (as the signal handler calls it)
+        with trio.fail_after(10):  # (the process would give up after 10 s: STOP_WAIT)
+            await returned.wait()
+    assert me.progress.finished and me.progress.ended_why == "the game ended"
+
+
+@asynccontextmanager
+async def _with_client(me: TablePeer, other: TablePeer, harness: ScreenHarness, limit: float) -> AsyncIterator[trio.Event]:
+    """Both peers play, `me` through the client on `harness`; yields the event set when
+    the client returns. Leaving the block stops everything; all of it fails after `limit` s."""
     returned = trio.Event()
 
     async def client() -> None:
         await run_client(me, terminal=harness.terminal)
         returned.set()
 
-    async with stack, harness.open():
-        with trio.fail_after(120):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(me.run)
-                nursery.start_soon(other.run)
-                nursery.start_soon(client)
-                while not (me.progress.ended and other.progress.ended):
-                    await me.changed()
-                await harness.wait_for_text("Enter: the final standings")  # the last round's screen
-                harness.press("enter")
-                await harness.wait_for_text("Game over")
-                assert not returned.is_set()  # the final standings wait for the player
-                await me.leave("it was stopped")  # (as the signal handler calls it)
-                with trio.fail_after(10):  # (the process would give up after 10 s: STOP_WAIT)
-                    await returned.wait()
-                nursery.cancel_scope.cancel()
-    assert me.progress.finished and me.progress.ended_why == "the game ended"
+    with trio.fail_after(limit):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(me.run)
+            nursery.start_soon(other.run)
+            nursery.start_soon(client)
+            yield returned
+            nursery.cancel_scope.cancel()
