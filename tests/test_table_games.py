@@ -325,8 +325,8 @@ def test_R6_a_bot_withdraws_an_intent_the_table_overtook_while_it_thought() -> N
 class LooksSnapsAndStops(TableNetwork):
     """Seat 1 spies (a private reveal: the others owe it sealed shares), snaps at once a
     card of its own that only it has seen (whose public reveal needs only its own share),
-    and stops the game (`leave`, or a false `challenge` that voids the round), all three
-    on one breath. The others ack before they make their shares, as live peers do, so at
+    and stops the game (`leave`, a false `challenge` that voids the round, or a `done` in
+    mid-game, which breaks §9.8), all three on one breath. The others ack before they make their shares, as live peers do, so at
     seat 1 the snap and the stop are delivered while the spy still waits for its shares:
     when these come, one step applies the spy, reveals the snapped card with seat 1's
     share, and stops at the third message."""
@@ -355,18 +355,21 @@ class LooksSnapsAndStops(TableNetwork):
             if isinstance(intent, Spy) and mine and view.top is not None:
                 (slot, card), = mine[:1]
                 self.send(peer.seat, table.machine.submit(Snap(peer.seat, view.top, peer.seat, slot)))
-                self.send(peer.seat, {"type": "leave", "v": 1, "reason": "off home"} if self.stop == "leave" else
-                          {"type": "challenge", "v": 1, "round": table.machine.round_number, "card": card,
-                           "check": "not-a-card"})
+                self.send(peer.seat, {
+                    "leave": {"type": "leave", "v": 1, "reason": "off home"},
+                    "challenge": {"type": "challenge", "v": 1, "round": table.machine.round_number, "card": card,
+                                  "check": "not-a-card"},
+                    "violation": {"type": "done", "v": 1, "digest": "0" * 64, "totals": [0] * len(self.tables)},
+                }[self.stop])
                 self.stopped_at = self.now
 
 
-@pytest.mark.parametrize("stop", ["leave", "challenge"])
+@pytest.mark.parametrize("stop", ["leave", "challenge", "violation"])
 def test_s9_9_a_seat_that_snaps_and_stops_the_game_at_once_still_sends_the_share_its_snap_needs(
         stop: str, tmp_path: Path) -> None:
-    """Stopping at its own `leave` (§9.8), or at its challenge that voids the round
-    (§9.10), the seat still sends the share it made for the snap ordered just before: the
-    others need it to get to the same point. (It was dropped with the stop: the others
+    """Stopping at its own `leave` (§9.8), at its challenge that voids the round (§9.10),
+    or at its own violation (§9.9), the seat still sends the share it made for the snap
+    ordered just before: the others need it to get to the same point. (It was dropped with the stop: the others
     then waited for it until their stall claims blamed the seat for withholding it,
     §9.11; live, a seat that had left was waited for until the grace period ran out.)"""
     net = LooksSnapsAndStops(stop, 3, 0, rules=SMALL, latency=0.002, jitter=0.0005)
@@ -377,10 +380,12 @@ def test_s9_9_a_seat_that_snaps_and_stops_the_game_at_once_still_sends_the_share
         assert halted is not None and halted.seat == net.SEAT, halted
         if stop == "leave":
             assert isinstance(halted, SeatLeft)
-        else:  # every shuffle step opens: the challenge was false, and its author is named
+        elif stop == "challenge":  # every shuffle step opens: the challenge was false, and its author is named
             assert halted.section == "§9.10" and "challenge" in halted.reason, halted
+        else:
+            assert halted.section == "§9.8" and "done before it was" in halted.reason, halted
     stopping = next(step for step in net.tables[net.SEAT].steps  # the step that met the stop at seat 1
-                    if isinstance(step.violation, SeatLeft) or any(p["type"] == "opening" for p in step.send))
+                    if step.violation is not None or any(p["type"] == "opening" for p in step.send))
     assert stopping.side  # the scenario arose: the share went out with it
     assert identical_logs(net)
     for path in net.write_logs(tmp_path):
@@ -389,7 +394,8 @@ def test_s9_9_a_seat_that_snaps_and_stops_the_game_at_once_still_sends_the_share
         if stop == "leave":
             assert result.left is not None and result.left.seat == net.SEAT
         else:
-            assert result.first_failure.section == "§9.10" and result.first_failure.seat == net.SEAT
+            section = "§9.10" if stop == "challenge" else "§9.8"
+            assert result.first_failure.section == section and result.first_failure.seat == net.SEAT
 
 
 def test_R4_R5_an_away_player_is_played_by_the_timers_and_the_game_ends(tmp_path: Path) -> None:
