@@ -61,6 +61,7 @@ from p2p.log import read_log  # noqa: E402
 from p2p.order import is_side, message_hash  # noqa: E402
 from p2p.roster import TableRules  # noqa: E402
 from p2p.table import SeatLeft  # noqa: E402
+from p2p.table.messages import INTENTS  # noqa: E402
 from tests.cli_support import bandit, finish, kill_all, read_until  # noqa: E402
 from tests.faultsim import FaultNetwork  # noqa: E402
 from tests.ordersim import SimPeer  # noqa: E402
@@ -181,7 +182,7 @@ class LeavingTable(TableNetwork):
             self.left_at = self.now
 
     def send(self, seat: int, payload: dict[str, Any]) -> Any:
-        self.moved |= seat == self.leaver  # (while it is driven, only its bot sends)
+        self.moved |= seat == self.leaver and payload["type"] in INTENTS  # (a move, not protocol work)
         return super().send(seat, payload)
 
 
