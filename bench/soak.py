@@ -1,6 +1,6 @@
 """Soak: many seeded in-memory games, far beyond the suite's seeds, with every check.
 
-Three kinds of game, each seed drawing its own table:
+Five kinds of game, each seed drawing its own table:
 
 - ``table``: 2-6 players over the seeded network of `tests.tablesim` (loss up to 30 %,
   jitter up to 50 ms, sometimes a LAN's latency with human reaction and thinking times),
@@ -55,10 +55,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from cli.stopping import REASONS  # noqa: E402  (why a seat told to stop leaves, as the others read it)
 from p2p.audit import audit  # noqa: E402
 from p2p.journal import unfinished_journals  # noqa: E402
 from p2p.log import read_log  # noqa: E402
-from p2p.order import is_side, message_hash  # noqa: E402
+from p2p.order import message_hash  # noqa: E402
 from p2p.roster import TableRules  # noqa: E402
 from p2p.table import SeatLeft  # noqa: E402
 from p2p.table.messages import INTENTS  # noqa: E402
@@ -154,21 +155,13 @@ SKIPPED = "skipped"  # a game that ended before its fault (a kill, a leave) came
 
 class LeavingTable(TableNetwork):
     """A table where seat `leaver` sends `leave` (§9.8) once `at` has passed: on one
-    breath with its next move when `with_move`, else at once; then it stops playing. A
-    seat's shares go out `share_lag` after what made them due, so that its ack (sent
-    first, as a live peer's is) gets ahead of them, as on a busy machine."""
+    breath with its next move when `with_move`, else at once; then it stops playing."""
 
-    def __init__(self, leaver: int, at: float, with_move: bool, share_lag: float, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, leaver: int, at: float, with_move: bool, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.leaver, self.at, self.with_move, self.share_lag = leaver, at, with_move, share_lag
+        self.leaver, self.at, self.with_move = leaver, at, with_move
         self.left_at: float | None = None
         self.moved = False
-
-    def _post(self, src: int, dst: int, envelope: Any) -> None:
-        if self.share_lag and is_side(envelope.inner):
-            self.schedule(self.now + self.share_lag, lambda: TableNetwork._post(self, src, dst, envelope))
-        else:
-            super()._post(src, dst, envelope)
 
     def _drive(self, peer: SimPeer, table: TablePeer) -> None:
         if peer.seat != self.leaver:
@@ -200,7 +193,7 @@ def leave_game(seed: int) -> tuple[str, str | None]:
     lag = rng.choice([0.0, 0.002, 0.005])
     what = (f"{players} players, {deck} deck, {options}, seat {leaver} leaves after {at:.2f} s"
             f"{' with its next move' if with_move else ''}, shares {lag * 1000:g} ms behind acks")
-    net = LeavingTable(leaver, at, with_move, lag, players, seed, rules=rules, **options)
+    net = LeavingTable(leaver, at, with_move, players, seed, rules=rules, share_lag=lag, **options)
     if deck == "race" or rng.random() < 0.3:
         for t in net.tables:
             t.driver.bot = EagerBot(name="eager")
@@ -214,7 +207,7 @@ def leave_game(seed: int) -> tuple[str, str | None]:
         return what, f"not every peer stopped at the leave: {[str(m.halted) if m.halted else m.finished for m in machines]}"
     # (The order delivers on after a halt; a live peer logs nothing more: compare up to the leave.)
     upto = [[message_hash(d.envelope.body) for d in t.log[: t.machine.position + 1]] for t in net.tables]
-    if any(log != upto[0] for log in upto) or upto[0] and net.tables[0].log[len(upto[0]) - 1].seat != leaver:
+    if any(log != upto[0] for log in upto) or (upto[0] and net.tables[0].log[len(upto[0]) - 1].seat != leaver):
         return what, "the peers disagree on the order up to the leave"
     with tempfile.TemporaryDirectory(prefix="bandit-soak-") as folder:
         for path in net.write_logs(Path(folder)):
@@ -323,9 +316,6 @@ def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_roun
     return None
 
 
-STOPS = {signal.SIGINT: "it was interrupted", signal.SIGTERM: "it was stopped", signal.SIGHUP: "its terminal was closed"}
-
-
 def stop_game(seed: int) -> tuple[str, str | None]:
     """Three or four real processes, one told to stop by a signal at a random moment;
     (what, why it failed, or `SKIPPED`, or None). A failed game's folder is kept."""
@@ -334,7 +324,7 @@ def stop_game(seed: int) -> tuple[str, str | None]:
     victim_seat = rng.randrange(len(names))
     stop_round = rng.randint(1, 6)
     delay = rng.uniform(0.0, 1.0)
-    signum = rng.choice(list(STOPS))
+    signum = rng.choice(list(REASONS))
     victim_is = "the host" if victim_seat == 0 else f"guest {names[victim_seat]}"
     what = f"{len(names)} processes, {victim_is} sent {signal.Signals(signum).name} {delay:.2f} s into round {stop_round}"
     return what, _kept_if_failed("stop", lambda folder: _stop_mid_game(folder, names, victim_seat, stop_round, delay,
@@ -356,7 +346,7 @@ def _stop_mid_game(folder: Path, names: list[str], victim_seat: int, stop_round:
             if seat == victim_seat:
                 if code != 0 or not ("You left the table" in text or "Game over" in text):  # (the game may end first)
                     failed.append(f"{name} (told to stop) exited {code}:\n{text[-1500:]}")
-            elif f"{names[victim_seat]} left the table ({STOPS[signum]})" in text:
+            elif f"{names[victim_seat]} left the table ({REASONS[signum]})" in text:
                 ended_early = True  # (exit 1: its game stopped early)
             elif not (code == 0 and "Game over" in text):  # (the last move may have ended the game first)
                 failed.append(f"{name} exited {code}:\n{text[-1500:]}")
@@ -376,7 +366,7 @@ def _stop_mid_game(folder: Path, names: list[str], victim_seat: int, stop_round:
         return SKIPPED  # the game's last move came first
     for result in results:
         left = result.left  # (seats are taken as guests come: compare by name)
-        if left is None or result.names[left.seat] != names[victim_seat] or STOPS[signum] not in left.why:
+        if left is None or result.names[left.seat] != names[victim_seat] or REASONS[signum] not in left.why:
             return f"{result.path.name} does not end at {names[victim_seat]}'s leave: {result.left}"
     kept = [read_log(r.path).messages for r in results]  # (exact signed bytes, in the agreed order)
     if any(k != kept[0] for k in kept):

@@ -332,8 +332,10 @@ class TablePeer(SessionRecord):
         verified = m.outcomes[-1].totals if m.outcomes else tuple(0 for _ in self.names)
         totals = dict(zip(self.names, verified))
         winners = [self.names[s] for s in m.engine.winners] if m.engine.over else []
+        # This seat left if it said goodbye when asked to (a stop after the game only closes the screen).
+        left = self._progress.leaving and self._leaving_why is not None
         return GameSummary(self.game_id, self.names, len(m.outcomes), totals, winners, self.log.path, m.finished, self._why,
-                           left=self._progress.leaving)
+                           left=left)
 
     def _on_events(self, events: list[MeshEvent]) -> None:
         """Frames that arrived together on one link (the mesh calls this from the link's

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine import Prng, make_bot
 from p2p.deck import SeededSource
-from p2p.order import Delivered
+from p2p.order import Delivered, Envelope, is_side
 from p2p.log import FairnessLog, header_for
 from p2p.roster import Member, Roster, TableRules, game_id_of, sign_roster
 from p2p.table import SeatDriver, Step, TableMachine, TableViolation
@@ -46,6 +46,7 @@ class TableNetwork(Network):
         seeded: bool = True,
         snap_delay: float = 0.0,
         act_delay: float = 0.0,
+        share_lag: float = 0.0,
         names: tuple[str, ...] = (),
         **net: Any,
     ) -> None:
@@ -77,7 +78,16 @@ class TableNetwork(Network):
             t.driver.machine = t.machine
         self.snap_delay = snap_delay
         self.act_delay = act_delay
+        self.share_lag = share_lag
         self.observer = TableMachine(game_id=game, seats=ids, rules=rules, me=None)
+
+    def _post(self, src: int, dst: int, envelope: Envelope) -> None:
+        """`share_lag`: side messages (shares) leave that much after what made them due,
+        so the ack a peer sends first gets ahead of them, as on a busy machine."""
+        if self.share_lag and is_side(envelope.inner):
+            self.schedule(self.now + self.share_lag, lambda: super(TableNetwork, self)._post(src, dst, envelope))
+        else:
+            super()._post(src, dst, envelope)
 
     def start(self) -> None:
         for peer, table in zip(self.peers, self.tables):

@@ -107,6 +107,7 @@ async def test_s9_8_a_seat_told_to_stop_after_the_game_closes_its_final_standing
         with trio.fail_after(10):  # (the process would give up after 10 s: STOP_WAIT)
             await returned.wait()
     assert me.progress.finished and me.progress.ended_why == "the game ended"
+    assert not me.summary().left  # it finished the game; it did not leave it (`--json`, the exit status)
 
 
 @asynccontextmanager
