@@ -2,8 +2,10 @@
 
 Each game is pure and independent (its seed decides everything), so a worker process
 plays it and reports only what failed; the test compares nothing else. One worker per
-core: the suite's long batches of games take half the time on two cores. Whatever a
-worker puts in temporary folders goes in one folder that is removed after the batch.
+core, shared with the suite's other workers when pytest-xdist runs it on every core
+(each batch then takes its share, and the live tests beside it are not starved of CPU).
+Whatever a worker puts in temporary folders goes in one folder that is removed after
+the batch.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ def spread(check: Callable[[int], str | None], seeds: Iterable[int]) -> list[str
     """Run `check(seed)` for every seed (a module-level function, so workers can import
     it); the failures it described, in seed order."""
     seeds = list(seeds)
-    workers = min(len(seeds), os.cpu_count() or 1)
+    suite_workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    workers = min(len(seeds), max(1, (os.cpu_count() or 1) // suite_workers))
     if workers <= 1:
         return [failure for seed in seeds if (failure := check(seed)) is not None]
     with tempfile.TemporaryDirectory(prefix="bandit-spread-") as scratch:

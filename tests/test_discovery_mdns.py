@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 import trio
 
 from p2p.discovery import SERVICE_TYPE, TableAd, advertise, browse
 
 LO = ["127.0.0.1"]
+
+pytestmark = pytest.mark.xdist_group("mdns")  # one worker runs the mDNS tests, one at a time (pyproject.toml)
 
 
 def _ad(table: str, free: int = 3, port: int = 40001) -> TableAd:

@@ -401,7 +401,7 @@ async def test_s11_4_a_link_that_drops_as_the_game_ends_is_waited_for_and_everyb
                 self.proxy.cut()
             super()._finish(why)
 
-    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=30),
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=5),
                                          classes={0: CutAtTheEnd})
     low, high = peers[0], peers[2]
     for peer in peers:

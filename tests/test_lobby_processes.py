@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from cli_support import bandit, finish, game_id, kill_all, read_until
 
 LO = ("--interface", "127.0.0.1")
+
+pytestmark = pytest.mark.xdist_group("mdns")  # one worker runs the mDNS tests, one at a time (pyproject.toml)
 
 
 def test_host_tables_and_two_joiners_as_processes(tmp_path: Path) -> None:

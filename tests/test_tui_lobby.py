@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio
 from transport_support import LOOPBACK, make_identities, meshes
 from tui_support import ScreenHarness
@@ -14,6 +15,8 @@ from p2p.lobby_runner import host_table, join_table
 from cli.tui import host_lobby_screen, join_lobby_screen, pick_table_screen
 
 LO = ["127.0.0.1"]
+
+pytestmark = pytest.mark.xdist_group("mdns")  # one worker runs the mDNS tests, one at a time (pyproject.toml)
 
 
 async def test_host_screen_shows_the_roster_as_it_fills_and_enter_starts_early(tmp_path: Path) -> None:
