@@ -1,5 +1,10 @@
 """The audit told in words: who played, each round's cards and scores, every snap, who saw
-which card when, and the verdict (what `bandit-lan audit` prints)."""
+which card when, and the verdict (what `bandit-lan audit` prints).
+
+A card is named wherever the log lets the auditor know it: every card of a finished
+round (its openings re-derive them all), and in any round every card that was turned face
+up for all (its shares are in the log), also where a seat had seen it privately before.
+A card seen only privately in a round that did not finish stays "an unknown card"."""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from engine import (
     Spy,
     TimerFallback,
 )
+from engine.narrate import card_words as spoken_card
 from p2p.audit import AuditResult
 from p2p.identity import short_id
 
@@ -34,14 +40,8 @@ SEEN_BECAUSE = {Draw: "drew", Peek: "peeked at", Spy: "spied on", LookSwap: "loo
 
 
 def card_words(skills: Skills, face: int | None) -> str:
-    if face is None:
-        return "an unknown card"
-    kind = skills.kind(face)
-    if kind.bandit:
-        label = kind.name or f"a {kind.value:+d} Bandit"
-    else:
-        label = f"{'an' if str(kind.value).startswith('8') or kind.value in (11, 18) else 'a'} {kind.value}"
-    return f"{label} (card {face})"
+    """A card the audit knows, with its id ("an 8 (card 22)"), else "an unknown card"."""
+    return "an unknown card" if face is None else f"{spoken_card(skills, face)} (card {face})"
 
 
 def game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
@@ -63,11 +63,26 @@ def game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
     yield from _verdict(result)
 
 
+def public_faces(result: AuditResult) -> list[dict[int, int]]:
+    """Per round (index 0 is round 1), every card turned face up for all (a discard, a
+    snapped card) and its face: what every seat saw, whether or not the round ended.
+    The openings of a finished round tell the rest; an unfinished round has only these."""
+    rounds: list[dict[int, int]] = []
+    for applied in result.applied:
+        event = applied.event
+        if isinstance(event, RoundStarted):
+            rounds.append({})
+        elif isinstance(event, Revealed) and event.to == ALL and event.face is not None and rounds:
+            rounds[-1][event.card] = event.face
+    return rounds
+
+
 def _rounds(result: AuditResult) -> Iterator[str]:
     names = result.names
     assert result.roster is not None
     skills = result.roster.rules.skills
     outcomes = {o.round: o for o in result.rounds}
+    public = public_faces(result)
     round_no = 0
     turn = 0
     cause: Event | None = None
@@ -107,7 +122,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
             lines = [f"First player by lot: {names[event.first_player]}."]
             turn = -1  # the deal and the bottom-card peek come before the first turn
             outcome = outcomes.get(round_no)
-            faces = outcome.faces if outcome else {}
+            faces = {**public[round_no - 1], **(outcome.faces if outcome else {})}
             cause = event
         elif isinstance(event, Snap):
             pending_snaps.setdefault(event.seat, []).append(event)

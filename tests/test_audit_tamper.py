@@ -187,6 +187,39 @@ def test_s10_2_audit_json_names_each_seat_it_numbers(game_log: Path) -> None:
     assert altered["seat"] is None and altered["peer"] is None
 
 
+def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_other(game_log: Path, tmp_path: Path) -> None:
+    """A round that did not finish has no openings, but its shares are in the log: the
+    report names every card turned face up for all (the discards, the snapped cards) with
+    its true face, also where a seat had seen it privately before, and leaves every card
+    that only a seat saw unknown (R10). Checked line by line against the same log's
+    report once the round had finished and its openings told every card."""
+    import re
+
+    from p2p.report import game_report, public_faces
+
+    def round_two(result) -> list[str]:  # type: ignore[no-untyped-def]
+        report = "\n".join(game_report(result))
+        lines = report.split("\nRound 2", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+        return [line for line in lines if "'s cards at the end:" not in line]
+
+    finished = audit(game_log)
+    cut = audit(rewrite(game_log, tmp_path, lambda m: m[:60], why="Bo was away for more than 120 s; round 2 is void",
+                        absent=2))
+    assert cut.ok and len(cut.rounds) == 1  # round 2 did not finish
+    truth = finished.rounds[1].faces  # round 2's cards, from its openings
+    public = public_faces(cut)[1]
+    assert public and all(truth[card] == face for card, face in public.items())
+    card = re.compile(r"an? (?:[^()]*? \([+-]\d+\)|-?\d+) \(card (\d+)\)")
+
+    def as_the_cut_log_knows(line: str) -> str:
+        return card.sub(lambda m: m[0] if int(m[1]) in public.values() else "an unknown card", line)
+
+    told, known = round_two(cut), round_two(finished)
+    assert told == [as_the_cut_log_knows(line) for line in known[:len(told)]]
+    assert any(card.search(line) for line in told)  # the log names cards of the unfinished round
+    assert any("an unknown card (private)" in line for line in told)  # and keeps the private ones
+
+
 def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: Path, tmp_path: Path) -> None:
     """A `leave` (§9.8) is told as the seat's name and its reason, whatever the name is (a
     player called "left" keeps it); the end of a wait for an absent seat (§11.3) is the
