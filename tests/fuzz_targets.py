@@ -232,6 +232,7 @@ class TableTarget:
 
     sealer: Sealer = field(default_factory=lambda: Sealer(corpus.game().identities))
     _digests: dict[int, str] = field(default_factory=dict)
+    halts_with_shares: int = 0  # halting steps that still sent the shares made before the halt (§9.9)
 
     def run(self, data: bytes) -> Verdict:
         g = corpus.game()
@@ -260,14 +261,20 @@ class TableTarget:
             if refused:
                 verdict = REJECTED
             if machine.halted is not None or machine.finished:
+                if machine.halted is not None:
+                    after = machine.on_timer(point.now + 3600.0)
+                    require(not after.send and not after.side, "a halted machine says nothing more")
                 break
         return verdict
 
-    @staticmethod
-    def _check(machine: TableMachine, step: Step, before: str) -> tuple[str, bool]:
+    def _check(self, machine: TableMachine, step: Step, before: str) -> tuple[str, bool]:
         if step.violation is not None:
             require(machine.halted is step.violation, "a violation halts the machine")
-            require(not step.send and not step.side, "a halted machine sends nothing")
+            # §9.9: no content past the halt point; only the shares made before it, which
+            # reveals ordered before it may need
+            require(not step.send, "a halted machine sends no content")
+            require(all(m["type"] == "shares" for m in step.side), "a halted machine sends only the shares made before the halt")
+            self.halts_with_shares += bool(step.side)
             require(isinstance(step.violation.section, str) and step.violation.section.startswith("§"), "a violation names its section")
             return before, True
         after = machine.engine.digest()

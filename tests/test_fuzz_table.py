@@ -14,7 +14,7 @@ from p2p.wire import decode, encode
 from tests import fuzz_corpus as corpus
 from tests.fuzz_mutate import Codec
 from tests.fuzz_strategies import SIGNED, message_of, mutants
-from tests.fuzz_targets import ACCEPTED, REJECTED, Sealer, case, make_target
+from tests.fuzz_targets import ACCEPTED, REJECTED, Sealer, TableTarget, case, make_target
 
 SLOW_OK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -37,6 +37,17 @@ def test_a_forged_share_halts_the_table_and_changes_no_score() -> None:
     assert step.violation.section.startswith("§8") and step.violation.seat == g.seats.index(envelope.sender)
     assert machine.engine.digest() == before and not step.send and not step.side
     assert make_target("table").run(case(index, encode(shares))) is REJECTED
+
+
+def test_s9_9_a_message_left_out_at_every_saved_point_and_a_halt_sends_only_the_shares_made_before_it() -> None:
+    """Each saved point's next messages with the first left out (a snap delivered before
+    the peek it saw, say): applied, refused or a halt; a halt sends no content, but the
+    shares its step made before it still go out (§9.9). The fuzzer's first finding under
+    that rule, kept as a case."""
+    g = corpus.game()
+    target = TableTarget()
+    verdicts = [target.run(case(i, *p.next[1:])) for i, p in enumerate(g.table_points) if len(p.next) > 1]
+    assert REJECTED in verdicts and target.halts_with_shares >= 1
 
 
 @settings(SLOW_OK, max_examples=150)
