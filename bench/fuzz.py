@@ -102,7 +102,11 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _finding_signature(exc: BaseException) -> str:
+def _finding_signature(exc: BaseException, kind: str) -> str:
+    """What makes two findings the same: where in the project code an exception escaped,
+    or, for a broken invariant, which promise (every one is raised by the same `require`)."""
+    if kind == "invariant":
+        return f"{type(exc).__name__}: {exc}"
     frames = traceback.extract_tb(exc.__traceback__)
     ours = [f for f in frames if "/p2p/" in f.filename or "/engine/" in f.filename] or frames
     where = f"{Path(ours[-1].filename).name}:{ours[-1].lineno}" if ours else "?"
@@ -139,7 +143,7 @@ def worker(spec: dict[str, Any]) -> None:
         except Exception as exc:  # every escape is a finding: count it, keep it, go on
             kind = "invariant" if isinstance(exc, fuzz_targets.InvariantBroken) else "unhandled"
             control.end(kind)
-            signature = _finding_signature(exc)
+            signature = _finding_signature(exc, kind)
             if signature not in seen:
                 seen.add(signature)
                 name = f"{target.name}-{kind}-{hashlib.sha1(signature.encode()).hexdigest()[:10]}"
