@@ -527,6 +527,8 @@ class TablePeer(SessionRecord):
     def _send_intent(self, intent: Intent) -> None:
         """Send a local intent, then do ahead what its delivery will need (the claim goes
         out first)."""
+        if self.driver is not None:
+            self.driver.sending(intent)
         self._send(self.machine.submit(intent))
         self.machine.prepare(intent)
 
@@ -601,11 +603,11 @@ class TablePeer(SessionRecord):
         driver = self.driver
         if driver is None or self._done.is_set():
             return
-        while (intent := driver.act()) is not None:
-            self._later(self.pace.think, intent)
-        claim = driver.snap()
+        claim = driver.snap()  # a snap first: the turn is decided on the table it leaves
         if claim is not None:
             self._later(driver.snap_delay() if self.pace.react else 0.0, claim)
+        while (intent := driver.act()) is not None:
+            self._later(self.pace.think, intent)
 
     def _later(self, delay: float, intent: Intent) -> None:
         """Send the bot's decision after its thinking (or reaction) time, if the table

@@ -128,13 +128,7 @@ class TableNetwork(Network):
         if peer.seat % 3 == 2:  # some seats make their shares ahead, as live peers do in lulls
             while table.machine.share_ahead():
                 pass
-        while (intent := table.driver.act()) is not None:
-            payload = table.machine.submit(intent)
-            if self.act_delay:  # thinking time before a turn decision
-                self.schedule(self.now + self.act_delay, lambda payload=payload: self.send(peer.seat, payload))
-            else:
-                self.send(peer.seat, payload)
-        claim = table.driver.snap()
+        claim = table.driver.snap()  # a snap first, as live seats do: the turn is decided after it
         if claim is not None:
             payload = table.machine.submit(claim)
             # Odd seats make their share of the claimed card ahead (`TableMachine.prepare`),
@@ -147,6 +141,17 @@ class TableNetwork(Network):
             else:
                 self.send(peer.seat, payload)
                 prepare()
+        while (intent := table.driver.act()) is not None:
+            payload = table.machine.submit(intent)
+            if self.act_delay:  # thinking time before a turn decision
+                self.schedule(self.now + self.act_delay,
+                              lambda payload=payload, intent=intent: self._send_act(peer.seat, table, intent, payload))
+            else:
+                self._send_act(peer.seat, table, intent, payload)
+
+    def _send_act(self, seat: int, table: TablePeer, intent: Any, payload: dict[str, Any]) -> None:
+        table.driver.sending(intent)
+        self.send(seat, payload)
 
     def _timers(self) -> None:
         super()._timers()

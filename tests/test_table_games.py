@@ -322,6 +322,47 @@ def test_R6_a_bot_withdraws_an_intent_the_table_overtook_while_it_thought() -> N
     assert not driver.still_wanted(Draw(1)) and driver.acts_in_flight == 0  # not its turn
 
 
+def own_moves_that_spoiled_a_snap(net: TableNetwork) -> list[tuple[int, Any]]:
+    """Every snap delivered after a move of its own seat had already covered or taken the
+    top card it names (R5, R6): (seat, the move). Read from seat 0's applied events."""
+    from engine import Game
+
+    first = net.tables[0].machine
+    game = Game(len(net.tables), first.rules.skills, first.rules.target)
+    covered_by: dict[int, tuple[int | None, Any]] = {}  # a card that stopped being the top -> who, how
+    spoiled = []
+    for step in net.tables[0].steps:
+        for applied in step.applied:
+            event = applied.event
+            if isinstance(event, RoundStarted):
+                covered_by = {}
+            if isinstance(event, Snap) and game.discard_top() != event.top:
+                who, move = covered_by.get(event.top, (None, None))
+                if who == event.seat and not isinstance(move, Snap):
+                    spoiled.append((event.seat, move))
+            top = game.discard_top()
+            game.apply(event)
+            if top is not None and game.discard_top() != top:
+                covered_by[top] = (applied.seat, event)
+    return spoiled
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_R6_a_bot_never_claims_a_top_card_its_own_move_already_covered(seed: int) -> None:
+    """A seat's messages are delivered in the order it sends them, so a bot that takes or
+    covers the top card (a discard, an exchange, a take: R5) and then snaps at that card
+    earns a sure 'not the fastest' penalty. The driver asks for the snap first and decides
+    the turn once it has landed, and never claims a top that its own move already sent
+    covers. Tables at full speed (no thinking or reaction time), where both go out in
+    one breath. (Before the driver did so, 3 of these 12 games had such a claim.)"""
+    net = TableNetwork(4, 300 + seed, rules=TableRules(target=60, skills_text=SMALL_DECK))
+    net.run()
+    assert all(t.machine.finished for t in net.tables)
+    claims = sum(isinstance(a.event, Snap) for step in net.tables[0].steps for a in step.applied)
+    assert claims >= 5
+    assert own_moves_that_spoiled_a_snap(net) == []
+
+
 class LooksSnapsAndStops(TableNetwork):
     """Seat 1 spies (a private reveal: the others owe it sealed shares), snaps at once a
     card of its own that only it has seen (whose public reveal needs only its own share),

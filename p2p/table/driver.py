@@ -8,14 +8,25 @@ pile. A live peer waits the bot's thinking or reaction time before sending; if t
 table moved on meanwhile (a snap covered the card, emptied the slot, ended the turn) the
 intent is withdrawn and the bot decides again, as a person would. The in-memory test
 network sends at once. Both use this same module.
+
+A seat's intents are delivered in the order it sends them (its chain, §7.2), so the
+driver keeps its own moves from spoiling each other, as a player would: it asks for a
+snap before a turn decision and decides the turn once its snap has landed (the turn is
+then decided on the table the snap left), and it never claims a top card that a move
+of its own already sent will cover or take (a discard, an exchange, a take, R5): that
+claim would arrive after the card was covered and cost a penalty card (R6, "not the
+fastest").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from engine import Bot, Intent, Prng, Snap, legal_intents, legal_snaps
+from engine import Bot, Discard, Exchange, Intent, Prng, Snap, TakeDiscard, legal_intents, legal_snaps
 from p2p.table.machine import Applied, Step, TableMachine
+
+COVERS_TOP = (Discard, Exchange, TakeDiscard)
+"""Turn moves that put another card on the discard pile or take its top (R5)."""
 
 
 @dataclass
@@ -28,6 +39,7 @@ class SeatDriver:
     acts_in_flight: int = 0
     snaps_in_flight: int = 0
     _considered: tuple[int | None, int, int] | None = None  # (top, its face, turn) already offered
+    _covering: list[Intent] = field(default_factory=list)  # sent, not landed, and they cover the top
 
     def observe(self, step: Step) -> None:
         """Learn from a step which of our intents reached the engine."""
@@ -45,11 +57,18 @@ class SeatDriver:
             self.snaps_in_flight = max(0, self.snaps_in_flight - 1)
         else:
             self.acts_in_flight = max(0, self.acts_in_flight - 1)
+            if intent in self._covering:
+                self._covering.remove(intent)
+
+    def sending(self, intent: Intent) -> None:
+        """`intent` of this seat goes out now (after any thinking or reaction time)."""
+        if isinstance(intent, COVERS_TOP):
+            self._covering.append(intent)
 
     def act(self) -> Intent | None:
         """A turn or ready intent to send now, if the engine is waiting for this seat."""
         machine = self.machine
-        if self.acts_in_flight or not machine.playing or machine.me is None or machine.engine.needs:
+        if self.acts_in_flight or self.snaps_in_flight or not machine.playing or machine.me is None or machine.engine.needs:
             return None
         view = machine.engine.view(machine.me)
         if not legal_intents(view):
@@ -60,7 +79,7 @@ class SeatDriver:
     def snap(self) -> Snap | None:
         """An immediate discard to try on a top card this seat has not yet considered."""
         machine = self.machine
-        if self.snaps_in_flight or not machine.playing or machine.me is None:
+        if self.snaps_in_flight or self._covering or not machine.playing or machine.me is None:
             return None
         view = machine.engine.view(machine.me)
         top, face = view.top, view.top_face
@@ -82,9 +101,12 @@ class SeatDriver:
         if machine.me is None or not machine.playing:
             return True
         view = machine.engine.view(machine.me)
-        if view.awaiting_table:
+        if isinstance(intent, Snap) and self._covering:
+            fits = False  # a move of ours already sent covers the card it claims
+        elif view.awaiting_table:
             return True  # the engine judges it once the table's work is done
-        fits = intent in (legal_snaps(view) if isinstance(intent, Snap) else legal_intents(view))
+        else:
+            fits = intent in (legal_snaps(view) if isinstance(intent, Snap) else legal_intents(view))
         if not fits:
             self._landed(intent)
         return fits
