@@ -19,7 +19,10 @@ card, a peek, a spy, the bottom cards) are told *without* their face unless
 `private_faces` is set: the terminal client shows a look on the card itself for a few
 seconds, and writing it into the log would turn every look into a permanent memory
 aid. An auditor that knows every face (after the round's openings) passes
-`me=None, private_faces=True` and gets every look with its face.
+`me=None, private_faces=True` and gets every look with its face; with `card_ids` as
+well (the audit's report) every card is named with its number in the deck, so that a
+reader can follow one physical card through the game ("a 14 [card 36]"), and a card
+whose face the narrator does not know is "an unknown card" wherever it would be named.
 
 The narrator is pure: no I/O, no clock. It holds only the story being told and the
 look & swap awaiting its decision.
@@ -96,6 +99,12 @@ def card_words(skills: Skills, face: int) -> str:
     return f"{_article(words)} {words}"
 
 
+def card_named(skills: Skills, face: int | None) -> str:
+    """A card with its number in the deck (its face), as the audit names it: "an 8 [card
+    22]"; "an unknown card" when the face is not known."""
+    return "an unknown card" if face is None else f"{card_words(skills, face)} [card {face}]"
+
+
 def _article(words: str) -> str:
     if words[:1].isdigit():
         # spoken numbers: eight, eleven, eighteen, eighty…, eight hundred… take "an"
@@ -122,12 +131,15 @@ class _Story:
 class Narrator:
     """Tells a game's events as `Told` lines, as seat `me` may hear them."""
 
-    def __init__(self, names: Sequence[str], me: int | None = None, *, private_faces: bool = False) -> None:
+    def __init__(self, names: Sequence[str], me: int | None = None, *, private_faces: bool = False,
+                 card_ids: bool = False, scores: bool = True) -> None:
         self.names = tuple(names)
         if me is not None and not 0 <= me < len(self.names):
             raise ValueError(f"seat {me} is not one of the {len(self.names)} named seats")
         self.me = me
         self.private_faces = private_faces
+        self.card_ids = card_ids  # name every card with its number in the deck (the audit's report)
+        self.scores = scores  # tell a round's scores and the game's end (the report has its own)
         self._story: _Story | None = None
         self._looked: LookSwap | None = None
 
@@ -200,6 +212,8 @@ class Narrator:
 
     def _words(self, game: Game, card: int | None, unknown: str = "a card") -> str:
         face = self._face(game, card)
+        if self.card_ids:
+            return card_named(game.skills, face)
         return unknown if face is None else card_words(game.skills, face)
 
     # ------------------------------------------------------------------ stories
@@ -229,6 +243,8 @@ class Narrator:
 
     def _round_notes(self, game: Game, notes: Sequence[Note]) -> list[Told]:
         out: list[Told] = []
+        if not self.scores:
+            return out
         for note in notes:
             if isinstance(note, RoundEnded):
                 out.append(Told(self._round_words(note), "round"))
@@ -311,7 +327,10 @@ class Narrator:
         assert isinstance(event, Exchange)
         seat = event.seat
         kept = ""
-        if self.private_faces and (face := self._face(game, game.zones().tableaux[seat][event.slot])) is not None:
+        card = game.zones().tableaux[seat][event.slot]
+        if self.card_ids:
+            kept = f" ({self._words(game, card)})"
+        elif self.private_faces and (face := self._face(game, card)) is not None:
             kept = f" ({card_words(game.skills, face)})"
         where = self._card_of(seat, seat, event.slot, "slot")
         return [Told(f"{self.name(seat)} kept the drawn card{kept} in {where} and discarded "
@@ -330,6 +349,8 @@ class Narrator:
         """": an 8" for a private look the narrator may name (only with private_faces)."""
         if not self.private_faces:
             return ""
+        if self.card_ids:
+            return ": " + " and ".join(self._words(game, c) for c in cards)
         faces = [self._face(game, c) for c in cards]
         if any(f is None for f in faces):
             return ""
@@ -407,7 +428,10 @@ class Narrator:
             if not isinstance(note, SnapResolved):
                 continue
             target = self._card_of(seat, note.owner, note.slot, "slot")
-            top = "the top card" if story.top_face is None else card_words(game.skills, story.top_face)
+            if self.card_ids:
+                top = card_named(game.skills, story.top_face)
+            else:
+                top = "the top card" if story.top_face is None else card_words(game.skills, story.top_face)
             if note.outcome is SnapOutcome.MATCHED:
                 text = f"{self.name(seat)} snapped {self._words(game, note.card)} from {target} — it matched"
                 if note.owner != seat and event.give is not None:
@@ -468,5 +492,5 @@ def _intent_words(intent: Intent) -> str:
 
 
 __all__ = [
-    "Narrator", "Told", "TOLD_KINDS", "card_words", "value_words", "slot_words", "power_words",
+    "Narrator", "Told", "TOLD_KINDS", "card_words", "card_named", "value_words", "slot_words", "power_words",
 ]  # fmt: skip

@@ -1,47 +1,25 @@
-"""The audit told in words: who played, each round's cards and scores, every snap, who saw
-which card when, and the verdict (what `bandit-lan audit` prints).
+"""The audit told in words: who played, each round's cards and scores, every move with
+every snap and how it was resolved, who saw which card when, and the verdict (what
+`bandit-lan audit` prints).
 
-A card is named wherever the log lets the auditor know it: every card of a finished
-round (its openings re-derive them all), and in any round every card that was turned face
-up for all (its shares are in the log), also where a seat had seen it privately before.
-A card seen only privately in a round that did not finish stays "an unknown card"."""
+The story of a round is the table's own narration (`engine.narrate`, the lines a player
+reads on screen), told by an all-knowing narrator: a fresh engine replays the audited
+events with every face the log lets the auditor know filled into the private reveals,
+so every look is told with its card. A card is named, with its number in the deck so that it can be
+followed through the game, wherever the log tells it: every card of a finished round
+(its openings re-derive them all), and in any round every card that was turned face up
+for all (its shares are in the log), also where a seat had seen it privately before. A
+card seen only privately in a round that did not finish stays "an unknown card". Turns
+are counted from 1 in each round."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from engine import (
-    ALL,
-    BanditCalled,
-    TurnStarted,
-    Draw,
-    Event,
-    LookSwap,
-    Peek,
-    Revealed,
-    RoundStarted,
-    Skills,
-    Snap,
-    SnapOutcome,
-    SnapResolved,
-    Spy,
-    TimerFallback,
-)
-from engine.narrate import card_words as spoken_card
+from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
+from engine.narrate import Narrator, card_named
 from p2p.audit import AuditResult
 from p2p.identity import short_id
-
-OUTCOME_WORDS = {
-    SnapOutcome.MATCHED: "it matched",
-    SnapOutcome.WRONG: "it did not match: back face down, penalty card",
-    SnapOutcome.NOT_FASTEST: "not the fastest: penalty card",
-}
-SEEN_BECAUSE = {Draw: "drew", Peek: "peeked at", Spy: "spied on", LookSwap: "looked at", RoundStarted: "was dealt"}
-
-
-def card_words(skills: Skills, face: int | None) -> str:
-    """A card the audit knows, with its id ("an 8 (card 22)"), else "an unknown card"."""
-    return "an unknown card" if face is None else f"{spoken_card(skills, face)} (card {face})"
 
 
 def game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
@@ -80,13 +58,15 @@ def public_faces(result: AuditResult) -> list[dict[int, int]]:
 def _rounds(result: AuditResult) -> Iterator[str]:
     names = result.names
     assert result.roster is not None
-    skills = result.roster.rules.skills
+    rules = result.roster.rules
+    skills = rules.skills
     outcomes = {o.round: o for o in result.rounds}
     public = public_faces(result)
+    game = Game(len(names), skills, rules.target)
+    narrator = Narrator(names, None, private_faces=True, card_ids=True, scores=False)
     round_no = 0
-    turn = 0
-    cause: Event | None = None
-    pending_snaps: dict[int, list[Snap]] = {}
+    first_turn = 0
+    turn: int | None = None  # the engine's turn number; None before the round's first turn
     lines: list[str] = []
     faces: Mapping[int, int] = {}
 
@@ -96,7 +76,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         yield f"Round {round_no}" + ("" if outcome else " (not finished)")
         if outcome is not None:
             for seat, tableau in enumerate(outcome.tableaus):
-                cards = ", ".join(f"slot {slot}: {card_words(skills, face)}" for slot, face in tableau)
+                cards = ", ".join(f"slot {slot}: {card_named(skills, face)}" for slot, face in tableau)
                 yield f"  {names[seat]}'s cards at the end: {cards or 'none'}"
         yield from (f"  {line}" for line in lines)
         if outcome is not None:
@@ -119,40 +99,20 @@ def _rounds(result: AuditResult) -> Iterator[str]:
             if round_no:
                 yield from flush()
             round_no += 1
-            lines = [f"First player by lot: {names[event.first_player]}."]
-            turn = -1  # the deal and the bottom-card peek come before the first turn
+            lines, turn = [], None
             outcome = outcomes.get(round_no)
             faces = {**public[round_no - 1], **(outcome.faces if outcome else {})}
-            cause = event
-        elif isinstance(event, Snap):
-            pending_snaps.setdefault(event.seat, []).append(event)
-        elif isinstance(event, Revealed):
-            if event.to != ALL:
-                because = SEEN_BECAUSE.get(type(cause), "saw")
-                face = faces.get(event.card)
-                when = "before the first turn" if turn < 0 else f"turn {turn}"
-                lines.append(f"{when}: {names[event.to]} {because} {card_words(skills, face)} (private)")
-        if not isinstance(event, Revealed):
-            cause = event
+        elif isinstance(event, Revealed) and event.face is None:
+            event = Revealed(event.card, event.to, faces.get(event.card))  # what the auditor knows
+        game.apply(event)
+        when = "before the first turn" if turn is None else f"turn {turn - first_turn + 1}"
+        for told in narrator.narrate(game, event, applied.notes):
+            lines.append(f"{when}: {'(private) ' if told.kind == 'private' else ''}{told.text}")
         for note in applied.notes:
-            if isinstance(note, SnapResolved):
-                queue = pending_snaps.get(note.seat)
-                claim = queue.pop(0) if queue else None
-                whose = "own" if note.owner == note.seat else f"{names[note.owner]}'s"
-                face = faces.get(note.card)
-                top = faces.get(claim.top) if claim is not None else None
-                when = "before the first turn" if turn < 0 else f"turn {turn}"
-                lines.append(
-                    f"{when}: {names[note.seat]} snapped {whose} slot {note.slot} "
-                    f"({card_words(skills, face) if note.outcome is not SnapOutcome.NOT_FASTEST else 'unrevealed'}) "
-                    f"on {card_words(skills, top)}: {OUTCOME_WORDS[note.outcome]}"
-                )
-            elif isinstance(note, TimerFallback):
-                lines.append(f"turn {note.turn}: {names[note.seat]}'s turn timer ran out; the engine played option A")
-            elif isinstance(note, TurnStarted):
+            if isinstance(note, TurnStarted):
+                if turn is None:
+                    first_turn = note.turn
                 turn = note.turn
-            elif isinstance(note, BanditCalled):
-                lines.append(f"turn {turn}: {names[note.seat]} announced Bandit")
     if round_no:
         yield from flush()
     if result.refused:

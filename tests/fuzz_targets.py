@@ -36,6 +36,7 @@ from zeroconf import ServiceInfo
 
 from p2p.admission import join_transcript, joiner_proof
 from p2p.audit import audit
+from p2p.report import game_report
 from p2p.deck import BeaconCommit, BeaconReveal, DeckError, KeyShare, SealedShare, Share, ShuffleOpening, ShuffleStep
 from p2p.discovery import SERVICE_TYPE, ad_from_info
 from p2p.errors import ProtocolError
@@ -457,6 +458,7 @@ class FileTarget:
 
     def run_audit(self, data: bytes) -> Verdict:
         result = audit(self.path(data))  # never raises for anything the log contains
+        require(bool(list(game_report(result))), "the audit tells its report")  # nor does telling it
         if result.ok:
             return ACCEPTED
         failure = result.first_failure
@@ -544,7 +546,7 @@ def _file_target(kind: str) -> Target:
     if kind == "log":
         return Target("log", "a fairness log file: read_log (§10.1), LogError", Codec.FRAMES,
                       lambda: [g.log, g.short_log], files.run_log)
-    return Target("audit", "a fairness log file: the whole audit (§10.2), which never raises", Codec.FRAMES,
+    return Target("audit", "a fairness log file: the whole audit and its report (§10.2), which never raise", Codec.FRAMES,
                   lambda: [g.short_log, g.log], files.run_audit)
 
 

@@ -209,7 +209,7 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
     truth = finished.rounds[1].faces  # round 2's cards, from its openings
     public = public_faces(cut)[1]
     assert public and all(truth[card] == face for card, face in public.items())
-    card = re.compile(r"an? (?:[^()]*? \([+-]\d+\)|-?\d+) \(card (\d+)\)")
+    card = re.compile(r"an? (?:[^\[\]]*? \([+-]\d+\)|-?\d+) \[card (\d+)\]")
 
     def as_the_cut_log_knows(line: str) -> str:
         return card.sub(lambda m: m[0] if int(m[1]) in public.values() else "an unknown card", line)
@@ -217,7 +217,44 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
     told, known = round_two(cut), round_two(finished)
     assert told == [as_the_cut_log_knows(line) for line in known[:len(told)]]
     assert any(card.search(line) for line in told)  # the log names cards of the unfinished round
-    assert any("an unknown card (private)" in line for line in told)  # and keeps the private ones
+    assert any("(private)" in line and "an unknown card" in line for line in told)  # and keeps the private ones
+
+
+def test_s10_2_the_report_tells_every_move_and_every_look_of_a_finished_round_with_its_card(game_log: Path) -> None:
+    """The report is the whole story, not only the snaps: every move (discard, exchange,
+    take, power, snap) gets its line, every private look (the bottom cards, a draw, a
+    peek, a spy, a look & swap) a "(private)" line naming the cards seen, and in a round
+    whose openings were verified no card is unknown. Turns count from 1 in each round."""
+    import re
+
+    from engine import Discard, Draw, Exchange, LookSwap, Peek, RoundStarted, Snap, Spy, TakeDiscard
+    from p2p.report import game_report
+
+    result = audit(game_log)
+    assert result.ok and len(result.rounds) >= 2
+    report = "\n".join(game_report(result))
+    rounds = [chunk.split("\n\n", 1)[0].splitlines()[1:] for chunk in report.split("\nRound ")[1:]]
+    counts: list[dict[type, int]] = []
+    for applied in result.applied:
+        if isinstance(applied.event, RoundStarted):
+            counts.append({})
+        counts[-1][type(applied.event)] = counts[-1].get(type(applied.event), 0) + 1
+    players = len(result.names)
+    for lines, count in zip(rounds, counts, strict=True):
+        def told(words: str) -> int:
+            return sum(words in line for line in lines)
+
+        assert told(" drew and discarded ") == count.get(Discard, 0)
+        assert told(" kept the drawn card ") == count.get(Exchange, 0)
+        assert told(" from the discard pile into ") == count.get(TakeDiscard, 0)
+        assert told(" snapped ") + told(" tried ") == count.get(Snap, 0)
+        looks = players + count.get(Draw, 0) + count.get(Peek, 0) + count.get(Spy, 0) + count.get(LookSwap, 0)
+        assert told("(private)") == looks
+        assert not any("unknown card" in line for line in lines)
+        assert not any(" is over" in line for line in lines)  # the scores are the report's own lines
+        assert all(re.search(r"\[card \d+\]", line) for line in lines if "(private)" in line)
+        turns = [int(m[1]) for line in lines if (m := re.match(r"  turn (\d+): ", line))]
+        assert turns[0] == 1 and turns == sorted(turns)
 
 
 def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: Path, tmp_path: Path) -> None:
