@@ -12,6 +12,7 @@ import signal
 import struct
 import sys
 import termios
+import time
 from pathlib import Path
 
 import trio
@@ -159,10 +160,14 @@ def screen_text(output: bytes, rows: int = 40, columns: int = 110) -> str:
 
 
 def _read_until(fd: int, text: str, timeout: float) -> bytes:
-    """What the terminal was sent until it showed `text`."""
+    """What the terminal was sent until it showed `text` (within `timeout` seconds in
+    all). The screen wraps a long line of the table log onto the next row, so the text is
+    looked for with the screen's runs of spaces and line ends read as one space."""
     shown = b""
-    while text not in screen_text(shown):
-        ready, _, _ = select.select([fd], [], [], timeout)
+    wanted = " ".join(text.split())
+    deadline = time.monotonic() + timeout
+    while wanted not in " ".join(screen_text(shown).split()):
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
         assert ready, f"{text!r} did not appear within {timeout} s:\n{screen_text(shown)}"
         try:
             chunk = os.read(fd, 65536)
