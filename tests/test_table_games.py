@@ -18,13 +18,14 @@ from typing import Any
 import pytest
 
 from engine import (
-    Draw, NormalBot, PeekBarrierExpired, Prng, Reshuffled, Revealed, RoundStarted, SeatView, Snap, SnapOutcome,
+    Discard, Draw, NormalBot, PeekBarrierExpired, Prng, Reshuffled, Revealed, RoundStarted, SeatView, Snap, SnapOutcome,
     SnapResolved, Spy, TurnTimedOut,
 )
 from p2p.audit import audit
 from p2p.order import message_hash
 from p2p.roster import TableRules
-from p2p.table import SeatLeft
+from p2p.table import SeatLeft, Step
+from p2p.table.machine import Applied
 from tests.spread import spread
 from tests.tablesim import TableNetwork
 
@@ -304,7 +305,8 @@ def test_R7_a_reshuffle_holds_up_only_reveals_of_its_new_pile(tmp_path: Path) ->
 def test_R6_a_bot_withdraws_an_intent_the_table_overtook_while_it_thought() -> None:
     """A live bot sends after its thinking or reaction time; if the table moved on
     meanwhile (here: the card it meant to snap was covered) the intent is withdrawn and
-    the bot is asked again, instead of earning a 'not the fastest' penalty."""
+    the bot is asked again, instead of earning a 'not the fastest' penalty. So is a snap
+    whose card a move of the bot's own, sent meanwhile, covers first."""
     net = TableNetwork(3, 11, rules=SMALL)
     net.start()
     table = net.tables[1]
@@ -320,6 +322,12 @@ def test_R6_a_bot_withdraws_an_intent_the_table_overtook_while_it_thought() -> N
     assert not driver.still_wanted(stale) and driver.snaps_in_flight == 0
     driver.acts_in_flight = 1
     assert not driver.still_wanted(Draw(1)) and driver.acts_in_flight == 0  # not its turn
+    # a discard of its own went out during the reaction time: it will cover the top first
+    driver.acts_in_flight, driver.snaps_in_flight = 1, 1
+    driver.sending(Discard(1))
+    assert not driver.still_wanted(fresh) and driver.snaps_in_flight == 0 and driver.snap() is None
+    driver.observe(Step(applied=[Applied(0, 1, Discard(1), ())]))  # the discard landed
+    assert driver.acts_in_flight == 0 and driver.still_wanted(fresh)
 
 
 def own_moves_that_spoiled_a_snap(net: TableNetwork) -> list[tuple[int, Any]]:
