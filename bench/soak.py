@@ -238,7 +238,13 @@ def _kept_if_failed(kind: str, run: Callable[[Path], str | None]) -> str | None:
     if why is None or why == SKIPPED:
         shutil.rmtree(folder, ignore_errors=True)
         return why
-    return f"{why}\n(logs and state kept in {folder})"
+    return f"{why}\n(logs, state and every process's whole output kept in {folder})"
+
+
+def _keep_output(folder: Path, name: str, text: str) -> None:
+    """A process's whole output, kept with a failed game: the first process to fail is
+    not always the cause, and its partners' stories are needed to tell."""
+    (folder / f"{name.split()[0]}.out").write_text(text)
 
 
 def _seat_processes(folder: Path, names: list[str], procs: list[Any]) -> list[list[str]]:
@@ -298,6 +304,7 @@ def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_roun
         failed = []
         for name, proc, out in [*runs, (f"{names[victim_seat]} (resumed)", again, [])]:
             code, text = finish(proc, out, timeout=300)
+            _keep_output(folder, name, text)
             if code != 0:  # (every process's story is told: the first to fail need not be the cause)
                 failed.append(f"{name} exited {code}:\n{text[-1500:]}")
         if failed:
@@ -343,6 +350,7 @@ def _stop_mid_game(folder: Path, names: list[str], victim_seat: int, stop_round:
         for seat, (name, proc, out) in enumerate(zip(names, procs, seen)):
             # Everybody ends at the leave, at once: well within the 60 s grace period.
             code, text = finish(proc, out, timeout=40)
+            _keep_output(folder, name, text)
             if seat == victim_seat:
                 if code != 0 or not ("You left the table" in text or "Game over" in text):  # (the game may end first)
                     failed.append(f"{name} (told to stop) exited {code}:\n{text[-1500:]}")
