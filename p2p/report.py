@@ -65,8 +65,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
     game = Game(len(names), skills, rules.target)
     narrator = Narrator(names, None, private_faces=True, card_ids=True, scores=False)
     round_no = 0
-    first_turn = 0
-    turn: int | None = None  # the engine's turn number; None before the round's first turn
+    turn = 0  # the round's turns so far (0: before its first turn)
     lines: list[str] = []
     faces: Mapping[int, int] = {}
 
@@ -99,20 +98,16 @@ def _rounds(result: AuditResult) -> Iterator[str]:
             if round_no:
                 yield from flush()
             round_no += 1
-            lines, turn = [], None
+            lines, turn = [], 0
             outcome = outcomes.get(round_no)
             faces = {**public[round_no - 1], **(outcome.faces if outcome else {})}
         elif isinstance(event, Revealed) and event.face is None:
             event = Revealed(event.card, event.to, faces.get(event.card))  # what the auditor knows
         game.apply(event)
-        when = "before the first turn" if turn is None else f"turn {turn - first_turn + 1}"
+        when = f"turn {turn}" if turn else "before the first turn"
         for told in narrator.narrate(game, event, applied.notes):
             lines.append(f"{when}: {'(private) ' if told.kind == 'private' else ''}{told.text}")
-        for note in applied.notes:
-            if isinstance(note, TurnStarted):
-                if turn is None:
-                    first_turn = note.turn
-                turn = note.turn
+        turn += sum(isinstance(note, TurnStarted) for note in applied.notes)
     if round_no:
         yield from flush()
     if result.refused:

@@ -458,7 +458,8 @@ class FileTarget:
 
     def run_audit(self, data: bytes) -> Verdict:
         result = audit(self.path(data))  # never raises for anything the log contains
-        require(bool(list(game_report(result))), "the audit tells its report")  # nor does telling it
+        for _line in game_report(result):  # nor does telling its report
+            pass
         if result.ok:
             return ACCEPTED
         failure = result.first_failure

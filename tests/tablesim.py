@@ -13,7 +13,7 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Prng, make_bot
+from engine import Intent, Prng, make_bot
 from p2p.deck import SeededSource
 from p2p.order import Delivered, Envelope, is_side
 from p2p.log import FairnessLog, header_for
@@ -149,7 +149,7 @@ class TableNetwork(Network):
             else:
                 self._send_act(peer.seat, table, intent, payload)
 
-    def _send_act(self, seat: int, table: TablePeer, intent: Any, payload: dict[str, Any]) -> None:
+    def _send_act(self, seat: int, table: TablePeer, intent: Intent, payload: dict[str, Any]) -> None:
         table.driver.sending(intent)
         self.send(seat, payload)
 
