@@ -59,7 +59,7 @@ from p2p.signing import SignedMessage, sign, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator
 from p2p.rejoin import restore
-from p2p.table import SeatDriver, SeatLeft, Step, TableMachine
+from p2p.table import Intake, SeatDriver, SeatLeft, Step, TableMachine
 from p2p.table.secrets import SeatSecrets
 from p2p.transport import LinkDown, LinkUp, Mesh, MeshEvent, Received, link_schemas
 
@@ -190,6 +190,7 @@ class TablePeer(SessionRecord):
             self._replayed = back.replayed
             self._replay_ms = (time.perf_counter() - started) * 1000
         self.orderer.owed = lambda seats: self.machine.owed(seats)  # (the machine may be swapped: asked late)
+        self._intake = Intake()  # delivered, not yet taken by the machine (nor logged)
         self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
         self._timer_at = float("inf")  # when the timer task wakes next unless woken earlier
         self._touched = False  # the table changed since the last `_after_processing` (not only acks)
@@ -474,12 +475,24 @@ class TablePeer(SessionRecord):
         self._pump()
 
     def _pump(self) -> None:
+        """Hand the machine what it can take of the agreed order, logging each message as
+        it goes in (`Intake`): what waits behind a held message first, then new deliveries."""
+        self._feed()
+        deliveries = self.orderer.deliveries()  # one at a time: a salt set now applies next
+        while not self._done.is_set():
+            delivered = next(deliveries, None)
+            if delivered is None:
+                return
+            self._intake.add(delivered)
+            self._feed()
+
+    def _feed(self) -> None:
         now = trio.current_time()
-        for delivered in self.orderer.deliveries():
-            self.log.append(delivered.envelope)
-            self._handle(self.machine.deliver(delivered, now))
+        for delivered in self._intake.ready(self.machine):
             if self._done.is_set():
                 return
+            self.log.append(delivered.envelope)
+            self._handle(self.machine.deliver(delivered, now))
 
     def _handle(self, step: Step) -> None:
         self._touched = True

@@ -22,8 +22,9 @@ sending a second, different share would be equivocation.
 Then the journal restores what the log cannot know: content that was sent but not yet
 delivered goes back into the seat's chain, and acks restore the promises they made (a
 resumed seat must never stamp below a stamp it promised, §7.3). Messages of others that
-had arrived but were not yet delivered are simply lost with the process; the others
-resend them, because a peer's heads are believed even when they go down (§7.6).
+had arrived but were not yet in the log (not delivered yet, or delivered but kept in the
+intake behind a held message, `p2p.table.intake`) are simply lost with the process; the
+others resend them, because a peer's heads are believed even when they go down (§7.6).
 """
 
 from __future__ import annotations

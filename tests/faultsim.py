@@ -24,7 +24,7 @@ from p2p.log import Header, LogContents
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.rejoin import restore
 from p2p.table import MESSAGES as TABLE_MESSAGES
-from p2p.table import SeatDriver
+from p2p.table import Intake, SeatDriver
 from p2p.transport import link_schemas
 from tests.ordersim import Envelope, make_signer
 from tests.tablesim import TableNetwork
@@ -143,6 +143,7 @@ class FaultNetwork(TableNetwork):
         table.machine, table.driver = back.machine, driver
         back.machine.pause_stall_clock(self.now)  # (it comes back to a table with a link down: its own)
         table.log = []  # (delivered positions continue in the records)
+        table.intake = Intake()  # (what the machine had not taken was lost with the process)
         self._links_change(lambda: self.dead.discard(seat))
         self.resumes += 1
         self._emit(peer, table, back.unsent)

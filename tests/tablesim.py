@@ -18,7 +18,7 @@ from p2p.deck import SeededSource
 from p2p.order import Delivered, Envelope, is_side
 from p2p.log import FairnessLog, header_for
 from p2p.roster import Member, Roster, TableRules, game_id_of, sign_roster
-from p2p.table import SeatDriver, Step, TableMachine, TableViolation
+from p2p.table import Intake, SeatDriver, Step, TableMachine, TableViolation
 from tests.ordersim import Network, SimPeer, seeded_identity
 
 
@@ -31,6 +31,7 @@ class TablePeer:
     log: list[Delivered] = field(default_factory=list)
     sides: list[Any] = field(default_factory=list)  # side messages, as they came or left
     records: list[tuple[bool, Any]] = field(default_factory=list)  # (is side, envelope), as a log holds them
+    intake: Intake = field(default_factory=Intake)  # delivered, not yet taken by the machine (nor logged)
 
 
 class TableNetwork(Network):
@@ -117,12 +118,19 @@ class TableNetwork(Network):
             table.sides.append(side)
             table.records.append((True, side))
             self._emit(peer, table, table.machine.receive_side(seat, side, self.now))
+        self._feed(peer, table)
         for d in peer.orderer.deliveries():  # one at a time: a salt set now applies next
             peer.delivered.append(d)
+            table.intake.add(d)
+            self._feed(peer, table)
+        self._drive(peer, table)
+
+    def _feed(self, peer: SimPeer, table: TablePeer) -> None:
+        """Hand the machine what it can take, logging each message as it goes in (`Intake`)."""
+        for d in table.intake.ready(table.machine):
             table.log.append(d)
             table.records.append((False, d.envelope))
             self._emit(peer, table, table.machine.deliver(d, self.now))
-        self._drive(peer, table)
 
     def _drive(self, peer: SimPeer, table: TablePeer) -> None:
         if peer.seat % 3 == 2:  # some seats make their shares ahead, as live peers do in lulls

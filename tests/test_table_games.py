@@ -378,8 +378,8 @@ class LooksSnapsAndStops(TableNetwork):
     mid-game, which breaks §9.8), all three on one breath. Peers ack at once and send their
     shares a little later (`share_lag`), as busy live peers do, so at seat 1 the snap and
     the stop are delivered while the spy still waits for its shares: when these come, one
-    step applies the spy, reveals the snapped card with seat 1's share, and stops at the
-    third message."""
+    step applies the spy and the snap, revealing the snapped card with seat 1's share, and
+    the next takes the stop (which waited in the intake, §10.1)."""
 
     SEAT = 1
 
@@ -428,9 +428,12 @@ def test_s9_9_a_seat_that_snaps_and_stops_the_game_at_once_still_sends_the_share
             assert halted.section == "§9.10" and "challenge" in halted.reason, halted
         else:
             assert halted.section == "§9.8" and "done before it was" in halted.reason, halted
-    stopping = next(step for step in net.tables[net.SEAT].steps  # the step that met the stop at seat 1
+    steps = net.tables[net.SEAT].steps
+    stopping = next(i for i, step in enumerate(steps)  # the step that met the stop at seat 1
                     if step.violation is not None or any(p["type"] == "opening" for p in step.send))
-    assert stopping.side  # the scenario arose: the share went out with it
+    # The scenario arose: the snap was taken when the spy's shares came, with the share it
+    # needs, and the stop was handed over right after (the intake kept it meanwhile).
+    assert any(isinstance(a.event, Snap) for a in steps[stopping - 1].applied) and steps[stopping - 1].side
     assert identical_logs(net)
     for path in net.write_logs(tmp_path):
         result = audit(path)
@@ -440,6 +443,39 @@ def test_s9_9_a_seat_that_snaps_and_stops_the_game_at_once_still_sends_the_share
         else:
             section = "§9.10" if stop == "challenge" else "§9.8"
             assert result.first_failure.section == section and result.first_failure.seat == net.SEAT
+
+
+class LeavesWhileSharesWait(LooksSnapsAndStops):
+    """Seat 1 spies and leaves in one breath, and seat 0 sends a message of its own soon
+    after it has the leave (so ordered after it), while the spy's shares are still on
+    their way to some peers: those peers hold the leave behind the spy (§9.4)."""
+
+    def __init__(self, after: float, *args: Any, **kwargs: Any) -> None:
+        super().__init__("leave", *args, **kwargs)
+        self.after = after
+
+    def _drive(self, peer: Any, table: Any) -> None:
+        stopped = self.stopped_at
+        super()._drive(peer, table)
+        if stopped is None and self.stopped_at is not None:
+            self.schedule(self.now + self.after, lambda: self.send(0, {"type": "leave", "v": 1, "reason": "me too"}))
+
+
+@pytest.mark.parametrize("after", [0.003, 0.004, 0.005, 0.006])
+def test_s10_1_every_log_ends_at_the_leave_even_where_the_leave_waited_for_shares(after: float, tmp_path: Path) -> None:
+    """A message ordered after a `leave` that one peer held behind a reveal's shares and
+    another took at once: the first must not log it (its machine never takes it), so
+    every log ends at the leave and all are identical (§9.8, §10.1)."""
+    net = LeavesWhileSharesWait(after, 3, 0, rules=SMALL, latency=0.002, jitter=0.0005, share_lag=0.005)
+    net.run(limit=200)
+    assert all(isinstance(t.machine.halted, SeatLeft) and t.machine.halted.seat == net.SEAT for t in net.tables)
+    # the scenario arose: some peer's order delivered seat 0's message after the leave
+    assert any(p.delivered[-1].seat == 0 and p.delivered[-1].envelope.inner["type"] == "leave" for p in net.peers)
+    assert identical_logs(net)
+    assert all(t.log[-1].seat == net.SEAT and t.log[-1].envelope.inner["type"] == "leave" for t in net.tables)
+    for path in net.write_logs(tmp_path):
+        result = audit(path)
+        assert result.ok and result.left is not None and result.left.seat == net.SEAT, result.first_failure
 
 
 def test_R4_R5_an_away_player_is_played_by_the_timers_and_the_game_ends(tmp_path: Path) -> None:

@@ -114,6 +114,7 @@ from p2p.deck.shuffle import Deck
 from p2p.identity import short_id
 from p2p.order import Delivered, message_hash
 from p2p.roster import TableRules
+from p2p.table.intake import judged_at_once
 from p2p.table.messages import intent_of, intent_payload
 from p2p.table.secrets import SeatSecrets
 
@@ -418,7 +419,7 @@ class TableMachine:
         if self.halted is not None or self.finished:
             return step
         inner = delivered.envelope.inner
-        if delivered.rejected is None and inner["type"] == "stalled" and inner["what"] == "shares":
+        if judged_at_once(delivered):
             # Shares are not ordered, so what a peer holds of them when the claim arrives
             # differs from peer to peer: the claim is judged at once, on its own (§9.11).
             self.position = delivered.position
@@ -433,6 +434,12 @@ class TableMachine:
         self._flush_shares(step)
         self._track_stall()
         return step
+
+    @property
+    def holding(self) -> bool:
+        """An ordered message waits here for a reveal's shares (§9.4): the shell hands
+        over nothing more until it is taken but a stall claim about shares (`Intake`)."""
+        return bool(self._held)
 
     def _run_held(self, step: Step) -> None:
         """Process held ordered messages in order, but never while a reveal waits for its

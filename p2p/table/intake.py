@@ -1,0 +1,62 @@
+"""What the order delivered, handed to the table machine as it can take it (§9.4, §10.1).
+
+Theory of operation
+-------------------
+A peer logs each delivered message as it hands it to its `TableMachine`, so its log is
+exactly what its machine took, in that order: the audit and a resumed seat replay it
+call for call. The machine holds an ordered message behind a reveal that waits for
+shares (§9.4), and shares are not ordered, so one peer may hold a message that another
+takes at once. Were the later messages of the order handed over (and logged) behind a
+held one, a held message that ends the game (a `leave`, say) would end some logs with
+records after it and others without.
+
+So the intake keeps what the order delivered while the machine holds something, and
+hands it over once the held message is taken; once the game is over (or halted at a
+violation) it hands over nothing more, as the machine would take nothing. One kind of
+message cannot wait: a stall claim about shares (§9.11) is judged at once, because it is
+what ends a wait for shares that never come. When one is in the intake, everything
+before it is handed over (the machine holds it) and then the claim. Sans-I/O.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from typing import Protocol
+
+from p2p.order import Delivered
+
+
+class Holder(Protocol):
+    finished: bool
+    halted: object  # the violation that halted it, or None
+
+    @property
+    def holding(self) -> bool: ...
+
+
+def judged_at_once(delivered: Delivered) -> bool:
+    """A stall claim about shares: the table machine takes it even while it holds others."""
+    inner = delivered.envelope.inner
+    return delivered.rejected is None and inner["type"] == "stalled" and inner["what"] == "shares"
+
+
+class Intake:
+    """Delivered messages the machine is not ready for, in the agreed order."""
+
+    def __init__(self) -> None:
+        self._waiting: deque[Delivered] = deque()
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def add(self, delivered: Delivered) -> None:
+        self._waiting.append(delivered)
+
+    def ready(self, machine: Holder) -> Iterator[Delivered]:
+        """Yield the messages to log and hand to `machine` now, one at a time: hand each
+        over before taking the next (whether the machine holds depends on it)."""
+        while self._waiting and not machine.finished and machine.halted is None:
+            if machine.holding and not any(judged_at_once(d) for d in self._waiting):
+                return
+            yield self._waiting.popleft()
