@@ -9,8 +9,9 @@ At a table, vanishing would leave the others waiting out the grace period for a 
 that will not come back (§11.3) and this seat's log ending in mid-game; so while a seat
 plays (`leaving_on_stop`), the first signal makes it *leave*: a `leave` in the agreed
 order (§9.8) with a reason that says what happened, after which every peer's game ends
-at the same point and every log closes valid. The command then finishes as after any
-leaving. A second signal, or a leave that has not finished within `STOP_WAIT`, cancels.
+at the same point and every log closes valid. Its stay for the others after the end
+(§11.4) is cut to fit, so the command then finishes as after any leaving, within
+`STOP_WAIT`. A second signal, or a leave that has not finished by then, cancels.
 
 A hang-up means the terminal is gone: output to it would only fail, so standard output
 and error are pointed at /dev/null first where they were that terminal (a JSON line
@@ -33,6 +34,7 @@ from p2p.groups import lone_exception_unwrapped
 
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_WAIT: Final = 10.0  # seconds a seat gets to leave its table after a signal
+LEAVE_WITHIN: Final = STOP_WAIT - 2.0  # ... to end its stay after the game (§11.4), leaving time to close
 INTERRUPTED: Final = 130  # exit status when a signal cut the command short
 
 # Why the seat leaves, as the others read it after its name ("Bo left the table (…)").
@@ -43,7 +45,7 @@ REASONS: Final = {
     signal.SIGHUP: TERMINAL_CLOSED,
 }
 
-Leave = Callable[[str], Awaitable[None]]
+Leave = Callable[[str, float], Awaitable[None]]  # (reason, seconds it has to be gone)
 
 
 class _Stop:
@@ -58,8 +60,8 @@ _STOP: ContextVar[_Stop] = ContextVar("bandit_lan_stop")
 
 @contextmanager
 def leaving_on_stop(leave: Leave) -> Iterator[None]:
-    """While this block runs (a seat plays), a stop signal calls `leave(reason)` instead
-    of cancelling the command."""
+    """While this block runs (a seat plays), a stop signal calls `leave(reason, within)`
+    instead of cancelling the command: the seat has `within` seconds to be gone."""
     stop = _STOP.get(None)
     if stop is None:  # not under run_until_stopped (a test): nothing watches signals
         yield
@@ -127,7 +129,7 @@ def run_until_stopped(main: Callable[[], Awaitable[int]]) -> int:
                             if stop.leave is not None and not leaving:
                                 leaving = True
                                 _tell("\nLeaving the table.")
-                                nursery.start_soon(stop.leave, REASONS[signal.Signals(signum)])
+                                nursery.start_soon(stop.leave, REASONS[signal.Signals(signum)], LEAVE_WITHIN)
                                 nursery.start_soon(cancel_after, STOP_WAIT)
                                 continue
                             _tell("\nStopped." if leaving else "\nLeaving the table.")

@@ -225,6 +225,8 @@ class TablePeer(SessionRecord):
         self._in_order_end = False  # the game ended at a point of the agreed order (§11.4)
         self._late: list[MeshEvent] = []  # events that came as the game ended, for the farewell
         self.see_off_limit = SEE_OFF_LIMIT
+        self._gone_by = float("inf")  # when this process must be gone (it was told to stop)
+        self._see_off_wake = trio.Event()  # something changed for the stay after the end
 
     # -- TableSession ----------------------------------------------------------------
 
@@ -251,13 +253,17 @@ class TablePeer(SessionRecord):
     async def changed(self) -> None:
         await self._watch.changed.wait()
 
-    async def leave(self, reason: str = CHOSE_TO_LEAVE) -> None:
+    async def leave(self, reason: str = CHOSE_TO_LEAVE, within: float | None = None) -> None:
         """Say goodbye through the agreed order and wait (briefly) until our own `leave`
         is delivered back, so this log ends where everybody else's does (§9.8). `reason`
         tells the others why (the client's Ctrl-C, or a signal that stops the process); a
         second call while the first is under way only waits with it. After the game ended
         there is nothing to leave: the seat only marks itself leaving, so that a client
-        still showing the final standings closes."""
+        still showing the final standings closes. `within`: the seconds this process has
+        to be gone (it was told to stop), to which the stay after the end is cut (§11.4)."""
+        if within is not None:
+            self._gone_by = min(self._gone_by, trio.current_time() + within)
+            self._see_off_wake.set()
         if self._done.is_set():
             self._progress.leaving = True
             self._watch.poke()
@@ -687,18 +693,18 @@ class TablePeer(SessionRecord):
         or said goodbye; a seat whose link dropped is waited for (bounded)."""
         linked = self.mesh.linked()
         up = [s for s, peer in enumerate(self.machine.seats) if peer in linked]
-        farewell = Farewell.begin(len(self.names), self._me, trio.current_time(), up=up, gone=self._said_bye,
+        began = trio.current_time()
+        farewell = Farewell.begin(len(self.names), self._me, began, up=up, gone=self._said_bye,
                                   limit=self.see_off_limit)
         holds = self.orderer.holds_ours
         told: set[int] = set()
-        wake = trio.Event()
 
         def on_events(events: list[MeshEvent]) -> None:
             for event in events:
                 self._farewell_event(farewell, event)
             if self.orderer.ack_due():
                 self.mesh.broadcast(self._ack_frame())
-            wake.set()
+            self._see_off_wake.set()
 
         late, self._late = self._late, []
         on_events(late)
@@ -707,17 +713,20 @@ class TablePeer(SessionRecord):
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 self.mesh.attach(on_events)
-                while not farewell.over(holds, trio.current_time()):
+                while True:
+                    farewell.until = min(farewell.until, self._gone_by)  # told to stop: cut short
+                    if farewell.over(holds, trio.current_time()):
+                        break
                     dropped = [s for s in farewell.staying_for(holds) if s not in farewell.up]
-                    self._tell_dropped([s for s in dropped if s not in told])
+                    self._tell_dropped([s for s in dropped if s not in told], farewell.until - trio.current_time())
                     told.update(dropped)
                     for seat in dropped:  # §6.5: the lower seat dials
                         if self._dials(seat):
                             self._start_redial(seat, lambda seat=seat: not {seat} & (farewell.up | farewell.gone))
                     timed = self.orderer.next_deadline()
                     with trio.move_on_at(farewell.until if timed is None else min(timed, farewell.until)):
-                        await wake.wait()
-                    wake = trio.Event()
+                        await self._see_off_wake.wait()
+                    self._see_off_wake = trio.Event()
                     self._send_timed(trio.current_time())
                 nursery.cancel_scope.cancel()
         finally:
@@ -725,13 +734,13 @@ class TablePeer(SessionRecord):
         behind = farewell.staying_for(holds)
         if behind:
             names = " and ".join(self.names[s] for s in behind)
-            self._say(f"Left the table without word from {names} within {self.see_off_limit:.0f} s.", "warning")
+            self._say(f"Left the table without word from {names} within {farewell.until - began:.0f} s.", "warning")
             self._watch.poke()
 
-    def _tell_dropped(self, seats: list[int]) -> None:
+    def _tell_dropped(self, seats: list[int], staying: float) -> None:
         if seats:
             names = " and ".join(self.names[s] for s in seats)
-            self._say(f"The link to {names} dropped as the game ended: staying up to {self.see_off_limit:.0f} s "
+            self._say(f"The link to {names} dropped as the game ended: staying up to {max(staying, 0):.0f} s "
                       f"so that {names} can finish it too.", "table")
             self._watch.poke()
 

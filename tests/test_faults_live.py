@@ -17,6 +17,7 @@ import trio
 from engine import NormalBot
 from p2p.audit import audit
 from p2p.journal import read_journal, unfinished_journals
+from p2p.peer import TablePeer
 from tests.cli_support import bandit, finish, kill_all, read_until
 from tests.live_support import running, until
 
@@ -381,6 +382,17 @@ async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still
         assert result.ok and result.left is not None and result.first_failure is None, (i, result.first_failure)
 
 
+class CutAtTheEnd(TablePeer):
+    """A peer whose link through `proxy` is cut the moment its game ends."""
+
+    proxy = None
+
+    def _finish(self, why: str) -> None:
+        if self.proxy is not None and not self._done.is_set():
+            self.proxy.cut()
+        super()._finish(why)
+
+
 async def test_s11_4_a_link_that_drops_as_the_game_ends_is_waited_for_and_everybody_finishes(tmp_path: Path) -> None:
     """The moment seat 0 ends its game, its link to peers[2] (50 ms each way, through
     the test proxy) is cut, with whatever was in flight on it. Seat 0 stays on (§11.4)
@@ -390,16 +402,6 @@ async def test_s11_4_a_link_that_drops_as_the_game_ends_is_waited_for_and_everyb
     from p2p.roster import TableRules
     from tests.faultproxy import LOOPBACK, link_proxy
     from tests.live_support import seat_live_table
-
-    from p2p.peer import TablePeer
-
-    class CutAtTheEnd(TablePeer):
-        proxy = None
-
-        def _finish(self, why: str) -> None:
-            if self.proxy is not None and not self._done.is_set():
-                self.proxy.cut()
-            super()._finish(why)
 
     stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=5),
                                          classes={0: CutAtTheEnd})
@@ -425,6 +427,45 @@ async def test_s11_4_a_link_that_drops_as_the_game_ends_is_waited_for_and_everyb
     for i in range(3):
         result = audit(summaries[i].log_path)
         assert result.ok and result.finished, result.first_failure
+
+
+async def test_s11_4_a_seat_told_to_stop_stays_after_the_end_only_as_long_as_it_has(tmp_path: Path) -> None:
+    """Seat 0 leaves because its process was told to stop, with 1.5 s to be gone, and its
+    link to peers[2] is cut as its game ends at its `leave`. It stays for that seat only
+    as long as it has, then goes and says so; its log is intact and ends at its leave.
+    (It used to stay its full 15 s, and the process was cancelled at its 10 s to stop,
+    exit status 130.) The others end their game too."""
+    from p2p.roster import TableRules
+    from tests.faultproxy import LOOPBACK, link_proxy
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=5000),
+                                         classes={0: CutAtTheEnd})
+    low, high = peers[0], peers[2]
+    for peer in peers:
+        peer.grace = 600.0
+    async with stack, link_proxy((LOOPBACK, high.mesh.port), delay=0.05) as proxy:
+        high_id = through(proxy, low, high)
+        with trio.fail_after(60):
+            async with running(peers) as summaries:
+                await until(lambda: proxy.connections >= 1 and high_id in low.mesh.linked()
+                            and low.machine.round_number >= 1, low, high)
+                low.proxy = proxy  # type: ignore[attr-defined]
+                asked = trio.current_time()
+                await low.leave("it was interrupted", 1.5)
+                await until(lambda: 0 in summaries, low)
+                gone = trio.current_time() - asked
+                for peer in peers:
+                    peer.grace = 0.5  # (whoever still waits for seat 0 need not wait long)
+    stayed = [line.text for line in low.lines if "dropped as the game ended" in line.text]
+    assert stayed and "staying up to 1 s" in stayed[0], stayed
+    assert any("without word from" in line.text and "within 1 s" in line.text for line in low.lines)
+    assert gone < 1.5 + 0.5, gone
+    result = audit(summaries[0].log_path)
+    assert result.ok and result.left is not None and result.left.seat == low.me, result.first_failure
+    for i in (1, 2):
+        result = audit(summaries[i].log_path)
+        assert result.ok, result.first_failure
 
 
 async def test_s11_3_a_players_own_leaving_wins_over_an_absence_and_the_log_names_nobody_absent(tmp_path: Path) -> None:

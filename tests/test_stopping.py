@@ -18,7 +18,7 @@ from pathlib import Path
 import trio
 from cli_support import ROOT, bandit, finish, kill_all, read_until
 
-from cli.stopping import INTERRUPTED, REASONS, leaving_on_stop, run_until_stopped
+from cli.stopping import INTERRUPTED, REASONS, STOP_WAIT, leaving_on_stop, run_until_stopped
 from p2p.audit import audit
 from p2p.log import read_log
 
@@ -33,8 +33,9 @@ def test_a_signal_makes_a_playing_seat_leave_with_a_reason_and_the_command_finis
     async def main() -> int:
         left = trio.Event()
 
-        async def leave(reason: str) -> None:
+        async def leave(reason: str, within: float) -> None:
             reasons.append(reason)
+            assert 0 < within < STOP_WAIT  # its stay after the end is cut to fit (§11.4)
             left.set()
 
         with leaving_on_stop(leave), trio.fail_after(10):
@@ -60,7 +61,7 @@ def test_a_second_signal_cancels_a_leave_that_hangs() -> None:
     reasons: list[str] = []
 
     async def main() -> int:
-        async def leave(reason: str) -> None:
+        async def leave(reason: str, within: float) -> None:
             reasons.append(reason)
             _stop_self(signal.SIGINT)  # the player presses Ctrl-C again while we wait
             await trio.sleep_forever()
