@@ -358,6 +358,9 @@ def _stop_mid_game(folder: Path, names: list[str], victim_seat: int, stop_round:
                 ended_early = True  # (exit 1: its game stopped early)
             elif not (code == 0 and "Game over" in text):  # (the last move may have ended the game first)
                 failed.append(f"{name} exited {code}:\n{text[-1500:]}")
+            # Nothing here breaks a link (a signal makes its seat leave, and say goodbye on
+            # every link): a seat that went without word from another shows a goodbye lost.
+            failed.extend(f"{name}: {line.strip()}" for line in text.splitlines() if "without word from" in line)
         if failed:
             return "\n".join(failed)
     except subprocess.TimeoutExpired as exc:
