@@ -195,6 +195,38 @@ def test_s11_4_without_the_farewell_a_peer_killed_at_the_end_could_not_finish() 
     assert all(t.machine.finished for s, t in enumerate(net.tables) if s != victim)
 
 
+@pytest.mark.parametrize("seed", [0, 2, 4])
+def test_11_3_a_peer_killed_while_messages_wait_in_its_intake_resumes_and_the_game_completes(seed: int,
+                                                                                             tmp_path: Path) -> None:
+    """Killed while the order had delivered messages that its table was not ready for
+    (they waited behind one held for a reveal's shares, and were not logged, §10.1): they
+    are lost with the process like messages not yet delivered, the others resend them on
+    its return, and the game completes with every log auditing clean."""
+    net = FaultNetwork(3, seed, rules=RULES, share_lag=0.02)  # (shares late, as on a busy machine)
+    deliver, struck = net.on_deliveries, []
+
+    def kill_while_waiting(peer) -> None:  # type: ignore[no-untyped-def]
+        deliver(peer)
+        table = net.tables[peer.seat]
+        if not struck and len(table.intake) and table.machine.round_number >= 1:
+            struck.append((net.now, peer.seat, len(table.intake)))
+            net.kill(peer.seat)
+
+    net.on_deliveries = kill_while_waiting  # type: ignore[method-assign]
+    net.start()
+    net.play_until(lambda: bool(struck) or all(t.machine.finished for t in net.tables))
+    assert struck, "no peer ever had messages waiting in its intake"
+    at, victim, waiting = struck[0]
+    net.run_until(at + 2.0)
+    net.resume(victim)
+    net.play_on(limit=at + 300.0)
+    assert net.resumes == 1 and all(t.machine.finished for t in net.tables), [t.machine.halted for t in net.tables]
+    assert len({t.machine.outcomes[-1].totals for t in net.tables}) == 1
+    for path in net.write_logs(tmp_path):
+        result = audit(path)
+        assert result.ok and result.finished, result.first_failure
+
+
 def test_11_3_a_return_before_a_seats_keys_ends_its_absence_only_once_its_keys_are_in() -> None:
     """Before the table's first message it waits for every seat's keys (§9.2). A seat that
     comes back then, lets the others' keys be delivered but withholds its own, and drops
