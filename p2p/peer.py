@@ -222,6 +222,7 @@ class TablePeer(SessionRecord):
         self._redialing: set[int] = set()
         self._absent_seat: int | None = None  # the seat whose absence ended the game
         self._said_bye: set[int] = set()  # seats whose link went down after a goodbye
+        self._lost_why: dict[int, str] = {}  # seat -> how its link last went down
         self._in_order_end = False  # the game ended at a point of the agreed order (§11.4)
         self._late: list[MeshEvent] = []  # events that came as the game ended, for the farewell
         self.see_off_limit = SEE_OFF_LIMIT
@@ -429,8 +430,10 @@ class TablePeer(SessionRecord):
         elif isinstance(event, LinkDown):
             self._touched = True  # a link came or went: screens and timers take note
             seat = self._seat_of(event.peer)
-            if seat is not None and event.clean:
-                self._said_bye.add(seat)
+            if seat is not None:
+                self._lost_why[seat] = event.reason
+                if event.clean:
+                    self._said_bye.add(seat)
             self._link_down(event)
         elif isinstance(event, LinkUp):
             self._touched = True
@@ -740,8 +743,9 @@ class TablePeer(SessionRecord):
     def _tell_dropped(self, seats: list[int], staying: float) -> None:
         if seats:
             names = " and ".join(self.names[s] for s in seats)
-            self._say(f"The link to {names} dropped as the game ended: staying up to {max(staying, 0):.0f} s "
-                      f"so that {names} can finish it too.", "table")
+            how = "; ".join(f"{self.names[s]}: {self._lost_why[s]}" for s in seats if s in self._lost_why)
+            self._say(f"The link to {names} dropped as the game ended{f' ({how})' if how else ''}: staying up to "
+                      f"{max(staying, 0):.0f} s so that {names} can finish it too.", "table")
             self._watch.poke()
 
     def _farewell_event(self, farewell: Farewell, event: MeshEvent) -> None:
@@ -759,6 +763,7 @@ class TablePeer(SessionRecord):
             self.orderer.on_link_up(seat, trio.current_time())
             self.mesh.broadcast(self._ack_frame())  # it may have restarted: our promise again, at once
         elif isinstance(event, LinkDown):
+            self._lost_why[seat] = event.reason
             farewell.link_down(seat, clean=event.clean)
 
     def _ack_frame(self) -> dict[str, Any]:

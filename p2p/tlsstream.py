@@ -46,7 +46,8 @@ class TlsStream(trio.abc.Stream):
         self._outgoing = ssl.MemoryBIO()
         self._tls = context.wrap_bio(self._incoming, self._outgoing, server_side=server_side)
         self._pending = bytearray()
-        self._broken: BaseException | None = None
+        self._broken: BaseException | None = None  # nothing more can be read or written
+        self._send_failed: BaseException | None = None  # nothing more can be sent; what came can be read
         self._closed = False
         self._ended = False  # the peer's close_notify has been read
         self._reading = False
@@ -96,7 +97,7 @@ class TlsStream(trio.abc.Stream):
     def write(self, data: bytes) -> int:
         """Encrypt `data` and send what the socket takes now; returns the bytes left
         pending for `drain`. Never blocks, never yields."""
-        self._check_open()
+        self._check_sending()
         try:
             self._tls.write(data)
         except (ssl.SSLError, OSError) as exc:
@@ -112,11 +113,11 @@ class TlsStream(trio.abc.Stream):
         self._draining = True
         try:
             if not self._pending:
-                self._check_open()
+                self._check_sending()
                 await trio.lowlevel.checkpoint()
                 return
             while self._pending:
-                self._check_open()
+                self._check_sending()
                 await trio.lowlevel.wait_writable(self._sock)
                 self._send_now()
         finally:
@@ -135,15 +136,18 @@ class TlsStream(trio.abc.Stream):
             self._pending += out
 
     def _send_now(self, *, quiet: bool = False) -> None:
-        while self._pending:
+        while self._pending and self._send_failed is None:
             try:
                 sent = self._sock.send(self._pending)
             except BlockingIOError:
                 return
             except OSError as exc:
+                # The peer reset or closed the connection. What it sent before that (its
+                # goodbye, say) may still wait in the socket: reading goes on.
+                self._send_failed = exc
                 if quiet:
                     return
-                raise self._break(exc) from exc
+                raise self._sending_broken() from exc
             del self._pending[:sent]
 
     # -- receiving ---------------------------------------------------------------------
@@ -196,7 +200,7 @@ class TlsStream(trio.abc.Stream):
             size += len(data)
         self._collect()  # (post-handshake messages may need an answer)
         if self._pending:
-            self._send_now()
+            self._send_now(quiet=True)  # (a failed send is the writer's to report)
         if chunks:
             return b"".join(chunks)
         return b"" if self._ended else None
@@ -227,7 +231,7 @@ class TlsStream(trio.abc.Stream):
             await trio.lowlevel.checkpoint()
             return
         try:
-            if self._broken is None:
+            if self._broken is None and self._send_failed is None:
                 try:
                     self._tls.unwrap()
                 except (ssl.SSLError, OSError, ValueError):
@@ -245,6 +249,17 @@ class TlsStream(trio.abc.Stream):
             raise trio.ClosedResourceError("the TLS stream is closed")
         if self._broken is not None:
             raise trio.BrokenResourceError("the TLS connection is broken") from self._broken
+
+    def _check_sending(self) -> None:
+        self._check_open()
+        if self._send_failed is not None:
+            raise self._sending_broken() from self._send_failed
+
+    def _sending_broken(self) -> trio.BrokenResourceError:
+        assert self._send_failed is not None
+        error = trio.BrokenResourceError(str(self._send_failed) or type(self._send_failed).__name__)
+        error.__cause__ = self._send_failed
+        return error
 
     def _break(self, exc: BaseException) -> trio.BrokenResourceError:
         if self._broken is None:

@@ -68,6 +68,7 @@ log = logging.getLogger("bandit_lan.transport")
 HANDSHAKE_TIMEOUT = 10.0
 DIAL_TIMEOUT = 5.0
 DIAL_ATTEMPTS = 4
+LINGER = 1.0  # seconds a link whose connection broke under a write waits for the reader (`Mesh._guarded`)
 OUTBOX_FRAMES = 1024  # frames waiting for a peer that has no link
 OUTBOX_BYTES = 4 << 20  # bytes a link's connection has not taken yet
 INBOUND_EVENTS = 1024
@@ -141,6 +142,7 @@ class _Link:
     done: trio.Event = field(default_factory=trio.Event)
     wake: trio.Event = field(default_factory=trio.Event)  # the writer has bytes to flush, or must close
     flushed: trio.Event = field(default_factory=trio.Event)  # set (and replaced) each time the writer flushed
+    read_over: trio.Event = field(default_factory=trio.Event)  # the reader stopped
     end_reason: str | None = None
     end_error: ProtocolError | None = None
     clean: bool = False
@@ -152,11 +154,12 @@ class _Link:
 
     def write(self, frame: bytes) -> int | None:
         """Write `frame` to the connection now: the bytes it has not taken yet, or None
-        if the connection is gone (the link is then ending)."""
+        if the connection is gone (the link is then ending: the writer finds out too, and
+        ends it once the reader has taken what came before, see `Mesh._guarded`)."""
         try:
             return self.tls.write(frame)
-        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-            self.end(f"connection lost ({describe_tls_failure(exc)})")
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.wake.set()
             return None
 
 
@@ -553,7 +556,10 @@ class Mesh:
             self._emit(LinkDown(peer_id, link.end_reason or "link closed", link.end_error, link.clean, fault))
 
     async def _guarded(self, fn: Callable[[_Peer, _Link], Awaitable[None]], peer: _Peer, link: _Link) -> None:
-        """Run a link half; the first way it ends becomes the link's end reason."""
+        """Run a link half; the first way it ends becomes the link's end reason. When
+        the writer finds the connection gone (the peer closed it, or reset it), what the
+        peer sent before that may still wait in the socket, its goodbye among it: the
+        reader gets up to `LINGER` seconds to take it, so a goodbye counts as one."""
         reason: str | None = None
         try:
             await fn(peer, link)
@@ -567,6 +573,12 @@ class Mesh:
                 link.clean = exc.clean
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             reason = f"connection lost ({describe_tls_failure(exc)})"
+            if fn == self._write and link.end_reason is None:
+                with trio.move_on_after(LINGER):
+                    await link.read_over.wait()
+        finally:
+            if fn == self._read:
+                link.read_over.set()
         if link.end_reason is None:
             link.end_reason = reason
         link.scope.cancel()

@@ -134,3 +134,40 @@ async def test_s4_6_a_mesh_that_is_leaving_takes_no_new_link(tmp_path: Path) -> 
                 assert isinstance(event, LinkDown), event
                 assert event.reason == "link setup failed: left: gone", event.reason
             assert a_id.peer_id not in b.linked()
+
+
+async def test_s4_6_a_goodbye_counts_even_when_a_write_found_the_connection_gone_first(tmp_path: Path) -> None:
+    """B says goodbye and closes while A's reader has not yet taken the goodbye (a busy
+    peer), and A's next write finds the connection reset. The goodbye still counts: the
+    link ends clean, with B's reason (a peer seeing the table off after the game would
+    otherwise wait for B as for a lost link, §11.4)."""
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    schemas = link_schemas(BLOB)
+    with trio.fail_after(30):
+        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+            gate = trio.Event()
+            reader = a._read  # noqa: SLF001 - A's reader waits until its write has failed
+
+            async def busy_reader(peer, link) -> None:  # type: ignore[no-untyped-def]
+                await gate.wait()
+                await reader(peer, link)
+
+            a._read = busy_reader  # type: ignore[method-assign]  # noqa: SLF001
+            a.set_table(TABLE)
+            b.set_table(TABLE)
+            a.expect(b_id.certificate)
+            b.expect(a_id.certificate, ("127.0.0.1", a.port), dial=True)
+            assert isinstance(await b.receive(), LinkUp)
+            assert isinstance(await a.receive(), LinkUp)
+            await b.aclose("off home")
+            link = a._peers[b_id.peer_id].link  # noqa: SLF001
+            assert link is not None
+            for _ in range(1000):  # B's kernel resets the connection at the first frame: a few writes at most
+                a.send(b_id.peer_id, {"type": "test.blob", "v": 1, "data": b"ack"})
+                if link.tls._send_failed is not None:  # noqa: SLF001
+                    break
+                await trio.lowlevel.checkpoint()
+            assert link.tls._send_failed is not None  # noqa: SLF001
+            gate.set()
+            event = await a.receive()
+            assert isinstance(event, LinkDown) and event.clean and "off home" in event.reason, event

@@ -118,6 +118,26 @@ async def test_a_tcp_end_without_close_notify_is_an_end_too(tmp_path: Path) -> N
             assert await server.receive_some() == b""
 
 
+async def test_s4_6_what_came_before_a_reset_is_still_read_after_a_write_failed_on_it(tmp_path: Path) -> None:
+    """The peer wrote its last words and closed with data of ours unread, so its kernel
+    reset the connection. Our next write fails; what it wrote before is still read (a
+    goodbye counts as one, §4.6), and then the stream ends."""
+    with trio.fail_after(10):
+        async with tls_pair(tmp_path) as (client, server):
+            client.write(b"unread")  # in the server's socket, never read: its close resets
+            server.write(b"goodbye")
+            await server.aclose()
+            with pytest.raises(trio.BrokenResourceError) as caught:
+                for _ in range(1000):  # (the reset is there once the close returned; a few writes at most)
+                    client.write(b"an ack")
+                    await trio.lowlevel.checkpoint()
+            assert isinstance(caught.value.__cause__, OSError)
+            with pytest.raises(trio.BrokenResourceError):
+                await client.drain()  # sending stays broken
+            assert await read_exactly(client, 7) == b"goodbye"
+            assert await client.receive_some() == b""
+
+
 async def test_a_closed_or_broken_stream_says_so(tmp_path: Path) -> None:
     with trio.fail_after(10):
         async with tls_pair(tmp_path) as (client, server):
