@@ -486,22 +486,12 @@ class TablePeer(SessionRecord):
     def _pump(self) -> None:
         """Hand the machine what it can take of the agreed order, logging each message as
         it goes in (`Intake`): what waits behind a held message first, then new deliveries."""
-        self._feed()
-        deliveries = self.orderer.deliveries()  # one at a time: a salt set now applies next
-        while not self._done.is_set():
-            delivered = next(deliveries, None)
-            if delivered is None:
-                return
-            self._intake.add(delivered)
-            self._feed()
-
-    def _feed(self) -> None:
         now = trio.current_time()
-        for delivered in self._intake.ready(self.machine):
-            if self._done.is_set():
-                return
+        for delivered in self._intake.pull(self.orderer.deliveries(), self.machine):
             self.log.append(delivered.envelope)
             self._handle(self.machine.deliver(delivered, now))
+            if self._done.is_set():
+                return
 
     def _handle(self, step: Step) -> None:
         self._touched = True

@@ -147,7 +147,7 @@ class TlsStream(trio.abc.Stream):
                 self._send_failed = exc
                 if quiet:
                     return
-                raise self._sending_broken() from exc
+                raise _broken_by(exc) from exc
             del self._pending[:sent]
 
     # -- receiving ---------------------------------------------------------------------
@@ -253,17 +253,16 @@ class TlsStream(trio.abc.Stream):
     def _check_sending(self) -> None:
         self._check_open()
         if self._send_failed is not None:
-            raise self._sending_broken() from self._send_failed
-
-    def _sending_broken(self) -> trio.BrokenResourceError:
-        assert self._send_failed is not None
-        error = trio.BrokenResourceError(str(self._send_failed) or type(self._send_failed).__name__)
-        error.__cause__ = self._send_failed
-        return error
+            raise _broken_by(self._send_failed) from self._send_failed
 
     def _break(self, exc: BaseException) -> trio.BrokenResourceError:
         if self._broken is None:
             self._broken = exc
-        error = trio.BrokenResourceError(str(exc) or type(exc).__name__)
-        error.__cause__ = exc
-        return error
+        return _broken_by(exc)
+
+
+def _broken_by(exc: BaseException) -> trio.BrokenResourceError:
+    """trio's error for a broken stream, with `exc` as its cause."""
+    error = trio.BrokenResourceError(str(exc) or type(exc).__name__)
+    error.__cause__ = exc
+    return error

@@ -541,7 +541,7 @@ class Mesh:
         with link.scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._guarded, self._write, peer, link)
-                nursery.start_soon(self._guarded, self._read, peer, link)
+                nursery.start_soon(self._guarded, self._reader, peer, link)
         replaced = peer.link is not None and peer.link is not link
         if peer.link is link:
             peer.link = None
@@ -573,15 +573,18 @@ class Mesh:
                 link.clean = exc.clean
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             reason = f"connection lost ({describe_tls_failure(exc)})"
-            if fn == self._write and link.end_reason is None:
+            if link.end_reason is None and not link.read_over.is_set():  # (the writer's failure)
                 with trio.move_on_after(LINGER):
                     await link.read_over.wait()
-        finally:
-            if fn == self._read:
-                link.read_over.set()
         if link.end_reason is None:
             link.end_reason = reason
         link.scope.cancel()
+
+    async def _reader(self, peer: _Peer, link: _Link) -> None:
+        try:
+            await self._read(peer, link)
+        finally:
+            link.read_over.set()
 
     async def _read(self, peer: _Peer, link: _Link) -> None:
         """Hand up every frame as it arrives: those that came together, together. A bad

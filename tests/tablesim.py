@@ -11,6 +11,7 @@ import os
 import random
 from pathlib import Path
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Any
 
 from engine import Intent, Prng, make_bot
@@ -32,6 +33,13 @@ class TablePeer:
     sides: list[Any] = field(default_factory=list)  # side messages, as they came or left
     records: list[tuple[bool, Any]] = field(default_factory=list)  # (is side, envelope), as a log holds them
     intake: Intake = field(default_factory=Intake)  # delivered, not yet taken by the machine (nor logged)
+
+
+def _noted(deliveries: Iterator[Delivered], delivered: list[Delivered]) -> Iterator[Delivered]:
+    """The order's deliveries, each noted in `delivered` as the order makes it."""
+    for d in deliveries:
+        delivered.append(d)
+        yield d
 
 
 class TableNetwork(Network):
@@ -118,19 +126,11 @@ class TableNetwork(Network):
             table.sides.append(side)
             table.records.append((True, side))
             self._emit(peer, table, table.machine.receive_side(seat, side, self.now))
-        self._feed(peer, table)
-        for d in peer.orderer.deliveries():  # one at a time: a salt set now applies next
-            peer.delivered.append(d)
-            table.intake.add(d)
-            self._feed(peer, table)
-        self._drive(peer, table)
-
-    def _feed(self, peer: SimPeer, table: TablePeer) -> None:
-        """Hand the machine what it can take, logging each message as it goes in (`Intake`)."""
-        for d in table.intake.ready(table.machine):
-            table.log.append(d)
+        for d in table.intake.pull(_noted(peer.orderer.deliveries(), peer.delivered), table.machine):
+            table.log.append(d)  # (logged as it goes in: `Intake`)
             table.records.append((False, d.envelope))
             self._emit(peer, table, table.machine.deliver(d, self.now))
+        self._drive(peer, table)
 
     def _drive(self, peer: SimPeer, table: TablePeer) -> None:
         if peer.seat % 3 == 2:  # some seats make their shares ahead, as live peers do in lulls

@@ -64,3 +64,20 @@ def test_s9_8_once_the_game_is_over_nothing_more_is_handed_over() -> None:
         intake, machine = Intake(), Machine(waiting=False, **over)
         intake.add(message(0, "snap"))
         assert hand_over(intake, machine) == [] and len(intake) == 1
+
+
+def test_s7_4_the_order_is_pulled_one_message_at_a_time() -> None:
+    """A salt set while one message is taken applies to the next stamp: `pull` asks the
+    order for a message only once the one before it was handed over."""
+    intake, machine = Intake(), Machine(waiting=False)
+    asked: list[int] = []
+
+    def deliveries():  # type: ignore[no-untyped-def]
+        for position in range(3):
+            asked.append(position)
+            yield message(position, "snap")
+
+    for d in intake.pull(deliveries(), machine):
+        assert asked[-1] == d.position  # nothing asked for beyond the message in hand
+        machine.taken += 1
+    assert asked == [0, 1, 2]

@@ -53,6 +53,15 @@ class Intake:
     def add(self, delivered: Delivered) -> None:
         self._waiting.append(delivered)
 
+    def pull(self, deliveries: Iterator[Delivered], machine: Holder) -> Iterator[Delivered]:
+        """What waits and can go now, then the order's `deliveries` as `machine` can take
+        them: each is to be logged and handed over before the next is asked for (the order
+        is pulled one message at a time, so a salt set by one applies to the next)."""
+        yield from self.ready(machine)
+        for delivered in deliveries:
+            self.add(delivered)
+            yield from self.ready(machine)
+
     def ready(self, machine: Holder) -> Iterator[Delivered]:
         """Yield the messages to log and hand to `machine` now, one at a time: hand each
         over before taking the next (whether the machine holds depends on it)."""
