@@ -90,9 +90,22 @@ class Point:
     state: bytes
     now: float
     next: tuple[bytes, ...]
+    own_side: tuple[int, bytes] = (0, b"")  # a table point: seat 0's next side message's sseq and sprev
+    at: int = 0  # a table point: the index of its input in `Game.table_inputs`
 
 
 # -- the game --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Input:
+    """Seat 0's machine just before one of its inputs in the recorded run."""
+
+    state: bytes
+    now: float
+    envelope: SignedMessage
+    own_side: tuple[int, bytes]  # where seat 0's side chain stood (what it signs next continues it)
+    digest: str  # the game's digest before the input (so: after the one before)
 
 
 class _RecordingTable(TableNetwork):
@@ -101,16 +114,21 @@ class _RecordingTable(TableNetwork):
     def __init__(self) -> None:
         super().__init__(3, GAME_SEED, rules=RULES, latency=0.002, jitter=0.004)
         self.arrivals: list[tuple[bytes, float, SignedMessage]] = []  # (orderer state, time, envelope)
-        self.inputs: list[tuple[bytes, float, SignedMessage]] = []  # (machine state, time, envelope)
+        self.inputs: list[_Input] = []
         machine = self.tables[0].machine
         real_deliver, real_side = machine.deliver, machine.receive_side
+        own = self.peers[0].orderer._peers[0]  # noqa: SLF001
+
+        def record(envelope: SignedMessage, now: float) -> None:
+            self.inputs.append(_Input(self.freezer.freeze(machine), now, envelope, (own.side_next, own.side_hash),
+                                      machine.engine.digest()))
 
         def deliver(delivered: Any, now: float) -> Any:
-            self.inputs.append((self.freezer.freeze(machine), now, delivered.envelope))
+            record(delivered.envelope, now)
             return real_deliver(delivered, now)
 
         def receive_side(seat: int, envelope: Any, now: float) -> Any:
-            self.inputs.append((self.freezer.freeze(machine), now, envelope))
+            record(envelope, now)
             return real_side(seat, envelope, now)
 
         # the hooks and seat 0's signer are saved by name, never copied
@@ -136,6 +154,8 @@ class Game:
     signatures: tuple[bytes, ...]
     order_points: tuple[Point, ...]
     table_points: tuple[Point, ...]
+    table_inputs: tuple[tuple[bytes, float], ...]  # every input of seat 0's machine: (body, time)
+    table_after: tuple[str, ...]  # the game's digest after each of them
     messages: tuple[SignedMessage, ...]  # every signed message seen by seat 0 (acks too)
     log: bytes  # seat 0's fairness log of the whole game
     short_log: bytes  # the log of the game's first records (cheap to audit)
@@ -169,6 +189,16 @@ def _points(label: str, recorded: list[tuple[bytes, float, SignedMessage]]) -> t
         state, now, _ = recorded[i]
         following = tuple(env.body for _, _, env in recorded[i : i + 3])
         out.append(Point(f"{label} {i}", state, now, following))
+    return tuple(out)
+
+
+def _table_points(recorded: list[_Input]) -> tuple[Point, ...]:
+    """Seat 0's machine before spread-out inputs, each with the next three inputs."""
+    out = []
+    for i in _spread(list(range(len(recorded))), MAX_POINTS):
+        r = recorded[i]
+        following = tuple(f.envelope.body for f in recorded[i : i + 3])
+        out.append(Point(f"machine before input {i}", r.state, r.now, following, r.own_side, i))
     return tuple(out)
 
 
@@ -226,7 +256,9 @@ def game() -> Game:
         canonical=net.canonical,
         signatures=tuple(net.signatures),
         order_points=_points("orderer before arrival", net.arrivals),
-        table_points=_points("machine before input", net.inputs),
+        table_points=_table_points(net.inputs),
+        table_inputs=tuple((r.envelope.body, r.now) for r in net.inputs),
+        table_after=(*(r.digest for r in net.inputs[1:]), net.tables[0].machine.engine.digest()),
         messages=tuple(seen + own + extra),
         log=log,
         short_log=short_log,

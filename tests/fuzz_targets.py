@@ -42,7 +42,7 @@ from p2p.discovery import SERVICE_TYPE, ad_from_info
 from p2p.errors import ProtocolError
 from p2p.identity import Identity
 from p2p.log import LogError, read_log
-from p2p.order import ACK_TYPE, Delivered, OrderError, is_side
+from p2p.order import ACK_TYPE, Delivered, OrderError, is_side, message_hash
 from p2p.roster import MAX_SEATS, MIN_SEATS, parse_canonical, sign_roster
 from p2p.signing import SIGNED_DOMAIN, SignedMessage, open_signed, signed_frame
 from p2p.table import TableMachine
@@ -226,13 +226,32 @@ class OrderTarget:
 
 
 @dataclass
+class OwnSides:
+    """Seat 0's side chain from a saved point on: signs the side messages its machine asks
+    for, as `Orderer.send_side` would (the machine notes which of its shares went out)."""
+
+    sseq: int
+    sprev: bytes
+
+    def sign(self, payload: dict[str, Any], g: corpus.Game, sealer: Sealer) -> SignedMessage:
+        inner = {**payload, "from": g.seats[0], "game": g.game_id, "sseq": self.sseq, "sprev": self.sprev}
+        envelope = open_signed(sealer.seal(encode(inner)), g.keys, corpus.schemas())
+        self.sseq, self.sprev = self.sseq + 1, message_hash(envelope.body)
+        return envelope
+
+
+@dataclass
 class TableTarget:
     """Seat 0's `TableMachine` at a saved point, then messages in the agreed order (and
     side messages): every one is applied, refused, or a violation that halts the table;
-    the machine never raises, and the game's state changes only by applied events."""
+    the machine never raises, and the game's state changes only by applied events. The
+    side messages seat 0's machine asks to send are signed and noted as its shell would
+    (`OwnSides`), so reveals that wait for seat 0's shares complete as in a game."""
 
     sealer: Sealer = field(default_factory=lambda: Sealer(corpus.game().identities))
     _digests: dict[int, str] = field(default_factory=dict)
+    digests: list[str] = field(default_factory=list)  # the last run's: the game's digest after each input taken
+    finished: bool = False  # the last run ended the game
     halts_with_shares: int = 0  # halting steps that still sent the shares made before the halt (§9.9)
 
     def run(self, data: bytes) -> Verdict:
@@ -240,12 +259,20 @@ class TableTarget:
         index, steps = read_case(data)
         index %= len(g.table_points)
         point = g.table_points[index]
-        machine = g.thaw_machine(point.state)
         if index not in self._digests:
-            self._digests[index] = machine.engine.digest()
-        digest = self._digests[index]
+            self._digests[index] = g.thaw_machine(point.state).engine.digest()
+        return self.replay(point, [(step, point.now) for step in steps], self._digests[index])
+
+    def replay(self, point: corpus.Point, steps: Sequence[tuple[Any, float]], digest: str | None = None) -> Verdict:
+        """Feed seat 0's machine, restored at `point`, each (step, time): the fuzzer's
+        steps, or the recorded game's own inputs."""
+        g = corpus.game()
+        machine = g.thaw_machine(point.state)
+        digest = digest or machine.engine.digest()
         verdict = ACCEPTED
-        for step in steps:
+        own = OwnSides(*point.own_side)
+        self.digests = []
+        for step, now in steps:
             try:
                 envelope = _open(step, self.sealer)
             except ProtocolError:
@@ -255,17 +282,21 @@ class TableTarget:
                 continue  # acks stay in the order layer
             seat = machine.seats.index(envelope.sender)
             if is_side(envelope.inner):
-                result = machine.receive_side(seat, envelope, point.now)
+                result = machine.receive_side(seat, envelope, now)
             else:
-                result = machine.deliver(Delivered(machine.position + 1, seat, envelope), point.now)
+                result = machine.deliver(Delivered(machine.position + 1, seat, envelope), now)
             digest, refused = self._check(machine, result, digest)
+            self.digests.append(digest)
+            for payload in result.side:  # signed as seat 0's shell would, so reveals it owes shares to complete
+                machine.sent_side(own.sign(payload, g, self.sealer))
             if refused:
                 verdict = REJECTED
             if machine.halted is not None or machine.finished:
                 if machine.halted is not None:
-                    after = machine.on_timer(point.now + 3600.0)
+                    after = machine.on_timer(now + 3600.0)
                     require(not after.send and not after.side, "a halted machine says nothing more")
                 break
+        self.finished = machine.finished
         return verdict
 
     def _check(self, machine: TableMachine, step: Step, before: str) -> tuple[str, bool]:

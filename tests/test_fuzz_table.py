@@ -24,6 +24,18 @@ def test_the_real_game_replays_from_every_saved_point() -> None:
     assert all(target.run(seed) is ACCEPTED for seed in target.seeds())
 
 
+def test_s8_5_from_every_saved_point_the_rest_of_the_recorded_game_replays_as_it_went() -> None:
+    """Seat 0's own shares are signed and noted as its shell would (`OwnSides`), so a
+    reveal that waits for them completes: from every saved point, the game's own inputs
+    change the game exactly as they did and finish it. (Without that, seat 0's snap of
+    a card whose reveal waited for its share was refused, §9.5.)"""
+    g = corpus.game()
+    target = TableTarget()
+    for point in g.table_points:
+        assert target.replay(point, g.table_inputs[point.at:]) is ACCEPTED, point.label
+        assert tuple(target.digests) == g.table_after[point.at:] and target.finished, point.label
+
+
 def test_a_forged_share_halts_the_table_and_changes_no_score() -> None:
     g = corpus.game()
     index, point = next((i, p) for i, p in enumerate(g.table_points) if decode(p.next[0])["type"] == "shares")
