@@ -1,7 +1,8 @@
 """Benchmark: time from a snap claim to its outcome applied at every peer (R6, §7, §9).
 
-N peer processes on 127.0.0.1 (real TLS mesh, joint shuffle, every proof) play whole
-games in which every seat snaps each card it knows to match the top. Seats play at a
+N peer processes on 127.0.0.1 (real TLS mesh, joint shuffle, every proof, every seat's
+fairness log and journal written as a `bandit-lan` seat writes them) play whole games in
+which every seat snaps each card it knows to match the top. Seats play at a
 table's pace: 0.3 s to decide a move, 50-60 ms to react to a card turned up (so two
 seats that know a match claim within milliseconds of each other and race). `--flood`
 plays at full machine speed instead (no thinking, instant reactions), which measures
@@ -159,8 +160,11 @@ async def worker(seat: int, peers: int, folder: Path, port_file: Path, flood: bo
             port, fp = port_file.read_text().split()
             result = await join_table(mesh, [("127.0.0.1", int(port))], name=f"p{seat}", expect_host=bytes.fromhex(fp))
         pace = FULL_SPEED if flood else Pace(think=0.3, react=True)
+        # each seat keeps its fairness log and its journal (written before every message it
+        # sends, §11.3) in a folder of its own, as a `bandit-lan` seat does on its machine
         peer = TimedPeer(mesh, result, identity, log_path=folder / f"seat{seat}.bandit-log", bot=EagerBot(),
-                         seed=seat, pace=pace, trace=folder / f"trace{seat}.jsonl", timeline=timeline)
+                         seed=seat, pace=pace, trace=folder / f"trace{seat}.jsonl", timeline=timeline,
+                         journal_dir=folder / f"state{seat}")
         summary = await peer.run()
         if not summary.finished:
             raise SystemExit(f"seat {seat}: {summary.why}")
