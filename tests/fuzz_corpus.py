@@ -90,8 +90,8 @@ class Point:
     state: bytes
     now: float
     next: tuple[bytes, ...]
-    own_side: tuple[int, bytes] = (0, b"")  # a table point: seat 0's next side message's sseq and sprev
-    at: int = 0  # a table point: the index of its input in `Game.table_inputs`
+    own_side: tuple[int, bytes] = (0, b"")  # where seat 0's side chain stood (a table point signs on from there)
+    at: int = 0  # the index of its input among those recorded (`Game.table_inputs` for a table point)
 
 
 # -- the game --------------------------------------------------------------------------
@@ -99,13 +99,13 @@ class Point:
 
 @dataclass(frozen=True)
 class _Input:
-    """Seat 0's machine just before one of its inputs in the recorded run."""
+    """Seat 0's orderer or machine just before one of its inputs in the recorded run."""
 
     state: bytes
     now: float
     envelope: SignedMessage
-    own_side: tuple[int, bytes]  # where seat 0's side chain stood (what it signs next continues it)
-    digest: str  # the game's digest before the input (so: after the one before)
+    own_side: tuple[int, bytes] = (0, b"")  # (a machine) where seat 0's side chain stood
+    digest: str = ""  # (a machine) the game's digest before the input (so: after the one before)
 
 
 class _RecordingTable(TableNetwork):
@@ -113,8 +113,8 @@ class _RecordingTable(TableNetwork):
 
     def __init__(self) -> None:
         super().__init__(3, GAME_SEED, rules=RULES, latency=0.002, jitter=0.004)
-        self.arrivals: list[tuple[bytes, float, SignedMessage]] = []  # (orderer state, time, envelope)
-        self.inputs: list[_Input] = []
+        self.arrivals: list[_Input] = []  # seat 0's orderer before each envelope reaches it
+        self.inputs: list[_Input] = []  # seat 0's machine before each message it is given
         machine = self.tables[0].machine
         real_deliver, real_side = machine.deliver, machine.receive_side
         own = self.peers[0].orderer._peers[0]  # noqa: SLF001
@@ -138,7 +138,7 @@ class _RecordingTable(TableNetwork):
 
     def _arrive(self, dst: int, envelope: SignedMessage) -> None:
         if dst == 0:
-            self.arrivals.append((self.freezer.freeze(self.peers[0].orderer), self.now, transmit(envelope)))
+            self.arrivals.append(_Input(self.freezer.freeze(self.peers[0].orderer), self.now, transmit(envelope)))
         super()._arrive(dst, envelope)
 
 
@@ -182,23 +182,13 @@ def _spread(items: list[Any], count: int) -> list[Any]:
     return [items[int(i * step)] for i in range(count)]
 
 
-def _points(label: str, recorded: list[tuple[bytes, float, SignedMessage]]) -> tuple[Point, ...]:
-    chosen = _spread(list(range(len(recorded))), MAX_POINTS)
-    out = []
-    for i in chosen:
-        state, now, _ = recorded[i]
-        following = tuple(env.body for _, _, env in recorded[i : i + 3])
-        out.append(Point(f"{label} {i}", state, now, following))
-    return tuple(out)
-
-
-def _table_points(recorded: list[_Input]) -> tuple[Point, ...]:
-    """Seat 0's machine before spread-out inputs, each with the next three inputs."""
+def _points(label: str, recorded: list[_Input]) -> tuple[Point, ...]:
+    """The state before spread-out inputs, each with the next three inputs."""
     out = []
     for i in _spread(list(range(len(recorded))), MAX_POINTS):
         r = recorded[i]
         following = tuple(f.envelope.body for f in recorded[i : i + 3])
-        out.append(Point(f"machine before input {i}", r.state, r.now, following, r.own_side, i))
+        out.append(Point(f"{label} {i}", r.state, r.now, following, r.own_side, i))
     return tuple(out)
 
 
@@ -241,7 +231,7 @@ def game() -> Game:
         raise RuntimeError("the corpus game did not finish")
     seats = net.peers[0].orderer.seats
     identities = tuple(net.peers[i].identity for i in range(3))
-    seen = [env for _, _, env in net.arrivals]
+    seen = [r.envelope for r in net.arrivals]
     own = [d.envelope for d in net.tables[0].log if d.seat == 0]
     signers = {ident.peer_id: make_signer(ident) for ident in identities}
     extra = [signers[inner["from"]](inner) for inner in _extra_messages(net)]
@@ -256,7 +246,7 @@ def game() -> Game:
         canonical=net.canonical,
         signatures=tuple(net.signatures),
         order_points=_points("orderer before arrival", net.arrivals),
-        table_points=_table_points(net.inputs),
+        table_points=_points("machine before input", net.inputs),
         table_inputs=tuple((r.envelope.body, r.now) for r in net.inputs),
         table_after=(*(r.digest for r in net.inputs[1:]), net.tables[0].machine.engine.digest()),
         messages=tuple(seen + own + extra),
