@@ -2,9 +2,9 @@
 
 N peer processes on 127.0.0.1 (real TLS mesh, joint shuffle, every proof, every seat's
 fairness log and journal written as a `bandit-lan` seat writes them) play whole games in
-which every seat snaps each card it knows to match the top. Seats play at a
-table's pace: 0.3 s to decide a move, 50-60 ms to react to a card turned up (so two
-seats that know a match claim within milliseconds of each other and race). `--flood`
+which every seat snaps each card it knows to match the top. Seats play at a table's
+pace: 0.3 s to decide a move, 50-60 ms to react to a card turned up (so two seats that
+know a match claim within milliseconds of each other and race). `--flood`
 plays at full machine speed instead (no thinking, instant reactions), which measures
 how the table behaves when the CPUs are saturated. Each peer notes, on the machine's
 monotonic clock (shared by all processes), when it sent a claim and when each claim's
