@@ -2,8 +2,9 @@
 
     python bench/faults.py [--runs 5] [--json]
 
-heal_s: three live peers (real TLS, in one process); the link between seat 0 and
-another seat runs through a TCP proxy. Mid-game the proxy resets the link and refuses
+heal_s: three live peers (real TLS, in one process, each with its fairness log and its
+journal as a `bandit-lan` seat); the link between seat 0 and another seat runs through
+a TCP proxy. Mid-game the proxy resets the link and refuses
 connections until both peers have noticed; then it lets connections through again.
 Timed from that moment until both peers have the link back (seat 0 redials with
 backoff, §11.3): once for a reset let through at once, once for a cable out --outage s.
@@ -42,7 +43,7 @@ from tests.live_support import seat_live_table, until  # noqa: E402
 
 async def one_heal(root: Path, outage: float) -> tuple[float, float]:
     """Two cuts in one game: a reset healed at once, then one that lasts `outage` s."""
-    stack, peers = await seat_live_table(root, 3, person=False, rules=TableRules(target=100))
+    stack, peers = await seat_live_table(root, 3, person=False, rules=TableRules(target=100), journals=True)
     low, high = peers[0], peers[2]
     healed: list[float] = []
     async with stack, link_proxy((LOOPBACK, high.mesh.port)) as proxy:

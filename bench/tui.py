@@ -3,11 +3,12 @@
     python bench/tui.py [--runs 5] [--turns 8] [--peers 4] [--json]
 
 A real table on loopback in this process: N peers with their own identities, mutual-TLS
-links, joint encrypted shuffle and agreed order (`p2p.peer.TablePeer`). Seat 1 is
-played through the real prompt_toolkit application of the client (keys written into a
-pipe input; an 80×24 VT100 output into memory); the other seats are played by the
-normal bot at full speed, and each of them keeps the screen its client would show
-(`TableUi` + an 80×24 frame drawn on every change).
+links, joint encrypted shuffle and agreed order (`p2p.peer.TablePeer`), each keeping its
+fairness log and its journal as a `bandit-lan` seat does. Seat 1 is played through the
+real prompt_toolkit application of the client (keys written into a pipe input; an 80×24
+VT100 output into memory); the other seats are played by the normal bot at full speed,
+and each of them keeps the screen its client would show (`TableUi` + an 80×24 frame
+drawn on every change).
 
 key_ms      a key that changes only the screen (Space opens and closes the snap
             prompt, ? opens and closes help): from writing the key into the terminal's
@@ -148,7 +149,7 @@ async def one_run(peers: int, turns: int) -> Samples:
     renders = Renders()
     size = Size(rows=24, columns=80)
     with tempfile.TemporaryDirectory() as tmp, create_pipe_input() as pipe:
-        stack, table = await seat_live_table(Path(tmp), peers, rules=TableRules(target=1000))
+        stack, table = await seat_live_table(Path(tmp), peers, rules=TableRules(target=1000), journals=True)
         me = table[0]
         remotes = [Remote(p) for p in table[1:]]
         remote_changed = trio.Event()
