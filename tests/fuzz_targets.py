@@ -249,7 +249,7 @@ class TableTarget:
     (`OwnSides`), so reveals that wait for seat 0's shares complete as in a game."""
 
     sealer: Sealer = field(default_factory=lambda: Sealer(corpus.game().identities))
-    _digests: dict[int, str] = field(default_factory=dict)
+    _digests: dict[int, str] = field(default_factory=dict)  # a point's input index -> the game's digest there
     digests: list[str] = field(default_factory=list)  # the last run's: the game's digest after each input taken
     finished: bool = False  # the last run ended the game
     halts_with_shares: int = 0  # halting steps that still sent the shares made before the halt (§9.9)
@@ -259,16 +259,16 @@ class TableTarget:
         index, steps = read_case(data)
         index %= len(g.table_points)
         point = g.table_points[index]
-        if index not in self._digests:
-            self._digests[index] = g.thaw_machine(point.state).engine.digest()
-        return self.replay(point, [(step, point.now) for step in steps], self._digests[index])
+        return self.replay(point, [(step, point.now) for step in steps])
 
-    def replay(self, point: corpus.Point, steps: Sequence[tuple[Any, float]], digest: str | None = None) -> Verdict:
+    def replay(self, point: corpus.Point, steps: Sequence[tuple[Any, float]]) -> Verdict:
         """Feed seat 0's machine, restored at `point`, each (step, time): the fuzzer's
         steps, or the recorded game's own inputs."""
         g = corpus.game()
         machine = g.thaw_machine(point.state)
-        digest = digest or machine.engine.digest()
+        if point.at not in self._digests:  # (the game's digest at a point, worked out once)
+            self._digests[point.at] = machine.engine.digest()
+        digest = self._digests[point.at]
         verdict = ACCEPTED
         own = OwnSides(*point.own_side)
         self.digests = []

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import random
-from pathlib import Path
-from dataclasses import dataclass, field
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engine import Intent, Prng, make_bot
