@@ -132,6 +132,7 @@ class _Peer:
     link: _Link | None = None
     dialing: bool = False
     closing: bool = False  # forgotten, or the mesh is closing: the link says bye and ends
+    unreachable: bool = False  # the last dial failed (and was told) and no link came up since
 
 
 @dataclass
@@ -470,7 +471,10 @@ class Mesh:
             if stream is None:
                 if peer.link is not None:  # the peer dialled us meanwhile: nothing is down
                     return
-                log.warning("could not connect to %s: %s", peer.cert.short, failure)
+                # news once: redialling a peer that is away fails on every try until it is back
+                log.log(logging.INFO if peer.unreachable else logging.WARNING,
+                        "could not connect to %s: %s", peer.cert.short, failure)
+                peer.unreachable = True
                 self._emit(LinkDown(peer.cert.peer_id, f"could not connect: {failure}", error))
                 return
         finally:
@@ -533,6 +537,7 @@ class Mesh:
             peer.link.scope.cancel()
         assert isinstance(stream.stream, TlsStream)
         link = peer.link = _Link(stream, stream.stream)
+        peer.unreachable = False
         self._emit(LinkUp(peer_id))
         while peer.backlog:  # what was sent while it had no link goes first, in order
             if link.write(peer.backlog.popleft()) is None:

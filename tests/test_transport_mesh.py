@@ -3,10 +3,13 @@ never blocks and the other links carry on."""
 
 from __future__ import annotations
 
+import logging
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 import trio
 
 from p2p.identity import Identity, load_or_create_identity
@@ -171,3 +174,42 @@ async def test_s4_6_a_goodbye_counts_even_when_a_write_found_the_connection_gone
             gate.set()
             event = await a.receive()
             assert isinstance(event, LinkDown) and event.clean and "off home" in event.reason, event
+
+
+async def test_s11_3_a_peer_that_stays_unreachable_is_told_once_not_at_every_redial(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each failed dial ends in a `LinkDown` (its owner decides what to tell); the log
+    warns (and the screen shows) only the first failure of a run, since redialling a
+    peer that is away fails on every try until it is back (§11.3). A link that comes up
+    ends the run: the next failure is news again."""
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    schemas = link_schemas(BLOB)
+    with socket.socket() as closed:  # a port where nobody listens
+        closed.bind(("127.0.0.1", 0))
+        nowhere = ("127.0.0.1", closed.getsockname()[1])
+    caplog.set_level(logging.INFO, logger="bandit_lan.transport")
+    with trio.fail_after(30):
+        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+            a.set_table(TABLE)
+            b.set_table(TABLE)
+            b.expect(a_id.certificate)
+            a.expect(b_id.certificate, nowhere)
+            for _ in range(3):
+                a.dial(b_id.peer_id)
+                down = await a.receive()
+                assert isinstance(down, LinkDown) and down.reason.startswith("could not connect")
+
+            def failures(level: int) -> int:
+                return sum(1 for r in caplog.records if r.levelno == level and "could not connect" in r.getMessage())
+
+            assert (failures(logging.WARNING), failures(logging.INFO)) == (1, 2)
+            a.expect(b_id.certificate, ("127.0.0.1", b.port))  # back (at a port that answers)
+            a.dial(b_id.peer_id)
+            assert isinstance(await a.receive(), LinkUp)
+            a.close_link(b_id.peer_id, "test")
+            assert isinstance(await a.receive(), LinkDown)
+            a.expect(b_id.certificate, nowhere)
+            a.dial(b_id.peer_id)
+            assert isinstance(await a.receive(), LinkDown)
+            assert failures(logging.WARNING) == 2
