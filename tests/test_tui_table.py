@@ -381,3 +381,40 @@ async def test_turn_keys_typed_while_a_card_is_turned_over_act_when_it_is_done()
     press("space")  # a snap is not held: the table queues it behind the reveal (§9)
     press("w")
     assert isinstance(session.sent[-1], Snap) and session.sent[-1].slot == 1 and session.queued
+
+
+# --- R10: a screen opened on a table in play (a resumed seat, §11.3) -----------------------
+
+
+async def test_R10_a_screen_opened_on_a_table_in_play_shows_none_of_the_cards_seen_before(mock_clock: trio.testing.MockClock) -> None:
+    """The cards a player saw before the screen opened (the bottom cards, a peek) stay
+    unseen on it: a restart is no second look (without --memory-aid)."""
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[6]) as t:
+        await power(t)
+        assert await t.press("q") == [Peek(0, 0)]
+        assert "[ 4]" in my_box(t.text())[0]  # the peek itself is shown, for a few seconds
+        again = UiDriver(t.session)
+        await again.settle()
+        assert [row.strip() for row in my_box(again.text())] == ["q[••] w[░░]", "a[••] s[••]"]
+
+
+async def test_R4_a_screen_opened_after_the_bottom_cards_were_confirmed_does_not_show_them_again(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        assert await t.press("enter") == [Ready(0)]
+        again = UiDriver(t.session)
+        await again.settle()
+        assert again.scene.model.view.phase is Phase.PEEK  # the others are still looking
+        assert my_box(again.text())[1].strip() == "a[••] s[••]" and "remember them" not in again.text()
+        mock_clock.jump(BOTTOM_PEEK_S)
+        await again.settle()
+        assert again.sent == []  # confirmed once, before
+
+
+async def test_R4_a_screen_opened_before_the_bottom_cards_were_confirmed_shows_them(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        again = UiDriver(t.session)
+        await again.settle()
+        assert my_box(again.text())[1].strip() == "a[ 8] s[ 2]" and "remember them" in again.text()
+        assert await again.press("enter") == [Ready(0)]

@@ -13,7 +13,9 @@ Private information (R3, R4, R10) is decided here, once: which cards have their 
 on screen right now (`TableScene.shown`). Your bottom cards are shown once per round,
 until you press a key or 10 s pass, and then `Ready` is sent (R4.3); a card you look
 at (peek, spy, look & swap) or that is turned face up for everyone in a tableau (a
-wrong snap) is shown for a few seconds; nothing else, unless `memory_aid`.
+wrong snap) is shown for a few seconds; nothing else, unless `memory_aid`. A screen that
+opens on a table in play (a seat resumed after a crash, §11.3) shows none of the cards
+its player saw before, nor the bottom cards again once confirmed: they were seen then.
 
 Keys are read through `keymap.press_for`. An action of several keys is a `Pending`
 value that the next keys complete; a finished action is checked against
@@ -178,6 +180,7 @@ class TableUi:
 
     def update(self, model: TableModel) -> list[Intent]:
         """Take in the table as it is now; return intents that are due (Ready)."""
+        opening = self._model is None  # the screen opens on a table in play (a resumed seat's)
         self._model = model
         now = model.now
         view = model.view
@@ -206,7 +209,8 @@ class TableUi:
             bottom = tuple(c.card for c in mine[2:4] if c is not None and c.face is not None)
             if len(bottom) == 2 and view.phase is Phase.PEEK:
                 rs.bottom = bottom
-        if live:
+                rs.bottom_done = rs.ready_sent = view.ready[self.me]  # (confirmed before this screen opened)
+        if live and not opening:  # what was known before the screen opened was seen then
             for fresh in known_now - rs.known:
                 if fresh in in_tableau and fresh not in rs.bottom:
                     rs.flashes[fresh] = now + FLASH_S
