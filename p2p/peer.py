@@ -152,6 +152,10 @@ class TablePeer(SessionRecord):
         resume: Resumption | None = None,
         grace: float = GRACE,
     ) -> None:
+        SessionRecord.__init__(self, log_path=str(log_path))
+        self._on_line: Callable[[Line], None] | None = None  # (set after a replay: its lines were printed before)
+        self._narrator = Narrator(tuple(m.name for m in lobby_result.roster.members), lobby_result.seat)
+        self._game_over: GameEnded | None = None  # told once the last round's scores stand
         roster = lobby_result.roster
         self.mesh = mesh
         self.identity = identity
@@ -163,6 +167,7 @@ class TablePeer(SessionRecord):
         self._resumed: Step | None = None
         self._dials_all = resume is not None and resume.unreachable
         self._replayed, self._replay_ms = 0, 0.0  # (a resumed peer: records replayed, and how long it took)
+        self._unseen_start: int | None = None  # (a resumed peer: the turn or peek under way, begun before the crash)
         if resume is None:
             secrets = SeatSecrets.draw(os.urandom)
             self.orderer = Orderer(seats=seats, me=self._me, game=self.game_id, sign=self._sign)
@@ -182,13 +187,14 @@ class TablePeer(SessionRecord):
             back = restore(
                 log=resume.contents, journal=resume.journal_contents, seats=seats, rules=roster.rules,
                 keys={m.peer_id: m.cert.public_key for m in roster.members}, schemas=table_schemas(),
-                sign=self._sign, now=trio.current_time(),
+                sign=self._sign, now=trio.current_time(), on_applied=self._narrate, on_step=self._retell,
             )
             self.orderer, self.machine = back.orderer, back.machine
             self.log, self.journal = resume.log, resume.journal
             self._resumed, replayed = back.unsent, back.steps
             self._replayed = back.replayed
             self._replay_ms = (time.perf_counter() - started) * 1000
+            self._unseen_start = self.machine.engine.turn
         self.orderer.owed = lambda seats: self.machine.owed(seats)  # (the machine may be swapped: asked late)
         self._intake = Intake()  # delivered, not yet taken by the machine (nor logged)
         self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
@@ -197,12 +203,9 @@ class TablePeer(SessionRecord):
         for step in replayed:
             if self.driver is not None:
                 self.driver.observe(step)
-        self._narrator = Narrator(self.names, self._me)
-        self._game_over: GameEnded | None = None  # told once the last round's scores stand
-        self.machine.on_applied = self._narrate
+        self.machine.on_applied = partial(self._narrate, self.machine)
         self.pace = pace
         self._on_line = on_line
-        SessionRecord.__init__(self, log_path=str(log_path))
         self._watch = _Watchers()
         self._wake = trio.Event()
         self._arrived = trio.Event()  # frames were taken into the order: `_work` has work
@@ -515,14 +518,7 @@ class TablePeer(SessionRecord):
         for outcome in step.rounds:
             self.log.sync()
             quiet.settle()  # the round's scores stand: nothing is timed until the next deal
-            self._reports.append(
-                RoundReport(outcome.round, outcome.scores, outcome.totals, outcome.caller, outcome.exhausted,
-                            outcome.tableaus, True, "every shuffle opened and checked: every card was where it should be")
-            )
-            self._say(f"Round {outcome.round}: every shuffle was opened and checked; the scores stand.", "round")
-            if self._game_over is not None:
-                told, self._game_over = self._narrator.game_over(self._game_over), None
-                self._say(told.text, told.kind, told.seat)  # type: ignore[arg-type]
+        self._retell(step)
         if isinstance(step.violation, SeatLeft):
             seat = step.violation.seat
             who = "You" if seat == self._me else self.names[seat] if seat is not None else "A player"
@@ -588,7 +584,7 @@ class TablePeer(SessionRecord):
         cut_off = {seat: away for seat, (_, away) in self.orderer.cut_off().items()}
         for seat, away in cut_off.items():
             if self._cut_off.get(seat) != away:
-                missing = " and ".join(self.names[s] for s in away)
+                missing = " and ".join("you" if s == self._me else self.names[s] for s in away)
                 self._say(f"{self.names[seat]} lost the link to {missing}; the table waits for it "
                           f"(the game ends if it is not back within {self.grace:.0f} s).", "warning", seat)
         for seat in self._cut_off.keys() - cut_off.keys():
@@ -597,7 +593,7 @@ class TablePeer(SessionRecord):
         self._cut_off = cut_off
         suspended = bool(self._absent or cut_off)
         if suspended != self._suspended:
-            clock = self.machine.pause_stall_clock if suspended else self.machine.resume_stall_clock
+            clock = self.machine.pause_clocks if suspended else self.machine.resume_clocks
             clock(trio.current_time())
         self._suspended = suspended
         return told
@@ -766,7 +762,12 @@ class TablePeer(SessionRecord):
         peek = self.machine.peek_started_at()
         self._deadlines.turn = None if turn is None else turn + self.roster.rules.turn_s
         self._deadlines.peek = None if peek is None else peek + self.roster.rules.peek_s
-        if engine.over:
+        if engine.over or self._suspended:  # (a link is down: the clocks stand, §9.6, §11.3)
+            self._deadlines.turn = self._deadlines.peek = None
+        if engine.turn == self._unseen_start:
+            # It began before this seat crashed, and the others' clocks know how long ago:
+            # a countdown from the restart would promise time the player does not have.
+            # (This seat still claims at its own, later deadline, in case nobody else can.)
             self._deadlines.turn = self._deadlines.peek = None
 
     def _link_down(self, event: LinkDown) -> None:
@@ -913,15 +914,29 @@ class TablePeer(SessionRecord):
         if self._on_line is not None:
             self._on_line(line)
 
-    def _narrate(self, event: Any, notes: Any) -> None:
+    def _narrate(self, machine: TableMachine, event: Any, notes: Any) -> None:
+        """Tell the player what the machine just applied (live, and again when a resumed
+        seat replays its log, so its screen shows the story so far)."""
         # The engine ends the game when it scores the last round, but that round's result
         # is provisional until its shuffles are opened (§8.9, §9.7): who won is told then.
         ended = [note for note in notes if isinstance(note, GameEnded)]
         if ended:
             self._game_over = ended[-1]
             notes = [note for note in notes if not isinstance(note, GameEnded)]
-        for told in self._narrator.narrate(self.machine.engine, event, notes):
+        for told in self._narrator.narrate(machine.engine, event, notes):
             self._say(told.text, told.kind, told.seat)  # type: ignore[arg-type]
+
+    def _retell(self, step: Step) -> None:
+        """The rounds whose scores stand after `step`: their reports and their lines."""
+        for outcome in step.rounds:
+            self._reports.append(
+                RoundReport(outcome.round, outcome.scores, outcome.totals, outcome.caller, outcome.exhausted,
+                            outcome.tableaus, True, "every shuffle opened and checked: every card was where it should be")
+            )
+            self._say(f"Round {outcome.round}: every shuffle was opened and checked; the scores stand.", "round")
+            if self._game_over is not None:
+                told, self._game_over = self._narrator.game_over(self._game_over), None
+                self._say(told.text, told.kind, told.seat)  # type: ignore[arg-type]
 
     def _note(self, text: str, section: str | None = None, peer: bytes | None = None) -> None:
         log.warning("%s", text)

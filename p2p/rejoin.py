@@ -30,10 +30,12 @@ others resend them, because a peer's heads are believed even when they go down (
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from engine import Event, Note
 from p2p.errors import ProtocolError
 from p2p.journal import JournalContents
 from p2p.log import LogContents
@@ -76,13 +78,21 @@ def restore(
     schemas: Schemas,
     sign: Sign,
     now: float,
+    on_applied: Callable[[TableMachine, Event, Sequence[Note]], None] | None = None,
+    on_step: Callable[[Step], None] | None = None,
 ) -> Restored:
-    """Replay `log` and `journal` into fresh machines for seat `journal.seat`."""
+    """Replay `log` and `journal` into fresh machines for seat `journal.seat`.
+
+    `on_applied` and `on_step` watch the replay as the live peer watched the game (its
+    narration, its round reports): `on_applied` right after every engine transition, with
+    the machine in its new state, `on_step` after every call to the machine."""
     me, game = journal.seat, journal.game
     if log.header.seat != me:
         raise ResumeError(f"the log was written by seat {log.header.seat}, the journal by seat {me}")
     orderer = Orderer(seats=seats, me=me, game=game, sign=sign)
     machine = TableMachine(game_id=game, seats=seats, rules=rules, me=me, secrets=SeatSecrets(journal.seed))
+    if on_applied is not None:
+        machine.on_applied = partial(on_applied, machine)
     restored = Restored(orderer, machine)
     produced: Counter[bytes] = Counter()
     produced_payloads: dict[bytes, dict[str, Any]] = {}
@@ -90,6 +100,8 @@ def restore(
 
     def take(step: Step) -> None:
         restored.steps.append(step)
+        if on_step is not None:
+            on_step(step)
         if step.salt is not None:
             orderer.set_salt(step.salt)
         for payload in step.send:

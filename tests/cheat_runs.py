@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -266,7 +267,7 @@ def swap_machine(peer: TablePeer, cls: type[TableMachine], **extra: Any) -> Tabl
     for name, value in extra.items():
         setattr(machine, name, value)
     peer.machine = machine
-    machine.on_applied = peer._narrate
+    machine.on_applied = partial(peer._narrate, machine)
     if peer.driver is not None:
         peer.driver.machine = machine
     return machine

@@ -114,7 +114,7 @@ class FaultNetwork(TableNetwork):
         if before != self.links_down():
             for seat, table in enumerate(self.tables):
                 if seat not in self.dead:
-                    clock = table.machine.resume_stall_clock if before else table.machine.pause_stall_clock
+                    clock = table.machine.resume_clocks if before else table.machine.pause_clocks
                     clock(self.now)
 
     def resume(self, seat: int) -> None:
@@ -141,7 +141,7 @@ class FaultNetwork(TableNetwork):
             driver.observe(step)
         peer.orderer = back.orderer
         table.machine, table.driver = back.machine, driver
-        back.machine.pause_stall_clock(self.now)  # (it comes back to a table with a link down: its own)
+        back.machine.pause_clocks(self.now)  # (it comes back to a table with a link down: its own)
         table.log = []  # (delivered positions continue in the records)
         table.intake = Intake()  # (what the machine had not taken was lost with the process)
         self._links_change(lambda: self.dead.discard(seat))

@@ -115,6 +115,43 @@ def test_11_3_a_peer_away_longer_than_the_stall_time_is_not_taken_for_withholdin
         assert audit(path).ok
 
 
+def test_s9_6_the_turn_timer_stands_while_a_link_is_down_and_the_player_keeps_the_time_they_had(tmp_path: Path) -> None:
+    """With 5 s turns, seat 1's player never acts. 3 s into its turn the link between
+    seats 0 and 2 is cut for 20 s: nothing can be played meanwhile, so the turn timer
+    stands (§9.6, §11.3). When the link is back the turn has the 2 s it had left: it is
+    still seat 1's 1.5 s later, and timed out (R5) 2 s after that."""
+    from engine import Phase
+    from engine.phases import TURN_PHASES
+
+    net = FaultNetwork(3, 4, rules=TableRules(target=25, turn_s=5))
+    idle = net.tables[1].driver
+    idle.act = lambda: None  # type: ignore[method-assign]
+    idle.snap = lambda: None  # type: ignore[method-assign]
+    engine = lambda: net.tables[0].machine.engine  # noqa: E731
+
+    def seat_1_plays() -> bool:
+        e = engine()
+        return e.phase in TURN_PHASES and e.turn_seat == 1 and e.phase is not Phase.PEEK
+
+    net.start()
+    net.play_until(seat_1_plays)
+    turn = engine().turn
+    net.play_until(lambda: net.now >= net.tables[0].machine.turn_started_at() + 3.0)
+    net.cut_link(0, 2)
+    net.run_until(net.now + 20.0)
+    assert engine().turn == turn
+    net.restore_link(0, 2)
+    back = net.now
+    net.play_until(lambda: net.now >= back + 1.5)
+    assert engine().turn == turn and engine().turn_seat == 1  # (before: timed out at once)
+    net.play_until(lambda: engine().turn != turn, limit=back + 4.0)
+    assert engine().turn != turn
+    net.play_on()
+    assert all(t.machine.finished and t.machine.halted is None for t in net.tables)
+    for path in net.write_logs(tmp_path):
+        assert audit(path).ok
+
+
 def test_s9_11_a_withholder_that_drops_its_link_before_each_stall_deadline_is_still_named(tmp_path: Path) -> None:
     """With 5 s turns (so 5 s stall claims), seat 2 withholds its share of the round's
     first reveal and, 4 s into every stretch with all links up, drops its link to seat 0

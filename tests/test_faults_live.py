@@ -483,3 +483,67 @@ async def test_s11_3_a_players_own_leaving_wins_over_an_absence_and_the_log_name
         assert (other._why, other._absent_seat) == ("Ann was away for more than 120 s; round 0 is void", 0)
         other._finish("the game ended")  # a later ending changes nothing
         assert (other._why, other._absent_seat) == ("Ann was away for more than 120 s; round 0 is void", 0)
+
+
+async def test_11_3_a_resumed_seat_shows_its_player_the_story_so_far_and_every_round_scored(tmp_path: Path) -> None:
+    """A seat that crashed and resumes replays its log through the same narration as the
+    live game: its player finds the table log as it was told before the crash, line for
+    line, and the reports of the rounds already scored (the round and game screens). It
+    shows no countdown for the turn it came back into (§9.6: the others' timers know how
+    much of it is left, it does not)."""
+    import shutil
+
+    from p2p.journal import Journal
+    from p2p.lobby import LobbyResult
+    from p2p.log import FairnessLog
+    from p2p.peer import Resumption, table_schemas
+    from p2p.roster import game_id_of, parse_canonical
+    from p2p.transport import open_mesh
+    from tests.live_support import LOOPBACK, seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, journals=True)
+    seat = peers[1]
+    crashed = tmp_path / "what the crash left"
+    crashed.mkdir()
+    async with stack:
+        with trio.fail_after(120):
+            async with running(peers):
+                await until(lambda: len(seat.reports) >= 1 and any("Round 2:" in line.text for line in seat.lines), seat)
+                # The process dies here: what its player was told, and what is on its disk.
+                told, scored = list(seat.lines), list(seat.reports)
+                assert seat.journal is not None
+                log_path = shutil.copy(read_journal(seat.journal.path).log, crashed / "seat.bandit-log")
+                journal_path = shutil.copy(seat.journal.path, crashed / "seat.journal")
+                await peers[0].leave()
+    log, contents = FairnessLog.reopen(Path(log_path))
+    journal, jc = Journal.reopen(Path(journal_path))
+    header = contents.header
+    result = LobbyResult(game_id_of(header.roster), parse_canonical(header.roster), header.roster, header.signatures, jc.seat)
+    async with open_mesh(seat.identity, table_schemas(), bind=LOOPBACK) as mesh:
+        back = TablePeer(mesh, result, seat.identity, log_path=Path(log_path), bot=NormalBot(),
+                         resume=Resumption(log, contents, journal, jc))
+        try:
+            assert [line.text for line in back.lines] == [line.text for line in told]
+            assert back.lines == told and back.reports == scored
+            # The turn (or the look at the bottom cards) under way began before the crash:
+            # no countdown from the restart, which would promise time the player lacks.
+            assert back.machine.turn_started_at() is not None or back.machine.peek_started_at() is not None
+            back._update_deadlines()
+            assert back.deadlines.turn is None and back.deadlines.peek is None
+        finally:
+            log.close("the test ends here")
+            journal.close(finished=False)
+
+
+async def test_11_3_a_report_that_names_this_seat_calls_it_you(tmp_path: Path) -> None:
+    """Another peer's acks may still say it has no link to this seat (its latest ack
+    before a resumed seat's link came back): the player reads "you", not their own name."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3)
+    async with stack:
+        me, other = peers[0], peers[1]
+        me.orderer.cut_off = lambda: {other.me: (0.0, (me.me, peers[2].me))}  # type: ignore[method-assign]
+        me._track_links()
+        assert me.lines[-1].text.startswith(f"{me.names[other.me]} lost the link to you and {me.names[peers[2].me]};")
+        me.log.close("the test ends here")

@@ -1162,20 +1162,32 @@ class TableMachine:
         if self._wait is None or self._wait[0] != key:
             self._wait = (key, self._now)
 
-    def pause_stall_clock(self, now: float) -> None:
+    def pause_clocks(self, now: float) -> None:
         """A link of the table went down (§11.3): the time of what the table waits for
-        stops, so a crash or a lost link is never taken for withholding (§9.11)."""
+        stops, so a crash or a lost link is never taken for withholding (§9.11), and so do
+        the turn timer and the ready barrier (§9.6): nothing can be played meanwhile."""
         if self._paused_at is None:
             self._paused_at = now
 
-    def resume_stall_clock(self, now: float) -> None:
-        """Every link is back: the wait goes on from where it stood when the first went
-        down (a wait that began meanwhile, from now). Time away never counts, time present
-        always does, so a peer that drops its link cannot start the clock over."""
+    def resume_clocks(self, now: float) -> None:
+        """Every link is back: each clock goes on from where it stood when the first link
+        went down (one that started meanwhile, from now). Time away never counts, time
+        present always does, so a peer that drops its link cannot start a clock over."""
         paused, self._paused_at = self._paused_at, None
-        if paused is not None and self._wait is not None:
+        if paused is None:
+            return
+
+        def moved(since: float) -> float:
+            return since + now - max(since, paused)
+
+        if self._wait is not None:
             key, since = self._wait
-            self._wait = (key, since + now - max(since, paused))
+            self._wait = (key, moved(since))
+        if self._turn_since is not None:
+            turn, since = self._turn_since
+            self._turn_since = (turn, moved(since))
+        if self._peek_since is not None:
+            self._peek_since = moved(self._peek_since)
 
     def _stall_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
         """(when, the wait's key, the seats waited for) of the stall this seat would claim."""
