@@ -1,6 +1,7 @@
 """The audit told in words: who played, each round's cards and scores, every move with
-every snap and how it was resolved, who saw which card when, and the verdict (what
-`bandit-lan audit` prints).
+every snap and how it was resolved, who saw which card when, what the writer's peer
+noted as it played (lost links, a restart: its own, unsigned account), and the verdict
+(what `bandit-lan audit` prints).
 
 The story of a round is the table's own narration (`engine.narrate`, the lines a player
 reads on screen), told by an all-knowing narrator: a fresh engine replays the audited
@@ -38,6 +39,7 @@ def game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
     yield f"Records: {result.records} signed messages checked."
     if not brief:
         yield from _rounds(result)
+        yield from _notes(result, writer)
     yield from _verdict(result)
 
 
@@ -115,6 +117,30 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         yield f"Refused intents ({len(result.refused)}), each with the rule it broke:"
         for r in result.refused[:50]:
             yield f"  record {r.position}: {names[r.seat]}: {r.section}: {r.reason}"
+
+
+NOTES_SHOWN = 200
+"""The writer's notes told in full up to this many (a link that kept dropping writes many)."""
+
+
+def _notes(result: AuditResult, writer: str) -> Iterator[str]:
+    """What the writer's peer noted as it played (§10.1 `log.note`: lost and restored
+    links, a restart, a peer's garbage with its section): its own account, unsigned and
+    no part of the verdict, but where an auditor looks first when a game went strangely."""
+    notes = result.contents.notes if result.contents is not None else []
+    if not notes:
+        return
+    yield ""
+    yield f"What {writer}'s peer noted as it played ({len(notes)}; its own account, unsigned, no part of the verdict):"
+    by_id = {m.peer_id: m.name for m in result.roster.members} if result.roster is not None else {}
+    for note in notes[:NOTES_SHOWN]:
+        extra = [note.section] if note.section and note.section not in note.text else []
+        who = by_id.get(note.peer, short_id(note.peer)) if note.peer is not None else None
+        if who is not None and who not in note.text:
+            extra.append(f"about {who}")
+        yield f"  after {note.index} messages: {note.text}" + (f" ({', '.join(extra)})" if extra else "")
+    if len(notes) > NOTES_SHOWN:
+        yield f"  … and {len(notes) - NOTES_SHOWN} more"
 
 
 def _verdict(result: AuditResult) -> Iterator[str]:

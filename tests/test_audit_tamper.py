@@ -290,3 +290,34 @@ def test_s10_1_a_log_that_cannot_be_read_is_named_as_such(tmp_path: Path) -> Non
         result = audit(path)
         failure = result.first_failure
         assert not result.ok and failure.section == "§10.1" and failure.what == f"the log cannot be read: {why}"
+
+
+def test_s10_2_the_report_gives_the_writer_s_notes_as_its_own_account(game_log: Path, tmp_path: Path) -> None:
+    """`log.note` records (§10.1: a lost link, a restart, a peer's garbage) are told where
+    they fall, with their section and the peer they name, as the writer's unsigned
+    account: the verdict is the same with or without them."""
+    from p2p.report import game_report
+
+    contents = read_log(game_log)
+    names = audit(game_log).names
+    other = contents.header.seat - 1 if contents.header.seat else 1
+    other_id = audit(game_log).roster.members[other].peer_id  # type: ignore[union-attr]
+    path = tmp_path / "noted.bandit-log"
+    log = FairnessLog.create(path, contents.header)
+    for body, sig in contents.sides:
+        log._write({"type": "log.side", "v": 1, "body": body, "sig": sig})
+    for index, (body, sig) in enumerate(contents.messages):
+        if index == 10:
+            log.note(f"link to {names[other]} lost: connection closed")
+            log.note("a frame that is not msgpack", peer=other_id, section="§4.3")
+        log._write({"type": "log.msg", "v": 1, "body": body, "sig": sig})
+    log.close("the game ended")
+    report = list(game_report(audit(path)))
+    noted = report.index(f"What {names[contents.header.seat]}'s peer noted as it played "
+                         "(2; its own account, unsigned, no part of the verdict):")
+    assert report[noted + 1:noted + 3] == [
+        f"  after 10 messages: link to {names[other]} lost: connection closed",
+        f"  after 10 messages: a frame that is not msgpack (§4.3, about {names[other]})",
+    ]
+    assert report[-1] == list(game_report(audit(game_log)))[-1] and report[-1].startswith("Verdict: FAIR")
+    assert not any("noted as it played" in line for line in game_report(audit(game_log)))
