@@ -204,6 +204,7 @@ class TablePeer(SessionRecord):
             if self.driver is not None:
                 self.driver.observe(step)
         self.machine.on_applied = partial(self._narrate, self.machine)
+        self.machine.timers_stand = grace  # (an absence that long ends the game anyway, §11.3)
         self.pace = pace
         self._on_line = on_line
         self._watch = _Watchers()

@@ -152,6 +152,24 @@ def test_s9_6_the_turn_timer_stands_while_a_link_is_down_and_the_player_keeps_th
         assert audit(path).ok
 
 
+def test_s9_6_a_turn_timer_stands_for_lost_links_at_most_the_grace_period_in_all() -> None:
+    """A peer that reports a link down for 100 s, up for 1 s and down again for 100 s
+    (§7.1 `away`) cannot stretch a turn by 200 s: the timer stands 120 s in all (the
+    grace period), so the second report stands it only the 20 s left of that."""
+    net = FaultNetwork(3, 4, rules=TableRules(target=25))
+    net.start()
+    machine = net.tables[0].machine
+    net.play_until(lambda: machine.turn_started_at() is not None)
+    began, now = machine.turn_started_at(), net.now
+    assert began is not None
+    machine.pause_clocks(now)
+    machine.resume_clocks(now + 100)
+    assert machine.turn_started_at() == pytest.approx(began + 100)
+    machine.pause_clocks(now + 101)
+    machine.resume_clocks(now + 201)
+    assert machine.turn_started_at() == pytest.approx(began + 120)
+
+
 def test_s9_11_a_withholder_that_drops_its_link_before_each_stall_deadline_is_still_named(tmp_path: Path) -> None:
     """With 5 s turns (so 5 s stall claims), seat 2 withholds its share of the round's
     first reveal and, 4 s into every stretch with all links up, drops its link to seat 0

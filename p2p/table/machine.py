@@ -121,6 +121,12 @@ from p2p.table.secrets import SeatSecrets
 TIMEOUT_STAGGER: Final = 0.5
 """Seconds between the seats that claim an expired timer, starting with the seat it concerns."""
 
+TIMERS_STAND: Final = 120.0
+"""How long in all a turn's timer (or a round's ready barrier) stands for links that are
+down (§9.6), unless the shell sets another (`timers_stand`: its grace period, §11.3).
+An honest outage that long ends the game anyway; a peer that reports a link down and up
+again over and over cannot stretch a turn past this."""
+
 STALL_SECTIONS: Final = {
     "keys": "§9.2", "beacon": "§8.6", "shuffle": "§9.3", "shares": "§9.4", "opening": "§9.7", "done": "§9.8",
 }
@@ -322,6 +328,8 @@ class TableMachine:
         self._now = 0.0
         self._turn_since: tuple[int, float] | None = None  # (turn, time it started here)
         self._peek_since: float | None = None
+        self._stood = {"turn": 0.0, "peek": 0.0}  # how long the running timer has stood for links down
+        self.timers_stand = TIMERS_STAND
         self._claimed: set[tuple[str, int, int]] = set()  # timers this peer already claimed
         self._current: tuple[int, int] | None = None  # (seat, seq) of the message being processed
         self.stall_s = float(rules.turn_s) if stall_s is None else stall_s
@@ -682,7 +690,7 @@ class TableMachine:
         rnd.location = {card: (deck, card) for card in range(len(deck.ciphertexts))}
         first = self.seats.index(rnd.seed.first_player)
         self._apply(None, RoundStarted(first), step)
-        self._peek_since = self._now
+        self._peek_since, self._stood["peek"] = self._now, 0.0
 
     def _on_opening(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         rnd = self._this_round(seat, inner, "§9.7")
@@ -1053,7 +1061,7 @@ class TableMachine:
         self._note_top(reveal)
         for note in notes:
             if isinstance(note, TurnStarted):
-                self._turn_since = (note.turn, self._now)
+                self._turn_since, self._stood["turn"] = (note.turn, self._now), 0.0
             elif isinstance(note, RoundEnded):
                 self._round_ended(note, step)
         self._open_needs(step)
@@ -1172,7 +1180,8 @@ class TableMachine:
     def resume_clocks(self, now: float) -> None:
         """Every link is back: each clock goes on from where it stood when the first link
         went down (one that started meanwhile, from now). Time away never counts, time
-        present always does, so a peer that drops its link cannot start a clock over."""
+        present always does, so a peer that drops its link cannot start a clock over; and
+        a timer stands `timers_stand` at most in all, so nobody stretches a turn without end."""
         paused, self._paused_at = self._paused_at, None
         if paused is None:
             return
@@ -1180,14 +1189,19 @@ class TableMachine:
         def moved(since: float) -> float:
             return since + now - max(since, paused)
 
+        def stood(timer: str, since: float) -> float:  # (a timer stands `timers_stand` at most)
+            shift = min(moved(since) - since, self.timers_stand - self._stood[timer])
+            self._stood[timer] += shift
+            return since + shift
+
         if self._wait is not None:
             key, since = self._wait
             self._wait = (key, moved(since))
         if self._turn_since is not None:
             turn, since = self._turn_since
-            self._turn_since = (turn, moved(since))
+            self._turn_since = (turn, stood("turn", since))
         if self._peek_since is not None:
-            self._peek_since = moved(self._peek_since)
+            self._peek_since = stood("peek", self._peek_since)
 
     def _stall_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
         """(when, the wait's key, the seats waited for) of the stall this seat would claim."""
