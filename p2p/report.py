@@ -138,7 +138,8 @@ def _notes(result: AuditResult, writer: str) -> Iterator[str]:
         who = by_id.get(note.peer, short_id(note.peer)) if note.peer is not None else None
         if who is not None and who not in note.text:
             extra.append(f"about {who}")
-        yield f"  after {note.index} messages: {note.text}" + (f" ({', '.join(extra)})" if extra else "")
+        where = "before the first message" if not note.index else f"after {note.index} message{'s' if note.index > 1 else ''}"
+        yield f"  {where}: {note.text}" + (f" ({', '.join(extra)})" if extra else "")
     if len(notes) > NOTES_SHOWN:
         yield f"  … and {len(notes) - NOTES_SHOWN} more"
 
