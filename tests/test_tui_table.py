@@ -418,3 +418,11 @@ async def test_R4_a_screen_opened_before_the_bottom_cards_were_confirmed_shows_t
         await again.settle()
         assert my_box(again.text())[1].strip() == "a[ 8] s[ 2]" and "remember them" in again.text()
         assert await again.press("enter") == [Ready(0)]
+
+
+async def test_s11_3_a_turn_whose_player_is_away_says_the_table_waits_for_them(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
+        assert "Bo is playing" in t.text()
+        t.session._progress.waiting_for = (1,)  # Bo's link is down (§11.3)
+        t.refresh()
+        assert "Waiting for Bo to come back" in t.text() and "Bo is playing" not in t.text()

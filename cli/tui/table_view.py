@@ -325,6 +325,8 @@ def prompt_text(scene: TableScene) -> str:
         return "The game is over."
     if view.turn_seat != me:
         whose = model.name(view.turn_seat) if view.turn_seat is not None else "the table"
+        if view.turn_seat in model.waiting_for:  # (its link is down: it is not playing now, §11.3)
+            return f"Waiting for {whose} to come back · {{Space}}+slot snaps a card matching the discard."
         return f"{whose} is playing · {{Space}}+slot snaps a card matching the discard."
     top = model.top
     top_words = "" if top is None or top.value is None else f" the {top.value}"
