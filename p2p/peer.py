@@ -765,6 +765,7 @@ class TablePeer(SessionRecord):
         self._deadlines.peek = None if peek is None else peek + self.roster.rules.peek_s
         if engine.over or self._suspended:  # (a link is down: the clocks stand, §9.6, §11.3)
             self._deadlines.turn = self._deadlines.peek = None
+        self._deadlines.grace = None if engine.over else self._grace_ends()
         if engine.turn == self._unseen_start:
             # It began before this seat crashed, and the others' clocks know how long ago:
             # a countdown from the restart would promise time the player does not have.
@@ -833,9 +834,16 @@ class TablePeer(SessionRecord):
         finally:
             self._redialing.discard(seat)
 
-    def _link_deadline(self) -> float | None:
+    def _grace_ends(self) -> float | None:
+        """When the first grace period runs out: of a seat away, or of a link another
+        seat reports down (§11.3)."""
         times = [since + self.grace for since in self._absent.values()]
         times += [since + self.grace for since, _ in self.orderer.cut_off().values()]
+        return min(times, default=None)
+
+    def _link_deadline(self) -> float | None:
+        grace = self._grace_ends()
+        times = [] if grace is None else [grace]
         linked = self.mesh.linked()
         times += [heard + SILENCE for seat, heard in self._heard.items()
                   if seat not in self._absent and self.machine.seats[seat] in linked]

@@ -60,6 +60,7 @@ class Deadlines:
 
     turn: float | None = None  # R5 turn timer of the current turn
     peek: float | None = None  # R4.3 ready barrier before the first turn
+    grace: float | None = None  # §11.3 the game ends then unless the seats waited for are back
 
 
 @dataclass(slots=True)

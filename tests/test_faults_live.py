@@ -121,8 +121,13 @@ async def test_11_3_a_cut_tls_link_heals_by_itself_and_the_game_completes(tmp_pa
                 await until(lambda: len(low.machine.outcomes) >= 1, low)  # mid-game: round 1 scored
                 proxy.cut()
                 await until(lambda: high.me in low.progress.waiting_for and low.me in high.progress.waiting_for, low, high)
+                for peer in (low, high):  # the screen counts down to the end of the grace period (§11.3)
+                    assert peer.deadlines.grace is not None
+                    assert 0 < peer.deadlines.grace - trio.current_time() <= peer.grace
+                    assert peer.deadlines.turn is None and peer.deadlines.peek is None  # the timers stand (§9.6)
                 proxy.restore()
                 await until(lambda: not low.progress.waiting_for and not high.progress.waiting_for, low, high)
+                assert low.deadlines.grace is None and high.deadlines.grace is None
     assert proxy.connections >= 2  # the link was dialled again through the proxy
     assert all(s.finished for s in summaries), [s.why for s in summaries]
     assert len({tuple(sorted(s.totals.items())) for s in summaries}) == 1

@@ -424,5 +424,10 @@ async def test_s11_3_a_turn_whose_player_is_away_says_the_table_waits_for_them(m
     async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
         assert "Bo is playing" in t.text()
         t.session._progress.waiting_for = (1,)  # Bo's link is down (§11.3)
+        t.session._deadlines.grace = trio.current_time() + 90  # the game ends then unless Bo is back
         t.refresh()
         assert "Waiting for Bo to come back" in t.text() and "Bo is playing" not in t.text()
+        assert "waiting for Bo (1:30 left)" in t.text().splitlines()[0]
+        mock_clock.jump(30)
+        await t.settle()
+        assert "waiting for Bo (1:00 left)" in t.text().splitlines()[0]

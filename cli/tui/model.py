@@ -33,6 +33,7 @@ class TableModel:
     reports: tuple[RoundReport, ...]
     turn_deadline: float | None
     peek_deadline: float | None
+    grace_deadline: float | None  # §11.3 the game ends then unless those waited for are back
     waiting_for: tuple[int, ...]
     ended: bool
     ended_why: str
@@ -59,6 +60,7 @@ class TableModel:
             reports=tuple(session.reports),
             turn_deadline=deadlines.turn,
             peek_deadline=deadlines.peek,
+            grace_deadline=deadlines.grace,
             waiting_for=tuple(progress.waiting_for),
             ended=progress.ended,
             ended_why=progress.ended_why,

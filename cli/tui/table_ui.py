@@ -133,7 +133,8 @@ class TableScene:
             return None if deadline is None else math.ceil(deadline - now)
 
         still = replace(self, model=replace(model, now=0.0))
-        return still, seconds(model.turn_deadline), seconds(model.peek_deadline), seconds(self.bottom_until)
+        return (still, seconds(model.turn_deadline), seconds(model.peek_deadline), seconds(model.grace_deadline),
+                seconds(self.bottom_until))
 
     def draw(self, width: int, height: int) -> Canvas:
         from cli.tui.screens import draw_table_scene  # the views import this module
@@ -270,7 +271,7 @@ class TableUi:
             times.append(self._round.bottom_until)
         if self.message is not None:
             times.append(self.message.until)
-        for deadline in (model.turn_deadline, model.peek_deadline):
+        for deadline in (model.turn_deadline, model.peek_deadline, model.grace_deadline):
             if deadline is not None and deadline > now:
                 left = deadline - now
                 times.append(now + (left - math.floor(left) or 1.0))  # the countdown's next second

@@ -124,7 +124,8 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         parts.append((f"Bandit by {who}{finals}", "class:status.alert"))
     if model.waiting_for:
         names = ", ".join(model.name(s) for s in model.waiting_for)
-        parts.append((f"waiting for {names}", "class:status.alert"))
+        left = model.remaining(model.grace_deadline)  # (the game ends then unless they are back, §11.3)
+        parts.append((f"waiting for {names}" + ("" if left is None else f" ({clock(left)} left)"), "class:status.alert"))
     x = 0
     for i, (text, style) in enumerate(parts):
         if i:
