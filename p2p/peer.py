@@ -763,14 +763,15 @@ class TablePeer(SessionRecord):
         peek = self.machine.peek_started_at()
         self._deadlines.turn = None if turn is None else turn + self.roster.rules.turn_s
         self._deadlines.peek = None if peek is None else peek + self.roster.rules.peek_s
-        if engine.over or self._suspended:  # (a link is down: the clocks stand, §9.6, §11.3)
+        # No countdown when the game is over, while a link is down (the clocks stand, §9.6,
+        # §11.3), or for a turn that began before this seat crashed: the others' clocks
+        # know how long ago, and a countdown from the restart would promise time the player
+        # does not have (this seat still claims at its own, later deadline, in case nobody
+        # else can).
+        if engine.over or self._suspended or engine.turn == self._unseen_start:
             self._deadlines.turn = self._deadlines.peek = None
-        self._deadlines.grace = None if engine.over else self._grace_ends()
-        if engine.turn == self._unseen_start:
-            # It began before this seat crashed, and the others' clocks know how long ago:
-            # a countdown from the restart would promise time the player does not have.
-            # (This seat still claims at its own, later deadline, in case nobody else can.)
-            self._deadlines.turn = self._deadlines.peek = None
+        # (a grace period runs only while the table is suspended: no work on a healthy table)
+        self._deadlines.grace = self._grace_ends() if self._suspended and not engine.over else None
 
     def _link_down(self, event: LinkDown) -> None:
         seat = self._seat_of(event.peer)
