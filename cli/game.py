@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
@@ -92,20 +93,23 @@ async def play_seat(
     bot = NormalBot() if headless else None
     quiet = getattr(args, "quiet", False) or args.json
     pace = getattr(args, "pace", None) or (FULL_SPEED if args.headless else HUMAN_PACE)
+    slot_label: Callable[[int], str] = str
+    if not headless:  # the full-screen client is only loaded for a person
+        from cli.tui import keymap, run_client
+
+        slot_label = keymap.slot_label  # the table log names a penalty slot by its key
     try:
         peer = TablePeer(
             mesh, result, identity, log_path=log_path, bot=bot, seed=args.seed, pace=pace,
             on_line=None if (quiet or not headless) else print_line,
             journal_dir=getattr(args, "state_dir", None) or default_state_dir(), resume=resume,
-            grace=getattr(args, "grace", GRACE),
+            grace=getattr(args, "grace", GRACE), slot_label=slot_label,
         )
     except OSError as exc:  # the disk filled (say) since the lobby checked the log's place
         return await unrecorded(mesh, result, log_path, exc)
     with leaving_on_stop(peer.leave):  # a signal to stop makes this seat leave the table (§9.8)
         if headless:
             return await peer.run()
-        from cli.tui import run_client  # the full-screen client is only loaded for a person
-
         # The screen stays up after the game: the player reads the last round and the final
         # standings, then closes it. Leaving mid-game (asked first) ends the peer, log valid.
         finished: list[GameSummary] = []

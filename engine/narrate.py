@@ -30,7 +30,7 @@ look & swap awaiting its decision.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -132,7 +132,7 @@ class Narrator:
     """Tells a game's events as `Told` lines, as seat `me` may hear them."""
 
     def __init__(self, names: Sequence[str], me: int | None = None, *, private_faces: bool = False,
-                 card_ids: bool = False, scores: bool = True) -> None:
+                 card_ids: bool = False, scores: bool = True, slot_label: Callable[[int], str] = str) -> None:
         self.names = tuple(names)
         if me is not None and not 0 <= me < len(self.names):
             raise ValueError(f"seat {me} is not one of the {len(self.names)} named seats")
@@ -140,6 +140,7 @@ class Narrator:
         self.private_faces = private_faces
         self.card_ids = card_ids  # name every card with its number in the deck (the audit's report)
         self.scores = scores  # tell a round's scores and the game's end (the report has its own)
+        self.slot_label = slot_label  # how a penalty slot is named: "4", or the key a screen gives it
         self._story: _Story | None = None
         self._looked: LookSwap | None = None
 
@@ -192,7 +193,8 @@ class Narrator:
         else:
             whose = f"{self.names[owner]}'s"
         if slot >= len(SQUARE_WORDS):  # a penalty slot (R6)
-            return f"{whose} slot {slot}" if noun == "slot" else f"{whose} {noun} in slot {slot}"
+            label = self.slot_label(slot)
+            return f"{whose} slot {label}" if noun == "slot" else f"{whose} {noun} in slot {label}"
         return f"{whose} {slot_words(slot)} {noun}"
 
     def _face(self, game: Game, card: int | None) -> int | None:
@@ -447,9 +449,8 @@ class Narrator:
             out.append(Told(text + self._penalty_where(penalties) + ".", "snap", seat))
         return out
 
-    @staticmethod
-    def _penalty_where(penalties: Sequence[PenaltyDrawn]) -> str:
-        return f" (into slot {penalties[0].slot})" if penalties else ""
+    def _penalty_where(self, penalties: Sequence[PenaltyDrawn]) -> str:
+        return f" (into slot {self.slot_label(penalties[0].slot)})" if penalties else ""
 
     def _private_look(self, game: Game, event: Revealed) -> list[Told]:
         """With private_faces: the card a player just drew, told to that player (or to

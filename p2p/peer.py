@@ -151,10 +151,13 @@ class TablePeer(SessionRecord):
         journal_dir: Path | None = None,
         resume: Resumption | None = None,
         grace: float = GRACE,
+        slot_label: Callable[[int], str] = str,
     ) -> None:
+        """`slot_label` names a penalty slot in the table log's lines (a screen: its key)."""
         SessionRecord.__init__(self, log_path=str(log_path))
         self._on_line: Callable[[Line], None] | None = None  # (set after a replay: its lines were printed before)
-        self._narrator = Narrator(tuple(m.name for m in lobby_result.roster.members), lobby_result.seat)
+        self._narrator = Narrator(tuple(m.name for m in lobby_result.roster.members), lobby_result.seat,
+                                  slot_label=slot_label)
         self._game_over: GameEnded | None = None  # told once the last round's scores stand
         roster = lobby_result.roster
         self.mesh = mesh

@@ -30,6 +30,7 @@ from engine import (
     TurnTimedOut,
     make_bot,
 )
+from cli.tui.keymap import slot_label
 from engine.narrate import Narrator, Told, card_words, slot_words, value_words
 from engine.skills import DEFAULT_SKILLS, CardKind, Skills
 
@@ -99,6 +100,21 @@ def test_R6_wrong_snap_is_told_with_both_cards_and_the_penalty_slot() -> None:
     table = scripted(tableaux={2: [6, 0, 0, 0]}, discard=10)
     out = table.do(Snap(2, table.t.top(), 2, 0))
     assert texts(out[None]) == ["Cy tried a 6 from their top-left slot on a 10 — wrong, penalty card (into slot 4)."]
+
+
+def test_R6_a_screen_names_a_penalty_slot_by_the_key_that_plays_it() -> None:
+    # the terminal client's keys: slot 4 is `e`, beside the square's top row
+    table = scripted(tableaux={2: [6, 0, 0, 0]}, discard=10, draw=[0, 2])
+    screen = Narrator(NAMES, 2, slot_label=slot_label)
+    table.seats[2] = screen
+    out = table.do(Snap(2, table.t.top(), 2, 0))
+    assert texts(out[2]) == ["You tried a 6 from your top-left slot on a 10 — wrong, penalty card (into slot e)."]
+    assert texts(out[None])[0].endswith("(into slot 4).")  # the words everywhere else keep the number
+    seat = table.t.game.turn_seat  # a turn passes: one snap per player per turn
+    table.do(Draw(seat))
+    table.do(Discard(seat))
+    out = table.do(Snap(2, table.t.top(), 2, 4))
+    assert "from your slot e on" in texts(out[2])[0] and "from their slot 4 on" in texts(out[None])[0]
 
 
 def test_R6_not_the_fastest_names_no_card() -> None:

@@ -85,6 +85,11 @@ def slot_key(slot: int) -> str:
     return keys[column] if column < len(keys) else ""
 
 
+def slot_label(slot: int) -> str:
+    """How the screen names `slot` in words: its key, or its number beyond the keyboard."""
+    return slot_key(slot) or str(slot)
+
+
 SLOT_KEYS: Final = {slot_key(s): s for s in range(2 * len(SLOT_ROWS[0]))}
 
 

@@ -53,7 +53,7 @@ from engine import (
 )
 from engine.phases import SNAP_PHASES, TURN_PHASES
 from cli.tui.canvas import Canvas
-from cli.tui.keymap import Command, Press, press_for, slot_key
+from cli.tui.keymap import Command, Press, press_for, slot_label
 from cli.tui.model import TableModel
 
 FLASH_S: Final = 5.0
@@ -462,7 +462,7 @@ class TableUi:
             return self._turn(TakeDiscard(self.me, slot), model)
         if pending.seat is not None and pending.slot is None:
             if model.card_in(pending.seat, slot) is None:
-                self._say(f"{model.name(pending.seat)} has no card in slot {slot_key(slot) or slot}.", "error")
+                self._say(f"{model.name(pending.seat)} has no card in slot {slot_label(slot)}.", "error")
                 return []
             pending = replace(pending, slot=slot)
         elif pending.own is None and (pending.seat is None or pending.slot is not None):
@@ -470,12 +470,12 @@ class TableUi:
                 self._say("Spy on whom? Press the opponent's number first.", "warning")
                 return []
             if model.card_in(self.me, slot) is None:
-                self._say(f"Your slot {slot_key(slot) or slot} is empty.", "error")
+                self._say(f"Your slot {slot_label(slot)} is empty.", "error")
                 return []
             pending = replace(pending, own=slot)
         else:  # your slot was chosen already: choose again
             if model.card_in(self.me, slot) is None:
-                self._say(f"Your slot {slot_key(slot) or slot} is empty.", "error")
+                self._say(f"Your slot {slot_label(slot)} is empty.", "error")
                 return []
             pending = replace(pending, own=slot)
         self.pending = pending
@@ -533,7 +533,7 @@ class TableUi:
                     return []
                 if view.power in (Power.SWAP, Power.LOOK_SWAP):
                     if model.card_in(me, slot) is None:
-                        self._say(f"Your slot {slot_key(slot) or slot} is empty.", "error")
+                        self._say(f"Your slot {slot_label(slot)} is empty.", "error")
                         return []
                     self.pending = Pending(self._power_action(view.power), own=slot)
                     return []
