@@ -304,6 +304,7 @@ async def test_quitting_asks_first(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [0, 0, 2, 2]}, discard=4) as t:
         await t.press("ctrl-c")
         assert t.scene.quitting and "Leave the table?" in t.text()
+        assert "Leaving ends the game for the whole table" in t.text()  # as it does (§9.8): nobody plays on
         await t.press("esc")
         assert not t.scene.quitting and not t.ui.leaving
         await t.press("ctrl-c", "y")

@@ -10,8 +10,9 @@ from cli.tui.table_ui import Overlay, TableScene
 from cli.tui.table_view import draw_table
 
 LEAVE_LINES = (
-    "The game goes on without you. Your fairness log",
-    "is closed valid: it can still be audited.",
+    "Leaving ends the game for the whole table, and",
+    "this round does not count. Your fairness log is",
+    "closed valid: it can still be audited.",
 )
 
 
