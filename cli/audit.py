@@ -1,4 +1,5 @@
-"""`bandit-lan audit LOG`: check a fairness log and tell the game it records (§10.2)."""
+"""`bandit-lan audit LOG [LOG …]`: check a fairness log and tell the game it records
+(§10.2); given several logs of one game, check each and whether they agree (§10.3)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import json
 from pathlib import Path
 
 from cli.lobby_common import say
+from p2p.agreement import Agreement, compare
 from p2p.audit import AuditResult, audit
-from p2p.report import game_report
+from p2p.report import comparison_report, game_report
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -16,9 +18,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "audit", help="check a game's fairness log",
         description="Re-verify a fairness log with the same code that played the game: every signature, the "
                     "agreed order, every shuffle, share and proof, every rule and every score. Exit status 0 "
-                    "only if everything holds; otherwise the first violation is named.",
+                    "only if everything holds; otherwise the first violation is named. Given the logs of several "
+                    "players of one game, each is checked and they are compared: honest peers log the same "
+                    "messages in the same order.",
     )
-    p.add_argument("log", type=Path, metavar="LOG", help="a .bandit-log file written by a peer")
+    p.add_argument("logs", type=Path, nargs="+", metavar="LOG",
+                   help="a .bandit-log file written by a peer (several: logs of one game, told from the first)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object with the verdict on the last line (seats counted from 0, as on "
                         "the wire, each with its player's name; the report counts them from 1)")
@@ -53,11 +58,41 @@ def verdict(result: AuditResult) -> dict[str, object]:
     }
 
 
+def agreement_verdict(agreement: Agreement) -> dict[str, object]:
+    """What `--json` adds for several logs (protocol.md §10.3): each log's own verdict, and
+    where they part; `ok` then holds only if every log holds and they agree."""
+    parting = agreement.parting
+    logs = []
+    for result in agreement.logs:
+        own = verdict(result)
+        writer = result.writer
+        logs.append({"path": str(result.path), "writer": writer,
+                     "peer": None if writer is None or writer >= len(result.names) else result.names[writer],
+                     **{k: own[k] for k in ("ok", "records", "finished", "first_violation")}})
+    names = agreement.logs[0].names
+    return {
+        "ok": agreement.ok and all(r.ok for r in agreement.logs),
+        "agree": agreement.ok,
+        "logs": logs,
+        "parting": None if parting is None else {
+            "section": parting.section, "what": parting.what, "record": parting.record, "seat": parting.seat,
+            "peer": None if parting.seat is None or parting.seat >= len(names) else names[parting.seat]},
+    }
+
+
 def run(args: argparse.Namespace) -> int:
-    result = audit(args.log)
+    results = [audit(path) for path in args.logs]
+    agreement = compare(results) if len(results) > 1 else None
     if not args.json:
-        for line in game_report(result, brief=args.brief):
+        for line in game_report(results[0], brief=args.brief):
             say(line)
+        if agreement is not None:
+            for line in comparison_report(agreement):
+                say(line)
     else:
-        print(json.dumps(verdict(result)), flush=True)
-    return 0 if result.ok else 1
+        out = verdict(results[0])
+        if agreement is not None:
+            out |= agreement_verdict(agreement)
+        print(json.dumps(out), flush=True)
+    good = all(r.ok for r in results) and (agreement is None or agreement.ok)
+    return 0 if good else 1

@@ -1,7 +1,7 @@
 """The audit told in words: who played, each round's cards and scores, every move with
 every snap and how it was resolved, who saw which card when, what the writer's peer
 noted as it played (lost links, a restart: its own, unsigned account), and the verdict
-(what `bandit-lan audit` prints).
+(what `bandit-lan audit` prints); given several logs of one game, how they compare.
 
 The story of a round is the table's own narration (`engine.narrate`, the lines a player
 reads on screen), told by an all-knowing narrator: a fresh engine replays the audited
@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
 from engine.narrate import Narrator, card_named
+from p2p.agreement import Agreement
 from p2p.audit import AuditResult
 from p2p.identity import short_id
 
@@ -41,6 +42,23 @@ def game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
         yield from _rounds(result)
         yield from _notes(result, writer)
     yield from _verdict(result)
+
+
+def comparison_report(agreement: Agreement) -> Iterator[str]:
+    """Each log compared, with its own verdict in a line, then whether they agree (§10.3)."""
+    yield ""
+    yield f"Logs compared ({len(agreement.logs)}):"
+    for result in agreement.logs:
+        names = result.names
+        writer = names[result.writer] if result.writer is not None and result.writer < len(names) else "?"
+        if result.ok:
+            state = ("intact, the game finished" if result.left is None
+                     else f"intact, the game ended early because {result.left.told}")
+        else:
+            assert result.first_failure is not None
+            state = f"NOT VERIFIED: {result.first_failure.describe(names)}"
+        yield f"  {result.path.name}, written by {writer}: {result.records} messages checked; {state}"
+    yield agreement.summary()
 
 
 def public_faces(result: AuditResult) -> list[dict[int, int]]:

@@ -39,6 +39,14 @@ def test_play_headless_four_processes_logs_agree_and_audit_clean(tmp_path: Path)
         assert verdict.totals == result["totals"] and verdict.game_id.hex() == result["game_id"]
     shown = run_cli("audit", str(logs[2]))
     assert shown.returncode == 0 and "Verdict: FAIR" in shown.stdout and "snapped" in shown.stdout
+    # §10.3: all four together, as an auditor who collected every player's log checks them
+    together = run_cli("audit", "--brief", *map(str, logs))
+    assert together.returncode == 0, together.stdout
+    assert "All 4 logs tell the same game" in together.stdout and "Verdict: FAIR" in together.stdout
+    compared = json.loads(run_cli("audit", "--json", *map(str, logs)).stdout.strip().splitlines()[-1])
+    assert compared["ok"] and compared["agree"] and compared["parting"] is None
+    assert {entry["peer"] for entry in compared["logs"]} == {"Zoe", "Ada", "Bo", "Cy"}
+    assert all(entry["ok"] and entry["records"] == compared["records"] for entry in compared["logs"])
 
 
 def test_play_rejects_bad_arguments_clearly(tmp_path: Path) -> None:

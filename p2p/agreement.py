@@ -1,0 +1,170 @@
+"""Whether several fairness logs of one game tell the same game (§10.3).
+
+Theory of operation
+-------------------
+Every honest peer logs the same content messages in the same agreed order, and each
+sender's side messages in that sender's side-chain order (§10.1); a log closed early (a
+crash, a failing disk, a seat that stopped waiting) holds a prefix of the others'. So
+logs of one game *agree* when
+
+1. they share one game id (the hash of one roster, §6.6);
+2. no sender has two different signed bodies under one ``seq`` (its content chain) or
+   one ``sseq`` (its side chain) anywhere among them; and
+3. each log's ``log.msg`` records are a prefix of the longest log's.
+
+Where they do not, the first thing that breaks is named. Two bodies under one sequence
+number that both carry their sender's valid signature prove that sender signed two
+different messages as one (equivocation, §7.10): it is named. Anything else (the same
+messages in two orders, a record only one log holds) is not something an honest table
+can produce and proves nothing about any player: one of the logs was altered, or its
+peer did not follow the order, and nobody is blamed. Each log's own audit (§10.2) is
+separate; this compares what the logs hold, readable records only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from p2p.audit import AuditResult
+from p2p.errors import ProtocolError
+from p2p.identity import verify_signature
+from p2p.signing import SIGNED_DOMAIN
+from p2p.wire import DEFAULT_LIMITS, decode_map
+
+
+@dataclass(frozen=True)
+class Parting:
+    """The first place where the logs do not tell the same game."""
+
+    section: str
+    what: str
+    seat: int | None = None  # a seat the logs prove broke the protocol (equivocation)
+    record: int | None = None  # the `log.msg` index where they part, if they part there
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The comparison of `logs` (each log's audit result, in the order given)."""
+
+    logs: tuple[AuditResult, ...]
+    records: int  # `log.msg` records of the longest log
+    parting: Parting | None
+
+    @property
+    def ok(self) -> bool:
+        return self.parting is None
+
+    def summary(self) -> str:
+        """One sentence: how the logs compare."""
+        if self.parting is not None:
+            return f"The logs do not tell the same game: {self.parting.section}: {self.parting.what}"
+        counts = [len(r.contents.messages) for r in self.logs if r.contents is not None]
+        shorter = [f"{_writer(r)}'s ends after {len(r.contents.messages)}" for r in self.logs
+                   if r.contents is not None and len(r.contents.messages) < self.records]
+        every = "Both logs" if len(counts) == 2 else f"All {len(counts)} logs"
+        tail = f" ({'; '.join(shorter)}: it was closed early)" if shorter else ""
+        return f"{every} tell the same game: {self.records} messages in the same order{tail}."
+
+
+def compare(results: Sequence[AuditResult]) -> Agreement:
+    """Compare the logs whose audits are `results` (at least two; unreadable ones are left
+    out: their own audit says why)."""
+    logs = tuple(r for r in results if r.contents is not None and r.roster is not None)
+    longest = max(logs, key=lambda r: len(r.contents.messages), default=None)  # type: ignore[union-attr]
+    records = 0 if longest is None else len(longest.contents.messages)  # type: ignore[union-attr]
+    if len(logs) < 2:
+        return Agreement(tuple(results), records, Parting("§10.3", "fewer than two readable logs to compare"))
+    assert longest is not None
+    return Agreement(tuple(results), records, _same_game(logs) or _forked(logs) or _prefixes(logs, longest))
+
+
+def _same_game(logs: Sequence[AuditResult]) -> Parting | None:
+    first = logs[0]
+    for other in logs[1:]:
+        if other.game_id != first.game_id:
+            return Parting("§10.3", f"{_name(first)} is of game {first.game_id.hex()[:16]}…, {_name(other)} of game "
+                                    f"{other.game_id.hex()[:16]}…: these are not logs of one game")
+    return None
+
+
+def _forked(logs: Sequence[AuditResult]) -> Parting | None:
+    """Two different validly signed bodies under one sender's (side) sequence number."""
+    roster = logs[0].roster
+    assert roster is not None
+    keys = {m.peer_id: (m.seat, m.cert.public_key) for m in roster.members}
+    held: dict[tuple[bytes, str, int], tuple[bytes, bytes, AuditResult, int | None]] = {}
+    for result in logs:
+        contents = result.contents
+        assert contents is not None
+        chains = [(contents.messages, "seq"), (contents.sides, "sseq")]
+        for records, counter in chains:
+            for index, (body, sig) in enumerate(records):
+                try:
+                    inner = decode_map(body, DEFAULT_LIMITS, tree=False)
+                except ProtocolError:
+                    continue  # (its own audit names it)
+                sender, number = inner.get("from"), inner.get(counter)
+                if sender not in keys or not isinstance(number, int):
+                    continue
+                key = (sender, counter, number)
+                record = index if counter == "seq" else None
+                if key not in held:
+                    held[key] = (body, sig, result, record)
+                    continue
+                body0, sig0, result0, record0 = held[key]
+                if body0 == body:
+                    continue
+                seat, public = keys[sender]
+                both = all(verify_signature(public, s, SIGNED_DOMAIN + b) for b, s in ((body0, sig0), (body, sig)))
+                chain = "content message" if counter == "seq" else "side message"
+                where = f"{_at(result0, record0)} holds one, {_at(result, record)} the other"
+                if both:
+                    name = roster.members[seat].name
+                    return Parting("§7.10", f"{name} (seat {seat + 1}) signed two different messages as its "
+                                            f"{chain} {number}: {where}", seat, record)
+                return Parting("§10.3", f"two different bodies of seat {seat + 1}'s {chain} {number}, one not "
+                                        f"signed by it: {where}; a log was altered (nobody is blamed)", None, record)
+    return None
+
+
+def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | None:
+    """Each log's ordered records a prefix of the longest log's."""
+    full = longest.contents.messages  # type: ignore[union-attr]
+    for result in logs:
+        mine = result.contents.messages  # type: ignore[union-attr]
+        for index, record in enumerate(mine):
+            if record != full[index]:
+                return Parting("§10.3", f"record {index}: {_name(result)} holds {_about(result, record[0])}, "
+                                        f"{_name(longest)} {_about(longest, full[index][0])}; honest peers log one "
+                                        "order (§10.1), so a log was altered or its peer broke the order (nobody "
+                                        "is blamed)", None, index)
+    return None
+
+
+def _writer(result: AuditResult) -> str:
+    names = result.names
+    return names[result.writer] if result.writer is not None and result.writer < len(names) else str(result.path)
+
+
+def _name(result: AuditResult) -> str:
+    """"Bo's log (…/x-seat2.bandit-log)"."""
+    return f"{_writer(result)}'s log ({Path(result.path).name})"
+
+
+def _at(result: AuditResult, record: int | None) -> str:
+    return _name(result) + (f" at record {record}" if record is not None else " among its side records")
+
+
+def _about(result: AuditResult, body: bytes) -> str:
+    """"Cy's message 12 (snap)"."""
+    try:
+        inner = decode_map(body, DEFAULT_LIMITS, tree=False)
+    except ProtocolError:
+        return "a record that does not decode"
+    seats = {m.peer_id: m.name for m in result.roster.members} if result.roster else {}
+    return f"{seats.get(inner.get('from'), 'an unknown peer')}'s message {inner.get('seq')} ({inner.get('type')})"
+
+
+__all__ = ["Agreement", "Parting", "compare"]
