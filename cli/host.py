@@ -15,11 +15,12 @@ from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
     player_name, print_result, roster_progress, say,
 )
+from cli.bots import BOT_NAMES, BotSeats, BotTable, bot_seats
 from cli.stopping import run_until_stopped
-from cli.game import log_path_for, log_unwritable, play_seat, report
+from cli.game import log_folder, log_path_for, log_unwritable, play_seat, report
 from p2p.discovery import TableAd, advertise, advertised_addresses
 from p2p.errors import ProtocolError
-from p2p.identity import IdentityError
+from p2p.identity import IdentityError, default_state_dir
 from p2p.lobby_runner import host_table
 from engine import SkillsError
 from p2p.roster import MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, TableRules
@@ -39,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--target", type=int, default=100, help="end the game when a total reaches this (default 100)")
     p.add_argument("--turn-seconds", type=int, default=60, help="turn timer in seconds (default 60)")
     p.add_argument("--skills", type=Path, metavar="FILE", help="your own skills table (TOML), as in engine/skills.toml")
+    p.add_argument("--bots", type=int, default=0, metavar="N",
+                   help="fill N seats with bots, each a peer of its own on this machine as in `play` (default 0)")
     add_seat_options(p)
     add_identity_options(p)
     add_interface_option(p)
@@ -54,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
     table = args.table or f"{name}'s table"
     if not MIN_SEATS <= args.seats <= MAX_SEATS:
         complain(f"--seats must be between {MIN_SEATS} and {MAX_SEATS}")
+        return 2
+    if not 0 <= args.bots < args.seats:
+        complain(f"--bots must be between 0 and {args.seats - 1} (the seats but yours)")
         return 2
     for label, value, kind in (("--table", table, TABLE_NAME), ("--name", name, PLAYER_NAME)):
         try:
@@ -87,38 +93,43 @@ def run(args: argparse.Namespace) -> int:
                 hint = f"bandit-lan join {table!r}   or   bandit-lan join --peer {where}:{mesh.port}"
                 ad = TableAd(table, name, args.seats, args.seats - 1, PROTOCOL_VERSION, identity.peer_id,
                              mesh.port, addresses)
-                if is_person(args):  # the full-screen lobby, then the table, on one terminal
-                    from cli.tui import host_lobby_screen, open_terminal
-
-                    async with open_terminal() as terminal:
-                        async with _advertising(ad, args) as advert:
-                            result = await host_lobby_screen(
-                                terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
-                                rules=rules, join_hint=hint, on_roster=lambda roster: advert(roster.free),
-                            )
-                        if result is None:
-                            return 1
-                        summary = await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
-                    return report(summary, args)
-                if not (args.quiet or args.json):
-                    say(f'Hosting "{table}" on {where}:{mesh.port} with {args.seats} seats'
-                        f'{" (a code is required)" if args.code else ""}, game to {args.target}.')
-                    say(f"Your fingerprint: {identity.short} (players can check it on their screens)")
-                    say(f"Others join with: {hint}")
-                else:
-                    say(f"listening {where}:{mesh.port} {identity.peer_id.hex()}")
-                async with _advertising(ad, args) as advert:
-
-                    def on_roster(roster) -> None:  # type: ignore[no-untyped-def]
-                        show(roster)
-                        advert(roster.free)
-
-                    result = await host_table(mesh, name=name, table=table, seats=args.seats, code=args.code,
-                                              rules=rules, start=await _start_signal(), on_roster=on_roster)
-                return await after_lobby(mesh, result, identity, args)
+                async with bot_seats(_bot_names(args.bots, name), _bot_table(args, where, mesh.port, identity)) as bots:
+                    return await _lobby_and_game(mesh, ad, hint, where, bots)
         except (ProtocolError, OSError) as exc:
             complain(explain(exc))
             return 1
+
+    async def _lobby_and_game(mesh, ad: TableAd, hint: str, where: str, bots: BotSeats) -> int:  # type: ignore[no-untyped-def]
+        if is_person(args):  # the full-screen lobby, then the table, on one terminal
+            from cli.tui import host_lobby_screen, open_terminal
+
+            async with open_terminal() as terminal:
+                async with _advertising(ad, args) as advert:
+                    result = await host_lobby_screen(
+                        terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
+                        rules=rules, join_hint=hint, on_roster=lambda roster: advert(roster.free),
+                    )
+                if result is None:
+                    return 1
+                summary = await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
+            await bots.finish()
+            return report(summary, args, [summary.log_path, *bots.logs()])
+        if not (args.quiet or args.json):
+            say(f'Hosting "{table}" on {where}:{mesh.port} with {args.seats} seats'
+                f'{" (a code is required)" if args.code else ""}, game to {args.target}.')
+            say(f"Your fingerprint: {identity.short} (players can check it on their screens)")
+            say(f"Others join with: {hint}")
+        else:
+            say(f"listening {where}:{mesh.port} {identity.peer_id.hex()}")
+        async with _advertising(ad, args) as advert:
+
+            def on_roster(roster) -> None:  # type: ignore[no-untyped-def]
+                show(roster)
+                advert(roster.free)
+
+            result = await host_table(mesh, name=name, table=table, seats=args.seats, code=args.code,
+                                      rules=rules, start=await _start_signal(), on_roster=on_roster)
+        return await after_lobby(mesh, result, identity, args, bots)
 
     return run_until_stopped(main)
 
@@ -149,7 +160,23 @@ async def _advertising(ad: TableAd, args: argparse.Namespace) -> AsyncIterator[C
         advert.withdraw()
 
 
-async def after_lobby(mesh, result, identity, args) -> int:  # type: ignore[no-untyped-def]
+def _bot_names(count: int, host: str) -> list[str]:
+    """`host --bots`: "Ada (bot)", … (the others at the table are people), none named like the host."""
+    names = [f"{n} (bot)" for n in BOT_NAMES]
+    return [n for n in names if n != host][:count]
+
+
+def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> BotTable:  # type: ignore[no-untyped-def]
+    """The bots dial the host where the other players do, so the roster gives everyone an
+    address of each bot that works for them (`cli.bots`); they listen where the host does."""
+    host = "127.0.0.1" if where in ("0.0.0.0", "") else where
+    state_dir = args.state_dir or default_state_dir()
+    log_dir = args.log.parent if args.log is not None else log_folder(args.state_dir, args.log_dir)
+    return BotTable(host, port, identity.peer_id.hex(), args.bind, state_dir, log_dir, args.seed, args.code,
+                    args.lobby_only)
+
+
+async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None) -> int:  # type: ignore[no-untyped-def]
     """Print the seating; then play the game headless (unless --lobby-only)."""
     if not (args.quiet or args.json):
         print_result(result, identity.peer_id)
@@ -157,9 +184,14 @@ async def after_lobby(mesh, result, identity, args) -> int:  # type: ignore[no-u
         if args.json:
             print(json.dumps({"game_id": result.game_id.hex(), "seat": result.seat,
                               "players": [m.name for m in result.roster.members]}), flush=True)
+        if bots is not None:
+            await bots.finish()  # (they stop once seated, as this peer does)
         return 0
     summary = await play_seat(mesh, result, identity, args, _log_path(result, args))
-    return report(summary, args)
+    if bots is None:
+        return report(summary, args)
+    await bots.finish()
+    return report(summary, args, [summary.log_path, *bots.logs()])
 
 
 async def _start_signal() -> trio.Event | None:

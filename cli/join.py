@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 
@@ -56,7 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--fingerprint", metavar="FP",
                    help="the host's fingerprint as shown on its screen; without it (and with --peer) the host is "
                         "trusted on first use and its fingerprint shown")
-    p.add_argument("--code", help="the table code, if the host set one")
+    p.add_argument("--code", help="the table code, if the host set one ('-': read it from the standard input, "
+                                  "so it stays out of the process list and the shell's history)")
     p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="how long to look for the table (default 5 s)")
     p.add_argument("--port", type=int, default=0, help="TCP port for links from the other players (default: any)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
@@ -74,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
 
         return run_resume(args)
     name = player_name(args)
+    if args.code == "-":
+        args.code = sys.stdin.readline().strip()
+        if not args.code:
+            complain("--code -: no table code on the standard input")
+            return 2
     expect: bytes | str | None = None
     if args.fingerprint:
         try:

@@ -88,3 +88,35 @@ def test_table_hosted_in_one_namespace_is_found_joined_and_played_from_two_other
     verdicts = [audit(path) for path in logs]
     assert all(v.ok and v.finished for v in verdicts), [v.first_failure for v in verdicts]
     assert len({tuple(v.totals.items()) for v in verdicts}) == 1
+
+
+def test_a_host_s_bots_are_reached_by_players_on_other_hosts(lan: list[str], tmp_path: Path) -> None:
+    """`host --bots`: the bot processes run beside the host and sit down at its table,
+    the table code reaching them on their standard input; a player on another host plays
+    the whole game with them (real TLS links between the hosts, §6.5) and every log
+    audits clean, all of one game (§10.3)."""
+    from p2p.agreement import compare
+
+    h1, h2, _ = lan
+    seen: list[str] = []
+    game = ("--headless", "--target", "15", "--code", "owl")
+    host = bandit("host", "--table", "Den", "--name", "alice", "--seats", "3", "--bots", "1",
+                  "--state-dir", str(tmp_path / "a"), "--log-dir", str(tmp_path / "logs"), *game, netns=h1)
+    procs = [host]
+    try:
+        read_until(host, r"2 of 3 seats taken", seen)
+        read_until(host, r"Ada \(bot\)", seen)
+        bob = bandit("join", "Den", "--name", "bob", "--state-dir", str(tmp_path / "b"),
+                     "--log-dir", str(tmp_path / "logs"), *game, netns=h2)
+        procs.append(bob)
+        results = [finish(bob, [], 90), finish(host, seen, 90)]
+    finally:
+        kill_all(procs)
+    for rc, out in results:
+        assert rc == 0, out
+    logs = sorted((tmp_path / "logs").glob("*.bandit-log"))
+    assert len(logs) == 3
+    verdicts = [audit(path) for path in logs]
+    assert all(v.ok and v.finished for v in verdicts), [v.first_failure for v in verdicts]
+    assert verdicts[0].names == ("alice", "Ada (bot)", "bob")
+    assert compare(verdicts).ok

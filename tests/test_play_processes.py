@@ -55,6 +55,29 @@ def test_play_rejects_bad_arguments_clearly(tmp_path: Path) -> None:
         assert done.returncode == 2 and words in done.stderr
 
 
+def test_host_bots_and_a_code_on_stdin_are_checked_before_the_lobby(tmp_path: Path) -> None:
+    state = ("--state-dir", str(tmp_path))
+    full = run_cli("host", "--headless", "--seats", "3", "--bots", "3", "--no-discovery", *state)
+    assert full.returncode == 2 and "--bots must be between 0 and 2 (the seats but yours)" in full.stderr
+    empty = run_cli("join", "--headless", "--peer", "127.0.0.1:9", "--code", "-", *state)  # (stdin: nothing)
+    assert empty.returncode == 2 and "no table code on the standard input" in empty.stderr
+
+
+def test_host_with_bots_plays_a_whole_game_and_reports_every_log(tmp_path: Path) -> None:
+    """`host --bots N` seats N bot peers (processes of their own, as `play` does); with
+    no seat left for anybody else the game starts at once. The table code reaches the
+    bots on their standard input."""
+    done = run_cli("host", "--headless", "--seats", "3", "--bots", "2", "--code", "owl", "--target", "20",
+                   "--bind", "127.0.0.1", "--no-discovery", "--json", "--name", "Hal",
+                   "--state-dir", str(tmp_path / "state"), "--log-dir", str(tmp_path / "logs"))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(result["totals"]) == {"Hal", "Ada (bot)", "Bo (bot)"} and result["winners"]
+    assert len(result["logs"]) == 3
+    together = json.loads(run_cli("audit", "--json", *result["logs"]).stdout.strip().splitlines()[-1])
+    assert together["ok"] and together["agree"] and together["finished"]
+
+
 def test_s10_1_a_log_that_could_not_be_kept_is_refused_before_anybody_is_seated(tmp_path: Path) -> None:
     """`play`, `host` and `join` check where their log goes before the lobby: a folder
     that cannot be made, or a --log file that exists (a log is never overwritten), is a
