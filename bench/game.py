@@ -2,13 +2,15 @@
 
 Each run is `bandit-lan play --headless --bots N-1 --target 100`: N processes on
 127.0.0.1, each with its own identity, mutual-TLS links to every other seat, the joint
-shuffle and every proof, and its own fairness log; one of the logs is then audited.
+shuffle and every proof, and its own fairness log; one of the logs is then audited, and
+then all of them together (each audited, then compared, protocol.md §10.3).
 
     python bench/game.py --peers 4 --runs 3 --json
 
 Prints a table and, with --json, one JSON object on the last line:
 peers, runs, rounds (median), game_s (median wall time of a game), audit_s (median
-time to audit one log), rss_mb_max (largest resident set of any peer process, MB).
+time to audit one log), audit_all_s (median time to audit and compare all N logs),
+rss_mb_max (largest resident set of any peer process, MB).
 """
 
 from __future__ import annotations
@@ -39,14 +41,22 @@ def one_game(peers: int, seed: int, folder: Path) -> dict[str, float]:
     if done.returncode != 0:
         raise SystemExit(f"the game failed:\n{done.stderr[-2000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
+    audit_s = timed_audit(result["logs"][:1], env)
+    audit_all_s = timed_audit(result["logs"], env)
+    return {"game_s": game_s, "audit_s": audit_s, "audit_all_s": audit_all_s, "rounds": result["rounds"]}
+
+
+def timed_audit(logs: list[str], env: dict[str, str]) -> float:
+    """Seconds `bandit-lan audit --json LOG…` takes; it must find every log intact (and,
+    for several, all of one game)."""
     started = time.perf_counter()
-    audited = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", result["logs"][0]],
+    audited = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", *logs],
                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    audit_s = time.perf_counter() - started
+    took = time.perf_counter() - started
     verdict = json.loads(audited.stdout.strip().splitlines()[-1])
     if not verdict["ok"]:
-        raise SystemExit(f"the log did not audit: {verdict['first_violation']}")
-    return {"game_s": game_s, "audit_s": audit_s, "rounds": result["rounds"]}
+        raise SystemExit(f"the logs did not audit: {verdict.get('parting') or verdict['first_violation']}")
+    return took
 
 
 def main() -> int:
@@ -60,7 +70,7 @@ def main() -> int:
         for i in range(args.runs):
             runs.append(one_game(args.peers, i, Path(tmp) / str(i)))
             print(f"run {i + 1}: {runs[-1]['game_s']:.2f} s, {runs[-1]['rounds']} rounds, "
-                  f"audit {runs[-1]['audit_s']:.2f} s", flush=True)
+                  f"audit {runs[-1]['audit_s']:.2f} s, all {args.peers} logs {runs[-1]['audit_all_s']:.2f} s", flush=True)
     # ru_maxrss of waited-for descendants: the largest of the play process and its bots (KiB on Linux)
     rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     out = {
@@ -69,11 +79,12 @@ def main() -> int:
         "rounds": statistics.median(r["rounds"] for r in runs),
         "game_s": round(statistics.median(r["game_s"] for r in runs), 2),
         "audit_s": round(statistics.median(r["audit_s"] for r in runs), 2),
+        "audit_all_s": round(statistics.median(r["audit_all_s"] for r in runs), 2),
         "rss_mb_max": round(rss_mb, 1),
         "goals": {"game_s": 30, "rss_mb_max": 80},
     }
     print(f"{args.peers} peers, game to 100: median {out['game_s']} s over {args.runs} runs "
-          f"({out['rounds']} rounds), audit {out['audit_s']} s, largest peer {out['rss_mb_max']} MB")
+          f"({out['rounds']} rounds), audit {out['audit_s']} s (all {args.peers} logs {out['audit_all_s']} s), largest peer {out['rss_mb_max']} MB")
     if args.json:
         print(json.dumps(out))
     return 0
