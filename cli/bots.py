@@ -55,6 +55,11 @@ class BotSeats:
         with trio.move_on_after(BOT_WAIT):
             await self._all_done.wait()
 
+    async def logs_after(self, own: Path) -> list[Path]:
+        """Once the bots are done: `own` (the log of the seat that seated them), then theirs."""
+        await self.finish()
+        return [own, *self.logs()]
+
     def logs(self) -> list[Path]:
         """Each bot's log, from the JSON line it printed; a bot that failed is reported."""
         logs: list[Path] = []

@@ -112,8 +112,7 @@ def run(args: argparse.Namespace) -> int:
                 if result is None:
                     return 1
                 summary = await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
-            await bots.finish()
-            return report(summary, args, [summary.log_path, *bots.logs()])
+            return report(summary, args, await bots.logs_after(summary.log_path))
         if not (args.quiet or args.json):
             say(f'Hosting "{table}" on {where}:{mesh.port} with {args.seats} seats'
                 f'{" (a code is required)" if args.code else ""}, game to {args.target}.')
@@ -163,7 +162,7 @@ async def _advertising(ad: TableAd, args: argparse.Namespace) -> AsyncIterator[C
 def _bot_names(count: int, host: str) -> list[str]:
     """`host --bots`: "Ada (bot)", … (the others at the table are people), none named like the host."""
     names = [f"{n} (bot)" for n in BOT_NAMES]
-    return [n for n in names if n != host][:count]
+    return [n for n in names if n.casefold() != host.casefold()][:count]
 
 
 def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> BotTable:  # type: ignore[no-untyped-def]
@@ -188,10 +187,7 @@ async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None
             await bots.finish()  # (they stop once seated, as this peer does)
         return 0
     summary = await play_seat(mesh, result, identity, args, _log_path(result, args))
-    if bots is None:
-        return report(summary, args)
-    await bots.finish()
-    return report(summary, args, [summary.log_path, *bots.logs()])
+    return report(summary, args, None if bots is None else await bots.logs_after(summary.log_path))
 
 
 async def _start_signal() -> trio.Event | None:

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
                 result = await host_table(mesh, name=name, table="A game on this machine", seats=args.bots + 1,
                                           rules=rules)
                 summary = await play_seat(mesh, result, identity, args, log_path_for(result, state_dir, None, log_dir))
-                await bots.finish()
-            return report(summary, args, [summary.log_path, *bots.logs()])
+                logs = await bots.logs_after(summary.log_path)
+            return report(summary, args, logs)
 
     return run_until_stopped(main)
