@@ -106,8 +106,8 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 except ProtocolError:
                     continue  # (its own audit names it)
                 sender, number = inner.get("from"), inner.get(counter)
-                if sender not in keys or not isinstance(number, int):
-                    continue
+                if not isinstance(sender, bytes) or sender not in keys or not isinstance(number, int):
+                    continue  # (a record no seat signed: its own audit names it)
                 key = (sender, counter, number)
                 record = index if counter == "seq" else None
                 if key not in held:
@@ -164,7 +164,9 @@ def _about(result: AuditResult, body: bytes) -> str:
     except ProtocolError:
         return "a record that does not decode"
     seats = {m.peer_id: m.name for m in result.roster.members} if result.roster else {}
-    return f"{seats.get(inner.get('from'), 'an unknown peer')}'s message {inner.get('seq')} ({inner.get('type')})"
+    sender = inner.get("from")
+    who = seats.get(sender, "an unknown peer") if isinstance(sender, bytes) else "an unknown peer"
+    return f"{who}'s message {str(inner.get('seq'))[:20]} ({str(inner.get('type'))[:40]})"
 
 
 __all__ = ["Agreement", "Parting", "compare"]

@@ -35,8 +35,9 @@ from typing import Any
 from zeroconf import ServiceInfo
 
 from p2p.admission import join_transcript, joiner_proof
-from p2p.audit import audit
-from p2p.report import game_report
+from p2p.agreement import compare
+from p2p.audit import AuditResult, audit
+from p2p.report import comparison_report, game_report
 from p2p.deck import BeaconCommit, BeaconReveal, DeckError, KeyShare, SealedShare, Share, ShuffleOpening, ShuffleStep
 from p2p.discovery import SERVICE_TYPE, ad_from_info
 from p2p.errors import ProtocolError
@@ -472,9 +473,11 @@ class FileTarget:
 
     folder: tempfile.TemporaryDirectory[str] = field(
         default_factory=lambda: tempfile.TemporaryDirectory(prefix="bandit-fuzz-"))
+    reference: bytes = b""  # an intact log each input is also compared with (§10.3)
+    _reference: AuditResult | None = None
 
-    def path(self, data: bytes) -> Path:
-        path = Path(self.folder.name) / "input.bandit-log"
+    def path(self, data: bytes, name: str = "input") -> Path:
+        path = Path(self.folder.name) / f"{name}.bandit-log"
         path.write_bytes(data)
         return path
 
@@ -491,6 +494,14 @@ class FileTarget:
         result = audit(self.path(data))  # never raises for anything the log contains
         for _line in game_report(result):  # nor does telling its report
             pass
+        if self.reference:  # nor comparing it with a log of the game it came from (§10.3)
+            if self._reference is None:
+                self._reference = audit(self.path(self.reference, "reference"))
+            agreement = compare([result, self._reference])
+            for _line in comparison_report(agreement):
+                pass
+            require(agreement.parting is None or agreement.parting.section.startswith("§"), "a parting names its section")
+            require(data != self.reference or agreement.ok, "a log agrees with itself")
         if result.ok:
             return ACCEPTED
         failure = result.first_failure
@@ -573,8 +584,8 @@ def run_canary(data: bytes) -> Verdict:
 
 
 def _file_target(kind: str) -> Target:
-    files = FileTarget()
     g = corpus.game()
+    files = FileTarget(reference=g.log if kind == "audit" else b"")
     if kind == "log":
         return Target("log", "a fairness log file: read_log (§10.1), LogError", Codec.FRAMES,
                       lambda: [g.log, g.short_log], files.run_log)

@@ -11,7 +11,7 @@ from p2p.agreement import compare
 from p2p.audit import audit
 from p2p.roster import TableRules
 from p2p.signing import sign
-from p2p.wire import decode_map
+from p2p.wire import decode_map, encode
 from tests.tablesim import TableNetwork
 from tests.test_audit_tamper import rewrite
 from tests.test_table_games import SMALL_DECK
@@ -87,3 +87,16 @@ def test_s10_3_two_bodies_signed_under_one_seq_name_their_signer(table: tuple[Ta
     unsigned = (forged[0], bytes(64))
     agreement = compare([audit(logs[0]), audit(rewrite(logs[2], tmp_path, lambda m: m[:index] + [unsigned], why="stopped"))])
     assert agreement.parting is not None and agreement.parting.seat is None
+
+
+def test_s10_3_a_record_of_nonsense_parts_the_logs_without_raising(table: tuple[TableNetwork, list[Path]],
+                                                                    tmp_path: Path) -> None:
+    # Found by the fuzzer: a record whose "from" was a map stopped the comparison with a
+    # TypeError (an unhashable sender)
+    _, logs = table
+    nonsense = (encode({"type": "x", "v": 1, "from": {"a": 1}, "seq": {"b": 2}}), bytes(64))
+    altered = rewrite(logs[1], tmp_path, lambda m: m[:10] + [nonsense], why="stopped")
+    agreement = compare([audit(logs[0]), audit(altered)])
+    parting = agreement.parting
+    assert parting is not None and parting.record == 10 and parting.seat is None
+    assert "holds an unknown peer's message {'b': 2} (x)" in parting.what
