@@ -65,9 +65,7 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
     logs = []
     for result in agreement.logs:
         own = verdict(result)
-        writer = result.writer
-        logs.append({"path": str(result.path), "writer": writer,
-                     "peer": None if writer is None or writer >= len(result.names) else result.names[writer],
+        logs.append({"path": str(result.path), "writer": result.writer, "peer": result.writer_name,
                      **{k: own[k] for k in ("ok", "records", "finished", "first_violation")}})
     names = agreement.logs[0].names
     return {

@@ -63,7 +63,10 @@ class Agreement:
         counts = [len(r.contents.messages) for r in self.logs if r.contents is not None]
         shorter = [f"{_writer(r)}'s ends after {len(r.contents.messages)}" for r in self.logs
                    if r.contents is not None and len(r.contents.messages) < self.records]
-        every = "Both logs" if len(counts) == 2 else f"All {len(counts)} logs"
+        if len(counts) < len(self.logs):  # (the others could not be read: their verdicts say why)
+            every = f"The {len(counts)} readable logs"
+        else:
+            every = "Both logs" if len(counts) == 2 else f"All {len(counts)} logs"
         tail = f" ({'; '.join(shorter)}: it was closed early)" if shorter else ""
         return f"{every} tell the same game: {self.records} messages in the same order{tail}."
 
@@ -144,8 +147,7 @@ def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | No
 
 
 def _writer(result: AuditResult) -> str:
-    names = result.names
-    return names[result.writer] if result.writer is not None and result.writer < len(names) else str(result.path)
+    return result.writer_name or str(result.path)
 
 
 def _name(result: AuditResult) -> str:

@@ -93,6 +93,12 @@ class AuditResult:
         return tuple(m.name for m in self.roster.members) if self.roster else ()
 
     @property
+    def writer_name(self) -> str | None:
+        """The name of the seat that wrote the log, if the log says."""
+        names = self.names
+        return names[self.writer] if self.writer is not None and self.writer < len(names) else None
+
+    @property
     def totals(self) -> dict[str, int]:
         if self.machine is None or not self.rounds:
             return {}

@@ -25,13 +25,12 @@ from p2p.identity import short_id
 
 
 def game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
-    names = result.names
     roster = result.roster
     yield f"Fairness log: {result.path}"
     if roster is None:
         yield from _verdict(result)
         return
-    writer = names[result.writer] if result.writer is not None and result.writer < len(names) else "?"
+    writer = result.writer_name or "?"
     yield f"Game {result.game_id.hex()[:16]}…, written by seat {result.writer + 1 if result.writer is not None else '?'} ({writer})"
     yield "Players: " + ", ".join(f"{m.seat + 1} {m.name} ({short_id(m.peer_id)})" for m in roster.members)
     rules = roster.rules
@@ -49,14 +48,13 @@ def comparison_report(agreement: Agreement) -> Iterator[str]:
     yield ""
     yield f"Logs compared ({len(agreement.logs)}):"
     for result in agreement.logs:
-        names = result.names
-        writer = names[result.writer] if result.writer is not None and result.writer < len(names) else "?"
+        writer = result.writer_name or "?"
         if result.ok:
             state = ("intact, the game finished" if result.left is None
                      else f"intact, the game ended early because {result.left.told}")
         else:
             assert result.first_failure is not None
-            state = f"NOT VERIFIED: {result.first_failure.describe(names)}"
+            state = f"NOT VERIFIED: {result.first_failure.describe(result.names)}"
         yield f"  {result.path.name}, written by {writer}: {result.records} messages checked; {state}"
     yield agreement.summary()
 

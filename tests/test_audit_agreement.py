@@ -30,6 +30,8 @@ def test_s10_3_the_logs_of_one_game_agree(table: tuple[TableNetwork, list[Path]]
     agreement = compare([audit(p) for p in logs])
     assert agreement.ok and agreement.parting is None
     assert agreement.summary() == f"All 3 logs tell the same game: {agreement.records} messages in the same order."
+    unreadable = audit(logs[0].parent / "missing.bandit-log")
+    assert compare([audit(p) for p in logs] + [unreadable]).summary().startswith("The 3 readable logs tell the same game")
 
 
 def test_s10_3_a_log_closed_early_holds_a_prefix_and_agrees(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:

@@ -101,3 +101,20 @@ def test_s10_1_a_log_that_could_not_be_kept_is_refused_before_anybody_is_seated(
 
     assert log_place_problem(None, None, tmp_path / "fresh") is None
     assert [p.name for p in (tmp_path / "fresh").iterdir()] == []  # the probe file is gone
+
+
+def test_a_host_s_bots_dial_it_where_the_other_players_do(tmp_path: Path) -> None:
+    """A bot's address in the roster is where its connection to the host came from, and
+    players in lower seats (or resumed ones) dial it there (§6.5): so the bots dial the
+    host's LAN address, which the kernel answers from that address, not 127.0.0.1."""
+    import argparse
+
+    from cli.host import _bot_table
+    from p2p.identity import load_or_create_identity
+
+    identity = load_or_create_identity(tmp_path / "id")
+    args = argparse.Namespace(bind="0.0.0.0", state_dir=tmp_path, log=None, log_dir=None, seed=3, code="owl",
+                              lobby_only=False)
+    table = _bot_table(args, "192.0.2.2", 4000, identity)
+    assert (table.host, table.port, table.bind, table.code) == ("192.0.2.2", 4000, "0.0.0.0", "owl")
+    assert _bot_table(args, "0.0.0.0", 4000, identity).host == "127.0.0.1"  # (no LAN address: this machine only)
