@@ -39,3 +39,19 @@ def test_the_json_line_says_whether_this_seat_left(capsys: pytest.CaptureFixture
     assert report(summary(finished=False, why="you left the table", left=True), argparse.Namespace(json=True)) == 0
     line = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert line["left"] is True and line["finished"] is False and line["totals"] == {"Ana": 12, "Bo": 40}
+
+
+def test_s10_3_a_table_of_bots_says_how_to_audit_every_seat_s_log_together(capsys: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
+    folder = tmp_path / "my logs"
+    logs = [folder / f"0a1b2c3d4e5f-seat{n}.bandit-log" for n in (1, 2, 3)]
+    done = GameSummary(bytes(32), ("Ana", "Bo", "Cy"), 2, {"Ana": 12, "Bo": 40, "Cy": 50}, ["Ana"], logs[0], True,
+                       "the game ended")
+    assert report(done, argparse.Namespace(json=False), logs) == 0
+    out = capsys.readouterr().out
+    assert f"(check it with: bandit-lan audit '{logs[0]}')" in out  # (a path with a space, quoted to be pasted)
+    assert f"check them together (§10.3): bandit-lan audit '{folder}'/0a1b2c3d4e5f-seat*.bandit-log" in out
+    assert report(done, argparse.Namespace(json=False), [logs[0], tmp_path / "elsewhere.bandit-log"]) == 0
+    assert f"bandit-lan audit '{logs[0]}' {tmp_path / 'elsewhere.bandit-log'}" in capsys.readouterr().out
+    assert report(done, argparse.Namespace(json=False)) == 0  # one log: nothing to compare
+    assert "together" not in capsys.readouterr().out
