@@ -23,7 +23,8 @@ import trio
 
 from cli.lobby_common import complain
 
-BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve")
+BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve", "Fay")
+"""One more than a table's bots can be, so one may give way to a player's own name."""
 BOT_WAIT = 30.0  # seconds the bots get to finish after our game ended
 
 

@@ -96,7 +96,6 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
     """Two different validly signed bodies under one sender's (side) sequence number."""
     roster = logs[0].roster
     assert roster is not None
-    keys = {m.peer_id: (m.seat, m.cert.public_key) for m in roster.members}
     held: dict[tuple[bytes, str, int], tuple[bytes, bytes, AuditResult, int | None]] = {}
     for result in logs:
         contents = result.contents
@@ -109,7 +108,8 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 except ProtocolError:
                     continue  # (its own audit names it)
                 sender, number = inner.get("from"), inner.get(counter)
-                if not isinstance(sender, bytes) or sender not in keys or not isinstance(number, int):
+                member = roster.member(sender) if isinstance(sender, bytes) else None
+                if member is None or not isinstance(number, int):
                     continue  # (a record no seat signed: its own audit names it)
                 key = (sender, counter, number)
                 record = index if counter == "seq" else None
@@ -119,13 +119,12 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 body0, sig0, result0, record0 = held[key]
                 if body0 == body:
                     continue
-                seat, public = keys[sender]
+                seat, public = member.seat, member.cert.public_key
                 both = all(verify_signature(public, s, SIGNED_DOMAIN + b) for b, s in ((body0, sig0), (body, sig)))
                 chain = "content message" if counter == "seq" else "side message"
                 where = f"{_at(result0, record0)} holds one, {_at(result, record)} the other"
                 if both:
-                    name = roster.members[seat].name
-                    return Parting("§7.10", f"{name} (seat {seat + 1}) signed two different messages as its "
+                    return Parting("§7.10", f"{member.name} (seat {seat + 1}) signed two different messages as its "
                                             f"{chain} {number}: {where}", seat, record)
                 return Parting("§10.3", f"two different bodies of seat {seat + 1}'s {chain} {number}, one not "
                                         f"signed by it: {where}; a log was altered (nobody is blamed)", None, record)
@@ -165,9 +164,9 @@ def _about(result: AuditResult, body: bytes) -> str:
         inner = decode_map(body, DEFAULT_LIMITS, tree=False)
     except ProtocolError:
         return "a record that does not decode"
-    seats = {m.peer_id: m.name for m in result.roster.members} if result.roster else {}
     sender = inner.get("from")
-    who = seats.get(sender, "an unknown peer") if isinstance(sender, bytes) else "an unknown peer"
+    member = result.roster.member(sender) if result.roster is not None and isinstance(sender, bytes) else None
+    who = member.name if member is not None else "an unknown peer"
     return f"{who}'s message {str(inner.get('seq'))[:20]} ({str(inner.get('type'))[:40]})"
 
 

@@ -148,10 +148,12 @@ def _notes(result: AuditResult, writer: str) -> Iterator[str]:
         return
     yield ""
     yield f"What {writer}'s peer noted as it played ({len(notes)}; its own account, unsigned, no part of the verdict):"
-    by_id = {m.peer_id: m.name for m in result.roster.members} if result.roster is not None else {}
     for note in notes[:NOTES_SHOWN]:
         extra = [note.section] if note.section and note.section not in note.text else []
-        who = by_id.get(note.peer, short_id(note.peer)) if note.peer is not None else None
+        who = None
+        if note.peer is not None:
+            member = result.roster.member(note.peer) if result.roster is not None else None
+            who = member.name if member is not None else short_id(note.peer)
         if who is not None and who not in note.text:
             extra.append(f"about {who}")
         where = "before the first message" if not note.index else f"after {note.index} message{'s' if note.index > 1 else ''}"

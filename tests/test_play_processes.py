@@ -118,3 +118,10 @@ def test_a_host_s_bots_dial_it_where_the_other_players_do(tmp_path: Path) -> Non
     table = _bot_table(args, "192.0.2.2", 4000, identity)
     assert (table.host, table.port, table.bind, table.code) == ("192.0.2.2", 4000, "0.0.0.0", "owl")
     assert _bot_table(args, "0.0.0.0", 4000, identity).host == "127.0.0.1"  # (no LAN address: this machine only)
+
+
+def test_a_host_named_like_a_bot_still_gets_every_bot_it_asked_for() -> None:
+    from cli.host import _bot_names
+
+    assert _bot_names(5, "Hal") == ["Ada (bot)", "Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)"]
+    assert _bot_names(5, "ada (BOT)") == ["Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)", "Fay (bot)"]
