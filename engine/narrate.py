@@ -34,7 +34,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from engine.errors import EngineError
 from engine.events import (
     ALL,
     CallBandit,
@@ -170,11 +169,16 @@ class Narrator:
             out += self._tell(game, story)
         return out
 
-    def refusal(self, intent: Intent, error: EngineError) -> Told:
-        """A line for an intent the engine refused."""
+    def refusal(self, intent: Intent, rule: str, reason: str) -> Told:
+        """A line for an intent the rules (`R…`) or the table (`§9.…`) refused.
+
+        Refusals are part of play (a snap that lost its race to the game's end, a move
+        decided for a turn that just ended), so another seat's is told plainly; a refusal
+        under a protocol section is a warning, and the narrator's own seat's an error."""
         who = self._possessive(intent.seat)
-        return Told(f"{who[0].upper()}{who[1:]} {_intent_words(intent)} was refused: {error.message} ({error.rule})",
-                    "error", intent.seat)
+        kind = "error" if intent.seat == self.me else "table" if rule.startswith("R") else "warning"
+        return Told(f"{who[0].upper()}{who[1:]} {_intent_words(intent)} did not count ({rule}: {reason}).",
+                    kind, intent.seat)
 
     # ------------------------------------------------------------------ names and faces
 

@@ -57,7 +57,7 @@ from p2p.schema import Schemas
 from p2p.session import CHOSE_TO_LEAVE, Line, RoundReport, SeatInfo, SessionRecord
 from p2p.signing import SignedMessage, sign, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
-from engine.narrate import Narrator
+from engine.narrate import Narrator, Told
 from p2p.rejoin import restore
 from p2p.table import Intake, SeatDriver, SeatLeft, Step, TableMachine
 from p2p.table.secrets import SeatSecrets
@@ -513,10 +513,11 @@ class TablePeer(SessionRecord):
             self.log.append_side(side)
             self._broadcast(side)
         for refused in step.refused:
+            told = self._narrator.refusal(refused.intent, refused.section, refused.reason)
             if refused.seat == self._me:
-                self._say(f"Not accepted ({refused.section}): {refused.reason}.", "error", refused.seat)
+                self._say(told.text, told.kind, refused.seat)
             else:
-                self._judge(on_refusal(refused))
+                self._judge(on_refusal(refused), told=told)
         if self.driver is not None:
             self.driver.observe(step)
         for outcome in step.rounds:
@@ -895,12 +896,16 @@ class TablePeer(SessionRecord):
             if self._dials(seat):
                 self._start_redial(seat)
 
-    def _judge(self, verdict: Verdict, *, tell_others: bool = False) -> None:
-        """Apply the §11.2 policy: log and show who broke which rule; on an abort, end
-        the game here, and, when the others may not have seen it, tell them why."""
+    def _judge(self, verdict: Verdict, *, tell_others: bool = False, told: Told | None = None) -> None:
+        """Apply the §11.2 policy: log and show who broke which rule (`told`: the
+        narrator's line for it, if it has one); on an abort, end the game here, and, when
+        the others may not have seen it, tell them why."""
         culprit = self.machine.seats[verdict.seat] if verdict.seat is not None else None
         self._note(verdict.note(self.names), verdict.section, culprit)
-        self._say(verdict.line(self.names), "error" if verdict.aborts else "warning", verdict.seat)
+        if told is not None:
+            self._say(told.text, told.kind, verdict.seat)
+        else:
+            self._say(verdict.line(self.names), "error" if verdict.aborts else "warning", verdict.seat)
         if not verdict.aborts:
             return
         if tell_others and verdict.seat != self._me:

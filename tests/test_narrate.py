@@ -12,7 +12,6 @@ from engine import (
     DecideSwap,
     Discard,
     Draw,
-    EngineError,
     Event,
     Exchange,
     LookSwap,
@@ -23,7 +22,6 @@ from engine import (
     Simulation,
     SkipPower,
     Snap,
-    SnapLimit,
     Spy,
     Swap,
     TakeDiscard,
@@ -265,10 +263,19 @@ def test_R4_round_start_and_R9_round_end_are_told() -> None:
 
 def test_refusals_name_the_rule() -> None:
     narrator = Narrator(NAMES, 1)
-    told = narrator.refusal(Snap(1, 9, 1, 0), SnapLimit("R6", 1, "one immediate discard per player per turn"))
-    assert told == Told("Your immediate discard was refused: one immediate discard per player per turn (R6)", "error", 1)
-    other = narrator.refusal(Draw(2), EngineError("R5", 2, "it is seat 0's turn"))
-    assert other.text.startswith("Cy's draw was refused")
+    told = narrator.refusal(Snap(1, 9, 1, 0), "R6", "one immediate discard per player per turn")
+    assert told == Told("Your immediate discard did not count (R6: one immediate discard per player per turn).", "error", 1)
+    other = narrator.refusal(Draw(2), "R5", "it is seat 0's turn")
+    assert other == Told("Cy's draw did not count (R5: it is seat 0's turn).", "table", 2)
+
+
+def test_R6_a_snap_that_raced_the_end_of_the_game_is_told_as_play_and_a_table_refusal_as_a_warning() -> None:
+    narrator = Narrator(NAMES, 1)
+    late = narrator.refusal(Snap(0, 9, 0, 0), "R6", "no immediate discard after the game has ended")
+    assert late == Told("Ana's immediate discard did not count (R6: no immediate discard after the game has ended).",
+                        "table", 0)
+    unseen = narrator.refusal(Snap(2, 9, 2, 0), "§9.5", "a snap on a card its sender had not seen turned face up")
+    assert unseen.kind == "warning" and "(§9.5: " in unseen.text
 
 
 def test_narrator_rejects_a_seat_without_a_name() -> None:

@@ -127,3 +127,33 @@ async def _with_client(me: TablePeer, other: TablePeer, harness: ScreenHarness, 
             nursery.start_soon(client)
             yield returned
             nursery.cancel_scope.cancel()
+
+
+async def test_R5_a_refused_move_is_told_as_play_on_every_screen_not_as_a_broken_rule(tmp_path: Path) -> None:
+    """A move the rules refuse (here a draw before the first turn) is part of play: the
+    player's own screen says it did not count and why, in the error colour; another
+    seat's says the same of that player, as a table line, never "broke the rules"."""
+    from engine import Draw
+
+    stack, (me, other) = await seat_live_table(tmp_path, 2)
+    async with stack:
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(me.run)
+                nursery.start_soon(other.run)
+                while me.view().phase is not Phase.PEEK:
+                    await me.changed()
+                me.submit(Draw(0))
+
+                def told(peer: TablePeer) -> list[tuple[str, str]]:
+                    return [(line.text, line.kind) for line in peer.lines if "did not count" in line.text]
+
+                while not (told(me) and told(other)):
+                    await (me if not told(me) else other).changed()
+                (mine, mine_kind), = told(me)
+                (theirs, theirs_kind), = told(other)
+                assert mine.startswith("Your draw did not count (R") and mine_kind == "error", mine
+                assert theirs.startswith("Ann's draw did not count (R") and theirs_kind == "table", theirs
+                assert mine.removeprefix("Your") == theirs.removeprefix("Ann's") and theirs.endswith(").")
+                await me.leave()
+                nursery.cancel_scope.cancel()

@@ -261,7 +261,8 @@ class LocalSession(SessionRecord):
                 self._feed(intent)
             except EngineError as error:
                 if intent.seat == self._me:
-                    self._lines.append(Line(self.narrator.refusal(intent, error).text, "error", intent.seat))
+                    told = self.narrator.refusal(intent, error.rule, error.message)
+                    self._lines.append(Line(told.text, told.kind, told.seat))
                     self._touch()
 
     # --- bots -------------------------------------------------------------------------------
