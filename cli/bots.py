@@ -12,12 +12,14 @@ input, never on its command line.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import trio
 
@@ -26,6 +28,8 @@ from cli.lobby_common import complain
 BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve", "Fay")
 """One more than a table's bots can be, so one may give way to a player's own name."""
 BOT_WAIT = 30.0  # seconds the bots get to finish after our game ended
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -45,11 +49,36 @@ class BotTable:
 
 @dataclass
 class BotSeats:
-    """The bots of one table: their processes, once they are done."""
+    """The bots of one table: their processes, once they are done.
+
+    Until `seated()` is called (the lobby is over) a bot process that fails has failed
+    to sit down: its reason goes at once to `lost`, so that a host can say so, and a
+    table that waits for every bot (`play`) can give up instead of waiting forever."""
 
     names: Sequence[str]
+    every_bot_needed: bool = False  # nobody else will come (`play`): one lost bot ends the table
     done: list[subprocess.CompletedProcess[bytes] | None] = field(default_factory=list)
     _all_done: trio.Event = field(default_factory=trio.Event)
+    _seated: bool = False
+    _lost: tuple[trio.MemorySendChannel[str], trio.MemoryReceiveChannel[str]] = field(
+        default_factory=lambda: trio.open_memory_channel[str](math.inf))
+
+    @property
+    def lost(self) -> trio.MemoryReceiveChannel[str]:
+        """Why each bot that ended before the game began did so, as it happens."""
+        return self._lost[1]
+
+    def seated(self) -> None:
+        """The lobby is over: from now on a bot that ends has ended its game."""
+        self._seated = True
+
+    def ended(self, i: int, completed: subprocess.CompletedProcess[bytes]) -> None:
+        self.done[i] = completed
+        if not self._seated and completed.returncode != 0:  # (a `--lobby-only` bot's work ends with the lobby)
+            then = "" if self.every_bot_needed else "; its seat is free for a player"
+            self._lost[0].send_nowait(f"{self.label(i)} could not sit down ({self.failure(i)}){then}")
+        if all(d is not None for d in self.done):
+            self._all_done.set()
 
     async def finish(self) -> None:
         """Give the bots `BOT_WAIT` seconds to end their game (they see it end as we do)."""
@@ -61,22 +90,39 @@ class BotSeats:
         await self.finish()
         return [own, *self.logs()]
 
-    def logs(self) -> list[Path]:
-        """Each bot's log, from the JSON line it printed; a bot that failed is reported."""
-        logs: list[Path] = []
-        for name, completed in zip(self.names, self.done):
-            if completed is None:
-                complain(f"bot {name} did not finish in time")
+    def log(self, i: int) -> Path | None:
+        """Bot `i`'s log, from the JSON line it printed at its game's end."""
+        completed = self.done[i]
+        for line in reversed(completed.stdout.decode(errors="replace").splitlines() if completed else []):
+            try:
+                return Path(json.loads(line)["log"])
+            except (ValueError, KeyError, TypeError):
                 continue
-            for line in reversed(completed.stdout.decode(errors="replace").splitlines()):
-                try:
-                    logs.append(Path(json.loads(line)["log"]))
-                    break
-                except (ValueError, KeyError, TypeError):
-                    continue
+        return None
+
+    def failure(self, i: int) -> str:
+        """How bot `i`'s process ended, in its own last words."""
+        completed = self.done[i]
+        if completed is None:
+            return "still running"
+        tail = completed.stderr.decode(errors="replace").strip().splitlines()[-3:]
+        return f"exited with status {completed.returncode}: {' / '.join(tail) or 'no output'}"
+
+    def label(self, i: int) -> str:
+        name = self.names[i]
+        return name if name.endswith("(bot)") else f"bot {name}"
+
+    def logs(self) -> list[Path]:
+        """Each bot's log; a bot that failed (or is not done) is reported."""
+        logs: list[Path] = []
+        for i in range(len(self.names)):
+            path = self.log(i)
+            if path is not None:
+                logs.append(path)
+            elif self.done[i] is None:
+                complain(f"{self.label(i)} did not finish in time")
             else:
-                tail = completed.stderr.decode(errors="replace").strip().splitlines()[-3:]
-                complain(f"bot {name} exited with status {completed.returncode}: {' / '.join(tail) or 'no output'}")
+                complain(f"{self.label(i)} {self.failure(i)}")
         return logs
 
 
@@ -90,22 +136,43 @@ def bot_command(i: int, name: str, table: BotTable) -> list[str]:
 
 
 @asynccontextmanager
-async def bot_seats(names: Sequence[str], table: BotTable) -> AsyncIterator[BotSeats]:
+async def bot_seats(names: Sequence[str], table: BotTable, *, every_bot_needed: bool = False) -> AsyncIterator[BotSeats]:
     """Start one bot process per name, joining `table`; leaving the block stops any
     that are still running (a bot told to stop leaves its table, §9.8)."""
-    seats = BotSeats(names, [None] * len(names))
+    seats = BotSeats(names, every_bot_needed, [None] * len(names))
     if not names:
         seats._all_done.set()
     stdin = b"" if table.code is None else table.code.encode() + b"\n"
     async with trio.open_nursery() as nursery:
 
         async def run_bot(i: int) -> None:
-            seats.done[i] = await trio.run_process(bot_command(i, names[i], table), stdin=stdin,
-                                                   capture_stdout=True, capture_stderr=True, check=False)
-            if all(d is not None for d in seats.done):
-                seats._all_done.set()
+            seats.ended(i, await trio.run_process(bot_command(i, names[i], table), stdin=stdin,
+                                                  capture_stdout=True, capture_stderr=True, check=False))
 
         for i in range(len(names)):
             nursery.start_soon(run_bot, i)
         yield seats
         nursery.cancel_scope.cancel()
+
+
+async def seat_with_bots(bots: BotSeats, lobby: Callable[[], Awaitable[T]]) -> T | None:
+    """Run `lobby`, saying at once why any bot could not sit down; a table that needs
+    every bot gives up at the first (None). The bots are seated once `lobby` returns."""
+    result: T | None = None
+    async with trio.open_nursery() as nursery:
+
+        async def tell_lost() -> None:
+            async for why in bots.lost:
+                complain(why)
+                if bots.every_bot_needed:
+                    nursery.cancel_scope.cancel()
+
+        async def run_lobby() -> None:
+            nonlocal result
+            result = await lobby()
+            bots.seated()
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(tell_lost)
+        nursery.start_soon(run_lobby)
+    return result

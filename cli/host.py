@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,7 +16,7 @@ from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
     player_name, print_result, roster_progress, say,
 )
-from cli.bots import BOT_NAMES, BotSeats, BotTable, bot_seats
+from cli.bots import BOT_NAMES, BotSeats, BotTable, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
 from cli.game import log_folder, log_path_for, log_unwritable, play_seat, report
 from p2p.discovery import TableAd, advertise, advertised_addresses
@@ -108,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
                     result = await host_lobby_screen(
                         terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
                         rules=rules, join_hint=hint, on_roster=lambda roster: advert(roster.free),
+                        warnings=bots.lost,
                     )
+                bots.seated()
                 if result is None:
                     return 1
                 summary = await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
@@ -126,8 +129,11 @@ def run(args: argparse.Namespace) -> int:
                 show(roster)
                 advert(roster.free)
 
-            result = await host_table(mesh, name=name, table=table, seats=args.seats, code=args.code,
-                                      rules=rules, start=await _start_signal(), on_roster=on_roster)
+            start = await _start_signal()
+            result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table=table, seats=args.seats,
+                                                        code=args.code, rules=rules, start=start, on_roster=on_roster))
+        if result is None:  # (only a table that needs every bot gives up)
+            return 1
         return await after_lobby(mesh, result, identity, args, bots)
 
     return run_until_stopped(main)

@@ -9,9 +9,10 @@ at a LAN party.
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from pathlib import Path
 
-from cli.bots import BOT_NAMES, BotTable, bot_seats
+from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
 from cli.game import add_game_options, log_path_for, log_unwritable, play_seat, report
 from cli.lobby_common import complain, load_identity, player_name, say
 from cli.stopping import run_until_stopped
@@ -61,11 +62,13 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> int:
         async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0) as mesh:
             table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed)
-            async with bot_seats(BOT_NAMES[: args.bots], table) as bots:
+            async with bot_seats(BOT_NAMES[: args.bots], table, every_bot_needed=True) as bots:
                 if not args.json and args.headless:
                     say(f"Seating you and {args.bots} bots at a table on 127.0.0.1 (game to {args.target})...")
-                result = await host_table(mesh, name=name, table="A game on this machine", seats=args.bots + 1,
-                                          rules=rules)
+                result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table="A game on this machine",
+                                                            seats=args.bots + 1, rules=rules))
+                if result is None:
+                    return 1
                 summary = await play_seat(mesh, result, identity, args, log_path_for(result, state_dir, None, log_dir))
                 logs = await bots.logs_after(summary.log_path)
             return report(summary, args, logs)

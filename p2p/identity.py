@@ -225,7 +225,21 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
 
 
 def load_or_create_identity(state_dir: Path) -> Identity:
-    """This user's identity from `state_dir`, made on first use (key file mode 0600)."""
+    """This user's identity from `state_dir`, made on first use (key file mode 0600).
+
+    A folder that cannot hold it (a file in its place, no permission, a full disk) is an
+    `IdentityError` that says where and why."""
+    problem = f"cannot keep this player's identity in {state_dir}"
+    if state_dir.exists() and not state_dir.is_dir():
+        raise IdentityError(f"{problem}: it is a file, not a folder")
+    try:
+        return _load_or_create(state_dir)
+    except OSError as exc:
+        where = "" if exc.filename in (None, str(state_dir)) else f"{exc.filename}: "
+        raise IdentityError(f"{problem}: {where}{exc.strerror or exc}") from None
+
+
+def _load_or_create(state_dir: Path) -> Identity:
     state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     key_path, cert_path = state_dir / KEY_FILE, state_dir / CERT_FILE
     if not key_path.exists():

@@ -74,6 +74,22 @@ def test_a_certificate_of_another_key_is_an_error_not_a_silent_replacement(tmp_p
     assert a.peer_id  # the first identity object is unaffected
 
 
+def test_a_state_folder_that_cannot_hold_an_identity_is_a_clear_error_not_a_crash(tmp_path: Path) -> None:
+    """A file where the folder should be, or a folder nobody may write: `IdentityError`
+    saying where and why (every command prints it and exits 1), never an `OSError`."""
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(IdentityError, match="file: it is a file, not a folder"):
+        load_or_create_identity(tmp_path / "file")
+    with pytest.raises(IdentityError, match=f"cannot keep this player's identity in {tmp_path / 'file' / 'sub'}: "):
+        load_or_create_identity(tmp_path / "file" / "sub")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    if os.access(locked, os.W_OK):
+        return  # (the superuser may write anywhere: the last case cannot be made here)
+    with pytest.raises(IdentityError, match="Permission denied"):
+        load_or_create_identity(locked)
+
+
 def test_a_key_without_certificate_gets_one(tmp_path: Path) -> None:
     key = Ed25519PrivateKey.generate()
     tmp_path.mkdir(exist_ok=True)

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from p2p.audit import audit
@@ -61,6 +62,46 @@ def test_host_bots_and_a_code_on_stdin_are_checked_before_the_lobby(tmp_path: Pa
     assert full.returncode == 2 and "--bots must be between 0 and 2 (the seats but yours)" in full.stderr
     empty = run_cli("join", "--headless", "--peer", "127.0.0.1:9", "--code", "-", *state)  # (stdin: nothing)
     assert empty.returncode == 2 and "no table code on the standard input" in empty.stderr
+
+
+def test_play_gives_up_at_once_on_a_bot_that_cannot_sit_down(tmp_path: Path) -> None:
+    """`play` waits for every bot (nobody else will come): one whose process fails ends
+    the table at once with the bot's own words (exit 1) instead of a wait forever. Here
+    a file stands where Bo's state folder goes."""
+    (tmp_path / "state" / "bots").mkdir(parents=True)
+    (tmp_path / "state" / "bots" / "bot2").write_text("in the way")
+    done = run_cli("play", "--headless", "--bots", "3", "--state-dir", str(tmp_path / "state"), timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert ("bandit-lan: bot Bo could not sit down (exited with status 1: bandit-lan: cannot keep this player's "
+            f"identity in {tmp_path / 'state' / 'bots' / 'bot2'}: it is a file, not a folder)") in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_host_is_told_at_once_that_a_bot_could_not_sit_down_and_its_seat_stays_free(tmp_path: Path) -> None:
+    """`host --bots`: a bot that fails in the lobby is reported while the lobby runs (a
+    person may still take its seat), not only after the game."""
+    (tmp_path / "state" / "bots").mkdir(parents=True)
+    (tmp_path / "state" / "bots" / "bot1").write_text("in the way")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    host = subprocess.Popen([sys.executable, "-m", "cli", "host", "--headless", "--seats", "3", "--bots", "2",
+                             "--bind", "127.0.0.1", "--no-discovery", "--name", "Hal",
+                             "--state-dir", str(tmp_path / "state")],
+                            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(60, host.kill)
+    watchdog.start()
+    try:
+        assert host.stderr is not None
+        for line in host.stderr:
+            if "could not sit down" in line:
+                break
+        assert line.startswith("bandit-lan: Ada (bot) could not sit down (exited with status 1: ")
+        assert line.rstrip().endswith("; its seat is free for a player"), line
+        assert host.poll() is None  # the table is still open for a player
+    finally:
+        watchdog.cancel()
+        host.terminate()
+        host.wait(timeout=30)
 
 
 def test_host_with_bots_plays_a_whole_game_and_reports_every_log(tmp_path: Path) -> None:

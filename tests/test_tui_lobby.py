@@ -23,6 +23,7 @@ async def test_host_screen_shows_the_roster_as_it_fills_and_enter_starts_early(t
     ids = make_identities(tmp_path, 2)
     harness = ScreenHarness()
     got: dict[str, LobbyResult | None] = {}
+    tell, warnings = trio.open_memory_channel[str](1)
     async with meshes(ids) as (host, guest), harness.open():
         assert harness.terminal is not None
         with trio.fail_after(30):
@@ -30,12 +31,16 @@ async def test_host_screen_shows_the_roster_as_it_fills_and_enter_starts_early(t
 
                 async def run_host() -> None:
                     got["host"] = await host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
-                                                          seats=4, join_hint="bandit-lan join 'Friday'")
+                                                          seats=4, join_hint="bandit-lan join 'Friday'",
+                                                          warnings=warnings)
 
                 nursery.start_soon(run_host)
                 await harness.wait_for_text('Hosting "Friday" — 1 of 4 seats taken', "seat 2  (free)")
                 harness.press("enter")
                 await harness.wait_for_text("A game needs at least two players.")
+                # `host --bots`: a bot process that fails is told at once, not after the game
+                await tell.send("Ada (bot) could not sit down (exited with status 1); its seat is free for a player")
+                await harness.wait_for_text("Ada (bot) could not sit down")
 
                 async def run_guest() -> None:
                     got["guest"] = await join_table(guest, [(LOOPBACK, host.port)], name="bob", expect_host=host.me)

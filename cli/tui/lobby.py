@@ -80,11 +80,13 @@ async def host_lobby_screen(
     rules: TableRules | None = None,
     join_hint: str = "",
     on_roster: Callable[[Roster], None] | None = None,
+    warnings: trio.abc.ReceiveChannel[str] | None = None,
 ) -> LobbyResult | None:
     """Host `table` on `mesh`, showing the roster as it fills; Enter starts early with at
     least two players (`host_table(start=...)`). `rules` and `on_roster` are passed
-    through (the host command refreshes its advertisement with `on_roster`). None if
-    the host closed the table."""
+    through (the host command refreshes its advertisement with `on_roster`); each of
+    `warnings` is shown as it comes (a bot that could not sit down). None if the host
+    closed the table."""
     screen = _Screen(terminal)
     start = trio.Event()
     identity = mesh.identity
@@ -108,8 +110,16 @@ async def host_lobby_screen(
                                           rules=rules or DEFAULT_RULES, start=start, on_roster=roster_changed)
                 screen.nudge()
 
+            async def show_warnings(channel: trio.abc.ReceiveChannel[str]) -> None:
+                nonlocal scene
+                async for text in channel:
+                    scene = replace(scene, note=Note(text, "warning"))
+                    screen.nudge()
+
             nursery.start_soon(run_host)
             nursery.start_soon(screen.forward_keys)
+            if warnings is not None:
+                nursery.start_soon(show_warnings, warnings)
             while result is None:
                 terminal.show(scene)
                 event = await screen.next()
