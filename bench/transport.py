@@ -56,6 +56,13 @@ def snap(peer: bytes, i: int) -> dict:
             "game": bytes(range(32)), "slot": i % 8, "target": i % 4, "claim": "own"}
 
 
+async def events(mesh, kind: type, count: int = 1) -> None:  # type: ignore[no-untyped-def]
+    """Take `mesh`'s events until `count` of them were of `kind` (a link up, messages received)."""
+    while count:
+        if isinstance(await mesh.receive(), kind):
+            count -= 1
+
+
 async def throughput(root: Path, n: int, signed: bool) -> float:
     a = load_or_create_identity(root / "a")
     b = load_or_create_identity(root / "b")
@@ -65,8 +72,7 @@ async def throughput(root: Path, n: int, signed: bool) -> float:
         mb.set_table(bytes(32))
         mb.expect(a.certificate)
         ma.expect(b.certificate, ("127.0.0.1", mb.port), dial=True)
-        while not isinstance(await mb.receive(), LinkUp):
-            pass
+        await events(mb, LinkUp)
         body_len = len(sign(a, snap(a.peer_id, 0))[0])
         t0 = time.perf_counter()
 
@@ -80,10 +86,7 @@ async def throughput(root: Path, n: int, signed: bool) -> float:
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(send)
-            got = 0
-            while got < n:
-                if isinstance(await mb.receive(), Received):
-                    got += 1
+            await events(mb, Received, n)
         return n / (time.perf_counter() - t0)
 
 
@@ -96,14 +99,12 @@ async def split_sender(root: Path, n: int, conn: Connection) -> float:
         ma.set_table(bytes(32))
         port = await trio.to_thread.run_sync(conn.recv)
         ma.expect(b.certificate, ("127.0.0.1", port), dial=True)
-        while not isinstance(await ma.receive(), LinkUp):
-            pass
+        await events(ma, LinkUp)
         t0 = time.perf_counter()
         for i in range(n):
             body, sig = sign(a, snap(a.peer_id, i))
             await ma.send_paced(b.peer_id, signed_frame(body, sig))
-        while not isinstance(await ma.receive(), Received):
-            pass
+        await events(ma, Received)
         return n / (time.perf_counter() - t0)
 
 
@@ -117,10 +118,7 @@ def split_receiver(root: Path, n: int, conn: Connection) -> None:
             mb.set_table(bytes(32))
             mb.expect(a.certificate)
             conn.send(mb.port)
-            got = 0
-            while got < n:
-                if isinstance(await mb.receive(), Received):
-                    got += 1
+            await events(mb, Received, n)
             mb.send(a.peer_id, {"type": "bench.plain", "v": 1, "body": b"done"})  # (closing says bye after it)
 
     trio.run(receive)

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import tempfile
 from collections.abc import Callable
-from fnmatch import fnmatch
 from pathlib import Path
 
 import trio
 
+from cli.commands import audit_command
 from cli.lobby_common import complain, say
 from cli.stopping import leaving_on_stop
 from engine import NormalBot
@@ -125,17 +124,6 @@ async def play_seat(
         return finished[0]
 
 
-def together(logs: list[Path]) -> str:
-    """The logs as one `audit` argument list: a shell pattern when they are one game's
-    seats in one folder (`<game>-seat*.bandit-log`), else every path, quoted as needed."""
-    first = logs[0]
-    game = first.name.rsplit("-seat", 1)[0]
-    pattern = f"{game}-seat*.bandit-log"
-    if "-seat" in first.name and all(p.parent == first.parent and fnmatch(p.name, pattern) for p in logs):
-        return f"{shlex.quote(str(first.parent))}/{pattern}"
-    return " ".join(shlex.quote(str(p)) for p in logs)
-
-
 async def unrecorded(mesh: Mesh, result: LobbyResult, log_path: Path, exc: OSError) -> GameSummary:
     """This seat cannot keep the game's records, so it does not sit down (§10.1): it says
     why on every link (the others see it go, and end their game as for any seat that
@@ -160,9 +148,9 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
             say(f"You left the table after {summary.rounds} round{'s' if summary.rounds != 1 else ''}.")
         else:
             complain(f"the game stopped: {summary.why}")
-        say(f"Log: {summary.log_path}   (check it with: bandit-lan audit {shlex.quote(str(summary.log_path))})")
+        say(f"Log: {summary.log_path}   (check it with: {audit_command([summary.log_path])})")
         if len(logs) > 1:  # (the bots' logs are on this machine too)
-            say(f"Every seat's log is here; check them together (§10.3): bandit-lan audit {together(logs)}")
+            say(f"Every seat's log is here; check them together (§10.3): {audit_command(logs)}")
     else:
         out = summary.to_json()
         out["logs"] = [str(p) for p in logs]

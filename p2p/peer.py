@@ -60,6 +60,7 @@ from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told
 from p2p.rejoin import restore
 from p2p.table import Intake, SeatDriver, SeatLeft, Step, TableMachine
+from p2p.table.machine import GRACE
 from p2p.table.secrets import SeatSecrets
 from p2p.transport import LinkDown, LinkUp, Mesh, MeshEvent, Received, link_schemas
 
@@ -82,7 +83,6 @@ class Pace:
 
 HUMAN_PACE = Pace(think=0.9, react=True)
 LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in order
-GRACE = 120.0  # seconds the table waits for a missing peer before it ends the game (§11.3)
 SILENCE = 6.0  # seconds without a frame (heartbeats come every second) before a link is dropped
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
 FULL_SPEED = Pace()

@@ -8,8 +8,7 @@ this seat's fairness log is and the command that audits it.
 
 from __future__ import annotations
 
-import shlex
-
+from cli.commands import audit_command
 from engine import CALLER_BONUS, Skills
 from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.cards import card_width, value_cell, Shown
@@ -129,5 +128,5 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
         canvas.write(1, y, "Your fairness log of this game:", "class:prompt")
         canvas.write(3, y + 1, clip(model.log_path, width - 4), "class:message.info")
         canvas.write(1, y + 2, "Anyone can check every shuffle, reveal, move and score in it:", "class:prompt")
-        canvas.write(3, y + 3, clip(f"bandit-lan audit {shlex.quote(str(model.log_path))}", width - 4), "class:prompt.key")
+        canvas.write(3, y + 3, clip(audit_command([model.log_path]), width - 4), "class:prompt.key")
     canvas.write(1, canvas.height - 1, "Enter: leave", "class:prompt.key")

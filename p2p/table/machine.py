@@ -121,11 +121,12 @@ from p2p.table.secrets import SeatSecrets
 TIMEOUT_STAGGER: Final = 0.5
 """Seconds between the seats that claim an expired timer, starting with the seat it concerns."""
 
-TIMERS_STAND: Final = 120.0
-"""How long in all a turn's timer (or a round's ready barrier) stands for links that are
-down (§9.6), unless the shell sets another (`timers_stand`: its grace period, §11.3).
-An honest outage that long ends the game anyway; a peer that reports a link down and up
-again over and over cannot stretch a turn past this."""
+GRACE: Final = 120.0
+"""Seconds a table waits for a missing peer before it ends the game (§11.3), unless the
+table's shell is given another. A turn's timer (or a round's ready barrier) stands for
+links that are down (§9.6) as long in all (`timers_stand`): an honest outage that long
+ends the game anyway, and a peer that reports a link down and up again over and over
+cannot stretch a turn past it."""
 
 STALL_SECTIONS: Final = {
     "keys": "§9.2", "beacon": "§8.6", "shuffle": "§9.3", "shares": "§9.4", "opening": "§9.7", "done": "§9.8",
@@ -329,7 +330,7 @@ class TableMachine:
         self._turn_since: tuple[int, float] | None = None  # (turn, time it started here)
         self._peek_since: float | None = None
         self._stood = {"turn": 0.0, "peek": 0.0}  # how long the running timer has stood for links down
-        self.timers_stand = TIMERS_STAND
+        self.timers_stand = GRACE
         self._claimed: set[tuple[str, int, int]] = set()  # timers this peer already claimed
         self._current: tuple[int, int] | None = None  # (seat, seq) of the message being processed
         self.stall_s = float(rules.turn_s) if stall_s is None else stall_s
