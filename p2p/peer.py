@@ -957,5 +957,7 @@ class TablePeer(SessionRecord):
                 self._say(told.text, told.kind, told.seat)  # type: ignore[arg-type]
 
     def _note(self, text: str, section: str | None = None, peer: bytes | None = None) -> None:
-        log.warning("%s", text)
+        """A `log.note` for the fairness log (§10.1). The player is told in the table's own
+        words (`_say`), so the program's log keeps it below the warnings a screen shows."""
+        log.info("%s", text)
         self.log.note(text, peer=peer, section=section)

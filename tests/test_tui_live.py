@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 import trio
 from live_support import seat_live_table
 from tui_support import ScreenHarness
@@ -129,10 +131,12 @@ async def _with_client(me: TablePeer, other: TablePeer, harness: ScreenHarness, 
             nursery.cancel_scope.cancel()
 
 
-async def test_R5_a_refused_move_is_told_as_play_on_every_screen_not_as_a_broken_rule(tmp_path: Path) -> None:
+async def test_R5_a_refused_move_is_told_as_play_on_every_screen_not_as_a_broken_rule(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A move the rules refuse (here a draw before the first turn) is part of play: the
     player's own screen says it did not count and why, in the error colour; another
-    seat's says the same of that player, as a table line, never "broke the rules"."""
+    seat's says the same of that player, as a table line, never "broke the rules". The
+    log's note is not also raised as a warning (a screen shows those on its prompt line)."""
     from engine import Draw
 
     stack, (me, other) = await seat_live_table(tmp_path, 2)
@@ -155,5 +159,6 @@ async def test_R5_a_refused_move_is_told_as_play_on_every_screen_not_as_a_broken
                 assert mine.startswith("Your draw did not count (R") and mine_kind == "error", mine
                 assert theirs.startswith("Ann's draw did not count (R") and theirs_kind == "table", theirs
                 assert mine.removeprefix("Your") == theirs.removeprefix("Ann's") and theirs.endswith(").")
+                assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
                 await me.leave()
                 nursery.cancel_scope.cancel()
