@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from functools import partial
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import trio
