@@ -21,29 +21,24 @@ from p2p.peer import TablePeer
 
 async def test_an_idle_table_does_not_wake_the_screen_for_its_heartbeats(tmp_path: Path) -> None:
     stack, (me, other) = await seat_live_table(tmp_path, 2)
-    async with stack:
-        with trio.fail_after(30):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(me.run)
-                nursery.start_soon(other.run)
-                while True:  # the bot is ready; everything waits for me (R4.3)
-                    await me.changed()
-                    view = me.view()
-                    if view.phase is Phase.PEEK and view.ready[1] and not view.needs:
-                        break
-                # Heartbeats come about once a second from each peer and change nothing on
-                # the table, so they do not wake the screen (a spinning timer loop would
-                # wake it thousands of times a second).
-                heard = me._heard[1]  # noqa: SLF001 - when the other peer was last heard
-                wakes = []
-                with trio.move_on_after(2.5):
-                    while True:
-                        await me.changed()
-                        wakes.append(time.monotonic())
-                assert me._heard[1] >= heard + 1.0  # noqa: SLF001 - its heartbeats kept coming
-                assert len(wakes) <= 2, [round(w - wakes[0], 4) for w in wakes]
-                await me.leave()
-                nursery.cancel_scope.cancel()
+    async with stack, _playing(me, other, 30):
+        while True:  # the bot is ready; everything waits for me (R4.3)
+            await me.changed()
+            view = me.view()
+            if view.phase is Phase.PEEK and view.ready[1] and not view.needs:
+                break
+        # Heartbeats come about once a second from each peer and change nothing on
+        # the table, so they do not wake the screen (a spinning timer loop would
+        # wake it thousands of times a second).
+        heard = me._heard[1]  # noqa: SLF001 - when the other peer was last heard
+        wakes = []
+        with trio.move_on_after(2.5):
+            while True:
+                await me.changed()
+                wakes.append(time.monotonic())
+        assert me._heard[1] >= heard + 1.0  # noqa: SLF001 - its heartbeats kept coming
+        assert len(wakes) <= 2, [round(w - wakes[0], 4) for w in wakes]
+        await me.leave()
 
 
 async def test_the_client_plays_a_live_seat_and_leaves_with_the_log_closed(tmp_path: Path) -> None:
@@ -78,7 +73,7 @@ async def test_s9_8_a_seat_told_to_stop_leaves_and_the_client_returns_without_a_
     the client, which nobody may be looking at, returns by itself."""
     stack, (me, other) = await seat_live_table(tmp_path, 2)
     harness = ScreenHarness()
-    async with stack, harness.open(), _with_client(me, other, harness, 60) as returned:
+    async with stack, harness.open(), _playing(me, other, 60, harness) as returned:
         await harness.wait_for_text("remember them")
         await me.leave("it was stopped")  # (as the signal handler calls it)
         await returned.wait()  # no key was pressed
@@ -98,7 +93,7 @@ async def test_s9_8_a_seat_told_to_stop_after_the_game_closes_its_final_standing
 
     stack, (me, other) = await seat_live_table(tmp_path, 2, person=False, rules=TableRules(target=5))
     harness = ScreenHarness()
-    async with stack, harness.open(), _with_client(me, other, harness, 120) as returned:
+    async with stack, harness.open(), _playing(me, other, 120, harness) as returned:
         while not (me.progress.ended and other.progress.ended):
             await me.changed()
         await harness.wait_for_text("Enter: the final standings")  # the last round's screen
@@ -113,12 +108,14 @@ async def test_s9_8_a_seat_told_to_stop_after_the_game_closes_its_final_standing
 
 
 @asynccontextmanager
-async def _with_client(me: TablePeer, other: TablePeer, harness: ScreenHarness, limit: float) -> AsyncIterator[trio.Event]:
-    """Both peers play, `me` through the client on `harness`; yields the event set when
-    the client returns. Leaving the block stops everything; all of it fails after `limit` s."""
+async def _playing(me: TablePeer, other: TablePeer, limit: float,
+                   harness: ScreenHarness | None = None) -> AsyncIterator[trio.Event]:
+    """Both peers play, `me` through the client on `harness` if given; yields the event
+    set when the client returns. Leaving the block stops everything; all of it fails
+    after `limit` s."""
     returned = trio.Event()
 
-    async def client() -> None:
+    async def client(harness: ScreenHarness) -> None:
         await run_client(me, terminal=harness.terminal)
         returned.set()
 
@@ -126,7 +123,8 @@ async def _with_client(me: TablePeer, other: TablePeer, harness: ScreenHarness, 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(me.run)
             nursery.start_soon(other.run)
-            nursery.start_soon(client)
+            if harness is not None:
+                nursery.start_soon(client, harness)
             yield returned
             nursery.cancel_scope.cancel()
 
@@ -140,25 +138,20 @@ async def test_R5_a_refused_move_is_told_as_play_on_every_screen_not_as_a_broken
     from engine import Draw
 
     stack, (me, other) = await seat_live_table(tmp_path, 2)
-    async with stack:
-        with trio.fail_after(30):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(me.run)
-                nursery.start_soon(other.run)
-                while me.view().phase is not Phase.PEEK:
-                    await me.changed()
-                me.submit(Draw(0))
+    async with stack, _playing(me, other, 30):
+        while me.view().phase is not Phase.PEEK:
+            await me.changed()
+        me.submit(Draw(0))
 
-                def told(peer: TablePeer) -> list[tuple[str, str]]:
-                    return [(line.text, line.kind) for line in peer.lines if "did not count" in line.text]
+        def told(peer: TablePeer) -> list[tuple[str, str]]:
+            return [(line.text, line.kind) for line in peer.lines if "did not count" in line.text]
 
-                while not (told(me) and told(other)):
-                    await (me if not told(me) else other).changed()
-                (mine, mine_kind), = told(me)
-                (theirs, theirs_kind), = told(other)
-                assert mine.startswith("Your draw did not count (R") and mine_kind == "error", mine
-                assert theirs.startswith("Ann's draw did not count (R") and theirs_kind == "table", theirs
-                assert mine.removeprefix("Your") == theirs.removeprefix("Ann's") and theirs.endswith(").")
-                assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-                await me.leave()
-                nursery.cancel_scope.cancel()
+        while not (told(me) and told(other)):
+            await (me if not told(me) else other).changed()
+        (mine, mine_kind), = told(me)
+        (theirs, theirs_kind), = told(other)
+        assert mine.startswith("Your draw did not count (R") and mine_kind == "error", mine
+        assert theirs.startswith("Ann's draw did not count (R") and theirs_kind == "table", theirs
+        assert mine.removeprefix("Your") == theirs.removeprefix("Ann's") and theirs.endswith(").")
+        assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        await me.leave()
