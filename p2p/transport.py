@@ -21,7 +21,9 @@ operations and one stream of events:
 Each link is a reader task and a writer task. The reader decodes strictly, checks
 schemas and signatures; any violation gets the peer an ``error`` frame naming the rule,
 closes that link, is logged, and surfaces as `LinkDown` with the `ProtocolError`;
-nothing else is touched. The writer only flushes what the socket could not take at
+nothing else is touched. (What surfaces as an event is logged at INFO: the layer that
+takes the event tells its user, in the table's words. Only what no event carries, a
+TLS client refused at the door, is a warning.) The writer only flushes what the socket could not take at
 once; when more than the outbox allows is waiting (the peer stopped reading), that link
 is dropped with the reason and what it had not taken is discarded: a slow peer never
 stalls the sender or the other links. Frames sent while a peer has no link wait in its
@@ -132,7 +134,6 @@ class _Peer:
     link: _Link | None = None
     dialing: bool = False
     closing: bool = False  # forgotten, or the mesh is closing: the link says bye and ends
-    unreachable: bool = False  # the last dial failed (and was told) and no link came up since
 
 
 @dataclass
@@ -312,7 +313,7 @@ class Mesh:
     def _overflow(self, peer: _Peer, what: str) -> None:
         """§4.7: a peer that does not read loses its link and what was waiting for it."""
         reason = f"{what}: the peer is not reading"
-        log.warning("link to %s dropped: %s", peer.cert.short, reason)
+        log.info("link to %s dropped: %s", peer.cert.short, reason)
         peer.backlog.clear()
         if peer.link is not None:
             peer.link.end(reason)
@@ -471,10 +472,7 @@ class Mesh:
             if stream is None:
                 if peer.link is not None:  # the peer dialled us meanwhile: nothing is down
                     return
-                # news once: redialling a peer that is away fails on every try until it is back
-                log.log(logging.INFO if peer.unreachable else logging.WARNING,
-                        "could not connect to %s: %s", peer.cert.short, failure)
-                peer.unreachable = True
+                log.info("could not connect to %s: %s", peer.cert.short, failure)
                 self._emit(LinkDown(peer.cert.peer_id, f"could not connect: {failure}", error))
                 return
         finally:
@@ -518,7 +516,7 @@ class Mesh:
             if self.table_id is None or hello["table"] != self.table_id:
                 raise ProtocolError("§4.6", "link.hello names another table", stream.label)
         except ProtocolError as exc:
-            log.warning("link to %s refused: %s", stream.label, exc)
+            log.info("link to %s refused: %s", stream.label, exc)
             await stream.reject(exc)
             self._emit(LinkDown(peer_id, str(exc), exc))
             return
@@ -537,7 +535,6 @@ class Mesh:
             peer.link.scope.cancel()
         assert isinstance(stream.stream, TlsStream)
         link = peer.link = _Link(stream, stream.stream)
-        peer.unreachable = False
         self._emit(LinkUp(peer_id))
         while peer.backlog:  # what was sent while it had no link goes first, in order
             if link.write(peer.backlog.popleft()) is None:
@@ -551,7 +548,7 @@ class Mesh:
         if peer.link is link:
             peer.link = None
         if link.end_error is not None and not isinstance(link.end_error, RemoteError):
-            log.warning("peer %s broke the protocol: %s", stream.label, link.end_error)
+            log.info("peer %s broke the protocol: %s", stream.label, link.end_error)
             await stream.reject(link.end_error)
         else:
             await stream.aclose()
