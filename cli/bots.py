@@ -28,6 +28,7 @@ from cli.lobby_common import complain
 BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve", "Fay")
 """One more than a table's bots can be, so one may give way to a player's own name."""
 BOT_WAIT = 30.0  # seconds the bots get to finish after our game ended
+BOT_QUIET = 1.0  # seconds of that before the wait is worth a word
 
 T = TypeVar("T")
 
@@ -81,9 +82,15 @@ class BotSeats:
             self._all_done.set()
 
     async def finish(self) -> None:
-        """Give the bots `BOT_WAIT` seconds to end their game (they see it end as we do)."""
+        """Give the bots `BOT_WAIT` seconds to end their game (they see it end as we do,
+        unless the end cannot be ordered: a seat is away); if they take longer than a
+        moment, say what the wait is for."""
         with trio.move_on_after(BOT_WAIT):
-            await self._all_done.wait()
+            with trio.move_on_after(BOT_QUIET):
+                await self._all_done.wait()
+            if not self._all_done.is_set():
+                complain(f"waiting for the bots to end their game (at most {BOT_WAIT - BOT_QUIET:.0f} s more)…")
+                await self._all_done.wait()
 
     async def logs_after(self, own: Path) -> list[Path]:
         """Once the bots are done: `own` (the log of the seat that seated them), then theirs."""

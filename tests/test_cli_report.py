@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+import trio
+import trio.testing
 
 from cli.game import report
 from p2p.peer import GameSummary
@@ -55,3 +57,19 @@ def test_s10_3_a_table_of_bots_says_how_to_audit_every_seat_s_log_together(capsy
     assert f"bandit-lan audit '{logs[0]}' {tmp_path / 'elsewhere.bandit-log'}" in capsys.readouterr().out
     assert report(done, argparse.Namespace(json=False)) == 0  # one log: nothing to compare
     assert "together" not in capsys.readouterr().out
+
+
+async def test_s9_8_waiting_for_bots_that_cannot_end_their_game_is_said_and_bounded(
+        autojump_clock: trio.testing.MockClock, capsys: pytest.CaptureFixture[str]) -> None:
+    """After our game, the bots get `BOT_WAIT` seconds to end theirs (a leave that a seat
+    away cannot let be ordered keeps them waiting): past a moment the player is told what
+    the blank terminal waits for, and after the limit each bot still running is named."""
+    from cli.bots import BOT_WAIT, BotSeats
+
+    bots = BotSeats(["Ada"], done=[None])
+    start = trio.current_time()
+    assert await bots.logs_after(Path("own.bandit-log")) == [Path("own.bandit-log")]
+    assert trio.current_time() - start == pytest.approx(BOT_WAIT)
+    err = capsys.readouterr().err
+    assert "waiting for the bots to end their game (at most 29 s more)" in err
+    assert "bot Ada did not finish in time" in err
