@@ -33,11 +33,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--log-dir", type=Path, metavar="DIR", help="where to write every seat's log (default: your data directory)")
     p.add_argument("--name", help="your name at the table (default: your login name)")
     p.add_argument("--state-dir", type=Path, metavar="DIR", help="where your identity and the bots' live")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the game you were playing when this program stopped (same --state-dir): the bots "
+                        "wait for you within the grace period")
     add_game_options(p, bot_flag=False)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.resume:  # (as `join --resume`: this seat listens on 127.0.0.1 and needs no lobby)
+        from cli.resume import run_resume
+
+        return run_resume(argparse.Namespace(**vars(args), bind="127.0.0.1", log=None, quiet=False, bot=False,
+                                             lobby_only=False))
     if not 1 <= args.bots <= MAX_SEATS - 1:
         complain(f"--bots must be between 1 and {MAX_SEATS - 1}")
         return 2

@@ -166,3 +166,32 @@ def test_a_host_named_like_a_bot_still_gets_every_bot_it_asked_for() -> None:
 
     assert _bot_names(5, "Hal") == ["Ada (bot)", "Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)"]
     assert _bot_names(5, "ada (BOT)") == ["Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)", "Fay (bot)"]
+
+
+def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(tmp_path: Path) -> None:
+    """`play` is the README's first command, so "the same command with --resume" is
+    `play --resume`: the killed player's bots wait for it (they are peers of their own),
+    it rebuilds the game from its log and journal, plays it to the end and its log audits
+    clean, as `join --resume` does for any seat."""
+    state = ("--state-dir", str(tmp_path / "state"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    first = subprocess.Popen([sys.executable, "-m", "cli", "play", "--headless", "--bots", "2", "--name", "Zoe", *state],
+                             cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True)
+    watchdog = threading.Timer(60, first.kill)
+    watchdog.start()
+    try:
+        assert first.stdout is not None
+        for line in first.stdout:
+            if line.lstrip().startswith("Round 1:"):  # dealt: the game is on
+                break
+        first.kill()  # as a crash would: no leave, the log and journal as they were
+    finally:
+        watchdog.cancel()
+        first.wait(timeout=30)
+    again = run_cli("play", "--resume", "--headless", "--json", *state, timeout=180)
+    assert again.returncode == 0, again.stderr
+    result = json.loads(again.stdout.strip().splitlines()[-1])
+    assert result["finished"] and set(result["totals"]) == {"Zoe", "Ada", "Bo"}
+    verdict = audit(Path(result["log"]))
+    assert verdict.ok and verdict.finished and verdict.totals == result["totals"], verdict.first_failure
