@@ -24,6 +24,7 @@ from typing import TypeVar
 import trio
 
 from cli.lobby_common import complain
+from p2p.groups import lone_exception_unwrapped
 
 BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve", "Fay")
 """One more than a table's bots can be, so one may give way to a player's own name."""
@@ -166,20 +167,21 @@ async def seat_with_bots(bots: BotSeats, lobby: Callable[[], Awaitable[T]]) -> T
     """Run `lobby`, saying at once why any bot could not sit down; a table that needs
     every bot gives up at the first (None). The bots are seated once `lobby` returns."""
     result: T | None = None
-    async with trio.open_nursery() as nursery:
+    with lone_exception_unwrapped():  # (the lobby's own error reaches the command as itself)
+        async with trio.open_nursery() as nursery:
 
-        async def tell_lost() -> None:
-            async for why in bots.lost:
-                complain(why)
-                if bots.every_bot_needed:
-                    nursery.cancel_scope.cancel()
+            async def tell_lost() -> None:
+                async for why in bots.lost:
+                    complain(why)
+                    if bots.every_bot_needed:
+                        nursery.cancel_scope.cancel()
 
-        async def run_lobby() -> None:
-            nonlocal result
-            result = await lobby()
-            bots.seated()
-            nursery.cancel_scope.cancel()
+            async def run_lobby() -> None:
+                nonlocal result
+                result = await lobby()
+                bots.seated()
+                nursery.cancel_scope.cancel()
 
-        nursery.start_soon(tell_lost)
-        nursery.start_soon(run_lobby)
+            nursery.start_soon(tell_lost)
+            nursery.start_soon(run_lobby)
     return result

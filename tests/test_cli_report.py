@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,25 @@ async def test_s9_8_waiting_for_bots_that_cannot_end_their_game_is_said_and_boun
     err = capsys.readouterr().err
     assert "waiting for the bots to end their game (at most 29 s more)" in err
     assert "bot Ada did not finish in time" in err
+
+
+async def test_s6_a_lobby_s_own_error_reaches_the_command_as_itself_beside_its_bots() -> None:
+    """`seat_with_bots` runs the lobby beside the watch on the bots: an error of the lobby
+    (a host's `ProtocolError`, an `OSError`) comes out as itself, which the command
+    explains, not wrapped in a group that would end it with a traceback."""
+    from cli.bots import BotSeats, seat_with_bots
+    from p2p.errors import ProtocolError
+
+    async def failing_lobby() -> None:
+        raise ProtocolError("§6.2", "the front door broke")
+
+    with pytest.raises(ProtocolError, match="the front door broke"):
+        await seat_with_bots(BotSeats(["Ada"], done=[None]), failing_lobby)
+
+    async def lobby() -> str:
+        return "seated"
+
+    bots = BotSeats(["Ada"], done=[None])
+    assert await seat_with_bots(bots, lobby) == "seated"
+    bots.ended(0, subprocess.CompletedProcess(["bot"], 1, b"", b"too late"))  # seated: its game's end, not a loss
+    assert bots.lost.statistics().current_buffer_used == 0
