@@ -8,7 +8,10 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from p2p.audit import audit
 from p2p.log import read_log
@@ -20,6 +23,30 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@contextmanager
+def running_cli(*args: str, watch: str, limit: float = 60) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Start the command with its `watch` stream ("stdout" or "stderr") piped; yields the
+    process and that stream. The process is killed after `limit` s in all (a hang fails
+    the test) and stopped (SIGTERM, which makes a seat leave) when the block ends."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    pipes = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, watch: subprocess.PIPE}
+    process = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                               text=True, **pipes)
+    watchdog = threading.Timer(limit, process.kill)
+    watchdog.start()
+    try:
+        yield process, getattr(process, watch)
+    finally:
+        watchdog.cancel()
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def line_with(stream: IO[str], words: str) -> str:
+    """The first line of `stream` that holds `words` ("" if the stream ended first)."""
+    return next((line for line in stream if words in line), "")
 
 
 def test_play_headless_four_processes_logs_agree_and_audit_clean(tmp_path: Path) -> None:
@@ -82,26 +109,12 @@ def test_a_host_is_told_at_once_that_a_bot_could_not_sit_down_and_its_seat_stays
     person may still take its seat), not only after the game."""
     (tmp_path / "state" / "bots").mkdir(parents=True)
     (tmp_path / "state" / "bots" / "bot1").write_text("in the way")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    host = subprocess.Popen([sys.executable, "-m", "cli", "host", "--headless", "--seats", "3", "--bots", "2",
-                             "--bind", "127.0.0.1", "--no-discovery", "--name", "Hal",
-                             "--state-dir", str(tmp_path / "state")],
-                            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    watchdog = threading.Timer(60, host.kill)
-    watchdog.start()
-    try:
-        assert host.stderr is not None
-        for line in host.stderr:
-            if "could not sit down" in line:
-                break
-        assert line.startswith("bandit-lan: Ada (bot) could not sit down (exited with status 1: ")
+    with running_cli("host", "--headless", "--seats", "3", "--bots", "2", "--bind", "127.0.0.1", "--no-discovery",
+                     "--name", "Hal", "--state-dir", str(tmp_path / "state"), watch="stderr") as (host, stderr):
+        line = line_with(stderr, "could not sit down")
+        assert line.startswith("bandit-lan: Ada (bot) could not sit down (exited with status 1: "), line
         assert line.rstrip().endswith("; its seat is free for a player"), line
         assert host.poll() is None  # the table is still open for a player
-    finally:
-        watchdog.cancel()
-        host.terminate()
-        host.wait(timeout=30)
 
 
 def test_host_with_bots_plays_a_whole_game_and_reports_every_log(tmp_path: Path) -> None:
@@ -174,21 +187,9 @@ def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(t
     it rebuilds the game from its log and journal, plays it to the end and its log audits
     clean, as `join --resume` does for any seat."""
     state = ("--state-dir", str(tmp_path / "state"))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    first = subprocess.Popen([sys.executable, "-m", "cli", "play", "--headless", "--bots", "2", "--name", "Zoe", *state],
-                             cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True)
-    watchdog = threading.Timer(60, first.kill)
-    watchdog.start()
-    try:
-        assert first.stdout is not None
-        for line in first.stdout:
-            if line.lstrip().startswith("Round 1:"):  # dealt: the game is on
-                break
+    with running_cli("play", "--headless", "--bots", "2", "--name", "Zoe", *state, watch="stdout") as (first, stdout):
+        assert "Round 1:" in line_with(stdout, "Round 1:")  # dealt: the game is on
         first.kill()  # as a crash would: no leave, the log and journal as they were
-    finally:
-        watchdog.cancel()
-        first.wait(timeout=30)
     again = run_cli("play", "--resume", "--headless", "--json", *state, timeout=180)
     assert again.returncode == 0, again.stderr
     result = json.loads(again.stdout.strip().splitlines()[-1])
