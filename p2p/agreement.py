@@ -108,7 +108,7 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 except ProtocolError:
                     continue  # (its own audit names it)
                 sender, number = inner.get("from"), inner.get(counter)
-                member = roster.member(sender) if isinstance(sender, bytes) else None
+                member = roster.member(sender)
                 if member is None or not isinstance(number, int):
                     continue  # (a record no seat signed: its own audit names it)
                 key = (sender, counter, number)
@@ -164,8 +164,7 @@ def _about(result: AuditResult, body: bytes) -> str:
         inner = decode_map(body, DEFAULT_LIMITS, tree=False)
     except ProtocolError:
         return "a record that does not decode"
-    sender = inner.get("from")
-    member = result.roster.member(sender) if result.roster is not None and isinstance(sender, bytes) else None
+    member = result.member(inner.get("from"))
     who = member.name if member is not None else "an unknown peer"
     return f"{who}'s message {str(inner.get('seq'))[:20]} ({str(inner.get('type'))[:40]})"
 

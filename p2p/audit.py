@@ -32,7 +32,7 @@ from p2p.identity import short_id
 from p2p.log import LogContents, LogError, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import OrderError, OrderReplay, message_hash
-from p2p.roster import Roster, game_id_of, parse_canonical, roster_signature_valid
+from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.schema import Schemas
 from p2p.signing import SignedMessage, open_signed, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
@@ -91,6 +91,10 @@ class AuditResult:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(m.name for m in self.roster.members) if self.roster else ()
+
+    def member(self, peer: object) -> Member | None:
+        """The seated member with this peer id, if the log's roster has one."""
+        return self.roster.member(peer) if self.roster is not None else None
 
     @property
     def writer_name(self) -> str | None:

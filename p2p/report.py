@@ -152,7 +152,7 @@ def _notes(result: AuditResult, writer: str) -> Iterator[str]:
         extra = [note.section] if note.section and note.section not in note.text else []
         who = None
         if note.peer is not None:
-            member = result.roster.member(note.peer) if result.roster is not None else None
+            member = result.member(note.peer)
             who = member.name if member is not None else short_id(note.peer)
         if who is not None and who not in note.text:
             extra.append(f"about {who}")

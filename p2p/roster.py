@@ -127,7 +127,9 @@ class Roster:
     def free(self) -> int:
         return self.seats - len(self.members)
 
-    def member(self, peer_id: bytes) -> Member | None:
+    def member(self, peer_id: object) -> Member | None:
+        """The member with this peer id; None for anything else (also what a record of a
+        log claims as its sender, whatever its type)."""
         for m in self.members:
             if m.peer_id == peer_id:
                 return m

@@ -21,12 +21,12 @@ operations and one stream of events:
 Each link is a reader task and a writer task. The reader decodes strictly, checks
 schemas and signatures; any violation gets the peer an ``error`` frame naming the rule,
 closes that link, is logged, and surfaces as `LinkDown` with the `ProtocolError`;
-nothing else is touched. (What surfaces as an event is logged at INFO: the layer that
-takes the event tells its user, in the table's words. Only what no event carries, a
-TLS client refused at the door, is a warning.) The writer only flushes what the socket could not take at
+nothing else is touched. The writer only flushes what the socket could not take at
 once; when more than the outbox allows is waiting (the peer stopped reading), that link
 is dropped with the reason and what it had not taken is discarded: a slow peer never
-stalls the sender or the other links. Frames sent while a peer has no link wait in its
+stalls the sender or the other links. (What surfaces as an event is logged at INFO:
+the layer that takes the event tells its user, in the table's words. Only what no
+event carries, a TLS client refused at the door, is a warning.) Frames sent while a peer has no link wait in its
 backlog (bounded too), which outlives links, so a peer that reconnects (``dial(peer)``,
 or an incoming link from it) gets them first; replaying what was lost is the order
 layer's job.
