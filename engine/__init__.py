@@ -22,6 +22,9 @@ from engine.errors import (
     SnapLimit,
     StaleView,
     UnexpectedFact,
+    Where,
+    Who,
+    Words,
     WrongPhase,
 )
 from engine.events import (
@@ -85,7 +88,7 @@ __all__ = [
     # errors
     "EngineError", "MalformedEvent", "AwaitingTable", "UnexpectedFact", "FaceConflict",
     "RuleViolation", "OutOfTurn", "WrongPhase", "BadTarget", "SnapLimit", "BanditAlreadyCalled",
-    "SkillsError", "RoundStalled", "StaleView",
+    "SkillsError", "RoundStalled", "StaleView", "Who", "Where", "Words",
     # deck
     "Skills", "CardKind", "Power", "DEFAULT_SKILLS", "load_skills", "MIN_PLAYERS", "MAX_PLAYERS",
     # bots, randomness, simulation

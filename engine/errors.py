@@ -8,20 +8,61 @@ raises one of these, the game state is exactly as it was before the call.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    """A seat named in a refusal: "seat 2" ("seat 2's") in the logs; a screen says the
+    player's name, "you" for its own seat, "they" for the seat whose intent it was."""
+
+    seat: int
+    form: Literal["subject", "object", "possessive"] = "subject"
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """A slot named in a refusal: "seat 1's slot 0" in the logs, "Bo's top-left slot"
+    on a screen."""
+
+    owner: int
+    slot: int
+
+
+Words = tuple["str | Who | Where", ...]
+
+
+def plain(words: Words) -> str:
+    """`words` as the logs write them: seats and slots by number."""
+    out = []
+    for word in words:
+        if isinstance(word, Who):
+            out.append(f"seat {word.seat}'s" if word.form == "possessive" else f"seat {word.seat}")
+        elif isinstance(word, Where):
+            out.append(f"seat {word.owner}'s slot {word.slot}")
+        else:
+            out.append(word)
+    return "".join(out)
+
 
 class EngineError(Exception):
-    """Base class of every error raised by the engine."""
+    """Base class of every error raised by the engine. `message` is the text the logs
+    keep; `words` is the same message with its seats and slots left for a narrator to
+    name (a screen names players, not seat numbers)."""
 
     rule: str
     seat: int | None
     message: str
+    words: Words
 
-    def __init__(self, rule: str, seat: int | None, message: str) -> None:
+    def __init__(self, rule: str, seat: int | None, message: str | Words) -> None:
         self.rule = rule
         self.seat = seat
-        self.message = message
+        self.words = (message,) if isinstance(message, str) else message
+        self.message = plain(self.words)
         who = f"seat {seat}: " if seat is not None else ""
-        super().__init__(f"{rule}: {who}{message}")
+        super().__init__(f"{rule}: {who}{self.message}")
 
 
 class MalformedEvent(EngineError):

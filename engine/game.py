@@ -66,6 +66,8 @@ from engine.errors import (
     OutOfTurn,
     SnapLimit,
     UnexpectedFact,
+    Where,
+    Who,
     WrongPhase,
 )
 from engine.events import (
@@ -438,22 +440,23 @@ class Game:
         self._not_waiting(seat, action)
         phase = self._phase
         if phase in TURN_PHASES and seat != self._turn_seat:
-            raise OutOfTurn(rule, seat, f"cannot {action}: it is seat {self._turn_seat}'s turn")
+            raise OutOfTurn(rule, seat, (f"cannot {action}: it is ", Who(self._turn_seat, "possessive"), " turn"))
         if phase is not allowed:
             raise WrongPhase(rule, seat, f"cannot {action} {PHASE_WORDS[phase]}")
 
     def _own_card(self, seat: int, slot: int, rule: str, action: str) -> int:
         tab = self._tableau[seat]
         if slot >= len(tab) or tab[slot] < 0:
-            raise BadTarget(rule, seat, f"cannot {action}: you have no card in slot {slot}")
+            raise BadTarget(rule, seat, (f"cannot {action}: there is no card in ", Where(seat, slot)))
         return tab[slot]
 
     def _their_card(self, seat: int, owner: int, slot: int, rule: str, action: str) -> int:
         if owner == seat:
-            raise BadTarget(rule, seat, f"cannot {action}: it must target another player's card, not your own")
+            raise BadTarget(rule, seat, (f"cannot {action}: it must target another player's card, not ",
+                                         Who(seat, "possessive"), " own"))
         tab = self._tableau[owner]
         if slot >= len(tab) or tab[slot] < 0:
-            raise BadTarget(rule, seat, f"cannot {action}: seat {owner} has no card in slot {slot}")
+            raise BadTarget(rule, seat, (f"cannot {action}: there is no card in ", Where(owner, slot)))
         return tab[slot]
 
     def _power_check(self, seat: int, power: Power, action: str) -> None:
@@ -639,8 +642,8 @@ class Game:
         seat = self._seat(event, "R8")
         self._turn_action(seat, Phase.START, "R8", "announce Bandit")
         if self._caller >= 0:
-            who = "you" if self._caller == seat else f"seat {self._caller}"
-            raise BanditAlreadyCalled("R8", seat, f"Bandit was already announced this round (by {who})")
+            raise BanditAlreadyCalled("R8", seat,
+                                      ("Bandit was already announced this round (by ", Who(self._caller, "object"), ")"))
         self._caller = seat
         self._notes.append(BanditCalled(seat))
 
@@ -760,7 +763,8 @@ class Game:
             raise MalformedEvent("R3", seat, f"swap must be true or false, not {event.swap!r}")
         self._turn_action(seat, Phase.DECIDE, "R3", "decide the look & swap")
         if event.swap and not self.looked_in_place():
-            raise BadTarget("R3", seat, "cannot exchange: a card you looked at has left its slot (an immediate discard)")
+            raise BadTarget("R3", seat,
+                            ("cannot exchange: a card ", Who(seat), " looked at has left its slot (an immediate discard)"))
         if event.swap:
             own_slot, _, owner, slot, _ = self._looked  # type: ignore[misc]
             self._exchange(seat, own_slot, owner, slot)
@@ -810,25 +814,26 @@ class Game:
         if self._phase not in SNAP_PHASES:
             raise WrongPhase("R6", seat, f"no immediate discard {PHASE_WORDS[self._phase]}")
         if self._snapped[seat] == self._turn:
-            raise SnapLimit("R6", seat, "one immediate discard per player per turn; you already tried this turn")
+            raise SnapLimit("R6", seat, ("one immediate discard per player per turn; ", Who(seat), " already tried this turn"))
         if owner == seat and give is not None:
-            raise BadTarget("R6", seat, "an immediate discard of your own card gives no card away")
+            raise BadTarget("R6", seat, ("an immediate discard of ", Who(seat, "possessive"), " own card gives no card away"))
         if owner != seat and give is None:
-            raise BadTarget("R6", seat, f"an immediate discard of seat {owner}'s card must name one of your slots to give")
+            raise BadTarget("R6", seat, ("an immediate discard of ", Who(owner, "possessive"), " card must name one of ",
+                                           Who(seat, "possessive"), " slots to give"))
         if top >= self._next_id or not self._was_top[top]:
             raise BadTarget("R6", seat, f"card {top} has never been the top of the discard pile this round")
         target_tab = self._tableau[owner]
         if slot >= len(target_tab):
-            raise BadTarget("R6", seat, f"seat {owner} has no slot {slot}")
+            raise BadTarget("R6", seat, (f"there is no slot {slot} among ", Who(owner, "possessive"), " cards"))
         own_tab = self._tableau[seat]
         if give is not None and give >= len(own_tab):
-            raise BadTarget("R6", seat, f"you have no slot {give} to give")
+            raise BadTarget("R6", seat, (f"there is no slot {give} among ", Who(seat, "possessive"), " cards to give"))
         stale = top != self._discard[-1]
         if not stale:
             if target_tab[slot] < 0:
-                raise BadTarget("R6", seat, f"seat {owner}'s slot {slot} is empty")
+                raise BadTarget("R6", seat, (Where(owner, slot), " is empty"))
             if give is not None and own_tab[give] < 0:
-                raise BadTarget("R6", seat, f"your slot {give} is empty; give a card you have")
+                raise BadTarget("R6", seat, (Where(seat, give), " is empty: there is no card there to give"))
         # --- validated: apply
         self._snapped[seat] = self._turn
         if stale:  # R6: "not the fastest": the card stays unrevealed, penalty card

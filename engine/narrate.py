@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from engine.errors import Where, Who, Words
 from engine.events import (
     ALL,
     CallBandit,
@@ -169,16 +170,36 @@ class Narrator:
             out += self._tell(game, story)
         return out
 
-    def refusal(self, intent: Intent, rule: str, reason: str) -> Told:
+    def refusal(self, intent: Intent, rule: str, reason: str | Words) -> Told:
         """A line for an intent the rules (`R…`) or the table (`§9.…`) refused.
 
         Refusals are part of play (a snap that lost its race to the game's end, a move
         decided for a turn that just ended), so another seat's is told plainly; a refusal
-        under a protocol section is a warning, and the narrator's own seat's an error."""
+        under a protocol section is a warning, and the narrator's own seat's an error.
+        The engine's reason (its `words`) names seats and slots as this narrator does."""
         who = self._possessive(intent.seat)
         kind = "error" if intent.seat == self.me else "table" if rule.startswith("R") else "warning"
-        return Told(f"{who[0].upper()}{who[1:]} {_intent_words(intent)} did not count ({rule}: {reason}).",
+        why = reason if isinstance(reason, str) else self._reason(reason, intent.seat)
+        return Told(f"{who[0].upper()}{who[1:]} {_intent_words(intent)} did not count ({rule}: {why}).",
                     kind, intent.seat)
+
+    def _reason(self, words: Words, actor: int) -> str:
+        """An engine reason in this narrator's words: "you" for its own seat, "they" for
+        the seat whose intent it was, other players by name, slots by their place."""
+        out = []
+        for word in words:
+            if isinstance(word, Who):
+                if word.seat == self.me:
+                    out.append("your" if word.form == "possessive" else "you")
+                elif word.seat == actor:
+                    out.append({"subject": "they", "object": "them", "possessive": "their"}[word.form])
+                else:
+                    out.append(self._possessive(word.seat) if word.form == "possessive" else self.names[word.seat])
+            elif isinstance(word, Where):
+                out.append(self._card_of(actor, word.owner, word.slot, "slot"))
+            else:
+                out.append(word)
+        return "".join(out)
 
     # ------------------------------------------------------------------ names and faces
 

@@ -190,7 +190,7 @@ class TablePeer(SessionRecord):
             back = restore(
                 log=resume.contents, journal=resume.journal_contents, seats=seats, rules=roster.rules,
                 keys={m.peer_id: m.cert.public_key for m in roster.members}, schemas=table_schemas(),
-                sign=self._sign, now=trio.current_time(), on_applied=self._narrate, on_step=self._retell,
+                sign=self._sign, now=trio.current_time(), on_applied=self._narrate, on_step=self._replayed_step,
             )
             self.orderer, self.machine = back.orderer, back.machine
             self.log, self.journal = resume.log, resume.journal
@@ -512,12 +512,7 @@ class TablePeer(SessionRecord):
             self.machine.sent_side(side)
             self.log.append_side(side)
             self._broadcast(side)
-        for refused in step.refused:
-            told = self._narrator.refusal(refused.intent, refused.section, refused.reason)
-            if refused.seat == self._me:
-                self._say(told.text, told.kind, refused.seat)
-            else:
-                self._judge(on_refusal(refused), told=told)
+        self._tell_refusals(step, live=True)
         if self.driver is not None:
             self.driver.observe(step)
         for outcome in step.rounds:
@@ -943,6 +938,22 @@ class TablePeer(SessionRecord):
             notes = [note for note in notes if not isinstance(note, GameEnded)]
         for told in self._narrator.narrate(machine.engine, event, notes):
             self._say(told.text, told.kind, told.seat)  # type: ignore[arg-type]
+
+    def _tell_refusals(self, step: Step, *, live: bool) -> None:
+        """Tell the player each intent `step` refused, in the table's words. Live, another
+        seat's refusal is also judged and noted in the log (§11.2); a replay finds that
+        note already in the log and only tells the line again."""
+        for refused in step.refused:
+            told = self._narrator.refusal(refused.intent, refused.section, refused.words or refused.reason)
+            if live and refused.seat != self._me:
+                self._judge(on_refusal(refused), told=told)
+            else:
+                self._say(told.text, told.kind, refused.seat)
+
+    def _replayed_step(self, step: Step) -> None:
+        """What `step` told the player when it was live: its refusals, then its rounds."""
+        self._tell_refusals(step, live=False)
+        self._retell(step)
 
     def _retell(self, step: Step) -> None:
         """The rounds whose scores stand after `step`: their reports and their lines."""

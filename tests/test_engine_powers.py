@@ -148,10 +148,10 @@ def test_R3_power_targets_must_be_valid() -> None:
     spy = with_power(8)
     with pytest.raises(BadTarget, match="another player's card"):
         spy.do(Spy(0, 0, 1))
-    with pytest.raises(BadTarget, match="seat 1 has no card in slot 4"):
+    with pytest.raises(BadTarget, match="there is no card in seat 1's slot 4"):
         spy.do(Spy(0, 1, 4))
     peek = with_power(6)
-    with pytest.raises(BadTarget, match="you have no card in slot 5"):
+    with pytest.raises(BadTarget, match="there is no card in seat 0's slot 5"):
         peek.do(Peek(0, 5))
     swap = with_power(14)
     with pytest.raises(BadTarget, match="another player's card"):

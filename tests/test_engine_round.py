@@ -387,7 +387,7 @@ def test_R8_only_one_announcement_per_round_and_only_at_the_start_of_a_turn() ->
         t.do(CallBandit(0))
     t.do(Discard(0))
     t.do(CallBandit(1))
-    with pytest.raises(BanditAlreadyCalled, match="R8: seat 1: Bandit was already announced this round \\(by you\\)"):
+    with pytest.raises(BanditAlreadyCalled, match="R8: seat 1: Bandit was already announced this round \\(by seat 1\\)"):
         t.do(CallBandit(1))
     pass_turn(t, 1)
     with pytest.raises(BanditAlreadyCalled, match="by seat 1"):

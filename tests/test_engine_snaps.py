@@ -192,10 +192,10 @@ def test_R6_snap_targets_must_exist() -> None:
     cases = [
         (Snap(1, 999, 1, 0), "card 999 has never been the top"),
         (Snap(1, 0, 1, 0), "card 0 has never been the top"),
-        (Snap(1, top, 1, 9), "seat 1 has no slot 9"),
-        (Snap(1, top, 0, 0), "must name one of your slots to give"),
+        (Snap(1, top, 1, 9), "there is no slot 9 among seat 1's cards"),
+        (Snap(1, top, 0, 0), "must name one of seat 1's slots to give"),
         (Snap(1, top, 1, 0, give=1), "gives no card away"),
-        (Snap(1, top, 0, 0, give=7), "you have no slot 7"),
+        (Snap(1, top, 0, 0, give=7), "there is no slot 7 among seat 1's cards to give"),
     ]
     for snap, message in cases:
         with pytest.raises(BadTarget, match=message) as info:

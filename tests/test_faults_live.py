@@ -495,8 +495,12 @@ async def test_11_3_a_resumed_seat_shows_its_player_the_story_so_far_and_every_r
     live game: its player finds the table log as it was told before the crash, line for
     line, and the reports of the rounds already scored (the round and game screens). It
     shows no countdown for the turn it came back into (§9.6: the others' timers know how
-    much of it is left, it does not)."""
+    much of it is left, it does not). That story includes the moves that did not count,
+    its own and another seat's (a spy on one's own card never counts: R3, or §9.5 when
+    its turn was over as it arrived)."""
     import shutil
+
+    from engine import Spy
 
     from p2p.journal import Journal
     from p2p.lobby import LobbyResult
@@ -513,9 +517,15 @@ async def test_11_3_a_resumed_seat_shows_its_player_the_story_so_far_and_every_r
     async with stack:
         with trio.fail_after(120):
             async with running(peers):
+                await until(lambda: all(any(line.text.startswith("Round 1:") for line in peer.lines)
+                                        for peer in (seat, peers[2])), seat, peers[2])
+                for refused in (seat, peers[2]):
+                    refused.submit(Spy(refused.me, refused.me, 0))
                 await until(lambda: len(seat.reports) >= 1 and any("Round 2:" in line.text for line in seat.lines), seat)
                 # The process dies here: what its player was told, and what is on its disk.
                 told, scored = list(seat.lines), list(seat.reports)
+                spies = [(line.text, line.kind) for line in told if "spy did not count (" in line.text]
+                assert len(spies) == 2 and ("error" in dict(spies).values()), spies
                 assert seat.journal is not None
                 log_path = shutil.copy(read_journal(seat.journal.path).log, crashed / "seat.bandit-log")
                 journal_path = shutil.copy(seat.journal.path, crashed / "seat.journal")

@@ -19,6 +19,7 @@ from engine import (
     Prng,
     Ready,
     RoundStarted,
+    RuleViolation,
     Simulation,
     SkipPower,
     Snap,
@@ -267,6 +268,44 @@ def test_refusals_name_the_rule() -> None:
     assert told == Told("Your immediate discard did not count (R6: one immediate discard per player per turn).", "error", 1)
     other = narrator.refusal(Draw(2), "R5", "it is seat 0's turn")
     assert other == Told("Cy's draw did not count (R5: it is seat 0's turn).", "table", 2)
+
+
+def test_R3_R5_R6_a_refusal_names_players_and_slots_as_the_table_does_where_the_log_has_numbers() -> None:
+    """The engine's reasons keep seats and slots by number for the logs; told to a
+    player, the same reason names them: "you" for the listener, "they" for the player
+    whose move it was, everyone else by name, slots by their place."""
+    t = ScriptedTable(3, {1: [0, 2, 10, 4]}, discard=10)
+    refused = []
+    for intent in (Draw(1), Snap(2, t.top(), 1, 0), Spy(1, 1, 0)):
+        with pytest.raises(RuleViolation) as info:
+            t.do(intent)
+        refused.append((intent, info.value))
+    assert [error.message for _, error in refused] == [
+        "cannot draw: it is seat 0's turn",
+        "an immediate discard of seat 1's card must name one of seat 2's slots to give",
+        "cannot spy: it is seat 0's turn",
+    ]
+    told = {me: [Narrator(NAMES, me).refusal(i, e.rule, e.words).text for i, e in refused] for me in (0, 1, 2)}
+    assert told[0] == [
+        "Bo's draw did not count (R5: cannot draw: it is your turn).",
+        "Cy's immediate discard did not count (R6: an immediate discard of Bo's card must name one of their slots to give).",
+        "Bo's spy did not count (R3: cannot spy: it is your turn).",
+    ]
+    assert told[1][1] == ("Cy's immediate discard did not count (R6: an immediate discard of your card must name one "
+                          "of their slots to give).")
+    assert told[2][0] == "Bo's draw did not count (R5: cannot draw: it is Ana's turn)."
+    assert told[2][1] == ("Your immediate discard did not count (R6: an immediate discard of Bo's card must name one "
+                          "of your slots to give).")
+    with_spy = ScriptedTable(3, {1: [0, 2, 10, 4]}, draw=[8, 0, 0])
+    with_spy.do(Draw(0))
+    with_spy.do(Discard(0))
+    for intent in (Spy(0, 0, 1), Spy(0, 1, 7)):
+        with pytest.raises(RuleViolation) as info:
+            with_spy.do(intent)
+        assert Narrator(NAMES, 2).refusal(intent, "R3", info.value.words).text == {
+            0: "Ana's spy did not count (R3: cannot spy: it must target another player's card, not their own).",
+            1: "Ana's spy did not count (R3: cannot spy: there is no card in Bo's slot 7).",
+        }[intent.owner]
 
 
 def test_R6_a_snap_that_raced_the_end_of_the_game_is_told_as_play_and_a_table_refusal_as_a_warning() -> None:

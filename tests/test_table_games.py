@@ -150,6 +150,20 @@ def races_of(steps) -> dict[tuple[int, int], list[tuple[int, SnapOutcome]]]:  # 
     return races
 
 
+def test_s9_5_a_move_sent_before_the_deal_is_refused_everywhere_saying_so() -> None:
+    """A move sent while the cards are still being dealt counts nowhere; every seat
+    refuses it at the same place, saying why (not "for round 1 arrived in round 1"),
+    and the game goes on."""
+    net = TableNetwork(3, 11, rules=TableRules(target=40))
+    early = Spy(1, 0, 0)
+    net.send(1, net.tables[1].machine.submit(early))
+    net.run()
+    refused = [(r.position, r.section, r.reason) for t in net.tables for s in t.steps for r in s.refused if r.intent == early]
+    assert len(refused) == 3 and len(set(refused)) == 1, refused
+    assert refused[0][1:] == ("§9.5", "spy arrived before round 1 was dealt")
+    assert all(t.machine.finished for t in net.tables)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_R6_snap_race_first_in_order_wins_rest_not_fastest(players: int) -> None:
     """With almost every card a 0, every seat knows a matching bottom card when the first

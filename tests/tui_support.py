@@ -261,7 +261,7 @@ class LocalSession(SessionRecord):
                 self._feed(intent)
             except EngineError as error:
                 if intent.seat == self._me:
-                    told = self.narrator.refusal(intent, error.rule, error.message)
+                    told = self.narrator.refusal(intent, error.rule, error.words)
                     self._lines.append(Line(told.text, told.kind, told.seat))
                     self._touch()
 

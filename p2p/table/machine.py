@@ -85,6 +85,7 @@ from engine import (
     TURN_PHASES,
     TurnStarted,
     TurnTimedOut,
+    Words,
 )
 from p2p.deck import (
     Beacon,
@@ -196,7 +197,8 @@ class Refused:
     seat: int
     intent: Intent
     section: str  # an R-number or a §
-    reason: str
+    reason: str  # as the logs keep it
+    words: Words = ()  # the engine's reason with its seats and slots left for a narrator to name
 
 
 @dataclass(frozen=True, slots=True)
@@ -821,9 +823,11 @@ class TableMachine:
     def _on_intent(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         intent = intent_of(inner, seat)
         if self._round is None or inner["round"] != self._round.number or not self._round.started:
-            step.refused.append(
-                Refused(self.position, seat, intent, "§9.5", f"{inner['type']} for round {inner['round']} arrived in round {self.round_number}")
-            )
+            if inner["round"] == self.round_number:  # sent while the round under way was being dealt
+                why = f"{inner['type']} arrived before round {self.round_number or 1} was dealt"
+            else:
+                why = f"{inner['type']} for round {inner['round']} arrived in round {self.round_number}"
+            step.refused.append(Refused(self.position, seat, intent, "§9.5", why))
             return
         if self._round.void is not None:
             step.refused.append(Refused(self.position, seat, intent, "§9.10", f"round {self._round.number} is void"))
@@ -1031,7 +1035,7 @@ class TableMachine:
         try:
             self._apply(item.seat, event, step, position=item.position)
         except EngineError as exc:
-            step.refused.append(Refused(item.position, item.seat, event, exc.rule, exc.message))
+            step.refused.append(Refused(item.position, item.seat, event, exc.rule, exc.message, exc.words))
 
     def _saw_top(self, item: _Queued) -> bool:
         """§9.5: the snap's sender had what turned the top card face up."""
