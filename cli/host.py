@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if seat_log_unwritable(args):
         return 2
+    if (back := offer_resume_first(args, "host")) is not None:
+        return back
     try:
         identity = load_identity(args)
     except IdentityError as exc:
@@ -141,7 +143,23 @@ def run(args: argparse.Namespace) -> int:
 
 def is_person(args: argparse.Namespace) -> bool:
     """A person plays this seat (full screen) unless a bot does or only the lobby runs."""
-    return not (args.headless or args.bot or args.lobby_only) and sys.stdin.isatty()
+    return not (args.headless or getattr(args, "bot", False) or getattr(args, "lobby_only", False)) and sys.stdin.isatty()
+
+
+def offer_resume_first(args: argparse.Namespace, command: str,
+                       resume: Callable[[argparse.Namespace], int] | None = None) -> int | None:
+    """If this seat's last game still waits for it, offer it first (a person is asked);
+    the exit status of the command when it ends here (`resume`: how it goes back, by
+    default as `--resume` does), None when a new game starts."""
+    from cli.resume import offer_resume, run_resume
+
+    if getattr(args, "bot", False) or getattr(args, "lobby_only", False):
+        return None  # (a bot a player started: that player's command decides)
+    back = offer_resume(args, args.state_dir or default_state_dir(), command, person=is_person(args) and not args.json,
+                        local=command == "play")
+    if back is None:
+        return 1
+    return (resume or run_resume)(argparse.Namespace(**{**vars(args), "resume": True})) if back else None
 
 
 def _log_path(result, args: argparse.Namespace) -> Path:  # type: ignore[no-untyped-def]

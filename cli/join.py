@@ -14,7 +14,7 @@ from cli.lobby_common import (
 from cli.stopping import run_until_stopped
 from cli.game import play_seat, report
 from p2p.peer import GameSummary
-from cli.host import _log_path, after_lobby, is_person, seat_log_unwritable
+from cli.host import _log_path, after_lobby, is_person, offer_resume_first, seat_log_unwritable
 from p2p.discovery import browse
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint
@@ -90,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     if seat_log_unwritable(args):
         return 2
+    if (back := offer_resume_first(args, "join")) is not None:
+        return back
     try:
         identity = load_identity(args)
     except IdentityError as exc:

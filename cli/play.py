@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
 from cli.game import add_game_options, log_path_for, log_unwritable, play_seat, report
+from cli.host import offer_resume_first
 from cli.lobby_common import complain, load_identity, player_name, say
 from cli.stopping import run_until_stopped
 from p2p.errors import ProtocolError
@@ -63,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     log_dir = args.log_dir or state_dir / "logs"
     if log_unwritable(state_dir, None, log_dir):
         return 2
+    if (back := offer_resume_first(args, "play", resume=run)) is not None:
+        return back
     name = player_name(args)
     if name in BOT_NAMES[: args.bots]:
         name = f"{name} (you)"

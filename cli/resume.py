@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
+import time
+from collections.abc import Callable
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 from cli.game import play_seat
 from cli.lobby_common import complain, lobby_schemas, say
 from p2p.identity import Identity, default_state_dir
-from p2p.journal import Journal, JournalError, read_journal, unfinished_journals
+from p2p.journal import Journal, JournalContents, JournalError, read_journal, unfinished_journals
 from p2p.lobby import LobbyResult
 from p2p.log import FairnessLog, LogError
 from p2p.peer import GameSummary, Resumption
 from p2p.roster import game_id_of, parse_canonical
+from p2p.table.machine import GRACE
 from p2p.transport import open_mesh
 
 
@@ -34,6 +39,76 @@ def find_journal(state_dir: Path, log: Path | None) -> Path | None:
         except JournalError:
             continue
     return None
+
+
+@dataclass(frozen=True)
+class WaitingGame:
+    """An unfinished game this seat stopped in so recently that the others still wait."""
+
+    journal: Path
+    contents: JournalContents
+    age: float  # seconds since this seat last wrote to its journal (about when it stopped)
+
+    def words(self, local: bool) -> str:
+        others = "its bots wait" if local else "the other players wait"
+        return f"your last game stopped {_ago(self.age)} ago and {others} for you up to {_ago(GRACE)}"
+
+
+def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> WaitingGame | None:
+    """The newest unfinished game of `state_dir` that stopped less than the grace period
+    ago (§11.3: the others wait that long for a seat whose link is lost); `local`: only a
+    game whose other seats are all on this machine (one `play` started)."""
+    now = time.time() if now is None else now
+    for path in unfinished_journals(state_dir):  # (newest first)
+        try:
+            age = max(0.0, now - path.stat().st_mtime)
+            contents = read_journal(path)
+        except (OSError, JournalError):
+            continue
+        if age >= GRACE:
+            return None
+        if local and not all(a is None or _loopback(a[0]) for a in contents.addresses):
+            continue
+        return WaitingGame(path, contents, age)
+    return None
+
+
+def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, person: bool, local: bool = False,
+                 ask: Callable[[str], str] = input) -> bool | None:
+    """Before a new game: if this seat's last game still waits for it, say so. A person
+    is asked whether to go back to it (True); anyone else is told the command that
+    does, and the new game starts (False). None: the person gave no answer (Ctrl-D)."""
+    waiting = waiting_game(state_dir, local=local)
+    if waiting is None:
+        return False
+    same_dir = "" if args.state_dir is None else f" --state-dir {args.state_dir}"
+    if not person:
+        complain(f"{waiting.words(local)}: `bandit-lan {command} --resume{same_dir}` goes back to it; "
+                 "starting a new game")
+        return False
+    say(f"{waiting.words(local)[0].upper()}{waiting.words(local)[1:]}.")
+    while True:
+        try:
+            answer = ask("Go back to it? [Y/n] ").strip().lower()
+        except EOFError:
+            say()
+            return None
+        if answer in ("", "y", "yes"):
+            return True
+        if answer in ("n", "no"):
+            return False
+
+
+def _ago(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole} s" if whole < 60 else f"{whole // 60} min" + (f" {whole % 60} s" if whole % 60 else "")
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: object | None = None) -> int | GameSummary:

@@ -171,6 +171,7 @@ class TablePeer(SessionRecord):
         self._dials_all = resume is not None and resume.unreachable
         self._replayed, self._replay_ms = 0, 0.0  # (a resumed peer: records replayed, and how long it took)
         self._unseen_start: int | None = None  # (a resumed peer: the turn or peek under way, begun before the crash)
+        self._reconnecting: tuple[int, ...] | None = None  # (a resumed peer: the seats it lost, told once all are reached)
         if resume is None:
             secrets = SeatSecrets.draw(os.urandom)
             self.orderer = Orderer(seats=seats, me=self._me, game=self.game_id, sign=self._sign)
@@ -456,9 +457,22 @@ class TablePeer(SessionRecord):
                 self.orderer.set_away(self._absent)
             if seat in self._progress.waiting_for:
                 self._progress.waiting_for = tuple(s for s in self._progress.waiting_for if s != seat)
-                self._say(f"{self.names[seat]} is back.", "table", seat)
+                self._tell_back(seat)
             # whatever it missed goes again now, not at the next timeout
             self.orderer.on_link_up(seat, trio.current_time())
+
+    def _tell_back(self, seat: int) -> None:
+        """A seat's link is up again: the player hears that it is back, or, while this
+        seat itself comes back from a restart, once that it reaches everybody again."""
+        if self._reconnecting is None:
+            self._say(f"{self.names[seat]} is back.", "table", seat)
+            return
+        if self._progress.waiting_for:
+            return
+        names = [self.names[s] for s in self._reconnecting]
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        self._say(f"Back at the table: reconnected to {listed}.", "table")
+        self._reconnecting = None
 
     def _receive(self, link_peer: bytes, message: SignedMessage) -> None:
         """Take one signed message into the order (the machine sees it in `_process`)."""
@@ -885,6 +899,7 @@ class TablePeer(SessionRecord):
                 self._absent.setdefault(seat, now)
         self.orderer.set_away(self._absent)
         self._progress.waiting_for = tuple(sorted(self._absent))
+        self._reconnecting = self._progress.waiting_for or None
         self._handle(self._resumed)
         self._broadcast(self.orderer.ack(now))
         for seat in list(self._absent):

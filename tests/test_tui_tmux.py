@@ -12,6 +12,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -38,7 +39,7 @@ class Tmux:
         self.fifo = root / "pane.fifo"
         os.mkfifo(self.fifo)
         # the pane stays after the command (`cat` holds it until the server is killed)
-        shell = " ".join(_quote(c) for c in command) + "; echo; echo EXITED $?; exec cat >/dev/null"
+        shell = " ".join(_quote(c) for c in command) + "; status=$?; echo; echo EXITED $status; exec cat >/dev/null"
         self.tmux("new-session", "-d", "-s", "t", "-x", str(columns), "-y", str(rows), "-c", str(ROOT),
                   "-e", f"PYTHONPATH={ROOT}", "-e", "PYTHONUNBUFFERED=1", shell)
         self.tmux("set-option", "-t", "t", "status", "off")
@@ -87,11 +88,14 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+def play_command(root: Path) -> list[str]:
+    return [sys.executable, "-m", "cli", "play", "--bots", "3", "--name", "Ana", "--seed", "5",
+            "--state-dir", str(root / "state"), "--log-dir", str(root / "logs")]
+
+
 @pytest.fixture
 def play(tmp_path: Path) -> Iterator[Tmux]:
-    command = [sys.executable, "-m", "cli", "play", "--bots", "3", "--name", "Ana", "--seed", "5",
-               "--state-dir", str(tmp_path / "state"), "--log-dir", str(tmp_path / "logs")]
-    session = Tmux(tmp_path, command)
+    session = Tmux(tmp_path, play_command(tmp_path))
     try:
         yield session
     finally:
@@ -168,6 +172,41 @@ def test_a_person_plays_a_round_with_a_snap_against_three_bot_peers(play: Tmux, 
     logs = sorted((tmp_path / "logs").glob("*.bandit-log"))
     assert len(logs) == 4, text
     for log in logs[1:]:
+        audit = subprocess.run([sys.executable, "-m", "cli", "audit", "--brief", str(log)], cwd=ROOT,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+        assert audit.returncode == 0 and "Ana left the table" in audit.stdout, audit.stdout + audit.stderr
+
+
+def test_s11_3_after_a_crash_the_next_play_offers_the_game_its_bots_still_wait_in(play: Tmux, tmp_path: Path) -> None:
+    """The player's `play` is killed (a crash: no leave). Its bots wait for it (§11.3),
+    so running `play` again first asks whether to go back to that game; Enter goes back:
+    the log is replayed, the table reconnects and the game goes on. Leaving then ends it
+    with every log intact."""
+    play.wait_text("remember them", "Round 1")
+    shell = play.tmux("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
+    pid = int(subprocess.run(["pgrep", "-P", shell, "-f", "cli play"], capture_output=True, text=True).stdout.split()[0])
+    os.kill(pid, signal.SIGKILL)
+    play.wait_text("EXITED 137")
+    again_root = tmp_path / "again"
+    again_root.mkdir()
+    again = Tmux(again_root, play_command(tmp_path))
+    try:
+        text = again.wait_text("Go back to it? [Y/n]")
+        assert re.search(r"Your last game stopped \d+ s ago and its bots wait for you up to 2 min\.", text), text
+        again.keys("Enter")
+        again.wait_text("Resumed the game from your log", timeout=60)
+        again.wait_text("Back at the table: reconnected to Ada, Bo and Cy.", timeout=60)
+        again.keys("C-c")
+        again.wait_text("Leave the table?")
+        again.keys("y")
+        text = again.wait_text("EXITED", timeout=60)
+        assert "EXITED 0" in text, text
+    finally:
+        again.close()
+        subprocess.run(["pkill", "-f", str(tmp_path / "state")], capture_output=True)  # (bots, if the test failed)
+    logs = sorted((tmp_path / "logs").glob("*.bandit-log"))
+    assert len(logs) == 4
+    for log in logs:
         audit = subprocess.run([sys.executable, "-m", "cli", "audit", "--brief", str(log)], cwd=ROOT,
                                env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
         assert audit.returncode == 0 and "Ana left the table" in audit.stdout, audit.stdout + audit.stderr

@@ -1,0 +1,89 @@
+"""§11.3 from the player's side: a new `play`, `host` or `join` first offers the game this
+seat stopped in, while the others still wait for it (the grace period)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from cli.resume import offer_resume, waiting_game
+from p2p.journal import Journal, journal_path
+from p2p.table.machine import GRACE
+
+HERE = ("127.0.0.1", 4000)
+THERE = ("192.0.2.7", 4000)
+
+
+def stopped(state: Path, game: int, ago: float, *others: tuple[str, int]) -> Path:
+    """A journal as a killed seat leaves it: written `ago` seconds before now."""
+    path = journal_path(state, bytes([game]) * 32)
+    Journal.create(path, game=bytes([game]) * 32, seat=0, seed=bytes(32), log=state / f"{game}.bandit-log", port=4000,
+                   addresses=[None, *others]).close(finished=False)
+    at = time.time() - ago
+    os.utime(path, (at, at))
+    return path
+
+
+def args(state_dir: Path | None = None) -> argparse.Namespace:
+    return argparse.Namespace(state_dir=state_dir)
+
+
+def test_s11_3_only_a_game_stopped_within_the_grace_period_waits(tmp_path: Path) -> None:
+    assert waiting_game(tmp_path, local=False) is None  # (no games folder at all)
+    stopped(tmp_path, 1, GRACE + 5, HERE)
+    assert waiting_game(tmp_path, local=False) is None  # the others have given up on it
+    recent = stopped(tmp_path, 2, 30, HERE, HERE)
+    waiting = waiting_game(tmp_path, local=True)
+    assert waiting is not None and waiting.journal == recent and 29 <= waiting.age <= 60
+    assert waiting.words(True).startswith("your last game stopped ") and waiting.words(True).endswith(
+        " ago and its bots wait for you up to 2 min")
+
+
+def test_s11_3_play_offers_only_a_game_of_this_machine_and_host_or_join_any(tmp_path: Path) -> None:
+    stopped(tmp_path, 1, 50, HERE)
+    lan = stopped(tmp_path, 2, 10, THERE, HERE)
+    local = waiting_game(tmp_path, local=True)
+    assert local is not None and local.journal != lan  # (`play --resume` listens on 127.0.0.1 only)
+    anywhere = waiting_game(tmp_path, local=False)
+    assert anywhere is not None and anywhere.journal == lan
+    assert "the other players wait for you" in anywhere.words(False)
+
+
+def test_s11_3_a_person_is_asked_and_the_answer_decides(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stopped(tmp_path, 1, 20, HERE)
+    asked: list[str] = []
+
+    def answers(*given: str):  # type: ignore[no-untyped-def]
+        replies = iter(given)
+
+        def ask(prompt: str) -> str:
+            asked.append(prompt)
+            reply = next(replies)
+            if reply == "EOF":
+                raise EOFError
+            return reply
+        return ask
+
+    assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=answers("")) is True
+    assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=answers("maybe", " N ")) is False
+    assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=answers("EOF")) is None
+    assert asked == ["Go back to it? [Y/n] "] * 4
+    assert capsys.readouterr().out.startswith("Your last game stopped ")
+
+
+def test_s11_3_anyone_else_is_told_the_command_and_a_new_game_starts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def never(prompt: str) -> str:
+        raise AssertionError("a seat without a person at the keyboard was asked")
+
+    assert offer_resume(args(tmp_path), tmp_path, "join", person=False, ask=never) is False
+    assert capsys.readouterr().err == ""  # nothing waits: nothing said
+    stopped(tmp_path, 1, 20, THERE)
+    assert offer_resume(args(tmp_path), tmp_path, "join", person=False, ask=never) is False
+    err = capsys.readouterr().err
+    assert err.startswith("bandit-lan: your last game stopped ") and "the other players wait for you up to 2 min" in err
+    assert f"`bandit-lan join --resume --state-dir {tmp_path}` goes back to it; starting a new game" in err
