@@ -20,7 +20,7 @@ Five kinds of game, each seed drawing its own table:
 - ``stop``: the same processes, but one of them is told to stop (SIGINT, SIGTERM or
   SIGHUP, as Ctrl-C, a shutdown or a closed terminal window do) at such a moment: it must
   leave the table (§9.8) and exit 0, the others must end their game at its `leave` at
-  once (not after the grace period), and every log must audit clean, report that
+  once (not after the grace period) and exit 0 too (a departure is no failure), and every log must audit clean, report that
   departure with the signal's reason, and hold the same records up to it.
 
 A game passes (``leave`` and ``stop`` aside) when every peer finished without halting, the peers agree (the same
@@ -363,8 +363,8 @@ def _stop_mid_game(folder: Path, names: list[str], victim_seat: int, stop_round:
             if seat == victim_seat:
                 if code != 0 or not ("You left the table" in text or "Game over" in text):  # (the game may end first)
                     failed.append(f"{name} (told to stop) exited {code}:\n{text[-1500:]}")
-            elif f"{names[victim_seat]} left the table ({REASONS[signum]})" in text:
-                ended_early = True  # (exit 1: its game stopped early)
+            elif code == 0 and f"{names[victim_seat]} left the table ({REASONS[signum]}); the game ended" in text:
+                ended_early = True
             elif not (code == 0 and "Game over" in text):  # (the last move may have ended the game first)
                 failed.append(f"{name} exited {code}:\n{text[-1500:]}")
             # Nothing here breaks a link (a signal makes its seat leave, and say goodbye on

@@ -146,6 +146,9 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
                 say(f"  {name:<24} {total:>4}{mark}")
         elif summary.left:
             say(f"You left the table after {summary.rounds} round{'s' if summary.rounds != 1 else ''}.")
+        elif summary.departed:  # (`why` says who and why: "Bo left the table (it was stopped)")
+            say(f"{summary.why[0].upper()}{summary.why[1:]}; the game ended after {summary.rounds} "
+                f"round{'s' if summary.rounds != 1 else ''}.")
         else:
             complain(f"the game stopped: {summary.why}")
         say(f"Log: {summary.log_path}   (check it with: {audit_command([summary.log_path])})")
@@ -156,4 +159,7 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
         out["logs"] = [str(p) for p in logs]
         out["log"] = str(summary.log_path)
         print(json.dumps(out), flush=True)
-    return 0 if summary.finished or summary.left else 1  # leaving on purpose is not a failure
+    # A game that ends where every seat's log ends, played out or left on purpose by
+    # anyone, is no failure; one stopped by a fault (broken rules, a player away too
+    # long, this seat's own trouble) is.
+    return 0 if summary.finished or summary.left or summary.departed else 1

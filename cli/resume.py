@@ -30,14 +30,16 @@ from p2p.table.machine import GRACE
 from p2p.transport import open_mesh
 
 
-def find_journal(state_dir: Path, log: Path | None) -> Path | None:
-    """The journal of the unfinished game to resume: the one writing `log`, else the newest."""
+def find_journal(state_dir: Path, log: Path | None, *, local: bool = False) -> Path | None:
+    """The journal of the unfinished game to resume: the one writing `log`, else the
+    newest; `local`: only a game whose other seats were all on this machine."""
     for path in unfinished_journals(state_dir):
         try:
-            if log is None or read_journal(path).log.resolve() == log.resolve():
-                return path
+            contents = read_journal(path)
         except JournalError:
             continue
+        if (log is None or contents.log.resolve() == log.resolve()) and (not local or _on_this_machine(contents)):
+            return path
     return None
 
 
@@ -67,7 +69,7 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
             continue
         if age >= GRACE:
             return None
-        if local and not all(a is None or _loopback(a[0]) for a in contents.addresses):
+        if local and not _on_this_machine(contents):
             continue
         return WaitingGame(path, contents, age)
     return None
@@ -104,6 +106,11 @@ def _ago(seconds: float) -> str:
     return f"{whole} s" if whole < 60 else f"{whole // 60} min" + (f" {whole % 60} s" if whole % 60 else "")
 
 
+def _on_this_machine(contents: JournalContents) -> bool:
+    """Whether every other seat of the journal's game was on this machine (`play`)."""
+    return all(a is None or _loopback(a[0]) for a in contents.addresses)
+
+
 def _loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -113,10 +120,16 @@ def _loopback(host: str) -> bool:
 
 async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: object | None = None) -> int | GameSummary:
     state_dir = args.state_dir or default_state_dir()
-    path = find_journal(state_dir, args.log)
+    # Listening on loopback only, a seat is out of reach of players on other machines.
+    local = _loopback(args.bind)
+    path = find_journal(state_dir, args.log, local=local)
     if path is None:
         which = f"writing {args.log}" if args.log else "in " + str(state_dir)
-        complain(f"no unfinished game to resume {which} (a game that ended needs no resuming)")
+        if local and find_journal(state_dir, args.log) is not None:
+            complain(f"the unfinished game {which} was played with other machines, which cannot reach "
+                     f"{args.bind}: resume it with `bandit-lan join --resume` (or host)")
+        else:
+            complain(f"no unfinished game to resume {which} (a game that ended needs no resuming)")
         return 1
     try:
         journal, jc = Journal.reopen(path)

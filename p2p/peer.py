@@ -101,6 +101,7 @@ class GameSummary:
     finished: bool
     why: str
     left: bool = False  # this seat left the table on purpose (`leave`)
+    departed: str | None = None  # the other player whose `leave` ended the game, in the agreed order (§9.8)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -111,6 +112,7 @@ class GameSummary:
             "finished": self.finished,
             "why": self.why,
             "left": self.left,
+            "departed": self.departed,
         }
 
 
@@ -171,6 +173,7 @@ class TablePeer(SessionRecord):
         self._dials_all = resume is not None and resume.unreachable
         self._replayed, self._replay_ms = 0, 0.0  # (a resumed peer: records replayed, and how long it took)
         self._unseen_start: int | None = None  # (a resumed peer: the turn or peek under way, begun before the crash)
+        self._departed: str | None = None  # (the player whose leave ended the game, if not this seat)
         self._reconnecting: tuple[int, ...] | None = None  # (a resumed peer: the seats it lost, told once all are reached)
         if resume is None:
             secrets = SeatSecrets.draw(os.urandom)
@@ -351,7 +354,7 @@ class TablePeer(SessionRecord):
         # This seat left if it said goodbye when asked to (a stop after the game only closes the screen).
         left = self._progress.leaving and self._leaving_why is not None
         return GameSummary(self.game_id, self.names, len(m.outcomes), totals, winners, self.log.path, m.finished, self._why,
-                           left=left)
+                           left=left, departed=None if left else self._departed)
 
     def _on_events(self, events: list[MeshEvent]) -> None:
         """Frames that arrived together on one link (the mesh calls this from the link's
@@ -538,6 +541,8 @@ class TablePeer(SessionRecord):
             who = "You" if seat == self._me else self.names[seat] if seat is not None else "A player"
             left = step.violation.reason  # "left the table (its reason)", as every log has it
             self._say(f"{who} {left}; the game ends here (this round does not count).", "table", seat)
+            if seat != self._me and seat is not None and not self._done.is_set():
+                self._departed = self.names[seat]
             self._in_order_end = not self._done.is_set()
             self._finish(f"{'you' if seat == self._me else who} {left}")
         elif step.violation is not None:

@@ -207,10 +207,11 @@ async def test_s10_1_a_full_disk_under_a_log_ends_the_game_cleanly_and_keeps_eve
     assert "records could not be written here (No space left on device)" in failed.why and not failed.finished
     assert any("cannot be written here" in line.text for line in peers[2]._lines)
     for i in (0, 1):
-        assert not summaries[i].finished
+        assert not summaries[i].finished and summaries[i].departed == peers[i].names[2]  # (`play`'s exit 0, §9.8)
         result = audit(summaries[i].log_path)
         assert result.ok and result.left is not None and result.left.seat == peers[2].me, result.first_failure
         assert "its records could not be written (No space left on device)" in result.left.why
+    assert failed.departed is None
     kept, honest = read_log(failed.log_path), read_log(summaries[0].log_path)
     assert not kept.torn and kept.ended is None and len(kept.messages) >= 30
     assert kept.messages == honest.messages[: len(kept.messages)]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.resume import offer_resume, waiting_game
+from cli.resume import find_journal, offer_resume, waiting_game
 from p2p.journal import Journal, journal_path
 from p2p.table.machine import GRACE
 
@@ -87,3 +87,19 @@ def test_s11_3_anyone_else_is_told_the_command_and_a_new_game_starts(
     err = capsys.readouterr().err
     assert err.startswith("bandit-lan: your last game stopped ") and "the other players wait for you up to 2 min" in err
     assert f"`bandit-lan join --resume --state-dir {tmp_path}` goes back to it; starting a new game" in err
+
+
+def test_s11_3_play_resume_passes_over_a_network_game_it_could_not_rejoin(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`play --resume` listens on 127.0.0.1, out of reach of other machines: it takes the
+    newest game played on this machine, and a network game only gets the command that
+    can resume it."""
+    from cli.main import main
+
+    stopped(tmp_path, 1, 20, THERE)
+    assert find_journal(tmp_path, None) is not None and find_journal(tmp_path, None, local=True) is None
+    assert main(["play", "--resume", "--headless", "--state-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "was played with other machines, which cannot reach 127.0.0.1: resume it with `bandit-lan join --resume`" in err
+    here = stopped(tmp_path, 2, 60, HERE)
+    assert find_journal(tmp_path, None, local=True) == here
