@@ -26,7 +26,14 @@ from p2p.session import Line
 from p2p.transport import Mesh
 
 
+EXIT_STATUS = ("exit status: 0 when the game ended where every seat's log ends (played out, or left on purpose by "
+               "anyone); 1 when a fault stopped it (broken rules, a player away longer than the grace period, this "
+               "seat's log or journal failing) or it could not start; 2 for a command line that cannot be run; 130 "
+               "when a signal cut it short outside a game.")
+
+
 def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True) -> None:
+    parser.epilog = EXIT_STATUS
     if bot_flag:
         parser.add_argument("--bot", action="store_true", help="let the normal bot play this seat")
     parser.add_argument("--headless", action="store_true",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import errno
 import ipaddress
+import shlex
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -83,12 +84,12 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
     waiting = waiting_game(state_dir, local=local)
     if waiting is None:
         return False
-    same_dir = "" if args.state_dir is None else f" --state-dir {args.state_dir}"
+    words = waiting.words(local)
     if not person:
-        complain(f"{waiting.words(local)}: `bandit-lan {command} --resume{same_dir}` goes back to it; "
-                 "starting a new game")
+        same_dir = "" if args.state_dir is None else f" --state-dir {shlex.quote(str(args.state_dir))}"
+        complain(f"{words}: `bandit-lan {command} --resume{same_dir}` goes back to it; starting a new game")
         return False
-    say(f"{waiting.words(local)[0].upper()}{waiting.words(local)[1:]}.")
+    say(f"{words[0].upper()}{words[1:]}.")
     while True:
         try:
             answer = ask("Go back to it? [Y/n] ").strip().lower()

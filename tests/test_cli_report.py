@@ -109,3 +109,14 @@ async def test_s6_a_lobby_s_own_error_reaches_the_command_as_itself_beside_its_b
     assert await seat_with_bots(bots, lobby) == "seated"
     bots.ended(0, subprocess.CompletedProcess(["bot"], 1, b"", b"too late"))  # seated: its game's end, not a loss
     assert bots.lost.statistics().current_buffer_used == 0
+
+
+@pytest.mark.parametrize("command", ["play", "host", "join"])
+def test_every_game_command_s_help_gives_its_exit_statuses(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.main import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "exit status: 0 when the game ended where every seat's log ends" in help_text
+    assert all(f"; {code} " in help_text for code in (1, 2, 130))

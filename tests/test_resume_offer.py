@@ -103,3 +103,10 @@ def test_s11_3_play_resume_passes_over_a_network_game_it_could_not_rejoin(
     assert "was played with other machines, which cannot reach 127.0.0.1: resume it with `bandit-lan join --resume`" in err
     here = stopped(tmp_path, 2, 60, HERE)
     assert find_journal(tmp_path, None, local=True) == here
+
+
+def test_s11_3_the_command_told_can_be_pasted_as_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state = tmp_path / "my state"
+    stopped(state, 1, 5, HERE)
+    offer_resume(args(state), state, "play", person=False, local=True)
+    assert f"`bandit-lan play --resume --state-dir '{state}'` goes back to it" in capsys.readouterr().err
