@@ -15,6 +15,7 @@ are counted from 1 in each round."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Mapping
 
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
@@ -110,13 +111,24 @@ def _rounds(result: AuditResult) -> Iterator[str]:
             yield "  Totals: " + ", ".join(f"{n} {t}" for n, t in zip(names, outcome.totals))
             yield "  Shuffles opened by every seat and re-run: every card was where the reveals said."
 
+    # Moves that did not count are told at their place in the story, as the table told them.
+    refused = deque(sorted(result.refused, key=lambda r: r.position))
+
+    def tell_refused(before: float) -> None:
+        while refused and refused[0].position < before:
+            r = refused.popleft()
+            told = narrator.refusal(r.intent, r.section, r.words or r.reason)
+            lines.append(f"{f'turn {turn}' if turn else 'before the first turn'}: {told.text}")
+
     for applied in result.applied:
         event = applied.event
+        tell_refused(applied.position)
         if isinstance(event, RoundStarted):
             if round_no:
                 yield from flush()
+                lines = []  # (what came before round 1, a move sent during the deal, is told in it)
             round_no += 1
-            lines, turn = [], 0
+            turn = 0
             outcome = outcomes.get(round_no)
             faces = {**public[round_no - 1], **(outcome.faces if outcome else {})}
         elif isinstance(event, Revealed) and event.face is None:
@@ -126,11 +138,12 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         for told in narrator.narrate(game, event, applied.notes):
             lines.append(f"{when}: {'(private) ' if told.kind == 'private' else ''}{told.text}")
         turn += sum(isinstance(note, TurnStarted) for note in applied.notes)
+    tell_refused(float("inf"))
     if round_no:
         yield from flush()
     if result.refused:
         yield ""
-        yield f"Refused intents ({len(result.refused)}), each with the rule it broke:"
+        yield f"Moves that did not count ({len(result.refused)}; told above at their place), by record and rule:"
         for r in result.refused[:50]:
             yield f"  record {r.position}: {names[r.seat]}: {r.section}: {r.reason}"
 

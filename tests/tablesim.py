@@ -178,8 +178,10 @@ class TableNetwork(Network):
         """Whether `seat`'s table makes timer and stall claims now (every link up)."""
         return self.running(seat)
 
-    def run(self, limit: float = 36000.0) -> None:
-        self.start()
+    def run(self, limit: float = 36000.0, *, started: bool = False) -> None:
+        """Play to the end (`started`: the peers' first messages were sent already)."""
+        if not started:
+            self.start()
         # Own messages are delivered through the orderer like everyone's: poll them too.
         while self.now < limit:
             if all(t.machine.finished or t.machine.halted for t in self.tables):

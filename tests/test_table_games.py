@@ -155,13 +155,23 @@ def test_s9_5_a_move_sent_before_the_deal_is_refused_everywhere_saying_so() -> N
     refuses it at the same place, saying why (not "for round 1 arrived in round 1"),
     and the game goes on."""
     net = TableNetwork(3, 11, rules=TableRules(target=40))
+    net.start()
+    while net.tables[1].machine.round_number == 0:  # until round 1's shuffle has begun
+        net.run_until(net.now + 0.001)
     early = Spy(1, 0, 0)
     net.send(1, net.tables[1].machine.submit(early))
-    net.run()
+    net.run(started=True)
     refused = [(r.position, r.section, r.reason) for t in net.tables for s in t.steps for r in s.refused if r.intent == early]
     assert len(refused) == 3 and len(set(refused)) == 1, refused
     assert refused[0][1:] == ("§9.5", "spy arrived before round 1 was dealt")
     assert all(t.machine.finished for t in net.tables)
+    # The audit's story tells it where the table did, in the table's words (§10.2).
+    from p2p.report import game_report
+
+    with tempfile.TemporaryDirectory() as folder:
+        report = list(game_report(audit(net.write_logs(Path(folder))[0])))
+    told = "  before the first turn: P1's spy did not count (§9.5: spy arrived before round 1 was dealt)."
+    assert told in report and report.index("Round 1") < report.index(told) < report.index("Round 2"), report[:12]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
