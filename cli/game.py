@@ -153,8 +153,8 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
                 say(f"  {name:<24} {total:>4}{mark}")
         elif summary.left:
             say(f"You left the table after {summary.rounds} round{'s' if summary.rounds != 1 else ''}.")
-        elif summary.departed:  # (`why` says who and why: "Bo left the table (it was stopped)")
-            say(f"{summary.why[0].upper()}{summary.why[1:]}; the game ended after {summary.rounds} "
+        elif summary.departed:  # (`why` names who, as they wrote their name, and why: "bo left the table (…)")
+            say(f"{summary.why}; the game ended after {summary.rounds} "
                 f"round{'s' if summary.rounds != 1 else ''}.")
         else:
             complain(f"the game stopped: {summary.why}")

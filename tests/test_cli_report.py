@@ -35,14 +35,14 @@ def test_leaving_the_table_on_purpose_is_not_a_failure(capsys: pytest.CaptureFix
 def test_s9_8_a_game_another_player_left_ends_there_and_is_not_a_failure(capsys: pytest.CaptureFixture[str]) -> None:
     """Another player's goodbye ends the game at the same record in every log (§9.8): as
     with this seat's own leaving, nothing failed; the JSON line names who left."""
-    ended = GameSummary(bytes(32), ("Ana", "Bo"), 1, {"Ana": 12, "Bo": 40}, [], Path("seat0.bandit-log"), False,
-                        "Bo left the table (it was stopped)", departed="Bo")
+    ended = GameSummary(bytes(32), ("Ana", "bo"), 1, {"Ana": 12, "bo": 40}, [], Path("seat0.bandit-log"), False,
+                        "bo left the table (it was stopped)", departed="bo")
     assert report(ended, argparse.Namespace(json=False)) == 0
-    printed = capsys.readouterr()
-    assert "Bo left the table (it was stopped); the game ended after 1 round." in printed.out and printed.err == ""
+    printed = capsys.readouterr()  # (a name as its player wrote it, even at the start of the line)
+    assert printed.out.startswith("bo left the table (it was stopped); the game ended after 1 round.\n") and not printed.err
     assert report(ended, argparse.Namespace(json=True)) == 0
     line = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert line["departed"] == "Bo" and line["left"] is False and line["finished"] is False
+    assert line["departed"] == "bo" and line["left"] is False and line["finished"] is False
 
 
 def test_a_game_that_stopped_says_why_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
