@@ -50,7 +50,7 @@ class WaitingGame:
 
     journal: Path
     contents: JournalContents
-    age: float  # seconds since this seat last wrote to its journal (about when it stopped)
+    age: float  # seconds since the seat's journal last marked it alive (every 2 s while it plays)
 
     def words(self, local: bool) -> str:
         others = "its bots wait" if local else "the other players wait"

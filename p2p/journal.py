@@ -20,6 +20,7 @@ was never sent). The journal is removed when its game ends cleanly.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +100,14 @@ class Journal:
 
     def _write(self, frame: dict[str, Any]) -> None:
         self._out.append(encode_frame(frame, JOURNAL_LIMITS))
+
+    def alive(self) -> None:
+        """Mark the journal's time as now: its age after a crash says when the seat
+        stopped (the others wait for it only so long, §11.3). Nothing to lose if it fails."""
+        try:
+            os.utime(self.path)
+        except OSError:
+            pass
 
     def sent(self, message: SignedMessage) -> None:
         """Record a message about to be sent (call before handing it to the network)."""

@@ -84,6 +84,7 @@ class Pace:
 HUMAN_PACE = Pace(think=0.9, react=True)
 LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in order
 SILENCE = 6.0  # seconds without a frame (heartbeats come every second) before a link is dropped
+ALIVE_EVERY = 2.0  # seconds between marks of life on the journal (after a crash: when it stopped)
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
 FULL_SPEED = Pace()
 
@@ -173,6 +174,7 @@ class TablePeer(SessionRecord):
         self._dials_all = resume is not None and resume.unreachable
         self._replayed, self._replay_ms = 0, 0.0  # (a resumed peer: records replayed, and how long it took)
         self._unseen_start: int | None = None  # (a resumed peer: the turn or peek under way, begun before the crash)
+        self._alive_at = -ALIVE_EVERY  # when the journal was last marked alive
         self._departed: str | None = None  # (the player whose leave ended the game, if not this seat)
         self._reconnecting: tuple[int, ...] | None = None  # (a resumed peer: the seats it lost, told once all are reached)
         if resume is None:
@@ -674,6 +676,9 @@ class TablePeer(SessionRecord):
             self._check_links(now)
             if self._done.is_set():
                 return
+            if self.journal is not None and now - self._alive_at >= ALIVE_EVERY:
+                self.journal.alive()
+                self._alive_at = now
             self._send_timed(now)
             # While a peer is away nothing can be ordered, and a peer that is away is not
             # withholding anything: no timer or stall claims until every link of the table

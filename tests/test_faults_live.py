@@ -574,3 +574,38 @@ async def test_11_3_a_report_that_names_this_seat_calls_it_you(tmp_path: Path) -
         me._track_links()
         assert me.lines[-1].text.startswith(f"{me.names[other.me]} lost the link to you and {me.names[peers[2].me]};")
         me.log.close("the test ends here")
+
+
+async def test_s11_3_a_playing_seat_marks_its_journal_alive_so_a_new_play_knows_when_it_stopped(tmp_path: Path) -> None:
+    """A seat may send nothing for a long while (a player thinking), so the last write
+    to its journal does not say when it stopped; it marks the journal alive every
+    `ALIVE_EVERY` seconds, and a new `play` reads that age (§11.3: the others wait only
+    the grace period)."""
+    import os
+    import time
+
+    from p2p.peer import ALIVE_EVERY
+    from p2p.roster import TableRules
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 2, person=False, rules=TableRules(target=5000), journals=True)
+    seat = peers[0]
+    async with stack:
+        with trio.fail_after(60):
+            async with running(peers):
+                await until(lambda: seat.machine.round_number >= 1, seat)
+                journal = seat.journal
+                assert journal is not None
+                long_ago = time.time() - 100
+                os.utime(journal.path, (long_ago, long_ago))
+                marked, mark = trio.Event(), journal.alive
+
+                def alive() -> None:
+                    mark()
+                    marked.set()
+
+                journal.alive = alive  # type: ignore[method-assign]
+                with trio.fail_after(ALIVE_EVERY + 3):
+                    await marked.wait()
+                assert time.time() - journal.path.stat().st_mtime < 2
+                await seat.leave()
