@@ -118,7 +118,10 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         while refused and refused[0].position < before:
             r = refused.popleft()
             told = narrator.refusal(r.intent, r.section, r.words or r.reason)
-            lines.append(f"{f'turn {turn}' if turn else 'before the first turn'}: {told.text}")
+            lines.append(f"{when()}: {told.text}")
+
+    def when() -> str:
+        return f"turn {turn}" if turn else "before the first turn"
 
     for applied in result.applied:
         event = applied.event
@@ -134,9 +137,8 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         elif isinstance(event, Revealed) and event.face is None:
             event = Revealed(event.card, event.to, faces.get(event.card))  # what the auditor knows
         game.apply(event)
-        when = f"turn {turn}" if turn else "before the first turn"
         for told in narrator.narrate(game, event, applied.notes):
-            lines.append(f"{when}: {'(private) ' if told.kind == 'private' else ''}{told.text}")
+            lines.append(f"{when()}: {'(private) ' if told.kind == 'private' else ''}{told.text}")
         turn += sum(isinstance(note, TurnStarted) for note in applied.notes)
     tell_refused(float("inf"))
     if round_no:
