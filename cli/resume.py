@@ -65,11 +65,11 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
     for path in unfinished_journals(state_dir):  # (newest first)
         try:
             age = max(0.0, now - path.stat().st_mtime)
+            if age >= GRACE:  # (this one and every older one: nobody waits for them any more)
+                return None
             contents = read_journal(path)
         except (OSError, JournalError):
             continue
-        if age >= GRACE:
-            return None
         if local and not _on_this_machine(contents):
             continue
         return WaitingGame(path, contents, age)
