@@ -17,7 +17,7 @@ import trio
 
 from cli.commands import audit_command
 from cli.lobby_common import complain, say
-from cli.stopping import leaving_on_stop
+from cli.stopping import LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from p2p.identity import Identity, default_state_dir
 from p2p.lobby import LobbyResult
@@ -30,6 +30,8 @@ EXIT_STATUS = ("exit status: 0 when the game ended where every seat's log ends (
                "anyone); 1 when a fault stopped it (broken rules, a player away longer than the grace period, this "
                "seat's log or journal failing) or it could not start; 2 for a command line that cannot be run; 130 "
                "when a signal cut it short outside a game.")
+
+REJOIN_WAIT = 10.0  # seconds a seat taken back only to leave waits for its links first
 
 
 def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True) -> None:
@@ -96,9 +98,11 @@ async def play_seat(
     terminal: object | None = None,
     resume: Resumption | None = None,
 ) -> GameSummary:
-    """Play this seat to the end of the game (on `terminal`, if the lobby opened one)."""
+    """Play this seat to the end of the game (on `terminal`, if the lobby opened one);
+    `args.leave_first` (a resumed seat's reason to leave): only take the seat back and leave."""
     headless = args.headless or getattr(args, "bot", False)
-    bot = NormalBot() if headless else None
+    leave_first: str | None = getattr(args, "leave_first", None)
+    bot = NormalBot() if headless and leave_first is None else None
     quiet = getattr(args, "quiet", False) or args.json
     pace = getattr(args, "pace", None) or (FULL_SPEED if args.headless else HUMAN_PACE)
     slot_label: Callable[[int], str] = str
@@ -116,6 +120,8 @@ async def play_seat(
     except OSError as exc:  # the disk filled (say) since the lobby checked the log's place
         return await unrecorded(mesh, result, log_path, exc)
     with leaving_on_stop(peer.leave):  # a signal to stop makes this seat leave the table (§9.8)
+        if leave_first is not None:
+            return await leave_at_once(peer, leave_first)
         if headless:
             return await peer.run()
         # The screen stays up after the game: the player reads the last round and the final
@@ -129,6 +135,25 @@ async def play_seat(
             nursery.start_soon(run_peer)
             await run_client(peer, memory_aid=args.memory_aid, terminal=terminal)  # type: ignore[arg-type]
         return finished[0]
+
+
+async def leave_at_once(peer: TablePeer, reason: str) -> GameSummary:
+    """Take a resumed seat back only to leave it (§9.8): once its links are up again (or
+    after `REJOIN_WAIT`, for seats that are gone), its `leave` ends the game for the
+    others at one point of the order, every log closed there, instead of their waiting out
+    the grace period. Its stay after the end is cut to `LEAVE_WITHIN` (§11.4)."""
+    ended: list[GameSummary] = []
+    async with trio.open_nursery() as nursery:
+
+        async def run_peer() -> None:
+            ended.append(await peer.run())
+
+        nursery.start_soon(run_peer)
+        with trio.move_on_after(REJOIN_WAIT):
+            while peer.rejoining:
+                await peer.changed()
+        await peer.leave(reason, LEAVE_WITHIN)
+    return ended[0]
 
 
 async def unrecorded(mesh: Mesh, result: LobbyResult, log_path: Path, exc: OSError) -> GameSummary:

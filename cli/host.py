@@ -151,15 +151,19 @@ def offer_resume_first(args: argparse.Namespace, command: str,
     """If this seat's last game still waits for it, offer it first (a person is asked);
     the exit status of the command when it ends here (`resume`: how it goes back, by
     default as `--resume` does), None when a new game starts."""
-    from cli.resume import offer_resume, run_resume
+    from cli.resume import leave_waiting_game, offer_resume, run_resume
 
     if getattr(args, "bot", False) or getattr(args, "lobby_only", False):
         return None  # (a bot a player started: that player's command decides)
-    back = offer_resume(args, args.state_dir or default_state_dir(), command, person=is_person(args) and not args.json,
-                        local=command == "play")
-    if back is None:
+    choice = offer_resume(args, args.state_dir or default_state_dir(), command,
+                          person=is_person(args) and not args.json, local=command == "play")
+    if choice is None:
         return 1
-    return (resume or run_resume)(argparse.Namespace(**{**vars(args), "resume": True})) if back else None
+    if choice == "back":
+        return (resume or run_resume)(argparse.Namespace(**{**vars(args), "resume": True}))
+    if choice == "leave":
+        leave_waiting_game(args)
+    return None
 
 
 def _log_path(result, args: argparse.Namespace) -> Path:  # type: ignore[no-untyped-def]

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from cli.game import play_seat
 from cli.lobby_common import complain, lobby_schemas, say
@@ -76,30 +77,62 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
     return None
 
 
+Choice = Literal["back", "leave", "new"]
+
+
 def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, person: bool, local: bool = False,
-                 ask: Callable[[str], str] = input) -> bool | None:
+                 ask: Callable[[str], str] = input) -> Choice | None:
     """Before a new game: if this seat's last game still waits for it, say so. A person
-    is asked whether to go back to it (True); anyone else is told the command that
-    does, and the new game starts (False). None: the person gave no answer (Ctrl-D)."""
+    is asked whether to go back to it ("back") or to leave it, so that the others need
+    not wait, before the new game ("leave"); anyone else is told the command that goes
+    back, and the new game starts ("new", as when nothing waits). None: no answer (Ctrl-D)."""
     waiting = waiting_game(state_dir, local=local)
     if waiting is None:
-        return False
+        return "new"
     words = waiting.words(local)
     if not person:
         same_dir = "" if args.state_dir is None else f" --state-dir {shlex.quote(str(args.state_dir))}"
         complain(f"{words}: `bandit-lan {command} --resume{same_dir}` goes back to it; starting a new game")
-        return False
+        return "new"
     say(f"{words[0].upper()}{words[1:]}.")
     while True:
         try:
-            answer = ask("Go back to it? [Y/n] ").strip().lower()
+            answer = ask("Go back to it? (n: leave it, then start a new one) [Y/n] ").strip().lower()
         except EOFError:
             say()
             return None
         if answer in ("", "y", "yes"):
-            return True
+            return "back"
         if answer in ("n", "no"):
-            return False
+            return "leave"
+
+
+def leave_waiting_game(args: argparse.Namespace) -> None:
+    """The player starts a new game instead: take the old seat back only to leave it
+    (§9.8), so that its other seats end that game now, every log closed at the leave,
+    rather than wait out the grace period for a player who is not coming."""
+    from cli.lobby_common import load_identity
+    from cli.stopping import run_until_stopped
+    from p2p.identity import IdentityError
+
+    quiet = argparse.Namespace(**{**vars(args), "resume": True, "headless": True, "quiet": True, "json": False,
+                                  "log": None, "bind": getattr(args, "bind", "127.0.0.1"),  # (`play`: on this machine)
+                                  "leave_first": "they started a new game"})
+    try:
+        identity = load_identity(quiet)
+    except IdentityError as exc:
+        complain(str(exc))
+        return
+    say("Leaving that game, so that nobody waits for you…")
+
+    async def main() -> int:
+        outcome = await resume_seat(quiet, identity)
+        if not isinstance(outcome, int):
+            say(f"Left it after {outcome.rounds} round{'s' if outcome.rounds != 1 else ''}; "
+                f"its log: {outcome.log_path}")
+        return 0
+
+    run_until_stopped(main)
 
 
 def _ago(seconds: float) -> str:

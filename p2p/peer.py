@@ -176,7 +176,8 @@ class TablePeer(SessionRecord):
         self._unseen_start: int | None = None  # (a resumed peer: the turn or peek under way, begun before the crash)
         self._alive_at = -ALIVE_EVERY  # when the journal was last marked alive
         self._departed: str | None = None  # (the player whose leave ended the game, if not this seat)
-        self._reconnecting: tuple[int, ...] | None = None  # (a resumed peer: the seats it lost, told once all are reached)
+        # (a resumed peer: the seats it lost, told once all are reached; () until it begins)
+        self._reconnecting: tuple[int, ...] | None = () if resume is not None else None
         if resume is None:
             secrets = SeatSecrets.draw(os.urandom)
             self.orderer = Orderer(seats=seats, me=self._me, game=self.game_id, sign=self._sign)
@@ -260,6 +261,11 @@ class TablePeer(SessionRecord):
             return
         self._send_intent(intent)
         self._after_processing()
+
+    @property
+    def rejoining(self) -> bool:
+        """A resumed seat that has not yet begun, or not yet reached every seat it lost."""
+        return self._reconnecting is not None
 
     def now(self) -> float:
         return trio.current_time()

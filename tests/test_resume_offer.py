@@ -68,10 +68,10 @@ def test_s11_3_a_person_is_asked_and_the_answer_decides(tmp_path: Path, capsys: 
             return reply
         return ask
 
-    assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=answers("")) is True
-    assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=answers("maybe", " N ")) is False
+    assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=answers("")) == "back"
+    assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=answers("maybe", " N ")) == "leave"
     assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=answers("EOF")) is None
-    assert asked == ["Go back to it? [Y/n] "] * 4
+    assert asked == ["Go back to it? (n: leave it, then start a new one) [Y/n] "] * 4
     assert capsys.readouterr().out.startswith("Your last game stopped ")
 
 
@@ -80,10 +80,10 @@ def test_s11_3_anyone_else_is_told_the_command_and_a_new_game_starts(
     def never(prompt: str) -> str:
         raise AssertionError("a seat without a person at the keyboard was asked")
 
-    assert offer_resume(args(tmp_path), tmp_path, "join", person=False, ask=never) is False
+    assert offer_resume(args(tmp_path), tmp_path, "join", person=False, ask=never) == "new"
     assert capsys.readouterr().err == ""  # nothing waits: nothing said
     stopped(tmp_path, 1, 20, THERE)
-    assert offer_resume(args(tmp_path), tmp_path, "join", person=False, ask=never) is False
+    assert offer_resume(args(tmp_path), tmp_path, "join", person=False, ask=never) == "new"
     err = capsys.readouterr().err
     assert err.startswith("bandit-lan: your last game stopped ") and "the other players wait for you up to 2 min" in err
     assert f"`bandit-lan join --resume --state-dir {tmp_path}` goes back to it; starting a new game" in err

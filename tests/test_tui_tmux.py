@@ -177,27 +177,34 @@ def test_a_person_plays_a_round_with_a_snap_against_three_bot_peers(play: Tmux, 
         assert audit.returncode == 0 and "Ana left the table" in audit.stdout, audit.stdout + audit.stderr
 
 
-def test_s11_3_after_a_crash_the_next_play_offers_the_game_its_bots_still_wait_in(play: Tmux, tmp_path: Path) -> None:
+@pytest.mark.parametrize("answer", ["Enter", "n"])
+def test_s11_3_after_a_crash_the_next_play_offers_the_game_its_bots_still_wait_in(
+        play: Tmux, tmp_path: Path, answer: str) -> None:
     """The player's `play` is killed (a crash: no leave). Its bots wait for it (§11.3),
-    so running `play` again first asks whether to go back to that game; Enter goes back:
-    the log is replayed, the table reconnects and the game goes on. Leaving then ends it
-    with every log intact."""
+    so running `play` again first asks whether to go back to that game. Enter goes back:
+    the log is replayed, the table reconnects and the game goes on. n leaves it at once
+    (§9.8), so its bots end it now instead of waiting, and a new game starts. Either
+    way, leaving then ends the game with every log intact."""
     play.wait_text("remember them", "Round 1")
     shell = play.tmux("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
     pid = int(subprocess.run(["pgrep", "-P", shell, "-f", "cli play"], capture_output=True, text=True).stdout.split()[0])
     os.kill(pid, signal.SIGKILL)
     play.wait_text("EXITED 137")
+    first_game = {log.name.split("-")[0] for log in (tmp_path / "logs").glob("*.bandit-log")}
     again_root = tmp_path / "again"
     again_root.mkdir()
     again = Tmux(again_root, play_command(tmp_path))
     try:
-        text = again.wait_text("Go back to it? [Y/n]")
+        text = again.wait_text("Go back to it? (n: leave it, then start a new one) [Y/n]")
         assert re.search(r"Your last game stopped \d+ s ago and its bots wait for you up to 2 min\.", text), text
-        again.keys("Enter")
-        again.wait_text("Resumed the game from your log", timeout=60)
-        text = again.wait_text("Back at the table: reconnected to ", timeout=60)
-        back = re.search(r"Back at the table: reconnected to (\w+), (\w+) and (\w+)\.", text)
-        assert back and set(back.groups()) == {"Ada", "Bo", "Cy"}, text  # (in seat order, which the lobby drew)
+        again.keys(answer, *(["Enter"] if answer != "Enter" else []))
+        if answer == "Enter":
+            again.wait_text("Resumed the game from your log", timeout=60)
+            text = again.wait_text("Back at the table: reconnected to ", timeout=60)
+            back = re.search(r"Back at the table: reconnected to (\w+), (\w+) and (\w+)\.", text)
+            assert back and set(back.groups()) == {"Ada", "Bo", "Cy"}, text  # (in seat order, which the lobby drew)
+        else:
+            again.wait_text("remember them", "Round 1", timeout=60)  # a new game, dealt
         again.keys("C-c")
         again.wait_text("Leave the table?")
         again.keys("y")
@@ -207,11 +214,13 @@ def test_s11_3_after_a_crash_the_next_play_offers_the_game_its_bots_still_wait_i
         again.close()
         subprocess.run(["pkill", "-f", str(tmp_path / "state")], capture_output=True)  # (bots, if the test failed)
     logs = sorted((tmp_path / "logs").glob("*.bandit-log"))
-    assert len(logs) == 4
+    assert len(logs) == (4 if answer == "Enter" else 8)
     for log in logs:
         audit = subprocess.run([sys.executable, "-m", "cli", "audit", "--brief", str(log)], cwd=ROOT,
                                env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
-        assert audit.returncode == 0 and "Ana left the table" in audit.stdout, audit.stdout + audit.stderr
+        why = ("they started a new game" if answer == "n" and log.name.split("-")[0] in first_game
+               else "the player chose to leave")
+        assert audit.returncode == 0 and f"Ana left the table ({why})" in audit.stdout, audit.stdout + audit.stderr
 
 
 def test_a_sure_snap_in_a_real_terminal_on_the_in_process_table(tmp_path: Path) -> None:
