@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if seat_log_unwritable(args):
         return 2
+    from cli.resume import offer_resume_first
+
     if (back := offer_resume_first(args, "host")) is not None:
         return back
     try:
@@ -144,26 +146,6 @@ def run(args: argparse.Namespace) -> int:
 def is_person(args: argparse.Namespace) -> bool:
     """A person plays this seat (full screen) unless a bot does or only the lobby runs."""
     return not (args.headless or getattr(args, "bot", False) or getattr(args, "lobby_only", False)) and sys.stdin.isatty()
-
-
-def offer_resume_first(args: argparse.Namespace, command: str,
-                       resume: Callable[[argparse.Namespace], int] | None = None) -> int | None:
-    """If this seat's last game still waits for it, offer it first (a person is asked);
-    the exit status of the command when it ends here (`resume`: how it goes back, by
-    default as `--resume` does), None when a new game starts."""
-    from cli.resume import leave_waiting_game, offer_resume, run_resume
-
-    if getattr(args, "bot", False) or getattr(args, "lobby_only", False):
-        return None  # (a bot a player started: that player's command decides)
-    choice = offer_resume(args, args.state_dir or default_state_dir(), command,
-                          person=is_person(args) and not args.json, local=command == "play")
-    if choice is None:
-        return 1
-    if choice == "back":
-        return (resume or run_resume)(argparse.Namespace(**{**vars(args), "resume": True}))
-    if choice == "leave":
-        leave_waiting_game(args)
-    return None
 
 
 def _log_path(result, args: argparse.Namespace) -> Path:  # type: ignore[no-untyped-def]

@@ -14,7 +14,8 @@ from cli.lobby_common import (
 from cli.stopping import run_until_stopped
 from cli.game import play_seat, report
 from p2p.peer import GameSummary
-from cli.host import _log_path, after_lobby, is_person, offer_resume_first, seat_log_unwritable
+from cli.host import _log_path, after_lobby, is_person, seat_log_unwritable
+from cli.resume import offer_resume_first
 from p2p.discovery import browse
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint

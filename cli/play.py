@@ -14,8 +14,8 @@ from pathlib import Path
 
 from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
 from cli.game import add_game_options, log_path_for, log_unwritable, play_seat, report
-from cli.host import offer_resume_first
 from cli.lobby_common import complain, load_identity, player_name, say
+from cli.resume import offer_resume_first
 from cli.stopping import run_until_stopped
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError, default_state_dir

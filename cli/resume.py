@@ -107,32 +107,36 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
             return "leave"
 
 
-def leave_waiting_game(args: argparse.Namespace) -> None:
+def offer_resume_first(args: argparse.Namespace, command: str,
+                       resume: Callable[[argparse.Namespace], int] | None = None) -> int | None:
+    """If this seat's last game still waits for it, offer it first (a person is asked);
+    the exit status of the command when it ends here (`resume`: how it goes back, by
+    default as `--resume` does), None when a new game starts."""
+    from cli.host import is_person
+
+    if getattr(args, "bot", False) or getattr(args, "lobby_only", False):
+        return None  # (a bot a player started: that player's command decides)
+    choice = offer_resume(args, args.state_dir or default_state_dir(), command,
+                          person=is_person(args) and not args.json, local=command == "play")
+    if choice is None:
+        return 1
+    if choice == "back":
+        return (resume or run_resume)(argparse.Namespace(**{**vars(args), "resume": True}))
+    if choice == "leave":
+        leave_waiting_game(args)
+    return None
+
+
+def leave_waiting_game(args: argparse.Namespace) -> int:
     """The player starts a new game instead: take the old seat back only to leave it
     (§9.8), so that its other seats end that game now, every log closed at the leave,
     rather than wait out the grace period for a player who is not coming."""
-    from cli.lobby_common import load_identity
-    from cli.stopping import run_until_stopped
-    from p2p.identity import IdentityError
-
-    quiet = argparse.Namespace(**{**vars(args), "resume": True, "headless": True, "quiet": True, "json": False,
-                                  "log": None, "bind": getattr(args, "bind", "127.0.0.1"),  # (`play`: on this machine)
-                                  "leave_first": "they started a new game"})
-    try:
-        identity = load_identity(quiet)
-    except IdentityError as exc:
-        complain(str(exc))
-        return
     say("Leaving that game, so that nobody waits for you…")
-
-    async def main() -> int:
-        outcome = await resume_seat(quiet, identity)
-        if not isinstance(outcome, int):
-            say(f"Left it after {outcome.rounds} round{'s' if outcome.rounds != 1 else ''}; "
-                f"its log: {outcome.log_path}")
-        return 0
-
-    run_until_stopped(main)
+    return run_resume(argparse.Namespace(**{
+        **vars(args), "resume": True, "headless": True, "quiet": True, "json": False, "log": None,
+        "bind": getattr(args, "bind", "127.0.0.1"),  # (`play`: on this machine)
+        "leave_first": "they started a new game",
+    }))
 
 
 def _ago(seconds: float) -> str:

@@ -8,6 +8,7 @@ raises one of these, the game state is exactly as it was before the call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -33,17 +34,15 @@ class Where:
 Words = tuple["str | Who | Where", ...]
 
 
+def spell(words: Words, who: Callable[[Who], str], where: Callable[[Where], str]) -> str:
+    """`words` as text, each seat spelt by `who` and each slot by `where`."""
+    return "".join(who(w) if isinstance(w, Who) else where(w) if isinstance(w, Where) else w for w in words)
+
+
 def plain(words: Words) -> str:
     """`words` as the logs write them: seats and slots by number."""
-    out = []
-    for word in words:
-        if isinstance(word, Who):
-            out.append(f"seat {word.seat}'s" if word.form == "possessive" else f"seat {word.seat}")
-        elif isinstance(word, Where):
-            out.append(f"seat {word.owner}'s slot {word.slot}")
-        else:
-            out.append(word)
-    return "".join(out)
+    return spell(words, lambda w: f"seat {w.seat}'s" if w.form == "possessive" else f"seat {w.seat}",
+                 lambda w: f"seat {w.owner}'s slot {w.slot}")
 
 
 class EngineError(Exception):

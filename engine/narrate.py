@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from engine.errors import Where, Who, Words
+from engine.errors import Who, Words, spell
 from engine.events import (
     ALL,
     CallBandit,
@@ -186,20 +186,15 @@ class Narrator:
     def _reason(self, words: Words, actor: int) -> str:
         """An engine reason in this narrator's words: "you" for its own seat, "they" for
         the seat whose intent it was, other players by name, slots by their place."""
-        out = []
-        for word in words:
-            if isinstance(word, Who):
-                if word.seat == self.me:
-                    out.append("your" if word.form == "possessive" else "you")
-                elif word.seat == actor:
-                    out.append({"subject": "they", "object": "them", "possessive": "their"}[word.form])
-                else:
-                    out.append(self._possessive(word.seat) if word.form == "possessive" else self.names[word.seat])
-            elif isinstance(word, Where):
-                out.append(self._card_of(actor, word.owner, word.slot, "slot"))
-            else:
-                out.append(word)
-        return "".join(out)
+
+        def who(word: Who) -> str:
+            if word.seat == self.me:
+                return "your" if word.form == "possessive" else "you"
+            if word.seat == actor:
+                return {"subject": "they", "object": "them", "possessive": "their"}[word.form]
+            return self._possessive(word.seat) if word.form == "possessive" else self.names[word.seat]
+
+        return spell(words, who, lambda word: self._card_of(actor, word.owner, word.slot, "slot"))
 
     # ------------------------------------------------------------------ names and faces
 

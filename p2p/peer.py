@@ -975,7 +975,7 @@ class TablePeer(SessionRecord):
         seat's refusal is also judged and noted in the log (§11.2); a replay finds that
         note already in the log and only tells the line again."""
         for refused in step.refused:
-            told = self._narrator.refusal(refused.intent, refused.section, refused.words or refused.reason)
+            told = self._narrator.refusal(refused.intent, refused.section, refused.told)
             if live and refused.seat != self._me:
                 self._judge(on_refusal(refused), told=told)
             else:

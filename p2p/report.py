@@ -117,7 +117,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
     def tell_refused(before: float) -> None:
         while refused and refused[0].position < before:
             r = refused.popleft()
-            told = narrator.refusal(r.intent, r.section, r.words or r.reason)
+            told = narrator.refusal(r.intent, r.section, r.told)
             lines.append(f"{when()}: {told.text}")
 
     def when() -> str:

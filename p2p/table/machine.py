@@ -200,6 +200,11 @@ class Refused:
     reason: str  # as the logs keep it
     words: Words = ()  # the engine's reason with its seats and slots left for a narrator to name
 
+    @property
+    def told(self) -> Words:
+        """The reason as a narrator takes it (a table's own reason has no seats to name)."""
+        return self.words or (self.reason,)
+
 
 @dataclass(frozen=True, slots=True)
 class RoundOutcome:
