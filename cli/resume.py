@@ -13,6 +13,7 @@ import argparse
 import errno
 import ipaddress
 import shlex
+import signal
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -22,6 +23,7 @@ from typing import Literal
 
 from cli.game import play_seat
 from cli.lobby_common import complain, lobby_schemas, say
+from cli.stopping import INTERRUPTED, run_until_stopped
 from p2p.identity import Identity, default_state_dir
 from p2p.journal import Journal, JournalContents, JournalError, read_journal, unfinished_journals
 from p2p.lobby import LobbyResult
@@ -123,20 +125,26 @@ def offer_resume_first(args: argparse.Namespace, command: str,
     if choice == "back":
         return (resume or run_resume)(argparse.Namespace(**{**vars(args), "resume": True}))
     if choice == "leave":
-        leave_waiting_game(args)
+        heard: list[signal.Signals] = []
+        leave_waiting_game(args, heard)
+        if heard:  # (told to stop while leaving: that is no wish for a new game)
+            say("No new game was started.")
+            return INTERRUPTED
     return None
 
 
-def leave_waiting_game(args: argparse.Namespace) -> int:
+def leave_waiting_game(args: argparse.Namespace, heard: list[signal.Signals] | None = None) -> int:
     """The player starts a new game instead: take the old seat back only to leave it
     (§9.8), so that its other seats end that game now, every log closed at the leave,
-    rather than wait out the grace period for a player who is not coming."""
+    rather than wait out the grace period for a player who is not coming. `heard`: the
+    stop signals that came meanwhile. A leave that fails (its game over meanwhile)
+    does not keep the new game from starting: the old one is not waiting then."""
     say("Leaving that game, so that nobody waits for you…")
     return run_resume(argparse.Namespace(**{
         **vars(args), "resume": True, "headless": True, "quiet": True, "json": False, "log": None,
         "bind": getattr(args, "bind", "127.0.0.1"),  # (`play`: on this machine)
         "leave_first": "they started a new game",
-    }))
+    }), heard=heard)
 
 
 def _ago(seconds: float) -> str:
@@ -206,12 +214,12 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
                                resume=Resumption(log, contents, journal, jc, unreachable))
 
 
-def run_resume(args: argparse.Namespace) -> int:
-    """The whole `--resume` command: identity, the screen for a person, the game, the report."""
+def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None = None) -> int:
+    """The whole `--resume` command: identity, the screen for a person, the game, the
+    report; `heard` as for `run_until_stopped`."""
     from cli.game import report
     from cli.host import is_person
     from cli.lobby_common import load_identity
-    from cli.stopping import run_until_stopped
     from p2p.identity import IdentityError
 
     try:
@@ -230,4 +238,4 @@ def run_resume(args: argparse.Namespace) -> int:
             outcome = await resume_seat(args, identity, terminal)
         return outcome if isinstance(outcome, int) else report(outcome, args)
 
-    return run_until_stopped(main)
+    return run_until_stopped(main, heard=heard)

@@ -102,9 +102,10 @@ def _let_go_of_the_terminal(fds: list[int]) -> None:
         os.close(null)
 
 
-def run_until_stopped(main: Callable[[], Awaitable[int]]) -> int:
+def run_until_stopped(main: Callable[[], Awaitable[int]], *, heard: list[signal.Signals] | None = None) -> int:
     """Run `main` under trio; a signal stops it as the module says. Returns main's exit
-    status, or `INTERRUPTED` if a signal cancelled it."""
+    status, or `INTERRUPTED` if a signal cancelled it; `heard` gets every stop signal
+    that came (a seat that left at one still ends with its game's status)."""
     stop = _Stop()
     terminal = _terminal_outputs()  # (asked now: a hung-up terminal no longer says it is one)
 
@@ -124,6 +125,8 @@ def run_until_stopped(main: Callable[[], Awaitable[int]]) -> int:
                     with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
                         task_status.started()  # (before `main` runs: no signal finds the default action)
                         async for signum in signals:
+                            if heard is not None:
+                                heard.append(signal.Signals(signum))
                             if signum == signal.SIGHUP:
                                 _let_go_of_the_terminal(terminal)
                             if stop.leave is not None and not leaving:

@@ -4,13 +4,19 @@ seat stopped in, while the others still wait for it (the grace period)."""
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import signal
 import time
 from pathlib import Path
 
 import pytest
 
-from cli.resume import find_journal, offer_resume, waiting_game
+import trio
+
+import cli.resume
+from cli.resume import find_journal, offer_resume, offer_resume_first, waiting_game
+from cli.stopping import INTERRUPTED, leaving_on_stop, run_until_stopped
 from p2p.journal import Journal, journal_path
 from p2p.table.machine import GRACE
 
@@ -110,3 +116,38 @@ def test_s11_3_the_command_told_can_be_pasted_as_it_is(tmp_path: Path, capsys: p
     stopped(state, 1, 5, HERE)
     offer_resume(args(state), state, "play", person=False, local=True)
     assert f"`bandit-lan play --resume --state-dir '{state}'` goes back to it" in capsys.readouterr().err
+
+
+def test_s11_3_ctrl_c_while_the_old_game_is_left_starts_no_new_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A player who declines the offer and then presses Ctrl-C while the old seat leaves
+    wants to stop, not to play: the command ends there (130) and starts nothing."""
+    stopped(tmp_path, 1, 20, HERE)
+    monkeypatch.setattr("cli.host.is_person", lambda _args: True)
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n" * 2))  # (the answer, twice)
+    reasons: list[str] = []
+
+    def leave_old_seat(_args: argparse.Namespace, heard: list[signal.Signals] | None = None) -> int:
+        async def seat() -> int:  # (as the seat taken back to leave: a signal finds it leaving)
+            async def leave(reason: str, within: float) -> None:
+                reasons.append(reason)
+
+            with leaving_on_stop(leave), trio.fail_after(10):
+                os.kill(os.getpid(), signal.SIGINT)
+                while not reasons:
+                    await trio.sleep(0)
+            return 0  # (its leave was delivered: the old game ended as it should)
+
+        return run_until_stopped(seat, heard=heard)
+
+    monkeypatch.setattr(cli.resume, "leave_waiting_game", leave_old_seat)
+    command = argparse.Namespace(state_dir=tmp_path, json=False)
+    assert offer_resume_first(command, "play", resume=lambda _a: 0) == INTERRUPTED
+    assert reasons == ["it was interrupted"]
+    assert capsys.readouterr().out.endswith("No new game was started.\n")
+
+    def leave_quietly(_args: argparse.Namespace, heard: list[signal.Signals] | None = None) -> int:
+        return 1  # (its game had ended meanwhile: nobody waits, so the new game starts)
+
+    monkeypatch.setattr(cli.resume, "leave_waiting_game", leave_quietly)
+    assert offer_resume_first(command, "play", resume=lambda _a: 0) is None

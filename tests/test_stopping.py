@@ -43,8 +43,10 @@ def test_a_signal_makes_a_playing_seat_leave_with_a_reason_and_the_command_finis
             await left.wait()
         return 0  # the game ended by the leaving: the command reports as after any leaving
 
-    assert run_until_stopped(main) == 0
+    heard: list[signal.Signals] = []
+    assert run_until_stopped(main, heard=heard) == 0
     assert reasons == [REASONS[signal.SIGTERM]] == ["it was stopped"]
+    assert heard == [signal.SIGTERM]  # (the caller can tell the player asked to stop)
 
 
 def test_a_signal_outside_a_game_cancels_at_once() -> None:
