@@ -20,6 +20,7 @@ from cli.lobby_common import complain, say
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from p2p.identity import Identity, default_state_dir
+from p2p.journal import forget_stale_journals
 from p2p.lobby import LobbyResult
 from p2p.peer import FULL_SPEED, GRACE, HUMAN_PACE, GameSummary, Resumption, TablePeer
 from p2p.session import Line
@@ -110,11 +111,14 @@ async def play_seat(
         from cli.tui import keymap, run_client
 
         slot_label = keymap.slot_label  # the table log names a penalty slot by its key
+    journal_dir = getattr(args, "state_dir", None) or default_state_dir()
+    if resume is None:
+        forget_stale_journals(journal_dir)  # (games nobody went back to: nobody waits for them now)
     try:
         peer = TablePeer(
             mesh, result, identity, log_path=log_path, bot=bot, seed=args.seed, pace=pace,
             on_line=None if (quiet or not headless) else print_line,
-            journal_dir=getattr(args, "state_dir", None) or default_state_dir(), resume=resume,
+            journal_dir=journal_dir, resume=resume,
             grace=getattr(args, "grace", GRACE), slot_label=slot_label,
         )
     except OSError as exc:  # the disk filled (say) since the lobby checked the log's place

@@ -67,7 +67,7 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
     now = time.time() if now is None else now
     for path in unfinished_journals(state_dir):  # (newest first)
         try:
-            age = max(0.0, now - path.stat().st_mtime)
+            age = _age(path, now)
             if age >= GRACE:  # (this one and every older one: nobody waits for them any more)
                 return None
             contents = read_journal(path)
@@ -147,6 +147,11 @@ def leave_waiting_game(args: argparse.Namespace, heard: list[signal.Signals] | N
     }), heard=heard)
 
 
+def _age(journal: Path, now: float | None = None) -> float:
+    """Seconds since the journal's seat last marked it alive (every 2 s while it played)."""
+    return max(0.0, (time.time() if now is None else now) - journal.stat().st_mtime)
+
+
 def _ago(seconds: float) -> str:
     whole = int(seconds)
     return f"{whole} s" if whole < 60 else f"{whole // 60} min" + (f" {whole % 60} s" if whole % 60 else "")
@@ -178,6 +183,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             complain(f"no unfinished game to resume {which} (a game that ended needs no resuming)")
         return 1
     try:
+        age = _age(path)  # (before reopening it, which may cut a torn last frame and so set its time)
         journal, jc = Journal.reopen(path)
         log, contents = FairnessLog.reopen(jc.log)
     except (JournalError, LogError, OSError) as exc:
@@ -192,6 +198,9 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
     if not (args.quiet or args.json):
         say(f"Resuming game {result.game_id[:6].hex()} as {roster.members[jc.seat].name} "
             f"(seat {jc.seat + 1}) from {jc.log} ...")
+        if age >= GRACE:  # (the others' --grace may be longer: it tries)
+            say(f"It stopped {_ago(age)} ago: the others may have ended it, as they wait for a player "
+                f"away only {_ago(GRACE)} unless they chose a longer --grace.")
     async with AsyncExitStack() as stack:
         try:
             mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=jc.port))

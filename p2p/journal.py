@@ -15,12 +15,14 @@ The journal is a file of §4.2 frames beside the identity (mode 0600, never shar
 one ``journal.seat`` frame, then one ``journal.sent`` frame per message, each written
 with a single unbuffered write *before* the message is handed to the network, so a
 killed process never sent what its journal lacks. A last frame cut short is ignored (it
-was never sent). The journal is removed when its game ends cleanly.
+was never sent). The journal is removed when its game ends cleanly, and, when the
+state directory's next game starts, if its seat stopped over a day before.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,9 +161,34 @@ def read_journal(path: Path) -> JournalContents:
     return contents
 
 
+FORGET_AFTER = 24 * 3600.0  # seconds after its seat stopped that a journal is removed (no table waits so long)
+
+
+def forget_stale_journals(state_dir: Path, *, older_than: float = FORGET_AFTER, now: float | None = None) -> list[Path]:
+    """Remove the journals whose seat stopped (its last mark of life, §11.3) more than
+    `older_than` seconds ago: nobody waits for those seats any more, and each journal
+    holds a seat's seed. Their fairness logs stay. Returns the removed paths."""
+    now = time.time() if now is None else now
+    gone = []
+    for path in unfinished_journals(state_dir):
+        try:
+            if now - path.stat().st_mtime >= older_than:
+                path.unlink()
+                gone.append(path)
+        except OSError:  # (gone meanwhile, or not ours to remove: it stays)
+            continue
+    return gone
+
+
 def unfinished_journals(state_dir: Path) -> list[Path]:
     """Journals of games that did not end, newest first."""
     folder = state_dir / "games"
     if not folder.is_dir():
         return []
-    return sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)
+    found = []
+    for path in folder.glob(f"*{SUFFIX}"):
+        try:
+            found.append((path.stat().st_mtime, path))
+        except OSError:  # (its game ended meanwhile, in another process)
+            continue
+    return [path for _, path in sorted(found, reverse=True)]

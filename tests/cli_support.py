@@ -6,7 +6,10 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from p2p.journal import Journal, journal_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,3 +49,14 @@ def game_id(output: str) -> str:
     m = re.search(r"^game id ([0-9a-f]{64})$", output, re.M)
     assert m, output
     return m.group(1)
+
+
+def stopped_journal(state: Path, game: int, ago: float, *others: tuple[str, int]) -> Path:
+    """A journal as a killed seat 0 leaves it in `state`, last marked alive `ago` seconds
+    before now; `others`: the other seats' addresses."""
+    path = journal_path(state, bytes([game]) * 32)
+    Journal.create(path, game=bytes([game]) * 32, seat=0, seed=bytes(32), log=state / f"{game}.bandit-log", port=4000,
+                   addresses=[None, *others]).close(finished=False)
+    at = time.time() - ago
+    os.utime(path, (at, at))
+    return path

@@ -13,7 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+from cli_support import stopped_journal
 from p2p.audit import audit
+from p2p.journal import FORGET_AFTER
 from p2p.log import read_log
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,9 +52,12 @@ def line_with(stream: IO[str], words: str) -> str:
 
 
 def test_play_headless_four_processes_logs_agree_and_audit_clean(tmp_path: Path) -> None:
+    day_old = stopped_journal(tmp_path / "state", 1, FORGET_AFTER + 60)  # a game nobody went back to
+    recent = stopped_journal(tmp_path / "state", 2, 600)  # (past the grace period: not offered, kept)
     done = run_cli("play", "--headless", "--bots", "3", "--target", "30", "--seed", "5", "--json",
                    "--state-dir", str(tmp_path / "state"), "--log-dir", str(tmp_path / "logs"), "--name", "Zoe")
     assert done.returncode == 0, done.stderr
+    assert not day_old.exists() and recent.exists()  # (§11.3: its seat's seed is gone with it)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(result) >= {"game_id", "rounds", "totals", "winners", "logs"}
     assert set(result["totals"]) == {"Zoe", "Ada", "Bo", "Cy"} and result["winners"]

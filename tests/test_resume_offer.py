@@ -7,7 +7,6 @@ import argparse
 import io
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -15,23 +14,14 @@ import pytest
 import trio
 
 import cli.resume
+from cli_support import stopped_journal as stopped
 from cli.resume import find_journal, offer_resume, offer_resume_first, waiting_game
 from cli.stopping import INTERRUPTED, leaving_on_stop, run_until_stopped
-from p2p.journal import Journal, journal_path
+from p2p.journal import FORGET_AFTER, forget_stale_journals
 from p2p.table.machine import GRACE
 
 HERE = ("127.0.0.1", 4000)
 THERE = ("192.0.2.7", 4000)
-
-
-def stopped(state: Path, game: int, ago: float, *others: tuple[str, int]) -> Path:
-    """A journal as a killed seat leaves it: written `ago` seconds before now."""
-    path = journal_path(state, bytes([game]) * 32)
-    Journal.create(path, game=bytes([game]) * 32, seat=0, seed=bytes(32), log=state / f"{game}.bandit-log", port=4000,
-                   addresses=[None, *others]).close(finished=False)
-    at = time.time() - ago
-    os.utime(path, (at, at))
-    return path
 
 
 def args(state_dir: Path | None = None) -> argparse.Namespace:
@@ -151,3 +141,11 @@ def test_s11_3_ctrl_c_while_the_old_game_is_left_starts_no_new_one(
 
     monkeypatch.setattr(cli.resume, "leave_waiting_game", leave_quietly)
     assert offer_resume_first(command, "play", resume=lambda _a: 0) is None
+
+
+def test_s11_3_journals_of_seats_stopped_over_a_day_ago_are_forgotten(tmp_path: Path) -> None:
+    old = stopped(tmp_path, 1, FORGET_AFTER + 60, HERE)
+    kept = stopped(tmp_path, 2, GRACE * 5, HERE)  # (nobody waits, but a --grace may be long)
+    assert forget_stale_journals(tmp_path) == [old]
+    assert not old.exists() and kept.exists() and find_journal(tmp_path, None) == kept
+    assert forget_stale_journals(tmp_path / "none") == []  # (no games folder at all)
