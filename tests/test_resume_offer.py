@@ -119,13 +119,15 @@ def test_s11_3_ctrl_c_while_the_old_game_is_left_starts_no_new_one(
 
     def leave_old_seat(_args: argparse.Namespace, heard: list[signal.Signals] | None = None) -> int:
         async def seat() -> int:  # (as the seat taken back to leave: a signal finds it leaving)
+            left = trio.Event()
+
             async def leave(reason: str, within: float) -> None:
                 reasons.append(reason)
+                left.set()
 
             with leaving_on_stop(leave), trio.fail_after(10):
                 os.kill(os.getpid(), signal.SIGINT)
-                while not reasons:
-                    await trio.sleep(0)
+                await left.wait()
             return 0  # (its leave was delivered: the old game ended as it should)
 
         return run_until_stopped(seat, heard=heard)
