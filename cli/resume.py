@@ -25,7 +25,7 @@ from cli.game import play_seat
 from cli.lobby_common import complain, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
 from p2p.identity import Identity, default_state_dir
-from p2p.journal import Journal, JournalContents, JournalError, read_journal, unfinished_journals
+from p2p.journal import Journal, JournalContents, JournalError, journal_age, read_journal, unfinished_journals
 from p2p.lobby import LobbyResult
 from p2p.log import FairnessLog, LogError
 from p2p.peer import GameSummary, Resumption
@@ -67,7 +67,7 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
     now = time.time() if now is None else now
     for path in unfinished_journals(state_dir):  # (newest first)
         try:
-            age = _age(path, now)
+            age = journal_age(path, now)
             if age >= GRACE:  # (this one and every older one: nobody waits for them any more)
                 return None
             contents = read_journal(path)
@@ -147,11 +147,6 @@ def leave_waiting_game(args: argparse.Namespace, heard: list[signal.Signals] | N
     }), heard=heard)
 
 
-def _age(journal: Path, now: float | None = None) -> float:
-    """Seconds since the journal's seat last marked it alive (every 2 s while it played)."""
-    return max(0.0, (time.time() if now is None else now) - journal.stat().st_mtime)
-
-
 def _ago(seconds: float) -> str:
     whole = int(seconds)
     return f"{whole} s" if whole < 60 else f"{whole // 60} min" + (f" {whole % 60} s" if whole % 60 else "")
@@ -183,7 +178,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             complain(f"no unfinished game to resume {which} (a game that ended needs no resuming)")
         return 1
     try:
-        age = _age(path)  # (before reopening it, which may cut a torn last frame and so set its time)
+        age = journal_age(path)  # (before reopening it, which may cut a torn last frame and so set its time)
         journal, jc = Journal.reopen(path)
         log, contents = FairnessLog.reopen(jc.log)
     except (JournalError, LogError, OSError) as exc:

@@ -161,6 +161,12 @@ def read_journal(path: Path) -> JournalContents:
     return contents
 
 
+def journal_age(path: Path, now: float | None = None) -> float:
+    """Seconds since the journal's seat last marked it alive (every 2 s while it plays,
+    §11.3): after a crash, about how long ago it stopped."""
+    return max(0.0, (time.time() if now is None else now) - path.stat().st_mtime)
+
+
 FORGET_AFTER = 24 * 3600.0  # seconds after its seat stopped that a journal is removed (no table waits so long)
 
 
@@ -172,7 +178,7 @@ def forget_stale_journals(state_dir: Path, *, older_than: float = FORGET_AFTER, 
     gone = []
     for path in unfinished_journals(state_dir):
         try:
-            if now - path.stat().st_mtime >= older_than:
+            if journal_age(path, now) >= older_than:
                 path.unlink()
                 gone.append(path)
         except OSError:  # (gone meanwhile, or not ours to remove: it stays)
