@@ -435,8 +435,11 @@ class Narrator:
             what = f"{self._words(game, game.discard_top())} was discarded for {'you' if seat == self.me else 'them'}"
         elif any(isinstance(n, RoundEnded) and n.exhausted for n in story.notes):
             what = "there was nothing left to draw"
+        elif self._looked is not None:  # the look & swap's cards were seen; only the exchange lapsed
+            what = "the two cards stayed where they were"
         else:
             what = "the power was not used"
+        self._looked = None
         whose = "Your" if seat == self.me else f"{self.names[seat]}'s"
         return [Told(f"{whose} time ran out: {what} (R5).", "warning", seat)]
 
@@ -463,11 +466,18 @@ class Narrator:
                     text += "; no cards left, so a penalty card"
             elif note.outcome is SnapOutcome.WRONG:
                 text = (f"{self.name(seat)} tried {self._words(game, note.card)} from {target} on {top} — wrong, "
-                        "penalty card")
+                        f"{self._penalty_words(penalties, story)}")
             else:
-                text = f"{self.name(seat)} tried {target} on {top} — not the fastest, penalty card"
+                text = f"{self.name(seat)} tried {target} on {top} — not the fastest, {self._penalty_words(penalties, story)}"
             out.append(Told(text + self._penalty_where(penalties) + ".", "snap", seat))
         return out
+
+    @staticmethod
+    def _penalty_words(penalties: Sequence[PenaltyDrawn], story: _Story) -> str:
+        """R6's penalty card, unless R7 ended the round because nothing was left to draw."""
+        if not penalties and any(isinstance(n, RoundEnded) and n.exhausted for n in story.notes):
+            return "but nothing was left to draw for the penalty"
+        return "penalty card"
 
     def _penalty_where(self, penalties: Sequence[PenaltyDrawn]) -> str:
         return f" (into slot {self.slot_label(penalties[0].slot)})" if penalties else ""

@@ -198,6 +198,18 @@ def test_R3_a_seat_without_private_faces_never_reads_a_private_face() -> None:
             assert any(words in a for a in allowed), (line.text, words)
 
 
+def test_R6_R7_a_penalty_with_nothing_left_to_draw_is_told_as_not_drawn() -> None:
+    # ten cards: Ana's wrong snap takes the last card to draw; Bo's finds none (the discard
+    # pile is its top card alone, nothing to reshuffle), so R7 ends the round instead
+    ten = Skills((CardKind(6, 2), CardKind(0, 6), CardKind(10, 1), CardKind(4, 1)))
+    table = Told3(ScriptedTable(2, {0: [6, 0, 0, 0], 1: [6, 0, 0, 0]}, discard=10, draw=[4], skills=ten))
+    out = table.do(Snap(0, table.t.top(), 0, 0))
+    assert texts(out[None]) == ["Ana tried a 6 from their top-left slot on a 10 — wrong, penalty card (into slot 4)."]
+    out = table.do(Snap(1, table.t.top(), 1, 0))
+    assert texts(out[None]) == ["Bo tried a 6 from their top-left slot on a 10 — wrong, but nothing was left to draw "
+                                "for the penalty.", "Round 1 is over — nothing left to draw (R7): Ana 10, Bo 6."]
+
+
 def test_R3_swap_and_look_and_swap_are_told() -> None:
     table = scripted(tableaux={0: [12, 14, 0, 2], 1: [0, 18, 6, 8]}, draw=[12, 0, 0, 16, 0])
     table.do(Draw(0))
@@ -244,6 +256,24 @@ def test_R5_timer_fallback_is_told() -> None:
     table.do(Discard(0))  # a 0
     table.do(Draw(1))
     table.do(Discard(1))
+
+
+def test_R5_a_timer_that_runs_out_after_a_look_and_swap_is_told_as_no_exchange() -> None:
+    """The two cards were seen; what lapsed is the exchange, not the power."""
+    table = scripted(tableaux={0: [12, 14, 0, 2], 1: [0, 18, 6, 8]}, draw=[16, 0, 0, 16])
+    table.do(Draw(0))
+    table.do(Discard(0))
+    table.do(LookSwap(0, 1, 1, 2))
+    out = table.do(TurnTimedOut(table.t.game.turn))
+    assert texts(out[None]) == ["Ana's time ran out: the two cards stayed where they were (R5)."]
+    assert texts(out[0]) == ["Your time ran out: the two cards stayed where they were (R5)."]
+    for seat in (1, 2):
+        table.do(Draw(seat))
+        table.do(Discard(seat))
+    table.do(Draw(0))
+    table.do(Discard(0))  # another look & swap, left unused this time
+    out = table.do(TurnTimedOut(table.t.game.turn))
+    assert texts(out[None]) == ["Ana's time ran out: the power was not used (R5)."]
 
 
 def test_R4_round_start_and_R9_round_end_are_told() -> None:
