@@ -8,9 +8,13 @@ crash, a failing disk, a seat that stopped waiting) holds a prefix of the others
 logs of one game *agree* when
 
 1. they share one game id (the hash of one roster, §6.6);
-2. no sender has two different signed bodies under one ``seq`` (its content chain) or
-   one ``sseq`` (its side chain) anywhere among them; and
-3. each log's ``log.msg`` records are a prefix of the longest log's.
+2. no sender has two different signed bodies of this game under one ``seq`` (its
+   content chain) or one ``sseq`` (its side chain) anywhere among them (a body of
+   another game is a replay, which proves nothing against its signer, §7.10); and
+3. each log's ``log.msg`` records are a prefix of the longest log's; and
+4. no log closed before the game's end (a leave, an absence) is its writer's whose
+   signed ``done`` another log holds: a seat signs ``done`` only once it has delivered,
+   and so logged, the end of the game (the last round's openings).
 
 Where they do not, the first thing that breaks is named. Two bodies under one sequence
 number that both carry their sender's valid signature prove that sender signed two
@@ -80,7 +84,8 @@ def compare(results: Sequence[AuditResult]) -> Agreement:
     if len(logs) < 2:
         return Agreement(tuple(results), records, Parting("§10.3", "fewer than two readable logs to compare"))
     assert longest is not None
-    return Agreement(tuple(results), records, _same_game(logs) or _forked(logs) or _prefixes(logs, longest))
+    return Agreement(tuple(results), records, _same_game(logs) or _forked(logs) or _prefixes(logs, longest)
+                     or _cut_short(logs))
 
 
 def _same_game(logs: Sequence[AuditResult]) -> Parting | None:
@@ -109,8 +114,8 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                     continue  # (its own audit names it)
                 sender, number = inner.get("from"), inner.get(counter)
                 member = roster.member(sender)
-                if member is None or not isinstance(number, int):
-                    continue  # (a record no seat signed: its own audit names it)
+                if member is None or not isinstance(number, int) or inner.get("game") != result.game_id:
+                    continue  # (a record no seat signed, or of another game: its own audit names it)
                 key = (sender, counter, number)
                 record = index if counter == "seq" else None
                 if key not in held:
@@ -142,6 +147,32 @@ def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | No
                                         f"{_name(longest)} {_about(longest, full[index][0])}; honest peers log one "
                                         "order (§10.1), so a log was altered or its peer broke the order (nobody "
                                         "is blamed)", None, index)
+    return None
+
+
+def _cut_short(logs: Sequence[AuditResult]) -> Parting | None:
+    """A log closed before the game's end whose writer's signed `done` another log holds:
+    a seat signs `done` only once it has delivered (and logged) the last round's openings.
+    (The others' `done`s may honestly be missing: a seat can go away after the end.)"""
+    for result in logs:
+        member = None if result.writer is None or result.roster is None else result.roster.members[result.writer]
+        if member is None or result.left is None or result.machine is None or result.machine.engine.over:
+            continue
+        for other in logs:
+            for index, (body, sig) in enumerate(other.contents.messages):  # type: ignore[union-attr]
+                try:
+                    inner = decode_map(body, DEFAULT_LIMITS, tree=False)
+                except ProtocolError:
+                    continue
+                if inner.get("type") != "done" or inner.get("from") != member.peer_id \
+                        or inner.get("game") != result.game_id \
+                        or not verify_signature(member.cert.public_key, sig, SIGNED_DOMAIN + body):
+                    continue
+                held = len(result.contents.messages)  # type: ignore[union-attr]
+                return Parting("§10.3", f"{_name(result)} ends after {held} messages, closed early ("
+                                        f"{result.left.told}), but {member.name} signed done, {_at(other, index)}: "
+                                        "a seat signs done only once it has delivered, and logged, the end of the game, "
+                                        "so records were removed from its log (nobody is blamed)", None, held)
     return None
 
 

@@ -31,7 +31,7 @@ from p2p.errors import ProtocolError
 from p2p.identity import short_id
 from p2p.log import LogContents, LogError, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
-from p2p.order import OrderError, OrderReplay, message_hash
+from p2p.order import Delivered, HeadsForked, OrderError, OrderReplay, message_hash
 from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.schema import Schemas
 from p2p.signing import SignedMessage, open_signed, signed_frame
@@ -53,7 +53,8 @@ class Failure:
         where = "the log" if self.record is None else f"record {self.record}"
         who = ""
         if self.seat is not None:
-            who = f" by {names[self.seat]} (seat {self.seat})" if self.seat < len(names) else f" by seat {self.seat}"
+            seat = self.seat + 1  # a person counts seats from 1, as the report's players line does
+            who = f" by {names[self.seat]} (seat {seat})" if self.seat < len(names) else f" by seat {seat}"
         return f"{where}{who}: {self.section}: {self.what}"
 
 
@@ -197,6 +198,10 @@ def audit(path: Path) -> AuditResult:
         except OrderError as exc:
             result.first_failure = broken or Failure(index, None, exc.section, f"{short_id(exc.peer)}'s message: {exc.reason}")
             return result
+        unjudged = _order_verdict(result, index, delivered)
+        if unjudged is not None:
+            result.first_failure = broken or unjudged
+            return result
         step = machine.deliver(delivered, 0.0)
         if step.salt is not None:
             replay.set_salt(step.salt)
@@ -218,6 +223,10 @@ def audit(path: Path) -> AuditResult:
         return result
     result.finished = machine.finished
     result.closed = contents.ended
+    if contents.absent is not None and contents.absent == result.writer:
+        result.first_failure = Failure(None, None, "§10.1", "its log.end says the game ended because its own writer "
+                                                            "was away: a table waits for others, never for itself")
+        return result
     if contents.absent is not None and not machine.finished and result.left is None and contents.absent < len(seats):
         # the writer's table ended the game for this seat: after the grace period, or at its
         # goodbye before its keys (§11.3); the writer's sentence names the players itself
@@ -244,6 +253,28 @@ def audit(path: Path) -> AuditResult:
     elif contents.ended is None:
         result.first_failure = Failure(None, None, "§10.1", "the log was not closed")
     return result
+
+
+def _order_verdict(result: AuditResult, index: int, delivered: Delivered) -> Failure | None:
+    """What the order alone says against a record, where the table would not judge it:
+    a head that names another message than the log holds (which of two seats signed
+    falsely, one log cannot tell), and anything after the game's end."""
+    names, seat = result.names, delivered.seat
+    rejected = delivered.rejected
+    if isinstance(rejected, HeadsForked):
+        other = names[rejected.other]
+        return Failure(index, None, rejected.section,
+                       f"{names[seat]}'s message names a different message as {other}'s seq {rejected.seq} than this "
+                       f"log holds: either {names[seat]} named a message {other} never signed, or {other} signed two "
+                       "different messages as one (§7.10); one log cannot tell which: audit it together with the "
+                       "others' logs (§10.3)")
+    assert result.machine is not None
+    if result.machine.finished:
+        return Failure(index, None, "§10.1", f"{names[seat]}'s {delivered.envelope.inner['type']} comes after the end "
+                                             "of the game (every seat had said done), where an honest log ends")
+    if rejected is not None and result.left is not None:  # the table no longer judges: the order still does
+        return Failure(index, seat, rejected.section, rejected.reason)
+    return None
 
 
 def _proven_violation(
@@ -303,9 +334,3 @@ def _seat_of_body(body: bytes, seats: Sequence[bytes]) -> int | None:
         return None
     return seats.index(sender) if sender in seats else None
 
-
-def describe_peer(roster: Roster | None, seat: int | None) -> str:
-    if roster is None or seat is None or seat >= len(roster.members):
-        return "nobody in particular"
-    m = roster.members[seat]
-    return f"{m.name} (seat {seat}, {short_id(m.peer_id)})"

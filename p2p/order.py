@@ -210,6 +210,17 @@ class HeadsInvalid(OrderError):
     section = "§7.5"
 
 
+class HeadsForked(HeadsInvalid):
+    """At delivery: a head names, as seat `other`'s `seq`, another message than the one
+    held. Live, the echo rule (§7.10) leaves only the sender to blame; in a log read on
+    its own, the named seat may as well have signed two messages as one."""
+
+    def __init__(self, peer: bytes, reason: str, *, other: int, seq: int) -> None:
+        super().__init__(peer, reason)
+        self.other = other
+        self.seq = seq
+
+
 @dataclass(frozen=True, slots=True)
 class Delivered:
     """One content message in the agreed order; `rejected` is set if it must not be applied."""
@@ -300,9 +311,10 @@ def heads_violation(peers: Sequence[_Peer], seat: int, envelope: Envelope, stamp
             continue
         peer = peers[other]
         if seq >= peer.next_seq or peer.stamps[seq] >= stamp:
-            return HeadsInvalid(envelope.sender, f"stamp {stamp} is not above the stamp of seat {other}'s seq {seq}, which it claims to have received")
+            return HeadsInvalid(envelope.sender, f"stamp {stamp} is not above the stamp of seat {other + 1}'s seq {seq}, which it claims to have received")
         if peer.hashes[seq] != digest:
-            return HeadsInvalid(envelope.sender, f"it names a different message as seat {other}'s seq {seq}")
+            return HeadsForked(envelope.sender, f"it names a different message as seat {other + 1}'s seq {seq}",
+                               other=other, seq=seq)
     return None
 
 

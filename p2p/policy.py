@@ -62,7 +62,7 @@ class Verdict:
     def note(self, names: Sequence[str]) -> str:
         """The sentence for the fairness log (§10.1 ``log.note``)."""
         what = "the game stops" if self.aborts else "refused, the game goes on"
-        return f"{self.who(names)} (seat {self.seat}): {self.section}: {self.reason} ({what})"
+        return f"{self.who(names)} (seat {self.seat if self.seat is None else self.seat + 1}): {self.section}: {self.reason} ({what})"
 
     def leave_reason(self, names: Sequence[str]) -> str:
         """Why this seat leaves, for the others' screens (a §9.8 ``leave``, ≤ 200 characters)."""

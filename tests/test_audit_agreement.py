@@ -102,3 +102,102 @@ def test_s10_3_a_record_of_nonsense_parts_the_logs_without_raising(table: tuple[
     parting = agreement.parting
     assert parting is not None and parting.record == 10 and parting.seat is None
     assert "holds an unknown peer's message {'b': 2} (x)" in parting.what
+
+
+def _resign(net: TableNetwork, body: bytes, **changes: object) -> tuple[bytes, bytes]:
+    """`body` with `changes`, signed by its own sender (what a seat can do to its own messages)."""
+    inner = decode_map(body)
+    seat = net.peers[0].orderer.seats.index(inner["from"])
+    return sign(net.peers[seat].identity, dict(inner, **changes))
+
+
+def test_s10_3_a_message_of_another_game_proves_no_fork(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    # Found in review: a seat's message of another game (the same identities play often)
+    # spliced into a log under the same seq was told as the seat signing two messages as one
+    net, logs = table
+    index = 10
+    body, _ = audit(logs[0]).contents.messages[index]  # type: ignore[union-attr]
+    replay = _resign(net, body, game=bytes(32))
+    altered = rewrite(logs[1], tmp_path, lambda m: m[:index] + [replay] + m[index + 1:])
+    own = audit(altered)
+    assert not own.ok and own.first_failure.record == index and "another game" in own.first_failure.what
+    agreement = compare([audit(logs[0]), own])
+    assert agreement.parting is not None and agreement.parting.seat is None
+    assert agreement.parting.section == "§10.3" and "nobody is blamed" in agreement.parting.what
+
+
+def test_s10_3_a_log_cut_short_with_an_absence_is_given_away_by_its_writer_s_done(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """A writer cannot hide the end of a game behind `log.end`'s unsigned `absent`: its own
+    `done`, in the others' logs, says it logged the end."""
+    _, logs = table
+    why = "Cy was away longer than the grace period"
+    cut = audit(rewrite(logs[0], tmp_path, lambda m: m[:60], why=why, absent=2))
+    assert cut.ok and cut.left is not None  # on its own, an early end is all one log can show
+    agreement = compare([cut, audit(logs[1]), audit(logs[2])])
+    parting = agreement.parting
+    assert parting is not None and parting.section == "§10.3" and parting.seat is None and parting.record == 60
+    assert "Ann signed done" in parting.what and "records were removed" in parting.what
+    # honest: the seat went away after the last round's openings, before every done arrived
+    total = len(audit(logs[0]).contents.messages)  # type: ignore[union-attr]
+    late = audit(rewrite(logs[0], tmp_path, lambda m: m[:total - 1], why=why, absent=2))
+    assert late.ok and not late.finished and late.machine is not None and late.machine.engine.over
+    assert compare([late, audit(logs[1]), audit(logs[2])]).ok
+
+
+def test_s10_2_a_head_that_names_another_message_blames_nobody_in_one_log(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Found in review: a writer that re-signed one of its own messages (and chained its
+    later ones on it) made the next message naming the original convict that honest
+    sender. One log cannot tell who signed falsely; the others' logs can (§7.10)."""
+    from p2p.order import message_hash
+
+    net, logs = table
+    messages = list(audit(logs[0]).contents.messages)  # type: ignore[union-attr]
+    ann = net.peers[0].orderer.seats[0]
+    mine = [i for i, (body, _) in enumerate(messages) if decode_map(body)["from"] == ann]
+    first = mine[len(mine) // 2]
+    altered_messages, prev = list(messages), None
+    for i in mine[mine.index(first):]:
+        inner = dict(decode_map(messages[i][0]))
+        if prev is None:
+            # name one message less of the first other seat it had heard from: still true
+            heads = [list(h) for h in inner["heads"]]
+            j = next(k for k, h in enumerate(heads) if h[0] >= 1)
+            other = net.peers[0].orderer.seats[j + 1]
+            earlier = next(body for body, _ in messages
+                           if decode_map(body)["from"] == other and decode_map(body)["seq"] == heads[j][0] - 1)
+            heads[j] = [heads[j][0] - 1, message_hash(earlier)]
+            inner["heads"] = heads
+        else:
+            inner["prev"] = prev
+        altered_messages[i] = sign(net.peers[0].identity, inner)
+        prev = message_hash(altered_messages[i][0])
+    result = audit(rewrite(logs[0], tmp_path, lambda m: altered_messages))
+    failure = result.first_failure
+    assert failure is not None and failure.section == "§7.5" and failure.seat is None
+    assert "names a different message as Ann's seq" in failure.what and "one log cannot tell which" in failure.what
+    agreement = compare([result, audit(logs[1])])
+    assert agreement.parting is not None and agreement.parting.section == "§7.10" and agreement.parting.seat == 0
+
+
+def test_s10_2_nothing_may_follow_the_end_of_the_game(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Found in review: a record after every seat's done was accepted without a look."""
+    from p2p.order import message_hash
+
+    net, logs = table
+    messages = list(audit(logs[0]).contents.messages)  # type: ignore[union-attr]
+    body, _ = messages[-1]
+    inner = decode_map(body)
+    again = _resign(net, body, seq=inner["seq"] + 1, prev=message_hash(body), lamport=inner["lamport"] + 1)
+    result = audit(rewrite(logs[0], tmp_path, lambda m: m + [again]))
+    failure = result.first_failure
+    assert failure is not None and failure.record == len(messages) and failure.section == "§10.1"
+    assert "after the end of the game" in failure.what
+
+
+def test_s10_1_a_log_end_naming_its_own_writer_absent_fails(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    _, logs = table
+    result = audit(rewrite(logs[0], tmp_path, lambda m: m[:60], why="Ann was away", absent=0))
+    assert not result.ok and result.first_failure.section == "§10.1"
+    assert "its own writer was away" in result.first_failure.what

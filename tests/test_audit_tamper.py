@@ -321,3 +321,10 @@ def test_s10_2_the_report_gives_the_writer_s_notes_as_its_own_account(game_log: 
     ]
     assert report[-1] == list(game_report(audit(game_log)))[-1] and report[-1].startswith("Verdict: FAIR")
     assert not any("noted as it played" in line for line in game_report(audit(game_log)))
+
+
+def test_s10_2_the_report_counts_seats_from_1_as_its_players_line_does() -> None:
+    from p2p.audit import Failure
+
+    assert Failure(3, 1, "§7.5", "x").describe(("Ann", "Bo", "Cy")) == "record 3 by Bo (seat 2): §7.5: x"
+    assert Failure(None, None, "§10.1", "y").describe(("Ann",)) == "the log: §10.1: y"

@@ -812,10 +812,11 @@ class TableMachine:
             if not withheld:
                 return
             detail = ""
-        others = f" (and seat{'s' if len(withheld) > 2 else ''} {', '.join(map(str, withheld[1:]))})" if len(withheld) > 1 else ""
+        others = (f" (and seat{'s' if len(withheld) > 2 else ''} {', '.join(str(s + 1) for s in withheld[1:])})"
+                  if len(withheld) > 1 else "")
         raise TableViolation(
             STALL_SECTIONS[what], withheld[0],
-            f"withheld {STALL_WORDS[what]}{detail}{others}: seat {seat} stopped waiting for it (§9.11)",
+            f"withheld {STALL_WORDS[what]}{detail}{others}: seat {seat + 1} stopped waiting for it (§9.11)",
         )
 
     # -- handlers: play --------------------------------------------------------------
@@ -1284,6 +1285,3 @@ def _contributors(work: _RevealWork) -> tuple[tuple[int, int, bytes], ...]:
 def _pick(inner: Mapping[str, Any], *names: str) -> dict[str, Any]:
     return {name: inner[name] for name in names}
 
-
-def describe_seat(seats: Sequence[bytes], seat: int | None) -> str:
-    return "an unknown peer" if seat is None else f"seat {seat} ({short_id(seats[seat])})"
