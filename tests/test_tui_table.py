@@ -432,3 +432,22 @@ async def test_s11_3_a_turn_whose_player_is_away_says_the_table_waits_for_them(m
         mock_clock.jump(30)
         await t.settle()
         assert "waiting for Bo (1:00 left)" in t.text().splitlines()[0]
+
+
+def test_R1_equal_totals_share_their_place_in_the_standings() -> None:
+    """Found playing: two seats on 14 were ranked 2 and 3, as if one had done better."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_game_end
+
+    names = ("You", "Ada", "Cy", "Bo")
+    view = SimpleNamespace(totals=(14, 14, 4, 32), winners=(2,), history=((14, 14, 4, 32),))
+    model = SimpleNamespace(view=view, me=0, players=4, name=lambda s: names[s], ended=True, finished=True,
+                            ended_why=None, log_path=None)
+    canvas = Canvas(80, 24)
+    draw_game_end(canvas, model)  # type: ignore[arg-type]
+    rows = [canvas.row_text(y).split() for y in range(3, 7)]
+    assert [(row[0], row[1], row[2]) for row in rows] == [("1.", "Cy", "4"), ("2.", "You", "14"), ("2.", "Ada", "14"),
+                                                          ("4.", "Bo", "32")]
+    assert "Game over — Cy wins with 4 points" in canvas.text()

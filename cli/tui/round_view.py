@@ -117,7 +117,8 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
     header = " " * (6 + NAME_COLUMNS) + "total" + "".join(f"{'r' + str(first_round + i):>6}" for i in range(len(shown_rounds)))
     canvas.write(1, y, clip(header, width - 2), "class:dim")
     y += 1
-    for rank, seat in enumerate(order, 1):
+    for seat in order:
+        rank = 1 + sum(total < totals[seat] for total in totals)  # equal totals share a place (R1)
         style = "class:good" if seat in winners else ("class:seat.me" if seat == model.me else "class:seat")
         row = f"{rank:>3}.  {clip(names[seat], NAME_COLUMNS):<{NAME_COLUMNS}} {totals[seat]:>5}"
         row += "".join(f"{scores[seat]:>6}" for scores in shown_rounds)
