@@ -312,6 +312,10 @@ def _violation_shown(section: str, messages: Sequence[SignedMessage]) -> str | N
                 if kind(a) == kind(b) == "content" and b.inner["seq"] == a.inner["seq"] + 1 \
                         and bytes(b.inner["prev"]) != message_hash(a.body):
                     return f"signed a seq {b.inner['seq']} that does not follow its seq {a.inner['seq']}: its chain forked"
+                if kind(a) == kind(b) == "side" and b.inner["sseq"] == a.inner["sseq"] + 1 \
+                        and bytes(b.inner["sprev"]) != message_hash(a.body):
+                    return (f"signed a side message {b.inner['sseq']} that does not follow its side message "
+                            f"{a.inner['sseq']}: its side chain forked")
                 if kind(a) == "ack" and kind(b) == "content" and a.inner["last"][0] == b.inner["seq"] \
                         and bytes(a.inner["last"][1]) != message_hash(b.body):
                     return f"signed an ack that names another message as its seq {b.inner['seq']}"

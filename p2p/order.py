@@ -71,6 +71,7 @@ link irrelevant. A refusal that the sender's own signatures prove carries them a
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import heapq
 from collections import deque
@@ -135,24 +136,24 @@ Envelope = SignedMessage
 """What the order layer handles: a verified signed message (§4.5)."""
 
 HASH = Bin(size=32)
-HEAD = Tuple((Int(-1, MAX_STAMP), HASH))
+HEAD = Tuple((Int(-1, MAX_STAMP - 1), HASH))
 HEADER: dict[str, Kind] = {
     "from": PEER_ID,
     "game": HASH,
-    "lamport": Int(0, MAX_STAMP),
-    "seq": Int(0, MAX_STAMP),
+    "lamport": Int(0, MAX_STAMP - 1),
+    "seq": Int(0, MAX_STAMP - 1),
     "prev": HASH,
     "heads": ListOf(HEAD, 1, 15),
 }
 """§7.1: the fields every content message carries besides its own."""
 
 MESSAGES: tuple[Message, ...] = (
-    Message(ACK_TYPE, 1, "§7.1", {"from": PEER_ID, "game": HASH, "lamport": Int(0, MAX_STAMP), "last": HEAD,
+    Message(ACK_TYPE, 1, "§7.1", {"from": PEER_ID, "game": HASH, "lamport": Int(0, MAX_STAMP - 1), "last": HEAD,
                                   "heads": ListOf(HEAD, 1, 15), "slast": HEAD, "sides": ListOf(HEAD, 1, 15),
                                   "away": ListOf(Int(0, 15), 0, 15)}),
 )
 
-SIDE_HEADER: dict[str, Kind] = {"from": PEER_ID, "game": HASH, "sseq": Int(0, MAX_STAMP), "sprev": HASH}
+SIDE_HEADER: dict[str, Kind] = {"from": PEER_ID, "game": HASH, "sseq": Int(0, MAX_STAMP - 1), "sprev": HASH}
 """§7.8: the fields every side message carries besides its own."""
 
 
@@ -521,10 +522,14 @@ class Orderer:
                 )
             return  # a retransmitted copy
         if seq > peer.next_seq:
-            if seq in peer.held and message_hash(peer.held[seq].body) != message_hash(envelope.body):
-                raise Equivocation(envelope.sender, f"two different messages with seq {seq}", evidence=(envelope, peer.held[seq]))
+            if seq in peer.held:
+                if message_hash(peer.held[seq].body) != message_hash(envelope.body):
+                    raise Equivocation(envelope.sender, f"two different messages with seq {seq}",
+                                       evidence=(envelope, peer.held[seq]))
+                return  # a retransmitted copy of one held
             if len(peer.held) >= MAX_HELD:
-                raise ChainBroken(envelope.sender, f"seq {seq} is too far ahead of {peer.next_seq}")
+                raise ChainBroken(envelope.sender, f"seq {seq}: {MAX_HELD} of its messages already wait for its seq "
+                                                   f"{peer.next_seq}")
             peer.held[seq] = envelope
             return
         self._check_content(seat, envelope, header)
@@ -572,10 +577,14 @@ class Orderer:
                 )
             return
         if sseq > peer.side_next:
-            if sseq in peer.side_held and message_hash(peer.side_held[sseq].body) != digest:
-                raise Equivocation(envelope.sender, f"two different side messages with sseq {sseq}")
+            if sseq in peer.side_held:
+                if message_hash(peer.side_held[sseq].body) != digest:
+                    raise Equivocation(envelope.sender, f"two different side messages with sseq {sseq}",
+                                       evidence=(envelope, peer.side_held[sseq]))
+                return  # a retransmitted copy of one held
             if len(peer.side_held) >= MAX_HELD:
-                raise ChainBroken(envelope.sender, f"side sseq {sseq} is too far ahead of {peer.side_next}")
+                raise ChainBroken(envelope.sender, f"side sseq {sseq}: {MAX_HELD} of its side messages already wait "
+                                                   f"for its sseq {peer.side_next}")
             peer.side_held[sseq] = envelope
             return
         run: list[tuple[Envelope, bytes, int]] = []  # this one and the held ones that follow it
@@ -584,7 +593,9 @@ class Orderer:
         while following is not None:  # a loop, not recursion: up to MAX_HELD may follow
             sseq, sprev = _parse_side(following, self.game)
             if sprev != expected:  # checked before anything changes
-                raise ChainBroken(following.sender, f"side message {sseq} does not chain to the previous one")
+                before = run[-1][0] if run else (peer.side_envelopes[-1] if peer.side_envelopes else None)
+                raise ChainBroken(following.sender, f"side message {sseq} does not chain to the previous one",
+                                  evidence=(following, *(() if before is None else (before,))))
             expected = message_hash(following.body)
             run.append((following, expected, sseq))
             following = peer.side_held.get(sseq + 1)
@@ -604,9 +615,9 @@ class Orderer:
             raise ChainBroken(envelope.sender, f"seq {header.seq} does not chain to the previous message",
                               evidence=(envelope, *before))
         floor = max(peer.stamps[-1] if peer.stamps else -1, peer.covered)
-        for stamp, declared in peer.promises:
-            if declared < header.seq:
-                floor = max(floor, stamp)
+        before = bisect.bisect_left(peer.promises, header.seq, key=lambda p: p[1])  # promises made before this seq
+        if before:
+            floor = max(floor, peer.promises[before - 1][0])
         if header.stamp <= floor:
             raise StampBackwards(
                 envelope.sender, f"stamp {header.stamp} of seq {header.seq} is not above {floor}, which it already used or promised",
@@ -651,11 +662,20 @@ class Orderer:
             raise Equivocation(
                 envelope.sender, f"its ack names a different message as its seq {seq}", evidence=(envelope, peer.envelopes[seq])
             )
-        if header.stamp > peer.covered:
-            peer.acks.setdefault((header.stamp, seq), envelope)  # kept as evidence (§7.3)
-        self._add_promise(peer, header.stamp, seq)
-        if len(peer.acks) > 64:  # a stamp can only break the latest promises
-            peer.acks = {key: ack for key, ack in peer.acks.items() if key[0] >= peer.covered}
+        if seq >= peer.next_seq + MAX_HELD:
+            raise ChainBroken(envelope.sender, f"its ack declares its seq {seq}, {MAX_HELD} or more beyond its seq "
+                                               f"{peer.next_seq}, which this peer waits for")
+        if seq + 1 < peer.next_seq and peer.stamps[seq + 1] <= header.stamp:  # its promise, already broken (§7.3)
+            raise StampBackwards(
+                envelope.sender, f"its ack stamped {header.stamp} promises every message after its seq {seq} a higher "
+                                 f"stamp, but its seq {seq + 1} is stamped {peer.stamps[seq + 1]}",
+                evidence=(peer.envelopes[seq + 1], envelope),  # (as §7.3's other order: the message, the promise)
+            )
+        if self._add_promise(peer, header.stamp, seq):
+            peer.acks[(header.stamp, seq)] = envelope  # kept as evidence (§7.3)
+        if len(peer.acks) > len(peer.promises) + 1:  # only the promises still in force need theirs
+            kept = set(peer.promises)
+            peer.acks = {key: ack for key, ack in peer.acks.items() if key in kept or key[0] == peer.covered}
         sides = envelope.inner["sides"]
         held = int(sides[self.me if self.me < seat else self.me - 1][0])
         if held > peer.has_side_of_mine:  # progress: what it still lacks gets a full timeout
@@ -673,17 +693,28 @@ class Orderer:
                 self._reports_changed = True
             peer.away_stamp = header.stamp
 
-    def _add_promise(self, peer: _Peer, stamp: int, declared: int) -> None:
-        if stamp > peer.covered:
-            peer.promises.append((stamp, declared))
-        if peer.promises:
-            kept = []
-            for promise in peer.promises:
-                if promise[1] < peer.next_seq:
-                    peer.covered = max(peer.covered, promise[0])
-                else:
-                    kept.append(promise)
-            peer.promises = [p for p in kept if p[0] > peer.covered]
+    def _add_promise(self, peer: _Peer, stamp: int, declared: int) -> bool:
+        """Note a promise: every content message after seq `declared` is stamped above
+        `stamp` (§7.3); True if it is kept. Only promises that no other outdoes are kept
+        (one with an earlier `declared` and a stamp as high says more), sorted by
+        `declared` with stamps rising, so a flood of acks keeps at most one per seq a
+        sender may still send (`MAX_HELD`) and costs a search, not a scan."""
+        promises = peer.promises
+        at = bisect.bisect_right(promises, declared, key=lambda p: p[1])  # the first with a later `declared`
+        kept = stamp > peer.covered and not (at and promises[at - 1][0] >= stamp)
+        if kept:
+            end = at
+            while end < len(promises) and promises[end][0] <= stamp:  # those this one outdoes
+                end += 1
+            start = at - 1 if at and promises[at - 1][1] == declared else at
+            promises[start:end] = [(stamp, declared)]
+        done = bisect.bisect_left(promises, peer.next_seq, key=lambda p: p[1])  # promises for messages held now
+        if done:
+            peer.covered = max(peer.covered, promises[done - 1][0])
+        while done < len(promises) and promises[done][0] <= peer.covered:  # (stamps rise: those it covers lead)
+            done += 1
+        del promises[:done]
+        return kept and (stamp == peer.covered or (stamp, declared) in promises)
 
     # -- equivocation: heads compared across peers (§7.10) ------------------------------
 

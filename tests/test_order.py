@@ -202,8 +202,12 @@ def test_order_rejects_heads_the_sender_could_not_hold() -> None:
     net.broadcast(1, early)
     net.quiesce()
     verdicts = [[(message_hash(d.envelope.body), type(d.rejected)) for d in p.delivered] for p in net.peers[1:]]
-    assert verdicts[0] == verdicts[1] == [(message_hash(cheat.body), HeadsInvalid), (message_hash(early.body), type(None))]
-    assert not net.peers[1].errors and not net.peers[2].errors
+    assert verdicts[0] == verdicts[1] and verdicts[0][0] == (message_hash(cheat.body), HeadsInvalid)
+    # seat 0's own acks (last: -1, stamped above 2) contradict the seq 0 forged in its name:
+    # that is refused too, whichever arrived first (§7.3), and nothing is blamed on anybody else
+    cheater = net.peers[0].orderer.seats[0]
+    for peer in net.peers[1:]:
+        assert peer.errors and all(isinstance(e, StampBackwards) and e.peer == cheater for e in peer.errors)
 
 
 def test_order_holds_out_of_order_and_fills_gaps() -> None:
@@ -494,3 +498,97 @@ def test_s7_1_acks_say_which_links_their_sender_misses() -> None:
         with pytest.raises(MalformedHeader):
             a.receive(transmit(forged), 6.0)
     assert a.cut_off() == {}
+
+
+def test_s7_3_a_promise_broken_by_content_that_came_first_is_caught_when_the_ack_comes() -> None:
+    """Found in review: an ack promising more than content already held (stamped 2 after
+    its seq -1, yet its seq 0 is stamped 1) was only caught in the other arrival order."""
+    net = Network(2, 5)
+    content = forge(net, 0, lamport=1)
+    o = net.peers[0].orderer
+    o.clock = 2
+    promise = o.ack(net.now)  # seat 0's real ack: it has sent no content (last -1)
+    deliver_to(net, 1, content)
+    with pytest.raises(StampBackwards) as info:
+        deliver_to(net, 1, promise)
+    assert [e.body for e in info.value.evidence] == [content.body, promise.body]
+    fresh = Network(2, 5)  # and the other way round, as before
+    fresh.peers[0].orderer.clock = 2
+    deliver_to(fresh, 1, fresh.peers[0].orderer.ack(fresh.now))
+    with pytest.raises(StampBackwards):
+        deliver_to(fresh, 1, forge(fresh, 0, lamport=1))
+
+
+def test_s7_3_promises_stay_few_however_many_acks_arrive() -> None:
+    """Found in review: every ack's promise was kept (identical heartbeats too) and each
+    new one scanned them all. Only promises no other outdoes are kept now, and an ack
+    that declares a seq far beyond what can be held is refused like such content."""
+    from p2p.order import MAX_HELD, ChainBroken
+
+    net = Network(2, 5)
+    o, receiver = net.peers[0].orderer, net.peers[1].orderer
+    for _ in range(500):  # the same heartbeat, again and again
+        deliver_to(net, 1, o.ack(net.now))
+    for stamp in range(10, 2000):  # ever higher stamps, declaring the same seq
+        o.clock = stamp
+        deliver_to(net, 1, o.ack(net.now))
+    peer = receiver._peers[0]
+    assert len(peer.promises) <= 1 and len(peer.acks) <= 2
+    inner = dict(o.ack(net.now).inner, last=[MAX_HELD, ZERO_HASH])
+    with pytest.raises(ChainBroken):
+        deliver_to(net, 1, make_signer(net.peers[0].identity)(inner))
+    for declared in range(0, 3000, 3):  # a frontier: rising seqs with rising stamps
+        inner = dict(o.ack(net.now).inner, last=[declared, ZERO_HASH], lamport=5000 + declared)
+        deliver_to(net, 1, make_signer(net.peers[0].identity)(inner))
+    assert len(peer.promises) == 1000 and len(peer.acks) <= len(peer.promises) + 1
+    stamps = [s for s, _ in peer.promises]
+    assert stamps == sorted(stamps) and [d for _, d in peer.promises] == sorted(d for _, d in peer.promises)
+    zero = forge(net, 0, lamport=4000)
+    deliver_to(net, 1, zero)
+    with pytest.raises(StampBackwards):  # and each still binds: its seq 1 must be above 5000
+        deliver_to(net, 1, forge(net, 0, lamport=5000, seq=1, prev=message_hash(zero.body)))
+
+
+def test_s7_2_a_copy_of_a_held_message_is_a_retransmission_even_when_many_are_held() -> None:
+    """Found in review: once MAX_HELD messages waited, an identical copy of one was
+    refused as a broken chain instead of ignored (§7.2); side messages the same."""
+    from p2p.order import MAX_HELD
+
+    net = Network(2, 5)
+    receiver = net.peers[1].orderer
+    early = forge(net, 0, seq=5)
+    deliver_to(net, 1, early)
+    receiver._peers[0].held.update({seq: early for seq in range(6, 5 + MAX_HELD)})  # as if they had come
+    deliver_to(net, 1, early)  # ignored, not refused
+    assert receiver._peers[0].next_seq == 0 and len(receiver._peers[0].held) == MAX_HELD
+
+
+def test_s7_10_a_side_chain_fork_or_break_carries_its_evidence() -> None:
+    """Found in review: side-chain refusals proven by the sender's own signatures came
+    without them, so they were neither logged nor shown to the other peers."""
+    from p2p.order import ChainBroken, side_genesis
+
+    net = Network(2, 5)
+    o = net.peers[0].orderer
+    sign = make_signer(net.peers[0].identity)
+
+    def side(sseq: int, sprev: bytes, n: int):  # type: ignore[no-untyped-def]
+        return sign({"type": "shares", "v": 1, "from": o.seats[0], "game": o.game, "sseq": sseq, "sprev": sprev,
+                     "n": n})
+
+    first = side(0, side_genesis(o.game), 0)
+    held, twin = side(2, bytes(32), 1), side(2, bytes(32), 2)
+    deliver_to(net, 1, held)
+    with pytest.raises(Equivocation) as forked:
+        deliver_to(net, 1, twin)
+    assert {e.body for e in forked.value.evidence} == {held.body, twin.body}
+    deliver_to(net, 1, first)
+    broken = side(1, bytes(32), 3)  # does not chain to sseq 0
+    with pytest.raises(ChainBroken) as info:
+        deliver_to(net, 1, broken)
+    assert [e.body for e in info.value.evidence] == [broken.body, first.body]
+    from p2p.audit import _violation_shown  # what an auditor reading that evidence in a log concludes
+
+    assert "its side chain forked" in (_violation_shown("§7.2", info.value.evidence) or "")
+    assert "two different side messages" in (_violation_shown("§7.2", forked.value.evidence) or "")
+
