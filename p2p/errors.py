@@ -13,6 +13,15 @@ from typing import TypeVar
 E = TypeVar("E", bound="ProtocolError")
 
 
+
+def printable(text: str) -> str:
+    """Text from a peer made safe to print (§4.6): a control or formatting character
+    (an escape sequence, a bell, a right-to-left override) is shown as its code, so a
+    peer's words cannot move the cursor, retitle the terminal or reorder a line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
+
 class ProtocolError(Exception):
     """Input that breaks protocol.md; `section` is the rule, `reason` says exactly how."""
 
@@ -65,6 +74,7 @@ class JoinRefused(ProtocolError):
     """The host politely refused a join (§6.4); `code` is the machine-readable reason."""
 
     def __init__(self, code: str, detail: str, peer: str | None = None) -> None:
+        detail = printable(detail)
         super().__init__("§6.4", f"refused ({code}): {detail}", peer)
         self.code = code
         self.detail = detail
@@ -74,7 +84,8 @@ class RemoteError(ProtocolError):
     """The other end reported a violation of ours in an ``error`` frame (§4.6)."""
 
     def __init__(self, section: str, reason: str, peer: str | None = None) -> None:
-        super().__init__(section, f"the peer reported: {reason}", peer)
+        reason = printable(reason)
+        super().__init__(printable(section), f"the peer reported: {reason}", peer)
         self.remote_reason = reason
 
 

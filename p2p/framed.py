@@ -17,7 +17,7 @@ from typing import Any
 
 import trio
 
-from p2p.errors import PeerLeft, ProtocolError, RemoteError
+from p2p.errors import PeerLeft, ProtocolError, RemoteError, printable
 from p2p.schema import Message, Schemas, Str
 from p2p.wire import DEFAULT_LIMITS, FrameDecoder, Limits, encode_frame
 
@@ -31,11 +31,11 @@ MESSAGES: tuple[Message, ...] = (
 
 
 def error_frame(error: ProtocolError) -> dict[str, Any]:
-    return {"type": "error", "v": 1, "section": error.section[:16], "reason": error.reason[:1000]}
+    return {"type": "error", "v": 1, "section": error.section[:16], "reason": printable(error.reason)[:1000]}
 
 
 def bye_frame(reason: str) -> dict[str, Any]:
-    return {"type": "bye", "v": 1, "reason": reason[:1000]}
+    return {"type": "bye", "v": 1, "reason": printable(reason)[:1000]}
 
 
 class FramedStream:
@@ -81,7 +81,7 @@ class FramedStream:
         if frame["type"] == "error":
             raise RemoteError(frame["section"], frame["reason"], self.label)
         if frame["type"] == "bye":
-            raise PeerLeft(f"left: {frame['reason']}" if frame["reason"] else "left", clean=True)
+            raise PeerLeft(f"left: {printable(frame['reason'])}" if frame["reason"] else "left", clean=True)
         return frame
 
     async def expect(self, *types: str) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
-from p2p.errors import JoinRefused, ProtocolError
+from p2p.errors import JoinRefused, ProtocolError, printable
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
@@ -43,6 +43,7 @@ from p2p.roster import (
 from p2p.schema import NONCE, SIGNATURE, Bin, Bool, Int, Message, OneOf, Optional, Str
 
 REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken"})
+WRONG_CODE = "wrong table code"  # the `detail` of a bad-code refusal for a code given but wrong
 
 MESSAGES: tuple[Message, ...] = (
     Message("lobby.offer", 1, "§6.2", {
@@ -113,7 +114,7 @@ Action = SendTo | Broadcast | Pin | Unpin | RosterChanged | Started
 
 
 def refuse(reason: str, detail: str) -> dict[str, Any]:
-    return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": detail[:200]}
+    return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": printable(detail)[:200]}
 
 
 # -- the part both roles share: collecting roster signatures ------------------------------
@@ -223,7 +224,7 @@ class HostLobby:
             if proof is None:
                 return refuse("bad-code", "this table needs a code"), []
             if not hmac.compare_digest(proof, joiner_proof(self.code_key, transcript)):
-                return refuse("bad-code", "wrong table code"), []
+                return refuse("bad-code", WRONG_CODE), []
         if self.roster.free == 0:
             return refuse("full", f"all {self.roster.seats} seats are taken"), []
         if self.started:

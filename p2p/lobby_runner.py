@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import trio
 
@@ -27,7 +28,7 @@ from p2p.errors import PeerLeft, ProtocolError
 from p2p.framed import FramedStream
 from p2p.identity import Certificate, short_id
 from p2p.lobby import (
-    Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, RosterChanged, SendTo, Started, Unpin,
+    Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, RosterChanged, SendTo, Started, Unpin, WRONG_CODE,
 )
 from p2p.roster import DEFAULT_RULES, Roster, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
@@ -37,6 +38,9 @@ from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, LinkDown, LinkUp, Mes
 log = logging.getLogger("bandit_lan.lobby")
 
 HELLO_TIMEOUT = 10.0
+MAX_EARLY = 1024  # messages of the game a peer may send before this peer's lobby is over (§4.7)
+WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, doubled per wrong code…
+WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
 RosterCallback = Callable[[Roster], None]
 
 
@@ -48,6 +52,7 @@ class _Driver:
         self.on_roster = on_roster
         self.result: LobbyResult | None = None
         self.backlog: list[MeshEvent] = []
+        self.early: dict[bytes, int] = {}  # per peer: its messages waiting in the backlog
 
     def apply(self, actions: Sequence[Action]) -> None:
         for action in actions:
@@ -72,13 +77,18 @@ class _Driver:
             event = await self.mesh.receive()
             if isinstance(event, Received):
                 if not event.type.startswith("lobby."):
+                    count = self.early[event.peer] = self.early.get(event.peer, 0) + 1
+                    if count > MAX_EARLY:  # more than a started table sends while we sign
+                        self._refuse(lobby, event.peer, ProtocolError(
+                            "§4.7", f"more than {MAX_EARLY} messages of the game before the table started",
+                            short_id(event.peer)))
+                        continue
                     self.backlog.append(event)
                     continue
                 try:
                     self.apply(lobby.on_message(event.peer, event.message))  # type: ignore[arg-type]
                 except ProtocolError as exc:
-                    self.mesh.close_link(event.peer, str(exc))
-                    raise
+                    self._refuse(lobby, event.peer, exc)
             elif isinstance(event, LinkDown):
                 if event.error is not None:
                     log.warning("link to %s: %s", short_id(event.peer), event.error)
@@ -87,6 +97,17 @@ class _Driver:
                 self.backlog.append(event)
         self.mesh.requeue(self.backlog)
         return self.result
+
+    def _refuse(self, lobby: HostLobby | GuestLobby, peer: bytes, error: ProtocolError) -> None:
+        """`peer` broke the protocol: it is told so and its link closed (§4.6). At the host,
+        a guest that does so before the start only loses its seat (§6.5): the others keep
+        theirs. Anything else (the host's own violation, anybody's once the roster is
+        being signed) ends this lobby."""
+        self.mesh.close_link(peer, str(error), error)
+        if isinstance(lobby, HostLobby) and not lobby.started and lobby.roster.member(peer) is not None:
+            log.warning("guest %s broke the protocol and lost its seat: %s", short_id(peer), error)
+            return
+        raise error
 
 
 async def host_table(
@@ -115,6 +136,32 @@ async def host_table(
         lobby = HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port,
                           rules=rules)
     driver = _Driver(mesh, on_roster)
+    wrong_codes: dict[str, tuple[int, float]] = {}  # address: (wrong codes in a row, when it may try again)
+    code_turns: dict[str, trio.Lock] = {}  # address: its hellos with a code are checked one at a time
+
+    async def answer(hello: dict[str, Any], nonce: bytes, address: str) -> tuple[dict[str, Any], list[Action]]:
+        """The lobby's answer to a hello (§6.4). A hello that offers a table code is
+        checked only after its address waited out its last wrong code (1 s, doubling, up
+        to 8 s: a joiner waits 10 s), one at a time, so codes cannot be guessed at line
+        speed, nor in parallel."""
+        if hello.get("proof") is None:  # nothing to guess with
+            return lobby.on_hello(hello, nonce, address)
+        turn = code_turns.setdefault(address, trio.Lock())
+        try:
+            async with turn:
+                tries, until = wrong_codes.get(address, (0, 0.0))
+                await trio.sleep_until(until)
+                reply, actions = lobby.on_hello(hello, nonce, address)
+                if reply["type"] == "lobby.refuse" and reply["reason"] == "bad-code" and reply["detail"] == WRONG_CODE:
+                    wait = min(WRONG_CODE_WAIT * 2**tries, WRONG_CODE_WAIT_MAX)
+                    wrong_codes[address] = (tries + 1, trio.current_time() + wait)
+                    log.warning("wrong table code from %s (%d in a row): its next try waits %.0f s", address, tries + 1, wait)
+                elif reply["type"] != "lobby.refuse":
+                    wrong_codes.pop(address, None)
+                return reply, actions
+        finally:
+            if not turn.locked() and not turn.statistics().tasks_waiting:
+                code_turns.pop(address, None)
 
     async def front_door(stream: FramedStream, address: tuple[str, int]) -> None:
         nonce = secrets.token_bytes(32)
@@ -122,7 +169,7 @@ async def host_table(
             await stream.send(lobby.offer(nonce))
             with trio.fail_after(HELLO_TIMEOUT):
                 hello = await stream.expect("lobby.hello")
-            reply, actions = lobby.on_hello(hello, nonce, address[0])
+            reply, actions = await answer(hello, nonce, address[0])
         except ProtocolError as exc:
             log.warning("joiner %s refused: %s", stream.label, exc)
             await stream.reject(exc)

@@ -68,6 +68,8 @@ from p2p.wire import DEFAULT_LIMITS, Limits, encode_frame
 log = logging.getLogger("bandit_lan.transport")
 
 HANDSHAKE_TIMEOUT = 10.0
+MAX_UNSETTLED = 256  # incoming connections in their handshake or at the front door, at once
+MAX_UNSETTLED_PER_ADDRESS = 32  # of those, from one address (a table seats at most 15)
 DIAL_TIMEOUT = 5.0
 DIAL_ATTEMPTS = 4
 LINGER = 1.0  # seconds a link whose connection broke under a write waits for the reader (`Mesh._guarded`)
@@ -191,6 +193,7 @@ class Mesh:
         self._keys: dict[bytes, bytes] = {identity.peer_id: identity.certificate.public_key}
         self._server_ctx: ssl.SSLContext | None = None
         self._front_door: FrontDoor | None = None
+        self._unsettled: dict[str, int] = {}  # incoming connections not yet a link, by address
         self._incoming = trio.Event()
         if not hold_incoming:
             self._incoming.set()
@@ -418,8 +421,31 @@ class Mesh:
         await trio.serve_listeners(self._accept, listeners, handler_nursery=self._nursery, task_status=task_status)
 
     async def _accept(self, sock: trio.SocketStream) -> None:
-        host, port = sock.socket.getpeername()[:2]
+        try:
+            host, port = sock.socket.getpeername()[:2]
+        except OSError as exc:  # reset before it was looked at: nothing to refuse, nothing to tell
+            log.info("a connection went away before it was accepted: %s", exc.strerror or exc)
+            await trio.aclose_forcefully(sock)
+            return
         label = f"{host}:{port}"
+        if self._unsettled.get(host, 0) >= MAX_UNSETTLED_PER_ADDRESS or sum(self._unsettled.values()) >= MAX_UNSETTLED:
+            log.warning("refused a connection from %s: %d already wait for their handshake or the lobby (§4.1)",
+                        label, self._unsettled.get(host, 0))
+            await trio.aclose_forcefully(sock)
+            return
+        self._unsettled[host] = self._unsettled.get(host, 0) + 1
+        try:
+            settled = await self._settle(sock, host, port, label)
+        finally:
+            self._unsettled[host] -= 1
+            if not self._unsettled[host]:
+                del self._unsettled[host]
+        if settled is not None:
+            await self._run_link(*settled)
+
+    async def _settle(self, sock: trio.SocketStream, host: str, port: int, label: str) -> tuple[_Peer, FramedStream] | None:
+        """The TLS handshake of an incoming connection, then: a lobby joiner goes to the
+        front door (for its whole stay there); a pinned peer's link is returned."""
         await self._incoming.wait()
         if self._server_ctx is None:
             self._server_ctx = server_context(self.identity, (p.cert for p in self._peers.values()))
@@ -438,16 +464,16 @@ class Mesh:
         if cert is None:
             if self._front_door is None:
                 await stream.reject(ProtocolError("§6.2", "this peer is not hosting a table"))
-                return
+                return None
             await self._front_door(stream, (host, port))
-            return
+            return None
         peer = self._peers.get(cert.peer_id)
         if peer is None:  # unpinned after the handshake started (forgotten meanwhile)
             await stream.reject(ProtocolError("§4.1", f"{cert.short} is not a peer of this table"))
-            return
+            return None
         stream.label = cert.short
         stream.decoder.peer = cert.short
-        await self._run_link(peer, stream)
+        return peer, stream
 
     # -- dialing ----------------------------------------------------------------------
 
@@ -638,11 +664,14 @@ class Mesh:
 
     # -- closing ----------------------------------------------------------------------
 
-    def close_link(self, peer_id: bytes, reason: str) -> None:
-        """Drop the link to a peer at once (it stays pinned; a later dial may reconnect)."""
+    def close_link(self, peer_id: bytes, reason: str, error: ProtocolError | None = None) -> None:
+        """Drop the link to a peer at once (it stays pinned; a later dial may reconnect);
+        with `error`, the peer is told in an ``error`` frame what it broke (§4.6)."""
         peer = self._peers.get(peer_id)
         if peer is not None and peer.link is not None:
             peer.link.end_reason = reason
+            if error is not None:
+                peer.link.end_error = error
             peer.link.scope.cancel()
 
     async def aclose(self, reason: str = "leaving the table", timeout: float = 2.0) -> None:

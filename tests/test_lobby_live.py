@@ -105,3 +105,106 @@ async def test_explicit_start_with_two_of_four_seats(tmp_path: Path) -> None:
             with pytest.raises(JoinRefused) as info:
                 await join_table(late, [(LOOPBACK, host.port)], name="late", expect_host=host.me)
             assert info.value.code == "started"
+
+
+async def test_s6_4_wrong_table_codes_from_one_address_are_answered_ever_more_slowly(tmp_path: Path) -> None:
+    """Found in review: table codes could be tried at line speed (174 a second). Now each
+    wrong code makes its address wait before its next code is checked: 1 s, then 2 s, …"""
+    ids = make_identities(tmp_path, 2)
+    async with meshes(ids) as (host, guesser):
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                await nursery.start(lambda task_status: host_table(host, name="h", table="Coded", seats=2, code="sesame",
+                                                                   task_status=task_status))
+                answered = []
+                for guess in ("one", "two", "sesame"):
+                    try:
+                        await join_table(guesser, [(LOOPBACK, host.port)], name="g", code=guess, expect_host=host.me)
+                    except JoinRefused as exc:
+                        assert exc.code == "bad-code"
+                    answered.append(trio.current_time())
+                assert answered[1] - answered[0] >= 0.9 and answered[2] - answered[1] >= 1.9  # then in
+                nursery.cancel_scope.cancel()
+
+
+async def test_s6_5_a_guest_that_breaks_the_lobby_protocol_loses_its_seat_not_the_table(tmp_path: Path) -> None:
+    """Found in review: one lobby message a guest may not send ended the table for
+    everyone. Now that guest is told why (§4.6) and leaves the roster (§6.5)."""
+    from p2p.errors import ProtocolError
+
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids) as (host, rogue, honest):
+        with trio.fail_after(20):
+            got: dict[str, object] = {}
+            start = trio.Event()
+            async with trio.open_nursery() as nursery:
+                async def run_host(task_status: trio.TaskStatus[None]) -> None:
+                    got["host"] = await host_table(host, name="h", table="Open", seats=3, start=start,
+                                                   task_status=task_status)
+
+                await nursery.start(run_host)
+                seated, gone = trio.Event(), trio.Event()
+
+                async def run_rogue() -> None:
+                    try:
+                        await join_table(rogue, [(LOOPBACK, host.port)], name="rogue", expect_host=host.me,
+                                         on_roster=lambda r: seated.set())
+                    except ProtocolError as exc:
+                        got["rogue"] = exc
+                    finally:
+                        gone.set()
+
+                nursery.start_soon(run_rogue)
+                await seated.wait()
+                rogue.send(host.me, {"type": "lobby.start", "v": 1, "roster": b"x", "sig": bytes(64)})  # the host's
+                await gone.wait()
+                got["honest"] = await join_table(honest, [(LOOPBACK, host.port)], name="honest", expect_host=host.me,
+                                                 on_roster=lambda r: start.set())
+    assert "§6" in str(got["rogue"])
+    assert [m.name for m in got["honest"].roster.members] == ["h", "honest"]  # type: ignore[attr-defined]
+
+
+async def test_s4_7_a_guest_that_floods_the_lobby_with_game_messages_loses_its_seat(tmp_path: Path) -> None:
+    """Found in review: messages of the game that came before the start were kept without
+    bound (a seated guest grew the host by 25 MB a second). Past MAX_EARLY, that guest
+    is told why and leaves the roster; the table goes on."""
+    from p2p import lobby
+    from p2p.errors import ProtocolError
+    from p2p.lobby_runner import MAX_EARLY
+    from p2p.schema import PEER_ID, Message, Str
+    from p2p.signing import sign, signed_frame
+    from p2p.transport import link_schemas
+
+    note = Message("test.note", 1, "§9", {"from": PEER_ID, "text": Str(max_len=10)})
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids, schemas=link_schemas(*lobby.MESSAGES, note)) as (host, rogue, honest):
+        with trio.fail_after(20):
+            got: dict[str, object] = {}
+            start, seated, gone = trio.Event(), trio.Event(), trio.Event()
+            async with trio.open_nursery() as nursery:
+                async def run_host(task_status: trio.TaskStatus[None]) -> None:
+                    got["host"] = await host_table(host, name="h", table="Open", seats=3, start=start,
+                                                   task_status=task_status)
+
+                await nursery.start(run_host)
+
+                async def run_rogue() -> None:
+                    try:
+                        await join_table(rogue, [(LOOPBACK, host.port)], name="rogue", expect_host=host.me,
+                                         on_roster=lambda r: seated.set())
+                    except ProtocolError as exc:
+                        got["rogue"] = exc
+                    finally:
+                        gone.set()
+
+                nursery.start_soon(run_rogue)
+                await seated.wait()
+                body, sig = sign(rogue.identity, {"type": "test.note", "v": 1, "from": rogue.me, "text": "x"})
+                for sent in range(MAX_EARLY + 1):
+                    rogue.send(host.me, signed_frame(body, sig))
+                    if sent % 100 == 99:  # (within the link's own queue, §4.7)
+                        await trio.testing.wait_all_tasks_blocked()
+                await gone.wait()
+                got["honest"] = await join_table(honest, [(LOOPBACK, host.port)], name="honest", expect_host=host.me,
+                                                 on_roster=lambda r: start.set())
+    assert [m.name for m in got["honest"].roster.members] == ["h", "honest"]  # type: ignore[attr-defined]

@@ -204,3 +204,58 @@ async def test_link_hello_for_another_table_is_refused(tmp_path: Path) -> None:
             await honest_link_still_works(t)
     assert error_of(heard)["section"] == "§4.6" and "another table" in error_of(heard)["reason"]
     assert isinstance(down.error, ProtocolError)
+
+
+async def test_s4_1_connections_reset_as_they_are_accepted_leave_the_mesh_running(tmp_path: Path) -> None:
+    """Found in review: a connection reset before its address was read raised out of the
+    listener (ENOTCONN) and ended the mesh, mid-game too."""
+    import socket as stdlib_socket
+
+    async with table_with_intruder(tmp_path) as t:
+        with trio.fail_after(10):
+            for _ in range(40):  # SO_LINGER 0: close() sends a reset
+                sock = trio.socket.socket()
+                sock.setsockopt(stdlib_socket.SOL_SOCKET, stdlib_socket.SO_LINGER, struct.pack("ii", 1, 0))
+                await sock.connect(("127.0.0.1", t.a.port))
+                sock.close()
+
+            class Gone:  # and one that is certainly gone when its address is asked for
+                class socket:  # noqa: N801
+                    @staticmethod
+                    def getpeername() -> tuple[str, int]:
+                        raise OSError(107, "Transport endpoint is not connected")
+
+                async def aclose(self) -> None:
+                    pass
+
+            await t.a._accept(Gone())  # type: ignore[arg-type]
+            await honest_link_still_works(t)
+
+
+async def test_s4_1_connections_that_never_finish_a_handshake_are_capped_per_address(tmp_path: Path) -> None:
+    """Found in review: idle connections were only timed out, so one address could hold
+    every file descriptor the host had. Beyond a cap, a new one is closed at once."""
+    from p2p.transport import MAX_UNSETTLED_PER_ADDRESS
+
+    async with table_with_intruder(tmp_path) as t:
+        idle = [await trio.open_tcp_stream("127.0.0.1", t.a.port) for _ in range(MAX_UNSETTLED_PER_ADDRESS)]
+        with trio.fail_after(5):
+            while sum(t.a._unsettled.values()) < MAX_UNSETTLED_PER_ADDRESS:  # accepted, all waiting
+                await trio.testing.wait_all_tasks_blocked()
+            extra = await trio.open_tcp_stream("127.0.0.1", t.a.port)
+            assert await extra.receive_some(100) == b""  # closed without a word
+            for stream in idle:
+                await stream.aclose()
+            await honest_link_still_works(t)
+
+
+def test_s4_6_what_a_peer_says_cannot_drive_the_terminal() -> None:
+    """Found in review: an `error` reason or a refusal's detail went to stderr as sent, so
+    a peer could clear the screen, retitle the terminal or fake a line."""
+    from p2p.errors import JoinRefused, RemoteError, printable
+
+    evil = "full\x1b[2J\x1b]0;owned\x07\u202eFAKE"
+    for text in (RemoteError("§4.2", evil).reason, JoinRefused("full", evil).detail, printable(evil)):
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+        assert "\\x1b[2J" in text and "\\u202e" in text
+    assert printable("Ann's table: 3 seats · ok") == "Ann's table: 3 seats · ok"

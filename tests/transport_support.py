@@ -27,13 +27,13 @@ def lobby_schemas() -> Schemas:
 
 
 @asynccontextmanager
-async def meshes(identities: list[Identity], *, hold: bool = True) -> AsyncIterator[list[Mesh]]:
+async def meshes(identities: list[Identity], *, hold: bool = True, schemas: Schemas | None = None) -> AsyncIterator[list[Mesh]]:
     """One listening mesh per identity on loopback (all but the first hold incoming links)."""
     async with AsyncExitStack() as stack:
         out = []
         for i, ident in enumerate(identities):
             out.append(await stack.enter_async_context(
-                open_mesh(ident, lobby_schemas(), bind=LOOPBACK, hold_incoming=hold and i > 0)))
+                open_mesh(ident, schemas or lobby_schemas(), bind=LOOPBACK, hold_incoming=hold and i > 0)))
         yield out
 
 

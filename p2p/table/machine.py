@@ -112,6 +112,7 @@ from p2p.deck import (
 )
 from p2p.deck import Reveal as Collect
 from p2p.deck.shuffle import Deck
+from p2p.errors import printable
 from p2p.identity import short_id
 from p2p.order import Delivered, message_hash
 from p2p.roster import TableRules
@@ -780,7 +781,7 @@ class TableMachine:
             step.finished = True
 
     def _on_leave(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
-        raise SeatLeft("§9.8", seat, f"left the table ({inner['reason'] or 'no reason given'})")
+        raise SeatLeft("§9.8", seat, f"left the table ({printable(inner['reason']) or 'no reason given'})")
 
     def _on_challenge(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         """§9.10: a seat saw a reveal fail where only it could see it; open the round now."""
