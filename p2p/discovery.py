@@ -116,15 +116,18 @@ def ad_from_info(info: ServiceInfo) -> TableAd | None:
         return None
     try:
         table, host = txt["table"], txt["host"]
-        seats, free, proto = int(txt["seats"]), int(txt["free"]), int(txt["proto"])
+        numbers = (txt["seats"], txt["free"], txt["proto"])
         fingerprint = bytes.fromhex(txt["fp"])
     except (KeyError, ValueError):
         return None
-    if not (table and table.isprintable() and host.isprintable() and MIN_SEATS <= seats <= MAX_SEATS
-            and 0 <= free <= seats and len(fingerprint) == 32 and info.port):
+    if not all(n.isascii() and n.isdigit() and len(n) <= 4 for n in numbers):  # decimal (§5.2): "٣" is not 3
+        return None
+    seats, free, proto = map(int, numbers)
+    if not (1 <= len(table) <= 40 and 1 <= len(host) <= 24 and table.isprintable() and host.isprintable()
+            and MIN_SEATS <= seats <= MAX_SEATS and 0 <= free <= seats and len(fingerprint) == 32 and info.port):
         return None
     addresses = tuple(a for a in info.parsed_addresses(IPVersion.V4Only))
-    return TableAd(table[:40], host[:24], seats, free, proto, fingerprint, info.port, _prefer_local(addresses))
+    return TableAd(table, host, seats, free, proto, fingerprint, info.port, _prefer_local(addresses))
 
 
 def _prefer_local(addresses: Sequence[str]) -> tuple[str, ...]:

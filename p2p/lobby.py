@@ -28,6 +28,7 @@ every member; the game id is SHA-256 over R.
 from __future__ import annotations
 
 import hmac
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -178,7 +179,9 @@ class _Signatures:
 
 
 def _name_key(name: str) -> str:
-    return " ".join(name.casefold().split())
+    """How names compare (§6.4): compatibility forms folded (NFKC: a fullwidth "ａｌｉｃｅ"
+    is "alice"), case-insensitively, with runs of white space collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 # -- host ------------------------------------------------------------------------------------

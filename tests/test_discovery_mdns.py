@@ -42,3 +42,24 @@ async def test_free_seats_update_and_withdrawal_removes_the_table() -> None:
             ad.withdraw()
             await ad.withdrawn.wait()
         assert not [t for t in await browse(1.5, interfaces=LO) if t.table == "Porch"]
+
+
+def test_s5_2_a_txt_record_outside_its_rules_is_ignored_not_mended() -> None:
+    """Found in review: an empty host name was listed, an overlong table name cut short,
+    and a seat count in Arabic-Indic digits read as decimal."""
+    from types import SimpleNamespace
+
+    from p2p.discovery import ad_from_info
+
+    good = {b"table": "Friday".encode(), b"host": b"alice", b"seats": b"4", b"free": b"3", b"proto": b"2",
+            b"fp": b"ab" * 32}
+
+    def ad(**changes: bytes):  # type: ignore[no-untyped-def]
+        properties = {**good, **{k.encode(): v for k, v in changes.items()}}
+        info = SimpleNamespace(properties=properties, port=41234, parsed_addresses=lambda version: ["192.168.1.20"])
+        return ad_from_info(info)  # type: ignore[arg-type]
+
+    assert ad() is not None and ad().table == "Friday"
+    assert ad(host=b"") is None
+    assert ad(table=b"x" * 41) is None and ad(host=b"y" * 25) is None
+    assert ad(seats="\u0663".encode()) is None and ad(free=b"+3") is None and ad(proto=b"2 ") is None

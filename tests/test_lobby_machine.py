@@ -55,6 +55,8 @@ def test_refusals_leave_the_roster_unchanged(tmp_path: Path) -> None:
     before = host.roster
     reply, actions = host.on_hello(h, n, "x")
     assert reply["reason"] == "name-taken" and actions == [] and host.roster is before
+    g, h, n = hello_for(host, ids[1], "\uff41\uff4c\uff49\uff43\uff45", N[1])  # fullwidth: found in review
+    assert host.on_hello(h, n, "x")[0]["reason"] == "name-taken"
     reply, _ = host.on_hello({**h, "proto": PROTOCOL_VERSION + 1}, n, "x")
     assert reply["reason"] == "version"
     g, h, n = hello_for(host, ids[0], "alice2", N[1])
