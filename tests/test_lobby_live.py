@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
+import trio.testing
 
 from p2p.roster import game_id_of, parse_canonical, roster_signature_valid
 from transport_support import make_identities, meshes, run_table
@@ -31,7 +33,9 @@ import pytest  # noqa: E402
 
 from p2p.errors import FingerprintMismatch, JoinRefused  # noqa: E402
 from p2p.lobby_runner import host_table, join_table  # noqa: E402
-from p2p.transport import open_mesh  # noqa: E402
+from p2p.lobby import LobbyResult  # noqa: E402
+from p2p.schema import Schemas  # noqa: E402
+from p2p.transport import Mesh, open_mesh  # noqa: E402
 from transport_support import LOOPBACK, lobby_schemas  # noqa: E402
 
 
@@ -127,41 +131,50 @@ async def test_s6_4_wrong_table_codes_from_one_address_are_answered_ever_more_sl
                 nursery.cancel_scope.cancel()
 
 
-async def test_s6_5_a_guest_that_breaks_the_lobby_protocol_loses_its_seat_not_the_table(tmp_path: Path) -> None:
-    """Found in review: one lobby message a guest may not send ended the table for
-    everyone. Now that guest is told why (§4.6) and leaves the roster (§6.5)."""
+async def rogue_guest(tmp_path: Path, misbehave: Callable[[Mesh, Mesh], Awaitable[None]],
+                      schemas: Schemas | None = None) -> tuple[BaseException | None, LobbyResult]:
+    """A table of three seats: a guest sits down and, once seated, does `misbehave(its
+    mesh, the host's)`; then an honest guest joins and the host starts. What ended the
+    rogue's lobby, and the honest guest's result."""
     from p2p.errors import ProtocolError
 
     ids = make_identities(tmp_path, 3)
-    async with meshes(ids) as (host, rogue, honest):
+    async with meshes(ids, schemas=schemas) as (host, rogue, honest):
         with trio.fail_after(20):
-            got: dict[str, object] = {}
-            start = trio.Event()
+            start, seated, gone = trio.Event(), trio.Event(), trio.Event()
+            ended: list[BaseException] = []
             async with trio.open_nursery() as nursery:
-                async def run_host(task_status: trio.TaskStatus[None]) -> None:
-                    got["host"] = await host_table(host, name="h", table="Open", seats=3, start=start,
-                                                   task_status=task_status)
-
-                await nursery.start(run_host)
-                seated, gone = trio.Event(), trio.Event()
+                await nursery.start(lambda task_status: host_table(host, name="h", table="Open", seats=3, start=start,
+                                                                   task_status=task_status))
 
                 async def run_rogue() -> None:
                     try:
                         await join_table(rogue, [(LOOPBACK, host.port)], name="rogue", expect_host=host.me,
                                          on_roster=lambda r: seated.set())
                     except ProtocolError as exc:
-                        got["rogue"] = exc
+                        ended.append(exc)
                     finally:
                         gone.set()
 
                 nursery.start_soon(run_rogue)
                 await seated.wait()
-                rogue.send(host.me, {"type": "lobby.start", "v": 1, "roster": b"x", "sig": bytes(64)})  # the host's
+                await misbehave(rogue, host)
                 await gone.wait()
-                got["honest"] = await join_table(honest, [(LOOPBACK, host.port)], name="honest", expect_host=host.me,
-                                                 on_roster=lambda r: start.set())
-    assert "§6" in str(got["rogue"])
-    assert [m.name for m in got["honest"].roster.members] == ["h", "honest"]  # type: ignore[attr-defined]
+                result = await join_table(honest, [(LOOPBACK, host.port)], name="honest", expect_host=host.me,
+                                          on_roster=lambda r: start.set())
+    return (ended[0] if ended else None), result
+
+
+async def test_s6_5_a_guest_that_breaks_the_lobby_protocol_loses_its_seat_not_the_table(tmp_path: Path) -> None:
+    """Found in review: one lobby message a guest may not send ended the table for
+    everyone. Now that guest is told why (§4.6) and leaves the roster (§6.5)."""
+
+    async def start_the_table(rogue: Mesh, host: Mesh) -> None:  # only the host may
+        rogue.send(host.me, {"type": "lobby.start", "v": 1, "roster": b"x", "sig": bytes(64)})
+
+    ended, honest = await rogue_guest(tmp_path, start_the_table)
+    assert "§6" in str(ended)
+    assert [m.name for m in honest.roster.members] == ["h", "honest"]
 
 
 async def test_s4_7_a_guest_that_floods_the_lobby_with_game_messages_loses_its_seat(tmp_path: Path) -> None:
@@ -169,42 +182,20 @@ async def test_s4_7_a_guest_that_floods_the_lobby_with_game_messages_loses_its_s
     bound (a seated guest grew the host by 25 MB a second). Past MAX_EARLY, that guest
     is told why and leaves the roster; the table goes on."""
     from p2p import lobby
-    from p2p.errors import ProtocolError
     from p2p.lobby_runner import MAX_EARLY
     from p2p.schema import PEER_ID, Message, Str
     from p2p.signing import sign, signed_frame
     from p2p.transport import link_schemas
 
     note = Message("test.note", 1, "§9", {"from": PEER_ID, "text": Str(max_len=10)})
-    ids = make_identities(tmp_path, 3)
-    async with meshes(ids, schemas=link_schemas(*lobby.MESSAGES, note)) as (host, rogue, honest):
-        with trio.fail_after(20):
-            got: dict[str, object] = {}
-            start, seated, gone = trio.Event(), trio.Event(), trio.Event()
-            async with trio.open_nursery() as nursery:
-                async def run_host(task_status: trio.TaskStatus[None]) -> None:
-                    got["host"] = await host_table(host, name="h", table="Open", seats=3, start=start,
-                                                   task_status=task_status)
 
-                await nursery.start(run_host)
+    async def flood(rogue: Mesh, host: Mesh) -> None:
+        body, sig = sign(rogue.identity, {"type": "test.note", "v": 1, "from": rogue.me, "text": "x"})
+        for sent in range(MAX_EARLY + 1):
+            rogue.send(host.me, signed_frame(body, sig))
+            if sent % 100 == 99:  # (within the link's own queue, §4.7)
+                await trio.testing.wait_all_tasks_blocked()
 
-                async def run_rogue() -> None:
-                    try:
-                        await join_table(rogue, [(LOOPBACK, host.port)], name="rogue", expect_host=host.me,
-                                         on_roster=lambda r: seated.set())
-                    except ProtocolError as exc:
-                        got["rogue"] = exc
-                    finally:
-                        gone.set()
-
-                nursery.start_soon(run_rogue)
-                await seated.wait()
-                body, sig = sign(rogue.identity, {"type": "test.note", "v": 1, "from": rogue.me, "text": "x"})
-                for sent in range(MAX_EARLY + 1):
-                    rogue.send(host.me, signed_frame(body, sig))
-                    if sent % 100 == 99:  # (within the link's own queue, §4.7)
-                        await trio.testing.wait_all_tasks_blocked()
-                await gone.wait()
-                got["honest"] = await join_table(honest, [(LOOPBACK, host.port)], name="honest", expect_host=host.me,
-                                                 on_roster=lambda r: start.set())
-    assert [m.name for m in got["honest"].roster.members] == ["h", "honest"]  # type: ignore[attr-defined]
+    ended, honest = await rogue_guest(tmp_path, flood, link_schemas(*lobby.MESSAGES, note))
+    assert ended is not None
+    assert [m.name for m in honest.roster.members] == ["h", "honest"]
