@@ -13,7 +13,6 @@ from typing import TypeVar
 E = TypeVar("E", bound="ProtocolError")
 
 
-
 def printable(text: str) -> str:
     """Text from a peer made safe to print (§4.6): a control or formatting character
     (an escape sequence, a bell, a right-to-left override) is shown as its code, so a
@@ -21,6 +20,7 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
+
 
 class ProtocolError(Exception):
     """Input that breaks protocol.md; `section` is the rule, `reason` says exactly how."""
