@@ -11,7 +11,8 @@ logs of one game *agree* when
 2. no sender has two different signed bodies of this game under one ``seq`` (its
    content chain) or one ``sseq`` (its side chain) anywhere among them (a body of
    another game is a replay, which proves nothing against its signer, §7.10); and
-3. each log's ``log.msg`` records are a prefix of the longest log's; and
+3. each log's ``log.msg`` records are a prefix of the longest log's, and none goes on
+   past the end of the game where a finished log stops; and
 4. no log closed before the game's end (a leave, an absence) is its writer's whose
    signed ``done`` another log holds: a seat signs ``done`` only once it has delivered,
    and so logged, the end of the game (the last round's openings).
@@ -85,7 +86,7 @@ def compare(results: Sequence[AuditResult]) -> Agreement:
         return Agreement(tuple(results), records, Parting("§10.3", "fewer than two readable logs to compare"))
     assert longest is not None
     return Agreement(tuple(results), records, _same_game(logs) or _forked(logs) or _prefixes(logs, longest)
-                     or _cut_short(logs))
+                     or _past_the_end(logs) or _cut_short(logs))
 
 
 def _same_game(logs: Sequence[AuditResult]) -> Parting | None:
@@ -147,6 +148,22 @@ def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | No
                                         f"{_name(longest)} {_about(longest, full[index][0])}; honest peers log one "
                                         "order (§10.1), so a log was altered or its peer broke the order (nobody "
                                         "is blamed)", None, index)
+    return None
+
+
+def _past_the_end(logs: Sequence[AuditResult]) -> Parting | None:
+    """A log that goes on after the game's end, where a finished log stops (§10.1: an
+    honest log ends with the message that finished the game)."""
+    finished = next((r for r in logs if r.finished), None)
+    if finished is None:
+        return None
+    end = len(finished.contents.messages)  # type: ignore[union-attr]
+    for result in logs:
+        held = len(result.contents.messages)  # type: ignore[union-attr]
+        if held > end:
+            return Parting("§10.3", f"{_name(result)} holds {held - end} record{'s' if held - end > 1 else ''} after the "
+                                    f"end of the game, where {_name(finished)} ends (every seat had said done): a "
+                                    "log was altered (nobody is blamed)", None, end)
     return None
 
 

@@ -194,6 +194,9 @@ def test_s10_2_nothing_may_follow_the_end_of_the_game(table: tuple[TableNetwork,
     failure = result.first_failure
     assert failure is not None and failure.record == len(messages) and failure.section == "§10.1"
     assert "after the end of the game" in failure.what
+    parting = compare([result, audit(logs[1])]).parting  # and the logs together say where it went on
+    assert parting is not None and parting.record == len(messages) and parting.seat is None
+    assert "holds 1 record after the end of the game" in parting.what
 
 
 def test_s10_1_a_log_end_naming_its_own_writer_absent_fails(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
