@@ -85,7 +85,7 @@ class RemoteError(ProtocolError):
 
     def __init__(self, section: str, reason: str, peer: str | None = None) -> None:
         reason = printable(reason)
-        super().__init__(printable(section), f"the peer reported: {reason}", peer)
+        super().__init__(section, f"the peer reported: {reason}", peer)  # (`section` is printable by its schema)
         self.remote_reason = reason
 
 

@@ -31,11 +31,11 @@ MESSAGES: tuple[Message, ...] = (
 
 
 def error_frame(error: ProtocolError) -> dict[str, Any]:
-    return {"type": "error", "v": 1, "section": error.section[:16], "reason": printable(error.reason)[:1000]}
+    return {"type": "error", "v": 1, "section": error.section[:16], "reason": error.reason[:1000]}
 
 
 def bye_frame(reason: str) -> dict[str, Any]:
-    return {"type": "bye", "v": 1, "reason": printable(reason)[:1000]}
+    return {"type": "bye", "v": 1, "reason": reason[:1000]}
 
 
 class FramedStream:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
-from p2p.errors import JoinRefused, ProtocolError, printable
+from p2p.errors import JoinRefused, ProtocolError
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
@@ -115,7 +115,7 @@ Action = SendTo | Broadcast | Pin | Unpin | RosterChanged | Started
 
 
 def refuse(reason: str, detail: str) -> dict[str, Any]:
-    return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": printable(detail)[:200]}
+    return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": detail[:200]}
 
 
 # -- the part both roles share: collecting roster signatures ------------------------------

@@ -702,6 +702,7 @@ class Orderer:
         promises = peer.promises
         at = bisect.bisect_right(promises, declared, key=lambda p: p[1])  # the first with a later `declared`
         kept = stamp > peer.covered and not (at and promises[at - 1][0] >= stamp)
+        start = -1  # where it went, if kept
         if kept:
             end = at
             while end < len(promises) and promises[end][0] <= stamp:  # those this one outdoes
@@ -714,7 +715,7 @@ class Orderer:
         while done < len(promises) and promises[done][0] <= peer.covered:  # (stamps rise: those it covers lead)
             done += 1
         del promises[:done]
-        return kept and (stamp == peer.covered or (stamp, declared) in promises)
+        return kept and (start >= done or stamp == peer.covered)  # still in force, or what covers now
 
     # -- equivocation: heads compared across peers (§7.10) ------------------------------
 

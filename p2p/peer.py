@@ -44,7 +44,7 @@ import trio
 
 from engine import Bot, GameEnded, Intent, Prng, SeatView
 from p2p import lobby, quiet
-from p2p.errors import ProtocolError, printable
+from p2p.errors import ProtocolError
 from p2p.farewell import SEE_OFF_LIMIT, Farewell
 from p2p.identity import Identity, short_id
 from p2p.lobby import LobbyResult
@@ -300,7 +300,7 @@ class TablePeer(SessionRecord):
         """Send `leave` (§9.8) and wait briefly for it to come back delivered; the game
         then ends here with `why`, whichever way the ending arrives."""
         self._leaving_why = why
-        self._send({"type": "leave", "v": 1, "reason": printable(reason)[:200]})
+        self._send({"type": "leave", "v": 1, "reason": reason})
         self._after_processing()
         with trio.move_on_after(LEAVE_WAIT):
             await self._done.wait()
@@ -935,7 +935,7 @@ class TablePeer(SessionRecord):
         if not verdict.aborts:
             return
         if tell_others and verdict.seat != self._me:
-            self._send({"type": "leave", "v": 1, "reason": printable(verdict.leave_reason(self.names))[:200]})
+            self._send({"type": "leave", "v": 1, "reason": verdict.leave_reason(self.names)})
         self._finish(f"{verdict.who(self.names)} broke the rules of the table ({verdict.section})")
 
     def _finish(self, why: str, *, absent: int | None = None) -> None:
