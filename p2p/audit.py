@@ -286,19 +286,25 @@ def _proven_violation(
             messages = [open_signed(signed_frame(body, sig), keys, schemas) for body, sig in record.items]
         except ProtocolError:
             continue  # what does not verify proves nothing
-        if record.peer not in seats or any(m.sender != record.peer or m.inner.get("game") != game for m in messages):
+        if (record.peer not in seats or not messages or messages[0].sender != record.peer
+                or any(m.inner.get("game") != game for m in messages)):
             continue
-        shown = _violation_shown(record.section, messages)
+        shown = _violation_shown(record.section, messages, seats)
         if shown is not None:
             return Failure(None, seats.index(record.peer), record.section, f"{shown} (evidence kept in the log)")
     return None
 
 
-def _violation_shown(section: str, messages: Sequence[SignedMessage]) -> str | None:
-    """What `messages`, all signed by one peer, prove against it under `section`, if anything."""
-
-    def kind(m: SignedMessage) -> str:
-        return "side" if "sseq" in m.inner else "ack" if m.inner["type"] == "ack" else "content"
+def _violation_shown(section: str, messages: Sequence[SignedMessage], seats: Sequence[bytes]) -> str | None:
+    """What `messages` prove against the first one's signer under `section`, if anything:
+    its own signed messages, and for an unjustified stamp the others' that it names."""
+    if section == "§7.3" and kind_of(messages[0]) == "content":
+        unjustified = _stamp_unjustified(messages, seats)
+        if unjustified is not None:
+            return unjustified
+    if any(m.sender != messages[0].sender for m in messages):
+        return None
+    kind = kind_of
 
     if section == "§7.2":
         for a in messages:
@@ -326,6 +332,37 @@ def _violation_shown(section: str, messages: Sequence[SignedMessage]) -> str | N
         if before is not None and before < seq and promise.inner["lamport"] >= stamp:
             return f"stamped its seq {seq} with {stamp}, not above the {promise.inner['lamport']} it had promised"
     return None
+
+
+def kind_of(m: SignedMessage) -> str:
+    return "side" if "sseq" in m.inner else "ack" if m.inner["type"] == "ack" else "content"
+
+
+def _stamp_unjustified(messages: Sequence[SignedMessage], seats: Sequence[bytes]) -> str | None:
+    """§7.3: the first message's stamp is above one more than the highest stamp of its
+    sender's previous message and of the messages its heads name, all of them given."""
+    late = messages[0].inner
+    sender = messages[0].sender
+    by_hash = {message_hash(m.body): m.inner for m in messages[1:] if kind_of(m) == "content"}
+    seq, stamp = late["seq"], late["lamport"]
+    top = 0
+    if seq > 0:
+        prev = by_hash.get(bytes(late["prev"]))
+        if prev is None or prev["from"] != sender or prev["seq"] != seq - 1:
+            return None
+        top = prev["lamport"]
+    others = [peer for peer in seats if peer != sender]
+    for peer, (named, digest) in zip(others, late["heads"]):
+        if named < 0:
+            continue
+        inner = by_hash.get(bytes(digest))
+        if inner is None or inner["from"] != peer or inner["seq"] != named:
+            return None
+        top = max(top, inner["lamport"])
+    if stamp <= top + 1:
+        return None
+    return (f"stamped its seq {seq} with {stamp}, above the {top + 1} that its previous message and the messages "
+            "it names allow")
 
 
 def _seat_of_body(body: bytes, seats: Sequence[bytes]) -> int | None:

@@ -11,17 +11,23 @@ Two kinds of message pass through it:
 
 * **Content** messages (intents, shares, shuffle steps, ...) form one hash chain per
   sender: ``seq`` counts 0, 1, 2, ... and ``prev`` is the hash of the sender's previous
-  content message (the game id for ``seq`` 0). Each carries a Lamport stamp that is
-  strictly greater than every stamp its sender had sent or received, and ``heads``: for
-  every other seat, the (seq, hash) of the latest content message the sender had
-  received from it. Content messages are delivered in the total order and logged.
-* **Acks** carry only a stamp, ``last`` (the sender's own latest content seq and hash)
-  and ``heads``. An ack is a *promise*: "every content message I send after ``last``
+  content message (the game id for ``seq`` 0). Each carries a Lamport stamp and
+  ``heads``: for every other seat, the (seq, hash) of the latest content message of it
+  that the sender *vouches for*. A receiver vouches for a message once it vouches for
+  the sender's previous one and for every one it names; its stamp must then be exactly
+  one more than the highest of theirs (more is refused: no stamp can run away), and only
+  stamps vouched for move the clock. A message that names what we do not hold yet is
+  taken into its chain all the same (acknowledged, ordered, delivered), and vouched for
+  when that arrives. Content messages are delivered in the total order and logged.
+* **Acks** carry only a stamp (the highest of the content taken), ``last`` (the sender's
+  own latest content seq and hash) and ``heads`` (all it has taken). An ack is a *promise*: "every content message I send after ``last``
   has a stamp greater than this one". Acks are signed but are not part of the chain
   and are not delivered or logged; they only let others decide stability, and their
   ``heads`` tell the sender what to retransmit. Only content is answered with an ack,
   and acks do not advance the Lamport clock: clocks count content, so an honest peer's
-  stamps stay as low as causality allows (this matters for snap races, §7.6).
+  stamps stay as low as causality allows (this matters for snap races, §7.7). Content
+  waits (`post`, `released`) while an ack promised more than our clock: after taking a
+  message we could not vouch for yet, or after a restart (§11.3).
 
 A content message with stamp ``L`` is *stable* at a peer when, from every other peer
 ``q``, it holds a promise with stamp >= L (a content message is a promise too) *and*
@@ -37,6 +43,8 @@ Checks, and where they happen:
   (gaps are held and filled by retransmission; a repeated seq with the same hash is
   a harmless duplicate; with a different hash it is *equivocation*, proven by the two
   signed bodies), ``prev`` matches, the stamp grows and honours every earlier promise;
+* on vouching (receipt, or later when what it names arrives): the stamp is no higher
+  than what it names justifies;
 * on delivery (deterministic, because stability fixes what every peer holds): every
   head names a message the receiver holds, with that exact hash, stamped below the
   message. A violation there is reported as a *rejected* delivery: the message keeps
@@ -195,6 +203,13 @@ class StampBackwards(OrderError):
     section = "§7.3"
 
 
+class StampUnjustified(OrderError):
+    """A stamp above one more than the highest of its sender's previous stamp and the
+    stamps of the messages its heads name: what no honest clock gives (§7.3)."""
+
+    section = "§7.3"
+
+
 class Equivocation(OrderError):
     """Two different signed bodies with one seq: proven by `evidence`."""
 
@@ -247,6 +262,7 @@ class _Peer:
     held: dict[int, Envelope] = field(default_factory=dict)
     promises: list[tuple[int, int]] = field(default_factory=list)  # (stamp, own seq declared)
     covered: int = -1  # highest stamp promised with every message before it held
+    vouched: int = -1  # highest seq whose stamp is justified (§7.3): in our clock and our content's heads
     has_of_mine: int = -1  # highest seq of my chain it declared holding
     resend_at: float | None = None
     side_next: int = 0
@@ -319,6 +335,44 @@ def heads_violation(peers: Sequence[_Peer], seat: int, envelope: Envelope, stamp
     return None
 
 
+def stamp_bound(peers: Sequence[_Peer], others: Sequence[int], seat: int, seq: int,
+                heads: Sequence[Sequence[Any]]) -> int | None:
+    """§7.3: the highest stamp `seat`'s content message `seq` may carry, given its `heads`
+    (one per seat of `others`): one more than the highest of its previous stamp and the
+    stamps of the messages they name. None until its previous message and every one it
+    names are vouched for (`_Peer.vouched`) with those hashes: it waits for them (a head
+    with another hash waits for the fork to be proven, §7.10)."""
+    peer = peers[seat]
+    if seq - 1 > peer.vouched:
+        return None
+    top = peer.stamps[seq - 1] if seq else 0
+    for other, (named, digest) in zip(others, heads):
+        if named < 0:
+            continue
+        chain = peers[other]
+        if named > chain.vouched or chain.hashes[named] != digest:
+            return None
+        if chain.stamps[named] > top:
+            top = chain.stamps[named]
+    return top + 1
+
+
+def unjustified(peers: Sequence[_Peer], others: Sequence[int], seat: int, envelope: Envelope,
+                bound: int) -> StampUnjustified | None:
+    """The refusal of `envelope` if its stamp is above `bound` (`stamp_bound`), with the
+    signed messages that prove it: itself, its sender's previous one, and those it names."""
+    stamp, seq = int(envelope.inner["lamport"]), int(envelope.inner["seq"])
+    if stamp <= bound:
+        return None
+    named = [peers[other].envelopes[at] for other, (at, _) in zip(others, envelope.inner["heads"]) if at >= 0]
+    return StampUnjustified(
+        envelope.sender,
+        f"stamp {stamp} of seq {seq} is above {bound}: one more than the highest stamp of its previous message "
+        "and of the messages it names is the most a Lamport clock gives",
+        evidence=(envelope, *peers[seat].envelopes[max(seq - 1, 0):seq], *named),
+    )
+
+
 Sign = Callable[[dict[str, Any]], SignedMessage]
 """Signs an inner map (which the orderer gives its ``from``) into a `SignedMessage`."""
 
@@ -335,6 +389,8 @@ class Orderer:
         self._sign = sign
         self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
         self._peers = [_Peer(chain_hash=game, side_hash=side_genesis(game)) for _ in self.seats]
+        self._others = [tuple(i for i in range(len(seats)) if i != seat) for seat in range(len(seats))]
+        self._unvouched: set[int] = set()  # seats with content taken whose stamp is not yet justified (§7.3)
         self.salts = SaltSchedule(salt if salt is not None else game)
         self._side_sent: list[SignedMessage] = []
         self._side_ready: deque[tuple[int, SignedMessage]] = deque()
@@ -342,7 +398,10 @@ class Orderer:
         self._pending_stamps: list[int] = []
         self._ready: deque[SignedMessage] = deque()  # the sorted group being delivered
         self._sent: list[Envelope] = []  # my chain, for retransmission
-        self.clock = 0
+        self.clock = 0  # the Lamport clock: our own stamps and those of the content we vouch for (§7.3)
+        self._seen = 0  # the highest stamp of content we took
+        self._promised = -1  # the highest stamp our acks promised (§7.3), also before a restart (§11.3)
+        self._unsent: deque[dict[str, Any]] = deque()  # content that waits until we may stamp it
         self._delivering = 0
         self._ack_wanted = 0  # highest content stamp received from others
         self._last_sent_stamp = -1
@@ -389,15 +448,42 @@ class Orderer:
 
     # -- sending ---------------------------------------------------------------------
 
-    def _heads(self) -> list[list[Any]]:
+    def _heads(self, *, vouched: bool = False) -> list[list[Any]]:
+        """What we hold of every other seat's chain (for acks), or what we vouch for (for
+        content, whose stamp must be justified by what it names, §7.3)."""
         return [
-            [p.next_seq - 1, p.chain_hash if p.next_seq else ZERO_HASH]
+            [seq, p.hashes[seq] if seq >= 0 else ZERO_HASH]
             for i, p in enumerate(self._peers)
             if i != self.me
+            for seq in ((p.vouched if vouched else p.next_seq - 1),)
         ]
 
+    @property
+    def may_send(self) -> bool:
+        """Whether content can be stamped now: above every promise we made, and no higher
+        than what we vouch for justifies (§7.3). It waits only after an ack that promised
+        the stamp of content whose stamp we could not yet vouch for (it names a message we
+        do not hold yet), or after a restart, until we hold again what our last ack named
+        (§11.3)."""
+        return self.clock >= self._promised
+
+    def post(self, payload: Mapping[str, Any], now: float) -> list[Envelope]:
+        """Send `payload` (see `send`) as soon as it may be stamped; return what goes now."""
+        self._unsent.append(dict(payload))
+        return self.released(now)
+
+    def released(self, now: float) -> list[Envelope]:
+        """Content that waited for `may_send` and may go now (call after `receive`)."""
+        out: list[Envelope] = []
+        while self._unsent and self.may_send:
+            out.append(self.send(self._unsent.popleft(), now))
+        return out
+
     def send(self, payload: Mapping[str, Any], now: float) -> Envelope:
-        """Stamp, chain and sign a content message; it is delivered to us like any other."""
+        """Stamp, chain and sign a content message; it is delivered to us like any other.
+        Only when `may_send` (a restarted peer uses `post`)."""
+        if not self.may_send:
+            raise RuntimeError("content cannot be stamped yet: post() it (§11.3)")
         mine = self._peers[self.me]
         self.clock += 1
         inner = dict(payload)
@@ -407,7 +493,7 @@ class Orderer:
             lamport=self.clock,
             seq=mine.next_seq,
             prev=mine.chain_hash,
-            heads=self._heads(),
+            heads=self._heads(vouched=True),
         )
         envelope = self._sign(inner)
         self._accept_content(self.me, envelope)
@@ -466,7 +552,7 @@ class Orderer:
             "v": 1,
             "from": self.seats[self.me],
             "game": self.game,
-            "lamport": self.clock,
+            "lamport": max(self._seen, self._promised),
             "last": [mine.next_seq - 1, mine.chain_hash if mine.next_seq else ZERO_HASH],
             "heads": self._heads(),
             "slast": [mine.side_next - 1, mine.side_hash if mine.side_next else ZERO_HASH],
@@ -479,7 +565,7 @@ class Orderer:
         return self._sign(inner)
 
     def _note_sent(self, now: float) -> None:
-        self._last_sent_stamp = self.clock
+        self._last_sent_stamp = self._promised = max(self._seen, self._promised)
         self._last_sent_time = now
         self._heads_changed = False
 
@@ -504,15 +590,20 @@ class Orderer:
             self._receive_side(seat, envelope, now)
             return
         header = _parse_header(envelope, len(self.seats), self.game)
+        took = False
         if envelope.inner.get("type") == ACK_TYPE:
             self._accept_ack(seat, envelope, header, now)
             self._compare_heads(seat, envelope.inner["sides"], side=True)
         else:
-            self._receive_content(seat, envelope, header)
+            took = self._receive_content(seat, envelope, header)
         self._compare_heads(seat, header.heads, side=False)
         self._note_heads(seat, header.heads, now)
+        if took and self._unvouched:
+            self._vouch_all()
 
-    def _receive_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
+    def _receive_content(self, seat: int, envelope: Envelope, header: _Header) -> bool:
+        """Take a content message into its sender's chain, hold it until its seq is due,
+        or refuse it; True if it was taken (with the held ones that followed it)."""
         peer = self._peers[seat]
         seq = header.seq
         if seq < peer.next_seq:
@@ -520,22 +611,26 @@ class Orderer:
                 raise Equivocation(
                     envelope.sender, f"two different messages with seq {seq}", evidence=(envelope, peer.envelopes[seq])
                 )
-            return  # a retransmitted copy
+            return False  # a retransmitted copy
         if seq > peer.next_seq:
             if seq in peer.held:
                 if message_hash(peer.held[seq].body) != message_hash(envelope.body):
                     raise Equivocation(envelope.sender, f"two different messages with seq {seq}",
                                        evidence=(envelope, peer.held[seq]))
-                return  # a retransmitted copy of one held
+                return False  # a retransmitted copy of one held
             if len(peer.held) >= MAX_HELD:
                 raise ChainBroken(envelope.sender, f"seq {seq}: {MAX_HELD} of its messages already wait for its seq "
                                                    f"{peer.next_seq}")
             peer.held[seq] = envelope
-            return
+            return False
         self._check_content(seat, envelope, header)
+        bound = stamp_bound(self._peers, self._others[seat], seat, seq, header.heads)
+        refusal = None if bound is None else unjustified(self._peers, self._others[seat], seat, envelope, bound)
+        if refusal is not None:
+            raise refusal
         if seq + 1 not in peer.held:
             self._accept_content(seat, envelope)
-            return
+            return True
         # Held messages follow: take them all, or (one does not fit: the sender forked its
         # chain) none, and refuse this one with nothing changed.
         saved = self._content_state(seat)
@@ -546,11 +641,45 @@ class Orderer:
                 self._check_content(seat, following, _parse_header(following, len(self.seats), self.game))
                 self._accept_content(seat, following)
         except OrderError:
-            (self._peers[seat], self.clock, self._ack_wanted, self._pending, self._pending_stamps,
-             self._heads_changed, self._evidence, self._evidence_sent, echoes) = saved
+            (self._peers[seat], self.clock, self._seen, self._ack_wanted, self._pending, self._pending_stamps,
+             self._heads_changed, self._evidence, self._evidence_sent, echoes, self._unvouched) = saved
             for peer_, (echoed, unchecked) in zip(self._peers, echoes):
                 peer_.echoed, peer_.unchecked = echoed, unchecked
             raise
+        return True
+
+    def _vouch(self, seat: int) -> bool:
+        """Vouch for `seat`'s taken content, in chain order, as far as each stamp is
+        justified by what it names (§7.3); True if any was. A stamp above what it names
+        justifies is refused (`StampUnjustified`): its sender is named and the game ends."""
+        peer = self._peers[seat]
+        others = self._others[seat]
+        start = peer.vouched
+        while peer.vouched + 1 < peer.next_seq:
+            seq = peer.vouched + 1
+            envelope = peer.envelopes[seq]
+            bound = stamp_bound(self._peers, others, seat, seq, envelope.inner["heads"])
+            if bound is None:
+                break
+            refusal = unjustified(self._peers, others, seat, envelope, bound)
+            if refusal is not None:
+                self._unvouched.discard(seat)  # (it says so once: the game ends here)
+                raise refusal
+            peer.vouched = seq
+            self.clock = max(self.clock, peer.stamps[seq])
+        if peer.vouched + 1 < peer.next_seq:
+            self._unvouched.add(seat)
+        else:
+            self._unvouched.discard(seat)
+        return peer.vouched != start
+
+    def _vouch_all(self) -> None:
+        """Vouch for what waited for the messages it names, now that more is vouched for."""
+        progress = True
+        while progress:
+            progress = False
+            for seat in sorted(self._unvouched):
+                progress = self._vouch(seat) or progress
 
     def _content_state(self, seat: int) -> tuple[Any, ...]:
         """A copy of what accepting `seat`'s content changes (to undo it)."""
@@ -560,8 +689,8 @@ class Orderer:
         pending = {stamp: list(group) for stamp, group in self._pending.items()}
         # accepting content also judges heads others declared of it (§7.10)
         echoes = [(dict(q.echoed), {k: dict(v) for k, v in q.unchecked.items()}) for q in self._peers]
-        return (copy, self.clock, self._ack_wanted, pending, list(self._pending_stamps),
-                self._heads_changed, list(self._evidence), set(self._evidence_sent), echoes)
+        return (copy, self.clock, self._seen, self._ack_wanted, pending, list(self._pending_stamps),
+                self._heads_changed, list(self._evidence), set(self._evidence_sent), echoes, set(self._unvouched))
 
     def _receive_side(self, seat: int, envelope: Envelope, now: float | None) -> None:
         """§7.8: accept the side chain in order; hold early ones; refuse forks. A side
@@ -640,11 +769,15 @@ class Orderer:
         peer.chain(message_hash(envelope.body), stamp)
         peer.envelopes.append(envelope)
         self._add_promise(peer, stamp, peer.next_seq - 1)
-        self.clock = max(self.clock, stamp)
-        if seat != self.me:
+        self._seen = max(self._seen, stamp)
+        if seat == self.me:
+            peer.vouched = peer.next_seq - 1
+            self.clock = max(self.clock, stamp)
+        else:
             self._ack_wanted = max(self._ack_wanted, stamp)
             self._heads_changed = len(self.seats) > 2  # a third peer waits for our echo (§7.10)
             self._recheck_heads(seat, peer.next_seq - 1, side=False)
+            self._vouch(seat)
         if not pending:
             return
         if stamp not in self._pending:
@@ -781,7 +914,8 @@ class Orderer:
         self.salts.set_after(self._delivering, salt)
 
     def _stable(self, stamp: int) -> bool:
-        return all(p.covered >= stamp for i, p in enumerate(self._peers) if i != self.me) and self.clock >= stamp
+        return (all(p.covered >= stamp for i, p in enumerate(self._peers) if i != self.me)
+                and max(self.clock, self._promised) >= stamp)  # (our own next stamp is above it)
 
     def _next_stable(self) -> bool:
         """The lowest stamp still pending is stable (§7.4)."""
@@ -922,9 +1056,9 @@ class Orderer:
         back into our chain (to be delivered and retransmitted as if never lost), an ack
         restores the promise it made. Returns False for what the log already holds."""
         inner = envelope.inner
-        if inner.get("type") == ACK_TYPE:
-            self.clock = max(self.clock, int(inner["lamport"]))
-            self._last_sent_stamp = max(self._last_sent_stamp, int(inner["lamport"]))
+        if inner.get("type") == ACK_TYPE:  # its promise binds us (§7.3); our clock waits for `may_send`
+            self._promised = max(self._promised, int(inner["lamport"]))
+            self._last_sent_stamp = max(self._last_sent_stamp, self._promised)
             return
         if is_side(inner):
             return  # side messages are logged as they leave
@@ -948,6 +1082,8 @@ class Orderer:
         waiting for its echo, §7.10), and the rest of the group comes again. So every
         other peer is covered up to L - 1, not L (which would refuse that rest as a
         stamp going backwards, §7.3)."""
+        if self._unvouched:
+            self._vouch_all()
         for i, peer in enumerate(self._peers):
             if i != self.me:
                 peer.covered = max(peer.covered, self._delivering - 1)
@@ -1060,6 +1196,7 @@ class OrderReplay:
         self.ties = ties
         self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
         self._peers = [_Peer(chain_hash=game, side_hash=side_genesis(game)) for _ in self.seats]
+        self._others = [tuple(i for i in range(len(seats)) if i != seat) for seat in range(len(seats))]
         self.salts = SaltSchedule(game)
         self._last: tuple[int, bytes] | None = None
         self._delivering = 0
@@ -1087,7 +1224,13 @@ class OrderReplay:
         if self._last is not None and (key <= self._last if self.ties else key < self._last):
             raise OutOfOrder(envelope.sender, f"stamp {header.stamp} comes after stamp {self._last[0]} in the record: not the agreed order")
         verdict = heads_violation(self._peers, seat, envelope, header.stamp) if self.ties else None
+        if self.ties and verdict is None:  # §7.3, as the live peer vouched for it
+            bound = stamp_bound(self._peers, self._others[seat], seat, header.seq, header.heads)
+            verdict = None if bound is None else unjustified(self._peers, self._others[seat], seat, envelope, bound)
         peer.chain(message_hash(envelope.body), header.stamp)
+        peer.envelopes.append(envelope)
+        if self.ties and verdict is None and peer.vouched == header.seq - 1:
+            peer.vouched = header.seq
         self._last = key
         self._delivering = header.stamp
         delivered = Delivered(self.position, seat, envelope, verdict)

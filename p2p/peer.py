@@ -426,6 +426,8 @@ class TablePeer(SessionRecord):
         self._arrived = trio.Event()
         if self._done.is_set():
             return
+        for envelope in self.orderer.released(trio.current_time()):  # (content that waited, §7.3)
+            self._broadcast(envelope)
         if self.orderer.ack_due():
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._process()
@@ -569,8 +571,10 @@ class TablePeer(SessionRecord):
 
     def _send(self, payload: dict[str, Any]) -> None:
         # Never deliverable at once (it needs every other peer's promise), so no pump here:
-        # the delivery loop stays the only place where the machine is fed.
-        self._broadcast(self.orderer.send(payload, trio.current_time()))
+        # the delivery loop stays the only place where the machine is fed. (It may wait
+        # for what an ack of ours promised, §7.3: `_take_arrivals` sends it then.)
+        for envelope in self.orderer.post(payload, trio.current_time()):
+            self._broadcast(envelope)
 
     def _broadcast(self, envelope: SignedMessage) -> None:
         self._active()

@@ -495,9 +495,9 @@ class UnseenHeads(Cheat):
         orderer = net.peers[seat].orderer
         true_heads = orderer._heads
 
-        def heads() -> list[list[Any]]:
-            out = true_heads()
-            if self.armed:
+        def heads(*, vouched: bool = False) -> list[list[Any]]:
+            out = true_heads(vouched=vouched)
+            if self.armed and vouched:  # (in content)
                 self.armed = False
                 out[0] = [out[0][0] + 1000, hashlib.sha256(b"nothing").digest()]
             return out

@@ -117,16 +117,21 @@ class Network:
                 self._post(src, dst, envelope)
 
     def send(self, seat: int, payload: dict[str, Any]) -> Envelope:
+        """`payload` from `seat`, stamped and sent (or, at a peer resumed a moment ago,
+        sent once it may be stamped: then the last message that went now, if any)."""
         peer = self.peers[seat]
-        envelope = peer.orderer.send(payload, self.now)
-        self.broadcast(seat, envelope)
-        return envelope
+        sent = peer.orderer.post(payload, self.now)
+        for envelope in sent:
+            self.broadcast(seat, envelope)
+        return sent[-1] if sent else None  # type: ignore[return-value]
 
     def _arrive(self, dst: int, envelope: Envelope) -> None:
         peer = self.peers[dst]
         assert verify_signature(self.keys[envelope.sender], envelope.sig, SIGNED_DOMAIN + envelope.body)
         try:
             peer.orderer.receive(transmit(envelope), self.now)
+            for released in peer.orderer.released(self.now):
+                self.broadcast(peer.seat, released)
             self._ack_if_due(peer)  # first, as a live peer does: everybody's delivery waits on it (§7.4)
             self.on_deliveries(peer)
         except OrderError as error:

@@ -29,11 +29,13 @@ def sequences(net: Network) -> list[list[bytes]]:
 def run_workload(net: Network, seed: int, messages: int, spread: float) -> list[bytes]:
     rng = random.Random(seed)
     times = sorted((rng.random() * spread, rng.randrange(len(net.peers))) for _ in range(messages))
-    sent = []
-    for t, seat in times:
+    for n, (t, seat) in enumerate(times):
         net.run_until(t)
-        sent.append(message_hash(net.send(seat, {"type": "note", "v": 1, "n": len(sent)}).body))
+        net.send(seat, {"type": "note", "v": 1, "n": n})  # (it may wait for what it is to name, §7.3)
     net.quiesce()
+    assert not any(p.orderer._unsent for p in net.peers)  # everything went, in the end
+    sent = [message_hash(e.body) for p in net.peers for e in p.orderer._sent]
+    assert len(sent) == messages
     return sent
 
 
@@ -167,9 +169,8 @@ def test_order_rejects_stamp_below_a_promise() -> None:
     net.send(1, {"type": "note", "v": 1})
     net.run_until(0.01)
     o = net.peers[0].orderer
-    o.clock = 50  # seat 0 promises: nothing more from me at or below 50
+    o._seen = 50  # seat 0 promises: nothing more from me at or below 50
     deliver_to(net, 1, o.ack(net.now))
-    o.clock = 10
     with pytest.raises(StampBackwards):
         deliver_to(net, 1, forge(net, 0, lamport=11))
 
@@ -193,16 +194,17 @@ def test_order_rejects_malformed_headers() -> None:
 def test_order_rejects_heads_the_sender_could_not_hold() -> None:
     """A message stamped at or below a message it claims to have seen is rejected at delivery."""
     net = Network(3, 9)
-    net.peers[1].orderer.clock = 4
-    early = net.peers[1].orderer.send({"type": "note", "v": 1}, 0.0)  # stamp 5
+    notes = [net.peers[1].orderer.send({"type": "note", "v": 1}, 0.0) for _ in range(5)]  # stamps 1 to 5
+    early = notes[-1]
     # seat 0 claims to have seen it, yet stamps itself 2: impossible for an honest peer.
-    cheat = forge(net, 0, lamport=2, heads=[[0, message_hash(early.body)], [-1, ZERO_HASH]])
+    cheat = forge(net, 0, lamport=2, heads=[[4, message_hash(early.body)], [-1, ZERO_HASH]])
     for dst in (1, 2):
-        deliver_to(net, dst, cheat)
-    net.broadcast(1, early)
+        deliver_to(net, dst, cheat)  # (seat 2 holds it until it has what it names, §7.3)
+    for note in notes:
+        net.broadcast(1, note)
     net.quiesce()
     verdicts = [[(message_hash(d.envelope.body), type(d.rejected)) for d in p.delivered] for p in net.peers[1:]]
-    assert verdicts[0] == verdicts[1] and verdicts[0][0] == (message_hash(cheat.body), HeadsInvalid)
+    assert verdicts[0] == verdicts[1] and (message_hash(cheat.body), HeadsInvalid) in verdicts[0]
     # seat 0's own acks (last: -1, stamped above 2) contradict the seq 0 forged in its name:
     # that is refused too, whichever arrived first (§7.3), and nothing is blamed on anybody else
     cheater = net.peers[0].orderer.seats[0]
@@ -506,14 +508,14 @@ def test_s7_3_a_promise_broken_by_content_that_came_first_is_caught_when_the_ack
     net = Network(2, 5)
     content = forge(net, 0, lamport=1)
     o = net.peers[0].orderer
-    o.clock = 2
+    o._seen = 2
     promise = o.ack(net.now)  # seat 0's real ack: it has sent no content (last -1)
     deliver_to(net, 1, content)
     with pytest.raises(StampBackwards) as info:
         deliver_to(net, 1, promise)
     assert [e.body for e in info.value.evidence] == [content.body, promise.body]
     fresh = Network(2, 5)  # and the other way round, as before
-    fresh.peers[0].orderer.clock = 2
+    fresh.peers[0].orderer._seen = 2
     deliver_to(fresh, 1, fresh.peers[0].orderer.ack(fresh.now))
     with pytest.raises(StampBackwards):
         deliver_to(fresh, 1, forge(fresh, 0, lamport=1))
@@ -543,7 +545,9 @@ def test_s7_3_promises_stay_few_however_many_acks_arrive() -> None:
     assert len(peer.promises) == 1000 and len(peer.acks) <= len(peer.promises) + 1
     stamps = [s for s, _ in peer.promises]
     assert stamps == sorted(stamps) and [d for _, d in peer.promises] == sorted(d for _, d in peer.promises)
-    zero = forge(net, 0, lamport=4000)
+    receiver.clock = 3999  # (so that what seat 0 names justifies a high stamp, §7.3)
+    named = receiver.send({"type": "note", "v": 1}, net.now)
+    zero = forge(net, 0, lamport=4001, heads=[[0, message_hash(named.body)]])
     deliver_to(net, 1, zero)
     with pytest.raises(StampBackwards):  # and each still binds: its seq 1 must be above 5000
         deliver_to(net, 1, forge(net, 0, lamport=5000, seq=1, prev=message_hash(zero.body)))
@@ -589,6 +593,160 @@ def test_s7_10_a_side_chain_fork_or_break_carries_its_evidence() -> None:
     assert [e.body for e in info.value.evidence] == [broken.body, first.body]
     from p2p.audit import _violation_shown  # what an auditor reading that evidence in a log concludes
 
-    assert "its side chain forked" in (_violation_shown("§7.2", info.value.evidence) or "")
-    assert "two different side messages" in (_violation_shown("§7.2", forked.value.evidence) or "")
+    assert "its side chain forked" in (_violation_shown("§7.2", info.value.evidence, net.peers[0].orderer.seats) or "")
+    assert "two different side messages" in (_violation_shown("§7.2", forked.value.evidence, net.peers[0].orderer.seats) or "")
 
+
+
+# -- §7.3: a stamp no higher than what it names justifies ------------------------------
+
+
+def test_s7_3_a_stamp_at_the_top_of_the_range_is_refused_naming_its_sender() -> None:
+    """Found in review: a stamp of 2^62 - 1 was taken into every honest clock, so the
+    next honest stamp passed 2^62 and was refused in an honest peer's name. Now a stamp
+    above one more than what its message names is refused, with the proof, and honest
+    clocks never see it."""
+    from p2p.audit import _violation_shown
+    from p2p.order import MAX_STAMP, StampUnjustified
+
+    net = Network(3, 21)
+    net.send(1, {"type": "note", "v": 1})
+    net.quiesce()
+    cheat = forge(net, 0, lamport=MAX_STAMP - 1)  # its heads name seat 1's note, stamped 1
+    clocks = [p.orderer.clock for p in net.peers[1:]]
+    for dst in (1, 2):
+        with pytest.raises(StampUnjustified) as refused:
+            deliver_to(net, dst, cheat)
+        assert refused.value.peer == net.peers[0].orderer.seats[0] and "above 2" in str(refused.value)
+        seats = net.peers[dst].orderer.seats
+        assert "above the 2 that its previous message" in (_violation_shown("§7.3", refused.value.evidence, seats) or "")
+    assert [p.orderer.clock for p in net.peers[1:]] == clocks
+    for seat in (1, 2):  # the honest seats play on, stamped as before
+        assert net.send(seat, {"type": "note", "v": 1}).inner["lamport"] < 10
+    net.quiesce()
+    assert not net.peers[1].errors and not net.peers[2].errors
+    assert sequences(net)[1] == sequences(net)[2]
+
+
+def test_s7_3_a_top_stamp_naming_a_message_nobody_sent_is_rejected_in_order_and_blames_nobody_else() -> None:
+    """A stamp that cannot be judged (it names a message nobody holds) is taken into the
+    chain but not vouched for: acks may promise it, content is never stamped above it,
+    and its delivery rejects it at the same place everywhere (§7.5)."""
+    from p2p.order import MAX_STAMP
+
+    net = Network(3, 22)
+    net.send(1, {"type": "note", "v": 1})
+    net.quiesce()
+    cheat = forge(net, 0, lamport=MAX_STAMP - 1, heads=[[5, bytes(range(32))], [-1, ZERO_HASH]])
+    for dst in (1, 2):
+        deliver_to(net, dst, cheat)
+        honest = net.peers[dst].orderer
+        assert honest.clock == 1 and honest.may_send  # (nothing promised above it yet)
+    net.quiesce()
+    for peer in net.peers[1:]:
+        assert not peer.errors
+        rejected = [d for d in peer.delivered if d.rejected is not None]
+        assert [(d.seat, type(d.rejected)) for d in rejected] == [(0, HeadsInvalid)]
+        assert all(d.stamp < 10 for d in peer.delivered if d.seat != 0)
+    assert sequences(net)[1] == sequences(net)[2]
+
+
+def test_s7_3_a_message_that_comes_before_what_it_names_waits_to_be_vouched_for() -> None:
+    """Seat 2 gets seat 1's reply before seat 0's note it answers: the reply is held in
+    its chain, acknowledged, but stamps nothing until the note comes; content posted
+    meanwhile goes then, named above the reply."""
+    net = Network(3, 23)
+    note = net.peers[0].orderer.send({"type": "note", "v": 1}, net.now)
+    deliver_to(net, 1, note)
+    reply = net.peers[1].orderer.send({"type": "note", "v": 1}, net.now)  # names the note: stamp 2
+    waiting = net.peers[2].orderer
+    deliver_to(net, 2, reply)
+    assert waiting.clock == 0 and waiting._heads(vouched=True)[1][0] == -1 and waiting._heads()[1][0] == 0
+    promise = waiting.ack(net.now)
+    assert promise.inner["lamport"] == 2 and not waiting.may_send
+    assert waiting.post({"type": "note", "v": 1}, net.now) == []  # it may not be stamped yet
+    deliver_to(net, 2, note)
+    (answer,) = waiting.released(net.now)
+    assert answer.inner["lamport"] == 3 and answer.inner["heads"][1] == [0, message_hash(reply.body)]
+    for dst in (0, 1):
+        deliver_to(net, dst, answer)
+    for sender, envelope in ((0, note), (1, reply), (2, promise)):
+        for dst in range(3):
+            if dst != sender:
+                deliver_to(net, dst, envelope)
+    net.quiesce()
+    assert not any(p.errors for p in net.peers)
+    assert sequences(net)[0] == sequences(net)[1] == sequences(net)[2] and len(sequences(net)[0]) == 3
+
+
+def test_s11_3_a_restarted_peer_stamps_nothing_until_it_holds_what_its_last_ack_named() -> None:
+    """Its journal keeps its ack (stamp 1, after seat 0's note) but not the note: its next
+    stamp must be above 1 and justified by what it names, so it waits for the note."""
+    from p2p.order import Orderer
+
+    net = Network(2, 24)
+    note = net.send(0, {"type": "note", "v": 1})
+    net.quiesce()
+    ack = net.peers[1].orderer.ack(net.now)
+    assert ack.inner["lamport"] == 1
+    back = Orderer(seats=net.peers[1].orderer.seats, me=1, game=net.peers[1].orderer.game,
+                   sign=make_signer(net.peers[1].identity))
+    back.restore_sent(ack, net.now)
+    back.restored()
+    assert not back.may_send and back.post({"type": "note", "v": 1}, net.now) == []
+    assert back.ack(net.now).inner["lamport"] == 1  # (its promises never go backwards)
+    back.receive(transmit(note), net.now)
+    (content,) = back.released(net.now)
+    assert content.inner["lamport"] == 2 and content.inner["heads"] == [[0, message_hash(note.body)]]
+    deliver_to(net, 0, content)
+    assert not net.peers[0].errors
+
+
+def test_s7_3_an_audit_rejects_a_stamp_its_message_does_not_justify() -> None:
+    """A log that holds such a message (its writer took it) fails there, naming its signer."""
+    from p2p.order import OrderReplay, StampUnjustified
+
+    net = Network(2, 25)
+    note = net.send(1, {"type": "note", "v": 1})
+    net.quiesce()
+    cheat = forge(net, 0, lamport=50)
+    replay = OrderReplay(seats=net.peers[0].orderer.seats, game=net.peers[0].orderer.game)
+    assert replay.next(note).rejected is None
+    verdict = replay.next(cheat).rejected
+    assert isinstance(verdict, StampUnjustified) and verdict.peer == cheat.sender
+
+
+def test_s7_9_the_stamp_bound_vector() -> None:
+    """The §7.9 row: seat 1's seq 3, after its seq 2 stamped 4, naming stamps 9 and 2."""
+    from pathlib import Path
+
+    from p2p.order import _Peer, stamp_bound, unjustified
+
+    text = Path(__file__).resolve().parent.parent.joinpath("protocol.md").read_text(encoding="utf-8")
+    section = text.split("### 7.9 Test vectors", 1)[1].split("\n## ", 1)[0]
+    assert "`bound` (§7.3) of seat 1's seq 3" in section and "| `10`: stamped 10" in section
+
+    def chain(*stamps: int) -> _Peer:
+        peer = _Peer()
+        for n, stamp in enumerate(stamps):
+            peer.chain(bytes([n]) * 32, stamp)
+        peer.vouched = len(stamps) - 1
+        return peer
+
+    peers = [chain(1, 3, 5, 6, 8, 9), chain(1, 2, 4), chain(), chain(2)]
+    heads = [[5, bytes([5]) * 32], [-1, ZERO_HASH], [0, bytes(32)]]
+    assert stamp_bound(peers, (0, 2, 3), 1, 3, heads) == 10
+    peers[0].vouched = 4  # what it names is not vouched for yet: it waits
+    assert stamp_bound(peers, (0, 2, 3), 1, 3, heads) is None
+    peers[0].vouched = 5
+    assert stamp_bound(peers, (0, 2, 3), 1, 3, [[5, bytes(32)], *heads[1:]]) is None  # another hash: a fork
+    from p2p.signing import SignedMessage
+
+    def message(stamp: int) -> SignedMessage:
+        return SignedMessage(b"\x01" * 32, {"lamport": stamp, "seq": 3, "heads": heads}, b"", b"")
+
+    for peer in peers:
+        peer.envelopes = [message(0)] * peer.next_seq
+    refused = unjustified(peers, (0, 2, 3), 1, message(11), 10)
+    assert refused is not None and len(refused.evidence) == 4  # it, its seq 2, the two it names
+    assert unjustified(peers, (0, 2, 3), 1, message(10), 10) is None
