@@ -19,7 +19,9 @@ seat dials higher), after pinning it from the host's ``lobby.roster``; the newco
 everybody from its welcome and only then accepts links, so no handshake races a pin.
 
 Start (§6.6): when the table is full, or when the host says so with at least two
-players, the host freezes the roster into R and sends ``lobby.start`` with its roster
+players, and the host holds a link to every member (a joiner it cannot reach leaves when
+its dial fails, so unreachable joiners cannot take the last seats and end the table),
+the host freezes the roster into R and sends ``lobby.start`` with its roster
 signature. Each guest checks that R is exactly the roster it was shown, signs it and
 broadcasts ``lobby.sign``. A peer has started when it holds a valid signature of R from
 every member; the game id is SHA-256 over R.
@@ -203,6 +205,8 @@ class HostLobby:
         self.roster = Roster(table, table_nonce, seats, (Member(0, name, identity.certificate, table_nonce, ("", port)),),
                              rules=rules)
         self.started = False
+        self.starting = False  # the host asked to start: it does once every member is linked
+        self._linked: set[bytes] = set()  # members this host holds a mesh link to
         self._sigs = _Signatures(identity)
 
     def offer(self, nonce: bytes) -> dict[str, Any]:
@@ -230,7 +234,7 @@ class HostLobby:
                 return refuse("bad-code", WRONG_CODE), []
         if self.roster.free == 0:
             return refuse("full", f"all {self.roster.seats} seats are taken"), []
-        if self.started:
+        if self.started or self.starting:
             return refuse("started", "the game has already started"), []
         if self.roster.member(cert.peer_id) is not None:
             return refuse("duplicate", "this identity is already seated at the table"), []
@@ -247,16 +251,30 @@ class HostLobby:
         actions: list[Action] = [Pin(member, dial=True)]
         actions += [SendTo(m.peer_id, update) for m in others]
         actions.append(RosterChanged(self.roster))
-        if self.roster.free == 0:
-            actions += self.start()
-        return welcome, actions
+        return welcome, actions + self._start_if_ready()
 
     def start(self) -> list[Action]:
-        """Freeze the roster and ask everyone to sign it (full table, or the host's call)."""
-        if self.started:
-            return []
+        """The host's call: start with the players seated now, once it holds a link to
+        each of them (at once if it does)."""
         if len(self.roster.members) < MIN_SEATS:
             raise ValueError(f"a game needs at least {MIN_SEATS} players")
+        self.starting = True
+        return self._start_if_ready()
+
+    def on_link_up(self, peer: bytes) -> list[Action]:
+        """A mesh link to `peer` is up: a member this host can reach."""
+        if self.roster.member(peer) is None:
+            return []
+        self._linked.add(peer)
+        return self._start_if_ready()
+
+    def _start_if_ready(self) -> list[Action]:
+        """Freeze the roster and ask everyone to sign it (§6.6): when the table is full or
+        the host asked, and the host reaches every member."""
+        if self.started or not (self.starting or self.roster.free == 0) or len(self.roster.members) < MIN_SEATS:
+            return []
+        if any(m.peer_id not in self._linked for m in self.roster.members[1:]):
+            return []  # (one that cannot be reached leaves when its dial fails: on_link_lost)
         self.started = True
         sig = self._sigs.freeze(self.roster)
         assert self._sigs.canonical is not None
@@ -282,11 +300,15 @@ class HostLobby:
             if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
                 return []  # it signed before leaving: nothing more is needed from it
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
+        self._linked.discard(peer)
         kept = tuple(m for m in self.roster.members if m.peer_id != peer)
         members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
         self.roster = replace(self.roster, members=members, version=self.roster.version + 1)
         update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
-        return [Unpin(peer), *(SendTo(m.peer_id, update) for m in members[1:]), RosterChanged(self.roster)]
+        if self.starting and len(members) < MIN_SEATS:
+            self.starting = False  # (nobody left to play with: the table is open again)
+        return [Unpin(peer), *(SendTo(m.peer_id, update) for m in members[1:]), RosterChanged(self.roster),
+                *self._start_if_ready()]
 
 
 # -- guest -----------------------------------------------------------------------------------

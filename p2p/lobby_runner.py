@@ -94,6 +94,8 @@ class _Driver:
                     log.warning("link to %s: %s", short_id(event.peer), event.error)
                 self.apply(lobby.on_link_lost(event.peer))
             elif isinstance(event, LinkUp):
+                if isinstance(lobby, HostLobby):  # (it starts only once it reaches every member, §6.6)
+                    self.apply(lobby.on_link_up(event.peer))
                 self.backlog.append(event)
         self.mesh.requeue(self.backlog)
         return self.result

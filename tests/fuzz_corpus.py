@@ -321,6 +321,7 @@ def lobby_run() -> Lobby:
         hello1 = g1.on_offer(offer1, ids[0].certificate, HOST_ADDRESS)
         save(f"{tag}: a hello arrives", LobbyWorld(host, g1), step(HOST_HELLO, 1, hello1))
         welcome1, _ = host.on_hello(hello1, HOST_NONCES[0], "10.0.0.2")
+        host.on_link_up(ids[1].peer_id)  # (the host's dial reached Bob)
         refuse = host.on_hello(hello1, HOST_NONCES[0], "10.0.0.2")[0]  # the same identity again
         save(f"{tag}: welcome on its way", LobbyWorld(host, g1), step(GUEST_REPLY, 0, welcome1), step(GUEST_REPLY, 0, refuse))
         g1.on_reply(welcome1)
@@ -328,6 +329,7 @@ def lobby_run() -> Lobby:
         hello2 = g2.on_offer(offer2, ids[0].certificate, HOST_ADDRESS)
         save(f"{tag}: second hello", LobbyWorld(host, g1), step(HOST_HELLO, 2, hello2))
         welcome2, actions = host.on_hello(hello2, HOST_NONCES[1], "10.0.0.3")
+        actions += host.on_link_up(ids[2].peer_id)  # the table is full and reached: it starts (§6.6)
         update = next(a.message for a in actions if isinstance(a, SendTo))
         start = next(a.message for a in actions if isinstance(a, Broadcast))
         save(f"{tag}: roster update on its way", LobbyWorld(host, g1), step(GUEST_MESSAGE, 0, update),

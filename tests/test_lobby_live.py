@@ -200,3 +200,45 @@ async def test_s4_7_a_guest_that_floods_the_lobby_with_game_messages_loses_its_s
     ended, honest = await rogue_guest(tmp_path, flood, link_schemas(*lobby.MESSAGES, note))
     assert ended is not None
     assert [m.name for m in honest.roster.members] == ["h", "honest"]
+
+
+async def test_s6_6_a_joiner_nobody_can_reach_cannot_take_the_last_seat_and_end_the_table(tmp_path: Path) -> None:
+    """Found in review: a hello naming a mesh port where nothing answers filled the last
+    seat, the table started at once, and the lobby ended when that seat could not sign.
+    Now the host starts only once it reaches every member: the unreachable one leaves
+    when the host's dial fails, and the next joiner starts the table."""
+    import secrets
+    import socket
+
+    from p2p.framed import FramedStream
+    from p2p.lobby import GuestLobby
+    from p2p.lobby_runner import _open_front_door
+
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids) as (host, griefer, honest):
+        with socket.socket() as closed:  # a port where nothing listens
+            closed.bind((LOOPBACK, 0))
+            dead = closed.getsockname()[1]
+        with trio.fail_after(30):
+            rosters: list[list[str]] = []
+            freed = trio.Event()
+
+            def on_roster(roster) -> None:  # type: ignore[no-untyped-def]
+                rosters.append([m.name for m in roster.members])
+                if rosters[-2:] == [["h", "griefer"], ["h"]]:
+                    freed.set()
+
+            async with trio.open_nursery() as nursery:
+                await nursery.start(lambda task_status: host_table(host, name="h", table="Open", seats=2,
+                                                                   on_roster=on_roster, task_status=task_status))
+                # only the front door, as a griefer would: a hello that names the dead port
+                door, address = await _open_front_door([(LOOPBACK, host.port)], host.me, griefer)
+                framed = FramedStream(door.tls, griefer.schemas, limits=griefer.limits, label="host")
+                guest = GuestLobby(griefer.identity, name="griefer", port=dead, nonce=secrets.token_bytes(32),
+                                   expect_host=host.me)
+                await framed.send(guest.on_offer(await framed.expect("lobby.offer"), door.peer_cert, address))
+                assert (await framed.expect("lobby.welcome", "lobby.refuse"))["type"] == "lobby.welcome"
+                await framed.aclose()
+                await freed.wait()  # the host could not reach it: it left, and its seat is free
+                result = await join_table(honest, [(LOOPBACK, host.port)], name="honest", expect_host=host.me)
+            assert [m.name for m in result.roster.members] == ["h", "honest"]

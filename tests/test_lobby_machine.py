@@ -31,10 +31,12 @@ def test_three_peers_start_in_memory(tmp_path: Path) -> None:
     ids, host = setup(tmp_path)
     g1, h1, n1 = hello_for(host, ids[1], "bob", N[1])
     w1, a1 = host.on_hello(h1, n1, "10.0.0.2")
+    host.on_link_up(ids[1].peer_id)  # (the host's dial reached bob)
     assert w1["type"] == "lobby.welcome" and isinstance(a1[0], Pin) and a1[0].dial
     g1.on_reply(w1)
     g2, h2, n2 = hello_for(host, ids[2], "carol", N[2])
     w2, a2 = host.on_hello(h2, n2, "10.0.0.3")
+    a2 += host.on_link_up(ids[2].peer_id)  # full and reached: the start (§6.6)
     g2.on_reply(w2)
     update = next(a for a in a2 if isinstance(a, SendTo) and a.message["type"] == "lobby.roster")
     pins = g1.on_message(ids[0].peer_id, update.message)
@@ -90,11 +92,13 @@ def test_a_final_roster_that_differs_from_the_one_shown_is_refused(tmp_path: Pat
     ids, host = setup(tmp_path, seats=2)
     g, h, n = hello_for(host, ids[1], "bob", N[1])
     welcome, actions = host.on_hello(h, n, "x")
+    actions += host.on_link_up(ids[1].peer_id)
     g.on_reply(welcome)
     start = next(a for a in actions if isinstance(a, Broadcast)).message
     other = HostLobby(ids[0], name="alice", table="T", seats=2, table_nonce=N[5], port=4000)
     _, h2, n2 = hello_for(other, ids[1], "bob", N[1])
     _, actions2 = other.on_hello(h2, n2, "x")
+    actions2 += other.on_link_up(ids[1].peer_id)
     lie = next(a for a in actions2 if isinstance(a, Broadcast)).message
     with pytest.raises(ProtocolError, match="differs from the roster it showed us"):
         g.on_message(ids[0].peer_id, lie)
@@ -109,6 +113,7 @@ def test_bad_roster_signatures_name_the_signer(tmp_path: Path) -> None:
     ids, host = setup(tmp_path, seats=2)
     g, h, n = hello_for(host, ids[1], "bob", N[1])
     welcome, actions = host.on_hello(h, n, "x")
+    actions += host.on_link_up(ids[1].peer_id)
     start = next(a for a in actions if isinstance(a, Broadcast)).message
     g.on_reply(welcome)
     sign = next(a for a in g.on_message(ids[0].peer_id, start) if isinstance(a, Broadcast)).message
@@ -129,3 +134,42 @@ def test_leaving_before_the_start_frees_the_seat(tmp_path: Path) -> None:
     assert [m.name for m in host.roster.members] == ["alice", "carol"]
     assert [m.seat for m in host.roster.members] == [0, 1]
     assert any(isinstance(a, SendTo) and a.peer == ids[2].peer_id for a in actions)
+
+
+def test_s6_6_the_host_starts_only_once_it_reaches_every_member(tmp_path: Path) -> None:
+    """Found in review: joiners whose mesh port nobody can reach filled the last seats,
+    the table started at once, and the lobby ended when they could not sign. Now the
+    start waits for the host's link to every member; one it cannot reach leaves when its
+    dial fails (§6.5), its seat is free again, and a reachable joiner starts the table."""
+    ids, host = setup(tmp_path, seats=3)
+    _, h1, n1 = hello_for(host, ids[1], "bob", N[1])
+    host.on_hello(h1, n1, "10.0.0.2")
+    assert host.on_link_up(ids[1].peer_id) == []  # reached; the table is not full
+    _, h2, n2 = hello_for(host, ids[2], "mallory", N[2])
+    _, actions = host.on_hello(h2, n2, "10.0.0.66")  # full, but not reached yet
+    assert not host.started and not any(isinstance(a, Broadcast) for a in actions)
+    actions = host.on_link_lost(ids[2].peer_id)  # the host's dial failed: mallory leaves
+    assert not host.started and [m.name for m in host.roster.members] == ["alice", "bob"]
+    assert not any(isinstance(a, Broadcast) for a in actions)
+    _, h3, n3 = hello_for(host, ids[3], "carol", N[3])
+    welcome, _ = host.on_hello(h3, n3, "10.0.0.3")
+    assert welcome["type"] == "lobby.welcome" and welcome["seat"] == 2
+    actions = host.on_link_up(ids[3].peer_id)
+    start = next(a for a in actions if isinstance(a, Broadcast)).message
+    assert host.started and start["type"] == "lobby.start"
+
+
+def test_s6_6_the_hosts_call_to_start_waits_for_its_links(tmp_path: Path) -> None:
+    """The host asks to start with a member not yet reached: the start follows the link,
+    or the member's departure; meanwhile latecomers are told the game started."""
+    ids, host = setup(tmp_path, seats=4)
+    for i, name in ((1, "bob"), (2, "carol")):
+        _, h, n = hello_for(host, ids[i], name, N[i])
+        host.on_hello(h, n, "x")
+    host.on_link_up(ids[1].peer_id)
+    assert host.start() == [] and not host.started
+    _, h3, n3 = hello_for(host, ids[3], "dave", N[3])
+    assert host.on_hello(h3, n3, "x")[0]["reason"] == "started"
+    actions = host.on_link_lost(ids[2].peer_id)  # carol cannot be reached: bob and alice play
+    assert host.started and any(isinstance(a, Broadcast) for a in actions)
+    assert [m.name for m in host.roster.members] == ["alice", "bob"]
