@@ -15,7 +15,8 @@ as signed. The audit checks, in order, and stops at the first thing that does no
 4. the end: the game finished (every seat said ``done``) and the log was closed. A log
    that stopped because the order refused a peer's message keeps that peer's signed
    messages as evidence (``log.evidence``): if they prove the violation (two bodies with
-   one seq, a stamp below a promise), that peer is named; an unproven claim names nobody.
+   one seq, a stamp below a promise, a stamp above what its message names with the
+   messages it names), that peer is named; an unproven claim names nobody.
 
 The result says what the game was (players, rounds, cards, scores, snaps, who saw
 which card) and the verdict; `first_failure` names the record, the peer and the check.

@@ -36,6 +36,7 @@ from p2p.signing import SignedMessage
 from p2p.wire import Limits, decode_map, encode_frame, split_frames
 
 LOG_LIMITS = Limits(max_frame=2 << 20)
+MAX_EVIDENCE = 17  # a message, its sender's previous one and the 15 it may name (§7.3)
 """A log.msg frame wraps a message of up to 1 MiB."""
 
 SCHEMAS = Schemas(
@@ -55,7 +56,7 @@ SCHEMAS = Schemas(
         1,
         "§10.1",
         {"section": Str(max_len=16), "peer": Bin(size=32),
-         "items": ListOf(Record({"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}), 1, 4)},
+         "items": ListOf(Record({"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}), 1, MAX_EVIDENCE)},
     ),
 )
 
@@ -172,8 +173,9 @@ class FairnessLog:
     def evidence(self, section: str, peer: bytes, messages: Sequence[SignedMessage]) -> None:
         """Keep the signed messages that prove `peer` broke §7 (the order refused them, so
         they are not among the delivered records); the audit re-checks them."""
-        items = [{"body": m.body, "sig": m.sig} for m in messages[:4]]
-        if items and sum(len(m.body) for m in messages[:4]) < LOG_LIMITS.max_frame - 4096:
+        kept = messages[:MAX_EVIDENCE]
+        items = [{"body": m.body, "sig": m.sig} for m in kept]
+        if items and sum(len(m.body) for m in kept) < LOG_LIMITS.max_frame - 4096:
             self._write({"type": "log.evidence", "v": 1, "section": section[:16], "peer": peer, "items": items})
 
     def sync(self) -> None:

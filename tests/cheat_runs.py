@@ -38,6 +38,7 @@ from tests.live_support import seat_live_table
 from tests.test_table_games import SMALL
 from tests.malicious import (
     BackdatedStamp,
+    InflatedStamp,
     BlindSnap,
     Cheat,
     CheatingPeer,
@@ -226,6 +227,7 @@ MEMORY: dict[str, tuple[Callable[[], Cheat], tuple[str, ...], Response]] = {
     "equivocation": (lambda: Equivocation({0}), ("§7.2",), Response.ABORT),
     "side-equivocation": (lambda: SideEquivocation({0}), ("§7.2",), Response.ABORT),
     "backdated-stamp": (BackdatedStamp, ("§7.3",), Response.ABORT),
+    "inflated-stamp": (InflatedStamp, ("§7.3",), Response.ABORT),
     "unseen-heads": (UnseenHeads, ("§7.5",), Response.ABORT),
     "replay-other-game": (ForeignReplay, ("§7.1",), Response.REJECT),
     "replay-earlier-round": (RoundReplay, ("§9.3",), Response.ABORT),

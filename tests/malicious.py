@@ -33,7 +33,7 @@ from p2p.deck.sampling import random_scalar
 from p2p.errors import ProtocolError
 from p2p.identity import Identity, verify_signature
 from p2p.log import FairnessLog, header_for
-from p2p.order import OrderError, message_hash
+from p2p.order import MAX_STAMP, OrderError, message_hash
 from p2p.peer import TablePeer
 from p2p.roster import TableRules
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
@@ -649,6 +649,27 @@ class BackdatedStamp(Cheat):
                 self.last_stamp = max(self.last_stamp, int(inner["lamport"]))
                 return [envelope]
         return [self.backdated[key]]
+
+
+class InflatedStamp(Cheat):
+    """§7.3: stamps its ``ready`` at the top of the range, far above what it names (an
+    honest clock that took it would stamp past 2^62 and be refused in an honest name)."""
+
+    name = "stamp above what it names"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inflated: dict[bytes, Envelope] = {}
+
+    def outgoing(self, net: CheatingTable, dst: int, envelope: Envelope) -> list[Envelope]:
+        inner = envelope.inner
+        if "sseq" in inner or inner["type"] != "ready":
+            return [envelope]
+        key = message_hash(envelope.body)
+        if key not in self.inflated:
+            self.tried = True
+            self.inflated[key] = net.resign(dict(inner, lamport=MAX_STAMP - 1))
+        return [self.inflated[key]]
 
 
 class ForeignReplay(Cheat):

@@ -226,6 +226,17 @@ def test_s7_3_backdated_stamp_is_refused_on_receipt(tmp_path: Path, ledger: list
     assert all(any(isinstance(e, StampBackwards) for e in net.peers[i].errors) for i in net.honest)
 
 
+def test_s7_3_a_stamp_above_what_it_names_is_refused_with_its_proof(tmp_path: Path, ledger: list[Judged]) -> None:
+    """Found in review: a stamp at the top of the range was taken by every honest clock,
+    and the next honest stamp was refused in an honest name. Now it is refused on
+    receipt, and every honest log keeps the proof that names its sender."""
+    from p2p.order import StampUnjustified
+
+    net, _ = tried("inflated-stamp", tmp_path, ledger)
+    assert all(any(isinstance(e, StampUnjustified) for e in net.peers[i].errors) for i in net.honest)
+    assert all(p.orderer.clock < 1000 for i, p in enumerate(net.peers) if i in net.honest)
+
+
 def test_s7_5_claim_to_have_seen_what_it_had_not_halts_every_honest_seat(tmp_path: Path, ledger: list[Judged]) -> None:
     net, _ = tried("unseen-heads", tmp_path, ledger)
     assert len(halts(net)) == 1

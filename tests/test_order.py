@@ -750,3 +750,27 @@ def test_s7_9_the_stamp_bound_vector() -> None:
     refused = unjustified(peers, (0, 2, 3), 1, message(11), 10)
     assert refused is not None and len(refused.evidence) == 4  # it, its seq 2, the two it names
     assert unjustified(peers, (0, 2, 3), 1, message(10), 10) is None
+
+
+def test_s10_1_a_log_keeps_the_whole_proof_of_an_unjustified_stamp_at_six_seats(tmp_path) -> None:
+    """Such a proof holds the message, its sender's previous one and the five others it
+    names at a table of six: seven signed messages, all kept (`log.evidence`)."""
+    from p2p.log import FairnessLog, header_for, read_log
+    from p2p.order import StampUnjustified
+
+    net = Network(6, 26)
+    for seat in range(6):
+        net.send(seat, {"type": "note", "v": 1})
+    net.quiesce()
+    net.send(0, {"type": "note", "v": 1})
+    net.quiesce()
+    cheat = forge(net, 0, lamport=1000)
+    with pytest.raises(StampUnjustified) as refused:
+        deliver_to(net, 1, cheat)
+    assert len(refused.value.evidence) == 7
+    path = tmp_path / "seat1.bandit-log"
+    log = FairnessLog.create(path, header_for(b"roster", [bytes(64)] * 6, 1))
+    log.evidence(refused.value.section, refused.value.peer, refused.value.evidence)
+    log.close("stopped")
+    (kept,) = read_log(path).evidence
+    assert [body for body, _ in kept.items] == [m.body for m in refused.value.evidence]
