@@ -299,43 +299,42 @@ def _proven_violation(
 def _violation_shown(section: str, messages: Sequence[SignedMessage], seats: Sequence[bytes]) -> str | None:
     """What `messages` prove against the first one's signer under `section`, if anything:
     its own signed messages, and for an unjustified stamp the others' that it names."""
-    if section == "§7.3" and kind_of(messages[0]) == "content":
+    if section == "§7.3" and _kind(messages[0]) == "content":
         unjustified = _stamp_unjustified(messages, seats)
         if unjustified is not None:
             return unjustified
     if any(m.sender != messages[0].sender for m in messages):
         return None
-    kind = kind_of
-
     if section == "§7.2":
         for a in messages:
             for b in messages:
                 if a.body == b.body:
                     continue
-                if kind(a) == kind(b) == "content" and a.inner["seq"] == b.inner["seq"]:
+                if _kind(a) == _kind(b) == "content" and a.inner["seq"] == b.inner["seq"]:
                     return f"signed two different messages with seq {a.inner['seq']}"
-                if kind(a) == kind(b) == "side" and a.inner["sseq"] == b.inner["sseq"]:
+                if _kind(a) == _kind(b) == "side" and a.inner["sseq"] == b.inner["sseq"]:
                     return f"signed two different side messages with sseq {a.inner['sseq']}"
-                if kind(a) == kind(b) == "content" and b.inner["seq"] == a.inner["seq"] + 1 \
+                if _kind(a) == _kind(b) == "content" and b.inner["seq"] == a.inner["seq"] + 1 \
                         and bytes(b.inner["prev"]) != message_hash(a.body):
                     return f"signed a seq {b.inner['seq']} that does not follow its seq {a.inner['seq']}: its chain forked"
-                if kind(a) == kind(b) == "side" and b.inner["sseq"] == a.inner["sseq"] + 1 \
+                if _kind(a) == _kind(b) == "side" and b.inner["sseq"] == a.inner["sseq"] + 1 \
                         and bytes(b.inner["sprev"]) != message_hash(a.body):
                     return (f"signed a side message {b.inner['sseq']} that does not follow its side message "
                             f"{a.inner['sseq']}: its side chain forked")
-                if kind(a) == "ack" and kind(b) == "content" and a.inner["last"][0] == b.inner["seq"] \
+                if _kind(a) == "ack" and _kind(b) == "content" and a.inner["last"][0] == b.inner["seq"] \
                         and bytes(a.inner["last"][1]) != message_hash(b.body):
                     return f"signed an ack that names another message as its seq {b.inner['seq']}"
-    if section == "§7.3" and len(messages) == 2 and kind(messages[0]) == "content":
+    if section == "§7.3" and len(messages) == 2 and _kind(messages[0]) == "content":
         late, promise = messages
         stamp, seq = late.inner["lamport"], late.inner["seq"]
-        before = promise.inner["seq"] if kind(promise) == "content" else promise.inner["last"][0] if kind(promise) == "ack" else None
+        before = promise.inner["seq"] if _kind(promise) == "content" else promise.inner["last"][0] if _kind(promise) == "ack" else None
         if before is not None and before < seq and promise.inner["lamport"] >= stamp:
             return f"stamped its seq {seq} with {stamp}, not above the {promise.inner['lamport']} it had promised"
     return None
 
 
-def kind_of(m: SignedMessage) -> str:
+def _kind(m: SignedMessage) -> str:
+    """Which of the three kinds of signed message of §7 `m` is."""
     return "side" if "sseq" in m.inner else "ack" if m.inner["type"] == "ack" else "content"
 
 
@@ -344,7 +343,7 @@ def _stamp_unjustified(messages: Sequence[SignedMessage], seats: Sequence[bytes]
     sender's previous message and of the messages its heads name, all of them given."""
     late = messages[0].inner
     sender = messages[0].sender
-    by_hash = {message_hash(m.body): m.inner for m in messages[1:] if kind_of(m) == "content"}
+    by_hash = {message_hash(m.body): m.inner for m in messages[1:] if _kind(m) == "content"}
     seq, stamp = late["seq"], late["lamport"]
     top = 0
     if seq > 0:

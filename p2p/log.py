@@ -36,8 +36,8 @@ from p2p.signing import SignedMessage
 from p2p.wire import Limits, decode_map, encode_frame, split_frames
 
 LOG_LIMITS = Limits(max_frame=2 << 20)
-MAX_EVIDENCE = 17  # a message, its sender's previous one and the 15 it may name (§7.3)
 """A log.msg frame wraps a message of up to 1 MiB."""
+MAX_EVIDENCE = 17  # a message, its sender's previous one and the 15 it may name (§7.3)
 
 SCHEMAS = Schemas(
     Message(
