@@ -287,8 +287,8 @@ class Lobby:
 
 
 # Steps: [handler, sender seat, message]; the handlers a lobby runner calls (§6).
-HOST_HELLO, HOST_MESSAGE, GUEST_OFFER, GUEST_REPLY, GUEST_MESSAGE, HOST_LOST, GUEST_LOST, HOST_START = range(8)
-RESIGN = 8  # added to a handler: the sender signs the (mutated) message afresh
+HOST_HELLO, HOST_MESSAGE, GUEST_OFFER, GUEST_REPLY, GUEST_MESSAGE, HOST_LOST, GUEST_LOST, HOST_START, HOST_UP = range(9)
+RESIGN = 16  # added to a handler: the sender signs the (mutated) message afresh
 
 
 def lobby_identities() -> tuple[Identity, ...]:

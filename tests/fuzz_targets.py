@@ -355,7 +355,7 @@ class LobbyTarget:
 
     def _step(self, world: corpus.LobbyWorld, ids: Sequence[Identity], handler: int, sender: int, message: Any) -> Verdict:
         lob = corpus.lobby_run()
-        resign, handler = bool(handler & corpus.RESIGN), handler & 7
+        resign, handler = bool(handler & corpus.RESIGN), handler & 15
         peer = ids[sender].peer_id
         if handler in MESSAGE_HANDLERS:
             if not isinstance(message, dict):
@@ -391,6 +391,8 @@ class LobbyTarget:
                 world.host.on_link_lost(peer)
             elif handler == corpus.GUEST_LOST:
                 world.guest.on_link_lost(peer)
+            elif handler == corpus.HOST_UP:
+                world.host.on_link_up(peer)
             else:
                 world.host.start()
         except ProtocolError as exc:
@@ -403,6 +405,9 @@ class LobbyTarget:
         out = [case(i, step) for i, p in enumerate(lob.points) for step in p.next]  # each what may come next
         out += [case(i, *p.next) for i, p in enumerate(lob.points) if len(p.next) > 1 and "welcome" not in p.label]
         out += [case(i, corpus.step(corpus.HOST_START, 0)) for i in (3, 10)]
+        for i, hello2 in ((3, lob.messages[5]), (10, lob.messages[16])):  # each table's second hello: it fills,
+            for then in (corpus.HOST_UP, corpus.HOST_LOST):  # and the host reaches the newcomer, or it leaves (§6.6)
+                out.append(case(i, corpus.step(corpus.HOST_HELLO, 2, hello2), corpus.step(then, 2)))
         out += [case(i, corpus.step(corpus.HOST_LOST, 2), corpus.step(corpus.GUEST_LOST, 0)) for i in (4, 12)]
         return out
 
@@ -414,7 +419,7 @@ def _lobby_step(raw: Any) -> tuple[int, int, Any] | None:
         return None
     if not isinstance(value, list) or len(value) != 3 or type(value[0]) is not int or type(value[1]) is not int:
         return None
-    return value[0] & 15, value[1] % 3, value[2]
+    return value[0] & 31, value[1] % 3, value[2]
 
 
 def _callable(world: corpus.LobbyWorld, handler: int, sender: int) -> bool:
@@ -426,7 +431,7 @@ def _callable(world: corpus.LobbyWorld, handler: int, sender: int) -> bool:
         return guest.host is not None and guest.roster is None
     if handler in (corpus.GUEST_MESSAGE, corpus.GUEST_LOST):
         return guest.roster is not None and sender != 1
-    if handler in (corpus.HOST_MESSAGE, corpus.HOST_LOST):
+    if handler in (corpus.HOST_MESSAGE, corpus.HOST_LOST, corpus.HOST_UP):
         return sender != 0
     if handler == corpus.HOST_START:
         return len(world.host.roster.members) >= MIN_SEATS
