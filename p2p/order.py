@@ -335,6 +335,11 @@ def heads_violation(peers: Sequence[_Peer], seat: int, envelope: Envelope, stamp
     return None
 
 
+def other_seats(n: int) -> list[tuple[int, ...]]:
+    """For each of `n` seats, the others in seat order: the seats its `heads` speak of."""
+    return [tuple(i for i in range(n) if i != seat) for seat in range(n)]
+
+
 def stamp_bound(peers: Sequence[_Peer], others: Sequence[int], seat: int, seq: int,
                 heads: Sequence[Sequence[Any]]) -> int | None:
     """§7.3: the highest stamp `seat`'s content message `seq` may carry, given its `heads`
@@ -389,7 +394,7 @@ class Orderer:
         self._sign = sign
         self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
         self._peers = [_Peer(chain_hash=game, side_hash=side_genesis(game)) for _ in self.seats]
-        self._others = [tuple(i for i in range(len(seats)) if i != seat) for seat in range(len(seats))]
+        self._others = other_seats(len(seats))
         self._unvouched: set[int] = set()  # seats with content taken whose stamp is not yet justified (§7.3)
         self.salts = SaltSchedule(salt if salt is not None else game)
         self._side_sent: list[SignedMessage] = []
@@ -404,7 +409,6 @@ class Orderer:
         self._unsent: deque[dict[str, Any]] = deque()  # content that waits until we may stamp it
         self._delivering = 0
         self._ack_wanted = 0  # highest content stamp received from others
-        self._last_sent_stamp = -1
         self._last_sent_time: float | None = None
         self._heads_changed = False  # others' content arrived since we last declared our heads
         self._sides_unconfirmed: float | None = None  # when a side message first arrived since our last ack
@@ -451,12 +455,12 @@ class Orderer:
     def _heads(self, *, vouched: bool = False) -> list[list[Any]]:
         """What we hold of every other seat's chain (for acks), or what we vouch for (for
         content, whose stamp must be justified by what it names, §7.3)."""
-        return [
-            [seq, p.hashes[seq] if seq >= 0 else ZERO_HASH]
-            for i, p in enumerate(self._peers)
-            if i != self.me
-            for seq in ((p.vouched if vouched else p.next_seq - 1),)
-        ]
+        heads = []
+        for i, p in enumerate(self._peers):
+            if i != self.me:
+                seq = p.vouched if vouched else p.next_seq - 1
+                heads.append([seq, p.hashes[seq] if seq >= 0 else ZERO_HASH])
+        return heads
 
     @property
     def may_send(self) -> bool:
@@ -542,7 +546,7 @@ class Orderer:
     def ack_due(self) -> bool:
         """True when others' content is stamped above every promise we have made, or
         arrived since we last declared our heads (others wait for that echo, §7.10)."""
-        return self._ack_wanted > self._last_sent_stamp or self._heads_changed or self._away_changed
+        return self._ack_wanted > self._promised or self._heads_changed or self._away_changed
 
     def ack(self, now: float) -> Envelope:
         """A signed promise: our future content is stamped above our clock now."""
@@ -565,7 +569,7 @@ class Orderer:
         return self._sign(inner)
 
     def _note_sent(self, now: float) -> None:
-        self._last_sent_stamp = self._promised = max(self._seen, self._promised)
+        self._promised = max(self._seen, self._promised)
         self._last_sent_time = now
         self._heads_changed = False
 
@@ -628,14 +632,15 @@ class Orderer:
         refusal = None if bound is None else unjustified(self._peers, self._others[seat], seat, envelope, bound)
         if refusal is not None:
             raise refusal
+        justified = bound is not None  # (vouched for as it is taken: not judged twice)
         if seq + 1 not in peer.held:
-            self._accept_content(seat, envelope)
+            self._accept_content(seat, envelope, justified=justified)
             return True
         # Held messages follow: take them all, or (one does not fit: the sender forked its
         # chain) none, and refuse this one with nothing changed.
         saved = self._content_state(seat)
         try:
-            self._accept_content(seat, envelope)
+            self._accept_content(seat, envelope, justified=justified)
             while peer.next_seq in peer.held:
                 following = peer.held.pop(peer.next_seq)
                 self._check_content(seat, following, _parse_header(following, len(self.seats), self.game))
@@ -763,20 +768,23 @@ class Orderer:
                 return (ack,)
         return ()
 
-    def _accept_content(self, seat: int, envelope: Envelope, *, pending: bool = True) -> None:
+    def _accept_content(self, seat: int, envelope: Envelope, *, pending: bool = True, justified: bool = False) -> None:
+        """Take `envelope` into `seat`'s chain; vouch for it at once if it is ours or its
+        stamp was `justified` on receipt, else as far as `_vouch` can (§7.3)."""
         peer = self._peers[seat]
         stamp = int(envelope.inner["lamport"])
         peer.chain(message_hash(envelope.body), stamp)
         peer.envelopes.append(envelope)
         self._add_promise(peer, stamp, peer.next_seq - 1)
         self._seen = max(self._seen, stamp)
-        if seat == self.me:
-            peer.vouched = peer.next_seq - 1
-            self.clock = max(self.clock, stamp)
-        else:
+        if seat != self.me:
             self._ack_wanted = max(self._ack_wanted, stamp)
             self._heads_changed = len(self.seats) > 2  # a third peer waits for our echo (§7.10)
             self._recheck_heads(seat, peer.next_seq - 1, side=False)
+        if seat == self.me or justified:
+            peer.vouched = peer.next_seq - 1
+            self.clock = max(self.clock, stamp)
+        else:
             self._vouch(seat)
         if not pending:
             return
@@ -854,7 +862,7 @@ class Orderer:
 
     def _compare_heads(self, declarer: int, heads: Sequence[Sequence[Any]], *, side: bool) -> None:
         """Compare what `declarer` says it holds of every third seat's chain with ours."""
-        others = [i for i in range(len(self.seats)) if i != declarer]
+        others = self._others[declarer]
         for seat, (seq, digest) in zip(others, heads):
             if seat == self.me or seq < 0:
                 continue
@@ -1058,7 +1066,6 @@ class Orderer:
         inner = envelope.inner
         if inner.get("type") == ACK_TYPE:  # its promise binds us (§7.3); our clock waits for `may_send`
             self._promised = max(self._promised, int(inner["lamport"]))
-            self._last_sent_stamp = max(self._last_sent_stamp, self._promised)
             return
         if is_side(inner):
             return  # side messages are logged as they leave
@@ -1082,8 +1089,6 @@ class Orderer:
         waiting for its echo, §7.10), and the rest of the group comes again. So every
         other peer is covered up to L - 1, not L (which would refuse that rest as a
         stamp going backwards, §7.3)."""
-        if self._unvouched:
-            self._vouch_all()
         for i, peer in enumerate(self._peers):
             if i != self.me:
                 peer.covered = max(peer.covered, self._delivering - 1)
@@ -1196,7 +1201,7 @@ class OrderReplay:
         self.ties = ties
         self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
         self._peers = [_Peer(chain_hash=game, side_hash=side_genesis(game)) for _ in self.seats]
-        self._others = [tuple(i for i in range(len(seats)) if i != seat) for seat in range(len(seats))]
+        self._others = other_seats(len(seats))
         self.salts = SaltSchedule(game)
         self._last: tuple[int, bytes] | None = None
         self._delivering = 0

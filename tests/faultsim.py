@@ -186,7 +186,7 @@ class FaultNetwork(TableNetwork):
             self.journals[src].append(envelope)  # written before it leaves, as live
         super().broadcast(src, envelope)
 
-    def send(self, seat: int, payload: dict[str, Any]) -> Envelope | None:  # type: ignore[override]
+    def send(self, seat: int, payload: dict[str, Any]) -> Envelope | None:
         if seat in self.dead:
             return None
         return super().send(seat, payload)

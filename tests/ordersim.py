@@ -116,14 +116,14 @@ class Network:
             if dst != src:
                 self._post(src, dst, envelope)
 
-    def send(self, seat: int, payload: dict[str, Any]) -> Envelope:
-        """`payload` from `seat`, stamped and sent (or, at a peer resumed a moment ago,
-        sent once it may be stamped: then the last message that went now, if any)."""
+    def send(self, seat: int, payload: dict[str, Any]) -> Envelope | None:
+        """`payload` from `seat`, stamped and sent; None while it waits to be stamped
+        (§7.3: it goes when `released`), else the last message that went now."""
         peer = self.peers[seat]
         sent = peer.orderer.post(payload, self.now)
         for envelope in sent:
             self.broadcast(seat, envelope)
-        return sent[-1] if sent else None  # type: ignore[return-value]
+        return sent[-1] if sent else None
 
     def _arrive(self, dst: int, envelope: Envelope) -> None:
         peer = self.peers[dst]
