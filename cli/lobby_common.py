@@ -23,6 +23,8 @@ REFUSAL_HINTS = {
     "version": "that table runs an incompatible version of bandit-lan",
     "duplicate": "you are already seated at that table (same identity)",
     "name-taken": "that name is taken at this table; pick another with --name",
+    "unreachable": "a player at the table and this machine could not connect to each other (a firewall?), "
+                   "so the later of the two to join left",
 }
 
 

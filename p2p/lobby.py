@@ -19,10 +19,12 @@ seat dials higher), after pinning it from the host's ``lobby.roster``; the newco
 everybody from its welcome and only then accepts links, so no handshake races a pin.
 
 Start (§6.6): when the table is full, or when the host says so with at least two
-players, and the host holds a link to every member (a joiner it cannot reach leaves when
-its dial fails, so unreachable joiners cannot take the last seats and end the table),
-the host freezes the roster into R and sends ``lobby.start`` with its roster
-signature. Each guest checks that R is exactly the roster it was shown, signs it and
+players, and every guest has reported (``lobby.links``) that it holds a link to every
+other member of the current roster, the host freezes the roster into R and sends
+``lobby.start`` with its roster signature. A pair of members that cannot link costs the
+later joiner of the two its seat (the host tells it with ``lobby.refuse`` reason
+``unreachable``), so nobody only some can reach takes a seat and ends the table at
+signing. Each guest checks that R is exactly the roster it was shown, signs it and
 broadcasts ``lobby.sign``. A peer has started when it holds a valid signature of R from
 every member; the game id is SHA-256 over R.
 """
@@ -43,9 +45,10 @@ from p2p.roster import (
     Roster, TableRules,
     game_id_of, parse_canonical, roster_signature_valid, sign_roster,
 )
-from p2p.schema import NONCE, SIGNATURE, Bin, Bool, Int, Message, OneOf, Optional, Str
+from p2p.schema import NONCE, PEER_ID, SIGNATURE, Bin, Bool, Int, ListOf, Message, OneOf, Optional, Str
 
-REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken"})
+MESH_WAIT = 30.0  # seconds a guest waits for a link from a member that dials it (§6.6)
+REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "unreachable"})
 WRONG_CODE = "wrong table code"  # the `detail` of a bad-code refusal for a code given but wrong
 
 MESSAGES: tuple[Message, ...] = (
@@ -62,6 +65,7 @@ MESSAGES: tuple[Message, ...] = (
     Message("lobby.roster", 1, "§6.5", {"roster": WIRE_ROSTER}),
     Message("lobby.start", 1, "§6.6", {"roster": Bin(min_len=1, max_len=65536), "sig": SIGNATURE}),
     Message("lobby.sign", 1, "§6.6", {"game": Bin(size=32), "sig": SIGNATURE}),
+    Message("lobby.links", 1, "§6.6", {"version": Int(0, 1 << 32), "unreachable": ListOf(PEER_ID, max_len=MAX_SEATS - 2)}),
 )
 
 
@@ -118,6 +122,12 @@ Action = SendTo | Broadcast | Pin | Unpin | RosterChanged | Started
 
 def refuse(reason: str, detail: str) -> dict[str, Any]:
     return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": detail[:200]}
+
+
+def links_report(version: int, unreachable: tuple[bytes, ...] = ()) -> dict[str, Any]:
+    """A guest's word to the host on roster `version` (§6.6): with nothing `unreachable`,
+    it holds a link to every other member; else it cannot link with those."""
+    return {"type": "lobby.links", "v": 1, "version": version, "unreachable": list(unreachable)}
 
 
 # -- the part both roles share: collecting roster signatures ------------------------------
@@ -206,7 +216,7 @@ class HostLobby:
                              rules=rules)
         self.started = False
         self.starting = False  # the host asked to start: it does once every member is linked
-        self._linked: set[bytes] = set()  # members this host holds a mesh link to
+        self._ready: dict[bytes, int] = {}  # guest: the roster version on which it holds every link
         self._sigs = _Signatures(identity)
 
     def offer(self, nonce: bytes) -> dict[str, Any]:
@@ -254,27 +264,20 @@ class HostLobby:
         return welcome, actions + self._start_if_ready()
 
     def start(self) -> list[Action]:
-        """The host's call: start with the players seated now, once it holds a link to
-        each of them (at once if it does)."""
+        """The host's call: start with the players seated now, once every one of them
+        reported its links (at once if all did)."""
         if len(self.roster.members) < MIN_SEATS:
             raise ValueError(f"a game needs at least {MIN_SEATS} players")
         self.starting = True
         return self._start_if_ready()
 
-    def on_link_up(self, peer: bytes) -> list[Action]:
-        """A mesh link to `peer` is up: a member this host can reach."""
-        if self.roster.member(peer) is None:
-            return []
-        self._linked.add(peer)
-        return self._start_if_ready()
-
     def _start_if_ready(self) -> list[Action]:
         """Freeze the roster and ask everyone to sign it (§6.6): when the table is full or
-        the host asked, and the host reaches every member."""
+        the host asked, and every guest holds a link to every other member."""
         if self.started or not (self.starting or self.roster.free == 0) or len(self.roster.members) < MIN_SEATS:
             return []
-        if any(m.peer_id not in self._linked for m in self.roster.members[1:]):
-            return []  # (one that cannot be reached leaves when its dial fails: on_link_lost)
+        if any(self._ready.get(m.peer_id) != self.roster.version for m in self.roster.members[1:]):
+            return []  # (a pair that cannot link costs the later joiner its seat: _on_links)
         self.started = True
         sig = self._sigs.freeze(self.roster)
         assert self._sigs.canonical is not None
@@ -283,12 +286,37 @@ class HostLobby:
 
     def on_message(self, peer: bytes, message: Mapping[str, Any]) -> list[Action]:
         """A lobby message from a pinned guest over the mesh."""
+        if message["type"] == "lobby.links":
+            return self._on_links(peer, message["version"], message["unreachable"])
         if message["type"] != "lobby.sign":
             raise ProtocolError("§6.6", f"a guest may not send {message['type']!r} to the host", short_id(peer))
         if not self.started:  # guests sign what the host's lobby.start showed them
             raise ProtocolError("§6.6", "lobby.sign before the host started the game", short_id(peer))
         self._sigs.add(peer, message["game"], message["sig"])
         return self._sigs.outcome()
+
+    def _on_links(self, peer: bytes, version: int, unreachable: list[bytes]) -> list[Action]:
+        """A guest's report on its mesh links (§6.6). For each member it cannot link with,
+        the later joiner of the two leaves the table."""
+        reporter = self.roster.member(peer)
+        if self.started or reporter is None or version < self.roster.version:
+            return []  # too late to matter, or about a roster since changed
+        if version > self.roster.version:
+            raise ProtocolError("§6.6", f"lobby.links on roster version {version}, which the host never sent",
+                                short_id(peer))
+        named = [self.roster.member(bytes(p)) for p in unreachable]
+        if len(set(map(bytes, unreachable))) != len(unreachable) or any(
+                m is None or m.seat == 0 or m.peer_id == peer for m in named):
+            raise ProtocolError("§6.6", "lobby.links names itself, the host, a member twice or a peer not at the table",
+                                short_id(peer))
+        if not named:
+            self._ready[peer] = version
+            return self._start_if_ready()
+        earlier = [m for m in named if m is not None and m.seat < reporter.seat]
+        if earlier:
+            return self._remove({peer: f"you could not link with {earlier[0].name}: the later of the two leaves (§6.6)"})
+        return self._remove({m.peer_id: f"{reporter.name} could not link with you: the later of the two leaves (§6.6)"
+                             for m in named if m is not None})
 
     def on_link_lost(self, peer: bytes) -> list[Action]:
         """A guest's link ended: before start it leaves the table (§6.5); after, the game
@@ -300,15 +328,20 @@ class HostLobby:
             if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
                 return []  # it signed before leaving: nothing more is needed from it
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
-        self._linked.discard(peer)
-        kept = tuple(m for m in self.roster.members if m.peer_id != peer)
+        return self._remove({peer: None})
+
+    def _remove(self, leaving: Mapping[bytes, str | None]) -> list[Action]:
+        """Members leave before the start (§6.5): those given a reason are told it
+        (``lobby.refuse`` reason ``unreachable``); the rest move up a seat."""
+        kept = tuple(m for m in self.roster.members if m.peer_id not in leaving)
         members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
         self.roster = replace(self.roster, members=members, version=self.roster.version + 1)
         update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
         if self.starting and len(members) < MIN_SEATS:
             self.starting = False  # (nobody left to play with: the table is open again)
-        return [Unpin(peer), *(SendTo(m.peer_id, update) for m in members[1:]), RosterChanged(self.roster),
-                *self._start_if_ready()]
+        told: list[Action] = [SendTo(peer, refuse("unreachable", why)) for peer, why in leaving.items() if why]
+        return [*told, *(Unpin(peer) for peer in leaving), *(SendTo(m.peer_id, update) for m in members[1:]),
+                RosterChanged(self.roster), *self._start_if_ready()]
 
 
 # -- guest -----------------------------------------------------------------------------------
@@ -334,6 +367,8 @@ class GuestLobby:
         self._transcript: bytes | None = None
         self._key: bytes | None = None
         self._sigs = _Signatures(identity)
+        self._linked: set[bytes] = set()  # members this guest holds a mesh link to
+        self._reported: set[tuple[int, bytes | None]] = set()  # (version, member it cannot link with, or None: all linked)
 
     def on_offer(self, offer: Mapping[str, Any], host: Certificate, host_address: tuple[str, int]) -> dict[str, Any]:
         """The hello answering the host's offer (the host's certificate is from TLS)."""
@@ -394,6 +429,8 @@ class GuestLobby:
             return self._sigs.outcome()
         if peer != self.host.peer_id:
             raise ProtocolError("§6.5", f"only the host sends {kind!r}", short_id(peer))
+        if kind == "lobby.refuse" and self._sigs.roster is None:  # the host let us go (§6.6)
+            raise JoinRefused(message["reason"], message["detail"], self.host.short)
         if kind == "lobby.roster":
             return self._on_roster(Roster.from_wire(message["roster"]))
         if kind == "lobby.start":
@@ -421,7 +458,8 @@ class GuestLobby:
         actions += [Pin(m, dial=True) for m in members if m.peer_id not in old and m.seat > me.seat]
         if any(m.peer_id not in old and m.seat < me.seat for m in members):
             raise ProtocolError("§6.5", "a newcomer seated before us", self.host.short)
-        return [*actions, RosterChanged(self.roster)]
+        self._linked &= current
+        return [*actions, RosterChanged(self.roster), *self._report()]
 
     def _on_start(self, canonical: bytes, host_sig: bytes) -> list[Action]:
         assert self.roster is not None and self.host is not None
@@ -438,9 +476,56 @@ class GuestLobby:
         assert self._sigs.game_id is not None
         return [Broadcast({"type": "lobby.sign", "v": 1, "game": self._sigs.game_id, "sig": sig}), *self._sigs.outcome()]
 
+    def awaited(self) -> frozenset[bytes]:
+        """Members that dial this guest (§6.5) and hold no link to it yet, before the start:
+        a runner gives each `MESH_WAIT` seconds, then calls `on_overdue`."""
+        if self.roster is None or self._sigs.roster is not None:
+            return frozenset()
+        me = self.seat
+        return frozenset(m.peer_id for m in self.roster.members if m.seat < me and m.peer_id not in self._linked)
+
+    def on_link_up(self, peer: bytes) -> list[Action]:
+        """A mesh link to `peer` is up: once it holds one to every member, the guest tells
+        the host (§6.6)."""
+        if self.roster is None or self.roster.member(peer) is None:
+            return []
+        self._linked.add(peer)
+        return self._report()
+
+    def on_overdue(self, peer: bytes) -> list[Action]:
+        """`peer` should have dialled this guest `MESH_WAIT` seconds ago and did not."""
+        assert self.roster is not None and self.host is not None
+        member = self.roster.member(peer)
+        if member is None or peer not in self.awaited():
+            return []
+        if peer == self.host.peer_id:
+            raise ProtocolError("§6.5", f"the host has not reached this peer's mesh port {self.port} (a firewall?)",
+                                self.host.short)
+        return self._report(member)
+
+    def _report(self, unreachable: Member | None = None) -> list[Action]:
+        """``lobby.links`` to the host, once per roster version: every link held, or one
+        member this guest cannot link with (the later joiner of the two leaves, §6.6)."""
+        assert self.host is not None
+        if self.roster is None or self._sigs.roster is not None:
+            return []
+        version = self.roster.version
+        if unreachable is None:
+            if any(m.peer_id not in self._linked for m in self.roster.members if m.peer_id != self.identity.peer_id):
+                return []
+            key: tuple[int, bytes | None] = (version, None)
+        else:
+            key = (version, unreachable.peer_id)
+        if key in self._reported:
+            return []
+        self._reported.add(key)
+        return [SendTo(self.host.peer_id, links_report(version, () if unreachable is None else (unreachable.peer_id,)))]
+
     def on_link_lost(self, peer: bytes) -> list[Action]:
         """Losing the host before the start ends the lobby, as does losing anyone whose
-        roster signature we still need; otherwise we wait for the host's roster update."""
+        roster signature we still need. Before the start, a member this guest dials that
+        it cannot reach (or whose link ended) is reported to the host (§6.6); one that
+        dials it is awaited again."""
         assert self.roster is not None and self.host is not None
         if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
             return []  # it signed before leaving: nothing more is needed from it
@@ -449,4 +534,7 @@ class GuestLobby:
             raise ProtocolError("§6.5", "the host closed the table", self.host.short)
         if member is not None and self._sigs.roster is not None:
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
-        return []
+        if member is None:
+            return []
+        self._linked.discard(peer)
+        return self._report(member) if member.seat > self.seat else []

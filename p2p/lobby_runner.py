@@ -17,6 +17,7 @@ advertisements; failures raise `ProtocolError` (and its subclasses `JoinRefused`
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,11 +25,12 @@ from typing import Any
 import trio
 
 from p2p.groups import lone_exception_unwrapped
-from p2p.errors import PeerLeft, ProtocolError
+from p2p.errors import JoinRefused, PeerLeft, ProtocolError
 from p2p.framed import FramedStream
 from p2p.identity import Certificate, short_id
 from p2p.lobby import (
-    Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, RosterChanged, SendTo, Started, Unpin, WRONG_CODE,
+    MESH_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, RosterChanged, SendTo, Started,
+    Unpin,
 )
 from p2p.roster import DEFAULT_RULES, Roster, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
@@ -72,33 +74,52 @@ class _Driver:
                 self.result = action.result
 
     async def run(self, lobby: HostLobby | GuestLobby) -> LobbyResult:
-        """Feed mesh events to `lobby` until it has started."""
+        """Feed mesh events to `lobby` until it has started; a guest's links that are
+        `MESH_WAIT` seconds overdue are reported to it (§6.6)."""
+        since: dict[bytes, float] = {}  # (guest) since when a member that dials us is awaited; inf once reported
         while self.result is None:
-            event = await self.mesh.receive()
-            if isinstance(event, Received):
-                if not event.type.startswith("lobby."):
-                    count = self.early[event.peer] = self.early.get(event.peer, 0) + 1
-                    if count > MAX_EARLY:  # more than a started table sends while we sign
-                        self._refuse(lobby, event.peer, ProtocolError(
-                            "§4.7", f"more than {MAX_EARLY} messages of the game before the table started",
-                            short_id(event.peer)))
-                        continue
-                    self.backlog.append(event)
-                    continue
-                try:
-                    self.apply(lobby.on_message(event.peer, event.message))  # type: ignore[arg-type]
-                except ProtocolError as exc:
-                    self._refuse(lobby, event.peer, exc)
-            elif isinstance(event, LinkDown):
-                if event.error is not None:
-                    log.warning("link to %s: %s", short_id(event.peer), event.error)
-                self.apply(lobby.on_link_lost(event.peer))
-            elif isinstance(event, LinkUp):
-                if isinstance(lobby, HostLobby):  # (it starts only once it reaches every member, §6.6)
-                    self.apply(lobby.on_link_up(event.peer))
-                self.backlog.append(event)
+            if isinstance(lobby, GuestLobby):
+                awaited = lobby.awaited()
+                since = {peer: since.get(peer, trio.current_time()) for peer in awaited}
+            deadline = min(since.values(), default=math.inf) + MESH_WAIT
+            with trio.move_on_at(deadline) as wait:
+                event = await self.mesh.receive()
+            if wait.cancelled_caught:
+                assert isinstance(lobby, GuestLobby)
+                for peer, at in since.items():
+                    if at + MESH_WAIT <= trio.current_time():
+                        since[peer] = math.inf
+                        self.apply(lobby.on_overdue(peer))
+                continue
+            self._take(lobby, event)
         self.mesh.requeue(self.backlog)
         return self.result
+
+    def _take(self, lobby: HostLobby | GuestLobby, event: MeshEvent) -> None:
+        if isinstance(event, Received):
+            if not event.type.startswith("lobby."):
+                count = self.early[event.peer] = self.early.get(event.peer, 0) + 1
+                if count > MAX_EARLY:  # more than a started table sends while we sign
+                    self._refuse(lobby, event.peer, ProtocolError(
+                        "§4.7", f"more than {MAX_EARLY} messages of the game before the table started",
+                        short_id(event.peer)))
+                    return
+                self.backlog.append(event)
+                return
+            try:
+                self.apply(lobby.on_message(event.peer, event.message))  # type: ignore[arg-type]
+            except JoinRefused:
+                raise  # the host let this guest go (§6.6): nothing to tell it
+            except ProtocolError as exc:
+                self._refuse(lobby, event.peer, exc)
+        elif isinstance(event, LinkDown):
+            if event.error is not None:
+                log.warning("link to %s: %s", short_id(event.peer), event.error)
+            self.apply(lobby.on_link_lost(event.peer))
+        elif isinstance(event, LinkUp):
+            if isinstance(lobby, GuestLobby):  # (it tells the host once it holds every link, §6.6)
+                self.apply(lobby.on_link_up(event.peer))
+            self.backlog.append(event)
 
     def _refuse(self, lobby: HostLobby | GuestLobby, peer: bytes, error: ProtocolError) -> None:
         """`peer` broke the protocol: it is told so and its link closed (§4.6). At the host,

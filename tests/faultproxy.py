@@ -3,8 +3,9 @@
 `LinkProxy` listens on loopback and forwards every connection to `target`, byte for
 byte (TLS passes through untouched: the peers still authenticate each other). `cut()`
 resets every connection it carries and refuses new ones until `restore()`; `delay`
-holds each chunk for that long before forwarding it. Used by the live fault tests and
-`bench/faults.py`.
+holds each chunk for that long before forwarding it; with `admit`, connections after the
+first `admit` are refused (a firewall that lets only some peers in). Used by the live
+fault and lobby tests and `bench/faults.py`.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ LOOPBACK = "127.0.0.1"
 
 
 class LinkProxy:
-    def __init__(self, target: tuple[str, int], nursery: trio.Nursery, *, delay: float = 0.0) -> None:
+    def __init__(self, target: tuple[str, int], nursery: trio.Nursery, *, delay: float = 0.0,
+                 admit: int | None = None) -> None:
         self.target = target
         self.delay = delay
+        self.admit = admit
         self.port = 0
         self.connections = 0
+        self.accepted = 0
         self._nursery = nursery
         self._open: set[trio.CancelScope] = set()
         self._blocked = False
@@ -38,7 +42,8 @@ class LinkProxy:
         self._blocked = False
 
     async def _handle(self, client: trio.SocketStream) -> None:
-        if self._blocked:
+        self.accepted += 1
+        if self._blocked or (self.admit is not None and self.accepted > self.admit):
             await trio.aclose_forcefully(client)
             return
         try:
@@ -70,9 +75,9 @@ class LinkProxy:
 
 
 @asynccontextmanager
-async def link_proxy(target: tuple[str, int], *, delay: float = 0.0) -> AsyncIterator[LinkProxy]:
+async def link_proxy(target: tuple[str, int], *, delay: float = 0.0, admit: int | None = None) -> AsyncIterator[LinkProxy]:
     async with trio.open_nursery() as nursery:
-        proxy = LinkProxy(target, nursery, delay=delay)
+        proxy = LinkProxy(target, nursery, delay=delay, admit=admit)
         listeners = await nursery.start(partial(trio.serve_tcp, proxy._handle, 0, host=LOOPBACK))
         proxy.port = listeners[0].socket.getsockname()[1]
         try:

@@ -287,7 +287,8 @@ class Lobby:
 
 
 # Steps: [handler, sender seat, message]; the handlers a lobby runner calls (§6).
-HOST_HELLO, HOST_MESSAGE, GUEST_OFFER, GUEST_REPLY, GUEST_MESSAGE, HOST_LOST, GUEST_LOST, HOST_START, HOST_UP = range(9)
+HOST_HELLO, HOST_MESSAGE, GUEST_OFFER, GUEST_REPLY, GUEST_MESSAGE, HOST_LOST, GUEST_LOST, HOST_START, GUEST_UP, \
+    GUEST_OVERDUE = range(10)
 RESIGN = 16  # added to a handler: the sender signs the (mutated) message afresh
 
 
@@ -297,6 +298,11 @@ def lobby_identities() -> tuple[Identity, ...]:
 
 def step(handler: int, sender: int, message: Mapping[str, Any] | None = None) -> bytes:
     return encode([handler, sender, dict(message or {"type": "none", "v": 1})])
+
+
+def _report(actions: list[Any]) -> dict[str, Any]:
+    """The ``lobby.links`` among a guest's actions."""
+    return next(a.message for a in actions if isinstance(a, SendTo) and a.message["type"] == "lobby.links")
 
 
 @cache
@@ -321,27 +327,34 @@ def lobby_run() -> Lobby:
         hello1 = g1.on_offer(offer1, ids[0].certificate, HOST_ADDRESS)
         save(f"{tag}: a hello arrives", LobbyWorld(host, g1), step(HOST_HELLO, 1, hello1))
         welcome1, _ = host.on_hello(hello1, HOST_NONCES[0], "10.0.0.2")
-        host.on_link_up(ids[1].peer_id)  # (the host's dial reached Bob)
         refuse = host.on_hello(hello1, HOST_NONCES[0], "10.0.0.2")[0]  # the same identity again
         save(f"{tag}: welcome on its way", LobbyWorld(host, g1), step(GUEST_REPLY, 0, welcome1), step(GUEST_REPLY, 0, refuse))
         g1.on_reply(welcome1)
+        ready1 = _report(g1.on_link_up(ids[0].peer_id))  # Bob holds his link to the host and says so (§6.6)
+        host.on_message(ids[1].peer_id, ready1)
         offer2 = host.offer(HOST_NONCES[1])
         hello2 = g2.on_offer(offer2, ids[0].certificate, HOST_ADDRESS)
         save(f"{tag}: second hello", LobbyWorld(host, g1), step(HOST_HELLO, 2, hello2))
         welcome2, actions = host.on_hello(hello2, HOST_NONCES[1], "10.0.0.3")
-        actions += host.on_link_up(ids[2].peer_id)  # the table is full and reached: it starts (§6.6)
         update = next(a.message for a in actions if isinstance(a, SendTo))
-        start = next(a.message for a in actions if isinstance(a, Broadcast))
-        save(f"{tag}: roster update on its way", LobbyWorld(host, g1), step(GUEST_MESSAGE, 0, update),
-             step(GUEST_MESSAGE, 0, start))
+        g2.on_reply(welcome2)
+        g2.on_link_up(ids[0].peer_id)
+        ready2 = _report(g2.on_link_up(ids[1].peer_id))  # Cy is linked to both
+        awaiting = freezer.freeze(LobbyWorld(host, g1))
         g1.on_message(ids[0].peer_id, update)
+        ready1b = _report(g1.on_link_up(ids[2].peer_id))
+        host.on_message(ids[2].peer_id, ready2)
+        start = next(a.message for a in host.on_message(ids[1].peer_id, ready1b) if isinstance(a, Broadcast))
+        points.append(Point(f"{tag}: a full table awaits its links", awaiting, 0.0, (
+            step(GUEST_MESSAGE, 0, update), step(HOST_MESSAGE, 2, ready2), step(GUEST_UP, 2),
+            step(GUEST_MESSAGE, 0, start))))  # (the last, out of order: a start before the update is refused)
         save(f"{tag}: start on its way", LobbyWorld(host, g1), step(GUEST_MESSAGE, 0, start))
         sign1 = next(a.message for a in g1.on_message(ids[0].peer_id, start) if isinstance(a, Broadcast))
-        g2.on_reply(welcome2)
         sign2 = next(a.message for a in g2.on_message(ids[0].peer_id, start) if isinstance(a, Broadcast))
         save(f"{tag}: signatures on their way", LobbyWorld(host, g1), step(GUEST_MESSAGE, 2, sign2),
              step(HOST_MESSAGE, 1, sign1), step(HOST_MESSAGE, 2, sign2))
-        messages += [offer1, hello1, welcome1, refuse, offer2, hello2, welcome2, update, start, sign1, sign2]
+        messages += [offer1, hello1, welcome1, refuse, offer2, hello2, welcome2, update, start, sign1, sign2,
+                     ready1, ready2, ready1b]
     return Lobby(ids, tuple(points), tuple(messages), freezer)
 
 

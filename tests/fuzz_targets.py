@@ -42,6 +42,7 @@ from p2p.deck import BeaconCommit, BeaconReveal, DeckError, KeyShare, SealedShar
 from p2p.discovery import SERVICE_TYPE, ad_from_info
 from p2p.errors import ProtocolError
 from p2p.identity import Identity
+from p2p.lobby import links_report
 from p2p.log import LogError, read_log
 from p2p.order import ACK_TYPE, Delivered, OrderError, is_side, message_hash
 from p2p.roster import MAX_SEATS, MIN_SEATS, parse_canonical, sign_roster
@@ -391,8 +392,10 @@ class LobbyTarget:
                 world.host.on_link_lost(peer)
             elif handler == corpus.GUEST_LOST:
                 world.guest.on_link_lost(peer)
-            elif handler == corpus.HOST_UP:
-                world.host.on_link_up(peer)
+            elif handler == corpus.GUEST_UP:
+                world.guest.on_link_up(peer)
+            elif handler == corpus.GUEST_OVERDUE:
+                world.guest.on_overdue(peer)
             else:
                 world.host.start()
         except ProtocolError as exc:
@@ -405,9 +408,16 @@ class LobbyTarget:
         out = [case(i, step) for i, p in enumerate(lob.points) for step in p.next]  # each what may come next
         out += [case(i, *p.next) for i, p in enumerate(lob.points) if len(p.next) > 1 and "welcome" not in p.label]
         out += [case(i, corpus.step(corpus.HOST_START, 0)) for i in (3, 10)]
-        for i, hello2 in ((3, lob.messages[5]), (10, lob.messages[16])):  # each table's second hello: it fills,
-            for then in (corpus.HOST_UP, corpus.HOST_LOST):  # and the host reaches the newcomer, or it leaves (§6.6)
-                out.append(case(i, corpus.step(corpus.HOST_HELLO, 2, hello2), corpus.step(then, 2)))
+        per = len(lob.messages) // 2  # (the messages of each table)
+        for i, first in ((3, 0), (10, per)):  # each table's second hello: it fills, and then (§6.6)…
+            hello2, ready2, ready1b = (lob.messages[first + k] for k in (5, 12, 13))
+            cy = lob.identities[2].peer_id
+            for then in ([corpus.step(corpus.HOST_MESSAGE, 2, ready2), corpus.step(corpus.HOST_MESSAGE, 1, ready1b)],  # all linked
+                         [corpus.step(corpus.HOST_LOST, 2)],  # the host cannot reach Cy
+                         [corpus.step(corpus.HOST_MESSAGE, 1, links_report(2, (cy,)))],  # Bob cannot reach Cy
+                         [corpus.step(corpus.HOST_MESSAGE, 2, links_report(2, (lob.identities[1].peer_id,)))]):  # nor Cy Bob
+                out.append(case(i, corpus.step(corpus.HOST_HELLO, 2, hello2), *then))
+        out += [case(i, corpus.step(corpus.GUEST_UP, 0), corpus.step(corpus.GUEST_OVERDUE, 2)) for i in (4, 11)]
         out += [case(i, corpus.step(corpus.HOST_LOST, 2), corpus.step(corpus.GUEST_LOST, 0)) for i in (4, 12)]
         return out
 
@@ -429,9 +439,9 @@ def _callable(world: corpus.LobbyWorld, handler: int, sender: int) -> bool:
         return guest.host is None
     if handler == corpus.GUEST_REPLY:
         return guest.host is not None and guest.roster is None
-    if handler in (corpus.GUEST_MESSAGE, corpus.GUEST_LOST):
+    if handler in (corpus.GUEST_MESSAGE, corpus.GUEST_LOST, corpus.GUEST_UP, corpus.GUEST_OVERDUE):
         return guest.roster is not None and sender != 1
-    if handler in (corpus.HOST_MESSAGE, corpus.HOST_LOST, corpus.HOST_UP):
+    if handler in (corpus.HOST_MESSAGE, corpus.HOST_LOST):
         return sender != 0
     if handler == corpus.HOST_START:
         return len(world.host.roster.members) >= MIN_SEATS

@@ -62,7 +62,8 @@ def test_the_host_refuses_a_roster_signature_before_its_start() -> None:
     with pytest.raises(ProtocolError, match="before the host started"):
         world.host.on_message(lob.identities[1].peer_id, forged(sign1))
     welcome, _ = world.host.on_hello(hello2, corpus.HOST_NONCES[1], "10.0.0.3")
-    world.host.on_link_up(lob.identities[2].peer_id)
+    world.host.on_message(lob.identities[2].peer_id, lob.messages[12])  # both guests hold every link (§6.6)
+    world.host.on_message(lob.identities[1].peer_id, lob.messages[13])
     assert welcome["type"] == "lobby.welcome" and world.host.started
 
 

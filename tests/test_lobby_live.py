@@ -242,3 +242,36 @@ async def test_s6_6_a_joiner_nobody_can_reach_cannot_take_the_last_seat_and_end_
                 await freed.wait()  # the host could not reach it: it left, and its seat is free
                 result = await join_table(honest, [(LOOPBACK, host.port)], name="honest", expect_host=host.me)
             assert [m.name for m in result.roster.members] == ["h", "honest"]
+
+
+async def test_s6_6_a_joiner_one_guest_cannot_reach_leaves_and_the_table_starts_without_it(tmp_path: Path) -> None:
+    """Found in review: a joiner the host reached but another guest could not (behind a
+    firewall that lets only the host in) filled the last seat, and the lobby ended when
+    the roster was signed. Now bob's failed dial is reported to the host, the later
+    joiner of the two is told why and leaves, and the next joiner starts the table."""
+    from tests.faultproxy import link_proxy
+
+    ids = make_identities(tmp_path, 4)
+    async with meshes(ids) as (host, bob, walled, carol):
+        async with link_proxy((LOOPBACK, walled.port), admit=1) as wall:  # the first dial gets in: the host's
+            walled.port = wall.port  # (its hello names the wall's port)
+            with trio.fail_after(30):
+                seated = trio.Event()
+                results: dict[str, LobbyResult] = {}
+
+                async def join(mesh: Mesh, name: str) -> None:
+                    results[name] = await join_table(mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me,
+                                                     on_roster=lambda r: seated.set())
+
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(lambda: host_table(host, name="h", table="Walled", seats=3))
+                    await trio.testing.wait_all_tasks_blocked()
+                    nursery.start_soon(join, bob, "bob")
+                    await seated.wait()
+                    with pytest.raises(JoinRefused) as info:
+                        await join_table(walled, [(LOOPBACK, host.port)], name="walled", expect_host=host.me)
+                    assert info.value.code == "unreachable" and "bob could not link with you" in str(info.value)
+                    await join(carol, "carol")
+            assert wall.accepted >= 2 and wall.connections == 1  # the host's link went through, bob's dials did not
+            assert [m.name for m in results["carol"].roster.members] == ["h", "bob", "carol"]
+            assert results["bob"].game_id == results["carol"].game_id

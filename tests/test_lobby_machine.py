@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from p2p.errors import JoinRefused, ProtocolError
-from p2p.lobby import Broadcast, GuestLobby, HostLobby, Pin, SendTo, Started
+from p2p.lobby import Broadcast, GuestLobby, HostLobby, Pin, SendTo, Started, links_report
 from p2p.roster import PROTOCOL_VERSION
 from transport_support import make_identities
 
@@ -18,6 +18,14 @@ def setup(tmp_path: Path, seats: int = 3, code: str | None = None):  # type: ign
     ids = make_identities(tmp_path, 4)
     host = HostLobby(ids[0], name="alice", table="T", seats=seats, table_nonce=N[0], port=4000, code=code)
     return ids, host
+
+
+def linked(host: HostLobby, *guests: bytes) -> list:  # type: ignore[type-arg]
+    """Each of `guests` tells the host it holds every link of the current roster (§6.6)."""
+    actions = []
+    for guest in guests:
+        actions += host.on_message(guest, links_report(host.roster.version))
+    return actions
 
 
 def hello_for(host: HostLobby, ident, name: str, nonce: bytes, code: str | None = None):  # type: ignore[no-untyped-def]
@@ -31,12 +39,12 @@ def test_three_peers_start_in_memory(tmp_path: Path) -> None:
     ids, host = setup(tmp_path)
     g1, h1, n1 = hello_for(host, ids[1], "bob", N[1])
     w1, a1 = host.on_hello(h1, n1, "10.0.0.2")
-    host.on_link_up(ids[1].peer_id)  # (the host's dial reached bob)
+    linked(host, ids[1].peer_id)  # (bob holds his link to the host)
     assert w1["type"] == "lobby.welcome" and isinstance(a1[0], Pin) and a1[0].dial
     g1.on_reply(w1)
     g2, h2, n2 = hello_for(host, ids[2], "carol", N[2])
     w2, a2 = host.on_hello(h2, n2, "10.0.0.3")
-    a2 += host.on_link_up(ids[2].peer_id)  # full and reached: the start (§6.6)
+    a2 += linked(host, ids[1].peer_id, ids[2].peer_id)  # full and all linked: the start (§6.6)
     g2.on_reply(w2)
     update = next(a for a in a2 if isinstance(a, SendTo) and a.message["type"] == "lobby.roster")
     pins = g1.on_message(ids[0].peer_id, update.message)
@@ -92,13 +100,13 @@ def test_a_final_roster_that_differs_from_the_one_shown_is_refused(tmp_path: Pat
     ids, host = setup(tmp_path, seats=2)
     g, h, n = hello_for(host, ids[1], "bob", N[1])
     welcome, actions = host.on_hello(h, n, "x")
-    actions += host.on_link_up(ids[1].peer_id)
+    actions += linked(host, ids[1].peer_id)
     g.on_reply(welcome)
     start = next(a for a in actions if isinstance(a, Broadcast)).message
     other = HostLobby(ids[0], name="alice", table="T", seats=2, table_nonce=N[5], port=4000)
     _, h2, n2 = hello_for(other, ids[1], "bob", N[1])
     _, actions2 = other.on_hello(h2, n2, "x")
-    actions2 += other.on_link_up(ids[1].peer_id)
+    actions2 += linked(other, ids[1].peer_id)
     lie = next(a for a in actions2 if isinstance(a, Broadcast)).message
     with pytest.raises(ProtocolError, match="differs from the roster it showed us"):
         g.on_message(ids[0].peer_id, lie)
@@ -113,7 +121,7 @@ def test_bad_roster_signatures_name_the_signer(tmp_path: Path) -> None:
     ids, host = setup(tmp_path, seats=2)
     g, h, n = hello_for(host, ids[1], "bob", N[1])
     welcome, actions = host.on_hello(h, n, "x")
-    actions += host.on_link_up(ids[1].peer_id)
+    actions += linked(host, ids[1].peer_id)
     start = next(a for a in actions if isinstance(a, Broadcast)).message
     g.on_reply(welcome)
     sign = next(a for a in g.on_message(ids[0].peer_id, start) if isinstance(a, Broadcast)).message
@@ -139,12 +147,13 @@ def test_leaving_before_the_start_frees_the_seat(tmp_path: Path) -> None:
 def test_s6_6_the_host_starts_only_once_it_reaches_every_member(tmp_path: Path) -> None:
     """Found in review: joiners whose mesh port nobody can reach filled the last seats,
     the table started at once, and the lobby ended when they could not sign. Now the
-    start waits for the host's link to every member; one it cannot reach leaves when its
-    dial fails (§6.5), its seat is free again, and a reachable joiner starts the table."""
+    start waits for every member's links (each reported to the host, which only hears
+    from a guest it is linked with); one the host cannot reach leaves when its dial
+    fails (§6.5), its seat is free again, and a reachable joiner starts the table."""
     ids, host = setup(tmp_path, seats=3)
     _, h1, n1 = hello_for(host, ids[1], "bob", N[1])
     host.on_hello(h1, n1, "10.0.0.2")
-    assert host.on_link_up(ids[1].peer_id) == []  # reached; the table is not full
+    assert linked(host, ids[1].peer_id) == []  # linked; the table is not full
     _, h2, n2 = hello_for(host, ids[2], "mallory", N[2])
     _, actions = host.on_hello(h2, n2, "10.0.0.66")  # full, but not reached yet
     assert not host.started and not any(isinstance(a, Broadcast) for a in actions)
@@ -154,22 +163,117 @@ def test_s6_6_the_host_starts_only_once_it_reaches_every_member(tmp_path: Path) 
     _, h3, n3 = hello_for(host, ids[3], "carol", N[3])
     welcome, _ = host.on_hello(h3, n3, "10.0.0.3")
     assert welcome["type"] == "lobby.welcome" and welcome["seat"] == 2
-    actions = host.on_link_up(ids[3].peer_id)
+    actions = linked(host, ids[1].peer_id, ids[3].peer_id)
     start = next(a for a in actions if isinstance(a, Broadcast)).message
     assert host.started and start["type"] == "lobby.start"
 
 
 def test_s6_6_the_hosts_call_to_start_waits_for_its_links(tmp_path: Path) -> None:
-    """The host asks to start with a member not yet reached: the start follows the link,
+    """The host asks to start with a member not yet linked: the start follows the links,
     or the member's departure; meanwhile latecomers are told the game started."""
     ids, host = setup(tmp_path, seats=4)
     for i, name in ((1, "bob"), (2, "carol")):
         _, h, n = hello_for(host, ids[i], name, N[i])
         host.on_hello(h, n, "x")
-    host.on_link_up(ids[1].peer_id)
+    linked(host, ids[1].peer_id)
     assert host.start() == [] and not host.started
     _, h3, n3 = hello_for(host, ids[3], "dave", N[3])
     assert host.on_hello(h3, n3, "x")[0]["reason"] == "started"
     actions = host.on_link_lost(ids[2].peer_id)  # carol cannot be reached: bob and alice play
+    assert not host.started  # (once bob has said he holds every link of the new roster)
+    actions += linked(host, ids[1].peer_id)
     assert host.started and any(isinstance(a, Broadcast) for a in actions)
     assert [m.name for m in host.roster.members] == ["alice", "bob"]
+
+
+def seat_three(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """alice hosts four seats; bob and then carol are seated, bob linked to the host."""
+    ids, host = setup(tmp_path, seats=4)
+    bob, h1, n1 = hello_for(host, ids[1], "bob", N[1])
+    bob.on_reply(host.on_hello(h1, n1, "10.0.0.2")[0])
+    carol, h2, n2 = hello_for(host, ids[2], "carol", N[2])
+    welcome, actions = host.on_hello(h2, n2, "10.0.0.3")
+    carol.on_reply(welcome)
+    assert bob.on_link_up(ids[0].peer_id) == [SendTo(ids[0].peer_id, links_report(1))]  # (of the roster before carol)
+    update = next(a.message for a in actions if isinstance(a, SendTo) and a.peer == ids[1].peer_id)
+    assert not [a for a in bob.on_message(ids[0].peer_id, update) if isinstance(a, SendTo)]  # carol not linked yet
+    return ids, host, bob, carol
+
+
+def test_s6_6_a_guest_tells_the_host_once_it_holds_every_link(tmp_path: Path) -> None:
+    ids, host, bob, carol = seat_three(tmp_path)
+    assert carol.awaited() == {ids[0].peer_id, ids[1].peer_id}  # both dial her (lower seat dials higher)
+    assert carol.on_link_up(ids[0].peer_id) == []
+    report = carol.on_link_up(ids[1].peer_id)
+    assert report == [SendTo(ids[0].peer_id, links_report(2))] and carol.awaited() == set()
+    assert carol.on_link_up(ids[1].peer_id) == []  # once per roster version
+    assert bob.on_link_up(ids[2].peer_id) == [SendTo(ids[0].peer_id, links_report(2))]
+    assert host.on_message(ids[1].peer_id, links_report(1)) == []  # about an older roster: ignored
+    linked(host, ids[1].peer_id, ids[2].peer_id)
+    assert host.start()[0].message["type"] == "lobby.start"
+
+
+def test_s6_6_a_member_a_guest_cannot_dial_leaves_not_the_table(tmp_path: Path) -> None:
+    """Found in review: a member the host reached but another guest could not ended the
+    lobby when the roster was signed. Now the guest whose dial failed says so, and the
+    later joiner of the two (carol) is told why and leaves; the others play on."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    report = bob.on_link_lost(ids[2].peer_id)  # bob's dial to carol failed (§4.7)
+    assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
+    actions = host.on_message(ids[1].peer_id, report[0].message)
+    told = next(a for a in actions if isinstance(a, SendTo) and a.peer == ids[2].peer_id).message
+    assert told["type"] == "lobby.refuse" and told["reason"] == "unreachable" and "bob could not link" in told["detail"]
+    assert [m.name for m in host.roster.members] == ["alice", "bob"]
+    with pytest.raises(JoinRefused, match="bob could not link with you") as info:
+        carol.on_message(ids[0].peer_id, told)
+    assert info.value.code == "unreachable"
+    update = next(a.message for a in actions if isinstance(a, SendTo) and a.peer == ids[1].peer_id)
+    assert [a for a in bob.on_message(ids[0].peer_id, update) if isinstance(a, SendTo)] == [
+        SendTo(ids[0].peer_id, links_report(3))]  # every link of the new roster held: said at once
+    linked(host, ids[1].peer_id)
+    assert host.start()[0].message["type"] == "lobby.start"
+
+
+def test_s6_6_a_guest_nobody_dials_in_time_is_the_later_joiner_and_leaves(tmp_path: Path) -> None:
+    ids, host, bob, carol = seat_three(tmp_path)
+    carol.on_link_up(ids[0].peer_id)
+    assert carol.on_overdue(ids[0].peer_id) == []  # linked: not overdue
+    report = carol.on_overdue(ids[1].peer_id)  # bob never dialled her
+    assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[1].peer_id,)))]
+    actions = host.on_message(ids[2].peer_id, report[0].message)
+    told = next(a for a in actions if isinstance(a, SendTo) and a.peer == ids[2].peer_id).message
+    assert told["reason"] == "unreachable" and "you could not link with bob" in told["detail"]
+    assert [m.name for m in host.roster.members] == ["alice", "bob"]
+
+
+def test_s6_5_a_guest_the_host_never_reaches_is_told_so(tmp_path: Path) -> None:
+    ids, host = setup(tmp_path)
+    bob, h1, n1 = hello_for(host, ids[1], "bob", N[1])
+    bob.on_reply(host.on_hello(h1, n1, "10.0.0.2")[0])
+    with pytest.raises(ProtocolError, match="has not reached this peer's mesh port 5000") as info:
+        bob.on_overdue(ids[0].peer_id)
+    assert info.value.section == "§6.5"
+
+
+@pytest.mark.parametrize("why, report", [
+    ("a version never sent", lambda ids: links_report(9)),
+    ("the host", lambda ids: links_report(2, (ids[0].peer_id,))),
+    ("itself", lambda ids: links_report(2, (ids[1].peer_id,))),
+    ("a stranger", lambda ids: links_report(2, (ids[3].peer_id,))),
+    ("twice", lambda ids: links_report(2, (ids[2].peer_id, ids[2].peer_id))),
+])
+def test_s6_6_a_false_links_report_is_a_violation_that_changes_nothing(tmp_path: Path, why: str, report) -> None:  # type: ignore[no-untyped-def]
+    ids, host, bob, carol = seat_three(tmp_path)
+    before = host.roster
+    with pytest.raises(ProtocolError) as info:
+        host.on_message(ids[1].peer_id, report(ids))
+    assert info.value.section == "§6.6" and info.value.peer == ids[1].short, why
+    assert host.roster is before and not host.started
+
+
+def test_s6_4_every_refusal_has_words_for_the_player() -> None:
+    from cli.lobby_common import REFUSAL_HINTS, explain
+    from p2p.lobby import REFUSALS
+
+    assert set(REFUSAL_HINTS) == REFUSALS
+    assert "firewall" in explain(JoinRefused("unreachable", "bob could not link with you"))
