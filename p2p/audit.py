@@ -32,7 +32,7 @@ from p2p.errors import ProtocolError
 from p2p.identity import short_id
 from p2p.log import LogContents, LogError, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
-from p2p.order import Delivered, HeadsForked, OrderError, OrderReplay, message_hash
+from p2p.order import Delivered, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
 from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.schema import Schemas
 from p2p.signing import SignedMessage, open_signed, signed_frame
@@ -339,30 +339,21 @@ def _kind(m: SignedMessage) -> str:
 
 
 def _stamp_unjustified(messages: Sequence[SignedMessage], seats: Sequence[bytes]) -> str | None:
-    """§7.3: the first message's stamp is above one more than the highest stamp of its
-    sender's previous message and of the messages its heads name, all of them given."""
+    """§7.3: the first message's stamp is above the bound (`lamport_bound`) that its
+    sender's previous message and the messages its heads name, all of them given, allow."""
     late = messages[0].inner
-    sender = messages[0].sender
+    seat = seats.index(messages[0].sender)
     by_hash = {message_hash(m.body): m.inner for m in messages[1:] if _kind(m) == "content"}
-    seq, stamp = late["seq"], late["lamport"]
-    top = 0
-    if seq > 0:
-        prev = by_hash.get(bytes(late["prev"]))
-        if prev is None or prev["from"] != sender or prev["seq"] != seq - 1:
-            return None
-        top = prev["lamport"]
-    others = [peer for peer in seats if peer != sender]
-    for peer, (named, digest) in zip(others, late["heads"]):
-        if named < 0:
-            continue
+
+    def given(at: int, seq: int, digest: bytes) -> int | None:
         inner = by_hash.get(bytes(digest))
-        if inner is None or inner["from"] != peer or inner["seq"] != named:
-            return None
-        top = max(top, inner["lamport"])
-    if stamp <= top + 1:
+        return inner["lamport"] if inner is not None and inner["from"] == seats[at] and inner["seq"] == seq else None
+
+    seq, stamp = late["seq"], late["lamport"]
+    bound = lamport_bound(seat, seq, late["prev"], other_seats(len(seats))[seat], late["heads"], given)
+    if bound is None or stamp <= bound:
         return None
-    return (f"stamped its seq {seq} with {stamp}, above the {top + 1} that its previous message and the messages "
-            "it names allow")
+    return f"stamped its seq {seq} with {stamp}, above the {bound} that its previous message and the messages it names allow"
 
 
 def _seat_of_body(body: bytes, seats: Sequence[bytes]) -> int | None:

@@ -340,26 +340,44 @@ def other_seats(n: int) -> list[tuple[int, ...]]:
     return [tuple(i for i in range(n) if i != seat) for seat in range(n)]
 
 
-def stamp_bound(peers: Sequence[_Peer], others: Sequence[int], seat: int, seq: int,
-                heads: Sequence[Sequence[Any]]) -> int | None:
-    """§7.3: the highest stamp `seat`'s content message `seq` may carry, given its `heads`
-    (one per seat of `others`): one more than the highest of its previous stamp and the
-    stamps of the messages they name. None until its previous message and every one it
-    names are vouched for (`_Peer.vouched`) with those hashes: it waits for them (a head
-    with another hash waits for the fork to be proven, §7.10)."""
-    peer = peers[seat]
-    if seq - 1 > peer.vouched:
-        return None
-    top = peer.stamps[seq - 1] if seq else 0
+StampOf = Callable[[int, int, bytes], "int | None"]
+"""The stamp of a seat's message `seq` known with that hash, or None if it is not known."""
+
+
+def lamport_bound(seat: int, seq: int, prev: bytes, others: Sequence[int], heads: Sequence[Sequence[Any]],
+                  stamp_of: StampOf) -> int | None:
+    """§7.3: the highest stamp `seat`'s content message `seq` may carry: one more than the
+    highest of its previous message's stamp (hash `prev`) and the stamps of the messages
+    its `heads` name (one per seat of `others`), each as `stamp_of` knows it; None if it
+    does not know one. The live order, its replay and the audit of kept proofs judge so."""
+    top = 0
+    if seq:
+        previous = stamp_of(seat, seq - 1, prev)
+        if previous is None:
+            return None
+        top = previous
     for other, (named, digest) in zip(others, heads):
         if named < 0:
             continue
-        chain = peers[other]
-        if named > chain.vouched or chain.hashes[named] != digest:
+        stamp = stamp_of(other, named, digest)
+        if stamp is None:
             return None
-        if chain.stamps[named] > top:
-            top = chain.stamps[named]
+        if stamp > top:
+            top = stamp
     return top + 1
+
+
+def stamp_bound(peers: Sequence[_Peer], others: Sequence[int], seat: int, seq: int, prev: bytes,
+                heads: Sequence[Sequence[Any]]) -> int | None:
+    """`lamport_bound` over the chains held: a message counts once vouched for
+    (`_Peer.vouched`) with that hash, and until then the bound waits for it (a head with
+    another hash waits for the fork to be proven, §7.10)."""
+
+    def vouched(at: int, n: int, digest: bytes) -> int | None:
+        chain = peers[at]
+        return chain.stamps[n] if n <= chain.vouched and chain.hashes[n] == digest else None
+
+    return lamport_bound(seat, seq, prev, others, heads, vouched)
 
 
 def unjustified(peers: Sequence[_Peer], others: Sequence[int], seat: int, envelope: Envelope,
@@ -628,7 +646,7 @@ class Orderer:
             peer.held[seq] = envelope
             return False
         self._check_content(seat, envelope, header)
-        bound = stamp_bound(self._peers, self._others[seat], seat, seq, header.heads)
+        bound = stamp_bound(self._peers, self._others[seat], seat, seq, header.prev, header.heads)
         refusal = None if bound is None else unjustified(self._peers, self._others[seat], seat, envelope, bound)
         if refusal is not None:
             raise refusal
@@ -663,7 +681,7 @@ class Orderer:
         while peer.vouched + 1 < peer.next_seq:
             seq = peer.vouched + 1
             envelope = peer.envelopes[seq]
-            bound = stamp_bound(self._peers, others, seat, seq, envelope.inner["heads"])
+            bound = stamp_bound(self._peers, others, seat, seq, envelope.inner["prev"], envelope.inner["heads"])
             if bound is None:
                 break
             refusal = unjustified(self._peers, others, seat, envelope, bound)
@@ -1230,7 +1248,7 @@ class OrderReplay:
             raise OutOfOrder(envelope.sender, f"stamp {header.stamp} comes after stamp {self._last[0]} in the record: not the agreed order")
         verdict = heads_violation(self._peers, seat, envelope, header.stamp) if self.ties else None
         if self.ties and verdict is None:  # §7.3, as the live peer vouched for it
-            bound = stamp_bound(self._peers, self._others[seat], seat, header.seq, header.heads)
+            bound = stamp_bound(self._peers, self._others[seat], seat, header.seq, header.prev, header.heads)
             verdict = None if bound is None else unjustified(self._peers, self._others[seat], seat, envelope, bound)
         peer.chain(message_hash(envelope.body), header.stamp)
         peer.envelopes.append(envelope)

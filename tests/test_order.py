@@ -735,11 +735,13 @@ def test_s7_9_the_stamp_bound_vector() -> None:
 
     peers = [chain(1, 3, 5, 6, 8, 9), chain(1, 2, 4), chain(), chain(2)]
     heads = [[5, bytes([5]) * 32], [-1, ZERO_HASH], [0, bytes(32)]]
-    assert stamp_bound(peers, (0, 2, 3), 1, 3, heads) == 10
+    prev = bytes([2]) * 32  # (its seq 2)
+    assert stamp_bound(peers, (0, 2, 3), 1, 3, prev, heads) == 10
     peers[0].vouched = 4  # what it names is not vouched for yet: it waits
-    assert stamp_bound(peers, (0, 2, 3), 1, 3, heads) is None
+    assert stamp_bound(peers, (0, 2, 3), 1, 3, prev, heads) is None
     peers[0].vouched = 5
-    assert stamp_bound(peers, (0, 2, 3), 1, 3, [[5, bytes(32)], *heads[1:]]) is None  # another hash: a fork
+    assert stamp_bound(peers, (0, 2, 3), 1, 3, prev, [[5, bytes(32)], *heads[1:]]) is None  # another hash: a fork
+    assert stamp_bound(peers, (0, 2, 3), 1, 3, bytes(32), heads) is None  # nor is another previous message known
     from p2p.signing import SignedMessage
 
     def message(stamp: int) -> SignedMessage:
