@@ -35,6 +35,10 @@ async def _find(args: argparse.Namespace, say_: Callable[[str], None]) -> tuple[
     say_(f"Looking for {repr(args.table) if args.table else 'tables'} on the LAN...")
     found = await browse(args.timeout, interfaces=args.interfaces, table=args.table)
     found = [t for t in found if t.table == args.table] if args.table else [t for t in found if t.free > 0]
+    if found and not any(t.compatible for t in found):
+        complain("; ".join(t.other_version() for t in found) + ".")
+        return None
+    found = [t for t in found if t.compatible]
     if not found:
         which = f"no table named {args.table!r}" if args.table else "no table with free seats"
         complain(f"{which} found on the LAN (looked for {args.timeout:g} s). "

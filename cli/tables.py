@@ -24,10 +24,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def render(tables: list[TableAd]) -> list[str]:
     if not tables:
         return ["No tables found on the LAN."]
-    rows = [("TABLE", "HOST", "SEATS", "FREE", "ADDRESS", "FINGERPRINT")]
+    rows = [("TABLE", "HOST", "SEATS", "FREE", "ADDRESS", "FINGERPRINT", "")]
     for t in tables:
         where = f"{t.addresses[0]}:{t.port}" if t.addresses else f"?:{t.port}"
-        rows.append((t.table, t.host, str(t.seats), str(t.free), where, short_id(t.fingerprint)))
+        other = "" if t.compatible else f"another bandit-lan (protocol {t.proto}): cannot join"
+        rows.append((t.table, t.host, str(t.seats), str(t.free), where, short_id(t.fingerprint), other))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 

@@ -36,7 +36,7 @@ import trio
 from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
 from p2p.groups import lone_exception_unwrapped
-from p2p.roster import MAX_SEATS, MIN_SEATS
+from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION
 
 log = logging.getLogger("bandit_lan.discovery")
 
@@ -56,6 +56,17 @@ class TableAd:
     fingerprint: bytes
     port: int
     addresses: tuple[str, ...]
+
+    @property
+    def compatible(self) -> bool:
+        """Whether this program speaks the table's protocol version (§6.2): a joiner of
+        another version would only be refused."""
+        return self.proto == PROTOCOL_VERSION
+
+    def other_version(self) -> str:
+        """Why a table of another version cannot be joined, for a player."""
+        return (f"{self.table!r} speaks bandit-lan protocol {self.proto} and this program speaks {PROTOCOL_VERSION}: "
+                "the same bandit-lan release is needed on both machines")
 
     def txt(self) -> dict[str, str]:
         return {

@@ -6,6 +6,7 @@ import pytest
 import trio
 
 from p2p.discovery import SERVICE_TYPE, TableAd, advertise, browse
+from p2p.roster import PROTOCOL_VERSION
 
 LO = ["127.0.0.1"]
 
@@ -13,7 +14,7 @@ pytestmark = pytest.mark.xdist_group("mdns")  # one worker runs the mDNS tests, 
 
 
 def _ad(table: str, free: int = 3, port: int = 40001) -> TableAd:
-    return TableAd(table=table, host="alice", seats=4, free=free, proto=1, fingerprint=bytes(range(32)),
+    return TableAd(table=table, host="alice", seats=4, free=free, proto=PROTOCOL_VERSION, fingerprint=bytes(range(32)),
                    port=port, addresses=("127.0.0.1",))
 
 
@@ -63,3 +64,27 @@ def test_s5_2_a_txt_record_outside_its_rules_is_ignored_not_mended() -> None:
     assert ad(host=b"") is None
     assert ad(table=b"x" * 41) is None and ad(host=b"y" * 25) is None
     assert ad(seats="\u0663".encode()) is None and ad(free=b"+3") is None and ad(proto=b"2 ") is None
+
+
+async def test_s6_2_a_table_of_another_protocol_version_is_shown_as_such_and_not_joined(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Found in review: tables of another protocol version were listed like any other,
+    and joining one cost a round trip to a `version` refusal. Now `tables` marks them,
+    and `join` says why it will not try, without connecting."""
+    import argparse
+
+    from cli.join import _find
+    from cli.tables import render
+
+    newer = TableAd(table="Attic", host="bob", seats=4, free=3, proto=PROTOCOL_VERSION + 1, fingerprint=bytes(32),
+                    port=40003, addresses=("127.0.0.1",))
+    ours = TableAd(table="Cellar", host="cy", seats=4, free=3, proto=PROTOCOL_VERSION, fingerprint=bytes(32),
+                   port=40004, addresses=("127.0.0.1",))
+    lines = render([ours, newer])
+    assert "cannot join" not in lines[1] and f"another bandit-lan (protocol {PROTOCOL_VERSION + 1}): cannot join" in lines[2]
+    with trio.fail_after(20):
+        async with advertise(newer, interfaces=LO) as ad:
+            await ad.published.wait()
+            args = argparse.Namespace(table="Attic", timeout=3.0, interfaces=LO)
+            assert await _find(args, lambda text: None) is None
+    err = capsys.readouterr().err
+    assert f"'Attic' speaks bandit-lan protocol {PROTOCOL_VERSION + 1} and this program speaks {PROTOCOL_VERSION}" in err

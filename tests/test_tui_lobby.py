@@ -12,6 +12,7 @@ from tui_support import ScreenHarness
 from p2p.discovery import TableAd, advertise
 from p2p.lobby import LobbyResult
 from p2p.lobby_runner import host_table, join_table
+from p2p.roster import PROTOCOL_VERSION
 from cli.tui import host_lobby_screen, join_lobby_screen, pick_table_screen
 
 LO = ["127.0.0.1"]
@@ -87,17 +88,20 @@ async def test_join_screen_asks_for_the_table_code_and_retries(tmp_path: Path) -
 
 
 async def test_pick_table_screen_lists_the_tables_found_by_mdns() -> None:
-    ad = TableAd(table="Kitchen table", host="alice", seats=4, free=2, proto=1, fingerprint=bytes(range(32)),
-                 port=40123, addresses=("127.0.0.1",))
-    full = TableAd(table="Full table", host="carol", seats=2, free=0, proto=1, fingerprint=bytes(range(1, 33)),
-                   port=40124, addresses=("127.0.0.1",))
+    ad = TableAd(table="Kitchen table", host="alice", seats=4, free=2, proto=PROTOCOL_VERSION,
+                 fingerprint=bytes(range(32)), port=40123, addresses=("127.0.0.1",))
+    full = TableAd(table="Full table", host="carol", seats=2, free=0, proto=PROTOCOL_VERSION,
+                   fingerprint=bytes(range(1, 33)), port=40124, addresses=("127.0.0.1",))
+    newer = TableAd(table="Newer table", host="dan", seats=3, free=2, proto=PROTOCOL_VERSION + 1,
+                    fingerprint=bytes(range(2, 34)), port=40125, addresses=("127.0.0.1",))
     harness = ScreenHarness()
     with trio.fail_after(40):
         async with advertise(ad, interfaces=LO) as advert, advertise(full, interfaces=LO) as advert_full, \
-                harness.open():
+                advertise(newer, interfaces=LO) as advert_newer, harness.open():
             assert harness.terminal is not None
             await advert.published.wait()
             await advert_full.published.wait()
+            await advert_newer.published.wait()
             picked: list[object] = []
 
             async def pick() -> None:
@@ -105,11 +109,17 @@ async def test_pick_table_screen_lists_the_tables_found_by_mdns() -> None:
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(pick)
-                text = await harness.wait_for_text("Kitchen table", "alice", "2/4", timeout=30)
+                text = await harness.wait_for_text("Kitchen table", "alice", "2/4", "Newer table", timeout=30)
                 assert "Full table" not in text  # only tables with a free seat
                 # other tables may be on the LAN (the host of the test before this one was seen here):
                 # pick ours by its number, as a player would, then take it
                 rows = text.split("TABLE", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+                newer_row = next(i for i, row in enumerate(rows, start=1) if "Newer table" in row)
+                assert f"another bandit-lan version (protocol {PROTOCOL_VERSION + 1})" in rows[newer_row - 1]
+                assert newer_row > next(i for i, row in enumerate(rows, start=1) if "Kitchen table" in row)  # listed last
+                harness.press(str(newer_row), "enter")  # another version: not joined, and told why
+                await harness.wait_for_text(f"'Newer table' speaks bandit-lan protocol {PROTOCOL_VERSION + 1}")
+                rows = (await harness.wait_for_text("Kitchen table")).split("TABLE", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
                 number = next(i for i, row in enumerate(rows, start=1) if "Kitchen table" in row)
                 harness.press(str(number))
                 harness.press("enter")

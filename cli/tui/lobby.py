@@ -168,7 +168,7 @@ async def pick_table_screen(
                 nonlocal scene
                 while True:
                     found = await search(BROWSE_S, interfaces=interfaces)
-                    tables = tuple(t for t in found if t.free > 0)
+                    tables = tuple(sorted((t for t in found if t.free > 0), key=lambda t: not t.compatible))
                     chosen = scene.tables[scene.selected] if scene.tables else None
                     selected = next((i for i, t in enumerate(tables) if chosen is not None
                                      and (t.fingerprint, t.port) == (chosen.fingerprint, chosen.port)), 0)
@@ -208,6 +208,9 @@ async def pick_table_screen(
                 elif key.isdigit() and 1 <= int(key) <= len(scene.tables):
                     scene = replace(scene, selected=int(key) - 1)
                 elif key == "enter" and scene.tables:
+                    if not scene.tables[scene.selected].compatible:
+                        scene = replace(scene, note=Note(scene.tables[scene.selected].other_version() + ".", "error"))
+                        continue
                     nursery.cancel_scope.cancel()
                     return scene.tables[scene.selected]
                 elif key == "p":

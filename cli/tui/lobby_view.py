@@ -140,10 +140,12 @@ class BrowseScene:
             y += 1
             for i, ad in enumerate(self.tables[: max(0, height - 8)]):
                 where = f"{ad.addresses[0]}:{ad.port}" if ad.addresses else f"?:{ad.port}"
-                row = (f"{clip(ad.table, 20):<20} {clip(ad.host, 12):<12} {ad.free:>2}/{ad.seats:<1}  "
-                       f"{clip(where, 21):<21} {short_id(ad.fingerprint)}")
+                row = f"{clip(ad.table, 20):<20} {clip(ad.host, 12):<12} " + (
+                    f"{ad.free:>2}/{ad.seats:<1}  {clip(where, 21):<21} {short_id(ad.fingerprint)}" if ad.compatible
+                    else f"another bandit-lan version (protocol {ad.proto})")
                 mark = "▶ " if i == self.selected else "  "
-                canvas.write(1, y, mark + clip(row, width - 4), "class:select" if i == self.selected else "class:prompt")
+                style = "class:select" if i == self.selected else "class:prompt" if ad.compatible else "class:dim"
+                canvas.write(1, y, mark + clip(row, width - 4), style)
                 y += 1
             y += 1
         if self.entry is not None:
