@@ -312,11 +312,13 @@ class HostLobby:
         if not named:
             self._ready[peer] = version
             return self._start_if_ready()
+        def why(a: Member, b: Member) -> str:
+            return f"{a.name} and {b.name} could not link: the later of the two to join leaves (§6.6)"
+
         earlier = [m for m in named if m is not None and m.seat < reporter.seat]
         if earlier:
-            return self._remove({peer: f"you could not link with {earlier[0].name}: the later of the two leaves (§6.6)"})
-        return self._remove({m.peer_id: f"{reporter.name} could not link with you: the later of the two leaves (§6.6)"
-                             for m in named if m is not None})
+            return self._remove({peer: why(earlier[0], reporter)})
+        return self._remove({m.peer_id: why(reporter, m) for m in named if m is not None})
 
     def on_link_lost(self, peer: bytes) -> list[Action]:
         """A guest's link ended: before start it leaves the table (§6.5); after, the game

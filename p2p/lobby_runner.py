@@ -63,6 +63,8 @@ class _Driver:
             elif isinstance(action, Unpin):
                 self.mesh.forget(action.peer)
             elif isinstance(action, SendTo):
+                if action.message["type"] == "lobby.refuse":
+                    log.warning("%s leaves the table: %s", short_id(action.peer), action.message["detail"])
                 if action.peer in self.mesh.peers():  # it may have left since the action was made
                     self.mesh.send(action.peer, action.message)
             elif isinstance(action, Broadcast):

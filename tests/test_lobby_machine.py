@@ -222,9 +222,9 @@ def test_s6_6_a_member_a_guest_cannot_dial_leaves_not_the_table(tmp_path: Path) 
     assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
     actions = host.on_message(ids[1].peer_id, report[0].message)
     told = next(a for a in actions if isinstance(a, SendTo) and a.peer == ids[2].peer_id).message
-    assert told["type"] == "lobby.refuse" and told["reason"] == "unreachable" and "bob could not link" in told["detail"]
+    assert told["type"] == "lobby.refuse" and told["reason"] == "unreachable" and "bob and carol could not link" in told["detail"]
     assert [m.name for m in host.roster.members] == ["alice", "bob"]
-    with pytest.raises(JoinRefused, match="bob could not link with you") as info:
+    with pytest.raises(JoinRefused, match="bob and carol could not link") as info:
         carol.on_message(ids[0].peer_id, told)
     assert info.value.code == "unreachable"
     update = next(a.message for a in actions if isinstance(a, SendTo) and a.peer == ids[1].peer_id)
@@ -242,7 +242,7 @@ def test_s6_6_a_guest_nobody_dials_in_time_is_the_later_joiner_and_leaves(tmp_pa
     assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[1].peer_id,)))]
     actions = host.on_message(ids[2].peer_id, report[0].message)
     told = next(a for a in actions if isinstance(a, SendTo) and a.peer == ids[2].peer_id).message
-    assert told["reason"] == "unreachable" and "you could not link with bob" in told["detail"]
+    assert told["reason"] == "unreachable" and "bob and carol could not link" in told["detail"]
     assert [m.name for m in host.roster.members] == ["alice", "bob"]
 
 
@@ -276,4 +276,4 @@ def test_s6_4_every_refusal_has_words_for_the_player() -> None:
     from p2p.lobby import REFUSALS
 
     assert set(REFUSAL_HINTS) == REFUSALS
-    assert "firewall" in explain(JoinRefused("unreachable", "bob could not link with you"))
+    assert "firewall" in explain(JoinRefused("unreachable", "bob and carol could not link"))
