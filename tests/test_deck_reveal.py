@@ -211,3 +211,23 @@ def test_8_5_share_wire_form_is_strict(dealt) -> None:
         with pytest.raises(MalformedMessage) as e:
             Share.from_wire(bad, peer(0))
         assert e.value.peer == peer(0)
+
+
+def test_8_5_a_share_proven_ahead_is_still_placed_and_its_chain_checked(dealt) -> None:
+    """`proven=True` (a share whose proof was checked as it arrived, before its reveal
+    opened) skips only the proof: a share of another deck, position or a seat that owes
+    nothing is refused as before."""
+    t, deck, _ = dealt
+    share = make_share(t.keys[peer(1)], deck, 3, t.source)
+    with pytest.raises(ProtocolViolation) as e:
+        Reveal(deck, 3).receive(peer(1), replace(share, chain=bytes(32)), proven=True)
+    assert e.value.check == "wrong-card"
+    with pytest.raises(ProtocolViolation) as e:
+        Reveal(deck, 4).receive(peer(1), share, proven=True)
+    assert e.value.check == "wrong-card"
+    with pytest.raises(ProtocolViolation) as e:
+        Reveal(deck, 3, audience=peer(1)).receive(peer(1), share, proven=True)
+    assert e.value.check == "own-share-published"
+    reveal = Reveal(deck, 3)
+    reveal.receive(peer(1), share, proven=True)
+    assert reveal.shares == {peer(1): share.share}

@@ -546,3 +546,45 @@ def test_s9_7_an_opening_of_a_round_with_many_reshuffles_is_well_formed() -> Non
     table_schemas().check(opening(74))
     with pytest.raises(ProtocolError, match="steps"):
         table_schemas().check(opening(513))
+
+
+def test_s9_4_a_share_that_overtakes_its_snap_is_proven_as_it_arrives_and_not_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapper's share often reaches a peer before the snap's last acknowledgement does,
+    so before the reveal it answers is open there. Its Chaum–Pedersen proof depends on the
+    deck alone, so it is checked on arrival, while that peer waits, and not again when the
+    reveal opens; the outcome is the same everywhere."""
+    from p2p.deck import reveal as deck_reveal
+    from p2p.table import machine as table_machine
+    from tests.ordersim import Network
+
+    class SlowToSeatZero(TableNetwork):
+        def _post(self, src: int, dst: int, envelope: Any) -> None:  # seat 2's messages reach seat 0 late
+            if src == 2 and dst == 0:
+                self.schedule(self.now + 0.05, lambda: Network._post(self, src, dst, envelope))
+            else:
+                super()._post(src, dst, envelope)
+
+    checks: dict[str, list[tuple[bytes, int, bytes]]] = {"on arrival": [], "as the reveal opens": []}
+    for module, when in ((table_machine, "on arrival"), (deck_reveal, "as the reveal opens")):
+        original = module.verify_share
+        monkeypatch.setattr(module, "verify_share", lambda deck, sender, share, original=original, when=when: (
+            checks[when].append((share.chain, share.position, sender)), original(deck, sender, share))[1])
+    net = SlowToSeatZero(3, 11, rules=SMALL, act_delay=0.3)
+    for other in (net.tables[0], net.tables[2]):  # nobody else snaps
+        other.driver.snap = lambda: None  # type: ignore[method-assign]
+    net.start()
+    machine = net.tables[1].machine
+    while machine.engine.discard_top() is None:  # until the deal is done and the first card is up
+        net.run_until(net.now + 0.001)
+    deck, position = machine._round.location[machine.engine.zones().tableaux[1][2]]  # noqa: SLF001
+    for done in checks.values():
+        done.clear()  # (the deal's peeks published the other seats' shares of that card)
+    net.send(1, machine.submit(Snap(1, machine.engine.discard_top(), 1, 2)))  # its own bottom-left card (it peeked it)
+    net.run_until(net.now + 0.5)
+    for table in net.tables:
+        assert any(isinstance(a.event, Snap) and a.event.seat == 1 for step in table.steps for a in step.applied)
+        assert table.machine.halted is None
+    card = (deck.chain, position, net.tables[1].machine.seats[1])  # seat 1's share of that card
+    early, late = checks["on arrival"].count(card), checks["as the reveal opens"].count(card)
+    assert early >= 1  # at seat 0 at least, where the snap waited for seat 2's acknowledgement
+    assert early + late == 2  # once at each of the two other seats, never twice

@@ -268,11 +268,12 @@ class Reveal:
         self._shares: dict[bytes, bytes] = {}
         self._sealed: dict[bytes, SealedShare] = {}
 
-    def receive(self, sender: bytes, share: Share | SealedShare, *, own: bool = False) -> None:
+    def receive(self, sender: bytes, share: Share | SealedShare, *, own: bool = False, proven: bool = False) -> None:
         """Verify and record `sender`'s share. Nothing changes if any check fails.
 
-        `own=True` records a share this peer made itself: it is checked for place but
-        its proof is not re-verified."""
+        `own=True` records a share this peer made itself, and `proven=True` a plain share
+        whose proof `verify_share` already accepted for the deck it names: either is
+        checked for place, but its proof is not verified again."""
         if sender not in self.expected:
             self.deck.joint.game.seat_of(sender, SECTION)
             if sender == self.audience and isinstance(share, Share):
@@ -298,7 +299,7 @@ class Reveal:
             return
         if sender not in self.plain_from:
             raise ProtocolViolation(SECTION, "wrong-kind", "a plain share where a sealed share is owed", peer=sender)
-        if not own:
+        if not own and not (proven and share.chain == self.deck.chain):
             verify_share(self.deck, sender, share)
         self._shares[sender] = share.share
         self.plan.publish(sender, share.share)

@@ -109,6 +109,7 @@ from p2p.deck import (
     make_sealed_share,
     make_share,
     verify_round_opening,
+    verify_share,
 )
 from p2p.deck import Reveal as Collect
 from p2p.deck.shuffle import Deck
@@ -324,7 +325,8 @@ class TableMachine:
         self._work: dict[Any, Any] = {}  # open need -> _RevealWork | ShuffleChain
         self._by_number: dict[int, _RevealWork] = {}
         self._needs_opened = 0  # every need ever opened gets the next number (§9.4)
-        self._early: dict[int, list[tuple[int, Share | SealedShare, int, bytes]]] = {}  # need -> shares come before it
+        # need -> shares that came before it: (seat, share, sseq, digest, its proof checked already)
+        self._early: dict[int, list[tuple[int, Share | SealedShare, int, bytes, bool]]] = {}
         self._unsigned: dict[int, _RevealWork] = {}  # need -> work whose own share is not yet in a signed side message
         self._share_items: list[dict[str, Any]] = []
         self._prepared: dict[tuple[bytes, int], Share] = {}  # shares made ahead (`prepare`)
@@ -868,7 +870,7 @@ class TableMachine:
                 raise TableViolation("§9.4", seat, "a shares message that carries no share")
             for number, share in _shares_of(inner, peer):
                 if number >= self._needs_opened:
-                    self._early.setdefault(number, []).append((seat, share, sseq, digest))
+                    self._early.setdefault(number, []).append((seat, share, sseq, digest, self._proven_early(peer, share)))
                     continue
                 work = self._by_number.get(number)
                 if work is None:
@@ -893,9 +895,28 @@ class TableMachine:
             if work is not None:
                 work.contributors[self.me] = (sseq, digest)
 
-    def _take_share(self, work: _RevealWork, seat: int, share: Share | SealedShare, sseq: int, digest: bytes) -> None:
-        work.collect.receive(self.seats[seat], share)
+    def _take_share(self, work: _RevealWork, seat: int, share: Share | SealedShare, sseq: int, digest: bytes,
+                    proven: bool = False) -> None:
+        work.collect.receive(self.seats[seat], share, proven=proven)
         work.contributors[seat] = (sseq, digest)
+
+    def _proven_early(self, peer: bytes, share: Share | SealedShare) -> bool:
+        """Check the proof of a plain share that came before its need opened, while this
+        peer waits for what opens it (a snap's share often overtakes the snap's last
+        acknowledgement, §9.4): the proof depends on the card's deck alone, not on the
+        need. True if it holds; one that does not is judged as before, once its need
+        opens (whether the share is owed comes first)."""
+        rnd = self._round
+        if not isinstance(share, Share) or rnd is None:
+            return False
+        chain = next((c for c in rnd.chains if c.chain_id == share.chain and c.complete), None)
+        if chain is None:
+            return False
+        try:
+            verify_share(chain.deck(), peer, share)
+        except DeckError:
+            return False
+        return True
 
     # -- the engine loop -------------------------------------------------------------
 
@@ -1117,8 +1138,8 @@ class TableMachine:
                 self._by_number[number] = work
                 if self._keys is not None and self.seats[self.me] in work.collect.expected:
                     self._owe_share(work, deck, position, audience)
-                for seat, share, sseq, digest in self._early.pop(number, []):
-                    self._take_share(work, seat, share, sseq, digest)
+                for seat, share, sseq, digest, proven in self._early.pop(number, []):
+                    self._take_share(work, seat, share, sseq, digest, proven)
             elif isinstance(need, Reshuffle):
                 assert self._joint is not None
                 faces = [self.engine.known_face(card) for card in need.retired]
