@@ -275,3 +275,37 @@ async def test_s6_6_a_joiner_one_guest_cannot_reach_leaves_and_the_table_starts_
             assert wall.accepted >= 2 and wall.connections == 1  # the host's link went through, bob's dials did not
             assert [m.name for m in results["carol"].roster.members] == ["h", "bob", "carol"]
             assert results["bob"].game_id == results["carol"].game_id
+
+
+async def test_s6_6_a_newcomer_a_seated_guest_never_dials_leaves_after_the_mesh_wait(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other half of the rule: bob is seated but never dials the newcomer (nor says
+    why). The newcomer waits `MESH_WAIT` for his link, then says so; being the later
+    joiner of the two, it is let go, and the table is open again for the next joiner."""
+    from p2p import lobby_runner
+
+    monkeypatch.setattr(lobby_runner, "MESH_WAIT", 0.5)
+    ids = make_identities(tmp_path, 4)
+    async with meshes(ids) as (host, bob, newcomer, carol):
+        monkeypatch.setattr(bob, "dial", lambda peer_id: None)  # bob's side of the mesh never dials out
+        with trio.fail_after(30):
+            seated = trio.Event()
+            results: dict[str, LobbyResult] = {}
+
+            async def join(mesh: Mesh, name: str) -> None:
+                results[name] = await join_table(mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me,
+                                                 on_roster=lambda r: seated.set())
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lambda: host_table(host, name="h", table="Quiet", seats=3))
+                await trio.testing.wait_all_tasks_blocked()
+                nursery.start_soon(join, bob, "bob")
+                await seated.wait()
+                started = trio.current_time()
+                with pytest.raises(JoinRefused) as info:
+                    await join_table(newcomer, [(LOOPBACK, host.port)], name="newcomer", expect_host=host.me)
+                assert info.value.code == "unreachable" and "bob and newcomer could not link" in str(info.value)
+                assert trio.current_time() - started >= 0.5  # (it waited for bob's link first)
+                monkeypatch.undo()  # bob dials again, as usual
+                await join(carol, "carol")
+        assert [m.name for m in results["carol"].roster.members] == ["h", "bob", "carol"]
