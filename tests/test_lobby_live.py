@@ -244,6 +244,34 @@ async def test_s6_6_a_joiner_nobody_can_reach_cannot_take_the_last_seat_and_end_
             assert [m.name for m in result.roster.members] == ["h", "honest"]
 
 
+async def newcomer_let_go(host: Mesh, bob: Mesh, newcomer: Mesh, carol: Mesh, table: str,
+                          then: Callable[[], None] = lambda: None) -> tuple[JoinRefused, float]:
+    """Host a three-seat `table`, seat bob, let `newcomer` try (it must be let go), call
+    `then`, and seat carol, who starts the table with bob: the newcomer's refusal, and
+    how long it took."""
+    seated = trio.Event()
+    results: dict[str, LobbyResult] = {}
+
+    async def join(mesh: Mesh, name: str) -> None:
+        results[name] = await join_table(mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me,
+                                         on_roster=lambda r: seated.set())
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: host_table(host, name="h", table=table, seats=3))
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(join, bob, "bob")
+        await seated.wait()
+        started = trio.current_time()
+        with pytest.raises(JoinRefused) as info:
+            await join_table(newcomer, [(LOOPBACK, host.port)], name="newcomer", expect_host=host.me)
+        waited = trio.current_time() - started
+        then()
+        await join(carol, "carol")
+    assert [m.name for m in results["carol"].roster.members] == ["h", "bob", "carol"]
+    assert results["bob"].game_id == results["carol"].game_id
+    return info.value, waited
+
+
 async def test_s6_6_a_joiner_one_guest_cannot_reach_leaves_and_the_table_starts_without_it(tmp_path: Path) -> None:
     """Found in review: a joiner the host reached but another guest could not (behind a
     firewall that lets only the host in) filled the last seat, and the lobby ended when
@@ -252,29 +280,13 @@ async def test_s6_6_a_joiner_one_guest_cannot_reach_leaves_and_the_table_starts_
     from tests.faultproxy import link_proxy
 
     ids = make_identities(tmp_path, 4)
-    async with meshes(ids) as (host, bob, walled, carol):
-        async with link_proxy((LOOPBACK, walled.port), admit=1) as wall:  # the first dial gets in: the host's
-            walled.port = wall.port  # (its hello names the wall's port)
+    async with meshes(ids) as (host, bob, newcomer, carol):
+        async with link_proxy((LOOPBACK, newcomer.port), admit=1) as wall:  # the first dial gets in: the host's
+            newcomer.port = wall.port  # (its hello names the wall's port)
             with trio.fail_after(30):
-                seated = trio.Event()
-                results: dict[str, LobbyResult] = {}
-
-                async def join(mesh: Mesh, name: str) -> None:
-                    results[name] = await join_table(mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me,
-                                                     on_roster=lambda r: seated.set())
-
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(lambda: host_table(host, name="h", table="Walled", seats=3))
-                    await trio.testing.wait_all_tasks_blocked()
-                    nursery.start_soon(join, bob, "bob")
-                    await seated.wait()
-                    with pytest.raises(JoinRefused) as info:
-                        await join_table(walled, [(LOOPBACK, host.port)], name="walled", expect_host=host.me)
-                    assert info.value.code == "unreachable" and "bob and walled could not link" in str(info.value)
-                    await join(carol, "carol")
+                refused, _ = await newcomer_let_go(host, bob, newcomer, carol, "Walled")
+            assert refused.code == "unreachable" and "bob and newcomer could not link" in str(refused)
             assert wall.accepted >= 2 and wall.connections == 1  # the host's link went through, bob's dials did not
-            assert [m.name for m in results["carol"].roster.members] == ["h", "bob", "carol"]
-            assert results["bob"].game_id == results["carol"].game_id
 
 
 async def test_s6_6_a_newcomer_a_seated_guest_never_dials_leaves_after_the_mesh_wait(
@@ -289,23 +301,6 @@ async def test_s6_6_a_newcomer_a_seated_guest_never_dials_leaves_after_the_mesh_
     async with meshes(ids) as (host, bob, newcomer, carol):
         monkeypatch.setattr(bob, "dial", lambda peer_id: None)  # bob's side of the mesh never dials out
         with trio.fail_after(30):
-            seated = trio.Event()
-            results: dict[str, LobbyResult] = {}
-
-            async def join(mesh: Mesh, name: str) -> None:
-                results[name] = await join_table(mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me,
-                                                 on_roster=lambda r: seated.set())
-
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(lambda: host_table(host, name="h", table="Quiet", seats=3))
-                await trio.testing.wait_all_tasks_blocked()
-                nursery.start_soon(join, bob, "bob")
-                await seated.wait()
-                started = trio.current_time()
-                with pytest.raises(JoinRefused) as info:
-                    await join_table(newcomer, [(LOOPBACK, host.port)], name="newcomer", expect_host=host.me)
-                assert info.value.code == "unreachable" and "bob and newcomer could not link" in str(info.value)
-                assert trio.current_time() - started >= 0.5  # (it waited for bob's link first)
-                monkeypatch.undo()  # bob dials again, as usual
-                await join(carol, "carol")
-        assert [m.name for m in results["carol"].roster.members] == ["h", "bob", "carol"]
+            refused, waited = await newcomer_let_go(host, bob, newcomer, carol, "Quiet", then=monkeypatch.undo)
+        assert refused.code == "unreachable" and "bob and newcomer could not link" in str(refused)
+        assert waited >= 0.5  # (it waited for bob's link first; then bob dials carol as usual)
