@@ -588,3 +588,28 @@ def test_s9_4_a_share_that_overtakes_its_snap_is_proven_as_it_arrives_and_not_ag
     early, late = checks["on arrival"].count(card), checks["as the reveal opens"].count(card)
     assert early >= 1  # at seat 0 at least, where the snap waited for seat 2's acknowledgement
     assert early + late == 2  # once at each of the two other seats, never twice
+
+
+def test_s9_4_shares_sent_far_ahead_or_twice_are_not_proven_on_arrival(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Proving an early share costs a peer about half a millisecond, so it is done only for
+    the next few needs (`EARLY_PROOFS_AHEAD`) and once per seat and need: a peer that sends
+    shares far ahead, or many for one need, costs no more CPU than before (such shares
+    are judged when their needs open, as ever)."""
+    from p2p.table import machine as table_machine
+
+    net = TableNetwork(3, 11, rules=SMALL, act_delay=0.3)
+    net.start()
+    seat0, seat1 = net.tables[0].machine, net.tables[1].machine
+    while seat1.engine.discard_top() is None:  # until the deal is done and the first card is up
+        net.run_until(net.now + 0.001)
+    deck, position = seat1._round.location[seat1.engine.zones().tableaux[1][2]]  # noqa: SLF001
+    share = seat1._my_share(deck, position)  # noqa: SLF001
+    proofs: list[int] = []
+    original = table_machine.verify_share
+    monkeypatch.setattr(table_machine, "verify_share", lambda *a: (proofs.append(1), original(*a))[1])
+    nxt = seat0._needs_opened  # noqa: SLF001
+    assert seat0._proven_early(1, share, nxt, []) and len(proofs) == 1  # noqa: SLF001
+    assert not seat0._proven_early(1, share, nxt + table_machine.EARLY_PROOFS_AHEAD, [])  # noqa: SLF001
+    assert not seat0._proven_early(1, share, nxt, [(1, share, 0, b"", True)])  # noqa: SLF001
+    assert not seat0._proven_early(2, share, nxt, [])  # noqa: SLF001  (seat 2 did not make it: judged later)
+    assert len(proofs) == 2  # the far one and the second one were not checked; the false one was, and failed

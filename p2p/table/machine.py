@@ -287,6 +287,9 @@ class _Round:
         return all(c.complete for c in self.chains)
 
 
+EARLY_PROOFS_AHEAD = 4  # needs ahead of the last opened whose early plain shares are proven on arrival (§9.4)
+
+
 class TableMachine:
     """A replica of one game, from seat `me`'s point of view (`me=None`: an observer)."""
 
@@ -870,7 +873,8 @@ class TableMachine:
                 raise TableViolation("§9.4", seat, "a shares message that carries no share")
             for number, share in _shares_of(inner, peer):
                 if number >= self._needs_opened:
-                    self._early.setdefault(number, []).append((seat, share, sseq, digest, self._proven_early(peer, share)))
+                    waiting = self._early.setdefault(number, [])
+                    waiting.append((seat, share, sseq, digest, self._proven_early(seat, share, number, waiting)))
                     continue
                 work = self._by_number.get(number)
                 if work is None:
@@ -900,20 +904,24 @@ class TableMachine:
         work.collect.receive(self.seats[seat], share, proven=proven)
         work.contributors[seat] = (sseq, digest)
 
-    def _proven_early(self, peer: bytes, share: Share | SealedShare) -> bool:
+    def _proven_early(self, seat: int, share: Share | SealedShare, number: int,
+                      waiting: list[tuple[int, Share | SealedShare, int, bytes, bool]]) -> bool:
         """Check the proof of a plain share that came before its need opened, while this
         peer waits for what opens it (a snap's share often overtakes the snap's last
         acknowledgement, §9.4): the proof depends on the card's deck alone, not on the
         need. True if it holds; one that does not is judged as before, once its need
-        opens (whether the share is owed comes first)."""
+        opens (whether the share is owed comes first). Only for the next few needs, and
+        once per seat and need, so shares sent far ahead cost no more than they did."""
         rnd = self._round
-        if not isinstance(share, Share) or rnd is None:
+        if not isinstance(share, Share) or rnd is None or number >= self._needs_opened + EARLY_PROOFS_AHEAD:
             return False
+        if any(seat == earlier for earlier, *_ in waiting):
+            return False  # (a second share of one seat for one need is refused when it opens)
         chain = next((c for c in rnd.chains if c.chain_id == share.chain and c.complete), None)
         if chain is None:
             return False
         try:
-            verify_share(chain.deck(), peer, share)
+            verify_share(chain.deck(), self.seats[seat], share)
         except DeckError:
             return False
         return True
