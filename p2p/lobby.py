@@ -196,6 +196,11 @@ def _name_key(name: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
+def _unlinked(earlier: Member, later: Member) -> str:
+    """Why `later` leaves the table (§6.6), in words that read the same to everyone."""
+    return f"{earlier.name} and {later.name} could not link: the later of the two to join leaves (§6.6)"
+
+
 # -- host ------------------------------------------------------------------------------------
 
 
@@ -304,21 +309,17 @@ class HostLobby:
         if version > self.roster.version:
             raise ProtocolError("§6.6", f"lobby.links on roster version {version}, which the host never sent",
                                 short_id(peer))
-        named = [self.roster.member(bytes(p)) for p in unreachable]
-        if len(set(map(bytes, unreachable))) != len(unreachable) or any(
-                m is None or m.seat == 0 or m.peer_id == peer for m in named):
+        named = [m for p in unreachable if (m := self.roster.member(p)) is not None and m.seat and m.peer_id != peer]
+        if len(named) != len(unreachable) or len({m.peer_id for m in named}) != len(named):
             raise ProtocolError("§6.6", "lobby.links names itself, the host, a member twice or a peer not at the table",
                                 short_id(peer))
         if not named:
             self._ready[peer] = version
             return self._start_if_ready()
-        def why(a: Member, b: Member) -> str:
-            return f"{a.name} and {b.name} could not link: the later of the two to join leaves (§6.6)"
-
-        earlier = [m for m in named if m is not None and m.seat < reporter.seat]
+        earlier = [m for m in named if m.seat < reporter.seat]
         if earlier:
-            return self._remove({peer: why(earlier[0], reporter)})
-        return self._remove({m.peer_id: why(reporter, m) for m in named if m is not None})
+            return self._remove({peer: _unlinked(earlier[0], reporter)})
+        return self._remove({m.peer_id: _unlinked(reporter, m) for m in named})
 
     def on_link_lost(self, peer: bytes) -> list[Action]:
         """A guest's link ended: before start it leaves the table (§6.5); after, the game
