@@ -22,6 +22,7 @@ from cli.game import log_folder, log_path_for, log_unwritable, play_seat, report
 from p2p.discovery import TableAd, advertise, advertised_addresses
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError, default_state_dir
+from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
 from p2p.roster import MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, TableRules
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     except IdentityError as exc:
         complain(str(exc))
         return 1
-    show = (lambda roster: None) if args.quiet or args.json else roster_progress(identity.peer_id)
+    show = (lambda change: None) if args.quiet or args.json else roster_progress(identity.peer_id)
 
     async def main() -> int:
         try:
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
                 async with _advertising(ad, args) as advert:
                     result = await host_lobby_screen(
                         terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
-                        rules=rules, join_hint=hint, on_roster=lambda roster: advert(roster.free),
+                        rules=rules, join_hint=hint, on_roster=lambda change: advert(change.roster.free),
                         warnings=bots.lost,
                     )
                 bots.seated()
@@ -129,9 +130,9 @@ def run(args: argparse.Namespace) -> int:
             say(f"listening {where}:{mesh.port} {identity.peer_id.hex()}")
         async with _advertising(ad, args) as advert:
 
-            def on_roster(roster) -> None:  # type: ignore[no-untyped-def]
-                show(roster)
-                advert(roster.free)
+            def on_roster(change: RosterChanged) -> None:
+                show(change)
+                advert(change.roster.free)
 
             start = await _start_signal()
             result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table=table, seats=args.seats,

@@ -12,7 +12,7 @@ import trio
 
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
-from p2p.lobby import LobbyResult
+from p2p.lobby import LobbyResult, RosterChanged
 from p2p.roster import Roster
 from p2p.schema import Schemas
 
@@ -112,8 +112,11 @@ def roster_lines(roster: Roster, me: bytes) -> list[str]:
     return lines
 
 
-def roster_progress(me: bytes) -> Callable[[Roster], None]:
-    def show(roster: Roster) -> None:
+def roster_progress(me: bytes) -> Callable[[RosterChanged], None]:
+    def show(change: RosterChanged) -> None:
+        roster = change.roster
+        for left in change.left:
+            say(left.sentence())
         say(f"{len(roster.members)} of {roster.seats} seats taken:")
         for line in roster_lines(roster, me):
             say(line)

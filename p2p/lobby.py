@@ -97,8 +97,21 @@ class Unpin:
 
 
 @dataclass(frozen=True)
+class Left:
+    """A member gone from the roster, and why, in words that follow its name ("left the
+    table", "lost the connection: …"): for screens, never for the protocol."""
+
+    name: str
+    why: str
+
+    def sentence(self) -> str:
+        return f"{self.name} {self.why}."
+
+
+@dataclass(frozen=True)
 class RosterChanged:
     roster: Roster
+    left: tuple[Left, ...] = ()  # members this change removed
 
 
 @dataclass(frozen=True)
@@ -318,12 +331,13 @@ class HostLobby:
             return self._start_if_ready()
         earlier = [m for m in named if m.seat < reporter.seat]
         if earlier:
-            return self._remove({peer: _unlinked(earlier[0], reporter)})
-        return self._remove({m.peer_id: _unlinked(reporter, m) for m in named})
+            return self._remove({peer: _unlinked(earlier[0], reporter)}, told=True)
+        return self._remove({m.peer_id: _unlinked(reporter, m) for m in named}, told=True)
 
-    def on_link_lost(self, peer: bytes) -> list[Action]:
+    def on_link_lost(self, peer: bytes, why: str = "left the table") -> list[Action]:
         """A guest's link ended: before start it leaves the table (§6.5); after, the game
-        cannot start without it."""
+        cannot start without it. `why` says how, for the host's screen ("lost the
+        connection: …"; the runner knows)."""
         member = self.roster.member(peer)
         if member is None:
             return []
@@ -331,20 +345,23 @@ class HostLobby:
             if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
                 return []  # it signed before leaving: nothing more is needed from it
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
-        return self._remove({peer: None})
+        return self._remove({peer: why}, told=False)
 
-    def _remove(self, leaving: Mapping[bytes, str | None]) -> list[Action]:
-        """Members leave before the start (§6.5): those given a reason are told it
-        (``lobby.refuse`` reason ``unreachable``); the rest move up a seat."""
+    def _remove(self, leaving: Mapping[bytes, str], *, told: bool) -> list[Action]:
+        """Members leave before the start (§6.5), each for its reason; `told`: they are
+        still linked and are told it (``lobby.refuse`` reason ``unreachable``). The rest
+        move up a seat."""
+        gone = tuple(Left(m.name, why if not told else f"had to leave: {why}")
+                     for m in self.roster.members if (why := leaving.get(m.peer_id)) is not None)
         kept = tuple(m for m in self.roster.members if m.peer_id not in leaving)
         members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
         self.roster = replace(self.roster, members=members, version=self.roster.version + 1)
         update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
         if self.starting and len(members) < MIN_SEATS:
             self.starting = False  # (nobody left to play with: the table is open again)
-        told: list[Action] = [SendTo(peer, refuse("unreachable", why)) for peer, why in leaving.items() if why]
-        return [*told, *(Unpin(peer) for peer in leaving), *(SendTo(m.peer_id, update) for m in members[1:]),
-                RosterChanged(self.roster), *self._start_if_ready()]
+        tell: list[Action] = [SendTo(peer, refuse("unreachable", why)) for peer, why in leaving.items()] if told else []
+        return [*tell, *(Unpin(peer) for peer in leaving), *(SendTo(m.peer_id, update) for m in members[1:]),
+                RosterChanged(self.roster, gone), *self._start_if_ready()]
 
 
 # -- guest -----------------------------------------------------------------------------------
@@ -452,7 +469,8 @@ class GuestLobby:
         me = new.member(self.identity.peer_id)
         if me is None:
             raise ProtocolError("§6.5", "the host removed us from the table", self.host.short)
-        old = {m.peer_id for m in self.roster.members}
+        old_members = self.roster.members
+        old = {m.peer_id for m in old_members}
         current = {m.peer_id for m in new.members}
         host = new.members[0]
         members = (Member(0, host.name, host.cert, host.nonce, self.host_address), *new.members[1:])
@@ -462,7 +480,8 @@ class GuestLobby:
         if any(m.peer_id not in old and m.seat < me.seat for m in members):
             raise ProtocolError("§6.5", "a newcomer seated before us", self.host.short)
         self._linked &= current
-        return [*actions, RosterChanged(self.roster), *self._report()]
+        gone = tuple(Left(m.name, "is no longer at the table") for m in old_members if m.peer_id not in current)
+        return [*actions, RosterChanged(self.roster, gone), *self._report()]
 
     def _on_start(self, canonical: bytes, host_sig: bytes) -> list[Action]:
         assert self.roster is not None and self.host is not None

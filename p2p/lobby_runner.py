@@ -9,8 +9,9 @@ returns the `LobbyResult`; the mesh stays open for the game. Messages of later l
 that arrive before this peer finished the lobby are handed back to the mesh
 (`Mesh.requeue`) in order, so the game sees them first.
 
-Progress is reported through an optional callback (`on_roster`) for screens and
-advertisements; failures raise `ProtocolError` (and its subclasses `JoinRefused`,
+Progress is reported through an optional callback (`on_roster`, with each
+`RosterChanged`: the roster, and who left it and why) for screens and advertisements;
+failures raise `ProtocolError` (and its subclasses `JoinRefused`,
 `FingerprintMismatch`) or `OSError` for an unreachable host.
 """
 
@@ -32,7 +33,7 @@ from p2p.lobby import (
     MESH_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, RosterChanged, SendTo, Started,
     Unpin,
 )
-from p2p.roster import DEFAULT_RULES, Roster, TableRules
+from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
 from p2p.tlsstream import TlsStream
 from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, LinkDown, LinkUp, Mesh, MeshEvent, Received
@@ -43,7 +44,7 @@ HELLO_TIMEOUT = 10.0
 MAX_EARLY = 1024  # messages of the game a peer may send before this peer's lobby is over (§4.7)
 WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, doubled per wrong code…
 WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
-RosterCallback = Callable[[Roster], None]
+RosterCallback = Callable[[RosterChanged], None]
 
 
 class _Driver:
@@ -71,7 +72,7 @@ class _Driver:
                 self.mesh.broadcast(action.message)
             elif isinstance(action, RosterChanged):
                 if self.on_roster is not None:
-                    self.on_roster(action.roster)
+                    self.on_roster(action)
             elif isinstance(action, Started):
                 self.result = action.result
 
@@ -117,7 +118,10 @@ class _Driver:
         elif isinstance(event, LinkDown):
             if event.error is not None:
                 log.warning("link to %s: %s", short_id(event.peer), event.error)
-            self.apply(lobby.on_link_lost(event.peer))
+            if isinstance(lobby, HostLobby):
+                self.apply(lobby.on_link_lost(event.peer, _gone(event)))
+            else:
+                self.apply(lobby.on_link_lost(event.peer))
         elif isinstance(event, LinkUp):
             if isinstance(lobby, GuestLobby):  # (it tells the host once it holds every link, §6.6)
                 self.apply(lobby.on_link_up(event.peer))
@@ -215,7 +219,7 @@ async def host_table(
     # The front door stays open after the start: latecomers are refused politely (§6.4).
     mesh.serve_front_door(front_door)
     if on_roster is not None:
-        on_roster(lobby.roster)
+        on_roster(RosterChanged(lobby.roster))
     task_status.started()
     with lone_exception_unwrapped():
         async with trio.open_nursery() as nursery:
@@ -271,6 +275,15 @@ async def join_table(
     driver.apply(actions)
     mesh.release_incoming()
     return await driver.run(guest)
+
+
+def _gone(event: LinkDown) -> str:
+    """How a guest whose link ended left the lobby, for the host's screen."""
+    if event.clean:
+        return "left the table"
+    if event.error is not None:
+        return f"was disconnected: {event.reason}"
+    return f"lost the connection: {event.reason}"
 
 
 class _FrontDoor:

@@ -33,7 +33,7 @@ import pytest  # noqa: E402
 
 from p2p.errors import FingerprintMismatch, JoinRefused  # noqa: E402
 from p2p.lobby_runner import host_table, join_table  # noqa: E402
-from p2p.lobby import LobbyResult  # noqa: E402
+from p2p.lobby import LobbyResult, RosterChanged  # noqa: E402
 from p2p.schema import Schemas  # noqa: E402
 from p2p.transport import Mesh, open_mesh  # noqa: E402
 from transport_support import LOOPBACK, lobby_schemas  # noqa: E402
@@ -221,10 +221,12 @@ async def test_s6_6_a_joiner_nobody_can_reach_cannot_take_the_last_seat_and_end_
             dead = closed.getsockname()[1]
         with trio.fail_after(30):
             rosters: list[list[str]] = []
+            left: list[str] = []
             freed = trio.Event()
 
-            def on_roster(roster) -> None:  # type: ignore[no-untyped-def]
-                rosters.append([m.name for m in roster.members])
+            def on_roster(change: RosterChanged) -> None:
+                rosters.append([m.name for m in change.roster.members])
+                left.extend(gone.sentence() for gone in change.left)
                 if rosters[-2:] == [["h", "griefer"], ["h"]]:
                     freed.set()
 
@@ -242,22 +244,31 @@ async def test_s6_6_a_joiner_nobody_can_reach_cannot_take_the_last_seat_and_end_
                 await freed.wait()  # the host could not reach it: it left, and its seat is free
                 result = await join_table(honest, [(LOOPBACK, host.port)], name="honest", expect_host=host.me)
             assert [m.name for m in result.roster.members] == ["h", "honest"]
+            assert left == [left[0]] and left[0].startswith("griefer lost the connection: could not connect")
 
 
 async def newcomer_let_go(host: Mesh, bob: Mesh, newcomer: Mesh, carol: Mesh, table: str,
                           then: Callable[[], None] = lambda: None) -> tuple[JoinRefused, float]:
     """Host a three-seat `table`, seat bob, let `newcomer` try (it must be let go), call
     `then`, and seat carol, who starts the table with bob: the newcomer's refusal, and
-    how long it took."""
+    how long it took. The host's screen says why the newcomer left; bob's that it did."""
     seated = trio.Event()
     results: dict[str, LobbyResult] = {}
+    told: dict[str, list[str]] = {"h": [], "bob": [], "carol": []}
+
+    def on_roster(name: str) -> Callable[[RosterChanged], None]:
+        def note(change: RosterChanged) -> None:
+            told[name] += [left.sentence() for left in change.left]
+            if name == "bob":
+                seated.set()
+        return note
 
     async def join(mesh: Mesh, name: str) -> None:
         results[name] = await join_table(mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me,
-                                         on_roster=lambda r: seated.set())
+                                         on_roster=on_roster(name))
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(lambda: host_table(host, name="h", table=table, seats=3))
+        nursery.start_soon(lambda: host_table(host, name="h", table=table, seats=3, on_roster=on_roster("h")))
         await trio.testing.wait_all_tasks_blocked()
         nursery.start_soon(join, bob, "bob")
         await seated.wait()
@@ -269,6 +280,8 @@ async def newcomer_let_go(host: Mesh, bob: Mesh, newcomer: Mesh, carol: Mesh, ta
         await join(carol, "carol")
     assert [m.name for m in results["carol"].roster.members] == ["h", "bob", "carol"]
     assert results["bob"].game_id == results["carol"].game_id
+    assert told == {"h": [f"newcomer had to leave: {info.value.detail}."],
+                    "bob": ["newcomer is no longer at the table."], "carol": []}
     return info.value, waited
 
 

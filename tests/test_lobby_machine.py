@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from p2p.errors import JoinRefused, ProtocolError
-from p2p.lobby import Broadcast, GuestLobby, HostLobby, Pin, SendTo, Started, links_report
+from p2p.lobby import Broadcast, GuestLobby, HostLobby, Left, Pin, RosterChanged, SendTo, Started, links_report
 from p2p.roster import PROTOCOL_VERSION
 from transport_support import make_identities
 
@@ -138,10 +138,13 @@ def test_leaving_before_the_start_frees_the_seat(tmp_path: Path) -> None:
     for i, name in ((1, "bob"), (2, "carol")):
         g, h, n = hello_for(host, ids[i], name, N[i])
         host.on_hello(h, n, "x")
-    actions = host.on_link_lost(ids[1].peer_id)
+    actions = host.on_link_lost(ids[1].peer_id, "lost the connection: connection reset")
     assert [m.name for m in host.roster.members] == ["alice", "carol"]
     assert [m.seat for m in host.roster.members] == [0, 1]
     assert any(isinstance(a, SendTo) and a.peer == ids[2].peer_id for a in actions)
+    # the host's screen says who left and how
+    assert [a.left for a in actions if isinstance(a, RosterChanged)] == [(Left("bob", "lost the connection: connection reset"),)]
+    assert host.on_link_lost(ids[1].peer_id) == []  # (gone already: said once)
 
 
 def test_s6_6_the_host_starts_only_once_it_reaches_every_member(tmp_path: Path) -> None:
@@ -227,9 +230,14 @@ def test_s6_6_a_member_a_guest_cannot_dial_leaves_not_the_table(tmp_path: Path) 
     with pytest.raises(JoinRefused, match="bob and carol could not link") as info:
         carol.on_message(ids[0].peer_id, told)
     assert info.value.code == "unreachable"
+    changed = next(a for a in actions if isinstance(a, RosterChanged))  # the host's screen says why
+    assert changed.left == (Left("carol", f"had to leave: {told['detail']}"),)
+    assert changed.left[0].sentence() == "carol had to leave: " + told["detail"] + "."
     update = next(a.message for a in actions if isinstance(a, SendTo) and a.peer == ids[1].peer_id)
-    assert [a for a in bob.on_message(ids[0].peer_id, update) if isinstance(a, SendTo)] == [
+    seen = bob.on_message(ids[0].peer_id, update)
+    assert [a for a in seen if isinstance(a, SendTo)] == [
         SendTo(ids[0].peer_id, links_report(3))]  # every link of the new roster held: said at once
+    assert [a.left for a in seen if isinstance(a, RosterChanged)] == [(Left("carol", "is no longer at the table"),)]
     linked(host, ids[1].peer_id)
     assert host.start()[0].message["type"] == "lobby.start"
 

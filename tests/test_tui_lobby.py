@@ -10,7 +10,7 @@ from transport_support import LOOPBACK, make_identities, meshes
 from tui_support import ScreenHarness
 
 from p2p.discovery import TableAd, advertise
-from p2p.lobby import LobbyResult
+from p2p.lobby import GuestLobby, LobbyResult
 from p2p.lobby_runner import host_table, join_table
 from p2p.roster import PROTOCOL_VERSION
 from cli.tui import host_lobby_screen, join_lobby_screen, pick_table_screen
@@ -54,6 +54,40 @@ async def test_host_screen_shows_the_roster_as_it_fills_and_enter_starts_early(t
     assert host_result is not None and guest_result is not None
     assert host_result.game_id == guest_result.game_id
     assert [m.name for m in host_result.roster.members] == ["alice", "bob"]
+
+
+async def test_s6_5_host_screen_says_who_left_the_lobby_and_how(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: a member that left before the start vanished from the host's
+    roster without a word. Now the screen says who and how; the seat is free again."""
+    ids = make_identities(tmp_path, 2)
+    harness = ScreenHarness()
+    linked = trio.Event()  # bob holds his mesh link to the host (so he leaves over it, saying bye)
+    link_up = GuestLobby.on_link_up
+
+    def on_link_up(self: GuestLobby, peer: bytes) -> list:  # type: ignore[type-arg]
+        linked.set()
+        return link_up(self, peer)
+
+    monkeypatch.setattr(GuestLobby, "on_link_up", on_link_up)
+    async with meshes(ids[:1]) as (host,), harness.open():
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lambda: host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
+                                                             seats=3))
+                await harness.wait_for_text("1 of 3 seats taken")
+                async with meshes(ids[1:]) as (guest,):  # bob joins, then closes his end
+                    with trio.move_on_after(5) as waiting:  # (the lobby runs until the start)
+                        async with trio.open_nursery() as joining:
+                            joining.start_soon(lambda: join_table(guest, [(LOOPBACK, host.port)], name="bob",
+                                                                  expect_host=host.me))
+                            await harness.wait_for_text("2 of 3 seats taken", "bob")
+                            await linked.wait()
+                            joining.cancel_scope.cancel()
+                    assert not waiting.cancelled_caught
+                text = await harness.wait_for_text("bob left the table.", "1 of 3 seats taken")
+                assert "seat 2  (free)" in text
+                nursery.cancel_scope.cancel()
 
 
 async def test_join_screen_asks_for_the_table_code_and_retries(tmp_path: Path) -> None:

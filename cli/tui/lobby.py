@@ -24,9 +24,9 @@ from p2p.discovery import TableAd, browse
 from p2p.errors import JoinRefused
 from p2p.groups import lone_exception_unwrapped
 from p2p.identity import Certificate
-from p2p.lobby import LobbyResult
+from p2p.lobby import LobbyResult, RosterChanged
 from p2p.lobby_runner import host_table, join_table
-from p2p.roster import DEFAULT_RULES, Roster, TableRules
+from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, seats_of
 from cli.tui.terminal import KeyPress, Terminal, TerminalClosed
@@ -79,7 +79,7 @@ async def host_lobby_screen(
     code: str | None = None,
     rules: TableRules | None = None,
     join_hint: str = "",
-    on_roster: Callable[[Roster], None] | None = None,
+    on_roster: Callable[[RosterChanged], None] | None = None,
     warnings: trio.abc.ReceiveChannel[str] | None = None,
 ) -> LobbyResult | None:
     """Host `table` on `mesh`, showing the roster as it fills; Enter starts early with at
@@ -94,11 +94,13 @@ async def host_lobby_screen(
                       starting=False)
     result: LobbyResult | None = None
 
-    def roster_changed(roster: Roster) -> None:
+    def roster_changed(change: RosterChanged) -> None:
         nonlocal scene
-        scene = replace(scene, members=seats_of(roster, identity.peer_id))
+        scene = replace(scene, members=seats_of(change.roster, identity.peer_id))
+        if change.left:
+            scene = replace(scene, note=Note(" ".join(left.sentence() for left in change.left), "warning"))
         if on_roster is not None:
-            on_roster(roster)
+            on_roster(change)
         screen.nudge()
 
     with lone_exception_unwrapped():
@@ -244,9 +246,11 @@ async def join_lobby_screen(
         scene = replace(scene, host_line=f"Host fingerprint {cert.short} ({how}).")
         screen.nudge()
 
-    def on_roster(roster: Roster) -> None:
+    def on_roster(change: RosterChanged) -> None:
         nonlocal scene
-        scene = replace(scene, members=seats_of(roster, me), seats=roster.seats, state="waiting", note=None)
+        roster = change.roster
+        note = Note(" ".join(left.sentence() for left in change.left), "warning") if change.left else None
+        scene = replace(scene, members=seats_of(roster, me), seats=roster.seats, state="waiting", note=note)
         screen.nudge()
 
     with lone_exception_unwrapped():
