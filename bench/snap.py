@@ -22,7 +22,10 @@ games, claims, p50_ms, p90_ms, p99_ms, max_ms. `--timeline` also traces every me
 where the time of a claim went; `--profile` samples every peer's CPU
 (`bench/cpuprofile.py`) and tells which code used it while claims were open;
 `--collections` notes every peer's garbage collections (`bench/gcwatch.py`) and tells how
-the claims with one inside compare with the rest. The first two cost CPU themselves, so
+the claims with one inside compare with the rest; `--perf` samples every CPU with the
+kernel's `perf` (`bench/perfsplit.py`) and tells how busy the CPUs were while claims were
+open, and how the peers' share splits between the Python interpreter, libsodium, TLS,
+the kernel and the rest. The first two cost CPU themselves, so
 their runs are not the figure. `--processes P` runs the N peers in P processes (one trio
 loop each, seat s in process s mod P) instead of one each: not how a table runs, but it
 tells how much of a claim's time goes to switching between more peer processes than
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
 import math
 import os
@@ -59,7 +63,7 @@ from p2p.roster import TableRules  # noqa: E402
 from p2p.table import Step  # noqa: E402
 from p2p.transport import open_mesh  # noqa: E402
 
-from bench import cpuprofile, gcwatch  # noqa: E402
+from bench import cpuprofile, gcwatch, perfsplit  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -334,6 +338,9 @@ def main() -> int:
     parser.add_argument("--collections", action="store_true",
                         help="note every peer's garbage collections (bench/gcwatch.py) and print how the claims with "
                              "one inside compare with the rest")
+    parser.add_argument("--perf", action="store_true",
+                        help="sample every CPU with perf (bench/perfsplit.py; root) and print how busy the CPUs were "
+                             "while claims were open and how the peers' share splits by library and kernel")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="work in DIR and keep logs and traces there")
     parser.add_argument("--timeout", type=float, default=900, help="give up after this many seconds (default 900)")
     parser.add_argument("--processes", type=int, metavar="P",
@@ -361,8 +368,13 @@ def main() -> int:
                 watcher.stop()
                 (args.folder / f"gc{seats[0]}.json").write_text(json.dumps(watcher.collections))
         return 0
-    with tempfile.TemporaryDirectory() as tmp:
+    if args.perf and (why := perfsplit.available()) is not None:
+        raise SystemExit(f"--perf: {why}")
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as perf:
         root = args.keep or Path(tmp)
+        if args.perf:
+            root.mkdir(parents=True, exist_ok=True)
+            perf.enter_context(perfsplit.recording(root / "perf.data"))
         latencies: list[float] = []
         phase_rows: list[tuple[float, ...]] = []
         samples: list[Any] = []
@@ -386,6 +398,8 @@ def main() -> int:
                 story(timeline, sent, applied, args.peers)
                 slowest(timeline, sent, applied, args.peers)
                 phase_rows += phases(timeline, sent, applied, args.peers)
+        perf.close()
+        machine = perfsplit.samples(root / "perf.data") if args.perf else []
     out = {
         "peers": args.peers,
         "processes": args.processes,
@@ -403,6 +417,8 @@ def main() -> int:
         cpuprofile.report(samples, windows, "claim windows (a claim's sending to its outcome at every peer)")
     if args.collections:
         print("claims: " + gcwatch.summary(collections, windows))
+    if args.perf:
+        perfsplit.report(machine, windows, "claim windows (a claim's sending to its outcome at every peer)", len(latencies))
     print(f"{args.peers} peers, {games} game{'s' * (games != 1)}, {out['claims']} snap claims: p50 {out['p50_ms']} ms, p90 {out['p90_ms']} ms, "
           f"p99 {out['p99_ms']} ms, max {out['max_ms']} ms (claim sent -> outcome applied at every peer)")
     if args.json:
