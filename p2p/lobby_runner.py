@@ -26,7 +26,7 @@ from typing import Any
 import trio
 
 from p2p.groups import lone_exception_unwrapped
-from p2p.errors import JoinRefused, PeerLeft, ProtocolError
+from p2p.errors import JoinRefused, PeerLeft, ProtocolError, printable
 from p2p.framed import FramedStream
 from p2p.identity import Certificate, short_id
 from p2p.lobby import (
@@ -278,12 +278,12 @@ async def join_table(
 
 
 def _gone(event: LinkDown) -> str:
-    """How a guest whose link ended left the lobby, for the host's screen."""
+    """How a guest whose link ended left the lobby, for the host's screen (a reason a
+    peer's words may be part of is printed safely, §4.6)."""
     if event.clean:
         return "left the table"
-    if event.error is not None:
-        return f"was disconnected: {event.reason}"
-    return f"lost the connection: {event.reason}"
+    how = "was disconnected" if event.error is not None else "lost the connection"
+    return f"{how}: {printable(event.reason)}"
 
 
 class _FrontDoor:

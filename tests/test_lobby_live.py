@@ -317,3 +317,15 @@ async def test_s6_6_a_newcomer_a_seated_guest_never_dials_leaves_after_the_mesh_
             refused, waited = await newcomer_let_go(host, bob, newcomer, carol, "Quiet", then=monkeypatch.undo)
         assert refused.code == "unreachable" and "bob and newcomer could not link" in str(refused)
         assert waited >= 0.5  # (it waited for bob's link first; then bob dials carol as usual)
+
+
+def test_s6_5_the_host_says_how_a_guest_left_with_a_peers_words_printed_safely() -> None:
+    from p2p.errors import ProtocolError
+    from p2p.lobby_runner import _gone
+    from p2p.transport import LinkDown
+
+    assert _gone(LinkDown(b"p" * 32, "left: leaving the table", clean=True)) == "left the table"
+    assert _gone(LinkDown(b"p" * 32, "connection lost (reset)")) == "lost the connection: connection lost (reset)"
+    error = ProtocolError("§4.3", "not valid msgpack")
+    assert _gone(LinkDown(b"p" * 32, str(error), error)).startswith("was disconnected: ")
+    assert _gone(LinkDown(b"p" * 32, "a \x1b[2J b")) == "lost the connection: a \\x1b[2J b"
