@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -54,17 +55,31 @@ def available() -> str | None:
 
 @contextlib.contextmanager
 def recording(path: Path) -> Iterator[None]:
-    """Sample every CPU into `path` while the block runs."""
+    """Sample every CPU into `path` while the block runs. The block starts only once perf
+    says it samples (its control pipe acknowledges ``enable``: perf ≥ 5.10), so nothing
+    at the start is missed however long perf takes to set up."""
+    ctl_read, ctl_write = os.pipe()
+    ack_read, ack_write = os.pipe()
     perf = subprocess.Popen(
         ["perf", "record", "-q", "-a", "-e", "cpu-clock", "-F", str(FREQUENCY), "-k", "CLOCK_MONOTONIC",
-         "-o", str(path)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+         "-D", "-1", "--control", f"fd:{ctl_read},{ack_write}", "-o", str(path)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=(ctl_read, ack_write),
     )
+    os.close(ctl_read)
+    os.close(ack_write)
     try:
+        os.write(ctl_write, b"enable\n")
+        ready, _, _ = select.select([ack_read], [], [], 60)
+        if not ready or not os.read(ack_read, 64).startswith(b"ack"):
+            perf.kill()
+            raise SystemExit(f"perf record did not start: {perf.communicate()[1].decode(errors='replace').strip()}")
         yield
     finally:
-        perf.send_signal(signal.SIGINT)
+        if perf.poll() is None:
+            perf.send_signal(signal.SIGINT)
         _, err = perf.communicate(timeout=60)
+        os.close(ctl_write)
+        os.close(ack_read)
         if perf.returncode not in (0, -signal.SIGINT) or not path.exists():
             raise SystemExit(f"perf record failed: {err.decode(errors='replace').strip()}")
 
