@@ -61,27 +61,30 @@ def recording(path: Path) -> Iterator[None]:
     ctl_read, ctl_write = os.pipe()
     ack_read, ack_write = os.pipe()
     perf = subprocess.Popen(
-        ["perf", "record", "-q", "-a", "-e", "cpu-clock", "-F", str(FREQUENCY), "-k", "CLOCK_MONOTONIC",
+        ["perf", "record", "-a", "-e", "cpu-clock", "-F", str(FREQUENCY), "-k", "CLOCK_MONOTONIC",
          "-D", "-1", "--control", f"fd:{ctl_read},{ack_write}", "-o", str(path)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=(ctl_read, ack_write),
     )
     os.close(ctl_read)
     os.close(ack_write)
+    started = False
     try:
         os.write(ctl_write, b"enable\n")
         ready, _, _ = select.select([ack_read], [], [], 60)
-        if not ready or not os.read(ack_read, 64).startswith(b"ack"):
-            perf.kill()
-            raise SystemExit(f"perf record did not start: {perf.communicate()[1].decode(errors='replace').strip()}")
-        yield
+        started = bool(ready) and os.read(ack_read, 64).startswith(b"ack")
+        if started:
+            yield
     finally:
         if perf.poll() is None:
             perf.send_signal(signal.SIGINT)
         _, err = perf.communicate(timeout=60)
         os.close(ctl_write)
         os.close(ack_read)
-        if perf.returncode not in (0, -signal.SIGINT) or not path.exists():
-            raise SystemExit(f"perf record failed: {err.decode(errors='replace').strip()}")
+    said = err.decode(errors="replace").strip()
+    if not started:
+        raise SystemExit(f"perf record did not start: {said}")
+    if perf.returncode not in (0, -signal.SIGINT) or not path.exists():
+        raise SystemExit(f"perf record failed: {said}")
 
 
 def label(comm: str, dso: str) -> str:

@@ -351,7 +351,7 @@ class HostLobby:
         """Members leave before the start (§6.5), each for its reason; `told`: they are
         still linked and are told it (``lobby.refuse`` reason ``unreachable``). The rest
         move up a seat."""
-        gone = tuple(Left(m.name, why if not told else f"had to leave: {why}")
+        gone = tuple(Left(m.name, f"had to leave: {why}" if told else why)
                      for m in self.roster.members if (why := leaving.get(m.peer_id)) is not None)
         kept = tuple(m for m in self.roster.members if m.peer_id not in leaving)
         members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
