@@ -10,7 +10,8 @@ needed, so it works in a virtual machine) and stamping each sample with
 ``CLOCK_MONOTONIC``: the clock the peer processes note their claims on, so the samples
 can be cut to a benchmark's timed windows. `samples(path)` reads them back (``perf
 script``) as (time, label): for a Python process, the shared object the sample fell in
-(``libpython3.11.so.1.0``: the interpreter; ``_sodium.abi3.so``: libsodium;
+(``libpython3.11.so.1.0``: the interpreter, or the ``python3.11`` binary itself where it
+is linked in statically; ``_sodium.abi3.so``: libsodium;
 ``[kernel.kallsyms]``: the kernel, on the process's behalf), ``idle`` for an idle CPU,
 ``other processes`` for the rest. `report` prints the shares inside the windows and how
 busy the CPUs were there: samples over what every CPU would give in that time (a
