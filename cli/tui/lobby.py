@@ -61,6 +61,13 @@ class _Screen:
         return await self._receive.receive()
 
 
+def _left_note(change: RosterChanged) -> Note | None:
+    """Who left the roster in `change`, and why, as a screen's note (None: nobody)."""
+    if not change.left:
+        return None
+    return Note(" ".join(left.sentence() for left in change.left), "warning")
+
+
 def _is_yes(key: str) -> bool:
     return key in ("enter", "y", "Y", "ctrl-c")
 
@@ -97,8 +104,8 @@ async def host_lobby_screen(
     def roster_changed(change: RosterChanged) -> None:
         nonlocal scene
         scene = replace(scene, members=seats_of(change.roster, identity.peer_id))
-        if change.left:
-            scene = replace(scene, note=Note(" ".join(left.sentence() for left in change.left), "warning"))
+        if (note := _left_note(change)) is not None:
+            scene = replace(scene, note=note)
         if on_roster is not None:
             on_roster(change)
         screen.nudge()
@@ -249,8 +256,8 @@ async def join_lobby_screen(
     def on_roster(change: RosterChanged) -> None:
         nonlocal scene
         roster = change.roster
-        note = Note(" ".join(left.sentence() for left in change.left), "warning") if change.left else None
-        scene = replace(scene, members=seats_of(roster, me), seats=roster.seats, state="waiting", note=note)
+        scene = replace(scene, members=seats_of(roster, me), seats=roster.seats, state="waiting",
+                        note=_left_note(change))
         screen.nudge()
 
     with lone_exception_unwrapped():

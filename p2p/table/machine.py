@@ -286,6 +286,10 @@ class _Round:
         """Every chain of the round (the deal and each reshuffle) is complete."""
         return all(c.complete for c in self.chains)
 
+    def chain(self, chain_id: Any) -> ShuffleChain | None:
+        """The round's shuffle chain with this id, if it started one."""
+        return next((c for c in self.chains if c.chain_id == chain_id), None)
+
 
 EARLY_PROOFS_AHEAD = 4  # needs ahead of the last opened whose early plain shares are proven on arrival (§9.4)
 
@@ -640,7 +644,7 @@ class TableMachine:
         rnd = self._this_round(seat, inner, "§9.3")
         if rnd.void is not None:
             return  # chains stop where the round became void (§9.10)
-        chain = next((c for c in rnd.chains if c.chain_id == inner["chain"]), None)
+        chain = rnd.chain(inner["chain"])
         if chain is None:
             raise TableViolation("§9.3", seat, "a shuffle step for a chain the table did not start")
         peer = self.seats[seat]
@@ -917,8 +921,8 @@ class TableMachine:
             return False
         if any(seat == earlier for earlier, *_ in waiting):
             return False  # (a second share of one seat for one need is refused when it opens)
-        chain = next((c for c in rnd.chains if c.chain_id == share.chain and c.complete), None)
-        if chain is None:
+        chain = rnd.chain(share.chain)
+        if chain is None or not chain.complete:
             return False
         try:
             verify_share(chain.deck(), self.seats[seat], share)
