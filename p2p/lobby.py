@@ -5,7 +5,7 @@ Theory of operation
 Two sans-I/O state machines, `HostLobby` (the first peer, seat 0, itself a player) and
 `GuestLobby` (every joiner). Neither does I/O or reads a clock: they are fed decoded
 messages, link events and fresh random nonces, and return *actions* (`SendTo`,
-`Broadcast`, `Pin`, `Unpin`) and *outcomes* (`RosterChanged`, `Started`) for a runner to
+`Broadcast`, `Pin`, `Unpin`, `Redial`) and *outcomes* (`RosterChanged`, `Started`) for a runner to
 carry out (`p2p.lobby_runner` with trio; the tests drive them directly too).
 
 Admission (§6.2, §6.3) happens at the front door, a TLS connection the joiner makes
@@ -48,6 +48,7 @@ from p2p.roster import (
 from p2p.schema import NONCE, PEER_ID, SIGNATURE, Bin, Bool, Int, ListOf, Message, OneOf, Optional, Str
 
 MESH_WAIT = 30.0  # seconds a guest waits for a link from a member that dials it (§6.6)
+REDIALS = 3  # times a guest redials a member whose link ended before the start, before it reports it (§6.6)
 REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "unreachable"})
 WRONG_CODE = "wrong table code"  # the `detail` of a bad-code refusal for a code given but wrong
 
@@ -97,6 +98,13 @@ class Unpin:
 
 
 @dataclass(frozen=True)
+class Redial:
+    """Connect to pinned `peer` again: a link this side dials ended before the start (§6.6)."""
+
+    peer: bytes
+
+
+@dataclass(frozen=True)
 class Left:
     """A member gone from the roster, and why, in words that follow its name ("left the
     table", "lost the connection: …"): for screens, never for the protocol."""
@@ -130,7 +138,7 @@ class Started:
     result: LobbyResult
 
 
-Action = SendTo | Broadcast | Pin | Unpin | RosterChanged | Started
+Action = SendTo | Broadcast | Pin | Unpin | Redial | RosterChanged | Started
 
 
 def refuse(reason: str, detail: str) -> dict[str, Any]:
@@ -389,6 +397,7 @@ class GuestLobby:
         self._sigs = _Signatures(identity)
         self._linked: set[bytes] = set()  # members this guest holds a mesh link to
         self._reported: set[tuple[int, bytes | None]] = set()  # (version, member it cannot link with, or None: all linked)
+        self._redials: dict[bytes, int] = {}  # members this guest dials: how often it redialled each (§6.6)
 
     def on_offer(self, offer: Mapping[str, Any], host: Certificate, host_address: tuple[str, int]) -> dict[str, Any]:
         """The hello answering the host's offer (the host's certificate is from TLS)."""
@@ -545,9 +554,10 @@ class GuestLobby:
 
     def on_link_lost(self, peer: bytes) -> list[Action]:
         """Losing the host before the start ends the lobby, as does losing anyone whose
-        roster signature we still need. Before the start, a member this guest dials that
-        it cannot reach (or whose link ended) is reported to the host (§6.6); one that
-        dials it is awaited again."""
+        roster signature we still need. Before the start, a member this guest dials and
+        cannot reach is reported to the host (§6.6); one whose link ended is redialled
+        first, up to `REDIALS` times (a dropped connection on a LAN is not a firewall),
+        and reported when a redial fails. One that dials this guest is awaited again."""
         assert self.roster is not None and self.host is not None
         if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
             return []  # it signed before leaving: nothing more is needed from it
@@ -558,5 +568,11 @@ class GuestLobby:
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
         if member is None:
             return []
+        was_linked = peer in self._linked
         self._linked.discard(peer)
-        return self._report(member) if member.seat > self.seat else []
+        if member.seat < self.seat:
+            return []  # it dials us: awaited again (`awaited`)
+        if was_linked and self._redials.get(peer, 0) < REDIALS:
+            self._redials[peer] = self._redials.get(peer, 0) + 1
+            return [Redial(peer)]
+        return self._report(member)

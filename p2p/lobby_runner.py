@@ -30,8 +30,8 @@ from p2p.errors import JoinRefused, PeerLeft, ProtocolError, printable
 from p2p.framed import FramedStream
 from p2p.identity import Certificate, short_id
 from p2p.lobby import (
-    MESH_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, RosterChanged, SendTo, Started,
-    Unpin,
+    MESH_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, Redial, RosterChanged, SendTo,
+    Started, Unpin,
 )
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
@@ -63,6 +63,9 @@ class _Driver:
                 self.mesh.expect(action.member.cert, action.member.address, dial=action.dial)
             elif isinstance(action, Unpin):
                 self.mesh.forget(action.peer)
+            elif isinstance(action, Redial):
+                log.info("link to %s ended before the start: dialling it again", short_id(action.peer))
+                self.mesh.dial(action.peer)
             elif isinstance(action, SendTo):
                 if action.message["type"] == "lobby.refuse":
                     log.warning("%s leaves the table: %s", short_id(action.peer), action.message["detail"])

@@ -4,7 +4,8 @@
 byte (TLS passes through untouched: the peers still authenticate each other). `cut()`
 resets every connection it carries and refuses new ones until `restore()`; `delay`
 holds each chunk for that long before forwarding it; with `admit`, connections after the
-first `admit` are refused (a firewall that lets only some peers in). Used by the live
+first `admit` are refused (a firewall that lets only some peers in); `drop(n)` resets
+the n-th connection it carried, alone (a hiccup on one route). Used by the live
 fault and lobby tests and `bench/faults.py`.
 """
 
@@ -30,6 +31,7 @@ class LinkProxy:
         self.accepted = 0
         self._nursery = nursery
         self._open: set[trio.CancelScope] = set()
+        self._carried: list[trio.CancelScope] = []  # every connection forwarded, in order
         self._blocked = False
 
     def cut(self) -> None:
@@ -37,6 +39,11 @@ class LinkProxy:
         self._blocked = True
         for scope in list(self._open):
             scope.cancel()
+
+    def drop(self, n: int) -> None:
+        """Reset the n-th connection this proxy carried (1 is the first); the others and
+        new ones go on."""
+        self._carried[n - 1].cancel()
 
     def restore(self) -> None:
         self._blocked = False
@@ -54,6 +61,7 @@ class LinkProxy:
         self.connections += 1
         with trio.CancelScope() as scope:
             self._open.add(scope)
+            self._carried.append(scope)
             try:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._pump, client, server, nursery.cancel_scope)

@@ -302,6 +302,69 @@ async def test_s6_6_a_joiner_one_guest_cannot_reach_leaves_and_the_table_starts_
             assert wall.accepted >= 2 and wall.connections == 1  # the host's link went through, bob's dials did not
 
 
+async def test_s6_6_a_guest_link_that_drops_before_the_start_is_redialled_and_nobody_leaves(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: bob's link to carol ended after both had told the host they hold
+    every link (a hiccup on the route between them), and bob reported carol at once, so
+    she lost her seat. Now bob dials her again; the table starts with all three."""
+    from p2p.lobby import GuestLobby, HostLobby
+    from tests.faultproxy import link_proxy
+
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids) as (host, bob, carol):
+        names = {host.me: "h", bob.me: "bob", carol.me: "carol"}
+        ups: dict[tuple[str, str], int] = {}
+        relinked, ready = trio.Event(), trio.Event()
+        reports: set[str] = set()
+        guest_link_up, host_message = GuestLobby.on_link_up, HostLobby.on_message
+
+        def on_link_up(self: GuestLobby, peer: bytes) -> list:  # type: ignore[type-arg]
+            key = (self.name, names[peer])
+            ups[key] = ups.get(key, 0) + 1
+            if ups.get(("bob", "carol"), 0) == 2 and ups.get(("carol", "bob"), 0) == 2:
+                relinked.set()
+            return guest_link_up(self, peer)
+
+        def on_message(self: HostLobby, peer: bytes, message: dict) -> list:  # type: ignore[type-arg]
+            if message["type"] == "lobby.links" and message["version"] == 2 and not message["unreachable"]:
+                reports.add(names[peer])
+                if reports == {"bob", "carol"}:
+                    ready.set()
+            return host_message(self, peer, message)
+
+        monkeypatch.setattr(GuestLobby, "on_link_up", on_link_up)
+        monkeypatch.setattr(HostLobby, "on_message", on_message)
+        left: list[str] = []
+        results: dict[str, LobbyResult] = {}
+        start = trio.Event()
+
+        async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
+            results[name] = await run()
+
+        async with link_proxy((LOOPBACK, carol.port)) as route:
+            carol.port = route.port  # (her hello names the route's port: the host's and bob's dials take it)
+            with trio.fail_after(30):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(play, "h", lambda: host_table(
+                        host, name="h", table="Hiccup", seats=4, start=start,
+                        on_roster=lambda change: left.extend(gone.sentence() for gone in change.left)))
+                    await trio.testing.wait_all_tasks_blocked()
+                    nursery.start_soon(play, "bob", lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob",
+                                                                      expect_host=host.me))
+                    await trio.testing.wait_all_tasks_blocked()
+                    nursery.start_soon(play, "carol", lambda: join_table(carol, [(LOOPBACK, host.port)], name="carol",
+                                                                        expect_host=host.me))
+                    await ready.wait()  # both told the host they hold every link
+                    assert route.connections == 2  # the host's dial to carol, then bob's
+                    route.drop(2)  # bob's
+                    await relinked.wait()
+                    start.set()
+        assert {name: [m.name for m in r.roster.members] for name, r in results.items()} == {
+            name: ["h", "bob", "carol"] for name in ("h", "bob", "carol")}
+        assert len({r.game_id for r in results.values()}) == 1
+        assert left == [] and route.connections == 3  # bob's second dial went through
+
+
 async def test_s6_6_a_newcomer_a_seated_guest_never_dials_leaves_after_the_mesh_wait(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The other half of the rule: bob is seated but never dials the newcomer (nor says

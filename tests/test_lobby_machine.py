@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from p2p.errors import JoinRefused, ProtocolError
-from p2p.lobby import Broadcast, GuestLobby, HostLobby, Left, Pin, RosterChanged, SendTo, Started, links_report
+from p2p.lobby import (
+    REDIALS, Broadcast, GuestLobby, HostLobby, Left, Pin, Redial, RosterChanged, SendTo, Started, links_report,
+)
 from p2p.roster import PROTOCOL_VERSION
 from transport_support import make_identities
 
@@ -240,6 +242,36 @@ def test_s6_6_a_member_a_guest_cannot_dial_leaves_not_the_table(tmp_path: Path) 
     assert [a.left for a in seen if isinstance(a, RosterChanged)] == [(Left("carol", "is no longer at the table"),)]
     linked(host, ids[1].peer_id)
     assert host.start()[0].message["type"] == "lobby.start"
+
+
+def test_s6_6_a_guest_link_that_ends_before_the_start_is_redialled_before_anyone_leaves(tmp_path: Path) -> None:
+    """Found in review: a link between two guests that ended after both had reported it
+    (a Wi-Fi hiccup) cost the later joiner its seat at once. Now its dialer dials again,
+    up to `REDIALS` times, and reports only a redial that fails; its other end awaits it
+    again, as any link that dials it (`MESH_WAIT`)."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    assert carol.on_link_up(ids[0].peer_id) == []
+    assert carol.on_link_up(ids[1].peer_id) == [SendTo(ids[0].peer_id, links_report(2))]
+    assert bob.on_link_up(ids[2].peer_id) == [SendTo(ids[0].peer_id, links_report(2))]
+    for _ in range(REDIALS):
+        assert bob.on_link_lost(ids[2].peer_id) == [Redial(ids[2].peer_id)]  # no report: the host keeps its word
+        assert carol.on_link_lost(ids[1].peer_id) == [] and carol.awaited() == {ids[1].peer_id}
+        assert bob.on_link_up(ids[2].peer_id) == [] and carol.on_link_up(ids[1].peer_id) == []  # (said once)
+        assert carol.awaited() == set()
+    linked(host, ids[1].peer_id, ids[2].peer_id)
+    report = bob.on_link_lost(ids[2].peer_id)  # a link that keeps ending is reported
+    assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
+    assert [m.name for m in host.roster.members] == ["alice", "bob", "carol"]  # (what the host knew held till then)
+
+
+def test_s6_6_a_failed_redial_is_reported_and_the_later_joiner_leaves(tmp_path: Path) -> None:
+    ids, host, bob, carol = seat_three(tmp_path)
+    bob.on_link_up(ids[2].peer_id)
+    assert bob.on_link_lost(ids[2].peer_id) == [Redial(ids[2].peer_id)]
+    report = bob.on_link_lost(ids[2].peer_id)  # the redial failed (§4.7): carol is reported, and leaves
+    assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
+    host.on_message(ids[1].peer_id, report[0].message)
+    assert [m.name for m in host.roster.members] == ["alice", "bob"]
 
 
 def test_s6_6_a_guest_nobody_dials_in_time_is_the_later_joiner_and_leaves(tmp_path: Path) -> None:
