@@ -552,12 +552,13 @@ class GuestLobby:
         self._reported.add(key)
         return [SendTo(self.host.peer_id, links_report(version, () if unreachable is None else (unreachable.peer_id,)))]
 
-    def on_link_lost(self, peer: bytes) -> list[Action]:
+    def on_link_lost(self, peer: bytes, *, dropped: bool = False) -> list[Action]:
         """Losing the host before the start ends the lobby, as does losing anyone whose
         roster signature we still need. Before the start, a member this guest dials and
-        cannot reach is reported to the host (§6.6); one whose link ended is redialled
-        first, up to `REDIALS` times (a dropped connection on a LAN is not a firewall),
-        and reported when a redial fails. One that dials this guest is awaited again."""
+        cannot reach is reported to the host (§6.6); one whose link was `dropped` (it
+        ended without a goodbye or a protocol error) is redialled first, up to `REDIALS`
+        times, and reported when a redial fails. One that dials this guest is awaited
+        again."""
         assert self.roster is not None and self.host is not None
         if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
             return []  # it signed before leaving: nothing more is needed from it
@@ -572,7 +573,7 @@ class GuestLobby:
         self._linked.discard(peer)
         if member.seat < self.seat:
             return []  # it dials us: awaited again (`awaited`)
-        if was_linked and self._redials.get(peer, 0) < REDIALS:
+        if dropped and was_linked and self._redials.get(peer, 0) < REDIALS:
             self._redials[peer] = self._redials.get(peer, 0) + 1
             return [Redial(peer)]
         return self._report(member)

@@ -123,8 +123,8 @@ class _Driver:
                 log.warning("link to %s: %s", short_id(event.peer), event.error)
             if isinstance(lobby, HostLobby):
                 self.apply(lobby.on_link_lost(event.peer, _gone(event)))
-            else:
-                self.apply(lobby.on_link_lost(event.peer))
+            else:  # (a link that ended without a goodbye or an error is dialled again, §6.6)
+                self.apply(lobby.on_link_lost(event.peer, dropped=not event.clean and event.error is None))
         elif isinstance(event, LinkUp):
             if isinstance(lobby, GuestLobby):  # (it tells the host once it holds every link, §6.6)
                 self.apply(lobby.on_link_up(event.peer))

@@ -289,7 +289,7 @@ class Lobby:
 # Steps: [handler, sender seat, message]; the handlers a lobby runner calls (§6).
 HOST_HELLO, HOST_MESSAGE, GUEST_OFFER, GUEST_REPLY, GUEST_MESSAGE, HOST_LOST, GUEST_LOST, HOST_START, GUEST_UP, \
     GUEST_OVERDUE = range(10)
-RESIGN = 16  # added to a handler: the sender signs the (mutated) message afresh
+RESIGN = 16  # added to a handler: the sender signs the (mutated) message afresh (GUEST_LOST: the link dropped)
 
 
 def lobby_identities() -> tuple[Identity, ...]:

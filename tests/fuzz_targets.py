@@ -390,8 +390,8 @@ class LobbyTarget:
                 world.guest.on_message(peer, message)
             elif handler == corpus.HOST_LOST:
                 world.host.on_link_lost(peer)
-            elif handler == corpus.GUEST_LOST:
-                world.guest.on_link_lost(peer)
+            elif handler == corpus.GUEST_LOST:  # (the resign bit: the link dropped, to be redialled, §6.6)
+                world.guest.on_link_lost(peer, dropped=resign)
             elif handler == corpus.GUEST_UP:
                 world.guest.on_link_up(peer)
             elif handler == corpus.GUEST_OVERDUE:
@@ -418,6 +418,9 @@ class LobbyTarget:
                          [corpus.step(corpus.HOST_MESSAGE, 2, links_report(2, (lob.identities[1].peer_id,)))]):  # nor Cy Bob
                 out.append(case(i, corpus.step(corpus.HOST_HELLO, 2, hello2), *then))
         out += [case(i, corpus.step(corpus.GUEST_UP, 0), corpus.step(corpus.GUEST_OVERDUE, 2)) for i in (4, 11)]
+        dropped, up = corpus.step(corpus.GUEST_LOST | corpus.RESIGN, 2), corpus.step(corpus.GUEST_UP, 2)
+        out += [case(i, dropped, up) for i in (5, 12)]  # Bob's link to Cy drops before the start: redialled (§6.6)
+        out += [case(i, *[dropped, up] * 3, dropped) for i in (5, 12)]  # …and, the fourth time, reported
         out += [case(i, corpus.step(corpus.HOST_LOST, 2), corpus.step(corpus.GUEST_LOST, 0)) for i in (4, 12)]
         return out
 

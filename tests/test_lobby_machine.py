@@ -254,12 +254,12 @@ def test_s6_6_a_guest_link_that_ends_before_the_start_is_redialled_before_anyone
     assert carol.on_link_up(ids[1].peer_id) == [SendTo(ids[0].peer_id, links_report(2))]
     assert bob.on_link_up(ids[2].peer_id) == [SendTo(ids[0].peer_id, links_report(2))]
     for _ in range(REDIALS):
-        assert bob.on_link_lost(ids[2].peer_id) == [Redial(ids[2].peer_id)]  # no report: the host keeps its word
-        assert carol.on_link_lost(ids[1].peer_id) == [] and carol.awaited() == {ids[1].peer_id}
+        assert bob.on_link_lost(ids[2].peer_id, dropped=True) == [Redial(ids[2].peer_id)]  # the host is not told
+        assert carol.on_link_lost(ids[1].peer_id, dropped=True) == [] and carol.awaited() == {ids[1].peer_id}
         assert bob.on_link_up(ids[2].peer_id) == [] and carol.on_link_up(ids[1].peer_id) == []  # (said once)
         assert carol.awaited() == set()
     linked(host, ids[1].peer_id, ids[2].peer_id)
-    report = bob.on_link_lost(ids[2].peer_id)  # a link that keeps ending is reported
+    report = bob.on_link_lost(ids[2].peer_id, dropped=True)  # a link that keeps ending is reported
     assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
     assert [m.name for m in host.roster.members] == ["alice", "bob", "carol"]  # (what the host knew held till then)
 
@@ -267,8 +267,12 @@ def test_s6_6_a_guest_link_that_ends_before_the_start_is_redialled_before_anyone
 def test_s6_6_a_failed_redial_is_reported_and_the_later_joiner_leaves(tmp_path: Path) -> None:
     ids, host, bob, carol = seat_three(tmp_path)
     bob.on_link_up(ids[2].peer_id)
-    assert bob.on_link_lost(ids[2].peer_id) == [Redial(ids[2].peer_id)]
-    report = bob.on_link_lost(ids[2].peer_id)  # the redial failed (§4.7): carol is reported, and leaves
+    report = [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
+    assert bob.on_link_lost(ids[2].peer_id) == report  # a goodbye, or an error: reported, not redialled
+    ids, host, bob, carol = seat_three(tmp_path / "again")
+    bob.on_link_up(ids[2].peer_id)
+    assert bob.on_link_lost(ids[2].peer_id, dropped=True) == [Redial(ids[2].peer_id)]
+    report = bob.on_link_lost(ids[2].peer_id, dropped=True)  # the redial failed (§4.7): carol is reported, and leaves
     assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
     host.on_message(ids[1].peer_id, report[0].message)
     assert [m.name for m in host.roster.members] == ["alice", "bob"]
