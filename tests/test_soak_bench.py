@@ -4,23 +4,18 @@ JSON line, and a game that fails a check is reported with its kind and seed."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench_support import run_bench
 
 
 def test_a_short_soak_of_the_in_memory_kinds_finds_nothing() -> None:
     # (seed 5: its leave comes before that game ends; a game that ended first is skipped)
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "soak.py"), "--seed", "5", "--games", "1", "--json"],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stdout + done.stderr
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result, printed = run_bench("soak.py", "--seed", "5", "--games", "1")
     assert result["games"] == {"table": 1, "faults": 1, "leave": 1} and result["failures"] == []
-    assert "3 games (1 table, 1 faults, 1 leave)" in done.stdout
+    assert "3 games (1 table, 1 faults, 1 leave)" in printed
 
 
 def test_a_game_that_fails_a_check_is_reported_with_its_seed(monkeypatch: pytest.MonkeyPatch,
@@ -40,8 +35,5 @@ def test_a_game_that_fails_a_check_is_reported_with_its_seed(monkeypatch: pytest
 
 def test_a_process_told_to_stop_mid_game_ends_everybody_s_game_at_its_leave() -> None:
     """One game of the `stop` kind: real processes, one sent a stop signal mid-game (§9.8)."""
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "soak.py"), "--kind", "stop", "--seed", "1",
-                           "--games", "1", "--json"], capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stdout + done.stderr
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result, _ = run_bench("soak.py", "--kind", "stop", "--seed", "1", "--games", "1")
     assert result["games"] == {"stop": 1} and result["failures"] == []

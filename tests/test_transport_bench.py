@@ -3,19 +3,11 @@ receiver in a process of its own (§4: signed messages over mutual TLS)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
+from bench_support import run_bench
 
 
 def test_s4_5_the_transport_benchmark_measures_one_process_and_two() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "transport.py"), "--runs", "1", "--messages", "300", "--json"],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    figures, _ = run_bench("transport.py", "--runs", "1", "--messages", "300", timeout=120)
     assert figures["messages"] == 300 and figures["body_bytes"] > 100
     for key in ("msgs_per_s", "plain_msgs_per_s", "split_msgs_per_s", "connect_ms"):
         assert figures[key] > 0, key
