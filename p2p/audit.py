@@ -137,9 +137,13 @@ def audit(path: Path) -> AuditResult:
         return result
     result.roster = roster
     result.game_id = game_id_of(header.roster)
-    result.writer = header.seat
     members = roster.members
-    if len(header.signatures) != len(members) or header.seat >= len(members):
+    if header.seat >= len(members):  # (then the log has no writer: nothing may name one)
+        result.first_failure = Failure(None, None, "§10.1", f"the header names its writer as seat {header.seat + 1}, "
+                                                            f"but the roster has {len(members)} seats")
+        return result
+    result.writer = header.seat
+    if len(header.signatures) != len(members):
         result.first_failure = Failure(None, None, "§10.1", "the header does not hold one roster signature per seat")
         return result
     for member, sig in zip(members, header.signatures):

@@ -44,6 +44,27 @@ def test_s10_3_a_log_closed_early_holds_a_prefix_and_agrees(table: tuple[TableNe
     assert not results[1].ok  # (its own audit still says it ends before the game did)
 
 
+def test_s10_1_a_log_whose_header_names_a_seat_the_roster_lacks_has_no_writer_and_compares_cleanly(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Found by the fuzzer: a log closed early whose header named seat 4 of three failed its
+    own audit, but kept that seat as its writer, and comparing it with another log looked
+    the writer up in the roster (`IndexError`, where the auditor must never raise)."""
+    from dataclasses import replace
+
+    _, logs = table
+
+    def change(messages):  # type: ignore[no-untyped-def]
+        return messages[:60]
+
+    change.header = lambda header: replace(header, seat=3)  # type: ignore[attr-defined]
+    stray = audit(rewrite(logs[1], tmp_path, change, why="stopped"))
+    assert stray.writer is None and stray.first_failure is not None
+    assert stray.first_failure.section == "§10.1"
+    assert stray.first_failure.what == "the header names its writer as seat 4, but the roster has 3 seats"
+    agreement = compare([audit(logs[0]), stray])
+    assert agreement.ok, agreement.parting  # (its records are a prefix; its own audit says what is wrong)
+
+
 def test_s10_3_logs_of_two_games_do_not_agree(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     _, logs = table
     other = TableNetwork(3, 124, rules=TableRules(target=25, skills_text=SMALL_DECK))
