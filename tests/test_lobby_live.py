@@ -336,7 +336,12 @@ async def test_s6_6_a_guest_link_that_drops_before_the_start_is_redialled_and_no
         monkeypatch.setattr(HostLobby, "on_message", on_message)
         left: list[str] = []
         results: dict[str, LobbyResult] = {}
-        start = trio.Event()
+        start, bob_seated = trio.Event(), trio.Event()
+
+        def on_roster(change: RosterChanged) -> None:
+            left.extend(gone.sentence() for gone in change.left)
+            if [m.name for m in change.roster.members] == ["h", "bob"]:
+                bob_seated.set()
 
         async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
             results[name] = await run()
@@ -346,12 +351,11 @@ async def test_s6_6_a_guest_link_that_drops_before_the_start_is_redialled_and_no
             with trio.fail_after(30):
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(play, "h", lambda: host_table(
-                        host, name="h", table="Hiccup", seats=4, start=start,
-                        on_roster=lambda change: left.extend(gone.sentence() for gone in change.left)))
+                        host, name="h", table="Hiccup", seats=4, start=start, on_roster=on_roster))
                     await trio.testing.wait_all_tasks_blocked()
                     nursery.start_soon(play, "bob", lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob",
                                                                       expect_host=host.me))
-                    await trio.testing.wait_all_tasks_blocked()
+                    await bob_seated.wait()  # (bob takes seat 1, so he dials carol)
                     nursery.start_soon(play, "carol", lambda: join_table(carol, [(LOOPBACK, host.port)], name="carol",
                                                                         expect_host=host.me))
                     await ready.wait()  # both told the host they hold every link
