@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,7 @@ from p2p.lobby_runner import host_table, join_table  # noqa: E402
 from engine import SnapDelay  # noqa: E402
 from p2p.peer import FULL_SPEED, Pace, TablePeer, table_schemas  # noqa: E402
 from p2p.roster import TableRules  # noqa: E402
+from p2p.order import Delivered  # noqa: E402
 from p2p.table import Step  # noqa: E402
 from p2p.transport import open_mesh  # noqa: E402
 
@@ -94,6 +96,8 @@ class TimedPeer(TablePeer):
         self._timeline = timeline
         self._claims: dict[int, list[tuple[int, int]]] = {}  # seat -> its unresolved claims (seat, seq)
         self._position_claim: dict[int, tuple[int, int]] = {}
+        deliveries = self.orderer.deliveries
+        self.orderer.deliveries = lambda: self._noted(deliveries())  # type: ignore[method-assign]
 
     def _mark(self, what: str, seat: int, inner: dict[str, Any]) -> None:
         if self._timeline:
@@ -114,16 +118,15 @@ class TimedPeer(TablePeer):
             self._records.append({"sent": [self.me, seq], "t": time.monotonic()})
         super()._send(payload)
 
-    def _pump(self) -> None:
-        for delivered in self.orderer.deliveries():
-            self.log.append(delivered.envelope)
+    def _noted(self, deliveries: Iterator[Delivered]) -> Iterator[Delivered]:
+        """The order's deliveries, each noted as the order makes it; the peer hands them to
+        its machine (and its log) through its own intake, as a `bandit-lan` seat does."""
+        for delivered in deliveries:
             inner = delivered.envelope.inner
             self._mark("deliver", delivered.seat, inner)
             if inner["type"] == "snap":
                 self._position_claim[delivered.position] = (delivered.seat, inner["seq"])
-            self._handle(self.machine.deliver(delivered, trio.current_time()))
-            if self._done.is_set():
-                return
+            yield delivered
 
     def _handle(self, step: Step) -> None:
         now = time.monotonic()
