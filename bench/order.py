@@ -26,65 +26,59 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from p2p.identity import Identity, load_or_create_identity  # noqa: E402
+from p2p.identity import load_or_create_identity  # noqa: E402
 from p2p.order import Orderer  # noqa: E402
 from p2p.peer import table_schemas  # noqa: E402
-from p2p.signing import SignedMessage, open_signed, sign, signed_frame  # noqa: E402
+from p2p.signing import SignedMessage, open_signed, signed_message  # noqa: E402
 from p2p.transport import LINK_AUTHENTICATED  # noqa: E402
-from p2p.wire import FrameDecoder, decode_map, encode_frame  # noqa: E402
+from p2p.wire import FrameDecoder, encode_frame  # noqa: E402
 
 GAME = bytes(range(32))
-
-
-def signer(identity: Identity) -> Any:
-    def sign_inner(inner: dict[str, Any]) -> SignedMessage:
-        body, sig = sign(identity, inner)
-        return SignedMessage(identity.peer_id, inner, body, sig)
-    return sign_inner
+SCHEMAS = table_schemas()
 
 
 def claim(i: int) -> dict[str, Any]:
     return {"type": "snap", "v": 1, "round": 1, "top": i % 52, "owner": 1, "slot": i % 4, "seen": []}
 
 
-def table(root: Path, seats: int) -> list[Orderer]:
-    """A table whose every seat has sent one message that every other seat holds."""
+def table(root: Path, seats: int) -> tuple[list[Orderer], dict[bytes, bytes]]:
+    """A table whose every seat has sent one message that every other seat holds, and
+    the seats' public keys."""
     identities = [load_or_create_identity(root / f"seat{i}") for i in range(seats)]
     ids = [identity.peer_id for identity in identities]
-    orderers = [Orderer(seats=ids, me=i, game=GAME, sign=signer(identity)) for i, identity in enumerate(identities)]
+    keys = {identity.peer_id: identity.certificate.public_key for identity in identities}
+    orderers = [Orderer(seats=ids, me=i, game=GAME, sign=partial(signed_message, identity))
+                for i, identity in enumerate(identities)]
     for i, sender in enumerate(orderers):
         first = sender.send(claim(i), 0.0)
         for j, other in enumerate(orderers):
             if j != i:
-                other.receive(arrived(first), 0.0)
-    return orderers
+                other.receive(arrived(first, keys), 0.0)
+    return orderers, keys
 
 
-def arrived(envelope: SignedMessage) -> SignedMessage:
-    """The message as a receiver has it: decoded afresh from its bytes."""
-    return SignedMessage(envelope.sender, decode_map(envelope.body), envelope.body, envelope.sig)
+def arrived(envelope: SignedMessage, keys: dict[bytes, bytes]) -> SignedMessage:
+    """The message as a receiver has it: opened afresh from its bytes (§4.5)."""
+    return open_signed(envelope.frame(), keys, SCHEMAS)
 
 
 def run(seats: int, messages: int) -> tuple[float, float]:
     """(µs a claim costs seat 0, µs an ack costs it), each over `messages` messages."""
     with tempfile.TemporaryDirectory(prefix="bandit-order-bench-") as root:
-        orderers = table(Path(root), seats)
+        orderers, keys = table(Path(root), seats)
         me, sender, neighbour = orderers[0], orderers[1], orderers[2]
-        schemas = table_schemas()
-        keys = {peer: load_or_create_identity(Path(root) / f"seat{i}").certificate.public_key
-                for i, peer in enumerate(me.seats)}
         claims, acks = [], []
         for i in range(messages):  # the neighbour takes each claim and acknowledges it
             envelope = sender.send(claim(i), float(i))
-            neighbour.receive(arrived(envelope), float(i))
-            claims.append(encode_frame(signed_frame(envelope.body, envelope.sig)))
-            ack = neighbour.ack(float(i))
-            acks.append(encode_frame(signed_frame(ack.body, ack.sig)))
+            neighbour.receive(arrived(envelope, keys), float(i))
+            claims.append(encode_frame(envelope.frame()))
+            acks.append(encode_frame(neighbour.ack(float(i)).frame()))
 
         def take(frames: list[bytes], link: bytes) -> float:
             decoder = FrameDecoder()
@@ -93,8 +87,8 @@ def run(seats: int, messages: int) -> tuple[float, float]:
                 decoder.feed(data)
                 frame = decoder.next_frame()
                 assert frame is not None
-                schemas.check(frame)
-                message = open_signed(frame, keys, schemas, checked=True, link=link,
+                SCHEMAS.check(frame)
+                message = open_signed(frame, keys, SCHEMAS, checked=True, link=link,
                                       link_authenticated=LINK_AUTHENTICATED)
                 me.receive(message, 1e6)
             return (time.perf_counter() - start) / len(frames) * 1e6

@@ -96,6 +96,7 @@ class TimedPeer(TablePeer):
         self._timeline = timeline
         self._claims: dict[int, list[tuple[int, int]]] = {}  # seat -> its unresolved claims (seat, seq)
         self._position_claim: dict[int, tuple[int, int]] = {}
+        # every delivery is noted as the order makes it; the shell's own loop hands it over
         deliveries = self.orderer.deliveries
         self.orderer.deliveries = lambda: self._noted(deliveries())  # type: ignore[method-assign]
 

@@ -5,8 +5,8 @@ Theory of operation
 Two sans-I/O state machines, `HostLobby` (the first peer, seat 0, itself a player) and
 `GuestLobby` (every joiner). Neither does I/O or reads a clock: they are fed decoded
 messages, link events and fresh random nonces, and return *actions* (`SendTo`,
-`Broadcast`, `Pin`, `Unpin`, `Redial`) and *outcomes* (`RosterChanged`, `Started`) for a runner to
-carry out (`p2p.lobby_runner` with trio; the tests drive them directly too).
+`Broadcast`, `Pin`, `Unpin`, `Redial`) and *outcomes* (`RosterChanged`, `Started`) for a
+runner to carry out (`p2p.lobby_runner` with trio; the tests drive them directly too).
 
 Admission (§6.2, §6.3) happens at the front door, a TLS connection the joiner makes
 without a client certificate: host ``lobby.offer`` → joiner ``lobby.hello`` → host

@@ -123,8 +123,8 @@ class _Driver:
                 log.warning("link to %s: %s", short_id(event.peer), event.error)
             if isinstance(lobby, HostLobby):
                 self.apply(lobby.on_link_lost(event.peer, _gone(event)))
-            else:  # (a link that ended without a goodbye or an error is dialled again, §6.6)
-                self.apply(lobby.on_link_lost(event.peer, dropped=not event.clean and event.error is None))
+            else:  # (a dropped link is dialled again, §6.6)
+                self.apply(lobby.on_link_lost(event.peer, dropped=_dropped(event)))
         elif isinstance(event, LinkUp):
             if isinstance(lobby, GuestLobby):  # (it tells the host once it holds every link, §6.6)
                 self.apply(lobby.on_link_up(event.peer))
@@ -280,12 +280,17 @@ async def join_table(
     return await driver.run(guest)
 
 
+def _dropped(event: LinkDown) -> bool:
+    """The link ended without a goodbye and without a protocol error: the connection was lost."""
+    return not event.clean and event.error is None
+
+
 def _gone(event: LinkDown) -> str:
     """How a guest whose link ended left the lobby, for the host's screen (a reason a
     peer's words may be part of is printed safely, §4.6)."""
     if event.clean:
         return "left the table"
-    how = "was disconnected" if event.error is not None else "lost the connection"
+    how = "lost the connection" if _dropped(event) else "was disconnected"
     return f"{how}: {printable(event.reason)}"
 
 

@@ -55,7 +55,7 @@ from p2p.order import Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
 from p2p.session import CHOSE_TO_LEAVE, Line, RoundReport, SeatInfo, SessionRecord
-from p2p.signing import SignedMessage, sign, signed_frame
+from p2p.signing import SignedMessage, signed_frame, signed_message
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told
 from p2p.rejoin import restore
@@ -587,8 +587,7 @@ class TablePeer(SessionRecord):
         self.mesh.broadcast(signed_frame(envelope.body, envelope.sig))
 
     def _sign(self, inner: dict[str, Any]) -> SignedMessage:
-        body, sig = sign(self.identity, inner)
-        return SignedMessage(self.identity.peer_id, inner, body, sig)
+        return signed_message(self.identity, inner)
 
     def _after_processing(self, *, from_timers: bool = False, changed: bool = True) -> None:
         """After any input: acknowledge, let the bot decide, refresh timers and screens

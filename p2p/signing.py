@@ -79,6 +79,12 @@ def sign(identity: Identity, inner: Mapping[str, Any]) -> tuple[bytes, bytes]:
     return body, identity.sign(SIGNED_DOMAIN + body)
 
 
+def signed_message(identity: Identity, inner: dict[str, Any]) -> SignedMessage:
+    """`inner` signed by `identity`, as the `SignedMessage` its sender keeps (and sends)."""
+    body, sig = sign(identity, inner)
+    return SignedMessage(identity.peer_id, inner, body, sig)
+
+
 def signed_frame(body: bytes, sig: bytes) -> dict[str, Any]:
     return {"type": "signed", "v": 1, "body": body, "sig": sig}
 

@@ -37,7 +37,7 @@ from p2p.order import MAX_STAMP, OrderError, message_hash
 from p2p.peer import TablePeer
 from p2p.roster import TableRules
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
-from p2p.signing import SIGNED_DOMAIN, SignedMessage, sign, signed_frame
+from p2p.signing import SIGNED_DOMAIN, SignedMessage, sign, signed_frame, signed_message
 from p2p.table import Step, TableMachine
 from p2p.wire import encode, encode_frame
 from tests.ordersim import SimPeer, transmit
@@ -112,9 +112,7 @@ class CheatingTable(TableNetwork):
 
     def resign(self, inner: dict[str, Any]) -> Envelope:
         """`inner` (with the cheater's ``from``) signed by the cheater."""
-        identity = self.peers[self.cheater].identity
-        body, sig = sign(identity, inner)
-        return Envelope(identity.peer_id, inner, body, sig)
+        return signed_message(self.peers[self.cheater].identity, inner)
 
     # the honest seats' policy (§11.2), as `p2p.peer.TablePeer` applies it ------------------
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import heapq
 import os
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import tempfile
@@ -21,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p.identity import CERT_FILE, KEY_FILE, Certificate, Identity, load_or_create_identity, make_certificate
 from p2p.order import Delivered, OrderError, Orderer
-from p2p.signing import SIGNED_DOMAIN, sign
+from p2p.signing import SIGNED_DOMAIN, signed_message
 from p2p.signing import SignedMessage as Envelope
 from p2p.identity import verify_signature
 from p2p.wire import decode_map
@@ -48,12 +50,8 @@ def seeded_identity(seed: bytes) -> Identity:
     return _IDENTITIES[seed]
 
 
-def make_signer(identity: Identity):
-    def signer(inner: dict[str, Any]) -> Envelope:
-        body, sig = sign(identity, inner)
-        return Envelope(identity.peer_id, inner, body, sig)
-
-    return signer
+def make_signer(identity: Identity) -> Callable[[dict[str, Any]], Envelope]:
+    return partial(signed_message, identity)
 
 
 def transmit(envelope: Envelope) -> Envelope:
