@@ -4,9 +4,10 @@ Theory of operation
 -------------------
 Two sans-I/O state machines, `HostLobby` (the first peer, seat 0, itself a player) and
 `GuestLobby` (every joiner). Neither does I/O or reads a clock: they are fed decoded
-messages, link events and fresh random nonces, and return *actions* (`SendTo`,
-`Broadcast`, `Pin`, `Unpin`, `Redial`) and *outcomes* (`RosterChanged`, `Started`) for a
-runner to carry out (`p2p.lobby_runner` with trio; the tests drive them directly too).
+messages, link events, probe answers and fresh random nonces, and return *actions*
+(`SendTo`, `Broadcast`, `Pin`, `Unpin`, `Redial`, `Probe`) and *outcomes*
+(`RosterChanged`, `Started`) for a runner to carry out (`p2p.lobby_runner` with trio;
+the tests drive them directly too).
 
 Admission (§6.2, §6.3) happens at the front door, a TLS connection the joiner makes
 without a client certificate: host ``lobby.offer`` → joiner ``lobby.hello`` → host
@@ -16,7 +17,10 @@ polite refusals (full, started, duplicate identity, name taken).
 
 The mesh (§6.5): on admission every member already seated dials the newcomer (lower
 seat dials higher), after pinning it from the host's ``lobby.roster``; the newcomer pins
-everybody from its welcome and only then accepts links, so no handshake races a pin.
+everybody from its welcome and only then accepts links, so no handshake races a pin. A
+link that drops before the start is dialled again by its dialer (`Redial`, up to
+`REDIALS` times); a guest that awaits the host's link asks the host's front door whether
+the table is still there (`Probe`), so a host that is gone is known at once.
 
 Start (§6.6): when the table is full, or when the host says so with at least two
 players, and every guest has reported (``lobby.links``) that it holds a link to every
@@ -48,7 +52,8 @@ from p2p.roster import (
 from p2p.schema import NONCE, PEER_ID, SIGNATURE, Bin, Bool, Int, ListOf, Message, OneOf, Optional, Str
 
 MESH_WAIT = 30.0  # seconds a guest waits for a link from a member that dials it (§6.6)
-REDIALS = 3  # times a guest redials a member whose link ended before the start, before it reports it (§6.6)
+PROBE_EVERY = 2.0  # seconds between a guest's probes of the host's front door while it awaits the host's link (§6.6)
+REDIALS = 3  # times a member redials one it dials whose link dropped before the start, before giving up (§6.6)
 REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "unreachable"})
 WRONG_CODE = "wrong table code"  # the `detail` of a bad-code refusal for a code given but wrong
 
@@ -105,6 +110,18 @@ class Redial:
 
 
 @dataclass(frozen=True)
+class Probe:
+    """Ask whether the host's table still answers at `address`, its front door (§6.6):
+    `at_once` (a guest's link to the host ended) or after `PROBE_EVERY` seconds (it has
+    just been welcomed), then every `PROBE_EVERY` seconds while the guest awaits the
+    host's link. The runner tells the lobby each answer (`GuestLobby.on_probe`)."""
+
+    peer: bytes
+    address: tuple[str, int]
+    at_once: bool
+
+
+@dataclass(frozen=True)
 class Left:
     """A member gone from the roster, and why, in words that follow its name ("left the
     table", "lost the connection: …"): for screens, never for the protocol."""
@@ -138,7 +155,7 @@ class Started:
     result: LobbyResult
 
 
-Action = SendTo | Broadcast | Pin | Unpin | Redial | RosterChanged | Started
+Action = SendTo | Broadcast | Pin | Unpin | Redial | Probe | RosterChanged | Started
 
 
 def refuse(reason: str, detail: str) -> dict[str, Any]:
@@ -151,7 +168,22 @@ def links_report(version: int, unreachable: tuple[bytes, ...] = ()) -> dict[str,
     return {"type": "lobby.links", "v": 1, "version": version, "unreachable": list(unreachable)}
 
 
-# -- the part both roles share: collecting roster signatures ------------------------------
+# -- the parts both roles share: redials, and collecting roster signatures ----------------
+
+
+@dataclass
+class _Redials:
+    """How often this side dialled each member again in the lobby (§6.6)."""
+
+    count: dict[bytes, int] = field(default_factory=dict)
+
+    def take(self, peer: bytes, *, dropped: bool, was_linked: bool) -> bool:
+        """Whether to dial `peer` again: its link was up and `dropped` (it ended without a
+        goodbye or a protocol error), and fewer than `REDIALS` redials were spent on it."""
+        if not (dropped and was_linked) or self.count.get(peer, 0) >= REDIALS:
+            return False
+        self.count[peer] = self.count.get(peer, 0) + 1
+        return True
 
 
 @dataclass
@@ -243,6 +275,8 @@ class HostLobby:
         self.started = False
         self.starting = False  # the host asked to start: it does once every member is linked
         self._ready: dict[bytes, int] = {}  # guest: the roster version on which it holds every link
+        self._linked: set[bytes] = set()  # guests the host holds a mesh link to
+        self._redials = _Redials()
         self._sigs = _Signatures(identity)
 
     def offer(self, nonce: bytes) -> dict[str, Any]:
@@ -342,10 +376,18 @@ class HostLobby:
             return self._remove({peer: _unlinked(earlier[0], reporter)}, told=True)
         return self._remove({m.peer_id: _unlinked(reporter, m) for m in named}, told=True)
 
-    def on_link_lost(self, peer: bytes, why: str = "left the table") -> list[Action]:
-        """A guest's link ended: before start it leaves the table (§6.5); after, the game
-        cannot start without it. `why` says how, for the host's screen ("lost the
-        connection: …"; the runner knows)."""
+    def on_link_up(self, peer: bytes) -> list[Action]:
+        """The host's mesh link to guest `peer` is up."""
+        if self.roster.member(peer) is not None:
+            self._linked.add(peer)
+        return []
+
+    def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
+        """A guest's link ended: before the start it leaves the table (§6.5), unless the
+        link `dropped` (no goodbye, no protocol error) and the host, its dialer, has
+        redials left for it (§6.6): then it keeps its seat while the host dials it again.
+        After the start the game cannot start without it. `why` says how it left, for the
+        host's screen ("lost the connection: …"; the runner knows)."""
         member = self.roster.member(peer)
         if member is None:
             return []
@@ -353,6 +395,10 @@ class HostLobby:
             if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
                 return []  # it signed before leaving: nothing more is needed from it
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
+        was_linked = peer in self._linked
+        self._linked.discard(peer)
+        if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
+            return [Redial(peer)]
         return self._remove({peer: why}, told=False)
 
     def _remove(self, leaving: Mapping[bytes, str], *, told: bool) -> list[Action]:
@@ -362,6 +408,7 @@ class HostLobby:
         gone = tuple(Left(m.name, f"had to leave: {why}" if told else why)
                      for m in self.roster.members if (why := leaving.get(m.peer_id)) is not None)
         kept = tuple(m for m in self.roster.members if m.peer_id not in leaving)
+        self._linked -= leaving.keys()
         members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
         self.roster = replace(self.roster, members=members, version=self.roster.version + 1)
         update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
@@ -397,7 +444,8 @@ class GuestLobby:
         self._sigs = _Signatures(identity)
         self._linked: set[bytes] = set()  # members this guest holds a mesh link to
         self._reported: set[tuple[int, bytes | None]] = set()  # (version, member it cannot link with, or None: all linked)
-        self._redials: dict[bytes, int] = {}  # members this guest dials: how often it redialled each (§6.6)
+        self._redials = _Redials()
+        self._host_lost = False  # its link to the host dropped before the start: the host dials again (§6.6)
 
     def on_offer(self, offer: Mapping[str, Any], host: Certificate, host_address: tuple[str, int]) -> dict[str, Any]:
         """The hello answering the host's offer (the host's certificate is from TLS)."""
@@ -424,7 +472,7 @@ class GuestLobby:
         """The host's welcome (actions to apply) or refusal (raises `JoinRefused`)."""
         if reply["type"] == "lobby.refuse":
             raise JoinRefused(reply["reason"], reply["detail"], self.host.short if self.host else None)
-        assert self.host is not None and self._transcript is not None
+        assert self.host is not None and self.host_address is not None and self._transcript is not None
         if self._key is not None:
             proof = reply.get("proof")
             if proof is None or not hmac.compare_digest(proof, host_proof(self._key, self._transcript)):
@@ -440,7 +488,8 @@ class GuestLobby:
         host = roster.members[0]
         members = (Member(0, host.name, host.cert, host.nonce, self.host_address), *roster.members[1:])
         self.roster = replace(roster, members=members)
-        return [*(Pin(m, dial=False) for m in members if m.seat < me.seat), RosterChanged(self.roster)]
+        return [*(Pin(m, dial=False) for m in members if m.seat < me.seat), RosterChanged(self.roster),
+                Probe(host.peer_id, self.host_address, at_once=False)]
 
     @property
     def seat(self) -> int:
@@ -529,6 +578,9 @@ class GuestLobby:
         member = self.roster.member(peer)
         if member is None or peer not in self.awaited():
             return []
+        if peer == self.host.peer_id and self._host_lost:
+            raise ProtocolError("§6.5", f"lost the host: its link dropped and it did not dial this peer again "
+                                f"within {MESH_WAIT:.0f} s", self.host.short)
         if peer == self.host.peer_id:
             raise ProtocolError("§6.5", f"the host has not reached this peer's mesh port {self.port} (a firewall?)",
                                 self.host.short)
@@ -553,27 +605,42 @@ class GuestLobby:
         return [SendTo(self.host.peer_id, links_report(version, () if unreachable is None else (unreachable.peer_id,)))]
 
     def on_link_lost(self, peer: bytes, *, dropped: bool = False) -> list[Action]:
-        """Losing the host before the start ends the lobby, as does losing anyone whose
-        roster signature we still need. Before the start, a member this guest dials and
-        cannot reach is reported to the host (§6.6); one whose link was `dropped` (it
-        ended without a goodbye or a protocol error) is redialled first, up to `REDIALS`
-        times, and reported when a redial fails. One that dials this guest is awaited
-        again."""
+        """A link ended. Before the start a member this guest dials and cannot reach is
+        reported to the host (§6.6); one whose link `dropped` (it ended without a goodbye
+        or a protocol error) is redialled first, up to `REDIALS` times, and reported when
+        a redial fails. One that dials this guest is awaited again; the host, which
+        does, is also asked at once whether its table still answers (`Probe`), so a host
+        that is gone is known at once. Losing the host otherwise, or anyone whose roster
+        signature we still need once the roster is being signed, ends the lobby."""
         assert self.roster is not None and self.host is not None
         if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
             return []  # it signed before leaving: nothing more is needed from it
         member = self.roster.member(peer)
-        if peer == self.host.peer_id:
+        host = peer == self.host.peer_id
+        if host and (not dropped or self._sigs.roster is not None):
             raise ProtocolError("§6.5", "the host closed the table", self.host.short)
-        if member is not None and self._sigs.roster is not None:
+        if not host and member is not None and self._sigs.roster is not None:
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
-        if member is None:
-            return []
         was_linked = peer in self._linked
         self._linked.discard(peer)
-        if member.seat < self.seat:
-            return []  # it dials us: awaited again (`awaited`)
-        if dropped and was_linked and self._redials.get(peer, 0) < REDIALS:
-            self._redials[peer] = self._redials.get(peer, 0) + 1
+        if host:
+            self._host_lost = True
+            assert self.host_address is not None
+            return [Probe(peer, self.host_address, at_once=True)]
+        if member is None or member.seat < self.seat:
+            return []  # gone from the roster; or it dials us: awaited again (`awaited`)
+        if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
             return [Redial(peer)]
         return self._report(member)
+
+    def on_probe(self, peer: bytes, answered: bool, detail: str = "") -> list[Action]:
+        """The answer to a `Probe`: whether the host's table answered at its front door
+        (`detail`: what answered instead, if anything did). A table that does not, while
+        this guest holds no link to the host, is gone (§6.6)."""
+        assert self.host is not None
+        if answered or peer != self.host.peer_id or peer in self._linked or self._sigs.roster is not None:
+            return []  # (the host is there, and dials again; or it already did)
+        assert self.host_address is not None
+        where = "{}:{}".format(*self.host_address)
+        raise ProtocolError("§6.5", f"lost the host: its table at {where} no longer answers"
+                            + (f" ({detail})" if detail else ""), self.host.short)

@@ -7,7 +7,8 @@ the `Mesh` and the front door) and the timeouts; every decision is the state mac
 Each function runs until the game has started (every member signed the roster) and
 returns the `LobbyResult`; the mesh stays open for the game. Messages of later layers
 that arrive before this peer finished the lobby are handed back to the mesh
-(`Mesh.requeue`) in order, so the game sees them first.
+(`Mesh.requeue`) in order, so the game sees them first. Probes of the host's front door
+(§6.6) run as tasks beside the lobby and wake it with their answers.
 
 Progress is reported through an optional callback (`on_roster`, with each
 `RosterChanged`: the roster, and who left it and why) for screens and advertisements;
@@ -30,8 +31,8 @@ from p2p.errors import JoinRefused, PeerLeft, ProtocolError, printable
 from p2p.framed import FramedStream
 from p2p.identity import Certificate, short_id
 from p2p.lobby import (
-    MESH_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, Redial, RosterChanged, SendTo,
-    Started, Unpin,
+    MESH_WAIT, PROBE_EVERY, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, Probe, Redial,
+    RosterChanged, SendTo, Started, Unpin,
 )
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
@@ -56,6 +57,12 @@ class _Driver:
         self.result: LobbyResult | None = None
         self.backlog: list[MeshEvent] = []
         self.early: dict[bytes, int] = {}  # per peer: its messages waiting in the backlog
+        self.answers: list[tuple[bytes, bool, str]] = []  # probes answered, for the lobby (`GuestLobby.on_probe`)
+        self._lobby: HostLobby | GuestLobby | None = None
+        self._nursery: trio.Nursery | None = None  # (while the lobby runs: its probes)
+        self._unstarted: list[Probe] = []  # probes made before the lobby ran (at the welcome)
+        self._probing: dict[bytes, trio.CancelScope] = {}  # peer: the probe running for it
+        self._waiting: trio.CancelScope | None = None  # the wait for the next mesh event
 
     def apply(self, actions: Sequence[Action]) -> None:
         for action in actions:
@@ -66,6 +73,16 @@ class _Driver:
             elif isinstance(action, Redial):
                 log.info("link to %s ended before the start: dialling it again", short_id(action.peer))
                 self.mesh.dial(action.peer)
+            elif isinstance(action, Probe):
+                if action.at_once:
+                    log.info("link to the host %s ended before the start: is its table still there?",
+                             short_id(action.peer))
+                if (running := self._probing.pop(action.peer, None)) is not None:
+                    running.cancel()  # (a probe at once replaces one that waits)
+                if self._nursery is None:
+                    self._unstarted.append(action)
+                else:
+                    self._nursery.start_soon(self._probe, action)
             elif isinstance(action, SendTo):
                 if action.message["type"] == "lobby.refuse":
                     log.warning("%s leaves the table: %s", short_id(action.peer), action.message["detail"])
@@ -81,25 +98,62 @@ class _Driver:
 
     async def run(self, lobby: HostLobby | GuestLobby) -> LobbyResult:
         """Feed mesh events to `lobby` until it has started; a guest's links that are
-        `MESH_WAIT` seconds overdue are reported to it (§6.6)."""
+        `MESH_WAIT` seconds overdue are reported to it (§6.6), as are its probes' answers."""
         since: dict[bytes, float] = {}  # (guest) since when a member that dials us is awaited; inf once reported
-        while self.result is None:
-            if isinstance(lobby, GuestLobby):
-                awaited = lobby.awaited()
-                since = {peer: since.get(peer, trio.current_time()) for peer in awaited}
-            deadline = min(since.values(), default=math.inf) + MESH_WAIT
-            with trio.move_on_at(deadline) as wait:
-                event = await self.mesh.receive()
-            if wait.cancelled_caught:
-                assert isinstance(lobby, GuestLobby)
-                for peer, at in since.items():
-                    if at + MESH_WAIT <= trio.current_time():
-                        since[peer] = math.inf
-                        self.apply(lobby.on_overdue(peer))
-                continue
-            self._take(lobby, event)
+        self._lobby = lobby
+        with lone_exception_unwrapped():
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                for probe in self._unstarted:
+                    nursery.start_soon(self._probe, probe)
+                while self.result is None:
+                    if isinstance(lobby, GuestLobby):
+                        while self.answers:
+                            self.apply(lobby.on_probe(*self.answers.pop(0)))
+                        awaited = lobby.awaited()
+                        since = {peer: since.get(peer, trio.current_time()) for peer in awaited}
+                    deadline = min(since.values(), default=math.inf) + MESH_WAIT
+                    with trio.move_on_at(deadline) as self._waiting:
+                        event = await self.mesh.receive()
+                    if self._waiting.cancelled_caught:
+                        assert isinstance(lobby, GuestLobby)
+                        for peer, at in since.items():
+                            if at + MESH_WAIT <= trio.current_time():
+                                since[peer] = math.inf
+                                self.apply(lobby.on_overdue(peer))
+                        continue
+                    self._take(lobby, event)
+                nursery.cancel_scope.cancel()
         self.mesh.requeue(self.backlog)
         return self.result
+
+    async def _probe(self, probe: Probe) -> None:
+        """Whether the host's table answers at its front door (§6.6): a TLS handshake
+        with the host's own certificate, then closed; at once or after `PROBE_EVERY`
+        seconds, then every `PROBE_EVERY` seconds while the guest awaits the host's
+        link. Each answer wakes the lobby; the first that fails is the last."""
+        with trio.CancelScope() as scope:
+            self._probing[probe.peer] = scope
+            at = trio.current_time() + (0.0 if probe.at_once else PROBE_EVERY)
+            while True:
+                await trio.sleep_until(at)
+                if not isinstance(self._lobby, GuestLobby) or probe.peer not in self._lobby.awaited():
+                    return  # (the host's link is up)
+                answered, detail = True, ""
+                try:
+                    door, _ = await _open_front_door([probe.address], probe.peer, self.mesh)
+                except ConnectionError:
+                    answered = False  # (nothing there, or nothing that speaks TLS)
+                except ProtocolError as exc:
+                    answered, detail = False, exc.reason  # (another host there)
+                else:
+                    await trio.aclose_forcefully(door.tls)
+                self.answers.append((probe.peer, answered, detail))
+                if self._waiting is not None:
+                    self._waiting.cancel()
+                if not answered:
+                    return
+                at = trio.current_time() + PROBE_EVERY
 
     def _take(self, lobby: HostLobby | GuestLobby, event: MeshEvent) -> None:
         if isinstance(event, Received):
@@ -121,13 +175,12 @@ class _Driver:
         elif isinstance(event, LinkDown):
             if event.error is not None:
                 log.warning("link to %s: %s", short_id(event.peer), event.error)
-            if isinstance(lobby, HostLobby):
-                self.apply(lobby.on_link_lost(event.peer, _gone(event)))
-            else:  # (a dropped link is dialled again, §6.6)
+            if isinstance(lobby, HostLobby):  # (a dropped link is dialled again, §6.6)
+                self.apply(lobby.on_link_lost(event.peer, _gone(event), dropped=_dropped(event)))
+            else:
                 self.apply(lobby.on_link_lost(event.peer, dropped=_dropped(event)))
         elif isinstance(event, LinkUp):
-            if isinstance(lobby, GuestLobby):  # (it tells the host once it holds every link, §6.6)
-                self.apply(lobby.on_link_up(event.peer))
+            self.apply(lobby.on_link_up(event.peer))  # (a guest tells the host once it holds every link, §6.6)
             self.backlog.append(event)
 
     def _refuse(self, lobby: HostLobby | GuestLobby, peer: bytes, error: ProtocolError) -> None:

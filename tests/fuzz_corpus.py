@@ -288,8 +288,9 @@ class Lobby:
 
 # Steps: [handler, sender seat, message]; the handlers a lobby runner calls (§6).
 HOST_HELLO, HOST_MESSAGE, GUEST_OFFER, GUEST_REPLY, GUEST_MESSAGE, HOST_LOST, GUEST_LOST, HOST_START, GUEST_UP, \
-    GUEST_OVERDUE = range(10)
-RESIGN = 16  # added to a handler: the sender signs the (mutated) message afresh (GUEST_LOST: the link dropped)
+    GUEST_OVERDUE, HOST_UP, GUEST_PROBE = range(12)
+RESIGN = 16  # added to a handler: the sender signs the (mutated) message afresh; (HOST_LOST, GUEST_LOST) the link
+#              dropped; (GUEST_PROBE) the host's table answered
 
 
 def lobby_identities() -> tuple[Identity, ...]:
@@ -330,6 +331,7 @@ def lobby_run() -> Lobby:
         refuse = host.on_hello(hello1, HOST_NONCES[0], "10.0.0.2")[0]  # the same identity again
         save(f"{tag}: welcome on its way", LobbyWorld(host, g1), step(GUEST_REPLY, 0, welcome1), step(GUEST_REPLY, 0, refuse))
         g1.on_reply(welcome1)
+        host.on_link_up(ids[1].peer_id)  # the host's dial reached Bob
         ready1 = _report(g1.on_link_up(ids[0].peer_id))  # Bob holds his link to the host and says so (§6.6)
         host.on_message(ids[1].peer_id, ready1)
         offer2 = host.offer(HOST_NONCES[1])
@@ -338,6 +340,7 @@ def lobby_run() -> Lobby:
         welcome2, actions = host.on_hello(hello2, HOST_NONCES[1], "10.0.0.3")
         update = next(a.message for a in actions if isinstance(a, SendTo))
         g2.on_reply(welcome2)
+        host.on_link_up(ids[2].peer_id)
         g2.on_link_up(ids[0].peer_id)
         ready2 = _report(g2.on_link_up(ids[1].peer_id))  # Cy is linked to both
         awaiting = freezer.freeze(LobbyWorld(host, g1))

@@ -388,10 +388,14 @@ class LobbyTarget:
                 world.guest.on_reply(message)
             elif handler == corpus.GUEST_MESSAGE:
                 world.guest.on_message(peer, message)
-            elif handler == corpus.HOST_LOST:
-                world.host.on_link_lost(peer)
-            elif handler == corpus.GUEST_LOST:  # (the resign bit: the link dropped, to be redialled, §6.6)
+            elif handler == corpus.HOST_LOST:  # (the resign bit: the link dropped, to be redialled, §6.6)
+                world.host.on_link_lost(peer, "lost the connection: reset", dropped=resign)
+            elif handler == corpus.HOST_UP:
+                world.host.on_link_up(peer)
+            elif handler == corpus.GUEST_LOST:
                 world.guest.on_link_lost(peer, dropped=resign)
+            elif handler == corpus.GUEST_PROBE:  # (the resign bit: the host's table answered)
+                world.guest.on_probe(peer, resign, message if isinstance(message, str) else "")
             elif handler == corpus.GUEST_UP:
                 world.guest.on_link_up(peer)
             elif handler == corpus.GUEST_OVERDUE:
@@ -422,6 +426,13 @@ class LobbyTarget:
         out += [case(i, dropped, up) for i in (5, 12)]  # Bob's link to Cy drops before the start: redialled (§6.6)
         out += [case(i, *[dropped, up] * 3, dropped) for i in (5, 12)]  # …and, the fourth time, reported
         out += [case(i, corpus.step(corpus.HOST_LOST, 2), corpus.step(corpus.GUEST_LOST, 0)) for i in (4, 12)]
+        host_dropped, host_up = corpus.step(corpus.HOST_LOST | corpus.RESIGN, 2), corpus.step(corpus.HOST_UP, 2)
+        out += [case(i, host_dropped, host_up) for i in (4, 11)]  # the host's link to Cy drops: redialled (§6.6)
+        out += [case(i, *[host_dropped, host_up] * 3, host_dropped) for i in (4, 11)]  # …and, the fourth time, Cy leaves
+        lost, gone = corpus.step(corpus.GUEST_LOST | corpus.RESIGN, 0), corpus.step(corpus.GUEST_PROBE, 0)
+        there = corpus.step(corpus.GUEST_PROBE | corpus.RESIGN, 0)
+        out += [case(i, lost, there, corpus.step(corpus.GUEST_UP, 0)) for i in (5, 12)]  # Bob loses the host; it's back
+        out += [case(i, lost, gone) for i in (5, 12)]  # …or its table no longer answers: the lobby ends
         return out
 
 
@@ -444,8 +455,10 @@ def _callable(world: corpus.LobbyWorld, handler: int, sender: int) -> bool:
         return guest.host is not None and guest.roster is None
     if handler in (corpus.GUEST_MESSAGE, corpus.GUEST_LOST, corpus.GUEST_UP, corpus.GUEST_OVERDUE):
         return guest.roster is not None and sender != 1
-    if handler in (corpus.HOST_MESSAGE, corpus.HOST_LOST):
+    if handler in (corpus.HOST_MESSAGE, corpus.HOST_LOST, corpus.HOST_UP):
         return sender != 0
+    if handler == corpus.GUEST_PROBE:
+        return guest.roster is not None
     if handler == corpus.HOST_START:
         return len(world.host.roster.members) >= MIN_SEATS
     return handler == corpus.HOST_HELLO

@@ -105,9 +105,10 @@ def test_the_recorded_lobby_replays_from_every_saved_point() -> None:
     target = make_target("lobby")
     refused = [seed for seed in target.seeds() if target.run(seed) is REJECTED]
     # at both tables: the refusal of an identity already seated, a start before the roster
-    # update that showed the third seat (§6.6), and the host leaving
-    assert len(refused) == 6
-    assert sorted(decode(decode(seed)[1][0])[2]["type"] for seed in refused) == ["lobby.refuse"] * 2 + ["lobby.start"] * 2 + ["none"] * 2
+    # update that showed the third seat (§6.6), the host leaving, and the host's table no
+    # longer answering a guest whose link to it dropped
+    assert len(refused) == 8
+    assert sorted(decode(decode(seed)[1][0])[2]["type"] for seed in refused) == ["lobby.refuse"] * 2 + ["lobby.start"] * 2 + ["none"] * 4
 
 
 @settings(SLOW_OK, max_examples=200)

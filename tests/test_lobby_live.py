@@ -302,11 +302,14 @@ async def test_s6_6_a_joiner_one_guest_cannot_reach_leaves_and_the_table_starts_
             assert wall.accepted >= 2 and wall.connections == 1  # the host's link went through, bob's dials did not
 
 
-async def test_s6_6_a_guest_link_that_drops_before_the_start_is_redialled_and_nobody_leaves(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("dialer", ["bob", "h"])
+async def test_s6_6_a_link_that_drops_before_the_start_is_redialled_and_nobody_leaves(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dialer: str) -> None:
     """Found in review: bob's link to carol ended after both had told the host they hold
     every link (a hiccup on the route between them), and bob reported carol at once, so
-    she lost her seat. Now bob dials her again; the table starts with all three."""
+    she lost her seat; the host's link to her likewise. Now its dialer dials her again
+    (and she asks the host's front door whether the table is still there when it is the
+    host's link that dropped); the table starts with all three."""
     from p2p.lobby import GuestLobby, HostLobby
     from tests.faultproxy import link_proxy
 
@@ -314,14 +317,14 @@ async def test_s6_6_a_guest_link_that_drops_before_the_start_is_redialled_and_no
     async with meshes(ids) as (host, bob, carol):
         names = {host.me: "h", bob.me: "bob", carol.me: "carol"}
         ups: dict[tuple[str, str], int] = {}
-        relinked, ready = trio.Event(), trio.Event()
+        relinked, ready, probed = trio.Event(), trio.Event(), trio.Event()
         reports: set[str] = set()
-        guest_link_up, host_message = GuestLobby.on_link_up, HostLobby.on_message
+        answers: list[bool] = []
+        guest_link_up, host_message, guest_probe = GuestLobby.on_link_up, HostLobby.on_message, GuestLobby.on_probe
 
         def on_link_up(self: GuestLobby, peer: bytes) -> list:  # type: ignore[type-arg]
-            key = (self.name, names[peer])
-            ups[key] = ups.get(key, 0) + 1
-            if ups.get(("bob", "carol"), 0) == 2 and ups.get(("carol", "bob"), 0) == 2:
+            ups[self.name, names[peer]] = ups.get((self.name, names[peer]), 0) + 1
+            if ups.get(("carol", dialer), 0) == 2:
                 relinked.set()
             return guest_link_up(self, peer)
 
@@ -332,8 +335,14 @@ async def test_s6_6_a_guest_link_that_drops_before_the_start_is_redialled_and_no
                     ready.set()
             return host_message(self, peer, message)
 
+        def on_probe(self: GuestLobby, peer: bytes, answered: bool, detail: str = "") -> list:  # type: ignore[type-arg]
+            answers.append(answered)
+            probed.set()
+            return guest_probe(self, peer, answered, detail)
+
         monkeypatch.setattr(GuestLobby, "on_link_up", on_link_up)
         monkeypatch.setattr(HostLobby, "on_message", on_message)
+        monkeypatch.setattr(GuestLobby, "on_probe", on_probe)
         left: list[str] = []
         results: dict[str, LobbyResult] = {}
         start, bob_seated = trio.Event(), trio.Event()
@@ -360,13 +369,95 @@ async def test_s6_6_a_guest_link_that_drops_before_the_start_is_redialled_and_no
                                                                         expect_host=host.me))
                     await ready.wait()  # both told the host they hold every link
                     assert route.connections == 2  # the host's dial to carol, then bob's
-                    route.drop(2)  # bob's
+                    route.drop({"h": 1, "bob": 2}[dialer])
                     await relinked.wait()
+                    if dialer == "h":
+                        await probed.wait()
                     start.set()
         assert {name: [m.name for m in r.roster.members] for name, r in results.items()} == {
             name: ["h", "bob", "carol"] for name in ("h", "bob", "carol")}
         assert len({r.game_id for r in results.values()}) == 1
-        assert left == [] and route.connections == 3  # bob's second dial went through
+        assert left == [] and route.connections == 3  # the dialer's second dial went through
+        assert answers == ([True] if dialer == "h" else [])  # (the host's table answered carol's probe)
+
+
+async def test_s6_6_a_guest_whose_host_is_gone_is_told_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's link to carol drops and its table no longer answers (the host crashed):
+    carol's probe of the front door fails and she is told at once, not after `MESH_WAIT`
+    of waiting for a redial that cannot come."""
+    from p2p.errors import ProtocolError
+    from p2p.lobby import MESH_WAIT, HostLobby
+    from tests.faultproxy import link_proxy
+
+    ids = make_identities(tmp_path, 2)
+    async with meshes(ids) as (host, carol):
+        reported = trio.Event()
+        host_message = HostLobby.on_message
+
+        def on_message(self: HostLobby, peer: bytes, message: dict) -> list:  # type: ignore[type-arg]
+            if message["type"] == "lobby.links":
+                reported.set()  # carol holds her link to the host
+            return host_message(self, peer, message)
+
+        monkeypatch.setattr(HostLobby, "on_message", on_message)
+        async with link_proxy((LOOPBACK, host.port)) as door, link_proxy((LOOPBACK, carol.port)) as route:
+            carol.port = route.port  # (the host's dial takes the route)
+            with trio.fail_after(MESH_WAIT / 3):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(lambda: host_table(host, name="h", table="Gone", seats=3))
+                    await trio.testing.wait_all_tasks_blocked()
+
+                    async def crash() -> None:
+                        await reported.wait()
+                        monkeypatch.setattr(host, "dial", lambda peer_id: None)  # a crashed host dials nobody
+                        door.cut()  # and its front door answers nobody
+                        route.drop(1)
+
+                    nursery.start_soon(crash)
+                    with pytest.raises(ProtocolError) as info:
+                        await join_table(carol, [(LOOPBACK, door.port)], name="carol", expect_host=host.me)
+                    nursery.cancel_scope.cancel()
+    assert info.value.section == "§6.5" and info.value.reason == f"lost the host: its table at {LOOPBACK}:{door.port} no longer answers"
+
+
+@pytest.mark.parametrize("gone", [True, False])
+async def test_s6_6_a_guest_the_host_never_dials_asks_whether_its_table_is_still_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gone: bool) -> None:
+    """The host never dials carol after her welcome. Every `PROBE_EVERY` seconds she asks
+    its front door whether the table is still there: when it is gone (the host died
+    before it dialled) she is told at the first probe; while it answers (a firewall in
+    front of her mesh port), she waits the whole `MESH_WAIT`, then says so."""
+    from p2p import lobby_runner
+    from p2p.errors import ProtocolError
+    from tests.faultproxy import link_proxy
+
+    monkeypatch.setattr(lobby_runner, "PROBE_EVERY", 0.05)
+    monkeypatch.setattr(lobby_runner, "MESH_WAIT", 0.5)
+    ids = make_identities(tmp_path, 2)
+    async with meshes(ids) as (host, carol):
+        monkeypatch.setattr(host, "dial", lambda peer_id: None)  # the host's side of the mesh never dials out
+        async with link_proxy((LOOPBACK, host.port)) as door:
+            with trio.fail_after(10):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(lambda: host_table(host, name="h", table="Silent", seats=3))
+                    await trio.testing.wait_all_tasks_blocked()
+
+                    def welcomed(change: RosterChanged) -> None:
+                        if gone:
+                            door.cut()
+
+                    started = trio.current_time()
+                    with pytest.raises(ProtocolError) as info:
+                        await join_table(carol, [(LOOPBACK, door.port)], name="carol", expect_host=host.me,
+                                         on_roster=welcomed)
+                    waited = trio.current_time() - started
+                    nursery.cancel_scope.cancel()
+    if gone:
+        assert info.value.reason == f"lost the host: its table at {LOOPBACK}:{door.port} no longer answers"
+        assert waited < 0.5
+    else:
+        assert "the host has not reached this peer's mesh port" in info.value.reason
+        assert waited >= 0.5 and door.accepted >= 5  # (her join, then a probe every 0.05 s: each answered)
 
 
 async def test_s6_6_a_newcomer_a_seated_guest_never_dials_leaves_after_the_mesh_wait(

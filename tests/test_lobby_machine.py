@@ -8,7 +8,8 @@ import pytest
 
 from p2p.errors import JoinRefused, ProtocolError
 from p2p.lobby import (
-    REDIALS, Broadcast, GuestLobby, HostLobby, Left, Pin, Redial, RosterChanged, SendTo, Started, links_report,
+    MESH_WAIT, REDIALS, Broadcast, GuestLobby, HostLobby, Left, Pin, Probe, Redial, RosterChanged, SendTo, Started,
+    links_report,
 )
 from p2p.roster import PROTOCOL_VERSION
 from transport_support import make_identities
@@ -276,6 +277,58 @@ def test_s6_6_a_failed_redial_is_reported_and_the_later_joiner_leaves(tmp_path: 
     assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
     host.on_message(ids[1].peer_id, report[0].message)
     assert [m.name for m in host.roster.members] == ["alice", "bob"]
+
+
+def test_s6_6_a_link_the_host_dials_that_drops_before_the_start_is_redialled_before_the_guest_leaves(
+        tmp_path: Path) -> None:
+    """Found in review: the host let a guest go as soon as its link to the guest ended,
+    though the rule that redials a dropped link between guests applies to the host's
+    links as well (it dials every guest). Now the host dials again, up to `REDIALS`
+    times, keeping the seat; a goodbye, an error, a failed redial, or a link that keeps
+    dropping still frees it."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    bob_id, carol_id = ids[1].peer_id, ids[2].peer_id
+    host.on_link_up(bob_id)
+    for _ in range(REDIALS):
+        assert host.on_link_lost(bob_id, "lost the connection: reset", dropped=True) == [Redial(bob_id)]
+        assert [m.name for m in host.roster.members] == ["alice", "bob", "carol"]  # nobody is told anything
+        assert host.on_link_up(bob_id) == []
+    actions = host.on_link_lost(bob_id, "lost the connection: reset", dropped=True)  # a fourth time: he leaves
+    assert [a.left for a in actions if isinstance(a, RosterChanged)] == [(Left("bob", "lost the connection: reset"),)]
+    assert [m.name for m in host.roster.members] == ["alice", "carol"]
+    host.on_link_up(carol_id)
+    assert host.on_link_lost(carol_id, "lost the connection: reset", dropped=True) == [Redial(carol_id)]
+    actions = host.on_link_lost(carol_id, "lost the connection: could not connect", dropped=True)  # the redial failed
+    assert [m.name for m in host.roster.members] == ["alice"]
+    ids, host, bob, carol = seat_three(tmp_path / "again")
+    host.on_link_up(ids[1].peer_id)
+    actions = host.on_link_lost(ids[1].peer_id, "left the table")  # a goodbye (or an error): he leaves at once
+    assert [m.name for m in host.roster.members] == ["alice", "carol"]
+
+
+def test_s6_6_a_guest_that_loses_the_host_asks_whether_its_table_still_answers(tmp_path: Path) -> None:
+    """A guest awaits the host's redial, but first asks the host's front door whether the
+    table still answers (`Probe`), so a host that is gone (crashed, closed) is known at
+    once rather than after `MESH_WAIT`; a table that answers, or a host that is back, is
+    waited for. From its welcome until the host's first link, it asks now and then."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    alice = ids[0].peer_id
+    dave, hello, nonce = hello_for(host, ids[3], "dave", N[3])
+    welcomed = dave.on_reply(host.on_hello(hello, nonce, "10.0.0.4")[0])
+    assert welcomed[-1] == Probe(alice, ("127.0.0.1", 4000), at_once=False) and dave.awaited() >= {alice}
+    assert bob.on_link_lost(alice, dropped=True) == [Probe(alice, ("127.0.0.1", 4000), at_once=True)]
+    assert bob.awaited() == {alice}  # (awaited again, as any member that dials this guest)
+    assert bob.on_probe(alice, True) == []  # the table answers: its host dials again
+    assert bob.on_link_up(alice) == []  # back, and said once already
+    assert bob.on_probe(alice, False, "refused") == []  # (an answer that comes after the host is back)
+    assert bob.on_link_lost(alice, dropped=True) == [Probe(alice, ("127.0.0.1", 4000), at_once=True)]
+    with pytest.raises(ProtocolError, match=r"lost the host: its table at 127\.0\.0\.1:4000 no longer answers \(refused\)") as info:
+        bob.on_probe(alice, False, "refused")
+    assert info.value.section == "§6.5" and info.value.peer == ids[0].certificate.short
+    with pytest.raises(ProtocolError, match=f"did not dial this peer again within {MESH_WAIT:.0f} s"):
+        bob.on_overdue(alice)  # (a table that answered, but whose host never dialled again)
+    with pytest.raises(ProtocolError, match="the host closed the table"):
+        carol.on_link_lost(alice)  # a goodbye or an error: gone at once
 
 
 def test_s6_6_a_guest_nobody_dials_in_time_is_the_later_joiner_and_leaves(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,29 @@ def test_wrong_fingerprint_and_unreachable_host_fail_clearly(tmp_path: Path) -> 
     gone = bandit("join", "--peer", where, "--state-dir", str(tmp_path / "j"))
     rc, out = finish(gone, [])
     assert rc == 1 and "could not reach the table" in out
+
+
+def test_s6_6_a_joiner_whose_host_process_is_killed_in_the_lobby_is_told_at_once(tmp_path: Path) -> None:
+    """A host killed with SIGKILL: its link to the joiner drops without a goodbye, as on
+    a Wi-Fi hiccup (or never comes, if the host died while dialling), but its table no
+    longer answers the joiner's probe, so the joiner says so within seconds instead of
+    waiting 30 s for a link that cannot come."""
+    seen: list[str] = []
+    host = bandit("host", "--table", "Shed", "--name", "alice", "--seats", "3", "--bind", "127.0.0.1",
+                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--lobby-only")
+    procs = [host]
+    try:
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
+        guest = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"), "--lobby-only")
+        procs.append(guest)
+        read_until(host, r"2 of 3 seats taken", seen)
+        joined: list[str] = []
+        read_until(guest, r"2 of 3 seats taken", joined)
+        host.kill()
+        killed = time.monotonic()
+        rc, out = finish(guest, joined, timeout=20)
+        waited = time.monotonic() - killed
+    finally:
+        kill_all(procs)
+    assert rc == 1 and f"lost the host: its table at {where} no longer answers" in out, out
+    assert waited < 10  # (not the 30 s a guest gives a redial)
