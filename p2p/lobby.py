@@ -279,6 +279,11 @@ class HostLobby:
         self._redials = _Redials()
         self._sigs = _Signatures(identity)
 
+    @property
+    def signing(self) -> bool:
+        """The roster is frozen and being signed (§6.6): links are the game's to heal now."""
+        return self.started
+
     def offer(self, nonce: bytes) -> dict[str, Any]:
         """The first message of the front door; `nonce` is fresh for this connection."""
         r = self.roster
@@ -490,6 +495,11 @@ class GuestLobby:
         self.roster = replace(roster, members=members)
         return [*(Pin(m, dial=False) for m in members if m.seat < me.seat), RosterChanged(self.roster),
                 Probe(host.peer_id, self.host_address, at_once=False)]
+
+    @property
+    def signing(self) -> bool:
+        """The host's roster is frozen and being signed (§6.6): links are the game's to heal now."""
+        return self._sigs.roster is not None
 
     @property
     def seat(self) -> int:

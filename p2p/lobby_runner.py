@@ -7,8 +7,9 @@ the `Mesh` and the front door) and the timeouts; every decision is the state mac
 Each function runs until the game has started (every member signed the roster) and
 returns the `LobbyResult`; the mesh stays open for the game. Messages of later layers
 that arrive before this peer finished the lobby are handed back to the mesh
-(`Mesh.requeue`) in order, so the game sees them first. Probes of the host's front door
-(§6.6) run as tasks beside the lobby and wake it with their answers.
+(`Mesh.requeue`) in order, so the game sees them first; so are the losses of links that
+drop once the roster is being signed (the game dials them again). Probes of the host's
+front door (§6.6) run as tasks beside the lobby and wake it with their answers.
 
 Progress is reported through an optional callback (`on_roster`, with each
 `RosterChanged`: the roster, and who left it and why) for screens and advertisements;
@@ -179,6 +180,8 @@ class _Driver:
                 self.apply(lobby.on_link_lost(event.peer, _gone(event), dropped=_dropped(event)))
             else:
                 self.apply(lobby.on_link_lost(event.peer, dropped=_dropped(event)))
+            if lobby.signing and lobby.roster is not None and lobby.roster.member(event.peer) is not None:
+                self.backlog.append(event)  # (a member whose signature is held: the game dials it again, §11.3)
         elif isinstance(event, LinkUp):
             self.apply(lobby.on_link_up(event.peer))  # (a guest tells the host once it holds every link, §6.6)
             self.backlog.append(event)

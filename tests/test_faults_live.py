@@ -616,3 +616,71 @@ async def test_s11_3_a_playing_seat_marks_its_journal_alive_so_a_new_play_knows_
                     await marked.wait()
                 assert time.time() - journal.path.stat().st_mtime < 2
                 await seat.leave()
+
+
+async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_is_dialled_again_by_the_game(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: a link that dropped after its member's roster signature had come
+    in, but before this peer's lobby was over, was taken by the lobby, which dials nothing
+    once the roster is being signed (§6.6), and never reached the game: nobody dialled it
+    again, and the table stalled. Now the lobby hands such a loss on to the game, whose
+    lower seat dials again (§11.3), and the game completes."""
+    from p2p.identity import load_or_create_identity
+    from p2p.lobby import HostLobby, LobbyResult
+    from p2p.lobby_runner import host_table, join_table
+    from p2p.peer import table_schemas
+    from p2p.roster import TableRules
+    from p2p.transport import open_mesh
+    from tests.faultproxy import LOOPBACK, link_proxy
+
+    ids = [load_or_create_identity(tmp_path / f"peer{i}") for i in range(3)]
+    results: list[LobbyResult | None] = [None] * 3
+    host_message = HostLobby.on_message
+    async with AsyncExitStack() as stack:
+        meshes = [await stack.enter_async_context(open_mesh(ident, table_schemas(), bind=LOOPBACK, hold_incoming=i > 0))
+                  for i, ident in enumerate(ids)]
+        to_bob = await stack.enter_async_context(link_proxy((LOOPBACK, meshes[1].port)))  # the host dials him here
+        to_carol = await stack.enter_async_context(link_proxy((LOOPBACK, meshes[2].port)))
+        meshes[1].port, meshes[2].port = to_bob.port, to_carol.port  # (their hellos name the proxies)
+
+        def on_message(self: HostLobby, peer: bytes, message: dict) -> list:  # type: ignore[type-arg]
+            actions = host_message(self, peer, message)
+            if self.started and to_carol.delay == 0 and not self._sigs.valid.keys() - {ids[0].peer_id}:
+                to_carol.delay = 0.3  # the start goes out: carol's signature will come late…
+            elif message["type"] == "lobby.sign" and peer == ids[1].peer_id:
+                to_bob.drop(1)  # …so bob's link to the host drops while the host still awaits it
+            elif message["type"] == "lobby.sign" and peer == ids[2].peer_id:
+                to_carol.delay = 0.0
+            return actions
+
+        monkeypatch.setattr(HostLobby, "on_message", on_message)
+        with trio.fail_after(120):
+            async with trio.open_nursery() as nursery:
+
+                bob_seated = trio.Event()
+
+                async def host(task_status: trio.TaskStatus[None]) -> None:
+                    results[0] = await host_table(
+                        meshes[0], name="Ann", table="Signing", seats=3, rules=TableRules(target=60),
+                        on_roster=lambda change: len(change.roster.members) == 2 and bob_seated.set(),
+                        task_status=task_status)
+
+                async def guest(i: int) -> None:
+                    results[i] = await join_table(meshes[i], [(LOOPBACK, meshes[0].port)], name=f"Bot {i}",
+                                                  expect_host=ids[0].peer_id)
+
+                await nursery.start(host)
+                nursery.start_soon(guest, 1)
+                await bob_seated.wait()  # (bob takes seat 1: the host's link to him is the proxy's first)
+                nursery.start_soon(guest, 2)
+            monkeypatch.undo()
+            peers = [TablePeer(mesh, result, ids[i], log_path=tmp_path / f"seat{i + 1}.bandit-log", bot=NormalBot(), seed=i)
+                     for i, (mesh, result) in enumerate(zip(meshes, results)) if result is not None]
+            assert len(peers) == 3 and to_bob.connections == 1
+            async with running(peers) as summaries:
+                pass
+    assert to_bob.connections >= 2  # the game dialled bob again
+    assert all(s.finished for s in summaries.values()), [s.why for s in summaries.values()]
+    for summary in summaries.values():
+        result = audit(summary.log_path)
+        assert result.ok and result.finished, result.first_failure
