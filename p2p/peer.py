@@ -55,7 +55,7 @@ from p2p.order import Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
 from p2p.session import CHOSE_TO_LEAVE, Line, RoundReport, SeatInfo, SessionRecord
-from p2p.signing import SignedMessage, signed_frame, signed_message
+from p2p.signing import SignedMessage, signed_message
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told
 from p2p.rejoin import restore
@@ -584,7 +584,7 @@ class TablePeer(SessionRecord):
                 self._journal_failure = self.journal.failure
                 self.journal.abandon()
                 self.journal = None
-        self.mesh.broadcast(signed_frame(envelope.body, envelope.sig))
+        self.mesh.broadcast(envelope.frame())
 
     def _sign(self, inner: dict[str, Any]) -> SignedMessage:
         return signed_message(self.identity, inner)
@@ -701,7 +701,7 @@ class TablePeer(SessionRecord):
         """What the order's timer has due: retransmissions, a heartbeat, evidence."""
         linked = self.mesh.linked()
         for seat, envelope in self.orderer.on_timer(now):
-            frame = signed_frame(envelope.body, envelope.sig)
+            frame = envelope.frame()
             if seat < 0:
                 self.mesh.broadcast(frame)
             elif self.machine.seats[seat] in linked:  # (a missing peer gets all of it on its return)
@@ -786,8 +786,7 @@ class TablePeer(SessionRecord):
             farewell.link_down(seat, clean=event.clean)
 
     def _ack_frame(self) -> dict[str, Any]:
-        ack = self.orderer.ack(trio.current_time())
-        return signed_frame(ack.body, ack.sig)
+        return self.orderer.ack(trio.current_time()).frame()
 
     def _update_deadlines(self) -> None:
         engine = self.machine.engine
