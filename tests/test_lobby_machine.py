@@ -306,6 +306,31 @@ def test_s6_6_a_link_the_host_dials_that_drops_before_the_start_is_redialled_bef
     assert [m.name for m in host.roster.members] == ["alice", "carol"]
 
 
+def test_s6_6_the_host_does_not_start_while_it_redials_a_guest(tmp_path: Path) -> None:
+    """A guest's report that it holds every link is not enough while the host knows its
+    own link to that guest is down: the start waits for the redial, so a redial that
+    fails costs the guest its seat, not the table (a lobby that ended at signing)."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    bob_id, carol_id = ids[1].peer_id, ids[2].peer_id
+    host.on_link_up(bob_id)
+    host.on_link_up(carol_id)
+    linked(host, bob_id, carol_id)
+    assert host.on_link_lost(bob_id, "lost the connection: reset", dropped=True) == [Redial(bob_id)]
+    assert host.start() == [] and not host.started  # bob's link is being redialled
+    actions = host.on_link_up(bob_id)
+    assert host.started and next(a for a in actions if isinstance(a, Broadcast)).message["type"] == "lobby.start"
+    ids, host, bob, carol = seat_three(tmp_path / "failed")
+    host.on_link_up(ids[1].peer_id)
+    host.on_link_up(ids[2].peer_id)
+    linked(host, ids[1].peer_id, ids[2].peer_id)
+    host.on_link_lost(ids[2].peer_id, "lost the connection: reset", dropped=True)
+    assert host.start() == []
+    host.on_link_lost(ids[2].peer_id, "lost the connection: could not connect", dropped=True)  # the redial failed
+    assert [m.name for m in host.roster.members] == ["alice", "bob"] and not host.started  # (bob reports v3 first)
+    actions = linked(host, ids[1].peer_id)
+    assert host.started and any(isinstance(a, Broadcast) for a in actions)
+
+
 def test_s6_6_a_guest_that_loses_the_host_asks_whether_its_table_still_answers(tmp_path: Path) -> None:
     """A guest awaits the host's redial, but first asks the host's front door whether the
     table still answers (`Probe`), so a host that is gone (crashed, closed) is known at
