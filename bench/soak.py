@@ -223,7 +223,7 @@ def live_game(seed: int) -> tuple[str, str | None]:
     rng = random.Random(f"soak-live-{seed}")
     names = ["alice", "bob", "carol", "dave"][: rng.choice((3, 4))]
     victim_seat = rng.randrange(len(names))
-    kill_round = rng.randint(1, 6)  # a game to 100 has 5-9 rounds of about 0.6-1 s here
+    kill_round = rng.randint(1, 6)  # rounds take 0.1-0.4 s here: the kill often lands rounds later, or at the end
     delay = rng.uniform(0.0, 1.0)
     victim_is = "the host" if victim_seat == 0 else f"guest {names[victim_seat]}"
     what = f"{len(names)} processes, {victim_is} killed {delay:.2f} s into round {kill_round}"
@@ -244,7 +244,7 @@ def _kept_if_failed(kind: str, run: Callable[[Path], str | None]) -> str | None:
 def _keep_output(folder: Path, name: str, text: str) -> None:
     """A process's whole output, kept with a failed game: the first process to fail is
     not always the cause, and its partners' stories are needed to tell."""
-    (folder / f"{name.split()[0]}.out").write_text(text)
+    (folder / f"{'-'.join(name.replace('(', '').replace(')', '').split())}.out").write_text(text)  # carol-resumed.out
 
 
 def _seat_processes(folder: Path, names: list[str], procs: list[Any]) -> list[list[str]]:
@@ -295,6 +295,7 @@ def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_roun
         victim = procs[victim_seat]
         victim.send_signal(signal.SIGKILL)
         victim.wait()
+        _keep_output(folder, names[victim_seat], "".join(seen[victim_seat]) + victim.stdout.read())  # (what it said)
         if not unfinished_journals(states[victim_seat]):
             return SKIPPED  # it died after its game had ended
         again = bandit("host" if victim_seat == 0 else "join", "--resume", "--state-dir", str(states[victim_seat]),

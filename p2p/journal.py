@@ -15,8 +15,10 @@ The journal is a file of §4.2 frames beside the identity (mode 0600, never shar
 one ``journal.seat`` frame, then one ``journal.sent`` frame per message, each written
 with a single unbuffered write *before* the message is handed to the network, so a
 killed process never sent what its journal lacks. A last frame cut short is ignored (it
-was never sent). The journal is removed when its game ends cleanly, and, when the
-state directory's next game starts, if its seat stopped over a day before.
+was never sent). The journal is removed when its game ends cleanly (or, if its seat
+stopped between closing its log and removing the journal, when the journals are next
+listed), and, when the state directory's next game starts, if its seat stopped over a
+day before.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 from p2p.appendfile import AppendFile
 from p2p.errors import ProtocolError
+from p2p.log import read_log
 from p2p.schema import Bin, Int, ListOf, Message, Schemas, Str, Tuple
 from p2p.signing import SignedMessage
 from p2p.wire import Limits, decode_map, encode_frame, split_frames
@@ -187,14 +190,29 @@ def forget_stale_journals(state_dir: Path, *, older_than: float = FORGET_AFTER, 
 
 
 def unfinished_journals(state_dir: Path) -> list[Path]:
-    """Journals of games that did not end, newest first."""
+    """Journals of games that did not end, newest first. One whose fairness log was
+    closed belongs to a game that ended: its seat stopped between closing the log and
+    removing the journal, and the journal goes now, as the end would have removed it."""
     folder = state_dir / "games"
     if not folder.is_dir():
         return []
     found = []
     for path in folder.glob(f"*{SUFFIX}"):
         try:
-            found.append((path.stat().st_mtime, path))
-        except OSError:  # (its game ended meanwhile, in another process)
+            mtime = path.stat().st_mtime
+            if _log_closed(path):
+                path.unlink()
+                continue
+        except OSError:  # (its game ended meanwhile, in another process; or it is not ours to remove)
             continue
+        found.append((mtime, path))
     return [path for _, path in sorted(found, reverse=True)]
+
+
+def _log_closed(path: Path) -> bool:
+    """Whether the fairness log the journal at `path` writes beside was closed (§10.1).
+    A journal or log that cannot be read is not known to be over: resuming says why."""
+    try:
+        return read_log(read_journal(path).log).ended is not None
+    except (OSError, ProtocolError):
+        return False

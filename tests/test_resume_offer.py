@@ -17,7 +17,8 @@ import cli.resume
 from cli_support import stopped_journal as stopped
 from cli.resume import find_journal, offer_resume, offer_resume_first, waiting_game
 from cli.stopping import INTERRUPTED, leaving_on_stop, run_until_stopped
-from p2p.journal import FORGET_AFTER, forget_stale_journals
+from p2p.journal import FORGET_AFTER, forget_stale_journals, unfinished_journals
+from p2p.log import FairnessLog, Header
 from p2p.table.machine import GRACE
 
 HERE = ("127.0.0.1", 4000)
@@ -37,6 +38,24 @@ def test_s11_3_only_a_game_stopped_within_the_grace_period_waits(tmp_path: Path)
     assert waiting is not None and waiting.journal == recent and 29 <= waiting.age <= 60
     assert waiting.words(True).startswith("your last game stopped ") and waiting.words(True).endswith(
         " ago and its bots wait for you up to 2 min")
+
+
+def test_s11_3_a_seat_stopped_after_its_log_was_closed_leaves_no_game_to_go_back_to(tmp_path: Path) -> None:
+    """Found by the soak (`bench/soak.py --kind all --seed 640000`, live seed 640052): a
+    seat killed at the game's end, after it closed its log but before it removed its
+    journal, left a journal behind, so its next `play` offered a game that was over and
+    `--resume` failed ("the log was closed"). A journal whose log was closed is that of
+    a game that ended: it goes, as the end would have removed it."""
+    ended = stopped(tmp_path, 1, 20, HERE)
+    going_on = stopped(tmp_path, 2, 30, HERE)
+    for game, closed in ((1, True), (2, False)):
+        header = Header(bytes([game]) * 8, (bytes(64),) * 2, 0, "bandit-lan (test)")
+        log = FairnessLog.create(tmp_path / f"{game}.bandit-log", header)
+        if closed:
+            log.close("the game ended")
+    assert unfinished_journals(tmp_path) == [going_on] and not ended.exists()
+    waiting = waiting_game(tmp_path, local=True)
+    assert waiting is not None and waiting.journal == going_on
 
 
 def test_s11_3_play_offers_only_a_game_of_this_machine_and_host_or_join_any(tmp_path: Path) -> None:
