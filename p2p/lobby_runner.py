@@ -58,7 +58,7 @@ class _Driver:
         self.result: LobbyResult | None = None
         self.backlog: list[MeshEvent] = []
         self.early: dict[bytes, int] = {}  # per peer: its messages waiting in the backlog
-        self.answers: list[tuple[bytes, bool, str]] = []  # probes answered, for the lobby (`GuestLobby.on_probe`)
+        self._answers: list[tuple[bytes, bool, str]] = []  # probes answered, for the lobby (`GuestLobby.on_probe`)
         self._lobby: HostLobby | GuestLobby | None = None
         self._nursery: trio.Nursery | None = None  # (while the lobby runs: its probes)
         self._unstarted: list[Probe] = []  # probes made before the lobby ran (at the welcome)
@@ -109,8 +109,8 @@ class _Driver:
                     nursery.start_soon(self._probe, probe)
                 while self.result is None:
                     if isinstance(lobby, GuestLobby):
-                        while self.answers:
-                            self.apply(lobby.on_probe(*self.answers.pop(0)))
+                        while self._answers:
+                            self.apply(lobby.on_probe(*self._answers.pop(0)))
                         awaited = lobby.awaited()
                         since = {peer: since.get(peer, trio.current_time()) for peer in awaited}
                     deadline = min(since.values(), default=math.inf) + MESH_WAIT
@@ -149,7 +149,7 @@ class _Driver:
                     answered, detail = False, exc.reason  # (another host there)
                 else:
                     await trio.aclose_forcefully(door.tls)
-                self.answers.append((probe.peer, answered, detail))
+                self._answers.append((probe.peer, answered, detail))
                 if self._waiting is not None:
                     self._waiting.cancel()
                 if not answered:

@@ -654,10 +654,9 @@ async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_is_dialled_agai
             return actions
 
         monkeypatch.setattr(HostLobby, "on_message", on_message)
+        bob_seated = trio.Event()
         with trio.fail_after(120):
             async with trio.open_nursery() as nursery:
-
-                bob_seated = trio.Event()
 
                 async def host(task_status: trio.TaskStatus[None]) -> None:
                     results[0] = await host_table(
