@@ -362,8 +362,9 @@ def _stop_mid_game(folder: Path, names: list[str], victim_seat: int, stop_round:
             code, text = finish(proc, out, timeout=40)
             _keep_output(folder, name, text)
             if seat == victim_seat:
-                if code != 0 or not ("You left the table" in text or "Game over" in text):  # (the game may end first)
-                    failed.append(f"{name} (told to stop) exited {code}:\n{text[-1500:]}")
+                after_its_game = code == -signum and "Game over after" in text  # (its work was done: the signal ended it)
+                if not after_its_game and (code != 0 or not ("You left the table" in text or "Game over" in text)):
+                    failed.append(f"{name} (told to stop) exited {code}:\n{text[-1500:]}")  # (the game may end first)
             elif code == 0 and f"{names[victim_seat]} left the table ({REASONS[signum]}); the game ended" in text:
                 ended_early = True
             elif not (code == 0 and "Game over" in text):  # (the last move may have ended the game first)
