@@ -87,9 +87,7 @@ def run(seats: int, messages: int) -> tuple[float, float]:
                 decoder.feed(data)
                 frame = decoder.next_frame()
                 assert frame is not None
-                SCHEMAS.check(frame)
-                message = open_signed(frame, keys, SCHEMAS, checked=True, link=link,
-                                      link_authenticated=LINK_AUTHENTICATED)
+                message = open_signed(frame, keys, SCHEMAS, link=link, link_authenticated=LINK_AUTHENTICATED)
                 me.receive(message, 1e6)
             return (time.perf_counter() - start) / len(frames) * 1e6
 

@@ -223,7 +223,7 @@ def live_game(seed: int) -> tuple[str, str | None]:
     rng = random.Random(f"soak-live-{seed}")
     names = ["alice", "bob", "carol", "dave"][: rng.choice((3, 4))]
     victim_seat = rng.randrange(len(names))
-    kill_round = rng.randint(1, 6)  # rounds take 0.1-0.4 s here: the kill often lands rounds later, or at the end
+    kill_round = rng.randint(1, 6)  # rounds take about 0.2-0.5 s here: the kill often lands rounds later, or at the end
     delay = rng.uniform(0.0, 1.0)
     victim_is = "the host" if victim_seat == 0 else f"guest {names[victim_seat]}"
     what = f"{len(names)} processes, {victim_is} killed {delay:.2f} s into round {kill_round}"

@@ -277,7 +277,6 @@ class HostLobby:
         self._ready: dict[bytes, int] = {}  # guest: the roster version on which it holds every link
         self._linked: set[bytes] = set()  # guests the host holds a mesh link to
         self._redials = _Redials()
-        self._redialling: set[bytes] = set()  # guests whose dropped link the host dials again: the start waits
         self._sigs = _Signatures(identity)
 
     @property
@@ -344,7 +343,7 @@ class HostLobby:
             return []
         if any(self._ready.get(m.peer_id) != self.roster.version for m in self.roster.members[1:]):
             return []  # (a pair that cannot link costs the later joiner its seat: _on_links)
-        if self._redialling:
+        if self._redialling():
             return []  # (its own link to a guest is down: back, or the guest leaves, §6.6)
         self.started = True
         sig = self._sigs.freeze(self.roster)
@@ -384,15 +383,18 @@ class HostLobby:
             return self._remove({peer: _unlinked(earlier[0], reporter)}, told=True)
         return self._remove({m.peer_id: _unlinked(reporter, m) for m in named}, told=True)
 
+    def _redialling(self) -> bool:
+        """Whether the host is dialling a guest again: one it redialled whose link is not back
+        (a redial that fails lets the guest go)."""
+        return any(m.peer_id not in self._linked and self._redials.count.get(m.peer_id)
+                   for m in self.roster.members[1:])
+
     def on_link_up(self, peer: bytes) -> list[Action]:
         """The host's mesh link to guest `peer` is up: once every link it redials is back,
         it may start."""
         if self.roster.member(peer) is None:
             return []
         self._linked.add(peer)
-        if peer not in self._redialling:
-            return []
-        self._redialling.discard(peer)
         return self._start_if_ready()
 
     def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
@@ -412,7 +414,6 @@ class HostLobby:
         was_linked = peer in self._linked
         self._linked.discard(peer)
         if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
-            self._redialling.add(peer)
             return [Redial(peer)]
         return self._remove({peer: why}, told=False)
 
@@ -424,7 +425,6 @@ class HostLobby:
                      for m in self.roster.members if (why := leaving.get(m.peer_id)) is not None)
         kept = tuple(m for m in self.roster.members if m.peer_id not in leaving)
         self._linked -= leaving.keys()
-        self._redialling -= leaving.keys()
         members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
         self.roster = replace(self.roster, members=members, version=self.roster.version + 1)
         update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
