@@ -103,22 +103,44 @@ def explain(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
-def roster_lines(roster: Roster, me: bytes) -> list[str]:
+def roster_lines(roster: Roster, me: bytes, reconnecting: frozenset[bytes] = frozenset()) -> list[str]:
     width = max(len(m.name) for m in roster.members)
     lines = []
     for m in roster.members:
-        tags = [t for t, on in (("host", m.seat == 0), ("you", m.peer_id == me)) if on]
+        tags = [t for t, on in (("host", m.seat == 0), ("you", m.peer_id == me),
+                                ("reconnecting…", m.peer_id in reconnecting)) if on]
         lines.append(f"  seat {m.seat + 1}  {m.name:<{width}}  {m.cert.short}  {' '.join(tags)}".rstrip())
     return lines
 
 
+def lobby_news(before: RosterChanged | None, change: RosterChanged) -> list[tuple[str, str]]:
+    """What a lobby screen tells of `change`, the one after `before`, as (sentence, kind
+    "info" or "warning"): who left and why, whose link dropped and is being made again
+    (§6.6), who is back."""
+    told = [(left.sentence(), "warning") for left in change.left]
+    was = before.reconnecting if before is not None else frozenset()
+    for member in change.roster.members:
+        if member.peer_id in change.reconnecting and member.peer_id not in was:
+            told.append((f"The connection to {member.name} dropped; reconnecting…", "warning"))
+        elif member.peer_id in was and member.peer_id not in change.reconnecting:
+            told.append((f"Reconnected to {member.name}.", "info"))
+    return told
+
+
 def roster_progress(me: bytes) -> Callable[[RosterChanged], None]:
+    """Prints each change of the lobby (headless): its news, then the roster if it changed."""
+    last: RosterChanged | None = None
+
     def show(change: RosterChanged) -> None:
+        nonlocal last
+        before, last = last, change
+        for sentence, _kind in lobby_news(before, change):
+            say(sentence)
         roster = change.roster
-        for left in change.left:
-            say(left.sentence())
+        if before is not None and before.roster == roster:
+            return  # (only who is reconnecting changed)
         say(f"{len(roster.members)} of {roster.seats} seats taken:")
-        for line in roster_lines(roster, me):
+        for line in roster_lines(roster, me, change.reconnecting):
             say(line)
 
     return show

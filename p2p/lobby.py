@@ -20,7 +20,8 @@ seat dials higher), after pinning it from the host's ``lobby.roster``; the newco
 everybody from its welcome and only then accepts links, so no handshake races a pin. A
 link that drops before the start is dialled again by its dialer (`Redial`, up to
 `REDIALS` times); a guest that awaits the host's link asks the host's front door whether
-the table is still there (`Probe`), so a host that is gone is known at once.
+the table is still there (`Probe`), so a host that is gone is known at once. Meanwhile
+each side's `RosterChanged` names the members being reconnected, for its screen.
 
 Start (§6.6): when the table is full, or when the host says so with at least two
 players, and every guest has reported (``lobby.links``) that it holds a link to every
@@ -135,8 +136,12 @@ class Left:
 
 @dataclass(frozen=True)
 class RosterChanged:
+    """The roster as it now stands, for screens and advertisements: also sent, with the
+    same roster, when the members being reconnected change."""
+
     roster: Roster
     left: tuple[Left, ...] = ()  # members this change removed
+    reconnecting: frozenset[bytes] = frozenset()  # members whose link dropped and is being made again (§6.6)
 
 
 @dataclass(frozen=True)
@@ -325,7 +330,7 @@ class HostLobby:
         update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
         actions: list[Action] = [Pin(member, dial=True)]
         actions += [SendTo(m.peer_id, update) for m in others]
-        actions.append(RosterChanged(self.roster))
+        actions.append(RosterChanged(self.roster, reconnecting=self.reconnecting))
         return welcome, actions + self._start_if_ready()
 
     def start(self) -> list[Action]:
@@ -343,7 +348,7 @@ class HostLobby:
             return []
         if any(self._ready.get(m.peer_id) != self.roster.version for m in self.roster.members[1:]):
             return []  # (a pair that cannot link costs the later joiner its seat: _on_links)
-        if self._redialling():
+        if self.reconnecting:
             return []  # (its own link to a guest is down: back, or the guest leaves, §6.6)
         self.started = True
         sig = self._sigs.freeze(self.roster)
@@ -383,19 +388,27 @@ class HostLobby:
             return self._remove({peer: _unlinked(earlier[0], reporter)}, told=True)
         return self._remove({m.peer_id: _unlinked(reporter, m) for m in named}, told=True)
 
-    def _redialling(self) -> bool:
-        """Whether the host is dialling a guest again: one it redialled whose link is not back
-        (a redial that fails lets the guest go)."""
-        return any(m.peer_id not in self._linked and self._redials.count.get(m.peer_id)
-                   for m in self.roster.members[1:])
+    @property
+    def reconnecting(self) -> frozenset[bytes]:
+        """The guests the host is dialling again: each one it redialled whose link is not
+        back (a redial that fails lets the guest go, §6.6)."""
+        if self.started:
+            return frozenset()
+        return frozenset(m.peer_id for m in self.roster.members[1:]
+                         if m.peer_id not in self._linked and self._redials.count.get(m.peer_id))
+
+    def _told(self, before: frozenset[bytes]) -> list[Action]:
+        """The screens' news (`RosterChanged`) if the members being reconnected changed."""
+        return [RosterChanged(self.roster, reconnecting=now)] if (now := self.reconnecting) != before else []
 
     def on_link_up(self, peer: bytes) -> list[Action]:
         """The host's mesh link to guest `peer` is up: once every link it redials is back,
         it may start."""
         if self.roster.member(peer) is None:
             return []
+        before = self.reconnecting
         self._linked.add(peer)
-        return self._start_if_ready()
+        return [*self._told(before), *self._start_if_ready()]
 
     def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
         """A guest's link ended: before the start it leaves the table (§6.5), unless the
@@ -412,9 +425,10 @@ class HostLobby:
                 return []  # it signed before leaving: nothing more is needed from it
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
         was_linked = peer in self._linked
+        before = self.reconnecting
         self._linked.discard(peer)
         if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
-            return [Redial(peer)]
+            return [Redial(peer), *self._told(before)]
         return self._remove({peer: why}, told=False)
 
     def _remove(self, leaving: Mapping[bytes, str], *, told: bool) -> list[Action]:
@@ -432,7 +446,7 @@ class HostLobby:
             self.starting = False  # (nobody left to play with: the table is open again)
         tell: list[Action] = [SendTo(peer, refuse("unreachable", why)) for peer, why in leaving.items()] if told else []
         return [*tell, *(Unpin(peer) for peer in leaving), *(SendTo(m.peer_id, update) for m in members[1:]),
-                RosterChanged(self.roster, gone), *self._start_if_ready()]
+                RosterChanged(self.roster, gone, self.reconnecting), *self._start_if_ready()]
 
 
 # -- guest -----------------------------------------------------------------------------------
@@ -461,7 +475,7 @@ class GuestLobby:
         self._linked: set[bytes] = set()  # members this guest holds a mesh link to
         self._reported: set[tuple[int, bytes | None]] = set()  # (version, member it cannot link with, or None: all linked)
         self._redials = _Redials()
-        self._host_lost = False  # its link to the host dropped before the start: the host dials again (§6.6)
+        self._lost: set[bytes] = set()  # members whose link dropped before the start, being made again (§6.6)
 
     def on_offer(self, offer: Mapping[str, Any], host: Certificate, host_address: tuple[str, int]) -> dict[str, Any]:
         """The hello answering the host's offer (the host's certificate is from TLS)."""
@@ -513,6 +527,20 @@ class GuestLobby:
         return self._sigs.roster is not None
 
     @property
+    def reconnecting(self) -> frozenset[bytes]:
+        """The members whose link to this guest dropped before the start and is being made
+        again: by this guest (a member it dials) or by them (the host, and any member that
+        dials this guest) (§6.6)."""
+        if self.roster is None or self._sigs.roster is not None:
+            return frozenset()
+        return frozenset(p for p in self._lost if self.roster.member(p) is not None)
+
+    def _told(self, before: frozenset[bytes]) -> list[Action]:
+        """The screens' news (`RosterChanged`) if the members being reconnected changed."""
+        assert self.roster is not None
+        return [RosterChanged(self.roster, reconnecting=now)] if (now := self.reconnecting) != before else []
+
+    @property
     def seat(self) -> int:
         assert self.roster is not None
         me = self.roster.member(self.identity.peer_id)
@@ -559,8 +587,9 @@ class GuestLobby:
         if any(m.peer_id not in old and m.seat < me.seat for m in members):
             raise ProtocolError("§6.5", "a newcomer seated before us", self.host.short)
         self._linked &= current
+        self._lost &= current
         gone = tuple(Left(m.name, "is no longer at the table") for m in old_members if m.peer_id not in current)
-        return [*actions, RosterChanged(self.roster, gone), *self._report()]
+        return [*actions, RosterChanged(self.roster, gone, self.reconnecting), *self._report()]
 
     def _on_start(self, canonical: bytes, host_sig: bytes) -> list[Action]:
         assert self.roster is not None and self.host is not None
@@ -590,8 +619,10 @@ class GuestLobby:
         the host (§6.6)."""
         if self.roster is None or self.roster.member(peer) is None:
             return []
+        before = self.reconnecting
         self._linked.add(peer)
-        return self._report()
+        self._lost.discard(peer)
+        return [*self._told(before), *self._report()]
 
     def on_overdue(self, peer: bytes) -> list[Action]:
         """`peer` should have dialled this guest `MESH_WAIT` seconds ago and did not."""
@@ -599,13 +630,15 @@ class GuestLobby:
         member = self.roster.member(peer)
         if member is None or peer not in self.awaited():
             return []
-        if peer == self.host.peer_id and self._host_lost:
+        if peer == self.host.peer_id and peer in self._lost:
             raise ProtocolError("§6.5", f"lost the host: its link dropped and it did not dial this peer again "
                                 f"within {MESH_WAIT:.0f} s", self.host.short)
         if peer == self.host.peer_id:
             raise ProtocolError("§6.5", f"the host has not reached this peer's mesh port {self.port} (a firewall?)",
                                 self.host.short)
-        return self._report(member)
+        before = self.reconnecting
+        self._lost.discard(peer)  # (given up on: reported)
+        return [*self._told(before), *self._report(member)]
 
     def _report(self, unreachable: Member | None = None) -> list[Action]:
         """``lobby.links`` to the host, once per roster version: every link held, or one
@@ -643,16 +676,23 @@ class GuestLobby:
         if not host and member is not None and self._sigs.roster is not None:
             raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
         was_linked = peer in self._linked
+        before = self.reconnecting
         self._linked.discard(peer)
         if host:
-            self._host_lost = True
+            self._lost.add(peer)
             assert self.host_address is not None
-            return [Probe(peer, self.host_address, at_once=True)]
-        if member is None or member.seat < self.seat:
-            return []  # gone from the roster; or it dials us: awaited again (`awaited`)
+            return [Probe(peer, self.host_address, at_once=True), *self._told(before)]
+        if member is None:
+            return []  # gone from the roster
+        if member.seat < self.seat:  # it dials us: awaited again (`awaited`)
+            if dropped and was_linked:
+                self._lost.add(peer)
+            return self._told(before)
         if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
-            return [Redial(peer)]
-        return self._report(member)
+            self._lost.add(peer)
+            return [Redial(peer), *self._told(before)]
+        self._lost.discard(peer)  # (given up on: reported)
+        return [*self._told(before), *self._report(member)]
 
     def on_probe(self, peer: bytes, answered: bool, detail: str = "") -> list[Action]:
         """The answer to a `Probe`: whether the host's table answered at its front door

@@ -12,9 +12,9 @@ drop once the roster is being signed (the game dials them again). Probes of the 
 front door (§6.6) run as tasks beside the lobby and wake it with their answers.
 
 Progress is reported through an optional callback (`on_roster`, with each
-`RosterChanged`: the roster, and who left it and why) for screens and advertisements;
-failures raise `ProtocolError` (and its subclasses `JoinRefused`,
-`FingerprintMismatch`) or `OSError` for an unreachable host.
+`RosterChanged`: the roster, who left it and why, and who is being reconnected) for
+screens and advertisements; failures raise `ProtocolError` (and its subclasses
+`JoinRefused`, `FingerprintMismatch`) or `OSError` for an unreachable host.
 """
 
 from __future__ import annotations

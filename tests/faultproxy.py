@@ -33,6 +33,12 @@ class LinkProxy:
         self._open: set[trio.CancelScope] = set()
         self._carried: list[trio.CancelScope] = []  # every connection forwarded, in order
         self._blocked = False
+        self._held: trio.Event | None = None  # new connections wait for it (`hold`)
+
+    def hold(self) -> None:
+        """Keep new connections waiting, neither carried nor refused, until `restore`
+        (a route that is down for a while)."""
+        self._held = trio.Event()
 
     def cut(self) -> None:
         """Drop every connection now and refuse new ones (a cable pulled)."""
@@ -47,9 +53,14 @@ class LinkProxy:
 
     def restore(self) -> None:
         self._blocked = False
+        if self._held is not None:
+            self._held.set()
+            self._held = None
 
     async def _handle(self, client: trio.SocketStream) -> None:
         self.accepted += 1
+        if self._held is not None:
+            await self._held.wait()
         if self._blocked or (self.admit is not None and self.accepted > self.admit):
             await trio.aclose_forcefully(client)
             return

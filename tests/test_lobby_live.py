@@ -112,8 +112,8 @@ async def test_explicit_start_with_two_of_four_seats(tmp_path: Path) -> None:
 
 
 async def test_s6_4_wrong_table_codes_from_one_address_are_answered_ever_more_slowly(tmp_path: Path) -> None:
-    """Found in review: table codes could be tried at line speed (174 a second). Now each
-    wrong code makes its address wait before its next code is checked: 1 s, then 2 s, …"""
+    """Table codes cannot be tried at line speed (unthrottled, 174 a second): each wrong
+    code makes its address wait before its next code is checked: 1 s, then 2 s, …"""
     ids = make_identities(tmp_path, 2)
     async with meshes(ids) as (host, guesser):
         with trio.fail_after(20):
@@ -167,8 +167,8 @@ async def rogue_guest(tmp_path: Path, misbehave: Callable[[Mesh, Mesh], Awaitabl
 
 
 async def test_s6_5_a_guest_that_breaks_the_lobby_protocol_loses_its_seat_not_the_table(tmp_path: Path) -> None:
-    """Found in review: one lobby message a guest may not send ended the table for
-    everyone. Now that guest is told why (§4.6) and leaves the roster (§6.5)."""
+    """One lobby message a guest may not send does not end the table for everyone: that
+    guest is told why (§4.6) and leaves the roster (§6.5)."""
 
     async def start_the_table(rogue: Mesh, host: Mesh) -> None:  # only the host may
         rogue.send(host.me, {"type": "lobby.start", "v": 1, "roster": b"x", "sig": bytes(64)})
@@ -179,9 +179,9 @@ async def test_s6_5_a_guest_that_breaks_the_lobby_protocol_loses_its_seat_not_th
 
 
 async def test_s4_7_a_guest_that_floods_the_lobby_with_game_messages_loses_its_seat(tmp_path: Path) -> None:
-    """Found in review: messages of the game that came before the start were kept without
-    bound (a seated guest grew the host by 25 MB a second). Past MAX_EARLY, that guest
-    is told why and leaves the roster; the table goes on."""
+    """Messages of the game that come before the start are not kept without bound (a
+    seated guest could grow the host by 25 MB a second): past MAX_EARLY, that guest is
+    told why and leaves the roster; the table goes on."""
     from p2p import lobby
     from p2p.lobby_runner import MAX_EARLY
     from p2p.schema import PEER_ID, Message, Str
@@ -203,10 +203,10 @@ async def test_s4_7_a_guest_that_floods_the_lobby_with_game_messages_loses_its_s
 
 
 async def test_s6_6_a_joiner_nobody_can_reach_cannot_take_the_last_seat_and_end_the_table(tmp_path: Path) -> None:
-    """Found in review: a hello naming a mesh port where nothing answers filled the last
-    seat, the table started at once, and the lobby ended when that seat could not sign.
-    Now the host starts only once it reaches every member: the unreachable one leaves
-    when the host's dial fails, and the next joiner starts the table."""
+    """A hello naming a mesh port where nothing answers must not fill the last seat, start
+    the table at once and end the lobby when that seat cannot sign: the host starts only
+    once it reaches every member, the unreachable one leaves when the host's dial fails,
+    and the next joiner starts the table."""
     import secrets
     import socket
 
@@ -286,10 +286,10 @@ async def newcomer_let_go(host: Mesh, bob: Mesh, newcomer: Mesh, carol: Mesh, ta
 
 
 async def test_s6_6_a_joiner_one_guest_cannot_reach_leaves_and_the_table_starts_without_it(tmp_path: Path) -> None:
-    """Found in review: a joiner the host reached but another guest could not (behind a
-    firewall that lets only the host in) filled the last seat, and the lobby ended when
-    the roster was signed. Now bob's failed dial is reported to the host, the later
-    joiner of the two is told why and leaves, and the next joiner starts the table."""
+    """A joiner the host reaches but another guest cannot (behind a firewall that lets
+    only the host in) must not fill the last seat and end the lobby when the roster is
+    signed: bob's failed dial is reported to the host, the later joiner of the two is
+    told why and leaves, and the next joiner starts the table."""
     from tests.faultproxy import link_proxy
 
     ids = make_identities(tmp_path, 4)
@@ -305,9 +305,8 @@ async def test_s6_6_a_joiner_one_guest_cannot_reach_leaves_and_the_table_starts_
 @pytest.mark.parametrize("dialer", ["bob", "h"])
 async def test_s6_6_a_link_that_drops_before_the_start_is_redialled_and_nobody_leaves(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dialer: str) -> None:
-    """Found in review: bob's link to carol ended after both had told the host they hold
-    every link (a hiccup on the route between them), and bob reported carol at once, so
-    she lost her seat; the host's link to her likewise. Now its dialer dials her again
+    """A link to carol ends after every guest told the host it holds every link (a hiccup
+    on the route): that costs her no seat. Its dialer, bob or the host, dials her again
     (and she asks the host's front door whether the table is still there when it is the
     host's link that dropped); the table starts with all three."""
     from p2p.lobby import GuestLobby, HostLobby

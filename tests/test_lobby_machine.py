@@ -68,7 +68,7 @@ def test_refusals_leave_the_roster_unchanged(tmp_path: Path) -> None:
     before = host.roster
     reply, actions = host.on_hello(h, n, "x")
     assert reply["reason"] == "name-taken" and actions == [] and host.roster is before
-    g, h, n = hello_for(host, ids[1], "\uff41\uff4c\uff49\uff43\uff45", N[1])  # fullwidth: found in review
+    g, h, n = hello_for(host, ids[1], "\uff41\uff4c\uff49\uff43\uff45", N[1])  # fullwidth forms of the same name
     assert host.on_hello(h, n, "x")[0]["reason"] == "name-taken"
     reply, _ = host.on_hello({**h, "proto": PROTOCOL_VERSION + 1}, n, "x")
     assert reply["reason"] == "version"
@@ -151,11 +151,11 @@ def test_leaving_before_the_start_frees_the_seat(tmp_path: Path) -> None:
 
 
 def test_s6_6_the_host_starts_only_once_it_reaches_every_member(tmp_path: Path) -> None:
-    """Found in review: joiners whose mesh port nobody can reach filled the last seats,
-    the table started at once, and the lobby ended when they could not sign. Now the
-    start waits for every member's links (each reported to the host, which only hears
-    from a guest it is linked with); one the host cannot reach leaves when its dial
-    fails (§6.5), its seat is free again, and a reachable joiner starts the table."""
+    """Joiners whose mesh port nobody can reach must not fill the last seats, start the
+    table at once and end the lobby when they cannot sign: the start waits for every
+    member's links (each reported to the host, which only hears from a guest it is
+    linked with); one the host cannot reach leaves when its dial fails (§6.5), its seat
+    is free again, and a reachable joiner starts the table."""
     ids, host = setup(tmp_path, seats=3)
     _, h1, n1 = hello_for(host, ids[1], "bob", N[1])
     host.on_hello(h1, n1, "10.0.0.2")
@@ -220,9 +220,9 @@ def test_s6_6_a_guest_tells_the_host_once_it_holds_every_link(tmp_path: Path) ->
 
 
 def test_s6_6_a_member_a_guest_cannot_dial_leaves_not_the_table(tmp_path: Path) -> None:
-    """Found in review: a member the host reached but another guest could not ended the
-    lobby when the roster was signed. Now the guest whose dial failed says so, and the
-    later joiner of the two (carol) is told why and leaves; the others play on."""
+    """A member the host reaches but another guest cannot must not end the lobby when the
+    roster is signed: the guest whose dial failed says so, and the later joiner of the
+    two (carol) is told why and leaves; the others play on."""
     ids, host, bob, carol = seat_three(tmp_path)
     report = bob.on_link_lost(ids[2].peer_id)  # bob's dial to carol failed (§4.7)
     assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
@@ -245,23 +245,42 @@ def test_s6_6_a_member_a_guest_cannot_dial_leaves_not_the_table(tmp_path: Path) 
     assert host.start()[0].message["type"] == "lobby.start"
 
 
+def acts(actions: list) -> list:  # type: ignore[type-arg]
+    """What `actions` do on the wire and the mesh: everything but the screens' news."""
+    return [a for a in actions if not isinstance(a, RosterChanged)]
+
+
+def news(actions: list) -> frozenset[bytes] | None:  # type: ignore[type-arg]
+    """The members being reconnected that `actions` tell the screens, if they tell any."""
+    told = [a.reconnecting for a in actions if isinstance(a, RosterChanged)]
+    return told[-1] if told else None
+
+
 def test_s6_6_a_guest_link_that_ends_before_the_start_is_redialled_before_anyone_leaves(tmp_path: Path) -> None:
-    """Found in review: a link between two guests that ended after both had reported it
-    (a Wi-Fi hiccup) cost the later joiner its seat at once. Now its dialer dials again,
-    up to `REDIALS` times, and reports only a redial that fails; its other end awaits it
-    again, as any link that dials it (`MESH_WAIT`)."""
+    """A link between two guests that ends after both reported it (a Wi-Fi hiccup) costs
+    nobody a seat at once: its dialer dials again, up to `REDIALS` times, and reports only
+    a redial that fails; its other end awaits it again, as any link that dials it
+    (`MESH_WAIT`). Both screens show the member as reconnecting meanwhile."""
     ids, host, bob, carol = seat_three(tmp_path)
     assert carol.on_link_up(ids[0].peer_id) == []
     assert carol.on_link_up(ids[1].peer_id) == [SendTo(ids[0].peer_id, links_report(2))]
     assert bob.on_link_up(ids[2].peer_id) == [SendTo(ids[0].peer_id, links_report(2))]
     for _ in range(REDIALS):
-        assert bob.on_link_lost(ids[2].peer_id, dropped=True) == [Redial(ids[2].peer_id)]  # the host is not told
-        assert carol.on_link_lost(ids[1].peer_id, dropped=True) == [] and carol.awaited() == {ids[1].peer_id}
-        assert bob.on_link_up(ids[2].peer_id) == [] and carol.on_link_up(ids[1].peer_id) == []  # (said once)
+        lost = bob.on_link_lost(ids[2].peer_id, dropped=True)
+        assert acts(lost) == [Redial(ids[2].peer_id)]  # the host is not told
+        assert news(lost) == {ids[2].peer_id} == bob.reconnecting
+        lost = carol.on_link_lost(ids[1].peer_id, dropped=True)
+        assert acts(lost) == [] and carol.awaited() == {ids[1].peer_id}
+        assert news(lost) == {ids[1].peer_id} == carol.reconnecting
+        back = bob.on_link_up(ids[2].peer_id)
+        assert acts(back) == [] and news(back) == frozenset()  # (its report was said once)
+        back = carol.on_link_up(ids[1].peer_id)
+        assert acts(back) == [] and news(back) == frozenset()
         assert carol.awaited() == set()
     linked(host, ids[1].peer_id, ids[2].peer_id)
     report = bob.on_link_lost(ids[2].peer_id, dropped=True)  # a link that keeps ending is reported
-    assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
+    assert acts(report) == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
+    assert news(report) is None and bob.reconnecting == frozenset()  # (given up on: not reconnecting)
     assert [m.name for m in host.roster.members] == ["alice", "bob", "carol"]  # (what the host knew held till then)
 
 
@@ -272,38 +291,40 @@ def test_s6_6_a_failed_redial_is_reported_and_the_later_joiner_leaves(tmp_path: 
     assert bob.on_link_lost(ids[2].peer_id) == report  # a goodbye, or an error: reported, not redialled
     ids, host, bob, carol = seat_three(tmp_path / "again")
     bob.on_link_up(ids[2].peer_id)
-    assert bob.on_link_lost(ids[2].peer_id, dropped=True) == [Redial(ids[2].peer_id)]
-    report = bob.on_link_lost(ids[2].peer_id, dropped=True)  # the redial failed (§4.7): carol is reported, and leaves
-    assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
+    assert acts(bob.on_link_lost(ids[2].peer_id, dropped=True)) == [Redial(ids[2].peer_id)]
+    failed = bob.on_link_lost(ids[2].peer_id, dropped=True)  # the redial failed (§4.7): carol is reported, and leaves
+    report = [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
+    assert acts(failed) == report and news(failed) == frozenset()
     host.on_message(ids[1].peer_id, report[0].message)
     assert [m.name for m in host.roster.members] == ["alice", "bob"]
 
 
 def test_s6_6_a_link_the_host_dials_that_drops_before_the_start_is_redialled_before_the_guest_leaves(
         tmp_path: Path) -> None:
-    """Found in review: the host let a guest go as soon as its link to the guest ended,
-    though the rule that redials a dropped link between guests applies to the host's
-    links as well (it dials every guest). Now the host dials again, up to `REDIALS`
-    times, keeping the seat; a goodbye, an error, a failed redial, or a link that keeps
-    dropping still frees it."""
+    """The host dials every guest, so the rule that redials a dropped link between guests
+    applies to the host's links as well: the host dials again, up to `REDIALS` times,
+    keeping the seat and showing the guest as reconnecting; a goodbye, an error, a failed
+    redial, or a link that keeps dropping still frees it."""
     ids, host, bob, carol = seat_three(tmp_path)
     bob_id, carol_id = ids[1].peer_id, ids[2].peer_id
     host.on_link_up(bob_id)
     for _ in range(REDIALS):
-        assert host.on_link_lost(bob_id, "lost the connection: reset", dropped=True) == [Redial(bob_id)]
+        lost = host.on_link_lost(bob_id, "lost the connection: reset", dropped=True)
+        assert acts(lost) == [Redial(bob_id)] and news(lost) == {bob_id} == host.reconnecting
         assert [m.name for m in host.roster.members] == ["alice", "bob", "carol"]  # nobody is told anything
-        assert host.on_link_up(bob_id) == []
+        back = host.on_link_up(bob_id)
+        assert acts(back) == [] and news(back) == frozenset()
     actions = host.on_link_lost(bob_id, "lost the connection: reset", dropped=True)  # a fourth time: he leaves
     assert [a.left for a in actions if isinstance(a, RosterChanged)] == [(Left("bob", "lost the connection: reset"),)]
     assert [m.name for m in host.roster.members] == ["alice", "carol"]
     host.on_link_up(carol_id)
-    assert host.on_link_lost(carol_id, "lost the connection: reset", dropped=True) == [Redial(carol_id)]
+    assert acts(host.on_link_lost(carol_id, "lost the connection: reset", dropped=True)) == [Redial(carol_id)]
     actions = host.on_link_lost(carol_id, "lost the connection: could not connect", dropped=True)  # the redial failed
-    assert [m.name for m in host.roster.members] == ["alice"]
+    assert [m.name for m in host.roster.members] == ["alice"] and news(actions) == frozenset()
     ids, host, bob, carol = seat_three(tmp_path / "again")
     host.on_link_up(ids[1].peer_id)
     actions = host.on_link_lost(ids[1].peer_id, "left the table")  # a goodbye (or an error): he leaves at once
-    assert [m.name for m in host.roster.members] == ["alice", "carol"]
+    assert [m.name for m in host.roster.members] == ["alice", "carol"] and news(actions) == frozenset()
 
 
 def test_s6_6_the_host_does_not_start_while_it_redials_a_guest(tmp_path: Path) -> None:
@@ -315,10 +336,11 @@ def test_s6_6_the_host_does_not_start_while_it_redials_a_guest(tmp_path: Path) -
     host.on_link_up(bob_id)
     host.on_link_up(carol_id)
     linked(host, bob_id, carol_id)
-    assert host.on_link_lost(bob_id, "lost the connection: reset", dropped=True) == [Redial(bob_id)]
+    assert acts(host.on_link_lost(bob_id, "lost the connection: reset", dropped=True)) == [Redial(bob_id)]
     assert host.start() == [] and not host.started  # bob's link is being redialled
     actions = host.on_link_up(bob_id)
     assert host.started and next(a for a in actions if isinstance(a, Broadcast)).message["type"] == "lobby.start"
+    assert host.reconnecting == frozenset()
     ids, host, bob, carol = seat_three(tmp_path / "failed")
     host.on_link_up(ids[1].peer_id)
     host.on_link_up(ids[2].peer_id)
@@ -335,18 +357,22 @@ def test_s6_6_a_guest_that_loses_the_host_asks_whether_its_table_still_answers(t
     """A guest awaits the host's redial, but first asks the host's front door whether the
     table still answers (`Probe`), so a host that is gone (crashed, closed) is known at
     once rather than after `MESH_WAIT`; a table that answers, or a host that is back, is
-    waited for. From its welcome until the host's first link, it asks now and then."""
+    waited for, and the guest's screen shows the host as reconnecting meanwhile. From its
+    welcome until the host's first link, it asks now and then."""
     ids, host, bob, carol = seat_three(tmp_path)
     alice = ids[0].peer_id
     dave, hello, nonce = hello_for(host, ids[3], "dave", N[3])
     welcomed = dave.on_reply(host.on_hello(hello, nonce, "10.0.0.4")[0])
     assert welcomed[-1] == Probe(alice, ("127.0.0.1", 4000), at_once=False) and dave.awaited() >= {alice}
-    assert bob.on_link_lost(alice, dropped=True) == [Probe(alice, ("127.0.0.1", 4000), at_once=True)]
+    assert news(welcomed) == frozenset()  # (not linked yet: awaited, not reconnecting)
+    lost = bob.on_link_lost(alice, dropped=True)
+    assert acts(lost) == [Probe(alice, ("127.0.0.1", 4000), at_once=True)] and news(lost) == {alice}
     assert bob.awaited() == {alice}  # (awaited again, as any member that dials this guest)
     assert bob.on_probe(alice, True) == []  # the table answers: its host dials again
-    assert bob.on_link_up(alice) == []  # back, and said once already
+    back = bob.on_link_up(alice)
+    assert acts(back) == [] and news(back) == frozenset()  # back, and its report said once already
     assert bob.on_probe(alice, False, "refused") == []  # (an answer that comes after the host is back)
-    assert bob.on_link_lost(alice, dropped=True) == [Probe(alice, ("127.0.0.1", 4000), at_once=True)]
+    assert acts(bob.on_link_lost(alice, dropped=True)) == [Probe(alice, ("127.0.0.1", 4000), at_once=True)]
     with pytest.raises(ProtocolError, match=r"lost the host: its table at 127\.0\.0\.1:4000 no longer answers \(refused\)") as info:
         bob.on_probe(alice, False, "refused")
     assert info.value.section == "§6.5" and info.value.peer == ids[0].certificate.short
@@ -354,6 +380,21 @@ def test_s6_6_a_guest_that_loses_the_host_asks_whether_its_table_still_answers(t
         bob.on_overdue(alice)  # (a table that answered, but whose host never dialled again)
     with pytest.raises(ProtocolError, match="the host closed the table"):
         carol.on_link_lost(alice)  # a goodbye or an error: gone at once
+
+
+def test_s6_6_a_member_no_longer_at_the_table_is_no_longer_reconnecting(tmp_path: Path) -> None:
+    """A member whose dropped link a guest awaits again, and whom the host then lets go,
+    is neither reconnecting on the guest's screen nor awaited."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    carol.on_link_up(ids[1].peer_id)
+    lost = carol.on_link_lost(ids[1].peer_id, dropped=True)
+    assert news(lost) == {ids[1].peer_id}
+    gone = host.on_link_lost(ids[1].peer_id, "left the table")  # bob leaves the table
+    update = next(a.message for a in gone if isinstance(a, SendTo) and a.peer == ids[2].peer_id)
+    seen = carol.on_message(ids[0].peer_id, update)
+    assert news(seen) == frozenset() == carol.reconnecting and ids[1].peer_id not in carol.awaited()
+    assert acts(carol.on_link_lost(ids[1].peer_id, dropped=True)) == []  # (a late word about him changes nothing)
+    assert carol.reconnecting == frozenset()
 
 
 def test_s6_6_a_guest_nobody_dials_in_time_is_the_later_joiner_and_leaves(tmp_path: Path) -> None:

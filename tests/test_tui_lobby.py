@@ -57,8 +57,8 @@ async def test_host_screen_shows_the_roster_as_it_fills_and_enter_starts_early(t
 
 
 async def test_s6_5_host_screen_says_who_left_the_lobby_and_how(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Found in review: a member that left before the start vanished from the host's
-    roster without a word. Now the screen says who and how; the seat is free again."""
+    """A member that leaves before the start does not vanish from the host's roster
+    without a word: the screen says who and how; the seat is free again."""
     ids = make_identities(tmp_path, 2)
     harness = ScreenHarness()
     linked = trio.Event()  # bob holds his mesh link to the host (so he leaves over it, saying bye)
@@ -179,3 +179,50 @@ async def test_pick_table_screen_takes_a_typed_address() -> None:
                 await harness.wait_for_text("No table with a free seat yet")
                 harness.press("p", *"192.168.1.20:4123x", "backspace", "enter")
     assert picked == [("192.168.1.20", 4123)]
+
+
+async def test_s6_6_both_screens_say_while_a_dropped_link_is_being_made_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The host's link to bob drops in the lobby and its redial waits on the route: the
+    host's screen shows bob as reconnecting (his seat is kept), and bob, headless, prints
+    that the connection to the host dropped. Once the route is back, both say so."""
+    from tests.faultproxy import link_proxy
+
+    from cli.lobby_common import roster_progress
+
+    ids = make_identities(tmp_path, 2)
+    harness = ScreenHarness()
+    linked = trio.Event()  # bob reported his links (the host's link to him is up)
+    link_up = GuestLobby.on_link_up
+
+    def on_link_up(self: GuestLobby, peer: bytes) -> list:  # type: ignore[type-arg]
+        actions = link_up(self, peer)
+        linked.set()
+        return actions
+
+    monkeypatch.setattr(GuestLobby, "on_link_up", on_link_up)
+    async with meshes(ids) as (host, guest), harness.open(), link_proxy((LOOPBACK, guest.port)) as route:
+        assert harness.terminal is not None
+        guest.port = route.port  # (bob's hello names the route: the host dials him through it)
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lambda: host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
+                                                             seats=3))
+                await harness.wait_for_text("1 of 3 seats taken")
+                nursery.start_soon(lambda: join_table(guest, [(LOOPBACK, host.port)], name="bob", expect_host=host.me,
+                                                      on_roster=roster_progress(guest.me)))
+                await linked.wait()
+                await harness.wait_for_text("bob", "✓ seated")
+                route.hold()  # the route is down for a while: the host's redial waits on it
+                route.drop(1)
+                text = await harness.wait_for_text("The connection to bob dropped; reconnecting…", "… reconnecting")
+                assert "2 of 3 seats taken" in text  # he keeps his seat
+                route.restore()
+                text = await harness.wait_for_text("Reconnected to bob.")
+                assert "… reconnecting" not in text and text.count("✓ seated") == 2
+                nursery.cancel_scope.cancel()
+    printed = capsys.readouterr().out.splitlines()
+    lost = printed.index("The connection to alice dropped; reconnecting…")
+    assert "Reconnected to alice." in printed[lost + 1:]
+    assert printed.count("2 of 3 seats taken:") == 1  # (news alone does not repeat the roster)
+

@@ -28,6 +28,7 @@ from p2p.lobby import LobbyResult, RosterChanged
 from p2p.lobby_runner import host_table, join_table
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
+from cli.lobby_common import lobby_news
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, seats_of
 from cli.tui.terminal import KeyPress, Terminal, TerminalClosed
 
@@ -61,11 +62,13 @@ class _Screen:
         return await self._receive.receive()
 
 
-def _left_note(change: RosterChanged) -> Note | None:
-    """Who left the roster in `change`, and why, as a screen's note (None: nobody)."""
-    if not change.left:
+def _news_note(before: RosterChanged | None, change: RosterChanged) -> Note | None:
+    """What `change` tells after `before` (`lobby_news`: who left, who is reconnecting,
+    who is back) as a screen's note (None: nothing)."""
+    told = lobby_news(before, change)
+    if not told:
         return None
-    return Note(" ".join(left.sentence() for left in change.left), "warning")
+    return Note(" ".join(sentence for sentence, _ in told), "warning" if any(k == "warning" for _, k in told) else "info")
 
 
 def _is_yes(key: str) -> bool:
@@ -100,12 +103,14 @@ async def host_lobby_screen(
     scene = HostScene(table, seats, (), identity.short, join_hint or f"bandit-lan join {table!r}", bool(code),
                       starting=False)
     result: LobbyResult | None = None
+    last: RosterChanged | None = None
 
     def roster_changed(change: RosterChanged) -> None:
-        nonlocal scene
-        scene = replace(scene, members=seats_of(change.roster, identity.peer_id))
-        if (note := _left_note(change)) is not None:
+        nonlocal scene, last
+        scene = replace(scene, members=seats_of(change.roster, identity.peer_id, change.reconnecting))
+        if (note := _news_note(last, change)) is not None:
             scene = replace(scene, note=note)
+        last = change
         if on_roster is not None:
             on_roster(change)
         screen.nudge()
@@ -246,6 +251,7 @@ async def join_lobby_screen(
     scene = JoinScene(what, "", (), 0, "connecting")
     result: LobbyResult | None = None
     refused: JoinRefused | None = None
+    last: RosterChanged | None = None
 
     def on_host(cert: Certificate) -> None:
         nonlocal scene
@@ -254,10 +260,11 @@ async def join_lobby_screen(
         screen.nudge()
 
     def on_roster(change: RosterChanged) -> None:
-        nonlocal scene
+        nonlocal scene, last
         roster = change.roster
-        scene = replace(scene, members=seats_of(roster, me), seats=roster.seats, state="waiting",
-                        note=_left_note(change))
+        scene = replace(scene, members=seats_of(roster, me, change.reconnecting), seats=roster.seats, state="waiting",
+                        note=_news_note(last, change))
+        last = change
         screen.nudge()
 
     with lone_exception_unwrapped():

@@ -25,12 +25,14 @@ class Seat:
     short: str
     host: bool
     you: bool
+    reconnecting: bool = False  # its link dropped and is being made again (§6.6)
 
 
-def seats_of(roster: Roster | None, me: bytes) -> tuple[Seat, ...]:
+def seats_of(roster: Roster | None, me: bytes, reconnecting: frozenset[bytes] = frozenset()) -> tuple[Seat, ...]:
     if roster is None:
         return ()
-    return tuple(Seat(m.seat, m.name, m.cert.short, m.seat == 0, m.peer_id == me) for m in roster.members)
+    return tuple(Seat(m.seat, m.name, m.cert.short, m.seat == 0, m.peer_id == me, m.peer_id in reconnecting)
+                 for m in roster.members)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +72,10 @@ def _roster(canvas: Canvas, y: int, seats: Sequence[Seat], total: int) -> int:
             x = canvas.write(3, y, f"seat {index + 1}  ", "class:dim")
             x = canvas.write(x, y, seat.name + " " * (width - text_width(seat.name)), style)
             x = canvas.write(x + 2, y, seat.short, "class:dim")
-            canvas.write(x + 2, y, f"{tags}  ✓ seated".strip(), "class:good")
+            if seat.reconnecting:
+                canvas.write(x + 2, y, f"{tags}  … reconnecting".strip(), "class:message.warning")
+            else:
+                canvas.write(x + 2, y, f"{tags}  ✓ seated".strip(), "class:good")
         y += 1
     return y
 
