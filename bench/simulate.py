@@ -1,4 +1,4 @@
-"""Benchmark of the rules engine and simulator (issue 2 figures).
+"""Benchmark of the rules engine and simulator.
 
 Measures, on one core:
   1. simulated games per second, 4 players, default (`normal`) bots; median of runs,

@@ -133,8 +133,8 @@ def _resign(net: TableNetwork, body: bytes, **changes: object) -> tuple[bytes, b
 
 
 def test_s10_3_a_message_of_another_game_proves_no_fork(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
-    # Found in review: a seat's message of another game (the same identities play often)
-    # spliced into a log under the same seq was told as the seat signing two messages as one
+    # A seat's message of another game (the same identities play often) spliced into a
+    # log under the same seq must not be told as the seat signing two messages as one
     net, logs = table
     index = 10
     body, _ = audit(logs[0]).contents.messages[index]  # type: ignore[union-attr]
@@ -168,9 +168,9 @@ def test_s10_3_a_log_cut_short_with_an_absence_is_given_away_by_its_writer_s_don
 
 def test_s10_2_a_head_that_names_another_message_blames_nobody_in_one_log(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
-    """Found in review: a writer that re-signed one of its own messages (and chained its
-    later ones on it) made the next message naming the original convict that honest
-    sender. One log cannot tell who signed falsely; the others' logs can (§7.10)."""
+    """A writer that re-signed one of its own messages (and chained its later ones on it)
+    must not make the next message naming the original convict that honest sender. One
+    log cannot tell who signed falsely; the others' logs can (§7.10)."""
     from p2p.order import message_hash
 
     net, logs = table
@@ -203,7 +203,8 @@ def test_s10_2_a_head_that_names_another_message_blames_nobody_in_one_log(
 
 
 def test_s10_2_nothing_may_follow_the_end_of_the_game(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
-    """Found in review: a record after every seat's done was accepted without a look."""
+    """A record after every seat's done is not accepted without a look: it fails the
+    log, and the logs together say where it went on."""
     from p2p.order import message_hash
 
     net, logs = table

@@ -227,9 +227,9 @@ def test_s7_3_backdated_stamp_is_refused_on_receipt(tmp_path: Path, ledger: list
 
 
 def test_s7_3_a_stamp_above_what_it_names_is_refused_with_its_proof(tmp_path: Path, ledger: list[Judged]) -> None:
-    """Found in review: a stamp at the top of the range was taken by every honest clock,
-    and the next honest stamp was refused in an honest name. Now it is refused on
-    receipt, and every honest log keeps the proof that names its sender."""
+    """A stamp at the top of the range must not enter every honest clock, where the next
+    honest stamp would be refused in an honest name: it is refused on receipt, and every
+    honest log keeps the proof that names its sender."""
     from p2p.order import StampUnjustified
 
     net, _ = tried("inflated-stamp", tmp_path, ledger)

@@ -46,8 +46,9 @@ async def test_free_seats_update_and_withdrawal_removes_the_table() -> None:
 
 
 def test_s5_2_a_txt_record_outside_its_rules_is_ignored_not_mended() -> None:
-    """Found in review: an empty host name was listed, an overlong table name cut short,
-    and a seat count in Arabic-Indic digits read as decimal."""
+    """A TXT record outside its rules is ignored, not mended: an empty host name is not
+    listed, an overlong table name not cut short, a seat count in Arabic-Indic digits not
+    read as decimal."""
     from types import SimpleNamespace
 
     from p2p.discovery import ad_from_info
@@ -67,9 +68,9 @@ def test_s5_2_a_txt_record_outside_its_rules_is_ignored_not_mended() -> None:
 
 
 async def test_s6_2_a_table_of_another_protocol_version_is_shown_as_such_and_not_joined(capsys) -> None:  # type: ignore[no-untyped-def]
-    """Found in review: tables of another protocol version were listed like any other,
-    and joining one cost a round trip to a `version` refusal. Now `tables` marks them,
-    and `join` says why it will not try, without connecting."""
+    """A table of another protocol version is not listed like any other, nor joined at
+    the cost of a round trip to a `version` refusal: `tables` marks it, and `join` says
+    why it will not try, without connecting."""
     import argparse
 
     from cli.join import _find

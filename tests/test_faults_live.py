@@ -620,11 +620,11 @@ async def test_s11_3_a_playing_seat_marks_its_journal_alive_so_a_new_play_knows_
 
 async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_is_dialled_again_by_the_game(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Found in review: a link that dropped after its member's roster signature had come
-    in, but before this peer's lobby was over, was taken by the lobby, which dials nothing
-    once the roster is being signed (§6.6), and never reached the game: nobody dialled it
-    again, and the table stalled. Now the lobby hands such a loss on to the game, whose
-    lower seat dials again (§11.3), and the game completes."""
+    """A link that drops after its member's roster signature came in, but before this
+    peer's lobby is over, must not stay with the lobby, which dials nothing once the
+    roster is being signed (§6.6): nobody would dial it again, and the table would stall.
+    The lobby hands such a loss on to the game, whose lower seat dials again (§11.3), and
+    the game completes."""
     from p2p.identity import load_or_create_identity
     from p2p.lobby import HostLobby, LobbyResult
     from p2p.lobby_runner import host_table, join_table

@@ -503,8 +503,8 @@ def test_s7_1_acks_say_which_links_their_sender_misses() -> None:
 
 
 def test_s7_3_a_promise_broken_by_content_that_came_first_is_caught_when_the_ack_comes() -> None:
-    """Found in review: an ack promising more than content already held (stamped 2 after
-    its seq -1, yet its seq 0 is stamped 1) was only caught in the other arrival order."""
+    """An ack promising more than content already held (stamped 2 after its seq -1, yet
+    its seq 0 is stamped 1) is caught in this arrival order too, not only in the other."""
     net = Network(2, 5)
     content = forge(net, 0, lamport=1)
     o = net.peers[0].orderer
@@ -522,9 +522,9 @@ def test_s7_3_a_promise_broken_by_content_that_came_first_is_caught_when_the_ack
 
 
 def test_s7_3_promises_stay_few_however_many_acks_arrive() -> None:
-    """Found in review: every ack's promise was kept (identical heartbeats too) and each
-    new one scanned them all. Only promises no other outdoes are kept now, and an ack
-    that declares a seq far beyond what can be held is refused like such content."""
+    """Not every ack's promise is kept (identical heartbeats too, each new one scanning
+    them all): only promises no other outdoes are, and an ack that declares a seq far
+    beyond what can be held is refused like such content."""
     from p2p.order import MAX_HELD, ChainBroken
 
     net = Network(2, 5)
@@ -554,8 +554,8 @@ def test_s7_3_promises_stay_few_however_many_acks_arrive() -> None:
 
 
 def test_s7_2_a_copy_of_a_held_message_is_a_retransmission_even_when_many_are_held() -> None:
-    """Found in review: once MAX_HELD messages waited, an identical copy of one was
-    refused as a broken chain instead of ignored (§7.2); side messages the same."""
+    """Once MAX_HELD messages wait, an identical copy of one is still ignored, not
+    refused as a broken chain (§7.2); side messages the same."""
     from p2p.order import MAX_HELD
 
     net = Network(2, 5)
@@ -568,8 +568,8 @@ def test_s7_2_a_copy_of_a_held_message_is_a_retransmission_even_when_many_are_he
 
 
 def test_s7_10_a_side_chain_fork_or_break_carries_its_evidence() -> None:
-    """Found in review: side-chain refusals proven by the sender's own signatures came
-    without them, so they were neither logged nor shown to the other peers."""
+    """Side-chain refusals proven by the sender's own signatures carry them, so they are
+    logged and shown to the other peers."""
     from p2p.order import ChainBroken, side_genesis
 
     net = Network(2, 5)
@@ -602,10 +602,9 @@ def test_s7_10_a_side_chain_fork_or_break_carries_its_evidence() -> None:
 
 
 def test_s7_3_a_stamp_at_the_top_of_the_range_is_refused_naming_its_sender() -> None:
-    """Found in review: a stamp of 2^62 - 1 was taken into every honest clock, so the
-    next honest stamp passed 2^62 and was refused in an honest peer's name. Now a stamp
-    above one more than what its message names is refused, with the proof, and honest
-    clocks never see it."""
+    """A stamp of 2^62 - 1 must not enter every honest clock, where the next honest stamp
+    would pass 2^62 and be refused in an honest peer's name: a stamp above one more than
+    what its message names is refused, with the proof, and honest clocks never see it."""
     from p2p.audit import _violation_shown
     from p2p.order import MAX_STAMP, StampUnjustified
 

@@ -207,8 +207,8 @@ async def test_link_hello_for_another_table_is_refused(tmp_path: Path) -> None:
 
 
 async def test_s4_1_connections_reset_as_they_are_accepted_leave_the_mesh_running(tmp_path: Path) -> None:
-    """Found in review: a connection reset before its address was read raised out of the
-    listener (ENOTCONN) and ended the mesh, mid-game too."""
+    """A connection reset before its address is read (ENOTCONN) does not raise out of the
+    listener and end the mesh, mid-game or before."""
     import socket as stdlib_socket
 
     async with table_with_intruder(tmp_path) as t:
@@ -233,8 +233,8 @@ async def test_s4_1_connections_reset_as_they_are_accepted_leave_the_mesh_runnin
 
 
 async def test_s4_1_connections_that_never_finish_a_handshake_are_capped_per_address(tmp_path: Path) -> None:
-    """Found in review: idle connections were only timed out, so one address could hold
-    every file descriptor the host had. Beyond a cap, a new one is closed at once."""
+    """Idle connections are not only timed out, which would let one address hold every
+    file descriptor the host has: beyond a cap, a new one is closed at once."""
     from p2p.transport import MAX_UNSETTLED_PER_ADDRESS
 
     async with table_with_intruder(tmp_path) as t:
@@ -250,8 +250,8 @@ async def test_s4_1_connections_that_never_finish_a_handshake_are_capped_per_add
 
 
 def test_s4_6_what_a_peer_says_cannot_drive_the_terminal() -> None:
-    """Found in review: an `error` reason or a refusal's detail went to stderr as sent, so
-    a peer could clear the screen, retitle the terminal or fake a line."""
+    """An `error` reason or a refusal's detail does not go to stderr as sent, so a peer
+    cannot clear the screen, retitle the terminal or fake a line."""
     from p2p.errors import JoinRefused, RemoteError, printable
 
     evil = "full\x1b[2J\x1b]0;owned\x07\u202eFAKE"

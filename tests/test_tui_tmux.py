@@ -1,6 +1,6 @@
 """The real `bandit-lan play` in tmux: a person (keystrokes) against three bot peers in
 their own processes, through a whole round with a snap to the round-end screen, a
-resize, and leaving with the log still valid (issue: terminal table, R4, R6, R8, R9).
+resize, and leaving with the log still valid (R4, R6, R8, R9).
 
 The screen is read with `tmux capture-pane`; waiting is on the pane's output (streamed
 by `tmux pipe-pane` into a FIFO), never on a fixed sleep.
