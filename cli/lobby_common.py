@@ -20,7 +20,7 @@ REFUSAL_HINTS = {
     "full": "the table is full",
     "started": "the game at that table has already started",
     "bad-code": "the table code was not accepted",
-    "version": "that table runs an incompatible version of bandit-lan",
+    "version": "that table speaks another bandit-lan protocol; the same bandit-lan release is needed on both machines",
     "duplicate": "you are already seated at that table (same identity)",
     "name-taken": "that name is taken at this table; pick another with --name",
     "unreachable": "a player at the table and this machine could not connect to each other (a firewall?), "

@@ -440,3 +440,5 @@ def test_s6_4_every_refusal_has_words_for_the_player() -> None:
 
     assert set(REFUSAL_HINTS) == REFUSALS
     assert "firewall" in explain(JoinRefused("unreachable", "bob and carol could not link"))
+    # (a table of another version: the same advice as the table list gives, §6.2)
+    assert "the same bandit-lan release is needed on both machines" in explain(JoinRefused("version", "…"))
