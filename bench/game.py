@@ -84,7 +84,7 @@ def main() -> int:
         "goals": {"game_s": 30, "rss_mb_max": 80},
     }
     print(f"{args.peers} peers, game to 100: median {out['game_s']} s over {args.runs} runs "
-          f"({out['rounds']} rounds), audit {out['audit_s']} s (all {args.peers} logs {out['audit_all_s']} s), largest peer {out['rss_mb_max']} MB")
+          f"(a median of {out['rounds']} rounds), audit {out['audit_s']} s (all {args.peers} logs {out['audit_all_s']} s), largest peer {out['rss_mb_max']} MB")
     if args.json:
         print(json.dumps(out))
     return 0
