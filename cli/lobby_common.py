@@ -113,28 +113,33 @@ def roster_lines(roster: Roster, me: bytes, reconnecting: frozenset[bytes] = fro
     return lines
 
 
-def lobby_news(before: RosterChanged | None, change: RosterChanged) -> list[tuple[str, str]]:
-    """What a lobby screen tells of `change`, the one after `before`, as (sentence, kind
-    "info" or "warning"): who left and why, whose link dropped and is being made again
-    (§6.6), who is back."""
-    told = [(left.sentence(), "warning") for left in change.left]
-    was = before.reconnecting if before is not None else frozenset()
-    for member in change.roster.members:
-        if member.peer_id in change.reconnecting and member.peer_id not in was:
-            told.append((f"The connection to {member.name} dropped; reconnecting…", "warning"))
-        elif member.peer_id in was and member.peer_id not in change.reconnecting:
-            told.append((f"Reconnected to {member.name}.", "info"))
-    return told
+class LobbyNews:
+    """What a lobby screen tells of each change (`after`), as (sentence, kind "info" or
+    "warning"): who left and why, whose link dropped and is being made again (§6.6), who
+    is back. It remembers the change before, which the last two are told against."""
+
+    def __init__(self) -> None:
+        self.last: RosterChanged | None = None
+
+    def after(self, change: RosterChanged) -> list[tuple[str, str]]:
+        was = self.last.reconnecting if self.last is not None else frozenset()
+        self.last = change
+        told = [(left.sentence(), "warning") for left in change.left]
+        for member in change.roster.members:
+            if member.peer_id in change.reconnecting and member.peer_id not in was:
+                told.append((f"The connection to {member.name} dropped; reconnecting…", "warning"))
+            elif member.peer_id in was and member.peer_id not in change.reconnecting:
+                told.append((f"Reconnected to {member.name}.", "info"))
+        return told
 
 
 def roster_progress(me: bytes) -> Callable[[RosterChanged], None]:
     """Prints each change of the lobby (headless): its news, then the roster if it changed."""
-    last: RosterChanged | None = None
+    news = LobbyNews()
 
     def show(change: RosterChanged) -> None:
-        nonlocal last
-        before, last = last, change
-        for sentence, _kind in lobby_news(before, change):
+        before = news.last
+        for sentence, _kind in news.after(change):
             say(sentence)
         roster = change.roster
         if before is not None and before.roster == roster:

@@ -173,7 +173,7 @@ def links_report(version: int, unreachable: tuple[bytes, ...] = ()) -> dict[str,
     return {"type": "lobby.links", "v": 1, "version": version, "unreachable": list(unreachable)}
 
 
-# -- the parts both roles share: redials, and collecting roster signatures ----------------
+# -- the parts both roles share: redials, the screens' news, roster signatures ------------
 
 
 @dataclass
@@ -189,6 +189,13 @@ class _Redials:
             return False
         self.count[peer] = self.count.get(peer, 0) + 1
         return True
+
+
+def _told(lobby: HostLobby | GuestLobby, before: frozenset[bytes]) -> list[Action]:
+    """The screens' news (`RosterChanged`) if the members `lobby` is reconnecting are no
+    longer those `before`."""
+    now = lobby.reconnecting
+    return [RosterChanged(lobby.roster, reconnecting=now)] if now != before and lobby.roster is not None else []
 
 
 @dataclass
@@ -397,10 +404,6 @@ class HostLobby:
         return frozenset(m.peer_id for m in self.roster.members[1:]
                          if m.peer_id not in self._linked and self._redials.count.get(m.peer_id))
 
-    def _told(self, before: frozenset[bytes]) -> list[Action]:
-        """The screens' news (`RosterChanged`) if the members being reconnected changed."""
-        return [RosterChanged(self.roster, reconnecting=now)] if (now := self.reconnecting) != before else []
-
     def on_link_up(self, peer: bytes) -> list[Action]:
         """The host's mesh link to guest `peer` is up: once every link it redials is back,
         it may start."""
@@ -408,7 +411,7 @@ class HostLobby:
             return []
         before = self.reconnecting
         self._linked.add(peer)
-        return [*self._told(before), *self._start_if_ready()]
+        return [*_told(self, before), *self._start_if_ready()]
 
     def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
         """A guest's link ended: before the start it leaves the table (§6.5), unless the
@@ -428,7 +431,7 @@ class HostLobby:
         before = self.reconnecting
         self._linked.discard(peer)
         if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
-            return [Redial(peer), *self._told(before)]
+            return [Redial(peer), *_told(self, before)]
         return self._remove({peer: why}, told=False)
 
     def _remove(self, leaving: Mapping[bytes, str], *, told: bool) -> list[Action]:
@@ -535,11 +538,6 @@ class GuestLobby:
             return frozenset()
         return frozenset(p for p in self._lost if self.roster.member(p) is not None)
 
-    def _told(self, before: frozenset[bytes]) -> list[Action]:
-        """The screens' news (`RosterChanged`) if the members being reconnected changed."""
-        assert self.roster is not None
-        return [RosterChanged(self.roster, reconnecting=now)] if (now := self.reconnecting) != before else []
-
     @property
     def seat(self) -> int:
         assert self.roster is not None
@@ -622,7 +620,7 @@ class GuestLobby:
         before = self.reconnecting
         self._linked.add(peer)
         self._lost.discard(peer)
-        return [*self._told(before), *self._report()]
+        return [*_told(self, before), *self._report()]
 
     def on_overdue(self, peer: bytes) -> list[Action]:
         """`peer` should have dialled this guest `MESH_WAIT` seconds ago and did not."""
@@ -638,7 +636,7 @@ class GuestLobby:
                                 self.host.short)
         before = self.reconnecting
         self._lost.discard(peer)  # (given up on: reported)
-        return [*self._told(before), *self._report(member)]
+        return [*_told(self, before), *self._report(member)]
 
     def _report(self, unreachable: Member | None = None) -> list[Action]:
         """``lobby.links`` to the host, once per roster version: every link held, or one
@@ -681,18 +679,18 @@ class GuestLobby:
         if host:
             self._lost.add(peer)
             assert self.host_address is not None
-            return [Probe(peer, self.host_address, at_once=True), *self._told(before)]
+            return [Probe(peer, self.host_address, at_once=True), *_told(self, before)]
         if member is None:
             return []  # gone from the roster
         if member.seat < self.seat:  # it dials us: awaited again (`awaited`)
             if dropped and was_linked:
                 self._lost.add(peer)
-            return self._told(before)
+            return _told(self, before)
         if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
             self._lost.add(peer)
-            return [Redial(peer), *self._told(before)]
+            return [Redial(peer), *_told(self, before)]
         self._lost.discard(peer)  # (given up on: reported)
-        return [*self._told(before), *self._report(member)]
+        return [*_told(self, before), *self._report(member)]
 
     def on_probe(self, peer: bytes, answered: bool, detail: str = "") -> list[Action]:
         """The answer to a `Probe`: whether the host's table answered at its front door

@@ -28,7 +28,7 @@ from p2p.lobby import LobbyResult, RosterChanged
 from p2p.lobby_runner import host_table, join_table
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
-from cli.lobby_common import lobby_news
+from cli.lobby_common import LobbyNews
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, seats_of
 from cli.tui.terminal import KeyPress, Terminal, TerminalClosed
 
@@ -62,10 +62,10 @@ class _Screen:
         return await self._receive.receive()
 
 
-def _news_note(before: RosterChanged | None, change: RosterChanged) -> Note | None:
-    """What `change` tells after `before` (`lobby_news`: who left, who is reconnecting,
-    who is back) as a screen's note (None: nothing)."""
-    told = lobby_news(before, change)
+def _news_note(news: LobbyNews, change: RosterChanged) -> Note | None:
+    """What `change` tells (`LobbyNews`: who left, who is reconnecting, who is back) as a
+    screen's note (None: nothing)."""
+    told = news.after(change)
     if not told:
         return None
     return Note(" ".join(sentence for sentence, _ in told), "warning" if any(k == "warning" for _, k in told) else "info")
@@ -103,14 +103,13 @@ async def host_lobby_screen(
     scene = HostScene(table, seats, (), identity.short, join_hint or f"bandit-lan join {table!r}", bool(code),
                       starting=False)
     result: LobbyResult | None = None
-    last: RosterChanged | None = None
+    news = LobbyNews()
 
     def roster_changed(change: RosterChanged) -> None:
-        nonlocal scene, last
+        nonlocal scene
         scene = replace(scene, members=seats_of(change.roster, identity.peer_id, change.reconnecting))
-        if (note := _news_note(last, change)) is not None:
+        if (note := _news_note(news, change)) is not None:
             scene = replace(scene, note=note)
-        last = change
         if on_roster is not None:
             on_roster(change)
         screen.nudge()
@@ -251,7 +250,7 @@ async def join_lobby_screen(
     scene = JoinScene(what, "", (), 0, "connecting")
     result: LobbyResult | None = None
     refused: JoinRefused | None = None
-    last: RosterChanged | None = None
+    news = LobbyNews()
 
     def on_host(cert: Certificate) -> None:
         nonlocal scene
@@ -260,11 +259,10 @@ async def join_lobby_screen(
         screen.nudge()
 
     def on_roster(change: RosterChanged) -> None:
-        nonlocal scene, last
+        nonlocal scene
         roster = change.roster
         scene = replace(scene, members=seats_of(roster, me, change.reconnecting), seats=roster.seats, state="waiting",
-                        note=_news_note(last, change))
-        last = change
+                        note=_news_note(news, change))
         screen.nudge()
 
     with lone_exception_unwrapped():
