@@ -53,7 +53,7 @@ def verdict(result: AuditResult) -> dict[str, object]:
         "records": result.records,
         "first_violation": None if failure is None else {
             "record": failure.record, "seat": failure.seat, "section": failure.section, "what": failure.what,
-            "peer": peer(failure.seat),
+            "peer": peer(failure.seat), "suspects": [peer(s) for s in failure.suspects],
         },
     }
 

@@ -72,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         skills = args.skills.read_text(encoding="utf-8") if args.skills else ""
         rules = TableRules(target=args.target, turn_s=args.turn_seconds, skills_text=skills)
+        rules.skills.check_players(args.seats)  # the deck must deal to a full table (R4)
     except OSError as exc:
         complain(f"cannot read --skills: {exc.strerror or exc}")
         return 2

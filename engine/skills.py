@@ -120,6 +120,8 @@ class Skills:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise SkillsError("R2", None, f"{source}: not valid TOML: {exc}") from None
+        except RecursionError:  # (the parser recurses once per nested array or table)
+            raise SkillsError("R2", None, f"{source}: not valid TOML: nested too deeply") from None
         return cls(tuple(_parse_kinds(data, source)))
 
     def to_toml(self) -> str:

@@ -32,12 +32,13 @@ from p2p.errors import ProtocolError
 from p2p.identity import short_id
 from p2p.log import LogContents, LogError, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
-from p2p.order import Delivered, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
+from p2p.order import Delivered, HeadsForked, HeadsUnheld, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
 from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.schema import Schemas
 from p2p.signing import SignedMessage, open_signed, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from p2p.table import Applied, Refused, RoundOutcome, SeatLeft, TableMachine
+from p2p.table.intake import judged_at_once
 from p2p.transport import link_schemas
 
 
@@ -49,6 +50,7 @@ class Failure:
     seat: int | None  # the peer responsible, if one is
     section: str
     what: str
+    suspects: tuple[int, ...] = ()  # (seat None) the seats one of which broke it: nothing tells which (§7.5)
 
     def describe(self, names: Sequence[str] = ()) -> str:
         where = "the log" if self.record is None else f"record {self.record}"
@@ -56,6 +58,9 @@ class Failure:
         if self.seat is not None:
             seat = self.seat + 1  # a person counts seats from 1, as the report's players line does
             who = f" by {names[self.seat]} (seat {seat})" if self.seat < len(names) else f" by seat {seat}"
+        elif self.suspects and all(s < len(names) for s in self.suspects):
+            who = (" by " + " or ".join(names[s] for s in self.suspects)
+                   + " (seats " + " or ".join(str(s + 1) for s in self.suspects) + ")")
         return f"{where}{who}: {self.section}: {self.what}"
 
 
@@ -166,7 +171,7 @@ def audit(path: Path) -> AuditResult:
             side = open_signed(signed_frame(body, sig), keys, schemas)
             sides.append((integrity.side(side), side))
         except ProtocolError as exc:
-            broken = Failure(None, _seat_of_body(body, seats), exc.section, f"side record {index}: {exc.reason}")
+            broken = Failure(None, None, exc.section, f"side record {index}{_claimed(body, roster)}: {exc.reason}")
             break
         except OrderError as exc:
             broken = Failure(None, None, exc.section, f"side record {index}, {short_id(exc.peer)}'s: {exc.reason}")
@@ -176,7 +181,9 @@ def audit(path: Path) -> AuditResult:
             message = open_signed(signed_frame(body, sig), keys, schemas)
             integrity.next(message)
         except ProtocolError as exc:
-            broken = Failure(index, _seat_of_body(body, seats), exc.section, exc.reason)
+            # a record no member signed, or signed but malformed (which no honest peer logs,
+            # the order refuses it first): the log was altered, and nobody is blamed
+            broken = Failure(index, None, exc.section, f"{exc.reason}{_claimed(body, roster)}")
             break
         except OrderError as exc:
             # a record out of place says the log was altered: nobody at the table is blamed
@@ -196,6 +203,9 @@ def audit(path: Path) -> AuditResult:
             v = step.violation
             result.first_failure = broken or Failure(None, v.seat, v.section, v.reason)
             return result
+    # Records handed over while the machine held one behind a reveal's missing shares, not
+    # closed by a stall claim about shares: no honest peer hands its table those (§10.1).
+    unhanded: int | None = None
     for index, message in enumerate(opened):
         result.records = index + 1
         try:
@@ -207,7 +217,11 @@ def audit(path: Path) -> AuditResult:
         if unjudged is not None:
             result.first_failure = broken or unjudged
             return result
+        if machine.holding and unhanded is None:
+            unhanded = index
         step = machine.deliver(delivered, 0.0)
+        if judged_at_once(delivered) or not machine.holding:
+            unhanded = None
         if step.salt is not None:
             replay.set_salt(step.salt)
         result.applied.extend(step.applied)
@@ -220,11 +234,14 @@ def audit(path: Path) -> AuditResult:
             continue
         if step.violation is not None:
             v = step.violation
-            result.first_failure = broken or Failure(index, v.seat, v.section, v.reason)
+            result.first_failure = broken or Failure(index, v.seat, v.section, v.reason, v.suspects)
             return result
     if broken is not None:
         result.records = broken.record + 1 if broken.record is not None else result.records
         result.first_failure = broken
+        return result
+    if unhanded is not None:
+        result.first_failure = _held_behind_shares(result, unhanded)
         return result
     result.finished = machine.finished
     result.closed = contents.ended
@@ -260,6 +277,20 @@ def audit(path: Path) -> AuditResult:
     return result
 
 
+def _held_behind_shares(result: AuditResult, index: int) -> Failure:
+    """The log goes on past a message its table held behind a reveal whose shares the log
+    does not hold: records an honest peer never hands over (§10.1); nobody is blamed."""
+    assert result.machine is not None
+    need, missing = next(iter(result.machine.waiting_for_shares.items()), (None, ()))
+    what = f"the shares of reveal {need} from {', '.join(result.names[s] for s in missing)}" if missing else "shares"
+    why = "records were added, or side records were removed"
+    if result.writer in missing:  # an honest peer logs each share it sends as it sends it
+        why = f"its writer, {result.names[result.writer]}, went on without sending its own, or side records were removed"
+    return Failure(index, None, "§10.1",
+                   f"the table held the records from here on, waiting for {what}, which the log does not hold, and "
+                   f"no stall claim about them follows: an honest peer hands its table nothing more until then; {why}")
+
+
 def _order_verdict(result: AuditResult, index: int, delivered: Delivered) -> Failure | None:
     """What the order alone says against a record, where the table would not judge it:
     a head that names another message than the log holds (which of two seats signed
@@ -277,6 +308,8 @@ def _order_verdict(result: AuditResult, index: int, delivered: Delivered) -> Fai
     if result.machine.finished:
         return Failure(index, None, "§10.1", f"{names[seat]}'s {delivered.envelope.inner['type']} comes after the end "
                                              "of the game (every seat had said done), where an honest log ends")
+    if isinstance(rejected, HeadsUnheld) and result.left is not None:  # (as the table would, §7.5)
+        return Failure(index, None, rejected.section, rejected.reason, (seat, rejected.other))
     if rejected is not None and result.left is not None:  # the table no longer judges: the order still does
         return Failure(index, seat, rejected.section, rejected.reason)
     return None
@@ -360,13 +393,13 @@ def _stamp_unjustified(messages: Sequence[SignedMessage], seats: Sequence[bytes]
     return f"stamped its seq {seq} with {stamp}, above the {bound} that its previous message and the messages it names allow"
 
 
-def _seat_of_body(body: bytes, seats: Sequence[bytes]) -> int | None:
-    """Best effort: who a record claims to be from, for naming it in a failure."""
+def _claimed(body: bytes, roster: Roster) -> str:
+    """Who a record says it is from, for telling it apart in a failure that blames nobody."""
     from p2p.wire import decode_map
 
     try:
-        sender = decode_map(body).get("from")
-    except ProtocolError:
-        return None
-    return seats.index(sender) if sender in seats else None
+        member = roster.member(decode_map(body).get("from"))
+    except (ProtocolError, TypeError):
+        return ""
+    return f" (the record says it is {member.name}'s)" if member is not None else ""
 

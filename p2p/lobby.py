@@ -37,7 +37,6 @@ every member; the game id is SHA-256 over R.
 from __future__ import annotations
 
 import hmac
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -48,7 +47,7 @@ from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
     Roster, TableRules,
-    game_id_of, parse_canonical, roster_signature_valid, sign_roster,
+    check_seating, game_id_of, name_key, parse_canonical, roster_signature_valid, sign_roster,
 )
 from p2p.schema import NONCE, PEER_ID, SIGNATURE, Bin, Bool, Int, ListOf, Message, OneOf, Optional, Str
 
@@ -255,12 +254,6 @@ class _Signatures:
         return [Started(LobbyResult(self.game_id, self.roster, self.canonical, sigs, me.seat))]
 
 
-def _name_key(name: str) -> str:
-    """How names compare (§6.4): compatibility forms folded (NFKC: a fullwidth "ａｌｉｃｅ"
-    is "alice"), case-insensitively, with runs of white space collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
-
-
 def _unlinked(earlier: Member, later: Member) -> str:
     """Why `later` leaves the table (§6.6), in words that read the same to everyone."""
     return f"{earlier.name} and {later.name} could not link: the later of the two to join leaves (§6.6)"
@@ -284,6 +277,7 @@ class HostLobby:
         self.code_key = code_key(code, identity.peer_id, table) if code else None
         self.roster = Roster(table, table_nonce, seats, (Member(0, name, identity.certificate, table_nonce, ("", port)),),
                              rules=rules)
+        check_seating(self.roster.members, seats, rules, "§6.8")  # (a deck too small for the table, say)
         self.started = False
         self.starting = False  # the host asked to start: it does once every member is linked
         self._ready: dict[bytes, int] = {}  # guest: the roster version on which it holds every link
@@ -325,7 +319,7 @@ class HostLobby:
             return refuse("started", "the game has already started"), []
         if self.roster.member(cert.peer_id) is not None:
             return refuse("duplicate", "this identity is already seated at the table"), []
-        if any(_name_key(m.name) == _name_key(hello["name"]) for m in self.roster.members):
+        if any(name_key(m.name) == name_key(hello["name"]) for m in self.roster.members):
             return refuse("name-taken", f"somebody called {hello['name']!r} is already seated"), []
 
         others = self.roster.members[1:]

@@ -27,13 +27,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from p2p.appendfile import AppendFile
 from p2p.errors import ProtocolError
 from p2p.schema import Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
 from p2p.signing import SignedMessage
-from p2p.wire import Limits, decode_map, encode_frame, split_frames
+from p2p.wire import Limits, decode_map, encode_frame, read_frames
 
 LOG_LIMITS = Limits(max_frame=2 << 20)
 """A log.msg frame wraps a message of up to 1 MiB."""
@@ -199,19 +199,25 @@ class FairnessLog:
         self._out.close()
 
 
-def _frames(data: bytes) -> Iterator[tuple[int, bytes | None]]:
-    """(offset, payload) of each frame; payload None for a final frame cut short."""
+def _frames(source: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
+    """(offset, payload) of each frame, read one at a time; payload None for a final frame
+    cut short."""
     try:
-        yield from split_frames(data, LOG_LIMITS)
+        yield from read_frames(source, LOG_LIMITS)
     except ProtocolError as exc:
         raise LogError("§10.1", exc.reason.replace("a frame may hold here", "a log frame may hold")) from None
 
 
 def read_log(path: Path) -> LogContents:
-    """Read a log strictly; raise `LogError` naming the byte offset of anything malformed."""
-    data = path.read_bytes()
+    """Read a log strictly, frame by frame; raise `LogError` naming the byte offset of
+    anything malformed."""
+    with path.open("rb") as source:
+        return _read(source)
+
+
+def _read(source: BinaryIO) -> LogContents:
     contents: LogContents | None = None
-    for offset, payload in _frames(data):
+    for offset, payload in _frames(source):
         if payload is None:
             if contents is None:
                 raise LogError("§10.1", "the log ends inside its header")

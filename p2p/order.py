@@ -226,6 +226,19 @@ class HeadsInvalid(OrderError):
     section = "§7.5"
 
 
+class HeadsUnheld(HeadsInvalid):
+    """At delivery: a head names seat `other`'s `seq`, which the receiver does not hold,
+    though `other`'s own promises cover the message's stamp (that is what made it
+    stable). Either the sender named a message `other` never signed, or `other` signed
+    one, sent it to some peers only and promised the rest that it had not: the two
+    signed statements contradict each other, and nothing here tells which is false."""
+
+    def __init__(self, peer: bytes, reason: str, *, other: int, seq: int) -> None:
+        super().__init__(peer, reason)
+        self.other = other
+        self.seq = seq
+
+
 class HeadsForked(HeadsInvalid):
     """At delivery: a head names, as seat `other`'s `seq`, another message than the one
     held. Live, the echo rule (§7.10) leaves only the sender to blame; in a log read on
@@ -278,6 +291,7 @@ class _Peer:
     unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)  # seat -> {seq: hash} beyond what we hold
     side_unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)
     acks: dict[tuple[int, int], Envelope] = field(default_factory=dict)  # (stamp, last seq) -> its promise
+    lasts: dict[int, tuple[bytes, Envelope]] = field(default_factory=dict)  # seq not taken yet -> an ack naming it
     away: tuple[int, ...] = ()  # §7.1: the seats it said, in its latest ack, it has no link to
     away_since: float | None = None  # when we first saw it say so
     away_stamp: int = -1  # the stamp of the ack that said it
@@ -327,7 +341,12 @@ def heads_violation(peers: Sequence[_Peer], seat: int, envelope: Envelope, stamp
         if seq < 0:
             continue
         peer = peers[other]
-        if seq >= peer.next_seq or peer.stamps[seq] >= stamp:
+        if seq >= peer.next_seq:
+            return HeadsUnheld(envelope.sender, f"seat {seat + 1}'s message names seat {other + 1}'s seq {seq}, which "
+                                                f"seat {other + 1}'s promises say it had not sent below stamp {stamp}: "
+                                                "one of the two signed falsely, and nothing here tells which",
+                               other=other, seq=seq)
+        if peer.stamps[seq] >= stamp:
             return HeadsInvalid(envelope.sender, f"stamp {stamp} is not above the stamp of seat {other + 1}'s seq {seq}, which it claims to have received")
         if peer.hashes[seq] != digest:
             return HeadsForked(envelope.sender, f"it names a different message as seat {other + 1}'s seq {seq}",
@@ -593,9 +612,11 @@ class Orderer:
 
     # -- receiving -------------------------------------------------------------------
 
-    def receive(self, envelope: Envelope, now: float) -> None:
+    def receive(self, envelope: Envelope, now: float, *, relayed: bool = False) -> None:
         """Take one authenticated envelope; then take what became deliverable from
-        `deliveries()`.
+        `deliveries()`. `relayed`: it came on another peer's link than its sender's, so
+        it says nothing of its sender's present state (§7.10): not its `away`, nor what
+        it holds of our chains (an old copy relayed late would speak for it now).
 
         Raises an `OrderError` subclass if the envelope breaks §7 in a way its sender
         alone is responsible for; the offending message changes no state (messages of
@@ -614,12 +635,13 @@ class Orderer:
         header = _parse_header(envelope, len(self.seats), self.game)
         took = False
         if envelope.inner.get("type") == ACK_TYPE:
-            self._accept_ack(seat, envelope, header, now)
+            self._accept_ack(seat, envelope, header, now, relayed=relayed)
             self._compare_heads(seat, envelope.inner["sides"], side=True)
         else:
             took = self._receive_content(seat, envelope, header)
         self._compare_heads(seat, header.heads, side=False)
-        self._note_heads(seat, header.heads, now)
+        if not relayed:
+            self._note_heads(seat, header.heads, now)
         if took and self._unvouched:
             self._vouch_all()
 
@@ -708,7 +730,7 @@ class Orderer:
         """A copy of what accepting `seat`'s content changes (to undo it)."""
         p = self._peers[seat]
         copy = replace(p, hashes=list(p.hashes), stamps=list(p.stamps), held=dict(p.held), promises=list(p.promises),
-                       envelopes=list(p.envelopes))
+                       envelopes=list(p.envelopes), lasts=dict(p.lasts))
         pending = {stamp: list(group) for stamp, group in self._pending.items()}
         # accepting content also judges heads others declared of it (§7.10)
         echoes = [(dict(q.echoed), {k: dict(v) for k, v in q.unchecked.items()}) for q in self._peers]
@@ -762,6 +784,10 @@ class Orderer:
 
     def _check_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
         peer = self._peers[seat]
+        named = peer.lasts.pop(header.seq, None)
+        if named is not None and named[0] != message_hash(envelope.body):
+            raise Equivocation(envelope.sender, f"its ack names a different message as its seq {header.seq}",
+                               evidence=(named[1], envelope))
         if header.prev != peer.chain_hash:  # it signed a message after another seq - 1: a fork (§7.2)
             before = (peer.envelopes[-1],) if peer.envelopes else ()
             raise ChainBroken(envelope.sender, f"seq {header.seq} does not chain to the previous message",
@@ -811,7 +837,7 @@ class Orderer:
             heapq.heappush(self._pending_stamps, stamp)
         self._pending[stamp].append(envelope)
 
-    def _accept_ack(self, seat: int, envelope: Envelope, header: _Header, now: float) -> None:
+    def _accept_ack(self, seat: int, envelope: Envelope, header: _Header, now: float, *, relayed: bool = False) -> None:
         peer = self._peers[seat]
         away = tuple(envelope.inner["away"])
         if seat in away:
@@ -824,6 +850,12 @@ class Orderer:
         if seq >= peer.next_seq + MAX_HELD:
             raise ChainBroken(envelope.sender, f"its ack declares its seq {seq}, {MAX_HELD} or more beyond its seq "
                                                f"{peer.next_seq}, which this peer waits for")
+        if seq >= peer.next_seq:  # named before it is taken: judged when it is, whichever comes first (§7.2)
+            held = peer.held.get(seq)
+            if held is not None and message_hash(held.body) != digest:
+                raise Equivocation(envelope.sender, f"its ack names a different message as its seq {seq}",
+                                   evidence=(envelope, held))
+            peer.lasts.setdefault(seq, (digest, envelope))
         if seq + 1 < peer.next_seq and peer.stamps[seq + 1] <= header.stamp:  # its promise, already broken (§7.3)
             raise StampBackwards(
                 envelope.sender, f"its ack stamped {header.stamp} promises every message after its seq {seq} a higher "
@@ -835,12 +867,14 @@ class Orderer:
         if len(peer.acks) > len(peer.promises) + 1:  # only the promises still in force need theirs
             kept = set(peer.promises)
             peer.acks = {key: ack for key, ack in peer.acks.items() if key in kept or key[0] == peer.covered}
+        if relayed:  # its promise and its hashes hold whenever it was sent; the rest was its word then
+            return
         sides = envelope.inner["sides"]
         held = int(sides[self.me if self.me < seat else self.me - 1][0])
         if held > peer.has_side_of_mine:  # progress: what it still lacks gets a full timeout
             peer.side_resend_at = now + RETRANSMIT_AFTER if held < len(self._side_sent) - 1 else None
         peer.has_side_of_mine = held  # the latest word counts (see _note_heads)
-        if header.stamp >= peer.away_stamp:  # (an older ack relayed late says nothing new)
+        if header.stamp >= peer.away_stamp:  # (an older one says nothing new)
             if away != peer.away:  # (the time runs from the first of a run of reports)
                 since = peer.away_since if peer.away and away else None
                 if away and not peer.away:

@@ -490,9 +490,10 @@ class TablePeer(SessionRecord):
     def _receive(self, link_peer: bytes, message: SignedMessage) -> None:
         """Take one signed message into the order (the machine sees it in `_process`)."""
         # A message relayed by another peer is taken like any other (its signature, not
-        # the link, says who wrote it): the order relays forked messages as evidence (§7.10).
+        # the link, says who wrote it): the order relays forked messages as evidence (§7.10);
+        # only what it says of its sender's present state is taken from the sender's link.
         try:
-            self.orderer.receive(message, trio.current_time())
+            self.orderer.receive(message, trio.current_time(), relayed=link_peer != message.sender)
         except OrderError as exc:
             self._touched = True
             forged = next((e for e in exc.evidence if not e.verify(self.mesh.keys)), None)
@@ -773,7 +774,7 @@ class TablePeer(SessionRecord):
             return
         if isinstance(event, Received) and isinstance(event.message, SignedMessage):
             try:
-                self.orderer.receive(event.message, trio.current_time())
+                self.orderer.receive(event.message, trio.current_time(), relayed=event.peer != event.message.sender)
             except OrderError as exc:  # (the log is closed: the game this peer recorded is over)
                 log.warning("after the game, from %s: %s (%s)", short_id(exc.peer), exc, exc.section)
             farewell.heard(seat)

@@ -42,16 +42,24 @@ class Verdict:
     """What happened, who is to blame, under which rule, and what this seat does about it."""
 
     response: Response
-    seat: int | None  # the culprit's seat (None: nobody can be named)
+    seat: int | None  # the culprit's seat (None: nobody can be named alone)
     section: str  # the violated rule: an R-number or a protocol section
     reason: str
+    suspects: tuple[int, ...] = ()  # (seat None) the seats one of which broke it, if that much is known
 
     @property
     def aborts(self) -> bool:
         return self.response is Response.ABORT
 
     def who(self, names: Sequence[str]) -> str:
+        if self.seat is None and self.suspects and all(s < len(names) for s in self.suspects):
+            return " or ".join(names[s] for s in self.suspects)
         return "a peer" if self.seat is None or self.seat >= len(names) else names[self.seat]
+
+    def _seats(self) -> str:
+        if self.seat is None and self.suspects:
+            return "seats " + " or ".join(str(s + 1) for s in self.suspects)
+        return f"seat {self.seat if self.seat is None else self.seat + 1}"
 
     def line(self, names: Sequence[str]) -> str:
         """The sentence for the screen."""
@@ -62,7 +70,7 @@ class Verdict:
     def note(self, names: Sequence[str]) -> str:
         """The sentence for the fairness log (§10.1 ``log.note``)."""
         what = "the game stops" if self.aborts else "refused, the game goes on"
-        return f"{self.who(names)} (seat {self.seat if self.seat is None else self.seat + 1}): {self.section}: {self.reason} ({what})"
+        return f"{self.who(names)} ({self._seats()}): {self.section}: {self.reason} ({what})"
 
     def leave_reason(self, names: Sequence[str]) -> str:
         """Why this seat leaves, for the others' screens (a §9.8 ``leave``, ≤ 200 characters)."""
@@ -95,4 +103,4 @@ def on_refusal(refused: Refused) -> Verdict:
 
 def on_violation(violation: TableViolation) -> Verdict:
     """A §8/§9 violation: every honest machine halted at the same place."""
-    return Verdict(Response.ABORT, violation.seat, violation.section, violation.reason)
+    return Verdict(Response.ABORT, violation.seat, violation.section, violation.reason, violation.suspects)

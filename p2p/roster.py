@@ -23,7 +23,8 @@ replayable messages) with an old one.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -81,6 +82,33 @@ class TableRules:
 
 
 DEFAULT_RULES = TableRules()
+
+
+def name_key(name: str) -> str:
+    """How names compare (§6.4): compatibility forms folded (NFKC: a fullwidth "ａｌｉｃｅ"
+    is "alice"), case-insensitively, with runs of white space collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def check_seating(members: Sequence[Member], seats: int, rules: TableRules, section: str) -> None:
+    """What every roster must be, whoever built it: one identity per seat, seats 0, 1, 2,
+    … in order, no two names alike (§6.4), and a deck that can deal to `seats` (R4, §6.8)."""
+    if [m.seat for m in members] != list(range(len(members))):
+        raise ProtocolError(section, "roster seats must be 0, 1, 2, ... in order")
+    if len({m.peer_id for m in members}) != len(members):
+        raise ProtocolError(section, "the roster lists one identity twice")
+    seen: dict[str, Member] = {}
+    for m in members:
+        earlier = seen.setdefault(name_key(m.name), m)
+        if earlier is not m:
+            raise ProtocolError(section, f"the roster names two players alike, {earlier.name!r} (seat {earlier.seat + 1}) "
+                                         f"and {m.name!r} (seat {m.seat + 1}): names must differ (§6.4)")
+    if len(members) > seats:
+        raise ProtocolError(section, f"the roster seats {len(members)} players at a table of {seats}")
+    try:
+        rules.skills.check_players(seats)
+    except SkillsError as exc:
+        raise ProtocolError("§6.8", f"the table's deck cannot be dealt: {exc}") from None
 
 WIRE_MEMBER = Record(
     {"seat": Int(0, MAX_SEATS - 1), "name": PLAYER_NAME, "cert": CERT, "nonce": NONCE,
@@ -149,20 +177,11 @@ class Roster:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Roster:
         """A roster received from the host (already schema-checked as WIRE_ROSTER)."""
-        members = []
-        seen: set[bytes] = set()
-        for i, m in enumerate(data["members"]):
-            if m["seat"] != i:
-                raise ProtocolError("§6.5", f"roster member {i} has seat {m['seat']}: seats must be 0, 1, 2, ...")
-            cert = Certificate.from_der(m["cert"])
-            if cert.peer_id in seen:
-                raise ProtocolError("§6.5", "the roster lists one identity twice")
-            seen.add(cert.peer_id)
-            members.append(Member(i, m["name"], cert, m["nonce"], (m["addr"], m["port"]) if m["port"] else None))
-        if len(members) > data["seats"]:
-            raise ProtocolError("§6.5", f"the roster seats {len(members)} players at a table of {data['seats']}")
-        return cls(data["table"], data["table_nonce"], data["seats"], tuple(members), data["version"],
-                   TableRules.from_wire(data["rules"]))
+        members = tuple(Member(m["seat"], m["name"], Certificate.from_der(m["cert"]), m["nonce"],
+                               (m["addr"], m["port"]) if m["port"] else None) for m in data["members"])
+        rules = TableRules.from_wire(data["rules"])
+        check_seating(members, data["seats"], rules, "§6.5")
+        return cls(data["table"], data["table_nonce"], data["seats"], members, data["version"], rules)
 
     def canonical(self) -> bytes:
         """R, the canonical encoding signed by every member (§6.6)."""
@@ -192,11 +211,9 @@ def parse_canonical(canonical: bytes) -> Roster:
     members = tuple(
         Member(m["seat"], m["name"], Certificate.from_der(m["cert"]), m["nonce"]) for m in data["members"]
     )
-    if [m.seat for m in members] != list(range(len(members))):
-        raise ProtocolError("§6.6", "roster seats must be 0, 1, 2, ... in order")
-    if len({m.peer_id for m in members}) != len(members):
-        raise ProtocolError("§6.6", "the roster lists one identity twice")
-    return Roster(data["table"], data["table_nonce"], len(members), members, 0, TableRules.from_wire(data["rules"]))
+    rules = TableRules.from_wire(data["rules"])
+    check_seating(members, len(members), rules, "§6.6")
+    return Roster(data["table"], data["table_nonce"], len(members), members, 0, rules)
 
 
 def sign_roster(identity: Identity, canonical: bytes) -> bytes:

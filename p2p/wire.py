@@ -28,10 +28,11 @@ hashes over encodings (the game id, §6.6) are well defined.
 
 from __future__ import annotations
 
+import io
 import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgpack
 
@@ -301,19 +302,26 @@ class FrameDecoder:
 
 
 def split_frames(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, bytes | None]]:
-    """(offset, payload) of each §4.2 frame of a file; payload None for a last frame cut
-    short (a crash while writing). A frame longer than `limits` allows is a §4.2 error."""
+    """(offset, payload) of each §4.2 frame of a file's bytes (see `read_frames`)."""
+    return read_frames(io.BytesIO(data), limits)
+
+
+def read_frames(source: BinaryIO, limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, bytes | None]]:
+    """(offset, payload) of each §4.2 frame read from `source`, one frame at a time (a
+    file is never read whole: a bad frame is found where it is); payload None for a last
+    frame cut short (a crash while writing). A frame longer than `limits` allows is a
+    §4.2 error, raised before its payload is read."""
     offset = 0
-    while offset < len(data):
-        if len(data) - offset < 4:
+    while prefix := source.read(4):
+        if len(prefix) < 4:
             yield offset, None
             return
-        length = int.from_bytes(data[offset : offset + 4], "big")
+        length = int.from_bytes(prefix, "big")
         if length > limits.max_frame:
             raise ProtocolError("§4.2", f"frame at byte {offset} claims {length} bytes, more than a frame may hold here")
-        end = offset + 4 + length
-        if end > len(data):
+        payload = source.read(length)
+        if len(payload) < length:
             yield offset, None
             return
-        yield offset, data[offset + 4 : end]
-        offset = end
+        yield offset, payload
+        offset += 4 + length

@@ -4,10 +4,12 @@
 detected / cheats tried). A run plays a table with one cheating seat (`tests.malicious`)
 and judges what the honest seats did, on the same criteria for every cheat:
 
-* detected: every honest seat named the culprit's seat under the rule it broke;
-* in the log: every honest fairness log holds a note naming the culprit's peer id and
-  the section; on screen: every honest live peer showed a line naming the culprit and
-  the section;
+* detected: every honest seat named the culprit's seat under the rule it broke (alone,
+  or, where nothing can tell which of two seats signed falsely, §7.5, as one of the two
+  suspects);
+* in the log: every honest fairness log holds a note naming the culprit (its peer id,
+  or its name among the suspects) and the section; on screen: every honest live peer
+  showed a line naming the culprit and the section;
 * consistent: the honest seats' delivered sequences are prefixes of one another, and
   where the machine judged (a §8/§9 violation) they halted at the same place with the
   same verdict; where the cheat is refused and play goes on, they finished alike;
@@ -130,9 +132,12 @@ def _judge_audits(judged: Judged, results: Sequence[AuditResult], culprit: int, 
             ok = ok and result.ok
             verdicts.add("clean" if result.ok else f"NOT clean: {failure.describe() if failure else ''}")
         elif provable:
-            named = failure is not None and failure.seat == culprit and failure.section in judged.sections
+            alone = failure is not None and failure.seat == culprit
+            among = failure is not None and failure.seat is None and culprit in failure.suspects
+            named = (alone or among) and failure is not None and failure.section in judged.sections
             ok = ok and named
-            verdicts.add(f"names seat {culprit} ({failure.section})" if named and failure else f"misses it: {failure}")
+            verdicts.add(f"names seat {culprit}{' among its suspects' if among else ''} ({failure.section})"
+                         if named and failure else f"misses it: {failure}")
         else:  # seen on receipt: the log holds no proof, and must blame nobody
             ok = ok and failure is not None and failure.seat is None
             verdicts.add("no proof in the log: blames nobody" if failure is not None and failure.seat is None else f"{failure}")
@@ -142,10 +147,17 @@ def _judge_audits(judged: Judged, results: Sequence[AuditResult], culprit: int, 
         judged.problems.append(f"audit: {judged.audit}")
 
 
+def _suspects(note: str) -> list[str]:
+    """The names a note of a verdict with suspects begins with ("Bo or Cy (seats 2 or 3): …")."""
+    who = note.split(" (", 1)[0]
+    return who.split(" or ") if " or " in who else []
+
+
 def _named(verdicts: Sequence[Verdict], culprit: int, sections: tuple[str, ...], policy: Response) -> Verdict | None:
     """The verdict naming the culprit under one of `sections`, the one of `policy` first
     (a cheater's intents refused in a void round are named too, but do not decide)."""
-    named = [v for v in verdicts if v.seat == culprit and v.section in sections]
+    named = [v for v in verdicts if (v.seat == culprit or v.seat is None and culprit in v.suspects)
+             and v.section in sections]
     return next((v for v in named if v.response is policy), named[0] if named else None)
 
 
@@ -166,8 +178,11 @@ def judge_table(net: CheatingTable, cheat: Cheat, sections: tuple[str, ...], pol
     first = next((v for v in named.values() if v is not None), None)
     judged.named = f"seat {culprit}: {first.section}: {first.reason}" if first else "-"
     paths = net.write_logs(logs)
+    name = net.roster.members[culprit].name
     judged.in_log = all(
-        any(n.peer == culprit_id and n.section in sections for n in read_log(paths[seat]).notes) for seat in honest
+        any(n.section in sections and (n.peer == culprit_id or n.peer is None and name in _suspects(n.text))
+            for n in read_log(paths[seat]).notes)
+        for seat in honest
     )
     if not judged.in_log:
         judged.problems.append("a log lacks the note naming the culprit")

@@ -190,15 +190,21 @@ class TableNetwork(Network):
             for peer, table in zip(self.peers, self.tables):
                 self._drive(peer, table)
 
-    def write_logs(self, folder: Path) -> list[Path]:
-        """Each peer's fairness log, as a live peer writes it (§10)."""
+    def write_logs(self, folder: Path, *, absent: int | None = None) -> list[Path]:
+        """Each peer's fairness log, as a live peer writes it (§10); `absent`: the seat
+        whose absence ended the others' game (§11.3), which writes no log."""
         paths = []
         for seat, table in enumerate(self.tables):
+            if seat == absent:
+                continue
             path = folder / f"seat{seat}.bandit-log"
             log = FairnessLog.create(path, header_for(self.canonical, self.signatures, seat))
             for side, envelope in table.records:
                 (log.append_side if side else log.append)(envelope)
-            log.close("the game ended" if table.machine.finished else "stopped")
+            if absent is not None:
+                log.close(f"P{absent + 1} was away for more than 120 s", absent=absent)
+            else:
+                log.close("the game ended" if table.machine.finished else "stopped")
             paths.append(path)
         return paths
 

@@ -62,6 +62,22 @@ def test_audit_changed_record_fails_its_signature(game_log: Path, tmp_path: Path
     assert not result.ok
     assert result.first_failure.record == 40 and result.first_failure.section == "§4.5"
     assert "bad signature" in result.first_failure.what
+    assert result.first_failure.seat is None  # nobody signed it: the log was altered, no player is blamed
+
+
+@pytest.mark.parametrize("where", ["message", "side"])
+def test_s10_2_a_record_nobody_signed_blames_nobody_and_says_whose_it_claims_to_be(
+        game_log: Path, tmp_path: Path, where: str) -> None:
+    """Anyone can write 64 zero bytes for a signature: the record's `from` is its claim,
+    not its author, so the verdict blames nobody (§10.2) and only tells whose it says it is."""
+    zeroed = lambda records, at: [(body, bytes(64) if i == at else sig) for i, (body, sig) in enumerate(records)]
+    if where == "message":
+        result = audit(rewrite(game_log, tmp_path, lambda m: zeroed(m, 40)))
+    else:
+        result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=lambda s: zeroed(s, 3)))
+    failure = result.first_failure
+    assert failure is not None and failure.section == "§4.5" and failure.seat is None
+    assert "bad signature" in failure.what and "(the record says it is P" in failure.what
 
 
 def test_audit_dropped_record_breaks_a_chain(game_log: Path, tmp_path: Path) -> None:
@@ -136,10 +152,12 @@ def test_audit_dropped_side_record_breaks_its_side_chain(game_log: Path, tmp_pat
 
 
 def test_audit_log_stripped_of_shares_blames_nobody(game_log: Path, tmp_path: Path) -> None:
-    """Without the shares the replay waits; nothing afterwards may be held against a player."""
+    """Without the shares the replay waits; nothing afterwards may be held against a player,
+    and the records after the first one held are records no honest peer logs (§10.1)."""
     result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=lambda s: []))
-    assert not result.ok and result.first_failure.seat is None
-    assert "waiting for shares" in result.first_failure.what
+    failure = result.first_failure
+    assert not result.ok and failure.seat is None and failure.section == "§10.1" and failure.record is not None
+    assert "waiting for the shares of reveal 0 from" in failure.what and "side records were removed" in failure.what
 
 
 def test_audit_changed_side_record_fails_its_signature(game_log: Path, tmp_path: Path) -> None:
@@ -182,7 +200,10 @@ def test_s10_2_audit_json_names_each_seat_it_numbers(game_log: Path) -> None:
     left = verdict(replace(result, left=Departure(2, "left the table", f"{names[2]} left the table")))["left"]
     assert left == {"seat": 2, "peer": names[2], "why": "left the table", "told": f"{names[2]} left the table"}
     blamed = verdict(replace(result, first_failure=Failure(7, 0, "§9.4", "a share that is not owed")))["first_violation"]
-    assert blamed == {"record": 7, "seat": 0, "peer": names[0], "section": "§9.4", "what": "a share that is not owed"}
+    assert blamed == {"record": 7, "seat": 0, "peer": names[0], "section": "§9.4", "what": "a share that is not owed",
+                      "suspects": []}
+    shared = verdict(replace(result, first_failure=Failure(7, None, "§7.5", "one of the two", (1, 0))))
+    assert shared["first_violation"]["seat"] is None and shared["first_violation"]["suspects"] == [names[1], names[0]]
     altered = verdict(replace(result, first_failure=Failure(7, None, "§7.2", "chain broken")))["first_violation"]
     assert altered["seat"] is None and altered["peer"] is None
 
@@ -328,3 +349,87 @@ def test_s10_2_the_report_counts_seats_from_1_as_its_players_line_does() -> None
 
     assert Failure(3, 1, "§7.5", "x").describe(("Ann", "Bo", "Cy")) == "record 3 by Bo (seat 2): §7.5: x"
     assert Failure(None, None, "§10.1", "y").describe(("Ann",)) == "the log: §10.1: y"
+
+
+def test_s10_1_a_log_whose_shares_were_removed_cannot_pass_for_an_absence(game_log: Path, tmp_path: Path) -> None:
+    """A finished game's log with one seat's side records removed and an unsigned
+    `log.end` naming that seat absent: its table would hold every record after the first
+    reveal that needs those shares, and no honest peer hands those over (§10.1), so the
+    log was altered, whatever its end says."""
+    contents = read_log(game_log)
+    from p2p.wire import decode_map
+
+    bo = decode_map(contents.messages[0][0])["from"]
+    bo_seat = next(i for i, (body, _sig) in enumerate(contents.messages) if decode_map(body)["from"] == bo)
+    assert audit(game_log).finished
+    kept = lambda sides: [(body, sig) for body, sig in sides if decode_map(body)["from"] != bo]
+    seat = audit(game_log).member(bo).seat
+    result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=kept, why="P was away for more than 120 s", absent=seat))
+    failure = result.first_failure
+    assert not result.ok and failure.section == "§10.1" and failure.seat is None and failure.record is not None
+    assert bo_seat >= 0 and "no stall claim about them follows" in failure.what
+    done = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", str(tmp_path / "tampered.bandit-log")],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 1 and '"ok": false' in done.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_s10_2_an_honest_absence_waiting_for_the_absent_seat_s_shares_passes(seed: int, tmp_path: Path) -> None:
+    """The case the rule above must leave alone: a seat goes away while its shares are
+    owed, after its acks let the others deliver what follows; their tables hold that,
+    and their logs, closed as after the grace period, end with the first message held
+    (nothing after it was handed over) and audit clean, the absence reported."""
+    from p2p.order import is_side
+    from tests.faultsim import FaultNetwork
+
+    class SharesLost(FaultNetwork):  # seat 2's shares never get out: it dies first
+        def _post(self, src, dst, envelope):  # type: ignore[no-untyped-def]
+            if not (src == 2 and is_side(envelope.inner)):
+                super()._post(src, dst, envelope)
+
+    net = SharesLost(3, seed, rules=TableRules(target=25, skills_text=SMALL_DECK))
+    net.start()
+    net.play_until(lambda: all(t.machine.holding for t in net.tables[:2]), limit=600.0)
+    net.kill(2)
+    net.play_until(lambda: False, limit=net.now + 10.0)
+    assert all(t.machine.holding and 2 in next(iter(t.machine.waiting_for_shares.values())) for t in net.tables[:2])
+    for path in net.write_logs(tmp_path, absent=2):
+        result = audit(path)
+        assert result.ok and result.left is not None and result.left.seat == 2, result.first_failure
+
+
+def test_s10_2_a_header_whose_skills_table_nests_too_deep_is_refused_not_a_crash(game_log: Path, tmp_path: Path) -> None:
+    """The roster is read before any signature is checked: a header anyone can write."""
+    from p2p.roster import parse_canonical
+    from p2p.wire import decode, encode
+
+    def header(h: Header) -> Header:
+        data = decode(h.roster)
+        data["rules"]["skills"] = "x = " + "[" * 500 + "]" * 500
+        return Header(encode(data), h.signatures, h.seat, h.software)
+
+    def change(messages):  # type: ignore[no-untyped-def]
+        return messages
+
+    change.header = header  # type: ignore[attr-defined]
+    result = audit(rewrite(game_log, tmp_path, change))
+    assert not result.ok and result.first_failure.section == "§6.8" and "nested too deeply" in result.first_failure.what
+    assert parse_canonical  # (the same reading as every guest's, §6.6)
+
+
+def test_s10_1_a_log_is_read_a_frame_at_a_time(tmp_path: Path) -> None:
+    """A file is not read whole before its first frame is looked at: a sparse file of
+    256 MiB whose first frame is empty is refused at byte 0 without holding its bytes."""
+    import tracemalloc
+
+    sparse = tmp_path / "sparse.bandit-log"
+    with sparse.open("wb") as f:
+        f.truncate(256 << 20)
+    tracemalloc.start()
+    try:
+        result = audit(sparse)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not result.ok and "frame at byte 0" in result.first_failure.what
+    assert peak < 8 << 20, f"{peak >> 20} MiB to refuse a first frame"

@@ -393,10 +393,19 @@ async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still
     assert returns >= 1  # it came back (and the table could not use it) at least once
     assert "was away for more than 3 s" in summaries[0].why, summaries[0].why
     assert "could not reach" in summaries[1].why or "was away" in summaries[1].why, summaries[1].why
-    for i in range(3):
+    for i in range(2):
         assert not summaries[i].finished
         result = audit(summaries[i].log_path)
         assert result.ok and result.left is not None and result.first_failure is None, (i, result.first_failure)
+    # The withholder's own table never waited for its own share, so its log holds the
+    # intents it sent while back (`busy`) past the reveal that waits for that share, which
+    # it never sent, so never logged: no honest peer's log does that (§10.1).
+    failure = audit(summaries[2].log_path).first_failure
+    if busy:
+        assert failure is not None and failure.section == "§10.1" and failure.seat is None
+        assert f"its writer, {high.names[high.me]}, went on without sending its own" in failure.what
+    else:
+        assert failure is None
 
 
 class CutAtTheEnd(TablePeer):

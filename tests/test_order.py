@@ -10,10 +10,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from p2p.order import (
+    ACK_TYPE,
     message_hash,
     ChainBroken,
     Equivocation,
     HeadsInvalid,
+    HeadsUnheld,
     MalformedHeader,
     StampBackwards,
     ZERO_HASH,
@@ -539,15 +541,16 @@ def test_s7_3_promises_stay_few_however_many_acks_arrive() -> None:
     inner = dict(o.ack(net.now).inner, last=[MAX_HELD, ZERO_HASH])
     with pytest.raises(ChainBroken):
         deliver_to(net, 1, make_signer(net.peers[0].identity)(inner))
+    receiver.clock = 3999  # (so that what seat 0 names justifies a high stamp, §7.3)
+    named = receiver.send({"type": "note", "v": 1}, net.now)
+    zero = forge(net, 0, lamport=4001, heads=[[0, message_hash(named.body)]])  # its seq 0, delivered below
     for declared in range(0, 3000, 3):  # a frontier: rising seqs with rising stamps
-        inner = dict(o.ack(net.now).inner, last=[declared, ZERO_HASH], lamport=5000 + declared)
+        digest = message_hash(zero.body) if declared == 0 else ZERO_HASH  # (seqs above 0 are never sent here)
+        inner = dict(o.ack(net.now).inner, last=[declared, digest], lamport=5000 + declared)
         deliver_to(net, 1, make_signer(net.peers[0].identity)(inner))
     assert len(peer.promises) == 1000 and len(peer.acks) <= len(peer.promises) + 1
     stamps = [s for s, _ in peer.promises]
     assert stamps == sorted(stamps) and [d for _, d in peer.promises] == sorted(d for _, d in peer.promises)
-    receiver.clock = 3999  # (so that what seat 0 names justifies a high stamp, §7.3)
-    named = receiver.send({"type": "note", "v": 1}, net.now)
-    zero = forge(net, 0, lamport=4001, heads=[[0, message_hash(named.body)]])
     deliver_to(net, 1, zero)
     with pytest.raises(StampBackwards):  # and each still binds: its seq 1 must be above 5000
         deliver_to(net, 1, forge(net, 0, lamport=5000, seq=1, prev=message_hash(zero.body)))
@@ -645,7 +648,7 @@ def test_s7_3_a_top_stamp_naming_a_message_nobody_sent_is_rejected_in_order_and_
     for peer in net.peers[1:]:
         assert not peer.errors
         rejected = [d for d in peer.delivered if d.rejected is not None]
-        assert [(d.seat, type(d.rejected)) for d in rejected] == [(0, HeadsInvalid)]
+        assert [(d.seat, type(d.rejected)) for d in rejected] == [(0, HeadsUnheld)]
         assert all(d.stamp < 10 for d in peer.delivered if d.seat != 0)
     assert sequences(net)[1] == sequences(net)[2]
 
@@ -775,3 +778,65 @@ def test_s10_1_a_log_keeps_the_whole_proof_of_an_unjustified_stamp_at_six_seats(
     log.close("stopped")
     (kept,) = read_log(path).evidence
     assert [body for body, _ in kept.items] == [m.body for m in refused.value.evidence]
+
+
+@pytest.mark.parametrize("arrival", ["ack, then both", "the second, the ack, the first", "both, then the ack"])
+def test_s7_2_an_ack_naming_another_message_is_equivocation_whichever_arrives_first(arrival: str) -> None:
+    """An ack whose `last` names another hash for a seq than the message signed as that
+    seq is equivocation (§7.2), whether the message was taken before the ack, was held
+    waiting for a gap, or comes after it: the verdict does not depend on arrival order."""
+    net = Network(2, 5)
+    q = net.peers[0].orderer
+    first, second = q.send({"type": "note", "v": 1}, 0.0), q.send({"type": "note", "v": 1}, 0.0)
+    lie = make_signer(net.peers[0].identity)({
+        "type": ACK_TYPE, "v": 1, "from": q.seats[0], "game": q.game, "lamport": 9,
+        "last": [1, b"\x07" * 32], "heads": [[-1, ZERO_HASH]], "slast": [-1, ZERO_HASH],
+        "sides": [[-1, ZERO_HASH]], "away": []})
+    frames = {"ack, then both": [lie, first, second], "the second, the ack, the first": [second, lie, first],
+              "both, then the ack": [first, second, lie]}[arrival]
+    x = net.peers[1].orderer
+    with pytest.raises(Equivocation) as refused:
+        for frame in frames:
+            x.receive(transmit(frame), 0.0)
+    assert refused.value.peer == q.seats[0]
+    assert {e.body for e in refused.value.evidence} == {lie.body, second.body}
+    assert x._peers[0].covered < 9  # the false promise covers nothing
+
+
+def _framed() -> tuple[Network, Any, Any]:
+    """Seats q = 0 (dishonest), s = 1, x = 2: q sends its seq 0 to s only, s answers with
+    m naming it, and q tells x, in an ack that echoes m, that it has sent nothing (a
+    promise that covers m's stamp). Returns the network, m, and x's delivery of m."""
+    net = Network(3, 5)
+    q, s, x = (p.orderer for p in net.peers)
+    c = q.send({"type": "note", "v": 1}, 0.0)
+    s.receive(transmit(c), 0.0)
+    m = s.send({"type": "note", "v": 1}, 0.0)
+    x.receive(transmit(m), 0.0)
+    lie = make_signer(net.peers[0].identity)({
+        "type": ACK_TYPE, "v": 1, "from": q.seats[0], "game": q.game, "lamport": 2,
+        "last": [-1, ZERO_HASH], "heads": [[0, message_hash(m.body)], [-1, ZERO_HASH]],
+        "slast": [-1, ZERO_HASH], "sides": [[-1, ZERO_HASH], [-1, ZERO_HASH]], "away": []})
+    x.receive(transmit(lie), 0.0)
+    x.ack(0.0)
+    (delivered,) = list(x.deliveries())
+    return net, m, delivered
+
+
+def test_s7_5_a_head_naming_a_message_a_promise_denies_names_both_suspects_and_neither_alone() -> None:
+    """x cannot tell whether s named a message q never signed or q signed one and lied in
+    its promise: m is rejected (the game ends there) with both as suspects, so a liar
+    cannot get an honest sender convicted (§7.5)."""
+    from p2p.order import OrderReplay
+    from p2p.policy import on_violation
+    from p2p.table.machine import TableViolation
+
+    net, m, delivered = _framed()
+    rejected = delivered.rejected
+    assert delivered.seat == 1 and isinstance(rejected, HeadsUnheld) and (rejected.other, rejected.seq) == (0, 0)
+    assert "one of the two signed falsely" in rejected.reason
+    replay = OrderReplay(seats=net.peers[2].orderer.seats, game=net.peers[2].orderer.game)  # the audit's view
+    assert isinstance(replay.next(transmit(m)).rejected, HeadsUnheld)
+    verdict = on_violation(TableViolation(rejected.section, None, rejected.reason, suspects=(1, rejected.other)))
+    assert verdict.seat is None and verdict.who(["Ann", "Bo", "Cy"]) == "Bo or Ann"
+    assert verdict.note(["Ann", "Bo", "Cy"]).startswith("Bo or Ann (seats 2 or 1): §7.5:")

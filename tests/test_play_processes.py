@@ -94,6 +94,11 @@ def test_host_bots_and_a_code_on_stdin_are_checked_before_the_lobby(tmp_path: Pa
     assert full.returncode == 2 and "--bots must be between 0 and 2 (the seats but yours)" in full.stderr
     empty = run_cli("join", "--headless", "--peer", "127.0.0.1:9", "--code", "-", *state)  # (stdin: nothing)
     assert empty.returncode == 2 and "no table code on the standard input" in empty.stderr
+    deck = tmp_path / "small.toml"
+    deck.write_text("[[card]]\nvalue = 0\ncount = 20\n")  # deals to four players, not to six (R4)
+    small = run_cli("host", "--headless", "--seats", "6", "--skills", str(deck), "--no-discovery", *state)
+    assert small.returncode == 2 and ("these table rules cannot be played: R4: the deck has 20 cards; 6 players need "
+                                      "at least 26") in small.stderr, small.stderr
 
 
 def test_play_gives_up_at_once_on_a_bot_that_cannot_sit_down(tmp_path: Path) -> None:

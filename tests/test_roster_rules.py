@@ -72,3 +72,51 @@ def test_rules_invalid_skills_refused_with_section(tmp_path: Path) -> None:
 def test_rules_out_of_range_refused(field: str, value: int) -> None:
     with pytest.raises(ProtocolError):
         TableRules(**{field: value})
+
+
+def test_rules_skills_nested_too_deeply_is_a_skills_error() -> None:
+    """A skills table of ~500 nested arrays (1,002 characters, inside the field's 4,096)
+    makes the TOML parser recurse past Python's limit: it is refused as bad TOML (R2), so
+    a roster (or a log's header) holding it is a §6.8 error, never a crash."""
+    nested = "x = " + "[" * 500 + "]" * 500
+    with pytest.raises(SkillsError) as info:
+        TableRules(skills_text=nested)
+    assert info.value.rule == "R2" and "nested too deeply" in str(info.value)
+
+
+def test_s6_8_a_deck_too_small_for_the_table_is_refused(tmp_path: Path) -> None:
+    """Every member would sign a roster whose deck cannot deal to its seats, and every
+    table would then fail to start (R4): the roster is refused where it is read, on the
+    wire (for the table's seats) and signed (for its members), and a host cannot open it."""
+    tiny = TableRules(skills_text="[[card]]\nvalue = 0\ncount = 9\n")  # 2 players need 4 × 2 + 2 = 10
+    r = roster(tmp_path, tiny)
+    with pytest.raises(ProtocolError) as signed:
+        parse_canonical(r.canonical())
+    with pytest.raises(ProtocolError) as wire:
+        Roster.from_wire(r.to_wire())
+    assert signed.value.section == wire.value.section == "§6.8"
+    assert "the deck has 9 cards; 2 players need at least 10" in signed.value.reason
+    five = TableRules(skills_text="[[card]]\nvalue = 0\ncount = 14\n")  # deals to 3, not to 4
+    assert Roster.from_wire(dict(r.to_wire(), seats=3, rules=five.to_wire())).seats == 3
+    with pytest.raises(ProtocolError):
+        Roster.from_wire(dict(r.to_wire(), seats=4, rules=five.to_wire()))
+    from p2p.lobby import HostLobby
+
+    with pytest.raises(ProtocolError):
+        HostLobby(fixed_identity(1, tmp_path / "h"), name="alice", table="Kitchen", seats=4, table_nonce=b"\x11" * 32,
+                  port=1, rules=five)
+
+
+@pytest.mark.parametrize("second", ["alice", "Alice", "ａｌｉｃｅ", "ALICE"])
+def test_s6_4_two_members_named_alike_are_refused_in_any_roster(tmp_path: Path, second: str) -> None:
+    """The host refuses a second "alice" (§6.4); a roster that seats two anyway (a host
+    that does not) is refused by every guest that reads it and by the audit, so no two
+    players of one game share a name in any report or total."""
+    r = roster(tmp_path, DEFAULT_RULES)
+    bob = r.members[1]
+    twins = Roster(r.table, r.table_nonce, 2, (r.members[0], Member(1, second, bob.cert, bob.nonce)))
+    for read, section in ((lambda: parse_canonical(twins.canonical()), "§6.6"),
+                          (lambda: Roster.from_wire(twins.to_wire()), "§6.5")):
+        with pytest.raises(ProtocolError) as info:
+            read()
+        assert info.value.section == section and "names two players alike" in info.value.reason

@@ -115,7 +115,7 @@ from p2p.deck import Reveal as Collect
 from p2p.deck.shuffle import Deck
 from p2p.errors import printable
 from p2p.identity import short_id
-from p2p.order import Delivered, message_hash
+from p2p.order import Delivered, HeadsUnheld, message_hash
 from p2p.roster import TableRules
 from p2p.table.intake import judged_at_once
 from p2p.table.messages import intent_of, intent_payload
@@ -144,11 +144,12 @@ STALL_WORDS: Final = {
 class TableViolation(Exception):
     """A peer broke §8 or §9 (or the order, §7.5): the game cannot go on (§11)."""
 
-    def __init__(self, section: str, seat: int | None, reason: str) -> None:
+    def __init__(self, section: str, seat: int | None, reason: str, *, suspects: tuple[int, ...] = ()) -> None:
         super().__init__(f"{section}: {reason}")
         self.section = section
         self.seat = seat
         self.reason = reason
+        self.suspects = suspects  # (seat None) the seats one of which broke it: nothing tells which (§7.5)
 
 
 class SeatLeft(TableViolation):
@@ -478,8 +479,11 @@ class TableMachine:
             self.position = delivered.position
             self._current = (seat, int(inner["seq"]))
             try:
-                if delivered.rejected is not None:
-                    raise TableViolation(delivered.rejected.section, seat, delivered.rejected.reason)
+                rejected = delivered.rejected
+                if isinstance(rejected, HeadsUnheld):  # its sender, or the seat it names, signed falsely
+                    raise TableViolation(rejected.section, None, rejected.reason, suspects=(seat, rejected.other))
+                if rejected is not None:
+                    raise TableViolation(rejected.section, seat, rejected.reason)
                 handler = getattr(self, "_on_" + str(inner["type"]).replace(".", "_").replace("-", "_"), None)
                 if handler is None:
                     raise TableViolation("§9", seat, f"{inner['type']!r} is not a table message")
@@ -524,13 +528,15 @@ class TableMachine:
         if rnd.void is None and rnd.ended is None:
             if rnd.beacon.phase != "done":
                 return Awaited("beacon", rnd.number, 0, seats_of(rnd.beacon.missing))
-            for chain in rnd.chains:
-                if not chain.complete:
-                    return Awaited("shuffle", rnd.number, chain.number, seats_of((chain.expected,)))
             need = self.engine.next_need
             work = self._work.get(need) if isinstance(need, Reveal) else None
             if isinstance(work, _RevealWork) and not work.collect.complete:
+                # every ordered message waits for these shares, a reshuffle chain's next step
+                # among them (§9.4): that step cannot come before them
                 return Awaited("shares", rnd.number, work.number, seats_of(work.collect.missing))
+            for chain in rnd.chains:
+                if not chain.complete:
+                    return Awaited("shuffle", rnd.number, chain.number, seats_of((chain.expected,)))
             return None
         if not (self.outcomes and self.outcomes[-1].round == rnd.number):
             return Awaited("opening", rnd.number, 0, tuple(s for s in range(n) if s not in rnd.openings))
@@ -1053,6 +1059,9 @@ class TableMachine:
             step.send.append({"type": "opening", "v": 1, "round": rnd.number, "steps": steps, "digest": rnd.digest})
 
     def _apply_queued(self, item: _Queued, step: Step) -> None:
+        # What the item changes is its own message's doing (§9.5: a top card it turns up
+        # was shown by it), whatever this peer took last: that differs from peer to peer.
+        self._current = (item.seat, item.seq)
         event = item.event
         if isinstance(event, (TurnTimedOut, PeekBarrierExpired)):
             stale = (

@@ -1,0 +1,106 @@
+"""§7.10 relayed messages: a copy that comes on another peer's link than its sender's
+says nothing of its sender's present state.
+
+Acks carry no sequence number of their own, and a heartbeat repeats the stamp of the
+one before it, so an old ack relayed late by a third peer would otherwise be taken as
+its sender's latest word: its `away` (§7.1, §11.3) and what it holds of the receiver's
+chains (§7.6). What it proves stays proven whenever it was sent: its promise (§7.3) and
+its hashes (§7.2, §7.10).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from p2p.order import ACK_TYPE, ZERO_HASH, Orderer, StampBackwards, message_hash
+from tests.ordersim import Network, make_signer, transmit
+
+
+def test_s7_10_a_relayed_old_ack_does_not_bring_back_its_senders_away_report() -> None:
+    net = Network(3, 9)
+    a, r, _ = (p.orderer for p in net.peers)
+    r.set_away([2])
+    old = r.ack(1.0)  # r briefly lost its link to seat 2 ...
+    a.receive(transmit(old), 1.0)
+    assert a.cut_off()[1][1] == (2,)
+    r.set_away([])
+    new = r.ack(2.0)  # ... and it came back (the same stamp: nothing was sent meanwhile)
+    a.receive(transmit(new), 2.0)
+    assert old.inner["lamport"] == new.inner["lamport"] and a.cut_off() == {}
+    t = 2.0
+    for _ in range(130):  # a third seat relays r's old ack after each of r's heartbeats
+        a.receive(transmit(old), t + 0.05, relayed=True)
+        assert a.cut_off() == {}
+        t += 1.0
+        a.receive(transmit(r.ack(t)), t)
+    # the same ack on r's own link is r's word: a report that starts again
+    a.receive(transmit(old), t + 0.05)
+    assert a.cut_off()[1][1] == (2,)
+
+
+def test_s7_6_a_relayed_old_ack_does_not_make_the_receiver_resend_its_chains() -> None:
+    net = Network(3, 3)
+    a, r, _ = net.peers
+    stale = r.orderer.ack(0.0)  # r's ack from the start of the game, signed by r
+    for n in range(200):
+        net.send(0, {"type": "note", "v": 1, "n": n})
+        if n % 50 == 0:
+            net.broadcast(0, a.orderer.send_side({"type": "shares", "v": 1, "n": n}, net.now))
+        net.run_until(net.now + 0.001)
+    net.quiesce(3.0)
+    o = a.orderer
+    assert o._peers[1].has_of_mine == len(o._sent) - 1 and not [e for s, e in o.on_timer(net.now) if s == 1]
+    o.receive(transmit(stale), net.now, relayed=True)
+    assert not [e for k in range(20) for s, e in o.on_timer(net.now + 0.05 * k) if s == 1]
+    o.receive(transmit(stale), net.now + 1.0)  # on r's own link it is r's word (as after a restart)
+    assert len([e for s, e in o.on_timer(net.now + 1.3) if s == 1]) >= len(o._sent)
+
+
+def test_s11_3_a_relayed_pre_crash_ack_does_not_starve_a_restarted_peer() -> None:
+    net = Network(3, 4)
+    a, r, m = (p.orderer for p in net.peers)
+    n0 = a.send({"type": "note", "v": 1}, 0.0)
+    for o in (r, m):
+        o.receive(transmit(n0), 0.0)
+    acks = {i: o.ack(0.0) for i, o in enumerate((a, r, m))}
+    for i, o in enumerate((a, r, m)):
+        for j, ack in acks.items():
+            if j != i:
+                o.receive(transmit(ack), 0.0)
+    logged = [d.envelope for d in r.deliveries()]
+    n1 = a.send({"type": "note", "v": 1}, 0.0)
+    r.receive(transmit(n1), 0.0)
+    before_crash = r.ack(0.0)  # "I hold a's seq 1"
+    a.receive(transmit(before_crash), 0.0)
+    back = Orderer(seats=r.seats, me=1, game=r.game, sign=make_signer(net.peers[1].identity))
+    for envelope in logged:  # r restarts from its log and journal, holding a's seq 0 alone
+        back.restore_delivered(transmit(envelope))
+    back.restore_sent(before_crash, 0.0)
+    back.restored()
+    resent = []
+    for second in range(1, 4):
+        a.receive(transmit(back.ack(float(second))), float(second))  # r: "I hold a's seq 0"
+        a.receive(transmit(before_crash), second + 0.1, relayed=True)  # a third seat relays the old one
+        resent += [e for k in range(20) for s, e in a.on_timer(second + 0.05 * k) if s == 1 and e.body == n1.body]
+    assert resent
+    for envelope in resent[:1]:
+        back.receive(transmit(envelope), 4.0)
+    assert back._peers[0].next_seq == 2  # r has a's seq 1 again
+
+
+def test_s7_3_a_relayed_ack_still_promises_and_still_convicts() -> None:
+    """The promise of a relayed ack is kept (it holds whenever the ack was sent), and a
+    relayed ack that breaks it is refused with the evidence, as on its own link."""
+    net = Network(3, 5)
+    q, s, x = (p.orderer for p in net.peers)
+    c = q.send({"type": "note", "v": 1}, 0.0)  # q's seq 0, stamped 1
+    x.receive(transmit(c), 0.0)
+    lie = make_signer(net.peers[0].identity)({
+        "type": ACK_TYPE, "v": 1, "from": q.seats[0], "game": q.game, "lamport": 2,
+        "last": [-1, ZERO_HASH], "heads": [[-1, ZERO_HASH], [-1, ZERO_HASH]],
+        "slast": [-1, ZERO_HASH], "sides": [[-1, ZERO_HASH], [-1, ZERO_HASH]], "away": [],
+    })  # "everything after my seq -1 is stamped above 2": but seq 0 is stamped 1
+    with pytest.raises(StampBackwards) as refused:
+        x.receive(transmit(lie), 0.0, relayed=True)
+    assert refused.value.peer == q.seats[0] and {message_hash(e.body) for e in refused.value.evidence} == {
+        message_hash(c.body), message_hash(lie.body)}
