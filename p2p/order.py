@@ -101,6 +101,7 @@ MAX_HELD = 4096  # out-of-order content messages held per sender before it is an
 RETRANSMIT_AFTER = 0.2  # seconds without progress before missing messages are resent
 SIDE_CONFIRM_AFTER = RETRANSMIT_AFTER / 2  # an ack confirms side messages by then (§7.8)
 HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
+RELAY_AFTER = 1.0  # seconds a peer lacks a third seat's content we hold before we relay it (§7.6)
 
 
 Mark = tuple[int, Hashable]
@@ -450,6 +451,8 @@ class Orderer:
         self._heads_changed = False  # others' content arrived since we last declared our heads
         self._sides_unconfirmed: float | None = None  # when a side message first arrived since our last ack
         self._evidence: list[tuple[int, Envelope]] = []  # our copies of forked messages, for their declarers
+        # (peer, seat) -> (when to relay, what the peer had declared of seat's chain then)
+        self._relays: dict[tuple[int, int], tuple[float, int]] = {}
         self._evidence_sent: set[tuple[int, int, int, bool]] = set()
         self._away: tuple[int, ...] = ()  # the seats we have no link to, as our acks say
         self._away_changed = False
@@ -1023,6 +1026,7 @@ class Orderer:
             times.append(self._last_sent_time + HEARTBEAT_EVERY)
         if self._sides_unconfirmed is not None:
             times.append(self._sides_unconfirmed + SIDE_CONFIRM_AFTER)
+        times.extend(due for due, _declared in self._relays.values())
         return min(times) if times else None
 
     def on_timer(self, now: float) -> list[tuple[int, Envelope]]:
@@ -1050,10 +1054,37 @@ class Orderer:
             elif now >= peer.side_resend_at:
                 out.extend((i, e) for e in self._side_sent[peer.has_side_of_mine + 1 :])
                 peer.side_resend_at = now + RETRANSMIT_AFTER
+        out.extend(self._relayed(now))
         heartbeat = self._last_sent_time is None or now >= self._last_sent_time + HEARTBEAT_EVERY
         confirm = self._sides_unconfirmed is not None and now >= self._sides_unconfirmed + SIDE_CONFIRM_AFTER
         if heartbeat or confirm:
             out.append((-1, self.ack(now)))
+        return out
+
+    def _relayed(self, now: float) -> list[tuple[int, Envelope]]:
+        """Third seats' content that a peer still lacks RELAY_AFTER after we saw it lack
+        it, with no progress meanwhile (§7.6): its author resends what it sent, but an
+        author that showed a message to some peers only would leave the others, and the
+        peers that hold it, waiting for good (§7.10). Relayed, it is taken, or proves a
+        fork or a broken promise against its author."""
+        out: list[tuple[int, Envelope]] = []
+        for r, peer in enumerate(self._peers):
+            if r == self.me:
+                continue
+            for q in self._others[r]:
+                if q == self.me:
+                    continue
+                held = self._peers[q].next_seq - 1
+                declared = max(peer.echoed.get(q, -1), max(peer.unchecked.get(q, ()), default=-1))
+                if declared >= held:
+                    self._relays.pop((r, q), None)
+                    continue
+                due = self._relays.get((r, q))
+                if due is None or due[1] != declared:  # a new gap, or progress: wait again
+                    self._relays[(r, q)] = (now + RELAY_AFTER, declared)
+                elif now >= due[0]:
+                    out.extend((r, e) for e in self._peers[q].envelopes[declared + 1 : held + 1])
+                    self._relays[(r, q)] = (now + RELAY_AFTER, declared)
         return out
 
     def holds_ours(self, seat: int) -> bool:

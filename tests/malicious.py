@@ -127,7 +127,7 @@ class CheatingTable(TableNetwork):
             self._judge(dst, on_link_fault(fault, link), tell_others=True)  # what the transport does (§4.5)
             return
         try:
-            peer.orderer.receive(transmit(envelope), self.now)
+            peer.orderer.receive(transmit(envelope), self.now, relayed=self.relayed(envelope))
             self._ack_if_due(peer)  # (first, as a live peer does)
             self.on_deliveries(peer)
         except OrderError as error:

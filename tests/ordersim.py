@@ -94,7 +94,8 @@ class Network:
             for i, identity in enumerate(identities)
         ]
         self.now = 0.0
-        self._queue: list[tuple[float, int, int, Envelope]] = []
+        self._queue: list[tuple[float, int, int, Envelope, int]] = []  # (at, order, to, envelope, from)
+        self.arriving_from = -1  # the seat whose link the frame arriving now came on
         self._later: list[tuple[float, int, Any]] = []  # (time, order, action)
         self._n = 0
 
@@ -103,7 +104,7 @@ class Network:
             return
         at = self.now + self.latency + self.rng.random() * self.jitter
         self._n += 1
-        heapq.heappush(self._queue, (at, self._n, dst, envelope))
+        heapq.heappush(self._queue, (at, self._n, dst, envelope, src))
 
     def _lost(self, src: int) -> bool:
         """Whether the next frame `src` sends is dropped (a seeded draw for every frame)."""
@@ -127,7 +128,7 @@ class Network:
         peer = self.peers[dst]
         assert verify_signature(self.keys[envelope.sender], envelope.sig, SIGNED_DOMAIN + envelope.body)
         try:
-            peer.orderer.receive(transmit(envelope), self.now)
+            peer.orderer.receive(transmit(envelope), self.now, relayed=self.relayed(envelope))
             for released in peer.orderer.released(self.now):
                 self.broadcast(peer.seat, released)
             self._ack_if_due(peer)  # first, as a live peer does: everybody's delivery waits on it (§7.4)
@@ -135,6 +136,10 @@ class Network:
         except OrderError as error:
             peer.errors.append(error)
         self._ack_if_due(peer)
+
+    def relayed(self, envelope: Envelope) -> bool:
+        """Whether the frame arriving now came on another link than its signer's (§7.10)."""
+        return self.arriving_from >= 0 and self.peers[self.arriving_from].orderer.seats[self.arriving_from] != envelope.sender
 
     def _ack_if_due(self, peer: SimPeer) -> None:
         if peer.orderer.ack_due():
@@ -187,8 +192,9 @@ class Network:
                 return
             self.now = max(self.now, step)
             if next_frame is not None and next_frame <= self.now:
-                _, _, dst, envelope = heapq.heappop(self._queue)
+                _, _, dst, envelope, self.arriving_from = heapq.heappop(self._queue)
                 self._arrive(dst, envelope)
+                self.arriving_from = -1
             while self._later and self._later[0][0] <= self.now:
                 heapq.heappop(self._later)[2]()
             self._timers()

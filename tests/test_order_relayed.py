@@ -1,5 +1,6 @@
-"""§7.10 relayed messages: a copy that comes on another peer's link than its sender's
-says nothing of its sender's present state.
+"""§7.6, §7.10 relayed messages: a peer relays a third seat's content that another
+peer still lacks, and a copy that comes on another peer's link than its sender's says
+nothing of its sender's present state.
 
 Acks carry no sequence number of their own, and a heartbeat repeats the stamp of the
 one before it, so an old ack relayed late by a third peer would otherwise be taken as
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from p2p.order import ACK_TYPE, ZERO_HASH, Orderer, StampBackwards, message_hash
+from p2p.order import ACK_TYPE, MAX_STAMP, RELAY_AFTER, ZERO_HASH, HeadsUnheld, Orderer, StampBackwards, message_hash
 from tests.ordersim import Network, make_signer, transmit
+from tests.test_order import forge
 
 
 def test_s7_10_a_relayed_old_ack_does_not_bring_back_its_senders_away_report() -> None:
@@ -104,3 +106,37 @@ def test_s7_3_a_relayed_ack_still_promises_and_still_convicts() -> None:
         x.receive(transmit(lie), 0.0, relayed=True)
     assert refused.value.peer == q.seats[0] and {message_hash(e.body) for e in refused.value.evidence} == {
         message_hash(c.body), message_hash(lie.body)}
+
+
+def test_s7_6_content_shown_to_one_peer_only_is_relayed_and_judged_everywhere() -> None:
+    """Seat 0 sends one peer only a message that names one nobody signed, stamped near the
+    top of the range: that peer takes it and promises its stamp, so it can send nothing
+    until the message is delivered (§7.3), which needs everyone's promises. It relays the
+    message to the others, who lack it, and every peer delivers it rejected at the same
+    place (§7.5), instead of the honest peer staying mute for good with nobody named."""
+    net = Network(3, 22)
+    net.send(1, {"type": "note", "v": 1})
+    net.quiesce()
+    cheat = forge(net, 0, lamport=MAX_STAMP - 1, heads=[[5, bytes(range(32))], [-1, ZERO_HASH]])
+    net._post(0, 2, cheat)  # to seat 2 only, never resent
+    net.run_until(net.now + 0.1)
+    assert not net.peers[2].orderer.may_send
+    net.quiesce(3 * RELAY_AFTER)
+    rejected = [[(d.position, d.seat, type(d.rejected)) for d in p.delivered if d.rejected] for p in net.peers[1:]]
+    assert rejected[0] == rejected[1] == [(rejected[0][0][0], 0, HeadsUnheld)]
+
+
+def test_s7_6_nothing_is_relayed_while_every_author_sends_to_everyone() -> None:
+    """In an honest table with lost frames, authors repair their own chains (§7.6) long
+    before a gap lasts RELAY_AFTER: no peer relays anything."""
+    net = Network(4, 31, drop=0.05)
+    relayed: list[int] = []
+    for peer in net.peers:
+        own = peer.orderer._relayed
+        peer.orderer._relayed = lambda now, own=own: relayed.extend(len(own(now)) * [1]) or []  # type: ignore[method-assign]
+    for n in range(60):
+        net.send(n % 4, {"type": "note", "v": 1, "n": n})
+        net.run_until(net.now + 0.01)
+    net.quiesce(5.0)
+    assert len({tuple(d.envelope.body for d in p.delivered) for p in net.peers}) == 1
+    assert len(net.peers[0].delivered) == 60 and not relayed
