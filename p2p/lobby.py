@@ -37,6 +37,7 @@ every member; the game id is SHA-256 over R.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -213,9 +214,10 @@ class _Signatures:
         canonical = roster.canonical()
         game_id = game_id_of(canonical)
         also = also or {}
-        for peer, (game, sig) in [*self.early.items(), *also.items()]:
+        early = {peer: signed for peer, signed in self.early.items() if roster.member(peer) is not None}
+        for peer, (game, sig) in [*early.items(), *also.items()]:  # (a member since gone signed nothing here)
             self._check(roster, canonical, game_id, peer, game, sig)
-        kept = {**self.early, **also}
+        kept = {**early, **also}
         self.roster, self.canonical, self.game_id = roster, canonical, game_id
         self.valid[self.me.peer_id] = sign_roster(self.me, canonical)
         self.valid.update((peer, sig) for peer, (_, sig) in kept.items())
@@ -252,6 +254,17 @@ class _Signatures:
         assert me is not None
         sigs = tuple(self.valid[m.peer_id] for m in self.roster.members)
         return [Started(LobbyResult(self.game_id, self.roster, self.canonical, sigs, me.seat))]
+
+
+def _dialable(address: tuple[str, int] | None) -> bool:
+    """An IP address and a port: what the host saw a joiner connect from (§6.5)."""
+    if address is None or not 1 <= address[1] <= 65535:
+        return False
+    try:
+        ipaddress.ip_address(address[0])
+    except ValueError:
+        return False
+    return True
 
 
 def _unlinked(earlier: Member, later: Member) -> str:
@@ -359,6 +372,8 @@ class HostLobby:
 
     def on_message(self, peer: bytes, message: Mapping[str, Any]) -> list[Action]:
         """A lobby message from a pinned guest over the mesh."""
+        if self.roster.member(peer) is None:
+            return []  # a guest let go: what it sent before it knew changes nothing
         if message["type"] == "lobby.links":
             return self._on_links(peer, message["version"], message["unreachable"])
         if message["type"] != "lobby.sign":
@@ -578,6 +593,10 @@ class GuestLobby:
         actions += [Pin(m, dial=True) for m in members if m.peer_id not in old and m.seat > me.seat]
         if any(m.peer_id not in old and m.seat < me.seat for m in members):
             raise ProtocolError("§6.5", "a newcomer seated before us", self.host.short)
+        for m in members[me.seat + 1:]:  # (those this guest dials, §6.5)
+            if not _dialable(m.address):
+                raise ProtocolError("§6.5", f"the roster gives {m.name} no address to dial ({m.address!r})",
+                                    self.host.short)
         self._linked &= current
         self._lost &= current
         gone = tuple(Left(m.name, "is no longer at the table") for m in old_members if m.peer_id not in current)
@@ -659,8 +678,10 @@ class GuestLobby:
         that is gone is known at once. Losing the host otherwise, or anyone whose roster
         signature we still need once the roster is being signed, ends the lobby."""
         assert self.roster is not None and self.host is not None
-        if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
+        if self._sigs.done or peer in self._sigs.valid:
             return []  # it signed before leaving: nothing more is needed from it
+        # (a signature that came before this guest saw the start is not one yet: its
+        # loss counts as any other until the roster it claims to sign is here, §6.6)
         member = self.roster.member(peer)
         host = peer == self.host.peer_id
         if host and (not dropped or self._sigs.roster is not None):

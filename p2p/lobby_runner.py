@@ -187,13 +187,21 @@ class _Driver:
             self.backlog.append(event)
 
     def _refuse(self, lobby: HostLobby | GuestLobby, peer: bytes, error: ProtocolError) -> None:
-        """`peer` broke the protocol: it is told so and its link closed (§4.6). At the host,
-        a guest that does so before the start only loses its seat (§6.5): the others keep
-        theirs. Anything else (the host's own violation, anybody's once the roster is
-        being signed) ends this lobby."""
+        """`peer` broke the protocol: it is told so and its link closed (§4.6). Before the
+        roster is signed, a guest that does so only loses its seat at the host (§6.5), and
+        only its link at another guest (which reports it, §6.6): the others keep theirs.
+        Anything else (the host's own violation, anybody's once the roster is being
+        signed) ends this lobby."""
         self.mesh.close_link(peer, str(error), error)
-        if isinstance(lobby, HostLobby) and not lobby.started and lobby.roster.member(peer) is not None:
-            log.warning("guest %s broke the protocol and lost its seat: %s", short_id(peer), error)
+        if isinstance(lobby, HostLobby) and not lobby.started:
+            if lobby.roster.member(peer) is not None:  # (its link's end lets it go, §6.5)
+                log.warning("guest %s broke the protocol and lost its seat: %s", short_id(peer), error)
+            return  # (or one let go already: what it sent meanwhile changes nothing)
+        if isinstance(lobby, GuestLobby) and not lobby.signing and lobby.host is not None \
+                and peer != lobby.host.peer_id:
+            # another guest: only that link ends (§4.6), and the pair that cannot link
+            # costs the later joiner of the two its seat (§6.6), never this lobby
+            log.warning("member %s broke the protocol; its link is closed: %s", short_id(peer), error)
             return
         raise error
 

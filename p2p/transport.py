@@ -491,7 +491,8 @@ class Mesh:
                 except FingerprintMismatch as exc:
                     error, failure = exc, str(exc)
                     break
-                except (OSError, trio.BrokenResourceError, trio.TooSlowError, ProtocolError) as exc:
+                except (OSError, trio.BrokenResourceError, trio.TooSlowError, ProtocolError, ValueError) as exc:
+                    # (ValueError: an address no resolver takes, such as "a..b" or a bad port)
                     failure = describe_tls_failure(exc)
                     if attempt < DIAL_ATTEMPTS - 1:
                         await trio.sleep(0.05 * 4**attempt)

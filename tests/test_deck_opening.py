@@ -13,6 +13,7 @@ from p2p.deck import (
     CardLedger,
     CardMismatch,
     CommitmentMismatch,
+    DeckError,
     LocalTable,
     ProtocolViolation,
     ShuffleChain,
@@ -164,3 +165,21 @@ def test_8_5_a_duplicated_card_is_caught_when_both_copies_are_seen() -> None:
     with pytest.raises(ShuffleMismatch) as e:
         verify_round_opening([chain], openings)
     assert e.value.peer == peer(2)
+
+
+def test_8_7_an_opening_that_is_no_permutation_is_judged_when_it_arrives() -> None:
+    """π and every r_j are checked as each opening is read, before any step is
+    recomputed (§8.7): of seat 0, whose step does not open, and seat 1, whose π is no
+    permutation, seat 1 is named, as every peer and the audit name it."""
+    t = table(3, b"order", cards=8)
+    chain, openings = t.shuffle(1)
+    seats = t.game.seats
+    wires = {p: o.to_wire() for p, o in openings}
+    wires[seats[0]]["salt"] = bytes(32)  # seat 0's commitment does not open
+    perm = list(wires[seats[1]]["perm"])
+    perm[1] = perm[0]
+    wires[seats[1]]["perm"] = perm  # seat 1's π maps two positions to one
+    assert ShuffleOpening.from_wire(wires[seats[0]], seats[0])  # (read: judged with the steps)
+    with pytest.raises(DeckError) as refused:
+        ShuffleOpening.from_wire(wires[seats[1]], seats[1])
+    assert refused.value.peer == seats[1] and refused.value.check == "permutation"

@@ -202,6 +202,47 @@ async def test_s4_7_a_guest_that_floods_the_lobby_with_game_messages_loses_its_s
     assert [m.name for m in honest.roster.members] == ["h", "honest"]
 
 
+@pytest.mark.parametrize("frames", [
+    [{"type": "lobby.links", "v": 1, "version": 0, "unreachable": []}],  # only the host takes these
+    [{"type": "lobby.sign", "v": 1, "game": bytes(32), "sig": bytes(64)}] * 2,  # signed twice, before any start
+], ids=["links", "signed-twice"])
+async def test_s6_6_a_later_joiner_that_breaks_the_protocol_at_a_guest_loses_its_own_seat_not_the_guest_s(
+        tmp_path: Path, frames: list[dict]) -> None:  # type: ignore[type-arg]
+    """A later joiner sends an earlier guest lobby messages it may not send: only that
+    link ends (§4.6), the guest reports it, and the later joiner of the two leaves
+    (§6.6); the earlier guest keeps its seat and the table starts with the next joiner."""
+    ids = make_identities(tmp_path, 4)
+    async with meshes(ids) as (host, bob, rogue, carol):
+        results: dict[str, LobbyResult] = {}
+        bob_seated, start = trio.Event(), trio.Event()
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lambda: host_table(host, name="h", table="Open", seats=4, start=start))
+                await trio.testing.wait_all_tasks_blocked()
+
+                async def join(mesh: Mesh, name: str, on_roster: Callable[[RosterChanged], None]) -> None:
+                    results[name] = await join_table(mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me,
+                                                     on_roster=on_roster)
+
+                nursery.start_soon(join, bob, "bob", lambda change: bob_seated.set())
+                await bob_seated.wait()
+                sent = []
+
+                def misbehave(change: RosterChanged) -> None:  # once seated: to bob, whose dial brings them
+                    if not sent:
+                        sent.append(True)
+                        for frame in frames:
+                            rogue.send(bob.me, frame)
+
+                with pytest.raises(JoinRefused) as refused:
+                    await join_table(rogue, [(LOOPBACK, host.port)], name="rogue", expect_host=host.me,
+                                     on_roster=misbehave)
+                assert refused.value.code == "unreachable" and "bob and rogue could not link" in str(refused.value)
+                await join(carol, "carol", lambda change: start.set())  # (the host starts with three of four)
+        assert [m.name for m in results["bob"].roster.members] == ["h", "bob", "carol"]
+        assert results["bob"].game_id == results["carol"].game_id
+
+
 async def test_s6_6_a_joiner_nobody_can_reach_cannot_take_the_last_seat_and_end_the_table(tmp_path: Path) -> None:
     """A hello naming a mesh port where nothing answers must not fill the last seat, start
     the table at once and end the lobby when that seat cannot sign: the host starts only

@@ -442,3 +442,48 @@ def test_s6_4_every_refusal_has_words_for_the_player() -> None:
     assert "firewall" in explain(JoinRefused("unreachable", "bob and carol could not link"))
     # (a table of another version: the same advice as the table list gives, §6.2)
     assert "the same bandit-lan release is needed on both machines" in explain(JoinRefused("version", "…"))
+
+
+def test_s6_5_what_a_guest_let_go_sent_before_it_knew_changes_nothing(tmp_path: Path) -> None:
+    """carol reports bob unreachable (she is the later joiner, so she leaves) and, in the
+    same burst, signs before any start: the host has let her go by the time it reads the
+    signature, which changes nothing (§6.5: the others keep their seats)."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    host.on_message(ids[2].peer_id, links_report(2, (ids[1].peer_id,)))
+    assert [m.name for m in host.roster.members] == ["alice", "bob"]
+    assert host.on_message(ids[2].peer_id, {"type": "lobby.sign", "v": 1, "game": bytes(32), "sig": bytes(64)}) == []
+    assert [m.name for m in host.roster.members] == ["alice", "bob"]
+
+
+def test_s6_6_a_signature_from_a_member_who_left_before_the_start_is_forgotten(tmp_path: Path) -> None:
+    """carol sends bob a signature before any start (garbage, as it happens), then leaves:
+    the roster bob signs has no carol, and what she sent does not stop bob's start."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    assert bob.on_message(ids[2].peer_id, {"type": "lobby.sign", "v": 1, "game": bytes(32), "sig": bytes(64)}) == []
+    actions = host.on_link_lost(ids[2].peer_id, "left the table")  # she leaves (no redial: not dropped)
+    update = next(a.message for a in actions if isinstance(a, SendTo) and a.peer == ids[1].peer_id)
+    bob.on_message(ids[0].peer_id, update)
+    linked(host, ids[1].peer_id)
+    start = host.start()[0].message
+    signed = bob.on_message(ids[0].peer_id, start)
+    sign = next(a for a in signed if isinstance(a, Broadcast)).message
+    assert sign["type"] == "lobby.sign"
+    assert isinstance(host.on_message(ids[1].peer_id, sign)[0], Started)
+
+
+@pytest.mark.parametrize("address", [("a..b", 5000), ("10.0.0.3", 0), ("carol.local", 5000)])
+def test_s6_5_a_roster_that_gives_a_newcomer_no_address_to_dial_is_the_host_s_error(
+        tmp_path: Path, address: tuple[str, int]) -> None:
+    """The host gives each newcomer's address as it saw the joiner connect: an IP address
+    and a port. Anything else, which no dial could use, is a §6.5 error of the host's,
+    not a crash of the guest's mesh."""
+    ids, host = setup(tmp_path, seats=4)
+    bob, h1, n1 = hello_for(host, ids[1], "bob", N[1])
+    bob.on_reply(host.on_hello(h1, n1, "10.0.0.2")[0])
+    _carol, h2, n2 = hello_for(host, ids[2], "carol", N[2])
+    _welcome, actions = host.on_hello(h2, n2, "10.0.0.3")
+    update = next(a.message for a in actions if isinstance(a, SendTo) and a.peer == ids[1].peer_id)
+    update["roster"]["members"][2].update(addr=address[0], port=address[1])
+    with pytest.raises(ProtocolError) as info:
+        bob.on_message(ids[0].peer_id, update)
+    assert info.value.section == "§6.5" and "no address to dial" in info.value.reason
