@@ -586,17 +586,17 @@ class GuestLobby:
         old_members = self.roster.members
         old = {m.peer_id for m in old_members}
         current = {m.peer_id for m in new.members}
+        if any(m.peer_id not in old and m.seat < me.seat for m in new.members):
+            raise ProtocolError("§6.5", "a newcomer seated before us", self.host.short)
+        for m in new.members[me.seat + 1:]:  # (those this guest dials, §6.5)
+            if not _dialable(m.address):
+                raise ProtocolError("§6.5", f"the roster gives {m.name} no address to dial ({m.address!r})",
+                                    self.host.short)
         host = new.members[0]
         members = (Member(0, host.name, host.cert, host.nonce, self.host_address), *new.members[1:])
         self.roster = replace(new, members=members)
         actions: list[Action] = [Unpin(p) for p in old - current]
         actions += [Pin(m, dial=True) for m in members if m.peer_id not in old and m.seat > me.seat]
-        if any(m.peer_id not in old and m.seat < me.seat for m in members):
-            raise ProtocolError("§6.5", "a newcomer seated before us", self.host.short)
-        for m in members[me.seat + 1:]:  # (those this guest dials, §6.5)
-            if not _dialable(m.address):
-                raise ProtocolError("§6.5", f"the roster gives {m.name} no address to dial ({m.address!r})",
-                                    self.host.short)
         self._linked &= current
         self._lost &= current
         gone = tuple(Left(m.name, "is no longer at the table") for m in old_members if m.peer_id not in current)

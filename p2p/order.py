@@ -787,7 +787,7 @@ class Orderer:
 
     def _check_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
         peer = self._peers[seat]
-        named = peer.lasts.pop(header.seq, None)
+        named = peer.lasts.get(header.seq)  # (forgotten once the message is taken)
         if named is not None and named[0] != message_hash(envelope.body):
             raise Equivocation(envelope.sender, f"its ack names a different message as its seq {header.seq}",
                                evidence=(named[1], envelope))
@@ -820,6 +820,7 @@ class Orderer:
         stamp was `justified` on receipt, else as far as `_vouch` can (§7.3)."""
         peer = self._peers[seat]
         stamp = int(envelope.inner["lamport"])
+        peer.lasts.pop(peer.next_seq, None)  # (the ack naming it was judged by `_check_content`)
         peer.chain(message_hash(envelope.body), stamp)
         peer.envelopes.append(envelope)
         self._add_promise(peer, stamp, peer.next_seq - 1)
