@@ -51,7 +51,7 @@ from p2p.lobby import LobbyResult
 from p2p.journal import Journal, JournalContents, journal_path
 from p2p.log import FairnessLog, LogContents, header_for
 from p2p.order import MESSAGES as ORDER_MESSAGES
-from p2p.order import Mark, Orderer, OrderError, absence_since
+from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
 from p2p.session import CHOSE_TO_LEAVE, Line, RoundReport, SeatInfo, SessionRecord
@@ -84,6 +84,9 @@ class Pace:
 HUMAN_PACE = Pace(think=0.9, react=True)
 LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in order
 SILENCE = 6.0  # seconds without a frame (heartbeats come every second) before a link is dropped
+# A stall claim waits at least until a link gone silent meanwhile is known and reported
+# (§9.11, §11.3): with a shorter turn time, a silent link would be taken for withholding.
+STALL_AT_LEAST = SILENCE + HEARTBEAT_EVERY
 ALIVE_EVERY = 2.0  # seconds between marks of life on the journal (after a crash: when it stopped)
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
 FULL_SPEED = Pace()
@@ -192,6 +195,7 @@ class TablePeer(SessionRecord):
                 self.log.close(f"this seat's journal could not be written ({exc.strerror or exc})")
                 raise
             replayed: list[Step] = []
+            self._replayed_end: Step | None = None
         else:
             started = time.perf_counter()
             back = restore(
@@ -202,6 +206,8 @@ class TablePeer(SessionRecord):
             self.orderer, self.machine = back.orderer, back.machine
             self.log, self.journal = resume.log, resume.journal
             self._resumed, replayed = back.unsent, back.steps
+            # (a crash between logging what ended the game and closing the log: it is over)
+            self._replayed_end = next((s for s in reversed(replayed) if s.finished or s.violation is not None), None)
             self._replayed = back.replayed
             self._replay_ms = (time.perf_counter() - started) * 1000
             self._unseen_start = self.machine.engine.turn
@@ -214,6 +220,7 @@ class TablePeer(SessionRecord):
             if self.driver is not None:
                 self.driver.observe(step)
         self.machine.on_applied = partial(self._narrate, self.machine)
+        self.machine.stall_s = max(self.machine.stall_s, STALL_AT_LEAST)
         self.machine.timers_stand = grace  # (an absence that long ends the game anyway, §11.3)
         self.pace = pace
         self._on_line = on_line
@@ -547,6 +554,11 @@ class TablePeer(SessionRecord):
             self.log.sync()
             quiet.settle()  # the round's scores stand: nothing is timed until the next deal
         self._retell(step)
+        self._end_at(step)
+
+    def _end_at(self, step: Step) -> None:
+        """If `step` ended the game (a player left, a violation, the last round scored),
+        end it here."""
         if isinstance(step.violation, SeatLeft):
             seat = step.violation.seat
             who = "You" if seat == self._me else self.names[seat] if seat is not None else "A player"
@@ -579,13 +591,18 @@ class TablePeer(SessionRecord):
 
     def _broadcast(self, envelope: SignedMessage) -> None:
         self._active()
+        self._journal_sent(envelope)
+        self.mesh.broadcast(envelope.frame())
+
+    def _journal_sent(self, envelope: SignedMessage) -> None:
+        """Journal a message this seat signed before it leaves: what was sent, and every
+        promise an ack made (§7.3), is never forgotten (§11.3)."""
         if self.journal is not None:
-            self.journal.sent(envelope)  # before it leaves: what was sent is never forgotten (§11.3)
+            self.journal.sent(envelope)
             if self.journal.failure is not None:  # it misses this message: nobody may resume from it
                 self._journal_failure = self.journal.failure
                 self.journal.abandon()
                 self.journal = None
-        self.mesh.broadcast(envelope.frame())
 
     def _sign(self, inner: dict[str, Any]) -> SignedMessage:
         return signed_message(self.identity, inner)
@@ -703,7 +720,8 @@ class TablePeer(SessionRecord):
         linked = self.mesh.linked()
         for seat, envelope in self.orderer.on_timer(now):
             frame = envelope.frame()
-            if seat < 0:
+            if seat < 0:  # our ack (a heartbeat, or one that confirms side messages)
+                self._journal_sent(envelope)
                 self.mesh.broadcast(frame)
             elif self.machine.seats[seat] in linked:  # (a missing peer gets all of it on its return)
                 self.mesh.send(self.machine.seats[seat], frame)
@@ -924,6 +942,8 @@ class TablePeer(SessionRecord):
         for seat in list(self._absent):
             if self._dials(seat):
                 self._start_redial(seat)
+        if self._replayed_end is not None and not self._done.is_set():
+            self._end_at(self._replayed_end)  # (then seen off as after any end, §11.4)
 
     def _judge(self, verdict: Verdict, *, tell_others: bool = False, told: Told | None = None) -> None:
         """Apply the §11.2 policy: log and show who broke which rule (`told`: the

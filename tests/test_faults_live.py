@@ -692,3 +692,93 @@ async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_is_dialled_agai
     for summary in summaries.values():
         result = audit(summary.log_path)
         assert result.ok and result.finished, result.first_failure
+
+
+@pytest.mark.parametrize("ending", ["played-out", "a-player-left"])
+async def test_11_3_a_seat_killed_after_logging_the_end_resumes_to_an_ended_game(tmp_path: Path, ending: str) -> None:
+    """SIGKILL between logging the message that ended the game (the last `done`, or a
+    `leave`) and closing the log: the log and journal hold that message (they are written
+    unbuffered), so `--resume` replays a game that is over. The resumed seat ends it at
+    once as it ended (finished, or the player's departure), stays for the others as after
+    any end (§11.4), and its log audits clean; it does not wait out the grace period and
+    call the round void for a seat "away" (§11.3)."""
+    import shutil
+
+    from p2p.journal import Journal
+    from p2p.lobby import LobbyResult
+    from p2p.log import FairnessLog, read_log
+    from p2p.peer import Resumption, table_schemas
+    from p2p.roster import TableRules, game_id_of, parse_canonical
+    from p2p.transport import open_mesh
+    from tests.live_support import LOOPBACK, seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, journals=True, rules=TableRules(target=25))
+    victim, crashed, kept = peers[1], tmp_path / "crash", {}
+    crashed.mkdir()
+    close = victim.log.close
+
+    def killed_before_closing(why: str, *, absent: int | None = None) -> None:  # what SIGKILL leaves
+        if not kept and victim.journal is not None:
+            kept.update(log=shutil.copy(victim.log.path, crashed / "seat.bandit-log"),
+                        journal=shutil.copy(victim.journal.path, crashed / "seat.journal"), why=why)
+        close(why, absent=absent)
+
+    victim.log.close = killed_before_closing  # type: ignore[method-assign]
+    async with stack:
+        with trio.fail_after(120):
+            async with running(peers):
+                if ending == "a-player-left":
+                    await until(lambda: victim.log.messages >= 40, victim)
+                    await peers[2].leave()
+    assert kept["why"] == "the game ended" if ending == "played-out" else "left the table" in kept["why"]
+    log, contents = FairnessLog.reopen(Path(kept["log"]))
+    journal, seat = Journal.reopen(Path(kept["journal"]))
+    header = contents.header
+    result = LobbyResult(game_id_of(header.roster), parse_canonical(header.roster), header.roster, header.signatures,
+                         seat.seat)
+    async with open_mesh(victim.identity, table_schemas(), bind=LOOPBACK) as mesh:
+        back = TablePeer(mesh, result, victim.identity, log_path=Path(kept["log"]), bot=NormalBot(),
+                         resume=Resumption(log, contents, journal, seat), grace=60.0)
+        back.see_off_limit = 1.0  # (the others are gone: nobody to see off)
+        with trio.fail_after(20):  # (far less than the grace period)
+            summary = await back.run()
+    end = read_log(Path(kept["log"]))
+    assert end.absent is None and end.ended == kept["why"]
+    assert summary.finished if ending == "played-out" else summary.departed, summary
+    verdict = audit(Path(kept["log"]))
+    assert verdict.ok and (verdict.finished if ending == "played-out" else verdict.left is not None)
+
+
+async def test_11_3_every_ack_a_seat_signs_is_journaled_heartbeats_too(tmp_path: Path) -> None:
+    """An ack is a promise (§7.3): a resumed seat restores its promises from the acks in
+    its journal, so one sent unjournaled (a heartbeat, or the ack that confirms side
+    messages, both made by the order's timer) could be broken after a restart, and the
+    honest seat convicted. Each goes into the journal before it leaves (§11.3)."""
+    from p2p.wire import decode_map
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 2, person=False, journals=True)
+    async with stack:
+        seat = peers[0]
+        assert seat.journal is not None
+        before = len(read_journal(seat.journal.path).sent)
+        seat._send_timed(trio.current_time() + 10.0)  # a heartbeat is due by then
+        sent = read_journal(seat.journal.path).sent
+        assert len(sent) == before + 1 and decode_map(sent[-1][0])["type"] == "ack"
+
+
+@pytest.mark.parametrize("turn_s,stall_s", [(5, 7.0), (6, 7.0), (60, 60.0)])
+async def test_s9_11_a_stall_is_claimed_only_after_a_silent_link_would_be_known(
+        tmp_path: Path, turn_s: int, stall_s: float) -> None:
+    """A link that goes silent is known to be lost after 6 s (`SILENCE`) and reported in
+    the next ack, which holds every claim (§11.3). A stall time of the turn time alone
+    (5 s tables exist, §6.8) would let a third seat claim a share held up by that link
+    before anyone knew, and convict an honest seat: it is never less than 7 s (§9.11)."""
+    from p2p.peer import SILENCE, STALL_AT_LEAST
+    from p2p.roster import TableRules
+    from tests.live_support import seat_live_table
+
+    assert STALL_AT_LEAST == SILENCE + 1.0
+    stack, peers = await seat_live_table(tmp_path, 2, person=False, rules=TableRules(turn_s=turn_s))
+    async with stack:
+        assert [p.machine.stall_s for p in peers] == [stall_s, stall_s]
