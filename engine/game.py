@@ -641,6 +641,9 @@ class Game:
     def _on_call_bandit(self, event: CallBandit) -> None:
         seat = self._seat(event, "R8")
         self._turn_action(seat, Phase.START, "R8", "announce Bandit")
+        if self.snapped_this_turn(seat):  # R5: "at the very start of your turn, before anything else"
+            raise WrongPhase("R5", seat, "cannot announce Bandit: it comes before anything else in your turn, "
+                                         "and you have snapped in it")
         if self._caller >= 0:
             raise BanditAlreadyCalled("R8", seat,
                                       ("Bandit was already announced this round (by ", Who(self._caller, "object"), ")"))

@@ -46,7 +46,7 @@ def legal_intents(view: SeatView) -> list[Intent]:
     if phase is Phase.START:
         out: list[Intent] = [Draw(seat)]
         out += [TakeDiscard(seat, slot) for slot in own]
-        if view.caller is None:
+        if view.caller is None and not view.snapped[seat]:  # (R5: before anything else)
             out.append(CallBandit(seat))
         return out
     if phase is Phase.DRAWN:

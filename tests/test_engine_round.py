@@ -430,3 +430,24 @@ def test_R4_round_started_twice_is_refused() -> None:
     t = ScriptedTable(2)
     with pytest.raises(UnexpectedFact, match="R4: round 1 is still being played"):
         t.do(RoundStarted(0))
+
+
+def test_R5_bandit_comes_before_anything_else_in_the_turn_a_snap_of_one_s_own_included() -> None:
+    """R5: "At the very start of your turn, before anything else, you may announce
+    Bandit". A player who snaps in its own turn (R6: at any moment) and then sees how it
+    went has acted: the announcement is refused, and no longer offered. Another
+    player's snap is not the turn player's act: it still may announce."""
+    from engine import Snap, SnapOutcome, SnapResolved, legal_intents
+
+    t = ScriptedTable(2, {0: [0, 2, 4, 6]}, discard=0, draw=[2, 2], first=0)
+    notes = t.do(Snap(0, t.top(), 0, 0))
+    assert [n.outcome for n in notes if isinstance(n, SnapResolved)] == [SnapOutcome.MATCHED]
+    assert CallBandit(0) not in legal_intents(t.game.view(0))
+    with pytest.raises(WrongPhase, match="R5: seat 0: cannot announce Bandit: it comes before anything else"):
+        t.do(CallBandit(0))
+    assert t.game.caller is None
+    other = ScriptedTable(2, {1: [0, 2, 4, 6]}, discard=0, draw=[2, 2], first=0)
+    other.do(Snap(1, other.top(), 1, 0))  # seat 1 snaps during seat 0's turn
+    assert CallBandit(0) in legal_intents(other.game.view(0))
+    other.do(CallBandit(0))
+    assert other.game.caller == 0

@@ -65,11 +65,13 @@ async def test_snapshots_bottom_cards_turn_snap_and_round_end(mock_clock: trio.t
         for seat in (1, 2, 3):
             session.submit(Ready(seat))
         check_snapshot("turn", await harness.wait_for_text("Your turn: x draw"))
+        harness.press("b")  # Bandit first: before anything else in the turn (R5), a snap included
+        await harness.wait_for_text("Bandit by you")
         harness.press("space")
         await harness.wait_for_text("Snap the 8: slot your card")
         harness.press("a")
         check_snapshot("snap", await harness.wait_for_text("it matched", "a ··  s[••]"))
-        harness.press("b", "x")
+        harness.press("x")
         await harness.wait_for_text("You drew a 0")
         harness.press("z")
         await harness.wait_for_text("Bo is playing")

@@ -127,8 +127,11 @@ def test_a_person_plays_a_round_with_a_snap_against_three_bot_peers(play: Tmux, 
     bottom = values(my_rows(text)[1])
     assert set(bottom) == {"a", "s"}, text
     play.keys("Enter")
-    # R6: on my turn (the pile is quiet) snap a card: a bottom card that matches the top if any
-    text = play.wait_text("Your turn: x draw", timeout=90)
+    # R8: on my turn, announce Bandit at its very start, before anything else (R5)
+    play.wait_text("Your turn: x draw", timeout=90)
+    play.keys("b")
+    text = play.wait_text("Bandit by you")
+    # R6: then (the pile is quiet) snap a card: a bottom card that matches the top if any
     top = top_value(text)
     slot = next((k for k, v in bottom.items() if v == top), "q")
     for _ in range(3):  # a bot's snap may cover the pile between my two keys: the client cancels mine
@@ -140,10 +143,8 @@ def test_a_person_plays_a_round_with_a_snap_against_three_bot_peers(play: Tmux, 
         play.wait_for(lambda t: "snap cancelled" not in t, "the message gone", timeout=10)
     rows = my_rows(after)
     assert f"{slot} ··" in " ".join(rows) or "e[" in rows[0], after  # matched: slot emptied; else a penalty card
-    # R8: announce Bandit at the start of this turn and play it (option A)
+    # and play the turn (option A)
     play.wait_text("Your turn: x draw")
-    play.keys("b")
-    play.wait_text("Bandit by you")
     play.keys("x")
     text = play.wait_text("You drew")
     play.keys("z")

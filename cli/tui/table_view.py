@@ -332,7 +332,7 @@ def prompt_text(scene: TableScene) -> str:
     top = model.top
     top_words = "" if top is None or top.value is None else f" the {top.value}"
     if phase is Phase.START:
-        bandit = " · {b} Bandit" if view.caller is None else ""
+        bandit = " · {b} Bandit" if view.caller is None and not view.snapped[me] else ""  # (R5)
         return f"Your turn: {{x}} draw · {{c}}+slot take{top_words}{bandit}."
     if phase is Phase.DRAWN:
         hand = view.hand

@@ -118,7 +118,7 @@ class NormalBot:
 
     def _start(self, view: SeatView, est: _Estimate) -> Intent:
         seat = view.seat
-        if view.caller is None and self._should_call(view, est):
+        if view.caller is None and not view.snapped[seat] and self._should_call(view, est):
             return CallBandit(seat)
         top_value = view.top_value
         slot, worst = est.worst_own()
