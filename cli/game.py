@@ -15,6 +15,7 @@ from pathlib import Path
 
 import trio
 
+from cli.argtypes import seconds
 from cli.commands import audit_command
 from cli.lobby_common import complain, say
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
@@ -44,7 +45,7 @@ def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True) 
     parser.add_argument("--seed", type=int, default=0, help="seed of the bots' decisions (never of the cryptography)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on the last line")
     parser.add_argument("--memory-aid", action="store_true", help="keep the cards you have seen on screen")
-    parser.add_argument("--grace", type=float, default=GRACE, metavar="S",
+    parser.add_argument("--grace", type=seconds, default=GRACE, metavar="S",
                         help=f"how long the table waits for a player whose link is lost (default {GRACE:g} s)")
 
 

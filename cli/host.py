@@ -12,6 +12,7 @@ from pathlib import Path
 
 import trio
 
+from cli.argtypes import port
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
     player_name, print_result, roster_progress, say,
@@ -35,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                           "then print the seats and the game id.")
     p.add_argument("--table", help="table name shown to others (default: NAME's table)")
     p.add_argument("--seats", type=int, default=4, help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
-    p.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any free port)")
+    p.add_argument("--port", type=port, default=0, help="TCP port to listen on (default: any free port)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
     p.add_argument("--code", help="a table code players must know to join (never sent over the network)")
     p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS")
@@ -75,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
         rules.skills.check_players(args.seats)  # the deck must deal to a full table (R4)
     except OSError as exc:
         complain(f"cannot read --skills: {exc.strerror or exc}")
+        return 2
+    except UnicodeDecodeError:
+        complain(f"cannot read --skills: {args.skills} is not UTF-8 text (a TOML file is)")
         return 2
     except (ProtocolError, SkillsError) as exc:
         complain(f"these table rules cannot be played: {exc}")

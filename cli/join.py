@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 
+from cli.argtypes import port, seconds
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
     player_name, roster_progress, say,
@@ -64,8 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         "trusted on first use and its fingerprint shown")
     p.add_argument("--code", help="the table code, if the host set one ('-': read it from the standard input, "
                                   "so it stays out of the process list and the shell's history)")
-    p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="how long to look for the table (default 5 s)")
-    p.add_argument("--port", type=int, default=0, help="TCP port for links from the other players (default: any)")
+    p.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="how long to look for the table (default 5 s)")
+    p.add_argument("--port", type=port, default=0, help="TCP port for links from the other players (default: any)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
     p.add_argument("--target", type=int, metavar="P",
                    help="only play if the host's game ends at this total (the host sets the rules)")

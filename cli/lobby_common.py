@@ -10,6 +10,7 @@ from pathlib import Path
 
 import trio
 
+from cli.argtypes import ipv4, player
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
 from p2p.lobby import LobbyResult, RosterChanged
@@ -29,7 +30,7 @@ REFUSAL_HINTS = {
 
 
 def add_identity_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--name", help="your name at the table (default: your login name)")
+    parser.add_argument("--name", type=player, help="your name at the table (default: your login name)")
     parser.add_argument("--state-dir", type=Path, metavar="DIR",
                         help="where your identity key and logs live (default: the user data directory)")
 
@@ -50,13 +51,18 @@ def add_seat_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_interface_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--interface", action="append", metavar="ADDR", dest="interfaces",
+    parser.add_argument("--interface", action="append", type=ipv4, metavar="ADDR", dest="interfaces",
                         help="use only the interface with this IPv4 address for discovery (repeatable; default: all)")
 
 
 def player_name(args: argparse.Namespace) -> str:
-    name = args.name or getpass.getuser() or "player"
-    return name[:24]
+    """--name, else the login name (if it makes a name at a table, §6.2), else "player"."""
+    if args.name:
+        return args.name
+    try:
+        return player(getpass.getuser()[:24].strip() or "player")
+    except (argparse.ArgumentTypeError, OSError, KeyError):  # (no login name, or none that is a name)
+        return "player"
 
 
 def load_identity(args: argparse.Namespace) -> Identity:

@@ -12,6 +12,7 @@ import argparse
 from functools import partial
 from pathlib import Path
 
+from cli.argtypes import player
 from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
 from cli.game import add_game_options, log_path_for, log_unwritable, play_seat, report
 from cli.lobby_common import complain, load_identity, player_name, say
@@ -21,7 +22,7 @@ from p2p.errors import ProtocolError
 from p2p.identity import IdentityError, default_state_dir
 from p2p.lobby_runner import host_table
 from p2p.peer import table_schemas
-from p2p.roster import MAX_SEATS, TableRules
+from p2p.roster import MAX_SEATS, TableRules, name_key
 from p2p.transport import open_mesh
 
 
@@ -32,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--bots", type=int, default=3, help=f"number of bot opponents, 1-{MAX_SEATS - 1} (default 3)")
     p.add_argument("--target", type=int, default=100, help="end the game when a total reaches this (default 100)")
     p.add_argument("--log-dir", type=Path, metavar="DIR", help="where to write every seat's log (default: your data directory)")
-    p.add_argument("--name", help="your name at the table (default: your login name)")
+    p.add_argument("--name", type=player, help="your name at the table (default: your login name)")
     p.add_argument("--state-dir", type=Path, metavar="DIR", help="where your identity and the bots' live")
     p.add_argument("--resume", action="store_true",
                    help="continue the game you were playing when this program stopped (same --state-dir): the bots "
@@ -67,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if (back := offer_resume_first(args, "play", resume=run)) is not None:
         return back
     name = player_name(args)
-    if name in BOT_NAMES[: args.bots]:
-        name = f"{name} (you)"
+    if name_key(name) in {name_key(bot) for bot in BOT_NAMES[: args.bots]}:  # (names compare as §6.4 says)
+        name = f"{name[:18]} (you)"
 
     async def main() -> int:
         async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0) as mesh:

@@ -29,6 +29,7 @@ from p2p.journal import Journal, JournalContents, JournalError, journal_age, rea
 from p2p.lobby import LobbyResult
 from p2p.log import FairnessLog, LogError
 from p2p.peer import GameSummary, Resumption
+from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
 from p2p.table.machine import GRACE
 from p2p.transport import open_mesh
@@ -214,8 +215,12 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         for member, address in zip(roster.members, jc.addresses):
             if member.seat != jc.seat:
                 mesh.expect(member.cert, address)
-        return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
-                               resume=Resumption(log, contents, journal, jc, unreachable))
+        try:
+            return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
+                                   resume=Resumption(log, contents, journal, jc, unreachable))
+        except ResumeError as exc:  # its log and journal do not replay (changed, or of two games): nothing written
+            complain(f"cannot resume: {exc}")
+            return 1
 
 
 def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None = None) -> int:

@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
             skills = load_skills(args.skills.read_text(encoding="utf-8"), str(args.skills))
         except OSError as exc:
             parser.error(f"--skills: cannot read {args.skills}: {exc.strerror or exc}")
+        except UnicodeDecodeError:
+            parser.error(f"--skills: {args.skills} is not UTF-8 text (a TOML file is)")
         except SkillsError as exc:
             parser.error(f"--skills: {exc}")
     try:

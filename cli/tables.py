@@ -7,6 +7,7 @@ import json
 
 import trio
 
+from cli.argtypes import seconds
 from cli.lobby_common import add_interface_option, say
 from p2p.discovery import TableAd, browse
 from p2p.identity import short_id
@@ -15,7 +16,7 @@ from p2p.identity import short_id
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("tables", help="list the tables on the LAN",
                               description="List the tables advertised on the LAN.")
-    p.add_argument("--timeout", type=float, default=3.0, metavar="S", help="how long to listen (default 3 s)")
+    p.add_argument("--timeout", type=seconds, default=3.0, metavar="S", help="how long to listen (default 3 s)")
     p.add_argument("--json", action="store_true", help="print one JSON array on the last line")
     add_interface_option(p)
     p.set_defaults(func=run)

@@ -400,12 +400,11 @@ async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still
     # The withholder's own table never waited for its own share, so its log holds the
     # intents it sent while back (`busy`) past the reveal that waits for that share, which
     # it never sent, so never logged: no honest peer's log does that (§10.1).
+    # (Silent, whether anything came after that reveal depends on timing.)
     failure = audit(summaries[2].log_path).first_failure
-    if busy:
+    if busy or failure is not None:
         assert failure is not None and failure.section == "§10.1" and failure.seat is None
         assert f"its writer, {high.names[high.me]}, went on without sending its own" in failure.what
-    else:
-        assert failure is None
 
 
 class CutAtTheEnd(TablePeer):

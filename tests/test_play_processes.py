@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+import pytest
+
 from cli_support import stopped_journal
 from p2p.audit import audit
 from p2p.journal import FORGET_AFTER
@@ -21,8 +23,8 @@ from p2p.log import read_log
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def run_cli(*args: str, timeout: float = 120, **environ: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **environ}
     return subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
@@ -206,3 +208,41 @@ def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(t
     assert result["finished"] and set(result["totals"]) == {"Zoe", "Ada", "Bo"}
     verdict = audit(Path(result["log"]))
     assert verdict.ok and verdict.finished and verdict.totals == result["totals"], verdict.first_failure
+
+
+@pytest.mark.parametrize("args,words", [
+    (("tables", "--timeout", "nan"), "argument --timeout: nan is not a number of seconds (0 or more)"),
+    (("join", "Friday", "--timeout", "-1"), "argument --timeout: -1 is not a number of seconds"),
+    (("tables", "--interface", "notanip"), "argument --interface: 'notanip' is not an IPv4 address"),
+    (("host", "--headless", "--port", "70000"), "argument --port: 70000 is not a port (0-65535"),
+    (("join", "--peer", "127.0.0.1:9", "--port", "-1"), "argument --port: -1 is not a port"),
+    (("play", "--headless", "--name", "a\tb"), "argument --name: 'a\\tb' is not a name: 1-24 printable characters"),
+    (("host", "--headless", "--name", "a\x1bb"), "argument --name: 'a\\x1bb' is not a name"),
+    (("play", "--headless", "--grace", "nan"), "argument --grace: nan is not a number of seconds"),
+])
+def test_bad_values_are_refused_before_anything_starts_with_the_option_named(
+        tmp_path: Path, args: tuple[str, ...], words: str) -> None:
+    """A time that is not a finite number of seconds (`nan` waited forever), a port out of
+    range (70000 became 4464), an interface that is no address, a name with control
+    characters: each is refused with exit status 2, naming the option, and no traceback."""
+    state = () if args[0] == "tables" else ("--state-dir", str(tmp_path))
+    done = run_cli(*args, *state, timeout=30)
+    assert done.returncode == 2 and words in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_skills_that_are_not_utf8_text_are_refused_clearly(tmp_path: Path) -> None:
+    deck = tmp_path / "latin1.toml"
+    deck.write_bytes(b'[[card]]\nname = "\xe9"\nvalue = 0\ncount = 40\n')
+    for command in (("simulate", "--games", "1"), ("host", "--headless", "--no-discovery", "--state-dir", str(tmp_path))):
+        done = run_cli(*command, "--skills", str(deck), timeout=30)
+        assert done.returncode == 2 and "is not UTF-8 text" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_play_seats_a_player_whose_login_name_is_a_bot_s_in_another_case(tmp_path: Path) -> None:
+    """Names compare as §6.4 says (case and width folded): a player logged in as "bo"
+    plays against Ada, Bo and Cy as "bo (you)", instead of Bo being refused its seat."""
+    done = run_cli("play", "--headless", "--target", "10", "--state-dir", str(tmp_path), "--json",
+                   LOGNAME="bo", USER="bo", LNAME="bo", USERNAME="bo")
+    assert done.returncode == 0, done.stderr
+    assert "bo (you)" in json.loads(done.stdout.splitlines()[-1])["totals"]
