@@ -61,7 +61,9 @@ Checks, and where they happen:
 
 Lost frames are repaired by retransmission: a peer's heads in its acks say what it
 holds of ours (both chains); whatever it lacks for longer than the retransmission
-timeout is sent again, byte for byte.
+timeout is sent again, byte for byte. A third seat's content that a peer still lacks
+``RELAY_AFTER`` later is relayed to it: an author that showed a message to some peers
+only cannot leave the rest waiting on it.
 
 Equivocation (§7.10): a sender may sign two different messages with one seq and send
 each to different peers. Every head a peer declares about a *third* peer's chain (in its
@@ -73,8 +75,10 @@ message of q is delivered only once every other peer has declared holding q's ch
 to it with our hashes (its *echo*); acks go out whenever our heads changed, so a stable
 message is usually echoed already (in a race, the echo costs one more message delay).
 Messages relayed by another peer are taken like any other: their signatures make the
-link irrelevant. A refusal that the sender's own signatures prove carries them as
-`evidence`, for the log and for the other peers.
+link irrelevant, except for what a message says of its sender's present state (`away`,
+what it holds of our chains), taken only from the sender's own link. A refusal that the
+sender's own signatures prove carries them as `evidence`, for the log and for the other
+peers.
 """
 
 from __future__ import annotations
