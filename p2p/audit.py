@@ -11,7 +11,9 @@ as signed. The audit checks, in order, and stops at the first thing that does no
 3. the game: an observer `TableMachine` (no seat, no secrets) replays every record,
    which re-verifies every key proof, beacon, shuffle step, share and proof (§8), every
    engine transition (R1–R10), every round's openings with every card re-derived, and
-   every score; a peer's violation stops the replay exactly where it stopped the game;
+   every score; a peer's violation stops the replay exactly where it stopped the game,
+   and records past a message the table held behind shares the log lacks (with no stall
+   claim about them) say the log was altered: no honest peer hands those over (§10.1);
 4. the end: the game finished (every seat said ``done``) and the log was closed. A log
    that stopped because the order refused a peer's message keeps that peer's signed
    messages as evidence (``log.evidence``): if they prove the violation (two bodies with
