@@ -26,7 +26,7 @@ from p2p.identity import IdentityError, default_state_dir
 from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
-from p2p.roster import MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, TableRules
+from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules
 from p2p.transport import open_mesh
 
 
@@ -64,12 +64,11 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.bots < args.seats:
         complain(f"--bots must be between 0 and {args.seats - 1} (the seats but yours)")
         return 2
-    for label, value, kind in (("--table", table, TABLE_NAME), ("--name", name, PLAYER_NAME)):
-        try:
-            kind.check(value, label, "§6.2")
-        except ProtocolError:
-            complain(f"{label} must be 1-{kind.max_len} printable characters")
-            return 2
+    try:  # (the name was checked as it was read, `argtypes.player`)
+        TABLE_NAME.check(table, "--table", "§6.2")
+    except ProtocolError:
+        complain(f"--table must be 1-{TABLE_NAME.max_len} printable characters")
+        return 2
     try:
         skills = args.skills.read_text(encoding="utf-8") if args.skills else ""
         rules = TableRules(target=args.target, turn_s=args.turn_seconds, skills_text=skills)

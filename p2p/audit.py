@@ -34,7 +34,8 @@ from p2p.errors import ProtocolError
 from p2p.identity import short_id
 from p2p.log import LogContents, LogError, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
-from p2p.order import Delivered, HeadsForked, HeadsUnheld, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
+from p2p.order import Delivered, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
+from p2p.policy import either, either_seats
 from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.schema import Schemas
 from p2p.signing import SignedMessage, open_signed, signed_frame
@@ -61,8 +62,7 @@ class Failure:
             seat = self.seat + 1  # a person counts seats from 1, as the report's players line does
             who = f" by {names[self.seat]} (seat {seat})" if self.seat < len(names) else f" by seat {seat}"
         elif self.suspects and all(s < len(names) for s in self.suspects):
-            who = (" by " + " or ".join(names[s] for s in self.suspects)
-                   + " (seats " + " or ".join(str(s + 1) for s in self.suspects) + ")")
+            who = f" by {either(self.suspects, names)} ({either_seats(self.suspects)})"
         return f"{where}{who}: {self.section}: {self.what}"
 
 
@@ -263,10 +263,8 @@ def audit(path: Path) -> AuditResult:
     elif contents.torn:
         result.first_failure = Failure(None, None, "§10.1", "the log's last record was cut short (the peer stopped while writing)")
     elif not machine.finished and result.left is None:
-        if machine.waiting_for_shares:
-            need, seats_missing = next(iter(machine.waiting_for_shares.items()))
-            who = ", ".join(result.names[s] for s in seats_missing)
-            what = (f"the log ends waiting for shares of reveal {need} from {who}, which it does not hold "
+        if (awaited := _awaited_shares(result)) is not None:
+            what = (f"the log ends waiting for {awaited}, which it does not hold "
                     "(the log is incomplete, or side records were removed)")
         else:
             what = f"the log ends in round {machine.round_number}, before the game did"
@@ -283,14 +281,22 @@ def _held_behind_shares(result: AuditResult, index: int) -> Failure:
     """The log goes on past a message its table held behind a reveal whose shares the log
     does not hold: records an honest peer never hands over (§10.1); nobody is blamed."""
     assert result.machine is not None
-    need, missing = next(iter(result.machine.waiting_for_shares.items()), (None, ()))
-    what = f"the shares of reveal {need} from {', '.join(result.names[s] for s in missing)}" if missing else "shares"
     why = "records were added, or side records were removed"
-    if result.writer in missing:  # an honest peer logs each share it sends as it sends it
+    if any(result.writer in missing for missing in result.machine.waiting_for_shares.values()):
+        # (an honest peer logs each share it sends as it sends it)
         why = f"its writer, {result.names[result.writer]}, went on without sending its own, or side records were removed"
     return Failure(index, None, "§10.1",
-                   f"the table held the records from here on, waiting for {what}, which the log does not hold, and "
-                   f"no stall claim about them follows: an honest peer hands its table nothing more until then; {why}")
+                   f"the table held the records from here on, waiting for {_awaited_shares(result) or 'shares'}, which "
+                   f"the log does not hold, and no stall claim about them follows: an honest peer hands its table "
+                   f"nothing more until then; {why}")
+
+
+def _awaited_shares(result: AuditResult) -> str | None:
+    """The first reveal the replay waits for, and whose shares it lacks, in words."""
+    assert result.machine is not None
+    for need, missing in result.machine.waiting_for_shares.items():
+        return f"the shares of reveal {need} from {', '.join(result.names[s] for s in missing)}"
+    return None
 
 
 def _order_verdict(result: AuditResult, index: int, delivered: Delivered) -> Failure | None:
@@ -310,10 +316,9 @@ def _order_verdict(result: AuditResult, index: int, delivered: Delivered) -> Fai
     if result.machine.finished:
         return Failure(index, None, "§10.1", f"{names[seat]}'s {delivered.envelope.inner['type']} comes after the end "
                                              "of the game (every seat had said done), where an honest log ends")
-    if isinstance(rejected, HeadsUnheld) and result.left is not None:  # (as the table would, §7.5)
-        return Failure(index, None, rejected.section, rejected.reason, (seat, rejected.other))
     if rejected is not None and result.left is not None:  # the table no longer judges: the order still does
-        return Failure(index, seat, rejected.section, rejected.reason)
+        blamed, suspects = delivered.blamed
+        return Failure(index, blamed, rejected.section, rejected.reason, suspects)
     return None
 
 
@@ -401,7 +406,7 @@ def _claimed(body: bytes, roster: Roster) -> str:
 
     try:
         member = roster.member(decode_map(body).get("from"))
-    except (ProtocolError, TypeError):
+    except ProtocolError:
         return ""
     return f" (the record says it is {member.name}'s)" if member is not None else ""
 

@@ -268,6 +268,14 @@ class Delivered:
     def stamp(self) -> int:
         return int(self.envelope.inner["lamport"])
 
+    @property
+    def blamed(self) -> tuple[int | None, tuple[int, ...]]:
+        """Whom its rejection blames: (its sender, ()), or, for a head nothing here can
+        judge (§7.5, `HeadsUnheld`), (None, the sender and the seat it names)."""
+        if isinstance(self.rejected, HeadsUnheld):
+            return None, (self.seat, self.rejected.other)
+        return self.seat, ()
+
 
 @dataclass(slots=True)
 class _Peer:

@@ -53,12 +53,12 @@ class Verdict:
 
     def who(self, names: Sequence[str]) -> str:
         if self.seat is None and self.suspects and all(s < len(names) for s in self.suspects):
-            return " or ".join(names[s] for s in self.suspects)
+            return either(self.suspects, names)
         return "a peer" if self.seat is None or self.seat >= len(names) else names[self.seat]
 
     def _seats(self) -> str:
         if self.seat is None and self.suspects:
-            return "seats " + " or ".join(str(s + 1) for s in self.suspects)
+            return either_seats(self.suspects)
         return f"seat {self.seat if self.seat is None else self.seat + 1}"
 
     def line(self, names: Sequence[str]) -> str:
@@ -75,6 +75,16 @@ class Verdict:
     def leave_reason(self, names: Sequence[str]) -> str:
         """Why this seat leaves, for the others' screens (a §9.8 ``leave``, ≤ 200 characters)."""
         return f"{self.who(names)} broke {self.section}: {self.reason}"[:200]
+
+
+def either(suspects: Sequence[int], names: Sequence[str]) -> str:
+    """Suspects by name, one of whom broke a rule (§7.5): "Bo or Cy"."""
+    return " or ".join(names[s] for s in suspects)
+
+
+def either_seats(suspects: Sequence[int]) -> str:
+    """Suspects by seat, counted from 1: "seats 2 or 3"."""
+    return "seats " + " or ".join(str(s + 1) for s in suspects)
 
 
 def on_link_fault(error: ProtocolError, seat: int | None) -> Verdict:

@@ -360,14 +360,13 @@ def test_s10_1_a_log_whose_shares_were_removed_cannot_pass_for_an_absence(game_l
     from p2p.wire import decode_map
 
     bo = decode_map(contents.messages[0][0])["from"]
-    bo_seat = next(i for i, (body, _sig) in enumerate(contents.messages) if decode_map(body)["from"] == bo)
     assert audit(game_log).finished
     kept = lambda sides: [(body, sig) for body, sig in sides if decode_map(body)["from"] != bo]
     seat = audit(game_log).member(bo).seat
     result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=kept, why="P was away for more than 120 s", absent=seat))
     failure = result.first_failure
     assert not result.ok and failure.section == "§10.1" and failure.seat is None and failure.record is not None
-    assert bo_seat >= 0 and "no stall claim about them follows" in failure.what
+    assert "no stall claim about them follows" in failure.what
     done = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", str(tmp_path / "tampered.bandit-log")],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 1 and '"ok": false' in done.stdout.splitlines()[-1]
@@ -400,7 +399,6 @@ def test_s10_2_an_honest_absence_waiting_for_the_absent_seat_s_shares_passes(see
 
 def test_s10_2_a_header_whose_skills_table_nests_too_deep_is_refused_not_a_crash(game_log: Path, tmp_path: Path) -> None:
     """The roster is read before any signature is checked: a header anyone can write."""
-    from p2p.roster import parse_canonical
     from p2p.wire import decode, encode
 
     def header(h: Header) -> Header:
@@ -414,7 +412,6 @@ def test_s10_2_a_header_whose_skills_table_nests_too_deep_is_refused_not_a_crash
     change.header = header  # type: ignore[attr-defined]
     result = audit(rewrite(game_log, tmp_path, change))
     assert not result.ok and result.first_failure.section == "§6.8" and "nested too deeply" in result.first_failure.what
-    assert parse_canonical  # (the same reading as every guest's, §6.6)
 
 
 def test_s10_1_a_log_is_read_a_frame_at_a_time(tmp_path: Path) -> None:

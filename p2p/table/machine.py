@@ -115,7 +115,7 @@ from p2p.deck import Reveal as Collect
 from p2p.deck.shuffle import Deck
 from p2p.errors import printable
 from p2p.identity import short_id
-from p2p.order import Delivered, HeadsUnheld, message_hash
+from p2p.order import Delivered, message_hash
 from p2p.roster import TableRules
 from p2p.table.intake import judged_at_once
 from p2p.table.messages import intent_of, intent_payload
@@ -480,10 +480,9 @@ class TableMachine:
             self._current = (seat, int(inner["seq"]))
             try:
                 rejected = delivered.rejected
-                if isinstance(rejected, HeadsUnheld):  # its sender, or the seat it names, signed falsely
-                    raise TableViolation(rejected.section, None, rejected.reason, suspects=(seat, rejected.other))
                 if rejected is not None:
-                    raise TableViolation(rejected.section, seat, rejected.reason)
+                    blamed, suspects = delivered.blamed
+                    raise TableViolation(rejected.section, blamed, rejected.reason, suspects=suspects)
                 handler = getattr(self, "_on_" + str(inner["type"]).replace(".", "_").replace("-", "_"), None)
                 if handler is None:
                     raise TableViolation("§9", seat, f"{inner['type']!r} is not a table message")
