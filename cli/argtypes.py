@@ -6,6 +6,11 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import SkillsError
+from engine.skills import Skills, load_skills
 
 
 def port(text: str) -> int:
@@ -32,10 +37,16 @@ def seconds(text: str) -> float:
 
 def ipv4(text: str) -> str:
     """The IPv4 address of one of this machine's interfaces."""
+    from p2p.discovery import local_addresses
+
     try:
-        return str(ipaddress.IPv4Address(text))
+        address = str(ipaddress.IPv4Address(text))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an IPv4 address") from None
+    if address not in (ours := local_addresses()):
+        raise argparse.ArgumentTypeError(f"{address} is not an address of this machine "
+                                         f"(its IPv4 addresses: {', '.join(ours) or 'none'})")
+    return address
 
 
 def player(text: str) -> str:
@@ -48,3 +59,28 @@ def player(text: str) -> str:
     except ProtocolError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a name: 1-{PLAYER_NAME.max_len} printable characters") from None
     return text
+
+
+@dataclass(frozen=True)
+class SkillsFile:
+    """A user's skills table (TOML), read and checked: its text (what a host sends in
+    the table's rules, §6.8) and the deck it describes."""
+
+    path: Path
+    text: str
+    skills: Skills
+
+
+def skills_file(text: str) -> SkillsFile:
+    """A readable UTF-8 file holding a valid skills table (R4, engine/skills.toml)."""
+    path = Path(text)
+    try:
+        table = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise argparse.ArgumentTypeError(f"{path} is not UTF-8 text (a TOML file is)") from None
+    try:
+        return SkillsFile(path, table, load_skills(table, str(path)))
+    except SkillsError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import trio
 
-from cli.argtypes import port
+from cli.argtypes import port, skills_file
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
     player_name, print_result, roster_progress, say,
@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS")
     p.add_argument("--target", type=int, default=100, help="end the game when a total reaches this (default 100)")
     p.add_argument("--turn-seconds", type=int, default=60, help="turn timer in seconds (default 60)")
-    p.add_argument("--skills", type=Path, metavar="FILE", help="your own skills table (TOML), as in engine/skills.toml")
+    p.add_argument("--skills", type=skills_file, metavar="FILE", help="your own skills table (TOML), as in engine/skills.toml")
     p.add_argument("--bots", type=int, default=0, metavar="N",
                    help="fill N seats with bots, each a peer of its own on this machine as in `play` (default 0)")
     add_seat_options(p)
@@ -70,15 +70,9 @@ def run(args: argparse.Namespace) -> int:
         complain(f"--table must be 1-{TABLE_NAME.max_len} printable characters")
         return 2
     try:
-        skills = args.skills.read_text(encoding="utf-8") if args.skills else ""
-        rules = TableRules(target=args.target, turn_s=args.turn_seconds, skills_text=skills)
+        rules = TableRules(target=args.target, turn_s=args.turn_seconds,
+                           skills_text=args.skills.text if args.skills else "")
         rules.skills.check_players(args.seats)  # the deck must deal to a full table (R4)
-    except OSError as exc:
-        complain(f"cannot read --skills: {exc.strerror or exc}")
-        return 2
-    except UnicodeDecodeError:
-        complain(f"cannot read --skills: {args.skills} is not UTF-8 text (a TOML file is)")
-        return 2
     except (ProtocolError, SkillsError) as exc:
         complain(f"these table rules cannot be played: {exc}")
         return 2
@@ -114,11 +108,12 @@ def run(args: argparse.Namespace) -> int:
             from cli.tui import host_lobby_screen, open_terminal
 
             async with open_terminal() as terminal:
-                async with _advertising(ad, args) as advert:
+                notes, heard = trio.open_memory_channel[str](4)
+                async with _advertising(ad, args, where, notes.send_nowait) as advert:
                     result = await host_lobby_screen(
                         terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
                         rules=rules, join_hint=hint, on_roster=lambda change: advert(change.roster.free),
-                        warnings=bots.lost,
+                        warnings=(bots.lost, heard),
                     )
                 bots.seated()
                 if result is None:
@@ -132,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
             say(f"Others join with: {hint}")
         else:
             say(f"listening {where}:{mesh.port} {identity.peer_id.hex()}")
-        async with _advertising(ad, args) as advert:
+        async with _advertising(ad, args, where, say) as advert:
 
             def on_roster(change: RosterChanged) -> None:
                 show(change)
@@ -163,15 +158,25 @@ def seat_log_unwritable(args: argparse.Namespace) -> bool:
 
 
 @asynccontextmanager
-async def _advertising(ad: TableAd, args: argparse.Namespace) -> AsyncIterator[Callable[[int], None]]:
+async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
+                       tell: Callable[[str], None]) -> AsyncIterator[Callable[[int], None]]:
     """Advertise the table by mDNS (unless --no-discovery) while the lobby runs; yields
-    a function that updates the free seats shown to others."""
+    a function that updates the free seats shown to others. If mDNS cannot run here the
+    table goes on unadvertised (§5.3), and `tell` says so."""
     if args.no_discovery:
         yield lambda free: None
         return
-    async with advertise(ad, interfaces=args.interfaces) as advert:
+    async with advertise(ad, interfaces=args.interfaces) as advert, trio.open_nursery() as nursery:
+
+        async def tell_failure() -> None:
+            await advert.failed.wait()
+            tell(f"The table is not advertised on the LAN ({advert.failure}); "
+                 f"others join with: bandit-lan join --peer {where}:{ad.port}")
+
+        nursery.start_soon(tell_failure)
         yield lambda free: advert.update(free=free)
         advert.withdraw()
+        nursery.cancel_scope.cancel()
 
 
 def _bot_names(count: int, host: str) -> list[str]:

@@ -19,7 +19,7 @@ from cli.host import _log_path, after_lobby, is_person, seat_log_unwritable
 from cli.resume import offer_resume_first
 from p2p.discovery import browse
 from p2p.errors import ProtocolError
-from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint
+from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint, short_id
 from p2p.lobby_runner import join_table
 from p2p.transport import open_mesh
 
@@ -31,11 +31,21 @@ def parse_peer(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-async def _find(args: argparse.Namespace, say_: Callable[[str], None]) -> tuple[list[tuple[str, int]], str, bytes] | None:
-    """The table named (or the only one with free seats) on the LAN: addresses, words, fingerprint."""
+async def _find(args: argparse.Namespace, say_: Callable[[str], None],
+                expect: bytes | str | None = None) -> tuple[list[tuple[str, int]], str, bytes] | None:
+    """The table named (or the only one with free seats) on the LAN, hosted by `expect`
+    if given (--fingerprint): addresses, words, fingerprint."""
     say_(f"Looking for {repr(args.table) if args.table else 'tables'} on the LAN...")
     found = await browse(args.timeout, interfaces=args.interfaces, table=args.table)
     found = [t for t in found if t.table == args.table] if args.table else [t for t in found if t.free > 0]
+    if expect is not None:
+        others = found
+        found = [t for t in found if fingerprint_matches(t.fingerprint, expect)]
+        if others and not found:
+            hosts = ", ".join(f"{t.host} ({short_id(t.fingerprint)})" for t in others)
+            complain(f"no table {'named ' + repr(args.table) if args.table else 'with free seats'} is hosted by "
+                     f"the fingerprint --fingerprint names; found one hosted by {hosts}. Not joining.")
+            return None
     if found and not any(t.compatible for t in found):
         complain("; ".join(t.other_version() for t in found) + ".")
         return None
@@ -142,15 +152,11 @@ def run(args: argparse.Namespace) -> int:
                     expect = expect or picked.fingerprint
                     what = f'"{picked.table}" hosted by {picked.host}'
             else:
-                found = await _find(args, say_)
+                found = await _find(args, say_, expect)
                 if found is None:
                     return 1
                 addresses, what, advertised = found
-                if expect is None:
-                    expect = advertised
-                elif not fingerprint_matches(advertised, expect):
-                    complain("the advertised table has another fingerprint than --fingerprint; not joining")
-                    return 1
+                expect = expect or advertised
             async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
                 if person:
                     from cli.tui import join_lobby_screen

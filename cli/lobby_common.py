@@ -29,10 +29,11 @@ REFUSAL_HINTS = {
 }
 
 
-def add_identity_options(parser: argparse.ArgumentParser) -> None:
+def add_identity_options(parser: argparse.ArgumentParser,
+                         state_help: str = "where your identity key and logs live (default: the user data directory)",
+                         ) -> None:
     parser.add_argument("--name", type=player, help="your name at the table (default: your login name)")
-    parser.add_argument("--state-dir", type=Path, metavar="DIR",
-                        help="where your identity key and logs live (default: the user data directory)")
+    parser.add_argument("--state-dir", type=Path, metavar="DIR", help=state_help)
 
 
 def add_seat_options(parser: argparse.ArgumentParser) -> None:

@@ -12,10 +12,9 @@ import argparse
 from functools import partial
 from pathlib import Path
 
-from cli.argtypes import player
 from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
 from cli.game import add_game_options, log_path_for, log_unwritable, play_seat, report
-from cli.lobby_common import complain, load_identity, player_name, say
+from cli.lobby_common import add_identity_options, complain, load_identity, player_name, say
 from cli.resume import offer_resume_first
 from cli.stopping import run_until_stopped
 from p2p.errors import ProtocolError
@@ -33,8 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--bots", type=int, default=3, help=f"number of bot opponents, 1-{MAX_SEATS - 1} (default 3)")
     p.add_argument("--target", type=int, default=100, help="end the game when a total reaches this (default 100)")
     p.add_argument("--log-dir", type=Path, metavar="DIR", help="where to write every seat's log (default: your data directory)")
-    p.add_argument("--name", type=player, help="your name at the table (default: your login name)")
-    p.add_argument("--state-dir", type=Path, metavar="DIR", help="where your identity and the bots' live")
+    add_identity_options(p, state_help="where your identity and the bots' live")
     p.add_argument("--resume", action="store_true",
                    help="continue the game you were playing when this program stopped (same --state-dir): the bots "
                         "wait for you within the grace period")

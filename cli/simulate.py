@@ -6,12 +6,12 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
+from cli.argtypes import skills_file
 from engine.bots import BOTS
 from engine.errors import EngineError, SkillsError
 from engine.simulator import Summary, simulate
-from engine.skills import DEFAULT_SKILLS, MAX_PLAYERS, MIN_PLAYERS, Skills, load_skills
+from engine.skills import DEFAULT_SKILLS, MAX_PLAYERS, MIN_PLAYERS, Skills
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -33,7 +33,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         help=f"bot per seat, comma separated, or one for all seats; known: {', '.join(sorted(BOTS))} (default normal)",
     )
     parser.add_argument("--target", type=int, default=100, help="a game ends when a total reaches this (default 100)")
-    parser.add_argument("--skills", type=Path, metavar="FILE", help="a TOML skills table replacing the default deck")
+    parser.add_argument("--skills", type=skills_file, metavar="FILE", help="a TOML skills table replacing the default deck")
     parser.add_argument("--json", action="store_true", help="also print the summary as one JSON object on the last line")
     parser.set_defaults(func=run, parser=parser)
 
@@ -52,16 +52,7 @@ def run(args: argparse.Namespace) -> int:
         parser.error(f"--bots: unknown bot(s) {', '.join(map(repr, unknown)) or '(none given)'}; known: {', '.join(sorted(BOTS))}")
     if len(names) not in (1, args.players):
         parser.error(f"--bots: name one bot for all seats or exactly {args.players} bots, not {len(names)}")
-    skills = DEFAULT_SKILLS
-    if args.skills is not None:
-        try:
-            skills = load_skills(args.skills.read_text(encoding="utf-8"), str(args.skills))
-        except OSError as exc:
-            parser.error(f"--skills: cannot read {args.skills}: {exc.strerror or exc}")
-        except UnicodeDecodeError:
-            parser.error(f"--skills: {args.skills} is not UTF-8 text (a TOML file is)")
-        except SkillsError as exc:
-            parser.error(f"--skills: {exc}")
+    skills = args.skills.skills if args.skills else DEFAULT_SKILLS
     try:
         skills.check_players(args.players)
     except SkillsError as exc:

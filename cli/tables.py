@@ -6,6 +6,7 @@ import argparse
 import json
 
 import trio
+from prompt_toolkit.utils import get_cwidth
 
 from cli.argtypes import seconds
 from cli.lobby_common import add_interface_option, say
@@ -23,6 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def render(tables: list[TableAd]) -> list[str]:
+    """The listing, its columns lined up in terminal cells (a CJK character takes two)."""
     if not tables:
         return ["No tables found on the LAN."]
     rows = [("TABLE", "HOST", "SEATS", "FREE", "ADDRESS", "FINGERPRINT", "")]
@@ -30,8 +32,8 @@ def render(tables: list[TableAd]) -> list[str]:
         where = f"{t.addresses[0]}:{t.port}" if t.addresses else f"?:{t.port}"
         other = "" if t.compatible else f"another bandit-lan (protocol {t.proto}): cannot join"
         rows.append((t.table, t.host, str(t.seats), str(t.free), where, short_id(t.fingerprint), other))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    widths = [max(get_cwidth(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell + " " * (w - get_cwidth(cell)) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
 
 def run(args: argparse.Namespace) -> int:

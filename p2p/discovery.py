@@ -20,13 +20,17 @@ interface with multicast by default, or the given addresses.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import queue
+import re
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -34,6 +38,7 @@ from typing import Any
 import ifaddr
 import trio
 from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
+from zeroconf import Error as ZeroconfError
 
 from p2p.groups import lone_exception_unwrapped
 from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION
@@ -42,6 +47,22 @@ log = logging.getLogger("bandit_lan.discovery")
 
 SERVICE_TYPE = "_bandit-lan._tcp.local."
 RESOLVE_MS = 1500
+"""How long one instance may take to resolve (its SRV, TXT and A records)."""
+RESOLVING_AT_ONCE = 32
+"""Instances resolved at the same time: one that never answers holds up nobody else."""
+SAME_NAME_S = 0.5
+"""How long a browse for one table listens on after finding it, for another of that name."""
+INSTANCE_BYTES = 53
+"""The table name's share of an instance name: DNS's 63-byte label holds it, the host's
+" (1a2b)" and the responder's "-2" should two hosts' tags ever coincide (§5.1)."""
+_FINGERPRINT = re.compile(r"[0-9a-f]{64}")
+_VIRTUAL = ("docker", "br-", "veth", "virbr", "vmnet", "vboxnet", "lxcbr", "lxdbr", "cni", "podman", "flannel")
+"""Interface names of container and virtual-machine bridges: their addresses are this
+machine's own business, not where players on the LAN can reach it."""
+
+
+class DiscoveryUnavailable(OSError):
+    """mDNS cannot run here (no IPv4 interface with multicast, or not the one named)."""
 
 
 @dataclass(frozen=True)
@@ -83,22 +104,51 @@ class TableAd:
 
 
 def _zeroconf(interfaces: Sequence[str] | None) -> Zeroconf:
-    return Zeroconf(interfaces=list(interfaces) if interfaces else InterfaceChoice.All, ip_version=IPVersion.V4Only)
+    try:
+        return Zeroconf(interfaces=list(interfaces) if interfaces else InterfaceChoice.All, ip_version=IPVersion.V4Only)
+    except RuntimeError as exc:  # (python-zeroconf: "No interfaces to listen on")
+        raise DiscoveryUnavailable(f"no IPv4 interface with multicast for mDNS ({exc})") from None
+    except OSError as exc:
+        where = f"interface {', '.join(interfaces)}" if interfaces else "the network"
+        raise DiscoveryUnavailable(f"cannot use {where} for mDNS: {exc.strerror or exc}") from None
 
 
-def local_addresses() -> list[str]:
-    """This machine's IPv4 addresses, loopback last."""
+def _adapters() -> list[tuple[str, ipaddress.IPv4Interface]]:
+    """(adapter name, address with its subnet) of each IPv4 address of this machine."""
     found = []
     for adapter in ifaddr.get_adapters():
         for ip in adapter.ips:
             if ip.is_IPv4 and isinstance(ip.ip, str):
-                found.append(ip.ip)
-    return sorted(set(found), key=lambda a: (ipaddress.ip_address(a).is_loopback, a))
+                found.append((str(adapter.name), ipaddress.IPv4Interface(f"{ip.ip}/{ip.network_prefix}")))
+    return found
+
+
+def _virtual(adapter: str) -> bool:
+    return adapter.startswith(_VIRTUAL)
+
+
+def _multicast_source() -> str | None:
+    """The address this machine sends mDNS from by its routes (no packet is sent)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("224.0.0.251", 5353))
+            return str(probe.getsockname()[0])
+    except OSError:
+        return None
+
+
+def local_addresses() -> list[str]:
+    """This machine's IPv4 addresses, best first for players on the LAN: the one its
+    routes send multicast from, then the others, container and VM bridges, and loopback
+    last."""
+    source = _multicast_source()
+    ranked = {str(net.ip): (net.ip.is_loopback, _virtual(name), str(net.ip) != source) for name, net in _adapters()}
+    return sorted(ranked, key=lambda a: (*ranked[a], ipaddress.IPv4Address(a)))
 
 
 def advertised_addresses(bind: str, interfaces: Sequence[str] | None) -> tuple[str, ...]:
-    """What to put in A records: the bound address, else the chosen interfaces, else
-    every non-loopback address (loopback only if there is nothing else)."""
+    """What to put in A records, best first: the bound address, else the chosen
+    interfaces, else every non-loopback address (loopback only if there is nothing else)."""
     if bind not in ("", "0.0.0.0"):
         return (bind,)
     if interfaces:
@@ -108,13 +158,19 @@ def advertised_addresses(bind: str, interfaces: Sequence[str] | None) -> tuple[s
     return tuple(outside or addrs)
 
 
+TXT_KEYS = ("table", "host", "seats", "free", "proto", "fp")
+
+
 def parse_txt(properties: dict[bytes, bytes | None]) -> dict[str, str] | None:
+    """The keys of §5.2 as text, or None if one is missing or not UTF-8. Other keys
+    are not read: a later version may add any."""
     out = {}
-    for key, value in properties.items():
+    for key in TXT_KEYS:
+        value = properties.get(key.encode("ascii"))
         if value is None:
-            continue
+            return None
         try:
-            out[key.decode("ascii")] = value.decode("utf-8")
+            out[key] = value.decode("utf-8")
         except UnicodeDecodeError:
             return None
     return out
@@ -125,33 +181,32 @@ def ad_from_info(info: ServiceInfo) -> TableAd | None:
     txt = parse_txt(info.properties or {})
     if txt is None:
         return None
-    try:
-        table, host = txt["table"], txt["host"]
-        numbers = (txt["seats"], txt["free"], txt["proto"])
-        fingerprint = bytes.fromhex(txt["fp"])
-    except (KeyError, ValueError):
-        return None
+    table, host = txt["table"], txt["host"]
+    numbers = (txt["seats"], txt["free"], txt["proto"])
     if not all(n.isascii() and n.isdigit() and len(n) <= 4 for n in numbers):  # decimal (§5.2): "٣" is not 3
+        return None
+    if not _FINGERPRINT.fullmatch(txt["fp"]):  # 64 lowercase hex digits (§5.2)
         return None
     seats, free, proto = map(int, numbers)
     if not (1 <= len(table) <= 40 and 1 <= len(host) <= 24 and table.isprintable() and host.isprintable()
-            and MIN_SEATS <= seats <= MAX_SEATS and 0 <= free <= seats and len(fingerprint) == 32 and info.port):
+            and MIN_SEATS <= seats <= MAX_SEATS and 0 <= free <= seats and info.port):
         return None
     addresses = tuple(a for a in info.parsed_addresses(IPVersion.V4Only))
-    return TableAd(table, host, seats, free, proto, fingerprint, info.port, _prefer_local(addresses))
+    return TableAd(table, host, seats, free, proto, bytes.fromhex(txt["fp"]), info.port, _prefer_local(addresses))
 
 
 def _prefer_local(addresses: Sequence[str]) -> tuple[str, ...]:
-    """Order addresses so that those on one of our own subnets come first."""
-    nets = []
-    for adapter in ifaddr.get_adapters():
-        for ip in adapter.ips:
-            if ip.is_IPv4 and isinstance(ip.ip, str):
-                nets.append(ipaddress.ip_network(f"{ip.ip}/{ip.network_prefix}", strict=False))
+    """Order a table's addresses: those on one of our own LAN subnets first, then the
+    rest, and last those on a subnet of one of our container or VM bridges (every
+    machine with Docker has 172.17.0.1: the host's own bridge, not ours to dial)."""
+    ours = _adapters()
 
-    def rank(a: str) -> tuple[int, str]:
-        addr = ipaddress.ip_address(a)
-        return (0 if any(addr in n for n in nets) else 1, a)
+    def rank(a: str) -> tuple[int, ipaddress.IPv4Address]:
+        addr = ipaddress.IPv4Address(a)
+        nets = [name for name, net in ours if addr in net.network]
+        if nets and not all(map(_virtual, nets)):
+            return (0, addr)
+        return (2 if nets else 1, addr)
 
     return tuple(sorted(set(addresses), key=rank))
 
@@ -167,17 +222,23 @@ def _service_info(ad: TableAd, instance: str) -> ServiceInfo:
     )
 
 
-def _instance_name(table: str) -> str:
-    """DNS-SD instance names are at most 63 bytes of UTF-8 (table names are short anyway)."""
-    name = table.replace(".", " ")
-    while len(name.encode("utf-8")) > 63:
+def _instance_name(ad: TableAd) -> str:
+    """The instance name of a table (§5.1): its name (dots are label separators; a label
+    is at most 63 bytes of UTF-8) and the first two bytes of its host's peer id, so two
+    tables named alike have two names without the responders' renaming, which does not
+    always win the race when both probe at once."""
+    name = ad.table.replace(".", " ")
+    while len(name.encode("utf-8")) > INSTANCE_BYTES:
         name = name[:-1]
-    return name
+    return f"{name} ({ad.fingerprint[:2].hex()})"
 
 
 class Advertisement:
     """A published table; `update` refreshes its TXT record, `withdraw` removes it.
-    Both return at once: a worker task applies the latest wish in the background."""
+    Both return at once: a worker task applies the latest wish in the background.
+
+    Discovery is only a hint (§5.3): if mDNS cannot run here, `failed` is set with the
+    reason in `failure`, and the table goes on unadvertised (joinable with --peer)."""
 
     def __init__(self, ad: TableAd) -> None:
         self.ad = ad
@@ -186,6 +247,8 @@ class Advertisement:
         self._changed.set()
         self.published = trio.Event()
         self.withdrawn = trio.Event()
+        self.failed = trio.Event()
+        self.failure = ""
 
     def update(self, *, free: int) -> None:
         if self._wanted is not None and self._wanted.free != free:
@@ -197,7 +260,12 @@ class Advertisement:
         self._changed.set()
 
     async def _run(self, interfaces: Sequence[str] | None) -> None:
-        zc = await trio.to_thread.run_sync(_zeroconf, interfaces)
+        try:
+            zc = await trio.to_thread.run_sync(_zeroconf, interfaces)
+        except DiscoveryUnavailable as exc:
+            self._fail(str(exc))
+            self.withdrawn.set()
+            return
         info: ServiceInfo | None = None
         try:
             while True:
@@ -206,25 +274,43 @@ class Advertisement:
                 wanted = self._wanted
                 if wanted is None:
                     break
-                if info is None:
-                    info = _service_info(wanted, _instance_name(wanted.table))
-                    await trio.to_thread.run_sync(lambda: zc.register_service(info, allow_name_change=True))
-                    self.published.set()
-                    log.info("advertising %r as %s", wanted.table, info.name)
-                else:
-                    info = _service_info(wanted, info.name[: -len(SERVICE_TYPE) - 1])
-                    await trio.to_thread.run_sync(zc.update_service, info)
+                try:
+                    if info is None:
+                        info = await trio.to_thread.run_sync(_register, zc, wanted)
+                        self.published.set()
+                        log.info("advertising %r as %s", wanted.table, info.name)
+                    else:
+                        info = _service_info(wanted, info.name[: -len(SERVICE_TYPE) - 1])
+                        await trio.to_thread.run_sync(zc.update_service, info)
+                except (ZeroconfError, OSError, ValueError) as exc:
+                    self._fail(f"mDNS refused it: {exc}")
+                    break
         finally:
             with trio.CancelScope(shield=True):
                 final = info
 
                 def close() -> None:
                     if final is not None:
-                        zc.unregister_service(final)
+                        try:
+                            zc.unregister_service(final)
+                        except (ZeroconfError, OSError) as exc:  # (goodbyes are a courtesy; the TTL ends it)
+                            log.info("could not withdraw %s: %s", final.name, exc)
                     zc.close()
 
                 await trio.to_thread.run_sync(close)
                 self.withdrawn.set()
+
+    def _fail(self, why: str) -> None:
+        log.warning("the table %r is not advertised on the LAN: %s", self.ad.table, why)
+        self.failure = why
+        self.failed.set()
+
+
+def _register(zc: Zeroconf, ad: TableAd) -> ServiceInfo:
+    """Publish `ad`; renamed "-2", "-3", … while another instance has its name (§5.1)."""
+    info = _service_info(ad, _instance_name(ad))
+    zc.register_service(info, allow_name_change=True)
+    return info
 
 
 @asynccontextmanager
@@ -242,44 +328,80 @@ async def advertise(ad: TableAd, *, interfaces: Sequence[str] | None = None) -> 
 
 def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: str | None, stop: threading.Event) -> list[TableAd]:
     zc = _zeroconf(interfaces)
-    names: queue.Queue[tuple[str, ServiceStateChange]] = queue.Queue()
+    events: queue.Queue[tuple[str, ServiceStateChange | TableAd | None]] = queue.Queue()
 
     def on_change(zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
-        names.put((name, state_change))
+        events.put((name, state_change))
 
     browser = ServiceBrowser(zc, SERVICE_TYPE, handlers=[on_change])
     found: dict[str, TableAd] = {}
+    waiting: deque[str] = deque()  # names seen, to be resolved
+    resolving: set[str] = set()
     deadline = time.monotonic() + timeout
     try:
         while not stop.is_set():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
+            while waiting and len(resolving) < RESOLVING_AT_ONCE:
+                name = waiting.popleft()
+                resolving.add(name)
+                _resolve(zc, name, min(RESOLVE_MS, int(remaining * 1000) + 1), events)
             try:
-                name, change = names.get(timeout=min(remaining, 0.1))
+                name, news = events.get(timeout=min(remaining, 0.1))
             except queue.Empty:
                 continue
-            if change is ServiceStateChange.Removed:
+            if news is ServiceStateChange.Removed:
                 found.pop(name, None)
-                continue
-            info = ServiceInfo(SERVICE_TYPE, name)
-            if not info.request(zc, RESOLVE_MS):
-                continue
-            ad = ad_from_info(info)
-            if ad is None:
-                log.info("ignoring malformed advertisement %s", name)
-                continue
-            found[name] = ad
-            if table is not None and ad.table == table:
-                break
+            elif isinstance(news, ServiceStateChange):  # (added or updated: resolve it again)
+                if name not in resolving and name not in waiting:
+                    waiting.append(name)
+            else:
+                resolving.discard(name)
+                if news is not None:
+                    found[name] = news
+                    if table is not None and news.table == table:  # (listen on a little, for another of that name)
+                        deadline = min(deadline, time.monotonic() + SAME_NAME_S)
     finally:
         browser.cancel()
         zc.close()
     return sorted(found.values(), key=lambda a: (a.table.casefold(), a.host.casefold()))
 
 
+def _resolve(zc: Zeroconf, name: str, ms: int, events: queue.Queue[tuple[str, ServiceStateChange | TableAd | None]]) -> None:
+    """Start resolving `name` on zeroconf's own loop; its `TableAd` (None if it did not
+    resolve or is malformed) arrives on `events`. Any name is someone's answer on the
+    LAN: one that is not an instance of our type is ignored like a malformed record."""
+    if not name.lower().endswith("." + SERVICE_TYPE.lower()):
+        log.info("ignoring an instance of another type: %r", name)
+        events.put((name, None))
+        return
+    try:  # (DNS names compare without case: "Good._BANDIT-LAN._tcp.local." is ours)
+        info = ServiceInfo(SERVICE_TYPE, name[: -len(SERVICE_TYPE)] + SERVICE_TYPE)
+        assert zc.loop is not None
+        asked: Future[bool] = asyncio.run_coroutine_threadsafe(info.async_request(zc, ms), zc.loop)
+    except (ZeroconfError, ValueError, RuntimeError) as exc:
+        log.info("ignoring the instance %r: %s", name, exc)
+        events.put((name, None))
+        return
+
+    def done(asked: Future[bool]) -> None:
+        ad = None
+        try:
+            if asked.result():
+                ad = ad_from_info(info)
+                if ad is None:
+                    log.info("ignoring malformed advertisement %s", name)
+        except Exception as exc:  # (zeroconf's loop closing, or a record it could not take)
+            log.info("could not resolve %r: %s", name, exc)
+        events.put((name, ad))
+
+    asked.add_done_callback(done)
+
+
 async def browse(timeout: float, *, interfaces: Sequence[str] | None = None, table: str | None = None) -> list[TableAd]:
-    """Tables seen within `timeout` seconds; with `table`, return as soon as that one is found."""
+    """Tables seen within `timeout` seconds; with `table`, return soon after that one is
+    found (`SAME_NAME_S` later, to see whether another table has its name)."""
     stop = threading.Event()
     try:
         return await trio.to_thread.run_sync(_browse_blocking, timeout, interfaces, table, stop, abandon_on_cancel=True)

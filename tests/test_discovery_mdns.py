@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+
 import pytest
 import trio
 
-from p2p.discovery import SERVICE_TYPE, TableAd, advertise, browse
+from cli.host import _advertising
+from p2p.discovery import SERVICE_TYPE, DiscoveryUnavailable, TableAd, advertise, browse
 from p2p.roster import PROTOCOL_VERSION
 
 LO = ["127.0.0.1"]
@@ -89,3 +96,177 @@ async def test_s6_2_a_table_of_another_protocol_version_is_shown_as_such_and_not
             assert await _find(args, lambda text: None) is None
     err = capsys.readouterr().err
     assert f"'Attic' speaks bandit-lan protocol {PROTOCOL_VERSION + 1} and this program speaks {PROTOCOL_VERSION}" in err
+
+
+class _Answers:
+    """Unsolicited mDNS answers on loopback, resent until stopped: what anyone on the
+    LAN may send, however malformed (§5.2)."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[str, str, int, dict[bytes, bytes] | None]] = []
+        self._stop = threading.Event()
+
+    def table(self, instance: str, port: int, txt: dict[bytes, bytes] | None, ptr_type: str = SERVICE_TYPE) -> None:
+        """A PTR of `ptr_type` naming `instance`, with SRV, TXT and A behind it unless `txt` is None."""
+        self.records.append((ptr_type, instance, port, txt))
+
+    def _send(self) -> None:
+        from zeroconf import DNSAddress, DNSOutgoing, DNSPointer, DNSService, DNSText, IPVersion, Zeroconf, const
+
+        unique = const._CLASS_IN | const._CLASS_UNIQUE
+        zc = Zeroconf(interfaces=LO, ip_version=IPVersion.V4Only)
+        try:
+            while not self._stop.is_set():
+                out = DNSOutgoing(const._FLAGS_QR_RESPONSE | const._FLAGS_AA)
+                for ptr_type, instance, port, txt in self.records:
+                    out.add_answer_at_time(DNSPointer(ptr_type, const._TYPE_PTR, const._CLASS_IN, 120, instance), 0)
+                    if txt is None:
+                        continue
+                    server = f"answers-{port}.local."
+                    text = b"".join(bytes([len(k) + 1 + len(v)]) + k + b"=" + v for k, v in txt.items())
+                    out.add_answer_at_time(DNSService(instance, const._TYPE_SRV, unique, 120, 0, 0, port, server), 0)
+                    out.add_answer_at_time(DNSText(instance, const._TYPE_TXT, unique, 120, text), 0)
+                    out.add_answer_at_time(DNSAddress(server, const._TYPE_A, unique, 120, bytes([127, 0, 0, 1])), 0)
+                zc.send(out)
+                self._stop.wait(0.3)  # (a responder's repeat interval, not a wait for something)
+        finally:
+            zc.close()
+
+    @asynccontextmanager
+    async def sent(self) -> AsyncIterator[None]:
+        thread = threading.Thread(target=self._send, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            self._stop.set()
+            await trio.to_thread.run_sync(thread.join)
+
+
+_TXT = {b"table": b"Good", b"host": b"ann", b"seats": b"4", b"free": b"3", b"proto": str(PROTOCOL_VERSION).encode(),
+        b"fp": b"ab" * 32}
+
+
+async def test_s5_2_answers_anyone_may_send_are_ignored_or_read_without_breaking_the_browse() -> None:
+    """A PTR naming an instance of another type is ignored (it raised out of `browse`,
+    ending `tables`, `join` and the picker with a traceback); our type in other letter
+    case is ours; an `fp` in capitals is not 64 lowercase hex digits; a key the browser
+    does not read (a later version's binary `icon`) hides nothing; and instances that
+    never resolve do not hold up the others: the real table is found well within the
+    time a name may take to resolve."""
+    answers = _Answers()
+    answers.table("Evil._other._tcp.local.", 1, None)
+    answers.table("Case._BANDIT-LAN._tcp.local.", 40101, {**_TXT, b"table": b"Case"})
+    for n in range(3):
+        answers.table(f"Dangling {n}.{SERVICE_TYPE}", 1, None)
+    answers.table(f"Upper.{SERVICE_TYPE}", 40102, {**_TXT, b"table": b"Upper", b"fp": b"AB" * 32})
+    answers.table(f"Future.{SERVICE_TYPE}", 40103, {**_TXT, b"table": b"Future", b"proto": b"9", b"icon": b"\xff\xfe"})
+    answers.table(f"Good.{SERVICE_TYPE}", 40104, _TXT)
+    with trio.fail_after(20):
+        async with answers.sent():
+            found = [t for t in await browse(3, interfaces=LO) if 40100 <= t.port < 40200]  # (not other tests' tables)
+            assert {(t.table, t.proto, t.port) for t in found} == {
+                ("Case", PROTOCOL_VERSION, 40101), ("Future", 9, 40103), ("Good", PROTOCOL_VERSION, 40104)}
+            started = trio.current_time()
+            assert [t.port for t in await browse(5, interfaces=LO, table="Good") if t.table == "Good"] == [40104]
+            assert trio.current_time() - started < 3  # (resolving one dangling name after another: 4.5 s at least)
+
+
+async def test_s5_3_join_by_name_sees_every_table_of_that_name_and_picks_by_fingerprint(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Two hosts that named their tables alike: `join NAME` says several match instead of
+    dialling whichever answered first, and `--fingerprint` picks one of them (it was
+    refused whenever the other answered first)."""
+    import argparse
+
+    from cli.join import _find
+    from p2p.identity import short_id
+
+    answers = _Answers()
+    ann, bob = b"a1" * 32, b"b2" * 32
+    answers.table(f"Dup.{SERVICE_TYPE}", 40201, {**_TXT, b"table": b"Dup", b"host": b"ann", b"fp": ann})
+    answers.table(f"Dup-2.{SERVICE_TYPE}", 40202, {**_TXT, b"table": b"Dup", b"host": b"bob", b"fp": bob})
+    args = argparse.Namespace(table="Dup", timeout=3.0, interfaces=LO)
+    with trio.fail_after(30):
+        async with answers.sent():
+            assert await _find(args, lambda text: None) is None
+            assert "several tables match: 'Dup' (ann), 'Dup' (bob)" in capsys.readouterr().err
+            for fp, port in ((bytes.fromhex(bob.decode()), 40202), (short_id(bytes.fromhex(ann.decode())), 40201)):
+                found = await _find(args, lambda text: None, fp)
+                assert found is not None and found[0] == [("127.0.0.1", port)]
+            assert await _find(args, lambda text: None, bytes(32)) is None
+            assert "is hosted by the fingerprint --fingerprint names; found one hosted by ann" in capsys.readouterr().err
+
+
+async def test_s5_1_names_the_responder_would_refuse_are_still_advertised() -> None:
+    """A long table name in a script of three bytes a character advertised by two hosts
+    (the responder's "-2" made a 65-byte label: the second host died; when the two
+    probed at once, both kept one name and the browser saw one table), and "_sub" (a
+    word DNS-SD reserves) are advertised; the table's name travels in TXT."""
+    euros = "€" * 21
+    with trio.fail_after(30):
+        async with advertise(_ad(euros, port=40301), interfaces=LO) as first:
+            await first.published.wait()
+            async with advertise(replace(_ad(euros, port=40302), fingerprint=bytes(range(1, 33))),
+                                 interfaces=LO) as second, advertise(_ad("_sub", port=40303), interfaces=LO) as sub:
+                await second.published.wait()
+                await sub.published.wait()
+                wanted = {(euros, 40301), (euros, 40302), ("_sub", 40303)}
+                while not {(t.table, t.port) for t in await browse(2, interfaces=LO)} >= wanted:
+                    pass  # (the second host's "-2" may take a probe or two to settle)
+    assert not (first.failed.is_set() or second.failed.is_set() or sub.failed.is_set())
+
+
+async def test_s5_3_a_host_that_cannot_run_mdns_keeps_its_table_unadvertised() -> None:
+    """mDNS on an interface this machine does not have: the advertisement fails and says
+    why, and nothing raises into the host's lobby (discovery is only a hint); a browse
+    there is a `DiscoveryUnavailable`, an OSError the commands report."""
+    with trio.fail_after(20):
+        async with advertise(_ad("Nowhere", port=40401), interfaces=["192.0.2.254"]) as ad:
+            await ad.failed.wait()
+            assert "192.0.2.254" in ad.failure and not ad.published.is_set()
+        assert ad.withdrawn.is_set()
+        with pytest.raises(DiscoveryUnavailable, match="cannot use interface 192.0.2.254 for mDNS"):
+            await browse(1, interfaces=["192.0.2.254"])
+        told: list[str] = []
+        heard = trio.Event()
+
+        def tell(text: str) -> None:
+            told.append(text)
+            heard.set()
+
+        args = argparse.Namespace(no_discovery=False, interfaces=["192.0.2.254"])
+        async with _advertising(_ad("Nowhere", port=40401), args, "192.0.2.254", tell) as update:
+            update(2)
+            await heard.wait()
+        assert told[0].startswith("The table is not advertised on the LAN (cannot use interface 192.0.2.254")
+        assert told[0].endswith("others join with: bandit-lan join --peer 192.0.2.254:40401")
+
+
+def test_s5_1_addresses_are_ranked_for_players_on_the_lan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host names first the address its routes send multicast from, and its
+    container bridges last; a browser dials last an address on a subnet of one of its
+    own bridges (Docker's 172.17.0.1 is on both machines: the join hint named it)."""
+    import ipaddress
+
+    from p2p import discovery
+
+    adapters = [("docker0", "172.17.0.1/16"), ("eth0", "192.168.1.20/24"), ("lo", "127.0.0.1/8"),
+                ("wlan0", "10.0.0.7/24")]
+    monkeypatch.setattr(discovery, "_adapters", lambda: [(n, ipaddress.IPv4Interface(a)) for n, a in adapters])
+    monkeypatch.setattr(discovery, "_multicast_source", lambda: "192.168.1.20")
+    assert discovery.local_addresses() == ["192.168.1.20", "10.0.0.7", "172.17.0.1", "127.0.0.1"]
+    assert discovery.advertised_addresses("0.0.0.0", None) == ("192.168.1.20", "10.0.0.7", "172.17.0.1")
+    assert discovery._prefer_local(["172.17.0.1", "203.0.113.5", "192.168.1.30"]) == (
+        "192.168.1.30", "203.0.113.5", "172.17.0.1")
+
+
+def test_tables_lines_up_its_columns_in_terminal_cells() -> None:
+    from cli.tables import render
+
+    wide = TableAd(table="麻雀テーブル", host="太郎", seats=4, free=3, proto=PROTOCOL_VERSION, fingerprint=bytes(32),
+                   port=40501, addresses=("192.168.1.20",))
+    lines = render([wide, _ad("Kitchen")])
+    starts = [line.index("192.168.1.20") if "192.168.1.20" in line else line.index("127.0.0.1") for line in lines[1:]]
+    from prompt_toolkit.utils import get_cwidth
+
+    assert len({get_cwidth(line[:start]) for line, start in zip(lines[1:], starts)}) == 1

@@ -33,7 +33,7 @@ async def test_host_screen_shows_the_roster_as_it_fills_and_enter_starts_early(t
                 async def run_host() -> None:
                     got["host"] = await host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
                                                           seats=4, join_hint="bandit-lan join 'Friday'",
-                                                          warnings=warnings)
+                                                          warnings=(warnings,))
 
                 nursery.start_soon(run_host)
                 await harness.wait_for_text('Hosting "Friday" — 1 of 4 seats taken', "seat 2  (free)")

@@ -90,12 +90,13 @@ async def host_lobby_screen(
     rules: TableRules | None = None,
     join_hint: str = "",
     on_roster: Callable[[RosterChanged], None] | None = None,
-    warnings: trio.abc.ReceiveChannel[str] | None = None,
+    warnings: Sequence[trio.abc.ReceiveChannel[str]] = (),
 ) -> LobbyResult | None:
     """Host `table` on `mesh`, showing the roster as it fills; Enter starts early with at
     least two players (`host_table(start=...)`). `rules` and `on_roster` are passed
-    through (the host command refreshes its advertisement with `on_roster`); each of
-    `warnings` is shown as it comes (a bot that could not sit down). None if the host
+    through (the host command refreshes its advertisement with `on_roster`); what comes
+    on each of `warnings` is shown as it comes (a bot that could not sit down, a table
+    that could not be advertised). None if the host
     closed the table."""
     screen = _Screen(terminal)
     start = trio.Event()
@@ -131,8 +132,8 @@ async def host_lobby_screen(
 
             nursery.start_soon(run_host)
             nursery.start_soon(screen.forward_keys)
-            if warnings is not None:
-                nursery.start_soon(show_warnings, warnings)
+            for channel in warnings:
+                nursery.start_soon(show_warnings, channel)
             while result is None:
                 terminal.show(scene)
                 event = await screen.next()
