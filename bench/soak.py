@@ -268,20 +268,37 @@ def _common(folder: Path) -> tuple[str, ...]:
 def _at_a_random_moment(folder: Path, names: list[str], victim_seat: int, round_number: int, delay: float,
                        procs: list[Any]) -> tuple[list[list[str]], str | None]:
     """Seat the processes, then wait until the victim's round `round_number` has run for
-    `delay` seconds: (each one's output so far, None) or, with why not, `SKIPPED` if the
-    victim's game ended first."""
+    `delay` seconds: (each one's output so far, None), or with why not: `SKIPPED` if the
+    game ended first and cleanly, else what went wrong."""
     seen = _seat_processes(folder, names, procs)
     victim = procs[victim_seat]
     try:
         read_until(victim, rf"Round {round_number}: ", seen[victim_seat])
     except AssertionError:  # it exited first: the game had fewer rounds (or failed)
-        if victim.returncode == 0:
-            return seen, SKIPPED
-        return seen, f"exited {victim.returncode} before round {round_number}:\n{''.join(seen[victim_seat])[-1500:]}"
+        return seen, _untouched(folder, names, procs, seen)
     time.sleep(delay)  # the random moment (nothing is waited for here)
-    if victim.poll() is not None or not unfinished_journals(folder / names[victim_seat]):
-        return seen, SKIPPED  # its game ended (cleanly) before that moment
+    if victim.poll() is not None or not unfinished_journals(folder / names[victim_seat], held=True):
+        return seen, _untouched(folder, names, procs, seen)  # its game ended before that moment
     return seen, None
+
+
+def _untouched(folder: Path, names: list[str], procs: list[Any], seen: list[list[str]]) -> str:
+    """A game whose end came before its fault: `SKIPPED` only once it is known to have
+    ended as an untouched game does (every process exits 0, every log audits finished,
+    one story), else why not. A crash is never counted as a skip."""
+    failed = []
+    for name, proc, out in zip(names, procs, seen):
+        code, text = finish(proc, out, timeout=300)
+        _keep_output(folder, name, text)
+        if code != 0:
+            failed.append(f"{name} exited {code} before its fault came:\n{text[-1500:]}")
+    if failed:
+        return "\n".join(failed)
+    results = [audit(path) for path in sorted((folder / "logs").glob("*.bandit-log"))]
+    for result in results:
+        if not (result.ok and result.finished):
+            return f"{result.path.name} does not audit as finished: {result.first_failure}"
+    return _one_story(results) or SKIPPED
 
 
 def _kill_and_resume(folder: Path, names: list[str], victim_seat: int, kill_round: int, delay: float) -> str | None:

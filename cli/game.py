@@ -65,6 +65,11 @@ def log_place_problem(state_dir: Path | None, explicit: Path | None, log_dir: Pa
     """Why this seat's log could not be written where it would go, or None. Asked before
     the lobby, so nobody is seated at a table whose log this peer cannot keep (§10.1)."""
     folder = explicit.parent if explicit is not None else log_folder(state_dir, log_dir)
+    try:  # (the journal records where the log is, as text: §11.3)
+        str((explicit or folder).absolute()).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(explicit or folder).encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+        return f"cannot keep a fairness log at {shown}: its name is not UTF-8 text; choose another place"
     if explicit is not None and (explicit.exists() or explicit.is_symlink()):
         return f"{explicit} exists already, and a fairness log is never overwritten: choose another --log"
     try:
@@ -168,7 +173,8 @@ async def unrecorded(mesh: Mesh, result: LobbyResult, log_path: Path, exc: OSErr
     problem = exc.strerror or str(exc)
     await mesh.aclose(f"its records could not be written ({problem})")
     names = tuple(m.name for m in result.roster.members)
-    why = f"this game's records could not be written here ({log_path}: {problem}), so you did not sit down (§10.1)"
+    where = exc.filename or log_path  # (the log, or this seat's journal beside its identity)
+    why = f"this game's records could not be written here ({where}: {problem}), so you did not sit down (§10.1)"
     return GameSummary(result.game_id, names, 0, {name: 0 for name in names}, [], log_path, False, why)
 
 

@@ -24,8 +24,11 @@ from typing import Literal
 from cli.game import play_seat
 from cli.lobby_common import complain, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
+from p2p.appendfile import FileInUse
 from p2p.identity import Identity, default_state_dir
-from p2p.journal import Journal, JournalContents, JournalError, journal_age, read_journal, unfinished_journals
+from p2p.journal import (
+    STILL_PLAYED, Journal, JournalContents, JournalError, journal_age, read_journal, unfinished_journals,
+)
 from p2p.lobby import LobbyResult
 from p2p.log import FairnessLog, LogError
 from p2p.peer import GameSummary, Resumption
@@ -43,8 +46,23 @@ def find_journal(state_dir: Path, log: Path | None, *, local: bool = False) -> P
             contents = read_journal(path)
         except JournalError:
             continue
+        if contents.restarted():
+            continue
         if (log is None or contents.log.resolve() == log.resolve()) and (not local or _on_this_machine(contents)):
             return path
+    return None
+
+
+def why_none_resumable(state_dir: Path, log: Path | None) -> str | None:
+    """Why the unfinished game (writing `log`, else the newest) cannot be resumed, if
+    one is there: its seat still plays in another process, or the machine restarted."""
+    for path in unfinished_journals(state_dir, held=True):
+        try:
+            contents = read_journal(path)
+        except JournalError:
+            continue
+        if log is None or contents.log.resolve() == log.resolve():
+            return contents.why_not_resumable(path)
     return None
 
 
@@ -74,7 +92,7 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
             contents = read_journal(path)
         except (OSError, JournalError):
             continue
-        if local and not _on_this_machine(contents):
+        if (local and not _on_this_machine(contents)) or contents.restarted():
             continue
         return WaitingGame(path, contents, age)
     return None
@@ -172,22 +190,33 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
     path = find_journal(state_dir, args.log, local=local)
     if path is None:
         which = f"writing {args.log}" if args.log else "in " + str(state_dir)
-        if local and find_journal(state_dir, args.log) is not None:
+        if (why := why_none_resumable(state_dir, args.log)) is not None:
+            complain(f"cannot resume the unfinished game {which}: {why}")
+        elif local and find_journal(state_dir, args.log) is not None:
             complain(f"the unfinished game {which} was played with other machines, which cannot reach "
                      f"{args.bind}: resume it with `bandit-lan join --resume` (or host)")
         else:
             complain(f"no unfinished game to resume {which} (a game that ended needs no resuming)")
         return 1
     try:
-        age = journal_age(path)  # (before reopening it, which may cut a torn last frame and so set its time)
-        journal, jc = Journal.reopen(path)
+        age = journal_age(path)
+        journal, jc = Journal.reopen(path)  # (first: it holds the seat, so nobody else writes its log)
+    except FileInUse:
+        complain(f"cannot resume: {STILL_PLAYED}")
+        return 1
+    except (JournalError, OSError) as exc:
+        complain(f"cannot resume: {getattr(exc, 'reason', exc)}")
+        return 1
+    try:
         log, contents = FairnessLog.reopen(jc.log)
-    except (JournalError, LogError, OSError) as exc:
+    except (LogError, OSError) as exc:
+        journal.release(age)
         complain(f"cannot resume: {getattr(exc, 'reason', exc)}")
         return 1
     header = contents.header
     roster = parse_canonical(header.roster)
     if roster.members[jc.seat].peer_id != identity.peer_id:
+        journal.release(age)
         complain("cannot resume: that game was played with another identity (use the same --state-dir)")
         return 1
     result = LobbyResult(game_id_of(header.roster), roster, header.roster, header.signatures, jc.seat)
@@ -203,6 +232,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             unreachable = False
         except OSError as exc:
             if exc.errno != errno.EADDRINUSE:
+                journal.release(age)
                 complain(f"cannot resume: cannot listen on {args.bind}:{jc.port}: {exc.strerror or exc}")
                 return 1
             # Another program took the port since: the others' dials cannot reach us there,
@@ -219,6 +249,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
                                    resume=Resumption(log, contents, journal, jc, unreachable))
         except ResumeError as exc:  # its log and journal do not replay (changed, or of two games): nothing written
+            journal.release(age)
             complain(f"cannot resume: {exc}")
             return 1
 

@@ -14,8 +14,47 @@ there.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # (no flock here: a file's owner is not known)
+    fcntl = None  # type: ignore[assignment]
+
+
+class FileInUse(OSError):
+    """The file is held by another process (`AppendFile(lock=True)`)."""
+
+
+def _lock(fd: int, path: Path, *, shared: bool = False) -> None:
+    """Hold `fd`'s lock until it is closed, or raise FileInUse at once."""
+    if fcntl is None:
+        return
+    try:
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise FileInUse(exc.errno, "held by another process", str(path)) from None
+        raise
+
+
+def in_use(path: Path) -> bool:
+    """Whether another process holds `path` open with `lock=True` now."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        _lock(fd, path, shared=True)
+    except FileInUse:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
 
 
 class AppendFile:
@@ -28,16 +67,28 @@ class AppendFile:
         self.failure: str | None = None
 
     @classmethod
-    def create(cls, path: Path, *, mode: int, folder_mode: int = 0o777) -> AppendFile:
-        """A new, empty file at `path`; an existing file is never overwritten (raises)."""
+    def create(cls, path: Path, *, mode: int, folder_mode: int = 0o777, lock: bool = False) -> AppendFile:
+        """A new, empty file at `path`; an existing file is never overwritten (raises).
+        `lock`: held by this process until closed (`in_use` tells others)."""
         path.parent.mkdir(parents=True, exist_ok=True, mode=folder_mode)
-        return cls(path, os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, mode), 0)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, mode)
+        if lock:
+            _lock(fd, path)  # (nobody else has it open yet: O_EXCL)
+        return cls(path, fd, 0)
 
     @classmethod
-    def reopen(cls, path: Path, intact: int) -> AppendFile:
-        """Continue an existing file after its last whole frame (what follows is cut off)."""
+    def reopen(cls, path: Path, intact: int, *, lock: bool = False) -> AppendFile:
+        """Continue an existing file after its last whole frame (what follows is cut off).
+        `lock`: as `create`; a file another process holds raises FileInUse, untouched."""
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        os.ftruncate(fd, intact)
+        try:
+            if lock:
+                _lock(fd, path)
+            if os.fstat(fd).st_size != intact:  # (cutting sets the file's time: only if there is a torn frame)
+                os.ftruncate(fd, intact)
+        except OSError:
+            os.close(fd)
+            raise
         return cls(path, fd, intact)
 
     def append(self, frame: bytes) -> bool:
@@ -71,7 +122,7 @@ class AppendFile:
         if self.failure is not None:
             self.close()
             self.path.unlink(missing_ok=True)
-            raise OSError(f"cannot start {what} {self.path}: {self.failure}")
+            raise OSError(errno.EIO, f"cannot start {what}: {self.failure}", str(self.path))
 
     @property
     def closed(self) -> bool:

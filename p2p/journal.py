@@ -15,7 +15,13 @@ The journal is a file of §4.2 frames beside the identity (mode 0600, never shar
 one ``journal.seat`` frame, then one ``journal.sent`` frame per message, each written
 with a single unbuffered write *before* the message is handed to the network, so a
 killed process never sent what its journal lacks. A last frame cut short is ignored (it
-was never sent). The journal is removed when its game ends cleanly (or, if its seat
+was never sent). The journal is held (an exclusive `flock`) by the process playing its seat: no second
+process resumes a seat that still plays, which would sign in its place. Its writes are
+not synced one by one (a sync per message would cost each message milliseconds): a
+killed process loses nothing the operating system holds, but a machine that stops (its
+power cut) may lose the journal's last records, sent already. So the seat record names
+the machine's boot, and a seat is never resumed after its machine restarted: it could
+sign against what it sent. The journal is removed when its game ends cleanly (or, if its seat
 stopped between closing its log and removing the journal, when the journals are next
 listed), and, when the state directory's next game starts, if its seat stopped over a
 day before.
@@ -30,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from p2p.appendfile import AppendFile
+from p2p.appendfile import AppendFile, in_use
 from p2p.errors import ProtocolError
 from p2p.log import read_log
 from p2p.schema import Bin, Int, ListOf, Message, Schemas, Str, Tuple
@@ -42,9 +48,9 @@ SUFFIX = ".journal"
 
 ADDRESS = Tuple((Str(max_len=255), Int(0, 65535)))  # ["", 0]: not known
 SCHEMAS = Schemas(
-    Message("journal.seat", 1, "§11.3", {
+    Message("journal.seat", 2, "§11.3", {
         "game": Bin(size=32), "seat": Int(0, 15), "seed": Bin(size=32), "log": Str(max_len=4096),
-        "port": Int(0, 65535), "addresses": ListOf(ADDRESS, 2, 16),
+        "port": Int(0, 65535), "addresses": ListOf(ADDRESS, 2, 16), "boot": Str(max_len=64),
     }),
     Message("journal.sent", 1, "§11.3", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
 )
@@ -52,6 +58,20 @@ SCHEMAS = Schemas(
 
 class JournalError(ProtocolError):
     """A journal that cannot be used to resume."""
+
+
+_BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+STILL_PLAYED = ("its seat is still being played by another bandit-lan process on this machine (stop that one "
+                "first: two processes playing one seat would sign against each other)")
+
+
+def boot_id() -> str:
+    """What names this boot of the machine (Linux's boot id), or "" where that is not
+    known: a journal of an unknown boot is resumed as before."""
+    try:
+        return _BOOT_ID.read_text(encoding="ascii").strip()[:64]
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 @dataclass
@@ -62,8 +82,25 @@ class JournalContents:
     log: Path
     port: int
     addresses: list[tuple[str, int] | None]
+    boot: str = ""  # the machine's boot when the seat sat down ("" not known)
     sent: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig) in the order sent
     intact: int = 0
+
+    def restarted(self, now_boot: str | None = None) -> bool:
+        """Whether this machine restarted since the seat sat down: the journal's last
+        records may never have reached the disk, so the seat must not be resumed."""
+        now_boot = boot_id() if now_boot is None else now_boot
+        return bool(self.boot and now_boot and self.boot != now_boot)
+
+    def why_not_resumable(self, path: Path) -> str | None:
+        """Why this seat cannot be taken back now, or None."""
+        if in_use(path):
+            return STILL_PLAYED
+        if self.restarted():
+            return ("this machine restarted since that game stopped: the last records of its journal may never "
+                    "have reached the disk, and a seat resumed from it could sign against what it had already "
+                    "sent (§11.3); the others end the game without you after their grace period")
+        return None
 
 
 def journal_path(state_dir: Path, game: bytes) -> Path:
@@ -84,19 +121,26 @@ class Journal:
         cls, path: Path, *, game: bytes, seat: int, seed: bytes, log: Path, port: int,
         addresses: Sequence[tuple[str, int] | None],
     ) -> Journal:
-        journal = cls(AppendFile.create(path, mode=0o600, folder_mode=0o700))
-        journal._write({
-            "type": "journal.seat", "v": 1, "game": game, "seat": seat, "seed": seed, "log": str(log),
-            "port": port, "addresses": [list(a) if a is not None else ["", 0] for a in addresses],
-        })
+        journal = cls(AppendFile.create(path, mode=0o600, folder_mode=0o700, lock=True))
+        try:
+            journal._write({
+                "type": "journal.seat", "v": 2, "game": game, "seat": seat, "seed": seed, "log": str(log),
+                "port": port, "addresses": [list(a) if a is not None else ["", 0] for a in addresses],
+                "boot": boot_id(),
+            })
+        except BaseException:  # (a log path that is no text, say: no half-made journal is left behind)
+            journal.abandon()
+            raise
         journal._out.sync()
         journal._out.started("the journal")
         return journal
 
     @classmethod
     def reopen(cls, path: Path) -> tuple[Journal, JournalContents]:
+        """Take a stopped seat's journal back (raises FileInUse, touching nothing, if
+        another process holds it)."""
         contents = read_journal(path)
-        return cls(AppendFile.reopen(path, contents.intact)), contents
+        return cls(AppendFile.reopen(path, contents.intact, lock=True)), contents
 
     @property
     def failure(self) -> str | None:
@@ -126,6 +170,20 @@ class Journal:
         if finished:
             self.path.unlink(missing_ok=True)
 
+    def keep(self) -> None:
+        """Close and keep, as a killed process would: its seat can be resumed."""
+        self._out.close()
+
+    def release(self, age: float) -> None:
+        """Give a reopened journal up untouched, its age as it was (a resume that could
+        not start must not make its game look as if it stopped just now)."""
+        self._out.close()
+        try:
+            stopped = time.time() - age
+            os.utime(self.path, (stopped, stopped))
+        except OSError:
+            pass
+
     def abandon(self) -> None:
         """Close and remove: this seat can no longer be resumed from it."""
         self._out.close()
@@ -148,7 +206,7 @@ def read_journal(path: Path) -> JournalContents:
                     raise JournalError("§11.3", "the journal does not start with its seat record")
                 contents = JournalContents(
                     frame["game"], frame["seat"], frame["seed"], Path(frame["log"]), frame["port"],
-                    [(a[0], a[1]) if a[0] else None for a in frame["addresses"]],
+                    [(a[0], a[1]) if a[0] else None for a in frame["addresses"]], frame["boot"],
                 )
             elif frame["type"] == "journal.sent":
                 contents.sent.append((frame["body"], frame["sig"]))
@@ -189,10 +247,11 @@ def forget_stale_journals(state_dir: Path, *, older_than: float = FORGET_AFTER, 
     return gone
 
 
-def unfinished_journals(state_dir: Path) -> list[Path]:
-    """Journals of games that did not end, newest first. One whose fairness log was
-    closed belongs to a game that ended: its seat stopped between closing the log and
-    removing the journal, and the journal goes now, as the end would have removed it."""
+def unfinished_journals(state_dir: Path, *, held: bool = False) -> list[Path]:
+    """Journals of games that did not end, newest first; `held`: those whose seat another
+    process plays now too. One whose fairness log was closed belongs to a game that
+    ended: its seat stopped between closing the log and removing the journal, and the
+    journal goes now, as the end would have removed it."""
     folder = state_dir / "games"
     if not folder.is_dir():
         return []
@@ -200,6 +259,10 @@ def unfinished_journals(state_dir: Path) -> list[Path]:
     for path in folder.glob(f"*{SUFFIX}"):
         try:
             mtime = path.stat().st_mtime
+            if in_use(path):  # (its seat plays: not stopped, and not ours to remove)
+                if held:
+                    found.append((mtime, path))
+                continue
             if _log_closed(path):
                 path.unlink()
                 continue

@@ -186,6 +186,12 @@ class FairnessLog:
     def closed(self) -> bool:
         return self._out.closed
 
+    def drop(self) -> None:
+        """Stop writing without ending the log, as a killed process would: its seat can
+        be resumed from it (§11.3)."""
+        self.sync()
+        self._out.close()
+
     def close(self, why: str, *, absent: int | None = None) -> None:
         """End the log; `absent` names the seat whose absence ended the game (§11.3). A
         log whose disk failed is left as it was (its last whole record ends it)."""

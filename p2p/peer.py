@@ -341,10 +341,15 @@ class TablePeer(SessionRecord):
                 self.mesh.attach(self._on_events)
                 await self._done.wait()
                 nursery.cancel_scope.cancel()
+        except Exception:  # a fault of this program, not an end of the game: resumable, as after a kill (§11.3)
+            self.log.drop()
+            if self.journal is not None:
+                self.journal.keep()
+            raise
         finally:
             self.mesh.detach()
             quiet.release()
-            if self.orderer.ack_due():
+            if self.orderer.ack_due() and not self.log.closed:
                 self._broadcast(self.orderer.ack(trio.current_time()))
             self.log.close(self._why or "the peer stopped", absent=self._absent_seat)
             if self.journal is not None:  # the log is closed: there is nothing left to resume

@@ -273,9 +273,10 @@ async def test_s10_1_a_seat_whose_records_cannot_be_created_after_the_lobby_does
     assert not mine.finished and mine.rounds == 0
     assert "records could not be written here" in mine.why and "you did not sit down" in mine.why
     if part == "log":
-        assert not log_path.exists()
-    else:
+        assert not log_path.exists() and f"({blocker}: " in mine.why
+    else:  # (the player is told which file failed: the journal beside the identity, not the log)
         assert "journal could not be written" in (read_log(log_path).ended or "")
+        assert f"({blocker / 'games'}" in mine.why and str(log_path) not in mine.why, mine.why
     for i in (0, 1):
         assert not summaries[i].finished and "left before the game began (its records could not be written" in " ".join(
             line.text for line in others[i]._lines), summaries[i].why
@@ -781,3 +782,91 @@ async def test_s9_11_a_stall_is_claimed_only_after_a_silent_link_would_be_known(
     stack, peers = await seat_live_table(tmp_path, 2, person=False, rules=TableRules(turn_s=turn_s))
     async with stack:
         assert [p.machine.stall_s for p in peers] == [stall_s, stall_s]
+
+
+async def test_11_3_a_seat_whose_program_fails_stays_resumable_as_after_a_kill(tmp_path: Path) -> None:
+    """An error in this program that unwinds a seat is no end of its game: the log is
+    left unclosed and the journal in place, as a kill leaves them, so `--resume` takes
+    the seat back (the log was closed "the peer stopped" and the journal removed: the
+    others waited out their grace period for a seat that could not come back)."""
+    from p2p.log import read_log
+    from p2p.roster import TableRules
+    from cli.resume import find_journal
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 2, person=False, rules=TableRules(target=5000), journals=True)
+    seat, other = peers
+    async with stack:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(other.run)
+                failed: list[BaseException] = []
+
+                async def run_failing_seat() -> None:
+                    try:
+                        await seat.run()
+                    except Exception as exc:
+                        failed.append(exc)
+
+                nursery.start_soon(run_failing_seat)
+                await until(lambda: seat.machine.round_number >= 1, seat)
+                assert seat._nursery is not None and seat.journal is not None
+
+                async def fault() -> None:
+                    raise RuntimeError("a fault of the program")
+
+                seat._nursery.start_soon(fault)
+                await until(lambda: bool(failed), seat)
+                assert read_log(seat.log.path).ended is None
+                assert find_journal(tmp_path / "peer0", None) == seat.journal.path
+                nursery.cancel_scope.cancel()
+
+
+def test_11_3_a_seat_still_playing_is_not_offered_nor_resumed_by_a_second_process(tmp_path: Path) -> None:
+    """The process playing a seat holds its journal: another process (here, another
+    open file) neither lists it as unfinished nor reopens it, and the file is left
+    untouched (a second `--resume` cut a live log and signed in the seat's place)."""
+    from cli.resume import find_journal, waiting_game, why_none_resumable
+    from p2p.appendfile import FileInUse
+    from p2p.journal import STILL_PLAYED, Journal
+
+    path = tmp_path / "games" / "g.journal"
+    journal = Journal.create(path, game=bytes(32), seat=0, seed=bytes(32), log=tmp_path / "g.log", port=4000,
+                             addresses=[None, ("127.0.0.1", 4001)])
+    with open(path, "ab") as torn:  # (a frame being written: a second process would cut it)
+        torn.write(b"\x00\x00")
+    before = path.stat()
+    assert unfinished_journals(tmp_path) == [] and unfinished_journals(tmp_path, held=True) == [path]
+    assert find_journal(tmp_path, None) is None and waiting_game(tmp_path, local=False) is None
+    assert why_none_resumable(tmp_path, None) == STILL_PLAYED
+    with pytest.raises(FileInUse):
+        Journal.reopen(path)
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    journal.close(finished=False)
+    assert find_journal(tmp_path, None) == path
+    Journal.reopen(path)[0].close(finished=False)
+
+
+def test_11_3_a_seat_is_not_resumed_after_its_machine_restarted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The journal's writes are not synced one by one, so a power cut may lose its last
+    records, already sent: a seat resumed from it could sign against them and be
+    convicted (§7.3). A journal of another boot is not offered, not resumed, and the
+    player is told why; one whose boot is not known is resumed as before."""
+    from cli.resume import find_journal, waiting_game, why_none_resumable
+    from p2p import journal as journals
+
+    boot = tmp_path / "boot_id"
+    monkeypatch.setattr(journals, "_BOOT_ID", boot)
+    boot.write_text("first boot\n")
+    path = tmp_path / "games" / "g.journal"
+    journals.Journal.create(path, game=bytes(32), seat=0, seed=bytes(32), log=tmp_path / "g.log", port=4000,
+                            addresses=[None, ("127.0.0.1", 4001)]).close(finished=False)
+    assert journals.read_journal(path).boot == "first boot"
+    assert find_journal(tmp_path, None) == path and waiting_game(tmp_path, local=False) is not None
+    boot.write_text("second boot\n")
+    assert find_journal(tmp_path, None) is None and waiting_game(tmp_path, local=False) is None
+    why = why_none_resumable(tmp_path, None)
+    assert why is not None and why.startswith("this machine restarted since that game stopped")
+    boot.unlink()  # (a system that names no boot)
+    assert find_journal(tmp_path, None) == path

@@ -214,6 +214,8 @@ def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(t
     (("tables", "--timeout", "nan"), "argument --timeout: nan is not a number of seconds (0 or more)"),
     (("join", "Friday", "--timeout", "-1"), "argument --timeout: -1 is not a number of seconds"),
     (("tables", "--interface", "notanip"), "argument --interface: 'notanip' is not an IPv4 address"),
+    (("host", "--headless", "--interface", "192.0.2.254"),
+     "argument --interface: 192.0.2.254 is not an address of this machine (its IPv4 addresses: "),
     (("host", "--headless", "--port", "70000"), "argument --port: 70000 is not a port (0-65535"),
     (("join", "--peer", "127.0.0.1:9", "--port", "-1"), "argument --port: -1 is not a port"),
     (("play", "--headless", "--name", "a\tb"), "argument --name: 'a\\tb' is not a name: 1-24 printable characters"),
@@ -231,12 +233,29 @@ def test_bad_values_are_refused_before_anything_starts_with_the_option_named(
     assert "Traceback" not in done.stderr
 
 
-def test_skills_that_are_not_utf8_text_are_refused_clearly(tmp_path: Path) -> None:
-    deck = tmp_path / "latin1.toml"
-    deck.write_bytes(b'[[card]]\nname = "\xe9"\nvalue = 0\ncount = 40\n')
+def test_skills_files_are_read_and_refused_alike_by_host_and_simulate(tmp_path: Path) -> None:
+    """One argument type reads --skills for both commands: each refuses a file that is
+    not UTF-8 text, or not a skills table, while reading its arguments (exit 2)."""
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes(b'[[card]]\nname = "\xe9"\nvalue = 0\ncount = 40\n')
+    fly = tmp_path / "fly.toml"
+    fly.write_text('[[card]]\nvalue = 1\ncount = 40\npower = "fly"\n', encoding="utf-8")
     for command in (("simulate", "--games", "1"), ("host", "--headless", "--no-discovery", "--state-dir", str(tmp_path))):
-        done = run_cli(*command, "--skills", str(deck), timeout=30)
-        assert done.returncode == 2 and "is not UTF-8 text" in done.stderr and "Traceback" not in done.stderr, done.stderr
+        for deck, words in ((latin1, f"argument --skills: {latin1} is not UTF-8 text"),
+                            (fly, "unknown power 'fly'")):
+            done = run_cli(*command, "--skills", str(deck), timeout=30)
+            assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_s11_3_a_log_folder_whose_name_is_not_utf8_is_refused_before_the_lobby(tmp_path: Path) -> None:
+    """The journal records where the log is, as text: a folder whose name is not UTF-8
+    is refused up front (it was a traceback at the start, leaving an empty journal and
+    unclosed logs behind)."""
+    folder = os.fsdecode(bytes(tmp_path) + b"/logs-caf\xe9")
+    done = run_cli("play", "--headless", "--bots", "1", "--state-dir", str(tmp_path / "state"), "--log-dir", folder,
+                   timeout=30)
+    assert done.returncode == 2 and "its name is not UTF-8 text; choose another place" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not list((tmp_path / "state").glob("games/*"))
 
 
 def test_play_seats_a_player_whose_login_name_is_a_bot_s_in_another_case(tmp_path: Path) -> None:
