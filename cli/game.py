@@ -143,7 +143,11 @@ async def play_seat(
                 finished.append(await peer.run())
 
             nursery.start_soon(run_peer)
-            await run_client(peer, memory_aid=args.memory_aid, terminal=terminal)  # type: ignore[arg-type]
+            try:
+                await run_client(peer, memory_aid=args.memory_aid, terminal=terminal)  # type: ignore[arg-type]
+            except Exception:  # (a fault of the screen is no end of the game: the seat stays resumable)
+                peer.failed = True
+                raise
         return finished[0]
 
 

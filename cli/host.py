@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -94,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
             async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port) as mesh:
                 addresses = advertised_addresses(args.bind, args.interfaces)
                 where = addresses[0] if addresses else args.bind
-                hint = f"bandit-lan join {table!r}   or   bandit-lan join --peer {where}:{mesh.port}"
+                by_peer = f"bandit-lan join --peer {where}:{mesh.port}"  # (by name only if it is advertised)
+                hint = by_peer if args.no_discovery else f"bandit-lan join {shlex.quote(table)}   or   {by_peer}"
                 ad = TableAd(table, name, args.seats, args.seats - 1, PROTOCOL_VERSION, identity.peer_id,
                              mesh.port, addresses)
                 async with bot_seats(_bot_names(args.bots, name), _bot_table(args, where, mesh.port, identity)) as bots:

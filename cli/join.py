@@ -20,6 +20,7 @@ from cli.resume import offer_resume_first
 from p2p.discovery import browse
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint, short_id
+from p2p.lobby import LobbyResult
 from p2p.lobby_runner import join_table
 from p2p.transport import open_mesh
 
@@ -61,6 +62,14 @@ async def _find(args: argparse.Namespace, say_: Callable[[str], None],
         return None
     ad = found[0]
     return [(a, ad.port) for a in ad.addresses], f'"{ad.table}" hosted by {ad.host}', ad.fingerprint
+
+
+def _plays_to_another_target(result: LobbyResult, args: argparse.Namespace) -> bool:
+    """`--target`: say so, and leave, if the host's game ends at another total."""
+    if args.target is None or result.roster.rules.target == args.target:
+        return False
+    complain(f"this table plays to {result.roster.rules.target}, not {args.target}; leaving")
+    return True
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -163,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
 
                     result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
                                                      expect_host=expect, what=what)
-                    if result is None:
+                    if result is None or _plays_to_another_target(result, args):
                         return 1
                     return await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
                 say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
@@ -177,8 +186,7 @@ def run(args: argparse.Namespace) -> int:
                 result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
                                           on_host=on_host,
                                           on_roster=None if quiet else roster_progress(identity.peer_id))
-                if args.target is not None and result.roster.rules.target != args.target:
-                    complain(f"this table plays to {result.roster.rules.target}, not {args.target}; leaving")
+                if _plays_to_another_target(result, args):
                     return 1
                 return await after_lobby(mesh, result, identity, args)
         except (ProtocolError, OSError) as exc:

@@ -9,6 +9,7 @@ at a LAN party.
 from __future__ import annotations
 
 import argparse
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -49,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.bots <= MAX_SEATS - 1:
         complain(f"--bots must be between 1 and {MAX_SEATS - 1}")
         return 2
+    if not args.headless and not sys.stdin.isatty():  # (as host and join: no keyboard, no screen)
+        complain("no terminal to play on: a bot plays your seat, as with --headless")
+        args.headless = True
     try:
         rules = TableRules(target=args.target)
     except ProtocolError as exc:

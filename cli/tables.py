@@ -6,9 +6,9 @@ import argparse
 import json
 
 import trio
-from prompt_toolkit.utils import get_cwidth
 
 from cli.argtypes import seconds
+from cli.tui.canvas import pad, text_width
 from cli.lobby_common import add_interface_option, say
 from p2p.discovery import TableAd, browse
 from p2p.identity import short_id
@@ -32,8 +32,8 @@ def render(tables: list[TableAd]) -> list[str]:
         where = f"{t.addresses[0]}:{t.port}" if t.addresses else f"?:{t.port}"
         other = "" if t.compatible else f"another bandit-lan (protocol {t.proto}): cannot join"
         rows.append((t.table, t.host, str(t.seats), str(t.free), where, short_id(t.fingerprint), other))
-    widths = [max(get_cwidth(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell + " " * (w - get_cwidth(cell)) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    widths = [max(text_width(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(pad(cell, w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
 
 def run(args: argparse.Namespace) -> int:

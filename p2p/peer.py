@@ -213,6 +213,9 @@ class TablePeer(SessionRecord):
             self._unseen_start = self.machine.engine.turn
         self.orderer.owed = lambda seats: self.machine.owed(seats)  # (the machine may be swapped: asked late)
         self._intake = Intake()  # delivered, not yet taken by the machine (nor logged)
+        self.failed = False
+        """Set when this program failed while the seat played (here, or in the screen that
+        drives it): its log is left open and its journal kept, resumable as after a kill."""
         self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
         self._timer_at = float("inf")  # when the timer task wakes next unless woken earlier
         self._touched = False  # the table changed since the last `_after_processing` (not only acks)
@@ -342,11 +345,13 @@ class TablePeer(SessionRecord):
                 await self._done.wait()
                 nursery.cancel_scope.cancel()
         except Exception:  # a fault of this program, not an end of the game: resumable, as after a kill (§11.3)
-            self.log.drop()
-            if self.journal is not None:
-                self.journal.keep()
+            self.failed = True
             raise
         finally:
+            if self.failed:
+                self.log.drop()
+                if self.journal is not None:
+                    self.journal.keep()
             self.mesh.detach()
             quiet.release()
             if self.orderer.ack_due() and not self.log.closed:

@@ -870,3 +870,42 @@ def test_11_3_a_seat_is_not_resumed_after_its_machine_restarted(tmp_path: Path, 
     assert why is not None and why.startswith("this machine restarted since that game stopped")
     boot.unlink()  # (a system that names no boot)
     assert find_journal(tmp_path, None) == path
+
+
+async def test_11_3_a_fault_of_the_screen_leaves_the_seat_resumable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The screen and the seat run side by side: a fault of the screen cancelled the seat,
+    which closed its log and removed its journal as if the game had ended, so the game
+    could not be resumed. It is a fault of the program, not an end: both stay, as after a
+    kill."""
+    import argparse
+
+    import cli.game
+    import cli.tui
+    from cli.resume import find_journal
+    from p2p.log import read_log
+    from tests.live_support import seat_live_lobby
+    from tests.tui_support import ScreenHarness
+
+    async def broken_screen(peer: TablePeer, **kwargs: object) -> None:
+        await until(lambda: peer.machine.round_number >= 1, peer)
+        raise RuntimeError("a fault of the screen")
+
+    monkeypatch.setattr(cli.tui, "run_client", broken_screen)  # (play_seat takes it from there)
+    log_path = tmp_path / "seat2.bandit-log"
+    args = argparse.Namespace(headless=False, seed=2, json=True, grace=600.0, memory_aid=False,
+                              state_dir=tmp_path / "state")
+    harness = ScreenHarness()
+    async with harness.open(), AsyncExitStack() as stack:
+        lobby = await seat_live_lobby(tmp_path, 2, stack)
+        other = TablePeer(lobby.meshes[0], lobby.results[0], lobby.ids[0], log_path=tmp_path / "seat1.bandit-log",
+                          bot=NormalBot(), seed=1, grace=600.0)
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(other.run)
+                with pytest.raises(Exception) as raised:  # (it may come wrapped in the nurseries' groups)
+                    await cli.game.play_seat(lobby.meshes[1], lobby.results[1], lobby.ids[1], args, log_path,
+                                             terminal=harness.terminal)
+                assert "RuntimeError('a fault of the screen')" in repr(raised.value)
+                nursery.cancel_scope.cancel()
+    assert read_log(log_path).ended is None
+    assert find_journal(tmp_path / "state", None) is not None

@@ -265,3 +265,24 @@ def test_play_seats_a_player_whose_login_name_is_a_bot_s_in_another_case(tmp_pat
                    LOGNAME="bo", USER="bo", LNAME="bo", USERNAME="bo")
     assert done.returncode == 0, done.stderr
     assert "bo (you)" in json.loads(done.stdout.splitlines()[-1])["totals"]
+
+
+def test_play_without_a_terminal_has_a_bot_play_the_seat_as_host_and_join_do(tmp_path: Path) -> None:
+    """No keyboard to play with (input from /dev/null): the seat was taken and left at
+    once ("You left the table after 0 rounds", exit 0); a bot plays it, as --headless."""
+    done = run_cli("play", "--bots", "1", "--target", "10", "--json", "--state-dir", str(tmp_path), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "no terminal to play on: a bot plays your seat, as with --headless" in done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["finished"]
+
+
+def test_a_host_not_advertised_tells_others_to_join_by_address_only(tmp_path: Path) -> None:
+    """With --no-discovery nobody can find the table by name: the hint says only the
+    --peer line (joining by name failed with "no table named …")."""
+    for discovery, by_name in (("--no-discovery", False), ("--interface", True)):
+        extra = ("--interface", "127.0.0.1") if discovery == "--interface" else (discovery,)
+        with running_cli("host", "--headless", "--table", "Friday night", "--bind", "127.0.0.1",
+                         "--state-dir", str(tmp_path), *extra, watch="stdout") as (_, stdout):
+            hint = line_with(stdout, "Others join with:")
+        assert "bandit-lan join --peer 127.0.0.1:" in hint, hint
+        assert ("bandit-lan join 'Friday night'   or" in hint) is by_name, hint

@@ -146,3 +146,23 @@ async def test_leaving_asks_and_calls_leave(mock_clock: trio.testing.MockClock) 
         harness.press("ctrl-c", "enter")
         await session._left.wait()
         assert session.progress.ended and session.progress.ended_why == "you left the table"
+
+
+def test_standings_line_up_with_names_in_wide_characters() -> None:
+    """A name in CJK takes two columns a character: the totals after it stay in their
+    column (padding counted characters)."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas, text_width, wrap
+    from cli.tui.round_view import draw_game_end
+
+    names = ("You", "漢字太郎", "Bo")
+    view = SimpleNamespace(totals=(14, 20, 104), winners=(0,), history=((14, 20, 104),))
+    model = SimpleNamespace(view=view, me=0, players=3, name=lambda s: names[s], ended=True, finished=True,
+                            ended_why=None, log_path=None)
+    canvas = Canvas(80, 24)
+    draw_game_end(canvas, model)  # type: ignore[arg-type]
+    rows = [canvas.row_text(y).rstrip() for y in range(24)]
+    standings = [r for r in rows if any(n in r for n in names) and r.strip()[:1].isdigit()]
+    assert len(standings) == 3 and len({text_width(r) for r in standings}) == 1, standings
+    assert wrap("漢", 1) == ["漢"]  # (a character wider than the line goes whole: it looped for ever)

@@ -451,3 +451,57 @@ def test_R1_equal_totals_share_their_place_in_the_standings() -> None:
     assert [(row[0], row[1], row[2]) for row in rows] == [("1.", "Cy", "4"), ("2.", "You", "14"), ("2.", "Ada", "14"),
                                                           ("4.", "Bo", "32")]
     assert "Game over — Cy wins with 4 points" in canvas.text()
+
+
+async def test_r6_a_snap_key_typed_before_the_table_is_drawn_claims_nothing_and_crashes_nothing(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Keys typed ahead as the client starts (after `play --resume`, say) arrive with the
+    blank screen, or a lobby's, as what was shown: a Space then is a snap on the top the
+    table shows now, not an AttributeError that took the seat down."""
+    from cli.tui.terminal import Blank
+
+    async with table({0: [4, 6, 0, 2]}, discard=10) as t:
+        assert t.scene.model.can_snap
+        t.ui.press("space", Blank())
+        assert t.ui.pending is not None and t.ui.pending.action == "snap"
+
+
+async def test_caps_lock_turn_keys_act_as_the_lower_case_ones(mock_clock: trio.testing.MockClock) -> None:
+    """Letters are case-insensitive: with Caps Lock, X draws as x does (slot keys already
+    did; X said "No action on that key")."""
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
+        assert await t.press("X") == [Draw(0)], t.message
+
+
+async def test_ctrl_c_after_the_game_ended_closes_the_screen_without_a_false_warning(
+        mock_clock: trio.testing.MockClock) -> None:
+    """On the last round's screen of a finished game, ^C has nothing to leave: it closes
+    the screen, instead of warning that leaving voids a round that already counts."""
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2, target=20) as t:
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        mock_clock.jump(1.0)
+        await t.settle()
+        assert t.scene.model.ended and t.scene.model.finished
+        await t.press("ctrl-c")
+        assert t.ui.finished and not t.ui.quit_open and "does not count" not in t.text()
+
+
+async def test_the_log_scrolls_up_no_further_than_its_oldest_line(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=12) as t:
+        lines = len(t.session.lines)
+        await t.press(*["pageup"] * 20)
+        assert t.scene.log_scroll <= lines
+        await t.press("pagedown")
+        assert t.scene.log_scroll <= max(0, lines - 5), "PgDn comes straight back"
+
+
+async def test_a_terminal_smaller_than_the_layout_is_asked_to_grow(mock_clock: trio.testing.MockClock) -> None:
+    """Below 80×24 the table was drawn over itself (a neighbour's cards under the figures,
+    your own cards under the help bar): it asks for room instead; the game goes on."""
+    async with table({0: [4, 6, 0, 2]}, discard=12, players=4) as t:
+        assert "q[" in t.text(80, 24)
+        small = t.text(60, 24)
+        assert "This terminal is 60×24; the table needs 80×24." in " ".join(small.split()), small
+        for width, height in ((4, 30), (1, 1), (40, 12)):
+            t.text(width, height)  # (draws, and returns: a wide name wrapped to one column looped for ever)

@@ -13,6 +13,7 @@ import re
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -239,3 +240,42 @@ def test_a_sure_snap_in_a_real_terminal_on_the_in_process_table(tmp_path: Path) 
         screen.wait_text("EXITED 0")
     finally:
         screen.close()
+
+
+def test_why_a_join_on_a_terminal_failed_is_still_on_the_terminal_once_the_screen_closes(tmp_path: Path) -> None:
+    """A person's `join` runs its lobby full screen: what it said on stderr as it failed
+    (here: no table at that address) went away with the screen, leaving only an exit
+    status. It is held while the screen is up, and said once it is closed."""
+    with socket.socket() as unused:  # (a port nobody listens on)
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    command = [sys.executable, "-m", "cli", "join", "--peer", f"127.0.0.1:{port}", "--state-dir", str(tmp_path / "s")]
+    screen = Tmux(tmp_path, command)
+    try:
+        text = screen.wait_text("EXITED 1")
+        assert f"bandit-lan: network error: could not reach the table: 127.0.0.1:{port}" in text, text
+    finally:
+        screen.close()
+
+
+def test_join_target_is_kept_by_a_person_s_join_too(tmp_path: Path) -> None:
+    """`join --target 50` leaves a table that plays to 100 on a terminal as it does
+    headless (a person was seated at it); the reason is on the terminal once the screen
+    has closed."""
+    host = subprocess.Popen([sys.executable, "-m", "cli", "host", "--headless", "--seats", "2", "--no-discovery",
+                             "--bind", "127.0.0.1", "--state-dir", str(tmp_path / "host")], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    screen = None
+    try:
+        assert host.stdout is not None
+        where = next(m.group(1) for line in host.stdout if (m := re.search(r"on (127\.0\.0\.1:\d+)", line)))
+        screen = Tmux(tmp_path, [sys.executable, "-m", "cli", "join", "--peer", where, "--target", "50", "--name", "Ana",
+                                 "--state-dir", str(tmp_path / "guest")])
+        text = screen.wait_text("EXITED 1")
+        assert "bandit-lan: this table plays to 100, not 50; leaving" in text, text
+    finally:
+        if screen is not None:
+            screen.close()
+        host.kill()
+        host.wait()

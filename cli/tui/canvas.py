@@ -85,6 +85,12 @@ def text_width(text: str) -> int:
     return sum(max(0, get_cwidth(ch)) for ch in text)
 
 
+def pad(text: str, width: int) -> str:
+    """`text` clipped, then padded with spaces, to exactly `width` columns."""
+    text = clip(text, width)
+    return text + " " * max(0, width - text_width(text))
+
+
 def clip(text: str, width: int, ellipsis: str = "…") -> str:
     """`text` cut to at most `width` columns (marked with an ellipsis when cut)."""
     if text_width(text) <= width:
@@ -117,10 +123,11 @@ def wrap(text: str, width: int) -> list[str]:
         if line or lines:
             lines.append(line)
         while size > width:
-            head = clip(word, width, "")
+            head = clip(word, width, "") or word[0]  # (a wide character in one column: it goes whole)
             lines.append(head)
             word = word[len(head):]
             size = text_width(word)
         line, used = word, size
-    lines.append(line)
+    if line or not lines:  # (not the empty rest of a word cut to the last character)
+        lines.append(line)
     return lines

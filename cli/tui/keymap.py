@@ -95,9 +95,9 @@ SLOT_KEYS: Final = {slot_key(s): s for s in range(2 * len(SLOT_ROWS[0]))}
 
 def press_for(key: str) -> Press | None:
     """The command a key stands for (case-insensitive letters), or None."""
-    if key in _FIXED:
-        return Press(_FIXED[key])
     low = key.lower() if len(key) == 1 else key
+    if key in _FIXED or low in _FIXED:  # (Caps Lock: "X" draws as "x" does)
+        return Press(_FIXED[key] if key in _FIXED else _FIXED[low])
     if low in SLOT_KEYS:
         return Press(Command.SLOT, SLOT_KEYS[low])
     if low in SEAT_KEYS:

@@ -32,6 +32,7 @@ from cli.lobby_common import LobbyNews
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, seats_of
 from cli.tui.terminal import KeyPress, Terminal, TerminalClosed
 
+TOO_FEW = Note("A game needs at least two players.", "warning")
 BROWSE_S = 1.5
 """One discovery pass of the table list (it repeats while the screen is up)."""
 
@@ -111,6 +112,8 @@ async def host_lobby_screen(
         scene = replace(scene, members=seats_of(change.roster, identity.peer_id, change.reconnecting))
         if (note := _news_note(news, change)) is not None:
             scene = replace(scene, note=note)
+        elif scene.note == TOO_FEW and len(scene.members) >= 2:  # (no longer true: Enter starts now)
+            scene = replace(scene, note=None)
         if on_roster is not None:
             on_roster(change)
         screen.nudge()
@@ -158,7 +161,7 @@ async def host_lobby_screen(
                         scene = replace(scene, starting=True, note=None)
                         start.set()
                     else:
-                        scene = replace(scene, note=Note("A game needs at least two players.", "warning"))
+                        scene = replace(scene, note=TOO_FEW)
             nursery.cancel_scope.cancel()
     return result
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from cli.commands import audit_command
 from engine import CALLER_BONUS, Skills
-from cli.tui.canvas import Canvas, clip, text_width, wrap
+from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.cards import card_width, value_cell, Shown
 from cli.tui.keymap import slot_position
 from cli.tui.model import TableModel
@@ -120,7 +120,7 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
     for seat in order:
         rank = 1 + sum(total < totals[seat] for total in totals)  # equal totals share a place (R1)
         style = "class:good" if seat in winners else ("class:seat.me" if seat == model.me else "class:seat")
-        row = f"{rank:>3}.  {clip(names[seat], NAME_COLUMNS):<{NAME_COLUMNS}} {totals[seat]:>5}"
+        row = f"{rank:>3}.  {pad(names[seat], NAME_COLUMNS)} {totals[seat]:>5}"
         row += "".join(f"{scores[seat]:>6}" for scores in shown_rounds)
         canvas.write(1, y, clip(row, width - 2), style)
         y += 1

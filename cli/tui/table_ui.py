@@ -319,8 +319,12 @@ class TableUi:
 
     # ------------------------------------------------------------------ keys
 
-    def press(self, key: str, shown: TableScene | None = None) -> list[Intent]:
-        """One key; `shown` is the scene that was on screen when it was pressed."""
+    def press(self, key: str, shown: object = None) -> list[Intent]:
+        """One key; `shown` is the scene that was on screen when it was pressed (anything
+        but a `TableScene` — the blank screen before the first draw, a lobby — shows no
+        card: keys typed ahead as the client starts say nothing of what was seen)."""
+        if not isinstance(shown, TableScene):
+            shown = None
         self.keys += 1
         model = self._model
         if model is None:
@@ -333,7 +337,7 @@ class TableUi:
                 self.quit_open = False
             return []
         if key == "ctrl-c":
-            if overlay is Overlay.GAME:
+            if overlay is Overlay.GAME or model.ended:  # (the game is over: nothing to leave, the screen closes)
                 self.finished = True
             else:
                 self.quit_open = True
@@ -384,8 +388,8 @@ class TableUi:
             if self.pending is not None:
                 self._say("Cancelled.")
             self.pending = None
-        elif command is Command.LOG_UP:
-            self.log_scroll += 5
+        elif command is Command.LOG_UP:  # (no further than the oldest line: PgDn comes straight back)
+            self.log_scroll = min(self.log_scroll + 5, max(0, len(model.lines) - 1))
         elif command is Command.LOG_DOWN:
             self.log_scroll = max(0, self.log_scroll - 5)
         elif command is Command.QUIT:

@@ -388,17 +388,16 @@ def _log(canvas: Canvas, scene: TableScene, y0: int, y1: int) -> None:
         return
     width = canvas.width
     model = scene.model
-    title = " table log "
-    if scene.log_scroll:
-        title = f" table log (scrolled up {scene.log_scroll}; PgDn) "
-    canvas.write(0, y0, "──" + title + "─" * max(0, width - 2 - text_width(title)), "class:log.rule")
     rows = y1 - y0 - 1
     wrapped: list[tuple[str, str]] = []
     for line in model.lines[-(rows + scene.log_scroll) * 2:]:
         style = f"class:log.{line.kind}"
         for i, part in enumerate(wrap(line.text, width - 3)):
             wrapped.append(((" " if i == 0 else "   ") + part, style))
-    end = max(0, len(wrapped) - scene.log_scroll)
+    scroll = min(scene.log_scroll, max(0, len(wrapped) - rows))  # (the oldest line at the top, at most)
+    title = f" table log (scrolled up {scroll}; PgDn) " if scroll else " table log "
+    canvas.write(0, y0, "──" + title + "─" * max(0, width - 2 - text_width(title)), "class:log.rule")
+    end = max(0, len(wrapped) - scroll)
     shown = wrapped[max(0, end - rows):end]
     for i, (text, style) in enumerate(shown):
         canvas.write(0, y0 + 1 + i, text, style)

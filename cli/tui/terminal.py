@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import io
 import logging
 import math
 import signal
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -207,6 +209,11 @@ class Terminal:
         def handler(event: KeyPressEvent) -> None:
             press = event.key_sequence[0]
             key = press.key
+            if key is Keys.BracketedPaste:  # (text pasted: as if typed, one key a character)
+                for char in press.data:
+                    if char == " " or (char.isprintable() and not char.isspace()):
+                        self._post(KeyPress("space" if char == " " else char, self._drawn))
+                return
             name = _KEY_NAMES.get(key) if isinstance(key, Keys) else None
             if name is None:
                 name = "space" if press.data == " " else press.data if isinstance(key, Keys) else key
@@ -311,6 +318,11 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
     handler = _LogToScreen(terminal)
     root = logging.getLogger()
     root.addHandler(handler)
+    # What is said on stderr while the full screen is up (why a lobby failed, say) would
+    # go with the screen: it is held, and said once the screen is closed.
+    held, stderr = (io.StringIO(), sys.stderr) if output is None else (None, None)
+    if held is not None:
+        sys.stderr = held
     thread.start()
     try:
         async with trio.open_nursery() as nursery:
@@ -335,6 +347,13 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
         terminal._exit()
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(thread.join)
+        if held is not None:
+            sys.stderr = stderr
+            try:
+                stderr.write(held.getvalue())
+                stderr.flush()
+            except (OSError, ValueError):  # (the terminal went away: nobody is left to read it)
+                pass
     if terminal._failure is not None and not isinstance(terminal._failure, KeyboardInterrupt):
         raise TerminalClosed(f"the screen stopped: {terminal._failure!r}") from terminal._failure
 
