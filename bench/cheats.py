@@ -28,7 +28,9 @@ sys.path.insert(0, str(ROOT))
 
 import trio  # noqa: E402
 
-from tests.cheat_runs import LIVE, MEMORY, Judged, run_live_frame, run_live_withheld_share, run_table, table  # noqa: E402
+from tests.cheat_runs import (  # noqa: E402
+    LIVE, MEMORY, Judged, run_live_frame, run_live_withheld_share, run_table, score, table,
+)
 
 
 def one_run(folder: Path) -> list[Judged]:
@@ -62,8 +64,7 @@ def main() -> int:
             seconds.append(time.perf_counter() - start)
         if run == 0:
             print("\n".join(table(judged)))
-        tried = sum(j.tried for j in judged)
-        detected = sum(j.tried and j.ok for j in judged)
+        detected, tried = score(judged)  # (every scenario: one whose cheat never happened is a miss)
         worst = detected if worst is None else min(worst, detected)
         for j in judged:
             key = f"{j.cheat} ({j.where})"

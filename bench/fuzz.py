@@ -60,6 +60,7 @@ SLOTS = ("inputs", "accepted", "rejected", "unhandled", "invariant", "started_ns
 HEAD = struct.Struct(f"<{len(SLOTS)}q")
 CONTROL_SIZE = HEAD.size + MAX_LEN
 POLL = 0.05
+EARLY_S = 2.0  # a worker that stops this long before its deadline, with inputs left, stopped early
 
 
 # -- the worker: one target, one engine, a quota of inputs ------------------------------------------
@@ -270,6 +271,7 @@ class Campaign:
     out: Path
     work: Path
     tallies: dict[str, Tally]
+    started: float = field(default_factory=time.time)  # (findings written since are this run's)
 
     def spec(self, job: Job) -> dict[str, Any]:
         assert job.control is not None
@@ -310,7 +312,12 @@ class Campaign:
         if not counts["ready"] and not job.killed:
             tail = job.log.read_text(errors="replace")[-3000:] if job.log else ""
             raise SystemExit(f"a {job.target} worker failed before fuzzing (exit {code}):\n{tail}")
-        if job.killed or code != 0:
+        # A worker that ends in the middle of an input, or with inputs and time left, did
+        # not end by itself as a worker does (a SystemExit or os._exit in the code under
+        # test): a crash, whatever its exit status.
+        early = (self.engine == "random" and job.remaining() > 0  # (atheris counts its own way)
+                 and (job.deadline is None or time.time() < job.deadline - EARLY_S))
+        if job.killed or code != 0 or stuck or early:
             if job.killed:
                 tally.hangs += 1
                 kind = "hang"
@@ -327,6 +334,10 @@ class Campaign:
                     skip.write(_digest(data) + "\n")
                 tally.inputs += 1
                 job.done += 1
+            else:  # (between inputs: no input to keep, but the worker's last words)
+                stack = job.log.read_text(errors="replace")[-6000:] if job.log else ""
+                (self.out / f"{job.target}-{kind}-between-inputs-{job.number}-{job.restarts}.txt").write_text(
+                    f"{kind} (exit {code}) with {job.remaining()} inputs left; the worker's last words:\n{stack}")
             job.restarts += 1
             return job.remaining() > 0 and (job.deadline is None or time.time() < job.deadline) and job.restarts < 50
         return False
@@ -370,11 +381,14 @@ class Campaign:
 
 def plan(targets: list[str], inputs: int | None, job_size: int, workers: int, seconds: float | None, seed: int) -> list[Job]:
     """Jobs of at most `job_size` inputs, targets interleaved so a partial run covers all.
-    A timed run without an input count gives every target an equal share of the time."""
+    A timed run without an input count gives every target an equal share of the time:
+    one job per target and worker, each `seconds / targets` long, so the jobs fill the
+    workers' time evenly (one job per target left the last target a part of its share,
+    and a worker idle, whenever the targets were not a multiple of the workers)."""
     if inputs is None:
         assert seconds is not None
-        budget = seconds * workers / len(targets)
-        return [Job(i, t, 2**62, seed + i, budget=budget) for i, t in enumerate(targets)]
+        budget = seconds / len(targets)
+        return [Job(i, t, 2**62, seed + i, budget=budget) for i, t in enumerate(targets * workers)]
     weight = sum(WEIGHTS.get(t, 10) for t in targets)
     shares = {t: inputs * WEIGHTS.get(t, 10) // weight for t in targets}
     shares[targets[0]] += inputs - sum(shares.values())  # the total is exactly `inputs`
@@ -420,7 +434,8 @@ def report(campaign: Campaign, wall: float, corpus: dict[str, int]) -> dict[str,
         for slot in ("inputs", "accepted", "rejected", "unhandled", "invariant", "hangs", "crashes"):
             setattr(total, slot, getattr(total, slot) + getattr(t, slot))
         total.seconds += t.seconds
-    findings = sorted(p.name for p in campaign.out.glob("*.txt"))
+    findings = sorted(p.name for p in campaign.out.glob("*.txt")  # (this run's: --out may be reused)
+                      if p.stat().st_mtime >= campaign.started)
     return {
         "inputs": total.inputs, "crashes": total.crashes, "hangs": total.hangs, "unhandled": total.unhandled,
         "invariant": total.invariant, "seconds": round(wall, 1), "inputs_per_s": round(total.inputs / wall, 1) if wall else 0.0,

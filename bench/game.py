@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -31,19 +30,27 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def one_game(peers: int, seed: int, folder: Path) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    folder.mkdir(parents=True)
+    out, err = folder / "play.out", folder / "play.err"
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "cli", "play", "--headless", "--bots", str(peers - 1), "--target", "100",
-         "--seed", str(seed), "--json", "--state-dir", str(folder / "state"), "--log-dir", str(folder / "logs")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )
+    with out.open("w") as stdout, err.open("w") as stderr:
+        play = subprocess.Popen(
+            [sys.executable, "-m", "cli", "play", "--headless", "--bots", str(peers - 1), "--target", "100",
+             "--seed", str(seed), "--json", "--state-dir", str(folder / "state"), "--log-dir", str(folder / "logs")],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+        )
+        # wait4: this game's own peak, the play process's and its bots' (which it waits
+        # for), in KiB on Linux; not the audits' (RUSAGE_CHILDREN mixed them in)
+        _, status, usage = os.wait4(play.pid, 0)
     game_s = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"the game failed:\n{done.stderr[-2000:]}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    play.returncode = os.waitstatus_to_exitcode(status)
+    if play.returncode != 0:
+        raise SystemExit(f"the game failed:\n{err.read_text()[-2000:]}")
+    result = json.loads(out.read_text().strip().splitlines()[-1])
     audit_s = timed_audit(result["logs"][:1], env)
     audit_all_s = timed_audit(result["logs"], env)
-    return {"game_s": game_s, "audit_s": audit_s, "audit_all_s": audit_all_s, "rounds": result["rounds"]}
+    return {"game_s": game_s, "audit_s": audit_s, "audit_all_s": audit_all_s, "rounds": result["rounds"],
+            "rss_mb": usage.ru_maxrss / 1024}
 
 
 def timed_audit(logs: list[str], env: dict[str, str]) -> float:
@@ -71,8 +78,7 @@ def main() -> int:
             runs.append(one_game(args.peers, i, Path(tmp) / str(i)))
             print(f"run {i + 1}: {runs[-1]['game_s']:.2f} s, {runs[-1]['rounds']} rounds, "
                   f"audit {runs[-1]['audit_s']:.2f} s, all {args.peers} logs {runs[-1]['audit_all_s']:.2f} s", flush=True)
-    # ru_maxrss of waited-for descendants: the largest of the play process and its bots (KiB on Linux)
-    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    rss_mb = max(r["rss_mb"] for r in runs)  # the largest peer process of any game
     out = {
         "peers": args.peers,
         "runs": args.runs,

@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cli.argtypes import count  # noqa: E402
 from engine import Game, make_bot, play_game, simulate  # noqa: E402
 from engine.events import Event  # noqa: E402
 
@@ -66,9 +67,9 @@ def engine_events_per_s(games: int, seed: int) -> tuple[float, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=5, help="timed runs per figure (median reported)")
-    parser.add_argument("--games", type=int, default=200, help="games per timed run")
-    parser.add_argument("--winrate-games", type=int, default=1000, help="games for the normal-vs-random win rate")
+    parser.add_argument("--runs", type=count, default=5, help="timed runs per figure (median reported)")
+    parser.add_argument("--games", type=count, default=200, help="games per timed run")
+    parser.add_argument("--winrate-games", type=count, default=1000, help="games for the normal-vs-random win rate")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
     args = parser.parse_args()

@@ -374,6 +374,9 @@ def main() -> int:
         return 0
     if args.perf and (why := perfsplit.available()) is not None:
         raise SystemExit(f"--perf: {why}")
+    if args.keep is not None and args.keep.exists() and any(args.keep.iterdir()):
+        # (an old run's port file would send the guests to a table long gone)
+        raise SystemExit(f"--keep: {args.keep} already holds files; give an empty or new folder")
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as perf:
         root = args.keep or Path(tmp)
         if args.perf:

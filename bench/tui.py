@@ -258,13 +258,13 @@ def main() -> int:
     }
     rows = [
         ("key press → redrawn screen (screen-only keys)", figures["key_ms"], figures["key_p95_ms"], GOAL_KEY_MS),
-        ("x → your drawn card on your screen", figures["draw_ms"], figures["draw_p95_ms"], GOAL_KEY_MS),
+        ("x → your drawn card on your screen", figures["draw_ms"], figures["draw_p95_ms"], None),  # (no goal: a round trip of the table)
         (f"x, z → on all {args.peers - 1} other peers' screens", figures["peers_ms"], figures["peers_p95_ms"],
          GOAL_PEERS_MS),
     ]
     print(f"{'figure':<48} {'median':>9} {'p95':>9} {'goal':>7}")
     for name, median, high, goal in rows:
-        print(f"{name:<48} {median:>7.2f}ms {high:>7.2f}ms {goal:>5.0f}ms")
+        print(f"{name:<48} {median:>7.2f}ms {high:>7.2f}ms " + (f"{goal:>5.0f}ms" if goal is not None else f"{'-':>7}"))
     if args.json:
         print(json.dumps(figures))
     return 0

@@ -24,6 +24,17 @@ def port(text: str) -> int:
     return value
 
 
+def count(text: str) -> int:
+    """A whole number, at least 1 (games, runs, messages)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a count (1 or more)")
+    return value
+
+
 def seconds(text: str) -> float:
     """A time in seconds: finite, and not negative."""
     try:
@@ -71,11 +82,21 @@ class SkillsFile:
     skills: Skills
 
 
+SKILLS_FILE_BYTES = 64 * 1024
+"""Far more than any skills table (the default is under 2 KiB; a table's rules carry at
+most 4,096 characters, §6.8): a larger file is not one, and is not read whole."""
+
+
 def skills_file(text: str) -> SkillsFile:
     """A readable UTF-8 file holding a valid skills table (R4, engine/skills.toml)."""
     path = Path(text)
     try:
-        table = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            data = file.read(SKILLS_FILE_BYTES + 1)
+        if len(data) > SKILLS_FILE_BYTES:
+            raise argparse.ArgumentTypeError(f"{path} is larger than {SKILLS_FILE_BYTES // 1024} KiB: "
+                                             "not a skills table")
+        table = data.decode("utf-8")
     except OSError as exc:
         raise argparse.ArgumentTypeError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

@@ -10,6 +10,7 @@ import time
 from cli.argtypes import skills_file
 from engine.bots import BOTS
 from engine.errors import EngineError, SkillsError
+from engine.game import MAX_TARGET
 from engine.simulator import Summary, simulate
 from engine.skills import DEFAULT_SKILLS, MAX_PLAYERS, MIN_PLAYERS, Skills
 
@@ -44,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
         parser.error(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, not {args.players}")
     if args.games < 1:
         parser.error(f"--games must be at least 1, not {args.games}")
-    if args.target < 1:
-        parser.error(f"--target must be at least 1, not {args.target}")
+    if not 1 <= args.target <= MAX_TARGET:  # (as a table's rules, §6.8)
+        parser.error(f"--target must be between 1 and {MAX_TARGET}, not {args.target}")
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
     unknown = [name for name in names if name not in BOTS]
     if unknown or not names:

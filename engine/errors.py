@@ -114,7 +114,8 @@ class SkillsError(EngineError):
 
 
 class RoundStalled(EngineError):
-    """A simulated round exceeded the hard cap on turns (a bot that never ends a round)."""
+    """A simulated round exceeded the hard cap on turns (a bot that never ends a round),
+    or a game the cap on rounds (a deck whose totals never reach the target)."""
 
 
 class StaleView(RuntimeError):

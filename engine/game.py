@@ -112,6 +112,8 @@ CALLER_BONUS: Final = 10
 """R9: the Bandit caller gets -10 if strictly lowest, else +10."""
 
 DEFAULT_TARGET: Final = 100
+MAX_TARGET: Final = 10_000
+"""The highest target a table may play to (R1; the table's rules, protocol.md §6.8)."""
 """R1: the game ends after the round in which a total reaches this."""
 
 

@@ -34,6 +34,9 @@ from engine.prng import Prng
 from engine.skills import DEFAULT_SKILLS, Skills
 
 MAX_TURNS_PER_ROUND = 2000
+MAX_ROUNDS_PER_GAME = 1000
+"""A game ends when a total reaches the target (R1); a deck whose totals do not rise
+toward it (negative values, say) would be played for ever."""
 """Hard cap on turns in one simulated round; rounds end long before (bots call Bandit)."""
 
 
@@ -148,6 +151,11 @@ class Simulation:
     def play(self) -> GameResult:
         game = self.game
         while game.phase is not Phase.OVER:
+            if game.round >= MAX_ROUNDS_PER_GAME:
+                raise RoundStalled(
+                    "R1", None, f"the game passed {MAX_ROUNDS_PER_GAME} rounds without a total reaching {game.target} "
+                    f"(totals {', '.join(map(str, game.totals))}): with this deck the totals do not rise toward the target"
+                )
             self.play_round()
         return GameResult(
             winners=game.winners,
@@ -173,6 +181,7 @@ class Simulation:
                 if type(intent) is not Ready:
                     raise EngineError("R4", seat, f"bot {bot.name!r} answered {intent!r} before the first turn")
                 self.feed(intent)
+        self.snap_window()  # (the first turn begins on the first discard: a live seat is asked again)
         cap = self.max_turns_per_round
         while game.phase in TURN_PHASES:
             if game.turns_in_round > cap:
@@ -181,13 +190,15 @@ class Simulation:
                 )
             mover = game.turn_seat
             assert mover is not None
-            top = game.discard_top()
+            top, turn = game.discard_top(), game.turn
             self.feed(bots[mover].act(game.view(mover), rng))
-            if game.discard_top() != top:
+            if game.discard_top() != top or game.turn != turn:  # (as a live seat: once a top, once a turn)
                 self.snap_window()
 
     def snap_window(self) -> None:
-        """Offer every bot a snap on the current top; resolve claims in lottery order."""
+        """Offer every bot a snap on the current top; resolve claims in lottery order.
+        A window opens when the top changes and when a turn begins on the same top: a
+        live seat's driver asks its bot once per (top, turn) (`SeatDriver.snap`)."""
         game = self.game
         rng = self.rng
         while game.phase in SNAP_PHASES:

@@ -142,7 +142,11 @@ class Skills:
 
 
 def _toml_str(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    """A TOML basic string: backslash, quote and every control character escaped."""
+    escaped = "".join(
+        "\\\\" if ch == "\\" else '\\"' if ch == '"' else f"\\u{ord(ch):04x}" if ord(ch) < 0x20 or ord(ch) == 0x7F else ch
+        for ch in text
+    )
     return f'"{escaped}"'
 
 

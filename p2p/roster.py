@@ -30,6 +30,7 @@ from functools import cached_property
 from typing import Any
 
 from engine import DEFAULT_SKILLS, SkillsError, Skills, load_skills
+from engine.game import MAX_TARGET
 
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, Identity
@@ -47,7 +48,7 @@ CERT = Bin(min_len=1, max_len=4096)
 
 MAX_SKILLS_TEXT = 4096
 WIRE_RULES = Record(
-    {"target": Int(1, 10_000), "turn_s": Int(5, 3600), "peek_s": Int(1, 3600), "skills": Str(max_len=MAX_SKILLS_TEXT)}
+    {"target": Int(1, MAX_TARGET), "turn_s": Int(5, 3600), "peek_s": Int(1, 3600), "skills": Str(max_len=MAX_SKILLS_TEXT)}
 )
 
 

@@ -598,9 +598,10 @@ def deck_seeds() -> list[bytes]:
 
 
 def run_canary(data: bytes) -> Verdict:
-    """Not a part of the project: raises on ``!crash``, loops on ``?hang`` and aborts the
-    process on ``*abort``, so the harness's counting of unhandled exceptions, hangs and
-    crashes can itself be tested (mutants of these seeds behave normally)."""
+    """Not a part of the project: raises on ``!crash``, loops on ``?hang``, aborts the
+    process on ``*abort`` and ends it quietly (status 0, in the middle of the input) on
+    ``=exit``, so the harness's counting of unhandled exceptions, hangs and crashes can
+    itself be tested (mutants of these seeds behave normally)."""
     if data == b"!crash":
         raise KeyError("canary")
     if data == b"?hang":
@@ -608,6 +609,8 @@ def run_canary(data: bytes) -> Verdict:
             time.sleep(0.01)
     if data == b"*abort":
         os.abort()
+    if data == b"=exit":
+        os._exit(0)
     return ACCEPTED if data.startswith(b"ok") else REJECTED
 
 
@@ -652,6 +655,6 @@ ALL_TARGETS = tuple(FACTORIES)
 def make_target(name: str) -> Target:
     if name == CANARY:
         return Target(CANARY, "a deliberately broken target (harness self-test)", Codec.BYTES,
-                      lambda: [b"ok", b"no", b"!crash", b"?hang", b"*abort"], run_canary)
+                      lambda: [b"ok", b"no", b"!crash", b"?hang", b"*abort", b"=exit"], run_canary)
     return FACTORIES[name]()
 

@@ -401,3 +401,16 @@ def test_every_cheat_of_the_catalogue_has_a_test() -> None:
     for name in (*MEMORY, *LIVE):
         assert f'"{name}"' in source, name
     assert Response.REJECT and Response.ABORT
+
+
+def test_a_cheat_that_never_happened_counts_as_a_miss_not_as_one_fewer_tried() -> None:
+    """bench/cheats.py's headline: a scenario whose cheat no longer fires (after a change
+    of the code it cheats against) counted neither way, so "36/36" looked like all."""
+    from tests.cheat_runs import score, table
+
+    response = next(iter(Response))
+    caught = Judged("out-of-turn", ("R3",), response, tried=True, detected=True, in_log=True, consistent=True,
+                    policy_followed=True, audit_ok=True)
+    never = Judged("never fired", ("R3",), response, tried=False)
+    assert caught.ok and score([caught, never]) == (1, 2)
+    assert table([caught, never])[-1] == "cheats detected / cheats tried: 1/2 (1 never happened: counted as not detected)"

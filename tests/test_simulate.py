@@ -12,6 +12,7 @@ import pytest
 from cli.main import main
 from engine import DEFAULT_SKILLS, Draw, Discard, Phase, Prng, Ready, RoundStalled, SkipPower, simulate
 from engine.bots import SnapDelay
+from engine.bots import make_bot
 from engine.simulator import Simulation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +80,8 @@ def test_simulate_summary_is_deterministic_and_splits_shared_wins() -> None:
         (("--players", "7"), "--players must be between 2 and 6, not 7"),
         (("--players", "1"), "--players must be between 2 and 6, not 1"),
         (("--games", "0"), "--games must be at least 1"),
-        (("--target", "0"), "--target must be at least 1"),
+        (("--target", "0"), "--target must be between 1 and 10000, not 0"),
+        (("--target", "1000000000000"), "--target must be between 1 and 10000"),
         (("--bots", "normal,genius"), "unknown bot(s) 'genius'"),
         (("--bots", ","), "unknown bot(s) (none given)"),
         (("--bots", "normal,random"), "exactly 4 bots, not 2"),
@@ -150,3 +152,58 @@ def test_simulator_stops_a_round_that_never_ends() -> None:
         sim.play()
     assert info.value.rule == "R8" and "passed 300 turns" in str(info.value)
     assert sim.game.turns_in_round == 301
+
+
+def test_r1_a_deck_whose_totals_never_reach_the_target_ends_with_an_error_not_a_hang() -> None:
+    """R1 ends a game when a total reaches the target; with negative cards the totals
+    drift away from it and `simulate` ran for ever. A game past MAX_ROUNDS_PER_GAME
+    rounds is an error that says why."""
+    from engine.errors import EngineError
+    from engine.simulator import MAX_ROUNDS_PER_GAME
+    from engine.skills import load_skills
+
+    negative = load_skills("[[card]]\nvalue = -3\ncount = 40\n")
+    with pytest.raises(EngineError, match=f"passed {MAX_ROUNDS_PER_GAME} rounds without a total reaching 100"):
+        simulate(2, 1, 0, ["normal"], negative, 100)
+
+
+def test_a_skills_file_is_read_no_further_than_any_skills_table_could_go(capsys: pytest.CaptureFixture[str]) -> None:
+    """--skills /dev/zero (or any huge file) was read until memory ran out."""
+    with pytest.raises(SystemExit) as info:
+        main(["simulate", "--skills", "/dev/zero"])
+    assert info.value.code == 2 and "/dev/zero is larger than 64 KiB: not a skills table" in capsys.readouterr().err
+
+
+def test_r2_a_skills_table_writes_back_as_toml_that_reads_to_an_equal_table() -> None:
+    """Card names may hold any character a TOML string can: a newline was written raw,
+    which no TOML reader takes."""
+    from engine.skills import Skills, load_skills
+
+    table = load_skills('[[card]]\nname = "red\\nBandit \\"x\\" \\\\ \\u007f"\nvalue = 1\ncount = 40\n')
+    assert load_skills(table.to_toml()) == table
+    assert isinstance(table, Skills)
+
+
+def test_the_simulator_asks_for_snaps_on_the_live_driver_s_schedule() -> None:
+    """design.md: the simulator drives the same bots as a live seat. A live seat asks its
+    bot once per (top card, turn); the simulator asked only when the top changed, so
+    after a discard with a power (the turn passes when the power is used, the top
+    stays) a bot that learned of a match was never asked. Every turn that begins on the
+    top the last one left now opens a snap window, as it does live."""
+    from engine.phases import TURN_PHASES
+
+    windows: set[tuple[int, int]] = set()
+    seen: list[tuple[int, int, object, bool]] = []  # (round, turn, top, in a turn) after each event
+
+    class Watched(Simulation):
+        def snap_window(self) -> None:
+            windows.add((self.game.round, self.game.turn))
+            super().snap_window()
+
+    sim = Watched([make_bot("normal"), make_bot("normal")], Prng(3), target=100)
+    sim.observer = lambda event, notes: seen.append(
+        (sim.game.round, sim.game.turn, sim.game.discard_top(), sim.game.phase in TURN_PHASES))
+    sim.play()
+    same_top_new_turn = [(r, t) for (r0, t0, top0, _), (r, t, top, turning) in zip(seen, seen[1:])
+                         if turning and r == r0 and t != t0 and top == top0 and top is not None]
+    assert same_top_new_turn and all(key in windows for key in same_top_new_turn)

@@ -4,7 +4,7 @@ Theory of operation: a bot is a pure decision function over its seat's view
 (`engine.bots`). The driver asks it at the right moments and no more: for a turn or
 ready decision when the engine waits on this seat and none of its intents is still
 travelling through the order; for a snap once per card turned face up on the discard
-pile. A live peer waits the bot's thinking or reaction time before sending; if the
+pile, and once more each turn it stays on top (the simulator asks on the same schedule). A live peer waits the bot's thinking or reaction time before sending; if the
 table moved on meanwhile (a snap covered the card, emptied the slot, ended the turn) the
 intent is withdrawn and the bot decides again, as a person would. The in-memory test
 network sends at once. Both use this same module.
