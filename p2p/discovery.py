@@ -3,19 +3,26 @@
 Theory of operation
 -------------------
 A host publishes one service instance of type ``_bandit-lan._tcp.local.``: the instance
-name is the table name, SRV points at its lobby port, A records carry its addresses,
-and the TXT record says ``table``, ``host``, ``seats``, ``free``, ``proto`` and ``fp``
-(the host's full peer id in hex). Standard tools see it
-(``avahi-browse -rt _bandit-lan._tcp``). The TXT record is refreshed as seats fill; the
-instance is withdrawn when the game starts or the host leaves.
+name is the table name tagged with two bytes of the host's id ("Friday (1a2b)"), SRV
+points at its lobby port, A records carry its addresses (the one its routes send
+multicast from first, container bridges last), and the TXT record says ``table``,
+``host``, ``seats``, ``free``, ``proto`` and ``fp`` (the host's full peer id in hex).
+Standard tools see it (``avahi-browse -rt _bandit-lan._tcp``). The TXT record is
+refreshed as seats fill; the instance is withdrawn when the game starts or the host
+leaves. If mDNS cannot run here the advertisement says why (`Advertisement.failed`) and
+the table goes on without it: ``--peer`` needs no discovery.
 
-Discovery is only a hint: anyone on the LAN can answer mDNS. A joiner pins the ``fp``
-it found (so it talks to the host that advertised, not to whoever answers at that
-address) and the table code, when set, authenticates the host in the lobby (§6.3).
+Discovery is only a hint: anyone on the LAN can answer mDNS, with anything. A browser
+resolves the names it hears side by side (one that never answers holds up nobody),
+ignores what is not a well-formed instance of its type, and reads only the six keys it
+knows. A joiner pins the ``fp`` it found (so it talks to the host that advertised, not
+to whoever answers at that address) and the table code, when set, authenticates the
+host in the lobby (§6.3).
 
-python-zeroconf runs its own threads; this module drives its blocking API from worker
-threads (`trio.to_thread`), so the trio side never blocks. Interfaces: every IPv4
-interface with multicast by default, or the given addresses.
+python-zeroconf runs its own threads and event loop; this module drives its blocking API
+from worker threads (`trio.to_thread`) and starts resolutions on its loop, so the trio
+side never blocks. Interfaces: every IPv4 interface with multicast by default, or the
+given addresses.
 """
 
 from __future__ import annotations
