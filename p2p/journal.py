@@ -15,16 +15,18 @@ The journal is a file of §4.2 frames beside the identity (mode 0600, never shar
 one ``journal.seat`` frame, then one ``journal.sent`` frame per message, each written
 with a single unbuffered write *before* the message is handed to the network, so a
 killed process never sent what its journal lacks. A last frame cut short is ignored (it
-was never sent). The journal is held (an exclusive `flock`) by the process playing its seat: no second
-process resumes a seat that still plays, which would sign in its place. Its writes are
-not synced one by one (a sync per message would cost each message milliseconds): a
-killed process loses nothing the operating system holds, but a machine that stops (its
-power cut) may lose the journal's last records, sent already. So the seat record names
-the machine's boot, and a seat is never resumed after its machine restarted: it could
-sign against what it sent. The journal is removed when its game ends cleanly (or, if its seat
+was never sent). The journal is removed when its game ends cleanly (or, if its seat
 stopped between closing its log and removing the journal, when the journals are next
 listed), and, when the state directory's next game starts, if its seat stopped over a
 day before.
+
+The process playing a seat holds its journal (an exclusive `flock`): no second process
+resumes a seat that still plays, which would sign in its place. The writes are not
+synced one by one (a sync per message would cost each message milliseconds): a killed
+process loses nothing the operating system holds, but a machine that stops (its power
+cut) may lose the journal's last records, sent already. So the seat record names the
+machine's boot, and a seat is never resumed after its machine restarted: it could sign
+against what it had sent.
 """
 
 from __future__ import annotations
@@ -169,10 +171,6 @@ class Journal:
         self._out.close()
         if finished:
             self.path.unlink(missing_ok=True)
-
-    def keep(self) -> None:
-        """Close and keep, as a killed process would: its seat can be resumed."""
-        self._out.close()
 
     def release(self, age: float) -> None:
         """Give a reopened journal up untouched, its age as it was (a resume that could

@@ -351,7 +351,7 @@ class TablePeer(SessionRecord):
             if self.failed:
                 self.log.drop()
                 if self.journal is not None:
-                    self.journal.keep()
+                    self.journal.close(finished=False)
             self.mesh.detach()
             quiet.release()
             if self.orderer.ack_due() and not self.log.closed:

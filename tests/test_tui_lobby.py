@@ -161,7 +161,10 @@ async def test_pick_table_screen_lists_the_tables_found_by_mdns() -> None:
     assert picked == [ad]
 
 
-async def test_pick_table_screen_takes_a_typed_address() -> None:
+@pytest.mark.parametrize("how", ["typed", "pasted"])
+async def test_pick_table_screen_takes_a_typed_or_pasted_address(how: str) -> None:
+    """Terminals send a paste bracketed, as one event: the address and code fields, which
+    took one character a key, dropped it. It is typed in as if typed."""
     async def nothing(timeout: float, **kw: object) -> list[TableAd]:
         await trio.sleep(timeout)
         return []
@@ -178,7 +181,14 @@ async def test_pick_table_screen_takes_a_typed_address() -> None:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(pick)
                 await harness.wait_for_text("No table with a free seat yet")
-                harness.press("p", *"192.168.1.20:4123x", "backspace", "enter")
+                if how == "typed":
+                    harness.press("p", *"192.168.1.20:4123x", "backspace", "enter")
+                else:
+                    harness.press("p")
+                    await harness.wait_for_text("Address (HOST:PORT):")
+                    harness.pipe.send_text("\x1b[200~192.168.1.20:4123\x1b[201~")
+                    await harness.wait_for_text("192.168.1.20:4123")
+                    harness.press("enter")
     assert picked == [("192.168.1.20", 4123)]
 
 
@@ -226,31 +236,3 @@ async def test_s6_6_both_screens_say_while_a_dropped_link_is_being_made_again(
     lost = printed.index("The connection to alice dropped; reconnecting…")
     assert "Reconnected to alice." in printed[lost + 1:]
     assert printed.count("2 of 3 seats taken:") == 1  # (news alone does not repeat the roster)
-
-
-
-async def test_a_pasted_address_is_typed_in_as_if_typed() -> None:
-    """Terminals send a paste bracketed, as one event: it was dropped by the address and
-    code fields, which took one character a key."""
-    async def nothing(timeout: float, **kw: object) -> list[TableAd]:
-        await trio.sleep(timeout)
-        return []
-
-    harness = ScreenHarness()
-    picked: list[object] = []
-    with trio.fail_after(30):
-        async with harness.open():
-            assert harness.terminal is not None
-
-            async def pick() -> None:
-                picked.append(await pick_table_screen(harness.terminal, find=nothing))
-
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(pick)
-                await harness.wait_for_text("No table with a free seat yet")
-                harness.press("p")
-                await harness.wait_for_text("Address (HOST:PORT):")
-                harness.pipe.send_text("\x1b[200~192.168.1.20:4123\x1b[201~")
-                await harness.wait_for_text("192.168.1.20:4123")
-                harness.press("enter")
-    assert picked == [("192.168.1.20", 4123)]

@@ -505,3 +505,13 @@ async def test_a_terminal_smaller_than_the_layout_is_asked_to_grow(mock_clock: t
         assert "This terminal is 60×24; the table needs 80×24." in " ".join(small.split()), small
         for width, height in ((4, 30), (1, 1), (40, 12)):
             t.text(width, height)  # (draws, and returns: a wide name wrapped to one column looped for ever)
+
+
+async def test_text_pasted_on_the_table_is_no_move(mock_clock: trio.testing.MockClock) -> None:
+    """A paste is text for a field being typed: on the table it plays nothing (pasting
+    "xz" by mistake must not draw and pass)."""
+    from cli.tui.terminal import PASTE
+
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
+        assert await t.press(PASTE + "xz") == []
+        assert await t.press("x") == [Draw(0)]

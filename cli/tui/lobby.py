@@ -30,7 +30,7 @@ from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
 from cli.lobby_common import LobbyNews
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, seats_of
-from cli.tui.terminal import KeyPress, Terminal, TerminalClosed
+from cli.tui.terminal import PASTE, KeyPress, Terminal, TerminalClosed
 
 TOO_FEW = Note("A game needs at least two players.", "warning")
 BROWSE_S = 1.5
@@ -322,7 +322,9 @@ async def join_lobby_screen(
 
 
 def edit(text: str, key: str, limit: int) -> str:
-    """A line being typed, after `key`."""
+    """A line being typed, after `key` (or a paste, taken whole up to `limit`)."""
+    if key.startswith(PASTE):
+        return (text + key[len(PASTE):])[:limit]
     if key == "backspace":
         return text[:-1]
     if key == "space":

@@ -124,6 +124,11 @@ class _LogToScreen(logging.Handler):
         self._terminal._post(LogNote(text, record.levelno))
 
 
+PASTE = "paste:"
+"""The name of a key event that carries pasted text (after this prefix): a text field
+takes it whole; anywhere else it is no key at all."""
+
+
 class Terminal:
     """The screen and keyboard, driven from trio (see the module docstring).
 
@@ -209,10 +214,10 @@ class Terminal:
         def handler(event: KeyPressEvent) -> None:
             press = event.key_sequence[0]
             key = press.key
-            if key is Keys.BracketedPaste:  # (text pasted: as if typed, one key a character)
-                for char in press.data:
-                    if char == " " or (char.isprintable() and not char.isspace()):
-                        self._post(KeyPress("space" if char == " " else char, self._drawn))
+            if key is Keys.BracketedPaste:  # (text pasted: for a field being typed, never a move)
+                text = "".join(char for char in press.data if char.isprintable())
+                if text:
+                    self._post(KeyPress(PASTE + text, self._drawn))
                 return
             name = _KEY_NAMES.get(key) if isinstance(key, Keys) else None
             if name is None:
