@@ -20,7 +20,7 @@ from cli.resume import offer_resume_first
 from p2p.discovery import browse
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint, short_id
-from p2p.lobby import LobbyResult
+from p2p.lobby import RosterChanged
 from p2p.lobby_runner import join_table
 from p2p.transport import open_mesh
 
@@ -64,12 +64,20 @@ async def _find(args: argparse.Namespace, say_: Callable[[str], None],
     return [(a, ad.port) for a in ad.addresses], f'"{ad.table}" hosted by {ad.host}', ad.fingerprint
 
 
-def _plays_to_another_target(result: LobbyResult, args: argparse.Namespace) -> bool:
-    """`--target`: say so, and leave, if the host's game ends at another total."""
-    if args.target is None or result.roster.rules.target == args.target:
-        return False
-    complain(f"this table plays to {result.roster.rules.target}, not {args.target}; leaving")
-    return True
+class OtherTarget(Exception):
+    """`--target`: the host's game ends at another total (seen before anything is signed)."""
+
+
+def _check_target(args: argparse.Namespace) -> Callable[[RosterChanged], None]:
+    """A lobby callback that leaves, before the seating is signed, a table whose game
+    ends at another total than `--target` (the rules come with the first roster)."""
+
+    def check(change: RosterChanged) -> None:
+        target = change.roster.rules.target
+        if args.target is not None and target != args.target:
+            raise OtherTarget(f"this table plays to {target}, not {args.target}; leaving before the seating is signed")
+
+    return check
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -171,8 +179,8 @@ def run(args: argparse.Namespace) -> int:
                     from cli.tui import join_lobby_screen
 
                     result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
-                                                     expect_host=expect, what=what)
-                    if result is None or _plays_to_another_target(result, args):
+                                                     expect_host=expect, what=what, check=_check_target(args))
+                    if result is None:
                         return 1
                     return await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
                 say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
@@ -183,12 +191,19 @@ def run(args: argparse.Namespace) -> int:
                     else:
                         say_(f"Host fingerprint {cert.short} verified.")
 
+                check, show = _check_target(args), None if quiet else roster_progress(identity.peer_id)
+
+                def on_roster(change: RosterChanged) -> None:
+                    check(change)
+                    if show is not None:
+                        show(change)
+
                 result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
-                                          on_host=on_host,
-                                          on_roster=None if quiet else roster_progress(identity.peer_id))
-                if _plays_to_another_target(result, args):
-                    return 1
+                                          on_host=on_host, on_roster=on_roster)
                 return await after_lobby(mesh, result, identity, args)
+        except OtherTarget as exc:
+            complain(str(exc))
+            return 1
         except (ProtocolError, OSError) as exc:
             complain(explain(exc))
             return 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -286,3 +287,17 @@ def test_a_host_not_advertised_tells_others_to_join_by_address_only(tmp_path: Pa
             hint = line_with(stdout, "Others join with:")
         assert "bandit-lan join --peer 127.0.0.1:" in hint, hint
         assert ("bandit-lan join 'Friday night'   or" in hint) is by_name, hint
+
+
+def test_join_target_leaves_a_table_of_another_target_before_the_seating_is_signed(tmp_path: Path) -> None:
+    """Headless `join --target 50` at a table to 100: it leaves as soon as the rules come
+    with its first roster, before anything is signed, so the host's lobby goes on (it
+    left after the start, ending the host's game before it began)."""
+    with running_cli("host", "--headless", "--seats", "2", "--no-discovery", "--bind", "127.0.0.1",
+                     "--state-dir", str(tmp_path / "host"), watch="stdout") as (host, stdout):
+        where = re.search(r"on (127\.0\.0\.1:\d+)", line_with(stdout, "Hosting")).group(1)  # type: ignore[union-attr]
+        done = run_cli("join", "--headless", "--peer", where, "--target", "50", "--name", "Ana",
+                       "--state-dir", str(tmp_path / "guest"), timeout=60)
+        assert done.returncode == 1, done.stderr
+        assert "this table plays to 100, not 50; leaving before the seating is signed" in done.stderr
+        assert "game id" not in done.stdout and host.poll() is None

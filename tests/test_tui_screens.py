@@ -166,3 +166,20 @@ def test_standings_line_up_with_names_in_wide_characters() -> None:
     standings = [r for r in rows if any(n in r for n in names) and r.strip()[:1].isdigit()]
     assert len(standings) == 3 and len({text_width(r) for r in standings}) == 1, standings
     assert wrap("漢", 1) == ["漢"]  # (a character wider than the line goes whole: it looped for ever)
+
+
+def test_a_wide_character_drawn_over_in_part_is_blanked_whole() -> None:
+    """A dialog over a row of CJK names cut a wide character in two: its half left the
+    row 81 cells wide on an 80-column screen (or a cell short)."""
+    from cli.tui.canvas import Canvas, text_width
+
+    for x in (3, 4):  # (over a character's first cell, and over its second)
+        canvas = Canvas(12, 1)
+        canvas.write(0, 0, "한국어이름한")
+        canvas.write(x, 0, "│")
+        assert text_width(canvas.row_text(0)) == 12, canvas.row_text(0)
+        assert "│" in canvas.row_text(0)
+    canvas = Canvas(12, 1)
+    canvas.write(0, 0, "ab한국")
+    canvas.write(3, 0, "漢")  # (wide over the tail of one and the head of the next)
+    assert text_width(canvas.row_text(0)) == 12 and canvas.row_text(0).startswith("ab 漢 ")

@@ -37,6 +37,11 @@ class Canvas:
             if w <= 0:
                 continue
             if 0 <= x and x + w <= self.width:
+                for cell in range(x, x + w):  # (a wide character drawn over in part is blanked whole)
+                    if chars[cell] == _WIDE_TAIL and cell > 0:
+                        chars[cell - 1] = " "
+                    elif cell + 1 < self.width and chars[cell + 1] == _WIDE_TAIL:
+                        chars[cell + 1] = " "
                 chars[x] = ch
                 styles[x] = style
                 if w == 2:

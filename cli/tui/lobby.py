@@ -245,10 +245,12 @@ async def join_lobby_screen(
     code: str | None = None,
     expect_host: bytes | str | None = None,
     what: str = "the table",
+    check: Callable[[RosterChanged], None] | None = None,
 ) -> LobbyResult | None:
     """Join the table at `addresses` and wait, showing the roster, until the game starts.
     A missing or wrong table code is asked for on screen and the join retried. None if
-    the player gave up."""
+    the player gave up. `check` sees each roster first (an exception it raises leaves
+    the lobby before anything is signed)."""
     screen = _Screen(terminal)
     me = mesh.identity.peer_id
     scene = JoinScene(what, "", (), 0, "connecting")
@@ -264,6 +266,8 @@ async def join_lobby_screen(
 
     def on_roster(change: RosterChanged) -> None:
         nonlocal scene
+        if check is not None:
+            check(change)
         roster = change.roster
         scene = replace(scene, members=seats_of(roster, me, change.reconnecting), seats=roster.seats, state="waiting",
                         note=_news_note(news, change))
