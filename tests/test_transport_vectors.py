@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
-from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid, sign_roster
+from p2p.roster import (
+    Member, Roster, TableRules, game_id_of, parse_canonical, roster_signature_valid, sign_roster,
+)
 from p2p.signing import open_signed, sign, signed_frame
 from p2p.schema import PEER_ID, Message, Str
 from p2p.transport import link_schemas
@@ -66,9 +68,17 @@ def test_join_vector(ids) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_roster_vector(ids) -> None:  # type: ignore[no-untyped-def]
+    """The roster is built from the vector's own input lines (its table, rules and
+    members), so a changed input line fails as a changed output does."""
     a, b = ids
+    v = VECTORS["roster"]
     n1, n2 = bytes([0x11]) * 32, bytes([0x22]) * 32
-    roster = Roster("Kitchen", n1, 2, (Member(0, "alice", a.certificate, n1), Member(1, "bob", b.certificate, n2)))
+    assert v["members"] == "identity-a alice (seat 0, nonce 11…11), identity-b bob (seat 1, nonce 22…22)"
+    rules = TableRules()
+    assert v["rules"] == (f'default (target {rules.target}, turn_s {rules.turn_s}, peek_s {rules.peek_s}, '
+                          f'skills "{rules.skills_text}")')
+    roster = Roster(v["table"], n1, 2, (Member(0, "alice", a.certificate, n1), Member(1, "bob", b.certificate, n2)),
+                    rules=rules)
     r = roster.canonical()
     assert r == h("roster", "roster")
     assert game_id_of(r) == h("roster", "game_id")
