@@ -28,6 +28,7 @@ from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
 from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules
+from p2p.table.machine import GRACE
 from p2p.transport import open_mesh
 
 
@@ -194,7 +195,7 @@ def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> Bot
     state_dir = args.state_dir or default_state_dir()
     log_dir = args.log.parent if args.log is not None else log_folder(args.state_dir, args.log_dir)
     return BotTable(host, port, identity.peer_id.hex(), args.bind, state_dir, log_dir, args.seed, args.code,
-                    args.lobby_only)
+                    args.lobby_only, getattr(args, "grace", GRACE))
 
 
 async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None) -> int:  # type: ignore[no-untyped-def]

@@ -57,8 +57,13 @@ async def _find(args: argparse.Namespace, say_: Callable[[str], None],
                  "Try `bandit-lan tables`, or join directly with --peer HOST:PORT.")
         return None
     if len(found) > 1:
-        names = ", ".join(f"{t.table!r} ({t.host})" for t in found)
-        complain(f"several tables match: {names}. Name one, or use --peer HOST:PORT.")
+        if args.table:  # (one name: the fingerprint tells them apart)
+            hosts = ", ".join(f"{t.host} ({short_id(t.fingerprint)})" for t in found)
+            complain(f"several tables are named {args.table!r}, hosted by {hosts}. Add --fingerprint with the "
+                     "host's fingerprint to pick one, or use --peer HOST:PORT.")
+        else:
+            names = ", ".join(f"{t.table!r} ({t.host})" for t in found)
+            complain(f"several tables have free seats: {names}. Name one, or use --peer HOST:PORT.")
         return None
     ad = found[0]
     return [(a, ad.port) for a in ad.addresses], f'"{ad.table}" hosted by {ad.host}', ad.fingerprint

@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0) as mesh:
-            table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed)
+            table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed,
+                             grace=args.grace)
             async with bot_seats(BOT_NAMES[: args.bots], table, every_bot_needed=True) as bots:
                 if not args.json and args.headless:
                     say(f"Seating you and {args.bots} bots at a table on 127.0.0.1 (game to {args.target})...")

@@ -34,7 +34,6 @@ from p2p.log import FairnessLog, LogError
 from p2p.peer import GameSummary, Resumption
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
-from p2p.table.machine import GRACE
 from p2p.transport import open_mesh
 
 
@@ -76,23 +75,22 @@ class WaitingGame:
 
     def words(self, local: bool) -> str:
         others = "its bots wait" if local else "the other players wait"
-        return f"your last game stopped {_ago(self.age)} ago and {others} for you up to {_ago(GRACE)}"
+        return f"your last game stopped {_ago(self.age)} ago and {others} for you up to {_ago(self.contents.grace)}"
 
 
 def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> WaitingGame | None:
-    """The newest unfinished game of `state_dir` that stopped less than the grace period
-    ago (§11.3: the others wait that long for a seat whose link is lost); `local`: only a
-    game whose other seats are all on this machine (one `play` started)."""
+    """The newest unfinished game of `state_dir` that stopped less than its grace period
+    ago (§11.3: the others wait that long for a seat whose link is lost; the journal
+    says how long this seat's table waits); `local`: only a game whose other seats are
+    all on this machine (one `play` started)."""
     now = time.time() if now is None else now
     for path in unfinished_journals(state_dir):  # (newest first)
         try:
             age = journal_age(path, now)
-            if age >= GRACE:  # (this one and every older one: nobody waits for them any more)
-                return None
             contents = read_journal(path)
         except (OSError, JournalError):
             continue
-        if (local and not _on_this_machine(contents)) or contents.restarted():
+        if age >= contents.grace or (local and not _on_this_machine(contents)) or contents.restarted():
             continue
         return WaitingGame(path, contents, age)
     return None
@@ -223,9 +221,9 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
     if not (args.quiet or args.json):
         say(f"Resuming game {result.game_id[:6].hex()} as {roster.members[jc.seat].name} "
             f"(seat {jc.seat + 1}) from {jc.log} ...")
-        if age >= GRACE:  # (the others' --grace may be longer: it tries)
+        if age >= jc.grace:  # (the others' --grace may be longer: it tries)
             say(f"It stopped {_ago(age)} ago: the others may have ended it, as they wait for a player "
-                f"away only {_ago(GRACE)} unless they chose a longer --grace.")
+                f"away only {_ago(jc.grace)} unless they chose a longer --grace.")
     async with AsyncExitStack() as stack:
         try:
             mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=jc.port))

@@ -43,6 +43,7 @@ from p2p.errors import ProtocolError
 from p2p.log import read_log
 from p2p.schema import Bin, Int, ListOf, Message, Schemas, Str, Tuple
 from p2p.signing import SignedMessage
+from p2p.table.machine import GRACE
 from p2p.wire import Limits, decode_map, encode_frame, split_frames
 
 JOURNAL_LIMITS = Limits(max_frame=2 << 20)
@@ -53,6 +54,7 @@ SCHEMAS = Schemas(
     Message("journal.seat", 2, "§11.3", {
         "game": Bin(size=32), "seat": Int(0, 15), "seed": Bin(size=32), "log": Str(max_len=4096),
         "port": Int(0, 65535), "addresses": ListOf(ADDRESS, 2, 16), "boot": Str(max_len=64),
+        "grace_ms": Int(0, 2**40),
     }),
     Message("journal.sent", 1, "§11.3", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
 )
@@ -85,6 +87,7 @@ class JournalContents:
     port: int
     addresses: list[tuple[str, int] | None]
     boot: str = ""  # the machine's boot when the seat sat down ("" not known)
+    grace: float = GRACE  # how long this seat's table waits for a player away (its --grace)
     sent: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig) in the order sent
     intact: int = 0
 
@@ -121,14 +124,14 @@ class Journal:
     @classmethod
     def create(
         cls, path: Path, *, game: bytes, seat: int, seed: bytes, log: Path, port: int,
-        addresses: Sequence[tuple[str, int] | None],
+        addresses: Sequence[tuple[str, int] | None], grace: float = GRACE,
     ) -> Journal:
         journal = cls(AppendFile.create(path, mode=0o600, folder_mode=0o700, lock=True))
         try:
             journal._write({
                 "type": "journal.seat", "v": 2, "game": game, "seat": seat, "seed": seed, "log": str(log),
                 "port": port, "addresses": [list(a) if a is not None else ["", 0] for a in addresses],
-                "boot": boot_id(),
+                "boot": boot_id(), "grace_ms": round(grace * 1000),
             })
         except BaseException:  # (a log path that is no text, say: no half-made journal is left behind)
             journal.abandon()
@@ -205,6 +208,7 @@ def read_journal(path: Path) -> JournalContents:
                 contents = JournalContents(
                     frame["game"], frame["seat"], frame["seed"], Path(frame["log"]), frame["port"],
                     [(a[0], a[1]) if a[0] else None for a in frame["addresses"]], frame["boot"],
+                    frame["grace_ms"] / 1000,
                 )
             elif frame["type"] == "journal.sent":
                 contents.sent.append((frame["body"], frame["sig"]))

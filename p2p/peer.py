@@ -190,6 +190,7 @@ class TablePeer(SessionRecord):
                 self.journal = None if journal_dir is None else Journal.create(
                     journal_path(journal_dir, self.game_id), game=self.game_id, seat=self._me, seed=secrets.seed,
                     log=log_path.resolve(), port=mesh.port, addresses=[m.address for m in roster.members],
+                    grace=grace,
                 )
             except OSError as exc:  # no journal, no seat (§11.3): the log says why it ends here
                 self.log.close(f"this seat's journal could not be written ({exc.strerror or exc})")

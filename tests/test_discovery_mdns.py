@@ -189,7 +189,9 @@ async def test_s5_3_join_by_name_sees_every_table_of_that_name_and_picks_by_fing
     with trio.fail_after(30):
         async with answers.sent():
             assert await _find(args, lambda text: None) is None
-            assert "several tables match: 'Dup' (ann), 'Dup' (bob)" in capsys.readouterr().err
+            err = capsys.readouterr().err
+            assert "several tables are named 'Dup', hosted by ann (" in err and "), bob (" in err
+            assert "Add --fingerprint with the host's fingerprint to pick one" in err
             for fp, port in ((bytes.fromhex(bob.decode()), 40202), (short_id(bytes.fromhex(ann.decode())), 40201)):
                 found = await _find(args, lambda text: None, fp)
                 assert found is not None and found[0] == [("127.0.0.1", port)]
