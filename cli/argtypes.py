@@ -13,26 +13,25 @@ from engine.errors import SkillsError
 from engine.skills import Skills, load_skills
 
 
-def port(text: str) -> int:
-    """A TCP port, 0 for any free one."""
+def _whole(text: str, low: float, high: float, kind: str, limits: str) -> int:
+    """A whole number in [low, high]; refused as "not {kind}", or out of them as "not {limits}"."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{value} is not a port (0-65535; 0: any free port)")
+        raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{value} is not {limits}")
     return value
+
+
+def port(text: str) -> int:
+    """A TCP port, 0 for any free one."""
+    return _whole(text, 0, 65535, "a port number", "a port (0-65535; 0: any free port)")
 
 
 def count(text: str) -> int:
     """A whole number, at least 1 (games, runs, messages)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not a count (1 or more)")
-    return value
+    return _whole(text, 1, math.inf, "a whole number", "a count (1 or more)")
 
 
 def seconds(text: str) -> float:
