@@ -31,7 +31,7 @@ from p2p.transport import Mesh
 EXIT_STATUS = ("exit status: 0 when the game ended where every seat's log ends (played out, or left on purpose by "
                "anyone); 1 when a fault stopped it (broken rules, a player away longer than the grace period, this "
                "seat's log or journal failing) or it could not start; 2 for a command line that cannot be run; 130 "
-               "when a signal cut it short outside a game.")
+               "when a signal cut it short outside a game, or a second one came before its leaving was done.")
 
 REJOIN_WAIT = 10.0  # seconds a seat taken back only to leave waits for its links first
 

@@ -9,8 +9,9 @@ logs of one game *agree* when
 
 1. they share one game id (the hash of one roster, §6.6);
 2. no sender has two different signed bodies of this game under one ``seq`` (its
-   content chain) or one ``sseq`` (its side chain) anywhere among them (a body of
-   another game is a replay, which proves nothing against its signer, §7.10); and
+   content chain, with the ``leave`` a log's end may hold) or one ``sseq`` (its side
+   chain) anywhere among them (a body of another game is a replay, which proves nothing
+   against its signer, §7.10); and
 3. each log's ``log.msg`` records are a prefix of the longest log's, and none goes on
    past the end of the game where a finished log stops; and
 4. no log closed before the game's end (a leave, an absence) is its writer's whose
@@ -102,12 +103,14 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
     """Two different validly signed bodies under one sender's (side) sequence number."""
     roster = logs[0].roster
     assert roster is not None
-    held: dict[tuple[bytes, str, int], tuple[bytes, bytes, AuditResult, int | None]] = {}
+    held: dict[tuple[bytes, str, int], tuple[bytes, bytes, AuditResult, int | str | None]] = {}
     for result in logs:
         contents = result.contents
         assert contents is not None
-        chains = [(contents.messages, "seq"), (contents.sides, "sseq")]
-        for records, counter in chains:
+        # (the `leave` its log.end holds, §10.1, is of its writer's content chain too)
+        chains = [(contents.messages, "seq", True), (contents.sides, "sseq", False),
+                  ([contents.leave] if contents.leave is not None else [], "seq", False)]
+        for records, counter, ordered in chains:
             for index, (body, sig) in enumerate(records):
                 try:
                     inner = decode_map(body, DEFAULT_LIMITS, tree=False)
@@ -118,7 +121,7 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 if member is None or not isinstance(number, int) or inner.get("game") != result.game_id:
                     continue  # (a record no seat signed, or of another game: its own audit names it)
                 key = (sender, counter, number)
-                record = index if counter == "seq" else None
+                record: int | str | None = index if ordered else "its log.end" if counter == "seq" else None
                 if key not in held:
                     held[key] = (body, sig, result, record)
                     continue
@@ -131,9 +134,9 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 where = f"{_at(result0, record0)} holds one, {_at(result, record)} the other"
                 if both:
                     return Parting("§7.10", f"{member.name} (seat {seat + 1}) signed two different messages as its "
-                                            f"{chain} {number}: {where}", seat, record)
+                                            f"{chain} {number}: {where}", seat, _index(record))
                 return Parting("§10.3", f"two different bodies of seat {seat + 1}'s {chain} {number}, one not "
-                                        f"signed by it: {where}; a log was altered (nobody is blamed)", None, record)
+                                        f"signed by it: {where}; a log was altered (nobody is blamed)", None, _index(record))
     return None
 
 
@@ -202,7 +205,14 @@ def _name(result: AuditResult) -> str:
     return f"{_writer(result)}'s log ({Path(result.path).name})"
 
 
-def _at(result: AuditResult, record: int | None) -> str:
+def _index(record: int | str | None) -> int | None:
+    return record if isinstance(record, int) else None
+
+
+def _at(result: AuditResult, record: int | str | None) -> str:
+    """Where a log holds a record: its `log.msg` index, a place named, or its side records."""
+    if isinstance(record, str):
+        return f"{_name(result)} in {record}"
     return _name(result) + (f" at record {record}" if record is not None else " among its side records")
 
 

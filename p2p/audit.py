@@ -251,6 +251,12 @@ def audit(path: Path) -> AuditResult:
         result.first_failure = Failure(None, None, "§10.1", "its log.end says the game ended because its own writer "
                                                             "was away: a table waits for others, never for itself")
         return result
+    if contents.left is not None or contents.leave is not None:
+        early = _left_early(result, contents, opened, keys, schemas)
+        if isinstance(early, Failure):
+            result.first_failure = early
+            return result
+        result.left = early
     if contents.absent is not None and not machine.finished and result.left is None and contents.absent < len(seats):
         # the writer's table ended the game for this seat: after the grace period, or at its
         # goodbye before its keys (§11.3); the writer's sentence names the players itself
@@ -275,6 +281,45 @@ def audit(path: Path) -> AuditResult:
     elif contents.ended is None:
         result.first_failure = Failure(None, None, "§10.1", "the log was not closed")
     return result
+
+
+def _left_early(result: AuditResult, contents: LogContents, opened: Sequence[SignedMessage],
+                keys: Mapping[bytes, bytes], schemas: Schemas) -> Departure | Failure:
+    """The writer left before its `leave` came back delivered (§9.8, `log.end` with `left`):
+    the departure, or what in that claim an honest peer never writes (nobody is blamed:
+    a log's end is its writer's own word, as its `absent` is)."""
+    assert result.machine is not None and result.writer is not None
+    name, reason = result.names[result.writer], contents.left
+
+    def altered(what: str) -> Failure:
+        return Failure(None, None, "§10.1", f"its log.end {what}: the log was altered")
+
+    if reason is None:
+        return altered("holds a leave but no reason for it (left)")
+    if contents.absent is not None:
+        return altered("says both that its writer left and that another seat's absence ended the game")
+    if result.machine.finished or result.left is not None:
+        return altered(f"says its writer, {name}, left before the table delivered its leave, "
+                       "but the log holds the end of the game")
+    if contents.leave is not None:
+        body, sig = contents.leave
+        try:
+            leave = open_signed(signed_frame(body, sig), keys, schemas)
+        except ProtocolError as exc:
+            return altered(f"holds a leave that does not open ({exc.section}: {exc.reason})")
+        inner = leave.inner
+        assert result.roster is not None
+        if leave.sender != result.roster.members[result.writer].peer_id or inner["type"] != "leave" \
+                or inner["game"] != result.game_id or inner["reason"] != reason:
+            return altered(f"holds a message that is not {name}'s leave of this game for the reason it gives")
+        last = next((m for m in reversed(opened) if m.sender == leave.sender), None)
+        if last is not None and (inner["seq"] <= last.inner["seq"] or inner["lamport"] <= last.inner["lamport"]
+                                 or (inner["seq"] == last.inner["seq"] + 1
+                                     and bytes(inner["prev"]) != message_hash(last.body))):
+            return altered(f"holds a leave of {name}'s that does not follow its messages in the log (§7.2, §7.3)")
+    return Departure(result.writer, f"left the table ({reason})",
+                     f"{name} left the table ({reason}), and this log was closed before that leave came back "
+                     "in the agreed order (§9.8)")
 
 
 def _held_behind_shares(result: AuditResult, index: int) -> Failure:

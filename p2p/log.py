@@ -50,7 +50,9 @@ SCHEMAS = Schemas(
     Message("log.msg", 1, "§10.1", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
     Message("log.side", 1, "§10.1", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
     Message("log.note", 1, "§10.1", {"text": Str(max_len=2000), "peer": Optional(Bin(size=32)), "section": Optional(Str(max_len=16))}),
-    Message("log.end", 1, "§10.1", {"why": Str(max_len=200), "absent": Optional(Int(0, 15))}),
+    Message("log.end", 1, "§10.1", {"why": Str(max_len=200), "absent": Optional(Int(0, 15)),
+                                    "left": Optional(Str(max_len=200)),
+                                    "leave": Optional(Record({"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}))}),
     Message(
         "log.evidence",
         1,
@@ -98,6 +100,8 @@ class LogContents:
     evidence: list[Evidence] = field(default_factory=list)
     ended: str | None = None  # the reason given in log.end, if the log was closed
     absent: int | None = None  # the seat whose absence ended the game (§11.3), if that is why
+    left: str | None = None  # the writer left before its `leave` came back delivered: the reason it gave (§9.8)
+    leave: tuple[bytes, bytes] | None = None  # (body, sig) of that `leave`, if it could be signed
     torn: bool = False  # the last frame was cut short (a crash while writing)
     intact: int = 0  # bytes up to the end of the last whole frame
     sequence: list[tuple[bool, int]] = field(default_factory=list)  # (is side, index): messages and sides as written
@@ -192,14 +196,21 @@ class FairnessLog:
         self.sync()
         self._out.close()
 
-    def close(self, why: str, *, absent: int | None = None) -> None:
-        """End the log; `absent` names the seat whose absence ended the game (§11.3). A
+    def close(self, why: str, *, absent: int | None = None, left: str | None = None,
+              leave: SignedMessage | None = None) -> None:
+        """End the log; `absent` names the seat whose absence ended the game (§11.3);
+        `left` is the reason this seat gave for leaving when its `leave` did not come back
+        delivered before it went, and `leave` that message as signed, if it was (§9.8). A
         log whose disk failed is left as it was (its last whole record ends it)."""
         if self._out.closed:
             return
         end: dict[str, Any] = {"type": "log.end", "v": 1, "why": why[:200]}
         if absent is not None:
             end["absent"] = absent
+        if left is not None:
+            end["left"] = left[:200]
+        if leave is not None:
+            end["leave"] = {"body": leave.body, "sig": leave.sig}
         self._write(end)
         self.sync()
         self._out.close()
@@ -256,6 +267,9 @@ def _read(source: BinaryIO) -> LogContents:
         elif kind == "log.end":
             contents.ended = frame["why"]
             contents.absent = frame.get("absent")
+            contents.left = frame.get("left")
+            if "leave" in frame:
+                contents.leave = (frame["leave"]["body"], frame["leave"]["sig"])
         else:
             raise LogError("§10.1", f"a second header at byte {offset}")
         contents.intact = offset + 4 + len(payload)

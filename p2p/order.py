@@ -105,6 +105,7 @@ MAX_HELD = 4096  # out-of-order content messages held per sender before it is an
 RETRANSMIT_AFTER = 0.2  # seconds without progress before missing messages are resent
 SIDE_CONFIRM_AFTER = RETRANSMIT_AFTER / 2  # an ack confirms side messages by then (§7.8)
 HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
+LEAVE_TYPE = "leave"  # §9.8: a seat's last word; the others stop waiting for its echo (§7.10)
 RELAY_AFTER = 1.0  # seconds a peer lacks a third seat's content we hold before we relay it (§7.6)
 
 
@@ -301,6 +302,10 @@ class _Peer:
     envelopes: list[Envelope] = field(default_factory=list)
     side_envelopes: list[Envelope] = field(default_factory=list)
     echoed: dict[int, int] = field(default_factory=dict)  # seat -> highest seq declared with our hashes
+    # seat -> the seq of that seat's chain its latest ack on its own link says it holds: its
+    # word now, even when lower than before (a resumed peer holds less, §11.3), for relaying
+    declares: dict[int, int] = field(default_factory=dict)
+    side_declares: dict[int, int] = field(default_factory=dict)  # (the same for side chains, §7.8)
     unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)  # seat -> {seq: hash} beyond what we hold
     side_unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)
     acks: dict[tuple[int, int], Envelope] = field(default_factory=dict)  # (stamp, last seq) -> its promise
@@ -463,10 +468,16 @@ class Orderer:
         self._heads_changed = False  # others' content arrived since we last declared our heads
         self._sides_unconfirmed: float | None = None  # when a side message first arrived since our last ack
         self._evidence: list[tuple[int, Envelope]] = []  # our copies of forked messages, for their declarers
-        # (peer, seat) -> (when to relay, what the peer had declared of seat's chain then)
-        self._relays: dict[tuple[int, int], tuple[float, int]] = {}
+        # (peer, seat, side chain?) -> (when to relay, what the peer had declared of seat's chain then)
+        self._relays: dict[tuple[int, int, bool], tuple[float, int]] = {}
         self._evidence_sent: set[tuple[int, int, int, bool]] = set()
         self._away: tuple[int, ...] = ()  # the seats we have no link to, as our acks say
+        # §7.10: seats whose `leave` we took (none once we left: a seat that left waits for
+        # everybody's echo), and of those, the ones we have no link to: gone, with all they
+        # had to say (a fork they saw, say); their echo is no longer waited for
+        self._departed: frozenset[int] = frozenset()
+        self._no_echo: frozenset[int] = frozenset()
+        self._left = False
         self._away_changed = False
         self._reports_changed = False  # another peer's `away` changed since `reports_seen`
         self.position = 0
@@ -486,6 +497,7 @@ class Orderer:
         away = tuple(sorted(set(seats)))
         if away != self._away:
             self._away, self._away_changed = away, True
+            self._no_echo = self._departed & set(away)
 
     def cut_off(self) -> dict[int, tuple[float, tuple[int, ...]]]:
         """For every other seat whose latest ack says it misses a link: (since when we
@@ -702,7 +714,8 @@ class Orderer:
                 self._accept_content(seat, following)
         except OrderError:
             (self._peers[seat], self.clock, self._seen, self._ack_wanted, self._pending, self._pending_stamps,
-             self._heads_changed, self._evidence, self._evidence_sent, echoes, self._unvouched) = saved
+             self._heads_changed, self._evidence, self._evidence_sent, echoes, self._unvouched, self._departed,
+             self._no_echo) = saved
             for peer_, (echoed, unchecked) in zip(self._peers, echoes):
                 peer_.echoed, peer_.unchecked = echoed, unchecked
             raise
@@ -750,7 +763,8 @@ class Orderer:
         # accepting content also judges heads others declared of it (§7.10)
         echoes = [(dict(q.echoed), {k: dict(v) for k, v in q.unchecked.items()}) for q in self._peers]
         return (copy, self.clock, self._seen, self._ack_wanted, pending, list(self._pending_stamps),
-                self._heads_changed, list(self._evidence), set(self._evidence_sent), echoes, set(self._unvouched))
+                self._heads_changed, list(self._evidence), set(self._evidence_sent), echoes, set(self._unvouched),
+                self._departed, self._no_echo)
 
     def _receive_side(self, seat: int, envelope: Envelope, now: float | None) -> None:
         """§7.8: accept the side chain in order; hold early ones; refuse forks. A side
@@ -837,6 +851,10 @@ class Orderer:
         peer.envelopes.append(envelope)
         self._add_promise(peer, stamp, peer.next_seq - 1)
         self._seen = max(self._seen, stamp)
+        if envelope.inner["type"] == LEAVE_TYPE:
+            self._left |= seat == self.me
+            self._departed = frozenset() if self._left else self._departed | {seat}
+            self._no_echo = self._departed & set(self._away)
         if seat != self.me:
             self._ack_wanted = max(self._ack_wanted, stamp)
             self._heads_changed = len(self.seats) > 2  # a third peer waits for our echo (§7.10)
@@ -885,6 +903,10 @@ class Orderer:
             peer.acks = {key: ack for key, ack in peer.acks.items() if key in kept or key[0] == peer.covered}
         if relayed:  # its promise and its hashes hold whenever it was sent; the rest was its word then
             return
+        declares, side_declares = peer.declares, peer.side_declares
+        for q, head, side in zip(self._others[seat], envelope.inner["heads"], envelope.inner["sides"]):
+            declares[q] = head[0]
+            side_declares[q] = side[0]
         sides = envelope.inner["sides"]
         held = int(sides[self.me if self.me < seat else self.me - 1][0])
         if held > peer.has_side_of_mine:  # progress: what it still lacks gets a full timeout
@@ -964,11 +986,14 @@ class Orderer:
             self._evidence.append((declarer, (peer.side_envelopes if side else peer.envelopes)[seq]))
 
     def _echoed(self, seat: int, seq: int) -> bool:
-        """§7.10: every peer but the sender has declared holding `seat`'s chain up to `seq`."""
+        """§7.10: every peer but the sender has declared holding `seat`'s chain up to `seq`
+        (but one that left and is gone, `_no_echo`)."""
         if seat == self.me:
             return True
+        gone = self._no_echo
         return all(
-            peer.echoed.get(seat, -1) >= seq for i, peer in enumerate(self._peers) if i not in (self.me, seat)
+            peer.echoed.get(seat, -1) >= seq for i, peer in enumerate(self._peers)
+            if i != self.me and i != seat and i not in gone
         )
 
     def _note_heads(self, seat: int, heads: Sequence[Sequence[Any]], now: float) -> None:
@@ -1078,8 +1103,10 @@ class Orderer:
         """Third seats' content that a peer still lacks RELAY_AFTER after we saw it lack
         it, with no progress meanwhile (§7.6): its author resends what it sent, but an
         author that showed a message to some peers only would leave the others, and the
-        peers that hold it, waiting for good (§7.10). Relayed, it is taken, or proves a
-        fork or a broken promise against its author."""
+        peers that hold it, waiting for good (§7.10), and an author that is gone leaves a
+        resumed peer without what it lost in its crash (§11.3). What a peer lacks is what
+        its latest ack says it holds, even when less than before. Relayed, it is taken, or
+        proves a fork or a broken promise against its author."""
         out: list[tuple[int, Envelope]] = []
         for r, peer in enumerate(self._peers):
             if r == self.me:
@@ -1087,18 +1114,35 @@ class Orderer:
             for q in self._others[r]:
                 if q == self.me:
                     continue
-                held = self._peers[q].next_seq - 1
-                declared = max(peer.echoed.get(q, -1), max(peer.unchecked.get(q, ()), default=-1))
-                if declared >= held:
-                    self._relays.pop((r, q), None)
-                    continue
-                due = self._relays.get((r, q))
-                if due is None or due[1] != declared:  # a new gap, or progress: wait again
-                    self._relays[(r, q)] = (now + RELAY_AFTER, declared)
-                elif now >= due[0]:
-                    out.extend((r, e) for e in self._peers[q].envelopes[declared + 1 : held + 1])
-                    self._relays[(r, q)] = (now + RELAY_AFTER, declared)
+                author = self._peers[q]
+                declared = peer.declares.get(q)
+                if declared is None:  # (no ack of its own yet: what its content named)
+                    declared = max(peer.echoed.get(q, -1), max(peer.unchecked.get(q, ()), default=-1))
+                out.extend((r, e) for e in self._relay(now, (r, q, False), declared, author.envelopes))
+                side_declared = peer.side_declares.get(q, -1)
+                out.extend((r, e) for e in self._relay(now, (r, q, True), side_declared, author.side_envelopes))
         return out
+
+    def _relay(self, now: float, key: tuple[int, int, bool], declared: int, held: list[Envelope]) -> list[Envelope]:
+        """What of `held` (a third seat's chain, or side chain) to relay to a peer that has
+        declared holding it up to `declared`: nothing until it has lacked the rest for
+        RELAY_AFTER with no progress, then the rest, and again after each further wait."""
+        if declared >= len(held) - 1:
+            self._relays.pop(key, None)
+            return []
+        due = self._relays.get(key)
+        if due is None or due[1] != declared:  # a new gap, or progress: wait again
+            self._relays[key] = (now + RELAY_AFTER, declared)
+            return []
+        if now < due[0]:
+            return []
+        self._relays[key] = (now + RELAY_AFTER, declared)
+        return held[declared + 1 :]
+
+    def sent_last(self, kind: str) -> Envelope | None:
+        """Our latest content message of type `kind` signed so far (not one still waiting
+        to be stamped, §7.3), if any."""
+        return next((e for e in reversed(self._sent) if e.inner["type"] == kind), None)
 
     def holds_ours(self, seat: int) -> bool:
         """Whether `seat`'s latest word says it holds every content and side message we

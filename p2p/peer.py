@@ -179,6 +179,7 @@ class TablePeer(SessionRecord):
         self._unseen_start: int | None = None  # (a resumed peer: the turn or peek under way, begun before the crash)
         self._alive_at = -ALIVE_EVERY  # when the journal was last marked alive
         self._departed: str | None = None  # (the player whose leave ended the game, if not this seat)
+        self._departed_seat: int | None = None  # (and their seat)
         # (a resumed peer: the seats it lost, told once all are reached; () until it begins)
         self._reconnecting: tuple[int, ...] | None = () if resume is not None else None
         if resume is None:
@@ -246,6 +247,7 @@ class TablePeer(SessionRecord):
         self._ahead = True  # the table changed since `share_ahead` last found nothing to make
         self._redialing: set[int] = set()
         self._absent_seat: int | None = None  # the seat whose absence ended the game
+        self._leave_reason: str | None = None  # the reason this seat gave in its `leave` (§9.8)
         self._said_bye: set[int] = set()  # seats whose link went down after a goodbye
         self._lost_why: dict[int, str] = {}  # seat -> how its link last went down
         self._in_order_end = False  # the game ended at a point of the agreed order (§11.4)
@@ -310,11 +312,17 @@ class TablePeer(SessionRecord):
     async def _say_goodbye(self, reason: str, why: str) -> None:
         """Send `leave` (§9.8) and wait briefly for it to come back delivered; the game
         then ends here with `why`, whichever way the ending arrives."""
-        self._leaving_why = why
+        self._leaving_why, self._leave_reason = why, reason
         self._send({"type": "leave", "v": 1, "reason": reason})
         self._after_processing()
         with trio.move_on_after(LEAVE_WAIT):
             await self._done.wait()
+        if not self._done.is_set():
+            waited = sorted(set(self._absent) | {s for away in self._cut_off.values() for s in away} - {self._me})
+            awaited = f" (it waited for {', '.join(self.names[s] for s in waited)})" if waited else ""
+            self._note(f"the table had not delivered this seat's leave after {LEAVE_WAIT:g} s{awaited}: the log "
+                       "closes without it; the others' game ends at that leave, or when their grace period runs out",
+                       "§9.8")
         self._finish(why)
 
     def _check_storage(self) -> None:
@@ -357,7 +365,10 @@ class TablePeer(SessionRecord):
             quiet.release()
             if self.orderer.ack_due() and not self.log.closed:
                 self._broadcast(self.orderer.ack(trio.current_time()))
-            self.log.close(self._why or "the peer stopped", absent=self._absent_seat)
+            early = self._leave_reason is not None and not self._in_order_end  # (left before its leave came back)
+            self.log.close(self._why or "the peer stopped", absent=self._absent_seat,
+                           left=self._leave_reason if early else None,
+                           leave=self.orderer.sent_last("leave") if early else None)
             if self.journal is not None:  # the log is closed: there is nothing left to resume
                 self.journal.close(finished=True)
             self._progress.ended = True
@@ -576,7 +587,7 @@ class TablePeer(SessionRecord):
             left = step.violation.reason  # "left the table (its reason)", as every log has it
             self._say(f"{who} {left}; the game ends here (this round does not count).", "table", seat)
             if seat != self._me and seat is not None and not self._done.is_set():
-                self._departed = self.names[seat]
+                self._departed, self._departed_seat = self.names[seat], seat
             self._in_order_end = not self._done.is_set()
             self._finish(f"{'you' if seat == self._me else who} {left}")
         elif step.violation is not None:
@@ -747,7 +758,7 @@ class TablePeer(SessionRecord):
         up = [s for s, peer in enumerate(self.machine.seats) if peer in linked]
         began = trio.current_time()
         farewell = Farewell.begin(len(self.names), self._me, began, up=up, gone=self._said_bye,
-                                  limit=self.see_off_limit)
+                                  left=self._departed_seat, limit=self.see_off_limit)
         holds = self.orderer.holds_ours
         told: set[int] = set()
 

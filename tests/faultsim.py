@@ -24,7 +24,7 @@ from p2p.log import Header, LogContents
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.rejoin import restore
 from p2p.table import MESSAGES as TABLE_MESSAGES
-from p2p.table import Intake, SeatDriver
+from p2p.table import Intake, SeatDriver, SeatLeft
 from p2p.transport import link_schemas
 from tests.ordersim import Envelope, make_signer
 from tests.tablesim import TableNetwork
@@ -63,6 +63,14 @@ class FaultNetwork(TableNetwork):
         for other in range(len(self.tables)):
             self._farewell_link(other, seat, up=False)
 
+    def depart(self, seat: int) -> None:
+        """The seat's process goes without waiting for its game to end (it left, §9.8): it
+        says goodbye on every link and closes them."""
+        self._links_change(lambda: self.gone.add(seat))
+        self.farewells.pop(seat, None)
+        for other in range(len(self.tables)):
+            self._farewell_link(other, seat, up=False, clean=True)
+
     # -- leaving after the game (§11.4) ----------------------------------------------------
 
     def _farewell_link(self, seat: int, other: int, *, up: bool, clean: bool = False) -> None:
@@ -89,8 +97,9 @@ class FaultNetwork(TableNetwork):
             if table.machine.finished or table.machine.halted:
                 up = [s for s in range(len(self.tables)) if s != seat and self._linked(seat, s)]
                 limit = SEE_OFF_LIMIT if self.see_off else 0.0
+                left = table.machine.halted.seat if isinstance(table.machine.halted, SeatLeft) else None
                 self.farewells[seat] = Farewell.begin(len(self.tables), seat, self.now, up=up, gone=self.gone,
-                                                      limit=limit)
+                                                      left=left, limit=limit)
                 if self.see_off:  # its promise and heads at the end, as live
                     self.broadcast(seat, self.peers[seat].orderer.ack(self.now))
         for seat, farewell in list(self.farewells.items()):
@@ -107,10 +116,12 @@ class FaultNetwork(TableNetwork):
         return bool(self.dead or self.cut or self.gone)
 
     def _links_change(self, change: Any) -> None:
-        """Apply `change`; while a link is down, every live peer's stall clock stands
-        (§11.3)."""
+        """Apply `change`; every peer's orderer learns which of its links are down, as live,
+        and while a link is down, every live peer's stall clock stands (§11.3)."""
         before = self.links_down()
         change()
+        for seat, peer in enumerate(self.peers):  # each peer's acks say which links it misses (§7.1)
+            peer.orderer.set_away([s for s in range(len(self.peers)) if s != seat and not self._linked(seat, s)])
         if before != self.links_down():
             for seat, table in enumerate(self.tables):
                 if seat not in self.dead:

@@ -226,3 +226,86 @@ def test_s10_1_a_log_end_naming_its_own_writer_absent_fails(table: tuple[TableNe
     result = audit(rewrite(logs[0], tmp_path, lambda m: m[:60], why="Ann was away", absent=0))
     assert not result.ok and result.first_failure.section == "§10.1"
     assert "its own writer was away" in result.first_failure.what
+
+
+def _leave_of(net: TableNetwork, log: Path, seat: int, seq: int, *, signer: int | None = None,
+              reason: str = "it was stopped"):  # type: ignore[no-untyped-def]
+    """A `leave` of `seat`'s as its content message `seq` would be, in the full `log`: its
+    header fields (stamp, prev, heads) taken from that message, or for a seq past the
+    log's, following its last. From and signed by `signer`, if given."""
+    from p2p.order import message_hash
+    from tests.ordersim import make_signer
+
+    peer = net.peers[seat].identity.peer_id
+    own = [(body, decode_map(body)) for body, _ in audit(log).contents.messages  # type: ignore[union-attr]
+           if decode_map(body)["from"] == peer]
+    if seq < len(own):
+        inner = dict(own[seq][1])
+    else:
+        body, last = own[-1]
+        inner = dict(last, seq=last["seq"] + 1, prev=message_hash(body), lamport=last["lamport"] + 1)
+    for key in [k for k in inner if k not in ("from", "game", "lamport", "seq", "prev", "heads")]:
+        del inner[key]
+    inner.update(type="leave", v=1, reason=reason)
+    if signer is not None:
+        inner["from"] = net.peers[signer].identity.peer_id
+    return make_signer(net.peers[seat if signer is None else signer].identity)(inner)
+
+
+def _writer_seq_after(log: Path, cut: int, seat_peer: bytes) -> int:
+    """The seq of the writer's first message past the first `cut` records."""
+    return sum(1 for body, _ in audit(log).contents.messages[:cut]  # type: ignore[union-attr]
+               if decode_map(body)["from"] == seat_peer)
+
+
+def test_s10_1_a_log_closed_before_its_writer_s_leave_was_delivered_audits_and_agrees(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """A seat that left while another was away could not have its `leave` delivered before
+    it went (§9.8): its log ends short with `left` and that `leave`, and audits clean,
+    naming the departure; next to another seat's log, ended by the absence, they agree."""
+    net, logs = table
+    leave = _leave_of(net, logs[0], 0, 10**6)  # (a seq no other log holds)
+    mine = audit(rewrite(logs[0], tmp_path, lambda m: m[:60], why="you left the table", left="it was stopped",
+                         leave=leave))
+    assert mine.ok and not mine.finished, mine.first_failure
+    assert mine.left is not None and mine.left.seat == 0 and mine.left.why == "left the table (it was stopped)"
+    assert "Ann left the table (it was stopped), and this log was closed before" in mine.left.told
+    other = tmp_path / "other"
+    other.mkdir()
+    theirs = audit(rewrite(logs[1], other, lambda m: m[:60], why="Ann was away for more than 120 s", absent=0))
+    assert compare([mine, theirs]).ok
+    # the leave is not needed (it may not have been signed, §7.3), but not with an absence too
+    assert audit(rewrite(logs[0], tmp_path, lambda m: m[:60], why="you left", left="it was stopped")).ok
+
+
+def test_s10_3_a_leave_in_a_log_end_that_another_log_contradicts_names_its_signer(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """The `leave` a log's end holds is of its writer's content chain: another log holding
+    a different message of that seq proves the writer signed two (§7.10)."""
+    net, logs = table
+    seq = _writer_seq_after(logs[0], 60, net.peers[0].identity.peer_id)
+    leave = _leave_of(net, logs[0], 0, seq)
+    mine = audit(rewrite(logs[0], tmp_path, lambda m: m[:60], why="you left the table", left="it was stopped",
+                         leave=leave))
+    assert mine.ok, mine.first_failure
+    parting = compare([mine, audit(logs[1])]).parting
+    assert parting is not None and parting.section == "§7.10" and parting.seat == 0
+    assert "in its log.end" in parting.what
+
+
+@pytest.mark.parametrize("tamper", ["absent too", "after the end", "another reason", "another signer", "no reason",
+                                    "not after its messages"])
+def test_s10_1_a_log_end_s_leave_that_an_honest_peer_never_writes_fails(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, tamper: str) -> None:
+    net, logs = table
+    cut = len(audit(logs[0]).contents.messages) if tamper == "after the end" else 60  # type: ignore[union-attr]
+    leave = _leave_of(net, logs[0], 0, 10**6, reason="another" if tamper == "another reason" else "it was stopped",
+                      signer=1 if tamper == "another signer" else None)
+    if tamper == "not after its messages":
+        leave = _leave_of(net, logs[0], 0, 0)  # (its seq 0, which the log holds)
+    result = audit(rewrite(logs[0], tmp_path, lambda m: m[:cut], why="you left the table",
+                           left=None if tamper == "no reason" else "it was stopped", leave=leave,
+                           absent=1 if tamper == "absent too" else None))
+    assert not result.ok and result.first_failure is not None
+    assert result.first_failure.section == "§10.1" and result.first_failure.seat is None
+    assert "its log.end" in result.first_failure.what and "altered" in result.first_failure.what

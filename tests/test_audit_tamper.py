@@ -28,9 +28,10 @@ def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def rewrite(original: Path, tmp_path: Path, change, sides=lambda s: s, *,  # type: ignore[no-untyped-def]
-            why: str = "the game ended", absent: int | None = None) -> Path:
+            why: str = "the game ended", absent: int | None = None, left: str | None = None, leave=None) -> Path:
     """A copy of `original` whose ordered records went through `change` and whose side
-    records (§7.8) went through `sides`, closed with `why` (and `absent`, §10.1)."""
+    records (§7.8) went through `sides`, closed with `why` (and `absent`, `left`, `leave`,
+    §10.1)."""
     contents = read_log(original)
     messages = change(list(contents.messages))
     header = change.header(contents.header) if hasattr(change, "header") else contents.header
@@ -41,7 +42,7 @@ def rewrite(original: Path, tmp_path: Path, change, sides=lambda s: s, *,  # typ
         log._write({"type": "log.side", "v": 1, "body": body, "sig": sig})
     for body, sig in messages:
         log._write({"type": "log.msg", "v": 1, "body": body, "sig": sig})
-    log.close(why, absent=absent)
+    log.close(why, absent=absent, left=left, leave=leave)
     return path
 
 

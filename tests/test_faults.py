@@ -87,7 +87,8 @@ def test_11_3_a_resumed_peer_sends_what_the_crash_kept_from_being_sent() -> None
 @pytest.mark.parametrize("kind", ["kill", "cut"])
 def test_11_3_a_peer_away_longer_than_the_stall_time_is_not_taken_for_withholding(kind: str, tmp_path: Path) -> None:
     """With 5 s turns (so 5 s stall claims, §9.11), seat 2 is killed (or cut off from
-    seat 0) for 8 s just as its share of a reveal leaves: the others wait for that share
+    the others: cut from seat 0 alone, its share would reach seat 0 relayed by seat 1,
+    §7.6) for 8 s just as its share of a reveal leaves: the others wait for that share
     all that time. While a link is down nobody makes timer or stall claims, and when
     everyone is back the stall clock goes on from where it stood (§11.3): the share comes (resent from
     the log after the restart), nobody is named, and the game completes, every log
@@ -98,7 +99,11 @@ def test_11_3_a_peer_away_longer_than_the_stall_time_is_not_taken_for_withholdin
     def strike(src: int, envelope) -> None:  # type: ignore[no-untyped-def]
         if src == 2 and envelope.inner["type"] == "shares" and not struck and len(net.tables[2].records) > 40:
             struck.append(net.now)
-            net.kill(2) if kind == "kill" else net.cut_link(0, 2)
+            if kind == "kill":
+                net.kill(2)
+            else:
+                net.cut_link(0, 2)
+                net.cut_link(1, 2)
         broadcast(src, envelope)
 
     net.broadcast = strike  # type: ignore[method-assign]
@@ -108,7 +113,11 @@ def test_11_3_a_peer_away_longer_than_the_stall_time_is_not_taken_for_withholdin
     awaited = net.tables[0].machine.awaited()
     assert awaited is not None and awaited.seats == (2,)  # seat 0 has waited 8 s for seat 2's share
     assert net.links_down() and not any(t.machine.halted for t in net.tables)
-    net.resume(2) if kind == "kill" else net.restore_link(0, 2)
+    if kind == "kill":
+        net.resume(2)
+    else:
+        net.restore_link(0, 2)
+        net.restore_link(1, 2)
     net.play_on()
     assert all(t.machine.finished and t.machine.halted is None for t in net.tables)
     for path in net.write_logs(tmp_path):
@@ -304,3 +313,59 @@ def test_11_3_a_return_before_a_seats_keys_ends_its_absence_only_once_its_keys_a
     while machine.owed((2,)) == ("keys", 0, 0) and net.now < deadline:  # until its keys are delivered
         net.run_until(net.now + 0.001)
     assert machine.owed((2,)) != ("keys", 0, 0) and absence_since(100.0, (30.0, back), orderer.mark((2,))) == 100.0
+
+
+
+def leave_while_away(seed: int) -> str:
+    """Seat `leaver` leaves (§9.8) while seat `killed` is down, and goes before its `leave`
+    can be delivered: nothing is stable without the killed seat's promises (§7.4). The
+    killed seat then resumes (§11.3). How the staying seats' games end: "leave" (all at
+    that `leave`, at one point of the order, the leaver seen off at once, §11.4), or
+    "shares" (they hold a message behind a reveal that waits for the leaver's shares,
+    which the leaver never sent them: only the grace period ends that, §11.3); anything
+    else is a failure, told."""
+    from p2p.table import SeatLeft
+
+    rng = random.Random(f"leave-{seed}")
+    players = rng.choice((3, 4))
+    net = FaultNetwork(players, seed, rules=RULES)
+    killed, leaver = rng.sample(range(players), 2)
+    net.start()
+    at_records = rng.randrange(5, 40)
+    net.play_until(lambda: len(net.tables[killed].records) >= at_records)
+    net.kill(killed)
+    net.run_until(net.now + rng.uniform(0.0, 0.5))
+    net.send(leaver, {"type": "leave", "v": 1, "reason": "it was stopped"})
+    net.run_until(net.now + 3.0)  # (it waits for its leave to come back delivered, in vain)
+    if any(t.machine.halted or t.machine.finished for t in net.tables):
+        return f"seed {seed}: a game ended while a seat was away"
+    net.depart(leaver)
+    net.resume(killed)
+    staying = [s for s in range(players) if s != leaver]
+    net.play_until(lambda: all(net.tables[s].machine.halted for s in staying), limit=net.now + 60)
+    net.run_until(net.now + 2.0)
+    ends, waits = set(), []
+    for s in staying:
+        machine = net.tables[s].machine
+        if isinstance(machine.halted, SeatLeft) and machine.halted.seat == leaver:
+            ends.add(len([r for side, r in net.tables[s].records if not side]))
+            if s in net.farewells:
+                return f"seed {seed}: seat {s} still waits for word from the seat that left"
+        elif machine.halted is None and machine.holding \
+                and all(owed == (leaver,) or set(owed) <= {leaver, killed} for owed in machine.waiting_for_shares.values()):
+            waits.append(s)
+        else:
+            return f"seed {seed}: seat {s} ended otherwise ({machine.halted}, holding: {machine.waiting_for_shares})"
+    if len(ends) > 1:
+        return f"seed {seed}: the games ended at different points of the order ({sorted(ends)})"
+    return "shares" if waits else "leave"
+
+
+def test_s9_8_a_leave_sent_while_a_seat_is_away_ends_the_games_at_it_once_the_seat_is_back() -> None:
+    """12 seeded tables (see `leave_while_away`): every staying seat ends at the `leave`
+    or waits only for the leaver's shares; most end at the leave. (Before, none did: the
+    resumed seat never got back what it lost of the leaver's chain, §7.6, and the others
+    waited for the leaver's echo, §7.10.)"""
+    outcomes = [leave_while_away(seed) for seed in range(12)]
+    assert set(outcomes) <= {"leave", "shares"}, outcomes
+    assert outcomes.count("leave") >= 6, outcomes

@@ -12,6 +12,7 @@ import socket
 import time
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -717,11 +718,11 @@ async def test_11_3_a_seat_killed_after_logging_the_end_resumes_to_an_ended_game
     crashed.mkdir()
     close = victim.log.close
 
-    def killed_before_closing(why: str, *, absent: int | None = None) -> None:  # what SIGKILL leaves
+    def killed_before_closing(why: str, **end: Any) -> None:  # what SIGKILL leaves
         if not kept and victim.journal is not None:
             kept.update(log=shutil.copy(victim.log.path, crashed / "seat.bandit-log"),
                         journal=shutil.copy(victim.journal.path, crashed / "seat.journal"), why=why)
-        close(why, absent=absent)
+        close(why, **end)
 
     victim.log.close = killed_before_closing  # type: ignore[method-assign]
     async with stack:
@@ -909,3 +910,97 @@ async def test_11_3_a_fault_of_the_screen_leaves_the_seat_resumable(tmp_path: Pa
                 nursery.cancel_scope.cancel()
     assert read_log(log_path).ended is None
     assert find_journal(tmp_path / "state", None) is not None
+
+
+async def _crash(peer: TablePeer) -> None:
+    """The seat's program fails mid-game: its log stays unclosed and its journal in place,
+    as after a kill (§11.3); its links go down without a goodbye."""
+    assert peer._nursery is not None
+
+    async def fault() -> None:
+        raise RuntimeError("the process dies here")
+
+    peer._nursery.start_soon(fault)
+    await until(lambda: peer.failed, peer)
+    await peer.mesh.aclose("the process died")
+
+
+async def _run_crashing(peer: TablePeer) -> None:
+    try:
+        await peer.run()
+    except Exception:  # (the fault, in the seat's task group)
+        assert peer.failed
+
+
+@pytest.mark.parametrize("away", ["never-back", "back"])
+async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_audits(tmp_path: Path, away: str) -> None:
+    """A seat stopped while another is away cannot have its `leave` delivered before it
+    goes: nothing is stable without the absent seat's promises (§7.4). Its log says so
+    (`log.end` with `left` and the signed `leave`, §10.1) and audits clean, naming the
+    departure (it ended "before the game did" and failed). The others keep the `leave`:
+    if the absent seat comes back (resumed), everybody's game ends at it, and the three
+    logs tell one game; if not, the others end the game after their grace period."""
+    from p2p.agreement import compare
+    from p2p.journal import Journal
+    from p2p.lobby import LobbyResult
+    from p2p.log import FairnessLog, read_log
+    from p2p.peer import Resumption, table_schemas
+    from tests.live_support import LOOPBACK, seat_live_table
+    from p2p.transport import open_mesh
+
+    stack, (stayer, leaver, gone) = await seat_live_table(tmp_path, 3, person=False, journals=True)
+    stayer.grace = 1.0 if away == "never-back" else 60.0
+    summaries = {}
+    async with stack:
+        with trio.fail_after(90):
+            async with trio.open_nursery() as nursery:
+
+                async def run(peer: TablePeer) -> None:
+                    summaries[peer.me] = await peer.run()
+
+                nursery.start_soon(run, stayer)
+                nursery.start_soon(run, leaver)
+                nursery.start_soon(_run_crashing, gone)
+                await until(lambda: stayer.machine.round_number >= 1, stayer)
+                await _crash(gone)
+                await leaver.leave("it was stopped")
+                await until(lambda: leaver.me in summaries, leaver)
+                assert summaries[leaver.me].left
+                if away == "back":
+                    assert gone.journal is not None
+                    log, contents = FairnessLog.reopen(gone.log.path)
+                    journal, held = Journal.reopen(gone.journal.path)
+                    seated = LobbyResult(gone.game_id, gone.roster, contents.header.roster, contents.header.signatures,
+                                         gone.me)
+
+                    async def resume() -> None:
+                        # (as `--resume` does when its old port is taken, as here: the crashed mesh still
+                        # listens there; every other seat's address from the journal)
+                        async with open_mesh(gone.identity, table_schemas(), bind=LOOPBACK) as mesh:
+                            mesh.set_table(gone.roster.table_nonce)
+                            for member, address in zip(gone.roster.members, held.addresses):
+                                if member.seat != gone.me:
+                                    mesh.expect(member.cert, address)
+                            await run(TablePeer(mesh, seated, gone.identity, log_path=gone.log.path, bot=NormalBot(),
+                                                resume=Resumption(log, contents, journal, held, unreachable=True)))
+
+                    nursery.start_soon(resume)
+    ended = read_log(leaver.log.path)
+    assert ended.left == "it was stopped" and ended.leave is not None and ended.absent is None
+    mine = audit(leaver.log.path)
+    assert mine.ok and not mine.finished, mine.first_failure
+    assert mine.left is not None and mine.left.seat == leaver.me and "closed before that leave came back" in mine.left.told
+    assert any("had not delivered this seat's leave" in note.text for note in ended.notes)
+    theirs = audit(stayer.log.path)
+    assert theirs.ok and theirs.left is not None, theirs.first_failure
+    if away == "never-back":
+        assert theirs.left.seat in (gone.me, leaver.me) and "was away" in summaries[stayer.me].why
+        return
+    # Back within the grace period: the leave, relayed by the stayer, ends every game at one point.
+    assert theirs.left.seat == leaver.me and summaries[stayer.me].departed == leaver.names[leaver.me]
+    assert summaries[gone.me].departed == leaver.names[leaver.me]
+    logs = [mine, theirs, audit(gone.log.path)]
+    assert logs[2].ok and logs[2].left is not None and logs[2].left.seat == leaver.me
+    assert read_log(stayer.log.path).messages[-1][0] == ended.leave[0]  # (the leave the leaver's log holds)
+    agreement = compare(logs)
+    assert agreement.ok, agreement.parting

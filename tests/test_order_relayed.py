@@ -140,3 +140,75 @@ def test_s7_6_nothing_is_relayed_while_every_author_sends_to_everyone() -> None:
     net.quiesce(5.0)
     assert len({tuple(d.envelope.body for d in p.delivered) for p in net.peers}) == 1
     assert len(net.peers[0].delivered) == 60 and not relayed
+
+
+def _exchange_acks(*orderers: Orderer, now: float = 0.0) -> None:
+    acks = [o.ack(now) for o in orderers]
+    for o in orderers:
+        for ack in acks:
+            if ack.sender != o.seats[o.me]:
+                o.receive(transmit(ack), now)
+
+
+@pytest.mark.parametrize("a_left_too", [False, True])
+def test_s7_10_a_seat_that_left_and_is_gone_is_no_longer_waited_for_as_an_echo(a_left_too: bool) -> None:
+    """Seat 2 leaves (§9.8) as seat 1 sends a message it never gets: that message waits at
+    seat 0 for seat 2's echo. While seat 2 is linked it may still have something to say
+    (the other side of a fork, §7.10), so seat 0 waits; once its link is down it is gone,
+    and seat 0 delivers without its echo. A seat 0 that left itself waits for every echo
+    (two seats that both skipped each other's echo could deliver two sides of a fork)."""
+    net = Network(3, 41)
+    a, b, c = (p.orderer for p in net.peers)
+    if a_left_too:
+        mine = a.send({"type": "leave", "v": 1, "reason": "the player chose to leave"}, 0.0)
+        for o in (b, c):
+            o.receive(transmit(mine), 0.0)
+    leave = c.send({"type": "leave", "v": 1, "reason": "it was stopped"}, 0.0)
+    note = b.send({"type": "note", "v": 1}, 0.0)  # (before it has seat 2's leave: stamped as low)
+    for o in (a, b):
+        o.receive(transmit(leave), 0.0)
+    a.receive(transmit(note), 0.0)
+    _exchange_acks(a, b)
+    c.receive(transmit(a.ack(0.0)), 0.0)
+    a.receive(transmit(c.ack(0.0)), 0.0)  # (seat 2's last word: it never got seat 1's note)
+    delivered = [d.envelope.body for d in a.deliveries()]
+    assert note.body not in delivered  # seat 2 still linked: its echo is awaited
+    a.set_away([2])  # its link went down: it is gone
+    delivered += [d.envelope.body for d in a.deliveries()]
+    assert (note.body in delivered) is not a_left_too
+    assert leave.body in delivered or a_left_too
+
+
+def test_s7_6_a_peer_that_restarted_holding_less_is_relayed_what_it_lost_of_an_author_now_gone() -> None:
+    """Seat 1 held seat 0's seq 1 and its share, then crashed before delivering them; it
+    resumes holding seq 0 alone (§11.3). Seat 0 is gone and resends nothing: seat 2, which
+    holds both, relays them once seat 1's latest acks say it lacks them (its word now,
+    though lower than before the crash), content and side message alike."""
+    net = Network(3, 43)
+    a, r, m = (p.orderer for p in net.peers)
+    n0 = a.send({"type": "note", "v": 1}, 0.0)
+    for o in (r, m):
+        o.receive(transmit(n0), 0.0)
+    _exchange_acks(a, r, m)
+    logged = [d.envelope for d in r.deliveries()]
+    n1 = a.send({"type": "note", "v": 1}, 0.0)
+    share = a.send_side({"type": "shares", "v": 1}, 0.0)
+    for o in (r, m):
+        o.receive(transmit(n1), 0.0)
+        o.receive(transmit(share), 0.0)
+    before_crash = r.ack(0.0)  # "I hold seat 0's seq 1 and its side message 0"
+    m.receive(transmit(before_crash), 0.0)
+    back = Orderer(seats=r.seats, me=1, game=r.game, sign=make_signer(net.peers[1].identity))
+    for envelope in logged:
+        back.restore_delivered(transmit(envelope))
+    back.restore_sent(before_crash, 0.0)
+    back.restored()
+    relayed: list[bytes] = []
+    for second in range(1, 4):
+        m.receive(transmit(back.ack(float(second))), float(second))  # "I hold seat 0's seq 0"
+        relayed += [e.body for k in range(20) for s, e in m.on_timer(second + 0.05 * k) if s == 1]
+    assert n1.body in relayed and share.body in relayed
+    for body in (n1.body, share.body):
+        envelope = next(e for e in (n1, share) if e.body == body)
+        back.receive(transmit(envelope), 4.0, relayed=True)
+    assert back._peers[0].next_seq == 2 and back._peers[0].side_next == 1
