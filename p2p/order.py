@@ -106,7 +106,7 @@ RETRANSMIT_AFTER = 0.2  # seconds without progress before missing messages are r
 SIDE_CONFIRM_AFTER = RETRANSMIT_AFTER / 2  # an ack confirms side messages by then (§7.8)
 HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
 LEAVE_TYPE = "leave"  # §9.8: a seat's last word; the others stop waiting for its echo (§7.10)
-RELAY_AFTER = 1.0  # seconds a peer lacks a third seat's content we hold before we relay it (§7.6)
+RELAY_AFTER = 1.0  # seconds a peer lacks a third seat's messages we hold before we relay them (§7.6)
 
 
 Mark = tuple[int, Hashable]
@@ -1100,10 +1100,10 @@ class Orderer:
         return out
 
     def _relayed(self, now: float) -> list[tuple[int, Envelope]]:
-        """Third seats' content that a peer still lacks RELAY_AFTER after we saw it lack
-        it, with no progress meanwhile (§7.6): its author resends what it sent, but an
-        author that showed a message to some peers only would leave the others, and the
-        peers that hold it, waiting for good (§7.10), and an author that is gone leaves a
+        """Third seats' content and side messages that a peer still lacks RELAY_AFTER after
+        we saw it lack them, with no progress meanwhile (§7.6): an author resends what it
+        sent, but an author that showed a message to some peers only would leave the
+        others, and the peers that hold it, waiting for good (§7.10), and one that is gone leaves a
         resumed peer without what it lost in its crash (§11.3). What a peer lacks is what
         its latest ack says it holds, even when less than before. Relayed, it is taken, or
         proves a fork or a broken promise against its author."""
