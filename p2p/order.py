@@ -499,6 +499,12 @@ class Orderer:
             self._away, self._away_changed = away, True
             self._no_echo = self._departed & set(away)
 
+    def departed(self) -> frozenset[int]:
+        """The seats that left and are gone: we took their `leave` (§9.8) and have no link
+        to them (§7.10: their echo is not waited for). The `away` of their last ack stands
+        for good, and says nothing of the table now (§11.3)."""
+        return self._no_echo
+
     def cut_off(self) -> dict[int, tuple[float, tuple[int, ...]]]:
         """For every other seat whose latest ack says it misses a link: (since when we
         know it, the seats it has no link to)."""

@@ -649,9 +649,11 @@ class TablePeer(SessionRecord):
     def _track_links(self) -> bool:
         """Timer and stall claims wait while any link of the table is down, ours or one
         another peer reports (§11.3), and the stall clock stands meanwhile, so a lost link
-        is never taken for withholding (§9.11). True if the player was told of a change."""
+        is never taken for withholding (§9.11). A seat that left and is gone (§9.8) is
+        waited for as away, but what it last reported of its links says nothing now
+        (`_link_reports`). True if the player was told of a change."""
         self.orderer.reports_seen()
-        cut_off = {seat: away for seat, (_, away) in self.orderer.cut_off().items()}
+        cut_off = {seat: away for seat, (_, away) in self._link_reports().items()}
         for seat, away in cut_off.items():
             if self._cut_off.get(seat) != away:
                 missing = " and ".join("you" if s == self._me else self.names[s] for s in away)
@@ -670,7 +672,18 @@ class TablePeer(SessionRecord):
 
     def _claims_wait(self) -> bool:
         """Whether a link of the table is down: ours, or one another peer reports."""
-        return bool(self._absent) or bool(self.orderer.cut_off())
+        return bool(self._absent) or bool(self._link_reports())
+
+    def _link_reports(self) -> dict[int, tuple[float, tuple[int, ...]]]:
+        """Other peers' reports of the links they miss (§11.3), but those by or about a
+        seat that left and is gone: its last word stands for good, and says nothing now."""
+        departed = self.orderer.departed()
+        reports = {}
+        for seat, (since, away) in self.orderer.cut_off().items():
+            rest = tuple(s for s in away if s not in departed)
+            if seat not in departed and rest:
+                reports[seat] = (since, rest)
+        return reports
 
     def _wake_if_sooner(self, deadline: float | None) -> None:
         """A deadline moved earlier than the timer task's: wake it to recompute."""
@@ -911,7 +924,7 @@ class TablePeer(SessionRecord):
         """When the first grace period runs out: of a seat away, or of a link another
         seat reports down (§11.3)."""
         times = [since + self.grace for since in self._absent.values()]
-        times += [since + self.grace for since, _ in self.orderer.cut_off().values()]
+        times += [since + self.grace for since, _ in self._link_reports().values()]
         return min(times, default=None)
 
     def _link_deadline(self) -> float | None:
@@ -933,7 +946,7 @@ class TablePeer(SessionRecord):
                 self.mesh.close_link(peer, f"nothing heard for {SILENCE:.0f} s")
         expired = [(seat, seat, "was away", "did not come back") for seat, since in self._absent.items()
                    if now >= since + self.grace]
-        for seat, (since, away) in self.orderer.cut_off().items():  # two others cannot reach each other
+        for seat, (since, away) in self._link_reports().items():  # two others cannot reach each other
             if now >= since + self.grace:
                 missing = " and ".join(self.names[s] for s in away)
                 expired.append((seat, away[0], f"could not reach {missing}", f"could not reach {missing}"))
