@@ -77,7 +77,8 @@ def log_place_problem(state_dir: Path | None, explicit: Path | None, log_dir: Pa
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".bandit-lan-", suffix=".probe"):
             pass
     except OSError as exc:
-        return f"cannot write fairness logs in {folder}: {exc.strerror or exc}"
+        why = "it is a file, not a folder" if folder.exists() and not folder.is_dir() else exc.strerror or exc
+        return f"cannot write fairness logs in {folder}: {why}"
     return None
 
 

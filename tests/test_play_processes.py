@@ -158,7 +158,8 @@ def test_s10_1_a_log_that_could_not_be_kept_is_refused_before_anybody_is_seated(
     cases = [
         (("play", "--headless", "--log-dir", str(blocker / "logs")), f"cannot write fairness logs in {blocker / 'logs'}"),
         (("host", "--headless", "--log", str(kept)), "is never overwritten"),
-        (("join", "--headless", "--peer", "127.0.0.1:9", "--log-dir", str(blocker)), f"cannot write fairness logs in {blocker}"),
+        (("join", "--headless", "--peer", "127.0.0.1:9", "--log-dir", str(blocker)),
+         f"cannot write fairness logs in {blocker}: it is a file, not a folder"),
     ]
     for args, words in cases:
         done = run_cli(*args, *state, timeout=30)
