@@ -496,6 +496,35 @@ async def test_the_log_scrolls_up_no_further_than_its_oldest_line(mock_clock: tr
         assert t.scene.log_scroll <= max(0, lines - 5), "PgDn comes straight back"
 
 
+async def test_the_log_scrolls_up_to_its_oldest_line_counted_in_wrapped_rows(mock_clock: trio.testing.MockClock) -> None:
+    """Lines wrap into several rows, so the limit is in rows, for the screen the key was
+    pressed on: PgUp shows the oldest line at the top, no further, and every PgDn moves
+    the log at once (the limit was in lines: long lines never reached the oldest, and
+    short ones needed PgDn presses that moved nothing)."""
+    from p2p.session import Line
+
+    from cli.tui.table_view import LOG_TOP, log_scroll_limit
+
+    async with table({0: [4, 6, 0, 2]}, discard=12) as t:
+        t.session._lines[:0] = [Line(f"line {n}: " + "a long story of the table " * 5, "table") for n in range(24)]
+        await t.settle()
+        for size in ((80, 24), (80, 40), (120, 30)):
+            width, height = size
+            rows = height - 1 - LOG_TOP - 1  # (the log's rows: below its rule, above the help bar)
+            limit = log_scroll_limit(t.session.lines, width, height, 10_000)
+            assert limit > len(t.session.lines) - rows  # (more rows than lines: they wrap)
+            for _ in range(limit // 5 + 3):
+                t.ui.press("pageup", t.ui.scene(), size)
+            assert t.scene.log_scroll == limit
+            top = t.ui.scene().draw(width, height).text().splitlines()[LOG_TOP + 1]
+            assert top.startswith(" line 0:"), top
+            assert limit > 5
+            t.ui.press("pagedown", t.ui.scene(), size)
+            assert f"scrolled up {limit - 5};" in t.ui.scene().draw(width, height).text()
+            while t.scene.log_scroll:
+                t.ui.press("pagedown", t.ui.scene(), size)
+
+
 async def test_a_terminal_smaller_than_the_layout_is_asked_to_grow(mock_clock: trio.testing.MockClock) -> None:
     """Below 80×24 the table was drawn over itself (a neighbour's cards under the figures,
     your own cards under the help bar): it asks for room instead; the game goes on."""

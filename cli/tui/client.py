@@ -77,7 +77,7 @@ async def _play(session: TableSession, terminal: Terminal, memory_aid: bool) -> 
             while events:
                 event = events.popleft()
                 if isinstance(event, KeyPress):
-                    intents += ui.press(event.key, event.shown)  # type: ignore[arg-type]
+                    intents += ui.press(event.key, event.shown, event.size)  # type: ignore[arg-type]
                 elif isinstance(event, LogNote):
                     ui.note(event.text)
             for intent in intents:

@@ -169,6 +169,7 @@ class TableUi:
         self.report_open: int | None = None
         self.reports_seen = -1  # reports present before this screen opened are not shown
         self.log_scroll = 0
+        self.screen_size = (80, 24)  # (width, height) of the screen the last key was pressed on
         self.keys = 0
         self.leaving = False  # the player confirmed leaving the table
         self.finished = False  # the player closed the game-end screen
@@ -319,10 +320,13 @@ class TableUi:
 
     # ------------------------------------------------------------------ keys
 
-    def press(self, key: str, shown: object = None) -> list[Intent]:
+    def press(self, key: str, shown: object = None, size: tuple[int, int] | None = None) -> list[Intent]:
         """One key; `shown` is the scene that was on screen when it was pressed (anything
         but a `TableScene` — the blank screen before the first draw, a lobby — shows no
-        card: keys typed ahead as the client starts say nothing of what was seen)."""
+        card: keys typed ahead as the client starts say nothing of what was seen), and
+        `size` the (width, height) it was drawn to."""
+        if size is not None:
+            self.screen_size = size
         if not isinstance(shown, TableScene):
             shown = None
         self.keys += 1
@@ -389,7 +393,9 @@ class TableUi:
                 self._say("Cancelled.")
             self.pending = None
         elif command is Command.LOG_UP:  # (no further than the oldest line: PgDn comes straight back)
-            self.log_scroll = min(self.log_scroll + 5, max(0, len(model.lines) - 1))
+            from cli.tui.table_view import log_scroll_limit  # (the view draws the table: it imports this)
+
+            self.log_scroll = log_scroll_limit(model.lines, *self.screen_size, self.log_scroll + 5)
         elif command is Command.LOG_DOWN:
             self.log_scroll = max(0, self.log_scroll - 5)
         elif command is Command.QUIT:

@@ -73,6 +73,7 @@ class Screen(Protocol):
 class KeyPress:
     key: str  # a character, or a name: space enter esc tab backspace ctrl-c up down left right pageup pagedown
     shown: Screen | None  # the screen on display when the key was read
+    size: tuple[int, int] | None = None  # (width, height) it was drawn to
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +142,7 @@ class Terminal:
         self._after_render = after_render
         self._screen: Screen = Blank()
         self._drawn: Screen | None = None
+        self._drawn_size: tuple[int, int] | None = None
         self._token: trio.lowlevel.TrioToken | None = None
         self._send, self._receive = trio.open_memory_channel[TerminalEvent](math.inf)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -205,7 +207,7 @@ class Terminal:
 
     def _draw(self, width: int, height: int) -> Canvas:
         screen = self._screen
-        self._drawn = screen
+        self._drawn, self._drawn_size = screen, (width, height)
         return screen.draw(width, height)
 
     def _bindings(self) -> KeyBindings:
@@ -217,14 +219,14 @@ class Terminal:
             if key is Keys.BracketedPaste:  # (text pasted: for a field being typed, never a move)
                 text = "".join(char for char in press.data if char.isprintable())
                 if text:
-                    self._post(KeyPress(PASTE + text, self._drawn))
+                    self._post(KeyPress(PASTE + text, self._drawn, self._drawn_size))
                 return
             name = _KEY_NAMES.get(key) if isinstance(key, Keys) else None
             if name is None:
                 name = "space" if press.data == " " else press.data if isinstance(key, Keys) else key
             if not name or (len(name) == 1 and not name.isprintable()):
                 return
-            self._post(KeyPress(name, self._drawn))
+            self._post(KeyPress(name, self._drawn, self._drawn_size))
 
         bindings.add(Keys.Any)(handler)
         for key in (*_KEY_NAMES, " "):
