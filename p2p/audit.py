@@ -251,7 +251,8 @@ def audit(path: Path) -> AuditResult:
         result.first_failure = Failure(None, None, "§10.1", "its log.end says the game ended because its own writer "
                                                             "was away: a table waits for others, never for itself")
         return result
-    if contents.left is not None or contents.leave is not None:
+    proven = None if machine.finished else _proven_violation(contents, keys, schemas, seats, result.game_id)
+    if proven is None and (contents.left is not None or contents.leave is not None):  # (evidence comes first)
         early = _left_early(result, contents, opened, keys, schemas)
         if isinstance(early, Failure):
             result.first_failure = early
@@ -263,7 +264,6 @@ def audit(path: Path) -> AuditResult:
         # ("Bo was away …", "Ann could not reach Bo …", "Bo left before the game began …")
         told = contents.ended or f"{result.names[contents.absent]} was away too long"
         result.left = Departure(contents.absent, told, told)
-    proven = None if machine.finished else _proven_violation(contents, keys, schemas, seats, result.game_id)
     if proven is not None:
         result.first_failure = proven
     elif contents.torn:

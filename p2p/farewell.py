@@ -22,10 +22,8 @@ retransmissions. Nothing more is delivered or logged. It goes once every other s
   the frame we heard came back on it. (A frame from before our end is not enough: a
   link cut just then loses that ack, and the cut is only seen a moment later.)
 
-The seat whose `leave` ended the game needs nothing more from us once its link is down:
-it went, and its log is closed, with its leave or without it (§9.8). Any other seat whose
-link went down without a goodbye (a crash, a pulled cable) may come back and need us, so
-it is waited for; when its link comes back it is sent an ack at once.
+A seat whose link went down without a goodbye (a crash, a pulled cable) may come back
+and need us, so it is waited for; when its link comes back it is sent an ack at once.
 The wait is bounded by `SEE_OFF_LIMIT`, after which the peer goes anyway.
 
 Pure: fed link events and the order's view of what each seat holds; no I/O.
@@ -48,18 +46,15 @@ class Farewell:
     up: set[int] = field(default_factory=set)  # seats whose link is up
     fresh: set[int] = field(default_factory=set)  # ... and that sent something since it came up, and since the end
     gone: set[int] = field(default_factory=set)  # seats that said goodbye
-    left: int | None = None  # the seat whose `leave` ended the game
 
     @classmethod
     def begin(cls, seats: int, me: int, now: float, *, up: Iterable[int], gone: Iterable[int] = (),
-              left: int | None = None, limit: float = SEE_OFF_LIMIT) -> Farewell:
+              limit: float = SEE_OFF_LIMIT) -> Farewell:
         """Start seeing off the other seats as the game ended; `up` are the seats linked
-        now, `gone` those whose link is down after a goodbye, `left` the seat whose
-        `leave` ended the game (if one did)."""
+        now, `gone` those whose link is down after a goodbye."""
         others = tuple(s for s in range(seats) if s != me)
         linked = set(up) & set(others)
-        gone = set(gone) | ({left} if left is not None else set())
-        return cls(others, now + limit, linked, set(), (gone & set(others)) - linked, left)
+        return cls(others, now + limit, linked, set(), (set(gone) & set(others)) - linked)
 
     def link_up(self, seat: int) -> None:
         """A link came (back) up: what it held before may be stale (it may have restarted)."""
@@ -68,11 +63,10 @@ class Farewell:
         self.gone.discard(seat)
 
     def link_down(self, seat: int, *, clean: bool) -> None:
-        """A link went down; `clean` if the seat said goodbye (the seat that left is gone
-        either way)."""
+        """A link went down; `clean` if the seat said goodbye."""
         self.up.discard(seat)
         self.fresh.discard(seat)
-        if clean or seat == self.left:
+        if clean:
             self.gone.add(seat)
 
     def heard(self, seat: int) -> None:

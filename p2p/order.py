@@ -1145,10 +1145,10 @@ class Orderer:
         self._relays[key] = (now + RELAY_AFTER, declared)
         return held[declared + 1 :]
 
-    def sent_last(self, kind: str) -> Envelope | None:
-        """Our latest content message of type `kind` signed so far (not one still waiting
-        to be stamped, §7.3), if any."""
-        return next((e for e in reversed(self._sent) if e.inner["type"] == kind), None)
+    def sent_of(self, kind: str) -> list[Envelope]:
+        """Our content messages of type `kind` signed so far (not those still waiting to be
+        stamped, §7.3), in the order sent."""
+        return [e for e in self._sent if e.inner["type"] == kind]
 
     def holds_ours(self, seat: int) -> bool:
         """Whether `seat`'s latest word says it holds every content and side message we

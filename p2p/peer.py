@@ -179,7 +179,6 @@ class TablePeer(SessionRecord):
         self._unseen_start: int | None = None  # (a resumed peer: the turn or peek under way, begun before the crash)
         self._alive_at = -ALIVE_EVERY  # when the journal was last marked alive
         self._departed: str | None = None  # (the player whose leave ended the game, if not this seat)
-        self._departed_seat: int | None = None  # (and their seat)
         # (a resumed peer: the seats it lost, told once all are reached; () until it begins)
         self._reconnecting: tuple[int, ...] | None = () if resume is not None else None
         if resume is None:
@@ -325,6 +324,11 @@ class TablePeer(SessionRecord):
                        "§9.8")
         self._finish(why)
 
+    def _own_leave(self) -> SignedMessage | None:
+        """The `leave` this seat signed when its player left (or it was stopped), if it
+        could be signed yet (§7.3): not one a verdict sent meanwhile (§11.2)."""
+        return next((e for e in self.orderer.sent_of("leave") if e.inner["reason"] == self._leave_reason), None)
+
     def _check_storage(self) -> None:
         """Once the log or the journal failed (a full disk, say), leave the table once."""
         failure = self.log.failure or self._journal_failure
@@ -368,7 +372,7 @@ class TablePeer(SessionRecord):
             early = self._leave_reason is not None and not self._in_order_end  # (left before its leave came back)
             self.log.close(self._why or "the peer stopped", absent=self._absent_seat,
                            left=self._leave_reason if early else None,
-                           leave=self.orderer.sent_last("leave") if early else None)
+                           leave=self._own_leave() if early else None)
             if self.journal is not None:  # the log is closed: there is nothing left to resume
                 self.journal.close(finished=True)
             self._progress.ended = True
@@ -587,7 +591,7 @@ class TablePeer(SessionRecord):
             left = step.violation.reason  # "left the table (its reason)", as every log has it
             self._say(f"{who} {left}; the game ends here (this round does not count).", "table", seat)
             if seat != self._me and seat is not None and not self._done.is_set():
-                self._departed, self._departed_seat = self.names[seat], seat
+                self._departed = self.names[seat]
             self._in_order_end = not self._done.is_set()
             self._finish(f"{'you' if seat == self._me else who} {left}")
         elif step.violation is not None:
@@ -771,7 +775,7 @@ class TablePeer(SessionRecord):
         up = [s for s, peer in enumerate(self.machine.seats) if peer in linked]
         began = trio.current_time()
         farewell = Farewell.begin(len(self.names), self._me, began, up=up, gone=self._said_bye,
-                                  left=self._departed_seat, limit=self.see_off_limit)
+                                  limit=self.see_off_limit)
         holds = self.orderer.holds_ours
         told: set[int] = set()
 

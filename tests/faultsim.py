@@ -24,7 +24,7 @@ from p2p.log import Header, LogContents
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.rejoin import restore
 from p2p.table import MESSAGES as TABLE_MESSAGES
-from p2p.table import Intake, SeatDriver, SeatLeft
+from p2p.table import Intake, SeatDriver
 from p2p.transport import link_schemas
 from tests.ordersim import Envelope, make_signer
 from tests.tablesim import TableNetwork
@@ -97,9 +97,8 @@ class FaultNetwork(TableNetwork):
             if table.machine.finished or table.machine.halted:
                 up = [s for s in range(len(self.tables)) if s != seat and self._linked(seat, s)]
                 limit = SEE_OFF_LIMIT if self.see_off else 0.0
-                left = table.machine.halted.seat if isinstance(table.machine.halted, SeatLeft) else None
                 self.farewells[seat] = Farewell.begin(len(self.tables), seat, self.now, up=up, gone=self.gone,
-                                                      left=left, limit=limit)
+                                                      limit=limit)
                 if self.see_off:  # its promise and heads at the end, as live
                     self.broadcast(seat, self.peers[seat].orderer.ack(self.now))
         for seat, farewell in list(self.farewells.items()):

@@ -46,14 +46,3 @@ def test_s11_4_the_stay_is_bounded() -> None:
     assert farewell.over(holding(), 115.0)
     assert farewell.staying_for(holding()) == (0, 1)  # (those it leaves without)
 
-
-def test_s11_4_the_seat_whose_leave_ended_the_game_is_seen_off_once_its_link_is_down() -> None:
-    """It went (§9.8): its log is closed, with its leave or without it, and nothing of ours
-    can matter to it. Its link down at the end, or going down after (whatever the reason
-    given), sees it off; while its link is up, it may still wait for our echo."""
-    assert Farewell.begin(3, 0, 0.0, up=[1], left=2).staying_for(holding(1)) == (1,)
-    farewell = Farewell.begin(3, 0, 0.0, up=[1, 2], left=2)
-    assert farewell.staying_for(holding(1, 2)) == (1, 2)
-    farewell.link_down(2, clean=False)
-    farewell.link_down(1, clean=False)
-    assert farewell.staying_for(holding(1, 2)) == (1,)  # (any other seat may come back and need us)

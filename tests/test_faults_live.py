@@ -1026,3 +1026,39 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     assert read_log(stayer.log.path).messages[-1][0] == ended.leave[0]  # (the leave the leaver's log holds)
     agreement = compare(logs)
     assert agreement.ok, agreement.parting
+
+
+async def test_s10_2_a_leaver_that_catches_a_fork_while_it_waits_keeps_its_own_leave_and_the_proof(tmp_path: Path) -> None:
+    """Seat 0 starts leaving (§9.8); before its leave comes back, a second body signed as
+    seat 2's seq 0 arrives: a fork, proven (§7.10), and told to the others in a second
+    `leave` with the verdict's reason (§11.2). The log's end holds the player's own leave,
+    and the audit names seat 2 from the evidence kept (it read the log as altered,
+    naming nobody, when the end held the verdict's leave under the player's reason)."""
+    from p2p.identity import load_or_create_identity
+    from p2p.log import read_log
+    from p2p.signing import signed_message
+    from p2p.wire import decode_map
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    me = peers[0]
+    cheat = next(i for i in (load_or_create_identity(tmp_path / f"peer{n}") for n in range(3))
+                 if i.peer_id == me.orderer.seats[2])
+    async with stack:
+        with trio.fail_after(60):
+            async with running(peers):
+                await until(lambda: me.orderer._peers[2].next_seq >= 2, me)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(me.leave, "it was stopped")
+                    await until(lambda: me._leave_reason is not None, me)
+                    inner = dict(me.orderer._peers[2].envelopes[0].inner)
+                    inner["lamport"] = int(inner["lamport"]) + 1000
+                    me._receive(cheat.peer_id, signed_message(cheat, inner))  # (on seat 2's own link)
+                for other in peers[1:]:
+                    other._finish("the test ends here")
+    end = read_log(me.log.path)
+    assert end.leave is not None and decode_map(end.leave[0])["reason"] == end.left == "it was stopped"
+    assert [decode_map(e.body)["reason"] for e in me.orderer.sent_of("leave")][0] == "it was stopped"
+    result = audit(me.log.path)
+    assert result.first_failure is not None and result.first_failure.seat == 2, result.first_failure
+    assert result.first_failure.section == "§7.2"
