@@ -972,6 +972,7 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
 
     stack, (stayer, leaver, gone) = await seat_live_table(tmp_path, 3, person=False, journals=True)
     stayer.grace = 1.0 if away == "never-back" else 60.0
+    stayer.see_off_limit = 3.0  # (the leaver's closed mesh still answers its dials here, with a goodbye: §11.4)
     summaries = {}
     async with stack:
         with trio.fail_after(90):
@@ -1003,8 +1004,10 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
                             for member, address in zip(gone.roster.members, held.addresses):
                                 if member.seat != gone.me:
                                     mesh.expect(member.cert, address)
-                            await run(TablePeer(mesh, seated, gone.identity, log_path=gone.log.path, bot=NormalBot(),
-                                                resume=Resumption(log, contents, journal, held, unreachable=True)))
+                            back = TablePeer(mesh, seated, gone.identity, log_path=gone.log.path, bot=NormalBot(),
+                                             resume=Resumption(log, contents, journal, held, unreachable=True))
+                            back.see_off_limit = 3.0
+                            await run(back)
 
                     nursery.start_soon(resume)
     ended = read_log(leaver.log.path)
@@ -1029,11 +1032,12 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
 
 
 async def test_s10_2_a_leaver_that_catches_a_fork_while_it_waits_keeps_its_own_leave_and_the_proof(tmp_path: Path) -> None:
-    """Seat 0 starts leaving (§9.8); before its leave comes back, a second body signed as
-    seat 2's seq 0 arrives: a fork, proven (§7.10), and told to the others in a second
-    `leave` with the verdict's reason (§11.2). The log's end holds the player's own leave,
-    and the audit names seat 2 from the evidence kept (it read the log as altered,
-    naming nobody, when the end held the verdict's leave under the player's reason)."""
+    """Seat 0 leaves (§9.8) while seat 1 is away, so its leave cannot come back; as it
+    waits, a second body signed as seat 2's seq 0 arrives: a fork, proven (§7.10), and
+    told to the others in a second `leave` with the verdict's reason (§11.2). The log's
+    end holds the player's own leave, and the audit names seat 2 from the evidence kept
+    (it read the log as altered, naming nobody, when the end held the verdict's leave
+    under the player's reason)."""
     from p2p.identity import load_or_create_identity
     from p2p.log import read_log
     from p2p.signing import signed_message
@@ -1041,20 +1045,27 @@ async def test_s10_2_a_leaver_that_catches_a_fork_while_it_waits_keeps_its_own_l
     from tests.live_support import seat_live_table
 
     stack, peers = await seat_live_table(tmp_path, 3, person=False)
-    me = peers[0]
+    me = next(p for p in peers if p.me == 0)
+    away = next(p for p in peers if p.me == 1)
     cheat = next(i for i in (load_or_create_identity(tmp_path / f"peer{n}") for n in range(3))
                  if i.peer_id == me.orderer.seats[2])
     async with stack:
         with trio.fail_after(60):
-            async with running(peers):
+            async with trio.open_nursery() as nursery:
+                for peer in peers:
+                    if peer is away:
+                        nursery.start_soon(_run_crashing, peer)
+                    else:
+                        nursery.start_soon(peer.run)
                 await until(lambda: me.orderer._peers[2].next_seq >= 2, me)
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(me.leave, "it was stopped")
-                    await until(lambda: me._leave_reason is not None, me)
-                    inner = dict(me.orderer._peers[2].envelopes[0].inner)
-                    inner["lamport"] = int(inner["lamport"]) + 1000
-                    me._receive(cheat.peer_id, signed_message(cheat, inner))  # (on seat 2's own link)
-                for other in peers[1:]:
+                await _crash(away)
+                nursery.start_soon(me.leave, "it was stopped")
+                await until(lambda: bool(me.orderer.sent_of("leave")), me)  # (signed: it may wait, §7.3)
+                inner = dict(me.orderer._peers[2].envelopes[0].inner)
+                inner["lamport"] = int(inner["lamport"]) + 1000
+                me._receive(cheat.peer_id, signed_message(cheat, inner))  # (on seat 2's own link)
+                await until(lambda: me._done.is_set(), me)
+                for other in peers:
                     other._finish("the test ends here")
     end = read_log(me.log.path)
     assert end.leave is not None and decode_map(end.leave[0])["reason"] == end.left == "it was stopped"
