@@ -552,7 +552,8 @@ class Mesh:
             if isinstance(exc, PeerLeft) and not exc.clean and isinstance(stream.stream, TlsStream):
                 reason = f"{reason} (the peer may not have pinned this certificate)"
             await stream.aclose()
-            self._emit(LinkDown(peer_id, f"link setup failed: {reason}"))
+            # (a goodbye in place of the hello is a goodbye: the peer is leaving, §4.6)
+            self._emit(LinkDown(peer_id, f"link setup failed: {reason}", clean=isinstance(exc, PeerLeft) and exc.clean))
             return
         if self._peers.get(peer_id) is not peer:
             await stream.say_bye("removed from the table")

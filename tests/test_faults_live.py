@@ -972,7 +972,6 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
 
     stack, (stayer, leaver, gone) = await seat_live_table(tmp_path, 3, person=False, journals=True)
     stayer.grace = 1.0 if away == "never-back" else 60.0
-    stayer.see_off_limit = 3.0  # (the leaver's closed mesh still answers its dials here, with a goodbye: §11.4)
     summaries = {}
     async with stack:
         with trio.fail_after(90):
@@ -1004,10 +1003,8 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
                             for member, address in zip(gone.roster.members, held.addresses):
                                 if member.seat != gone.me:
                                     mesh.expect(member.cert, address)
-                            back = TablePeer(mesh, seated, gone.identity, log_path=gone.log.path, bot=NormalBot(),
-                                             resume=Resumption(log, contents, journal, held, unreachable=True))
-                            back.see_off_limit = 3.0
-                            await run(back)
+                            await run(TablePeer(mesh, seated, gone.identity, log_path=gone.log.path, bot=NormalBot(),
+                                                resume=Resumption(log, contents, journal, held, unreachable=True)))
 
                     nursery.start_soon(resume)
     ended = read_log(leaver.log.path)

@@ -124,7 +124,8 @@ async def test_an_attached_handler_gets_every_event_as_it_happens_in_order(tmp_p
 async def test_s4_6_a_mesh_that_is_leaving_takes_no_new_link(tmp_path: Path) -> None:
     """§4.6, §11.3: once a mesh says goodbye, a peer that dials it again gets the goodbye
     during link setup, never a link that comes up only to close (which would look like
-    a return and restart that peer's wait for it)."""
+    a return and restart that peer's wait for it). That goodbye counts as one: a peer
+    seeing the table off after the game (§11.4) stops waiting for it."""
     a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
     with trio.fail_after(30):
         async with linked(a_id, b_id) as (a, b):
@@ -135,7 +136,7 @@ async def test_s4_6_a_mesh_that_is_leaving_takes_no_new_link(tmp_path: Path) -> 
                 b.dial(a_id.peer_id)
                 event = await b.receive()
                 assert isinstance(event, LinkDown), event
-                assert event.reason == "link setup failed: left: gone", event.reason
+                assert event.reason == "link setup failed: left: gone" and event.clean, event
             assert a_id.peer_id not in b.linked()
 
 
