@@ -302,10 +302,9 @@ class _Peer:
     envelopes: list[Envelope] = field(default_factory=list)
     side_envelopes: list[Envelope] = field(default_factory=list)
     echoed: dict[int, int] = field(default_factory=dict)  # seat -> highest seq declared with our hashes
-    # seat -> the seq of that seat's chain its latest ack on its own link says it holds: its
-    # word now, even when lower than before (a resumed peer holds less, §11.3), for relaying
-    declares: dict[int, int] = field(default_factory=dict)
-    side_declares: dict[int, int] = field(default_factory=dict)  # (the same for side chains, §7.8)
+    # its latest ack on its own link: its word now on what it holds of third seats' chains,
+    # even when less than before (a resumed peer holds less, §11.3); read when relaying
+    word: Envelope | None = None
     unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)  # seat -> {seq: hash} beyond what we hold
     side_unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)
     acks: dict[tuple[int, int], Envelope] = field(default_factory=dict)  # (stamp, last seq) -> its promise
@@ -909,10 +908,7 @@ class Orderer:
             peer.acks = {key: ack for key, ack in peer.acks.items() if key in kept or key[0] == peer.covered}
         if relayed:  # its promise and its hashes hold whenever it was sent; the rest was its word then
             return
-        declares, side_declares = peer.declares, peer.side_declares
-        for q, head, side in zip(self._others[seat], envelope.inner["heads"], envelope.inner["sides"]):
-            declares[q] = head[0]
-            side_declares[q] = side[0]
+        peer.word = envelope
         sides = envelope.inner["sides"]
         held = int(sides[self.me if self.me < seat else self.me - 1][0])
         if held > peer.has_side_of_mine:  # progress: what it still lacks gets a full timeout
@@ -1120,12 +1116,14 @@ class Orderer:
             for q in self._others[r]:
                 if q == self.me:
                     continue
-                author = self._peers[q]
-                declared = peer.declares.get(q)
-                if declared is None:  # (no ack of its own yet: what its content named)
+                author, word = self._peers[q], peer.word
+                at = q if q < r else q - 1  # (q's place among the seats r's ack names)
+                if word is None:  # (no ack of its own yet: what its content named)
                     declared = max(peer.echoed.get(q, -1), max(peer.unchecked.get(q, ()), default=-1))
+                    side_declared = -1
+                else:
+                    declared, side_declared = int(word.inner["heads"][at][0]), int(word.inner["sides"][at][0])
                 out.extend((r, e) for e in self._relay(now, (r, q, False), declared, author.envelopes))
-                side_declared = peer.side_declares.get(q, -1)
                 out.extend((r, e) for e in self._relay(now, (r, q, True), side_declared, author.side_envelopes))
         return out
 
