@@ -54,6 +54,8 @@ from p2p.schema import NONCE, PEER_ID, SIGNATURE, Bin, Bool, Int, ListOf, Messag
 
 MESH_WAIT = 30.0  # seconds a guest waits for a link from a member that dials it (§6.6)
 PROBE_EVERY = 2.0  # seconds between a guest's probes of the host's front door while it awaits the host's link (§6.6)
+SIGN_WAIT = 30.0  # seconds a peer waits, from the roster frozen, for every member's roster signature (§6.6)
+BEAT_EVERY = 1.0  # seconds between the `lobby.beat` a member sends on each of its links (§6.6)
 REDIALS = 3  # times a member redials one it dials whose link dropped before the start, before giving up (§6.6)
 REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "unreachable"})
 WRONG_CODE = "wrong table code"  # the `detail` of a bad-code refusal for a code given but wrong
@@ -73,7 +75,9 @@ MESSAGES: tuple[Message, ...] = (
     Message("lobby.start", 1, "§6.6", {"roster": Bin(min_len=1, max_len=65536), "sig": SIGNATURE}),
     Message("lobby.sign", 1, "§6.6", {"game": Bin(size=32), "sig": SIGNATURE}),
     Message("lobby.links", 1, "§6.6", {"version": Int(0, 1 << 32), "unreachable": ListOf(PEER_ID, max_len=MAX_SEATS - 2)}),
+    Message("lobby.beat", 1, "§6.6", {}),
 )
+BEAT: dict[str, Any] = {"type": "lobby.beat", "v": 1}
 
 
 # -- actions and outcomes -----------------------------------------------------------------
@@ -244,6 +248,15 @@ class _Signatures:
         if peer in self.valid and self.valid[peer] != sig:
             raise ProtocolError("§6.6", "two different roster signatures from one peer", short_id(peer))
 
+    def overdue(self, waited: float) -> ProtocolError:
+        """The end of a lobby whose roster was not signed by everyone `waited` seconds
+        after it was frozen (§6.6): it names the members whose signature is missing."""
+        assert self.roster is not None
+        missing = [m for m in self.roster.members if m.peer_id not in self.valid]
+        names = " and ".join(m.name for m in missing)
+        return ProtocolError("§6.6", f"{names} did not sign the roster within {waited:.0f} s",
+                             ", ".join(m.cert.short for m in missing))
+
     def outcome(self) -> list[Action]:
         if self.done or self.roster is None or self.canonical is None or self.game_id is None:
             return []
@@ -254,6 +267,28 @@ class _Signatures:
         assert me is not None
         sigs = tuple(self.valid[m.peer_id] for m in self.roster.members)
         return [Started(LobbyResult(self.game_id, self.roster, self.canonical, sigs, me.seat))]
+
+
+def _left_unsigned(member: Member, why: str) -> ProtocolError:
+    """A member whose roster signature is still due is gone (§6.6): this lobby ends."""
+    how = "" if why == "left the table" else f" ({why})"
+    return ProtocolError("§6.6", f"{member.name} left before signing the roster{how}", member.cert.short)
+
+
+class _SignsRoster:
+    """What both roles share once the roster is frozen (§6.6)."""
+
+    _sigs: _Signatures
+
+    @property
+    def signing(self) -> bool:
+        """The roster is frozen and being signed (§6.6): links are the game's to heal now."""
+        return self._sigs.roster is not None
+
+    def sign_overdue(self, waited: float = SIGN_WAIT) -> ProtocolError:
+        """The error that ends this lobby when the roster, frozen `waited` seconds ago,
+        still lacks signatures: it names their members (§6.6)."""
+        return self._sigs.overdue(waited)
 
 
 def _dialable(address: tuple[str, int] | None) -> bool:
@@ -275,7 +310,7 @@ def _unlinked(earlier: Member, later: Member) -> str:
 # -- host ------------------------------------------------------------------------------------
 
 
-class HostLobby:
+class HostLobby(_SignsRoster):
     """The host's side: the front door, the roster, the start (§6.2–§6.6)."""
 
     def __init__(
@@ -294,14 +329,10 @@ class HostLobby:
         self.started = False
         self.starting = False  # the host asked to start: it does once every member is linked
         self._ready: dict[bytes, int] = {}  # guest: the roster version on which it holds every link
+        self._held: dict[bytes, tuple[int, list[bytes]]] = {}  # guest: its report naming one the host dials (§6.6)
         self._linked: set[bytes] = set()  # guests the host holds a mesh link to
         self._redials = _Redials()
         self._sigs = _Signatures(identity)
-
-    @property
-    def signing(self) -> bool:
-        """The roster is frozen and being signed (§6.6): links are the game's to heal now."""
-        return self.started
 
     def offer(self, nonce: bytes) -> dict[str, Any]:
         """The first message of the front door; `nonce` is fresh for this connection."""
@@ -397,8 +428,12 @@ class HostLobby:
             raise ProtocolError("§6.6", "lobby.links names itself, the host, a member twice or a peer not at the table",
                                 short_id(peer))
         if not named:
+            self._held.pop(peer, None)  # (a report it held is taken back: the link came after all)
             self._ready[peer] = version
             return self._start_if_ready()
+        if set(unreachable) - self._linked:  # the host's own dial of that guest decides first
+            self._held[peer] = (version, unreachable)
+            return []
         earlier = [m for m in named if m.seat < reporter.seat]
         if earlier:
             return self._remove({peer: _unlinked(earlier[0], reporter)}, told=True)
@@ -422,6 +457,20 @@ class HostLobby:
         self._linked.add(peer)
         return [*_told(self, before), *self._start_if_ready()]
 
+    def awaited(self) -> frozenset[bytes]:
+        """Guests whose held report (§6.6) names only guests the host holds links to again:
+        each may yet take it back, saying it holds every link (a guest back from sleep
+        dials again). A runner gives each `MESH_WAIT` seconds, then calls `on_overdue`."""
+        return frozenset(reporter for reporter, (_, named) in self._held.items() if not set(named) - self._linked)
+
+    def on_overdue(self, reporter: bytes) -> list[Action]:
+        """`reporter` did not take back its held report in time: it stands (§6.6)."""
+        held = self._held.get(reporter)
+        if held is None or set(held[1]) - self._linked:
+            return []
+        del self._held[reporter]
+        return self._on_links(reporter, *held)  # (ignored if the roster changed since)
+
     def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
         """A guest's link ended: before the start it leaves the table (§6.5), unless the
         link `dropped` (no goodbye, no protocol error) and the host, its dialer, has
@@ -435,7 +484,7 @@ class HostLobby:
         if self.started:
             if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
                 return []  # it signed before leaving: nothing more is needed from it
-            raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
+            raise _left_unsigned(member, why)
         was_linked = peer in self._linked
         before = self.reconnecting
         self._linked.discard(peer)
@@ -451,6 +500,7 @@ class HostLobby:
                      for m in self.roster.members if (why := leaving.get(m.peer_id)) is not None)
         kept = tuple(m for m in self.roster.members if m.peer_id not in leaving)
         self._linked -= leaving.keys()
+        self._held.clear()  # (reports on the roster this change replaces: dropped, not kept to be ignored)
         members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
         self.roster = replace(self.roster, members=members, version=self.roster.version + 1)
         update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
@@ -464,7 +514,7 @@ class HostLobby:
 # -- guest -----------------------------------------------------------------------------------
 
 
-class GuestLobby:
+class GuestLobby(_SignsRoster):
     """A joiner's side: hello, welcome, roster updates, signing the roster (§6.2–§6.6)."""
 
     def __init__(
@@ -532,11 +582,6 @@ class GuestLobby:
         self.roster = replace(roster, members=members)
         return [*(Pin(m, dial=False) for m in members if m.seat < me.seat), RosterChanged(self.roster),
                 Probe(host.peer_id, self.host_address, at_once=False)]
-
-    @property
-    def signing(self) -> bool:
-        """The host's roster is frozen and being signed (§6.6): links are the game's to heal now."""
-        return self._sigs.roster is not None
 
     @property
     def reconnecting(self) -> frozenset[bytes]:
@@ -669,11 +714,11 @@ class GuestLobby:
         self._reported.add(key)
         return [SendTo(self.host.peer_id, links_report(version, () if unreachable is None else (unreachable.peer_id,)))]
 
-    def on_link_lost(self, peer: bytes, *, dropped: bool = False) -> list[Action]:
-        """A link ended. Before the start a member this guest dials and cannot reach is
-        reported to the host (§6.6); one whose link `dropped` (it ended without a goodbye
-        or a protocol error) is redialled first, up to `REDIALS` times, and reported when
-        a redial fails. One that dials this guest is awaited again; the host, which
+    def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
+        """A link ended (`why`: how, as for the host's `on_link_lost`). Before the start a
+        member this guest dials and cannot reach is reported to the host (§6.6); one whose
+        link `dropped` (it ended without a goodbye or a protocol error) is redialled first,
+        up to `REDIALS` times, and reported when a redial fails. One that dials this guest is awaited again; the host, which
         does, is also asked at once whether its table still answers (`Probe`), so a host
         that is gone is known at once. Losing the host otherwise, or anyone whose roster
         signature we still need once the roster is being signed, ends the lobby."""
@@ -684,10 +729,10 @@ class GuestLobby:
         # loss counts as any other until the roster it claims to sign is here, §6.6)
         member = self.roster.member(peer)
         host = peer == self.host.peer_id
-        if host and (not dropped or self._sigs.roster is not None):
+        if host and not dropped:
             raise ProtocolError("§6.5", "the host closed the table", self.host.short)
-        if not host and member is not None and self._sigs.roster is not None:
-            raise ProtocolError("§6.6", f"{member.name} left before signing the roster", member.cert.short)
+        if member is not None and self._sigs.roster is not None:
+            raise _left_unsigned(member, why)
         was_linked = peer in self._linked
         before = self.reconnecting
         self._linked.discard(peer)

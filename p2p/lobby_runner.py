@@ -11,6 +11,14 @@ that arrive before this peer finished the lobby are handed back to the mesh
 drop once the roster is being signed (the game dials them again). Probes of the host's
 front door (§6.6) run as tasks beside the lobby and wake it with their answers.
 
+The runner keeps every link of the lobby alive: it sends a `lobby.beat` on each link
+every `BEAT_EVERY` seconds and takes a link that brought nothing for `SILENCE` seconds
+for lost (§6.6), as the game does with its acks (§11.3). A member whose process stopped
+or whose machine went to sleep then loses its seat as one that lost its connection,
+instead of holding the start, or the signing, forever. A roster that some member has
+still not signed `SIGN_WAIT` seconds after this peer froze it ends the lobby, naming
+them.
+
 Progress is reported through an optional callback (`on_roster`, with each
 `RosterChanged`: the roster, who left it and why, and who is being reconnected) for
 screens and advertisements; failures raise `ProtocolError` (and its subclasses
@@ -32,13 +40,13 @@ from p2p.errors import JoinRefused, PeerLeft, ProtocolError, printable
 from p2p.framed import FramedStream
 from p2p.identity import Certificate, short_id
 from p2p.lobby import (
-    MESH_WAIT, PROBE_EVERY, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby, LobbyResult, Pin, Probe, Redial,
-    RosterChanged, SendTo, Started, Unpin,
+    BEAT, BEAT_EVERY, MESH_WAIT, PROBE_EVERY, SIGN_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby,
+    LobbyResult, Pin, Probe, Redial, RosterChanged, SendTo, Started, Unpin,
 )
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
 from p2p.tlsstream import TlsStream
-from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, LinkDown, LinkUp, Mesh, MeshEvent, Received
+from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, SILENCE, LinkDown, LinkUp, Mesh, MeshEvent, Received
 
 log = logging.getLogger("bandit_lan.lobby")
 
@@ -46,6 +54,7 @@ HELLO_TIMEOUT = 10.0
 MAX_EARLY = 1024  # messages of the game a peer may send before this peer's lobby is over (§4.7)
 WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, doubled per wrong code…
 WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
+OVERSLEPT = 1.0  # seconds past its deadline the lobby woke: this peer was stopped, and hears everyone anew
 RosterCallback = Callable[[RosterChanged], None]
 
 
@@ -64,6 +73,7 @@ class _Driver:
         self._unstarted: list[Probe] = []  # probes made before the lobby ran (at the welcome)
         self._probing: dict[bytes, trio.CancelScope] = {}  # peer: the probe running for it
         self._waiting: trio.CancelScope | None = None  # the wait for the next mesh event
+        self.heard: dict[bytes, float] = {}  # linked peer: when a frame last came from it
 
     def apply(self, actions: Sequence[Action]) -> None:
         for action in actions:
@@ -71,6 +81,7 @@ class _Driver:
                 self.mesh.expect(action.member.cert, action.member.address, dial=action.dial)
             elif isinstance(action, Unpin):
                 self.mesh.forget(action.peer)
+                self.heard.pop(action.peer, None)
             elif isinstance(action, Redial):
                 log.info("link to %s ended before the start: dialling it again", short_id(action.peer))
                 self.mesh.dial(action.peer)
@@ -99,34 +110,71 @@ class _Driver:
 
     async def run(self, lobby: HostLobby | GuestLobby) -> LobbyResult:
         """Feed mesh events to `lobby` until it has started; a guest's links that are
-        `MESH_WAIT` seconds overdue are reported to it (§6.6), as are its probes' answers."""
-        since: dict[bytes, float] = {}  # (guest) since when a member that dials us is awaited; inf once reported
+        `MESH_WAIT` seconds overdue are reported to it (§6.6), as are its probes' answers.
+        Links silent for `SILENCE` seconds are closed, and signatures `SIGN_WAIT` seconds
+        overdue end the lobby (§6.6)."""
+        since: dict[bytes, float] = {}  # since when a peer is awaited (a guest: its dial; the host: a report taken back)
+        told: dict[bytes, int] = {}  # the roster version on which the lobby was told a peer is overdue
+        signing_since = math.inf  # when this peer froze the roster
         self._lobby = lobby
         with lone_exception_unwrapped():
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
+                nursery.start_soon(self._beat)
                 for probe in self._unstarted:
                     nursery.start_soon(self._probe, probe)
                 while self.result is None:
+                    now = trio.current_time()
                     if isinstance(lobby, GuestLobby):
                         while self._answers:
                             self.apply(lobby.on_probe(*self._answers.pop(0)))
-                        awaited = lobby.awaited()
-                        since = {peer: since.get(peer, trio.current_time()) for peer in awaited}
-                    deadline = min(since.values(), default=math.inf) + MESH_WAIT
+                    awaited = lobby.awaited()
+                    version = lobby.roster.version if lobby.roster is not None else -1
+                    since = {peer: since.get(peer, now) for peer in awaited}
+                    told = {peer: v for peer, v in told.items() if peer in awaited}
+                    for peer, at in since.items():  # (once per roster version: a report on an older one is ignored)
+                        if at + MESH_WAIT <= now and told.get(peer) != version:
+                            told[peer] = version
+                            self.apply(lobby.on_overdue(peer))
+                    if lobby.signing:
+                        signing_since = min(signing_since, now)
+                        if now >= signing_since + SIGN_WAIT:
+                            raise lobby.sign_overdue(SIGN_WAIT)
+                    self._close_silent(now)
+                    linked = self.mesh.linked()
+                    version = lobby.roster.version if lobby.roster is not None else -1  # (it may have changed)
+                    deadline = min([at + MESH_WAIT for peer, at in since.items() if told.get(peer) != version]
+                                   + [signing_since + SIGN_WAIT]
+                                   + [at + SILENCE for peer, at in self.heard.items() if peer in linked])
                     with trio.move_on_at(deadline) as self._waiting:
                         event = await self.mesh.receive()
-                    if self._waiting.cancelled_caught:
-                        assert isinstance(lobby, GuestLobby)
-                        for peer, at in since.items():
-                            if at + MESH_WAIT <= trio.current_time():
-                                since[peer] = math.inf
-                                self.apply(lobby.on_overdue(peer))
-                        continue
-                    self._take(lobby, event)
+                    woke = trio.current_time()
+                    if woke > deadline + OVERSLEPT:  # this peer was stopped itself (or starved): it listened to
+                        self.heard = dict.fromkeys(self.heard, woke)  # nobody, so it blames nobody's silence
+                    if not self._waiting.cancelled_caught:
+                        self._take(lobby, event)
                 nursery.cancel_scope.cancel()
         self.mesh.requeue(self.backlog)
         return self.result
+
+    async def _beat(self) -> None:
+        """A `lobby.beat` on every link every `BEAT_EVERY` seconds (§6.6): the mark of
+        life by which the other side knows this peer is still there."""
+        while True:
+            for peer in self.mesh.linked():
+                self.mesh.send(peer, BEAT)
+            await trio.sleep(BEAT_EVERY)
+
+    def _close_silent(self, now: float) -> None:
+        """Close each link nothing came on for `SILENCE` seconds (§6.6): the peer's
+        process stopped, or its machine went to sleep or off the network. Its `LinkDown`
+        follows, as for any connection lost."""
+        linked = self.mesh.linked()
+        for peer, at in list(self.heard.items()):
+            if peer in linked and now >= at + SILENCE:
+                del self.heard[peer]
+                log.warning("nothing heard from %s for %.0f s: its link is taken for lost", short_id(peer), SILENCE)
+                self.mesh.close_link(peer, f"nothing heard for {SILENCE:.0f} s")
 
     async def _probe(self, probe: Probe) -> None:
         """Whether the host's table answers at its front door (§6.6): a TLS handshake
@@ -158,6 +206,9 @@ class _Driver:
 
     def _take(self, lobby: HostLobby | GuestLobby, event: MeshEvent) -> None:
         if isinstance(event, Received):
+            self.heard[event.peer] = trio.current_time()
+            if event.type == "lobby.beat":
+                return
             if not event.type.startswith("lobby."):
                 count = self.early[event.peer] = self.early.get(event.peer, 0) + 1
                 if count > MAX_EARLY:  # more than a started table sends while we sign
@@ -174,15 +225,15 @@ class _Driver:
             except ProtocolError as exc:
                 self._refuse(lobby, event.peer, exc)
         elif isinstance(event, LinkDown):
+            self.heard.pop(event.peer, None)
             if event.error is not None:
                 log.warning("link to %s: %s", short_id(event.peer), event.error)
-            if isinstance(lobby, HostLobby):  # (a dropped link is dialled again, §6.6)
-                self.apply(lobby.on_link_lost(event.peer, _gone(event), dropped=_dropped(event)))
-            else:
-                self.apply(lobby.on_link_lost(event.peer, dropped=_dropped(event)))
+            # (a dropped link is dialled again, §6.6)
+            self.apply(lobby.on_link_lost(event.peer, _gone(event), dropped=_dropped(event)))
             if lobby.signing and lobby.roster is not None and lobby.roster.member(event.peer) is not None:
                 self.backlog.append(event)  # (a member whose signature is held: the game dials it again, §11.3)
         elif isinstance(event, LinkUp):
+            self.heard[event.peer] = trio.current_time()
             self.apply(lobby.on_link_up(event.peer))  # (a guest tells the host once it holds every link, §6.6)
             self.backlog.append(event)
 
@@ -373,7 +424,7 @@ async def _open_front_door(
             with trio.fail_after(DIAL_TIMEOUT):
                 sock = await trio.open_tcp_stream(host, port)
         except (OSError, trio.TooSlowError) as exc:
-            failures.append(f"{host}:{port}: {describe_tls_failure(exc) if not isinstance(exc, trio.TooSlowError) else 'timed out'}")
+            failures.append(f"{host}:{port}: {describe_tls_failure(exc)}")
             continue
         tls = TlsStream.over(sock, front_door_context(), server_side=False)
         try:

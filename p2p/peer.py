@@ -62,7 +62,7 @@ from p2p.rejoin import restore
 from p2p.table import Intake, SeatDriver, SeatLeft, Step, TableMachine
 from p2p.table.machine import GRACE
 from p2p.table.secrets import SeatSecrets
-from p2p.transport import LinkDown, LinkUp, Mesh, MeshEvent, Received, link_schemas
+from p2p.transport import SILENCE, LinkDown, LinkUp, Mesh, MeshEvent, Received, link_schemas
 
 log = logging.getLogger("bandit_lan.peer")
 
@@ -83,7 +83,6 @@ class Pace:
 
 HUMAN_PACE = Pace(think=0.9, react=True)
 LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in order
-SILENCE = 6.0  # seconds without a frame (heartbeats come every second) before a link is dropped
 # A stall claim waits at least until a link gone silent meanwhile is known and reported
 # (§9.11, §11.3): with a shorter turn time, a silent link would be taken for withholding.
 STALL_AT_LEAST = SILENCE + HEARTBEAT_EVERY

@@ -114,4 +114,6 @@ def describe_tls_failure(exc: BaseException) -> str:
         return exc.reason.replace("_", " ").lower() if exc.reason else str(exc)
     if isinstance(exc, trio.BrokenResourceError) and exc.__cause__ is not None:
         return describe_tls_failure(exc.__cause__)
+    if isinstance(exc, trio.TooSlowError):
+        return "timed out"  # (nothing listening answered, or a connection accepted, then silence)
     return str(exc) or type(exc).__name__

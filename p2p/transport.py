@@ -71,6 +71,7 @@ HANDSHAKE_TIMEOUT = 10.0
 MAX_UNSETTLED = 256  # incoming connections in their handshake or at the front door, at once
 MAX_UNSETTLED_PER_ADDRESS = 32  # of those, from one address (a table seats at most 15)
 DIAL_TIMEOUT = 5.0
+SILENCE = 6.0  # seconds without a frame (the lobby's beats, the game's acks: one a second) before a link is dropped
 DIAL_ATTEMPTS = 4
 LINGER = 1.0  # seconds a link whose connection broke under a write waits for the reader (`Mesh._guarded`)
 OUTBOX_FRAMES = 1024  # frames waiting for a peer that has no link

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -23,14 +24,22 @@ def bandit(*args: str, netns: str | None = None) -> subprocess.Popen[str]:
                             stderr=subprocess.STDOUT, text=True)
 
 
-def read_until(proc: subprocess.Popen[str], pattern: str, seen: list[str]) -> re.Match[str]:
-    """Read the process's output line by line until `pattern` matches (or it exits)."""
+def read_until(proc: subprocess.Popen[str], pattern: str, seen: list[str], timeout: float = 120) -> re.Match[str]:
+    """Read the process's output line by line until `pattern` matches (or it exits). A
+    process that prints neither within `timeout` seconds is killed: the test fails, it
+    does not hang."""
     assert proc.stdout is not None
-    for line in proc.stdout:
-        seen.append(line)
-        if m := re.search(pattern, line):
-            return m
-    raise AssertionError(f"process exited with {proc.wait()} before printing {pattern!r}:\n{''.join(seen)}")
+    watchdog = threading.Timer(timeout, proc.kill)
+    watchdog.start()
+    try:
+        for line in proc.stdout:
+            seen.append(line)
+            if m := re.search(pattern, line):
+                return m
+    finally:
+        watchdog.cancel()
+    raise AssertionError(f"process exited with {proc.wait()} before printing {pattern!r} "
+                         f"(or was killed after {timeout:.0f} s):\n{''.join(seen)}")
 
 
 def finish(proc: subprocess.Popen[str], seen: list[str], timeout: float = 30) -> tuple[int, str]:

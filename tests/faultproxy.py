@@ -5,7 +5,8 @@ byte (TLS passes through untouched: the peers still authenticate each other). `c
 resets every connection it carries and refuses new ones until `restore()`; `delay`
 holds each chunk for that long before forwarding it; with `admit`, connections after the
 first `admit` are refused (a firewall that lets only some peers in); `drop(n)` resets
-the n-th connection it carried, alone (a hiccup on one route). Used by the live
+the n-th connection it carried, alone (a hiccup on one route); `freeze()` carries nothing
+on open connections and keeps new ones waiting (the peer's process stopped, Ctrl-Z). Used by the live
 fault and lobby tests and `bench/faults.py`.
 """
 
@@ -34,11 +35,19 @@ class LinkProxy:
         self._carried: list[trio.CancelScope] = []  # every connection forwarded, in order
         self._blocked = False
         self._held: trio.Event | None = None  # new connections wait for it (`hold`)
+        self._frozen: trio.Event | None = None  # open connections wait for it (`freeze`)
 
     def hold(self) -> None:
         """Keep new connections waiting, neither carried nor refused, until `restore`
         (a route that is down for a while)."""
         self._held = trio.Event()
+
+    def freeze(self) -> None:
+        """The peer behind the proxy stopped (Ctrl-Z, a laptop asleep): its connections
+        stay open but carry nothing, and new ones are accepted (by its operating system)
+        but not answered, until `restore`."""
+        self.hold()
+        self._frozen = trio.Event()
 
     def cut(self) -> None:
         """Drop every connection now and refuse new ones (a cable pulled)."""
@@ -53,6 +62,9 @@ class LinkProxy:
 
     def restore(self) -> None:
         self._blocked = False
+        if self._frozen is not None:
+            self._frozen.set()
+            self._frozen = None
         if self._held is not None:
             self._held.set()
             self._held = None
@@ -85,6 +97,8 @@ class LinkProxy:
     async def _pump(self, src: trio.SocketStream, dst: trio.SocketStream, done: trio.CancelScope) -> None:
         try:
             while data := await src.receive_some(65536):
+                if self._frozen is not None:
+                    await self._frozen.wait()
                 if self.delay:
                     await trio.sleep(self.delay)
                 await dst.send_all(data)

@@ -527,3 +527,199 @@ def test_s6_5_the_host_says_how_a_guest_left_with_a_peers_words_printed_safely()
     error = ProtocolError("§4.3", "not valid msgpack")
     assert _gone(LinkDown(b"p" * 32, str(error), error)).startswith("was disconnected: ")
     assert _gone(LinkDown(b"p" * 32, "a \x1b[2J b")) == "lost the connection: a \\x1b[2J b"
+
+
+async def test_s6_6_a_guest_whose_process_stopped_loses_its_seat_not_a_later_joiner(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """carol's process stops (Ctrl-Z): her links stay open but carry nothing, and new
+    connections to her are accepted but never answered (`LinkProxy.freeze`). Her links
+    fall silent (no `lobby.beat`), so the host takes its link for lost and dials her
+    again, in vain. dan, who joins meanwhile and whom she never dials, reports her; the
+    host holds his report until its redial fails, then lets carol go as one that lost her
+    connection, and the table starts with dan. Before the marks of life, the host waited
+    for her forever; before the held report, dan (the later joiner) lost his seat."""
+    from p2p import lobby_runner, transport
+    from p2p.errors import ProtocolError
+    from p2p.lobby import HostLobby
+    from tests.faultproxy import link_proxy
+
+    monkeypatch.setattr(lobby_runner, "SILENCE", 0.5)
+    monkeypatch.setattr(lobby_runner, "BEAT_EVERY", 0.1)
+    monkeypatch.setattr(lobby_runner, "MESH_WAIT", 0.3)
+    monkeypatch.setattr(transport, "HANDSHAKE_TIMEOUT", 1.0)
+    ids = make_identities(tmp_path, 4)
+    async with meshes(ids) as (host, bob, carol, dan):
+        names = {host.me: "h", bob.me: "bob", carol.me: "carol", dan.me: "dan"}
+        reported, held = trio.Event(), trio.Event()
+        on_links = HostLobby._on_links
+
+        def spy(self: HostLobby, peer: bytes, version: int, unreachable: list[bytes]) -> list:  # type: ignore[type-arg]
+            if names[peer] == "carol" and not unreachable:
+                reported.set()
+            actions = on_links(self, peer, version, unreachable)
+            if names[peer] == "dan" and unreachable and peer in self._held:
+                held.set()
+            return actions
+
+        monkeypatch.setattr(HostLobby, "_on_links", spy)
+        start, bob_seated, carol_redialled = trio.Event(), trio.Event(), trio.Event()
+        left: list[str] = []
+        results: dict[str, LobbyResult] = {}
+        carol_ended: list[BaseException] = []
+
+        def on_roster(change: RosterChanged) -> None:
+            left.extend(gone.sentence() for gone in change.left)
+            if [m.name for m in change.roster.members] == ["h", "bob"]:
+                bob_seated.set()
+            if carol.me in change.reconnecting:
+                carol_redialled.set()
+
+        async def play(name: str, mesh: Mesh) -> None:
+            results[name] = await join_table(mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me)
+
+        async def play_carol() -> None:
+            try:
+                await play("carol", carol)
+            except ProtocolError as exc:
+                carol_ended.append(exc)
+
+        async with link_proxy((LOOPBACK, carol.port)) as her:
+            carol.port = her.port  # (every link to her goes through it: she is the highest seat, dialled by all)
+            with trio.fail_after(30):
+                async with trio.open_nursery() as nursery:
+                    async def run_host() -> None:
+                        results["h"] = await host_table(host, name="h", table="Stopped", seats=4, start=start,
+                                                        on_roster=on_roster)
+
+                    nursery.start_soon(run_host)
+                    await trio.testing.wait_all_tasks_blocked()
+                    nursery.start_soon(play, "bob", bob)
+                    await bob_seated.wait()
+                    nursery.start_soon(play_carol)
+                    await reported.wait()  # she holds every link, and says so
+                    her.freeze()
+                    await carol_redialled.wait()  # her link to the host fell silent
+                    nursery.start_soon(play, "dan", dan)
+                    await held.wait()
+                    start.set()
+        assert {name: [m.name for m in r.roster.members] for name, r in results.items()} == {
+            name: ["h", "bob", "dan"] for name in ("h", "bob", "dan")}
+        assert len({r.game_id for r in results.values()}) == 1
+        assert len(left) == 1 and left[0].startswith("carol lost the connection: could not connect"), left
+        assert carol_ended  # (her own lobby ended: she was never dialled again)
+
+
+async def test_s6_6_a_member_that_never_signs_ends_the_lobby_naming_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """carol keeps her links alive but never sends her roster signature: the host and bob
+    end their lobby `SIGN_WAIT` after the roster was frozen, naming her, rather than
+    wait for good."""
+    from p2p import lobby_runner
+    from p2p.errors import ProtocolError
+
+    monkeypatch.setattr(lobby_runner, "SIGN_WAIT", 1.0)
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids) as (host, bob, carol):
+        broadcast = carol.broadcast
+        monkeypatch.setattr(carol, "broadcast", lambda message, exclude=(): None if message["type"] == "lobby.sign"
+                            else broadcast(message, exclude))
+        ended: dict[str, BaseException | LobbyResult] = {}
+
+        async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
+            try:
+                ended[name] = await run()
+            except ProtocolError as exc:
+                ended[name] = exc
+
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Unsigned", seats=3))
+                await trio.testing.wait_all_tasks_blocked()
+                for name, mesh in (("bob", bob), ("carol", carol)):
+                    nursery.start_soon(play, name, lambda mesh=mesh, name=name: join_table(
+                        mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me))
+                    await trio.testing.wait_all_tasks_blocked()
+    for name in ("h", "bob"):
+        error = ended[name]
+        assert isinstance(error, ProtocolError) and str(error).startswith(
+            "§6.6: carol did not sign the roster within 1 s (peer "), error
+    assert isinstance(ended["carol"], LobbyResult)  # (she holds every signature but her own sent)
+
+
+class _QuietMesh:
+    """A mesh for the runner's clock alone: `linked` peers, no events ever, and a note
+    of every link it is asked to close."""
+
+    def __init__(self, linked: frozenset[bytes] = frozenset()) -> None:
+        self._linked = linked
+        self.closed: list[tuple[bytes, str]] = []
+
+    def linked(self) -> frozenset[bytes]:
+        return self._linked
+
+    def send(self, peer: bytes, message: dict) -> None:  # type: ignore[type-arg]
+        pass
+
+    def close_link(self, peer: bytes, reason: str) -> None:
+        self.closed.append((peer, reason))
+
+    async def receive(self) -> None:
+        await trio.sleep_forever()
+
+
+async def test_s6_6_a_peer_still_overdue_when_the_roster_changes_is_told_again(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """The host ignores a report on an older roster (§6.6), so the lobby hears once per
+    roster version that a peer is overdue: before, it heard once, and a report the host
+    then ignored (a member joined meanwhile) left the start waiting for good."""
+    from types import SimpleNamespace
+
+    from p2p.lobby import MESH_WAIT
+    from p2p.lobby_runner import _Driver
+
+    class Done(Exception):
+        pass
+
+    told: list[tuple[int, float]] = []
+    lobby = SimpleNamespace(roster=SimpleNamespace(version=1), signing=False,
+                            awaited=lambda: frozenset({b"b" * 32}))
+
+    def on_overdue(peer: bytes) -> list:  # type: ignore[type-arg]
+        told.append((lobby.roster.version, trio.current_time()))
+        if len(told) == 2:
+            raise Done
+        lobby.roster.version += 1  # (its report is about to be ignored: the roster changed)
+        return []
+
+    lobby.on_overdue = on_overdue
+    with pytest.raises(Done), trio.fail_after(3 * MESH_WAIT):
+        await _Driver(_QuietMesh(), None).run(lobby)  # type: ignore[arg-type]
+    assert told == [(1, MESH_WAIT), (2, MESH_WAIT)]  # (at once on the new roster: it waited its time already)
+
+
+async def test_s6_6_a_peer_that_was_stopped_itself_blames_nobody_for_the_silence(
+        mock_clock: trio.testing.MockClock) -> None:
+    """This peer's own process was stopped for 30 s (SIGSTOP, a laptop asleep): it
+    listened to nobody, so on waking it does not close its links for the silence it slept
+    through, but hears each anew; a link that then stays silent is closed `SILENCE`
+    seconds later."""
+    from types import SimpleNamespace
+
+    from p2p.lobby_runner import _Driver
+    from p2p.transport import SILENCE
+
+    bob = b"b" * 32
+    mesh = _QuietMesh(frozenset({bob}))
+    driver = _Driver(mesh, None)  # type: ignore[arg-type]
+    driver.heard[bob] = 0.0
+    lobby = SimpleNamespace(roster=SimpleNamespace(version=1), signing=False, awaited=frozenset)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(driver.run, lobby)
+        await trio.testing.wait_all_tasks_blocked()
+        mock_clock.jump(30.0)  # (stopped: every deadline passed unseen)
+        await trio.testing.wait_all_tasks_blocked()
+        assert mesh.closed == []
+        mock_clock.jump(SILENCE)
+        await trio.testing.wait_all_tasks_blocked()
+        assert mesh.closed == [(bob, f"nothing heard for {SILENCE:.0f} s")]
+        nursery.cancel_scope.cancel()

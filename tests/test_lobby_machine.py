@@ -8,7 +8,7 @@ import pytest
 
 from p2p.errors import JoinRefused, ProtocolError
 from p2p.lobby import (
-    MESH_WAIT, REDIALS, Broadcast, GuestLobby, HostLobby, Left, Pin, Probe, Redial, RosterChanged, SendTo, Started,
+    MESH_WAIT, REDIALS, SIGN_WAIT, Broadcast, GuestLobby, HostLobby, Left, Pin, Probe, Redial, RosterChanged, SendTo, Started,
     links_report,
 )
 from p2p.roster import PROTOCOL_VERSION
@@ -29,6 +29,13 @@ def linked(host: HostLobby, *guests: bytes) -> list:  # type: ignore[type-arg]
     for guest in guests:
         actions += host.on_message(guest, links_report(host.roster.version))
     return actions
+
+
+def linked_to(host: HostLobby, *guests: bytes) -> None:
+    """The host holds its mesh link to each of `guests` (a report naming a guest it has
+    no link to waits for the host's own dial, §6.6)."""
+    for guest in guests:
+        host.on_link_up(guest)
 
 
 def hello_for(host: HostLobby, ident, name: str, nonce: bytes, code: str | None = None):  # type: ignore[no-untyped-def]
@@ -224,6 +231,7 @@ def test_s6_6_a_member_a_guest_cannot_dial_leaves_not_the_table(tmp_path: Path) 
     roster is signed: the guest whose dial failed says so, and the later joiner of the
     two (carol) is told why and leaves; the others play on."""
     ids, host, bob, carol = seat_three(tmp_path)
+    linked_to(host, ids[1].peer_id, ids[2].peer_id)
     report = bob.on_link_lost(ids[2].peer_id)  # bob's dial to carol failed (§4.7)
     assert report == [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
     actions = host.on_message(ids[1].peer_id, report[0].message)
@@ -290,6 +298,7 @@ def test_s6_6_a_failed_redial_is_reported_and_the_later_joiner_leaves(tmp_path: 
     report = [SendTo(ids[0].peer_id, links_report(2, (ids[2].peer_id,)))]
     assert bob.on_link_lost(ids[2].peer_id) == report  # a goodbye, or an error: reported, not redialled
     ids, host, bob, carol = seat_three(tmp_path / "again")
+    linked_to(host, ids[1].peer_id, ids[2].peer_id)
     bob.on_link_up(ids[2].peer_id)
     assert acts(bob.on_link_lost(ids[2].peer_id, dropped=True)) == [Redial(ids[2].peer_id)]
     failed = bob.on_link_lost(ids[2].peer_id, dropped=True)  # the redial failed (§4.7): carol is reported, and leaves
@@ -399,6 +408,7 @@ def test_s6_6_a_member_no_longer_at_the_table_is_no_longer_reconnecting(tmp_path
 
 def test_s6_6_a_guest_nobody_dials_in_time_is_the_later_joiner_and_leaves(tmp_path: Path) -> None:
     ids, host, bob, carol = seat_three(tmp_path)
+    linked_to(host, ids[1].peer_id, ids[2].peer_id)
     carol.on_link_up(ids[0].peer_id)
     assert carol.on_overdue(ids[0].peer_id) == []  # linked: not overdue
     report = carol.on_overdue(ids[1].peer_id)  # bob never dialled her
@@ -449,6 +459,7 @@ def test_s6_5_what_a_guest_let_go_sent_before_it_knew_changes_nothing(tmp_path: 
     same burst, signs before any start: the host has let her go by the time it reads the
     signature, which changes nothing (§6.5: the others keep their seats)."""
     ids, host, bob, carol = seat_three(tmp_path)
+    linked_to(host, ids[1].peer_id, ids[2].peer_id)
     host.on_message(ids[2].peer_id, links_report(2, (ids[1].peer_id,)))
     assert [m.name for m in host.roster.members] == ["alice", "bob"]
     assert host.on_message(ids[2].peer_id, {"type": "lobby.sign", "v": 1, "game": bytes(32), "sig": bytes(64)}) == []
@@ -487,3 +498,114 @@ def test_s6_5_a_roster_that_gives_a_newcomer_no_address_to_dial_is_the_host_s_er
     with pytest.raises(ProtocolError) as info:
         bob.on_message(ids[0].peer_id, update)
     assert info.value.section == "§6.5" and "no address to dial" in info.value.reason
+
+
+def test_s6_6_a_report_naming_a_guest_the_host_redials_waits_for_that_redial(tmp_path: Path) -> None:
+    """carol stopped (her links fell silent), and the host dials her again. Bob, who
+    cannot reach her either, reports her meanwhile; he is the earlier joiner, but had he
+    been the later, the report alone would cost him his seat. So the host holds the report
+    until its own dial is decided: a dial that fails lets carol go as one that lost her
+    connection, and the report, about the roster before, no longer matters. So does the
+    host's first dial of her, when she stopped before it reached her ("never reached").
+    A link that comes back gives bob `MESH_WAIT` to take the report back (carol, awake
+    again, dials him): if he does not, the report stands."""
+    for outcome in ("failed", "never reached", "back", "back and taken back"):
+        ids, host, bob, carol = seat_three(tmp_path / outcome)
+        bob_id, carol_id = ids[1].peer_id, ids[2].peer_id
+        host.on_link_up(bob_id)
+        if outcome != "never reached":
+            host.on_link_up(carol_id)
+            assert acts(host.on_link_lost(carol_id, "lost the connection: nothing heard for 6 s", dropped=True)) == [
+                Redial(carol_id)]
+        report = links_report(2, (carol_id,))
+        assert host.on_message(bob_id, report) == []  # held
+        assert host.awaited() == frozenset()  # (not yet on a clock: the host's dial decides first)
+        assert [m.name for m in host.roster.members] == ["alice", "bob", "carol"]
+        if outcome in ("failed", "never reached"):
+            actions = host.on_link_lost(carol_id, "lost the connection: could not connect: timed out", dropped=True)
+            assert [a.left for a in actions if isinstance(a, RosterChanged)] == [
+                (Left("carol", "lost the connection: could not connect: timed out"),)]
+            assert not any(isinstance(a, SendTo) and a.message["type"] == "lobby.refuse" for a in actions)
+            assert [m.name for m in host.roster.members] == ["alice", "bob"]
+            assert host.on_link_up(carol_id) == [] and host.on_overdue(bob_id) == []  # (gone: nothing changes)
+            continue
+        assert acts(host.on_link_up(carol_id)) == [] and host.awaited() == {bob_id}
+        if outcome == "back":
+            actions = host.on_overdue(bob_id)
+            told = next(a for a in actions if isinstance(a, SendTo) and a.peer == carol_id).message
+            assert told["reason"] == "unreachable" and "bob and carol could not link" in told["detail"]
+            assert [m.name for m in host.roster.members] == ["alice", "bob"]
+        else:
+            host.on_message(carol_id, links_report(2))
+            host.on_message(bob_id, links_report(2))  # carol dialled him again: he holds every link after all
+            assert host.awaited() == frozenset() and host.on_overdue(bob_id) == []
+            assert [m.name for m in host.roster.members] == ["alice", "bob", "carol"]
+            assert host.start()[0].message["type"] == "lobby.start"
+
+
+def test_s6_6_two_held_reports_that_stand_cost_one_seat_each_at_most(tmp_path: Path) -> None:
+    """bob, the earliest guest, stopped; carol and dan both report him, and the host holds
+    both. He is back, and neither takes its report back in time: the first that stands
+    costs carol her seat (the later joiner) and changes the roster, so dan's report, about
+    the roster before, no longer counts (he reports again on the new one). (The host's
+    lobby once raised KeyError here.)"""
+    ids, host = setup(tmp_path, seats=4)
+    for i, name in ((1, "bob"), (2, "carol"), (3, "dan")):
+        _, hello, nonce = hello_for(host, ids[i], name, N[i])
+        host.on_hello(hello, nonce, f"10.0.0.{i + 1}")
+        host.on_link_up(ids[i].peer_id)
+    bob_id, carol_id, dan_id = (ids[i].peer_id for i in (1, 2, 3))
+    host.on_link_lost(bob_id, "lost the connection: nothing heard for 6 s", dropped=True)
+    assert host.on_message(carol_id, links_report(3, (bob_id,))) == []
+    assert host.on_message(dan_id, links_report(3, (bob_id,))) == []
+    host.on_link_up(bob_id)
+    assert host.awaited() == {carol_id, dan_id}
+    host.on_overdue(carol_id)
+    assert host.on_overdue(dan_id) == []
+    assert [m.name for m in host.roster.members] == ["alice", "bob", "dan"] and host.awaited() == frozenset()
+
+
+def test_s6_6_a_report_about_a_roster_since_changed_is_no_longer_held(tmp_path: Path) -> None:
+    ids, host, bob, carol = seat_three(tmp_path)
+    bob_id, carol_id = ids[1].peer_id, ids[2].peer_id
+    host.on_link_up(carol_id)
+    host.on_link_lost(carol_id, "lost the connection: reset", dropped=True)
+    assert host.on_message(bob_id, links_report(2, (carol_id,))) == []
+    dan, hello, nonce = hello_for(host, ids[3], "dan", N[3])
+    host.on_hello(hello, nonce, "10.0.0.4")  # roster 3: bob's report on roster 2 is stale
+    host.on_link_up(carol_id)
+    assert [m.name for m in host.roster.members] == ["alice", "bob", "carol", "dan"]
+
+
+def test_s6_6_a_roster_some_member_does_not_sign_in_time_ends_the_lobby_naming_it(tmp_path: Path) -> None:
+    """Every peer waits `SIGN_WAIT` from freezing the roster; the runner then ends the
+    lobby with the error `sign_overdue` gives, which names whoever has not signed."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    host.on_link_up(ids[1].peer_id)
+    host.on_link_up(ids[2].peer_id)
+    assert not host.signing
+    start = next(a for a in [*linked(host, ids[1].peer_id, ids[2].peer_id), *host.start()]
+                 if isinstance(a, Broadcast)).message
+    assert host.signing
+    signed = next(a for a in bob.on_message(ids[0].peer_id, start) if isinstance(a, Broadcast)).message
+    host.on_message(ids[1].peer_id, signed)
+    error = host.sign_overdue()
+    assert error.section == "§6.6" and error.reason == f"carol did not sign the roster within {SIGN_WAIT:.0f} s"
+    assert error.peer == ids[2].certificate.short
+    assert bob.signing and bob.sign_overdue().reason == f"carol did not sign the roster within {SIGN_WAIT:.0f} s"
+    carol.on_message(ids[0].peer_id, start)
+    assert carol.sign_overdue().reason == f"bob did not sign the roster within {SIGN_WAIT:.0f} s"
+
+
+def test_s6_6_a_member_lost_before_signing_ends_the_lobby_saying_how(tmp_path: Path) -> None:
+    ids, host, bob, carol = seat_three(tmp_path)
+    host.on_link_up(ids[1].peer_id)
+    host.on_link_up(ids[2].peer_id)
+    start = next(a for a in [*linked(host, ids[1].peer_id, ids[2].peer_id), *host.start()]
+                 if isinstance(a, Broadcast)).message
+    with pytest.raises(ProtocolError, match=r"carol left before signing the roster \(lost the connection: "
+                                            r"nothing heard for 6 s\)"):
+        host.on_link_lost(ids[2].peer_id, "lost the connection: nothing heard for 6 s", dropped=True)
+    bob.on_message(ids[0].peer_id, start)
+    with pytest.raises(ProtocolError, match=r"^§6.6: carol left before signing the roster \(peer"):
+        bob.on_link_lost(ids[2].peer_id)

@@ -27,7 +27,7 @@ from p2p.roster import TableRules
 from p2p.table import SeatLeft, Step
 from p2p.table.machine import Applied
 from tests.spread import spread
-from tests.tablesim import TableNetwork
+from tests.tablesim import TableNetwork, arising
 
 # A 30-card deck keeps the crypto of 200 games cheap; it has every power and both Bandits.
 SMALL_DECK = "".join(
@@ -440,9 +440,12 @@ def test_s9_9_a_seat_that_snaps_and_stops_the_game_at_once_still_sends_the_share
     ordered just before: the others need it to get to the same point. (It was dropped with the stop: the others
     then waited for it until their stall claims blamed the seat for withholding it,
     §9.11; live, a seat that had left was waited for until the grace period ran out.)"""
-    net = LooksSnapsAndStops(stop, 3, 0, rules=SMALL, latency=0.002, jitter=0.0005, share_lag=0.005)
-    net.run(limit=200)
-    assert net.stopped_at is not None
+    def play(seed: int) -> LooksSnapsAndStops:
+        net = LooksSnapsAndStops(stop, 3, seed, rules=SMALL, latency=0.002, jitter=0.0005, share_lag=0.005)
+        net.run(limit=200)
+        return net
+
+    net = arising(play, lambda net: net.stopped_at is not None, range(12))
     for table in net.tables:
         halted = table.machine.halted
         assert halted is not None and halted.seat == net.SEAT, halted
@@ -490,11 +493,15 @@ def test_s10_1_every_log_ends_at_the_leave_even_where_the_leave_waited_for_share
     """A message ordered after a `leave` that one peer held behind a reveal's shares and
     another took at once: the first must not log it (its machine never takes it), so
     every log ends at the leave and all are identical (§9.8, §10.1)."""
-    net = LeavesWhileSharesWait(after, 3, 0, rules=SMALL, latency=0.002, jitter=0.0005, share_lag=0.005)
-    net.run(limit=200)
+    def play(seed: int) -> LeavesWhileSharesWait:
+        net = LeavesWhileSharesWait(after, 3, seed, rules=SMALL, latency=0.002, jitter=0.0005, share_lag=0.005)
+        net.run(limit=200)
+        return net
+
+    # the scenario: some peer's order delivered seat 0's message after the leave
+    net = arising(play, lambda net: any(p.delivered[-1].seat == 0 and p.delivered[-1].envelope.inner["type"] == "leave"
+                                        for p in net.peers), range(12))
     assert all(isinstance(t.machine.halted, SeatLeft) and t.machine.halted.seat == net.SEAT for t in net.tables)
-    # the scenario arose: some peer's order delivered seat 0's message after the leave
-    assert any(p.delivered[-1].seat == 0 and p.delivered[-1].envelope.inner["type"] == "leave" for p in net.peers)
     assert identical_logs(net)
     assert all(t.log[-1].seat == net.SEAT and t.log[-1].envelope.inner["type"] == "leave" for t in net.tables)
     for path in net.write_logs(tmp_path):
