@@ -60,6 +60,16 @@ def game_id(output: str) -> str:
     return m.group(1)
 
 
+def one_game(results: list[tuple[int, str]]) -> str:
+    """Every process of `results` (exit status, output) exited 0 having started the same
+    game: its id."""
+    for rc, out in results:
+        assert rc == 0, out
+    ids = {game_id(out) for _, out in results}
+    assert len(ids) == 1, ids
+    return ids.pop()
+
+
 def stopped_journal(state: Path, game: int, ago: float, *others: tuple[str, int]) -> Path:
     """A journal as a killed seat 0 leaves it in `state`, last marked alive `ago` seconds
     before now; `others`: the other seats' addresses."""
