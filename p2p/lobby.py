@@ -465,11 +465,9 @@ class HostLobby(_SignsRoster):
 
     def on_overdue(self, reporter: bytes) -> list[Action]:
         """`reporter` did not take back its held report in time: it stands (§6.6)."""
-        held = self._held.get(reporter)
-        if held is None or set(held[1]) - self._linked:
-            return []
-        del self._held[reporter]
-        return self._on_links(reporter, *held)  # (ignored if the roster changed since)
+        if reporter not in self.awaited():
+            return []  # (gone with a roster change, or its named guest is being dialled again)
+        return self._on_links(reporter, *self._held.pop(reporter))  # (ignored if the roster changed since)
 
     def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
         """A guest's link ended: before the start it leaves the table (§6.5), unless the

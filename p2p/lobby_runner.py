@@ -129,7 +129,7 @@ class _Driver:
                         while self._answers:
                             self.apply(lobby.on_probe(*self._answers.pop(0)))
                     awaited = lobby.awaited()
-                    version = lobby.roster.version if lobby.roster is not None else -1
+                    version = _version(lobby)
                     since = {peer: since.get(peer, now) for peer in awaited}
                     told = {peer: v for peer, v in told.items() if peer in awaited}
                     for peer, at in since.items():  # (once per roster version: a report on an older one is ignored)
@@ -140,9 +140,9 @@ class _Driver:
                         signing_since = min(signing_since, now)
                         if now >= signing_since + SIGN_WAIT:
                             raise lobby.sign_overdue(SIGN_WAIT)
-                    self._close_silent(now)
                     linked = self.mesh.linked()
-                    version = lobby.roster.version if lobby.roster is not None else -1  # (it may have changed)
+                    self._close_silent(now, linked)
+                    version = _version(lobby)  # (telling it may have changed the roster)
                     deadline = min([at + MESH_WAIT for peer, at in since.items() if told.get(peer) != version]
                                    + [signing_since + SIGN_WAIT]
                                    + [at + SILENCE for peer, at in self.heard.items() if peer in linked])
@@ -165,11 +165,10 @@ class _Driver:
                 self.mesh.send(peer, BEAT)
             await trio.sleep(BEAT_EVERY)
 
-    def _close_silent(self, now: float) -> None:
-        """Close each link nothing came on for `SILENCE` seconds (§6.6): the peer's
-        process stopped, or its machine went to sleep or off the network. Its `LinkDown`
-        follows, as for any connection lost."""
-        linked = self.mesh.linked()
+    def _close_silent(self, now: float, linked: frozenset[bytes]) -> None:
+        """Close each of the `linked` links nothing came on for `SILENCE` seconds (§6.6):
+        the peer's process stopped, or its machine went to sleep or off the network. Its
+        `LinkDown` follows, as for any connection lost."""
         for peer, at in list(self.heard.items()):
             if peer in linked and now >= at + SILENCE:
                 del self.heard[peer]
@@ -393,6 +392,11 @@ async def join_table(
     driver.apply(actions)
     mesh.release_incoming()
     return await driver.run(guest)
+
+
+def _version(lobby: HostLobby | GuestLobby) -> int:
+    """The roster version the lobby stands on (-1 before a guest's welcome)."""
+    return lobby.roster.version if lobby.roster is not None else -1
 
 
 def _dropped(event: LinkDown) -> bool:
