@@ -475,7 +475,7 @@ class Orderer:
         # everybody's echo), and of those, the ones we have no link to: gone, with all they
         # had to say (a fork they saw, say); their echo is no longer waited for
         self._departed: frozenset[int] = frozenset()
-        self._no_echo: frozenset[int] = frozenset()
+        self._gone: frozenset[int] = frozenset()
         self._left = False
         self._away_changed = False
         self._reports_changed = False  # another peer's `away` changed since `reports_seen`
@@ -496,13 +496,13 @@ class Orderer:
         away = tuple(sorted(set(seats)))
         if away != self._away:
             self._away, self._away_changed = away, True
-            self._no_echo = self._departed & set(away)
+            self._gone = self._departed & set(away)
 
-    def departed(self) -> frozenset[int]:
+    def gone(self) -> frozenset[int]:
         """The seats that left and are gone: we took their `leave` (§9.8) and have no link
         to them (§7.10: their echo is not waited for). The `away` of their last ack stands
         for good, and says nothing of the table now (§11.3)."""
-        return self._no_echo
+        return self._gone
 
     def cut_off(self) -> dict[int, tuple[float, tuple[int, ...]]]:
         """For every other seat whose latest ack says it misses a link: (since when we
@@ -720,7 +720,7 @@ class Orderer:
         except OrderError:
             (self._peers[seat], self.clock, self._seen, self._ack_wanted, self._pending, self._pending_stamps,
              self._heads_changed, self._evidence, self._evidence_sent, echoes, self._unvouched, self._departed,
-             self._no_echo) = saved
+             self._gone) = saved
             for peer_, (echoed, unchecked) in zip(self._peers, echoes):
                 peer_.echoed, peer_.unchecked = echoed, unchecked
             raise
@@ -769,7 +769,7 @@ class Orderer:
         echoes = [(dict(q.echoed), {k: dict(v) for k, v in q.unchecked.items()}) for q in self._peers]
         return (copy, self.clock, self._seen, self._ack_wanted, pending, list(self._pending_stamps),
                 self._heads_changed, list(self._evidence), set(self._evidence_sent), echoes, set(self._unvouched),
-                self._departed, self._no_echo)
+                self._departed, self._gone)
 
     def _receive_side(self, seat: int, envelope: Envelope, now: float | None) -> None:
         """§7.8: accept the side chain in order; hold early ones; refuse forks. A side
@@ -859,7 +859,7 @@ class Orderer:
         if envelope.inner["type"] == LEAVE_TYPE:
             self._left |= seat == self.me
             self._departed = frozenset() if self._left else self._departed | {seat}
-            self._no_echo = self._departed & set(self._away)
+            self._gone = self._departed & set(self._away)
         if seat != self.me:
             self._ack_wanted = max(self._ack_wanted, stamp)
             self._heads_changed = len(self.seats) > 2  # a third peer waits for our echo (§7.10)
@@ -989,10 +989,10 @@ class Orderer:
 
     def _echoed(self, seat: int, seq: int) -> bool:
         """§7.10: every peer but the sender has declared holding `seat`'s chain up to `seq`
-        (but one that left and is gone, `_no_echo`)."""
+        (but one that left and is gone, `_gone`)."""
         if seat == self.me:
             return True
-        gone = self._no_echo
+        gone = self._gone
         return all(
             peer.echoed.get(seat, -1) >= seq for i, peer in enumerate(self._peers)
             if i != self.me and i != seat and i not in gone

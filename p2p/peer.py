@@ -680,11 +680,11 @@ class TablePeer(SessionRecord):
     def _link_reports(self) -> dict[int, tuple[float, tuple[int, ...]]]:
         """Other peers' reports of the links they miss (§11.3), but those by or about a
         seat that left and is gone: its last word stands for good, and says nothing now."""
-        departed = self.orderer.departed()
+        gone = self.orderer.gone()
         reports = {}
         for seat, (since, away) in self.orderer.cut_off().items():
-            rest = tuple(s for s in away if s not in departed)
-            if seat not in departed and rest:
+            rest = tuple(s for s in away if s not in gone)
+            if seat not in gone and rest:
                 reports[seat] = (since, rest)
         return reports
 

@@ -597,7 +597,7 @@ async def test_s11_3_a_report_by_or_about_a_seat_that_left_and_is_gone_says_noth
     """The last ack of a seat that left (§9.8) stands for good: had it reported a link it
     missed, that report would hold claims and end the game after the grace period,
     naming as absent a seat that may be back ("Bo could not reach Cy"). Once its leave is
-    taken and its link is down (`Orderer.departed`), what it reported, and what others
+    taken and its link is down (`Orderer.gone`), what it reported, and what others
     report of it, says nothing of the table now; its own absence still counts."""
     from tests.live_support import seat_live_table
 
@@ -606,10 +606,10 @@ async def test_s11_3_a_report_by_or_about_a_seat_that_left_and_is_gone_says_noth
         me, leaver, other = peers[0], peers[1].me, peers[2].me
         for reports in ({leaver: (0.0, (other,))}, {other: (0.0, (leaver,))}):
             me.orderer.cut_off = lambda reports=reports: reports  # type: ignore[method-assign]
-            me.orderer.departed = lambda: frozenset()  # type: ignore[method-assign]
+            me.orderer.gone = lambda: frozenset()  # type: ignore[method-assign]
             me._track_links()
             assert me._suspended and me._grace_ends() == me.grace and me._claims_wait()
-            me.orderer.departed = lambda: frozenset({leaver})  # type: ignore[method-assign]
+            me.orderer.gone = lambda: frozenset({leaver})  # type: ignore[method-assign]
             me._track_links()
             assert not me._suspended and me._grace_ends() is None and not me._claims_wait()
         me.log.close("the test ends here")

@@ -503,7 +503,7 @@ async def test_the_log_scrolls_up_to_its_oldest_line_counted_in_wrapped_rows(moc
     short ones needed PgDn presses that moved nothing)."""
     from p2p.session import Line
 
-    from cli.tui.table_view import LOG_TOP, log_scroll_limit
+    from cli.tui.log_view import LOG_TOP, log_scroll_limit
 
     async with table({0: [4, 6, 0, 2]}, discard=12) as t:
         t.session._lines[:0] = [Line(f"line {n}: " + "a long story of the table " * 5, "table") for n in range(24)]

@@ -54,6 +54,7 @@ from engine import (
 from engine.phases import SNAP_PHASES, TURN_PHASES
 from cli.tui.canvas import Canvas
 from cli.tui.keymap import Command, Press, press_for, slot_label
+from cli.tui.log_view import log_scroll_limit
 from cli.tui.model import TableModel
 
 FLASH_S: Final = 5.0
@@ -393,8 +394,6 @@ class TableUi:
                 self._say("Cancelled.")
             self.pending = None
         elif command is Command.LOG_UP:  # (no further than the oldest line: PgDn comes straight back)
-            from cli.tui.table_view import log_scroll_limit  # (the view draws the table: it imports this)
-
             self.log_scroll = log_scroll_limit(model.lines, *self.screen_size, self.log_scroll + 5)
         elif command is Command.LOG_DOWN:
             self.log_scroll = max(0, self.log_scroll - 5)

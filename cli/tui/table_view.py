@@ -17,20 +17,19 @@ name is the key that chooses them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine import Phase, Power
 from engine.narrate import card_words, power_words
-from p2p.session import Line
-from cli.tui.canvas import Canvas, clip, text_width, wrap
+from cli.tui.canvas import Canvas, clip, text_width
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
 from cli.tui.keymap import HELP_BAR, slot_key, slot_position
+from cli.tui.log_view import LOG_TOP, draw_log
 from cli.tui.table_ui import Pending, TableScene
 
 NAME_COLUMNS = 12
 TOP, MIDDLE, BOTTOM = 2, 6, 10
-PROMPT_ROW = 13
+PROMPT_ROW = LOG_TOP - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +81,7 @@ def draw_table(canvas: Canvas, scene: TableScene) -> None:
     box = _box_width(scene, model.me, False)
     _tableau(canvas, scene, model.me, max(0, (width - box) // 2), BOTTOM, False)
     _prompt(canvas, scene, PROMPT_ROW)
-    _log(canvas, scene, LOG_TOP, height - 1)
+    draw_log(canvas, model.lines, scene.log_scroll, LOG_TOP, height - 1)
     canvas.fill(0, height - 1, width, "class:helpbar")
     canvas.write(1, height - 1, clip(HELP_BAR, width - 2), "class:helpbar")
 
@@ -379,51 +378,4 @@ def _pending_text(scene: TableScene, pending: Pending) -> str:
     if pending.slot is None:
         return f"{verb} with {theirs}: {{slot}} which of their cards? · {{Esc}} cancel."
     return f"{verb}: {{slot}} which card of yours? · {{Esc}} cancel."
-
-
-# --- log ----------------------------------------------------------------------------------
-
-
-LOG_TOP = PROMPT_ROW + 1  # the table log's rule; its rows run down to the help bar
-
-
-def log_scroll_limit(lines: Sequence[Line], width: int, height: int, wanted: int) -> int:
-    """`wanted` rows scrolled up, or fewer: the table log of a `width`×`height` screen
-    scrolls no further than its oldest line at the top (lines wrap into several rows)."""
-    rows = height - 1 - LOG_TOP - 1
-    if rows < 1:
-        return 0
-    return min(wanted, max(0, len(_log_rows(lines, width, rows + wanted)) - rows))
-
-
-def _log_rows(lines: Sequence[Line], width: int, need: int) -> list[tuple[str, str]]:
-    """The newest `need` rows of the log wrapped to `width` (all, if it has fewer), with
-    their styles, oldest first; only the lines they come from are wrapped."""
-    chunks: list[list[tuple[str, str]]] = []  # newest line first
-    count = 0
-    for line in reversed(lines):
-        if count >= need:
-            break
-        style = f"class:log.{line.kind}"
-        chunks.append([((" " if i == 0 else "   ") + part, style) for i, part in enumerate(wrap(line.text, width - 3))])
-        count += len(chunks[-1])
-    rows = [row for chunk in reversed(chunks) for row in chunk]
-    return rows[-need:] if need else []
-
-
-def _log(canvas: Canvas, scene: TableScene, y0: int, y1: int) -> None:
-    """The table log between rows y0 (a rule) and y1 (exclusive), newest last."""
-    if y1 - y0 < 2:
-        return
-    width = canvas.width
-    model = scene.model
-    rows = y1 - y0 - 1
-    wrapped = _log_rows(model.lines, width, rows + scene.log_scroll)
-    scroll = min(scene.log_scroll, max(0, len(wrapped) - rows))  # (the oldest line at the top, at most)
-    title = f" table log (scrolled up {scroll}; PgDn) " if scroll else " table log "
-    canvas.write(0, y0, "──" + title + "─" * max(0, width - 2 - text_width(title)), "class:log.rule")
-    end = max(0, len(wrapped) - scroll)
-    shown = wrapped[max(0, end - rows):end]
-    for i, (text, style) in enumerate(shown):
-        canvas.write(0, y0 + 1 + i, text, style)
 
