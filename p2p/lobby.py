@@ -29,9 +29,11 @@ other member of the current roster, the host freezes the roster into R and sends
 ``lobby.start`` with its roster signature. A pair of members that cannot link costs the
 later joiner of the two its seat (the host tells it with ``lobby.refuse`` reason
 ``unreachable``), so nobody only some can reach takes a seat and ends the table at
-signing. Each guest checks that R is exactly the roster it was shown, signs it and
-broadcasts ``lobby.sign``. A peer has started when it holds a valid signature of R from
-every member; the game id is SHA-256 over R.
+signing. A guest that never reports would hold the start for good: the host lets it go
+`REPORT_WAIT` seconds after the roster took its version (`unreported`). Each guest checks
+that R is exactly the roster it was shown, signs it and broadcasts ``lobby.sign``. A peer
+has started when it holds a valid signature of R from every member; the game id is
+SHA-256 over R.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from p2p.roster import (
 from p2p.schema import NONCE, PEER_ID, SIGNATURE, Bin, Bool, Int, ListOf, Message, OneOf, Optional, Str
 
 MESH_WAIT = 30.0  # seconds a guest waits for a link from a member that dials it (§6.6)
+REPORT_WAIT = 120.0  # seconds the host waits for a guest's links report on the roster as it stands (§6.6)
 PROBE_EVERY = 2.0  # seconds between a guest's probes of the host's front door while it awaits the host's link (§6.6)
 SIGN_WAIT = 30.0  # seconds a peer waits, from the roster frozen, for every member's roster signature (§6.6)
 BEAT_EVERY = 1.0  # seconds between the `lobby.beat` a member sends on each of its links (§6.6)
@@ -469,6 +472,24 @@ class HostLobby(_SignsRoster):
             return []  # (gone with a roster change, or its named guest is being dialled again)
         return self._on_links(reporter, *self._held.pop(reporter))  # (ignored if the roster changed since)
 
+    def unreported(self) -> frozenset[bytes]:
+        """Guests the start waits for that have not reported their links on the roster as it
+        stands (§6.6), and are not being dialled again. An honest guest reports within about a
+        minute (`MESH_WAIT`, or a dial's last attempt); a runner gives each `REPORT_WAIT`
+        seconds from when the roster took its version, then calls `on_unreported`."""
+        if self.started:
+            return frozenset()
+        version, skip = self.roster.version, self.reconnecting | self._held.keys()
+        return frozenset(m.peer_id for m in self.roster.members[1:]
+                         if self._ready.get(m.peer_id) != version and m.peer_id not in skip)
+
+    def on_unreported(self, peer: bytes, waited: float = REPORT_WAIT) -> list[Action]:
+        """Guest `peer` has not reported its links for `waited` seconds: it would hold the
+        start for good, so it leaves the table, told why (§6.6)."""
+        if peer not in self.unreported():
+            return []
+        return self._remove({peer: f"did not report its links to the other players within {waited:.0f} s"}, told=True)
+
     def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
         """A guest's link ended: before the start it leaves the table (§6.5), unless the
         link `dropped` (no goodbye, no protocol error) and the host, its dialer, has
@@ -533,7 +554,8 @@ class GuestLobby(_SignsRoster):
         self._key: bytes | None = None
         self._sigs = _Signatures(identity)
         self._linked: set[bytes] = set()  # members this guest holds a mesh link to
-        self._reported: set[tuple[int, bytes | None]] = set()  # (version, member it cannot link with, or None: all linked)
+        # (version, member it cannot link with, or None: all linked) -> the report sent
+        self._reported: dict[tuple[int, bytes | None], dict[str, Any]] = {}
         self._redials = _Redials()
         self._lost: set[bytes] = set()  # members whose link dropped before the start, being made again (§6.6)
 
@@ -670,13 +692,18 @@ class GuestLobby(_SignsRoster):
 
     def on_link_up(self, peer: bytes) -> list[Action]:
         """A mesh link to `peer` is up: once it holds one to every member, the guest tells
-        the host (§6.6)."""
+        the host (§6.6). A link to the host that comes back carries again what this guest
+        reported on the roster as it stands (it may have gone down with the link before)."""
         if self.roster is None or self.roster.member(peer) is None:
             return []
+        assert self.host is not None
         before = self.reconnecting
         self._linked.add(peer)
         self._lost.discard(peer)
-        return [*_told(self, before), *self._report()]
+        again: list[Action] = []
+        if peer == self.host.peer_id and self._sigs.roster is None:
+            again = [SendTo(peer, r) for (version, _), r in self._reported.items() if version == self.roster.version]
+        return [*_told(self, before), *again, *self._report()]
 
     def on_overdue(self, peer: bytes) -> list[Action]:
         """`peer` should have dialled this guest `MESH_WAIT` seconds ago and did not."""
@@ -709,8 +736,8 @@ class GuestLobby(_SignsRoster):
             key = (version, unreachable.peer_id)
         if key in self._reported:
             return []
-        self._reported.add(key)
-        return [SendTo(self.host.peer_id, links_report(version, () if unreachable is None else (unreachable.peer_id,)))]
+        report = self._reported[key] = links_report(version, () if unreachable is None else (unreachable.peer_id,))
+        return [SendTo(self.host.peer_id, report)]
 
     def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
         """A link ended (`why`: how, as for the host's `on_link_lost`). Before the start a

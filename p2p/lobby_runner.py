@@ -40,7 +40,7 @@ from p2p.errors import JoinRefused, PeerLeft, ProtocolError, printable
 from p2p.framed import FramedStream
 from p2p.identity import Certificate, short_id
 from p2p.lobby import (
-    BEAT, BEAT_EVERY, MESH_WAIT, PROBE_EVERY, SIGN_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby,
+    BEAT, BEAT_EVERY, MESH_WAIT, PROBE_EVERY, REPORT_WAIT, SIGN_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby,
     LobbyResult, Pin, Probe, Redial, RosterChanged, SendTo, Started, Unpin,
 )
 from p2p.roster import DEFAULT_RULES, TableRules
@@ -109,12 +109,16 @@ class _Driver:
                 self.result = action.result
 
     async def run(self, lobby: HostLobby | GuestLobby) -> LobbyResult:
-        """Feed mesh events to `lobby` until it has started; a guest's links that are
-        `MESH_WAIT` seconds overdue are reported to it (§6.6), as are its probes' answers.
+        """Feed mesh events to `lobby` until it has started; what it awaits and is overdue
+        (`_waits`: a guest's links, `MESH_WAIT` seconds; a guest's links report to the
+        host, `REPORT_WAIT` seconds) is reported to it (§6.6), as are its probes' answers.
         Links silent for `SILENCE` seconds are closed, and signatures `SIGN_WAIT` seconds
         overdue end the lobby (§6.6)."""
-        since: dict[bytes, float] = {}  # since when a peer is awaited (a guest: its dial; the host: a report taken back)
-        told: dict[bytes, int] = {}  # the roster version on which the lobby was told a peer is overdue
+        # since when each thing is awaited, and the roster version on which the lobby was told
+        # it is overdue: a peer (a guest awaits its dial, the host a report taken back), or
+        # (a guest, a roster version) the host awaits its links report on
+        since: dict[_Awaited, float] = {}
+        told: dict[_Awaited, int] = {}
         signing_since = math.inf  # when this peer froze the roster
         self._lobby = lobby
         with lone_exception_unwrapped():
@@ -128,14 +132,14 @@ class _Driver:
                     if isinstance(lobby, GuestLobby):
                         while self._answers:
                             self.apply(lobby.on_probe(*self._answers.pop(0)))
-                    awaited = lobby.awaited()
                     version = _version(lobby)
-                    since = {peer: since.get(peer, now) for peer in awaited}
-                    told = {peer: v for peer, v in told.items() if peer in awaited}
-                    for peer, at in since.items():  # (once per roster version: a report on an older one is ignored)
-                        if at + MESH_WAIT <= now and told.get(peer) != version:
-                            told[peer] = version
-                            self.apply(lobby.on_overdue(peer))
+                    waits = _waits(lobby, version)
+                    since = {key: since.get(key, now) for key in waits}
+                    told = {key: v for key, v in told.items() if key in waits}
+                    for key, at in since.items():  # (once per roster version: a report on an older one is ignored)
+                        if at + waits[key] <= now and told.get(key) != version:
+                            told[key] = version
+                            self.apply(_overdue(lobby, key))
                     if lobby.signing:
                         signing_since = min(signing_since, now)
                         if now >= signing_since + SIGN_WAIT:
@@ -143,7 +147,7 @@ class _Driver:
                     linked = self.mesh.linked()
                     self._close_silent(now, linked)
                     version = _version(lobby)  # (telling it may have changed the roster)
-                    deadline = min([at + MESH_WAIT for peer, at in since.items() if told.get(peer) != version]
+                    deadline = min([at + waits[key] for key, at in since.items() if told.get(key) != version]
                                    + [signing_since + SIGN_WAIT]
                                    + [at + SILENCE for peer, at in self.heard.items() if peer in linked])
                     with trio.move_on_at(deadline) as self._waiting:
@@ -392,6 +396,27 @@ async def join_table(
     driver.apply(actions)
     mesh.release_incoming()
     return await driver.run(guest)
+
+
+_Awaited = bytes | tuple[bytes, int]
+
+
+def _waits(lobby: HostLobby | GuestLobby, version: int) -> dict[_Awaited, float]:
+    """What `lobby` awaits, and how long each may take (§6.6): the peers of its
+    `awaited()`, `MESH_WAIT` seconds each; and for the host, each guest it awaits a links
+    report from on this roster `version`, `REPORT_WAIT` seconds."""
+    waits: dict[_Awaited, float] = dict.fromkeys(lobby.awaited(), MESH_WAIT)
+    if isinstance(lobby, HostLobby):
+        waits.update(dict.fromkeys(((peer, version) for peer in lobby.unreported()), REPORT_WAIT))
+    return waits
+
+
+def _overdue(lobby: HostLobby | GuestLobby, key: _Awaited) -> list[Action]:
+    """Tell `lobby` what it awaited is overdue (`_waits`)."""
+    if isinstance(key, tuple):
+        assert isinstance(lobby, HostLobby)
+        return lobby.on_unreported(key[0], REPORT_WAIT)
+    return lobby.on_overdue(key)
 
 
 def _version(lobby: HostLobby | GuestLobby) -> int:

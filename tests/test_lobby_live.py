@@ -646,6 +646,52 @@ async def test_s6_6_a_member_that_never_signs_ends_the_lobby_naming_it(
     assert isinstance(ended["carol"], LobbyResult)  # (she holds every signature but her own sent)
 
 
+
+async def test_s6_6_a_guest_that_never_reports_its_links_loses_its_seat_and_the_others_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """carol keeps her links alive but never sends her links report: the start would wait
+    for her for good. The host lets her go `REPORT_WAIT` after the roster took its
+    version, telling her why, and starts with bob."""
+    from p2p import lobby_runner
+
+    monkeypatch.setattr(lobby_runner, "REPORT_WAIT", 1.0)
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids) as (host, bob, carol):
+        send = carol.send
+        monkeypatch.setattr(carol, "send", lambda peer, message: None if message["type"] == "lobby.links"
+                            else send(peer, message))
+        ended: dict[str, BaseException | LobbyResult] = {}
+        left: list[str] = []
+        start = trio.Event()
+
+        def seen(change: RosterChanged) -> None:
+            left.extend(gone.sentence() for gone in change.left)
+            if len(change.roster.members) == 3:
+                start.set()
+
+        async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
+            try:
+                ended[name] = await run()
+            except JoinRefused as exc:
+                ended[name] = exc
+
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Mute", seats=4, start=start,
+                                                                 on_roster=seen))
+                await trio.testing.wait_all_tasks_blocked()
+                for name, mesh in (("bob", bob), ("carol", carol)):
+                    nursery.start_soon(play, name, lambda mesh=mesh, name=name: join_table(
+                        mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me))
+                    await trio.testing.wait_all_tasks_blocked()
+    for name in ("h", "bob"):
+        result = ended[name]
+        assert isinstance(result, LobbyResult) and [m.name for m in result.roster.members] == ["h", "bob"], result
+    refused = ended["carol"]
+    assert isinstance(refused, JoinRefused) and refused.code == "unreachable"
+    assert "did not report its links to the other players within 1 s" in str(refused)
+    assert left == ["carol had to leave: did not report its links to the other players within 1 s."]
+
 class _QuietMesh:
     """A mesh for the runner's clock alone: `linked` peers, no events ever, and a note
     of every link it is asked to close."""

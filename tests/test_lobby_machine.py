@@ -253,6 +253,58 @@ def test_s6_6_a_member_a_guest_cannot_dial_leaves_not_the_table(tmp_path: Path) 
     assert host.start()[0].message["type"] == "lobby.start"
 
 
+
+def test_s6_6_a_guest_that_never_reports_its_links_leaves_rather_than_hold_the_start(tmp_path: Path) -> None:
+    """bob reports every link, carol, alive, never does: the host awaits carol's report
+    (`unreported`, which a runner gives `REPORT_WAIT` seconds), then lets her go, told
+    why, and starts with the others. A guest that reported, or that the host is dialling
+    again, or whose report the host holds, is not awaited; nor is anyone once started."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    bob_id, carol_id = ids[1].peer_id, ids[2].peer_id
+    linked_to(host, bob_id, carol_id)
+    assert host.unreported() == {bob_id, carol_id}
+    host.start()
+    linked(host, bob_id)
+    assert host.unreported() == {carol_id}
+    assert host.on_unreported(bob_id) == []  # (it reported: nothing happens)
+    actions = host.on_unreported(carol_id, 120.0)
+    told = next(a for a in actions if isinstance(a, SendTo) and a.peer == carol_id).message
+    assert told["reason"] == "unreachable"
+    assert told["detail"] == "did not report its links to the other players within 120 s"
+    with pytest.raises(JoinRefused, match="did not report its links") as info:
+        carol.on_message(ids[0].peer_id, told)
+    assert info.value.code == "unreachable"
+    assert [a.left for a in actions if isinstance(a, RosterChanged)] == [
+        (Left("carol", f"had to leave: {told['detail']}"),)]
+    assert [m.name for m in host.roster.members] == ["alice", "bob"] and host.unreported() == {bob_id}
+    started = linked(host, bob_id)  # (on the new roster)
+    assert started[0].message["type"] == "lobby.start" and host.unreported() == frozenset()
+
+    ids, host, bob, carol = seat_three(tmp_path / "not awaited")
+    bob_id, carol_id = ids[1].peer_id, ids[2].peer_id
+    linked_to(host, bob_id, carol_id)
+    host.on_link_lost(carol_id, "lost the connection: nothing heard for 6 s", dropped=True)
+    assert host.unreported() == {bob_id}  # (carol is being dialled again: she could not report)
+    assert host.on_unreported(carol_id) == [] and [m.name for m in host.roster.members] == ["alice", "bob", "carol"]
+    assert host.on_message(bob_id, links_report(2, (carol_id,))) == []  # held until the host's dial decides
+    assert host.unreported() == frozenset()
+
+
+def test_s6_6_a_guest_reports_again_over_a_link_to_the_host_that_came_back(tmp_path: Path) -> None:
+    """A report goes out on the host's link; if that link drops, the report may have gone
+    with it, and the host would wait for it in vain. So the link that comes back carries
+    again whatever this guest reported on the roster as it stands, and nothing older."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    alice_id, bob_id, carol_id = (ids[i].peer_id for i in range(3))
+    assert carol.on_link_up(alice_id) == []
+    assert carol.on_link_up(bob_id) == [SendTo(alice_id, links_report(2))]
+    assert acts(carol.on_link_lost(alice_id, "lost the connection", dropped=True)) == [
+        Probe(alice_id, ("127.0.0.1", 4000), at_once=True)]
+    assert acts(carol.on_link_up(alice_id)) == [SendTo(alice_id, links_report(2))]  # again, once per link
+    assert carol.on_link_up(bob_id) == []  # (a guest's link carries no report)
+    assert acts(bob.on_link_lost(alice_id, "lost the connection", dropped=True))[0].__class__ is Probe
+    assert acts(bob.on_link_up(alice_id)) == []  # (his report was on version 1: the roster has version 2 now)
+
 def acts(actions: list) -> list:  # type: ignore[type-arg]
     """What `actions` do on the wire and the mesh: everything but the screens' news."""
     return [a for a in actions if not isinstance(a, RosterChanged)]
