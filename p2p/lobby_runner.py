@@ -54,7 +54,7 @@ HELLO_TIMEOUT = 10.0
 MAX_EARLY = 1024  # messages of the game a peer may send before this peer's lobby is over (§4.7)
 WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, doubled per wrong code…
 WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
-OVERSLEPT = 1.0  # seconds past its deadline the lobby woke: this peer was stopped, and hears everyone anew
+OVERSLEPT = 1.0  # seconds past its deadline the lobby woke: this peer was stopped; it hears everyone anew and waits on
 RosterCallback = Callable[[RosterChanged], None]
 
 
@@ -141,7 +141,8 @@ class _Driver:
                             told[key] = version
                             self.apply(_overdue(lobby, key))
                     if lobby.signing:
-                        signing_since = min(signing_since, now)
+                        if signing_since == math.inf:
+                            signing_since = now
                         if now >= signing_since + SIGN_WAIT:
                             raise lobby.sign_overdue(SIGN_WAIT)
                     linked = self.mesh.linked()
@@ -153,8 +154,14 @@ class _Driver:
                     with trio.move_on_at(deadline) as self._waiting:
                         event = await self.mesh.receive()
                     woke = trio.current_time()
-                    if woke > deadline + OVERSLEPT:  # this peer was stopped itself (or starved): it listened to
-                        self.heard = dict.fromkeys(self.heard, woke)  # nobody, so it blames nobody's silence
+                    if woke > deadline + OVERSLEPT:
+                        # this peer was stopped itself (or starved): it listened to nobody, so it blames
+                        # nobody's silence, and each wait goes on from where it stood when it last looked,
+                        # a second more, to read what came meanwhile before anything is overdue
+                        self.heard = dict.fromkeys(self.heard, woke)
+                        away = woke - now + OVERSLEPT
+                        since = {key: at + away for key, at in since.items()}
+                        signing_since += away
                     if not self._waiting.cancelled_caught:
                         self._take(lobby, event)
                 nursery.cancel_scope.cancel()

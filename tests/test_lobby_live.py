@@ -769,3 +769,40 @@ async def test_s6_6_a_peer_that_was_stopped_itself_blames_nobody_for_the_silence
         await trio.testing.wait_all_tasks_blocked()
         assert mesh.closed == [(bob, f"nothing heard for {SILENCE:.0f} s")]
         nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("wait", ["a member's dial", "the roster's signatures"])
+async def test_s6_6_a_peer_that_was_stopped_itself_takes_nothing_for_overdue_before_it_reads_what_came(
+        autojump_clock: trio.testing.MockClock, wait: str) -> None:
+    """This peer's own process was stopped for 100 s, ten seconds into a 30 s wait: what it
+    waited for may well have come meanwhile and be waiting unread (a link, a roster
+    signature). So its waits go on from where they stood when it last looked, a second
+    later (`OVERSLEPT`), instead of running out the moment it wakes."""
+    from types import SimpleNamespace
+
+    from p2p.lobby import MESH_WAIT, SIGN_WAIT
+    from p2p.lobby_runner import OVERSLEPT, _Driver
+
+    class Overdue(Exception):
+        pass
+
+    def overdue(*args: object) -> list:  # type: ignore[type-arg]
+        raise Overdue(trio.current_time())
+
+    signing = wait == "the roster's signatures"
+    lobby = SimpleNamespace(roster=SimpleNamespace(version=1), signing=signing, sign_overdue=overdue,
+                            awaited=lambda: frozenset() if signing else frozenset({b"b" * 32}), on_overdue=overdue)
+    told: list[float] = []
+    async with trio.open_nursery() as nursery:
+
+        async def run() -> None:
+            with pytest.raises(Overdue) as info:
+                await _Driver(_QuietMesh(), None).run(lobby)  # type: ignore[arg-type]
+            told.append(info.value.args[0])
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(run)
+        await trio.sleep(10.0)
+        autojump_clock.jump(100.0)  # (stopped)
+        await trio.sleep_forever()
+    assert told[0] == 10.0 + 100.0 + (SIGN_WAIT if signing else MESH_WAIT) + OVERSLEPT
