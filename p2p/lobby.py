@@ -144,11 +144,12 @@ class Left:
 @dataclass(frozen=True)
 class RosterChanged:
     """The roster as it now stands, for screens and advertisements: also sent, with the
-    same roster, when the members being reconnected change."""
+    same roster, when the members being reconnected, or linking, change."""
 
     roster: Roster
     left: tuple[Left, ...] = ()  # members this change removed
     reconnecting: frozenset[bytes] = frozenset()  # members whose link dropped and is being made again (§6.6)
+    linking: frozenset[bytes] = frozenset()  # guests the host's start waits for: links not all reported (§6.6)
 
 
 @dataclass(frozen=True)
@@ -198,11 +199,20 @@ class _Redials:
         return True
 
 
-def _told(lobby: HostLobby | GuestLobby, before: frozenset[bytes]) -> list[Action]:
-    """The screens' news (`RosterChanged`) if the members `lobby` is reconnecting are no
-    longer those `before`."""
-    now = lobby.reconnecting
-    return [RosterChanged(lobby.roster, reconnecting=now)] if now != before and lobby.roster is not None else []
+_News = tuple[frozenset[bytes], frozenset[bytes]]
+
+
+def _news(lobby: HostLobby | GuestLobby) -> _News:
+    """What the screens show beside the roster: who is reconnecting, who is linking."""
+    return lobby.reconnecting, lobby.linking
+
+
+def _told(lobby: HostLobby | GuestLobby, before: _News) -> list[Action]:
+    """The screens' news (`RosterChanged`) if it is no longer what it was `before`."""
+    now = _news(lobby)
+    if now == before or lobby.roster is None:
+        return []
+    return [RosterChanged(lobby.roster, reconnecting=now[0], linking=now[1])]
 
 
 @dataclass
@@ -378,7 +388,7 @@ class HostLobby(_SignsRoster):
         update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
         actions: list[Action] = [Pin(member, dial=True)]
         actions += [SendTo(m.peer_id, update) for m in others]
-        actions.append(RosterChanged(self.roster, reconnecting=self.reconnecting))
+        actions.append(RosterChanged(self.roster, reconnecting=self.reconnecting, linking=self.linking))
         return welcome, actions + self._start_if_ready()
 
     def start(self) -> list[Action]:
@@ -386,8 +396,9 @@ class HostLobby(_SignsRoster):
         reported its links (at once if all did)."""
         if len(self.roster.members) < MIN_SEATS:
             raise ValueError(f"a game needs at least {MIN_SEATS} players")
+        before = _news(self)
         self.starting = True
-        return self._start_if_ready()
+        return [*_told(self, before), *self._start_if_ready()]
 
     def _start_if_ready(self) -> list[Action]:
         """Freeze the roster and ask everyone to sign it (§6.6): when the table is full or
@@ -431,9 +442,10 @@ class HostLobby(_SignsRoster):
             raise ProtocolError("§6.6", "lobby.links names itself, the host, a member twice or a peer not at the table",
                                 short_id(peer))
         if not named:
+            before = _news(self)
             self._held.pop(peer, None)  # (a report it held is taken back: the link came after all)
             self._ready[peer] = version
-            return self._start_if_ready()
+            return [*_told(self, before), *self._start_if_ready()]
         if set(unreachable) - self._linked:  # the host's own dial of that guest decides first
             self._held[peer] = (version, unreachable)
             return []
@@ -456,7 +468,7 @@ class HostLobby(_SignsRoster):
         it may start."""
         if self.roster.member(peer) is None:
             return []
-        before = self.reconnecting
+        before = _news(self)
         self._linked.add(peer)
         return [*_told(self, before), *self._start_if_ready()]
 
@@ -472,16 +484,25 @@ class HostLobby(_SignsRoster):
             return []  # (gone with a roster change, or its named guest is being dialled again)
         return self._on_links(reporter, *self._held.pop(reporter))  # (ignored if the roster changed since)
 
-    def unreported(self) -> frozenset[bytes]:
-        """Guests the start waits for that have not reported their links on the roster as it
-        stands (§6.6), and are not being dialled again. An honest guest reports within about a
-        minute (`MESH_WAIT`, or a dial's last attempt); a runner gives each `REPORT_WAIT`
-        seconds from when the roster took its version, then calls `on_unreported`."""
+    def _unready(self) -> frozenset[bytes]:
+        """Guests that have not reported holding every link on the roster as it stands."""
         if self.started:
             return frozenset()
-        version, skip = self.roster.version, self.reconnecting | self._held.keys()
-        return frozenset(m.peer_id for m in self.roster.members[1:]
-                         if self._ready.get(m.peer_id) != version and m.peer_id not in skip)
+        return frozenset(m.peer_id for m in self.roster.members[1:] if self._ready.get(m.peer_id) != self.roster.version)
+
+    @property
+    def linking(self) -> frozenset[bytes]:
+        """For the host's screen: the guests a start the host wants (it asked, or the table
+        is full) waits for, not yet holding every link of the roster as it stands (§6.6)."""
+        return self._unready() if self.starting or self.roster.free == 0 else frozenset()
+
+    def unreported(self) -> frozenset[bytes]:
+        """Guests that have not reported their links on the roster as it stands (§6.6), and
+        are not being dialled again, nor have their report held. An honest guest reports
+        within about a minute (`MESH_WAIT`, or a dial's last attempt); a runner gives each
+        `REPORT_WAIT` seconds from when the roster took its version, then calls
+        `on_unreported`."""
+        return self._unready() - self.reconnecting - self._held.keys()
 
     def on_unreported(self, peer: bytes, waited: float = REPORT_WAIT) -> list[Action]:
         """Guest `peer` has not reported its links for `waited` seconds: it would hold the
@@ -505,7 +526,7 @@ class HostLobby(_SignsRoster):
                 return []  # it signed before leaving: nothing more is needed from it
             raise _left_unsigned(member, why)
         was_linked = peer in self._linked
-        before = self.reconnecting
+        before = _news(self)
         self._linked.discard(peer)
         if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
             return [Redial(peer), *_told(self, before)]
@@ -527,7 +548,7 @@ class HostLobby(_SignsRoster):
             self.starting = False  # (nobody left to play with: the table is open again)
         tell: list[Action] = [SendTo(peer, refuse("unreachable", why)) for peer, why in leaving.items()] if told else []
         return [*tell, *(Unpin(peer) for peer in leaving), *(SendTo(m.peer_id, update) for m in members[1:]),
-                RosterChanged(self.roster, gone, self.reconnecting), *self._start_if_ready()]
+                RosterChanged(self.roster, gone, self.reconnecting, self.linking), *self._start_if_ready()]
 
 
 # -- guest -----------------------------------------------------------------------------------
@@ -611,6 +632,11 @@ class GuestLobby(_SignsRoster):
         if self.roster is None or self._sigs.roster is not None:
             return frozenset()
         return frozenset(p for p in self._lost if self.roster.member(p) is not None)
+
+    @property
+    def linking(self) -> frozenset[bytes]:
+        """The host's screen's alone (`HostLobby.linking`): a guest does not know."""
+        return frozenset()
 
     @property
     def seat(self) -> int:
@@ -697,7 +723,7 @@ class GuestLobby(_SignsRoster):
         if self.roster is None or self.roster.member(peer) is None:
             return []
         assert self.host is not None
-        before = self.reconnecting
+        before = _news(self)
         self._linked.add(peer)
         self._lost.discard(peer)
         again: list[Action] = []
@@ -717,7 +743,7 @@ class GuestLobby(_SignsRoster):
         if peer == self.host.peer_id:
             raise ProtocolError("§6.5", f"the host has not reached this peer's mesh port {self.port} (a firewall?)",
                                 self.host.short)
-        before = self.reconnecting
+        before = _news(self)
         self._lost.discard(peer)  # (given up on: reported)
         return [*_told(self, before), *self._report(member)]
 
@@ -759,7 +785,7 @@ class GuestLobby(_SignsRoster):
         if member is not None and self._sigs.roster is not None:
             raise _left_unsigned(member, why)
         was_linked = peer in self._linked
-        before = self.reconnecting
+        before = _news(self)
         self._linked.discard(peer)
         if host:
             self._lost.add(peer)

@@ -183,13 +183,16 @@ def test_s6_6_the_host_starts_only_once_it_reaches_every_member(tmp_path: Path) 
 
 def test_s6_6_the_hosts_call_to_start_waits_for_its_links(tmp_path: Path) -> None:
     """The host asks to start with a member not yet linked: the start follows the links,
-    or the member's departure; meanwhile latecomers are told the game started."""
+    or the member's departure; meanwhile latecomers are told the game started, and the
+    host's screen shows whom the start waits for (`linking`)."""
     ids, host = setup(tmp_path, seats=4)
     for i, name in ((1, "bob"), (2, "carol")):
         _, h, n = hello_for(host, ids[i], name, N[i])
         host.on_hello(h, n, "x")
-    linked(host, ids[1].peer_id)
-    assert host.start() == [] and not host.started
+    assert [a.linking for a in linked(host, ids[1].peer_id)] == []  # (nothing waits for anyone yet)
+    asked = host.start()
+    assert acts(asked) == [] and not host.started
+    assert [a.linking for a in asked] == [{ids[2].peer_id}]
     _, h3, n3 = hello_for(host, ids[3], "dave", N[3])
     assert host.on_hello(h3, n3, "x")[0]["reason"] == "started"
     actions = host.on_link_lost(ids[2].peer_id)  # carol cannot be reached: bob and alice play
@@ -277,7 +280,7 @@ def test_s6_6_a_guest_that_never_reports_its_links_leaves_rather_than_hold_the_s
     assert [a.left for a in actions if isinstance(a, RosterChanged)] == [
         (Left("carol", f"had to leave: {told['detail']}"),)]
     assert [m.name for m in host.roster.members] == ["alice", "bob"] and host.unreported() == {bob_id}
-    started = linked(host, bob_id)  # (on the new roster)
+    started = acts(linked(host, bob_id))  # (on the new roster)
     assert started[0].message["type"] == "lobby.start" and host.unreported() == frozenset()
 
     ids, host, bob, carol = seat_three(tmp_path / "not awaited")

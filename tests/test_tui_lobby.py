@@ -91,6 +91,53 @@ async def test_s6_5_host_screen_says_who_left_the_lobby_and_how(tmp_path: Path, 
                 nursery.cancel_scope.cancel()
 
 
+
+async def test_s6_6_the_host_screen_names_whom_the_start_waits_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host presses Enter while bob has not yet said he holds every link: his seat
+    shows him linking and the note names him, instead of claiming the signing is under
+    way; once his report comes, the game starts."""
+    ids = make_identities(tmp_path, 2)
+    harness = ScreenHarness()
+    got: dict[str, LobbyResult | None] = {}
+    async with meshes(ids) as (host, guest), harness.open():
+        held: list[tuple[bytes, dict]] = []  # type: ignore[type-arg]
+        reported = trio.Event()  # (bob's report is written, and held)
+        send = guest.send
+
+        def hold(peer: bytes, message: dict) -> None:  # type: ignore[type-arg]
+            if message["type"] != "lobby.links":
+                return send(peer, message)
+            held.append((peer, message))
+            reported.set()
+
+        monkeypatch.setattr(guest, "send", hold)
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+
+                async def run_host() -> None:
+                    got["host"] = await host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
+                                                          seats=4)
+
+                async def run_guest() -> None:
+                    got["guest"] = await join_table(guest, [(LOOPBACK, host.port)], name="bob", expect_host=host.me)
+
+                nursery.start_soon(run_host)
+                await harness.wait_for_text("1 of 4 seats taken")
+                nursery.start_soon(run_guest)
+                await harness.wait_for_text("2 of 4 seats taken", "bob")
+                await reported.wait()
+                harness.press("enter")
+                text = await harness.wait_for_text("Starting once bob holds a link to every other player…")
+                assert "bob" in text and "… linking with the others" in text
+                assert "every player signs" not in text
+                for peer, message in held:
+                    send(peer, message)
+    host_result, guest_result = got["host"], got["guest"]
+    assert host_result is not None and guest_result is not None
+    assert [m.name for m in host_result.roster.members] == ["alice", "bob"]
+
 async def test_join_screen_asks_for_the_table_code_and_retries(tmp_path: Path) -> None:
     ids = make_identities(tmp_path, 2)
     harness = ScreenHarness()

@@ -109,7 +109,7 @@ async def host_lobby_screen(
 
     def roster_changed(change: RosterChanged) -> None:
         nonlocal scene
-        scene = replace(scene, members=seats_of(change.roster, identity.peer_id, change.reconnecting))
+        scene = replace(scene, members=seats_of(change.roster, identity.peer_id, change.reconnecting, change.linking))
         if (note := _news_note(news, change)) is not None:
             scene = replace(scene, note=note)
         elif scene.note == TOO_FEW and len(scene.members) >= 2:  # (no longer true: Enter starts now)

@@ -26,13 +26,15 @@ class Seat:
     host: bool
     you: bool
     reconnecting: bool = False  # its link dropped and is being made again (§6.6)
+    linking: bool = False  # the start waits for it to hold a link to every other player (§6.6; the host's screen)
 
 
-def seats_of(roster: Roster | None, me: bytes, reconnecting: frozenset[bytes] = frozenset()) -> tuple[Seat, ...]:
+def seats_of(roster: Roster | None, me: bytes, reconnecting: frozenset[bytes] = frozenset(),
+             linking: frozenset[bytes] = frozenset()) -> tuple[Seat, ...]:
     if roster is None:
         return ()
-    return tuple(Seat(m.seat, m.name, m.cert.short, m.seat == 0, m.peer_id == me, m.peer_id in reconnecting)
-                 for m in roster.members)
+    return tuple(Seat(m.seat, m.name, m.cert.short, m.seat == 0, m.peer_id == me, m.peer_id in reconnecting,
+                      m.peer_id in linking) for m in roster.members)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,8 @@ def _roster(canvas: Canvas, y: int, seats: Sequence[Seat], total: int) -> int:
             x = canvas.write(x + 2, y, seat.short, "class:dim")
             if seat.reconnecting:
                 canvas.write(x + 2, y, f"{tags}  … reconnecting".strip(), "class:message.warning")
+            elif seat.linking:
+                canvas.write(x + 2, y, f"{tags}  … linking with the others".strip(), "class:dim")
             else:
                 canvas.write(x + 2, y, f"{tags}  ✓ seated".strip(), "class:good")
         y += 1
@@ -110,7 +114,7 @@ class HostScene:
                      "class:dim")
         y = _roster(canvas, y + 4, self.members, self.seats) + 1
         if self.starting:
-            y = _note(canvas, y, Note("Starting: every player signs the seating…"))
+            y = _note(canvas, y, Note(_starting(self.members)))
         y = _note(canvas, y, self.note)
         if self.starting:
             _footer(canvas, "{Ctrl-C} close the table")
@@ -213,6 +217,15 @@ class JoinScene:
         if self.quitting:
             _ask_leave(canvas, "Leave this table?", "You can join again while seats are free.")
         return canvas
+
+
+def _starting(members: Sequence[Seat]) -> str:
+    """The host's note once it asked to start: whom the start waits for, if anyone."""
+    waiting = [s.name for s in members if s.linking or s.reconnecting]
+    if not waiting:
+        return "Starting: every player signs the seating…"
+    names = waiting[0] if len(waiting) == 1 else ", ".join(waiting[:-1]) + " and " + waiting[-1]
+    return f"Starting once {names} {'holds' if len(waiting) == 1 else 'hold'} a link to every other player…"
 
 
 def _ask_leave(canvas: Canvas, title: str, line: str) -> None:
