@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import trio
 import trio.testing
@@ -31,7 +32,7 @@ async def test_four_peers_seat_sign_and_agree_on_the_game_id(tmp_path: Path) -> 
 
 import pytest  # noqa: E402
 
-from p2p.errors import FingerprintMismatch, JoinRefused  # noqa: E402
+from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError  # noqa: E402
 from p2p.lobby_runner import host_table, join_table  # noqa: E402
 from p2p.lobby import LobbyResult, RosterChanged  # noqa: E402
 from p2p.schema import Schemas  # noqa: E402
@@ -137,8 +138,6 @@ async def rogue_guest(tmp_path: Path, misbehave: Callable[[Mesh, Mesh], Awaitabl
     """A table of three seats: a guest sits down and, once seated, does `misbehave(its
     mesh, the host's)`; then an honest guest joins and the host starts. What ended the
     rogue's lobby, and the honest guest's result."""
-    from p2p.errors import ProtocolError
-
     ids = make_identities(tmp_path, 3)
     async with meshes(ids, schemas=schemas) as (host, rogue, honest):
         with trio.fail_after(20):
@@ -425,7 +424,6 @@ async def test_s6_6_a_guest_whose_host_is_gone_is_told_at_once(tmp_path: Path, m
     """The host's link to carol drops and its table no longer answers (the host crashed):
     carol's probe of the front door fails and she is told at once, not after `MESH_WAIT`
     of waiting for a redial that cannot come."""
-    from p2p.errors import ProtocolError
     from p2p.lobby import MESH_WAIT, HostLobby
     from tests.faultproxy import link_proxy
 
@@ -468,7 +466,6 @@ async def test_s6_6_a_guest_the_host_never_dials_asks_whether_its_table_is_still
     before it dialled) she is told at the first probe; while it answers (a firewall in
     front of her mesh port), she waits the whole `MESH_WAIT`, then says so."""
     from p2p import lobby_runner
-    from p2p.errors import ProtocolError
     from tests.faultproxy import link_proxy
 
     monkeypatch.setattr(lobby_runner, "PROBE_EVERY", 0.05)
@@ -518,7 +515,6 @@ async def test_s6_6_a_newcomer_a_seated_guest_never_dials_leaves_after_the_mesh_
 
 
 def test_s6_5_the_host_says_how_a_guest_left_with_a_peers_words_printed_safely() -> None:
-    from p2p.errors import ProtocolError
     from p2p.lobby_runner import _gone
     from p2p.transport import LinkDown
 
@@ -539,7 +535,6 @@ async def test_s6_6_a_guest_whose_process_stopped_loses_its_seat_not_a_later_joi
     connection, and the table starts with dan. Before the marks of life, the host waited
     for her forever; before the held report, dan (the later joiner) lost his seat."""
     from p2p import lobby_runner, transport
-    from p2p.errors import ProtocolError
     from p2p.lobby import HostLobby
     from tests.faultproxy import link_proxy
 
@@ -615,7 +610,6 @@ async def test_s6_6_a_member_that_never_signs_ends_the_lobby_naming_it(
     end their lobby `SIGN_WAIT` after the roster was frozen, naming her, rather than
     wait for good."""
     from p2p import lobby_runner
-    from p2p.errors import ProtocolError
 
     monkeypatch.setattr(lobby_runner, "SIGN_WAIT", 1.0)
     ids = make_identities(tmp_path, 3)
@@ -623,28 +617,34 @@ async def test_s6_6_a_member_that_never_signs_ends_the_lobby_naming_it(
         broadcast = carol.broadcast
         monkeypatch.setattr(carol, "broadcast", lambda message, exclude=(): None if message["type"] == "lobby.sign"
                             else broadcast(message, exclude))
-        ended: dict[str, BaseException | LobbyResult] = {}
-
-        async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
-            try:
-                ended[name] = await run()
-            except ProtocolError as exc:
-                ended[name] = exc
-
-        with trio.fail_after(20):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Unsigned", seats=3))
-                await trio.testing.wait_all_tasks_blocked()
-                for name, mesh in (("bob", bob), ("carol", carol)):
-                    nursery.start_soon(play, name, lambda mesh=mesh, name=name: join_table(
-                        mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me))
-                    await trio.testing.wait_all_tasks_blocked()
+        ended = await _host_bob_and_carol(host, bob, carol, table="Unsigned", seats=3)
     for name in ("h", "bob"):
         error = ended[name]
         assert isinstance(error, ProtocolError) and str(error).startswith(
             "§6.6: carol did not sign the roster within 1 s (peer "), error
     assert isinstance(ended["carol"], LobbyResult)  # (she holds every signature but her own sent)
 
+
+async def _host_bob_and_carol(host: Mesh, bob: Mesh, carol: Mesh, **table: Any) -> dict[str, BaseException | LobbyResult]:
+    """h hosts a table (`table`: `host_table`'s keywords), then bob and carol join it, in
+    that order; how each one's lobby ended: its result, or the protocol error it raised."""
+    ended: dict[str, BaseException | LobbyResult] = {}
+
+    async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
+        try:
+            ended[name] = await run()
+        except ProtocolError as exc:
+            ended[name] = exc
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, "h", lambda: host_table(host, name="h", **table))
+            await trio.testing.wait_all_tasks_blocked()
+            for name, mesh in (("bob", bob), ("carol", carol)):
+                nursery.start_soon(play, name, lambda mesh=mesh, name=name: join_table(
+                    mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me))
+                await trio.testing.wait_all_tasks_blocked()
+    return ended
 
 
 async def test_s6_6_a_guest_that_never_reports_its_links_loses_its_seat_and_the_others_start(
@@ -660,7 +660,6 @@ async def test_s6_6_a_guest_that_never_reports_its_links_loses_its_seat_and_the_
         send = carol.send
         monkeypatch.setattr(carol, "send", lambda peer, message: None if message["type"] == "lobby.links"
                             else send(peer, message))
-        ended: dict[str, BaseException | LobbyResult] = {}
         left: list[str] = []
         start = trio.Event()
 
@@ -669,21 +668,7 @@ async def test_s6_6_a_guest_that_never_reports_its_links_loses_its_seat_and_the_
             if len(change.roster.members) == 3:
                 start.set()
 
-        async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
-            try:
-                ended[name] = await run()
-            except JoinRefused as exc:
-                ended[name] = exc
-
-        with trio.fail_after(20):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Mute", seats=4, start=start,
-                                                                 on_roster=seen))
-                await trio.testing.wait_all_tasks_blocked()
-                for name, mesh in (("bob", bob), ("carol", carol)):
-                    nursery.start_soon(play, name, lambda mesh=mesh, name=name: join_table(
-                        mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me))
-                    await trio.testing.wait_all_tasks_blocked()
+        ended = await _host_bob_and_carol(host, bob, carol, table="Mute", seats=4, start=start, on_roster=seen)
     for name in ("h", "bob"):
         result = ended[name]
         assert isinstance(result, LobbyResult) and [m.name for m in result.roster.members] == ["h", "bob"], result
