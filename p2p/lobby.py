@@ -385,11 +385,15 @@ class HostLobby(_SignsRoster):
         welcome: dict[str, Any] = {"type": "lobby.welcome", "v": 1, "seat": member.seat, "roster": self.roster.to_wire()}
         if self.code_key is not None:
             welcome["proof"] = host_proof(self.code_key, transcript)
-        update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
+        update = self._update()
         actions: list[Action] = [Pin(member, dial=True)]
         actions += [SendTo(m.peer_id, update) for m in others]
         actions.append(RosterChanged(self.roster, reconnecting=self.reconnecting, linking=self.linking))
         return welcome, actions + self._start_if_ready()
+
+    def _update(self) -> dict[str, Any]:
+        """``lobby.roster``: the roster as it stands, for the guests (§6.5)."""
+        return {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
 
     def start(self) -> list[Action]:
         """The host's call: start with the players seated now, once every one of them
@@ -465,12 +469,14 @@ class HostLobby(_SignsRoster):
 
     def on_link_up(self, peer: bytes) -> list[Action]:
         """The host's mesh link to guest `peer` is up: once every link it redials is back,
-        it may start."""
+        it may start. A link it dialled again carries the roster as it stands again: an
+        update written to the link that dropped may have gone down with it."""
         if self.roster.member(peer) is None:
             return []
         before = _news(self)
         self._linked.add(peer)
-        return [*_told(self, before), *self._start_if_ready()]
+        again: list[Action] = [SendTo(peer, self._update())] if peer in before[0] else []
+        return [*again, *_told(self, before), *self._start_if_ready()]
 
     def awaited(self) -> frozenset[bytes]:
         """Guests whose held report (§6.6) names only guests the host holds links to again:
@@ -543,7 +549,7 @@ class HostLobby(_SignsRoster):
         self._held.clear()  # (reports on the roster this change replaces: dropped, not kept to be ignored)
         members = tuple(Member(i, m.name, m.cert, m.nonce, m.address) for i, m in enumerate(kept))
         self.roster = replace(self.roster, members=members, version=self.roster.version + 1)
-        update = {"type": "lobby.roster", "v": 1, "roster": self.roster.to_wire()}
+        update = self._update()
         if self.starting and len(members) < MIN_SEATS:
             self.starting = False  # (nobody left to play with: the table is open again)
         tell: list[Action] = [SendTo(peer, refuse("unreachable", why)) for peer, why in leaving.items()] if told else []
@@ -575,8 +581,9 @@ class GuestLobby(_SignsRoster):
         self._key: bytes | None = None
         self._sigs = _Signatures(identity)
         self._linked: set[bytes] = set()  # members this guest holds a mesh link to
-        # (version, member it cannot link with, or None: all linked) -> the report sent
-        self._reported: dict[tuple[int, bytes | None], dict[str, Any]] = {}
+        # (roster version, the reports this guest stands by on it): its last that holds every
+        # link, or the ones since, each naming a member it cannot link with (§6.6)
+        self._standing: tuple[int, list[dict[str, Any]]] = (-1, [])
         self._redials = _Redials()
         self._lost: set[bytes] = set()  # members whose link dropped before the start, being made again (§6.6)
 
@@ -618,11 +625,9 @@ class GuestLobby(_SignsRoster):
             raise ProtocolError("§6.2", "the welcome's seat 0 is not the host we are talking to", self.host.short)
         if me.seat != len(roster.members) - 1:
             raise ProtocolError("§6.5", "a newcomer takes the last seat", self.host.short)
-        host = roster.members[0]
-        members = (Member(0, host.name, host.cert, host.nonce, self.host_address), *roster.members[1:])
-        self.roster = replace(roster, members=members)
-        return [*(Pin(m, dial=False) for m in members if m.seat < me.seat), RosterChanged(self.roster),
-                Probe(host.peer_id, self.host_address, at_once=False)]
+        self.roster = self._as_seen(roster)
+        return [*(Pin(m, dial=False) for m in self.roster.members if m.seat < me.seat), RosterChanged(self.roster),
+                Probe(self.host.peer_id, self.host_address, at_once=False)]
 
     @property
     def reconnecting(self) -> frozenset[bytes]:
@@ -666,6 +671,8 @@ class GuestLobby(_SignsRoster):
         assert self.roster is not None and self.host is not None
         if self._sigs.roster is not None:
             raise ProtocolError("§6.5", "a roster update after the start", self.host.short)
+        if new.version == self.roster.version and self._as_seen(new) == self.roster:
+            return []  # (the roster again, over a link the host dialled again: nothing new)
         if new.version <= self.roster.version:
             raise ProtocolError("§6.5", f"roster version {new.version} does not follow {self.roster.version}", self.host.short)
         if (new.table != self.roster.table or new.table_nonce != self.roster.table_nonce
@@ -683,15 +690,19 @@ class GuestLobby(_SignsRoster):
             if not _dialable(m.address):
                 raise ProtocolError("§6.5", f"the roster gives {m.name} no address to dial ({m.address!r})",
                                     self.host.short)
-        host = new.members[0]
-        members = (Member(0, host.name, host.cert, host.nonce, self.host_address), *new.members[1:])
-        self.roster = replace(new, members=members)
+        self.roster = self._as_seen(new)
+        members = self.roster.members
         actions: list[Action] = [Unpin(p) for p in old - current]
         actions += [Pin(m, dial=True) for m in members if m.peer_id not in old and m.seat > me.seat]
         self._linked &= current
         self._lost &= current
         gone = tuple(Left(m.name, "is no longer at the table") for m in old_members if m.peer_id not in current)
         return [*actions, RosterChanged(self.roster, gone, self.reconnecting), *self._report()]
+
+    def _as_seen(self, roster: Roster) -> Roster:
+        """`roster` with the host at the address this guest reached it on (§6.5)."""
+        host = roster.members[0]
+        return replace(roster, members=(Member(0, host.name, host.cert, host.nonce, self.host_address), *roster.members[1:]))
 
     def _on_start(self, canonical: bytes, host_sig: bytes) -> list[Action]:
         assert self.roster is not None and self.host is not None
@@ -727,8 +738,9 @@ class GuestLobby(_SignsRoster):
         self._linked.add(peer)
         self._lost.discard(peer)
         again: list[Action] = []
-        if peer == self.host.peer_id and self._sigs.roster is None:
-            again = [SendTo(peer, r) for (version, _), r in self._reported.items() if version == self.roster.version]
+        version, standing = self._standing
+        if peer == self.host.peer_id and self._sigs.roster is None and version == self.roster.version:
+            again = [SendTo(peer, report) for report in standing]
         return [*_told(self, before), *again, *self._report()]
 
     def on_overdue(self, peer: bytes) -> list[Action]:
@@ -748,21 +760,24 @@ class GuestLobby(_SignsRoster):
         return [*_told(self, before), *self._report(member)]
 
     def _report(self, unreachable: Member | None = None) -> list[Action]:
-        """``lobby.links`` to the host, once per roster version: every link held, or one
-        member this guest cannot link with (the later joiner of the two leaves, §6.6)."""
+        """``lobby.links`` to the host on the roster as it stands: every link held, or one
+        member this guest cannot link with (the later joiner of the two leaves, §6.6). Each
+        is sent once while it stands: a report that holds every link stands alone, and
+        takes back those before it; one naming a member stands beside the others naming
+        members since."""
         assert self.host is not None
         if self.roster is None or self._sigs.roster is not None:
             return []
         version = self.roster.version
-        if unreachable is None:
-            if any(m.peer_id not in self._linked for m in self.roster.members if m.peer_id != self.identity.peer_id):
-                return []
-            key: tuple[int, bytes | None] = (version, None)
-        else:
-            key = (version, unreachable.peer_id)
-        if key in self._reported:
+        if unreachable is None and any(
+                m.peer_id not in self._linked for m in self.roster.members if m.peer_id != self.identity.peer_id):
             return []
-        report = self._reported[key] = links_report(version, () if unreachable is None else (unreachable.peer_id,))
+        report = links_report(version, () if unreachable is None else (unreachable.peer_id,))
+        on, standing = self._standing
+        standing = standing if on == version else []
+        if report in standing:
+            return []
+        self._standing = version, [report] if unreachable is None else [*(r for r in standing if r["unreachable"]), report]
         return [SendTo(self.host.peer_id, report)]
 
     def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:

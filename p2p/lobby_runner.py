@@ -43,7 +43,7 @@ from p2p.lobby import (
     BEAT, BEAT_EVERY, MESH_WAIT, PROBE_EVERY, REPORT_WAIT, SIGN_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby,
     LobbyResult, Pin, Probe, Redial, RosterChanged, SendTo, Started, Unpin,
 )
-from p2p.roster import DEFAULT_RULES, TableRules
+from p2p.roster import DEFAULT_RULES, MIN_SEATS, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
 from p2p.tlsstream import TlsStream
 from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, SILENCE, LinkDown, LinkUp, Mesh, MeshEvent, Received
@@ -277,11 +277,13 @@ async def host_table(
     rules: TableRules = DEFAULT_RULES,
     start: trio.Event | None = None,
     on_roster: RosterCallback | None = None,
-    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    task_status: trio.TaskStatus[Callable[[], None]] = trio.TASK_STATUS_IGNORED,
 ) -> LobbyResult:
     """Host a table on `mesh` until it is full (or `start` is set with ≥ 2 players)
     and every member signed the roster. With ``nursery.start`` it reports readiness
-    once the front door is open."""
+    once the front door is open, with the host's start call: the same as setting
+    `start`, but it may be made again when the lobby forgot it (all the players the
+    host would have started with left, §6.6)."""
     table_nonce = secrets.token_bytes(32)
     mesh.set_table(table_nonce)
     if code:
@@ -346,17 +348,20 @@ async def host_table(
 
     # The front door stays open after the start: latecomers are refused politely (§6.4).
     mesh.serve_front_door(front_door)
+    def start_now() -> None:
+        if len(lobby.roster.members) >= MIN_SEATS and not lobby.starting:
+            driver.apply(lobby.start())
+
     if on_roster is not None:
         on_roster(RosterChanged(lobby.roster))
-    task_status.started()
+    task_status.started(start_now)
     with lone_exception_unwrapped():
         async with trio.open_nursery() as nursery:
             if start is not None:
 
                 async def start_when_asked() -> None:
                     await start.wait()
-                    if len(lobby.roster.members) >= 2:
-                        driver.apply(lobby.start())
+                    start_now()
 
                 nursery.start_soon(start_when_asked)
             result = await driver.run(lobby)

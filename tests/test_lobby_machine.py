@@ -308,9 +308,86 @@ def test_s6_6_a_guest_reports_again_over_a_link_to_the_host_that_came_back(tmp_p
     assert acts(bob.on_link_lost(alice_id, "lost the connection", dropped=True))[0].__class__ is Probe
     assert acts(bob.on_link_up(alice_id)) == []  # (his report was on version 1: the roster has version 2 now)
 
+
+def test_s6_6_a_report_taken_back_stays_taken_back_over_a_link_to_the_host_that_came_back(tmp_path: Path) -> None:
+    """carol reported bob while the host was dialling him again, then took it back when
+    bob dialled her. Her link to the host drops and comes back later: she sends again
+    what she stands by, the report that holds every link, not the one taken back (which
+    the host, now linked to bob, would act on at once: carol, the later joiner, would
+    lose her seat). A member she names after taking a report back is named again."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    alice_id, bob_id, carol_id = (ids[i].peer_id for i in range(3))
+    linked_to(host, bob_id, carol_id)
+    assert carol.on_link_up(alice_id) == []
+    assert acts(host.on_link_lost(bob_id, "lost the connection: nothing heard for 6 s", dropped=True)) == [Redial(bob_id)]
+    named = acts(carol.on_overdue(bob_id))  # (`MESH_WAIT` for bob's dial ran out)
+    assert named == [SendTo(alice_id, links_report(2, (bob_id,)))] and host.on_message(carol_id, named[0].message) == []
+    host.on_link_up(bob_id)
+    taken_back = acts(carol.on_link_up(bob_id))
+    assert taken_back == [SendTo(alice_id, links_report(2))]
+    host.on_message(carol_id, taken_back[0].message)
+    for a in acts(bob.on_link_up(carol_id)):
+        host.on_message(bob_id, a.message)
+    assert host.awaited() == frozenset() and host.unreported() == frozenset()
+    host.on_link_lost(carol_id, "lost the connection: reset", dropped=True)
+    carol.on_link_lost(alice_id, "lost the connection: reset", dropped=True)
+    host.on_link_up(carol_id)
+    resent = acts(carol.on_link_up(alice_id))
+    assert resent == [SendTo(alice_id, links_report(2))]
+    for a in resent:
+        host.on_message(carol_id, a.message)
+    assert [m.name for m in host.roster.members] == ["alice", "bob", "carol"]
+    carol.on_link_lost(bob_id, "lost the connection: reset", dropped=True)  # (bob dials her: awaited again)
+    assert acts(carol.on_overdue(bob_id)) == [SendTo(alice_id, links_report(2, (bob_id,)))]
+
+
+def test_s6_6_a_roster_update_lost_with_a_dropped_link_comes_again_with_the_redial(tmp_path: Path) -> None:
+    """dan leaves; the host's roster without him, written to bob's link just before that
+    link dropped, went down with it. The host's redial of bob sends the roster as it
+    stands again, so bob moves to it and reports on it, and is not let go for a report
+    the host would never have. The roster again, unchanged, is nothing new to a guest;
+    another roster under a version it has is a §6.5 violation."""
+    ids, host = setup(tmp_path, seats=5)
+    guests: dict[str, GuestLobby] = {}
+    for i, name in ((1, "bob"), (2, "carol"), (3, "dan")):
+        guest, hello, nonce = hello_for(host, ids[i], name, N[i])
+        guest.on_reply(host.on_hello(hello, nonce, f"10.0.0.{i + 1}")[0])
+        guests[name] = guest
+    alice_id, bob_id, carol_id, dan_id = (ids[i].peer_id for i in range(4))
+    bob = guests["bob"]
+    linked_to(host, bob_id, carol_id, dan_id)
+    assert bob.on_message(alice_id, host._update()) != []  # noqa: SLF001  (the updates he was sent: roster 3)
+    for peer in (alice_id, carol_id, dan_id):
+        for a in acts(bob.on_link_up(peer)):
+            host.on_message(bob_id, a.message)
+    linked(host, carol_id, dan_id)
+    assert host.roster.version == 3 and host.unreported() == frozenset()
+    gone = host.on_link_lost(dan_id, "left the table")  # its roster 4 to bob: lost with his link
+    assert any(isinstance(a, SendTo) and a.peer == bob_id and a.message["type"] == "lobby.roster" for a in gone)
+    linked(host, carol_id)
+    assert acts(host.on_link_lost(bob_id, "lost the connection: nothing heard for 6 s", dropped=True)) == [Redial(bob_id)]
+    bob.on_link_lost(alice_id, "lost the connection: nothing heard for 6 s", dropped=True)
+    redialled = acts(host.on_link_up(bob_id))
+    assert redialled == [again(host, bob_id)]
+    for a in acts(bob.on_link_up(alice_id)):
+        assert host.on_message(bob_id, a.message) == []  # (about roster 3: ignored)
+    moved = bob.on_message(alice_id, redialled[0].message)
+    assert [a for a in moved if isinstance(a, SendTo)] == [SendTo(alice_id, links_report(4))]
+    host.on_message(bob_id, links_report(4))
+    assert host.unreported() == frozenset()  # (without the roster again: {bob}, and let go 120 s on)
+    assert bob.on_message(alice_id, redialled[0].message) == []  # the same roster again: nothing new
+    other = dict(redialled[0].message, roster=dict(redialled[0].message["roster"], table="Other"))
+    with pytest.raises(ProtocolError, match="roster version 4 does not follow 4"):
+        bob.on_message(alice_id, other)
+
 def acts(actions: list) -> list:  # type: ignore[type-arg]
     """What `actions` do on the wire and the mesh: everything but the screens' news."""
     return [a for a in actions if not isinstance(a, RosterChanged)]
+
+
+def again(host: HostLobby, guest: bytes) -> SendTo:
+    """The roster as it stands, sent again over a link the host dialled again (§6.6)."""
+    return SendTo(guest, {"type": "lobby.roster", "v": 1, "roster": host.roster.to_wire()})
 
 
 def news(actions: list) -> frozenset[bytes] | None:  # type: ignore[type-arg]
@@ -377,7 +454,7 @@ def test_s6_6_a_link_the_host_dials_that_drops_before_the_start_is_redialled_bef
         assert acts(lost) == [Redial(bob_id)] and news(lost) == {bob_id} == host.reconnecting
         assert [m.name for m in host.roster.members] == ["alice", "bob", "carol"]  # nobody is told anything
         back = host.on_link_up(bob_id)
-        assert acts(back) == [] and news(back) == frozenset()
+        assert acts(back) == [again(host, bob_id)] and news(back) == frozenset()
     actions = host.on_link_lost(bob_id, "lost the connection: reset", dropped=True)  # a fourth time: he leaves
     assert [a.left for a in actions if isinstance(a, RosterChanged)] == [(Left("bob", "lost the connection: reset"),)]
     assert [m.name for m in host.roster.members] == ["alice", "carol"]
@@ -584,7 +661,7 @@ def test_s6_6_a_report_naming_a_guest_the_host_redials_waits_for_that_redial(tmp
             assert [m.name for m in host.roster.members] == ["alice", "bob"]
             assert host.on_link_up(carol_id) == [] and host.on_overdue(bob_id) == []  # (gone: nothing changes)
             continue
-        assert acts(host.on_link_up(carol_id)) == [] and host.awaited() == {bob_id}
+        assert acts(host.on_link_up(carol_id)) == [again(host, carol_id)] and host.awaited() == {bob_id}
         if outcome == "back":
             actions = host.on_overdue(bob_id)
             told = next(a for a in actions if isinstance(a, SendTo) and a.peer == carol_id).message

@@ -10,9 +10,11 @@ from transport_support import LOOPBACK, make_identities, meshes
 from tui_support import ScreenHarness
 
 from p2p.discovery import TableAd, advertise
+from p2p.errors import JoinRefused
 from p2p.lobby import GuestLobby, LobbyResult
 from p2p.lobby_runner import host_table, join_table
 from p2p.roster import PROTOCOL_VERSION
+from p2p.transport import Mesh
 from cli.tui import host_lobby_screen, join_lobby_screen, pick_table_screen
 
 LO = ["127.0.0.1"]
@@ -137,6 +139,52 @@ async def test_s6_6_the_host_screen_names_whom_the_start_waits_for(
     host_result, guest_result = got["host"], got["guest"]
     assert host_result is not None and guest_result is not None
     assert [m.name for m in host_result.roster.members] == ["alice", "bob"]
+
+
+async def test_s6_6_the_host_can_start_again_after_everyone_it_would_have_started_with_left(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host presses Enter with bob, who never reports his links and is let go
+    (`REPORT_WAIT`): the lobby forgets the call and the table is open again, and so does
+    the screen, which no longer says it is starting. carol joins, Enter starts with her."""
+    from p2p import lobby_runner
+
+    monkeypatch.setattr(lobby_runner, "REPORT_WAIT", 1.0)
+    ids = make_identities(tmp_path, 3)
+    harness = ScreenHarness()
+    got: dict[str, LobbyResult | None] = {}
+    async with meshes(ids) as (host, bob, carol), harness.open():
+        send = bob.send
+        monkeypatch.setattr(bob, "send", lambda peer, message: None if message["type"] == "lobby.links"
+                            else send(peer, message))
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+
+                async def run_host() -> None:
+                    got["host"] = await host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
+                                                          seats=4)
+
+                async def run_guest(mesh: Mesh, name: str) -> None:
+                    try:
+                        got[name] = await join_table(mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me)
+                    except JoinRefused:
+                        got[name] = None
+
+                nursery.start_soon(run_host)
+                await harness.wait_for_text("1 of 4 seats taken")
+                nursery.start_soon(run_guest, bob, "bob")
+                await harness.wait_for_text("2 of 4 seats taken", "bob")
+                harness.press("enter")
+                await harness.wait_for_text("Starting once bob holds a link")
+                text = await harness.wait_for_text("bob had to leave: did not report its links", "1 of 4 seats taken")
+                assert "Starting" not in text and "Waiting for players" in text
+                nursery.start_soon(run_guest, carol, "carol")
+                await harness.wait_for_text("2 of 4 seats taken", "carol", "Enter start now with 2 players")
+                harness.press("enter")
+    assert got["bob"] is None
+    host_result, carol_result = got["host"], got["carol"]
+    assert host_result is not None and carol_result is not None and host_result.game_id == carol_result.game_id
+    assert [m.name for m in host_result.roster.members] == ["alice", "carol"]
 
 async def test_join_screen_asks_for_the_table_code_and_retries(tmp_path: Path) -> None:
     ids = make_identities(tmp_path, 2)

@@ -94,13 +94,13 @@ async def host_lobby_screen(
     warnings: Sequence[trio.abc.ReceiveChannel[str]] = (),
 ) -> LobbyResult | None:
     """Host `table` on `mesh`, showing the roster as it fills; Enter starts early with at
-    least two players (`host_table(start=...)`). `rules` and `on_roster` are passed
+    least two players (`host_table`'s start call), and again if all but the host left
+    meanwhile. `rules` and `on_roster` are passed
     through (the host command refreshes its advertisement with `on_roster`); what comes
     on each of `warnings` is shown as it comes (a bot that could not sit down, a table
     that could not be advertised). None if the host
     closed the table."""
     screen = _Screen(terminal)
-    start = trio.Event()
     identity = mesh.identity
     scene = HostScene(table, seats, (), identity.short, join_hint or f"bandit-lan join {table!r}", bool(code),
                       starting=False)
@@ -110,6 +110,8 @@ async def host_lobby_screen(
     def roster_changed(change: RosterChanged) -> None:
         nonlocal scene
         scene = replace(scene, members=seats_of(change.roster, identity.peer_id, change.reconnecting, change.linking))
+        if scene.starting and len(scene.members) < 2:  # (the lobby forgot the call: the table is open again)
+            scene = replace(scene, starting=False)
         if (note := _news_note(news, change)) is not None:
             scene = replace(scene, note=note)
         elif scene.note == TOO_FEW and len(scene.members) >= 2:  # (no longer true: Enter starts now)
@@ -121,10 +123,10 @@ async def host_lobby_screen(
     with lone_exception_unwrapped():
         async with trio.open_nursery() as nursery:
 
-            async def run_host() -> None:
+            async def run_host(task_status: trio.TaskStatus[Callable[[], None]]) -> None:
                 nonlocal result
                 result = await host_table(mesh, name=name, table=table, seats=seats, code=code,
-                                          rules=rules or DEFAULT_RULES, start=start, on_roster=roster_changed)
+                                          rules=rules or DEFAULT_RULES, on_roster=roster_changed, task_status=task_status)
                 screen.nudge()
 
             async def show_warnings(channel: trio.abc.ReceiveChannel[str]) -> None:
@@ -133,7 +135,7 @@ async def host_lobby_screen(
                     scene = replace(scene, note=Note(text, "warning"))
                     screen.nudge()
 
-            nursery.start_soon(run_host)
+            start = await nursery.start(run_host)
             nursery.start_soon(screen.forward_keys)
             for channel in warnings:
                 nursery.start_soon(show_warnings, channel)
@@ -159,7 +161,7 @@ async def host_lobby_screen(
                 elif key == "enter" and not scene.starting:
                     if len(scene.members) >= 2:
                         scene = replace(scene, starting=True, note=None)
-                        start.set()
+                        start()
                     else:
                         scene = replace(scene, note=TOO_FEW)
             nursery.cancel_scope.cancel()
