@@ -7,7 +7,7 @@ import json
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from functools import partial
 from pathlib import Path
 
@@ -132,11 +132,14 @@ def run(args: argparse.Namespace) -> int:
             say(f"listening {where}:{mesh.port} {identity.peer_id.hex()}")
         async with _advertising(ad, args, where, say) as advert:
 
+            seated = [1]  # (players at the table now, for Enter)
+
             def on_roster(change: RosterChanged) -> None:
+                seated[0] = len(change.roster.members)
                 show(change)
                 advert(change.roster.free)
 
-            start = await _start_signal()
+            start = await _start_signal(lambda: seated[0])
             result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table=table, seats=args.seats,
                                                         code=args.code, rules=rules, start=start, on_roster=on_roster))
         if result is None:  # (only a table that needs every bot gives up)
@@ -213,16 +216,22 @@ async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None
     return report(summary, args, None if bots is None else await bots.logs_after(summary.log_path))
 
 
-async def _start_signal() -> trio.Event | None:
-    """On a terminal, Enter starts the game early (with at least two players)."""
+async def _start_signal(seated: Callable[[], int]) -> trio.abc.ReceiveChannel[object] | None:
+    """On a terminal, each Enter asks to start the game early with the `seated` players,
+    at least two (Enter alone at the table says so): again, if everyone the host would
+    have started with left meanwhile."""
     if not sys.stdin.isatty():
         return None  # (a headless host starts when the table is full)
-    event = trio.Event()
+    asked, start = trio.open_memory_channel[object](1)
     say("Press Enter to start with the players seated so far (at least 2).")
 
-    async def wait_for_enter() -> None:
-        await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-        event.set()
+    async def read_enters() -> None:
+        while await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True):
+            if seated() < 2:
+                say("A game needs at least two players: Enter again once someone has joined.")
+                continue
+            with suppress(trio.WouldBlock):  # (one call waiting is enough)
+                asked.send_nowait(None)
 
-    trio.lowlevel.spawn_system_task(wait_for_enter)
-    return event
+    trio.lowlevel.spawn_system_task(read_enters)
+    return start

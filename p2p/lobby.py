@@ -729,16 +729,19 @@ class GuestLobby(_SignsRoster):
 
     def on_link_up(self, peer: bytes) -> list[Action]:
         """A mesh link to `peer` is up: once it holds one to every member, the guest tells
-        the host (§6.6). A link to the host that comes back carries again what this guest
-        reported on the roster as it stands (it may have gone down with the link before)."""
+        the host (§6.6); a report naming `peer` no longer stands. A link to the host that
+        comes back carries again the reports this guest stands by on the roster as it
+        stands (`_report`: they may have gone down with the link before)."""
         if self.roster is None or self.roster.member(peer) is None:
             return []
         assert self.host is not None
         before = _news(self)
         self._linked.add(peer)
         self._lost.discard(peer)
-        again: list[Action] = []
         version, standing = self._standing
+        standing = [r for r in standing if peer not in r["unreachable"]]  # (linked after all: no longer named)
+        self._standing = version, standing
+        again: list[Action] = []
         if peer == self.host.peer_id and self._sigs.roster is None and version == self.roster.version:
             again = [SendTo(peer, report) for report in standing]
         return [*_told(self, before), *again, *self._report()]
@@ -764,7 +767,7 @@ class GuestLobby(_SignsRoster):
         member this guest cannot link with (the later joiner of the two leaves, §6.6). Each
         is sent once while it stands: a report that holds every link stands alone, and
         takes back those before it; one naming a member stands beside the others naming
-        members since."""
+        members since, while this guest holds no link to that member (`on_link_up`)."""
         assert self.host is not None
         if self.roster is None or self._sigs.roster is not None:
             return []

@@ -56,6 +56,7 @@ WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, 
 WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
 OVERSLEPT = 1.0  # seconds past its deadline the lobby woke: this peer was stopped; it hears everyone anew and waits on
 RosterCallback = Callable[[RosterChanged], None]
+StartCall = Callable[[], None]  # the host's call to start now (`host_table` hands it out)
 
 
 class _Driver:
@@ -275,15 +276,16 @@ async def host_table(
     seats: int,
     code: str | None = None,
     rules: TableRules = DEFAULT_RULES,
-    start: trio.Event | None = None,
+    start: trio.Event | trio.abc.ReceiveChannel[object] | None = None,
     on_roster: RosterCallback | None = None,
-    task_status: trio.TaskStatus[Callable[[], None]] = trio.TASK_STATUS_IGNORED,
+    task_status: trio.TaskStatus[StartCall] = trio.TASK_STATUS_IGNORED,
 ) -> LobbyResult:
-    """Host a table on `mesh` until it is full (or `start` is set with ≥ 2 players)
-    and every member signed the roster. With ``nursery.start`` it reports readiness
-    once the front door is open, with the host's start call: the same as setting
-    `start`, but it may be made again when the lobby forgot it (all the players the
-    host would have started with left, §6.6)."""
+    """Host a table on `mesh` until it is full (or the host asks to start with ≥ 2
+    players) and every member signed the roster. The host asks by setting `start` (an
+    event), or by each value that comes on it (a channel: the call may be made again
+    once the lobby forgot it, all the players the host would have started with having
+    left, §6.6). With ``nursery.start`` it reports readiness once the front door is
+    open, with the host's start call itself."""
     table_nonce = secrets.token_bytes(32)
     mesh.set_table(table_nonce)
     if code:
@@ -360,8 +362,12 @@ async def host_table(
             if start is not None:
 
                 async def start_when_asked() -> None:
-                    await start.wait()
-                    start_now()
+                    if isinstance(start, trio.Event):
+                        await start.wait()
+                        start_now()
+                    else:
+                        async for _ in start:
+                            start_now()
 
                 nursery.start_soon(start_when_asked)
             result = await driver.run(lobby)

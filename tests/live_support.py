@@ -18,7 +18,7 @@ import trio
 from engine import NormalBot
 from p2p.identity import Identity, load_or_create_identity
 from p2p.lobby import LobbyResult
-from p2p.lobby_runner import host_table, join_table
+from p2p.lobby_runner import StartCall, host_table, join_table
 from p2p.peer import FULL_SPEED, GameSummary, Pace, TablePeer, table_schemas
 from p2p.roster import TableRules
 from p2p.transport import Mesh, open_mesh
@@ -45,7 +45,7 @@ async def seat_live_lobby(root: Path, peers: int, stack: AsyncExitStack,
     results: list[LobbyResult | None] = [None] * peers
     async with trio.open_nursery() as nursery:
 
-        async def host(task_status: trio.TaskStatus[None]) -> None:
+        async def host(task_status: trio.TaskStatus[StartCall]) -> None:
             results[0] = await host_table(meshes[0], name="Ann", table="in-process table", seats=peers,
                                           rules=rules or TableRules(), task_status=task_status)
 

@@ -659,7 +659,7 @@ async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_is_dialled_agai
     the game completes."""
     from p2p.identity import load_or_create_identity
     from p2p.lobby import HostLobby, LobbyResult
-    from p2p.lobby_runner import host_table, join_table
+    from p2p.lobby_runner import StartCall, host_table, join_table
     from p2p.peer import table_schemas
     from p2p.roster import TableRules
     from p2p.transport import open_mesh
@@ -690,7 +690,7 @@ async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_is_dialled_agai
         with trio.fail_after(120):
             async with trio.open_nursery() as nursery:
 
-                async def host(task_status: trio.TaskStatus[None]) -> None:
+                async def host(task_status: trio.TaskStatus[StartCall]) -> None:
                     results[0] = await host_table(
                         meshes[0], name="Ann", table="Signing", seats=3, rules=TableRules(target=60),
                         on_roster=lambda change: len(change.roster.members) == 2 and bob_seated.set(),

@@ -33,7 +33,7 @@ async def test_four_peers_seat_sign_and_agree_on_the_game_id(tmp_path: Path) -> 
 import pytest  # noqa: E402
 
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError  # noqa: E402
-from p2p.lobby_runner import host_table, join_table  # noqa: E402
+from p2p.lobby_runner import StartCall, host_table, join_table  # noqa: E402
 from p2p.lobby import LobbyResult, RosterChanged  # noqa: E402
 from p2p.schema import Schemas  # noqa: E402
 from p2p.transport import Mesh, open_mesh  # noqa: E402
@@ -96,7 +96,7 @@ async def test_explicit_start_with_two_of_four_seats(tmp_path: Path) -> None:
             async with trio.open_nursery() as nursery:
                 got = {}
 
-                async def run_host(task_status: trio.TaskStatus[None]) -> None:
+                async def run_host(task_status: trio.TaskStatus[StartCall]) -> None:
                     got["host"] = await host_table(host, name="h", table="Early", seats=4, start=start, task_status=task_status)
 
                 await nursery.start(run_host)

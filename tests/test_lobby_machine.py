@@ -341,6 +341,37 @@ def test_s6_6_a_report_taken_back_stays_taken_back_over_a_link_to_the_host_that_
     assert acts(carol.on_overdue(bob_id)) == [SendTo(alice_id, links_report(2, (bob_id,)))]
 
 
+
+def test_s6_6_a_report_naming_a_member_linked_since_is_not_sent_again(tmp_path: Path) -> None:
+    """dan named bob, then carol, while the host was dialling both again; bob came back
+    and dialled him, carol not yet. When dan's link to the host comes back, he sends
+    again only the report naming carol: the one naming bob, whom he is linked to, would
+    cost dan (the later joiner) his seat, the host being linked to bob again."""
+    ids, host = setup(tmp_path, seats=4)
+    guests: dict[str, GuestLobby] = {}
+    for i, name in ((1, "bob"), (2, "carol"), (3, "dan")):
+        guest, hello, nonce = hello_for(host, ids[i], name, N[i])
+        guest.on_reply(host.on_hello(hello, nonce, f"10.0.0.{i + 1}")[0])
+        guests[name] = guest
+    alice_id, bob_id, carol_id, dan_id = (ids[i].peer_id for i in range(4))
+    dan = guests["dan"]
+    linked_to(host, bob_id, carol_id, dan_id)
+    assert dan.on_link_up(alice_id) == []
+    for guest in (bob_id, carol_id):
+        host.on_link_lost(guest, "lost the connection: nothing heard for 6 s", dropped=True)
+        named = acts(dan.on_overdue(guest))  # (`MESH_WAIT` for its dial ran out)
+        assert named == [SendTo(alice_id, links_report(3, (guest,)))] and host.on_message(dan_id, named[0].message) == []
+    host.on_link_up(bob_id)
+    assert acts(dan.on_link_up(bob_id)) == []  # (carol still missing: nothing to say)
+    host.on_link_lost(dan_id, "lost the connection: reset", dropped=True)
+    dan.on_link_lost(alice_id, "lost the connection: reset", dropped=True)
+    host.on_link_up(dan_id)
+    resent = acts(dan.on_link_up(alice_id))
+    assert resent == [SendTo(alice_id, links_report(3, (carol_id,)))]
+    for a in resent:
+        host.on_message(dan_id, a.message)
+    assert [m.name for m in host.roster.members] == ["alice", "bob", "carol", "dan"]
+
 def test_s6_6_a_roster_update_lost_with_a_dropped_link_comes_again_with_the_redial(tmp_path: Path) -> None:
     """dan leaves; the host's roster without him, written to bob's link just before that
     link dropped, went down with it. The host's redial of bob sends the roster as it

@@ -45,6 +45,33 @@ def test_host_tables_and_two_joiners_as_processes(tmp_path: Path) -> None:
         assert name in results[2][1]
 
 
+
+def test_s6_6_each_enter_at_a_host_on_a_terminal_asks_to_start(tmp_path: Path) -> None:
+    """`host --lobby-only` on a terminal (its input a pty): Enter alone at the table says
+    a game needs two players; Enter again once bob sat down starts the game with the two
+    of them. (The first Enter used to be the only one heard: the game never started.)"""
+    seen: list[str] = []
+    terminal, its_side = os.openpty()
+    host = bandit("host", "--table", "Porch", "--name", "alice", "--seats", "4", "--bind", "127.0.0.1",
+                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--lobby-only", stdin=its_side)
+    os.close(its_side)
+    procs = [host]
+    try:
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
+        read_until(host, r"Press Enter to start", seen)
+        os.write(terminal, b"\n")
+        read_until(host, r"A game needs at least two players", seen)
+        bob = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"), "--lobby-only")
+        procs.append(bob)
+        read_until(host, r"2 of 4 seats taken", seen)
+        os.write(terminal, b"\n")
+        results = [finish(bob, [], 40), finish(host, seen, 40)]
+    finally:
+        kill_all(procs)
+        os.close(terminal)
+    one_game(results)
+    assert "Game ready" in results[1][1] and "2 players" in results[1][1]
+
 def test_wrong_fingerprint_and_unreachable_host_fail_clearly(tmp_path: Path) -> None:
     seen: list[str] = []
     host = bandit("host", "--table", "Cellar", "--name", "alice", "--seats", "2", "--bind", "127.0.0.1",

@@ -12,7 +12,7 @@ from tui_support import ScreenHarness
 from p2p.discovery import TableAd, advertise
 from p2p.errors import JoinRefused
 from p2p.lobby import GuestLobby, LobbyResult
-from p2p.lobby_runner import host_table, join_table
+from p2p.lobby_runner import StartCall, host_table, join_table
 from p2p.roster import PROTOCOL_VERSION
 from p2p.transport import Mesh
 from cli.tui import host_lobby_screen, join_lobby_screen, pick_table_screen
@@ -195,7 +195,7 @@ async def test_join_screen_asks_for_the_table_code_and_retries(tmp_path: Path) -
         with trio.fail_after(30):
             async with trio.open_nursery() as nursery:
 
-                async def run_host(task_status: trio.TaskStatus[None]) -> None:
+                async def run_host(task_status: trio.TaskStatus[StartCall]) -> None:
                     got["host"] = await host_table(host, name="alice", table="Coded", seats=2, code="sesame",
                                                    task_status=task_status)
 

@@ -11,7 +11,7 @@ import trio
 from p2p import lobby
 from p2p.identity import Identity, load_or_create_identity
 from p2p.lobby import LobbyResult
-from p2p.lobby_runner import host_table, join_table
+from p2p.lobby_runner import StartCall, host_table, join_table
 from p2p.schema import Schemas
 from p2p.transport import Mesh, open_mesh, link_schemas
 
@@ -46,7 +46,7 @@ async def run_table(
     host = meshes_[0]
     async with trio.open_nursery() as nursery:
 
-        async def run_host(task_status: trio.TaskStatus[None]) -> None:
+        async def run_host(task_status: trio.TaskStatus[StartCall]) -> None:
             results[0] = await host_table(host, name=names[0], table="Test table", seats=seats or len(meshes_), code=code,
                                           task_status=task_status)
 

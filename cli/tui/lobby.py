@@ -25,7 +25,7 @@ from p2p.errors import JoinRefused
 from p2p.groups import lone_exception_unwrapped
 from p2p.identity import Certificate
 from p2p.lobby import LobbyResult, RosterChanged
-from p2p.lobby_runner import host_table, join_table
+from p2p.lobby_runner import StartCall, host_table, join_table
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
 from cli.lobby_common import LobbyNews
@@ -123,7 +123,7 @@ async def host_lobby_screen(
     with lone_exception_unwrapped():
         async with trio.open_nursery() as nursery:
 
-            async def run_host(task_status: trio.TaskStatus[Callable[[], None]]) -> None:
+            async def run_host(task_status: trio.TaskStatus[StartCall]) -> None:
                 nonlocal result
                 result = await host_table(mesh, name=name, table=table, seats=seats, code=code,
                                           rules=rules or DEFAULT_RULES, on_roster=roster_changed, task_status=task_status)
