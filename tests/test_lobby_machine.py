@@ -216,6 +216,18 @@ def seat_three(tmp_path: Path):  # type: ignore[no-untyped-def]
     return ids, host, bob, carol
 
 
+
+def seat_bob_carol_dan(tmp_path: Path, seats: int):  # type: ignore[no-untyped-def]
+    """alice hosts `seats` seats; bob, carol and dan are welcomed in that order, each
+    knowing the roster of its welcome (the host holds no link yet)."""
+    ids, host = setup(tmp_path, seats=seats)
+    guests: dict[str, GuestLobby] = {}
+    for i, name in ((1, "bob"), (2, "carol"), (3, "dan")):
+        guest, hello, nonce = hello_for(host, ids[i], name, N[i])
+        guest.on_reply(host.on_hello(hello, nonce, f"10.0.0.{i + 1}")[0])
+        guests[name] = guest
+    return ids, host, guests
+
 def test_s6_6_a_guest_tells_the_host_once_it_holds_every_link(tmp_path: Path) -> None:
     ids, host, bob, carol = seat_three(tmp_path)
     assert carol.awaited() == {ids[0].peer_id, ids[1].peer_id}  # both dial her (lower seat dials higher)
@@ -347,12 +359,7 @@ def test_s6_6_a_report_naming_a_member_linked_since_is_not_sent_again(tmp_path: 
     and dialled him, carol not yet. When dan's link to the host comes back, he sends
     again only the report naming carol: the one naming bob, whom he is linked to, would
     cost dan (the later joiner) his seat, the host being linked to bob again."""
-    ids, host = setup(tmp_path, seats=4)
-    guests: dict[str, GuestLobby] = {}
-    for i, name in ((1, "bob"), (2, "carol"), (3, "dan")):
-        guest, hello, nonce = hello_for(host, ids[i], name, N[i])
-        guest.on_reply(host.on_hello(hello, nonce, f"10.0.0.{i + 1}")[0])
-        guests[name] = guest
+    ids, host, guests = seat_bob_carol_dan(tmp_path, seats=4)
     alice_id, bob_id, carol_id, dan_id = (ids[i].peer_id for i in range(4))
     dan = guests["dan"]
     linked_to(host, bob_id, carol_id, dan_id)
@@ -378,12 +385,7 @@ def test_s6_6_a_roster_update_lost_with_a_dropped_link_comes_again_with_the_redi
     stands again, so bob moves to it and reports on it, and is not let go for a report
     the host would never have. The roster again, unchanged, is nothing new to a guest;
     another roster under a version it has is a §6.5 violation."""
-    ids, host = setup(tmp_path, seats=5)
-    guests: dict[str, GuestLobby] = {}
-    for i, name in ((1, "bob"), (2, "carol"), (3, "dan")):
-        guest, hello, nonce = hello_for(host, ids[i], name, N[i])
-        guest.on_reply(host.on_hello(hello, nonce, f"10.0.0.{i + 1}")[0])
-        guests[name] = guest
+    ids, host, guests = seat_bob_carol_dan(tmp_path, seats=5)
     alice_id, bob_id, carol_id, dan_id = (ids[i].peer_id for i in range(4))
     bob = guests["bob"]
     linked_to(host, bob_id, carol_id, dan_id)

@@ -94,6 +94,12 @@ async def test_s6_5_host_screen_says_who_left_the_lobby_and_how(tmp_path: Path, 
 
 
 
+
+async def alice_hosts_friday(harness: ScreenHarness, mesh: Mesh, got: dict[str, LobbyResult | None]) -> None:
+    """alice's host screen for "Friday", four seats, on `harness`; its result in got["host"]."""
+    assert harness.terminal is not None
+    got["host"] = await host_lobby_screen(harness.terminal, mesh, name="alice", table="Friday", seats=4)
+
 async def test_s6_6_the_host_screen_names_whom_the_start_waits_for(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The host presses Enter while bob has not yet said he holds every link: his seat
@@ -118,14 +124,10 @@ async def test_s6_6_the_host_screen_names_whom_the_start_waits_for(
         with trio.fail_after(30):
             async with trio.open_nursery() as nursery:
 
-                async def run_host() -> None:
-                    got["host"] = await host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
-                                                          seats=4)
-
                 async def run_guest() -> None:
                     got["guest"] = await join_table(guest, [(LOOPBACK, host.port)], name="bob", expect_host=host.me)
 
-                nursery.start_soon(run_host)
+                nursery.start_soon(alice_hosts_friday, harness, host, got)
                 await harness.wait_for_text("1 of 4 seats taken")
                 nursery.start_soon(run_guest)
                 await harness.wait_for_text("2 of 4 seats taken", "bob")
@@ -160,17 +162,13 @@ async def test_s6_6_the_host_can_start_again_after_everyone_it_would_have_starte
         with trio.fail_after(30):
             async with trio.open_nursery() as nursery:
 
-                async def run_host() -> None:
-                    got["host"] = await host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
-                                                          seats=4)
-
                 async def run_guest(mesh: Mesh, name: str) -> None:
                     try:
                         got[name] = await join_table(mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me)
                     except JoinRefused:
                         got[name] = None
 
-                nursery.start_soon(run_host)
+                nursery.start_soon(alice_hosts_friday, harness, host, got)
                 await harness.wait_for_text("1 of 4 seats taken")
                 nursery.start_soon(run_guest, bob, "bob")
                 await harness.wait_for_text("2 of 4 seats taken", "bob")
