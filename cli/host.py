@@ -139,9 +139,9 @@ def run(args: argparse.Namespace) -> int:
                 show(change)
                 advert(change.roster.free)
 
-            start = await _start_signal(lambda: seated[0])
-            result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table=table, seats=args.seats,
-                                                        code=args.code, rules=rules, start=start, on_roster=on_roster))
+            async with _enters(lambda: seated[0]) as start:
+                result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table=table, seats=args.seats,
+                                                            code=args.code, rules=rules, start=start, on_roster=on_roster))
         if result is None:  # (only a table that needs every bot gives up)
             return 1
         return await after_lobby(mesh, result, identity, args, bots)
@@ -216,22 +216,35 @@ async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None
     return report(summary, args, None if bots is None else await bots.logs_after(summary.log_path))
 
 
-async def _start_signal(seated: Callable[[], int]) -> trio.abc.ReceiveChannel[object] | None:
-    """On a terminal, each Enter asks to start the game early with the `seated` players,
-    at least two (Enter alone at the table says so): again, if everyone the host would
-    have started with left meanwhile."""
+@asynccontextmanager
+async def _enters(seated: Callable[[], int]) -> AsyncIterator[trio.abc.ReceiveChannel[object] | None]:
+    """While the lobby runs, on a terminal, each Enter asks to start the game early with
+    the `seated` players, at least two (Enter alone at the table says so): again, if
+    everyone the host would have started with left meanwhile. None off a terminal (a
+    headless host starts when the table is full)."""
     if not sys.stdin.isatty():
-        return None  # (a headless host starts when the table is full)
+        yield None
+        return
     asked, start = trio.open_memory_channel[object](1)
     say("Press Enter to start with the players seated so far (at least 2).")
 
     async def read_enters() -> None:
-        while await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True):
+        while True:
+            try:
+                line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+            except UnicodeDecodeError:
+                line = "\n"  # (bytes that are not text, then Enter: an Enter all the same)
+            except OSError:
+                return  # (the terminal hung up: the stop signal that comes with it is the command's)
+            if not line:
+                return
             if seated() < 2:
                 say("A game needs at least two players: Enter again once someone has joined.")
                 continue
             with suppress(trio.WouldBlock):  # (one call waiting is enough)
                 asked.send_nowait(None)
 
-    trio.lowlevel.spawn_system_task(read_enters)
-    return start
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(read_enters)
+        yield start
+        nursery.cancel_scope.cancel()

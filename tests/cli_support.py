@@ -15,13 +15,15 @@ from p2p.journal import Journal, journal_path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def bandit(*args: str, netns: str | None = None, stdin: int = subprocess.DEVNULL) -> subprocess.Popen[str]:
+def bandit(*args: str, netns: str | None = None, stdin: int = subprocess.DEVNULL,
+           env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """`bandit-lan ARGS` as a process whose output is read (`read_until`); its input is
-    nothing, or the file descriptor `stdin` (a pty's, to be a terminal)."""
+    nothing, or the file descriptor `stdin` (a pty's, to be a terminal); `env` adds to
+    its environment."""
     cmd = [sys.executable, "-m", "cli", *args]
     if netns is not None:
         cmd = ["ip", "netns", "exec", netns, *cmd]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", **(env or {})}
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=stdin, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
 

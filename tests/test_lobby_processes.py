@@ -46,31 +46,48 @@ def test_host_tables_and_two_joiners_as_processes(tmp_path: Path) -> None:
 
 
 
-def test_s6_6_each_enter_at_a_host_on_a_terminal_asks_to_start(tmp_path: Path) -> None:
+@pytest.mark.parametrize("typed", ["Enter", "bytes that are not text", "the terminal hung up"])
+def test_s6_6_each_enter_at_a_host_on_a_terminal_asks_to_start(tmp_path: Path, typed: str) -> None:
     """`host --lobby-only` on a terminal (its input a pty): Enter alone at the table says
     a game needs two players; Enter again once bob sat down starts the game with the two
-    of them. (The first Enter used to be the only one heard: the game never started.)"""
+    of them (the first Enter used to be the only one heard: the game never started).
+    Bytes that are not text, then Enter, are an Enter all the same; a terminal that hangs
+    up leaves the lobby running, and the table starts when full (either used to crash the
+    host: its reader of the terminal raised in a trio system task)."""
     seen: list[str] = []
     terminal, its_side = os.openpty()
-    host = bandit("host", "--table", "Porch", "--name", "alice", "--seats", "4", "--bind", "127.0.0.1",
-                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--lobby-only", stdin=its_side)
+    host = bandit("host", "--table", "Porch", "--name", "alice", "--seats", "3", "--bind", "127.0.0.1",
+                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--lobby-only", stdin=its_side,
+                  env={"PYTHONIOENCODING": "utf-8:strict"})  # (as under a UTF-8 locale; the C locale forgives)
     os.close(its_side)
     procs = [host]
+
+    def join(name: str) -> None:
+        procs.append(bandit("join", "--peer", where, "--name", name, "--state-dir", str(tmp_path / name), "--lobby-only"))
+
     try:
         where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
         read_until(host, r"Press Enter to start", seen)
-        os.write(terminal, b"\n")
-        read_until(host, r"A game needs at least two players", seen)
-        bob = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"), "--lobby-only")
-        procs.append(bob)
-        read_until(host, r"2 of 4 seats taken", seen)
-        os.write(terminal, b"\n")
-        results = [finish(bob, [], 40), finish(host, seen, 40)]
+        if typed == "the terminal hung up":
+            os.close(terminal)
+            terminal = -1
+            join("bob")
+            read_until(host, r"2 of 3 seats taken", seen)
+            join("carol")  # (full: the table starts)
+        else:
+            os.write(terminal, b"\xff\n" if typed == "bytes that are not text" else b"\n")
+            read_until(host, r"A game needs at least two players", seen)
+            join("bob")
+            read_until(host, r"2 of 3 seats taken", seen)
+            os.write(terminal, b"\n")
+        results = [finish(p, seen if p is host else [], 40) for p in (*procs[1:], host)]
     finally:
         kill_all(procs)
-        os.close(terminal)
+        if terminal >= 0:
+            os.close(terminal)
     one_game(results)
-    assert "Game ready" in results[1][1] and "2 players" in results[1][1]
+    players = 3 if typed == "the terminal hung up" else 2
+    assert f"Game ready at table \"Porch\": {players} players" in results[-1][1]
 
 def test_wrong_fingerprint_and_unreachable_host_fail_clearly(tmp_path: Path) -> None:
     seen: list[str] = []
