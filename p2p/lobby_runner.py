@@ -350,7 +350,10 @@ async def host_table(
 
     # The front door stays open after the start: latecomers are refused politely (§6.4).
     mesh.serve_front_door(front_door)
+
     def start_now() -> None:
+        """The host's call: start with the players seated now, at least two, once they
+        are linked (nothing if fewer, or if it already asked)."""
         if len(lobby.roster.members) >= MIN_SEATS and not lobby.starting:
             driver.apply(lobby.start())
 
