@@ -212,7 +212,7 @@ def _told(lobby: HostLobby | GuestLobby, before: _News) -> list[Action]:
     now = _news(lobby)
     if now == before or lobby.roster is None:
         return []
-    return [RosterChanged(lobby.roster, reconnecting=now[0], linking=now[1])]
+    return [RosterChanged(lobby.roster, (), *now)]
 
 
 @dataclass
@@ -388,7 +388,7 @@ class HostLobby(_SignsRoster):
         update = self._update()
         actions: list[Action] = [Pin(member, dial=True)]
         actions += [SendTo(m.peer_id, update) for m in others]
-        actions.append(RosterChanged(self.roster, reconnecting=self.reconnecting, linking=self.linking))
+        actions.append(RosterChanged(self.roster, (), *_news(self)))
         return welcome, actions + self._start_if_ready()
 
     def _update(self) -> dict[str, Any]:
@@ -473,9 +473,10 @@ class HostLobby(_SignsRoster):
         update written to the link that dropped may have gone down with it."""
         if self.roster.member(peer) is None:
             return []
+        redialled = peer in self.reconnecting
         before = _news(self)
         self._linked.add(peer)
-        again: list[Action] = [SendTo(peer, self._update())] if peer in before[0] else []
+        again: list[Action] = [SendTo(peer, self._update())] if redialled else []
         return [*again, *_told(self, before), *self._start_if_ready()]
 
     def awaited(self) -> frozenset[bytes]:
@@ -554,7 +555,7 @@ class HostLobby(_SignsRoster):
             self.starting = False  # (nobody left to play with: the table is open again)
         tell: list[Action] = [SendTo(peer, refuse("unreachable", why)) for peer, why in leaving.items()] if told else []
         return [*tell, *(Unpin(peer) for peer in leaving), *(SendTo(m.peer_id, update) for m in members[1:]),
-                RosterChanged(self.roster, gone, self.reconnecting, self.linking), *self._start_if_ready()]
+                RosterChanged(self.roster, gone, *_news(self)), *self._start_if_ready()]
 
 
 # -- guest -----------------------------------------------------------------------------------
@@ -671,7 +672,8 @@ class GuestLobby(_SignsRoster):
         assert self.roster is not None and self.host is not None
         if self._sigs.roster is not None:
             raise ProtocolError("§6.5", "a roster update after the start", self.host.short)
-        if new.version == self.roster.version and self._as_seen(new) == self.roster:
+        seen = self._as_seen(new)
+        if new.version == self.roster.version and seen == self.roster:
             return []  # (the roster again, over a link the host dialled again: nothing new)
         if new.version <= self.roster.version:
             raise ProtocolError("§6.5", f"roster version {new.version} does not follow {self.roster.version}", self.host.short)
@@ -690,7 +692,7 @@ class GuestLobby(_SignsRoster):
             if not _dialable(m.address):
                 raise ProtocolError("§6.5", f"the roster gives {m.name} no address to dial ({m.address!r})",
                                     self.host.short)
-        self.roster = self._as_seen(new)
+        self.roster = seen
         members = self.roster.members
         actions: list[Action] = [Unpin(p) for p in old - current]
         actions += [Pin(m, dial=True) for m in members if m.peer_id not in old and m.seat > me.seat]
