@@ -33,7 +33,10 @@ signing. A guest that never reports would hold the start for good: the host lets
 `REPORT_WAIT` seconds after the roster took its version (`unreported`). Each guest checks
 that R is exactly the roster it was shown, signs it and broadcasts ``lobby.sign``. A peer
 has started when it holds a valid signature of R from every member; the game id is
-SHA-256 over R.
+SHA-256 over R. A link that drops meanwhile is dialled again as before the start, and
+every link that comes up carries again the message with this peer's signature
+(``lobby.start`` or ``lobby.sign``; the game sends it too, `LobbyResult.signed`): one
+written into the link that dropped may have gone down with it.
 """
 
 from __future__ import annotations
@@ -112,7 +115,7 @@ class Unpin:
 
 @dataclass(frozen=True)
 class Redial:
-    """Connect to pinned `peer` again: a link this side dials ended before the start (§6.6)."""
+    """Connect to pinned `peer` again: a link this side dials dropped before the game (§6.6)."""
 
     peer: bytes
 
@@ -162,6 +165,12 @@ class LobbyResult:
     signatures: tuple[bytes, ...]  # by seat
     seat: int  # this peer's seat
 
+    def signed(self) -> dict[str, Any]:
+        """The message that carried this peer's roster signature (§6.6), sent again over
+        every link that comes up, in the game too: one written into a link that dropped
+        may have gone down with it, and a member still signing waits for it."""
+        return signature_message(self.seat, self.canonical, self.game_id, self.signatures[self.seat])
+
 
 @dataclass(frozen=True)
 class Started:
@@ -173,6 +182,14 @@ Action = SendTo | Broadcast | Pin | Unpin | Redial | Probe | RosterChanged | Sta
 
 def refuse(reason: str, detail: str) -> dict[str, Any]:
     return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": detail[:200]}
+
+
+def signature_message(seat: int, canonical: bytes, game_id: bytes, sig: bytes) -> dict[str, Any]:
+    """What carries seat `seat`'s signature `sig` of R (§6.6): the host's ``lobby.start``
+    (with R), a guest's ``lobby.sign`` (with the game id)."""
+    if seat == 0:
+        return {"type": "lobby.start", "v": 1, "roster": canonical, "sig": sig}
+    return {"type": "lobby.sign", "v": 1, "game": game_id, "sig": sig}
 
 
 def links_report(version: int, unreachable: tuple[bytes, ...] = ()) -> dict[str, Any]:
@@ -243,8 +260,8 @@ class _Signatures:
 
     def add(self, peer: bytes, game: bytes, sig: bytes) -> None:
         if self.canonical is None or self.roster is None or self.game_id is None:
-            if peer in self.early:
-                raise ProtocolError("§6.6", "lobby.sign sent twice", short_id(peer))
+            if peer in self.early and self.early[peer] != (game, sig):
+                raise ProtocolError("§6.6", "two different roster signatures from one peer", short_id(peer))
             self.early[peer] = (game, sig)
             return
         self._check(self.roster, self.canonical, self.game_id, peer, game, sig)
@@ -292,11 +309,38 @@ class _SignsRoster:
     """What both roles share once the roster is frozen (§6.6)."""
 
     _sigs: _Signatures
+    _redials: _Redials
+    _linked: set[bytes]
 
     @property
     def signing(self) -> bool:
-        """The roster is frozen and being signed (§6.6): links are the game's to heal now."""
+        """The roster is frozen and being signed (§6.6)."""
         return self._sigs.roster is not None
+
+    def _signed(self, seat: int) -> dict[str, Any]:
+        """The message that carried this peer's signature of R (`signature_message`)."""
+        assert self._sigs.canonical is not None and self._sigs.game_id is not None
+        return signature_message(seat, self._sigs.canonical, self._sigs.game_id, self._sigs.valid[self._sigs.me.peer_id])
+
+    def _signing_link_up(self, peer: bytes, seat: int) -> list[Action]:
+        """A link is up while R is being signed: it carries this peer's signature again,
+        which may have gone down with the link before (§6.6); the other side ignores it if
+        it holds it."""
+        self._linked.add(peer)
+        return [SendTo(peer, self._signed(seat))]
+
+    def _signing_link_lost(self, member: Member, seat: int, why: str, *, dropped: bool) -> list[Action]:
+        """Member `member`, whose signature of R is still due, lost its link to this peer
+        (at `seat`) while R is being signed (§6.6). A link that `dropped` is made again
+        (the lower seat dials, `REDIALS` times at most) and the signature awaited, within
+        `SIGN_WAIT`; a member that left, broke the protocol, or cannot be dialled again
+        ends the lobby."""
+        redial = member.seat > seat
+        if not dropped or redial and not self._redials.take(
+                member.peer_id, dropped=dropped, was_linked=member.peer_id in self._linked):
+            raise _left_unsigned(member, why)  # (this lobby ends as it stands)
+        self._linked.discard(member.peer_id)
+        return [Redial(member.peer_id)] if redial else []  # (else it dials this peer again, §6.5)
 
     def sign_overdue(self, waited: float = SIGN_WAIT) -> ProtocolError:
         """The error that ends this lobby when the roster, frozen `waited` seconds ago,
@@ -414,10 +458,8 @@ class HostLobby(_SignsRoster):
         if self.reconnecting:
             return []  # (its own link to a guest is down: back, or the guest leaves, §6.6)
         self.started = True
-        sig = self._sigs.freeze(self.roster)
-        assert self._sigs.canonical is not None
-        return [Broadcast({"type": "lobby.start", "v": 1, "roster": self._sigs.canonical, "sig": sig}),
-                *self._sigs.outcome()]
+        self._sigs.freeze(self.roster)
+        return [Broadcast(self._signed(0)), *self._sigs.outcome()]
 
     def on_message(self, peer: bytes, message: Mapping[str, Any]) -> list[Action]:
         """A lobby message from a pinned guest over the mesh."""
@@ -473,6 +515,8 @@ class HostLobby(_SignsRoster):
         update written to the link that dropped may have gone down with it."""
         if self.roster.member(peer) is None:
             return []
+        if self.started:
+            return self._signing_link_up(peer, 0)
         redialled = peer in self.reconnecting
         before = _news(self)
         self._linked.add(peer)
@@ -523,15 +567,17 @@ class HostLobby(_SignsRoster):
         link `dropped` (no goodbye, no protocol error) and the host, its dialer, has
         redials left for it (§6.6): then it keeps its seat while the host dials it again,
         and the start waits for the link.
-        After the start the game cannot start without it. `why` says how it left, for the
-        host's screen ("lost the connection: …"; the runner knows)."""
+        After the start, while R is being signed, a guest whose signature is still due is
+        dialled again if its link dropped, and otherwise ends the lobby: the game cannot
+        start without it (`_signing_link_lost`). `why` says how it left, for the host's
+        screen ("lost the connection: …"; the runner knows)."""
         member = self.roster.member(peer)
         if member is None:
             return []
         if self.started:
-            if self._sigs.done or peer in self._sigs.valid or peer in self._sigs.early:
+            if self._sigs.done or peer in self._sigs.valid:
                 return []  # it signed before leaving: nothing more is needed from it
-            raise _left_unsigned(member, why)
+            return self._signing_link_lost(member, 0, why, dropped=dropped)
         was_linked = peer in self._linked
         before = _news(self)
         self._linked.discard(peer)
@@ -709,7 +755,9 @@ class GuestLobby(_SignsRoster):
     def _on_start(self, canonical: bytes, host_sig: bytes) -> list[Action]:
         assert self.roster is not None and self.host is not None
         if self._sigs.roster is not None:
-            raise ProtocolError("§6.6", "lobby.start sent twice", self.host.short)
+            if canonical == self._sigs.canonical and host_sig == self._sigs.valid.get(self.host.peer_id):
+                return []  # (the start again, over a link that came back: nothing new)
+            raise ProtocolError("§6.6", "a second lobby.start, with another roster or signature", self.host.short)
         final = parse_canonical(canonical)
         shown = replace(self.roster, seats=len(self.roster.members))
         if canonical != shown.canonical():
@@ -717,9 +765,8 @@ class GuestLobby(_SignsRoster):
         if not roster_signature_valid(self.host, canonical, host_sig):
             raise ProtocolError("§6.6", "the host's roster signature does not verify", self.host.short)
         frozen = replace(self.roster, seats=final.seats)
-        sig = self._sigs.freeze(frozen, also={self.host.peer_id: (game_id_of(canonical), host_sig)})
-        assert self._sigs.game_id is not None
-        return [Broadcast({"type": "lobby.sign", "v": 1, "game": self._sigs.game_id, "sig": sig}), *self._sigs.outcome()]
+        self._sigs.freeze(frozen, also={self.host.peer_id: (game_id_of(canonical), host_sig)})
+        return [Broadcast(self._signed(self.seat)), *self._sigs.outcome()]
 
     def awaited(self) -> frozenset[bytes]:
         """Members that dial this guest (§6.5) and hold no link to it yet, before the start:
@@ -737,6 +784,8 @@ class GuestLobby(_SignsRoster):
         if self.roster is None or self.roster.member(peer) is None:
             return []
         assert self.host is not None
+        if self._sigs.roster is not None:
+            return self._signing_link_up(peer, self.seat)
         before = _news(self)
         self._linked.add(peer)
         self._lost.discard(peer)
@@ -789,10 +838,12 @@ class GuestLobby(_SignsRoster):
         """A link ended (`why`: how, as for the host's `on_link_lost`). Before the start a
         member this guest dials and cannot reach is reported to the host (§6.6); one whose
         link `dropped` (it ended without a goodbye or a protocol error) is redialled first,
-        up to `REDIALS` times, and reported when a redial fails. One that dials this guest is awaited again; the host, which
-        does, is also asked at once whether its table still answers (`Probe`), so a host
-        that is gone is known at once. Losing the host otherwise, or anyone whose roster
-        signature we still need once the roster is being signed, ends the lobby."""
+        up to `REDIALS` times, and reported when a redial fails. One that dials this guest
+        is awaited again; the host, which does, is also asked at once whether its table
+        still answers (`Probe`), so a host that is gone is known at once. Losing the host
+        otherwise ends the lobby. Once R is being signed, a member whose signature is still
+        due is dialled again or awaited if its link dropped, and ends the lobby if it left
+        (`_signing_link_lost`)."""
         assert self.roster is not None and self.host is not None
         if self._sigs.done or peer in self._sigs.valid:
             return []  # it signed before leaving: nothing more is needed from it
@@ -803,7 +854,7 @@ class GuestLobby(_SignsRoster):
         if host and not dropped:
             raise ProtocolError("§6.5", "the host closed the table", self.host.short)
         if member is not None and self._sigs.roster is not None:
-            raise _left_unsigned(member, why)
+            return self._signing_link_lost(member, self.seat, why, dropped=dropped)
         was_linked = peer in self._linked
         before = _news(self)
         self._linked.discard(peer)

@@ -7,9 +7,11 @@ the `Mesh` and the front door) and the timeouts; every decision is the state mac
 Each function runs until the game has started (every member signed the roster) and
 returns the `LobbyResult`; the mesh stays open for the game. Messages of later layers
 that arrive before this peer finished the lobby are handed back to the mesh
-(`Mesh.requeue`) in order, so the game sees them first; so are the losses of links that
-drop once the roster is being signed (the game dials them again). Probes of the host's
-front door (§6.6) run as tasks beside the lobby and wake it with their answers.
+(`Mesh.requeue`) in order, so the game sees them first; so are the links that come up,
+and those that drop, once the roster is being signed (a member that has signed is the
+game's to dial again; the lobby dials again one whose signature is still due). Probes
+of the host's front door (§6.6) run as tasks beside the lobby and wake it with their
+answers.
 
 The runner keeps every link of the lobby alive: it sends a `lobby.beat` on each link
 every `BEAT_EVERY` seconds and takes a link that brought nothing for `SILENCE` seconds
@@ -84,7 +86,7 @@ class _Driver:
                 self.mesh.forget(action.peer)
                 self.heard.pop(action.peer, None)
             elif isinstance(action, Redial):
-                log.info("link to %s ended before the start: dialling it again", short_id(action.peer))
+                log.info("link to %s dropped before the game: dialling it again", short_id(action.peer))
                 self.mesh.dial(action.peer)
             elif isinstance(action, Probe):
                 if action.at_once:

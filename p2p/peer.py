@@ -170,6 +170,7 @@ class TablePeer(SessionRecord):
         self.roster = roster
         self._me = lobby_result.seat
         self.game_id = lobby_result.game_id
+        self._signed = lobby_result.signed()  # (sent again on every link that comes up, §6.6)
         self.names = tuple(m.name for m in roster.members)
         seats = tuple(m.peer_id for m in roster.members)
         self._resumed: Step | None = None
@@ -495,6 +496,9 @@ class TablePeer(SessionRecord):
                 return
             self._said_bye.discard(seat)
             self._heard[seat] = trio.current_time()
+            # its lobby may still wait for our roster signature, which may have gone down
+            # with the link that dropped while the roster was being signed (a game ignores it)
+            self.mesh.send(event.peer, self._signed)
             since = self._absent.pop(seat, None)
             if since is not None:
                 self._returned[seat] = (trio.current_time() - since, self.orderer.mark((seat,)))

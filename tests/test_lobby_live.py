@@ -203,7 +203,8 @@ async def test_s4_7_a_guest_that_floods_the_lobby_with_game_messages_loses_its_s
 
 @pytest.mark.parametrize("frames", [
     [{"type": "lobby.links", "v": 1, "version": 0, "unreachable": []}],  # only the host takes these
-    [{"type": "lobby.sign", "v": 1, "game": bytes(32), "sig": bytes(64)}] * 2,  # signed twice, before any start
+    # two different signatures, before any start
+    [{"type": "lobby.sign", "v": 1, "game": bytes(32), "sig": bytes([i]) * 64} for i in range(2)],
 ], ids=["links", "signed-twice"])
 async def test_s6_6_a_later_joiner_that_breaks_the_protocol_at_a_guest_loses_its_own_seat_not_the_guest_s(
         tmp_path: Path, frames: list[dict]) -> None:  # type: ignore[type-arg]
@@ -791,3 +792,55 @@ async def test_s6_6_a_peer_that_was_stopped_itself_takes_nothing_for_overdue_bef
         autojump_clock.jump(100.0)  # (stopped)
         await trio.sleep_forever()
     assert told[0] == 10.0 + 100.0 + (SIGN_WAIT if signing else MESH_WAIT) + OVERSLEPT
+
+
+async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_costs_nobody_the_game(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """carol's roster signature never reaches bob: it went down with their link, which
+    drops once carol holds every signature and her game has begun. bob, the lower seat,
+    dials her again from his lobby; her game sends her signature again over the link that
+    comes back, and all three play the game to its end, agreeing on it (§6.6)."""
+    from engine import NormalBot
+    from p2p.audit import audit
+    from p2p.peer import GameSummary, TablePeer, table_schemas
+    from p2p.roster import TableRules
+    from tests.faultproxy import link_proxy
+
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids, schemas=table_schemas()) as (host, bob, carol):
+        broadcast = carol.broadcast
+
+        def carol_broadcasts(message: dict[str, Any], exclude: Any = ()) -> None:
+            if message["type"] == "lobby.sign":  # (to bob it goes down with the link dropped below)
+                exclude = (*exclude, bob.me)
+            broadcast(message, exclude)
+
+        monkeypatch.setattr(carol, "broadcast", carol_broadcasts)
+        summaries: dict[str, GameSummary] = {}
+
+        async def play(mesh: Mesh, name: str, join: Callable[[], Awaitable[LobbyResult]],
+                       then: Callable[[], None] = lambda: None) -> None:
+            result = await join()
+            then()
+            seat = TablePeer(mesh, result, ids[result.seat], log_path=tmp_path / f"{name}.bandit-log", bot=NormalBot(),
+                             seed=result.seat)
+            summaries[name] = await seat.run()
+
+        async with link_proxy((LOOPBACK, carol.port)) as route:
+            carol.port = route.port  # (her hello names the route's port: the host's and bob's dials take it)
+            with trio.fail_after(60):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(play, host, "h", lambda: host_table(
+                        host, name="h", table="Hiccup", seats=3, rules=TableRules(target=20)))
+                    await trio.testing.wait_all_tasks_blocked()
+                    nursery.start_soon(play, bob, "bob", lambda: join_table(
+                        bob, [(LOOPBACK, host.port)], name="bob", expect_host=host.me))
+                    await trio.testing.wait_all_tasks_blocked()  # (bob takes seat 1: he dials carol)
+                    nursery.start_soon(play, carol, "carol", lambda: join_table(
+                        carol, [(LOOPBACK, host.port)], name="carol", expect_host=host.me),
+                        lambda: route.drop(2))  # bob's dial of carol: the host's came first
+    assert route.connections == 3  # bob dialled her again
+    assert all(s.finished for s in summaries.values()), summaries
+    assert len({(s.game_id, tuple(s.totals.items())) for s in summaries.values()}) == 1
+    for name in ("h", "bob", "carol"):
+        assert audit(tmp_path / f"{name}.bandit-log").ok

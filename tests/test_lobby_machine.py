@@ -763,15 +763,107 @@ def test_s6_6_a_roster_some_member_does_not_sign_in_time_ends_the_lobby_naming_i
     assert carol.sign_overdue().reason == f"bob did not sign the roster within {SIGN_WAIT:.0f} s"
 
 
-def test_s6_6_a_member_lost_before_signing_ends_the_lobby_saying_how(tmp_path: Path) -> None:
+def signing(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """alice, bob and carol, every link up and reported: alice starts; the start is sent
+    (carol has not read it yet)."""
     ids, host, bob, carol = seat_three(tmp_path)
-    host.on_link_up(ids[1].peer_id)
-    host.on_link_up(ids[2].peer_id)
+    bob.on_link_up(ids[2].peer_id)
+    carol.on_link_up(ids[0].peer_id)
+    carol.on_link_up(ids[1].peer_id)
+    linked_to(host, ids[1].peer_id, ids[2].peer_id)
     start = next(a for a in [*linked(host, ids[1].peer_id, ids[2].peer_id), *host.start()]
                  if isinstance(a, Broadcast)).message
+    return ids, host, bob, carol, start
+
+
+def signed(actions: list) -> dict:  # type: ignore[type-arg]
+    """The message carrying a peer's roster signature among `actions` (its broadcast)."""
+    return next(a for a in actions if isinstance(a, Broadcast)).message
+
+
+def test_s6_6_a_member_that_leaves_before_signing_ends_the_lobby_saying_how(tmp_path: Path) -> None:
+    ids, host, bob, carol, start = signing(tmp_path)
+    with pytest.raises(ProtocolError, match=r"^§6.6: carol left before signing the roster \(peer"):
+        host.on_link_lost(ids[2].peer_id)
+    bob.on_message(ids[0].peer_id, start)
+    with pytest.raises(ProtocolError, match=r"^§6.6: carol left before signing the roster \(was disconnected: bad"):
+        bob.on_link_lost(ids[2].peer_id, "was disconnected: bad frame")
+
+
+def test_s6_6_a_link_that_drops_during_the_signing_is_made_again_and_carries_the_signatures_again(
+        tmp_path: Path) -> None:
+    """A Wi-Fi hiccup while R is being signed costs nobody the game: the lower seat dials
+    again, the higher awaits (`SIGN_WAIT` bounds it), and the link that comes back
+    carries again each side's signature (the start, from the host), which may have gone
+    down with the link that dropped. Whatever arrives twice is nothing new."""
+    ids, host, bob, carol, start = signing(tmp_path)
+    alice_id, bob_id, carol_id = (ids[i].peer_id for i in range(3))
+    bob_signs = signed(bob.on_message(alice_id, start))
+    assert host.on_message(bob_id, bob_signs) == []
+    # carol's link to the host drops before she read the start: the host dials her again
+    assert host.on_link_lost(carol_id, "lost the connection: peer closed", dropped=True) == [Redial(carol_id)]
+    assert acts(carol.on_link_lost(alice_id, "lost the connection", dropped=True)) == [
+        Probe(alice_id, ("127.0.0.1", 4000), at_once=True)]  # (before the start, as ever)
+    # bob's link to carol drops too: bob, the lower seat, dials again; carol awaits him
+    assert bob.on_link_lost(carol_id, "lost the connection", dropped=True) == [Redial(carol_id)]
+    assert acts(carol.on_link_lost(bob_id, "lost the connection", dropped=True)) == []
+    assert host.on_link_up(carol_id) == [SendTo(carol_id, start)]
+    carol.on_link_up(alice_id)
+    carol_signs = signed(carol.on_message(alice_id, start))
+    assert carol.on_message(alice_id, start) == []  # the start again: nothing new
+    assert isinstance(host.on_message(carol_id, carol_signs)[0], Started)
+    # bob's signature had reached carol before her link to him dropped; hers to him went
+    # down with it. carol has started (her game dials nobody: bob, the lower seat, does)
+    carol_started = carol.on_message(bob_id, bob_signs)[0]
+    assert isinstance(carol_started, Started) and carol.on_message(bob_id, bob_signs) == []
+    assert bob.on_link_up(carol_id) == [SendTo(carol_id, bob_signs)]  # (her game ignores it)
+    assert carol_started.result.signed() == carol_signs  # what her game sends again on that link
+    assert isinstance(bob.on_message(carol_id, carol_signs)[0], Started)
+    assert bob.on_message(carol_id, carol_signs) == []  # (done: nothing more)
+
+
+def test_s6_6_a_signature_sent_again_before_the_start_was_read_is_kept_once(tmp_path: Path) -> None:
+    """carol signs; her link to bob drops and bob dials it again: it carries her signature
+    again, and bob, who has not read the start yet, keeps it once (the same signature
+    twice is nothing new; another one is a violation)."""
+    ids, host, bob, carol, start = signing(tmp_path)
+    alice_id, bob_id = ids[0].peer_id, ids[1].peer_id
+    carol_signs = signed(carol.on_message(alice_id, start))
+    assert carol.on_link_lost(bob_id, "lost the connection", dropped=True) == []  # (bob dials her again)
+    assert carol.on_link_up(bob_id) == [SendTo(bob_id, carol_signs)]
+    assert bob.on_message(ids[2].peer_id, carol_signs) == []
+    assert bob.on_message(ids[2].peer_id, carol_signs) == []
+    with pytest.raises(ProtocolError, match=r"^§6.6: two different roster signatures from one peer"):
+        bob.on_message(ids[2].peer_id, dict(carol_signs, sig=bytes(64)))
+    assert isinstance(bob.on_message(alice_id, start)[-1], Started)
+    with pytest.raises(ProtocolError, match=r"^§6.6: a second lobby.start, with another roster or signature"):
+        carol.on_message(alice_id, dict(start, sig=bytes(64)))
+
+
+def test_s6_6_a_link_that_keeps_dropping_during_the_signing_ends_the_lobby_saying_how(tmp_path: Path) -> None:
+    """Each dialer redials `REDIALS` times at most, the lobby's budget as before the start;
+    a redial that fails (its link never came up) ends the lobby too."""
+    ids, host, bob, carol, start = signing(tmp_path)
+    carol_id = ids[2].peer_id
+    for _ in range(REDIALS):
+        assert host.on_link_lost(carol_id, "lost the connection", dropped=True) == [Redial(carol_id)]
+        host.on_link_up(carol_id)
     with pytest.raises(ProtocolError, match=r"carol left before signing the roster \(lost the connection: "
                                             r"nothing heard for 6 s\)"):
-        host.on_link_lost(ids[2].peer_id, "lost the connection: nothing heard for 6 s", dropped=True)
+        host.on_link_lost(carol_id, "lost the connection: nothing heard for 6 s", dropped=True)
     bob.on_message(ids[0].peer_id, start)
-    with pytest.raises(ProtocolError, match=r"^§6.6: carol left before signing the roster \(peer"):
-        bob.on_link_lost(ids[2].peer_id)
+    assert bob.on_link_lost(carol_id, "lost the connection", dropped=True) == [Redial(carol_id)]
+    with pytest.raises(ProtocolError, match=r"carol left before signing the roster \(could not dial: refused\)"):
+        bob.on_link_lost(carol_id, "could not dial: refused", dropped=True)  # (the redial failed)
+
+
+def test_s6_6_the_game_sends_the_same_signature_message_again(tmp_path: Path) -> None:
+    """What the game sends again on each link that comes up (`LobbyResult.signed`) is the
+    very message its lobby broadcast: the host's start, a guest's signature."""
+    ids, host, bob, carol, start = signing(tmp_path)
+    bob_signs = signed(bob.on_message(ids[0].peer_id, start))
+    carol_signs = signed(carol.on_message(ids[0].peer_id, start))
+    results = [*host.on_message(ids[1].peer_id, bob_signs), *host.on_message(ids[2].peer_id, carol_signs),
+               *bob.on_message(ids[2].peer_id, carol_signs), *carol.on_message(ids[1].peer_id, bob_signs)]
+    told = {r.result.seat: r.result.signed() for r in results if isinstance(r, Started)}
+    assert told == {0: start, 1: bob_signs, 2: carol_signs}
