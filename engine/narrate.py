@@ -177,10 +177,10 @@ class Narrator:
         decided for a turn that just ended), so another seat's is told plainly; a refusal
         under a protocol section is a warning, and the narrator's own seat's an error.
         The engine's reason (its `words`) names seats and slots as this narrator does."""
-        who = self._possessive(intent.seat)
+        who = "Your" if intent.seat == self.me else self._possessive(intent.seat)  # (a name stays as typed)
         kind = "error" if intent.seat == self.me else "table" if rule.startswith("R") else "warning"
         why = reason if isinstance(reason, str) else self._reason(reason, intent.seat)
-        return Told(f"{who[0].upper()}{who[1:]} {_intent_words(intent)} did not count ({rule}: {why}).",
+        return Told(f"{who} {_intent_words(intent)} did not count ({rule}: {why}).",
                     kind, intent.seat)
 
     def _reason(self, words: Words, actor: int) -> str:

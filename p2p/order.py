@@ -461,6 +461,7 @@ class Orderer:
         self._seen = 0  # the highest stamp of content we took
         self._promised = -1  # the highest stamp our acks promised (§7.3), also before a restart (§11.3)
         self._unsent: deque[dict[str, Any]] = deque()  # content that waits until we may stamp it
+        self._mine_delivered = 0  # how many of our content messages were delivered (in chain order)
         self._delivering = 0
         self._ack_wanted = 0  # highest content stamp received from others
         self._last_sent_time: float | None = None
@@ -1052,6 +1053,8 @@ class Orderer:
             stamp = int(envelope.inner["lamport"])
             delivered = Delivered(self.position, seat, envelope, heads_violation(self._peers, seat, envelope, stamp))
             self.position += 1
+            if seat == self.me:
+                self._mine_delivered += 1
             yield delivered
 
     # -- timers ----------------------------------------------------------------------
@@ -1148,6 +1151,11 @@ class Orderer:
         stamped, §7.3), in the order sent."""
         return [e for e in self._sent if e.inner["type"] == kind]
 
+    def unsettled(self) -> list[str]:
+        """The types of our content messages not yet delivered: sent, or waiting to be
+        stamped (`post`), in the order they will be."""
+        return [e.inner["type"] for e in self._sent[self._mine_delivered:]] + [p["type"] for p in self._unsent]
+
     def holds_ours(self, seat: int) -> bool:
         """Whether `seat`'s latest word says it holds every content and side message we
         sent (§11.4): then our latest promise counts there (§7.3)."""
@@ -1180,6 +1188,7 @@ class Orderer:
         self._accept_content(seat, envelope, pending=False)
         if seat == self.me:
             self._sent.append(envelope)
+            self._mine_delivered += 1
         self._delivering = header.stamp
         delivered = Delivered(self.position, seat, envelope, verdict)
         self.position += 1

@@ -54,13 +54,14 @@ from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
-from p2p.session import CHOSE_TO_LEAVE, Line, RoundReport, SeatInfo, SessionRecord
+from p2p.session import CHOSE_TO_LEAVE, Line, Progress, RoundReport, SeatInfo, SessionRecord
 from p2p.signing import SignedMessage, signed_message
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told
 from p2p.rejoin import restore
 from p2p.table import Intake, SeatDriver, SeatLeft, Step, TableMachine
 from p2p.table.machine import GRACE
+from p2p.table.messages import INTENTS
 from p2p.table.secrets import SeatSecrets
 from p2p.transport import SILENCE, LinkDown, LinkUp, Mesh, MeshEvent, Received, link_schemas
 
@@ -267,6 +268,13 @@ class TablePeer(SessionRecord):
 
     def view(self) -> SeatView:
         return self.machine.engine.view(self._me)
+
+    @property
+    def progress(self) -> Progress:
+        """As recorded (`SessionRecord`), with the intents this seat sent that the agreed
+        order has not delivered yet: asked when a screen looks, not after every frame."""
+        self._progress.sending = tuple(kind for kind in self.orderer.unsettled() if kind in INTENTS)
+        return self._progress
 
     def submit(self, intent: Intent) -> None:
         if self._done.is_set():
@@ -664,7 +672,7 @@ class TablePeer(SessionRecord):
         for seat, away in cut_off.items():
             if self._cut_off.get(seat) != away:
                 missing = " and ".join("you" if s == self._me else self.names[s] for s in away)
-                self._say(f"{self.names[seat]} lost the link to {missing}; the table waits for it "
+                self._say(f"{self.names[seat]} lost the link to {missing}; the table waits for that link "
                           f"(the game ends if it is not back within {self.grace:.0f} s).", "warning", seat)
         for seat in self._cut_off.keys() - cut_off.keys():
             self._say(f"{self.names[seat]} reaches everybody again.", "table", seat)
@@ -860,7 +868,10 @@ class TablePeer(SessionRecord):
         # know how long ago, and a countdown from the restart would promise time the player
         # does not have (this seat still claims at its own, later deadline, in case nobody
         # else can).
-        if engine.over or self._suspended or engine.turn == self._unseen_start:
+        unseen = engine.turn == self._unseen_start
+        running = self._deadlines.turn is not None or self._deadlines.peek is not None
+        self._deadlines.unknown = unseen and running and not (engine.over or self._suspended)  # (the screen says so)
+        if engine.over or self._suspended or unseen:
             self._deadlines.turn = self._deadlines.peek = None
         # (a grace period runs only while the table is suspended: no work on a healthy table)
         self._deadlines.grace = self._grace_ends() if self._suspended and not engine.over else None

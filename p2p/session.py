@@ -61,6 +61,7 @@ class Deadlines:
     turn: float | None = None  # R5 turn timer of the current turn
     peek: float | None = None  # R4.3 ready barrier before the first turn
     grace: float | None = None  # §11.3 the game ends then unless the seats waited for are back
+    unknown: bool = False  # the turn's timer (or the ready barrier) runs, from before this seat restarted: no countdown
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class Progress:
     finished: bool = False  # it ended at its last round, whose scores stand (§9.8): the winners are final
     leaving: bool = False  # this seat is leaving the table (the player asked, or the process was told to stop)
     log_path: str = ""
+    sending: tuple[str, ...] = ()  # the local seat's intents not yet in the agreed order (wire types, §9.5)
     extra: dict[str, str] = field(default_factory=dict)
 
 

@@ -567,13 +567,15 @@ async def test_11_3_a_resumed_seat_shows_its_player_the_story_so_far_and_every_r
             assert back.machine.turn_started_at() is not None or back.machine.peek_started_at() is not None
             back._update_deadlines()
             assert back.deadlines.turn is None and back.deadlines.peek is None
+            assert back.deadlines.unknown  # (the screen says the clock runs, time left unknown)
             # (the same timer, once a turn this seat saw begin: a countdown, until a link is down)
             back._unseen_start = None
             back._update_deadlines()
             assert back.deadlines.turn is not None or back.deadlines.peek is not None
+            assert not back.deadlines.unknown
             back._suspended = True
             back._update_deadlines()
-            assert back.deadlines.turn is None and back.deadlines.peek is None
+            assert back.deadlines.turn is None and back.deadlines.peek is None and not back.deadlines.unknown
         finally:
             log.close("the test ends here")
             journal.close(finished=False)

@@ -298,6 +298,8 @@ def test_refusals_name_the_rule() -> None:
     assert told == Told("Your immediate discard did not count (R6: one immediate discard per player per turn).", "error", 1)
     other = narrator.refusal(Draw(2), "R5", "it is seat 0's turn")
     assert other == Told("Cy's draw did not count (R5: it is seat 0's turn).", "table", 2)
+    lower = Narrator(("ana", "bo", "cy"), 1).refusal(Draw(2), "R5", "it is seat 0's turn")
+    assert lower.text == "cy's draw did not count (R5: it is seat 0's turn)."  # (a name as its player typed it)
 
 
 def test_R3_R5_R6_a_refusal_names_players_and_slots_as_the_table_does_where_the_log_has_numbers() -> None:

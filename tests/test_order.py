@@ -843,3 +843,32 @@ def test_s7_5_a_head_naming_a_message_a_promise_denies_names_both_suspects_and_n
     verdict = on_violation(TableViolation(rejected.section, None, rejected.reason, suspects=(1, rejected.other)))
     assert verdict.seat is None and verdict.who(["Ann", "Bo", "Cy"]) == "Bo or Ann"
     assert verdict.note(["Ann", "Bo", "Cy"]).startswith("Bo or Ann (seats 2 or 1): §7.5:")
+
+
+def test_order_unsettled_names_our_messages_until_they_are_delivered() -> None:
+    """What a screen tells its player is still on its way (§9.5, §11.3): our content
+    messages sent and not yet delivered, in order; delivered, they are settled."""
+    net = Network(3, 5)
+    net.send(0, {"type": "note", "v": 1})
+    net.send(0, {"type": "other", "v": 1})
+    assert net.peers[0].orderer.unsettled() == ["note", "other"]
+    assert net.peers[1].orderer.unsettled() == []
+    net.quiesce()
+    assert len(net.peers[0].delivered) == 2 and net.peers[0].orderer.unsettled() == []
+
+
+def test_order_unsettled_after_a_restart_is_what_the_journal_sent_and_the_log_lacks() -> None:
+    from p2p.order import Orderer
+
+    net = Network(3, 6)
+    net.send(0, {"type": "note", "v": 1})
+    net.quiesce()
+    a = net.peers[0].orderer
+    unsent = a.send({"type": "other", "v": 1}, net.now)  # signed and journaled; the crash comes first
+    resumed = Orderer(seats=a.seats, me=0, game=a.game, sign=make_signer(net.peers[0].identity))
+    for d in net.peers[0].delivered:  # the fairness log
+        resumed.restore_delivered(transmit(d.envelope))
+    for envelope in a.sent_of("note") + [unsent]:  # the journal: every message it sent
+        resumed.restore_sent(transmit(envelope), net.now)
+    resumed.restored()
+    assert resumed.unsettled() == ["other"]

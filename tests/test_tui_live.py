@@ -142,12 +142,14 @@ async def test_R5_a_refused_move_is_told_as_play_on_every_screen_not_as_a_broken
         while me.view().phase is not Phase.PEEK:
             await me.changed()
         me.submit(Draw(0))
+        assert me.progress.sending == ("draw",)  # (on its way until the order delivers it: the screen holds keys)
 
         def told(peer: TablePeer) -> list[tuple[str, str]]:
             return [(line.text, line.kind) for line in peer.lines if "did not count" in line.text]
 
         while not (told(me) and told(other)):
             await (me if not told(me) else other).changed()
+        assert me.progress.sending == ()  # (delivered, and refused: nothing is on its way)
         (mine, mine_kind), = told(me)
         (theirs, theirs_kind), = told(other)
         assert mine.startswith("Your draw did not count (R") and mine_kind == "error", mine

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
+import pytest
 import trio
 import trio.testing
 from engine_support import ScriptedTable
@@ -30,6 +31,7 @@ from engine import (
 from cli.tui.model import TableModel
 from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, STALE_SNAP_S, Overlay, TableUi
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
+from p2p.table.messages import WIRE_NAME
 
 
 @asynccontextmanager
@@ -384,6 +386,69 @@ async def test_turn_keys_typed_while_a_card_is_turned_over_act_when_it_is_done()
     assert isinstance(session.sent[-1], Snap) and session.sent[-1].slot == 1 and session.queued
 
 
+class AwayTable(SlowTable):
+    """A `SlowTable` whose seat Bo is away (§11.3): nothing is delivered, so what Ana sends
+    stays on its way (`Progress.sending`) until the test lands it."""
+
+    def __init__(self, table: ScriptedTable) -> None:
+        super().__init__(table)
+        self.progress = Progress(waiting_for=(1,))
+        self.flying: list[object] = []
+
+    def submit(self, intent: object) -> None:
+        self.sent.append(intent)
+        self.flying.append(intent)
+        self.progress.sending = tuple(WIRE_NAME[type(i)] for i in self.flying)
+
+    def land(self) -> None:
+        """Bo is back: what was sent is delivered, in order."""
+        self.progress = Progress()
+        for intent in self.flying:
+            self.table.do(intent)  # type: ignore[arg-type]
+        self.flying = []
+
+
+async def test_R5_a_move_sent_while_the_table_waits_holds_the_next_keys_until_it_counts() -> None:
+    """Ana draws while Bo is away: her draw is sent but counts only once Bo is back (no
+    message is ordered meanwhile), and the screen says so. Pressed again, the key is
+    not sent a second time (it used to be, and then refused in every log as a draw with
+    a card in hand, R5): it waits for the draw to count, and is judged then."""
+    session = AwayTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+    ui = TableUi(0)
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+
+    def press(key: str) -> None:
+        for intent in ui.press(key, ui.scene()):
+            session.submit(intent)
+        for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
+            session.submit(intent)
+
+    press("x")
+    assert session.sent == [Draw(0)]
+    assert ui.message is not None and ui.message.text == "Your draw is sent: it counts once Bo is back."
+    press("x")
+    assert session.sent == [Draw(0)]  # held, not sent again
+    assert ui.message.text.endswith("The keys you type meanwhile wait for it.")
+    session.land()
+    press("esc")  # (anything that makes the screen look again)
+    assert session.sent == [Draw(0)]  # judged now: a second draw is no move, and says why
+    assert ui.message is not None and ui.message.kind == "error", ui.message
+
+
+async def test_R6_a_second_snap_while_the_first_is_on_its_way_is_explained_not_sent() -> None:
+    session = AwayTable(ScriptedTable(3, {0: [10, 6, 0, 2]}, discard=10, draw=[0, 2], first=1))
+    ui = TableUi(0)
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    for key in ("space", "q", "space"):
+        for intent in ui.press(key, ui.scene()):
+            session.submit(intent)
+        ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    assert [type(i) for i in session.sent] == [Snap] and ui.pending is None
+    assert ui.message is not None and ui.message.text == (
+        "You already tried an immediate discard this turn (R6: one per turn). Your snap is sent: it counts once Bo "
+        "is back.")
+
+
 # --- R10: a screen opened on a table in play (a resumed seat, §11.3) -----------------------
 
 
@@ -544,3 +609,30 @@ async def test_text_pasted_on_the_table_is_no_move(mock_clock: trio.testing.Mock
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
         assert await t.press(PASTE + "xz") == []
         assert await t.press("x") == [Draw(0)]
+
+
+@pytest.mark.parametrize(("mine", "said"), [(8, "but you have 8"), (20, "but you also have 20")])
+def test_R9_the_round_screen_says_you_have_when_you_beat_the_caller(mine: int, said: str) -> None:
+    from cli.tui.round_view import caller_words
+    from engine import DEFAULT_SKILLS
+
+    def face(value: int) -> int:  # (a card id of that value)
+        return DEFAULT_SKILLS.values.index(value)
+
+    report = RoundReport(1, (0, 0), (0, 0), caller=1, exhausted=False,
+                         tableaus=(((0, face(mine // 2)), (1, face(mine // 2))), ((0, face(10)), (1, face(10)))))
+    assert caller_words(report, DEFAULT_SKILLS, ["You", "Bo"], 0) == (
+        f"Bo announced Bandit with 20, {said}: not strictly the lowest, +10.")
+
+
+def test_s11_3_a_turn_begun_before_a_restart_says_its_time_left_is_unknown() -> None:
+    """A resumed seat shows no countdown for the turn under way (the others' clocks know
+    how long ago it began): the status line says the clock runs, time left unknown, and
+    names the player as they typed it."""
+    session = SlowTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2], first=1))
+    session.seats = tuple(SeatInfo(s, name, "TEST") for s, name in enumerate(("ana", "bo", "cy")))
+    session.deadlines.unknown = True
+    ui = TableUi(0)
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    status = ui.scene().draw(80, 24).row_text(0)
+    assert "bo's turn (time left unknown)" in status, status

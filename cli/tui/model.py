@@ -34,7 +34,9 @@ class TableModel:
     turn_deadline: float | None
     peek_deadline: float | None
     grace_deadline: float | None  # §11.3 the game ends then unless those waited for are back
+    clock_unknown: bool  # a timer runs that began before this seat restarted: how long it has left is not known
     waiting_for: tuple[int, ...]
+    sending: tuple[str, ...]  # my intents not yet in the agreed order (wire types: "draw", "snap", …)
     ended: bool
     ended_why: str
     finished: bool  # ended normally: the engine's winners are final
@@ -61,7 +63,9 @@ class TableModel:
             turn_deadline=deadlines.turn,
             peek_deadline=deadlines.peek,
             grace_deadline=deadlines.grace,
+            clock_unknown=deadlines.unknown,
             waiting_for=tuple(progress.waiting_for),
+            sending=tuple(progress.sending),
             ended=progress.ended,
             ended_why=progress.ended_why,
             finished=progress.finished,
@@ -109,6 +113,12 @@ class TableModel:
     def busy(self) -> bool:
         """The table is turning a card over (or reshuffling): turn actions wait for it."""
         return bool(self.view.needs)
+
+    @property
+    def turn_sent(self) -> str | None:
+        """A move of my turn I sent that the table has not yet taken in (its wire type):
+        the next one waits for it, lest it be judged before it and refused (R5)."""
+        return next((kind for kind in self.sending if kind not in ("ready", "snap")), None)
 
     def remaining(self, deadline: float | None) -> float | None:
         return None if deadline is None else max(0.0, deadline - self.now)

@@ -24,8 +24,8 @@ def round_sums(report: RoundReport, skills: Skills) -> list[int]:
     return [sum(skills.values[face] for _, face in tableau) for tableau in report.tableaus]
 
 
-def caller_words(report: RoundReport, skills: Skills, name: list[str]) -> str:
-    """Why the caller got -10 or +10 (R9), in words."""
+def caller_words(report: RoundReport, skills: Skills, name: list[str], me: int) -> str:
+    """Why the caller got -10 or +10 (R9), in words (`name`: by seat, "You" for `me`)."""
     caller = report.caller
     if caller is None:
         return "Nobody announced Bandit." if not report.exhausted else ""
@@ -36,8 +36,10 @@ def caller_words(report: RoundReport, skills: Skills, name: list[str]) -> str:
     who = name[caller]
     if all(mine < v for _, v in others):
         return f"{who} announced Bandit with {mine}, strictly the lowest: -{CALLER_BONUS}."
-    relation = "also has" if best == mine else "has"
-    return (f"{who} announced Bandit with {mine}, but {name[best_seat]} {relation} {best}: "
+    has = "have" if best_seat == me else "has"
+    lower = "you" if best_seat == me else name[best_seat]
+    relation = f"also {has}" if best == mine else has
+    return (f"{who} announced Bandit with {mine}, but {lower} {relation} {best}: "
             f"not strictly the lowest, +{CALLER_BONUS}.")
 
 
@@ -51,7 +53,7 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
         title += " — nothing left to draw (R7)"
     canvas.write(1, 0, clip(title, width - 2), "class:title")
     y = 1
-    for line in wrap(caller_words(report, skills, names), width - 2):
+    for line in wrap(caller_words(report, skills, names, model.me), width - 2):
         canvas.write(1, y, line, "class:message.info")
         y += 1
     y += 1

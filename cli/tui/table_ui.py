@@ -56,6 +56,7 @@ from cli.tui.canvas import Canvas
 from cli.tui.keymap import Command, Press, press_for, slot_label
 from cli.tui.log_view import log_scroll_limit
 from cli.tui.model import TableModel
+from p2p.table.messages import WIRE_NAME
 
 FLASH_S: Final = 5.0
 """How long a look (or a card turned face up in a tableau) stays on screen."""
@@ -256,7 +257,7 @@ class TableUi:
                 self.pending = None
         if self.message is not None and self.message.until <= now:
             self.message = None
-        if self._held and not model.busy:  # type-ahead: the table is ready for them now
+        if self._held and not model.busy and not model.turn_sent:  # type-ahead: the table is ready for them now
             held, self._held = self._held, []
             for key in held:
                 out += self._press_table(key, model, None)
@@ -384,8 +385,13 @@ class TableUi:
                 self._say("The discard pile changed: snap cancelled.", "warning")
                 return out
             self._stale_snap_until = None
-        if model.busy and command in _TURN_COMMANDS and (self.pending is None or self.pending.action != "snap"):
-            self._held.append(key)  # a card is being turned over: the key acts when it is done
+        if (model.busy or model.turn_sent) and command in _TURN_COMMANDS and (
+                self.pending is None or self.pending.action != "snap"):
+            # a card is being turned over, or my last move is not yet in the agreed order:
+            # the key acts when it is done (sent now, it would be judged before it, R5)
+            self._held.append(key)
+            if model.turn_sent and model.waiting_for:
+                self._say(f"{_on_its_way(model.turn_sent, model)} The keys you type meanwhile wait for it.")
             return out
         if command is Command.HELP:
             self.help_open = True
@@ -418,6 +424,10 @@ class TableUi:
             self._say("Snap cancelled.")
             return []
         view = model.view
+        if "snap" in model.sending:  # (not yet in the agreed order: `can_snap` does not know it yet)
+            self._say(f"You already tried an immediate discard this turn (R6: one per turn). "
+                      f"{_on_its_way('snap', model)}", "error")
+            return []
         if not model.can_snap:
             if view.phase in SNAP_PHASES and view.snapped[self.me]:
                 self._say("You already tried an immediate discard this turn (R6: one per turn).", "error")
@@ -574,6 +584,8 @@ class TableUi:
             if isinstance(intent, (Peek, Spy, LookSwap)):
                 self._looking(intent, model)
             self.message = None
+            if model.waiting_for:
+                self._say(_on_its_way(WIRE_NAME[type(intent)], model))
             return [intent]
         self._say(explain(intent, model), "error")
         return []
@@ -611,6 +623,21 @@ class TableUi:
     def _say(self, text: str, kind: Literal["info", "warning", "error"] = "info") -> None:
         now = self._model.now if self._model is not None else 0.0
         self.message = Message(text, kind, now + MESSAGE_S)
+
+
+_MOVES: Final = {"bandit": "Bandit call", "look-swap": "look & swap", "decide": "choice", "skip-power": "skip",
+                 "take": "take from the discard pile"}
+
+
+def _on_its_way(kind: str, model: TableModel) -> str:
+    """What becomes of a move of mine (wire type `kind`) sent while the table waits for
+    someone: it is sent, and counts once they are back (nothing is ordered meanwhile)."""
+    move = _MOVES.get(kind, kind)
+    if not model.waiting_for:
+        return f"Your {move} is on its way."
+    names = [model.name(seat) for seat in model.waiting_for]
+    who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"Your {move} is sent: it counts once {who} {'is' if len(names) == 1 else 'are'} back."
 
 
 def explain(intent: Intent, model: TableModel) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Final
 
 from engine import Phase, Power
 from engine.narrate import card_words, power_words
@@ -96,6 +97,11 @@ def clock(seconds: float | None) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
+_CLOCK_UNKNOWN: Final = "time left unknown"
+"""A timer that began before this seat restarted (§11.3): the others' clocks know how long
+ago; a countdown from the restart would promise time the player does not have."""
+
+
 def _status(canvas: Canvas, scene: TableScene) -> None:
     model = scene.model
     view = model.view
@@ -107,13 +113,16 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         left = model.remaining(model.peek_deadline)
         if left is not None:
             parts.append((f"first turn in {clock(left)}", "class:status"))
+        elif model.clock_unknown:
+            parts.append((_CLOCK_UNKNOWN, "class:status"))
     elif view.turn_seat is not None:
-        whose = "your" if view.turn_seat == model.me else f"{model.name(view.turn_seat)}'s"
-        turn = f"{whose} turn"
+        turn = "Your turn" if view.turn_seat == model.me else f"{model.name(view.turn_seat)}'s turn"
         left = model.remaining(model.turn_deadline)
         if left is not None:
             turn += f" {clock(left)}"
-        parts.append((turn[0].upper() + turn[1:], "class:status.alert" if view.turn_seat == model.me else "class:status"))
+        elif model.clock_unknown:
+            turn += f" ({_CLOCK_UNKNOWN})"
+        parts.append((turn, "class:status.alert" if view.turn_seat == model.me else "class:status"))
     elif phase is Phase.REVEAL:
         parts.append(("the round is over: turning every card", "class:status"))
     elif phase is Phase.OVER:
