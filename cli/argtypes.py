@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import SkillsError
+from engine.game import MAX_TARGET
 from engine.skills import Skills, load_skills
+from p2p.roster import MAX_TURN_S, MIN_TURN_S
 
 
 def _whole(text: str, low: float, high: float, kind: str, limits: str) -> int:
@@ -32,6 +34,36 @@ def port(text: str) -> int:
 def count(text: str) -> int:
     """A whole number, at least 1 (games, runs, messages)."""
     return _whole(text, 1, math.inf, "a whole number", "a count (1 or more)")
+
+
+def target(text: str) -> int:
+    """The total that ends a game (R1), as a table's rules allow it (§6.8)."""
+    return _whole(text, 1, MAX_TARGET, "a number of points", f"a target (1-{MAX_TARGET:,} points)")
+
+
+def turn_seconds(text: str) -> int:
+    """A turn's timer (R5), as a table's rules allow it (§6.8)."""
+    return _whole(text, MIN_TURN_S, MAX_TURN_S, "a number of seconds", f"a turn time ({MIN_TURN_S}-{MAX_TURN_S} s)")
+
+
+def split_address(text: str) -> tuple[str, int]:
+    """HOST:PORT (an IPv6 host in brackets) as (host, port); ValueError says what is wrong."""
+    host, sep, port = text.strip().rpartition(":")
+    if not sep or not host:
+        raise ValueError(f"expected HOST:PORT, got {text!r}")
+    if not port.isdigit():
+        raise ValueError(f"{port!r} is not a port number (in {text!r})")
+    if not 0 < int(port) < 65536:
+        raise ValueError(f"{int(port)} is not a port (1-65535)")
+    return host.strip("[]"), int(port)
+
+
+def address(text: str) -> tuple[str, int]:
+    """`split_address`, for the command line."""
+    try:
+        return split_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def seconds(text: str) -> float:

@@ -200,8 +200,10 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
         else:
             complain(f"the game stopped: {summary.why}")
         say(f"Log: {summary.log_path}   (check it with: {audit_command([summary.log_path])})")
-        if len(logs) > 1:  # (the bots' logs are on this machine too)
+        if len(logs) == len(summary.names) > 1:  # (the bots' logs are on this machine too)
             say(f"Every seat's log is here; check them together (§10.3): {audit_command(logs)}")
+        elif len(logs) > 1:  # (the people who joined keep theirs: each can check those here beside theirs)
+            say(f"Your bots' logs are here too; check them together with yours (§10.3): {audit_command(logs)}")
     else:
         out = summary.to_json()
         out["logs"] = [str(p) for p in logs]

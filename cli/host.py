@@ -13,10 +13,10 @@ from pathlib import Path
 
 import trio
 
-from cli.argtypes import port, skills_file
+from cli.argtypes import port, skills_file, target, turn_seconds
 from cli.lobby_common import (
-    add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
-    player_name, print_result, roster_progress, say,
+    add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
+    lobby_schemas, player_name, print_result, roster_progress, say,
 )
 from cli.bots import BOT_NAMES, BotSeats, BotTable, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
@@ -42,8 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
     p.add_argument("--code", help="a table code players must know to join (never sent over the network)")
     p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS")
-    p.add_argument("--target", type=int, default=100, help="end the game when a total reaches this (default 100)")
-    p.add_argument("--turn-seconds", type=int, default=60, help="turn timer in seconds (default 60)")
+    p.add_argument("--target", type=target, default=100, help="end the game when a total reaches this (default 100)")
+    p.add_argument("--turn-seconds", type=turn_seconds, default=60, help="turn timer in seconds (default 60)")
     p.add_argument("--skills", type=skills_file, metavar="FILE", help="your own skills table (TOML), as in engine/skills.toml")
     p.add_argument("--bots", type=int, default=0, metavar="N",
                    help="fill N seats with bots, each a peer of its own on this machine as in `play` (default 0)")
@@ -119,9 +119,11 @@ def run(args: argparse.Namespace) -> int:
                         warnings=(bots.lost, heard),
                     )
                 bots.seated()
-                if result is None:
-                    return 1
-                summary = await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
+                if result is not None:
+                    summary = await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
+            if result is None:  # (said once the screen is closed)
+                say("You closed the table before the game began.")
+                return 0
             return report(summary, args, await bots.logs_after(summary.log_path))
         if not (args.quiet or args.json):
             say(f'Hosting "{table}" on {where}:{mesh.port} with {args.seats} seats'
@@ -151,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
 def is_person(args: argparse.Namespace) -> bool:
     """A person plays this seat (full screen) unless a bot does or only the lobby runs."""
-    return not (args.headless or getattr(args, "bot", False) or getattr(args, "lobby_only", False)) and sys.stdin.isatty()
+    return not (args.headless or getattr(args, "bot", False) or getattr(args, "lobby_only", False)) and at_a_terminal()
 
 
 def _log_path(result, args: argparse.Namespace) -> Path:  # type: ignore[no-untyped-def]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 
-from cli.argtypes import port, seconds
+from cli.argtypes import address, port, seconds, target
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
     player_name, roster_progress, say,
@@ -18,18 +19,11 @@ from p2p.peer import GameSummary
 from cli.host import _log_path, after_lobby, is_person, seat_log_unwritable
 from cli.resume import offer_resume_first
 from p2p.discovery import browse
-from p2p.errors import ProtocolError
+from p2p.errors import JoinRefused, ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint, short_id
 from p2p.lobby import RosterChanged
 from p2p.lobby_runner import join_table
 from p2p.transport import open_mesh
-
-
-def parse_peer(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
-    return host.strip("[]"), int(port)
 
 
 async def _find(args: argparse.Namespace, say_: Callable[[str], None],
@@ -91,7 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                           "or directly with --peer HOST:PORT; wait until it is full, then print the "
                                           "seats and the game id.")
     p.add_argument("table", nargs="?", metavar="TABLE", help="name of the table (see `bandit-lan tables`)")
-    p.add_argument("--peer", type=parse_peer, metavar="HOST:PORT", help="the host's address (no discovery needed)")
+    p.add_argument("--peer", type=address, metavar="HOST:PORT", help="the host's address (no discovery needed)")
     p.add_argument("--fingerprint", metavar="FP",
                    help="the host's fingerprint as shown on its screen; without it (and with --peer) the host is "
                         "trusted on first use and its fingerprint shown")
@@ -100,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="how long to look for the table (default 5 s)")
     p.add_argument("--port", type=port, default=0, help="TCP port for links from the other players (default: any)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
-    p.add_argument("--target", type=int, metavar="P",
+    p.add_argument("--target", type=target, metavar="P",
                    help="only play if the host's game ends at this total (the host sets the rules)")
     add_seat_options(p)
     add_identity_options(p)
@@ -115,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         return run_resume(args)
     name = player_name(args)
     if args.code == "-":
-        args.code = sys.stdin.readline().strip()
+        args.code = _code_from_input()
         if not args.code:
             complain("--code -: no table code on the standard input")
             return 2
@@ -151,61 +145,25 @@ def run(args: argparse.Namespace) -> int:
 
                 terminal = await stack.enter_async_context(open_terminal())
             outcome = await join_and_play(person, terminal)
-        # a person's game is reported once the screen is closed
+        # a person's game is reported once the screen is closed, as is their leaving before it
+        if isinstance(outcome, str):
+            say(outcome)
+            return 0
         return outcome if isinstance(outcome, int) else report(outcome, args)
 
-    async def join_and_play(person: bool, terminal) -> int | GameSummary:  # type: ignore[no-untyped-def]
-        """Join and play: an exit status, or the summary of a game a person played."""
-        nonlocal expect
+    async def join_and_play(person: bool, terminal) -> int | str | GameSummary:  # type: ignore[no-untyped-def]
+        """Join and play: an exit status, the summary of a game a person played, or what
+        to tell a person who left before it began."""
         try:
             if args.peer:
-                addresses = [args.peer]
-                what = f"{args.peer[0]}:{args.peer[1]}"
-            elif person and not args.table:
-                from cli.tui import pick_table_screen
-
-                picked = await pick_table_screen(terminal, interfaces=args.interfaces)
-                if picked is None:
-                    return 1
-                if isinstance(picked, tuple):
-                    addresses, what = [picked], f"{picked[0]}:{picked[1]}"
-                else:
-                    addresses = [(a, picked.port) for a in picked.addresses]
-                    expect = expect or picked.fingerprint
-                    what = f'"{picked.table}" hosted by {picked.host}'
-            else:
-                found = await _find(args, say_, expect)
-                if found is None:
-                    return 1
-                addresses, what, advertised = found
-                expect = expect or advertised
-            async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
-                if person:
-                    from cli.tui import join_lobby_screen
-
-                    result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
-                                                     expect_host=expect, what=what, check=_check_target(args))
-                    if result is None:
-                        return 1
-                    return await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
-                say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
-
-                def on_host(cert: Certificate) -> None:
-                    if expect is None:
-                        say_(f"Host fingerprint {cert.short} (trusted on first use: compare it with the host's screen).")
-                    else:
-                        say_(f"Host fingerprint {cert.short} verified.")
-
-                check, show = _check_target(args), None if quiet else roster_progress(identity.peer_id)
-
-                def on_roster(change: RosterChanged) -> None:
-                    check(change)
-                    if show is not None:
-                        show(change)
-
-                result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
-                                          on_host=on_host, on_roster=on_roster)
-                return await after_lobby(mesh, result, identity, args)
+                return await seat([args.peer], f"{args.peer[0]}:{args.peer[1]}", expect, person, terminal)
+            if person and not args.table:
+                return await pick_and_play(terminal)
+            found = await _find(args, say_, expect)
+            if found is None:
+                return 1
+            addresses, what, advertised = found
+            return await seat(addresses, what, expect or advertised, person, terminal)
         except OtherTarget as exc:
             complain(str(exc))
             return 1
@@ -213,4 +171,67 @@ def run(args: argparse.Namespace) -> int:
             complain(explain(exc))
             return 1
 
+    async def pick_and_play(terminal) -> str | GameSummary:  # type: ignore[no-untyped-def]
+        """The table picker, then that table's lobby and game; a table that cannot be
+        reached, or whose host refuses this player, is said on the picker, which stays
+        up for another pick."""
+        from cli.tui import pick_table_screen
+
+        trouble = None
+        while True:
+            picked = await pick_table_screen(terminal, interfaces=args.interfaces, trouble=trouble)
+            if picked is None:
+                return "You joined no table."
+            if isinstance(picked, tuple):
+                addresses, what, fingerprint = [picked], f"{picked[0]}:{picked[1]}", None
+            else:
+                addresses = [(a, picked.port) for a in picked.addresses]
+                what, fingerprint = f'"{picked.table}" hosted by {picked.host}', picked.fingerprint
+            try:
+                return await seat(addresses, what, expect or fingerprint, True, terminal)
+            except (ConnectionError, JoinRefused) as exc:
+                trouble = explain(exc)
+
+    async def seat(addresses: list[tuple[str, int]], what: str, expect: bytes | str | None, person: bool,
+                   terminal) -> int | str | GameSummary:  # type: ignore[no-untyped-def]
+        """Join the table at `addresses` (`what`, in words), then play: as `join_and_play`."""
+        async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
+            if person:
+                from cli.tui import join_lobby_screen
+
+                result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
+                                                 expect_host=expect, what=what, check=_check_target(args))
+                if result is None:
+                    return "You left the table before the game began."
+                return await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
+            say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
+
+            def on_host(cert: Certificate) -> None:
+                if expect is None:
+                    say_(f"Host fingerprint {cert.short} (trusted on first use: compare it with the host's screen).")
+                else:
+                    say_(f"Host fingerprint {cert.short} verified.")
+
+            check, show = _check_target(args), None if quiet else roster_progress(identity.peer_id)
+
+            def on_roster(change: RosterChanged) -> None:
+                check(change)
+                if show is not None:
+                    show(change)
+
+            result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
+                                      on_host=on_host, on_roster=on_roster)
+            return await after_lobby(mesh, result, identity, args)
+
     return run_until_stopped(main)
+
+
+def _code_from_input() -> str:
+    """The table code from the standard input (``--code -``): its first line, or, when it
+    is a terminal, what the person types at a prompt, not shown (as a password is)."""
+    if not sys.stdin.isatty():
+        return sys.stdin.readline().strip()
+    try:
+        return getpass.getpass("Table code: ").strip()
+    except EOFError:  # (Ctrl-D)
+        return ""

@@ -11,7 +11,7 @@ from pathlib import Path
 import trio
 
 from cli.argtypes import ipv4, player
-from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError
+from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
 from p2p.lobby import LobbyResult, RosterChanged
 from p2p.roster import Roster
@@ -19,7 +19,7 @@ from p2p.schema import Schemas
 
 REFUSAL_HINTS = {
     "full": "the table is full",
-    "started": "the game at that table has already started",
+    "started": "that table is no longer open to players",
     "bad-code": "the table code was not accepted",
     "version": "that table speaks another bandit-lan protocol; the same bandit-lan release is needed on both machines",
     "duplicate": "you are already seated at that table (same identity)",
@@ -77,6 +77,13 @@ def lobby_schemas() -> Schemas:
     return table_schemas()
 
 
+def at_a_terminal() -> bool:
+    """Whether a person can play here, full screen: the standard input is a terminal, or
+    the output is (the input a pipe, as with ``--code -``: keys are then read from the
+    terminal the output goes to)."""
+    return sys.stdin.isatty() or sys.stdout.isatty()
+
+
 def say(text: str = "") -> None:
     try:
         print(text, flush=True)
@@ -96,6 +103,8 @@ def explain(error: BaseException) -> str:
     if isinstance(error, JoinRefused):
         hint = REFUSAL_HINTS.get(error.code, error.code)
         return f"the host refused: {hint} ({error.detail})"
+    if isinstance(error, TableClosed):
+        return error.reason
     if isinstance(error, FingerprintMismatch):
         return (f"fingerprint mismatch: expected {error.expected}, but the peer presented {error.presented or 'none'}. "
                 "This is not the table you meant (or its host changed identity); nothing was sent.")

@@ -9,16 +9,15 @@ at a LAN party.
 from __future__ import annotations
 
 import argparse
-import sys
 from functools import partial
 from pathlib import Path
 
+from cli.argtypes import target
 from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
 from cli.game import add_game_options, log_path_for, log_unwritable, play_seat, report
-from cli.lobby_common import add_identity_options, complain, load_identity, player_name, say
+from cli.lobby_common import add_identity_options, at_a_terminal, complain, load_identity, player_name, say
 from cli.resume import offer_resume_first
 from cli.stopping import run_until_stopped
-from p2p.errors import ProtocolError
 from p2p.identity import IdentityError, default_state_dir
 from p2p.lobby_runner import host_table
 from p2p.peer import table_schemas
@@ -31,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                               description="Play Bandit against bots on this machine. Every bot is a real peer "
                                           "(its own process, keys, TLS links and fairness log).")
     p.add_argument("--bots", type=int, default=3, help=f"number of bot opponents, 1-{MAX_SEATS - 1} (default 3)")
-    p.add_argument("--target", type=int, default=100, help="end the game when a total reaches this (default 100)")
+    p.add_argument("--target", type=target, default=100, help="end the game when a total reaches this (default 100)")
     p.add_argument("--log-dir", type=Path, metavar="DIR", help="where to write every seat's log (default: your data directory)")
     add_identity_options(p, state_help="where your identity and the bots' live")
     p.add_argument("--resume", action="store_true",
@@ -50,14 +49,10 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.bots <= MAX_SEATS - 1:
         complain(f"--bots must be between 1 and {MAX_SEATS - 1}")
         return 2
-    if not args.headless and not sys.stdin.isatty():  # (as host and join: no keyboard, no screen)
+    if not args.headless and not at_a_terminal():  # (as host and join: no keyboard, no screen)
         complain("no terminal to play on: a bot plays your seat, as with --headless")
         args.headless = True
-    try:
-        rules = TableRules(target=args.target)
-    except ProtocolError as exc:
-        complain(f"--target: {exc.reason}")
-        return 2
+    rules = TableRules(target=args.target)  # (in range: `argtypes.target`)
     try:
         identity = load_identity(args)
     except IdentityError as exc:
@@ -70,14 +65,14 @@ def run(args: argparse.Namespace) -> int:
     if (back := offer_resume_first(args, "play", resume=run)) is not None:
         return back
     name = player_name(args)
-    if name_key(name) in {name_key(bot) for bot in BOT_NAMES[: args.bots]}:  # (names compare as §6.4 says)
-        name = f"{name[:18]} (you)"
+    # the bots' names, none like the player's (names compare as §6.4 says): one gives way
+    bot_names = [bot for bot in BOT_NAMES if name_key(bot) != name_key(name)][: args.bots]
 
     async def main() -> int:
         async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0) as mesh:
             table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed,
                              grace=args.grace)
-            async with bot_seats(BOT_NAMES[: args.bots], table, every_bot_needed=True) as bots:
+            async with bot_seats(bot_names, table, every_bot_needed=True) as bots:
                 if not args.json and args.headless:
                     say(f"Seating you and {args.bots} bots at a table on 127.0.0.1 (game to {args.target})...")
                 result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table="A game on this machine",

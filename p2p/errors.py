@@ -80,6 +80,13 @@ class JoinRefused(ProtocolError):
         self.detail = detail
 
 
+class TableClosed(ProtocolError):
+    """The host closed its table before the game began (§6.5): a choice, said plainly."""
+
+    def __init__(self, host: str, peer: str | None = None) -> None:
+        super().__init__("§6.5", f"{host} closed the table", peer)
+
+
 class RemoteError(ProtocolError):
     """The other end reported a violation of ours in an ``error`` frame (§4.6)."""
 

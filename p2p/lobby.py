@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
-from p2p.errors import JoinRefused, ProtocolError
+from p2p.errors import JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
@@ -852,7 +852,7 @@ class GuestLobby(_SignsRoster):
         member = self.roster.member(peer)
         host = peer == self.host.peer_id
         if host and not dropped:
-            raise ProtocolError("§6.5", "the host closed the table", self.host.short)
+            raise TableClosed(self.roster.members[0].name, self.host.short)
         if member is not None and self._sigs.roster is not None:
             return self._signing_link_lost(member, self.seat, why, dropped=dropped)
         was_linked = peer in self._linked

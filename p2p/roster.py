@@ -47,8 +47,9 @@ PLAYER_NAME = Str(min_len=1, max_len=24, printable=True)
 CERT = Bin(min_len=1, max_len=4096)
 
 MAX_SKILLS_TEXT = 4096
+MIN_TURN_S, MAX_TURN_S = 5, 3600  # a turn's timer, in seconds (R5, §6.8)
 WIRE_RULES = Record(
-    {"target": Int(1, MAX_TARGET), "turn_s": Int(5, 3600), "peek_s": Int(1, 3600), "skills": Str(max_len=MAX_SKILLS_TEXT)}
+    {"target": Int(1, MAX_TARGET), "turn_s": Int(MIN_TURN_S, MAX_TURN_S), "peek_s": Int(1, 3600), "skills": Str(max_len=MAX_SKILLS_TEXT)}
 )
 
 

@@ -66,7 +66,10 @@ def test_s10_3_a_table_of_bots_says_how_to_audit_every_seat_s_log_together(capsy
     assert report(done, argparse.Namespace(json=False), logs) == 0
     out = capsys.readouterr().out
     assert f"(check it with: bandit-lan audit '{logs[0]}')" in out  # (a path with a space, quoted to be pasted)
-    assert f"check them together (§10.3): bandit-lan audit '{folder}'/0a1b2c3d4e5f-seat*.bandit-log" in out
+    assert f"Every seat's log is here; check them together (§10.3): bandit-lan audit '{folder}'/0a1b2c3d4e5f-seat*" in out
+    assert report(done, argparse.Namespace(json=False), logs[:2]) == 0  # (a person joined: their log is theirs)
+    out = capsys.readouterr().out
+    assert "Every seat's" not in out and "Your bots' logs are here too; check them together with yours" in out
     assert report(done, argparse.Namespace(json=False), [logs[0], tmp_path / "elsewhere.bandit-log"]) == 0
     assert f"bandit-lan audit '{logs[0]}' {tmp_path / 'elsewhere.bandit-log'}" in capsys.readouterr().out
     assert report(done, argparse.Namespace(json=False)) == 0  # one log: nothing to compare

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from p2p.errors import JoinRefused, ProtocolError
+from cli.lobby_common import explain
+from p2p.errors import JoinRefused, ProtocolError, TableClosed
 from p2p.lobby import (
     MESH_WAIT, REDIALS, SIGN_WAIT, Broadcast, GuestLobby, HostLobby, Left, Pin, Probe, Redial, RosterChanged, SendTo, Started,
     links_report,
@@ -552,8 +553,9 @@ def test_s6_6_a_guest_that_loses_the_host_asks_whether_its_table_still_answers(t
     assert info.value.section == "§6.5" and info.value.peer == ids[0].certificate.short
     with pytest.raises(ProtocolError, match=f"did not dial this peer again within {MESH_WAIT:.0f} s"):
         bob.on_overdue(alice)  # (a table that answered, but whose host never dialled again)
-    with pytest.raises(ProtocolError, match="the host closed the table"):
+    with pytest.raises(TableClosed, match="^§6.5: alice closed the table") as closed:
         carol.on_link_lost(alice)  # a goodbye or an error: gone at once
+    assert explain(closed.value) == "alice closed the table"  # (what the player reads: no section, no fingerprint)
 
 
 def test_s6_6_a_member_no_longer_at_the_table_is_no_longer_reconnecting(tmp_path: Path) -> None:

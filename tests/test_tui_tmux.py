@@ -282,3 +282,98 @@ def test_join_target_is_kept_by_a_person_s_join_too(tmp_path: Path) -> None:
             screen.close()
         host.kill()
         host.wait()
+
+
+@pytest.mark.parametrize("given", ["piped", "typed"])
+def test_join_code_from_the_input_keeps_a_person_at_the_table(tmp_path: Path, given: str) -> None:
+    """`join --code -` as the README shows it: the code piped in (`printf … | bandit-lan
+    join …`), or typed at a prompt that does not show it. The person then plays full
+    screen, their keys read from the terminal: the piped input used to seat a full-screen
+    client with no keyboard, which left the table at once, ending the game for all."""
+    host = subprocess.Popen([sys.executable, "-m", "cli", "host", "--headless", "--seats", "2", "--no-discovery",
+                             "--code", "sesame", "--bind", "127.0.0.1", "--state-dir", str(tmp_path / "host")], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    screen = None
+    try:
+        assert host.stdout is not None
+        where = next(m.group(1) for line in host.stdout if (m := re.search(r"on (127\.0\.0\.1:\d+)", line)))
+        join = [sys.executable, "-m", "cli", "join", "--peer", where, "--code", "-", "--name", "Ana",
+                "--state-dir", str(tmp_path / "guest"), "--log-dir", str(tmp_path / "logs")]
+        if given == "piped":
+            screen = Tmux(tmp_path, ["sh", "-c", "printf 'sesame\\n' | " + " ".join(_quote(c) for c in join)])
+        else:
+            screen = Tmux(tmp_path, join)
+            screen.wait_text("Table code:")
+            screen.keys("sesame")
+            assert "sesame" not in screen.screen()
+            screen.keys("Enter")
+        screen.wait_text("remember them", "Round 1")  # (R4: the person's own bottom cards, full screen)
+        screen.keys("C-c")
+        screen.wait_text("Leave")
+        screen.keys("y")
+        text = screen.wait_text("EXITED 0")
+        assert "You left the table" in text, text
+        out, _ = host.communicate(timeout=30)
+        assert "Ana left the table (the player chose to leave)" in out, out
+    finally:
+        if screen is not None:
+            screen.close()
+        host.kill()
+        host.wait()
+
+
+@pytest.mark.parametrize("who", ["host", "guest"])
+def test_leaving_the_lobby_on_purpose_says_so_and_is_no_failure(tmp_path: Path, who: str) -> None:
+    """Ctrl-C, then yes, in the lobby: the host closes its table, a guest leaves it. Each
+    is told so once the screen has closed, and the exit status is 0 (a choice, not a
+    fault: it used to say nothing and exit 1)."""
+    host = None
+    lobby = [sys.executable, "-m", "cli", "host", "--seats", "3", "--no-discovery", "--bind", "127.0.0.1",
+             "--state-dir", str(tmp_path / "host")]
+    if who == "host":
+        command = lobby
+    else:
+        host = subprocess.Popen([*lobby, "--headless"], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert host.stdout is not None
+        where = next(m.group(1) for line in host.stdout if (m := re.search(r"on (127\.0\.0\.1:\d+)", line)))
+        command = [sys.executable, "-m", "cli", "join", "--peer", where, "--name", "Ana",
+                   "--state-dir", str(tmp_path / "guest")]
+    screen = Tmux(tmp_path, command)
+    try:
+        screen.wait_text("1 of 3" if who == "host" else "2 of 3")
+        screen.keys("C-c")
+        screen.wait_text("Close the table?" if who == "host" else "Leave this table?")
+        screen.keys("y")
+        text = screen.wait_text("EXITED")
+        said = "You closed the table before the game began." if who == "host" else "You left the table before the game began."
+        assert said in text and "EXITED 0" in text, text
+    finally:
+        screen.close()
+        if host is not None:
+            host.kill()
+            host.wait()
+
+
+def test_a_typed_address_nobody_answers_at_is_said_on_the_picker_which_stays_up(tmp_path: Path) -> None:
+    """The table picker: an address typed in (p) that nobody answers at is said on the
+    picker, which stays up for another try, instead of ending the program; leaving the
+    picker then joins nothing, and is no failure."""
+    with socket.socket() as unused:  # (a port nobody listens on)
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    screen = Tmux(tmp_path, [sys.executable, "-m", "cli", "join", "--name", "Ana", "--state-dir", str(tmp_path / "s")])
+    try:
+        screen.wait_text("Tables on this network")
+        screen.keys("p")
+        for key in f"127.0.0.1:{port}":
+            screen.keys(key)
+        screen.keys("Enter")
+        text = screen.wait_text(f"could not reach the table: 127.0.0.1:{port}")
+        assert "Tables on this network" in text and "EXITED" not in text, text
+        screen.keys("q")
+        text = screen.wait_text("EXITED")
+        assert "You joined no table." in text and "EXITED 0" in text, text
+    finally:
+        screen.close()

@@ -28,6 +28,7 @@ from p2p.lobby import LobbyResult, RosterChanged
 from p2p.lobby_runner import StartCall, host_table, join_table
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
+from cli.argtypes import split_address
 from cli.lobby_common import LobbyNews
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, seats_of
 from cli.tui.terminal import PASTE, KeyPress, Terminal, TerminalClosed
@@ -173,11 +174,13 @@ async def pick_table_screen(
     *,
     interfaces: Sequence[str] | None = None,
     find: Callable[..., Awaitable[list[TableAd]]] | None = None,
+    trouble: str | None = None,
 ) -> TableAd | tuple[str, int] | None:
     """Tables with free seats on the LAN, refreshed continuously; returns the table
-    picked, or (host, port) typed in, or None. `find` replaces discovery (tests)."""
+    picked, or (host, port) typed in, or None. `trouble`: why the last one picked could
+    not be joined, shown until the next key. `find` replaces discovery (tests)."""
     screen = _Screen(terminal)
-    scene = BrowseScene((), 0, looking=True)
+    scene = BrowseScene((), 0, looking=True, note=None if trouble is None else Note(f"{trouble[0].upper()}{trouble[1:]}.", "error"))
     search = find or browse
 
     with lone_exception_unwrapped():
@@ -341,7 +344,7 @@ def edit(text: str, key: str, limit: int) -> str:
 
 
 def parse_address(text: str) -> tuple[str, int] | None:
-    host, sep, port = text.strip().rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    try:
+        return split_address(text)
+    except ValueError:
         return None
-    return host.strip("[]"), int(port)

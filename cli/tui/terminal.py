@@ -42,7 +42,7 @@ from typing import Protocol
 
 import trio
 from prompt_toolkit.application import Application
-from prompt_toolkit.input import Input
+from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Layout, Window
@@ -239,7 +239,7 @@ class Terminal:
             key_bindings=self._bindings(),
             style=STYLE,
             full_screen=True,
-            input=self._input,
+            input=self._input or create_input(always_prefer_tty=True),  # (stdin a pipe: the output's terminal)
             output=self._output,
             terminal_size_polling_interval=SIZE_POLL_S,
             max_render_postpone_time=0,
