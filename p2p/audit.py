@@ -189,7 +189,7 @@ def audit(path: Path) -> AuditResult:
             break
         except OrderError as exc:
             # a record out of place says the log was altered: nobody at the table is blamed
-            broken = Failure(index, None, exc.section, f"{short_id(exc.peer)}'s message: {exc.reason}")
+            broken = Failure(index, None, exc.section, f"{_whose(exc.peer, roster)} message: {exc.reason}")
             break
         opened.append(message)
 
@@ -213,11 +213,12 @@ def audit(path: Path) -> AuditResult:
         try:
             delivered = replay.next(message)
         except OrderError as exc:
-            result.first_failure = broken or Failure(index, None, exc.section, f"{short_id(exc.peer)}'s message: {exc.reason}")
+            result.first_failure = _first(broken, Failure(index, None, exc.section,
+                                                          f"{_whose(exc.peer, roster)} message: {exc.reason}"))
             return result
         unjudged = _order_verdict(result, index, delivered)
         if unjudged is not None:
-            result.first_failure = broken or unjudged
+            result.first_failure = _first(broken, unjudged)
             return result
         if machine.holding and unhanded is None:
             unhanded = index
@@ -236,7 +237,7 @@ def audit(path: Path) -> AuditResult:
             continue
         if step.violation is not None:
             v = step.violation
-            result.first_failure = broken or Failure(index, v.seat, v.section, v.reason, v.suspects)
+            result.first_failure = _first(broken, Failure(index, v.seat, v.section, v.reason, v.suspects))
             return result
     if broken is not None:
         result.records = broken.record + 1 if broken.record is not None else result.records
@@ -443,6 +444,23 @@ def _stamp_unjustified(messages: Sequence[SignedMessage], seats: Sequence[bytes]
     if bound is None or stamp <= bound:
         return None
     return f"stamped its seq {seq} with {stamp}, above the {bound} that its previous message and the messages it names allow"
+
+
+def _first(broken: Failure | None, found: Failure) -> Failure:
+    """What the replay `found`, unless the log's integrity broke further on (`broken`):
+    then the log was altered and nobody is blamed, but the first record that does not
+    hold is still the one the replay stopped at, where a record went missing or moved."""
+    if broken is None:
+        return found
+    return Failure(found.record, None, broken.section,
+                   f"the log was altered (record {broken.record}: {broken.what}); the agreed order stops holding "
+                   f"here ({found.section}: {found.what})")
+
+
+def _whose(peer: bytes, roster: Roster) -> str:
+    """A seat's possessive for a record it signed: its name, and its fingerprint."""
+    member = roster.member(peer)
+    return f"{short_id(peer)}'s" if member is None else f"{member.name}'s ({short_id(peer)})"
 
 
 def _claimed(body: bytes, roster: Roster) -> str:

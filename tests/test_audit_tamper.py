@@ -3,6 +3,7 @@ names the record, the peer and the check."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -82,10 +83,31 @@ def test_s10_2_a_record_nobody_signed_blames_nobody_and_says_whose_it_claims_to_
 
 
 def test_audit_dropped_record_breaks_a_chain(game_log: Path, tmp_path: Path) -> None:
+    """Its sender's chain breaks at its next record, further on; the first record that
+    does not hold is where it went missing, and the verdict counts up to there."""
     result = audit(rewrite(game_log, tmp_path, lambda m: m[:30] + m[31:]))
     assert not result.ok and result.first_failure.section in ("§7.2", "§7.4")
-    assert result.first_failure.record is not None and result.first_failure.record >= 30
+    assert result.first_failure.record == 30 and result.records == 31, result.first_failure
     assert result.first_failure.seat is None  # the log was altered: no player is blamed
+    assert re.search(r"P\d's \([A-Z0-9-]+\) message: its seq \d+ comes where seq \d+ is due", result.first_failure.what)
+
+
+def test_s10_2_a_dropped_record_is_named_where_it_went_missing_not_where_its_chain_breaks(
+        game_log: Path, tmp_path: Path) -> None:
+    """The next record is another seat's: the dropped one's sender shows the gap only at
+    its own next record, further on. The verdict still names the place it went missing
+    (where the agreed order stops holding) and says the log was altered, naming the gap;
+    it counts the records checked up to there (it said "record 35" after "30 messages
+    checked")."""
+    from p2p.wire import decode_map
+
+    senders = [decode_map(body)["from"] for body, _ in read_log(game_log).messages]
+    k = next(i for i in range(20, len(senders) - 1) if senders[i] != senders[i + 1])
+    result = audit(rewrite(game_log, tmp_path, lambda m: m[:k] + m[k + 1:]))
+    failure = result.first_failure
+    assert failure is not None and failure.record == k and result.records == k + 1 and failure.seat is None, failure
+    gap = re.match(r"the log was altered \(record (\d+): P\d's \([A-Z0-9-]+\) message: its seq \d+ comes where", failure.what)
+    assert gap and int(gap.group(1)) > k and "the agreed order stops holding here (§7" in failure.what, failure.what
 
 
 def test_audit_duplicated_record_fails(game_log: Path, tmp_path: Path) -> None:
