@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 
+import trio
+
 from cli.argtypes import address, port, seconds, target
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
@@ -23,7 +25,7 @@ from p2p.errors import JoinRefused, ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint, short_id
 from p2p.lobby import RosterChanged
 from p2p.lobby_runner import join_table
-from p2p.transport import open_mesh
+from p2p.transport import HANDSHAKE_TIMEOUT, Mesh, open_mesh
 
 
 async def _find(args: argparse.Namespace, say_: Callable[[str], None],
@@ -196,32 +198,41 @@ def run(args: argparse.Namespace) -> int:
                    terminal) -> int | str | GameSummary:  # type: ignore[no-untyped-def]
         """Join the table at `addresses` (`what`, in words), then play: as `join_and_play`."""
         async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
-            if person:
-                from cli.tui import join_lobby_screen
+            try:
+                return await seated(mesh, addresses, what, expect, person, terminal)
+            except OtherTarget:
+                await _host_linked(mesh)  # (the mesh says goodbye on closing: the host hears this guest left)
+                raise
 
-                result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
-                                                 expect_host=expect, what=what, check=_check_target(args))
-                if result is None:
-                    return "You left the table before the game began."
-                return await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
-            say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
+    async def seated(mesh: Mesh, addresses: list[tuple[str, int]], what: str, expect: bytes | str | None,
+                     person: bool, terminal) -> int | str | GameSummary:  # type: ignore[no-untyped-def]
+        """`seat`, on its open `mesh`."""
+        if person:
+            from cli.tui import join_lobby_screen
 
-            def on_host(cert: Certificate) -> None:
-                if expect is None:
-                    say_(f"Host fingerprint {cert.short} (trusted on first use: compare it with the host's screen).")
-                else:
-                    say_(f"Host fingerprint {cert.short} verified.")
+            result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
+                                             expect_host=expect, what=what, check=_check_target(args))
+            if result is None:
+                return "You left the table before the game began."
+            return await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
+        say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
 
-            check, show = _check_target(args), None if quiet else roster_progress(identity.peer_id)
+        def on_host(cert: Certificate) -> None:
+            if expect is None:
+                say_(f"Host fingerprint {cert.short} (trusted on first use: compare it with the host's screen).")
+            else:
+                say_(f"Host fingerprint {cert.short} verified.")
 
-            def on_roster(change: RosterChanged) -> None:
-                check(change)
-                if show is not None:
-                    show(change)
+        check, show = _check_target(args), None if quiet else roster_progress(identity.peer_id)
 
-            result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
-                                      on_host=on_host, on_roster=on_roster)
-            return await after_lobby(mesh, result, identity, args)
+        def on_roster(change: RosterChanged) -> None:
+            check(change)
+            if show is not None:
+                show(change)
+
+        result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
+                                  on_host=on_host, on_roster=on_roster)
+        return await after_lobby(mesh, result, identity, args)
 
     return run_until_stopped(main)
 
@@ -235,3 +246,12 @@ def _code_from_input() -> str:
         return getpass.getpass("Table code: ").strip()
     except EOFError:  # (Ctrl-D)
         return ""
+
+
+async def _host_linked(mesh: Mesh, wait: float = HANDSHAKE_TIMEOUT) -> None:
+    """Wait, `wait` seconds at most, for the host's link: it dials a guest as it seats it,
+    so a guest that leaves at once (`--target`) can still say goodbye over it, and its
+    host hears it left, instead of failing to dial it as if it could not be reached."""
+    with trio.move_on_after(wait):
+        while not mesh.linked():
+            await mesh.receive()

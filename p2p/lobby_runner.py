@@ -416,8 +416,10 @@ async def join_table(
         await framed.aclose()
     assert guest.roster is not None
     mesh.set_table(guest.roster.table_nonce)
-    driver.apply(actions)
-    mesh.release_incoming()
+    try:
+        driver.apply(actions)  # (the welcome's pins first; then `on_roster`, which may leave at once)
+    finally:
+        mesh.release_incoming()  # (so the host's link comes, even to a guest leaving: it says goodbye over it)
     return await driver.run(guest)
 
 

@@ -309,7 +309,9 @@ def test_a_host_not_advertised_tells_others_to_join_by_address_only(tmp_path: Pa
 def test_join_target_leaves_a_table_of_another_target_before_the_seating_is_signed(tmp_path: Path) -> None:
     """Headless `join --target 50` at a table to 100: it leaves as soon as the rules come
     with its first roster, before anything is signed, so the host's lobby goes on (it
-    left after the start, ending the host's game before it began)."""
+    left after the start, ending the host's game before it began). It waits for the
+    host's link to say goodbye over it: the host says it left (its dial of the guest
+    used to fail, and the host said it lost the connection)."""
     with running_cli("host", "--headless", "--seats", "2", "--no-discovery", "--bind", "127.0.0.1",
                      "--state-dir", str(tmp_path / "host"), watch="stdout") as (host, stdout):
         where = re.search(r"on (127\.0\.0\.1:\d+)", line_with(stdout, "Hosting")).group(1)  # type: ignore[union-attr]
@@ -318,3 +320,4 @@ def test_join_target_leaves_a_table_of_another_target_before_the_seating_is_sign
         assert done.returncode == 1, done.stderr
         assert "this table plays to 100, not 50; leaving before the seating is signed" in done.stderr
         assert "game id" not in done.stdout and host.poll() is None
+        assert line_with(stdout, "Ana l").strip() == "Ana left the table."
