@@ -636,3 +636,19 @@ def test_s11_3_a_turn_begun_before_a_restart_says_its_time_left_is_unknown() -> 
     ui.update(TableModel.capture(session))  # type: ignore[arg-type]
     status = ui.scene().draw(80, 24).row_text(0)
     assert "bo's turn (time left unknown)" in status, status
+
+
+def test_R1_a_game_that_ended_before_any_score_ranks_nobody_and_its_log_path_is_whole_at_80_columns() -> None:
+    """A game left before its first round was scored has no standings to rank (it showed
+    everyone "1." with 0), and the log's path and audit command wrap rather than being
+    cut at 80 columns: they are there to be copied."""
+    session = SlowTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+    folder = "/home/someone/.local/share/bandit-lan/logs/a-rather-long-folder-name"
+    session.progress = Progress(ended=True, ended_why="Bo left the table (the player chose to leave)",
+                                log_path=f"{folder}/0a1b2c3d4e5f-seat1.bandit-log")
+    ui = TableUi(0)
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    text = ui.scene().draw(80, 24).text()
+    assert "Game ended: Bo left the table" in text and "No round was scored before the game ended." in text
+    assert " 1. " not in text and "…" not in text, text
+    assert "0a1b2c3d4e5f-seat1.bandit-log" in text.replace("\n", "").replace(" ", "")

@@ -112,24 +112,39 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
         title = "Game over — checking the last round's shuffles before the result stands…"
     canvas.write(1, 0, clip(title, width - 2), "class:title")
     y = 2
-    order = sorted(range(model.players), key=lambda s: (totals[s], s))
     history = view.history
-    shown_rounds = history[-max(0, (width - 26) // 6):] if history else ()
-    first_round = len(history) - len(shown_rounds) + 1
-    header = " " * (6 + NAME_COLUMNS) + "total" + "".join(f"{'r' + str(first_round + i):>6}" for i in range(len(shown_rounds)))
-    canvas.write(1, y, clip(header, width - 2), "class:dim")
-    y += 1
-    for seat in order:
-        rank = 1 + sum(total < totals[seat] for total in totals)  # equal totals share a place (R1)
-        style = "class:good" if seat in winners else ("class:seat.me" if seat == model.me else "class:seat")
-        row = f"{rank:>3}.  {pad(names[seat], NAME_COLUMNS)} {totals[seat]:>5}"
-        row += "".join(f"{scores[seat]:>6}" for scores in shown_rounds)
-        canvas.write(1, y, clip(row, width - 2), style)
+    early = model.ended and not model.finished  # (no winner: the totals as they stood, unranked)
+    if early and not history:
+        canvas.write(1, y, "No round was scored before the game ended.", "class:dim")
         y += 1
+    else:
+        order = sorted(range(model.players), key=lambda s: (totals[s], s))
+        shown_rounds = history[-max(0, (width - 26) // 6):] if history else ()
+        first_round = len(history) - len(shown_rounds) + 1
+        total = "so far" if early else " total"
+        header = " " * (5 + NAME_COLUMNS) + total + "".join(f"{'r' + str(first_round + i):>6}"
+                                                              for i in range(len(shown_rounds)))
+        canvas.write(1, y, clip(header, width - 2), "class:dim")
+        y += 1
+        for seat in order:
+            rank = 1 + sum(total < totals[seat] for total in totals)  # equal totals share a place (R1)
+            style = "class:good" if seat in winners and not early else (
+                "class:seat.me" if seat == model.me else "class:seat")
+            place = "    " if early else f"{rank:>3}."
+            row = f"{place}  {pad(names[seat], NAME_COLUMNS)} {totals[seat]:>5}"
+            row += "".join(f"{scores[seat]:>6}" for scores in shown_rounds)
+            canvas.write(1, y, clip(row, width - 2), style)
+            y += 1
     y += 1
-    if model.log_path:
+    if model.log_path:  # (wrapped, not cut: the path and the command are there to be copied)
         canvas.write(1, y, "Your fairness log of this game:", "class:prompt")
-        canvas.write(3, y + 1, clip(model.log_path, width - 4), "class:message.info")
-        canvas.write(1, y + 2, "Anyone can check every shuffle, reveal, move and score in it:", "class:prompt")
-        canvas.write(3, y + 3, clip(audit_command([model.log_path]), width - 4), "class:prompt.key")
+        y += 1
+        for line in wrap(model.log_path, width - 4):
+            canvas.write(3, y, line, "class:message.info")
+            y += 1
+        canvas.write(1, y, "Anyone can check every shuffle, reveal, move and score in it:", "class:prompt")
+        y += 1
+        for line in wrap(audit_command([model.log_path]), width - 4):
+            canvas.write(3, y, line, "class:prompt.key")
+            y += 1
     canvas.write(1, canvas.height - 1, "Enter: leave", "class:prompt.key")
