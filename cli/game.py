@@ -17,7 +17,7 @@ import trio
 
 from cli.argtypes import seconds
 from cli.commands import audit_command
-from cli.lobby_common import complain, say
+from cli.lobby_common import at_a_terminal, complain, say
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from p2p.identity import Identity, default_state_dir
@@ -94,6 +94,16 @@ def print_line(line: Line) -> None:
     """Headless progress: how each round ended, and anything that went wrong."""
     if line.kind in ("round", "table", "warning", "error"):
         say(f"  {line.text}")
+
+
+def bot_without_a_terminal(args: argparse.Namespace) -> None:
+    """A person plays a seat only at a terminal (`at_a_terminal`): without one (a script,
+    input from /dev/null, a job in the background), a bot plays it, as with --headless,
+    and says so, rather than seat a full-screen client nobody can see or type at (it left
+    the table at once, ending the game for all)."""
+    if not (args.headless or getattr(args, "bot", False) or getattr(args, "lobby_only", False)) and not at_a_terminal():
+        complain("no terminal to play on: a bot plays your seat, as with --headless")
+        args.headless = True
 
 
 async def play_seat(

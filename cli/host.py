@@ -20,14 +20,14 @@ from cli.lobby_common import (
 )
 from cli.bots import BOT_NAMES, BotSeats, BotTable, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
-from cli.game import log_folder, log_path_for, log_unwritable, play_seat, report
+from cli.game import bot_without_a_terminal, log_folder, log_path_for, log_unwritable, play_seat, report
 from p2p.discovery import TableAd, advertise, advertised_addresses
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError, default_state_dir
 from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
-from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules
+from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules, name_key
 from p2p.table.machine import GRACE
 from p2p.transport import open_mesh
 
@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.bots < args.seats:
         complain(f"--bots must be between 0 and {args.seats - 1} (the seats but yours)")
         return 2
+    bot_without_a_terminal(args)
     try:  # (the name was checked as it was read, `argtypes.player`)
         TABLE_NAME.check(table, "--table", "§6.2")
     except ProtocolError:
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
                 by_peer = f"bandit-lan join --peer {where}:{mesh.port}"  # (by name only if it is advertised)
                 hint = by_peer if args.no_discovery else f"bandit-lan join {shlex.quote(table)}   or   {by_peer}"
                 ad = TableAd(table, name, args.seats, args.seats - 1, PROTOCOL_VERSION, identity.peer_id,
-                             mesh.port, addresses)
+                             mesh.port, addresses, code=bool(args.code))
                 async with bot_seats(_bot_names(args.bots, name), _bot_table(args, where, mesh.port, identity)) as bots:
                     return await _lobby_and_game(mesh, ad, hint, where, bots)
         except (ProtocolError, OSError) as exc:
@@ -190,7 +191,7 @@ async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
 def _bot_names(count: int, host: str) -> list[str]:
     """`host --bots`: "Ada (bot)", … (the others at the table are people), none named like the host."""
     names = [f"{n} (bot)" for n in BOT_NAMES]
-    return [n for n in names if n.casefold() != host.casefold()][:count]
+    return [n for n in names if name_key(n) != name_key(host)][:count]
 
 
 def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> BotTable:  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from cli.lobby_common import (
     player_name, roster_progress, say,
 )
 from cli.stopping import run_until_stopped
-from cli.game import play_seat, report
+from cli.game import bot_without_a_terminal, play_seat, report
 from p2p.peer import GameSummary
 from cli.host import _log_path, after_lobby, is_person, seat_log_unwritable
 from cli.resume import offer_resume_first
@@ -63,6 +63,15 @@ async def _find(args: argparse.Namespace, say_: Callable[[str], None],
         return None
     ad = found[0]
     return [(a, ad.port) for a in ad.addresses], f'"{ad.table}" hosted by {ad.host}', ad.fingerprint
+
+
+class NotSeated(Exception):
+    """A person's join ended before the game (`why`): the table could not be reached, or
+    its host refused this player. The picker says so and stays up."""
+
+    def __init__(self, why: ConnectionError | JoinRefused) -> None:
+        super().__init__(str(why))
+        self.why = why
 
 
 class OtherTarget(Exception):
@@ -115,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.code:
             complain("--code -: no table code on the standard input")
             return 2
+    bot_without_a_terminal(args)
     expect: bytes | str | None = None
     if args.fingerprint:
         try:
@@ -169,6 +179,9 @@ def run(args: argparse.Namespace) -> int:
         except OtherTarget as exc:
             complain(str(exc))
             return 1
+        except NotSeated as exc:
+            complain(explain(exc.why))
+            return 1
         except (ProtocolError, OSError) as exc:
             complain(explain(exc))
             return 1
@@ -191,8 +204,8 @@ def run(args: argparse.Namespace) -> int:
                 what, fingerprint = f'"{picked.table}" hosted by {picked.host}', picked.fingerprint
             try:
                 return await seat(addresses, what, expect or fingerprint, True, terminal)
-            except (ConnectionError, JoinRefused) as exc:
-                trouble = explain(exc)
+            except NotSeated as exc:
+                trouble = explain(exc.why)
 
     async def seat(addresses: list[tuple[str, int]], what: str, expect: bytes | str | None, person: bool,
                    terminal) -> int | str | GameSummary:  # type: ignore[no-untyped-def]
@@ -210,8 +223,11 @@ def run(args: argparse.Namespace) -> int:
         if person:
             from cli.tui import join_lobby_screen
 
-            result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
-                                             expect_host=expect, what=what, check=_check_target(args))
+            try:
+                result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
+                                                 expect_host=expect, what=what, check=_check_target(args))
+            except (ConnectionError, JoinRefused) as exc:  # (not a failure of the game: that is played after)
+                raise NotSeated(exc) from exc
             if result is None:
                 return "You left the table before the game began."
             return await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)

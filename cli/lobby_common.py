@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -78,10 +80,24 @@ def lobby_schemas() -> Schemas:
 
 
 def at_a_terminal() -> bool:
-    """Whether a person can play here, full screen: the standard input is a terminal, or
-    the output is (the input a pipe, as with ``--code -``: keys are then read from the
-    terminal the output goes to)."""
-    return sys.stdin.isatty() or sys.stdout.isatty()
+    """Whether a person can play here, full screen: the standard input is a terminal; or
+    it is a pipe (as with ``printf … | bandit-lan join --code -``) and the output is the
+    terminal this process has in the foreground, whose keys are then read. Input from a
+    file or /dev/null, or a job in the background, means nobody is at the keyboard."""
+    if sys.stdin.isatty():
+        return True
+    try:
+        return input_piped() and sys.stdout.isatty() and os.tcgetpgrp(sys.stdout.fileno()) == os.getpgrp()
+    except (OSError, ValueError):  # (closed, or no terminal after all)
+        return False
+
+
+def input_piped() -> bool:
+    """Whether the standard input is a pipe (not a terminal, a file or /dev/null)."""
+    try:
+        return stat.S_ISFIFO(os.fstat(sys.stdin.fileno()).st_mode)
+    except (OSError, ValueError):  # (closed, or not a real file)
+        return False
 
 
 def say(text: str = "") -> None:

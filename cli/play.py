@@ -14,8 +14,8 @@ from pathlib import Path
 
 from cli.argtypes import target
 from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
-from cli.game import add_game_options, log_path_for, log_unwritable, play_seat, report
-from cli.lobby_common import add_identity_options, at_a_terminal, complain, load_identity, player_name, say
+from cli.game import add_game_options, bot_without_a_terminal, log_path_for, log_unwritable, play_seat, report
+from cli.lobby_common import add_identity_options, complain, load_identity, player_name, say
 from cli.resume import offer_resume_first
 from cli.stopping import run_until_stopped
 from p2p.identity import IdentityError, default_state_dir
@@ -49,9 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.bots <= MAX_SEATS - 1:
         complain(f"--bots must be between 1 and {MAX_SEATS - 1}")
         return 2
-    if not args.headless and not at_a_terminal():  # (as host and join: no keyboard, no screen)
-        complain("no terminal to play on: a bot plays your seat, as with --headless")
-        args.headless = True
+    bot_without_a_terminal(args)
     rules = TableRules(target=args.target)  # (in range: `argtypes.target`)
     try:
         identity = load_identity(args)

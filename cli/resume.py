@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from cli.game import play_seat
-from cli.lobby_common import complain, lobby_schemas, say
+from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
 from p2p.appendfile import FileInUse
 from p2p.identity import Identity, default_state_dir
@@ -99,8 +99,25 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
 Choice = Literal["back", "leave", "new"]
 
 
+def ask_at_the_terminal(prompt: str) -> str:
+    """`input`, at the terminal even when the standard input is a pipe (a table code came
+    that way, `join --code -`, and the person is at the terminal: `at_a_terminal`)."""
+    if not input_piped():
+        return input(prompt)
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as out, open("/dev/tty", encoding="utf-8", errors="replace") as keys:
+            out.write(prompt)
+            out.flush()
+            line = keys.readline()
+    except OSError:  # (no terminal after all: as if nobody answered)
+        raise EOFError from None
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
 def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, person: bool, local: bool = False,
-                 ask: Callable[[str], str] = input) -> Choice | None:
+                 ask: Callable[[str], str] = ask_at_the_terminal) -> Choice | None:
     """Before a new game: if this seat's last game still waits for it, say so. A person
     is asked whether to go back to it ("back") or to leave it, so that the others need
     not wait, before the new game ("leave"); anyone else is told the command that goes
@@ -255,10 +272,12 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
 def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None = None) -> int:
     """The whole `--resume` command: identity, the screen for a person, the game, the
     report; `heard` as for `run_until_stopped`."""
-    from cli.game import report
+    from cli.game import bot_without_a_terminal, report
     from cli.host import is_person
     from cli.lobby_common import load_identity
     from p2p.identity import IdentityError
+
+    bot_without_a_terminal(args)
 
     try:
         identity = load_identity(args)

@@ -27,11 +27,12 @@ def render(tables: list[TableAd]) -> list[str]:
     """The listing, its columns lined up in terminal cells (a CJK character takes two)."""
     if not tables:
         return ["No tables found on the LAN."]
-    rows = [("TABLE", "HOST", "SEATS", "FREE", "ADDRESS", "FINGERPRINT", "")]
+    rows = [("TABLE", "HOST", "SEATS", "FREE", "CODE", "ADDRESS", "FINGERPRINT", "")]
     for t in tables:
         where = f"{t.addresses[0]}:{t.port}" if t.addresses else f"?:{t.port}"
         other = "" if t.compatible else f"another bandit-lan (protocol {t.proto}): cannot join"
-        rows.append((t.table, t.host, str(t.seats), str(t.free), where, short_id(t.fingerprint), other))
+        rows.append((t.table, t.host, str(t.seats), str(t.free), "yes" if t.code else "", where,
+                     short_id(t.fingerprint), other))
     widths = [max(text_width(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(pad(cell, w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 

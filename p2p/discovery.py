@@ -84,6 +84,7 @@ class TableAd:
     fingerprint: bytes
     port: int
     addresses: tuple[str, ...]
+    code: bool = False  # the host asks a table code (§6.3)
 
     @property
     def compatible(self) -> bool:
@@ -99,14 +100,14 @@ class TableAd:
     def txt(self) -> dict[str, str]:
         return {
             "table": self.table, "host": self.host, "seats": str(self.seats), "free": str(self.free),
-            "proto": str(self.proto), "fp": self.fingerprint.hex(),
+            "proto": str(self.proto), "fp": self.fingerprint.hex(), "code": "1" if self.code else "0",
         }
 
     def to_json(self) -> dict[str, Any]:
         return {
             "table": self.table, "host": self.host, "address": self.addresses[0] if self.addresses else None,
             "addresses": list(self.addresses), "port": self.port, "seats": self.seats, "free": self.free,
-            "proto": self.proto, "fingerprint": self.fingerprint.hex(),
+            "proto": self.proto, "fingerprint": self.fingerprint.hex(), "code": self.code,
         }
 
 
@@ -199,7 +200,8 @@ def ad_from_info(info: ServiceInfo) -> TableAd | None:
             and MIN_SEATS <= seats <= MAX_SEATS and 0 <= free <= seats and info.port):
         return None
     addresses = tuple(a for a in info.parsed_addresses(IPVersion.V4Only))
-    return TableAd(table, host, seats, free, proto, bytes.fromhex(txt["fp"]), info.port, _prefer_local(addresses))
+    code = (info.properties or {}).get(b"code") == b"1"  # (optional: a table that does not say needs none, §5.2)
+    return TableAd(table, host, seats, free, proto, bytes.fromhex(txt["fp"]), info.port, _prefer_local(addresses), code)
 
 
 def _prefer_local(addresses: Sequence[str]) -> tuple[str, ...]:

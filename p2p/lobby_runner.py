@@ -480,6 +480,9 @@ async def _open_front_door(
         except (OSError, trio.TooSlowError) as exc:
             failures.append(f"{host}:{port}: {describe_tls_failure(exc)}")
             continue
+        except ValueError as exc:  # (a name no resolver takes, "a..b": IDNA refuses it)
+            failures.append(f"{host}:{port}: not a host name ({exc})")
+            continue
         tls = TlsStream.over(sock, front_door_context(), server_side=False)
         try:
             with trio.fail_after(HANDSHAKE_TIMEOUT):

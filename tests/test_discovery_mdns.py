@@ -32,7 +32,13 @@ async def test_a_published_table_is_found_with_its_txt_record() -> None:
             found = await browse(5, interfaces=LO, table="Kitchen table")
             mine = [t for t in found if t.table == "Kitchen table"]
             assert mine and mine[0] == _ad("Kitchen table")
-            assert mine[0].to_json()["address"] == "127.0.0.1"
+            assert mine[0].to_json()["address"] == "127.0.0.1" and mine[0].to_json()["code"] is False
+        await ad.withdrawn.wait()
+        private = replace(_ad("Pantry", port=40002), code=True)  # (§5.2 `code`: the listing says it asks one)
+        async with advertise(private, interfaces=LO) as ad:
+            await ad.published.wait()
+            found = await browse(5, interfaces=LO, table="Pantry")
+            assert [t for t in found if t.table == "Pantry"] == [private]
         await ad.withdrawn.wait()
     assert SERVICE_TYPE == "_bandit-lan._tcp.local."
 
@@ -267,7 +273,8 @@ def test_tables_lines_up_its_columns_in_terminal_cells() -> None:
 
     wide = TableAd(table="麻雀テーブル", host="太郎", seats=4, free=3, proto=PROTOCOL_VERSION, fingerprint=bytes(32),
                    port=40501, addresses=("192.168.1.20",))
-    lines = render([wide, _ad("Kitchen")])
+    lines = render([wide, replace(_ad("Kitchen"), code=True)])
+    assert lines[0].split()[:5] == ["TABLE", "HOST", "SEATS", "FREE", "CODE"] and " yes " in lines[2], lines
     starts = [line.index("192.168.1.20") if "192.168.1.20" in line else line.index("127.0.0.1") for line in lines[1:]]
     from prompt_toolkit.utils import get_cwidth
 

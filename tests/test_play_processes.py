@@ -294,6 +294,18 @@ def test_play_without_a_terminal_has_a_bot_play_the_seat_as_host_and_join_do(tmp
     assert json.loads(done.stdout.splitlines()[-1])["finished"]
 
 
+def test_host_and_join_without_a_terminal_have_a_bot_play_the_seat_as_play_does(tmp_path: Path) -> None:
+    """No keyboard (input from /dev/null, output to a file): `host` (here with a bot
+    guest) seated a full-screen client nobody could see, which left the table at once,
+    ending the game for all (`join` did the same: both share `bot_without_a_terminal`
+    with `play`). Now a bot plays the seat, as with --headless, and says so."""
+    done = run_cli("host", "--seats", "2", "--bots", "1", "--target", "10", "--no-discovery", "--bind", "127.0.0.1",
+                   "--json", "--state-dir", str(tmp_path), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "no terminal to play on: a bot plays your seat, as with --headless" in done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["finished"]
+
+
 def test_a_host_not_advertised_tells_others_to_join_by_address_only(tmp_path: Path) -> None:
     """With --no-discovery nobody can find the table by name: the hint says only the
     --peer line (joining by name failed with "no table named …")."""

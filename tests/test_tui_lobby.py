@@ -13,6 +13,7 @@ from p2p.discovery import TableAd, advertise
 from p2p.errors import JoinRefused
 from p2p.lobby import GuestLobby, LobbyResult
 from p2p.lobby_runner import StartCall, host_table, join_table
+from p2p.identity import short_id
 from p2p.roster import PROTOCOL_VERSION
 from p2p.transport import Mesh
 from cli.tui import host_lobby_screen, join_lobby_screen, pick_table_screen
@@ -217,7 +218,7 @@ async def test_join_screen_asks_for_the_table_code_and_retries(tmp_path: Path) -
 
 async def test_pick_table_screen_lists_the_tables_found_by_mdns() -> None:
     ad = TableAd(table="Kitchen table", host="alice", seats=4, free=2, proto=PROTOCOL_VERSION,
-                 fingerprint=bytes(range(32)), port=40123, addresses=("127.0.0.1",))
+                 fingerprint=bytes(range(32)), port=40123, addresses=("127.0.0.1",), code=True)
     full = TableAd(table="Full table", host="carol", seats=2, free=0, proto=PROTOCOL_VERSION,
                    fingerprint=bytes(range(1, 33)), port=40124, addresses=("127.0.0.1",))
     newer = TableAd(table="Newer table", host="dan", seats=3, free=2, proto=PROTOCOL_VERSION + 1,
@@ -244,6 +245,8 @@ async def test_pick_table_screen_lists_the_tables_found_by_mdns() -> None:
                 rows = text.split("TABLE", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
                 newer_row = next(i for i, row in enumerate(rows, start=1) if "Newer table" in row)
                 assert f"another bandit-lan version (protocol {PROTOCOL_VERSION + 1})" in rows[newer_row - 1]
+                kitchen = next(row for row in rows if "Kitchen table" in row)
+                assert " 2/4  yes  " in kitchen and kitchen.rstrip().endswith(short_id(ad.fingerprint)), kitchen  # (§5.2)
                 assert newer_row > next(i for i, row in enumerate(rows, start=1) if "Kitchen table" in row)  # listed last
                 harness.press(str(newer_row), "enter")  # another version: not joined, and told why
                 await harness.wait_for_text(f"'Newer table' speaks bandit-lan protocol {PROTOCOL_VERSION + 1}")

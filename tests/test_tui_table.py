@@ -435,6 +435,37 @@ async def test_R5_a_move_sent_while_the_table_waits_holds_the_next_keys_until_it
     assert ui.message is not None and ui.message.kind == "error", ui.message
 
 
+@pytest.mark.parametrize("batch", [False, True])
+async def test_R5_keys_typed_while_a_move_is_on_its_way_go_one_move_at_a_time(batch: bool) -> None:
+    """x z z while Bo is away: the draw goes, both z wait for it; once it counts, the first
+    z discards and the second waits for that discard in turn (both used to go at once,
+    the second to be refused in every log). The same for keys the client reads in one
+    batch, before the model changes (`batch`)."""
+    session = AwayTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+    ui = TableUi(0)
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    keys = ("x", "z", "z")
+    if batch:
+        for key in keys:
+            for intent in ui.press(key, ui.scene()):
+                session.submit(intent)
+    else:
+        for key in keys:
+            for intent in ui.press(key, ui.scene()):
+                session.submit(intent)
+            ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    assert session.sent == [Draw(0)]
+    session.land()
+    for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
+        session.submit(intent)
+    assert session.sent == [Draw(0), Discard(0)]  # the second z waits for the discard
+    session.land()
+    for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
+        session.submit(intent)
+    assert session.sent == [Draw(0), Discard(0)]  # judged now, it is no move: explained, not sent
+    assert ui.message is not None and ui.message.kind == "error"
+
+
 async def test_R6_a_second_snap_while_the_first_is_on_its_way_is_explained_not_sent() -> None:
     session = AwayTable(ScriptedTable(3, {0: [10, 6, 0, 2]}, discard=10, draw=[0, 2], first=1))
     ui = TableUi(0)

@@ -308,7 +308,11 @@ def test_join_code_from_the_input_keeps_a_person_at_the_table(tmp_path: Path, gi
             screen.keys("sesame")
             assert "sesame" not in screen.screen()
             screen.keys("Enter")
-        screen.wait_text("remember them", "Round 1")  # (R4: the person's own bottom cards, full screen)
+        text = screen.wait_text("remember them", "Round 1")  # (R4: the person's own bottom cards, full screen)
+        assert "? help" in text.splitlines()[0], text  # (the table's status line: not a headless seat's output)
+        screen.keys("?")  # (a key read from the terminal, the input being the pipe)
+        screen.wait_text("Space + your slot")
+        screen.keys("Escape")
         screen.keys("C-c")
         screen.wait_text("Leave")
         screen.keys("y")
@@ -375,5 +379,37 @@ def test_a_typed_address_nobody_answers_at_is_said_on_the_picker_which_stays_up(
         screen.keys("q")
         text = screen.wait_text("EXITED")
         assert "You joined no table." in text and "EXITED 0" in text, text
+    finally:
+        screen.close()
+
+
+def test_a_person_is_at_the_keyboard_only_with_a_terminal_in_the_foreground(tmp_path: Path) -> None:
+    """Who plays full screen (`at_a_terminal`): input piped in, in the terminal's
+    foreground (`printf … | bandit-lan join --code -`), yes; input from /dev/null, or a job
+    sent to the background, no: those play headless (a background job that opened the
+    full screen was stopped by the terminal, holding up the table)."""
+    probe = "import cli.lobby_common as c; print('PERSON', c.at_a_terminal())"
+    q = _quote(sys.executable)
+    script = (f"printf 'x\\n' | {q} -c \"{probe}\"; {q} -c \"{probe}\" </dev/null; "
+              f"set -m; printf 'x\\n' | {q} -c \"{probe}\" & wait")
+    screen = Tmux(tmp_path, ["sh", "-c", script])
+    try:
+        text = screen.wait_text("EXITED")
+        assert re.findall(r"PERSON (\w+)", text) == ["True", "False", "False"], text
+    finally:
+        screen.close()
+
+
+def test_s11_3_the_offer_to_go_back_is_asked_at_the_terminal_when_the_input_is_a_pipe(tmp_path: Path) -> None:
+    """`printf code | bandit-lan join --code -` with a game still waiting: the question
+    whether to go back to it is asked at the terminal, whose answer counts (it read the
+    pipe, found it ended, and the command gave up)."""
+    probe = ("import sys; from cli.resume import ask_at_the_terminal as ask; sys.stdin.readline(); "
+             "print('GOT', repr(ask('Go back to it? ')))")
+    screen = Tmux(tmp_path, ["sh", "-c", f"printf 'sesame\\n' | {_quote(sys.executable)} -c \"{probe}\""])
+    try:
+        screen.wait_text("Go back to it?")
+        screen.keys("n", "Enter")
+        assert "GOT 'n'" in screen.wait_text("EXITED 0")
     finally:
         screen.close()

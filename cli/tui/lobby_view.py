@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cli.tui.canvas import Canvas, clip, text_width, wrap
+from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.table_view import write_marked
 from p2p.discovery import TableAd
 from p2p.identity import short_id
@@ -145,16 +145,19 @@ class BrowseScene:
             canvas.write(3, y, "No table with a free seat yet. Ask the host to run `bandit-lan host`.", "class:dim")
             y += 2
         else:
-            canvas.write(3, y, f"{'TABLE':<20} {'HOST':<12} {'FREE':>4}  {'ADDRESS':<21} FINGERPRINT", "class:dim")
+            # (77 columns in all: at 80, the fingerprint a player compares is never cut)
+            canvas.write(3, y, f"{'TABLE':<15} {'HOST':<9} {'FREE':<4} {'CODE':<4} {'ADDRESS':<21} FINGERPRINT",
+                         "class:dim")
             y += 1
             for i, ad in enumerate(self.tables[: max(0, height - 8)]):
                 where = f"{ad.addresses[0]}:{ad.port}" if ad.addresses else f"?:{ad.port}"
-                row = f"{clip(ad.table, 20):<20} {clip(ad.host, 12):<12} " + (
-                    f"{ad.free:>2}/{ad.seats:<1}  {clip(where, 21):<21} {short_id(ad.fingerprint)}" if ad.compatible
+                row = f"{pad(clip(ad.table, 15), 15)} {pad(clip(ad.host, 9), 9)} " + (
+                    f"{ad.free}/{ad.seats:<2} {'yes' if ad.code else '':<4} {clip(where, 21):<21} "
+                    f"{short_id(ad.fingerprint)}" if ad.compatible
                     else f"another bandit-lan version (protocol {ad.proto})")
                 mark = "▶ " if i == self.selected else "  "
                 style = "class:select" if i == self.selected else "class:prompt" if ad.compatible else "class:dim"
-                canvas.write(1, y, mark + clip(row, width - 4), style)
+                canvas.write(1, y, mark + clip(row, width - 3), style)
                 y += 1
             y += 1
         if self.entry is not None:

@@ -177,7 +177,8 @@ class TableUi:
         self.finished = False  # the player closed the game-end screen
         self._round = _RoundState()
         self._model: TableModel | None = None
-        self._held: list[str] = []  # turn keys typed while a card was being turned over
+        self._held: list[str] = []  # turn keys typed while a card was being turned over, or a move was on its way
+        self._moved = False  # a turn move went out since the model was last updated: the next key waits for it
         self._stale_snap_until: float | None = None  # slot keys typed for a cancelled snap land until then
 
     # ------------------------------------------------------------------ time and table
@@ -186,6 +187,7 @@ class TableUi:
         """Take in the table as it is now; return intents that are due (Ready)."""
         opening = self._model is None  # the screen opens on a table in play (a resumed seat's)
         self._model = model
+        self._moved = False  # (a move sent before this model is in it, or in `model.sending`)
         now = model.now
         view = model.view
         out: list[Intent] = []
@@ -385,7 +387,7 @@ class TableUi:
                 self._say("The discard pile changed: snap cancelled.", "warning")
                 return out
             self._stale_snap_until = None
-        if (model.busy or model.turn_sent) and command in _TURN_COMMANDS and (
+        if (model.busy or model.turn_sent or self._moved) and command in _TURN_COMMANDS and (
                 self.pending is None or self.pending.action != "snap"):
             # a card is being turned over, or my last move is not yet in the agreed order:
             # the key acts when it is done (sent now, it would be judged before it, R5)
@@ -586,6 +588,7 @@ class TableUi:
             self.message = None
             if model.waiting_for:
                 self._say(_on_its_way(WIRE_NAME[type(intent)], model))
+            self._moved = True
             return [intent]
         self._say(explain(intent, model), "error")
         return []
