@@ -3,7 +3,7 @@ is shown when (R3, R4, R5, R6, R8, R10). Trio's MockClock runs every timer."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import pytest
@@ -361,24 +361,36 @@ class SlowTable:
         return 0.0
 
 
-async def test_turn_keys_typed_while_a_card_is_turned_over_act_when_it_is_done() -> None:
-    session = SlowTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+def pressing(session: SlowTable) -> tuple[TableUi, Callable[[str], None]]:
+    """A screen on the session's seat 0, and a key pressed on it: what the key sends is
+    sent, then the screen looks again (`settle`)."""
     ui = TableUi(0)
     ui.update(TableModel.capture(session))  # type: ignore[arg-type]
 
     def press(key: str) -> None:
         for intent in ui.press(key, ui.scene()):
             session.submit(intent)
-        for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
-            session.submit(intent)
+        settle(ui, session)
+
+    return ui, press
+
+
+def settle(ui: TableUi, session: SlowTable) -> None:
+    """The screen looks at the table again; what it sends then (held keys, Ready) is sent."""
+    for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
+        session.submit(intent)
+
+
+async def test_turn_keys_typed_while_a_card_is_turned_over_act_when_it_is_done() -> None:
+    session = SlowTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+    ui, press = pressing(session)
 
     press("x")
     assert session.sent == [Draw(0)] and session.table.game.needs  # the drawn card is being revealed to me
     press("z")
     assert session.sent == [Draw(0)]  # held, not refused
     session.serve()
-    for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
-        session.submit(intent)
+    settle(ui, session)
     assert session.sent == [Draw(0), Discard(0)]
     assert session.table.game.needs  # the discarded card is being turned face up
     press("space")  # a snap is not held: the table queues it behind the reveal (§9)
@@ -414,14 +426,7 @@ async def test_R5_a_move_sent_while_the_table_waits_holds_the_next_keys_until_it
     not sent a second time (it used to be, and then refused in every log as a draw with
     a card in hand, R5): it waits for the draw to count, and is judged then."""
     session = AwayTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
-    ui = TableUi(0)
-    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
-
-    def press(key: str) -> None:
-        for intent in ui.press(key, ui.scene()):
-            session.submit(intent)
-        for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
-            session.submit(intent)
+    ui, press = pressing(session)
 
     press("x")
     assert session.sent == [Draw(0)]
@@ -442,26 +447,19 @@ async def test_R5_keys_typed_while_a_move_is_on_its_way_go_one_move_at_a_time(ba
     the second to be refused in every log). The same for keys the client reads in one
     batch, before the model changes (`batch`)."""
     session = AwayTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
-    ui = TableUi(0)
-    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
-    keys = ("x", "z", "z")
-    if batch:
-        for key in keys:
+    ui, press = pressing(session)
+    for key in ("x", "z", "z"):
+        if batch:  # (the screen does not look again between the keys)
             for intent in ui.press(key, ui.scene()):
                 session.submit(intent)
-    else:
-        for key in keys:
-            for intent in ui.press(key, ui.scene()):
-                session.submit(intent)
-            ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+        else:
+            press(key)
     assert session.sent == [Draw(0)]
     session.land()
-    for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
-        session.submit(intent)
+    settle(ui, session)
     assert session.sent == [Draw(0), Discard(0)]  # the second z waits for the discard
     session.land()
-    for intent in ui.update(TableModel.capture(session)):  # type: ignore[arg-type]
-        session.submit(intent)
+    settle(ui, session)
     assert session.sent == [Draw(0), Discard(0)]  # judged now, it is no move: explained, not sent
     assert ui.message is not None and ui.message.kind == "error"
 

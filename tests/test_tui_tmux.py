@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from itertools import count
 from pathlib import Path
 
@@ -87,6 +88,24 @@ class Tmux:
 
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
+
+
+@contextmanager
+def headless_host(root: Path, *options: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`bandit-lan host --headless` on 127.0.0.1 (`options`: seats, a code, …) beside the
+    terminal under test: the process (its output, errors included, on `stdout`) and the
+    address it listens on. Killed at the end."""
+    host = subprocess.Popen([sys.executable, "-m", "cli", "host", "--headless", "--no-discovery", "--bind", "127.0.0.1",
+                             "--state-dir", str(root / "host"), *options], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert host.stdout is not None
+        where = next(m.group(1) for line in host.stdout if (m := re.search(r"on (127\.0\.0\.1:\d+)", line)))
+        yield host, where
+    finally:
+        host.kill()
+        host.wait()
 
 
 def play_command(root: Path) -> list[str]:
@@ -263,25 +282,16 @@ def test_join_target_is_kept_by_a_person_s_join_too(tmp_path: Path) -> None:
     headless (a person was seated at it), and before the seating is signed (after it,
     the host's game began and ended at once); the reason is on the terminal once the
     screen has closed, and the host still waits for players."""
-    host = subprocess.Popen([sys.executable, "-m", "cli", "host", "--headless", "--seats", "2", "--no-discovery",
-                             "--bind", "127.0.0.1", "--state-dir", str(tmp_path / "host")], cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    screen = None
-    try:
-        assert host.stdout is not None
-        where = next(m.group(1) for line in host.stdout if (m := re.search(r"on (127\.0\.0\.1:\d+)", line)))
+    with headless_host(tmp_path, "--seats", "2") as (host, where):
         screen = Tmux(tmp_path, [sys.executable, "-m", "cli", "join", "--peer", where, "--target", "50", "--name", "Ana",
                                  "--state-dir", str(tmp_path / "guest")])
-        text = screen.wait_text("EXITED 1")
-        assert "bandit-lan: this table plays to 100, not 50; leaving before the seating is signed" in "".join(
-            text.splitlines()), text  # (the pane wraps at 80 columns)
-        assert host.poll() is None  # (no game began: the host's lobby goes on)
-    finally:
-        if screen is not None:
+        try:
+            text = screen.wait_text("EXITED 1")
+            assert "bandit-lan: this table plays to 100, not 50; leaving before the seating is signed" in "".join(
+                text.splitlines()), text  # (the pane wraps at 80 columns)
+            assert host.poll() is None  # (no game began: the host's lobby goes on)
+        finally:
             screen.close()
-        host.kill()
-        host.wait()
 
 
 @pytest.mark.parametrize("given", ["piped", "typed"])
@@ -290,20 +300,13 @@ def test_join_code_from_the_input_keeps_a_person_at_the_table(tmp_path: Path, gi
     join …`), or typed at a prompt that does not show it. The person then plays full
     screen, their keys read from the terminal: the piped input used to seat a full-screen
     client with no keyboard, which left the table at once, ending the game for all."""
-    host = subprocess.Popen([sys.executable, "-m", "cli", "host", "--headless", "--seats", "2", "--no-discovery",
-                             "--code", "sesame", "--bind", "127.0.0.1", "--state-dir", str(tmp_path / "host")], cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    screen = None
-    try:
-        assert host.stdout is not None
-        where = next(m.group(1) for line in host.stdout if (m := re.search(r"on (127\.0\.0\.1:\d+)", line)))
+    with headless_host(tmp_path, "--seats", "2", "--code", "sesame") as (host, where), ExitStack() as closing:
         join = [sys.executable, "-m", "cli", "join", "--peer", where, "--code", "-", "--name", "Ana",
                 "--state-dir", str(tmp_path / "guest"), "--log-dir", str(tmp_path / "logs")]
-        if given == "piped":
-            screen = Tmux(tmp_path, ["sh", "-c", "printf 'sesame\\n' | " + " ".join(_quote(c) for c in join)])
-        else:
-            screen = Tmux(tmp_path, join)
+        command = ["sh", "-c", "printf 'sesame\\n' | " + " ".join(_quote(c) for c in join)] if given == "piped" else join
+        screen = Tmux(tmp_path, command)
+        closing.callback(screen.close)
+        if given == "typed":
             screen.wait_text("Table code:")
             screen.keys("sesame")
             assert "sesame" not in screen.screen()
@@ -320,11 +323,6 @@ def test_join_code_from_the_input_keeps_a_person_at_the_table(tmp_path: Path, gi
         assert "You left the table" in text, text
         out, _ = host.communicate(timeout=30)
         assert "Ana left the table (the player chose to leave)" in out, out
-    finally:
-        if screen is not None:
-            screen.close()
-        host.kill()
-        host.wait()
 
 
 @pytest.mark.parametrize("who", ["host", "guest"])
@@ -332,20 +330,16 @@ def test_leaving_the_lobby_on_purpose_says_so_and_is_no_failure(tmp_path: Path, 
     """Ctrl-C, then yes, in the lobby: the host closes its table, a guest leaves it. Each
     is told so once the screen has closed, and the exit status is 0 (a choice, not a
     fault: it used to say nothing and exit 1)."""
-    host = None
-    lobby = [sys.executable, "-m", "cli", "host", "--seats", "3", "--no-discovery", "--bind", "127.0.0.1",
-             "--state-dir", str(tmp_path / "host")]
-    if who == "host":
-        command = lobby
-    else:
-        host = subprocess.Popen([*lobby, "--headless"], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        assert host.stdout is not None
-        where = next(m.group(1) for line in host.stdout if (m := re.search(r"on (127\.0\.0\.1:\d+)", line)))
-        command = [sys.executable, "-m", "cli", "join", "--peer", where, "--name", "Ana",
-                   "--state-dir", str(tmp_path / "guest")]
-    screen = Tmux(tmp_path, command)
-    try:
+    with ExitStack() as closing:
+        if who == "host":
+            command = [sys.executable, "-m", "cli", "host", "--seats", "3", "--no-discovery", "--bind", "127.0.0.1",
+                       "--state-dir", str(tmp_path / "host")]
+        else:
+            _, where = closing.enter_context(headless_host(tmp_path, "--seats", "3"))
+            command = [sys.executable, "-m", "cli", "join", "--peer", where, "--name", "Ana",
+                       "--state-dir", str(tmp_path / "guest")]
+        screen = Tmux(tmp_path, command)
+        closing.callback(screen.close)
         screen.wait_text("1 of 3" if who == "host" else "2 of 3")
         screen.keys("C-c")
         screen.wait_text("Close the table?" if who == "host" else "Leave this table?")
@@ -353,11 +347,6 @@ def test_leaving_the_lobby_on_purpose_says_so_and_is_no_failure(tmp_path: Path, 
         text = screen.wait_text("EXITED")
         said = "You closed the table before the game began." if who == "host" else "You left the table before the game began."
         assert said in text and "EXITED 0" in text, text
-    finally:
-        screen.close()
-        if host is not None:
-            host.kill()
-            host.wait()
 
 
 def test_a_typed_address_nobody_answers_at_is_said_on_the_picker_which_stays_up(tmp_path: Path) -> None:
