@@ -75,7 +75,12 @@ class NotSeated(Exception):
 
 
 class OtherTarget(Exception):
-    """`--target`: the host's game ends at another total (seen before anything is signed)."""
+    """`--target`: the game of the table hosted by `host` ends at another total (seen
+    before anything is signed)."""
+
+    def __init__(self, why: str, host: bytes) -> None:
+        super().__init__(why)
+        self.host = host
 
 
 def _check_target(args: argparse.Namespace) -> Callable[[RosterChanged], None]:
@@ -85,7 +90,8 @@ def _check_target(args: argparse.Namespace) -> Callable[[RosterChanged], None]:
     def check(change: RosterChanged) -> None:
         target = change.roster.rules.target
         if args.target is not None and target != args.target:
-            raise OtherTarget(f"this table plays to {target}, not {args.target}; leaving before the seating is signed")
+            raise OtherTarget(f"this table plays to {target}, not {args.target}; leaving before the seating is signed",
+                              change.roster.members[0].cert.peer_id)
 
     return check
 
@@ -213,8 +219,8 @@ def run(args: argparse.Namespace) -> int:
         async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
             try:
                 return await seated(mesh, addresses, what, expect, person, terminal)
-            except OtherTarget:
-                await _host_linked(mesh)  # (the mesh says goodbye on closing: the host hears this guest left)
+            except OtherTarget as exc:
+                await _host_linked(mesh, exc.host)  # (the mesh says goodbye on closing: the host hears it left)
                 raise
 
     async def seated(mesh: Mesh, addresses: list[tuple[str, int]], what: str, expect: bytes | str | None,
@@ -264,10 +270,10 @@ def _code_from_input() -> str:
         return ""
 
 
-async def _host_linked(mesh: Mesh, wait: float = HANDSHAKE_TIMEOUT) -> None:
-    """Wait, `wait` seconds at most, for the host's link: it dials a guest as it seats it,
-    so a guest that leaves at once (`--target`) can still say goodbye over it, and its
+async def _host_linked(mesh: Mesh, host: bytes, wait: float = HANDSHAKE_TIMEOUT) -> None:
+    """Wait, `wait` seconds at most, for the `host`'s link: it dials a guest as it seats
+    it, so a guest that leaves at once (`--target`) can still say goodbye over it, and its
     host hears it left, instead of failing to dial it as if it could not be reached."""
     with trio.move_on_after(wait):
-        while not mesh.linked():
+        while host not in mesh.linked():
             await mesh.receive()

@@ -80,14 +80,16 @@ def lobby_schemas() -> Schemas:
 
 
 def at_a_terminal() -> bool:
-    """Whether a person can play here, full screen: the standard input is a terminal; or
-    it is a pipe (as with ``printf … | bandit-lan join --code -``) and the output is the
-    terminal this process has in the foreground, whose keys are then read. Input from a
-    file or /dev/null, or a job in the background, means nobody is at the keyboard."""
-    if sys.stdin.isatty():
-        return True
+    """Whether a person can play here, full screen: the output is the terminal this
+    process has in the foreground, and the input is that terminal too, or a pipe (as with
+    ``printf … | bandit-lan join --code -``: the keys are then read from the terminal).
+    Input from a file or /dev/null, output to a file, a job in the background, or none of
+    them open: nobody is at the keyboard, or nobody would see the screen."""
+    if sys.stdin is None or sys.stdout is None:
+        return False
     try:
-        return input_piped() and sys.stdout.isatty() and os.tcgetpgrp(sys.stdout.fileno()) == os.getpgrp()
+        return (sys.stdout.isatty() and (sys.stdin.isatty() or input_piped())
+                and os.tcgetpgrp(sys.stdout.fileno()) == os.getpgrp())
     except (OSError, ValueError):  # (closed, or no terminal after all)
         return False
 
@@ -95,7 +97,7 @@ def at_a_terminal() -> bool:
 def input_piped() -> bool:
     """Whether the standard input is a pipe (not a terminal, a file or /dev/null)."""
     try:
-        return stat.S_ISFIFO(os.fstat(sys.stdin.fileno()).st_mode)
+        return sys.stdin is not None and stat.S_ISFIFO(os.fstat(sys.stdin.fileno()).st_mode)
     except (OSError, ValueError):  # (closed, or not a real file)
         return False
 

@@ -299,14 +299,10 @@ class _Signatures:
         return [Started(LobbyResult(self.game_id, self.roster, self.canonical, sigs, me.seat))]
 
 
-def _left_signing(member: Member, why: str, *, signed: bool) -> ProtocolError:
-    """A member left while R was being signed (§6.6), before it `signed` or after: this
-    lobby ends (the host's goodbye closes the table)."""
-    if member.seat == 0 and why == "left the table":
-        return TableClosed(member.name, member.cert.short)
+def _left_unsigned(member: Member, why: str) -> ProtocolError:
+    """A member whose roster signature is still due is gone (§6.6): this lobby ends."""
     how = "" if why == "left the table" else f" ({why})"
-    when = "before everyone signed" if signed else "before signing"
-    return ProtocolError("§6.6", f"{member.name} left {when} the roster{how}", member.cert.short)
+    return ProtocolError("§6.6", f"{member.name} left before signing the roster{how}", member.cert.short)
 
 
 class _SignsRoster:
@@ -335,20 +331,21 @@ class _SignsRoster:
 
     def _signing_link_lost(self, member: Member, seat: int, why: str, *, dropped: bool) -> list[Action]:
         """Member `member` lost its link to this peer (at `seat`) while R is being signed
-        (§6.6). A member that left or broke the protocol ends the lobby, signed or not: an
-        honest peer says goodbye before its game only when its lobby ended (or its player
-        left the game at once, which ends it too), so nobody waits out `SIGN_WAIT` for a
-        table that is gone. A link that `dropped` to a member that signed is the game's to
-        make again (§11.3); to one whose signature is still due, the lobby makes it again
-        (the lower seat dials, `REDIALS` times at most; a dial that fails ends the lobby)
-        and awaits the signature, within `SIGN_WAIT`."""
-        signed = member.peer_id in self._sigs.valid
-        redial = member.seat > seat and not signed
+        (§6.6). One that signed is needed no more here: its link, even a goodbye, is the
+        game's (a peer whose lobby is over may leave before any game, `--lobby-only`). One
+        whose signature is still due ends the lobby if it left or broke the protocol; if
+        its link dropped, the lobby makes it again (the lower seat dials, `REDIALS` times
+        at most; a dial that fails ends the lobby) and awaits the signature, within
+        `SIGN_WAIT`."""
+        if member.peer_id in self._sigs.valid:
+            self._linked.discard(member.peer_id)
+            return []
+        redial = member.seat > seat
         if not dropped or redial and not self._redials.take(
                 member.peer_id, dropped=dropped, was_linked=member.peer_id in self._linked):
-            raise _left_signing(member, why, signed=signed)  # (this lobby ends as it stands)
+            raise _left_unsigned(member, why)  # (this lobby ends as it stands)
         self._linked.discard(member.peer_id)
-        return [Redial(member.peer_id)] if redial else []  # (else it dials this peer again, §6.5, or the game does)
+        return [Redial(member.peer_id)] if redial else []  # (else it dials this peer again, §6.5)
 
     def sign_overdue(self, waited: float = SIGN_WAIT) -> ProtocolError:
         """The error that ends this lobby when the roster, frozen `waited` seconds ago,
@@ -575,9 +572,9 @@ class HostLobby(_SignsRoster):
         link `dropped` (no goodbye, no protocol error) and the host, its dialer, has
         redials left for it (§6.6): then it keeps its seat while the host dials it again,
         and the start waits for the link.
-        After the start, while R is being signed, a guest whose link dropped is dialled
-        again (or its game does, if it signed), and one that left ends the lobby
-        (`_signing_link_lost`). `why` says how it left, for the host's screen ("lost the
+        After the start, while R is being signed, a guest that signed is needed no more;
+        one whose signature is due is dialled again if its link dropped, and ends the
+        lobby if it left (`_signing_link_lost`). `why` says how it left, for the host's screen ("lost the
         connection: …"; the runner knows)."""
         member = self.roster.member(peer)
         if member is None:
@@ -847,9 +844,9 @@ class GuestLobby(_SignsRoster):
         up to `REDIALS` times, and reported when a redial fails. One that dials this guest
         is awaited again; the host, which does, is also asked at once whether its table
         still answers (`Probe`), so a host that is gone is known at once. Losing the host
-        otherwise ends the lobby. Once R is being signed, a member whose link dropped is
-        dialled again or awaited (by the game, if it signed), and one that left ends the
-        lobby (`_signing_link_lost`)."""
+        otherwise ends the lobby. Once R is being signed, a member that signed is needed no
+        more; one whose signature is due is dialled again or awaited if its link dropped,
+        and ends the lobby if it left (`_signing_link_lost`)."""
         assert self.roster is not None and self.host is not None
         if self._sigs.done:
             return []

@@ -136,15 +136,12 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
             canvas.write(1, y, clip(row, width - 2), style)
             y += 1
     y += 1
-    if model.log_path:  # (wrapped, not cut: the path and the command are there to be copied)
-        canvas.write(1, y, "Your fairness log of this game:", "class:prompt")
-        y += 1
-        for line in wrap(model.log_path, width - 4):
-            canvas.write(3, y, line, "class:message.info")
-            y += 1
-        canvas.write(1, y, "Anyone can check every shuffle, reveal, move and score in it:", "class:prompt")
-        y += 1
-        for line in wrap(audit_command([model.log_path]), width - 4):
-            canvas.write(3, y, line, "class:prompt.key")
+    if model.log_path:  # (wrapped, not cut: the path is there to be read; both are printed whole on leaving)
+        lines = [(1, "Your fairness log of this game:", "class:prompt"),
+                 *((3, line, "class:message.info") for line in wrap(model.log_path, width - 4)),
+                 (1, "Anyone can check every shuffle, reveal, move and score in it:", "class:prompt"),
+                 *((3, line, "class:prompt.key") for line in wrap(audit_command([model.log_path]), width - 4))]
+        for x, line, style in lines[: max(0, canvas.height - 2 - y)]:  # (never over the last line's "Enter")
+            canvas.write(x, y, line, style)
             y += 1
     canvas.write(1, canvas.height - 1, "Enter: leave", "class:prompt.key")
