@@ -96,12 +96,18 @@ def print_line(line: Line) -> None:
         say(f"  {line.text}")
 
 
+def seat_for_a_person(args: argparse.Namespace) -> bool:
+    """Whether the command seats a person (not a bot, nor only the lobby), if a terminal
+    is at hand (`cli.host.is_person` asks that too)."""
+    return not (args.headless or getattr(args, "bot", False) or getattr(args, "lobby_only", False))
+
+
 def bot_without_a_terminal(args: argparse.Namespace) -> None:
     """A person plays a seat only at a terminal (`at_a_terminal`): without one (a script,
     input from /dev/null, a job in the background), a bot plays it, as with --headless,
     and says so, rather than seat a full-screen client nobody can see or type at (it left
     the table at once, ending the game for all)."""
-    if not (args.headless or getattr(args, "bot", False) or getattr(args, "lobby_only", False)) and not at_a_terminal():
+    if seat_for_a_person(args) and not at_a_terminal():
         complain("no terminal to play on: a bot plays your seat, as with --headless")
         args.headless = True
 

@@ -20,7 +20,9 @@ from cli.lobby_common import (
 )
 from cli.bots import BOT_NAMES, BotSeats, BotTable, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
-from cli.game import bot_without_a_terminal, log_folder, log_path_for, log_unwritable, play_seat, report
+from cli.game import (
+    bot_without_a_terminal, log_folder, log_path_for, log_unwritable, play_seat, report, seat_for_a_person,
+)
 from p2p.discovery import TableAd, advertise, advertised_addresses
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError, default_state_dir
@@ -154,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
 
 def is_person(args: argparse.Namespace) -> bool:
     """A person plays this seat (full screen) unless a bot does or only the lobby runs."""
-    return not (args.headless or getattr(args, "bot", False) or getattr(args, "lobby_only", False)) and at_a_terminal()
+    return seat_for_a_person(args) and at_a_terminal()
 
 
 def _log_path(result, args: argparse.Namespace) -> Path:  # type: ignore[no-untyped-def]

@@ -128,6 +128,11 @@ class _Story:
     discarding: bool = False  # TurnTimedOut: a card is being discarded for the player
 
 
+def listed(names: Sequence[str]) -> str:
+    """Names in a sentence: "Bo", "Bo and Cy", "Bo, Cy and Di"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 class Narrator:
     """Tells a game's events as `Told` lines, as seat `me` may hear them."""
 
@@ -300,8 +305,7 @@ class Narrator:
         if len(names) == 1:
             verb = "win" if note.winners[0] == self.me else "wins"
             return f"Game over: {names[0]} {verb} with {best} points."
-        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
-        return f"Game over: {listed} share the win with {best} points."
+        return f"Game over: {listed(names)} share the win with {best} points."
 
     # --- one teller per kind of event ---------------------------------------------------
 

@@ -317,20 +317,29 @@ class _SignsRoster:
         """The roster is frozen and being signed (§6.6)."""
         return self._sigs.roster is not None
 
-    def _signed(self, seat: int) -> dict[str, Any]:
+    @property
+    def _seat_in_r(self) -> int:
+        """This peer's seat in R, the roster being signed."""
+        assert self._sigs.roster is not None
+        me = self._sigs.roster.member(self._sigs.me.peer_id)
+        assert me is not None
+        return me.seat
+
+    def _signed(self) -> dict[str, Any]:
         """The message that carried this peer's signature of R (`signature_message`)."""
         assert self._sigs.canonical is not None and self._sigs.game_id is not None
-        return signature_message(seat, self._sigs.canonical, self._sigs.game_id, self._sigs.valid[self._sigs.me.peer_id])
+        return signature_message(self._seat_in_r, self._sigs.canonical, self._sigs.game_id,
+                                 self._sigs.valid[self._sigs.me.peer_id])
 
-    def _signing_link_up(self, peer: bytes, seat: int) -> list[Action]:
+    def _signing_link_up(self, peer: bytes) -> list[Action]:
         """A link is up while R is being signed: it carries this peer's signature again,
         which may have gone down with the link before (§6.6); the other side ignores it if
         it holds it."""
         self._linked.add(peer)
-        return [SendTo(peer, self._signed(seat))]
+        return [SendTo(peer, self._signed())]
 
-    def _signing_link_lost(self, member: Member, seat: int, why: str, *, dropped: bool) -> list[Action]:
-        """Member `member` lost its link to this peer (at `seat`) while R is being signed
+    def _signing_link_lost(self, member: Member, why: str, *, dropped: bool) -> list[Action]:
+        """Member `member` lost its link to this peer while R is being signed
         (§6.6). One that signed is needed no more here: its link, even a goodbye, is the
         game's (a peer whose lobby is over may leave before any game, `--lobby-only`). One
         whose signature is still due ends the lobby if it left or broke the protocol; if
@@ -340,7 +349,7 @@ class _SignsRoster:
         if member.peer_id in self._sigs.valid:
             self._linked.discard(member.peer_id)
             return []
-        redial = member.seat > seat
+        redial = member.seat > self._seat_in_r
         if not dropped or redial and not self._redials.take(
                 member.peer_id, dropped=dropped, was_linked=member.peer_id in self._linked):
             raise _left_unsigned(member, why)  # (this lobby ends as it stands)
@@ -464,7 +473,7 @@ class HostLobby(_SignsRoster):
             return []  # (its own link to a guest is down: back, or the guest leaves, §6.6)
         self.started = True
         self._sigs.freeze(self.roster)
-        return [Broadcast(self._signed(0)), *self._sigs.outcome()]
+        return [Broadcast(self._signed()), *self._sigs.outcome()]
 
     def on_message(self, peer: bytes, message: Mapping[str, Any]) -> list[Action]:
         """A lobby message from a pinned guest over the mesh."""
@@ -521,7 +530,7 @@ class HostLobby(_SignsRoster):
         if self.roster.member(peer) is None:
             return []
         if self.started:
-            return self._signing_link_up(peer, 0)
+            return self._signing_link_up(peer)
         redialled = peer in self.reconnecting
         before = _news(self)
         self._linked.add(peer)
@@ -574,13 +583,13 @@ class HostLobby(_SignsRoster):
         and the start waits for the link.
         After the start, while R is being signed, a guest that signed is needed no more;
         one whose signature is due is dialled again if its link dropped, and ends the
-        lobby if it left (`_signing_link_lost`). `why` says how it left, for the host's screen ("lost the
-        connection: …"; the runner knows)."""
+        lobby if it left (`_signing_link_lost`). `why` says how it left, for the host's
+        screen ("lost the connection: …"; the runner knows)."""
         member = self.roster.member(peer)
         if member is None:
             return []
         if self.started:
-            return [] if self._sigs.done else self._signing_link_lost(member, 0, why, dropped=dropped)
+            return [] if self._sigs.done else self._signing_link_lost(member, why, dropped=dropped)
         was_linked = peer in self._linked
         before = _news(self)
         self._linked.discard(peer)
@@ -769,7 +778,7 @@ class GuestLobby(_SignsRoster):
             raise ProtocolError("§6.6", "the host's roster signature does not verify", self.host.short)
         frozen = replace(self.roster, seats=final.seats)
         self._sigs.freeze(frozen, also={self.host.peer_id: (game_id_of(canonical), host_sig)})
-        return [Broadcast(self._signed(self.seat)), *self._sigs.outcome()]
+        return [Broadcast(self._signed()), *self._sigs.outcome()]
 
     def awaited(self) -> frozenset[bytes]:
         """Members that dial this guest (§6.5) and hold no link to it yet, before the start:
@@ -788,7 +797,7 @@ class GuestLobby(_SignsRoster):
             return []
         assert self.host is not None
         if self._sigs.roster is not None:
-            return self._signing_link_up(peer, self.seat)
+            return self._signing_link_up(peer)
         before = _news(self)
         self._linked.add(peer)
         self._lost.discard(peer)
@@ -796,7 +805,7 @@ class GuestLobby(_SignsRoster):
         standing = [r for r in standing if peer not in r["unreachable"]]  # (linked after all: no longer named)
         self._standing = version, standing
         again: list[Action] = []
-        if peer == self.host.peer_id and self._sigs.roster is None and version == self.roster.version:
+        if peer == self.host.peer_id and version == self.roster.version:
             again = [SendTo(peer, report) for report in standing]
         return [*_told(self, before), *again, *self._report()]
 
@@ -852,7 +861,7 @@ class GuestLobby(_SignsRoster):
             return []
         member = self.roster.member(peer)
         if member is not None and self._sigs.roster is not None:
-            return self._signing_link_lost(member, self.seat, why, dropped=dropped)
+            return self._signing_link_lost(member, why, dropped=dropped)
         # (a signature that came before this guest saw the start is not one yet: its
         # loss counts as any other until the roster it claims to sign is here, §6.6)
         host = peer == self.host.peer_id

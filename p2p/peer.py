@@ -57,7 +57,7 @@ from p2p.schema import Schemas
 from p2p.session import CHOSE_TO_LEAVE, Line, Progress, RoundReport, SeatInfo, SessionRecord
 from p2p.signing import SignedMessage, signed_message
 from p2p.table import MESSAGES as TABLE_MESSAGES
-from engine.narrate import Narrator, Told
+from engine.narrate import Narrator, Told, listed
 from p2p.rejoin import restore
 from p2p.table import Intake, SeatDriver, SeatLeft, Step, TableMachine
 from p2p.table.machine import GRACE
@@ -526,9 +526,8 @@ class TablePeer(SessionRecord):
             return
         if self._progress.waiting_for:
             return
-        names = [self.names[s] for s in self._reconnecting]
-        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        self._say(f"Back at the table: reconnected to {listed}.", "table")
+        back = listed([self.names[s] for s in self._reconnecting])
+        self._say(f"Back at the table: reconnected to {back}.", "table")
         self._reconnecting = None
 
     def _receive(self, link_peer: bytes, message: SignedMessage) -> None:

@@ -51,6 +51,7 @@ from engine import (
     Swap,
     TakeDiscard,
 )
+from engine.narrate import listed
 from engine.phases import SNAP_PHASES, TURN_PHASES
 from cli.tui.canvas import Canvas
 from cli.tui.keymap import Command, Press, press_for, slot_label
@@ -638,9 +639,8 @@ def _on_its_way(kind: str, model: TableModel) -> str:
     move = _MOVES.get(kind, kind)
     if not model.waiting_for:
         return f"Your {move} is on its way."
-    names = [model.name(seat) for seat in model.waiting_for]
-    who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-    return f"Your {move} is sent: it counts once {who} {'is' if len(names) == 1 else 'are'} back."
+    who = listed([model.name(seat) for seat in model.waiting_for])
+    return f"Your {move} is sent: it counts once {who} {'is' if len(model.waiting_for) == 1 else 'are'} back."
 
 
 def explain(intent: Intent, model: TableModel) -> str:
