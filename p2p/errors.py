@@ -87,6 +87,16 @@ class TableClosed(ProtocolError):
         super().__init__("§6.5", f"{host} closed the table", peer)
 
 
+class StartFailed(ProtocolError):
+    """Another member's lobby ended while the roster was being signed, and it said why
+    (``lobby.fail``, §6.6): the game cannot start at this table."""
+
+    def __init__(self, member: str, why: str, peer: str | None = None) -> None:
+        why = printable(why)
+        super().__init__("§6.6", f"the game will not start: {member} says {why}", peer)
+        self.why = why
+
+
 class RemoteError(ProtocolError):
     """The other end reported a violation of ours in an ``error`` frame (§4.6)."""
 

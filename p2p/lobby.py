@@ -36,7 +36,12 @@ has started when it holds a valid signature of R from every member; the game id 
 SHA-256 over R. A link that drops meanwhile is dialled again as before the start, and
 every link that comes up carries again the message with this peer's signature
 (``lobby.start`` or ``lobby.sign``; the game sends it too, `LobbyResult.signed`): one
-written into the link that dropped may have gone down with it.
+written into the link that dropped may have gone down with it. A peer whose lobby ends
+while R is being signed (a member left unsigned, a dial failed, `SIGN_WAIT` ran out)
+tells every member why in ``lobby.fail`` (`failure`) before its goodbye, and one told so
+ends its own lobby at once (`StartFailed`): a member that waits for the dial of one
+whose process died would otherwise learn only from its own `SIGN_WAIT`. No member gains
+a power by it: any member can keep the game from starting by not signing.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
-from p2p.errors import JoinRefused, ProtocolError, TableClosed
+from p2p.errors import JoinRefused, ProtocolError, StartFailed, TableClosed
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
@@ -65,6 +70,7 @@ BEAT_EVERY = 1.0  # seconds between the `lobby.beat` a member sends on each of i
 REDIALS = 3  # times a member redials one it dials whose link dropped before the start, before giving up (§6.6)
 REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "unreachable"})
 WRONG_CODE = "wrong table code"  # the `detail` of a bad-code refusal for a code given but wrong
+WHY_LEN = 200  # characters of a `lobby.fail`'s reason at most (§6.6)
 
 MESSAGES: tuple[Message, ...] = (
     Message("lobby.offer", 1, "§6.2", {
@@ -82,6 +88,7 @@ MESSAGES: tuple[Message, ...] = (
     Message("lobby.sign", 1, "§6.6", {"game": Bin(size=32), "sig": SIGNATURE}),
     Message("lobby.links", 1, "§6.6", {"version": Int(0, 1 << 32), "unreachable": ListOf(PEER_ID, max_len=MAX_SEATS - 2)}),
     Message("lobby.beat", 1, "§6.6", {}),
+    Message("lobby.fail", 1, "§6.6", {"game": Bin(size=32), "why": Str(max_len=WHY_LEN)}),
 )
 BEAT: dict[str, Any] = {"type": "lobby.beat", "v": 1}
 
@@ -192,6 +199,14 @@ def signature_message(seat: int, canonical: bytes, game_id: bytes, sig: bytes) -
     return {"type": "lobby.sign", "v": 1, "game": game_id, "sig": sig}
 
 
+def fail_message(game_id: bytes, why: str) -> dict[str, Any]:
+    """``lobby.fail``: this peer's lobby ended while R, of game `game_id`, was being
+    signed, for the reason `why` (§6.6); the game cannot start."""
+    if len(why) > WHY_LEN:
+        why = why[:WHY_LEN - 1] + "…"
+    return {"type": "lobby.fail", "v": 1, "game": game_id, "why": why}
+
+
 def links_report(version: int, unreachable: tuple[bytes, ...] = ()) -> dict[str, Any]:
     """A guest's word to the host on roster `version` (§6.6): with nothing `unreachable`,
     it holds a link to every other member; else it cannot link with those."""
@@ -240,6 +255,7 @@ class _Signatures:
     game_id: bytes | None = None
     valid: dict[bytes, bytes] = field(default_factory=dict)
     early: dict[bytes, tuple[bytes, bytes]] = field(default_factory=dict)
+    failed_early: dict[bytes, tuple[bytes, str]] = field(default_factory=dict)  # `lobby.fail`s kept until R is known
     done: bool = False
 
     def freeze(self, roster: Roster, also: Mapping[bytes, tuple[bytes, bytes]] | None = None) -> bytes:
@@ -256,7 +272,33 @@ class _Signatures:
         self.valid[self.me.peer_id] = sign_roster(self.me, canonical)
         self.valid.update((peer, sig) for peer, (_, sig) in kept.items())
         self.early.clear()
+        self.failed_early = {peer: failed for peer, failed in self.failed_early.items()
+                             if roster.member(peer) is not None and failed[0] == game_id}
         return self.valid[self.me.peer_id]
+
+    def fail(self, peer: bytes, game: bytes, why: str) -> None:
+        """A member's `lobby.fail` (§6.6): it ends this lobby (`StartFailed`) if it names
+        the game of R. One that comes before R is known is kept (`failed_early`); one that
+        comes once this lobby is over changes nothing (the game ignores it)."""
+        if self.done:
+            return
+        if self.roster is None:
+            self.failed_early.setdefault(peer, (game, why))
+            return
+        member = self.roster.member(peer)
+        if member is None:
+            raise ProtocolError("§6.6", "a lobby.fail from a peer who is not in the roster", short_id(peer))
+        if game != self.game_id:
+            raise ProtocolError("§6.6", "lobby.fail names another game id (the peer signed a different roster)",
+                                member.cert.short)
+        raise StartFailed(member.name, why, member.cert.short)
+
+    def fail_kept(self) -> None:
+        """End this lobby if a member failed before R was known here (`fail`): a kept
+        `lobby.fail` naming another game was dropped at the freeze (its sender's own
+        signature says it signed another R, and it is leaving)."""
+        for peer, (game, why) in self.failed_early.items():
+            self.fail(peer, game, why)
 
     def add(self, peer: bytes, game: bytes, sig: bytes) -> None:
         if self.canonical is None or self.roster is None or self.game_id is None:
@@ -355,6 +397,16 @@ class _SignsRoster:
             raise _left_unsigned(member, why)  # (this lobby ends as it stands)
         self._linked.discard(member.peer_id)
         return [Redial(member.peer_id)] if redial else []  # (else it dials this peer again, §6.5)
+
+    def failure(self, error: ProtocolError) -> dict[str, Any] | None:
+        """The ``lobby.fail`` to send every member when `error` ends this lobby while R is
+        being signed (§6.6), so none waits `SIGN_WAIT` for a start that cannot come; none
+        before R or once every signature is held. A `StartFailed` passes on the reason
+        it was given."""
+        if not self.signing or self._sigs.done:
+            return None
+        assert self._sigs.game_id is not None
+        return fail_message(self._sigs.game_id, error.why if isinstance(error, StartFailed) else error.reason)
 
     def sign_overdue(self, waited: float = SIGN_WAIT) -> ProtocolError:
         """The error that ends this lobby when the roster, frozen `waited` seconds ago,
@@ -481,10 +533,13 @@ class HostLobby(_SignsRoster):
             return []  # a guest let go: what it sent before it knew changes nothing
         if message["type"] == "lobby.links":
             return self._on_links(peer, message["version"], message["unreachable"])
-        if message["type"] != "lobby.sign":
+        if message["type"] not in ("lobby.sign", "lobby.fail"):
             raise ProtocolError("§6.6", f"a guest may not send {message['type']!r} to the host", short_id(peer))
         if not self.started:  # guests sign what the host's lobby.start showed them
-            raise ProtocolError("§6.6", "lobby.sign before the host started the game", short_id(peer))
+            raise ProtocolError("§6.6", f"{message['type']} before the host started the game", short_id(peer))
+        if message["type"] == "lobby.fail":
+            self._sigs.fail(peer, message["game"], message["why"])
+            return []
         self._sigs.add(peer, message["game"], message["sig"])
         return self._sigs.outcome()
 
@@ -716,6 +771,9 @@ class GuestLobby(_SignsRoster):
         if kind == "lobby.sign":
             self._sigs.add(peer, message["game"], message["sig"])
             return self._sigs.outcome()
+        if kind == "lobby.fail":
+            self._sigs.fail(peer, message["game"], message["why"])
+            return []
         if peer != self.host.peer_id:
             raise ProtocolError("§6.5", f"only the host sends {kind!r}", short_id(peer))
         if kind == "lobby.refuse" and self._sigs.roster is None:  # the host let us go (§6.6)
@@ -778,6 +836,7 @@ class GuestLobby(_SignsRoster):
             raise ProtocolError("§6.6", "the host's roster signature does not verify", self.host.short)
         frozen = replace(self.roster, seats=final.seats)
         self._sigs.freeze(frozen, also={self.host.peer_id: (game_id_of(canonical), host_sig)})
+        self._sigs.fail_kept()
         return [Broadcast(self._signed()), *self._sigs.outcome()]
 
     def awaited(self) -> frozenset[bytes]:

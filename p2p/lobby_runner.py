@@ -9,7 +9,8 @@ returns the `LobbyResult`; the mesh stays open for the game. Messages of later l
 that arrive before this peer finished the lobby are handed back to the mesh
 (`Mesh.requeue`) in order, so the game sees them first; so are the links that come up,
 and those that drop, once the roster is being signed (a member that has signed is the
-game's to dial again; the lobby dials again one whose signature is still due). Probes
+game's to dial again; the lobby dials again one whose signature is still due), the
+last of each peer's alone (`links_settled`): where its link stands when the game begins. Probes
 of the host's front door (§6.6) run as tasks beside the lobby and wake it with their
 answers.
 
@@ -19,7 +20,9 @@ for lost (§6.6), as the game does with its acks (§11.3). A member whose proces
 or whose machine went to sleep then loses its seat as one that lost its connection,
 instead of holding the start, or the signing, forever. A roster that some member has
 still not signed `SIGN_WAIT` seconds after this peer froze it ends the lobby, naming
-them.
+them. A lobby that ends while the roster is being signed, for that or any other reason,
+first sends every member a ``lobby.fail`` saying why (§6.6): a member whose dialer is
+gone would otherwise learn only from its own `SIGN_WAIT`.
 
 Progress is reported through an optional callback (`on_roster`, with each
 `RosterChanged`: the roster, who left it and why, and who is being reconnected) for
@@ -38,7 +41,7 @@ from typing import Any
 import trio
 
 from p2p.groups import lone_exception_unwrapped
-from p2p.errors import JoinRefused, PeerLeft, ProtocolError, printable
+from p2p.errors import JoinRefused, PeerLeft, ProtocolError, StartFailed, printable
 from p2p.framed import FramedStream
 from p2p.identity import Certificate, short_id
 from p2p.lobby import (
@@ -116,14 +119,28 @@ class _Driver:
         (`_waits`: a guest's links, `MESH_WAIT` seconds; a guest's links report to the
         host, `REPORT_WAIT` seconds) is reported to it (§6.6), as are its probes' answers.
         Links silent for `SILENCE` seconds are closed, and signatures `SIGN_WAIT` seconds
-        overdue end the lobby (§6.6)."""
+        overdue end the lobby (§6.6). A lobby that ends while the roster is being signed
+        tells every member why (``lobby.fail``), so none waits for a start that cannot
+        come."""
+        self._lobby = lobby
+        try:
+            await self._run(lobby)
+        except ProtocolError as exc:
+            if (fail := lobby.failure(exc)) is not None:  # (the others are told before this peer's goodbye)
+                log.warning("the start failed here; telling every member why: %s", exc)
+                self.mesh.broadcast(fail)
+            raise
+        self.mesh.requeue(links_settled(self.backlog))
+        assert self.result is not None
+        return self.result
+
+    async def _run(self, lobby: HostLobby | GuestLobby) -> None:
         # since when each thing is awaited, and the roster version on which the lobby was told
         # it is overdue: a peer (a guest awaits its dial, the host a report taken back), or
         # (a guest, a roster version) the host awaits its links report on
         since: dict[_Awaited, float] = {}
         told: dict[_Awaited, int] = {}
         signing_since = math.inf  # when this peer froze the roster
-        self._lobby = lobby
         with lone_exception_unwrapped():
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
@@ -168,8 +185,6 @@ class _Driver:
                     if not self._waiting.cancelled_caught:
                         self._take(lobby, event)
                 nursery.cancel_scope.cancel()
-        self.mesh.requeue(self.backlog)
-        return self.result
 
     async def _beat(self) -> None:
         """A `lobby.beat` on every link every `BEAT_EVERY` seconds (§6.6): the mark of
@@ -233,8 +248,8 @@ class _Driver:
                 return
             try:
                 self.apply(lobby.on_message(event.peer, event.message))  # type: ignore[arg-type]
-            except JoinRefused:
-                raise  # the host let this guest go (§6.6): nothing to tell it
+            except (JoinRefused, StartFailed):
+                raise  # the host let this guest go, or a member gave up the start (§6.6): nothing to tell it
             except ProtocolError as exc:
                 self._refuse(lobby, event.peer, exc)
         elif isinstance(event, LinkDown):
@@ -421,6 +436,15 @@ async def join_table(
     finally:
         mesh.release_incoming()  # (so the host's link comes, even to a guest leaving: it says goodbye over it)
     return await driver.run(guest)
+
+
+def links_settled(backlog: Sequence[MeshEvent]) -> list[MeshEvent]:
+    """The events kept for the game, with of each peer's link events only the last, where
+    it stands: a link that dropped while the roster was signed and came back (§6.6) is up
+    when the game begins, not lost and back again."""
+    last = {event.peer: i for i, event in enumerate(backlog) if isinstance(event, (LinkUp, LinkDown))}
+    return [event for i, event in enumerate(backlog)
+            if not isinstance(event, (LinkUp, LinkDown)) or last[event.peer] == i]
 
 
 _Awaited = bytes | tuple[bytes, int]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,7 @@ from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError  # noqa: 
 from p2p.lobby_runner import StartCall, host_table, join_table  # noqa: E402
 from p2p.lobby import LobbyResult, RosterChanged  # noqa: E402
 from p2p.schema import Schemas  # noqa: E402
-from p2p.transport import Mesh, open_mesh  # noqa: E402
+from p2p.transport import LinkDown, LinkUp, Mesh, open_mesh  # noqa: E402
 from transport_support import LOOPBACK, lobby_schemas  # noqa: E402
 
 
@@ -619,11 +621,76 @@ async def test_s6_6_a_member_that_never_signs_ends_the_lobby_naming_it(
         monkeypatch.setattr(carol, "broadcast", lambda message, exclude=(): None if message["type"] == "lobby.sign"
                             else broadcast(message, exclude))
         ended = await _host_bob_and_carol(host, bob, carol, table="Unsigned", seats=3)
-    for name in ("h", "bob"):
+    for name in ("h", "bob"):  # (whoever ran out first, the host likely, told the other: §6.6 lobby.fail)
         error = ended[name]
-        assert isinstance(error, ProtocolError) and str(error).startswith(
-            "§6.6: carol did not sign the roster within 1 s (peer "), error
+        assert isinstance(error, ProtocolError) and re.match(
+            r"§6.6: (the game will not start: (h|bob) says )?carol did not sign the roster within 1 s \(peer ",
+            str(error)), error
     assert isinstance(ended["carol"], LobbyResult)  # (she holds every signature but her own sent)
+
+
+async def test_s6_6_a_member_killed_while_the_roster_is_signed_ends_every_lobby_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bob's process dies as he accepts the start, before his signature goes out: no
+    goodbye, his links drop, and the host's dial of him again fails. The host's lobby
+    ends, and so at once does carol's, told by the host's ``lobby.fail``: she waited for
+    bob to dial her again, and before it would have waited out `SIGN_WAIT` (30 s)."""
+    from tests.faultproxy import link_proxy
+
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids) as (host, bob, carol):
+        async with link_proxy((LOOPBACK, bob.port)) as to_bob, link_proxy((LOOPBACK, carol.port)) as to_carol:
+            bob.port, carol.port = to_bob.port, to_carol.port  # (their hellos name the routes' ports)
+            broadcast = bob.broadcast
+
+            def bob_dies(message: dict[str, Any], exclude: Any = ()) -> None:
+                if message["type"] != "lobby.sign":
+                    return broadcast(message, exclude)
+                monkeypatch.setattr(bob, "dial", lambda peer: None)  # (dead: he dials nobody again)
+                to_bob.cut()  # (the host's link to him, and its dials again)
+                to_carol.drop(2)  # (his link to carol: the host's dial of her came first)
+
+            monkeypatch.setattr(bob, "broadcast", bob_dies)
+            ended: dict[str, BaseException] = {}
+
+            async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
+                with pytest.raises(ProtocolError) as failed:
+                    await run()
+                ended[name] = failed.value
+
+            async def bob_plays() -> None:
+                with contextlib.suppress(ProtocolError):
+                    await join_table(bob, [(LOOPBACK, host.port)], name="bob", expect_host=host.me)
+
+            with trio.fail_after(10):
+                async with trio.open_nursery() as dead:
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Killed", seats=3))
+                        await trio.testing.wait_all_tasks_blocked()
+                        dead.start_soon(bob_plays)
+                        await trio.testing.wait_all_tasks_blocked()
+                        nursery.start_soon(play, "carol", lambda: join_table(
+                            carol, [(LOOPBACK, host.port)], name="carol", expect_host=host.me))
+                    dead.cancel_scope.cancel()  # (bob's lobby: his process is dead)
+    assert str(ended["h"]).startswith("§6.6: bob left before signing the roster (lost the connection"), ended
+    assert str(ended["carol"]).startswith(
+        "§6.6: the game will not start: h says bob left before signing the roster (lost the connection"), ended
+
+
+def test_s6_6_the_game_begins_with_each_link_where_it_stands() -> None:
+    """What the lobby hands the game keeps every message in order and, of each peer's
+    link events, only the last: a link redialled while the roster was signed is up, not
+    "lost" and then "back" at the game's first moment; one that went down stays down."""
+    from p2p.lobby_runner import links_settled
+    from p2p.transport import Received
+
+    bob, carol = b"b" * 32, b"c" * 32
+    first, second = Received(carol, {"type": "x"}), Received(bob, {"type": "y"})
+    up_bob, up_carol, dropped, back = LinkUp(bob), LinkUp(carol), LinkDown(carol, "lost"), LinkUp(carol)
+    left = LinkDown(bob, "left", clean=True)
+    assert links_settled([up_bob, up_carol, first, dropped, second, back, left]) == [first, second, back, left]
+    assert links_settled([up_carol, dropped]) == [dropped]
+    assert links_settled([]) == []
 
 
 async def _host_bob_and_carol(host: Mesh, bob: Mesh, carol: Mesh, **table: Any) -> dict[str, BaseException | LobbyResult]:
@@ -816,6 +883,13 @@ async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_costs_nobody_th
             broadcast(message, exclude)
 
         monkeypatch.setattr(carol, "broadcast", carol_broadcasts)
+        requeue, handed = bob.requeue, []
+
+        def bob_requeues(events: list[Any]) -> None:  # (what his lobby hands his game)
+            handed.extend(events)
+            requeue(events)
+
+        monkeypatch.setattr(bob, "requeue", bob_requeues)
         summaries: dict[str, GameSummary] = {}
 
         async def play(mesh: Mesh, name: str, join: Callable[[], Awaitable[LobbyResult]],
@@ -840,6 +914,8 @@ async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_costs_nobody_th
                         carol, [(LOOPBACK, host.port)], name="carol", expect_host=host.me),
                         lambda: route.drop(2))  # bob's dial of carol: the host's came first
     assert route.connections == 3  # bob dialled her again
+    # (his game begins with her link up: not lost, then back, `links_settled`)
+    assert [type(e).__name__ for e in handed if isinstance(e, (LinkUp, LinkDown)) and e.peer == carol.me] == ["LinkUp"]
     assert all(s.finished for s in summaries.values()), summaries
     assert len({(s.game_id, tuple(s.totals.items())) for s in summaries.values()}) == 1
     for name in ("h", "bob", "carol"):

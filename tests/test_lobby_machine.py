@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from cli.lobby_common import explain
-from p2p.errors import JoinRefused, ProtocolError, TableClosed
+from p2p.errors import JoinRefused, ProtocolError, StartFailed, TableClosed
 from p2p.lobby import (
-    MESH_WAIT, REDIALS, SIGN_WAIT, Broadcast, GuestLobby, HostLobby, Left, Pin, Probe, Redial, RosterChanged, SendTo, Started,
-    links_report,
+    MESH_WAIT, REDIALS, SIGN_WAIT, WHY_LEN, Broadcast, GuestLobby, HostLobby, Left, Pin, Probe, Redial, RosterChanged,
+    SendTo, Started, fail_message, links_report,
 )
 from p2p.roster import PROTOCOL_VERSION
 from transport_support import make_identities
@@ -857,6 +857,58 @@ def test_s6_6_a_link_that_keeps_dropping_during_the_signing_ends_the_lobby_sayin
     assert bob.on_link_lost(carol_id, "lost the connection", dropped=True) == [Redial(carol_id)]
     with pytest.raises(ProtocolError, match=r"carol left before signing the roster \(could not dial: refused\)"):
         bob.on_link_lost(carol_id, "could not dial: refused", dropped=True)  # (the redial failed)
+
+
+def test_s6_6_a_lobby_that_fails_while_signing_tells_every_member_and_ends_theirs_at_once(tmp_path: Path) -> None:
+    """The host's link to carol dropped before her signature came, and its dial of her
+    again failed: its lobby ends, and its ``lobby.fail`` ends bob's at once (he would
+    otherwise wait out `SIGN_WAIT`); bob's passes on the host's reason, not his own
+    account of it. A fail read before the start (bob's, at carol's, ahead of the host's
+    start) is kept and ends the lobby at the start."""
+    ids, host, bob, carol, start = signing(tmp_path)
+    alice_id, bob_id, carol_id = (i.peer_id for i in ids[:3])
+    assert host.on_link_lost(carol_id, "lost the connection", dropped=True) == [Redial(carol_id)]
+    with pytest.raises(ProtocolError) as failed:
+        host.on_link_lost(carol_id, "could not dial: refused", dropped=True)
+    game_id = host._sigs.game_id
+    why = "carol left before signing the roster (could not dial: refused)"
+    fail = host.failure(failed.value)
+    assert fail == fail_message(game_id, why) == {"type": "lobby.fail", "v": 1, "game": game_id, "why": why}
+    bob.on_message(alice_id, start)
+    with pytest.raises(StartFailed) as ended:
+        bob.on_message(alice_id, fail)
+    assert str(ended.value) == f"§6.6: the game will not start: alice says {why} (peer {ids[0].certificate.short})"
+    assert bob.failure(ended.value) == fail  # (the reason as the host gave it)
+    carol.on_message(bob_id, fail)  # (bob's fail came before the host's start: kept)
+    with pytest.raises(StartFailed, match="^§6.6: the game will not start: bob says carol left"):
+        carol.on_message(alice_id, start)
+
+
+def test_s6_6_a_lobby_fail_is_read_only_while_signing_and_only_about_this_game(tmp_path: Path) -> None:
+    """``lobby.fail`` before the host's start, from the guest to the host, is a violation
+    (nobody signs before it); one naming another game id is a violation by its sender; a
+    lobby with every signature sends none and ignores one; a reason too long is cut, and
+    one with control characters is printed safely."""
+    ids, host, bob, carol, start = signing(tmp_path)
+    alice_id, bob_id, carol_id = (i.peer_id for i in ids[:3])
+    game_id = host._sigs.game_id
+    ids2, host2, *_ = seat_three(tmp_path / "2")
+    with pytest.raises(ProtocolError, match=r"^§6.6: lobby.fail before the host started the game"):
+        host2.on_message(ids2[1].peer_id, fail_message(game_id, "no"))
+    assert host2.failure(ProtocolError("§6.6", "no")) is None  # (not signing: nothing to tell)
+    with pytest.raises(ProtocolError, match=r"^§6.6: lobby.fail names another game id .*\(peer "
+                                            + ids[1].certificate.short):
+        host.on_message(bob_id, fail_message(bytes(32), "no"))
+    with pytest.raises(StartFailed, match=r"bob says a\\x1b\[2Jb"):
+        host.on_message(bob_id, fail_message(game_id, "a\x1b[2Jb"))
+    long = fail_message(game_id, "x" * 500)["why"]
+    assert len(long) == WHY_LEN and long.endswith("…")
+    bob_signs = signed(bob.on_message(alice_id, start))
+    carol_signs = signed(carol.on_message(alice_id, start))
+    host.on_message(bob_id, bob_signs)
+    assert isinstance(host.on_message(carol_id, carol_signs)[-1], Started)
+    assert host.failure(ProtocolError("§6.6", "late")) is None
+    assert host.on_message(bob_id, fail_message(game_id, "too late")) == []  # (its game ignores it too)
 
 
 def test_s6_6_a_goodbye_from_a_member_that_signed_is_no_end_of_the_lobby(tmp_path: Path) -> None:
