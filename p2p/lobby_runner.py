@@ -9,10 +9,10 @@ returns the `LobbyResult`; the mesh stays open for the game. Messages of later l
 that arrive before this peer finished the lobby are handed back to the mesh
 (`Mesh.requeue`) in order, so the game sees them first; so are the links that come up,
 and those that drop, once the roster is being signed (a member that has signed is the
-game's to dial again; the lobby dials again one whose signature is still due), the
-last of each peer's alone (`links_settled`): where its link stands when the game begins. Probes
-of the host's front door (§6.6) run as tasks beside the lobby and wake it with their
-answers.
+game's to dial again; the lobby dials again one whose signature is still due), the last
+of each peer's alone (`links_settled`): where its link stands when the game begins.
+Probes of the host's front door (§6.6) run as tasks beside the lobby and wake it with
+their answers.
 
 The runner keeps every link of the lobby alive: it sends a `lobby.beat` on each link
 every `BEAT_EVERY` seconds and takes a link that brought nothing for `SILENCE` seconds
