@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
                 return await seat([args.peer], f"{args.peer[0]}:{args.peer[1]}", expect, person, terminal)
             if person and not args.table:
                 return await pick_and_play(terminal)
-            found = await _find(args, say_, expect)
+            found = await _find(args, say_ if terminal is None else _looking_on(terminal, args.table), expect)
             if found is None:
                 return 1
             addresses, what, advertised = found
@@ -257,6 +257,14 @@ def run(args: argparse.Namespace) -> int:
         return await after_lobby(mesh, result, identity, args)
 
     return run_until_stopped(main)
+
+
+def _looking_on(terminal, table: str | None) -> Callable[[str], None]:  # type: ignore[no-untyped-def]
+    """What `_find` says, for a person: the screen that is up says it (a line printed
+    under it would be lost, or run into what is printed after the game)."""
+    from cli.tui.lobby_view import JoinScene
+
+    return lambda text: terminal.show(JoinScene(repr(table) if table else "a table", "", (), 0, "looking"))
 
 
 def _code_from_input() -> str:

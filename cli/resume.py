@@ -30,7 +30,7 @@ from p2p.journal import (
     STILL_PLAYED, Journal, JournalContents, JournalError, journal_age, read_journal, unfinished_journals,
 )
 from p2p.lobby import LobbyResult
-from p2p.log import FairnessLog, LogError
+from p2p.log import FairnessLog, LogError, read_log
 from p2p.peer import GameSummary, Resumption
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
@@ -72,6 +72,7 @@ class WaitingGame:
     journal: Path
     contents: JournalContents
     age: float  # seconds since the seat's journal last marked it alive (every 2 s while it plays)
+    over: str | None = None  # a game of `play` whose bots left it meanwhile: how it ended for them
 
     def words(self, local: bool) -> str:
         others = "its bots wait" if local else "the other players wait"
@@ -92,7 +93,34 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
             continue
         if age >= contents.grace or (local and not _on_this_machine(contents)) or contents.restarted():
             continue
-        return WaitingGame(path, contents, age)
+        return WaitingGame(path, contents, age, bots_gone(contents) if local else None)
+    return None
+
+
+def _bots_gone_at(path: Path) -> str | None:
+    """`bots_gone` for the journal at `path` (None if it cannot be read: resuming says why)."""
+    try:
+        return bots_gone(read_journal(path))
+    except (JournalError, OSError):
+        return None
+
+
+def bots_gone(contents: JournalContents) -> str | None:
+    """How the game of a `play` ended for its bots, if it did: each bot keeps its log
+    beside this seat's (`<game>-seat<N>.bandit-log`) and closes it when its game ends
+    (a bot whose terminal closed leaves, §9.8), so a seat that goes back to it would
+    only wait out the grace period. None while every bot's log is open."""
+    prefix = contents.game[:6].hex()
+    for seat in range(len(contents.addresses)):
+        path = contents.log.parent / f"{prefix}-seat{seat + 1}.bandit-log"
+        if seat == contents.seat or not path.exists():
+            continue
+        try:
+            ended = read_log(path).ended
+        except (LogError, OSError):
+            continue
+        if ended is not None:
+            return ended
     return None
 
 
@@ -124,6 +152,9 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
     back, and the new game starts ("new", as when nothing waits). None: no answer (Ctrl-D)."""
     waiting = waiting_game(state_dir, local=local)
     if waiting is None:
+        return "new"
+    if waiting.over is not None:
+        say(f"Your last game ended while you were away ({waiting.over}); starting a new one.")
         return "new"
     words = waiting.words(local)
     if not person:
@@ -212,6 +243,9 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
                      f"{args.bind}: resume it with `bandit-lan join --resume` (or host)")
         else:
             complain(f"no unfinished game to resume {which} (a game that ended needs no resuming)")
+        return 1
+    if local and (over := _bots_gone_at(path)) is not None:
+        complain(f"cannot resume: that game ended for its bots while you were away ({over})")
         return 1
     try:
         age = journal_age(path)

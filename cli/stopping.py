@@ -38,10 +38,10 @@ LEAVE_WITHIN: Final = STOP_WAIT - 2.0  # ... to end its stay after the game (§1
 INTERRUPTED: Final = 130  # exit status when a signal cut the command short
 
 # Why the seat leaves, as the others read it after its name ("Bo left the table (…)").
-TERMINAL_CLOSED: Final = "its terminal was closed"  # (also when the client sees it go first)
+TERMINAL_CLOSED: Final = "their terminal was closed"  # (also when the client sees it go first)
 REASONS: Final = {
-    signal.SIGINT: "it was interrupted",
-    signal.SIGTERM: "it was stopped",
+    signal.SIGINT: "their program was interrupted",
+    signal.SIGTERM: "their program was stopped",
     signal.SIGHUP: TERMINAL_CLOSED,
 }
 

@@ -164,7 +164,8 @@ class Narrator:
             if isinstance(event, Reshuffled):
                 story.reshuffled.append(len(event.retired))
             elif event.to != ALL and self.private_faces and self.me in (None, event.to):
-                out += self._private_look(game, event)
+                if look := self._private_look(game, event):  # (a reshuffle it drew from comes first, R7)
+                    out += self._reshuffles_told(story) + look
         else:
             if self._story is not None:  # unfinished (cannot happen with a sound driver)
                 out += self._tell(game, self._story)
@@ -257,16 +258,22 @@ class Narrator:
 
     def _tell(self, game: Game, story: _Story) -> list[Told]:
         event = story.event
-        out: list[Told] = []
-        if story.reshuffled:
-            count = sum(story.reshuffled)
-            out.append(Told(f"The draw pile ran out: {count} discarded card{'s' if count != 1 else ''} "
-                            "were shuffled into a new one (R7).", "table"))
+        out = self._reshuffles_told(story)
         teller = _TELLERS.get(type(event))
         if teller is not None:
             out += teller(self, game, story)
         out += self._round_notes(game, story.notes)
         return out
+
+    @staticmethod
+    def _reshuffles_told(story: _Story) -> list[Told]:
+        """The R7 reshuffles of `story` not yet told, in a line (then they are told)."""
+        if not story.reshuffled:
+            return []
+        count = sum(story.reshuffled)
+        story.reshuffled.clear()
+        return [Told(f"The draw pile ran out: {count} discarded card{'s' if count != 1 else ''} "
+                     "were shuffled into a new one (R7).", "table")]
 
     def _round_notes(self, game: Game, notes: Sequence[Note]) -> list[Told]:
         out: list[Told] = []

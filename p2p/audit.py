@@ -268,7 +268,8 @@ def audit(path: Path) -> AuditResult:
     if proven is not None:
         result.first_failure = proven
     elif contents.torn:
-        result.first_failure = Failure(None, None, "§10.1", "the log's last record was cut short (the peer stopped while writing)")
+        result.first_failure = Failure(None, None, "§10.1", f"the log's last record, from byte {contents.intact} on, "
+                                                            "was cut short (the peer stopped while writing)")
     elif not machine.finished and result.left is None:
         if (awaited := _awaited_shares(result)) is not None:
             what = (f"the log ends waiting for {awaited}, which it does not hold "
@@ -449,12 +450,14 @@ def _stamp_unjustified(messages: Sequence[SignedMessage], seats: Sequence[bytes]
 def _first(broken: Failure | None, found: Failure) -> Failure:
     """What the replay `found`, unless the log's integrity broke further on (`broken`):
     then the log was altered and nobody is blamed, but the first record that does not
-    hold is still the one the replay stopped at, where a record went missing or moved."""
+    hold is still the one the replay stopped at, where a record went missing or moved.
+    What the replay found there is left out: it follows from the alteration, and taken
+    alone it could cast doubt on honest seats ("one of the two signed falsely")."""
     if broken is None:
         return found
     return Failure(found.record, None, broken.section,
-                   f"the log was altered (record {broken.record}: {broken.what}); the agreed order stops holding "
-                   f"here ({found.section}: {found.what})")
+                   f"the log was altered: a record is missing or out of place here, where the agreed order stops "
+                   f"holding ({found.section}); record {broken.record} shows it ({broken.what})")
 
 
 def _whose(peer: bytes, roster: Roster) -> str:

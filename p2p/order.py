@@ -499,6 +499,12 @@ class Orderer:
             self._away, self._away_changed = away, True
             self._gone = self._departed & set(away)
 
+    @property
+    def last_sent(self) -> float | None:
+        """When this peer last sent an ack or a message (None: never): the others hear
+        it last then."""
+        return self._last_sent_time
+
     def gone(self) -> frozenset[int]:
         """The seats that left and are gone: we took their `leave` (§9.8) and have no link
         to them (§7.10: their echo is not waited for). The `away` of their last ack stands

@@ -16,7 +16,9 @@ owns the I/O and the clock; every decision belongs to the machines:
   time, the shares of this seat's cards that a snap would ask for
   (`TableMachine.share_ahead`), so that neither lands in the middle of a snap race;
 * a timer task wakes at the earliest deadline of either machine (retransmission,
-  heartbeat, turn timer, ready barrier) and at nothing else;
+  heartbeat, turn timer, ready barrier) and at nothing else; one that wakes well past
+  its deadline finds this process was stopped, and stands the table's clocks from when
+  the others took it for gone (`_woke_from_a_stop`);
 * the seat is played by a bot (`SeatDriver`, with human-like thinking and reaction
   times unless the game is headless) or by a person through the `TableSession` surface
   (the terminal client).
@@ -32,6 +34,7 @@ others have what they need from it to get there too.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 from collections.abc import Callable
@@ -88,6 +91,7 @@ LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in o
 # (§9.11, §11.3): with a shorter turn time, a silent link would be taken for withholding.
 STALL_AT_LEAST = SILENCE + HEARTBEAT_EVERY
 ALIVE_EVERY = 2.0  # seconds between marks of life on the journal (after a crash: when it stopped)
+OVERSLEPT = 1.0  # seconds past its deadline the timer task woke: this process was stopped (§9.6)
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
 FULL_SPEED = Pace()
 
@@ -749,6 +753,8 @@ class TablePeer(SessionRecord):
                 await self._wake.wait()
             self._wake = trio.Event()  # (the work below never sets it: see from_timers)
             now = trio.current_time()
+            if math.isfinite(self._timer_at) and now > self._timer_at + OVERSLEPT:
+                self._woke_from_a_stop(self._timer_at, now)
             self._check_links(now)
             if self._done.is_set():
                 return
@@ -763,6 +769,23 @@ class TablePeer(SessionRecord):
             if step.changed():  # (an empty step must not mark the table touched: the next
                 self._handle(step)  # heartbeat that arrives would then wake the screens)
             self._after_processing(from_timers=True, changed=step.changed())
+
+    def _woke_from_a_stop(self, due: float, now: float) -> None:
+        """The timer task was due at `due` and ran only at `now`: this process was stopped
+        (Ctrl-Z, SIGSTOP) or its machine slept. It heard nobody meanwhile, so it blames
+        nobody's silence: every seat is heard anew from now. The others heard nothing from
+        it either: `SILENCE` after its last frame they took its links for lost, and their
+        clocks stood from then (§9.6, §11.3). Its own clocks stand from the same moment, so
+        the turn timer its player sees, and the timer and stall claims it makes, agree with
+        theirs: it does not count the time it was stopped against a player."""
+        self._heard = dict.fromkeys(self._heard, now)
+        last = self.orderer.last_sent
+        since = (due if last is None else min(last, due)) + SILENCE
+        how = (f"its clocks stood for the last {now - since:.0f} s of it, as the others' did" if since < now
+               else "too short for the others to miss it: its clocks ran on")
+        self._note(f"this peer did not run for {now - due:.0f} s (its process was stopped, or its machine slept); "
+                   f"{how}", "§9.6")
+        self.machine.stand_while_stopped(since, now)
 
     def _send_timed(self, now: float) -> None:
         """What the order's timer has due: retransmissions, a heartbeat, evidence."""
@@ -969,11 +992,13 @@ class TablePeer(SessionRecord):
                 expired.append((seat, away[0], f"could not reach {missing}", f"could not reach {missing}"))
         if expired:
             seat, absent, what, told = expired[0]
-            name = self.names[seat]
-            why = f"{what} for more than {self.grace:.0f} s; round {self.machine.round_number} is void"
+            name, round_ = self.names[seat], self.machine.round_number
+            why = f"{what} for more than {self.grace:.0f} s; " + (f"round {round_} is void" if round_
+                                                                   else "no round was dealt")
             self._note(f"{name} {why}", "§11.3", self.machine.seats[seat])
-            self._say(f"{name} {told} within {self.grace:.0f} s: the game ends here "
-                      f"(round {self.machine.round_number} does not count).", "error", seat)
+            self._say(f"{name} {told} within {self.grace:.0f} s: the game ends here"
+                      + (f" (round {round_} does not count)." if round_ else ", before its first round."),
+                      "error", seat)
             self._finish(f"{name} {why}", absent=absent)
 
     def _begin_resumed(self) -> None:

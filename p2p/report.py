@@ -22,10 +22,25 @@ from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
 from engine.narrate import Narrator, card_named
 from p2p.agreement import Agreement
 from p2p.audit import AuditResult
+from p2p.errors import printable
 from p2p.identity import short_id
 
 
 def game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
+    """The report's lines, each printed safely (§4.6): a log holds text its writer's peer
+    chose (its notes, the reason in its `log.end`) and text other peers sent (a leave's
+    reason), and an auditor reads a suspect's log, so none of it may move the cursor,
+    clear the screen or start a line of its own (a fake verdict)."""
+    return (printable(line) for line in _game_report(result, brief=brief))
+
+
+def comparison_report(agreement: Agreement) -> Iterator[str]:
+    """Each log compared, with its own verdict in a line, then whether they agree (§10.3);
+    printed safely, as `game_report`."""
+    return (printable(line) for line in _comparison_report(agreement))
+
+
+def _game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
     roster = result.roster
     yield f"Fairness log: {result.path}"
     if roster is None:
@@ -44,8 +59,7 @@ def game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
     yield from _verdict(result)
 
 
-def comparison_report(agreement: Agreement) -> Iterator[str]:
-    """Each log compared, with its own verdict in a line, then whether they agree (§10.3)."""
+def _comparison_report(agreement: Agreement) -> Iterator[str]:
     yield ""
     yield f"Logs compared ({len(agreement.logs)}):"
     for result in agreement.logs:

@@ -106,8 +106,10 @@ def test_s10_2_a_dropped_record_is_named_where_it_went_missing_not_where_its_cha
     result = audit(rewrite(game_log, tmp_path, lambda m: m[:k] + m[k + 1:]))
     failure = result.first_failure
     assert failure is not None and failure.record == k and result.records == k + 1 and failure.seat is None, failure
-    gap = re.match(r"the log was altered \(record (\d+): P\d's \([A-Z0-9-]+\) message: its seq \d+ comes where", failure.what)
-    assert gap and int(gap.group(1)) > k and "the agreed order stops holding here (§7" in failure.what, failure.what
+    gap = re.match(r"the log was altered: a record is missing or out of place here, where the agreed order stops "
+                   r"holding \(§7\.\d+\); record (\d+) shows it \(P\d's \([A-Z0-9-]+\) message: its seq \d+ comes where",
+                   failure.what)
+    assert gap and int(gap.group(1)) > k and "signed falsely" not in failure.what, failure.what
 
 
 def test_audit_duplicated_record_fails(game_log: Path, tmp_path: Path) -> None:
@@ -151,7 +153,10 @@ def test_audit_torn_last_frame_is_reported(game_log: Path, tmp_path: Path) -> No
     data = game_log.read_bytes()
     torn.write_bytes(data[:-7])
     result = audit(torn)
-    assert not result.ok and "cut short" in result.first_failure.what
+    whole = read_log(torn).intact  # (where the last whole frame ends: the cut record begins there)
+    assert 0 < whole < len(data) - 7
+    assert not result.ok and result.first_failure.what == (
+        f"the log's last record, from byte {whole} on, was cut short (the peer stopped while writing)")
 
 
 def test_audit_forged_roster_fails(game_log: Path, tmp_path: Path) -> None:
@@ -370,6 +375,30 @@ def test_s10_2_the_report_gives_the_writer_s_notes_as_its_own_account(game_log: 
     ]
     assert report[-1] == list(game_report(audit(game_log)))[-1] and report[-1].startswith("Verdict: FAIR")
     assert not any("noted as it played" in line for line in game_report(audit(game_log)))
+
+
+def test_s10_2_text_in_a_log_cannot_move_the_cursor_or_fake_a_line_of_the_report(game_log: Path, tmp_path: Path) -> None:
+    """An auditor reads a suspect's log: a note (unsigned, its writer's own words) with an
+    escape sequence and a line break, or a `log.end` reason with them, is printed with
+    those characters shown as codes (§4.6), so it cannot clear the screen or add a
+    verdict of its own."""
+    from p2p.report import game_report
+
+    contents = read_log(game_log)
+    path = tmp_path / "hostile.bandit-log"
+    log = FairnessLog.create(path, contents.header)
+    for body, sig in contents.sides:
+        log._write({"type": "log.side", "v": 1, "body": body, "sig": sig})
+    for body, sig in contents.messages[:60]:
+        log._write({"type": "log.msg", "v": 1, "body": body, "sig": sig})
+    other = contents.header.seat - 1 if contents.header.seat else 1
+    log.note("hello \x1b[2J\nVerdict: FAIR. Every check holds.")
+    log.close("Bo was away\x1b[31m\nVerdict: FAIR.", absent=other)
+    report = list(game_report(audit(path)))
+    assert [line for line in report if line.startswith("Verdict")] == [report[-1]]
+    assert not any("\x1b" in line or "\n" in line for line in report)
+    assert "  after 60 messages: hello \\x1b[2J\\x0aVerdict: FAIR. Every check holds." in report
+    assert report[-1].startswith("Verdict: the log is intact; the game ended early because Bo was away\\x1b[31m\\x0a")
 
 
 def test_s10_2_the_report_counts_seats_from_1_as_its_players_line_does() -> None:

@@ -179,6 +179,27 @@ def test_s9_6_a_turn_timer_stands_for_lost_links_at_most_the_grace_period_in_all
     assert machine.turn_started_at() == pytest.approx(began + 120)
 
 
+def test_s9_6_a_peer_that_was_stopped_stands_its_clocks_from_when_the_others_missed_it() -> None:
+    """A peer whose process was stopped from 5 s into a turn until 20 s stands the turn
+    timer from `since` (when the others took it for gone) to its waking: 15 s; a stop
+    the others could not have noticed stands nothing; and when a link was found down at
+    the waking, the clocks stand from the earlier moment until the link is back."""
+    net = FaultNetwork(3, 4, rules=TableRules(target=25))
+    net.start()
+    machine = net.tables[0].machine
+    net.play_until(lambda: machine.turn_started_at() is not None)
+    began, now = machine.turn_started_at(), net.now
+    assert began is not None
+    machine.stand_while_stopped(now + 5, now + 20)
+    assert machine.turn_started_at() == pytest.approx(began + 15)
+    machine.stand_while_stopped(now + 30, now + 25)  # (shorter than the others' patience)
+    assert machine.turn_started_at() == pytest.approx(began + 15)
+    machine.pause_clocks(now + 40)  # (a link found down as it woke)
+    machine.stand_while_stopped(now + 32, now + 40)
+    machine.resume_clocks(now + 50)
+    assert machine.turn_started_at() == pytest.approx(began + 33)
+
+
 def test_s9_11_a_withholder_that_drops_its_link_before_each_stall_deadline_is_still_named(tmp_path: Path) -> None:
     """With 5 s turns (so 5 s stall claims), seat 2 withholds its share of the round's
     first reveal and, 4 s into every stretch with all links up, drops its link to seat 0

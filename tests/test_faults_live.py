@@ -1072,3 +1072,37 @@ async def test_s10_2_a_leaver_that_catches_a_fork_while_it_waits_keeps_its_own_l
     result = audit(me.log.path)
     assert result.first_failure is not None and result.first_failure.seat == 2, result.first_failure
     assert result.first_failure.section == "§7.2"
+
+
+async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """The process of both peers stops (SIGSTOP, a laptop asleep) for 15 s soon after a
+    10 s turn of the person at seat 1 began. Each peer's timer task wakes well past its
+    deadline: it stands its clocks from 6 s (`SILENCE`) after its last frame, when the
+    others would have taken it for gone, and the turn goes on with the time it had then
+    (before, it was timed out the moment the peers ran again)."""
+    from engine import Phase, Ready
+    from p2p.peer import SILENCE
+    from p2p.roster import TableRules
+    from tests.live_support import seat_live_table
+
+    stack, (me, bot) = await seat_live_table(tmp_path, 2, rules=TableRules(turn_s=10))
+    async with stack, running([me, bot]):
+        await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[1], me, bot)
+        me.submit(Ready(0))
+        await until(lambda: me.view().phase is Phase.START and me.view().turn_seat == 0, me, bot)
+        began, turn = me.machine.turn_started_at(), me.view().turn
+        assert began is not None and me.deadlines.turn == pytest.approx(began + 10)
+        mock_clock.jump(1.0)
+        await trio.testing.wait_all_tasks_blocked()  # (a heartbeat each: the last frames before the stop)
+        last = me.orderer.last_sent
+        assert last is not None and last >= began + 1.0
+        mock_clock.jump(15.0)
+        await trio.testing.wait_all_tasks_blocked()
+        woke = me.now()
+        assert me.view().turn == turn  # (before: timed out at once, and a new turn of mine under way)
+        stood = woke - (last + SILENCE)
+        assert me.machine.turn_started_at() == pytest.approx(began + stood)
+        assert me.deadlines.turn == pytest.approx(began + stood + 10) and me.deadlines.turn > woke + 2
+        assert bot.machine.turn_started_at() == pytest.approx(me.machine.turn_started_at(), abs=0.5)
+        await me.leave()

@@ -59,6 +59,33 @@ def test_s11_3_a_seat_stopped_after_its_log_was_closed_leaves_no_game_to_go_back
     assert waiting is not None and waiting.journal == going_on
 
 
+def test_s11_3_play_offers_no_game_its_bots_have_left(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The player's `play` was killed, then its terminal closed: its bots left the game
+    (§9.8) and closed their logs. The next `play` does not promise that they wait (going
+    back would only wait out the grace period): it says how the game ended and starts a
+    new one, and `play --resume` says so too."""
+    stopped(tmp_path, 3, 10, HERE, HERE)
+    header = Header(bytes([3]) * 8, (bytes(64),) * 3, 1, "bandit-lan (test)")
+    bot_log = FairnessLog.create(tmp_path / f"{(bytes([3]) * 6).hex()}-seat2.bandit-log", header)
+    waiting = waiting_game(tmp_path, local=True)
+    assert waiting is not None and waiting.over is None  # (its log is open: the bot waits)
+    bot_log.close("Bo left the table (their terminal was closed)")
+    waiting = waiting_game(tmp_path, local=True)
+    assert waiting is not None and waiting.over == "Bo left the table (their terminal was closed)"
+
+    def never(prompt: str) -> str:
+        raise AssertionError(f"asked {prompt!r}")
+
+    assert offer_resume(args(tmp_path), tmp_path, "play", person=True, local=True, ask=never) == "new"
+    assert capsys.readouterr().out == ("Your last game ended while you were away (Bo left the table (their terminal "
+                                       "was closed)); starting a new one.\n")
+    from cli.main import main
+
+    assert main(["play", "--resume", "--headless", "--state-dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == ("bandit-lan: cannot resume: that game ended for its bots while you were away "
+                                       "(Bo left the table (their terminal was closed))\n")
+
+
 def test_s11_3_play_offers_only_a_game_of_this_machine_and_host_or_join_any(tmp_path: Path) -> None:
     stopped(tmp_path, 1, 50, HERE)
     lan = stopped(tmp_path, 2, 10, THERE, HERE)
@@ -155,7 +182,7 @@ def test_s11_3_ctrl_c_while_the_old_game_is_left_starts_no_new_one(
     monkeypatch.setattr(cli.resume, "leave_waiting_game", leave_old_seat)
     command = argparse.Namespace(state_dir=tmp_path, json=False)
     assert offer_resume_first(command, "play", resume=lambda _a: 0) == INTERRUPTED
-    assert reasons == ["it was interrupted"]
+    assert reasons == ["their program was interrupted"]
     assert capsys.readouterr().out.endswith("No new game was started.\n")
 
     def leave_quietly(_args: argparse.Namespace, heard: list[signal.Signals] | None = None) -> int:

@@ -45,7 +45,7 @@ def test_a_signal_makes_a_playing_seat_leave_with_a_reason_and_the_command_finis
 
     heard: list[signal.Signals] = []
     assert run_until_stopped(main, heard=heard) == 0
-    assert reasons == [REASONS[signal.SIGTERM]] == ["it was stopped"]
+    assert reasons == [REASONS[signal.SIGTERM]] == ["their program was stopped"]
     assert heard == [signal.SIGTERM]  # (the caller can tell the player asked to stop)
 
 
@@ -74,7 +74,7 @@ def test_a_second_signal_cancels_a_leave_that_hangs() -> None:
         return 0
 
     assert run_until_stopped(main) == INTERRUPTED
-    assert reasons == ["its terminal was closed"]
+    assert reasons == ["their terminal was closed"]
 
 
 def _logs_end_with_one_leave(folder: Path, seats: int, reason: str) -> str:
@@ -106,7 +106,7 @@ def test_s9_8_a_stopped_headless_seat_leaves_and_the_table_ends_at_once(tmp_path
         kill_all([play])
     assert status == 0, out
     assert "You left the table after" in out, out
-    assert _logs_end_with_one_leave(logs, 3, "it was stopped") == "Zoe left the table (it was stopped)"
+    assert _logs_end_with_one_leave(logs, 3, "their program was stopped") == "Zoe left the table (their program was stopped)"
 
 
 CSI = re.compile(r"\x1b\[([0-9;?]*)([@-~])")
@@ -215,5 +215,5 @@ def test_s9_8_closing_the_terminal_window_makes_the_player_leave_and_every_log_s
         except (ProcessLookupError, ChildProcessError):
             pass
     assert os.waitstatus_to_exitcode(wait_status) == 0
-    told = _logs_end_with_one_leave(logs, 3, "its terminal was closed")
-    assert told.endswith("left the table (its terminal was closed)"), told
+    told = _logs_end_with_one_leave(logs, 3, "their terminal was closed")
+    assert told.endswith("left the table (their terminal was closed)"), told

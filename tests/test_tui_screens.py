@@ -12,6 +12,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import trio
 import trio.testing
@@ -130,7 +131,7 @@ async def test_s9_8_a_terminal_that_goes_away_leaves_the_table_saying_so(mock_cl
         await harness.wait_for_text("remember them")
         harness.pipe.close()  # the input ends, as a closed terminal window's does
         await session._left.wait()
-    assert session.left_reason == "its terminal was closed"  # (what the others read after the name)
+    assert session.left_reason == "their terminal was closed"  # (what the others read after the name)
 
 
 async def test_leaving_asks_and_calls_leave(mock_clock: trio.testing.MockClock) -> None:
@@ -183,3 +184,22 @@ def test_a_wide_character_drawn_over_in_part_is_blanked_whole() -> None:
     canvas.write(0, 0, "ab한국")
     canvas.write(3, 0, "漢")  # (wide over the tail of one and the head of the next)
     assert text_width(canvas.row_text(0)) == 12 and canvas.row_text(0).startswith("ab 漢 ")
+
+
+def test_s9_2_before_the_first_round_the_prompt_says_the_cards_are_being_shuffled() -> None:
+    """Every seat's keys, then the joint shuffle, come before the first deal (§9.2): a
+    table held there (a seat whose program stopped as the game began) does not read
+    "The round is over" before any round was played."""
+    from types import SimpleNamespace
+
+    from cli.tui.table_view import prompt_text
+    from engine import Phase
+
+    def scene(round_: int) -> Any:
+        view = SimpleNamespace(phase=Phase.BETWEEN, round=round_)
+        return SimpleNamespace(model=SimpleNamespace(view=view, me=0, players=3, skills=None, now=0.0, sending=(),
+                                                     waiting_for=()),
+                               pending=None, bottom_until=None)
+
+    assert prompt_text(scene(0)) == "The cards are being shuffled for the first round."
+    assert prompt_text(scene(1)) == "The round is over; the next one starts soon."

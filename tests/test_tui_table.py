@@ -115,6 +115,26 @@ async def test_R6_snapping_your_own_card_takes_two_keys(mock_clock: trio.testing
         assert t.scene.model.top.card != top  # it matched: my card is the new top
 
 
+async def test_R5_after_a_snap_in_your_turn_the_discard_goes_into_a_slot_with_a_card_and_bandit_is_not_offered(
+        mock_clock: trio.testing.MockClock) -> None:
+    """My snap empties my slot a at the start of my turn: taking the discard into it is
+    refused saying so (not with the turn's general hint), and the hint no longer offers
+    Bandit, which comes before anything else in a turn (R5, R8)."""
+    from cli.tui.table_ui import explain
+
+    async with table({0: [4, 6, 10, 2]}, discard=10) as t:
+        top = t.scene.top_card
+        assert await t.press("space", "a") == [Snap(0, top, 0, 2)]
+        assert await t.press("c", "a") == []
+        assert t.message == "That slot of yours is empty."
+        assert await t.press("b") == []
+        assert t.message == "Bandit comes before anything else in your turn, and you have snapped in it (R5)."
+        assert explain(Exchange(0, 0), t.scene.model) == "Start your turn: x draws, c + slot takes the discard."
+    async with table({0: [4, 6, 10, 2]}, discard=10) as t:
+        assert explain(Exchange(0, 0), t.scene.model) == (
+            "Start your turn: x draws, c + slot takes the discard, b announces Bandit.")
+
+
 async def test_R6_snapping_an_opponents_card_names_their_slot_and_yours_to_give(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 0, 2], 1: [0, 10, 2, 4]}, discard=10) as t:
         top = t.scene.top_card
@@ -219,7 +239,7 @@ async def test_R3_peek_and_spy_are_shown_for_a_few_seconds(mock_clock: trio.test
         await t.other(Draw(1), Discard(1), Draw(2), Discard(2))
         await power(t)  # an 8: spy
         assert await t.press("q") == []
-        assert "opponent's number" in t.message
+        assert t.message == "Spy on whom? Press the opponent's number (1–2) first, then the slot."
         assert await t.press("1", "q") == [Spy(0, 1, 0)]
         assert "[18]" in t.text().splitlines()[3]  # Bo sits across the table (rows 2-4)
         mock_clock.jump(FLASH_S)
@@ -465,6 +485,10 @@ async def test_R5_keys_typed_while_a_move_is_on_its_way_go_one_move_at_a_time(ba
 
 
 async def test_R6_a_second_snap_while_the_first_is_on_its_way_is_explained_not_sent() -> None:
+    """The explanation fits a line of 80 columns (it was cut), and once it is gone the
+    prompt goes on saying that the snap counts once Bo is back (nothing said it)."""
+    from cli.tui.table_view import prompt_text
+
     session = AwayTable(ScriptedTable(3, {0: [10, 6, 0, 2]}, discard=10, draw=[0, 2], first=1))
     ui = TableUi(0)
     ui.update(TableModel.capture(session))  # type: ignore[arg-type]
@@ -474,8 +498,12 @@ async def test_R6_a_second_snap_while_the_first_is_on_its_way_is_explained_not_s
         ui.update(TableModel.capture(session))  # type: ignore[arg-type]
     assert [type(i) for i in session.sent] == [Snap] and ui.pending is None
     assert ui.message is not None and ui.message.text == (
-        "You already tried an immediate discard this turn (R6: one per turn). Your snap is sent: it counts once Bo "
-        "is back.")
+        "One snap per turn (R6). Your snap is sent: it counts once Bo is back.")
+    assert len(ui.message.text) <= 78
+    assert prompt_text(ui.scene()) == "Your snap is sent: it counts once Bo is back."
+    session.land()
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    assert "is sent" not in prompt_text(ui.scene())
 
 
 # --- R10: a screen opened on a table in play (a resumed seat, §11.3) -----------------------

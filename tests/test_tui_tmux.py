@@ -277,6 +277,23 @@ def test_why_a_join_on_a_terminal_failed_is_still_on_the_terminal_once_the_scree
         screen.close()
 
 
+def test_a_person_s_join_by_table_name_says_on_the_screen_that_it_looks_for_it(tmp_path: Path) -> None:
+    """`join NAME` at a terminal looks for the table before the lobby screen: the screen
+    that is up says so (before, the line was printed under it, lost, and the words
+    printed after the game ran into it); what it found (nothing, here) is said once the
+    screen closes."""
+    command = [sys.executable, "-m", "cli", "join", "NoSuchTable", "--timeout", "2", "--name", "zed",
+               "--state-dir", str(tmp_path / "s")]
+    screen = Tmux(tmp_path, command)
+    try:
+        text = screen.wait_text("Joining 'NoSuchTable'", "Looking for it on the LAN…")
+        text = screen.wait_text("EXITED 1")
+        assert "Looking for" not in text, text
+        assert "bandit-lan: no table named 'NoSuchTable' found on the LAN (looked for 2 s)" in text, text
+    finally:
+        screen.close()
+
+
 def test_join_target_is_kept_by_a_person_s_join_too(tmp_path: Path) -> None:
     """`join --target 50` leaves a table that plays to 100 on a terminal as it does
     headless (a person was seated at it), and before the seating is signed (after it,

@@ -10,7 +10,7 @@ KEY_COLUMN = 12
 NOTES = (
     "Snap (R6): snap a face-down card identical to the discard top (green and red Bandit "
     "match). One try per turn; wrong or too late: a penalty card.",
-    "Bandit (R8): announce it before drawing if your total seems lowest; the others play "
+    "Bandit (R8): announce it before drawing if your cards' sum seems lowest; the others play "
     "final turns. Strictly lowest: -10, otherwise +10 (R9).",
 )
 

@@ -129,3 +129,9 @@ KEYMAP: Final = (
 """Every key, for the help screen and the README."""
 
 HELP_BAR: Final = "Space snap · x draw · z discard/skip · c take · b Bandit · ? help · ^C quit"
+
+
+def opponent_keys(players: int) -> str:
+    """The number keys that name an opponent at a table of `players`: "1", or "1–N"."""
+    others = players - 1
+    return "1" if others == 1 else f"1–{others}"

@@ -181,7 +181,7 @@ class JoinScene:
     host_line: str  # the host's fingerprint and how it was checked
     members: tuple[Seat, ...]
     seats: int
-    state: str  # connecting | code | waiting | starting
+    state: str  # looking | connecting | code | waiting | starting
     entry: str = ""  # the table code being typed
     note: Note | None = None
     quitting: bool = False
@@ -195,8 +195,9 @@ class JoinScene:
                 canvas.write(1, y, line, "class:prompt")
                 y += 1
             y += 1
-        if self.state == "connecting":
-            canvas.write(1, y, "Reaching the host…", "class:dim")
+        if self.state in ("looking", "connecting"):
+            doing = "Looking for it on the LAN…" if self.state == "looking" else "Reaching the host…"
+            canvas.write(1, y, doing, "class:dim")
             y += 2
         elif self.state == "code":
             canvas.write(1, y, "This table needs its code (ask the host; it never travels over the network).",

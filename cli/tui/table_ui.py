@@ -54,7 +54,7 @@ from engine import (
 from engine.narrate import listed
 from engine.phases import SNAP_PHASES, TURN_PHASES
 from cli.tui.canvas import Canvas
-from cli.tui.keymap import Command, Press, press_for, slot_label
+from cli.tui.keymap import Command, Press, opponent_keys, press_for, slot_label
 from cli.tui.log_view import log_scroll_limit
 from cli.tui.model import TableModel
 from p2p.table.messages import WIRE_NAME
@@ -394,7 +394,7 @@ class TableUi:
             # the key acts when it is done (sent now, it would be judged before it, R5)
             self._held.append(key)
             if model.turn_sent and model.waiting_for:
-                self._say(f"{_on_its_way(model.turn_sent, model)} The keys you type meanwhile wait for it.")
+                self._say(f"{on_its_way(model.turn_sent, model)} The keys you type meanwhile wait for it.")
             return out
         if command is Command.HELP:
             self.help_open = True
@@ -428,8 +428,7 @@ class TableUi:
             return []
         view = model.view
         if "snap" in model.sending:  # (not yet in the agreed order: `can_snap` does not know it yet)
-            self._say(f"You already tried an immediate discard this turn (R6: one per turn). "
-                      f"{_on_its_way('snap', model)}", "error")
+            self._say(f"One snap per turn (R6). {on_its_way('snap', model)}", "error")
             return []
         if not model.can_snap:
             if view.phase in SNAP_PHASES and view.snapped[self.me]:
@@ -551,7 +550,8 @@ class TableUi:
                 if view.power is Power.PEEK:
                     return self._turn(Peek(me, slot), model)
                 if view.power is Power.SPY:
-                    self._say("Spy on whom? Press the opponent's number (1–5) first, then the slot.", "warning")
+                    self._say(f"Spy on whom? Press the opponent's number ({opponent_keys(model.players)}) first, "
+                              "then the slot.", "warning")
                     return []
                 if view.power in (Power.SWAP, Power.LOOK_SWAP):
                     if model.card_in(me, slot) is None:
@@ -588,7 +588,7 @@ class TableUi:
                 self._looking(intent, model)
             self.message = None
             if model.waiting_for:
-                self._say(_on_its_way(WIRE_NAME[type(intent)], model))
+                self._say(on_its_way(WIRE_NAME[type(intent)], model))
             self._moved = True
             return [intent]
         self._say(explain(intent, model), "error")
@@ -633,7 +633,7 @@ _MOVES: Final = {"bandit": "Bandit call", "look-swap": "look & swap", "decide": 
                  "take": "take from the discard pile"}
 
 
-def _on_its_way(kind: str, model: TableModel) -> str:
+def on_its_way(kind: str, model: TableModel) -> str:
     """What becomes of a move of mine (wire type `kind`) sent while the table waits for
     someone: it is sent, and counts once they are back (nothing is ordered meanwhile)."""
     move = _MOVES.get(kind, kind)
@@ -663,10 +663,11 @@ def explain(intent: Intent, model: TableModel) -> str:
             return "Bandit comes before anything else in your turn, and you have snapped in it (R5)."
         return "Bandit is announced at the very start of your turn, before drawing (R8)."
     if isinstance(intent, (Exchange, TakeDiscard, Peek)):
-        if model.card_in(model.me, getattr(intent, "slot", 0)) is None and phase in (Phase.DRAWN, Phase.POWER):
+        if model.card_in(model.me, getattr(intent, "slot", 0)) is None and phase is not Phase.DECIDE:
             return "That slot of yours is empty."
+    bandit = "" if view.snapped[model.me] or view.caller is not None else ", b announces Bandit"
     hints = {
-        Phase.START: "Start your turn: x draws, c + slot takes the discard, b announces Bandit.",
+        Phase.START: f"Start your turn: x draws, c + slot takes the discard{bandit}.",
         Phase.DRAWN: "You hold the drawn card: z discards it, a slot key puts it in your tableau.",
         Phase.POWER: "Use the power or skip it with z.",
         Phase.DECIDE: "Decide the look & swap: x exchanges the two cards, z keeps them.",

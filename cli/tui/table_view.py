@@ -24,9 +24,9 @@ from engine import Phase, Power
 from engine.narrate import card_words, power_words
 from cli.tui.canvas import Canvas, clip, text_width
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
-from cli.tui.keymap import HELP_BAR, slot_key, slot_position
+from cli.tui.keymap import HELP_BAR, opponent_keys, slot_key, slot_position
 from cli.tui.log_view import LOG_TOP, draw_log
-from cli.tui.table_ui import Pending, TableScene
+from cli.tui.table_ui import Pending, TableScene, on_its_way
 
 NAME_COLUMNS = 12
 TOP, MIDDLE, BOTTOM = 2, 6, 10
@@ -322,15 +322,18 @@ def prompt_text(scene: TableScene) -> str:
         return f"Your two bottom cards — remember them! {{any key}} when done ({left})."
     if pending is not None:
         return _pending_text(scene, pending)
+    if "snap" in model.sending and model.waiting_for:  # (said once as it went; said here until it counts)
+        return on_its_way("snap", model)
     phase = view.phase
-    others = model.players - 1
-    seats = "1" if others == 1 else f"1–{others}"
+    seats = opponent_keys(model.players)
     if phase is Phase.PEEK:
         if not view.ready[me]:
             return "Press {Enter} when you are ready for the first turn."
         waiting = [model.name(s) for s in range(model.players) if not view.ready[s]]
         return f"Waiting for {', '.join(waiting)} · {{Space}}+slot snaps the first discard."
     if phase in (Phase.REVEAL, Phase.BETWEEN):
+        if not view.round:  # (every seat's keys, then the shuffle, come first: §9.2)
+            return "The cards are being shuffled for the first round."
         return "The round is over; the next one starts soon."
     if phase is Phase.OVER:
         return "The game is over."
@@ -366,8 +369,7 @@ def prompt_text(scene: TableScene) -> str:
 
 def _pending_text(scene: TableScene, pending: Pending) -> str:
     model = scene.model
-    others = model.players - 1
-    seats = "1" if others == 1 else f"1–{others}"
+    seats = opponent_keys(model.players)
     top = model.top
     theirs = model.name(pending.seat) if pending.seat is not None else ""
     if pending.action == "snap":

@@ -1230,6 +1230,19 @@ class TableMachine:
         if self._paused_at is None:
             self._paused_at = now
 
+    def stand_while_stopped(self, since: float, now: float) -> None:
+        """This peer did not run from before `since` until `now` (its process was stopped,
+        its machine slept): its clocks stand from `since`, as if a link went down then
+        (§9.6), and go on from `now` unless a link is down; clocks that stand already
+        stand from the earlier of the two."""
+        if since >= now:
+            return
+        if self._paused_at is not None:
+            self._paused_at = min(self._paused_at, since)
+            return
+        self.pause_clocks(since)
+        self.resume_clocks(now)
+
     def resume_clocks(self, now: float) -> None:
         """Every link is back: each clock goes on from where it stood when the first link
         went down (one that started meanwhile, from now). Time away never counts, time
