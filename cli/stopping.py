@@ -41,7 +41,7 @@ INTERRUPTED: Final = 130  # exit status when a signal cut the command short
 TERMINAL_CLOSED: Final = "their terminal was closed"  # (also when the client sees it go first)
 REASONS: Final = {
     signal.SIGINT: "their program was interrupted",
-    signal.SIGTERM: "their program was stopped",
+    signal.SIGTERM: "their program was terminated",
     signal.SIGHUP: TERMINAL_CLOSED,
 }
 

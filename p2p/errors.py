@@ -91,9 +91,9 @@ class StartFailed(ProtocolError):
     """Another member's lobby ended while the roster was being signed, and it said why
     (``lobby.fail``, §6.6): the game cannot start at this table."""
 
-    def __init__(self, member: str, why: str, peer: str | None = None) -> None:
-        why = printable(why)
-        super().__init__("§6.6", f"the game will not start: {member} says {why}", peer)
+    def __init__(self, member: str, why: str) -> None:
+        why = printable(why)  # (its own words name whom it blames; `member` only passed them on)
+        super().__init__("§6.6", f"the game will not start: {why} (told by {member})")
         self.why = why
 
 

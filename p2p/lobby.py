@@ -291,7 +291,7 @@ class _Signatures:
         if game != self.game_id:
             raise ProtocolError("§6.6", "lobby.fail names another game id (the peer signed a different roster)",
                                 member.cert.short)
-        raise StartFailed(member.name, why, member.cert.short)
+        raise StartFailed(member.name, why)
 
     def fail_kept(self) -> None:
         """End this lobby if a member failed before R was known here (`fail`): a kept
@@ -398,15 +398,26 @@ class _SignsRoster:
         self._linked.discard(member.peer_id)
         return [Redial(member.peer_id)] if redial else []  # (else it dials this peer again, §6.5)
 
-    def failure(self, error: ProtocolError) -> dict[str, Any] | None:
+    def failure(self, error: BaseException) -> dict[str, Any] | None:
         """The ``lobby.fail`` to send every member when `error` ends this lobby while R is
-        being signed (§6.6), so none waits `SIGN_WAIT` for a start that cannot come; none
-        before R or once every signature is held. A `StartFailed` passes on the reason
-        it was given."""
+        being signed (§6.6), so none waits `SIGN_WAIT` for a start that cannot come, or
+        starts a game this peer will not play; none before R or once every signature is
+        held. A `StartFailed` passes on the reason it was given; a protocol error names
+        the member it blames; anything else (the player left: Ctrl-C, a stop signal, the
+        screen closed) says this peer left."""
         if not self.signing or self._sigs.done:
             return None
-        assert self._sigs.game_id is not None
-        return fail_message(self._sigs.game_id, error.why if isinstance(error, StartFailed) else error.reason)
+        assert self._sigs.game_id is not None and self._sigs.roster is not None
+        if isinstance(error, StartFailed):
+            why = error.why
+        elif isinstance(error, ProtocolError):
+            blamed = next((m.name for m in self._sigs.roster.members if m.cert.short == error.peer), None)
+            why = error.reason if blamed is None or blamed in error.reason else f"{blamed}: {error.reason}"
+        else:
+            me = self._sigs.roster.member(self._sigs.me.peer_id)
+            assert me is not None
+            why = f"{me.name} left before the game began"
+        return fail_message(self._sigs.game_id, why)
 
     def sign_overdue(self, waited: float = SIGN_WAIT) -> ProtocolError:
         """The error that ends this lobby when the roster, frozen `waited` seconds ago,

@@ -125,9 +125,11 @@ class _Driver:
         self._lobby = lobby
         try:
             await self._run(lobby)
-        except ProtocolError as exc:
-            if (fail := lobby.failure(exc)) is not None:  # (the others are told before this peer's goodbye)
-                log.warning("the start failed here; telling every member why: %s", exc)
+        except BaseException as exc:  # (a protocol error, or the player left: Ctrl-C, a signal)
+            if lobby.signing and (fail := lobby.failure(exc)) is not None:
+                # sent now, before this peer's goodbye: a send writes into the socket at once,
+                # so it goes out even when the process is being cancelled
+                log.info("the start failed here; telling every member why: %s", fail["why"])
                 self.mesh.broadcast(fail)
             raise
         self.mesh.requeue(links_settled(self.backlog))

@@ -785,6 +785,9 @@ class TablePeer(SessionRecord):
                else "too short for the others to miss it: its clocks ran on")
         self._note(f"this peer did not run for {now - due:.0f} s (its process was stopped, or its machine slept); "
                    f"{how}", "§9.6")
+        if since < now:  # (the others missed it: the player hears why the table was waiting)
+            self._say(f"This program did not run for {now - due:.0f} s (it was stopped, or the computer slept); "
+                      "the table's clocks stood meanwhile.", "warning")
         self.machine.stand_while_stopped(since, now)
 
     def _send_timed(self, now: float) -> None:

@@ -1105,4 +1105,6 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         assert me.machine.turn_started_at() == pytest.approx(began + stood)
         assert me.deadlines.turn == pytest.approx(began + stood + 10) and me.deadlines.turn > woke + 2
         assert bot.machine.turn_started_at() == pytest.approx(me.machine.turn_started_at(), abs=0.5)
+        assert any(re.fullmatch(r"This program did not run for 1[45] s \(it was stopped, or the computer slept\); the "
+                                r"table.s clocks stood meanwhile\.", line.text) for line in me.lines), me.lines[-3:]
         await me.leave()

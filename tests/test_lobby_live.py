@@ -624,7 +624,7 @@ async def test_s6_6_a_member_that_never_signs_ends_the_lobby_naming_it(
     for name in ("h", "bob"):  # (whoever ran out first, the host likely, told the other: §6.6 lobby.fail)
         error = ended[name]
         assert isinstance(error, ProtocolError) and re.match(
-            r"§6.6: (the game will not start: (h|bob) says )?carol did not sign the roster within 1 s \(peer ",
+            r"§6.6: (the game will not start: )?carol did not sign the roster within 1 s( \(told by (h|bob)\))?",
             str(error)), error
     assert isinstance(ended["carol"], LobbyResult)  # (she holds every signature but her own sent)
 
@@ -674,7 +674,51 @@ async def test_s6_6_a_member_killed_while_the_roster_is_signed_ends_every_lobby_
                     dead.cancel_scope.cancel()  # (bob's lobby: his process is dead)
     assert str(ended["h"]).startswith("§6.6: bob left before signing the roster (lost the connection"), ended
     assert str(ended["carol"]).startswith(
-        "§6.6: the game will not start: h says bob left before signing the roster (lost the connection"), ended
+        "§6.6: the game will not start: bob left before signing the roster (lost the connection"), ended
+    assert str(ended["carol"]).endswith("(told by h)"), ended
+
+
+async def test_s6_6_a_member_that_leaves_while_the_roster_is_signed_says_so_and_no_game_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bob signs, then his player quits (Ctrl-C, a stop signal: his lobby is cancelled)
+    while the host still waits for carol's signature. His ``lobby.fail`` goes out as he
+    goes, and the host's lobby ends at once saying so: before, the host held his
+    signature, took his goodbye for that of a peer whose lobby was over, and started a
+    game he would never play, to wait out its grace period."""
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids) as (host, bob, carol):
+        carol_broadcast, bob_broadcast = carol.broadcast, bob.broadcast
+        monkeypatch.setattr(carol, "broadcast", lambda message, exclude=(): None if message["type"] == "lobby.sign"
+                            else carol_broadcast(message, exclude))  # (the host waits for her signature)
+        bob_signed = trio.Event()
+
+        def bob_signs(message: dict[str, Any], exclude: Any = ()) -> None:
+            bob_broadcast(message, exclude)
+            if message["type"] == "lobby.sign":
+                bob_signed.set()
+
+        monkeypatch.setattr(bob, "broadcast", bob_signs)
+        ended: dict[str, BaseException | LobbyResult] = {}
+
+        async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
+            try:
+                ended[name] = await run()
+            except ProtocolError as exc:
+                ended[name] = exc
+
+        with trio.fail_after(10):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Quit", seats=3))
+                await trio.testing.wait_all_tasks_blocked()
+                async with trio.open_nursery() as bob_quits:
+                    bob_quits.start_soon(lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob",
+                                                            expect_host=host.me))
+                    await trio.testing.wait_all_tasks_blocked()
+                    nursery.start_soon(play, "carol", lambda: join_table(
+                        carol, [(LOOPBACK, host.port)], name="carol", expect_host=host.me))
+                    await bob_signed.wait()
+                    bob_quits.cancel_scope.cancel()
+    assert str(ended["h"]) == "§6.6: the game will not start: bob left before the game began (told by bob)", ended
 
 
 def test_s6_6_the_game_begins_with_each_link_where_it_stands() -> None:
@@ -844,7 +888,8 @@ async def test_s6_6_a_peer_that_was_stopped_itself_takes_nothing_for_overdue_bef
 
     signing = wait == "the roster's signatures"
     lobby = SimpleNamespace(roster=SimpleNamespace(version=1), signing=signing, sign_overdue=overdue,
-                            awaited=lambda: frozenset() if signing else frozenset({b"b" * 32}), on_overdue=overdue)
+                            awaited=lambda: frozenset() if signing else frozenset({b"b" * 32}), on_overdue=overdue,
+                            failure=lambda error: None)
     told: list[float] = []
     async with trio.open_nursery() as nursery:
 

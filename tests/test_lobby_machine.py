@@ -877,10 +877,10 @@ def test_s6_6_a_lobby_that_fails_while_signing_tells_every_member_and_ends_their
     bob.on_message(alice_id, start)
     with pytest.raises(StartFailed) as ended:
         bob.on_message(alice_id, fail)
-    assert str(ended.value) == f"§6.6: the game will not start: alice says {why} (peer {ids[0].certificate.short})"
+    assert str(ended.value) == f"§6.6: the game will not start: {why} (told by alice)"
     assert bob.failure(ended.value) == fail  # (the reason as the host gave it)
     carol.on_message(bob_id, fail)  # (bob's fail came before the host's start: kept)
-    with pytest.raises(StartFailed, match="^§6.6: the game will not start: bob says carol left"):
+    with pytest.raises(StartFailed, match=r"^§6.6: the game will not start: carol left .* \(told by bob\)$"):
         carol.on_message(alice_id, start)
 
 
@@ -899,7 +899,11 @@ def test_s6_6_a_lobby_fail_is_read_only_while_signing_and_only_about_this_game(t
     with pytest.raises(ProtocolError, match=r"^§6.6: lobby.fail names another game id .*\(peer "
                                             + ids[1].certificate.short):
         host.on_message(bob_id, fail_message(bytes(32), "no"))
-    with pytest.raises(StartFailed, match=r"bob says a\\x1b\[2Jb"):
+    # what a failing peer tells: a violation with the member it blames; a player leaving, that
+    assert host.failure(ProtocolError("§6.6", "a bad frame", ids[1].certificate.short))["why"] == "bob: a bad frame"
+    assert host.failure(ProtocolError("§6.6", "bob did it", ids[1].certificate.short))["why"] == "bob did it"
+    assert host.failure(KeyboardInterrupt())["why"] == "alice left before the game began"
+    with pytest.raises(StartFailed, match=r"will not start: a\\x1b\[2Jb \(told by bob\)"):
         host.on_message(bob_id, fail_message(game_id, "a\x1b[2Jb"))
     long = fail_message(game_id, "x" * 500)["why"]
     assert len(long) == WHY_LEN and long.endswith("…")

@@ -45,7 +45,7 @@ def test_a_signal_makes_a_playing_seat_leave_with_a_reason_and_the_command_finis
 
     heard: list[signal.Signals] = []
     assert run_until_stopped(main, heard=heard) == 0
-    assert reasons == [REASONS[signal.SIGTERM]] == ["their program was stopped"]
+    assert reasons == [REASONS[signal.SIGTERM]] == ["their program was terminated"]
     assert heard == [signal.SIGTERM]  # (the caller can tell the player asked to stop)
 
 
@@ -106,7 +106,7 @@ def test_s9_8_a_stopped_headless_seat_leaves_and_the_table_ends_at_once(tmp_path
         kill_all([play])
     assert status == 0, out
     assert "You left the table after" in out, out
-    assert _logs_end_with_one_leave(logs, 3, "their program was stopped") == "Zoe left the table (their program was stopped)"
+    assert _logs_end_with_one_leave(logs, 3, "their program was terminated") == "Zoe left the table (their program was terminated)"
 
 
 CSI = re.compile(r"\x1b\[([0-9;?]*)([@-~])")
