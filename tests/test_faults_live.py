@@ -1082,6 +1082,7 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
     others would have taken it for gone, and the turn goes on with the time it had then
     (before, it was timed out the moment the peers ran again)."""
     from engine import Phase, Ready
+    from p2p.order import HEARTBEAT_EVERY
     from p2p.peer import SILENCE
     from p2p.roster import TableRules
     from tests.live_support import seat_live_table
@@ -1096,7 +1097,7 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         mock_clock.jump(1.0)
         await trio.testing.wait_all_tasks_blocked()  # (a heartbeat each: the last frames before the stop)
         last = me.orderer.last_sent
-        assert last is not None and last >= began + 1.0
+        assert last is not None
         mock_clock.jump(15.0)
         await trio.testing.wait_all_tasks_blocked()
         woke = me.now()
@@ -1104,7 +1105,8 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         stood = woke - (last + SILENCE)
         assert me.machine.turn_started_at() == pytest.approx(began + stood)
         assert me.deadlines.turn == pytest.approx(began + stood + 10) and me.deadlines.turn > woke + 2
-        assert bot.machine.turn_started_at() == pytest.approx(me.machine.turn_started_at(), abs=0.5)
+        # (each stands from its own last frame: the bot's heartbeat may have come just before the stop, or not)
+        assert bot.machine.turn_started_at() == pytest.approx(me.machine.turn_started_at(), abs=HEARTBEAT_EVERY)
         assert any(re.fullmatch(r"This program did not run for 1[45] s \(it was stopped, or the computer slept\); the "
                                 r"table.s clocks stood meanwhile\.", line.text) for line in me.lines), me.lines[-3:]
         await me.leave()
