@@ -161,16 +161,22 @@ def test_s9_6_the_turn_timer_stands_while_a_link_is_down_and_the_player_keeps_th
         assert audit(path).ok
 
 
-def test_s9_6_a_turn_timer_stands_for_lost_links_at_most_the_grace_period_in_all() -> None:
-    """A peer that reports a link down for 100 s, up for 1 s and down again for 100 s
-    (§7.1 `away`) cannot stretch a turn by 200 s: the timer stands 120 s in all (the
-    grace period), so the second report stands it only the 20 s left of that."""
+def _a_turn_under_way():  # type: ignore[no-untyped-def]
+    """Seat 0's table machine as the first turn begins: (machine, when it began, now)."""
     net = FaultNetwork(3, 4, rules=TableRules(target=25))
     net.start()
     machine = net.tables[0].machine
     net.play_until(lambda: machine.turn_started_at() is not None)
-    began, now = machine.turn_started_at(), net.now
+    began = machine.turn_started_at()
     assert began is not None
+    return machine, began, net.now
+
+
+def test_s9_6_a_turn_timer_stands_for_lost_links_at_most_the_grace_period_in_all() -> None:
+    """A peer that reports a link down for 100 s, up for 1 s and down again for 100 s
+    (§7.1 `away`) cannot stretch a turn by 200 s: the timer stands 120 s in all (the
+    grace period), so the second report stands it only the 20 s left of that."""
+    machine, began, now = _a_turn_under_way()
     machine.pause_clocks(now)
     machine.resume_clocks(now + 100)
     assert machine.turn_started_at() == pytest.approx(began + 100)
@@ -184,12 +190,7 @@ def test_s9_6_a_peer_that_was_stopped_stands_its_clocks_from_when_the_others_mis
     timer from `since` (when the others took it for gone) to its waking: 15 s; a stop
     the others could not have noticed stands nothing; and when a link was found down at
     the waking, the clocks stand from the earlier moment until the link is back."""
-    net = FaultNetwork(3, 4, rules=TableRules(target=25))
-    net.start()
-    machine = net.tables[0].machine
-    net.play_until(lambda: machine.turn_started_at() is not None)
-    began, now = machine.turn_started_at(), net.now
-    assert began is not None
+    machine, began, now = _a_turn_under_way()
     machine.stand_while_stopped(now + 5, now + 20)
     assert machine.turn_started_at() == pytest.approx(began + 15)
     machine.stand_while_stopped(now + 30, now + 25)  # (shorter than the others' patience)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -699,13 +700,7 @@ async def test_s6_6_a_member_that_leaves_while_the_roster_is_signed_says_so_and_
 
         monkeypatch.setattr(bob, "broadcast", bob_signs)
         ended: dict[str, BaseException | LobbyResult] = {}
-
-        async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
-            try:
-                ended[name] = await run()
-            except ProtocolError as exc:
-                ended[name] = exc
-
+        play = partial(_lobby_ended, ended)
         with trio.fail_after(10):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Quit", seats=3))
@@ -737,17 +732,20 @@ def test_s6_6_the_game_begins_with_each_link_where_it_stands() -> None:
     assert links_settled([]) == []
 
 
+async def _lobby_ended(ended: dict[str, BaseException | LobbyResult], name: str,
+                       run: Callable[[], Awaitable[LobbyResult]]) -> None:
+    """Run `name`'s lobby; `ended[name]` is its result, or the protocol error it raised."""
+    try:
+        ended[name] = await run()
+    except ProtocolError as exc:
+        ended[name] = exc
+
+
 async def _host_bob_and_carol(host: Mesh, bob: Mesh, carol: Mesh, **table: Any) -> dict[str, BaseException | LobbyResult]:
     """h hosts a table (`table`: `host_table`'s keywords), then bob and carol join it, in
     that order; how each one's lobby ended: its result, or the protocol error it raised."""
     ended: dict[str, BaseException | LobbyResult] = {}
-
-    async def play(name: str, run: Callable[[], Awaitable[LobbyResult]]) -> None:
-        try:
-            ended[name] = await run()
-        except ProtocolError as exc:
-            ended[name] = exc
-
+    play = partial(_lobby_ended, ended)
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(play, "h", lambda: host_table(host, name="h", **table))
