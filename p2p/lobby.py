@@ -37,8 +37,8 @@ SHA-256 over R. A link that drops meanwhile is dialled again as before the start
 every link that comes up carries again the message with this peer's signature
 (``lobby.start`` or ``lobby.sign``; the game sends it too, `LobbyResult.signed`): one
 written into the link that dropped may have gone down with it. A peer whose lobby ends
-while R is being signed (a member left unsigned, a dial failed, `SIGN_WAIT` ran out)
-tells every member why in ``lobby.fail`` (`failure`) before its goodbye, and one told so
+while R is being signed (a member left unsigned, a dial failed, `SIGN_WAIT` ran out, its
+own player quit) tells every member why in ``lobby.fail`` (`failure`) before its goodbye, and one told so
 ends its own lobby at once (`StartFailed`): a member that waits for the dial of one
 whose process died would otherwise learn only from its own `SIGN_WAIT`. No member gains
 a power by it: any member can keep the game from starting by not signing.
