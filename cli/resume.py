@@ -97,14 +97,6 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
     return None
 
 
-def _bots_gone_at(path: Path) -> str | None:
-    """`bots_gone` for the journal at `path` (None if it cannot be read: resuming says why)."""
-    try:
-        return bots_gone(read_journal(path))
-    except (JournalError, OSError):
-        return None
-
-
 def bots_gone(contents: JournalContents) -> str | None:
     """How the game of a `play` ended for its bots, if it did: each bot keeps its log
     beside this seat's (`<game>-seat<N>.bandit-log`) and closes it when its game ends
@@ -244,9 +236,6 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         else:
             complain(f"no unfinished game to resume {which} (a game that ended needs no resuming)")
         return 1
-    if local and (over := _bots_gone_at(path)) is not None:
-        complain(f"cannot resume: that game ended for its bots while you were away ({over})")
-        return 1
     try:
         age = journal_age(path)
         journal, jc = Journal.reopen(path)  # (first: it holds the seat, so nobody else writes its log)
@@ -255,6 +244,10 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         return 1
     except (JournalError, OSError) as exc:
         complain(f"cannot resume: {getattr(exc, 'reason', exc)}")
+        return 1
+    if local and (over := bots_gone(jc)) is not None:
+        journal.release(age)
+        complain(f"cannot resume: that game ended for its bots while you were away ({over})")
         return 1
     try:
         log, contents = FairnessLog.reopen(jc.log)

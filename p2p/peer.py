@@ -779,8 +779,8 @@ class TablePeer(SessionRecord):
         the turn timer its player sees, and the timer and stall claims it makes, agree with
         theirs: it does not count the time it was stopped against a player."""
         self._heard = dict.fromkeys(self._heard, now)
-        last = self.orderer.last_sent
-        since = (due if last is None else min(last, due)) + SILENCE
+        last = self.orderer.last_sent  # (the others heard it last then; `due` if it never sent)
+        since = (due if last is None else last) + SILENCE
         how = (f"its clocks stood for the last {now - since:.0f} s of it, as the others' did" if since < now
                else "too short for the others to miss it: its clocks ran on")
         self._note(f"this peer did not run for {now - due:.0f} s (its process was stopped, or its machine slept); "
