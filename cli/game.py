@@ -17,12 +17,12 @@ import trio
 
 from cli.argtypes import seconds
 from cli.commands import audit_command
-from cli.lobby_common import at_a_terminal, complain, say
+from cli.lobby_common import at_a_terminal, complain, records_unwritable, say
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from p2p.identity import Identity, default_state_dir
-from p2p.journal import forget_stale_journals
-from p2p.lobby import LobbyResult
+from p2p.journal import SeatJournal, forget_stale_journals, open_seat_journal
+from p2p.lobby import LobbyResult, Signing
 from p2p.peer import FULL_SPEED, GRACE, HUMAN_PACE, GameSummary, Resumption, TablePeer
 from p2p.session import Line
 from p2p.transport import Mesh
@@ -49,11 +49,47 @@ def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True) 
                         help=f"how long the table waits for a player whose link is lost (default {GRACE:g} s)")
 
 
-def log_path_for(result: LobbyResult, state_dir: Path | None, explicit: Path | None, log_dir: Path | None = None) -> Path:
+def log_path_for(result: LobbyResult | Signing, state_dir: Path | None, explicit: Path | None, log_dir: Path | None = None) -> Path:
     """Where this seat's log goes: --log PATH, else DIR/<game>-seat<N>.bandit-log."""
     if explicit is not None:
         return explicit
     return log_folder(state_dir, log_dir) / f"{result.game_id[:6].hex()}-seat{result.seat + 1}.bandit-log"
+
+
+def seat_log_path(result: LobbyResult | Signing, args: argparse.Namespace) -> Path:
+    """Where this seat's log goes, by the command's --log, --log-dir and --state-dir."""
+    return log_path_for(result, args.state_dir, getattr(args, "log", None), getattr(args, "log_dir", None))
+
+
+class SeatBook:
+    """This seat's journal, written as the seat signs the roster (the lobby's
+    `on_signing`, §11.3): a seat whose process stops from then on, even before its game
+    began, can take its seat back (`--resume`) instead of leaving the others to wait out
+    their grace period. Its game takes the journal over (`seated`); a lobby that ends
+    without a game removes it as the `with` block ends. Nothing is written for a seat
+    that plays no game (`--lobby-only`)."""
+
+    def __init__(self, mesh: Mesh, args: argparse.Namespace) -> None:
+        self._mesh, self._args = mesh, args
+        self.seated: SeatJournal | None = None
+
+    def sign(self, signing: Signing) -> None:
+        if getattr(self._args, "lobby_only", False):
+            return
+        state_dir = self._args.state_dir or default_state_dir()
+        forget_stale_journals(state_dir)  # (games nobody went back to: nobody waits for them now)
+        self.seated = open_seat_journal(
+            state_dir, game=signing.game_id, roster=signing.canonical, seat=signing.seat,
+            log=seat_log_path(signing, self._args), port=self._mesh.port,
+            addresses=[m.address for m in signing.roster.members], grace=getattr(self._args, "grace", GRACE),
+        )
+
+    def __enter__(self) -> SeatBook:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.seated is not None:
+            self.seated.abandon_untaken()
 
 
 def log_folder(state_dir: Path | None, log_dir: Path | None) -> Path:
@@ -120,10 +156,13 @@ async def play_seat(
     log_path: Path,
     *,
     terminal: object | None = None,
+    seated: SeatJournal | None = None,
     resume: Resumption | None = None,
 ) -> GameSummary:
-    """Play this seat to the end of the game (on `terminal`, if the lobby opened one);
-    `args.leave_first` (a resumed seat's reason to leave): only take the seat back and leave."""
+    """Play this seat to the end of the game (on `terminal`, if the lobby opened one),
+    with the journal written as it signed the roster (`seated`, `SeatBook`), or taken
+    back (`resume`); `args.leave_first` (a resumed seat's reason to leave): only take the
+    seat back and leave."""
     headless = args.headless or getattr(args, "bot", False)
     leave_first: str | None = getattr(args, "leave_first", None)
     bot = NormalBot() if headless and leave_first is None else None
@@ -134,14 +173,11 @@ async def play_seat(
         from cli.tui import keymap, run_client
 
         slot_label = keymap.slot_label  # the table log names a penalty slot by its key
-    journal_dir = getattr(args, "state_dir", None) or default_state_dir()
-    if resume is None:
-        forget_stale_journals(journal_dir)  # (games nobody went back to: nobody waits for them now)
     try:
         peer = TablePeer(
             mesh, result, identity, log_path=log_path, bot=bot, seed=args.seed, pace=pace,
             on_line=None if (quiet or not headless) else print_line,
-            journal_dir=journal_dir, resume=resume,
+            seated=seated, resume=resume,
             grace=getattr(args, "grace", GRACE), slot_label=slot_label,
         )
     except OSError as exc:  # the disk filled (say) since the lobby checked the log's place
@@ -188,14 +224,14 @@ async def leave_at_once(peer: TablePeer, reason: str) -> GameSummary:
 
 
 async def unrecorded(mesh: Mesh, result: LobbyResult, log_path: Path, exc: OSError) -> GameSummary:
-    """This seat cannot keep the game's records, so it does not sit down (§10.1): it says
+    """This seat cannot keep the game's log, so it does not sit down (§10.1): it says
     why on every link (the others see it go, and end their game as for any seat that
     does not come back, §11.3), and the game stops here before its first move."""
     problem = exc.strerror or str(exc)
     await mesh.aclose(f"its records could not be written ({problem})")
     names = tuple(m.name for m in result.roster.members)
-    where = exc.filename or log_path  # (the log, or this seat's journal beside its identity)
-    why = f"this game's records could not be written here ({where}: {problem}), so you did not sit down (§10.1)"
+    where = exc.filename or log_path  # (the log, or the folder it goes in)
+    why = records_unwritable(where, problem)
     return GameSummary(result.game_id, names, 0, {name: 0 for name in names}, [], log_path, False, why)
 
 

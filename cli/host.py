@@ -21,11 +21,12 @@ from cli.lobby_common import (
 from cli.bots import BOT_NAMES, BotSeats, BotTable, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
 from cli.game import (
-    bot_without_a_terminal, log_folder, log_path_for, log_unwritable, play_seat, report, seat_for_a_person,
+    SeatBook, bot_without_a_terminal, log_folder, log_unwritable, play_seat, report, seat_for_a_person, seat_log_path,
 )
 from p2p.discovery import TableAd, advertise, advertised_addresses
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError, default_state_dir
+from p2p.journal import SeatJournal
 from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
@@ -110,6 +111,11 @@ def run(args: argparse.Namespace) -> int:
             return 1
 
     async def _lobby_and_game(mesh, ad: TableAd, hint: str, where: str, bots: BotSeats) -> int:  # type: ignore[no-untyped-def]
+        with SeatBook(mesh, args) as book:
+            return await _seat_and_play(mesh, ad, hint, where, bots, book)
+
+    async def _seat_and_play(mesh, ad: TableAd, hint: str, where: str, bots: BotSeats,  # type: ignore[no-untyped-def]
+                             book: SeatBook) -> int:
         if is_person(args):  # the full-screen lobby, then the table, on one terminal
             from cli.tui import host_lobby_screen, open_terminal
 
@@ -119,11 +125,12 @@ def run(args: argparse.Namespace) -> int:
                     result = await host_lobby_screen(
                         terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
                         rules=rules, join_hint=hint, on_roster=lambda change: advert(change.roster.free),
-                        warnings=(bots.lost, heard),
+                        warnings=(bots.lost, heard), on_signing=book.sign,
                     )
                 bots.seated()
                 if result is not None:
-                    summary = await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
+                    summary = await play_seat(mesh, result, identity, args, seat_log_path(result, args),
+                                              terminal=terminal, seated=book.seated)
             if result is None:  # (said once the screen is closed)
                 say("You closed the table before the game began.")
                 return 0
@@ -146,10 +153,11 @@ def run(args: argparse.Namespace) -> int:
 
             async with _enters(lambda: seated[0]) as start:
                 result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table=table, seats=args.seats,
-                                                            code=args.code, rules=rules, start=start, on_roster=on_roster))
+                                                            code=args.code, rules=rules, start=start, on_roster=on_roster,
+                                                            on_signing=book.sign))
         if result is None:  # (only a table that needs every bot gives up)
             return 1
-        return await after_lobby(mesh, result, identity, args, bots)
+        return await after_lobby(mesh, result, identity, args, bots, book.seated)
 
     return run_until_stopped(main)
 
@@ -157,10 +165,6 @@ def run(args: argparse.Namespace) -> int:
 def is_person(args: argparse.Namespace) -> bool:
     """A person plays this seat (full screen) unless a bot does or only the lobby runs."""
     return seat_for_a_person(args) and at_a_terminal()
-
-
-def _log_path(result, args: argparse.Namespace) -> Path:  # type: ignore[no-untyped-def]
-    return log_path_for(result, args.state_dir, args.log, args.log_dir)
 
 
 def seat_log_unwritable(args: argparse.Namespace) -> bool:
@@ -206,8 +210,10 @@ def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> Bot
                     args.lobby_only, getattr(args, "grace", GRACE))
 
 
-async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None) -> int:  # type: ignore[no-untyped-def]
-    """Print the seating; then play the game headless (unless --lobby-only)."""
+async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None,  # type: ignore[no-untyped-def]
+                      seated: SeatJournal | None = None) -> int:
+    """Print the seating; then play the game headless (unless --lobby-only), with the
+    journal written as this seat signed the roster (`seated`, `SeatBook`)."""
     if not (args.quiet or args.json):
         print_result(result, identity.peer_id)
     if args.lobby_only:
@@ -217,7 +223,7 @@ async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None
         if bots is not None:
             await bots.finish()  # (they stop once seated, as this peer does)
         return 0
-    summary = await play_seat(mesh, result, identity, args, _log_path(result, args))
+    summary = await play_seat(mesh, result, identity, args, seat_log_path(result, args), seated=seated)
     return report(summary, args, None if bots is None else await bots.logs_after(summary.log_path))
 
 

@@ -16,9 +16,9 @@ from cli.lobby_common import (
     player_name, roster_progress, say,
 )
 from cli.stopping import run_until_stopped
-from cli.game import bot_without_a_terminal, play_seat, report
+from cli.game import SeatBook, bot_without_a_terminal, play_seat, report, seat_log_path
 from p2p.peer import GameSummary
-from cli.host import _log_path, after_lobby, is_person, seat_log_unwritable
+from cli.host import after_lobby, is_person, seat_log_unwritable
 from cli.resume import offer_resume_first
 from p2p.discovery import browse
 from p2p.errors import JoinRefused, ProtocolError
@@ -218,25 +218,28 @@ def run(args: argparse.Namespace) -> int:
         """Join the table at `addresses` (`what`, in words), then play: as `join_and_play`."""
         async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
             try:
-                return await seated(mesh, addresses, what, expect, person, terminal)
+                with SeatBook(mesh, args) as book:
+                    return await seated(mesh, addresses, what, expect, person, terminal, book)
             except OtherTarget as exc:
                 await _host_linked(mesh, exc.host)  # (the mesh says goodbye on closing: the host hears it left)
                 raise
 
     async def seated(mesh: Mesh, addresses: list[tuple[str, int]], what: str, expect: bytes | str | None,
-                     person: bool, terminal) -> int | str | GameSummary:  # type: ignore[no-untyped-def]
-        """`seat`, on its open `mesh`."""
+                     person: bool, terminal, book: SeatBook) -> int | str | GameSummary:  # type: ignore[no-untyped-def]
+        """`seat`, on its open `mesh`, this seat's journal written by `book` as it signs."""
         if person:
             from cli.tui import join_lobby_screen
 
             try:
                 result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
-                                                 expect_host=expect, what=what, check=_check_target(args))
+                                                 expect_host=expect, what=what, check=_check_target(args),
+                                                 on_signing=book.sign)
             except (ConnectionError, JoinRefused) as exc:  # (not a failure of the game: that is played after)
                 raise NotSeated(exc) from exc
             if result is None:
                 return "You left the table before the game began."
-            return await play_seat(mesh, result, identity, args, _log_path(result, args), terminal=terminal)
+            return await play_seat(mesh, result, identity, args, seat_log_path(result, args), terminal=terminal,
+                                   seated=book.seated)
         say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
 
         def on_host(cert: Certificate) -> None:
@@ -253,8 +256,8 @@ def run(args: argparse.Namespace) -> int:
                 show(change)
 
         result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
-                                  on_host=on_host, on_roster=on_roster)
-        return await after_lobby(mesh, result, identity, args)
+                                  on_host=on_host, on_roster=on_roster, on_signing=book.sign)
+        return await after_lobby(mesh, result, identity, args, seated=book.seated)
 
     return run_until_stopped(main)
 

@@ -116,6 +116,11 @@ def complain(text: str) -> None:
         pass
 
 
+def records_unwritable(where: object, problem: str) -> str:
+    """Why a seat did not sit down: its log or journal could not be written (§10.1)."""
+    return f"this game's records could not be written here ({where}: {problem}), so you did not sit down (§10.1)"
+
+
 def explain(error: BaseException) -> str:
     """One friendly sentence for a failure to host or join."""
     if isinstance(error, JoinRefused):
@@ -130,6 +135,8 @@ def explain(error: BaseException) -> str:
         return str(error)
     if isinstance(error, IdentityError):
         return str(error)
+    if isinstance(error, OSError) and error.filename is not None:  # (a file of this seat's, not the network)
+        return records_unwritable(error.filename, error.strerror or str(error))
     if isinstance(error, ConnectionRefusedError):
         return "connection refused: nobody is hosting at that address"
     if isinstance(error, OSError):

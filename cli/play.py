@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cli.argtypes import target
 from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
-from cli.game import add_game_options, bot_without_a_terminal, log_path_for, log_unwritable, play_seat, report
+from cli.game import SeatBook, add_game_options, bot_without_a_terminal, log_unwritable, play_seat, report, seat_log_path
 from cli.lobby_common import add_identity_options, complain, load_identity, player_name, say
 from cli.resume import offer_resume_first
 from cli.stopping import run_until_stopped
@@ -73,11 +73,13 @@ def run(args: argparse.Namespace) -> int:
             async with bot_seats(bot_names, table, every_bot_needed=True) as bots:
                 if not args.json and args.headless:
                     say(f"Seating you and {args.bots} bots at a table on 127.0.0.1 (game to {args.target})...")
-                result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table="A game on this machine",
-                                                            seats=args.bots + 1, rules=rules))
-                if result is None:
-                    return 1
-                summary = await play_seat(mesh, result, identity, args, log_path_for(result, state_dir, None, log_dir))
+                with SeatBook(mesh, args) as book:
+                    result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table="A game on this machine",
+                                                                seats=args.bots + 1, rules=rules, on_signing=book.sign))
+                    if result is None:
+                        return 1
+                    summary = await play_seat(mesh, result, identity, args, seat_log_path(result, args),
+                                              seated=book.seated)
                 logs = await bots.logs_after(summary.log_path)
             return report(summary, args, logs)
 

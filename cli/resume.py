@@ -26,15 +26,17 @@ from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
 from p2p.appendfile import FileInUse
 from p2p.identity import Identity, default_state_dir
+from p2p.errors import ProtocolError
 from p2p.journal import (
-    STILL_PLAYED, Journal, JournalContents, JournalError, journal_age, read_journal, unfinished_journals,
+    STILL_PLAYED, Journal, JournalContents, JournalError, SeatJournal, journal_age, read_journal, unfinished_journals,
 )
 from p2p.lobby import LobbyResult
+from p2p.lobby_runner import sign_again
 from p2p.log import FairnessLog, LogError, read_log
 from p2p.peer import GameSummary, Resumption
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
-from p2p.transport import open_mesh
+from p2p.transport import Mesh, open_mesh
 
 
 def find_journal(state_dir: Path, log: Path | None, *, local: bool = False) -> Path | None:
@@ -249,22 +251,33 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         journal.release(age)
         complain(f"cannot resume: that game ended for its bots while you were away ({over})")
         return 1
-    try:
-        log, contents = FairnessLog.reopen(jc.log)
-    except (LogError, OSError) as exc:
-        journal.release(age)
-        complain(f"cannot resume: {getattr(exc, 'reason', exc)}")
-        return 1
-    header = contents.header
-    roster = parse_canonical(header.roster)
+    began = _began(jc)
+    if began:
+        try:
+            log, contents = FairnessLog.reopen(jc.log)
+        except (LogError, OSError) as exc:
+            journal.release(age)
+            complain(f"cannot resume: {getattr(exc, 'reason', exc)}")
+            return 1
+        canonical, signatures = contents.header.roster, contents.header.signatures
+    else:
+        canonical, signatures = jc.roster, ()
+    roster = parse_canonical(canonical)
     if roster.members[jc.seat].peer_id != identity.peer_id:
         journal.release(age)
         complain("cannot resume: that game was played with another identity (use the same --state-dir)")
         return 1
-    result = LobbyResult(game_id_of(header.roster), roster, header.roster, header.signatures, jc.seat)
+    if canonical != jc.roster:
+        journal.release(age)
+        complain("cannot resume: the log and the journal are of two different games")
+        return 1
     if not (args.quiet or args.json):
-        say(f"Resuming game {result.game_id[:6].hex()} as {roster.members[jc.seat].name} "
-            f"(seat {jc.seat + 1}) from {jc.log} ...")
+        me = f"{roster.members[jc.seat].name} (seat {jc.seat + 1})"
+        if began:
+            say(f"Resuming game {game_id_of(canonical)[:6].hex()} as {me} from {jc.log} ...")
+        else:
+            say(f"Taking your seat back at game {game_id_of(canonical)[:6].hex()} as {me}: this program stopped "
+                "as the players were signing the seating, before the game began ...")
         if age >= jc.grace:  # (the others' --grace may be longer: it tries)
             say(f"It stopped {_ago(age)} ago: the others may have ended it, as they wait for a player "
                 f"away only {_ago(jc.grace)} unless they chose a longer --grace.")
@@ -286,7 +299,10 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         mesh.set_table(roster.table_nonce)
         for member, address in zip(roster.members, jc.addresses):
             if member.seat != jc.seat:
-                mesh.expect(member.cert, address)
+                mesh.expect(member.cert, address, dial=not began and address is not None)
+        if not began:
+            return await _sign_again_and_play(mesh, journal, jc, identity, args, terminal, unreachable)
+        result = LobbyResult(game_id_of(canonical), roster, canonical, signatures, jc.seat)
         try:
             return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
                                    resume=Resumption(log, contents, journal, jc, unreachable))
@@ -294,6 +310,31 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             journal.release(age)
             complain(f"cannot resume: {exc}")
             return 1
+
+
+def _began(jc: JournalContents) -> bool:
+    """Whether the seat's game had begun when it stopped: its log was made when it held
+    every signature of the roster, and it sends nothing before (§11.3). A seat stopped
+    while the roster was being signed has a journal (written as it signed) and no log."""
+    return bool(jc.sent) or jc.log.exists() or jc.log.is_symlink()
+
+
+async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents, identity: Identity,
+                               args: argparse.Namespace, terminal: object | None, unreachable: bool) -> int | GameSummary:
+    """A seat stopped while the roster was being signed (§11.3): gather every member's
+    signature again (`sign_again`), then play the game from its start, with the journal
+    written as the seat signed. If the game cannot begin (a member is gone, or said the
+    start failed), it never will: the journal goes."""
+    try:
+        result = await sign_again(mesh, jc.roster)
+    except BaseException as exc:
+        journal.abandon()
+        if isinstance(exc, ProtocolError):
+            complain(f"cannot take your seat back: the game cannot begin for you ({exc})")
+            return 1
+        raise
+    return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
+                           seated=SeatJournal(journal, jc.seed, dials_all=unreachable))
 
 
 def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None = None) -> int:

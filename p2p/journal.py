@@ -6,15 +6,17 @@ The fairness log holds what was *delivered* (and every side message); it is publ
 peer killed in the middle of a game also needs what is private or not yet delivered:
 
 * its seat seed (§9.12), from which every secret of its seat is derived;
-* where to reach the others and which port it listened on;
+* the roster R it signed, where to reach the others and which port it listened on;
 * every signed message it sent (content, side and acks), in the order sent: content
   not yet delivered goes back into its chain on resume, and its acks' stamps are
   promises it must keep.
 
 The journal is a file of §4.2 frames beside the identity (mode 0600, never shared):
-one ``journal.seat`` frame, then one ``journal.sent`` frame per message, each written
-with a single unbuffered write *before* the message is handed to the network, so a
-killed process never sent what its journal lacks. A last frame cut short is ignored (it
+one ``journal.seat`` frame, written as the seat signs R, before its signature goes out
+(`open_seat_journal`), so a seat stopped from then on, even before its game began, can
+take its seat back; then one ``journal.sent`` frame per message, each written with a
+single unbuffered write *before* the message is handed to the network, so a killed
+process never sent what its journal lacks. A last frame cut short is ignored (it
 was never sent). The journal is removed when its game ends cleanly (or, if its seat
 stopped between closing its log and removing the journal, when the journals are next
 listed), and, when the state directory's next game starts, if its seat stopped over a
@@ -44,6 +46,7 @@ from p2p.log import read_log
 from p2p.schema import Bin, Int, ListOf, Message, Schemas, Str, Tuple
 from p2p.signing import SignedMessage
 from p2p.table.machine import GRACE
+from p2p.table.secrets import SeatSecrets
 from p2p.wire import Limits, decode_map, encode_frame, split_frames
 
 JOURNAL_LIMITS = Limits(max_frame=2 << 20)
@@ -51,10 +54,10 @@ SUFFIX = ".journal"
 
 ADDRESS = Tuple((Str(max_len=255), Int(0, 65535)))  # ["", 0]: not known
 SCHEMAS = Schemas(
-    Message("journal.seat", 2, "§11.3", {
+    Message("journal.seat", 3, "§11.3", {
         "game": Bin(size=32), "seat": Int(0, 15), "seed": Bin(size=32), "log": Str(max_len=4096),
         "port": Int(0, 65535), "addresses": ListOf(ADDRESS, 2, 16), "boot": Str(max_len=64),
-        "grace_ms": Int(0, 2**40),
+        "grace_ms": Int(0, 2**40), "roster": Bin(min_len=1, max_len=65536),
     }),
     Message("journal.sent", 1, "§11.3", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
 )
@@ -88,6 +91,7 @@ class JournalContents:
     addresses: list[tuple[str, int] | None]
     boot: str = ""  # the machine's boot when the seat sat down ("" not known)
     grace: float = GRACE  # how long this seat's table waits for a player away (its --grace)
+    roster: bytes = b""  # R, as this seat signed it (§6.6)
     sent: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig) in the order sent
     intact: int = 0
 
@@ -124,14 +128,14 @@ class Journal:
     @classmethod
     def create(
         cls, path: Path, *, game: bytes, seat: int, seed: bytes, log: Path, port: int,
-        addresses: Sequence[tuple[str, int] | None], grace: float = GRACE,
+        addresses: Sequence[tuple[str, int] | None], roster: bytes, grace: float = GRACE,
     ) -> Journal:
         journal = cls(AppendFile.create(path, mode=0o600, folder_mode=0o700, lock=True))
         try:
             journal._write({
-                "type": "journal.seat", "v": 2, "game": game, "seat": seat, "seed": seed, "log": str(log),
+                "type": "journal.seat", "v": 3, "game": game, "seat": seat, "seed": seed, "log": str(log),
                 "port": port, "addresses": [list(a) if a is not None else ["", 0] for a in addresses],
-                "boot": boot_id(), "grace_ms": round(grace * 1000),
+                "boot": boot_id(), "grace_ms": round(grace * 1000), "roster": roster,
             })
         except BaseException:  # (a log path that is no text, say: no half-made journal is left behind)
             journal.abandon()
@@ -191,6 +195,34 @@ class Journal:
         self.path.unlink(missing_ok=True)
 
 
+@dataclass
+class SeatJournal:
+    """A seat's journal, written as the seat signed R, and the seat seed it holds: the
+    seat's game begins with them (`TablePeer`), which then owns the journal (`taken`);
+    a lobby that ends without a game removes it (`abandon_untaken`)."""
+
+    journal: Journal
+    seed: bytes
+    dials_all: bool = False  # the seat was taken back on another port: the others cannot dial it (§11.3)
+    taken: bool = False
+
+    def abandon_untaken(self) -> None:
+        if not self.taken:
+            self.journal.abandon()
+
+
+def open_seat_journal(
+    state_dir: Path, *, game: bytes, roster: bytes, seat: int, log: Path, port: int,
+    addresses: Sequence[tuple[str, int] | None], grace: float = GRACE,
+) -> SeatJournal:
+    """Write the journal of seat `seat` of the game of R (`roster`), with a fresh seat
+    seed (§9.12), before the seat's signature of R goes out (§11.3)."""
+    seed = SeatSecrets.draw(os.urandom).seed
+    journal = Journal.create(journal_path(state_dir, game), game=game, seat=seat, seed=seed, log=log.resolve(),
+                             port=port, addresses=addresses, roster=roster, grace=grace)
+    return SeatJournal(journal, seed)
+
+
 def read_journal(path: Path) -> JournalContents:
     try:
         data = path.read_bytes()
@@ -208,7 +240,7 @@ def read_journal(path: Path) -> JournalContents:
                 contents = JournalContents(
                     frame["game"], frame["seat"], frame["seed"], Path(frame["log"]), frame["port"],
                     [(a[0], a[1]) if a[0] else None for a in frame["addresses"]], frame["boot"],
-                    frame["grace_ms"] / 1000,
+                    frame["grace_ms"] / 1000, frame["roster"],
                 )
             elif frame["type"] == "journal.sent":
                 contents.sent.append((frame["body"], frame["sig"]))

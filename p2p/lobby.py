@@ -3,9 +3,10 @@
 Theory of operation
 -------------------
 Two sans-I/O state machines, `HostLobby` (the first peer, seat 0, itself a player) and
-`GuestLobby` (every joiner). Neither does I/O or reads a clock: they are fed decoded
+`GuestLobby` (every joiner), and a third for a seat taken back while R was being signed
+(`SigningAgain`, below). None does I/O or reads a clock: they are fed decoded
 messages, link events, probe answers and fresh random nonces, and return *actions*
-(`SendTo`, `Broadcast`, `Pin`, `Unpin`, `Redial`, `Probe`) and *outcomes*
+(`SendTo`, `Broadcast`, `Pin`, `Unpin`, `Redial`, `Probe`, `Signing`) and *outcomes*
 (`RosterChanged`, `Started`) for a runner to carry out (`p2p.lobby_runner` with trio;
 the tests drive them directly too).
 
@@ -33,7 +34,12 @@ signing. A guest that never reports would hold the start for good: the host lets
 `REPORT_WAIT` seconds after the roster took its version (`unreported`). Each guest checks
 that R is exactly the roster it was shown, signs it and broadcasts ``lobby.sign``. A peer
 has started when it holds a valid signature of R from every member; the game id is
-SHA-256 over R. A link that drops meanwhile is dialled again as before the start, and
+SHA-256 over R. Just before its signature goes out, a peer's runner writes its seat's
+journal (`Signing`, §11.3): a seat whose process stops from then on can come back.
+`SigningAgain` is how it does: taken back from its journal alone (no log: its game had
+not begun), it signs R again, sends its signature on each link that comes up, and
+gathers the others', which they send on each link that comes up, from their lobbies or
+their games. A link that drops meanwhile is dialled again as before the start, and
 every link that comes up carries again the message with this peer's signature
 (``lobby.start`` or ``lobby.sign``; the game sends it too, `LobbyResult.signed`): one
 written into the link that dropped may have gone down with it. A peer whose lobby ends
@@ -180,11 +186,23 @@ class LobbyResult:
 
 
 @dataclass(frozen=True)
+class Signing:
+    """This peer is about to send its signature of R (§6.6): its seat's journal is
+    written now, before the signature goes out, so that a seat whose process stops from
+    here on can take its seat back (§11.3). A runner's `on_signing` carries it out."""
+
+    game_id: bytes
+    roster: Roster  # R's roster, with the addresses this peer reaches the members on
+    canonical: bytes  # R
+    seat: int  # this peer's seat
+
+
+@dataclass(frozen=True)
 class Started:
     result: LobbyResult
 
 
-Action = SendTo | Broadcast | Pin | Unpin | Redial | Probe | RosterChanged | Started
+Action = SendTo | Broadcast | Pin | Unpin | Redial | Probe | RosterChanged | Signing | Started
 
 
 def refuse(reason: str, detail: str) -> dict[str, Any]:
@@ -373,6 +391,13 @@ class _SignsRoster:
         return signature_message(self._seat_in_r, self._sigs.canonical, self._sigs.game_id,
                                  self._sigs.valid[self._sigs.me.peer_id])
 
+    def _sign(self, roster: Roster, also: Mapping[bytes, tuple[bytes, bytes]] | None = None) -> list[Action]:
+        """Freeze `roster` into R and sign it (`_Signatures.freeze`): the journal is
+        written (`Signing`), then the signature goes to every member."""
+        self._sigs.freeze(roster, also)
+        assert self._sigs.game_id is not None and self._sigs.canonical is not None
+        return [Signing(self._sigs.game_id, roster, self._sigs.canonical, self._seat_in_r), Broadcast(self._signed())]
+
     def _signing_link_up(self, peer: bytes) -> list[Action]:
         """A link is up while R is being signed: it carries this peer's signature again,
         which may have gone down with the link before (§6.6); the other side ignores it if
@@ -403,8 +428,9 @@ class _SignsRoster:
         being signed (§6.6), so none waits `SIGN_WAIT` for a start that cannot come, or
         starts a game this peer will not play; none before R or once every signature is
         held. A `StartFailed` passes on the reason it was given; a protocol error names
-        the member it blames; anything else (the player left: Ctrl-C, a stop signal, the
-        screen closed) says this peer left."""
+        the member it blames; a failed write, that this peer cannot keep the game's
+        records; anything else (the player left: Ctrl-C, a stop signal, the screen
+        closed) says this peer left."""
         if not self.signing or self._sigs.done:
             return None
         assert self._sigs.game_id is not None and self._sigs.roster is not None
@@ -417,6 +443,8 @@ class _SignsRoster:
             me = self._sigs.roster.member(self._sigs.me.peer_id)
             assert me is not None
             why = f"{me.name} left before the game began"
+            if isinstance(error, OSError):  # (its journal could not be written as it signed, §11.3)
+                why = f"{me.name} could not keep this game's records ({error.strerror or error})"
         return fail_message(self._sigs.game_id, why)
 
     def sign_overdue(self, waited: float = SIGN_WAIT) -> ProtocolError:
@@ -535,8 +563,7 @@ class HostLobby(_SignsRoster):
         if self.reconnecting:
             return []  # (its own link to a guest is down: back, or the guest leaves, §6.6)
         self.started = True
-        self._sigs.freeze(self.roster)
-        return [Broadcast(self._signed()), *self._sigs.outcome()]
+        return [*self._sign(self.roster), *self._sigs.outcome()]
 
     def on_message(self, peer: bytes, message: Mapping[str, Any]) -> list[Action]:
         """A lobby message from a pinned guest over the mesh."""
@@ -846,9 +873,9 @@ class GuestLobby(_SignsRoster):
         if not roster_signature_valid(self.host, canonical, host_sig):
             raise ProtocolError("§6.6", "the host's roster signature does not verify", self.host.short)
         frozen = replace(self.roster, seats=final.seats)
-        self._sigs.freeze(frozen, also={self.host.peer_id: (game_id_of(canonical), host_sig)})
-        self._sigs.fail_kept()
-        return [Broadcast(self._signed()), *self._sigs.outcome()]
+        signing = self._sign(frozen, also={self.host.peer_id: (game_id_of(canonical), host_sig)})
+        self._sigs.fail_kept()  # (before anything is written or sent)
+        return [*signing, *self._sigs.outcome()]
 
     def awaited(self) -> frozenset[bytes]:
         """Members that dial this guest (§6.5) and hold no link to it yet, before the start:
@@ -969,3 +996,70 @@ class GuestLobby(_SignsRoster):
         where = "{}:{}".format(*self.host_address)
         raise ProtocolError("§6.5", f"lost the host: its table at {where} no longer answers"
                             + (f" ({detail})" if detail else ""), self.host.short)
+
+
+class SigningAgain(_SignsRoster):
+    """A member whose process stopped while R was being signed, taking its seat back
+    (§11.3). Its journal holds R; it signs R again (the same signature: Ed25519 is
+    deterministic), sends it over every link that comes up, and gathers every other
+    member's signature, which each member sends again over each link that comes up, from
+    its lobby or from its game (§6.6). Its runner dials every member it knows an address
+    for (a link dialled by either side serves the pair, §4.7), so a member that is gone
+    is known at once: its dial fails. Once it holds every signature its game begins,
+    where the others' began, or now for all."""
+
+    def __init__(self, identity: Identity, canonical: bytes) -> None:
+        roster = parse_canonical(canonical)
+        if roster.member(identity.peer_id) is None:
+            raise ValueError("this identity has no seat in the roster")
+        self.roster = roster
+        self._sigs = _Signatures(identity)
+        self._redials = _Redials()
+        self._linked: set[bytes] = set()
+        self._sigs.freeze(roster)
+
+    def awaited(self) -> frozenset[bytes]:
+        return frozenset()  # (it dials every member itself: a dial that fails says who is gone)
+
+    def on_link_up(self, peer: bytes) -> list[Action]:
+        return self._signing_link_up(peer) if self.roster.member(peer) is not None else []
+
+    def on_message(self, peer: bytes, message: Mapping[str, Any]) -> list[Action]:
+        """A lobby message from a member: its signature (or the host's start, with R and
+        its signature), or word that the start failed (`lobby.fail`)."""
+        member = self.roster.member(peer)
+        if member is None:
+            return []
+        kind = message["type"]
+        if kind == "lobby.fail":
+            self._sigs.fail(peer, message["game"], message["why"])
+            return []
+        if kind == "lobby.links":
+            return []  # (a guest that has not had the start yet reports to the host: once started, ignored)
+        if kind == "lobby.sign":
+            self._sigs.add(peer, message["game"], message["sig"])
+        elif kind == "lobby.start" and member.seat == 0:
+            if message["roster"] != self._sigs.canonical:
+                raise ProtocolError("§6.6", "a second lobby.start, with another roster", member.cert.short)
+            assert self._sigs.game_id is not None
+            self._sigs.add(peer, self._sigs.game_id, message["sig"])
+        else:
+            raise ProtocolError("§6.6", f"{kind!r} while the roster is being signed", member.cert.short)
+        return self._sigs.outcome()
+
+    def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
+        """A member whose signature is held is the game's (it dials again, §11.3). One
+        whose signature is still due is dialled again if its link dropped once it was up
+        (`REDIALS` times at most); if it left, broke the protocol, or cannot be reached at
+        all, the game cannot begin here: this seat cannot play without its signature."""
+        member = self.roster.member(peer)
+        if member is None:
+            return []
+        was_linked = peer in self._linked
+        self._linked.discard(peer)
+        if peer in self._sigs.valid:
+            return []
+        if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
+            return [Redial(peer)]
+        raise ProtocolError("§11.3", f"{member.name}'s signature of the roster is still due here, and {member.name} "
+                            f"{why}", member.cert.short)

@@ -12,7 +12,9 @@ and those that drop, once the roster is being signed (a member that has signed i
 game's to dial again; the lobby dials again one whose signature is still due), the last
 of each peer's alone (`links_settled`): where its link stands when the game begins.
 Probes of the host's front door (§6.6) run as tasks beside the lobby and wake it with
-their answers.
+their answers. Before this peer's roster signature goes out, `on_signing` writes its
+seat's journal (§11.3); `sign_again` runs the same shell around `SigningAgain`, for a
+seat taken back after its process stopped while the roster was being signed.
 
 The runner keeps every link of the lobby alive: it sends a `lobby.beat` on each link
 every `BEAT_EVERY` seconds and takes a link that brought nothing for `SILENCE` seconds
@@ -46,7 +48,7 @@ from p2p.framed import FramedStream
 from p2p.identity import Certificate, short_id
 from p2p.lobby import (
     BEAT, BEAT_EVERY, MESH_WAIT, PROBE_EVERY, REPORT_WAIT, SIGN_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby,
-    LobbyResult, Pin, Probe, Redial, RosterChanged, SendTo, Started, Unpin,
+    LobbyResult, Pin, Probe, Redial, RosterChanged, SendTo, Signing, SigningAgain, Started, Unpin,
 )
 from p2p.roster import DEFAULT_RULES, MIN_SEATS, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
@@ -61,20 +63,23 @@ WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, 
 WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
 OVERSLEPT = 1.0  # seconds past its deadline the lobby woke: this peer was stopped; it hears everyone anew and waits on
 RosterCallback = Callable[[RosterChanged], None]
+SigningCallback = Callable[[Signing], None]  # writes the seat's journal before its signature goes out (§11.3)
+Lobby = HostLobby | GuestLobby | SigningAgain
 StartCall = Callable[[], None]  # the host's call to start now (`host_table` hands it out)
 
 
 class _Driver:
     """Applies lobby actions to the mesh and feeds mesh events to the lobby."""
 
-    def __init__(self, mesh: Mesh, on_roster: RosterCallback | None) -> None:
+    def __init__(self, mesh: Mesh, on_roster: RosterCallback | None, on_signing: SigningCallback | None = None) -> None:
         self.mesh = mesh
         self.on_roster = on_roster
+        self.on_signing = on_signing
         self.result: LobbyResult | None = None
         self.backlog: list[MeshEvent] = []
         self.early: dict[bytes, int] = {}  # per peer: its messages waiting in the backlog
         self._answers: list[tuple[bytes, bool, str]] = []  # probes answered, for the lobby (`GuestLobby.on_probe`)
-        self._lobby: HostLobby | GuestLobby | None = None
+        self._lobby: Lobby | None = None
         self._nursery: trio.Nursery | None = None  # (while the lobby runs: its probes)
         self._unstarted: list[Probe] = []  # probes made before the lobby ran (at the welcome)
         self._probing: dict[bytes, trio.CancelScope] = {}  # peer: the probe running for it
@@ -111,10 +116,13 @@ class _Driver:
             elif isinstance(action, RosterChanged):
                 if self.on_roster is not None:
                     self.on_roster(action)
+            elif isinstance(action, Signing):
+                if self.on_signing is not None:  # (if it fails, so does the lobby, saying so: nothing was sent)
+                    self.on_signing(action)
             elif isinstance(action, Started):
                 self.result = action.result
 
-    async def run(self, lobby: HostLobby | GuestLobby) -> LobbyResult:
+    async def run(self, lobby: Lobby) -> LobbyResult:
         """Feed mesh events to `lobby` until it has started; what it awaits and is overdue
         (`_waits`: a guest's links, `MESH_WAIT` seconds; a guest's links report to the
         host, `REPORT_WAIT` seconds) is reported to it (§6.6), as are its probes' answers.
@@ -136,7 +144,7 @@ class _Driver:
         assert self.result is not None
         return self.result
 
-    async def _run(self, lobby: HostLobby | GuestLobby) -> None:
+    async def _run(self, lobby: Lobby) -> None:
         # since when each thing is awaited, and the roster version on which the lobby was told
         # it is overdue: a peer (a guest awaits its dial, the host a report taken back), or
         # (a guest, a roster version) the host awaits its links report on
@@ -234,7 +242,7 @@ class _Driver:
                     return
                 at = trio.current_time() + PROBE_EVERY
 
-    def _take(self, lobby: HostLobby | GuestLobby, event: MeshEvent) -> None:
+    def _take(self, lobby: Lobby, event: MeshEvent) -> None:
         if isinstance(event, Received):
             self.heard[event.peer] = trio.current_time()
             if event.type == "lobby.beat":
@@ -267,7 +275,7 @@ class _Driver:
             self.apply(lobby.on_link_up(event.peer))  # (a guest tells the host once it holds every link, §6.6)
             self.backlog.append(event)
 
-    def _refuse(self, lobby: HostLobby | GuestLobby, peer: bytes, error: ProtocolError) -> None:
+    def _refuse(self, lobby: Lobby, peer: bytes, error: ProtocolError) -> None:
         """`peer` broke the protocol: it is told so and its link closed (§4.6). Before the
         roster is signed, a guest that does so only loses its seat at the host (§6.5), and
         only its link at another guest (which reports it, §6.6): the others keep theirs.
@@ -297,6 +305,7 @@ async def host_table(
     rules: TableRules = DEFAULT_RULES,
     start: trio.Event | trio.abc.ReceiveChannel[object] | None = None,
     on_roster: RosterCallback | None = None,
+    on_signing: SigningCallback | None = None,
     task_status: trio.TaskStatus[StartCall] = trio.TASK_STATUS_IGNORED,
 ) -> LobbyResult:
     """Host a table on `mesh` until it is full (or the host asks to start with ≥ 2
@@ -304,7 +313,8 @@ async def host_table(
     event), or by each value that comes on it (a channel: the call may be made again
     once the lobby forgot it, all the players the host would have started with having
     left, §6.6). With ``nursery.start`` it reports readiness once the front door is
-    open, with the host's start call itself."""
+    open, with the host's start call itself. `on_signing` writes this seat's journal
+    before its signature of the roster goes out (§11.3)."""
     table_nonce = secrets.token_bytes(32)
     mesh.set_table(table_nonce)
     if code:
@@ -315,7 +325,7 @@ async def host_table(
     else:
         lobby = HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port,
                           rules=rules)
-    driver = _Driver(mesh, on_roster)
+    driver = _Driver(mesh, on_roster, on_signing)
     wrong_codes: dict[str, tuple[int, float]] = {}  # address: (wrong codes in a row, when it may try again)
     code_turns: dict[str, trio.Lock] = {}  # address: its hellos with a code are checked one at a time
 
@@ -406,18 +416,20 @@ async def join_table(
     expect_host: bytes | str | None = None,
     on_host: Callable[[Certificate], None] | None = None,
     on_roster: RosterCallback | None = None,
+    on_signing: SigningCallback | None = None,
 ) -> LobbyResult:
     """Join the table hosted at the first reachable of `addresses` and run the lobby
     until the game starts. `mesh` must hold incoming links (``hold_incoming=True``).
     `expect_host` pins the host (a peer id or short form); without it the host's
-    certificate is trusted on first use and reported through `on_host`."""
+    certificate is trusted on first use and reported through `on_host`. `on_signing`
+    as for `host_table`."""
     stream, address = await _open_front_door(addresses, expect_host, mesh)
     host = stream.peer_cert
     if on_host is not None:
         on_host(host)
     framed = FramedStream(stream.tls, mesh.schemas, limits=mesh.limits, label=host.short)
     guest = GuestLobby(mesh.identity, name=name, port=mesh.port, nonce=secrets.token_bytes(32), code=code, expect_host=expect_host)
-    driver = _Driver(mesh, on_roster)
+    driver = _Driver(mesh, on_roster, on_signing)
     try:
         with trio.fail_after(HELLO_TIMEOUT):
             offer = await framed.expect("lobby.offer")
@@ -440,6 +452,16 @@ async def join_table(
     return await driver.run(guest)
 
 
+async def sign_again(mesh: Mesh, canonical: bytes) -> LobbyResult:
+    """A seat stopped while the roster R was being signed takes its seat back (§11.3):
+    with every member pinned on `mesh` (and dialled where an address is known), it
+    gathers every member's signature of R again, as a lobby does while signing, and
+    returns the started game. A member that is gone, or whose lobby failed
+    (``lobby.fail``), or `SIGN_WAIT` seconds without every signature, ends it with a
+    `ProtocolError`."""
+    return await _Driver(mesh, None).run(SigningAgain(mesh.identity, canonical))
+
+
 def links_settled(backlog: Sequence[MeshEvent]) -> list[MeshEvent]:
     """The events kept for the game, with of each peer's link events only the last, where
     it stands: a link that dropped while the roster was signed and came back (§6.6) is up
@@ -452,7 +474,7 @@ def links_settled(backlog: Sequence[MeshEvent]) -> list[MeshEvent]:
 _Awaited = bytes | tuple[bytes, int]
 
 
-def _waits(lobby: HostLobby | GuestLobby, version: int) -> dict[_Awaited, float]:
+def _waits(lobby: Lobby, version: int) -> dict[_Awaited, float]:
     """What `lobby` awaits, and how long each may take (§6.6): the peers of its
     `awaited()`, `MESH_WAIT` seconds each; and for the host, each guest it awaits a links
     report from on this roster `version`, `REPORT_WAIT` seconds."""
@@ -462,7 +484,7 @@ def _waits(lobby: HostLobby | GuestLobby, version: int) -> dict[_Awaited, float]
     return waits
 
 
-def _overdue(lobby: HostLobby | GuestLobby, key: _Awaited) -> list[Action]:
+def _overdue(lobby: Lobby, key: _Awaited) -> list[Action]:
     """Tell `lobby` what it awaited is overdue (`_waits`)."""
     if isinstance(key, tuple):
         assert isinstance(lobby, HostLobby)
@@ -470,7 +492,7 @@ def _overdue(lobby: HostLobby | GuestLobby, key: _Awaited) -> list[Action]:
     return lobby.on_overdue(key)
 
 
-def _version(lobby: HostLobby | GuestLobby) -> int:
+def _version(lobby: Lobby) -> int:
     """The roster version the lobby stands on (-1 before a guest's welcome)."""
     return lobby.roster.version if lobby.roster is not None else -1
 

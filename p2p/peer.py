@@ -51,7 +51,7 @@ from p2p.errors import ProtocolError
 from p2p.farewell import SEE_OFF_LIMIT, Farewell
 from p2p.identity import Identity, short_id
 from p2p.lobby import LobbyResult
-from p2p.journal import Journal, JournalContents, journal_path
+from p2p.journal import Journal, JournalContents, SeatJournal, open_seat_journal
 from p2p.log import FairnessLog, LogContents, header_for
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
@@ -159,11 +159,15 @@ class TablePeer(SessionRecord):
         pace: Pace = FULL_SPEED,
         on_line: Callable[[Line], None] | None = None,
         journal_dir: Path | None = None,
+        seated: SeatJournal | None = None,
         resume: Resumption | None = None,
         grace: float = GRACE,
         slot_label: Callable[[int], str] = str,
     ) -> None:
-        """`slot_label` names a penalty slot in the table log's lines (a screen: its key)."""
+        """`seated`: this seat's journal, written as it signed the roster (else one is
+        written in `journal_dir` now, if given); `resume`: a seat taken back after its
+        game began (§11.3). `slot_label` names a penalty slot in the table log's lines (a
+        screen: its key)."""
         SessionRecord.__init__(self, log_path=str(log_path))
         self._on_line: Callable[[Line], None] | None = None  # (set after a replay: its lines were printed before)
         self._narrator = Narrator(tuple(m.name for m in lobby_result.roster.members), lobby_result.seat,
@@ -187,19 +191,24 @@ class TablePeer(SessionRecord):
         # (a resumed peer: the seats it lost, told once all are reached; () until it begins)
         self._reconnecting: tuple[int, ...] | None = () if resume is not None else None
         if resume is None:
-            secrets = SeatSecrets.draw(os.urandom)
+            if seated is None and journal_dir is not None:  # (no journal written at signing: written now)
+                seated = open_seat_journal(
+                    journal_dir, game=self.game_id, roster=lobby_result.canonical, seat=self._me, log=log_path,
+                    port=mesh.port, addresses=[m.address for m in roster.members], grace=grace,
+                )
+            secrets = SeatSecrets(seated.seed) if seated is not None else SeatSecrets.draw(os.urandom)
             self.orderer = Orderer(seats=seats, me=self._me, game=self.game_id, sign=self._sign)
             self.machine = TableMachine(game_id=self.game_id, seats=seats, rules=roster.rules, me=self._me, secrets=secrets)
-            self.log = FairnessLog.create(log_path, header_for(lobby_result.canonical, lobby_result.signatures, self._me))
             try:
-                self.journal = None if journal_dir is None else Journal.create(
-                    journal_path(journal_dir, self.game_id), game=self.game_id, seat=self._me, seed=secrets.seed,
-                    log=log_path.resolve(), port=mesh.port, addresses=[m.address for m in roster.members],
-                    grace=grace,
-                )
-            except OSError as exc:  # no journal, no seat (§11.3): the log says why it ends here
-                self.log.close(f"this seat's journal could not be written ({exc.strerror or exc})")
+                self.log = FairnessLog.create(log_path, header_for(lobby_result.canonical, lobby_result.signatures, self._me))
+            except BaseException:  # no log, no seat (§10.1): nothing to resume either
+                if seated is not None:
+                    seated.abandon_untaken()
                 raise
+            self.journal = None
+            if seated is not None:
+                self.journal, seated.taken = seated.journal, True
+                self._dials_all = seated.dials_all
             replayed: list[Step] = []
             self._replayed_end: Step | None = None
         else:

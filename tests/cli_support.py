@@ -16,11 +16,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def bandit(*args: str, netns: str | None = None, stdin: int = subprocess.DEVNULL,
-           env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+           env: dict[str, str] | None = None, program: tuple[str, ...] = ("cli",)) -> subprocess.Popen[str]:
     """`bandit-lan ARGS` as a process whose output is read (`read_until`); its input is
     nothing, or the file descriptor `stdin` (a pty's, to be a terminal); `env` adds to
-    its environment."""
-    cmd = [sys.executable, "-m", "cli", *args]
+    its environment; `program`: the module run, and its own arguments (a test double)."""
+    cmd = [sys.executable, "-m", *program, *args]
     if netns is not None:
         cmd = ["ip", "netns", "exec", netns, *cmd]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", **(env or {})}
@@ -79,7 +79,7 @@ def stopped_journal(state: Path, game: int, ago: float, *others: tuple[str, int]
     before now; `others`: the other seats' addresses."""
     path = journal_path(state, bytes([game]) * 32)
     Journal.create(path, game=bytes([game]) * 32, seat=0, seed=bytes(32), log=state / f"{game}.bandit-log", port=4000,
-                   addresses=[None, *others]).close(finished=False)
+                   addresses=[None, *others], roster=b"R").close(finished=False)
     at = time.time() - ago
     os.utime(path, (at, at))
     return path

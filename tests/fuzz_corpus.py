@@ -24,7 +24,7 @@ from typing import Any
 from p2p import lobby
 from p2p.discovery import TableAd
 from p2p.identity import Identity
-from p2p.lobby import Broadcast, GuestLobby, HostLobby, SendTo
+from p2p.lobby import Broadcast, GuestLobby, HostLobby, SendTo, SigningAgain
 from p2p.log import FairnessLog, header_for
 from p2p.order import Orderer
 from p2p.peer import table_schemas
@@ -267,10 +267,12 @@ HOST_ADDRESS = ("10.0.0.1", 4000)
 
 @dataclass
 class LobbyWorld:
-    """The host and the seat-1 guest, as the fuzzer drives them."""
+    """The host and the seat-1 guest, as the fuzzer drives them; and, once the roster is
+    being signed, the seat-2 guest taken back after its process stopped (§11.3)."""
 
     host: HostLobby
     guest: GuestLobby
+    again: SigningAgain | None = None
 
 
 @dataclass(frozen=True)
@@ -288,9 +290,9 @@ class Lobby:
 
 # Steps: [handler, sender seat, message]; the handlers a lobby runner calls (§6).
 HOST_HELLO, HOST_MESSAGE, GUEST_OFFER, GUEST_REPLY, GUEST_MESSAGE, HOST_LOST, GUEST_LOST, HOST_START, GUEST_UP, \
-    GUEST_OVERDUE, HOST_UP, GUEST_PROBE = range(12)
+    GUEST_OVERDUE, HOST_UP, GUEST_PROBE, AGAIN_MESSAGE, AGAIN_LOST, AGAIN_UP = range(15)
 RESIGN = 16  # added to a handler: the sender signs the (mutated) message afresh; (HOST_LOST, GUEST_LOST) the link
-#              dropped; (GUEST_PROBE) the host's table answered
+#              dropped; (GUEST_PROBE) the host's table answered; (AGAIN_LOST) the link dropped
 
 
 def lobby_identities() -> tuple[Identity, ...]:
@@ -312,6 +314,7 @@ def lobby_run() -> Lobby:
     ids = lobby_identities()
     freezer = Freezer({f"identity {i}": ident for i, ident in enumerate(ids)})
     points: list[Point] = []
+    taken_back: list[Point] = []  # (after every other point: the seeds name those by index)
     messages: list[dict[str, Any]] = []
 
     def save(label: str, world: LobbyWorld, *following: bytes) -> None:
@@ -356,9 +359,12 @@ def lobby_run() -> Lobby:
         sign2 = next(a.message for a in g2.on_message(ids[0].peer_id, start) if isinstance(a, Broadcast))
         save(f"{tag}: signatures on their way", LobbyWorld(host, g1), step(GUEST_MESSAGE, 2, sign2),
              step(HOST_MESSAGE, 1, sign1), step(HOST_MESSAGE, 2, sign2))
+        again = SigningAgain(ids[2], start["roster"])  # (Cy stopped once his signature was out: taken back)
+        taken_back.append(Point(f"{tag}: a seat signs again", freezer.freeze(LobbyWorld(host, g1, again)), 0.0, (
+            step(AGAIN_UP, 1), step(AGAIN_MESSAGE, 1, sign1), step(AGAIN_MESSAGE, 0, start), step(AGAIN_LOST | RESIGN, 1))))
         messages += [offer1, hello1, welcome1, refuse, offer2, hello2, welcome2, update, start, sign1, sign2,
                      ready1, ready2, ready1b]
-    return Lobby(ids, tuple(points), tuple(messages), freezer)
+    return Lobby(ids, tuple(points + taken_back), tuple(messages), freezer)
 
 
 # -- frames, files and records -----------------------------------------------------------

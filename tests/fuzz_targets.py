@@ -325,7 +325,8 @@ class TableTarget:
 
 # -- lobby: the front door and the roster (§6) -----------------------------------------------------
 
-MESSAGE_HANDLERS = {corpus.HOST_HELLO, corpus.HOST_MESSAGE, corpus.GUEST_OFFER, corpus.GUEST_REPLY, corpus.GUEST_MESSAGE}
+MESSAGE_HANDLERS = {corpus.HOST_HELLO, corpus.HOST_MESSAGE, corpus.GUEST_OFFER, corpus.GUEST_REPLY, corpus.GUEST_MESSAGE,
+                    corpus.AGAIN_MESSAGE}
 FRONT_DOOR_TYPES = {
     corpus.HOST_HELLO: {"lobby.hello"},
     corpus.GUEST_OFFER: {"lobby.offer"},
@@ -400,6 +401,14 @@ class LobbyTarget:
                 world.guest.on_link_up(peer)
             elif handler == corpus.GUEST_OVERDUE:
                 world.guest.on_overdue(peer)
+            elif handler in (corpus.AGAIN_MESSAGE, corpus.AGAIN_LOST, corpus.AGAIN_UP):
+                assert world.again is not None
+                if handler == corpus.AGAIN_MESSAGE:
+                    world.again.on_message(peer, message)
+                elif handler == corpus.AGAIN_LOST:  # (the resign bit: the link dropped, to be redialled)
+                    world.again.on_link_lost(peer, "lost the connection: reset", dropped=resign)
+                else:
+                    world.again.on_link_up(peer)
             else:
                 world.host.start()
         except ProtocolError as exc:
@@ -461,6 +470,8 @@ def _callable(world: corpus.LobbyWorld, handler: int, sender: int) -> bool:
         return guest.roster is not None
     if handler == corpus.HOST_START:
         return len(world.host.roster.members) >= MIN_SEATS
+    if handler in (corpus.AGAIN_MESSAGE, corpus.AGAIN_LOST, corpus.AGAIN_UP):
+        return world.again is not None and sender != 2
     return handler == corpus.HOST_HELLO
 
 

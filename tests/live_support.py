@@ -15,9 +15,11 @@ from pathlib import Path
 
 import trio
 
+from cli.game import SeatBook
 from engine import NormalBot
 from p2p.identity import Identity, load_or_create_identity
-from p2p.lobby import LobbyResult
+from p2p.journal import SeatJournal
+from p2p.lobby import LobbyResult, Signing
 from p2p.lobby_runner import StartCall, host_table, join_table
 from p2p.peer import FULL_SPEED, GameSummary, Pace, TablePeer, table_schemas
 from p2p.roster import TableRules
@@ -58,6 +60,13 @@ async def seat_live_lobby(root: Path, peers: int, stack: AsyncExitStack,
             nursery.start_soon(guest, i)
     assert all(result is not None for result in results)
     return LiveLobby(ids, meshes, results)  # type: ignore[arg-type]
+
+
+def journal_as_signed(book: SeatBook, result: LobbyResult) -> SeatJournal | None:
+    """The journal `book` writes as the seat signs `result`'s roster (§11.3), for a seat
+    whose lobby ran without one."""
+    book.sign(Signing(result.game_id, result.roster, result.canonical, result.seat))
+    return book.seated
 
 
 async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: Pace = FULL_SPEED,

@@ -22,7 +22,7 @@ from p2p.audit import audit
 from p2p.journal import read_journal, unfinished_journals
 from p2p.peer import TablePeer
 from tests.cli_support import bandit, finish, kill_all, read_until
-from tests.live_support import running, until
+from tests.live_support import journal_as_signed, running, until
 
 
 def free_port() -> int:
@@ -243,41 +243,39 @@ async def test_s11_3_a_full_disk_under_a_journal_removes_it_and_the_seat_leaves_
         assert result.ok and result.left is not None and result.left.seat == peers[2].me, (i, result.first_failure)
 
 
-@pytest.mark.parametrize("part", ["log", "journal"])
-async def test_s10_1_a_seat_whose_records_cannot_be_created_after_the_lobby_does_not_sit_down(
-        tmp_path: Path, part: str) -> None:
-    """The lobby checked that the log could be written; if its file (or the journal's)
-    still cannot be created when the game starts (the disk filled meanwhile), the seat
-    does not sit down: no traceback, the player is told why, its links say why, a log
-    already begun is closed with the reason, and the others end their game cleanly at
-    once, not after the grace period: a seat that said goodbye before its keys is gone
-    for good (§11.3)."""
+async def test_s10_1_a_seat_whose_log_cannot_be_created_after_the_lobby_does_not_sit_down(tmp_path: Path) -> None:
+    """The lobby checked that the log could be written; if its file still cannot be
+    created when the game starts (the disk filled meanwhile), the seat does not sit
+    down: no traceback, the player is told why, its links say why, its journal (written
+    as it signed) goes, and the others end their game cleanly at once, not after the
+    grace period: a seat that said goodbye before its keys is gone for good (§11.3). (A
+    journal that cannot be written as the seat signs ends the lobby: `test_lobby_live`.)"""
     import argparse
 
-    from cli.game import play_seat
-    from p2p.log import read_log
+    from cli.game import SeatBook, play_seat
     from p2p.peer import TablePeer
     from tests.live_support import seat_live_lobby
 
     blocker = tmp_path / "a file, not a folder"
     blocker.write_text("")
-    log_path = (blocker if part == "log" else tmp_path) / "seat3.bandit-log"
-    args = argparse.Namespace(headless=True, seed=2, json=True, grace=1.0,
-                              state_dir=blocker if part == "journal" else tmp_path / "state")
+    log_path = blocker / "seat3.bandit-log"
+    args = argparse.Namespace(headless=True, seed=2, json=True, grace=1.0, state_dir=tmp_path / "state", log=log_path,
+                              log_dir=None)
     async with AsyncExitStack() as stack:
         lobby = await seat_live_lobby(tmp_path, 3, stack)
         others = [TablePeer(lobby.meshes[i], lobby.results[i], lobby.ids[i], log_path=tmp_path / f"seat{i + 1}.bandit-log",
                             bot=NormalBot(), seed=i, grace=600.0) for i in (0, 1)]
         with trio.fail_after(30):
             async with running(others) as summaries:
-                mine = await play_seat(lobby.meshes[2], lobby.results[2], lobby.ids[2], args, log_path)
+                with SeatBook(lobby.meshes[2], args) as book:
+                    seated = journal_as_signed(book, lobby.results[2])
+                    assert len(unfinished_journals(tmp_path / "state", held=True)) == 1
+                    mine = await play_seat(lobby.meshes[2], lobby.results[2], lobby.ids[2], args, log_path,
+                                           seated=seated)
     assert not mine.finished and mine.rounds == 0
     assert "records could not be written here" in mine.why and "you did not sit down" in mine.why
-    if part == "log":
-        assert not log_path.exists() and f"({blocker}: " in mine.why
-    else:  # (the player is told which file failed: the journal beside the identity, not the log)
-        assert "journal could not be written" in (read_log(log_path).ended or "")
-        assert f"({blocker / 'games'}" in mine.why and str(log_path) not in mine.why, mine.why
+    assert not log_path.exists() and f"({blocker}: " in mine.why
+    assert unfinished_journals(tmp_path / "state", held=True) == []  # (no game: nothing to resume)
     for i in (0, 1):
         assert not summaries[i].finished and "left before the game began (its records could not be written" in " ".join(
             line.text for line in others[i]._lines), summaries[i].why
@@ -857,7 +855,7 @@ def test_11_3_a_seat_still_playing_is_not_offered_nor_resumed_by_a_second_proces
 
     path = tmp_path / "games" / "g.journal"
     journal = Journal.create(path, game=bytes(32), seat=0, seed=bytes(32), log=tmp_path / "g.log", port=4000,
-                             addresses=[None, ("127.0.0.1", 4001)])
+                             addresses=[None, ("127.0.0.1", 4001)], roster=b"R")
     with open(path, "ab") as torn:  # (a frame being written: a second process would cut it)
         torn.write(b"\x00\x00")
     before = path.stat()
@@ -886,7 +884,7 @@ def test_11_3_a_seat_is_not_resumed_after_its_machine_restarted(tmp_path: Path, 
     boot.write_text("first boot\n")
     path = tmp_path / "games" / "g.journal"
     journals.Journal.create(path, game=bytes(32), seat=0, seed=bytes(32), log=tmp_path / "g.log", port=4000,
-                            addresses=[None, ("127.0.0.1", 4001)]).close(finished=False)
+                            addresses=[None, ("127.0.0.1", 4001)], roster=b"R").close(finished=False)
     assert journals.read_journal(path).boot == "first boot"
     assert find_journal(tmp_path, None) == path and waiting_game(tmp_path, local=False) is not None
     boot.write_text("second boot\n")
@@ -928,8 +926,9 @@ async def test_11_3_a_fault_of_the_screen_leaves_the_seat_resumable(tmp_path: Pa
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(other.run)
                 with pytest.raises(Exception) as raised:  # (it may come wrapped in the nurseries' groups)
-                    await cli.game.play_seat(lobby.meshes[1], lobby.results[1], lobby.ids[1], args, log_path,
-                                             terminal=harness.terminal)
+                    with cli.game.SeatBook(lobby.meshes[1], args) as book:
+                        await cli.game.play_seat(lobby.meshes[1], lobby.results[1], lobby.ids[1], args, log_path,
+                                                 terminal=harness.terminal, seated=journal_as_signed(book, lobby.results[1]))
                 assert "RuntimeError('a fault of the screen')" in repr(raised.value)
                 nursery.cancel_scope.cancel()
     assert read_log(log_path).ended is None
@@ -1110,3 +1109,66 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         assert any(re.fullmatch(r"This program did not run for 1[45] s \(it was stopped, or the computer slept\); the "
                                 r"table.s clocks stood meanwhile\.", line.text) for line in me.lines), me.lines[-3:]
         await me.leave()
+
+
+@pytest.mark.parametrize("others", ["play-on", "gone"])
+def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_path: Path, others: str) -> None:
+    """carol's process dies once her roster signature is out, before she holds bob's (she
+    never reads it: `tests.deaf_signer`), while alice and bob, holding every signature,
+    begin the game. Before, her journal was written only as her game began: she could not
+    come back, and the others waited out their grace period for her. Now it is written as
+    she signs, and `join --resume` signs again, gathers the others' signatures from their
+    games, and the game is played to its end: every log audits, all agree. If the others
+    are gone too ("gone"), it says the game cannot begin for her, and the journal goes."""
+    from p2p.log import read_log
+
+    logs = tmp_path / "logs"
+    common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(logs))
+    host = bandit("host", "--table", "Porch", "--name", "alice", "--seats", "3", "--no-discovery", "--target", "40",
+                  "--state-dir", str(tmp_path / "a"), "--grace", "60", *common)
+    procs = [host]
+    try:
+        host_seen: list[str] = []
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", host_seen).group(1)
+        bob = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"), "--grace", "60",
+                     *common)
+        procs.append(bob)
+        read_until(host, r"2 of 3 seats taken", host_seen)  # (bob sits at seat 2: carol is deaf to him)
+        carol = bandit("join", "--peer", where, "--name", "carol", "--state-dir", str(tmp_path / "c"), *common,
+                       program=("tests.deaf_signer", "1"))
+        procs.append(carol)
+        bob_seen: list[str] = []
+        game = read_until(host, r"^game id ([0-9a-f]{64})", host_seen).group(1)
+        assert read_until(bob, r"^game id ([0-9a-f]{64})", bob_seen).group(1) == game
+        journals = unfinished_journals(tmp_path / "c", held=True)  # (carol holds it)
+        assert len(journals) == 1 and read_journal(journals[0]).game.hex() == game  # (written as she signed)
+        assert not read_journal(journals[0]).log.exists()  # (her game had not begun)
+        carol.send_signal(signal.SIGKILL)
+        carol.wait()
+        if others == "gone":
+            for p in (host, bob):
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+        again = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common)
+        procs.append(again)
+        if others == "gone":
+            rc, out = finish(again, [], 60)
+            assert rc == 1 and "cannot take your seat back: the game cannot begin for you (" in out, out
+            assert "Taking your seat back at game" in out, out
+            assert not unfinished_journals(tmp_path / "c")  # (it never will begin: nothing to resume)
+            return
+        results = [finish(p, seen, 240) for p, seen in ((host, host_seen), (bob, bob_seen), (again, []))]
+    finally:
+        kill_all(procs)
+    for rc, out in results:
+        assert rc == 0, out
+    assert "Taking your seat back at game" in results[2][1], results[2][1]
+    paths = [Path(re.search(r"^Log: (\S+)", out, re.M).group(1)) for _, out in results]  # type: ignore[union-attr]
+    totals = set()
+    for path in paths:
+        result = audit(path)
+        assert result.ok and result.finished, result.first_failure
+        totals.add(tuple(sorted(result.totals.items())))
+    assert len(totals) == 1  # everybody computed the same game
+    assert not unfinished_journals(tmp_path / "c")
+    assert read_log(paths[2]).header.roster == read_log(paths[0]).header.roster

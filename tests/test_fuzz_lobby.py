@@ -84,7 +84,7 @@ def test_kept_valid_signatures_count_once_the_start_arrives() -> None:
     world = lob.thaw(lob.points[5].state)
     assert world.guest.on_message(lob.identities[2].peer_id, lob.messages[10]) == []
     actions = world.guest.on_message(lob.identities[0].peer_id, lob.messages[8])
-    assert [type(a).__name__ for a in actions] == ["Broadcast", "Started"]
+    assert [type(a).__name__ for a in actions] == ["Signing", "Broadcast", "Started"]
 
 
 def test_the_regressions_are_in_the_fuzz_corpus_paths() -> None:
@@ -105,10 +105,11 @@ def test_the_recorded_lobby_replays_from_every_saved_point() -> None:
     target = make_target("lobby")
     refused = [seed for seed in target.seeds() if target.run(seed) is REJECTED]
     # at both tables: the refusal of an identity already seated, a start before the roster
-    # update that showed the third seat (§6.6), the host leaving, and the host's table no
-    # longer answering a guest whose link to it dropped
-    assert len(refused) == 8
-    assert sorted(decode(decode(seed)[1][0])[2]["type"] for seed in refused) == ["lobby.refuse"] * 2 + ["lobby.start"] * 2 + ["none"] * 4
+    # update that showed the third seat (§6.6), the host leaving, the host's table no
+    # longer answering a guest whose link to it dropped, and a seat signing again whose
+    # dial of a member it lacks the signature of failed (§11.3)
+    assert len(refused) == 10
+    assert sorted(decode(decode(seed)[1][0])[2]["type"] for seed in refused) == ["lobby.refuse"] * 2 + ["lobby.start"] * 2 + ["none"] * 6
 
 
 @settings(SLOW_OK, max_examples=200)

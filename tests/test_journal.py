@@ -13,7 +13,7 @@ from p2p.signing import SignedMessage
 def test_11_3_the_journal_reads_back_and_ignores_a_torn_last_frame(tmp_path: Path) -> None:
     path = tmp_path / "g.journal"
     journal = Journal.create(path, game=bytes(32), seat=1, seed=bytes([7]) * 32, log=tmp_path / "g.log", port=4000,
-                             addresses=[("10.0.0.1", 4001), None])
+                             addresses=[("10.0.0.1", 4001), None], roster=b"R")
     for i in range(3):
         journal.sent(SignedMessage(bytes(32), {}, bytes([i]) * 10, bytes([i]) * 64))
     journal.close(finished=False)

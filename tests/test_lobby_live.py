@@ -963,3 +963,41 @@ async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_costs_nobody_th
     assert len({(s.game_id, tuple(s.totals.items())) for s in summaries.values()}) == 1
     for name in ("h", "bob", "carol"):
         assert audit(tmp_path / f"{name}.bandit-log").ok
+
+
+async def test_s10_1_a_seat_whose_journal_cannot_be_written_as_it_signs_ends_the_lobby_saying_why(
+        tmp_path: Path) -> None:
+    """carol's journal cannot be written as she signs the roster (§11.3: her state
+    directory is a file, or the disk is full). Her signature never goes out; her lobby
+    ends with the failed write, and every other lobby ends at once, told why (§6.6):
+    no game begins that she could not keep the records of."""
+    import argparse
+
+    from cli.game import SeatBook
+
+    blocker = tmp_path / "a file, not a folder"
+    blocker.write_text("")
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids) as (host, bob, carol):
+        book = SeatBook(carol, argparse.Namespace(state_dir=blocker, log=None, log_dir=tmp_path / "logs", grace=60.0))
+        ended: dict[str, BaseException | LobbyResult] = {}
+        play = partial(_lobby_ended, ended)
+
+        async def carol_joins() -> None:
+            with pytest.raises(OSError) as failed:
+                await join_table(carol, [(LOOPBACK, host.port)], name="carol", expect_host=host.me,
+                                 on_signing=book.sign)
+            ended["carol"] = failed.value
+
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Full disk", seats=3))
+                await trio.testing.wait_all_tasks_blocked()
+                nursery.start_soon(play, "bob", lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob",
+                                                                   expect_host=host.me))
+                await trio.testing.wait_all_tasks_blocked()
+                nursery.start_soon(carol_joins)
+    assert isinstance(ended["carol"], NotADirectoryError) and book.seated is None
+    for name in ("h", "bob"):
+        assert re.fullmatch(r"§6\.6: the game will not start: carol could not keep this game's records \(Not a "
+                            r"directory\) \(told by (carol|h)\)", str(ended[name])), ended[name]

@@ -10,9 +10,9 @@ from cli.lobby_common import explain
 from p2p.errors import JoinRefused, ProtocolError, StartFailed, TableClosed
 from p2p.lobby import (
     MESH_WAIT, REDIALS, SIGN_WAIT, WHY_LEN, Broadcast, GuestLobby, HostLobby, Left, Pin, Probe, Redial, RosterChanged,
-    SendTo, Started, fail_message, links_report,
+    SendTo, Signing, SigningAgain, Started, fail_message, links_report,
 )
-from p2p.roster import PROTOCOL_VERSION
+from p2p.roster import PROTOCOL_VERSION, game_id_of
 from transport_support import make_identities
 
 N = [bytes([i]) * 32 for i in range(1, 9)]
@@ -239,7 +239,7 @@ def test_s6_6_a_guest_tells_the_host_once_it_holds_every_link(tmp_path: Path) ->
     assert bob.on_link_up(ids[2].peer_id) == [SendTo(ids[0].peer_id, links_report(2))]
     assert host.on_message(ids[1].peer_id, links_report(1)) == []  # about an older roster: ignored
     linked(host, ids[1].peer_id, ids[2].peer_id)
-    assert host.start()[0].message["type"] == "lobby.start"
+    assert signed(host.start())["type"] == "lobby.start"
 
 
 def test_s6_6_a_member_a_guest_cannot_dial_leaves_not_the_table(tmp_path: Path) -> None:
@@ -266,7 +266,7 @@ def test_s6_6_a_member_a_guest_cannot_dial_leaves_not_the_table(tmp_path: Path) 
         SendTo(ids[0].peer_id, links_report(3))]  # every link of the new roster held: said at once
     assert [a.left for a in seen if isinstance(a, RosterChanged)] == [(Left("carol", "is no longer at the table"),)]
     linked(host, ids[1].peer_id)
-    assert host.start()[0].message["type"] == "lobby.start"
+    assert signed(host.start())["type"] == "lobby.start"
 
 
 
@@ -294,7 +294,7 @@ def test_s6_6_a_guest_that_never_reports_its_links_leaves_rather_than_hold_the_s
         (Left("carol", f"had to leave: {told['detail']}"),)]
     assert [m.name for m in host.roster.members] == ["alice", "bob"] and host.unreported() == {bob_id}
     started = acts(linked(host, bob_id))  # (on the new roster)
-    assert started[0].message["type"] == "lobby.start" and host.unreported() == frozenset()
+    assert signed(started)["type"] == "lobby.start" and host.unreported() == frozenset()
 
     ids, host, bob, carol = seat_three(tmp_path / "not awaited")
     bob_id, carol_id = ids[1].peer_id, ids[2].peer_id
@@ -642,9 +642,8 @@ def test_s6_6_a_signature_from_a_member_who_left_before_the_start_is_forgotten(t
     update = next(a.message for a in actions if isinstance(a, SendTo) and a.peer == ids[1].peer_id)
     bob.on_message(ids[0].peer_id, update)
     linked(host, ids[1].peer_id)
-    start = host.start()[0].message
-    signed = bob.on_message(ids[0].peer_id, start)
-    sign = next(a for a in signed if isinstance(a, Broadcast)).message
+    start = signed(host.start())
+    sign = signed(bob.on_message(ids[0].peer_id, start))
     assert sign["type"] == "lobby.sign"
     assert isinstance(host.on_message(ids[1].peer_id, sign)[0], Started)
 
@@ -707,7 +706,7 @@ def test_s6_6_a_report_naming_a_guest_the_host_redials_waits_for_that_redial(tmp
             host.on_message(bob_id, links_report(2))  # carol dialled him again: he holds every link after all
             assert host.awaited() == frozenset() and host.on_overdue(bob_id) == []
             assert [m.name for m in host.roster.members] == ["alice", "bob", "carol"]
-            assert host.start()[0].message["type"] == "lobby.start"
+            assert signed(host.start())["type"] == "lobby.start"
 
 
 def test_s6_6_two_held_reports_that_stand_cost_one_seat_each_at_most(tmp_path: Path) -> None:
@@ -940,3 +939,91 @@ def test_s6_6_the_game_sends_the_same_signature_message_again(tmp_path: Path) ->
                *bob.on_message(ids[2].peer_id, carol_signs), *carol.on_message(ids[1].peer_id, bob_signs)]
     told = {r.result.seat: r.result.signed() for r in results if isinstance(r, Started)}
     assert told == {0: start, 1: bob_signs, 2: carol_signs}
+
+
+def test_s11_3_the_journal_is_written_before_each_signature_goes_out(tmp_path: Path) -> None:
+    """`Signing` comes before the message carrying this peer's signature of R, naming R,
+    its game id and the seat: a runner writes the seat's journal then (§11.3). A guest
+    told before the start that it failed writes nothing and signs nothing."""
+    ids, host, bob, carol, start = signing(tmp_path)
+    bob_acts = bob.on_message(ids[0].peer_id, start)
+    kinds = [type(a).__name__ for a in bob_acts]
+    assert kinds[:2] == ["Signing", "Broadcast"], kinds
+    seen = bob_acts[0]
+    assert (seen.canonical, seen.seat, seen.game_id) == (start["roster"], 1, game_id_of(start["roster"]))
+    assert [m.address for m in seen.roster.members][2] is not None  # (where bob dials carol: for his journal)
+    ids, host, bob, carol = seat_three(tmp_path / "host")
+    linked(host, ids[1].peer_id)
+    host_acts = [a for a in linked(host, ids[2].peer_id) + host.start() if isinstance(a, (Signing, Broadcast))]
+    assert [type(a).__name__ for a in host_acts] == ["Signing", "Broadcast"] and host_acts[0].seat == 0
+    ids, host, bob, carol, start = signing(tmp_path / "failed")
+    bob.on_message(ids[2].peer_id, fail_message(game_id_of(start["roster"]), "carol left"))
+    with pytest.raises(StartFailed):
+        bob.on_message(ids[0].peer_id, start)
+
+
+def signed_by_all(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """alice, bob and carol signed R; each one's signature message, by seat, and bob's result."""
+    ids, host, bob, carol, start = signing(tmp_path)
+    bob_signs = signed(bob.on_message(ids[0].peer_id, start))
+    carol_signs = signed(carol.on_message(ids[0].peer_id, start))
+    result = next(a for a in bob.on_message(ids[2].peer_id, carol_signs) if isinstance(a, Started)).result
+    return ids, [start, bob_signs, carol_signs], result
+
+
+def test_s11_3_a_seat_stopped_while_signing_signs_again_and_gathers_every_signature(tmp_path: Path) -> None:
+    """carol's process stopped once her signature was out, before she held bob's. Taken
+    back, she signs R again (the very signature: Ed25519 is deterministic), sends it on
+    each link that comes up, and starts once the others' signatures come again (their
+    games send them on each link that comes up): the same game as theirs."""
+    ids, messages, bobs = signed_by_all(tmp_path)
+    again = SigningAgain(ids[2], messages[0]["roster"])
+    assert again.signing and again.awaited() == frozenset()
+    assert again.on_link_up(ids[1].peer_id) == [SendTo(ids[1].peer_id, messages[2])]
+    assert again.on_message(ids[1].peer_id, messages[1]) == []
+    assert again.on_message(ids[1].peer_id, {"type": "lobby.links", "v": 1, "version": 2, "unreachable": []}) == []
+    assert again.on_message(ids[1].peer_id, messages[1]) == []  # (again: nothing new)
+    started = again.on_message(ids[0].peer_id, messages[0])
+    assert len(started) == 1 and isinstance(started[0], Started)
+    result = started[0].result
+    assert (result.game_id, result.canonical, result.signatures) == (bobs.game_id, bobs.canonical, bobs.signatures)
+    assert result.seat == 2 and result.signed() == messages[2]
+
+
+def test_s11_3_a_seat_signing_again_ends_when_a_member_it_needs_is_gone_or_the_start_failed(tmp_path: Path) -> None:
+    """Without a member's signature the game cannot begin here: a member that cannot be
+    reached, or leaves, ends it naming that member (§11.3); a link that drops once up is
+    dialled again. A member whose signature is held is the game's. A `lobby.fail` ends it
+    as in a lobby (§6.6); a start with another roster is a violation."""
+    ids, messages, _ = signed_by_all(tmp_path)
+    alice, bob = ids[0].peer_id, ids[1].peer_id
+    again = SigningAgain(ids[2], messages[0]["roster"])
+    with pytest.raises(ProtocolError, match=r"^§11.3: bob's signature of the roster is still due here, and bob lost "
+                                            r"the connection: could not connect"):
+        again.on_link_lost(bob, "lost the connection: could not connect: refused", dropped=True)
+    again = SigningAgain(ids[2], messages[0]["roster"])
+    again.on_link_up(bob)
+    assert again.on_link_lost(bob, "lost the connection", dropped=True) == [Redial(bob)]
+    again.on_message(alice, messages[0])
+    assert again.on_link_lost(alice, "left the table") == []  # (held: the game's)
+    with pytest.raises(ProtocolError, match="bob left the table"):
+        again.on_link_lost(bob, "left the table")
+    again = SigningAgain(ids[2], messages[0]["roster"])
+    with pytest.raises(StartFailed, match="told by alice"):
+        again.on_message(alice, fail_message(game_id_of(messages[0]["roster"]), "bob left"))
+    assert again.failure(StartFailed("alice", "bob left")) == fail_message(game_id_of(messages[0]["roster"]), "bob left")
+    with pytest.raises(ProtocolError, match="another roster"):
+        again.on_message(alice, dict(messages[0], roster=messages[0]["roster"] + b"\x00"))
+    with pytest.raises(ProtocolError, match="'lobby.start' while the roster is being signed"):
+        again.on_message(bob, messages[0])  # (only the host starts)
+    with pytest.raises(ProtocolError, match="bob's roster signature does not verify"):
+        again.on_message(bob, dict(messages[1], sig=bytes(64)))
+    with pytest.raises(ValueError):
+        SigningAgain(make_identities(tmp_path / "stranger", 1)[0], messages[0]["roster"])
+
+
+def test_s10_1_a_file_of_this_seat_that_cannot_be_written_is_no_network_error() -> None:
+    """A failed write of the seat's journal (as it signs) or log is said as such."""
+    assert explain(NotADirectoryError(20, "Not a directory", "/x/games")) == (
+        "this game's records could not be written here (/x/games: Not a directory), so you did not sit down (§10.1)")
+    assert explain(ConnectionRefusedError(111, "Connection refused")).startswith("connection refused")

@@ -213,7 +213,7 @@ def test_s11_3_the_grace_a_player_chose_reaches_the_bots_and_the_offer(tmp_path:
     assert command[command.index("--grace") + 1] == "600.0"
     path = tmp_path / "games" / "g.journal"
     Journal.create(path, game=bytes(32), seat=0, seed=bytes(32), log=tmp_path / "g.log", port=4000,
-                   addresses=[None, ("127.0.0.1", 4001)], grace=600.0).close(finished=False)
+                   addresses=[None, ("127.0.0.1", 4001)], roster=b"R", grace=600.0).close(finished=False)
     long_ago = time.time() - 300  # (past the default 120 s, within the 600 s chosen)
     os.utime(path, (long_ago, long_ago))
     waiting = waiting_game(tmp_path, local=True)

@@ -25,7 +25,7 @@ from p2p.errors import JoinRefused
 from p2p.groups import lone_exception_unwrapped
 from p2p.identity import Certificate
 from p2p.lobby import LobbyResult, RosterChanged
-from p2p.lobby_runner import StartCall, host_table, join_table
+from p2p.lobby_runner import SigningCallback, StartCall, host_table, join_table
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
 from cli.argtypes import split_address
@@ -93,10 +93,11 @@ async def host_lobby_screen(
     join_hint: str = "",
     on_roster: Callable[[RosterChanged], None] | None = None,
     warnings: Sequence[trio.abc.ReceiveChannel[str]] = (),
+    on_signing: SigningCallback | None = None,
 ) -> LobbyResult | None:
     """Host `table` on `mesh`, showing the roster as it fills; Enter starts early with at
     least two players (`host_table`'s start call), and again if all but the host left
-    meanwhile. `rules` and `on_roster` are passed
+    meanwhile. `rules`, `on_roster` and `on_signing` are passed
     through (the host command refreshes its advertisement with `on_roster`); what comes
     on each of `warnings` is shown as it comes (a bot that could not sit down, a table
     that could not be advertised). None if the host
@@ -127,7 +128,8 @@ async def host_lobby_screen(
             async def run_host(task_status: trio.TaskStatus[StartCall]) -> None:
                 nonlocal result
                 result = await host_table(mesh, name=name, table=table, seats=seats, code=code,
-                                          rules=rules or DEFAULT_RULES, on_roster=roster_changed, task_status=task_status)
+                                          rules=rules or DEFAULT_RULES, on_roster=roster_changed, on_signing=on_signing,
+                                          task_status=task_status)
                 screen.nudge()
 
             async def show_warnings(channel: trio.abc.ReceiveChannel[str]) -> None:
@@ -251,11 +253,12 @@ async def join_lobby_screen(
     expect_host: bytes | str | None = None,
     what: str = "the table",
     check: Callable[[RosterChanged], None] | None = None,
+    on_signing: SigningCallback | None = None,
 ) -> LobbyResult | None:
     """Join the table at `addresses` and wait, showing the roster, until the game starts.
     A missing or wrong table code is asked for on screen and the join retried. None if
     the player gave up. `check` sees each roster first (an exception it raises leaves
-    the lobby before anything is signed)."""
+    the lobby before anything is signed); `on_signing` is passed through to `join_table`."""
     screen = _Screen(terminal)
     me = mesh.identity.peer_id
     scene = JoinScene(what, "", (), 0, "connecting")
@@ -285,7 +288,7 @@ async def join_lobby_screen(
                 nonlocal result, refused
                 try:
                     result = await join_table(mesh, addresses, name=name, code=with_code, expect_host=expect_host,
-                                              on_host=on_host, on_roster=on_roster)
+                                              on_host=on_host, on_roster=on_roster, on_signing=on_signing)
                 except JoinRefused as exc:
                     if exc.code != "bad-code":
                         raise
