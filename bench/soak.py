@@ -252,7 +252,7 @@ def _seat_processes(folder: Path, names: list[str], procs: list[Any]) -> list[li
     one's output read so far."""
     logs, states = folder / "logs", [folder / name for name in names]
     host = bandit("host", "--table", "Soak", "--name", names[0], "--seats", str(len(names)), "--no-discovery",
-                  "--state-dir", str(states[0]), *_common(folder))
+                  "--state-dir", str(states[0]), "--grace", "60", *_common(folder))
     procs.append(host)
     seen: list[list[str]] = [[] for _ in names]
     where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen[0]).group(1)
@@ -262,7 +262,7 @@ def _seat_processes(folder: Path, names: list[str], procs: list[Any]) -> list[li
 
 
 def _common(folder: Path) -> tuple[str, ...]:
-    return ("--headless", "--bind", "127.0.0.1", "--log-dir", str(folder / "logs"), "--grace", "60")
+    return ("--headless", "--bind", "127.0.0.1", "--log-dir", str(folder / "logs"))
 
 
 def _at_a_random_moment(folder: Path, names: list[str], victim_seat: int, round_number: int, delay: float,

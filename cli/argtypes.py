@@ -12,7 +12,7 @@ from pathlib import Path
 from engine.errors import SkillsError
 from engine.game import MAX_TARGET
 from engine.skills import Skills, load_skills
-from p2p.roster import MAX_TURN_S, MIN_TURN_S
+from p2p.roster import DEFAULT_RULES, MAX_GRACE_S, MAX_TURN_S, MIN_GRACE_S, MIN_TURN_S
 
 
 def _whole(text: str, low: float, high: float, kind: str, limits: str) -> int:
@@ -44,6 +44,19 @@ def target(text: str) -> int:
 def turn_seconds(text: str) -> int:
     """A turn's timer (R5), as a table's rules allow it (§6.8)."""
     return _whole(text, MIN_TURN_S, MAX_TURN_S, "a number of seconds", f"a turn time ({MIN_TURN_S}-{MAX_TURN_S} s)")
+
+
+def grace_seconds(text: str) -> int:
+    """How long a table waits for a player away (§11.3), as a table's rules allow it (§6.8)."""
+    return _whole(text, MIN_GRACE_S, MAX_GRACE_S, "a number of seconds",
+                  f"a grace period ({MIN_GRACE_S}-{MAX_GRACE_S:,} s)")
+
+
+def add_grace_option(parser: argparse.ArgumentParser) -> None:
+    """`--grace S`: a rule of the table its host sets (§6.8), for every seat alike."""
+    parser.add_argument("--grace", type=grace_seconds, default=DEFAULT_RULES.grace_s, metavar="S",
+                        help="how long the table waits for a player whose link is lost before it ends the game "
+                             f"(default {DEFAULT_RULES.grace_s} s)")
 
 
 def split_address(text: str) -> tuple[str, int]:

@@ -25,7 +25,6 @@ import trio
 
 from cli.lobby_common import complain
 from p2p.groups import lone_exception_unwrapped
-from p2p.table.machine import GRACE
 
 BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve", "Fay")
 """One more than a table's bots can be, so one may give way to a player's own name."""
@@ -48,7 +47,6 @@ class BotTable:
     seed: int = 0
     code: str | None = None
     lobby_only: bool = False
-    grace: float = GRACE  # how long the bots wait for a player away (`--grace`, §11.3)
 
 
 @dataclass
@@ -141,7 +139,6 @@ def bot_command(i: int, name: str, table: BotTable) -> list[str]:
         sys.executable, "-m", "cli", "join", "--peer", f"{table.host}:{table.port}", "--fingerprint", table.fingerprint,
         "--name", name, "--bot", "--headless", "--quiet", "--seed", str(table.seed), "--bind", table.bind,
         "--state-dir", str(table.state_dir / "bots" / f"bot{i + 1}"), "--log-dir", str(table.log_dir), "--json",
-        "--grace", repr(table.grace),
         *(["--code", "-"] if table.code is not None else []), *(["--lobby-only"] if table.lobby_only else []),
     ]
 

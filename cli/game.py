@@ -15,7 +15,6 @@ from pathlib import Path
 
 import trio
 
-from cli.argtypes import seconds
 from cli.commands import audit_command
 from cli.lobby_common import at_a_terminal, complain, records_unwritable, say
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
@@ -23,7 +22,7 @@ from engine import NormalBot
 from p2p.identity import Identity, default_state_dir
 from p2p.journal import SeatJournal, forget_stale_journals, open_seat_journal
 from p2p.lobby import LobbyResult, Signing
-from p2p.peer import FULL_SPEED, GRACE, HUMAN_PACE, GameSummary, Resumption, TablePeer
+from p2p.peer import FULL_SPEED, HUMAN_PACE, GameSummary, Resumption, TablePeer
 from p2p.session import Line
 from p2p.transport import Mesh
 
@@ -45,8 +44,6 @@ def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True) 
     parser.add_argument("--seed", type=int, default=0, help="seed of the bots' decisions (never of the cryptography)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on the last line")
     parser.add_argument("--memory-aid", action="store_true", help="keep the cards you have seen on screen")
-    parser.add_argument("--grace", type=seconds, default=GRACE, metavar="S",
-                        help=f"how long the table waits for a player whose link is lost (default {GRACE:g} s)")
 
 
 def log_path_for(result: LobbyResult | Signing, state_dir: Path | None, explicit: Path | None, log_dir: Path | None = None) -> Path:
@@ -81,7 +78,7 @@ class SeatBook:
         self.seated = open_seat_journal(
             state_dir, game=signing.game_id, roster=signing.canonical, seat=signing.seat,
             log=seat_log_path(signing, self._args), port=self._mesh.port,
-            addresses=[m.address for m in signing.roster.members], grace=getattr(self._args, "grace", GRACE),
+            addresses=[m.address for m in signing.roster.members], grace=signing.roster.rules.grace_s,
         )
 
     def __enter__(self) -> SeatBook:
@@ -177,8 +174,7 @@ async def play_seat(
         peer = TablePeer(
             mesh, result, identity, log_path=log_path, bot=bot, seed=args.seed, pace=pace,
             on_line=None if (quiet or not headless) else print_line,
-            seated=seated, resume=resume,
-            grace=getattr(args, "grace", GRACE), slot_label=slot_label,
+            seated=seated, resume=resume, slot_label=slot_label,
         )
     except OSError as exc:  # the disk filled (say) since the lobby checked the log's place
         return await unrecorded(mesh, result, log_path, exc)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import trio
 
-from cli.argtypes import port, skills_file, target, turn_seconds
+from cli.argtypes import add_grace_option, port, skills_file, target, turn_seconds
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
     lobby_schemas, player_name, print_result, roster_progress, say,
@@ -31,7 +31,6 @@ from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
 from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules, name_key
-from p2p.table.machine import GRACE
 from p2p.transport import open_mesh
 
 
@@ -47,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS")
     p.add_argument("--target", type=target, default=100, help="end the game when a total reaches this (default 100)")
     p.add_argument("--turn-seconds", type=turn_seconds, default=60, help="turn timer in seconds (default 60)")
+    add_grace_option(p)
     p.add_argument("--skills", type=skills_file, metavar="FILE", help="your own skills table (TOML), as in engine/skills.toml")
     p.add_argument("--bots", type=int, default=0, metavar="N",
                    help="fill N seats with bots, each a peer of its own on this machine as in `play` (default 0)")
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         rules = TableRules(target=args.target, turn_s=args.turn_seconds,
-                           skills_text=args.skills.text if args.skills else "")
+                           skills_text=args.skills.text if args.skills else "", grace_s=args.grace)
         rules.skills.check_players(args.seats)  # the deck must deal to a full table (R4)
     except (ProtocolError, SkillsError) as exc:
         complain(f"these table rules cannot be played: {exc}")
@@ -207,7 +207,7 @@ def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> Bot
     state_dir = args.state_dir or default_state_dir()
     log_dir = args.log.parent if args.log is not None else log_folder(args.state_dir, args.log_dir)
     return BotTable(host, port, identity.peer_id.hex(), args.bind, state_dir, log_dir, args.seed, args.code,
-                    args.lobby_only, getattr(args, "grace", GRACE))
+                    args.lobby_only)
 
 
 async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None,  # type: ignore[no-untyped-def]

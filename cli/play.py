@@ -12,7 +12,7 @@ import argparse
 from functools import partial
 from pathlib import Path
 
-from cli.argtypes import target
+from cli.argtypes import add_grace_option, target
 from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
 from cli.game import SeatBook, add_game_options, bot_without_a_terminal, log_unwritable, play_seat, report, seat_log_path
 from cli.lobby_common import add_identity_options, complain, load_identity, player_name, say
@@ -31,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                           "(its own process, keys, TLS links and fairness log).")
     p.add_argument("--bots", type=int, default=3, help=f"number of bot opponents, 1-{MAX_SEATS - 1} (default 3)")
     p.add_argument("--target", type=target, default=100, help="end the game when a total reaches this (default 100)")
+    add_grace_option(p)
     p.add_argument("--log-dir", type=Path, metavar="DIR", help="where to write every seat's log (default: your data directory)")
     add_identity_options(p, state_help="where your identity and the bots' live")
     p.add_argument("--resume", action="store_true",
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         complain(f"--bots must be between 1 and {MAX_SEATS - 1}")
         return 2
     bot_without_a_terminal(args)
-    rules = TableRules(target=args.target)  # (in range: `argtypes.target`)
+    rules = TableRules(target=args.target, grace_s=args.grace)  # (in range: `argtypes.target`, `grace_seconds`)
     try:
         identity = load_identity(args)
     except IdentityError as exc:
@@ -68,8 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0) as mesh:
-            table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed,
-                             grace=args.grace)
+            table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed)
             async with bot_seats(bot_names, table, every_bot_needed=True) as bots:
                 if not args.json and args.headless:
                     say(f"Seating you and {args.bots} bots at a table on 127.0.0.1 (game to {args.target})...")

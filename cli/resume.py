@@ -278,9 +278,9 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         else:
             say(f"Taking your seat back at game {game_id_of(canonical)[:6].hex()} as {me}: this program stopped "
                 "as the players were signing the seating, before the game began ...")
-        if age >= jc.grace:  # (the others' --grace may be longer: it tries)
-            say(f"It stopped {_ago(age)} ago: the others may have ended it, as they wait for a player "
-                f"away only {_ago(jc.grace)} unless they chose a longer --grace.")
+        if age >= jc.grace:  # (the journal's age is that of its last mark of life: it tries)
+            say(f"It stopped {_ago(age)} ago, and the table waits for a player away only {_ago(jc.grace)}: "
+                "the others have likely ended it. Trying anyway.")
     async with AsyncExitStack() as stack:
         try:
             mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=jc.port))

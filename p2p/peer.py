@@ -161,19 +161,21 @@ class TablePeer(SessionRecord):
         journal_dir: Path | None = None,
         seated: SeatJournal | None = None,
         resume: Resumption | None = None,
-        grace: float = GRACE,
+        grace: float | None = None,
         slot_label: Callable[[int], str] = str,
     ) -> None:
         """`seated`: this seat's journal, written as it signed the roster (else one is
         written in `journal_dir` now, if given); `resume`: a seat taken back after its
-        game began (§11.3). `slot_label` names a penalty slot in the table log's lines (a
-        screen: its key)."""
+        game began (§11.3). `grace`: how long this seat waits for a seat away, if not the
+        table's rule (`grace_s`, §6.8; tests shorten it). `slot_label` names a penalty
+        slot in the table log's lines (a screen: its key)."""
         SessionRecord.__init__(self, log_path=str(log_path))
         self._on_line: Callable[[Line], None] | None = None  # (set after a replay: its lines were printed before)
         self._narrator = Narrator(tuple(m.name for m in lobby_result.roster.members), lobby_result.seat,
                                   slot_label=slot_label)
         self._game_over: GameEnded | None = None  # told once the last round's scores stand
         roster = lobby_result.roster
+        grace = float(roster.rules.grace_s) if grace is None else grace
         self.mesh = mesh
         self.identity = identity
         self.roster = roster

@@ -34,7 +34,7 @@ from engine.game import MAX_TARGET
 
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, Identity
-from p2p.schema import NONCE, Bin, Int, ListOf, Message, Record, Schemas, Str
+from p2p.schema import NONCE, Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
 from p2p.wire import decode, encode
 
 PROTOCOL_VERSION = 3
@@ -48,20 +48,25 @@ CERT = Bin(min_len=1, max_len=4096)
 
 MAX_SKILLS_TEXT = 4096
 MIN_TURN_S, MAX_TURN_S = 5, 3600  # a turn's timer, in seconds (R5, §6.8)
+MIN_GRACE_S, MAX_GRACE_S = 10, 86400  # how long the table waits for a seat away, in seconds (§11.3, §6.8)
+DEFAULT_GRACE_S = 120
 WIRE_RULES = Record(
-    {"target": Int(1, MAX_TARGET), "turn_s": Int(MIN_TURN_S, MAX_TURN_S), "peek_s": Int(1, 3600), "skills": Str(max_len=MAX_SKILLS_TEXT)}
+    {"target": Int(1, MAX_TARGET), "turn_s": Int(MIN_TURN_S, MAX_TURN_S), "peek_s": Int(1, 3600),
+     "skills": Str(max_len=MAX_SKILLS_TEXT), "grace_s": Optional(Int(MIN_GRACE_S, MAX_GRACE_S))}
 )
 
 
 @dataclass(frozen=True)
 class TableRules:
     """What every seat agrees to play by (§6.8): the R1 target, the R5 turn timer, the
-    R4.3 ready barrier and the skills table (TOML text; empty for the default, R2/R3)."""
+    R4.3 ready barrier, the skills table (TOML text; empty for the default, R2/R3), and
+    how long the table waits for a seat away before it ends the game (§11.3)."""
 
     target: int = 100
     turn_s: int = 60
     peek_s: int = 30
     skills_text: str = ""
+    grace_s: int = DEFAULT_GRACE_S
 
     def __post_init__(self) -> None:
         WIRE_RULES.check(self.to_wire(), "rules", "§6.8")
@@ -72,13 +77,17 @@ class TableRules:
         return load_skills(self.skills_text, "the table's skills") if self.skills_text else DEFAULT_SKILLS
 
     def to_wire(self) -> dict[str, Any]:
-        return {"target": self.target, "turn_s": self.turn_s, "peek_s": self.peek_s, "skills": self.skills_text}
+        wire = {"target": self.target, "turn_s": self.turn_s, "peek_s": self.peek_s, "skills": self.skills_text}
+        if self.grace_s != DEFAULT_GRACE_S:  # (absent at its default: the canonical R of such a table is as before)
+            wire["grace_s"] = self.grace_s
+        return wire
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> TableRules:
         """Rules received from a peer (schema-checked as WIRE_RULES); a bad skills table is a §6.8 error."""
         try:
-            return cls(data["target"], data["turn_s"], data["peek_s"], data["skills"])
+            return cls(data["target"], data["turn_s"], data["peek_s"], data["skills"],
+                       data.get("grace_s", DEFAULT_GRACE_S))
         except SkillsError as exc:
             raise ProtocolError("§6.8", f"the table's skills table is invalid: {exc}") from None
 
@@ -214,6 +223,8 @@ def parse_canonical(canonical: bytes) -> Roster:
         Member(m["seat"], m["name"], Certificate.from_der(m["cert"]), m["nonce"]) for m in data["members"]
     )
     rules = TableRules.from_wire(data["rules"])
+    if rules.to_wire() != data["rules"]:  # (a rule at its default is left out: `grace_s` 120, §6.8)
+        raise ProtocolError("§6.8", "the roster's rules are not in canonical form (grace_s 120 is left out)")
     check_seating(members, len(members), rules, "§6.6")
     return Roster(data["table"], data["table_nonce"], len(members), members, 0, rules)
 

@@ -47,10 +47,9 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
     procs = [host]
     try:
         where = read_until(host, r"on (127\.0\.0\.1:\d+)", []).group(1)
-        bob = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"),
-                     "--grace", "60", *common)
+        bob = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"), *common)
         carol = bandit("join", "--peer", where, "--name", "carol",
-                       "--state-dir", str(tmp_path / "c"), "--grace", "60", "--headless", "--bind", "127.0.0.1",
+                       "--state-dir", str(tmp_path / "c"), "--headless", "--bind", "127.0.0.1",
                        "--log-dir", str(logs))
         procs += [bob, carol]
         carol_seen: list[str] = []
@@ -62,7 +61,7 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
             blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # (the dead peer's links linger)
             blocker.bind(("127.0.0.1", read_journal(unfinished_journals(tmp_path / "c")[0]).port))
             blocker.listen()
-        else:  # as if the player came back long after: the others' --grace (60 s here) still holds
+        else:  # as if the player came back long after: the table's grace (60 s here) still holds
             at = time.time() - 600
             os.utime(unfinished_journals(tmp_path / "c")[0], (at, at))
         again = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common[:-1])
@@ -73,7 +72,8 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
         blocker.close()
     for rc, out in results:
         assert rc == 0, out
-    told = r"It stopped 10 min( \d+ s)? ago: the others may have ended it, as they wait for a player away only 1 min"  # (its --grace 60)
+    told = (r"It stopped 10 min( \d+ s)? ago, and the table waits for a player away only 1 min: the others have likely "
+            r"ended it")  # (the host's --grace 60: the table's rule)
     assert (re.search(told, results[1][1]) is None) is port_taken, results[1][1]
     assert last_json(results[0][1])["finished"]
     host_log, carol_log_path = (Path(re.search(r"^Log: (\S+)", out, re.M).group(1))  # type: ignore[union-attr]
@@ -259,7 +259,7 @@ async def test_s10_1_a_seat_whose_log_cannot_be_created_after_the_lobby_does_not
     blocker = tmp_path / "a file, not a folder"
     blocker.write_text("")
     log_path = blocker / "seat3.bandit-log"
-    args = argparse.Namespace(headless=True, seed=2, json=True, grace=1.0, state_dir=tmp_path / "state", log=log_path,
+    args = argparse.Namespace(headless=True, seed=2, json=True, state_dir=tmp_path / "state", log=log_path,
                               log_dir=None)
     async with AsyncExitStack() as stack:
         lobby = await seat_live_lobby(tmp_path, 3, stack)
@@ -915,7 +915,7 @@ async def test_11_3_a_fault_of_the_screen_leaves_the_seat_resumable(tmp_path: Pa
 
     monkeypatch.setattr(cli.tui, "run_client", broken_screen)  # (play_seat takes it from there)
     log_path = tmp_path / "seat2.bandit-log"
-    args = argparse.Namespace(headless=False, seed=2, json=True, grace=600.0, memory_aid=False,
+    args = argparse.Namespace(headless=False, seed=2, json=True, memory_aid=False,
                               state_dir=tmp_path / "state")
     harness = ScreenHarness()
     async with harness.open(), AsyncExitStack() as stack:
@@ -1130,8 +1130,7 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
     try:
         host_seen: list[str] = []
         where = read_until(host, r"on (127\.0\.0\.1:\d+)", host_seen).group(1)
-        bob = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"), "--grace", "60",
-                     *common)
+        bob = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"), *common)
         procs.append(bob)
         read_until(host, r"2 of 3 seats taken", host_seen)  # (bob sits at seat 2: carol is deaf to him)
         carol = bandit("join", "--peer", where, "--name", "carol", "--state-dir", str(tmp_path / "c"), *common,
@@ -1172,3 +1171,20 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
     assert len(totals) == 1  # everybody computed the same game
     assert not unfinished_journals(tmp_path / "c")
     assert read_log(paths[2]).header.roster == read_log(paths[0]).header.roster
+
+
+async def test_11_3_the_grace_period_is_the_table_s_rule_for_every_seat(tmp_path: Path) -> None:
+    """The host's `--grace` is a rule of the table (§6.8), inside R: every seat waits as
+    long for a seat away, so their countdowns of one absence agree (each seat's own
+    `--grace` let the first to run out end the game for all, on differing screens)."""
+    from p2p.roster import TableRules
+    from tests.live_support import seat_live_lobby
+
+    async with AsyncExitStack() as stack:
+        lobby = await seat_live_lobby(tmp_path, 3, stack, rules=TableRules(grace_s=45))
+        peers = [TablePeer(lobby.meshes[i], lobby.results[i], lobby.ids[i], log_path=tmp_path / f"seat{i + 1}.bandit-log",
+                           bot=NormalBot(), seed=i) for i in range(3)]
+        assert [(p.grace, p.machine.timers_stand) for p in peers] == [(45.0, 45.0)] * 3
+        assert {r.roster.rules.grace_s for r in lobby.results} == {45}
+        for p in peers:
+            p.log.close("not played")

@@ -979,7 +979,7 @@ async def test_s10_1_a_seat_whose_journal_cannot_be_written_as_it_signs_ends_the
     blocker.write_text("")
     ids = make_identities(tmp_path, 3)
     async with meshes(ids) as (host, bob, carol):
-        book = SeatBook(carol, argparse.Namespace(state_dir=blocker, log=None, log_dir=tmp_path / "logs", grace=60.0))
+        book = SeatBook(carol, argparse.Namespace(state_dir=blocker, log=None, log_dir=tmp_path / "logs"))
         ended: dict[str, BaseException | LobbyResult] = {}
         play = partial(_lobby_ended, ended)
 

@@ -21,8 +21,7 @@ def bobs_signing(tmp_path: Path) -> Signing:
 
 
 def args_for(tmp_path: Path, **more: object) -> argparse.Namespace:
-    return argparse.Namespace(**{"state_dir": tmp_path / "state", "log": None, "log_dir": tmp_path / "logs",
-                                 "grace": 90.0, **more})
+    return argparse.Namespace(**{"state_dir": tmp_path / "state", "log": None, "log_dir": tmp_path / "logs", **more})
 
 
 def test_11_3_the_journal_is_written_as_the_seat_signs_and_holds_what_a_resume_needs(tmp_path: Path) -> None:
@@ -32,7 +31,8 @@ def test_11_3_the_journal_is_written_as_the_seat_signs_and_holds_what_a_resume_n
         path = journal_path(args.state_dir, seen.game_id)
         assert in_use(path)  # (held while its seat plays: nobody else resumes it)
         kept = read_journal(path)
-        assert (kept.game, kept.seat, kept.roster, kept.port, kept.grace) == (seen.game_id, 1, seen.canonical, 4321, 90.0)
+        assert (kept.game, kept.seat, kept.roster, kept.port) == (seen.game_id, 1, seen.canonical, 4321)
+        assert kept.grace == seen.roster.rules.grace_s == 120  # (the table's rule, §6.8: not any seat's own)
         assert kept.addresses == [m.address for m in seen.roster.members] and kept.sent == []
         assert kept.log == seat_log_path(seen, args).resolve() and not kept.log.exists()
         assert book.seated is not None and book.seated.seed == kept.seed

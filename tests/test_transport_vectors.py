@@ -29,7 +29,7 @@ def ids(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def test_protocol_md_has_every_vector() -> None:
-    assert {"identity-a", "identity-b", "signed-message", "join", "roster"} <= set(VECTORS)
+    assert {"identity-a", "identity-b", "signed-message", "join", "roster", "rules"} <= set(VECTORS)
 
 
 def test_identity_vectors(ids) -> None:  # type: ignore[no-untyped-def]
@@ -87,3 +87,24 @@ def test_roster_vector(ids) -> None:  # type: ignore[no-untyped-def]
     assert not roster_signature_valid(a.certificate, r, h("roster", "roster_sig_b"))
     assert parse_canonical(r).members[1].name == "bob"
     assert parse_canonical(r).rules == roster.rules
+
+
+def test_rules_vector() -> None:
+    """§6.8: `grace_s` is in the rules only when it is not 120, so the R of a table that
+    keeps the default is what it was before the field existed; rules that carry 120 are
+    not canonical, and an R holding them is refused."""
+    from p2p.errors import ProtocolError
+    from p2p.wire import encode
+
+    v = VECTORS["rules"]
+    assert encode(TableRules().to_wire()) == bytes.fromhex(v["default"])
+    assert encode(TableRules(grace_s=300).to_wire()) == bytes.fromhex(v["grace_s_300"])
+    assert TableRules.from_wire(TableRules(grace_s=300).to_wire()) == TableRules(grace_s=300)
+    r = VECTORS["roster"]["roster"].replace(" ", "")
+    assert parse_canonical(bytes.fromhex(r)).rules.grace_s == 120
+    import msgpack
+
+    doc = msgpack.unpackb(bytes.fromhex(r), raw=False)
+    doc["rules"]["grace_s"] = 120
+    with pytest.raises(ProtocolError):
+        parse_canonical(encode(doc))

@@ -116,7 +116,7 @@ from p2p.deck.shuffle import Deck
 from p2p.errors import printable
 from p2p.identity import short_id
 from p2p.order import Delivered, message_hash
-from p2p.roster import TableRules
+from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.table.intake import judged_at_once
 from p2p.table.messages import intent_of, intent_payload
 from p2p.table.secrets import SeatSecrets
@@ -124,12 +124,12 @@ from p2p.table.secrets import SeatSecrets
 TIMEOUT_STAGGER: Final = 0.5
 """Seconds between the seats that claim an expired timer, starting with the seat it concerns."""
 
-GRACE: Final = 120.0
-"""Seconds a table waits for a missing peer before it ends the game (§11.3), unless the
-table's shell is given another. A turn's timer (or a round's ready barrier) stands for
-links that are down (§9.6) as long in all (`timers_stand`): an honest outage that long
-ends the game anyway, and a peer that reports a link down and up again over and over
-cannot stretch a turn past it."""
+GRACE: Final = float(DEFAULT_RULES.grace_s)
+"""Seconds a table waits for a missing peer before it ends the game (§11.3) by default:
+each table's rules say how long (`grace_s`, §6.8). A turn's timer (or a round's ready
+barrier) stands for links that are down (§9.6) as long in all (`timers_stand`): an
+honest outage that long ends the game anyway, and a peer that reports a link down and
+up again over and over cannot stretch a turn past it."""
 
 STALL_SECTIONS: Final = {
     "keys": "§9.2", "beacon": "§8.6", "shuffle": "§9.3", "shares": "§9.4", "opening": "§9.7", "done": "§9.8",
@@ -348,7 +348,7 @@ class TableMachine:
         self._turn_since: tuple[int, float] | None = None  # (turn, time it started here)
         self._peek_since: float | None = None
         self._stood = {"turn": 0.0, "peek": 0.0}  # how long the running timer has stood for links down
-        self.timers_stand = GRACE
+        self.timers_stand = float(rules.grace_s)
         self._claimed: set[tuple[str, int, int]] = set()  # timers this peer already claimed
         self._current: tuple[int, int] | None = None  # (seat, seq) of the message being processed
         self.stall_s = float(rules.turn_s) if stall_s is None else stall_s
