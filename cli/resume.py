@@ -21,22 +21,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from cli.game import play_seat
+import trio
+
+from cli.game import REJOIN_WAIT, play_seat
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
 from p2p.appendfile import FileInUse
 from p2p.identity import Identity, default_state_dir
-from p2p.errors import ProtocolError
+from p2p.errors import NotReached, ProtocolError
 from p2p.journal import (
     STILL_PLAYED, Journal, JournalContents, JournalError, SeatJournal, journal_age, read_journal, unfinished_journals,
 )
-from p2p.lobby import LobbyResult
+from p2p.lobby import LobbyResult, fail_message
 from p2p.lobby_runner import sign_again
 from p2p.log import FairnessLog, LogError, read_log
 from p2p.peer import GameSummary, Resumption
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
-from p2p.transport import Mesh, open_mesh
+from p2p.transport import LinkDown, LinkUp, Mesh, open_mesh
 
 
 def find_journal(state_dir: Path, log: Path | None, *, local: bool = False) -> Path | None:
@@ -77,8 +79,11 @@ class WaitingGame:
     over: str | None = None  # a game of `play` whose bots left it meanwhile: how it ended for them
 
     def words(self, local: bool) -> str:
-        others = "its bots wait" if local else "the other players wait"
-        return f"your last game stopped {_ago(self.age)} ago and {others} for you up to {_ago(self.contents.grace)}"
+        others = "its bots" if local else "the other players"
+        if not self.contents.began():  # (stopped as the seating was signed: nobody may be waiting, §11.3)
+            return (f"your last game stopped as it was about to begin, {_ago(self.age)} ago: {others} may have begun "
+                    f"it without you, and then wait for you up to {_ago(self.contents.grace)}")
+        return f"your last game stopped {_ago(self.age)} ago and {others} wait for you up to {_ago(self.contents.grace)}"
 
 
 def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> WaitingGame | None:
@@ -251,7 +256,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         journal.release(age)
         complain(f"cannot resume: that game ended for its bots while you were away ({over})")
         return 1
-    began = _began(jc)
+    began = jc.began()
     if began:
         try:
             log, contents = FairnessLog.reopen(jc.log)
@@ -267,7 +272,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         journal.release(age)
         complain("cannot resume: that game was played with another identity (use the same --state-dir)")
         return 1
-    if canonical != jc.roster:
+    if jc.roster and canonical != jc.roster:
         journal.release(age)
         complain("cannot resume: the log and the journal are of two different games")
         return 1
@@ -301,7 +306,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             if member.seat != jc.seat:
                 mesh.expect(member.cert, address, dial=not began and address is not None)
         if not began:
-            return await _sign_again_and_play(mesh, journal, jc, identity, args, terminal, unreachable)
+            return await _sign_again_and_play(mesh, journal, jc, identity, args, terminal, unreachable, age)
         result = LobbyResult(game_id_of(canonical), roster, canonical, signatures, jc.seat)
         try:
             return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
@@ -312,21 +317,24 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             return 1
 
 
-def _began(jc: JournalContents) -> bool:
-    """Whether the seat's game had begun when it stopped: its log was made when it held
-    every signature of the roster, and it sends nothing before (§11.3). A seat stopped
-    while the roster was being signed has a journal (written as it signed) and no log."""
-    return bool(jc.sent) or jc.log.exists() or jc.log.is_symlink()
-
-
 async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents, identity: Identity,
-                               args: argparse.Namespace, terminal: object | None, unreachable: bool) -> int | GameSummary:
+                               args: argparse.Namespace, terminal: object | None, unreachable: bool,
+                               age: float) -> int | GameSummary:
     """A seat stopped while the roster was being signed (§11.3): gather every member's
     signature again (`sign_again`), then play the game from its start, with the journal
-    written as the seat signed. If the game cannot begin (a member is gone, or said the
-    start failed), it never will: the journal goes."""
+    written as the seat signed. If the game cannot begin (a member left, or said the
+    start failed), it never will: the journal goes. If a member cannot be reached, it may
+    only be away: the journal stays, and a later `--resume` may try again."""
+    leave_first: str | None = getattr(args, "leave_first", None)
+    if leave_first is not None:
+        return await _leave_unbegun(mesh, journal, jc, leave_first)
     try:
-        result = await sign_again(mesh, jc.roster)
+        result = await sign_again(mesh, jc.roster, dials_all=unreachable)
+    except NotReached as exc:
+        journal.release(age)
+        complain(f"cannot take your seat back now: {exc.reason}. The others may have ended the game, or it never "
+                 "began; while they would still wait for you, --resume can try again.")
+        return 1
     except BaseException as exc:
         journal.abandon()
         if isinstance(exc, ProtocolError):
@@ -335,6 +343,27 @@ async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents
         raise
     return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
                            seated=SeatJournal(journal, jc.seed, dials_all=unreachable))
+
+
+async def _leave_unbegun(mesh: Mesh, journal: Journal, jc: JournalContents, reason: str) -> int:
+    """Leave a seat whose game never began here (its process stopped as the roster was
+    being signed), its player starting a new game instead: nothing is played to leave it.
+    Once its links are up (or after `REJOIN_WAIT`) it tells every member that it left
+    before the game began: a member still signing reads its ``lobby.fail`` (§6.6), a
+    game that waits for its keys its goodbye (§11.3), and each ends at once. Leaving by
+    the order instead (`leave`, §9.8) let a peer that ended at it say goodbye to another
+    that had not yet delivered it, and be blamed there as the one that left."""
+    waiting = set(mesh.peers())
+    with trio.move_on_after(REJOIN_WAIT):
+        while waiting:
+            event = await mesh.receive()
+            if isinstance(event, (LinkUp, LinkDown)):
+                waiting.discard(event.peer)
+    name = parse_canonical(jc.roster).members[jc.seat].name
+    mesh.broadcast(fail_message(game_id_of(jc.roster), f"{name} left before the game began ({reason})"))
+    journal.abandon()
+    await mesh.aclose(reason)
+    return 0
 
 
 def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None = None) -> int:

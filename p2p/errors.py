@@ -97,6 +97,12 @@ class StartFailed(ProtocolError):
         self.why = why
 
 
+class NotReached(ProtocolError):
+    """A seat taken back while the roster was being signed cannot reach a member whose
+    signature it lacks (§11.3): not known to be over (the member may be away for a
+    while), so the seat may try again."""
+
+
 class RemoteError(ProtocolError):
     """The other end reported a violation of ours in an ``error`` frame (§4.6)."""
 

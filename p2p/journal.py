@@ -53,12 +53,13 @@ JOURNAL_LIMITS = Limits(max_frame=2 << 20)
 SUFFIX = ".journal"
 
 ADDRESS = Tuple((Str(max_len=255), Int(0, 65535)))  # ["", 0]: not known
+SEAT_V2 = {  # (a journal written before version 3, as its game began: without R)
+    "game": Bin(size=32), "seat": Int(0, 15), "seed": Bin(size=32), "log": Str(max_len=4096),
+    "port": Int(0, 65535), "addresses": ListOf(ADDRESS, 2, 16), "boot": Str(max_len=64), "grace_ms": Int(0, 2**40),
+}
 SCHEMAS = Schemas(
-    Message("journal.seat", 3, "§11.3", {
-        "game": Bin(size=32), "seat": Int(0, 15), "seed": Bin(size=32), "log": Str(max_len=4096),
-        "port": Int(0, 65535), "addresses": ListOf(ADDRESS, 2, 16), "boot": Str(max_len=64),
-        "grace_ms": Int(0, 2**40), "roster": Bin(min_len=1, max_len=65536),
-    }),
+    Message("journal.seat", 2, "§11.3", SEAT_V2),
+    Message("journal.seat", 3, "§11.3", {**SEAT_V2, "roster": Bin(min_len=1, max_len=65536)}),
     Message("journal.sent", 1, "§11.3", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
 )
 
@@ -91,9 +92,15 @@ class JournalContents:
     addresses: list[tuple[str, int] | None]
     boot: str = ""  # the machine's boot when the seat sat down ("" not known)
     grace: float = GRACE  # how long this seat's table waits for a player away (its --grace)
-    roster: bytes = b""  # R, as this seat signed it (§6.6)
+    roster: bytes = b""  # R, as this seat signed it (§6.6); b"" in a journal of version 2, written as the game began
     sent: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig) in the order sent
     intact: int = 0
+
+    def began(self) -> bool:
+        """Whether the seat's game had begun when it stopped: its log is made when it
+        holds every signature of the roster, and it sends nothing before (§11.3). A seat
+        stopped while the roster was being signed has this journal and no log."""
+        return not self.roster or bool(self.sent) or self.log.exists() or self.log.is_symlink()
 
     def restarted(self, now_boot: str | None = None) -> bool:
         """Whether this machine restarted since the seat sat down: the journal's last
@@ -240,7 +247,7 @@ def read_journal(path: Path) -> JournalContents:
                 contents = JournalContents(
                     frame["game"], frame["seat"], frame["seed"], Path(frame["log"]), frame["port"],
                     [(a[0], a[1]) if a[0] else None for a in frame["addresses"]], frame["boot"],
-                    frame["grace_ms"] / 1000, frame["roster"],
+                    frame["grace_ms"] / 1000, frame.get("roster", b""),
                 )
             elif frame["type"] == "journal.sent":
                 contents.sent.append((frame["body"], frame["sig"]))

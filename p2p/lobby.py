@@ -59,7 +59,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
-from p2p.errors import JoinRefused, ProtocolError, StartFailed, TableClosed
+from p2p.errors import JoinRefused, NotReached, ProtocolError, StartFailed, TableClosed
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
@@ -963,6 +963,8 @@ class GuestLobby(_SignsRoster):
         # loss counts as any other until the roster it claims to sign is here, §6.6)
         host = peer == self.host.peer_id
         if host and not dropped:
+            if (kept := self._sigs.failed_early.get(peer)) is not None:  # (it said why as it left: §6.6)
+                raise StartFailed(self.roster.members[0].name, kept[1])
             if why == "left the table":
                 raise TableClosed(self.roster.members[0].name, self.host.short)
             raise ProtocolError("§6.5", f"the host ended this peer's link ({why})", self.host.short)
@@ -1005,10 +1007,12 @@ class SigningAgain(_SignsRoster):
     member's signature, which each member sends again over each link that comes up, from
     its lobby or from its game (§6.6). Its runner dials every member it knows an address
     for (a link dialled by either side serves the pair, §4.7), so a member that is gone
-    is known at once: its dial fails. Once it holds every signature its game begins,
-    where the others' began, or now for all."""
+    is known at once: its dial fails. Only one it must reach counts so (a higher seat, or
+    every seat when the others cannot dial it, `dials_all`): a lower seat dials it, and
+    the address this seat knows for it was never its to dial (§6.5). Once it holds every
+    signature its game begins, where the others' began, or now for all."""
 
-    def __init__(self, identity: Identity, canonical: bytes) -> None:
+    def __init__(self, identity: Identity, canonical: bytes, *, dials_all: bool = False) -> None:
         roster = parse_canonical(canonical)
         if roster.member(identity.peer_id) is None:
             raise ValueError("this identity has no seat in the roster")
@@ -1016,6 +1020,7 @@ class SigningAgain(_SignsRoster):
         self._sigs = _Signatures(identity)
         self._redials = _Redials()
         self._linked: set[bytes] = set()
+        self._dials_all = dials_all
         self._sigs.freeze(roster)
 
     def awaited(self) -> frozenset[bytes]:
@@ -1050,8 +1055,10 @@ class SigningAgain(_SignsRoster):
     def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
         """A member whose signature is held is the game's (it dials again, §11.3). One
         whose signature is still due is dialled again if its link dropped once it was up
-        (`REDIALS` times at most); if it left, broke the protocol, or cannot be reached at
-        all, the game cannot begin here: this seat cannot play without its signature."""
+        (`REDIALS` times at most), and awaited if it is a lower seat this seat's dial did
+        not reach (it dials this seat, `SIGN_WAIT` bounds the wait). One that left or broke
+        the protocol ends it: the game cannot begin here without its signature. So does
+        one this seat must reach and cannot (`NotReached`: it may only be away)."""
         member = self.roster.member(peer)
         if member is None:
             return []
@@ -1061,5 +1068,17 @@ class SigningAgain(_SignsRoster):
             return []
         if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
             return [Redial(peer)]
-        raise ProtocolError("§11.3", f"{member.name}'s signature of the roster is still due here, and {member.name} "
-                            f"{why}", member.cert.short)
+        if not dropped:
+            raise ProtocolError("§11.3", f"{member.name} {why}, and its signature of the roster is still due here",
+                                member.cert.short)
+        if not was_linked and member.seat < self._seat_in_r and not self._dials_all:
+            return []  # (it dials this seat, §6.5)
+        raise NotReached("§11.3", f"{member.name} cannot be reached ({why.removeprefix('lost the connection: ')})",
+                         member.cert.short)
+
+    def sign_overdue(self, waited: float = SIGN_WAIT) -> ProtocolError:
+        """The others' signatures did not all come within `waited` seconds: those members
+        were not reached (their lobbies or games send their signatures on every link)."""
+        missing = [m for m in self.roster.members if m.peer_id not in self._sigs.valid]
+        return NotReached("§11.3", f"{' and '.join(m.name for m in missing)} could not be reached within {waited:.0f} s",
+                          ", ".join(m.cert.short for m in missing))

@@ -84,6 +84,7 @@ class _Driver:
         self._unstarted: list[Probe] = []  # probes made before the lobby ran (at the welcome)
         self._probing: dict[bytes, trio.CancelScope] = {}  # peer: the probe running for it
         self._waiting: trio.CancelScope | None = None  # the wait for the next mesh event
+        self._fault: BaseException | None = None  # what failed in a call made outside `run` (`call`)
         self.heard: dict[bytes, float] = {}  # linked peer: when a frame last came from it
 
     def apply(self, actions: Sequence[Action]) -> None:
@@ -122,6 +123,17 @@ class _Driver:
             elif isinstance(action, Started):
                 self.result = action.result
 
+    def call(self, make: Callable[[], Sequence[Action]]) -> None:
+        """Make actions and apply them from outside `run`'s loop (the host's call to
+        start). What fails there (this seat's journal could not be written as it signs)
+        ends the lobby from within `run`, which tells every member why (§6.6)."""
+        try:
+            self.apply(make())
+        except Exception as exc:
+            self._fault = exc
+            if self._waiting is not None:
+                self._waiting.cancel()
+
     async def run(self, lobby: Lobby) -> LobbyResult:
         """Feed mesh events to `lobby` until it has started; what it awaits and is overdue
         (`_waits`: a guest's links, `MESH_WAIT` seconds; a guest's links report to the
@@ -158,6 +170,8 @@ class _Driver:
                 for probe in self._unstarted:
                     nursery.start_soon(self._probe, probe)
                 while self.result is None:
+                    if self._fault is not None:
+                        raise self._fault
                     now = trio.current_time()
                     if isinstance(lobby, GuestLobby):
                         while self._answers:
@@ -384,7 +398,7 @@ async def host_table(
         """The host's call: start with the players seated now, at least two, once they
         are linked (nothing if fewer, or if it already asked)."""
         if len(lobby.roster.members) >= MIN_SEATS and not lobby.starting:
-            driver.apply(lobby.start())
+            driver.call(lobby.start)
 
     if on_roster is not None:
         on_roster(RosterChanged(lobby.roster))
@@ -452,14 +466,15 @@ async def join_table(
     return await driver.run(guest)
 
 
-async def sign_again(mesh: Mesh, canonical: bytes) -> LobbyResult:
+async def sign_again(mesh: Mesh, canonical: bytes, *, dials_all: bool = False) -> LobbyResult:
     """A seat stopped while the roster R was being signed takes its seat back (§11.3):
     with every member pinned on `mesh` (and dialled where an address is known), it
     gathers every member's signature of R again, as a lobby does while signing, and
-    returns the started game. A member that is gone, or whose lobby failed
-    (``lobby.fail``), or `SIGN_WAIT` seconds without every signature, ends it with a
-    `ProtocolError`."""
-    return await _Driver(mesh, None).run(SigningAgain(mesh.identity, canonical))
+    returns the started game. A member that left, or whose lobby failed (``lobby.fail``),
+    ends it with a `ProtocolError`; one it must reach and cannot, or `SIGN_WAIT` seconds
+    without every signature, with `NotReached`. `dials_all`: the others cannot dial
+    this seat (its old port is taken)."""
+    return await _Driver(mesh, None).run(SigningAgain(mesh.identity, canonical, dials_all=dials_all))
 
 
 def links_settled(backlog: Sequence[MeshEvent]) -> list[MeshEvent]:

@@ -74,12 +74,16 @@ def one_game(results: list[tuple[int, str]]) -> str:
     return ids.pop()
 
 
-def stopped_journal(state: Path, game: int, ago: float, *others: tuple[str, int]) -> Path:
+def stopped_journal(state: Path, game: int, ago: float, *others: tuple[str, int], began: bool = True) -> Path:
     """A journal as a killed seat 0 leaves it in `state`, last marked alive `ago` seconds
-    before now; `others`: the other seats' addresses."""
+    before now; `others`: the other seats' addresses; `began`: its game had begun (its
+    log is there, if only as an empty file), else it stopped as the roster was signed."""
     path = journal_path(state, bytes([game]) * 32)
-    Journal.create(path, game=bytes([game]) * 32, seat=0, seed=bytes(32), log=state / f"{game}.bandit-log", port=4000,
+    log = state / f"{game}.bandit-log"
+    Journal.create(path, game=bytes([game]) * 32, seat=0, seed=bytes(32), log=log, port=4000,
                    addresses=[None, *others], roster=b"R").close(finished=False)
+    if began:
+        log.touch()
     at = time.time() - ago
     os.utime(path, (at, at))
     return path

@@ -1111,15 +1111,22 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         await me.leave()
 
 
-@pytest.mark.parametrize("others", ["play-on", "gone"])
+@pytest.mark.parametrize("others", ["play-on", "gone", "declined"])
 def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_path: Path, others: str) -> None:
     """carol's process dies once her roster signature is out, before she holds bob's (she
     never reads it: `tests.deaf_signer`), while alice and bob, holding every signature,
     begin the game. Before, her journal was written only as her game began: she could not
     come back, and the others waited out their grace period for her. Now it is written as
     she signs, and `join --resume` signs again, gathers the others' signatures from their
-    games, and the game is played to its end: every log audits, all agree. If the others
-    are gone too ("gone"), it says the game cannot begin for her, and the journal goes."""
+    games, and the game is played to its end: every log audits, all agree.
+
+    "gone": the others are gone too; she cannot reach them, says so, and keeps the
+    journal (they may only be away). "declined": her player starts a new game instead;
+    she tells the others she left before the game began, without playing a game to leave
+    it, and both their logs end naming her (leaving by the order, a peer that ended at
+    her leave said goodbye to one that had not yet delivered it, and was blamed there)."""
+    from cli.main import build_parser
+    from cli.resume import leave_waiting_game
     from p2p.log import read_log
 
     logs = tmp_path / "logs"
@@ -1130,12 +1137,12 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
     try:
         host_seen: list[str] = []
         where = read_until(host, r"on (127\.0\.0\.1:\d+)", host_seen).group(1)
+        carol = bandit("join", "--peer", where, "--name", "carol", "--state-dir", str(tmp_path / "c"), *common,
+                       program=("tests.deaf_signer", "2"))  # (deaf to seat 3, bob's: he joins after her)
+        procs.append(carol)
+        read_until(host, r"2 of 3 seats taken", host_seen)
         bob = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"), *common)
         procs.append(bob)
-        read_until(host, r"2 of 3 seats taken", host_seen)  # (bob sits at seat 2: carol is deaf to him)
-        carol = bandit("join", "--peer", where, "--name", "carol", "--state-dir", str(tmp_path / "c"), *common,
-                       program=("tests.deaf_signer", "1"))
-        procs.append(carol)
         bob_seen: list[str] = []
         game = read_until(host, r"^game id ([0-9a-f]{64})", host_seen).group(1)
         assert read_until(bob, r"^game id ([0-9a-f]{64})", bob_seen).group(1) == game
@@ -1148,13 +1155,22 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
             for p in (host, bob):
                 p.send_signal(signal.SIGKILL)
                 p.wait()
+        if others == "declined":
+            assert leave_waiting_game(build_parser().parse_args(["join", "--state-dir", str(tmp_path / "c"), *common])) == 0
+            assert not unfinished_journals(tmp_path / "c")  # (nothing to go back to)
+            for p, seen in ((host, host_seen), (bob, bob_seen)):
+                rc, out = finish(p, seen, 60)
+                assert "carol left before the game began (they started a new game)" in out, out
+                ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
+                assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
+            return
         again = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common)
         procs.append(again)
         if others == "gone":
             rc, out = finish(again, [], 60)
-            assert rc == 1 and "cannot take your seat back: the game cannot begin for you (" in out, out
+            assert rc == 1 and "cannot take your seat back now: bob cannot be reached (" in out, out
             assert "Taking your seat back at game" in out, out
-            assert not unfinished_journals(tmp_path / "c")  # (it never will begin: nothing to resume)
+            assert len(unfinished_journals(tmp_path / "c")) == 1  # (they may only be away: --resume may try again)
             return
         results = [finish(p, seen, 240) for p, seen in ((host, host_seen), (bob, bob_seen), (again, []))]
     finally:

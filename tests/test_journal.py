@@ -32,3 +32,20 @@ def test_11_3_a_frame_longer_than_a_journal_may_hold_is_an_error(tmp_path: Path)
     path.write_bytes((1 << 30).to_bytes(4, "big") + b"x")
     with pytest.raises(JournalError):
         read_journal(path)
+
+
+def test_11_3_a_journal_written_before_version_3_still_resumes(tmp_path: Path) -> None:
+    """A seat that stopped mid-game under the program before journals held R (version 2,
+    written as its game began) is still found and taken back after an upgrade."""
+    from p2p.journal import SCHEMAS
+    from p2p.wire import encode_frame
+
+    path = tmp_path / "g.journal"
+    seat = {"type": "journal.seat", "v": 2, "game": bytes(32), "seat": 1, "seed": bytes([7]) * 32,
+            "log": str(tmp_path / "g.log"), "port": 4000, "addresses": [["10.0.0.1", 4001], ["", 0]], "boot": "",
+            "grace_ms": 120000}
+    SCHEMAS.check(seat)
+    path.write_bytes(encode_frame(seat))
+    contents = read_journal(path)
+    assert (contents.seat, contents.roster, contents.grace) == (1, b"", 120.0)
+    assert contents.began()  # (version 2 was written as the game began, log or not)

@@ -1001,3 +1001,48 @@ async def test_s10_1_a_seat_whose_journal_cannot_be_written_as_it_signs_ends_the
     for name in ("h", "bob"):
         assert re.fullmatch(r"§6\.6: the game will not start: carol could not keep this game's records \(Not a "
                             r"directory\) \(told by (carol|h)\)", str(ended[name])), ended[name]
+
+
+async def test_s10_1_a_host_whose_journal_cannot_be_written_as_it_starts_tells_its_guests_why(
+        tmp_path: Path) -> None:
+    """The host's call to start (Enter) fails as its journal is written (§11.3): no start
+    goes out, and its guest, holding no R, reads the host's ``lobby.fail`` when the host
+    leaves: "the game will not start: h could not keep this game's records (…)", not "h
+    closed the table" (§6.6)."""
+    import argparse
+
+    from cli.game import SeatBook
+
+    blocker = tmp_path / "a file, not a folder"
+    blocker.write_text("")
+    ids = make_identities(tmp_path, 2)
+    async with meshes(ids) as (host, bob):
+        book = SeatBook(host, argparse.Namespace(state_dir=blocker, log=None, log_dir=tmp_path / "logs"))
+        ended: dict[str, BaseException | LobbyResult] = {}
+        start = trio.Event()
+
+        reported = trio.Event()
+
+        def seated(change: RosterChanged) -> None:
+            if len(change.roster.members) == 2 and not change.linking:
+                reported.set()  # (bob is seated and linked: the host's call to start signs at once)
+
+        async def host_starts() -> None:
+            with pytest.raises(OSError) as failed:
+                await host_table(host, name="h", table="Full disk", seats=3, start=start, on_roster=seated,
+                                 on_signing=book.sign)
+            ended["h"] = failed.value
+            await host.aclose()  # (its program ends: goodbye on every link)
+
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(host_starts)
+                await trio.testing.wait_all_tasks_blocked()
+                nursery.start_soon(_lobby_ended, ended, "bob", lambda: join_table(
+                    bob, [(LOOPBACK, host.port)], name="bob", expect_host=host.me))
+                await reported.wait()
+                await trio.testing.wait_all_tasks_blocked()  # (the host took bob's report in)
+                start.set()  # (Enter)
+    assert isinstance(ended["h"], NotADirectoryError)
+    assert str(ended["bob"]) == ("§6.6: the game will not start: h could not keep this game's records (Not a "
+                                 "directory) (told by h)"), ended["bob"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cli.lobby_common import explain
-from p2p.errors import JoinRefused, ProtocolError, StartFailed, TableClosed
+from p2p.errors import JoinRefused, NotReached, ProtocolError, StartFailed, TableClosed
 from p2p.lobby import (
     MESH_WAIT, REDIALS, SIGN_WAIT, WHY_LEN, Broadcast, GuestLobby, HostLobby, Left, Pin, Probe, Redial, RosterChanged,
     SendTo, Signing, SigningAgain, Started, fail_message, links_report,
@@ -991,22 +991,29 @@ def test_s11_3_a_seat_stopped_while_signing_signs_again_and_gathers_every_signat
 
 
 def test_s11_3_a_seat_signing_again_ends_when_a_member_it_needs_is_gone_or_the_start_failed(tmp_path: Path) -> None:
-    """Without a member's signature the game cannot begin here: a member that cannot be
-    reached, or leaves, ends it naming that member (§11.3); a link that drops once up is
-    dialled again. A member whose signature is held is the game's. A `lobby.fail` ends it
-    as in a lobby (§6.6); a start with another roster is a violation."""
+    """Without a member's signature the game cannot begin here. A higher seat it cannot
+    reach ends it as `NotReached` (it may only be away: the seat may try again); a lower
+    seat its dial did not reach is awaited (it dials this seat, §6.5: the address this
+    seat knows for it was never its to dial), unless the others cannot dial this seat at
+    all. A member that leaves ends it; a link that drops once up is dialled again; a
+    member whose signature is held is the game's. A `lobby.fail` ends it as in a lobby
+    (§6.6); a start with another roster is a violation."""
     ids, messages, _ = signed_by_all(tmp_path)
-    alice, bob = ids[0].peer_id, ids[1].peer_id
+    alice, bob, carol = ids[0].peer_id, ids[1].peer_id, ids[2].peer_id
+    refused = "lost the connection: could not connect: refused"
     again = SigningAgain(ids[2], messages[0]["roster"])
-    with pytest.raises(ProtocolError, match=r"^§11.3: bob's signature of the roster is still due here, and bob lost "
-                                            r"the connection: could not connect"):
-        again.on_link_lost(bob, "lost the connection: could not connect: refused", dropped=True)
+    assert again.on_link_lost(bob, refused, dropped=True) == []  # (bob, seat 2, dials carol, seat 3)
+    with pytest.raises(NotReached, match=r"^§11.3: bob cannot be reached \(could not connect: refused\)"):
+        SigningAgain(ids[2], messages[0]["roster"], dials_all=True).on_link_lost(bob, refused, dropped=True)
+    with pytest.raises(NotReached, match=r"^§11.3: carol cannot be reached"):  # (bob must reach carol)
+        SigningAgain(ids[1], messages[0]["roster"]).on_link_lost(carol, refused, dropped=True)
+    assert str(again.sign_overdue(SIGN_WAIT)).startswith("§11.3: alice and bob could not be reached within 30 s")
     again = SigningAgain(ids[2], messages[0]["roster"])
     again.on_link_up(bob)
     assert again.on_link_lost(bob, "lost the connection", dropped=True) == [Redial(bob)]
     again.on_message(alice, messages[0])
     assert again.on_link_lost(alice, "left the table") == []  # (held: the game's)
-    with pytest.raises(ProtocolError, match="bob left the table"):
+    with pytest.raises(ProtocolError, match="^§11.3: bob left the table, and its signature of the roster is still due"):
         again.on_link_lost(bob, "left the table")
     again = SigningAgain(ids[2], messages[0]["roster"])
     with pytest.raises(StartFailed, match="told by alice"):
@@ -1020,6 +1027,19 @@ def test_s11_3_a_seat_signing_again_ends_when_a_member_it_needs_is_gone_or_the_s
         again.on_message(bob, dict(messages[1], sig=bytes(64)))
     with pytest.raises(ValueError):
         SigningAgain(make_identities(tmp_path / "stranger", 1)[0], messages[0]["roster"])
+
+
+def test_s6_6_a_host_that_failed_as_it_signed_is_heard_by_a_guest_that_had_not_its_start(tmp_path: Path) -> None:
+    """The host's journal could not be written as it signed (§11.3): it sent no start,
+    only its ``lobby.fail``, then its goodbye. bob kept the fail (no R to read it
+    against) and says its reason when the host leaves, not "h closed the table"."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    assert bob.on_message(ids[0].peer_id, fail_message(bytes(32), "alice could not keep this game's records (No space)")) == []
+    with pytest.raises(StartFailed, match=r"^§6.6: the game will not start: alice could not keep this game's records "
+                                          r"\(No space\) \(told by alice\)"):
+        bob.on_link_lost(ids[0].peer_id, "left the table")
+    with pytest.raises(TableClosed):  # (without a fail: the host closed its table)
+        carol.on_link_lost(ids[0].peer_id, "left the table")
 
 
 def test_s10_1_a_file_of_this_seat_that_cannot_be_written_is_no_network_error() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -47,8 +48,8 @@ def test_s11_3_a_seat_stopped_after_its_log_was_closed_leaves_no_game_to_go_back
     journal, left a journal behind, so its next `play` offered a game that was over and
     `--resume` failed ("the log was closed"). A journal whose log was closed is that of
     a game that ended: it goes, as the end would have removed it."""
-    ended = stopped(tmp_path, 1, 20, HERE)
-    going_on = stopped(tmp_path, 2, 30, HERE)
+    ended = stopped(tmp_path, 1, 20, HERE, began=False)
+    going_on = stopped(tmp_path, 2, 30, HERE, began=False)  # (their logs are written below)
     for game, closed in ((1, True), (2, False)):
         header = Header(bytes([game]) * 8, (bytes(64),) * 2, 0, "bandit-lan (test)")
         log = FairnessLog.create(tmp_path / f"{game}.bandit-log", header)
@@ -211,7 +212,20 @@ def test_s11_3_the_table_s_grace_reaches_the_offer(tmp_path: Path) -> None:
     path = tmp_path / "games" / "g.journal"
     Journal.create(path, game=bytes(32), seat=0, seed=bytes(32), log=tmp_path / "g.log", port=4000,
                    addresses=[None, ("127.0.0.1", 4001)], roster=b"R", grace=600.0).close(finished=False)
+    (tmp_path / "g.log").touch()  # (its game had begun)
     long_ago = time.time() - 300  # (past the default 120 s, within the 600 s chosen)
     os.utime(path, (long_ago, long_ago))
     waiting = waiting_game(tmp_path, local=True)
     assert waiting is not None and waiting.words(True).endswith("its bots wait for you up to 10 min")
+
+
+def test_s11_3_a_game_that_stopped_as_its_seating_was_signed_is_offered_as_one_that_may_have_begun(
+        tmp_path: Path) -> None:
+    """The seat's process stopped as the roster was being signed (its journal, no log):
+    the others may have begun the game without it, or their start failed. The offer says
+    so, rather than that they wait."""
+    stopped(tmp_path, 3, 10, HERE, began=False)
+    waiting = waiting_game(tmp_path, local=True)
+    assert waiting is not None and re.fullmatch(
+        r"your last game stopped as it was about to begin, 1\d s ago: its bots may have begun it without you, and "
+        r"then wait for you up to 2 min", waiting.words(True)), waiting.words(True)
