@@ -267,8 +267,14 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         canonical, signatures = contents.header.roster, contents.header.signatures
     else:
         canonical, signatures = jc.roster, ()
-    roster = parse_canonical(canonical)
-    if roster.members[jc.seat].peer_id != identity.peer_id:
+    try:
+        roster = parse_canonical(canonical)
+        mine = roster.members[jc.seat].peer_id == identity.peer_id
+    except (ProtocolError, IndexError) as exc:  # (a journal changed since: its R no longer reads)
+        journal.release(age)
+        complain(f"cannot resume: the seating this seat signed does not read ({getattr(exc, 'reason', exc)})")
+        return 1
+    if not mine:
         journal.release(age)
         complain("cannot resume: that game was played with another identity (use the same --state-dir)")
         return 1

@@ -334,3 +334,13 @@ def test_join_target_leaves_a_table_of_another_target_before_the_seating_is_sign
         assert "this table plays to 100, not 50; leaving before the seating is signed" in done.stderr
         assert "game id" not in done.stdout and host.poll() is None
         assert line_with(stdout, "Ana l").strip() == "Ana left the table."
+
+
+def test_11_3_a_journal_whose_seating_does_not_read_is_refused_plainly(tmp_path: Path) -> None:
+    """A seat that stopped as the seating was signed is taken back from its journal's R
+    alone (§11.3): an R that does not read (the file changed since) is said so, with no
+    traceback, and the journal stays for whoever looks into it."""
+    journal = stopped_journal(tmp_path / "state", 7, 5, ("127.0.0.1", 4001), began=False)  # (its R: b"R")
+    done = run_cli("join", "--resume", "--headless", "--bind", "127.0.0.1", "--state-dir", str(tmp_path / "state"))
+    assert done.returncode == 1 and "cannot resume: the seating this seat signed does not read (" in done.stderr, done
+    assert "Traceback" not in done.stderr and journal.exists()
