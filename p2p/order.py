@@ -1162,6 +1162,11 @@ class Orderer:
         stamped (`post`), in the order they will be."""
         return [e.inner["type"] for e in self._sent[self._mine_delivered:]] + [p["type"] for p in self._unsent]
 
+    def heard_content(self, seat: int) -> bool:
+        """Whether any content message of `seat`'s has arrived here, delivered or not."""
+        peer = self._peers[seat]
+        return peer.next_seq > 0 or bool(peer.held)
+
     def holds_ours(self, seat: int) -> bool:
         """Whether `seat`'s latest word says it holds every content and side message we
         sent (§11.4): then our latest promise counts there (§7.3)."""

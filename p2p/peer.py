@@ -946,9 +946,12 @@ class TablePeer(SessionRecord):
         return self._me < seat or self._dials_all
 
     def _never_sat_down(self, seat: int) -> bool:
-        """Whether the table still waits for `seat`'s keys, its first message (§9.2)."""
+        """Whether the table still waits for `seat`'s keys, its first message (§9.2), and
+        nothing of its content has arrived: a seat whose keys (or leave) came, not yet
+        delivered, sat down, and its goodbye is a link lost like any other (one that ended
+        the game at a leave says goodbye once this peer holds what delivers it, §11.4)."""
         owed = self.machine.owed((seat,))
-        return owed is not None and owed[0] == "keys"
+        return owed is not None and owed[0] == "keys" and not self.orderer.heard_content(seat)
 
     def _start_redial(self, seat: int, wanted: Callable[[], bool] | None = None) -> None:
         """Dial `seat` until `wanted()` no longer holds (by default: while it is away

@@ -872,3 +872,15 @@ def test_order_unsettled_after_a_restart_is_what_the_journal_sent_and_the_log_la
         resumed.restore_sent(transmit(envelope), net.now)
     resumed.restored()
     assert resumed.unsettled() == ["other"]
+
+
+def test_s11_3_content_that_arrived_is_heard_before_it_is_delivered() -> None:
+    """A seat whose first message arrived but is not yet delivered has sat down (§11.3:
+    its goodbye is then a link lost, not a seat that never began)."""
+    net = Network(3, 5)
+    assert not any(net.peers[1].orderer.heard_content(s) for s in (0, 2))
+    sent = net.send(0, {"type": "note", "v": 1, "text": "hello"})
+    assert sent is not None
+    net.peers[1].orderer.receive(transmit(sent), net.now)
+    assert net.peers[1].orderer.heard_content(0) and not net.peers[1].orderer.heard_content(2)
+    assert not any(d.seat == 0 for d in net.peers[1].delivered)  # (not delivered: seat 2 has promised nothing)
