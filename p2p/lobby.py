@@ -1063,11 +1063,9 @@ class SigningAgain(_SignsRoster):
         if member is None:
             return []
         was_linked = peer in self._linked
-        self._linked.discard(peer)
-        if peer in self._sigs.valid:
-            return []
-        if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
-            return [Redial(peer)]
+        if peer in self._sigs.valid or self._redials.take(peer, dropped=dropped, was_linked=was_linked):
+            self._linked.discard(peer)  # (nothing changes before a refusal, below)
+            return [] if peer in self._sigs.valid else [Redial(peer)]
         if not dropped:
             raise ProtocolError("§11.3", f"{member.name} {why}, and its signature of the roster is still due here",
                                 member.cert.short)

@@ -129,3 +129,13 @@ def test_schema_built_lobby_messages_to_every_handler_are_taken_or_refused_clean
         message = data.draw(message_of(data.draw(st.sampled_from(LOBBY_SCHEMAS))))
         steps.append(encode([handler, data.draw(st.integers(0, 2)), message]))
     make_target("lobby").run(case(data.draw(st.integers(0, len(lob.points) - 1)), *steps))
+
+
+def test_s11_3_a_member_leaving_a_seat_that_signs_again_is_refused_with_nothing_changed() -> None:
+    """The fuzzer's finding (`--target lobby --seed 2801`): bob's link up, then his link
+    ended by a goodbye, to carol signing again (§11.3). It ends her signing, and her
+    machine must be as it was: it had forgotten his link first."""
+    lob = corpus.lobby_run()
+    index = next(i for i, p in enumerate(lob.points) if p.label == "open: a seat signs again")
+    target = make_target("lobby")
+    assert target.run(case(index, corpus.step(corpus.AGAIN_UP, 1), corpus.step(corpus.AGAIN_LOST, 1))) is REJECTED
