@@ -252,7 +252,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
     except (JournalError, OSError) as exc:
         complain(f"cannot resume: {getattr(exc, 'reason', exc)}")
         return 1
-    if local and (over := bots_gone(jc)) is not None:
+    if getattr(args, "command", None) == "play" and (over := bots_gone(jc)) is not None:  # (its bots' logs, §11.3)
         journal.release(age)
         complain(f"cannot resume: that game ended for its bots while you were away ({over})")
         return 1

@@ -85,6 +85,9 @@ def test_s11_3_play_offers_no_game_its_bots_have_left(tmp_path: Path, capsys: py
     assert main(["play", "--resume", "--headless", "--state-dir", str(tmp_path)]) == 1
     assert capsys.readouterr().err == ("bandit-lan: cannot resume: that game ended for its bots while you were away "
                                        "(Bo left the table (their terminal was closed))\n")
+    # `join` has no bots: a closed log beside its own is another player's (their log dir shared on one machine)
+    assert main(["join", "--resume", "--headless", "--bind", "127.0.0.1", "--state-dir", str(tmp_path)]) == 1
+    assert "ended for its bots" not in capsys.readouterr().err
 
 
 def test_s11_3_play_offers_only_a_game_of_this_machine_and_host_or_join_any(tmp_path: Path) -> None:
