@@ -36,6 +36,7 @@ from p2p.lobby import LobbyResult, fail_message
 from p2p.lobby_runner import sign_again
 from p2p.log import FairnessLog, LogError, read_log
 from p2p.peer import GameSummary, Resumption
+from p2p.session import YOU_LEFT
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
 from p2p.transport import LinkDown, LinkUp, Mesh, open_mesh
@@ -115,11 +116,17 @@ def bots_gone(contents: JournalContents) -> str | None:
         if seat == contents.seat or not path.exists():
             continue
         try:
-            ended = read_log(path).ended
+            log = read_log(path)
         except (LogError, OSError):
             continue
-        if ended is not None:
-            return ended
+        if log.ended == YOU_LEFT:  # (its own words: said here of it)
+            try:
+                name = parse_canonical(log.header.roster).members[log.header.seat].name
+            except (ProtocolError, IndexError):
+                name = f"seat {seat + 1}"
+            return f"{name} left the table" + (f" ({log.left})" if log.left else "")
+        if log.ended is not None:
+            return log.ended
     return None
 
 
@@ -253,7 +260,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         complain(f"cannot resume: {getattr(exc, 'reason', exc)}")
         return 1
     if getattr(args, "command", None) == "play" and (over := bots_gone(jc)) is not None:  # (its bots' logs, §11.3)
-        journal.release(age)
+        journal.release()
         complain(f"cannot resume: that game ended for its bots while you were away ({over})")
         return 1
     began = jc.began()
@@ -261,7 +268,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         try:
             log, contents = FairnessLog.reopen(jc.log)
         except (LogError, OSError) as exc:
-            journal.release(age)
+            journal.release()
             complain(f"cannot resume: {getattr(exc, 'reason', exc)}")
             return 1
         canonical, signatures = contents.header.roster, contents.header.signatures
@@ -271,15 +278,15 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         roster = parse_canonical(canonical)
         mine = roster.members[jc.seat].peer_id == identity.peer_id
     except (ProtocolError, IndexError) as exc:  # (a journal changed since: its R no longer reads)
-        journal.release(age)
+        journal.release()
         complain(f"cannot resume: the seating this seat signed does not read ({getattr(exc, 'reason', exc)})")
         return 1
     if not mine:
-        journal.release(age)
+        journal.release()
         complain("cannot resume: that game was played with another identity (use the same --state-dir)")
         return 1
     if jc.roster and canonical != jc.roster:
-        journal.release(age)
+        journal.release()
         complain("cannot resume: the log and the journal are of two different games")
         return 1
     if not (args.quiet or args.json):
@@ -298,7 +305,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             unreachable = False
         except OSError as exc:
             if exc.errno != errno.EADDRINUSE:
-                journal.release(age)
+                journal.release()
                 complain(f"cannot resume: cannot listen on {args.bind}:{jc.port}: {exc.strerror or exc}")
                 return 1
             # Another program took the port since: the others' dials cannot reach us there,
@@ -312,20 +319,19 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             if member.seat != jc.seat:
                 mesh.expect(member.cert, address, dial=not began and address is not None)
         if not began:
-            return await _sign_again_and_play(mesh, journal, jc, identity, args, terminal, unreachable, age)
+            return await _sign_again_and_play(mesh, journal, jc, identity, args, terminal, unreachable)
         result = LobbyResult(game_id_of(canonical), roster, canonical, signatures, jc.seat)
         try:
             return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
                                    resume=Resumption(log, contents, journal, jc, unreachable))
         except ResumeError as exc:  # its log and journal do not replay (changed, or of two games): nothing written
-            journal.release(age)
+            journal.release()
             complain(f"cannot resume: {exc}")
             return 1
 
 
 async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents, identity: Identity,
-                               args: argparse.Namespace, terminal: object | None, unreachable: bool,
-                               age: float) -> int | GameSummary:
+                               args: argparse.Namespace, terminal: object | None, unreachable: bool) -> int | GameSummary:
     """A seat stopped while the roster was being signed (§11.3): gather every member's
     signature again (`sign_again`), then play the game from its start, with the journal
     written as the seat signed. If the game cannot begin (a member left, or said the
@@ -337,7 +343,7 @@ async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents
     try:
         result = await sign_again(mesh, jc.roster, dials_all=unreachable)
     except NotReached as exc:
-        journal.release(age)
+        journal.release()
         complain(f"cannot take your seat back now: {exc.reason}. The others may have ended the game, or it never "
                  "began; while they would still wait for you, --resume can try again.")
         return 1

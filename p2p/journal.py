@@ -128,9 +128,10 @@ class Journal:
     (`failure` says why) and must be `abandon`ed: a journal that misses a sent message
     would let a resumed seat sign another message in its place."""
 
-    def __init__(self, out: AppendFile) -> None:
+    def __init__(self, out: AppendFile, stopped: float | None = None) -> None:
         self.path = out.path
         self._out = out
+        self._stopped = stopped  # (a reopened journal: when its seat stopped, by the file's time)
 
     @classmethod
     def create(
@@ -155,8 +156,9 @@ class Journal:
     def reopen(cls, path: Path) -> tuple[Journal, JournalContents]:
         """Take a stopped seat's journal back (raises FileInUse, touching nothing, if
         another process holds it)."""
+        stopped = path.stat().st_mtime
         contents = read_journal(path)
-        return cls(AppendFile.reopen(path, contents.intact, lock=True)), contents
+        return cls(AppendFile.reopen(path, contents.intact, lock=True), stopped), contents
 
     @property
     def failure(self) -> str | None:
@@ -186,15 +188,16 @@ class Journal:
         if finished:
             self.path.unlink(missing_ok=True)
 
-    def release(self, age: float) -> None:
-        """Give a reopened journal up untouched, its age as it was (a resume that could
-        not start must not make its game look as if it stopped just now)."""
+    def release(self) -> None:
+        """Give a reopened journal up untouched, its time as it was (a resume that could
+        not start, or that tried for a while, must not make its game look as if it
+        stopped just now)."""
         self._out.close()
-        try:
-            stopped = time.time() - age
-            os.utime(self.path, (stopped, stopped))
-        except OSError:
-            pass
+        if self._stopped is not None:
+            try:
+                os.utime(self.path, (self._stopped, self._stopped))
+            except OSError:
+                pass
 
     def abandon(self) -> None:
         """Close and remove: this seat can no longer be resumed from it."""

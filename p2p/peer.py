@@ -57,7 +57,7 @@ from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
-from p2p.session import CHOSE_TO_LEAVE, Line, Progress, RoundReport, SeatInfo, SessionRecord
+from p2p.session import CHOSE_TO_LEAVE, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord
 from p2p.signing import SignedMessage, signed_message
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told, listed
@@ -329,7 +329,7 @@ class TablePeer(SessionRecord):
             return
         self._progress.leaving = True
         self._watch.poke()
-        await self._say_goodbye(reason, "you left the table")
+        await self._say_goodbye(reason, YOU_LEFT)
 
     async def _say_goodbye(self, reason: str, why: str) -> None:
         """Send `leave` (§9.8) and wait briefly for it to come back delivered; the game
@@ -404,7 +404,9 @@ class TablePeer(SessionRecord):
             self._watch.poke()
         if self._in_order_end:
             await self._see_off()
-        await self.mesh.aclose(self._why or "the game ended")  # (a `bye` on every link: we are gone)
+        # (a `bye` on every link: we are gone; its reason is for the others: the one our
+        # `leave` gave, not our own screen's "you left the table")
+        await self.mesh.aclose(self._leave_reason or self._why or "the game ended")
         self._watch.poke()
         return self.summary()
 

@@ -17,6 +17,7 @@ from typing import Literal, Protocol
 from engine import Intent, SeatView
 
 CHOSE_TO_LEAVE = "the player chose to leave"  # a `leave`'s reason when the player asked for it (§9.8)
+YOU_LEFT = "you left the table"  # why a seat's own game ended when its player left: its own screen's words
 
 LineKind = Literal["turn", "snap", "power", "round", "table", "private", "warning", "error"]
 

@@ -630,6 +630,8 @@ class Mesh:
                     frame = link.stream.buffered()
             except (ProtocolError, PeerLeft) as exc:
                 failure = exc
+            if peer.closing:
+                events = []  # (leaving: nobody takes them, and the reader must read on to the peer's close)
             if self._handler is not None:
                 self._hand(events)
             else:
@@ -664,6 +666,11 @@ class Mesh:
         reason = self._closing or "removed from the table"
         await link.stream.send(framed.bye_frame(reason))
         link.end_reason, link.clean = link.end_reason or reason, True
+        # The peer closes on reading the goodbye: read on (discarding) until it has, so that
+        # this side closes with nothing unread. Else its kernel resets the connection, and
+        # the peer may take the reset, not the goodbye (a game kept waiting for a seat gone).
+        with trio.move_on_after(LINGER):
+            await link.read_over.wait()
 
     # -- closing ----------------------------------------------------------------------
 
@@ -683,6 +690,8 @@ class Mesh:
         links = [peer.link for peer in self._peers.values() if peer.link is not None]
         for peer in self._peers.values():
             peer.closing = True
+        while self._take_queued() is not None:  # (a reader waiting for room in the queue reads on)
+            pass
         for link in links:
             link.wake.set()
         with trio.move_on_after(timeout):
@@ -706,18 +715,29 @@ async def open_mesh(
     outbox_bytes: int = OUTBOX_BYTES,
     hold_incoming: bool = False,
 ) -> AsyncIterator[Mesh]:
-    """A listening mesh; on exit every link says ``bye`` and closes."""
+    """A listening mesh; on exit every link says ``bye`` and closes. Its links run
+    shielded from the caller's cancellation (a signal that stops the program cancels
+    everything), so that the goodbye still goes out on exit; they stop once it has."""
     with lone_exception_unwrapped():
-        async with trio.open_nursery() as nursery:
+        async with trio.open_nursery() as outer:
+            nursery, links = await outer.start(_shielded_nursery)
             mesh = Mesh(identity, schemas, nursery, limits=limits, outbox_frames=outbox_frames,
                         outbox_bytes=outbox_bytes, hold_incoming=hold_incoming)
-            await nursery.start(mesh._listen, bind, port)
             try:
+                await nursery.start(mesh._listen, bind, port)
                 yield mesh
             finally:
                 with trio.CancelScope(shield=True):
                     await mesh.aclose()
-                nursery.cancel_scope.cancel()
+                links.cancel()
+
+
+async def _shielded_nursery(task_status: trio.TaskStatus[tuple[trio.Nursery, trio.CancelScope]]) -> None:
+    """A nursery no outer cancellation reaches, and the scope that ends it."""
+    with trio.CancelScope(shield=True) as scope:
+        async with trio.open_nursery() as nursery:
+            task_status.started((nursery, scope))
+            await trio.sleep_forever()
 
 
 async def probe_certificate(host: str, port: int) -> Certificate | None:

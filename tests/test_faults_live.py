@@ -1111,7 +1111,7 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         await me.leave()
 
 
-@pytest.mark.parametrize("others", ["play-on", "gone", "declined"])
+@pytest.mark.parametrize("others", ["play-on", "gone", "declined", "signalled"])
 def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_path: Path, others: str) -> None:
     """carol's process dies once her roster signature is out, before she holds bob's (she
     never reads it: `tests.deaf_signer`), while alice and bob, holding every signature,
@@ -1124,7 +1124,11 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
     journal (they may only be away). "declined": her player starts a new game instead;
     she tells the others she left before the game began, without playing a game to leave
     it, and both their logs end naming her (leaving by the order, a peer that ended at
-    her leave said goodbye to one that had not yet delivered it, and was blamed there)."""
+    her leave said goodbye to one that had not yet delivered it, and was blamed there).
+    "signalled": she is stopped by a signal (SIGTERM; a closed terminal is SIGHUP) instead
+    of killed: her goodbye reaches both at once and their games end there (the signal
+    cancelled her links' tasks before they could say it, and the others waited out the
+    grace period for a seat that had removed its journal)."""
     from cli.main import build_parser
     from cli.resume import leave_waiting_game
     from p2p.log import read_log
@@ -1149,6 +1153,16 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
         journals = unfinished_journals(tmp_path / "c", held=True)  # (carol holds it)
         assert len(journals) == 1 and read_journal(journals[0]).game.hex() == game  # (written as she signed)
         assert not read_journal(journals[0]).log.exists()  # (her game had not begun)
+        if others == "signalled":
+            carol.send_signal(signal.SIGTERM)
+            carol.wait()
+            assert not unfinished_journals(tmp_path / "c")  # (the others are told: nothing to go back to)
+            for p, seen in ((host, host_seen), (bob, bob_seen)):
+                rc, out = finish(p, seen, 30)  # (at once: not after the 60 s grace period)
+                assert "carol left before the game began" in out, out
+                ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
+                assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
+            return
         carol.send_signal(signal.SIGKILL)
         carol.wait()
         if others == "gone":

@@ -49,3 +49,20 @@ def test_11_3_a_journal_written_before_version_3_still_resumes(tmp_path: Path) -
     contents = read_journal(path)
     assert (contents.seat, contents.roster, contents.grace) == (1, b"", 120.0)
     assert contents.began()  # (version 2 was written as the game began, log or not)
+
+
+def test_11_3_a_journal_given_up_keeps_the_time_its_seat_stopped(tmp_path: Path) -> None:
+    """A `--resume` that could not start (or tried for 30 s and gave up) gives the journal
+    back with the very time it had: its age must still say when the seat stopped, or the
+    next offer says "stopped 25 s ago" of a game that stopped long before."""
+    import os
+    import time
+
+    path = tmp_path / "g.journal"
+    Journal.create(path, game=bytes(32), seat=1, seed=bytes(32), log=tmp_path / "g.log", port=4000,
+                   addresses=[None, None], roster=b"R").close(finished=False)
+    stopped = time.time() - 100.0
+    os.utime(path, (stopped, stopped))
+    journal, _ = Journal.reopen(path)
+    journal.release()
+    assert path.stat().st_mtime == stopped

@@ -88,6 +88,11 @@ def test_s11_3_play_offers_no_game_its_bots_have_left(tmp_path: Path, capsys: py
     # `join` has no bots: a closed log beside its own is another player's (their log dir shared on one machine)
     assert main(["join", "--resume", "--headless", "--bind", "127.0.0.1", "--state-dir", str(tmp_path)]) == 1
     assert "ended for its bots" not in capsys.readouterr().err
+    other = FairnessLog.create(tmp_path / f"{(bytes([4]) * 6).hex()}-seat2.bandit-log", header)
+    stopped(tmp_path, 4, 5, HERE, HERE)
+    other.close("you left the table")  # (the bot's own words, as its screen would say them: not said of it here)
+    waiting = waiting_game(tmp_path, local=True)
+    assert waiting is not None and waiting.over == "seat 2 left the table"
 
 
 def test_s11_3_play_offers_only_a_game_of_this_machine_and_host_or_join_any(tmp_path: Path) -> None:
