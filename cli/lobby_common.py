@@ -195,6 +195,9 @@ def roster_progress(me: bytes) -> Callable[[RosterChanged], None]:
 def print_result(result: LobbyResult, me: bytes) -> None:
     roster = result.roster
     say(f'Game ready at table "{roster.table}": {len(roster.members)} players, every roster signature checked.')
+    rules = roster.rules
+    say(f"Rules: game to {rules.target}, turn timer {rules.turn_s} s, a player whose link is lost is waited for "
+        f"{rules.grace_s} s.")
     for line in roster_lines(roster, me):
         say(line)
     say(f"game id {result.game_id.hex()}")

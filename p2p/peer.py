@@ -1007,6 +1007,9 @@ class TablePeer(SessionRecord):
                    if now >= since + self.grace]
         for seat, (since, away) in self._link_reports().items():  # two others cannot reach each other
             if now >= since + self.grace:
+                if all(s in self._absent for s in away):  # (away from this seat too: said as the others say it)
+                    expired.append((away[0], away[0], "was away", "did not come back"))
+                    continue
                 missing = " and ".join(self.names[s] for s in away)
                 expired.append((seat, away[0], f"could not reach {missing}", f"could not reach {missing}"))
         if expired:

@@ -1192,6 +1192,8 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
     for rc, out in results:
         assert rc == 0, out
     assert "Taking your seat back at game" in results[2][1], results[2][1]
+    for _, out in results[:2]:  # (the host's rules, told to every seat: the grace period is the table's, §6.8)
+        assert "Rules: game to 40, turn timer 60 s, a player whose link is lost is waited for 60 s." in out, out
     paths = [Path(re.search(r"^Log: (\S+)", out, re.M).group(1)) for _, out in results]  # type: ignore[union-attr]
     totals = set()
     for path in paths:
