@@ -52,7 +52,7 @@ def _game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
     rules = roster.rules
     deck = "the default deck" if not rules.skills_text else f"a custom deck of {rules.skills.size} cards"
     yield (f"Rules: game to {rules.target}, turn timer {rules.turn_s} s, ready barrier {rules.peek_s} s, {deck}, "
-           f"a player away waited for {rules.grace_s} s.")
+           f"a player away is waited for {rules.grace_s} s.")
     yield f"Records: {result.records} signed messages checked."
     if not brief:
         yield from _rounds(result)

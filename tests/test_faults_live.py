@@ -1220,3 +1220,7 @@ async def test_11_3_the_grace_period_is_the_table_s_rule_for_every_seat(tmp_path
         assert {r.roster.rules.grace_s for r in lobby.results} == {45}
         for p in peers:
             p.log.close("not played")
+    from p2p.report import game_report
+
+    told = list(game_report(audit(tmp_path / "seat2.bandit-log")))
+    assert any(line.startswith("Rules: ") and line.endswith("a player away is waited for 45 s.") for line in told), told
