@@ -59,6 +59,11 @@ def add_grace_option(parser: argparse.ArgumentParser) -> None:
                              f"(default {DEFAULT_RULES.grace_s} s)")
 
 
+def host_sets_grace(text: str) -> int:
+    """`join --grace`: refused, saying who sets it (a joiner's was its own, before §6.8)."""
+    raise argparse.ArgumentTypeError("the grace period is a rule of the table, set by its host (host --grace S)")
+
+
 def split_address(text: str) -> tuple[str, int]:
     """HOST:PORT (an IPv6 host in brackets) as (host, port); ValueError says what is wrong."""
     host, sep, port = text.strip().rpartition(":")

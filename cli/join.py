@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack
 
 import trio
 
-from cli.argtypes import address, port, seconds, target
+from cli.argtypes import address, host_sets_grace, port, seconds, target
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
     player_name, roster_progress, say,
@@ -113,6 +113,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
     p.add_argument("--target", type=target, metavar="P",
                    help="only play if the host's game ends at this total (the host sets the rules)")
+    p.add_argument("--grace", type=host_sets_grace, help=argparse.SUPPRESS)
     add_seat_options(p)
     add_identity_options(p)
     add_interface_option(p)

@@ -239,6 +239,8 @@ def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(t
     (("host", "--headless", "--name", "a\x1bb"), "argument --name: 'a\\x1bb' is not a name"),
     (("play", "--headless", "--grace", "nan"), "argument --grace: 'nan' is not a number of seconds"),
     (("host", "--headless", "--grace", "5"), "argument --grace: 5 is not a grace period (10-86,400 s)"),
+    (("join", "--peer", "127.0.0.1:9", "--grace", "30"),
+     "argument --grace: the grace period is a rule of the table, set by its host (host --grace S)"),
 ])
 def test_bad_values_are_refused_before_anything_starts_with_the_option_named(
         tmp_path: Path, args: tuple[str, ...], words: str) -> None:
