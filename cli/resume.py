@@ -130,6 +130,14 @@ def bots_gone(contents: JournalContents) -> str | None:
     return None
 
 
+def bot_logs(summary: GameSummary) -> list[Path] | None:
+    """Every seat's log of a `play` game taken back, if all lie beside this seat's (each
+    bot writes `<game>-seat<N>.bandit-log` there), so they can be checked together."""
+    logs = [summary.log_path.with_name(f"{summary.game_id[:6].hex()}-seat{seat + 1}.bandit-log")
+            for seat in range(len(summary.names))]
+    return logs if summary.log_path in logs and all(p.exists() for p in logs) else None
+
+
 Choice = Literal["back", "leave", "new"]
 
 
@@ -402,6 +410,8 @@ def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None =
 
                 terminal = await stack.enter_async_context(open_terminal())
             outcome = await resume_seat(args, identity, terminal)
-        return outcome if isinstance(outcome, int) else report(outcome, args)
+        if isinstance(outcome, int):
+            return outcome
+        return report(outcome, args, bot_logs(outcome) if getattr(args, "command", None) == "play" else None)
 
     return run_until_stopped(main, heard=heard)

@@ -237,3 +237,19 @@ def test_s11_3_a_game_that_stopped_as_its_seating_was_signed_is_offered_as_one_t
     assert waiting is not None and re.fullmatch(
         r"your last game stopped as it was about to begin, 1\d s ago: its bots may have begun it without you, and "
         r"then wait for you up to 2 min", waiting.words(True)), waiting.words(True)
+
+
+def test_s10_3_a_play_game_taken_back_names_every_seat_s_log_to_check_together(tmp_path: Path) -> None:
+    """After `play --resume` the report offers to audit every seat's log together, as a
+    fresh `play` does: the bots' logs lie beside the player's (it said only the player's)."""
+    from cli.resume import bot_logs
+    from p2p.peer import GameSummary
+
+    game = bytes([9]) * 32
+    paths = [tmp_path / f"{game[:6].hex()}-seat{seat}.bandit-log" for seat in (1, 2, 3)]
+    for path in paths:
+        path.touch()
+    summary = GameSummary(game, ("you", "Ada", "Bo"), 2, {}, [], paths[0], True, "the game ended")
+    assert bot_logs(summary) == paths
+    paths[2].unlink()  # (a bot's log elsewhere, or gone: nothing to offer together)
+    assert bot_logs(summary) is None
