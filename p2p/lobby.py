@@ -341,11 +341,15 @@ class _Signatures:
     def overdue(self, waited: float) -> ProtocolError:
         """The end of a lobby whose roster was not signed by everyone `waited` seconds
         after it was frozen (§6.6): it names the members whose signature is missing."""
-        assert self.roster is not None
-        missing = [m for m in self.roster.members if m.peer_id not in self.valid]
+        missing = self.missing()
         names = " and ".join(m.name for m in missing)
         return ProtocolError("§6.6", f"{names} did not sign the roster within {waited:.0f} s",
                              ", ".join(m.cert.short for m in missing))
+
+    def missing(self) -> list[Member]:
+        """The members of R whose signature is not held here."""
+        assert self.roster is not None
+        return [m for m in self.roster.members if m.peer_id not in self.valid]
 
     def outcome(self) -> list[Action]:
         if self.done or self.roster is None or self.canonical is None or self.game_id is None:
@@ -1063,9 +1067,12 @@ class SigningAgain(_SignsRoster):
         if member is None:
             return []
         was_linked = peer in self._linked
-        if peer in self._sigs.valid or self._redials.take(peer, dropped=dropped, was_linked=was_linked):
+        if peer in self._sigs.valid:
+            self._linked.discard(peer)
+            return []
+        if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
             self._linked.discard(peer)  # (nothing changes before a refusal, below)
-            return [] if peer in self._sigs.valid else [Redial(peer)]
+            return [Redial(peer)]
         if not dropped:
             raise ProtocolError("§11.3", f"{member.name} {why}, and its signature of the roster is still due here",
                                 member.cert.short)
@@ -1077,6 +1084,6 @@ class SigningAgain(_SignsRoster):
     def sign_overdue(self, waited: float = SIGN_WAIT) -> ProtocolError:
         """The others' signatures did not all come within `waited` seconds: those members
         were not reached (their lobbies or games send their signatures on every link)."""
-        missing = [m for m in self.roster.members if m.peer_id not in self._sigs.valid]
+        missing = self._sigs.missing()
         return NotReached("§11.3", f"{' and '.join(m.name for m in missing)} could not be reached within {waited:.0f} s",
                           ", ".join(m.cert.short for m in missing))
