@@ -922,7 +922,8 @@ class TablePeer(SessionRecord):
             self._judge(on_link_fault(event.error, seat), tell_others=True)
             return
         if event.clean and self._never_sat_down(seat):  # gone for good: nothing to wait for (§11.3)
-            why = f"{self.names[seat]} left before the game began ({event.reason.removeprefix('left: ')})"
+            said = event.reason.removeprefix("link setup failed: ").removeprefix("left: ")  # (its goodbye's words)
+            why = f"{self.names[seat]} left before the game began ({said})"
             self._note(why, "§11.3", event.peer)
             self._say(f"{why}: the game ends here.", "error", seat)
             self._finish(why, absent=seat)
