@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,12 +16,16 @@ from engine.skills import Skills, load_skills
 from p2p.roster import DEFAULT_RULES, MAX_GRACE_S, MAX_TURN_S, MIN_GRACE_S, MIN_TURN_S
 
 
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+
+
 def _whole(text: str, low: float, high: float, kind: str, limits: str) -> int:
-    """A whole number in [low, high]; refused as "not {kind}", or out of them as "not {limits}"."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
+    """A whole number in [low, high], in ASCII digits (not the other scripts' digits, or
+    the ``1_000`` that Python's `int` reads); refused as "not {kind}", or out of them as
+    "not {limits}"."""
+    if not _WHOLE.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not {kind}")
+    value = int(text)
     if not low <= value <= high:
         raise argparse.ArgumentTypeError(f"{value} is not {limits}")
     return value
@@ -29,6 +34,16 @@ def _whole(text: str, low: float, high: float, kind: str, limits: str) -> int:
 def port(text: str) -> int:
     """A TCP port, 0 for any free one."""
     return _whole(text, 0, 65535, "a port number", "a port (0-65535; 0: any free port)")
+
+
+def integer(text: str) -> int:
+    """Any whole number (a seed)."""
+    return _whole(text, -math.inf, math.inf, "a whole number", "a whole number")
+
+
+def whole(text: str) -> int:
+    """A whole number, 0 or more (seats, bots: their ranges are checked with the others')."""
+    return _whole(text, 0, math.inf, "a whole number", "a whole number (0 or more)")
 
 
 def count(text: str) -> int:
@@ -57,6 +72,20 @@ def add_grace_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grace", type=grace_seconds, default=DEFAULT_RULES.grace_s, metavar="S",
                         help="how long the table waits for a player whose link is lost before it ends the game "
                              f"(default {DEFAULT_RULES.grace_s} s)")
+
+
+def keep_fresh_table_options(parser: argparse.ArgumentParser, *dests: str) -> None:
+    """Note which of `parser`'s options shape a new table (its rules, its seats), with
+    their defaults: a `--resume` that is given one of them otherwise is refused
+    (`fresh_table_options`), since a game taken back keeps what its seating was signed with."""
+    parser.set_defaults(fresh_table_defaults={dest: parser.get_default(dest) for dest in dests})
+
+
+def fresh_table_options(args: argparse.Namespace) -> list[str]:
+    """The options of a new table (`keep_fresh_table_options`) given other than their
+    defaults, as typed (``--target``)."""
+    defaults: dict[str, object] = getattr(args, "fresh_table_defaults", {})
+    return ["--" + dest.replace("_", "-") for dest, default in defaults.items() if getattr(args, dest) != default]
 
 
 def host_sets_grace(text: str) -> int:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import trio
 
+from cli.argtypes import integer
 from cli.commands import audit_command
 from cli.lobby_common import at_a_terminal, complain, records_unwritable, say
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
@@ -41,7 +42,7 @@ def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True) 
         parser.add_argument("--bot", action="store_true", help="let the normal bot play this seat")
     parser.add_argument("--headless", action="store_true",
                         help="no full-screen client: a bot plays this seat and progress is printed")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bots' decisions (never of the cryptography)")
+    parser.add_argument("--seed", type=integer, default=0, help="seed of the bots' decisions (never of the cryptography)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on the last line")
     parser.add_argument("--memory-aid", action="store_true", help="keep the cards you have seen on screen")
 

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import trio
 
-from cli.argtypes import add_grace_option, port, skills_file, target, turn_seconds
+from cli.argtypes import (
+    add_grace_option, keep_fresh_table_options, port, skills_file, target, turn_seconds, whole,
+)
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
     lobby_schemas, player_name, print_result, roster_progress, say,
@@ -39,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                               description="Host a table: advertise it on the LAN, admit players until it is full, "
                                           "then print the seats and the game id.")
     p.add_argument("--table", help="table name shown to others (default: NAME's table)")
-    p.add_argument("--seats", type=int, default=4, help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
+    p.add_argument("--seats", type=whole, default=4, help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
     p.add_argument("--port", type=port, default=0, help="TCP port to listen on (default: any free port)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
     p.add_argument("--code", help="a table code players must know to join (never sent over the network)")
@@ -48,11 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--turn-seconds", type=turn_seconds, default=60, help="turn timer in seconds (default 60)")
     add_grace_option(p)
     p.add_argument("--skills", type=skills_file, metavar="FILE", help="your own skills table (TOML), as in engine/skills.toml")
-    p.add_argument("--bots", type=int, default=0, metavar="N",
+    p.add_argument("--bots", type=whole, default=0, metavar="N",
                    help="fill N seats with bots, each a peer of its own on this machine as in `play` (default 0)")
     add_seat_options(p)
     add_identity_options(p)
     add_interface_option(p)
+    keep_fresh_table_options(p, "table", "seats", "code", "target", "turn_seconds", "grace", "skills", "bots")
     p.set_defaults(func=run)
 
 

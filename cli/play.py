@@ -12,7 +12,7 @@ import argparse
 from functools import partial
 from pathlib import Path
 
-from cli.argtypes import add_grace_option, target
+from cli.argtypes import add_grace_option, keep_fresh_table_options, target, whole
 from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
 from cli.game import SeatBook, add_game_options, bot_without_a_terminal, log_unwritable, play_seat, report, seat_log_path
 from cli.lobby_common import add_identity_options, complain, load_identity, player_name, say
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("play", help="play against bots on this machine",
                               description="Play Bandit against bots on this machine. Every bot is a real peer "
                                           "(its own process, keys, TLS links and fairness log).")
-    p.add_argument("--bots", type=int, default=3, help=f"number of bot opponents, 1-{MAX_SEATS - 1} (default 3)")
+    p.add_argument("--bots", type=whole, default=3, help=f"number of bot opponents, 1-{MAX_SEATS - 1} (default 3)")
     p.add_argument("--target", type=target, default=100, help="end the game when a total reaches this (default 100)")
     add_grace_option(p)
     p.add_argument("--log-dir", type=Path, metavar="DIR", help="where to write every seat's log (default: your data directory)")
@@ -38,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="continue the game you were playing when this program stopped (same --state-dir): the bots "
                         "wait for you within the grace period")
     add_game_options(p, bot_flag=False)
+    keep_fresh_table_options(p, "bots", "target", "grace")
     p.set_defaults(func=run)
 
 
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0) as mesh:
             table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed)
             async with bot_seats(bot_names, table, every_bot_needed=True) as bots:
-                if not args.json and args.headless:
+                if not args.json:  # (a person's too: the screen opens as the game begins, bots being started first)
                     say(f"Seating you and {args.bots} bots at a table on 127.0.0.1 (game to {args.target})...")
                 with SeatBook(mesh, args) as book:
                     result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table="A game on this machine",

@@ -16,13 +16,15 @@ import shlex
 import signal
 import time
 from collections.abc import Callable
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
 import trio
 
+from cli.argtypes import fresh_table_options
 from cli.game import REJOIN_WAIT, play_seat
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
@@ -163,7 +165,8 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
     """Before a new game: if this seat's last game still waits for it, say so. A person
     is asked whether to go back to it ("back") or to leave it, so that the others need
     not wait, before the new game ("leave"); anyone else is told the command that goes
-    back, and the new game starts ("new", as when nothing waits). None: no answer (Ctrl-D)."""
+    back, and the new game starts ("new", as when nothing waits). None: no answer (Ctrl-D;
+    Ctrl-C goes on as `KeyboardInterrupt`), which says that nothing was done."""
     waiting = waiting_game(state_dir, local=local)
     if waiting is None:
         return "new"
@@ -179,8 +182,13 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
     while True:
         try:
             answer = ask("Go back to it? (n: leave it, then start a new one) [Y/n] ").strip().lower()
-        except EOFError:
+        except (EOFError, KeyboardInterrupt) as exc:  # (Ctrl-D, Ctrl-C: no answer, so nothing is done)
+            same_dir = "" if args.state_dir is None else f" --state-dir {shlex.quote(str(args.state_dir))}"
             say()
+            say(f"No answer: no new game was started, and that game still waits for you "
+                f"(`bandit-lan {command} --resume{same_dir}` goes back to it).")
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             return None
         if answer in ("", "y", "yes"):
             return "back"
@@ -243,7 +251,11 @@ def _loopback(host: str) -> bool:
         return host == "localhost"
 
 
-async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: object | None = None) -> int | GameSummary:
+async def resume_seat(args: argparse.Namespace, identity: Identity,
+                      terminal: object | None = None) -> int | str | GameSummary:
+    """Take this seat's unfinished game back and play it (on `terminal`, for a person):
+    an exit status, the game's summary, or what to tell a person who gave the seat up
+    before the game began."""
     state_dir = args.state_dir or default_state_dir()
     # Listening on loopback only, a seat is out of reach of players on other machines.
     local = _loopback(args.bind)
@@ -297,16 +309,23 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         journal.release()
         complain("cannot resume: the log and the journal are of two different games")
         return 1
-    if not (args.quiet or args.json):
-        me = f"{roster.members[jc.seat].name} (seat {jc.seat + 1})"
-        if began:
-            say(f"Resuming game {game_id_of(canonical)[:6].hex()} as {me} from {jc.log} ...")
-        else:
-            say(f"Taking your seat back at game {game_id_of(canonical)[:6].hex()} as {me}: this program stopped "
-                "as the players were signing the seating, before the game began ...")
-        if age >= jc.grace:  # (the journal's age is that of its last mark of life: it tries)
-            say(f"It stopped {_ago(age)} ago, and the table waits for a player away only {_ago(jc.grace)}: "
-                "the others have likely ended it. Trying anyway.")
+    told: list[str] = []  # (what a person's screen shows while the seat signs again: it is up already)
+
+    def tell(text: str) -> None:
+        if terminal is not None:
+            told.append(text)
+        elif not (args.quiet or args.json):
+            say(text)
+
+    me = f"{roster.members[jc.seat].name} (seat {jc.seat + 1})"
+    if began:
+        tell(f"Resuming game {game_id_of(canonical)[:6].hex()} as {me} from {jc.log} ...")
+    else:
+        tell(f"Taking your seat back at game {game_id_of(canonical)[:6].hex()} as {me}: this program stopped "
+             "as the players were signing the seating, before the game began ...")
+    if age >= jc.grace:  # (the journal's age is that of its last mark of life: it tries)
+        tell(f"It stopped {_ago(age)} ago, and the table waits for a player away only {_ago(jc.grace)}: "
+             "the others have likely ended it. Trying anyway.")
     async with AsyncExitStack() as stack:
         try:
             mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=jc.port))
@@ -320,14 +339,13 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             # so we listen anywhere and dial every seat ourselves (§11.3).
             mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=0))
             unreachable = True
-            if not (args.quiet or args.json):
-                say(f"Port {jc.port} is taken by another program now: listening on {mesh.port} and dialling every seat.")
+            tell(f"Port {jc.port} is taken by another program now: listening on {mesh.port} and dialling every seat.")
         mesh.set_table(roster.table_nonce)
         for member, address in zip(roster.members, jc.addresses):
             if member.seat != jc.seat:
                 mesh.expect(member.cert, address, dial=not began and address is not None)
         if not began:
-            return await _sign_again_and_play(mesh, journal, jc, identity, args, terminal, unreachable)
+            return await _sign_again_and_play(mesh, journal, jc, identity, args, terminal, unreachable, told)
         result = LobbyResult(game_id_of(canonical), roster, canonical, signatures, jc.seat)
         try:
             return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
@@ -339,17 +357,30 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
 
 
 async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents, identity: Identity,
-                               args: argparse.Namespace, terminal: object | None, unreachable: bool) -> int | GameSummary:
+                               args: argparse.Namespace, terminal: object | None, unreachable: bool,
+                               told: list[str]) -> int | str | GameSummary:
     """A seat stopped while the roster was being signed (§11.3): gather every member's
     signature again (`sign_again`), then play the game from its start, with the journal
     written as the seat signed. If the game cannot begin (a member left, or said the
     start failed), it never will: the journal goes. If a member cannot be reached, it may
-    only be away: the journal stays, and a later `--resume` may try again."""
+    only be away: the journal stays, and a later `--resume` may try again. A person sees
+    `told` meanwhile, and may give the seat up (what to tell them then, once the screen
+    is closed)."""
     leave_first: str | None = getattr(args, "leave_first", None)
     if leave_first is not None:
         return await _leave_unbegun(mesh, journal, jc, leave_first)
+    gather = partial(sign_again, mesh, jc.roster, dials_all=unreachable)
     try:
-        result = await sign_again(mesh, jc.roster, dials_all=unreachable)
+        if terminal is None:
+            result = await gather()
+        else:
+            from cli.tui import sign_again_screen
+
+            taken = await sign_again_screen(terminal, told, gather)  # type: ignore[arg-type]
+            if taken is None:  # (the others were told, `lobby.fail`: the game cannot begin)
+                journal.abandon()
+                return "You gave up your seat before the game began; the other players were told."
+            result = taken
     except NotReached as exc:
         journal.release()
         complain(f"cannot take your seat back now: {exc.reason}. The others may have ended the game, or it never "
@@ -361,6 +392,9 @@ async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents
             complain(f"cannot take your seat back: the game cannot begin for you ({exc})")
             return 1
         raise
+    if jc.unmade_log():  # (made, and stopped before its header: made again now; one that stays says why)
+        with suppress(OSError):
+            jc.log.unlink()
     return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
                            seated=SeatJournal(journal, jc.seed, dials_all=unreachable))
 
@@ -394,6 +428,10 @@ def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None =
     from cli.lobby_common import load_identity
     from p2p.identity import IdentityError
 
+    if given := fresh_table_options(args):
+        complain(f"--resume takes a game back as its seating was signed (its rules, its seats): "
+                 f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for a new table")
+        return 2
     bot_without_a_terminal(args)
 
     try:
@@ -410,6 +448,10 @@ def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None =
 
                 terminal = await stack.enter_async_context(open_terminal())
             outcome = await resume_seat(args, identity, terminal)
+        # (said once the screen is closed, as a person's leaving before a game began is, `join`)
+        if isinstance(outcome, str):
+            say(outcome)
+            return 0
         if isinstance(outcome, int):
             return outcome
         return report(outcome, args, bot_logs(outcome) if getattr(args, "command", None) == "play" else None)

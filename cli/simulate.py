@@ -7,7 +7,7 @@ import json
 import sys
 import time
 
-from cli.argtypes import skills_file, target
+from cli.argtypes import integer, skills_file, target, whole
 from engine.bots import BOTS
 from engine.errors import EngineError, SkillsError
 from engine.simulator import Summary, simulate
@@ -24,9 +24,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "arguments always give the same games."
         ),
     )
-    parser.add_argument("--players", type=int, default=4, help=f"players per game, {MIN_PLAYERS}..{MAX_PLAYERS} (default 4)")
-    parser.add_argument("--games", type=int, default=20, help="number of games (default 20)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the shuffles and bot choices (default 0)")
+    parser.add_argument("--players", type=whole, default=4, help=f"players per game, {MIN_PLAYERS}..{MAX_PLAYERS} (default 4)")
+    parser.add_argument("--games", type=whole, default=20, help="number of games (default 20)")
+    parser.add_argument("--seed", type=integer, default=0, help="seed of the shuffles and bot choices (default 0)")
     parser.add_argument(
         "--bots",
         default="normal",

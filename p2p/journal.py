@@ -99,8 +99,18 @@ class JournalContents:
     def began(self) -> bool:
         """Whether the seat's game had begun when it stopped: its log is made when it
         holds every signature of the roster, and it sends nothing before (§11.3). A seat
-        stopped while the roster was being signed has this journal and no log."""
-        return not self.roster or bool(self.sent) or self.log.exists() or self.log.is_symlink()
+        stopped while the roster was being signed has this journal and no log, or an
+        empty one (made, and stopped before its header was written: `unmade_log`)."""
+        return not self.roster or bool(self.sent) or (self.log.exists() or self.log.is_symlink()) and not self.unmade_log()
+
+    def unmade_log(self) -> bool:
+        """Whether this seat's log is there but empty, and nothing was sent: its process
+        stopped between making the file and writing its header (one write), before its
+        game began. Such a file is made again as the game begins (`--resume`)."""
+        try:
+            return not self.sent and not self.log.is_symlink() and self.log.stat().st_size == 0
+        except OSError:  # (none there, or it cannot be told: not an unmade one)
+            return False
 
     def restarted(self, now_boot: str | None = None) -> bool:
         """Whether this machine restarted since the seat sat down: the journal's last

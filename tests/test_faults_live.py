@@ -1111,7 +1111,7 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         await me.leave()
 
 
-@pytest.mark.parametrize("others", ["play-on", "gone", "declined", "signalled"])
+@pytest.mark.parametrize("others", ["play-on", "log-made", "gone", "declined", "signalled"])
 def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_path: Path, others: str) -> None:
     """carol's process dies once her roster signature is out, before she holds bob's (she
     never reads it: `tests.deaf_signer`), while alice and bob, holding every signature,
@@ -1125,7 +1125,9 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
     she tells the others she left before the game began, without playing a game to leave
     it, and both their logs end naming her (leaving by the order, a peer that ended at
     her leave said goodbye to one that had not yet delivered it, and was blamed there).
-    "signalled": she is stopped by a signal (SIGTERM; a closed terminal is SIGHUP) instead
+    "log-made": she was killed just after her game made its log, before its header was
+    written (an empty file): she signs again and plays, as without it (before, the resume
+    said the log could not be read). "signalled": she is stopped by a signal (SIGTERM; a closed terminal is SIGHUP) instead
     of killed: her goodbye reaches both at once and their games end there (the signal
     cancelled her links' tasks before they could say it, and the others waited out the
     grace period for a seat that had removed its journal)."""
@@ -1165,6 +1167,10 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
             return
         carol.send_signal(signal.SIGKILL)
         carol.wait()
+        if others == "log-made":
+            unmade = read_journal(journals[0]).log
+            unmade.parent.mkdir(parents=True, exist_ok=True)
+            unmade.touch()
         if others == "gone":
             for p in (host, bob):
                 p.send_signal(signal.SIGKILL)

@@ -241,12 +241,20 @@ def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(t
     (("host", "--headless", "--grace", "5"), "argument --grace: 5 is not a grace period (10-86,400 s)"),
     (("join", "--peer", "127.0.0.1:9", "--grace", "30"),
      "argument --grace: the grace period is a rule of the table, set by its host (host --grace S)"),
+    (("play", "--headless", "--target", "\u0664\u0660"), "argument --target: '\u0664\u0660' is not a number of points"),
+    (("host", "--headless", "--seats", "1_0"), "argument --seats: '1_0' is not a whole number"),
+    (("play", "--headless", "--seed", "\uff17"), "argument --seed: '\uff17' is not a whole number"),
+    (("play", "--resume", "--headless", "--target", "40", "--grace", "30"),
+     "--resume takes a game back as its seating was signed (its rules, its seats): --target, --grace are for a new table"),
+    (("host", "--resume", "--headless", "--bots", "1"), "--bots is for a new table"),
 ])
 def test_bad_values_are_refused_before_anything_starts_with_the_option_named(
         tmp_path: Path, args: tuple[str, ...], words: str) -> None:
     """A time that is not a finite number of seconds (`nan` waited forever), a port out of
     range (70000 became 4464), an interface that is no address, a name with control
-    characters: each is refused with exit status 2, naming the option, and no traceback."""
+    characters, digits of another script (Python's `int` reads them), a table's rules
+    given to a game taken back (its rules are those it was signed with): each is refused
+    with exit status 2, naming the option, and no traceback."""
     state = () if args[0] == "tables" else ("--state-dir", str(tmp_path))
     done = run_cli(*args, *state, timeout=30)
     assert done.returncode == 2 and words in done.stderr, done.stderr

@@ -124,7 +124,24 @@ def test_s11_3_a_person_is_asked_and_the_answer_decides(tmp_path: Path, capsys: 
     assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=answers("maybe", " N ")) == "leave"
     assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=answers("EOF")) is None
     assert asked == ["Go back to it? (n: leave it, then start a new one) [Y/n] "] * 4
-    assert capsys.readouterr().out.startswith("Your last game stopped ")
+    out = capsys.readouterr().out
+    assert out.startswith("Your last game stopped ")
+    assert out.endswith("No answer: no new game was started, and that game still waits for you "
+                        "(`bandit-lan play --resume` goes back to it).\n")  # (Ctrl-D said nothing)
+
+
+def test_s11_3_ctrl_c_at_the_question_says_that_nothing_was_done(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stopped(tmp_path, 1, 20, HERE)
+
+    def interrupted(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        offer_resume(args(tmp_path), tmp_path, "join", person=True, ask=interrupted)
+    assert capsys.readouterr().out.endswith(
+        f"No answer: no new game was started, and that game still waits for you "
+        f"(`bandit-lan join --resume --state-dir {tmp_path}` goes back to it).\n")
 
 
 def test_s11_3_anyone_else_is_told_the_command_and_a_new_game_starts(

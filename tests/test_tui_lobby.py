@@ -332,3 +332,97 @@ async def test_s6_6_both_screens_say_while_a_dropped_link_is_being_made_again(
     lost = printed.index("The connection to alice dropped; reconnecting…")
     assert "Reconnected to alice." in printed[lost + 1:]
     assert printed.count("2 of 3 seats taken:") == 1  # (news alone does not repeat the roster)
+
+
+async def test_s6_6_both_screens_say_once_the_seating_is_being_signed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table fills, so the host freezes the roster and every member signs it (§6.6):
+    from then on the host's screen no longer offers Enter to start, nor bob's says it
+    waits for the table to fill, and leaving is told for what it is now. (carol never
+    answers the start here, so the signing lasts; before, both screens went on as if
+    nothing had been started.)"""
+    ids = make_identities(tmp_path, 3)
+    at_host, at_bob = ScreenHarness(), ScreenHarness()
+    on_start = GuestLobby._on_start
+
+    def deaf_carol(self: GuestLobby, canonical: bytes, host_sig: bytes) -> list:  # type: ignore[type-arg]
+        return [] if self._sigs.me.peer_id == ids[2].peer_id else on_start(self, canonical, host_sig)
+
+    monkeypatch.setattr(GuestLobby, "_on_start", deaf_carol)
+    journaled: list[int] = []  # (each screen passes the signing on: the seat's journal is written first)
+    async with meshes(ids) as (host, bob, carol), at_host.open(), at_bob.open():
+        assert at_host.terminal is not None and at_bob.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lambda: host_lobby_screen(at_host.terminal, host, name="alice", table="Friday",
+                                                             seats=3, on_signing=lambda s: journaled.append(s.seat)))
+                await at_host.wait_for_text("1 of 3 seats taken")
+                nursery.start_soon(lambda: join_lobby_screen(at_bob.terminal, bob, [(LOOPBACK, host.port)],
+                                                             name="bob", expect_host=host.me,
+                                                             on_signing=lambda s: journaled.append(s.seat)))
+                await at_bob.wait_for_text("Waiting for the table to fill or the host to start…")
+                await at_host.wait_for_text("Enter start now with 2 players")
+                nursery.start_soon(lambda: join_table(carol, [(LOOPBACK, host.port)], name="carol",
+                                                      expect_host=host.me))
+                text = await at_host.wait_for_text("Starting: every player signs the seating…")
+                assert "3 of 3 seats taken" in text and "start now" not in text, text
+                text = await at_bob.wait_for_text("Starting: every player signs the seating…")
+                assert "Waiting for the table to fill" not in text, text
+                at_bob.press("ctrl-c")
+                await at_bob.wait_for_text("The game is about to begin: leaving stops it for everyone.")
+                at_host.press("ctrl-c")
+                await at_host.wait_for_text("The game is about to begin: closing stops it for everyone.")
+                assert sorted(journaled) == [0, 1]
+                nursery.cancel_scope.cancel()
+
+
+async def test_s11_3_a_seat_taken_back_while_signing_shows_what_it_does_and_may_be_given_up() -> None:
+    """`--resume` of a seat whose program stopped as the seating was being signed, for a
+    person: the screen says what the resume found and that it gathers the signatures
+    again (before, the full screen showed one line printed under it, cut off, for up to
+    30 s, and Ctrl-C did nothing); Ctrl-C asks, and "y" gives the seat up."""
+    from cli.tui import sign_again_screen
+
+    harness = ScreenHarness()
+    gathering = trio.Event()
+    outcome: list[LobbyResult | None] = []
+
+    async def never_signed() -> LobbyResult:
+        gathering.set()
+        await trio.sleep_forever()
+        raise AssertionError
+
+    async with harness.open():
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+
+                async def run() -> None:
+                    outcome.append(await sign_again_screen(harness.terminal, [
+                        "Taking your seat back at game 0a1b2c as carol (seat 3): this program stopped as the players "
+                        "were signing the seating, before the game began ...",
+                        "Port 4242 is taken by another program now: listening on 4343 and dialling every seat."],
+                        never_signed))
+
+                nursery.start_soon(run)
+                await gathering.wait()
+                text = await harness.wait_for_text("Taking your seat back", "as carol (seat 3)", "listening on 4343",
+                                                   "sign the seating again (up to 30 s)", "Ctrl-C give up this seat")
+                assert "Give up this seat?" not in text
+                harness.press("ctrl-c")
+                await harness.wait_for_text("Give up this seat?", "leaving stops it for everyone")
+                harness.press("n")
+                await harness.wait_for(lambda shown: "Give up this seat?" not in shown, "the question gone")
+                harness.press("ctrl-c")
+                await harness.wait_for_text("Give up this seat?")
+                harness.press("y")
+    assert outcome == [None]
+
+    async def signed() -> LobbyResult:
+        return LobbyResult(b"\0" * 32, None, b"R", (), 2)  # type: ignore[arg-type]
+
+    async with harness.open():
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            got = await sign_again_screen(harness.terminal, [], signed)
+    assert got is not None and got.seat == 2

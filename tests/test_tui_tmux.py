@@ -189,6 +189,8 @@ def test_a_person_plays_a_round_with_a_snap_against_three_bot_peers(play: Tmux, 
     play.keys("y")
     text = play.wait_text("EXITED", timeout=60)
     assert re.search(r"You left the table after \d+ rounds?\.", text) and "EXITED 0" in text, text  # no failure
+    # (said before the screen opened, as the bots were started: a blank terminal before)
+    assert "Seating you and 3 bots at a table on 127.0.0.1 (game to" in text, text
     # every other seat's log holds the game up to my leave and audits as intact (§10.2)
     logs = sorted((tmp_path / "logs").glob("*.bandit-log"))
     assert len(logs) == 4, text

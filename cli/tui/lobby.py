@@ -24,13 +24,13 @@ from p2p.discovery import TableAd, browse
 from p2p.errors import JoinRefused
 from p2p.groups import lone_exception_unwrapped
 from p2p.identity import Certificate
-from p2p.lobby import LobbyResult, RosterChanged
+from p2p.lobby import SIGN_WAIT, LobbyResult, RosterChanged, Signing
 from p2p.lobby_runner import SigningCallback, StartCall, host_table, join_table
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
 from cli.argtypes import split_address
 from cli.lobby_common import LobbyNews
-from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, seats_of
+from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, ReturnScene, seats_of
 from cli.tui.terminal import PASTE, KeyPress, Terminal, TerminalClosed
 
 TOO_FEW = Note("A game needs at least two players.", "warning")
@@ -71,6 +71,18 @@ def _news_note(news: LobbyNews, change: RosterChanged) -> Note | None:
     if not told:
         return None
     return Note(" ".join(sentence for sentence, _ in told), "warning" if any(k == "warning" for _, k in told) else "info")
+
+
+def _shown_signing(on_signing: SigningCallback | None, show: Callable[[], None]) -> SigningCallback:
+    """`on_signing` (the seat's journal), then `show` that the seating is being signed:
+    the start was made, so the screen stops offering it or waiting for players."""
+
+    def signing(seen: Signing) -> None:
+        if on_signing is not None:
+            on_signing(seen)  # (first: if the journal cannot be written, the seat does not sign)
+        show()
+
+    return signing
 
 
 def _is_yes(key: str) -> bool:
@@ -122,14 +134,19 @@ async def host_lobby_screen(
             on_roster(change)
         screen.nudge()
 
+    def signing() -> None:
+        nonlocal scene
+        scene = replace(scene, starting=True, note=None if scene.note == TOO_FEW else scene.note)
+        screen.nudge()
+
     with lone_exception_unwrapped():
         async with trio.open_nursery() as nursery:
 
             async def run_host(task_status: trio.TaskStatus[StartCall]) -> None:
                 nonlocal result
                 result = await host_table(mesh, name=name, table=table, seats=seats, code=code,
-                                          rules=rules or DEFAULT_RULES, on_roster=roster_changed, on_signing=on_signing,
-                                          task_status=task_status)
+                                          rules=rules or DEFAULT_RULES, on_roster=roster_changed,
+                                          on_signing=_shown_signing(on_signing, signing), task_status=task_status)
                 screen.nudge()
 
             async def show_warnings(channel: trio.abc.ReceiveChannel[str]) -> None:
@@ -277,8 +294,13 @@ async def join_lobby_screen(
         if check is not None:
             check(change)
         roster = change.roster
-        scene = replace(scene, members=seats_of(roster, me, change.reconnecting), seats=roster.seats, state="waiting",
-                        note=_news_note(news, change))
+        scene = replace(scene, members=seats_of(roster, me, change.reconnecting), seats=roster.seats,
+                        state="starting" if scene.state == "starting" else "waiting", note=_news_note(news, change))
+        screen.nudge()
+
+    def signing() -> None:
+        nonlocal scene
+        scene = replace(scene, state="starting")
         screen.nudge()
 
     with lone_exception_unwrapped():
@@ -288,7 +310,8 @@ async def join_lobby_screen(
                 nonlocal result, refused
                 try:
                     result = await join_table(mesh, addresses, name=name, code=with_code, expect_host=expect_host,
-                                              on_host=on_host, on_roster=on_roster, on_signing=on_signing)
+                                              on_host=on_host, on_roster=on_roster,
+                                              on_signing=_shown_signing(on_signing, signing))
                 except JoinRefused as exc:
                     if exc.code != "bad-code":
                         raise
@@ -328,6 +351,47 @@ async def join_lobby_screen(
                     else:
                         scene = replace(scene, entry=edit(scene.entry, key, 64))
                 elif key == "ctrl-c":
+                    scene = replace(scene, quitting=True)
+            nursery.cancel_scope.cancel()
+    return result
+
+
+async def sign_again_screen(terminal: Terminal, lines: Sequence[str],
+                            gather: Callable[[], Awaitable[LobbyResult]]) -> LobbyResult | None:
+    """A seat taken back as the seating was being signed (§11.3): `lines` (what the
+    resume found) on screen while `gather` collects every member's signature again
+    (`sign_again`); its result, or None if the player gave up (Ctrl-C, asked first) or
+    the screen closed. What `gather` raises goes on."""
+    screen = _Screen(terminal)
+    scene = ReturnScene(tuple(lines), int(SIGN_WAIT))
+    result: LobbyResult | None = None
+    with lone_exception_unwrapped():
+        async with trio.open_nursery() as nursery:
+
+            async def run() -> None:
+                nonlocal result
+                result = await gather()
+                screen.nudge()
+
+            nursery.start_soon(run)
+            nursery.start_soon(screen.forward_keys)
+            while result is None:
+                terminal.show(scene)
+                event = await screen.next()
+                if result is not None:
+                    break
+                if event == "closed":
+                    nursery.cancel_scope.cancel()
+                    return None
+                if not isinstance(event, KeyPress):
+                    continue
+                if scene.quitting:
+                    if _is_yes(event.key):
+                        nursery.cancel_scope.cancel()
+                        return None
+                    if _is_no(event.key):
+                        scene = replace(scene, quitting=False)
+                elif event.key == "ctrl-c":
                     scene = replace(scene, quitting=True)
             nursery.cancel_scope.cancel()
     return result

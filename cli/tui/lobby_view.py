@@ -123,7 +123,8 @@ class HostScene:
         else:
             _footer(canvas, "Waiting for players (a game needs at least 2) · {Ctrl-C} close the table")
         if self.quitting:
-            _ask_leave(canvas, "Close the table?", "Players seated so far will be told.")
+            _ask_leave(canvas, "Close the table?", "The game is about to begin: closing stops it for everyone."
+                       if self.starting else "Players seated so far will be told.")
         return canvas
 
 
@@ -219,7 +220,35 @@ class JoinScene:
         else:
             _footer(canvas, "{Ctrl-C} leave")
         if self.quitting:
-            _ask_leave(canvas, "Leave this table?", "You can join again while seats are free.")
+            _ask_leave(canvas, "Leave this table?", "The game is about to begin: leaving stops it for everyone."
+                       if self.state == "starting" else "You can join again while seats are free.")
+        return canvas
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnScene:
+    """A seat whose program stopped as the seating was being signed, taken back (§11.3):
+    what is known, while every member's signature is gathered again."""
+
+    lines: tuple[str, ...]  # what the resume found (the game, how long ago, the port)
+    wait_s: int  # how long the signatures are awaited at most
+    quitting: bool = False
+
+    def draw(self, width: int, height: int) -> Canvas:
+        canvas = Canvas(width, height)
+        _title(canvas, "Taking your seat back")
+        y = 2
+        for line in self.lines:
+            for part in wrap(line, width - 2):
+                canvas.write(1, y, part, "class:prompt")
+                y += 1
+            y += 1
+        for part in wrap(f"Reaching the other players, who sign the seating again (up to {self.wait_s} s)…", width - 2):
+            canvas.write(1, y, part, "class:dim")
+            y += 1
+        _footer(canvas, "{Ctrl-C} give up this seat")
+        if self.quitting:
+            _ask_leave(canvas, "Give up this seat?", "The game is about to begin: leaving stops it for everyone.")
         return canvas
 
 
