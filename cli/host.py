@@ -18,7 +18,7 @@ from cli.argtypes import (
 )
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
-    lobby_schemas, player_name, print_result, roster_progress, say,
+    SIGNING_NOW, lobby_schemas, player_name, print_result, roster_progress, say, then_shown,
 )
 from cli.bots import BOT_NAMES, BotSeats, BotTable, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
@@ -149,6 +149,10 @@ def run(args: argparse.Namespace) -> int:
 
             seated = [1]  # (players at the table now, for Enter)
 
+            def signing_shown() -> None:
+                if not (args.quiet or args.json):
+                    say(SIGNING_NOW)
+
             def on_roster(change: RosterChanged) -> None:
                 seated[0] = len(change.roster.members)
                 show(change)
@@ -157,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
             async with _enters(lambda: seated[0]) as start:
                 result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table=table, seats=args.seats,
                                                             code=args.code, rules=rules, start=start, on_roster=on_roster,
-                                                            on_signing=book.sign))
+                                                            on_signing=then_shown(book.sign, signing_shown)))
         if result is None:  # (only a table that needs every bot gives up)
             return 1
         return await after_lobby(mesh, result, identity, args, bots, book.seated)

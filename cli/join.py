@@ -12,8 +12,8 @@ import trio
 
 from cli.argtypes import address, host_sets_grace, port, seconds, target
 from cli.lobby_common import (
-    add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity, lobby_schemas,
-    player_name, roster_progress, say,
+    SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity,
+    lobby_schemas, player_name, roster_progress, say, then_shown,
 )
 from cli.stopping import run_until_stopped
 from cli.game import SeatBook, bot_without_a_terminal, play_seat, report, seat_log_path
@@ -257,7 +257,8 @@ def run(args: argparse.Namespace) -> int:
                 show(change)
 
         result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
-                                  on_host=on_host, on_roster=on_roster, on_signing=book.sign)
+                                  on_host=on_host, on_roster=on_roster,
+                                  on_signing=then_shown(book.sign, lambda: say_(SIGNING_NOW)))
         return await after_lobby(mesh, result, identity, args, seated=book.seated)
 
     return run_until_stopped(main)

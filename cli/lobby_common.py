@@ -15,7 +15,8 @@ import trio
 from cli.argtypes import ipv4, player
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
-from p2p.lobby import LobbyResult, RosterChanged
+from p2p.lobby import LobbyResult, RosterChanged, Signing
+from p2p.lobby_runner import SigningCallback
 from p2p.roster import Roster
 from p2p.schema import Schemas
 
@@ -190,6 +191,21 @@ def roster_progress(me: bytes) -> Callable[[RosterChanged], None]:
             say(line)
 
     return show
+
+
+SIGNING_NOW = "Starting: every player signs the seating…"
+
+
+def then_shown(on_signing: SigningCallback | None, show: Callable[[], None]) -> SigningCallback:
+    """`on_signing` (the seat's journal, §11.3), then `show` that the seating is being
+    signed (§6.6): the start was made, so a screen stops offering it or waiting for players."""
+
+    def signing(seen: Signing) -> None:
+        if on_signing is not None:
+            on_signing(seen)  # (first: if the journal cannot be written, the seat does not sign)
+        show()
+
+    return signing
 
 
 def print_result(result: LobbyResult, me: bytes) -> None:

@@ -77,13 +77,14 @@ def one_game(results: list[tuple[int, str]]) -> str:
 def stopped_journal(state: Path, game: int, ago: float, *others: tuple[str, int], began: bool = True) -> Path:
     """A journal as a killed seat 0 leaves it in `state`, last marked alive `ago` seconds
     before now; `others`: the other seats' addresses; `began`: its game had begun (its
-    log is there, if only as an empty file), else it stopped as the roster was signed."""
+    log is there, if only as a few bytes: an empty one is a log made and stopped before
+    its header, of a game that had not begun), else it stopped as the roster was signed."""
     path = journal_path(state, bytes([game]) * 32)
     log = state / f"{game}.bandit-log"
     Journal.create(path, game=bytes([game]) * 32, seat=0, seed=bytes(32), log=log, port=4000,
                    addresses=[None, *others], roster=b"R").close(finished=False)
     if began:
-        log.touch()
+        log.write_bytes(b"not empty")
     at = time.time() - ago
     os.utime(path, (at, at))
     return path

@@ -1152,6 +1152,8 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
         bob_seen: list[str] = []
         game = read_until(host, r"^game id ([0-9a-f]{64})", host_seen).group(1)
         assert read_until(bob, r"^game id ([0-9a-f]{64})", bob_seen).group(1) == game
+        for seen in (host_seen, bob_seen):  # (each said it was signing, not waiting for players, before the start)
+            assert "Starting: every player signs the seating…\n" in seen[:-1], seen
         journals = unfinished_journals(tmp_path / "c", held=True)  # (carol holds it)
         assert len(journals) == 1 and read_journal(journals[0]).game.hex() == game  # (written as she signed)
         assert not read_journal(journals[0]).log.exists()  # (her game had not begun)

@@ -66,3 +66,24 @@ def test_11_3_a_journal_given_up_keeps_the_time_its_seat_stopped(tmp_path: Path)
     journal, _ = Journal.reopen(path)
     journal.release()
     assert path.stat().st_mtime == stopped
+
+
+def test_11_3_a_log_made_but_never_written_is_a_game_that_had_not_begun(tmp_path: Path) -> None:
+    """The log is made, then its header written (one write); a kill between the two left
+    an empty file, which made the seat's game look begun, and `--resume` said its log
+    could not be read. Empty, with nothing sent, it is a game that had not begun: the
+    seat signs again (§11.3). A log with anything in it, or a seat that sent anything,
+    had begun."""
+    log = tmp_path / "g.log"
+    path = tmp_path / "g.journal"
+    journal = Journal.create(path, game=bytes(32), seat=1, seed=bytes(32), log=log, port=4000,
+                             addresses=[None, None], roster=b"R")
+    assert not read_journal(path).began() and not read_journal(path).unmade_log()  # (no log: stopped as it signed)
+    log.touch()
+    assert not read_journal(path).began() and read_journal(path).unmade_log()
+    log.write_bytes(b"\x00")
+    assert read_journal(path).began() and not read_journal(path).unmade_log()
+    log.write_bytes(b"")
+    journal.sent(SignedMessage(bytes(32), {}, b"body", bytes(64)))
+    journal.close(finished=False)
+    assert read_journal(path).began() and not read_journal(path).unmade_log()  # (it sent: its log is damaged)

@@ -237,7 +237,7 @@ def test_s11_3_the_table_s_grace_reaches_the_offer(tmp_path: Path) -> None:
     path = tmp_path / "games" / "g.journal"
     Journal.create(path, game=bytes(32), seat=0, seed=bytes(32), log=tmp_path / "g.log", port=4000,
                    addresses=[None, ("127.0.0.1", 4001)], roster=b"R", grace=600.0).close(finished=False)
-    (tmp_path / "g.log").touch()  # (its game had begun)
+    (tmp_path / "g.log").write_bytes(b"not empty")  # (its game had begun)
     long_ago = time.time() - 300  # (past the default 120 s, within the 600 s chosen)
     os.utime(path, (long_ago, long_ago))
     waiting = waiting_game(tmp_path, local=True)

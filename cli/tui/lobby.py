@@ -24,12 +24,12 @@ from p2p.discovery import TableAd, browse
 from p2p.errors import JoinRefused
 from p2p.groups import lone_exception_unwrapped
 from p2p.identity import Certificate
-from p2p.lobby import SIGN_WAIT, LobbyResult, RosterChanged, Signing
+from p2p.lobby import SIGN_WAIT, LobbyResult, RosterChanged
 from p2p.lobby_runner import SigningCallback, StartCall, host_table, join_table
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
 from cli.argtypes import split_address
-from cli.lobby_common import LobbyNews
+from cli.lobby_common import LobbyNews, then_shown
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, ReturnScene, seats_of
 from cli.tui.terminal import PASTE, KeyPress, Terminal, TerminalClosed
 
@@ -71,18 +71,6 @@ def _news_note(news: LobbyNews, change: RosterChanged) -> Note | None:
     if not told:
         return None
     return Note(" ".join(sentence for sentence, _ in told), "warning" if any(k == "warning" for _, k in told) else "info")
-
-
-def _shown_signing(on_signing: SigningCallback | None, show: Callable[[], None]) -> SigningCallback:
-    """`on_signing` (the seat's journal), then `show` that the seating is being signed:
-    the start was made, so the screen stops offering it or waiting for players."""
-
-    def signing(seen: Signing) -> None:
-        if on_signing is not None:
-            on_signing(seen)  # (first: if the journal cannot be written, the seat does not sign)
-        show()
-
-    return signing
 
 
 def _is_yes(key: str) -> bool:
@@ -146,7 +134,7 @@ async def host_lobby_screen(
                 nonlocal result
                 result = await host_table(mesh, name=name, table=table, seats=seats, code=code,
                                           rules=rules or DEFAULT_RULES, on_roster=roster_changed,
-                                          on_signing=_shown_signing(on_signing, signing), task_status=task_status)
+                                          on_signing=then_shown(on_signing, signing), task_status=task_status)
                 screen.nudge()
 
             async def show_warnings(channel: trio.abc.ReceiveChannel[str]) -> None:
@@ -311,7 +299,7 @@ async def join_lobby_screen(
                 try:
                     result = await join_table(mesh, addresses, name=name, code=with_code, expect_host=expect_host,
                                               on_host=on_host, on_roster=on_roster,
-                                              on_signing=_shown_signing(on_signing, signing))
+                                              on_signing=then_shown(on_signing, signing))
                 except JoinRefused as exc:
                     if exc.code != "bad-code":
                         raise

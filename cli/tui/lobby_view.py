@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cli.lobby_common import SIGNING_NOW
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.table_view import write_marked
 from p2p.discovery import TableAd
@@ -210,7 +211,7 @@ class JoinScene:
         else:
             canvas.write(1, y, f"{len(self.members)} of {self.seats} seats taken:", "class:prompt")
             y = _roster(canvas, y + 1, self.members, self.seats) + 1
-            waiting = "Starting: every player signs the seating…" if self.state == "starting" else \
+            waiting = SIGNING_NOW if self.state == "starting" else \
                 "Waiting for the table to fill or the host to start…"
             canvas.write(1, y, waiting, "class:dim")
             y += 2
@@ -256,7 +257,7 @@ def _starting(members: Sequence[Seat]) -> str:
     """The host's note once it asked to start: whom the start waits for, if anyone."""
     waiting = [s.name for s in members if s.linking or s.reconnecting]
     if not waiting:
-        return "Starting: every player signs the seating…"
+        return SIGNING_NOW
     names = waiting[0] if len(waiting) == 1 else ", ".join(waiting[:-1]) + " and " + waiting[-1]
     return f"Starting once {names} {'holds' if len(waiting) == 1 else 'hold'} a link to every other player…"
 
