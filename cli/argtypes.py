@@ -69,23 +69,26 @@ def grace_seconds(text: str) -> int:
 
 def add_grace_option(parser: argparse.ArgumentParser) -> None:
     """`--grace S`: a rule of the table its host sets (§6.8), for every seat alike."""
-    parser.add_argument("--grace", type=grace_seconds, default=DEFAULT_RULES.grace_s, metavar="S",
+    parser.add_argument("--grace", type=grace_seconds, default=DEFAULT_RULES.grace_s, metavar="S", action=NewTableOption,
                         help="how long the table waits for a player whose link is lost before it ends the game "
                              f"(default {DEFAULT_RULES.grace_s} s)")
 
 
-def keep_fresh_table_options(parser: argparse.ArgumentParser, *dests: str) -> None:
-    """Note which of `parser`'s options shape a new table (its rules, its seats), with
-    their defaults: a `--resume` that is given one of them otherwise is refused
-    (`fresh_table_options`), since a game taken back keeps what its seating was signed with."""
-    parser.set_defaults(fresh_table_defaults={dest: parser.get_default(dest) for dest in dests})
+class NewTableOption(argparse.Action):
+    """An option that shapes a new table (its rules, its seats): stored as by default,
+    and noted as typed (`new_table_options`), since a game taken back (`--resume`) keeps
+    what its seating was signed with and refuses it."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+        typed = getattr(namespace, "new_table_typed", ())
+        setattr(namespace, "new_table_typed", (*typed, max(self.option_strings, key=len)))
 
 
-def fresh_table_options(args: argparse.Namespace) -> list[str]:
-    """The options of a new table (`keep_fresh_table_options`) given other than their
-    defaults, as typed (``--target``)."""
-    defaults: dict[str, object] = getattr(args, "fresh_table_defaults", {})
-    return ["--" + dest.replace("_", "-") for dest, default in defaults.items() if getattr(args, dest) != default]
+def new_table_options(args: argparse.Namespace) -> list[str]:
+    """The options of a new table (`NewTableOption`) typed on the command line, once each."""
+    return list(dict.fromkeys(getattr(args, "new_table_typed", ())))
 
 
 def host_sets_grace(text: str) -> int:
@@ -98,7 +101,7 @@ def split_address(text: str) -> tuple[str, int]:
     host, sep, port = text.strip().rpartition(":")
     if not sep or not host:
         raise ValueError(f"expected HOST:PORT, got {text!r}")
-    if not port.isdigit():
+    if not _WHOLE.fullmatch(port) or not port[0].isdigit():  # (ASCII digits only: `_whole`)
         raise ValueError(f"{port!r} is not a port number (in {text!r})")
     if not 0 < int(port) < 65536:
         raise ValueError(f"{int(port)} is not a port (1-65535)")

@@ -14,7 +14,7 @@ from pathlib import Path
 import trio
 
 from cli.argtypes import (
-    add_grace_option, keep_fresh_table_options, port, skills_file, target, turn_seconds, whole,
+    NewTableOption, add_grace_option, port, skills_file, target, turn_seconds, whole,
 )
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
@@ -40,30 +40,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("host", help="host a table on the LAN and wait for players",
                               description="Host a table: advertise it on the LAN, admit players until it is full, "
                                           "then print the seats and the game id.")
-    p.add_argument("--table", help="table name shown to others (default: NAME's table)")
-    p.add_argument("--seats", type=whole, default=4, help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
+    p.add_argument("--table", action=NewTableOption, help="table name shown to others (default: NAME's table)")
+    p.add_argument("--seats", type=whole, default=4, action=NewTableOption,
+                   help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
     p.add_argument("--port", type=port, default=0, help="TCP port to listen on (default: any free port)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
-    p.add_argument("--code", help="a table code players must know to join (never sent over the network)")
+    p.add_argument("--code", action=NewTableOption,
+                   help="a table code players must know to join (never sent over the network)")
     p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS")
-    p.add_argument("--target", type=target, default=100, help="end the game when a total reaches this (default 100)")
-    p.add_argument("--turn-seconds", type=turn_seconds, default=60, help="turn timer in seconds (default 60)")
+    p.add_argument("--target", type=target, default=100, action=NewTableOption,
+                   help="end the game when a total reaches this (default 100)")
+    p.add_argument("--turn-seconds", type=turn_seconds, default=60, action=NewTableOption,
+                   help="turn timer in seconds (default 60)")
     add_grace_option(p)
-    p.add_argument("--skills", type=skills_file, metavar="FILE", help="your own skills table (TOML), as in engine/skills.toml")
+    p.add_argument("--skills", type=skills_file, metavar="FILE", action=NewTableOption,
+                   help="your own skills table (TOML), as in engine/skills.toml")
     p.add_argument("--bots", type=whole, default=0, metavar="N",
-                   help="fill N seats with bots, each a peer of its own on this machine as in `play` (default 0)")
+                   action=NewTableOption, help="fill N seats with bots, each a peer of its own on this machine as in `play` (default 0)")
     add_seat_options(p)
     add_identity_options(p)
     add_interface_option(p)
-    keep_fresh_table_options(p, "table", "seats", "code", "target", "turn_seconds", "grace", "skills", "bots")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.resume:
-        from cli.resume import run_resume
+        from cli.resume import refuse_new_table, run_resume
 
-        return run_resume(args)
+        return refuse_new_table(args) or run_resume(args)
     name = player_name(args)
     table = args.table or f"{name}'s table"
     if not MIN_SEATS <= args.seats <= MAX_SEATS:

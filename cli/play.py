@@ -12,7 +12,7 @@ import argparse
 from functools import partial
 from pathlib import Path
 
-from cli.argtypes import add_grace_option, keep_fresh_table_options, target, whole
+from cli.argtypes import NewTableOption, add_grace_option, target, whole
 from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
 from cli.game import SeatBook, add_game_options, bot_without_a_terminal, log_unwritable, play_seat, report, seat_log_path
 from cli.lobby_common import add_identity_options, complain, load_identity, player_name, say
@@ -29,8 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("play", help="play against bots on this machine",
                               description="Play Bandit against bots on this machine. Every bot is a real peer "
                                           "(its own process, keys, TLS links and fairness log).")
-    p.add_argument("--bots", type=whole, default=3, help=f"number of bot opponents, 1-{MAX_SEATS - 1} (default 3)")
-    p.add_argument("--target", type=target, default=100, help="end the game when a total reaches this (default 100)")
+    p.add_argument("--bots", type=whole, default=3, action=NewTableOption,
+                   help=f"number of bot opponents, 1-{MAX_SEATS - 1} (default 3)")
+    p.add_argument("--target", type=target, default=100, action=NewTableOption,
+                   help="end the game when a total reaches this (default 100)")
     add_grace_option(p)
     p.add_argument("--log-dir", type=Path, metavar="DIR", help="where to write every seat's log (default: your data directory)")
     add_identity_options(p, state_help="where your identity and the bots' live")
@@ -38,15 +40,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="continue the game you were playing when this program stopped (same --state-dir): the bots "
                         "wait for you within the grace period")
     add_game_options(p, bot_flag=False)
-    keep_fresh_table_options(p, "bots", "target", "grace")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.resume:  # (as `join --resume`: this seat listens on 127.0.0.1 and needs no lobby)
-        from cli.resume import run_resume
+        from cli.resume import refuse_new_table, run_resume
 
-        return run_resume(argparse.Namespace(**vars(args), bind="127.0.0.1", log=None, quiet=False, bot=False,
+        return refuse_new_table(args) or run_resume(argparse.Namespace(**vars(args), bind="127.0.0.1", log=None, quiet=False, bot=False,
                                              lobby_only=False))
     if not 1 <= args.bots <= MAX_SEATS - 1:
         complain(f"--bots must be between 1 and {MAX_SEATS - 1}")

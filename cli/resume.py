@@ -24,7 +24,7 @@ from typing import Literal
 
 import trio
 
-from cli.argtypes import fresh_table_options
+from cli.argtypes import new_table_options
 from cli.game import REJOIN_WAIT, play_seat
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
@@ -174,19 +174,18 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
         say(f"Your last game ended while you were away ({waiting.over}); starting a new one.")
         return "new"
     words = waiting.words(local)
+    same_dir = "" if args.state_dir is None else f" --state-dir {shlex.quote(str(args.state_dir))}"
+    going_back = f"`bandit-lan {command} --resume{same_dir}` goes back to it"
     if not person:
-        same_dir = "" if args.state_dir is None else f" --state-dir {shlex.quote(str(args.state_dir))}"
-        complain(f"{words}: `bandit-lan {command} --resume{same_dir}` goes back to it; starting a new game")
+        complain(f"{words}: {going_back}; starting a new game")
         return "new"
     say(f"{words[0].upper()}{words[1:]}.")
     while True:
         try:
             answer = ask("Go back to it? (n: leave it, then start a new one) [Y/n] ").strip().lower()
         except (EOFError, KeyboardInterrupt) as exc:  # (Ctrl-D, Ctrl-C: no answer, so nothing is done)
-            same_dir = "" if args.state_dir is None else f" --state-dir {shlex.quote(str(args.state_dir))}"
             say()
-            say(f"No answer: no new game was started, and that game still waits for you "
-                f"(`bandit-lan {command} --resume{same_dir}` goes back to it).")
+            say(f"No answer: no new game was started, and that game still waits for you ({going_back}).")
             if isinstance(exc, KeyboardInterrupt):
                 raise
             return None
@@ -209,8 +208,8 @@ def offer_resume_first(args: argparse.Namespace, command: str,
                           person=is_person(args) and not args.json, local=command == "play")
     if choice is None:
         return 1
-    if choice == "back":
-        return (resume or run_resume)(argparse.Namespace(**{**vars(args), "resume": True}))
+    if choice == "back":  # (the options of the new game were not typed to go back: `refuse_new_table`)
+        return (resume or run_resume)(argparse.Namespace(**{**vars(args), "resume": True, "new_table_typed": ()}))
     if choice == "leave":
         heard: list[signal.Signals] = []
         leave_waiting_game(args, heard)
@@ -309,11 +308,14 @@ async def resume_seat(args: argparse.Namespace, identity: Identity,
         journal.release()
         complain("cannot resume: the log and the journal are of two different games")
         return 1
-    told: list[str] = []  # (what a person's screen shows while the seat signs again: it is up already)
+    told: list[str] = []  # (a person's screen is up already: it shows these)
+    warned: list[str] = []
 
-    def tell(text: str) -> None:
+    def tell(text: str, *, warning: bool = False) -> None:
         if terminal is not None:
             told.append(text)
+            if warning:  # (shown on the table too: the sign-again screen shows all)
+                warned.append(text)
         elif not (args.quiet or args.json):
             say(text)
 
@@ -325,7 +327,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity,
              "as the players were signing the seating, before the game began ...")
     if age >= jc.grace:  # (the journal's age is that of its last mark of life: it tries)
         tell(f"It stopped {_ago(age)} ago, and the table waits for a player away only {_ago(jc.grace)}: "
-             "the others have likely ended it. Trying anyway.")
+             "the others have likely ended it. Trying anyway.", warning=True)
     async with AsyncExitStack() as stack:
         try:
             mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=jc.port))
@@ -339,7 +341,8 @@ async def resume_seat(args: argparse.Namespace, identity: Identity,
             # so we listen anywhere and dial every seat ourselves (§11.3).
             mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=0))
             unreachable = True
-            tell(f"Port {jc.port} is taken by another program now: listening on {mesh.port} and dialling every seat.")
+            tell(f"Port {jc.port} is taken by another program now: listening on {mesh.port} and dialling every seat.",
+                 warning=True)
         mesh.set_table(roster.table_nonce)
         for member, address in zip(roster.members, jc.addresses):
             if member.seat != jc.seat:
@@ -349,7 +352,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity,
         result = LobbyResult(game_id_of(canonical), roster, canonical, signatures, jc.seat)
         try:
             return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
-                                   resume=Resumption(log, contents, journal, jc, unreachable))
+                                   resume=Resumption(log, contents, journal, jc, unreachable, tuple(warned)))
         except ResumeError as exc:  # its log and journal do not replay (changed, or of two games): nothing written
             journal.release()
             complain(f"cannot resume: {exc}")
@@ -377,8 +380,8 @@ async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents
             from cli.tui import sign_again_screen
 
             taken = await sign_again_screen(terminal, told, gather)  # type: ignore[arg-type]
-            if taken is None:  # (the others were told, `lobby.fail`: the game cannot begin)
-                journal.abandon()
+            if taken is None:  # (its screen says it tells the others meanwhile)
+                await _leave_unbegun(mesh, journal, jc, "they gave up their seat")
                 return "You gave up your seat before the game began; the other players were told."
             result = taken
     except NotReached as exc:
@@ -387,7 +390,7 @@ async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents
                  "began; while they would still wait for you, --resume can try again.")
         return 1
     except BaseException as exc:
-        journal.abandon()
+        _forget_unbegun(journal, jc)
         if isinstance(exc, ProtocolError):
             complain(f"cannot take your seat back: the game cannot begin for you ({exc})")
             return 1
@@ -399,15 +402,26 @@ async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents
                            seated=SeatJournal(journal, jc.seed, dials_all=unreachable))
 
 
+def _forget_unbegun(journal: Journal, jc: JournalContents) -> None:
+    """The game will never begin for this seat: its journal goes, and a log made but
+    never written (`unmade_log`) with it."""
+    unmade = jc.unmade_log()
+    journal.abandon()
+    if unmade:
+        with suppress(OSError):
+            jc.log.unlink()
+
+
 async def _leave_unbegun(mesh: Mesh, journal: Journal, jc: JournalContents, reason: str) -> int:
     """Leave a seat whose game never began here (its process stopped as the roster was
-    being signed), its player starting a new game instead: nothing is played to leave it.
+    being signed), its player starting a new game instead, or giving the seat up while
+    it signed again: nothing is played to leave it.
     Once its links are up (or after `REJOIN_WAIT`) it tells every member that it left
     before the game began: a member still signing reads its ``lobby.fail`` (§6.6), a
     game that waits for its keys its goodbye (§11.3), and each ends at once. Leaving by
     the order instead (`leave`, §9.8) let a peer that ended at it say goodbye to another
     that had not yet delivered it, and be blamed there as the one that left."""
-    waiting = set(mesh.peers())
+    waiting = set(mesh.peers() - mesh.linked())
     with trio.move_on_after(REJOIN_WAIT):
         while waiting:
             event = await mesh.receive()
@@ -415,9 +429,19 @@ async def _leave_unbegun(mesh: Mesh, journal: Journal, jc: JournalContents, reas
                 waiting.discard(event.peer)
     name = parse_canonical(jc.roster).members[jc.seat].name
     mesh.broadcast(fail_message(game_id_of(jc.roster), f"{name} left before the game began ({reason})"))
-    journal.abandon()
+    _forget_unbegun(journal, jc)
     await mesh.aclose(reason)
     return 0
+
+
+def refuse_new_table(args: argparse.Namespace) -> int | None:
+    """2, saying why, if a typed `--resume` came with options of a new table (its rules,
+    its seats: `NewTableOption`), which a game taken back does not use."""
+    if given := new_table_options(args):
+        complain(f"--resume takes a game back as its seating was signed (its rules, its seats): "
+                 f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for a new table")
+        return 2
+    return None
 
 
 def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None = None) -> int:
@@ -428,10 +452,6 @@ def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None =
     from cli.lobby_common import load_identity
     from p2p.identity import IdentityError
 
-    if given := fresh_table_options(args):
-        complain(f"--resume takes a game back as its seating was signed (its rules, its seats): "
-                 f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for a new table")
-        return 2
     bot_without_a_terminal(args)
 
     try:

@@ -34,6 +34,7 @@ against what it had sent.
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -108,9 +109,10 @@ class JournalContents:
         stopped between making the file and writing its header (one write), before its
         game began. Such a file is made again as the game begins (`--resume`)."""
         try:
-            return not self.sent and not self.log.is_symlink() and self.log.stat().st_size == 0
+            made = self.log.lstat()
         except OSError:  # (none there, or it cannot be told: not an unmade one)
             return False
+        return not self.sent and stat.S_ISREG(made.st_mode) and made.st_size == 0  # (a file: never a pipe, a device)
 
     def restarted(self, now_boot: str | None = None) -> bool:
         """Whether this machine restarted since the seat sat down: the journal's last

@@ -133,6 +133,7 @@ class Resumption:
     journal: Journal
     journal_contents: JournalContents
     unreachable: bool = False  # its old port is taken now: the others cannot dial it, so it dials every seat
+    notes: tuple[str, ...] = ()  # what the resume found, for the player's screen (it stopped long ago, its port taken)
 
 
 @dataclass
@@ -228,6 +229,7 @@ class TablePeer(SessionRecord):
             self._replayed = back.replayed
             self._replay_ms = (time.perf_counter() - started) * 1000
             self._unseen_start = self.machine.engine.turn
+        self._resume_notes = resume.notes if resume is not None else ()
         self.orderer.owed = lambda seats: self.machine.owed(seats)  # (the machine may be swapped: asked late)
         self._intake = Intake()  # delivered, not yet taken by the machine (nor logged)
         self.failed = False
@@ -1030,6 +1032,8 @@ class TablePeer(SessionRecord):
         assert self._resumed is not None
         now = trio.current_time()
         self._note(f"resumed after a restart: {self._replayed} records replayed from this log in {self._replay_ms:.0f} ms")
+        for text in self._resume_notes:
+            self._say(text, "warning")
         self._say(f"Resumed the game from your log ({self._replayed} records); reconnecting to the table…", "table")
         for seat in range(len(self.names)):
             if seat != self._me and self.machine.seats[seat] not in self.mesh.linked():

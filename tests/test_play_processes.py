@@ -243,10 +243,12 @@ def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(t
      "argument --grace: the grace period is a rule of the table, set by its host (host --grace S)"),
     (("play", "--headless", "--target", "\u0664\u0660"), "argument --target: '\u0664\u0660' is not a number of points"),
     (("host", "--headless", "--seats", "1_0"), "argument --seats: '1_0' is not a whole number"),
+    (("join", "--peer", "127.0.0.1:\u0664\u0660\u0660\u0660"), "'\u0664\u0660\u0660\u0660' is not a port number"),
     (("play", "--headless", "--seed", "\uff17"), "argument --seed: '\uff17' is not a whole number"),
     (("play", "--resume", "--headless", "--target", "40", "--grace", "30"),
      "--resume takes a game back as its seating was signed (its rules, its seats): --target, --grace are for a new table"),
     (("host", "--resume", "--headless", "--bots", "1"), "--bots is for a new table"),
+    (("play", "--resume", "--headless", "--bots", "3"), "--bots is for a new table"),  # (typed, if the default)
 ])
 def test_bad_values_are_refused_before_anything_starts_with_the_option_named(
         tmp_path: Path, args: tuple[str, ...], words: str) -> None:

@@ -270,3 +270,26 @@ def test_s10_3_a_play_game_taken_back_names_every_seat_s_log_to_check_together(t
     assert bot_logs(summary) == paths
     paths[2].unlink()  # (a bot's log elsewhere, or gone: nothing to offer together)
     assert bot_logs(summary) is None
+
+
+@pytest.mark.parametrize("command", [["play", "--bots", "2", "--target", "50"], ["host", "--seats", "3", "--grace", "60"]])
+def test_s11_3_going_back_from_a_new_game_s_command_is_no_typed_resume_of_its_options(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
+    """A new game's options were typed for the new game: going back to the old one from
+    its offer must not refuse them as a typed `--resume` would (it did: "y" ended with
+    "--bots, --target are for a new table", exit 2, and the old game was never taken back)."""
+    import cli.resume
+    from cli.main import build_parser
+    from cli.resume import offer_resume_first, refuse_new_table
+
+    args = build_parser().parse_args([*command, "--state-dir", str(tmp_path)])
+    assert refuse_new_table(argparse.Namespace(**{**vars(args), "resume": True})) == 2  # (as typed: refused)
+    monkeypatch.setattr(cli.resume, "offer_resume", lambda *given, **named: "back")
+    went: list[argparse.Namespace] = []
+
+    def back(again: argparse.Namespace) -> int:
+        went.append(again)
+        return refuse_new_table(again) or 0
+
+    assert offer_resume_first(args, command[0], resume=back) == 0
+    assert went and went[0].resume

@@ -85,7 +85,8 @@ def test_simulate_summary_is_deterministic_and_splits_shared_wins() -> None:
         (("--bots", "normal,genius"), "unknown bot(s) 'genius'"),
         (("--bots", ","), "unknown bot(s) (none given)"),
         (("--bots", "normal,random"), "exactly 4 bots, not 2"),
-        (("--players", "x"), "invalid int value"),
+        (("--players", "x"), "--players: 'x' is not a whole number"),
+        (("--players", "\u0664"), "--players: '\u0664' is not a whole number"),  # (ASCII digits only)
         (("--skills", "/nonexistent/skills.toml"), "--skills: cannot read"),
     ],
 )

@@ -410,12 +410,13 @@ async def test_s11_3_a_seat_taken_back_while_signing_shows_what_it_does_and_may_
                                                    "sign the seating again (up to 30 s)", "Ctrl-C give up this seat")
                 assert "Give up this seat?" not in text
                 harness.press("ctrl-c")
-                await harness.wait_for_text("Give up this seat?", "leaving stops it for everyone")
+                await harness.wait_for_text("Give up this seat?", "giving up ends their game")
                 harness.press("n")
                 await harness.wait_for(lambda shown: "Give up this seat?" not in shown, "the question gone")
                 harness.press("ctrl-c")
                 await harness.wait_for_text("Give up this seat?")
                 harness.press("y")
+                await harness.wait_for_text("Telling the other players that you gave your seat up…")
     assert outcome == [None]
 
     async def signed() -> LobbyResult:

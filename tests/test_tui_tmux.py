@@ -424,3 +424,57 @@ def test_s11_3_the_offer_to_go_back_is_asked_at_the_terminal_when_the_input_is_a
         assert "GOT 'n'" in screen.wait_text("EXITED 0")
     finally:
         screen.close()
+
+
+def test_s11_3_a_person_taking_back_a_seat_stopped_while_signing_sees_it_and_may_give_it_up(tmp_path: Path) -> None:
+    """carol's process dies once her roster signature is out (`tests.deaf_signer`: she
+    never reads bob's); alice and bob begin the game. Her `join --resume` at a terminal
+    shows what it does while it signs again (it is as deaf to bob's signature, so it
+    waits): before, one line printed under the full screen, cut off, for up to 30 s, and
+    Ctrl-C did nothing. She gives the seat up (asked first): both others end at once
+    naming her, she is told so once the screen closes, exit 0, and her journal goes."""
+    from p2p.audit import audit
+    from p2p.journal import unfinished_journals
+    from tests.cli_support import bandit, finish, kill_all, read_until
+
+    logs = tmp_path / "logs"
+    common = ("--bind", "127.0.0.1", "--log-dir", str(logs))
+    host = bandit("host", "--headless", "--table", "Porch", "--name", "alice", "--seats", "3", "--no-discovery",
+                  "--state-dir", str(tmp_path / "a"), *common)
+    procs = [host]
+    session = None
+    try:
+        host_seen: list[str] = []
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", host_seen).group(1)
+        carol = bandit("join", "--headless", "--peer", where, "--name", "carol", "--state-dir", str(tmp_path / "c"),
+                       *common, program=("tests.deaf_signer", "2"))
+        procs.append(carol)
+        read_until(host, r"2 of 3 seats taken", host_seen)
+        bob = bandit("join", "--headless", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"),
+                     *common)
+        procs.append(bob)
+        bob_seen: list[str] = []
+        read_until(host, r"^game id ", host_seen)
+        read_until(bob, r"^game id ", bob_seen)
+        carol.send_signal(signal.SIGKILL)
+        carol.wait()
+        session = Tmux(tmp_path, [sys.executable, "-m", "tests.deaf_signer", "2", "join", "--resume", "--state-dir",
+                                  str(tmp_path / "c"), *common], columns=100)
+        text = session.wait_text("Taking your seat back", "as carol (seat 2)", "sign the seating again",
+                                 "Ctrl-C give up this seat")
+        session.keys("C-c")
+        session.wait_text("Give up this seat?", "giving up ends their game")
+        session.keys("y")
+        text = session.wait_text("EXITED", timeout=30)
+        assert "You gave up your seat before the game began; the other players were told." in text, text
+        assert "EXITED 0" in text, text
+        assert not unfinished_journals(tmp_path / "c")  # (nothing to go back to)
+        for p, seen in ((host, host_seen), (bob, bob_seen)):
+            rc, out = finish(p, seen, 30)  # (at once: not after the grace period)
+            assert "carol left before the game began (they gave up their seat)" in out, out
+            ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
+            assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
+    finally:
+        kill_all(procs)
+        if session is not None:
+            session.close()

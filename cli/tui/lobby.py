@@ -375,6 +375,7 @@ async def sign_again_screen(terminal: Terminal, lines: Sequence[str],
                     continue
                 if scene.quitting:
                     if _is_yes(event.key):
+                        terminal.show(replace(scene, quitting=False, leaving=True))  # (the caller tells the others)
                         nursery.cancel_scope.cancel()
                         return None
                     if _is_no(event.key):

@@ -234,6 +234,7 @@ class ReturnScene:
     lines: tuple[str, ...]  # what the resume found (the game, how long ago, the port)
     wait_s: int  # how long the signatures are awaited at most
     quitting: bool = False
+    leaving: bool = False  # the player gave the seat up: the others are being told
 
     def draw(self, width: int, height: int) -> Canvas:
         canvas = Canvas(width, height)
@@ -244,12 +245,15 @@ class ReturnScene:
                 canvas.write(1, y, part, "class:prompt")
                 y += 1
             y += 1
-        for part in wrap(f"Reaching the other players, who sign the seating again (up to {self.wait_s} s)…", width - 2):
+        doing = ("Telling the other players that you gave your seat up…" if self.leaving else
+                 f"Reaching the other players, who sign the seating again (up to {self.wait_s} s)…")
+        for part in wrap(doing, width - 2):
             canvas.write(1, y, part, "class:dim")
             y += 1
-        _footer(canvas, "{Ctrl-C} give up this seat")
+        if not self.leaving:
+            _footer(canvas, "{Ctrl-C} give up this seat")
         if self.quitting:
-            _ask_leave(canvas, "Give up this seat?", "The game is about to begin: leaving stops it for everyone.")
+            _ask_leave(canvas, "Give up this seat?", "The others cannot play without you: giving up ends their game.")
         return canvas
 
 
