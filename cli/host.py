@@ -43,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--table", action=NewTableOption, help="table name shown to others (default: NAME's table)")
     p.add_argument("--seats", type=whole, default=4, action=NewTableOption,
                    help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
-    p.add_argument("--port", type=port, default=0, help="TCP port to listen on (default: any free port)")
+    p.add_argument("--port", type=port, default=0, action=NewTableOption,
+                   help="TCP port to listen on (default: any free port)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
     p.add_argument("--code", action=NewTableOption,
                    help="a table code players must know to join (never sent over the network)")

@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack
 
 import trio
 
-from cli.argtypes import address, host_sets_grace, port, seconds, target
+from cli.argtypes import NewTableOption, address, host_sets_grace, port, seconds, target
 from cli.lobby_common import (
     SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity,
     lobby_schemas, player_name, roster_progress, say, then_shown,
@@ -102,16 +102,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                           "or directly with --peer HOST:PORT; wait until it is full, then print the "
                                           "seats and the game id.")
     p.add_argument("table", nargs="?", metavar="TABLE", help="name of the table (see `bandit-lan tables`)")
-    p.add_argument("--peer", type=address, metavar="HOST:PORT", help="the host's address (no discovery needed)")
-    p.add_argument("--fingerprint", metavar="FP",
+    p.add_argument("--peer", type=address, metavar="HOST:PORT", action=NewTableOption,
+                   help="the host's address (no discovery needed)")
+    p.add_argument("--fingerprint", metavar="FP", action=NewTableOption,
                    help="the host's fingerprint as shown on its screen; without it (and with --peer) the host is "
                         "trusted on first use and its fingerprint shown")
-    p.add_argument("--code", help="the table code, if the host set one ('-': read it from the standard input, "
-                                  "so it stays out of the process list and the shell's history)")
+    p.add_argument("--code", action=NewTableOption,
+                   help="the table code, if the host set one ('-': read it from the standard input, "
+                        "so it stays out of the process list and the shell's history)")
     p.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="how long to look for the table (default 5 s)")
     p.add_argument("--port", type=port, default=0, help="TCP port for links from the other players (default: any)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
-    p.add_argument("--target", type=target, metavar="P",
+    p.add_argument("--target", type=target, metavar="P", action=NewTableOption,
                    help="only play if the host's game ends at this total (the host sets the rules)")
     p.add_argument("--grace", type=host_sets_grace, help=argparse.SUPPRESS)
     add_seat_options(p)
@@ -122,9 +124,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     if args.resume:
-        from cli.resume import run_resume
+        from cli.resume import refuse_new_table, run_resume
 
-        return run_resume(args)
+        return refuse_new_table(args) or run_resume(args)
     name = player_name(args)
     if args.code == "-":
         args.code = _code_from_input()

@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
             table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed)
             async with bot_seats(bot_names, table, every_bot_needed=True) as bots:
                 if not args.json:  # (a person's too: the screen opens as the game begins, bots being started first)
-                    say(f"Seating you and {args.bots} bots at a table on 127.0.0.1 (game to {args.target})...")
+                    say(f"Seating you and {args.bots} bot{'s' if args.bots != 1 else ''} at a table on 127.0.0.1 "
+                        f"(game to {args.target})...")
                 with SeatBook(mesh, args) as book:
                     result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table="A game on this machine",
                                                                 seats=args.bots + 1, rules=rules, on_signing=book.sign))

@@ -386,6 +386,10 @@ async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents
             result = taken
     except NotReached as exc:
         journal.release()
+        # No goodbye: to those it reached, this seat is one whose link was lost, which they
+        # wait for within their grace period (a goodbye from a seat that never sat down
+        # would end their game, §11.3, and the journal kept for a later try with it).
+        await mesh.aclose("could not reach every seat", away=True)
         complain(f"cannot take your seat back now: {exc.reason}. The others may have ended the game, or it never "
                  "began; while they would still wait for you, --resume can try again.")
         return 1

@@ -204,6 +204,7 @@ class Mesh:
         self._handoff: list[MeshEvent] = []  # events for the handler while it is running
         self._dispatching = False
         self._closing: str | None = None
+        self._away = False  # closing without a goodbye: the peers take it for a link lost (`aclose`)
 
     # -- peers ------------------------------------------------------------------------
 
@@ -535,7 +536,10 @@ class Mesh:
         if self._closing is not None or peer.closing:
             # A mesh that is leaving takes no new link: one that came up only to say bye
             # would look to the other peer like a return (and restart its wait, §11.3).
-            await stream.say_bye(self._closing or "removed from the table")
+            if self._away:
+                await stream.aclose()
+            else:
+                await stream.say_bye(self._closing or "removed from the table")
             return
         try:
             with trio.fail_after(HANDSHAKE_TIMEOUT):
@@ -664,6 +668,9 @@ class Mesh:
             await link.wake.wait()
             link.wake = trio.Event()
         reason = self._closing or "removed from the table"
+        if self._away:  # (no goodbye: the peer takes the close for a link lost, §11.3)
+            link.end_reason = link.end_reason or reason
+            return
         await link.stream.send(framed.bye_frame(reason))
         link.end_reason, link.clean = link.end_reason or reason, True
         # The peer closes on reading the goodbye: read on (discarding) until it has, so that
@@ -684,8 +691,12 @@ class Mesh:
                 peer.link.end_error = error
             peer.link.scope.cancel()
 
-    async def aclose(self, reason: str = "leaving the table", timeout: float = 2.0) -> None:
-        """Leave every link gracefully: send what is queued, then ``bye`` (bounded)."""
+    async def aclose(self, reason: str = "leaving the table", timeout: float = 2.0, *, away: bool = False) -> None:
+        """Leave every link gracefully: send what is queued, then ``bye`` (bounded).
+        `away`: say no goodbye, on these links or any later one, so that the peers take
+        this peer for one whose link was lost, which may come back (§11.3: a seat taken
+        back that could not reach them all, and keeps its journal to try again)."""
+        self._away = self._away or away
         self._closing = reason
         links = [peer.link for peer in self._peers.values() if peer.link is not None]
         for peer in self._peers.values():

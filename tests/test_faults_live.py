@@ -277,6 +277,7 @@ async def test_s10_1_a_seat_whose_log_cannot_be_created_after_the_lobby_does_not
     assert not log_path.exists() and f"({blocker}: " in mine.why
     assert unfinished_journals(tmp_path / "state", held=True) == []  # (no game: nothing to resume)
     for i in (0, 1):
+        assert summaries[i].departed == others[i].names[2]  # (gone before its keys: a departure, exit 0)
         assert not summaries[i].finished and "left before the game began (its records could not be written" in " ".join(
             line.text for line in others[i]._lines), summaries[i].why
         result = audit(summaries[i].log_path)
@@ -1117,7 +1118,7 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         await me.leave()
 
 
-@pytest.mark.parametrize("others", ["play-on", "log-made", "gone", "declined", "signalled"])
+@pytest.mark.parametrize("others", ["play-on", "log-made", "one-away", "gone", "declined", "signalled"])
 def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_path: Path, others: str) -> None:
     """carol's process dies once her roster signature is out, before she holds bob's (she
     never reads it: `tests.deaf_signer`), while alice and bob, holding every signature,
@@ -1127,7 +1128,10 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
     games, and the game is played to its end: every log audits, all agree.
 
     "gone": the others are gone too; she cannot reach them, says so, and keeps the
-    journal (they may only be away). "declined": her player starts a new game instead;
+    journal (they may only be away). "one-away": bob is stopped (a laptop asleep) as she
+    comes back; she cannot reach him, says so and goes without a goodbye, so alice keeps
+    waiting for her (a goodbye from a seat that never sat down ended alice's game, and
+    her journal kept for nothing); bob wakes, she tries again, and the game is played. "declined": her player starts a new game instead;
     she tells the others she left before the game began, without playing a game to leave
     it, and both their logs end naming her (leaving by the order, a peer that ended at
     her leave said goodbye to one that had not yet delivered it, and was blamed there).
@@ -1170,7 +1174,7 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
             assert not unfinished_journals(tmp_path / "c")  # (the others are told: nothing to go back to)
             for p, seen in ((host, host_seen), (bob, bob_seen)):
                 rc, out = finish(p, seen, 30)  # (at once: not after the 60 s grace period)
-                assert "carol left before the game began" in out, out
+                assert rc == 0 and "carol left before the game began" in out, out  # (a departure: no fault)
                 ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
                 assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
             return
@@ -1184,12 +1188,21 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
             for p in (host, bob):
                 p.send_signal(signal.SIGKILL)
                 p.wait()
+        if others == "one-away":
+            bob.send_signal(signal.SIGSTOP)
+            first = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common)
+            procs.append(first)
+            rc, out = finish(first, [], 90)
+            assert rc == 1 and "cannot take your seat back now: bob " in out, out
+            assert len(unfinished_journals(tmp_path / "c")) == 1  # (kept: she may try again)
+            bob.send_signal(signal.SIGCONT)
         if others == "declined":
             assert leave_waiting_game(build_parser().parse_args(["join", "--state-dir", str(tmp_path / "c"), *common])) == 0
             assert not unfinished_journals(tmp_path / "c")  # (nothing to go back to)
             for p, seen in ((host, host_seen), (bob, bob_seen)):
                 rc, out = finish(p, seen, 60)
-                assert "carol left before the game began (they started a new game)" in out, out
+                assert rc == 0, out  # (she left on purpose: before, the others exited 1, "the game stopped: …")
+                assert "carol left before the game began (they started a new game); the game ended after 0 rounds." in out, out
                 ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
                 assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
             return

@@ -177,6 +177,29 @@ async def test_s4_6_a_goodbye_counts_even_when_a_write_found_the_connection_gone
             assert isinstance(event, LinkDown) and event.clean and "off home" in event.reason, event
 
 
+async def test_s11_3_a_mesh_closed_as_away_says_no_goodbye_on_its_links_or_any_later_one(tmp_path: Path) -> None:
+    """`aclose(away=True)`: a seat taken back that could not reach every member keeps its
+    journal to try again, so it must not say goodbye (a goodbye from a seat that never sat
+    down ends the others' game, §11.3): its link ends as one lost, and a dial that comes
+    after is closed without a word."""
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    schemas = link_schemas(BLOB)
+    with trio.fail_after(30):
+        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+            a.set_table(TABLE)
+            b.set_table(TABLE)
+            a.expect(b_id.certificate, ("127.0.0.1", b.port), dial=True)
+            b.expect(a_id.certificate)
+            assert isinstance(await a.receive(), LinkUp)
+            assert isinstance(await b.receive(), LinkUp)
+            await b.aclose("could not reach every seat", away=True)
+            event = await a.receive()
+            assert isinstance(event, LinkDown) and not event.clean and "left" not in event.reason, event
+            a.dial(b_id.peer_id)  # (b still listens: its mesh is open until the block ends)
+            event = await a.receive()
+            assert isinstance(event, LinkDown) and not event.clean, event
+
+
 async def test_s11_3_a_peer_that_stays_unreachable_is_an_event_at_every_redial_and_never_a_warning(
     tmp_path: Path, caplog: pytest.LogCaptureFixture,
 ) -> None:

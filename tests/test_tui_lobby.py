@@ -336,11 +336,12 @@ async def test_s6_6_both_screens_say_while_a_dropped_link_is_being_made_again(
 
 async def test_s6_6_both_screens_say_once_the_seating_is_being_signed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The table fills, so the host freezes the roster and every member signs it (§6.6):
-    from then on the host's screen no longer offers Enter to start, nor bob's says it
-    waits for the table to fill, and leaving is told for what it is now. (carol never
-    answers the start here, so the signing lasts; before, both screens went on as if
-    nothing had been started.)"""
+    """The host starts with three of four seats taken (Enter), so the roster is frozen and
+    every member signs it (§6.6): from then on the host's screen no longer offers Enter
+    nor shows the fourth seat free (it is not played), bob's no longer says it waits for
+    the table to fill, the question bob had open (leaving while seats were free) is
+    closed, and leaving is told for what it is now. (carol never answers the start here,
+    so the signing lasts; before, both screens went on as if nothing had been started.)"""
     ids = make_identities(tmp_path, 3)
     at_host, at_bob = ScreenHarness(), ScreenHarness()
     on_start = GuestLobby._on_start
@@ -355,23 +356,26 @@ async def test_s6_6_both_screens_say_once_the_seating_is_being_signed(
         with trio.fail_after(30):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(lambda: host_lobby_screen(at_host.terminal, host, name="alice", table="Friday",
-                                                             seats=3, on_signing=lambda s: journaled.append(s.seat)))
-                await at_host.wait_for_text("1 of 3 seats taken")
+                                                             seats=4, on_signing=lambda s: journaled.append(s.seat)))
+                await at_host.wait_for_text("1 of 4 seats taken")
                 nursery.start_soon(lambda: join_lobby_screen(at_bob.terminal, bob, [(LOOPBACK, host.port)],
                                                              name="bob", expect_host=host.me,
                                                              on_signing=lambda s: journaled.append(s.seat)))
                 await at_bob.wait_for_text("Waiting for the table to fill or the host to start…")
-                await at_host.wait_for_text("Enter start now with 2 players")
                 nursery.start_soon(lambda: join_table(carol, [(LOOPBACK, host.port)], name="carol",
                                                       expect_host=host.me))
-                text = await at_host.wait_for_text("Starting: every player signs the seating…")
-                assert "3 of 3 seats taken" in text and "start now" not in text, text
-                text = await at_bob.wait_for_text("Starting: every player signs the seating…")
-                assert "Waiting for the table to fill" not in text, text
+                await at_host.wait_for_text("Enter start now with 3 players", "seat 4  (free)")
                 at_bob.press("ctrl-c")
-                await at_bob.wait_for_text("The game is about to begin: leaving stops it for everyone.")
+                await at_bob.wait_for_text("Leave this table?", "You can join again while seats are free.")
+                at_host.press("enter")
+                text = await at_host.wait_for_text("Starting: every player signs the seating…")
+                assert "3 of 4 seats taken" in text and "start now" not in text and "seat 4" not in text, text
+                text = await at_bob.wait_for_text("Starting: every player signs the seating…")
+                assert "Waiting for the table to fill" not in text and "Leave this table?" not in text, text
+                at_bob.press("ctrl-c")
+                await at_bob.wait_for_text("Leave this table?", "The game is about to begin: leaving stops it for")
                 at_host.press("ctrl-c")
-                await at_host.wait_for_text("The game is about to begin: closing stops it for everyone.")
+                await at_host.wait_for_text("Close the table?", "The game is about to begin: closing stops it for")
                 assert sorted(journaled) == [0, 1]
                 nursery.cancel_scope.cancel()
 
@@ -410,7 +414,7 @@ async def test_s11_3_a_seat_taken_back_while_signing_shows_what_it_does_and_may_
                                                    "sign the seating again (up to 30 s)", "Ctrl-C give up this seat")
                 assert "Give up this seat?" not in text
                 harness.press("ctrl-c")
-                await harness.wait_for_text("Give up this seat?", "giving up ends their game")
+                await harness.wait_for_text("Give up this seat?", "giving up ends their")
                 harness.press("n")
                 await harness.wait_for(lambda shown: "Give up this seat?" not in shown, "the question gone")
                 harness.press("ctrl-c")
@@ -427,3 +431,14 @@ async def test_s11_3_a_seat_taken_back_while_signing_shows_what_it_does_and_may_
         with trio.fail_after(30):
             got = await sign_again_screen(harness.terminal, [], signed)
     assert got is not None and got.seat == 2
+
+
+def test_the_lobby_questions_wrap_on_a_narrow_terminal() -> None:
+    """At 40 columns the question's line is wrapped inside its box, not cut ("The game is
+    about to begi…")."""
+    from cli.tui.lobby_view import JoinScene, ReturnScene
+
+    for scene, words in ((JoinScene("Friday", "", (), 3, "starting", quitting=True), "stops it for everyone."),
+                         (ReturnScene(("Taking your seat back…",), 30, quitting=True), "ends their game.")):
+        text = scene.draw(40, 16).text()
+        assert words in text and "…│" not in text, text

@@ -123,8 +123,8 @@ async def host_lobby_screen(
         screen.nudge()
 
     def signing() -> None:
-        nonlocal scene
-        scene = replace(scene, starting=True, note=None if scene.note == TOO_FEW else scene.note)
+        nonlocal scene  # (a question open before is closed: its answer was to another question)
+        scene = replace(scene, starting=True, quitting=False, note=None if scene.note == TOO_FEW else scene.note)
         screen.nudge()
 
     with lone_exception_unwrapped():
@@ -287,8 +287,8 @@ async def join_lobby_screen(
         screen.nudge()
 
     def signing() -> None:
-        nonlocal scene
-        scene = replace(scene, state="starting")
+        nonlocal scene  # (a question open before is closed: its answer was to another question)
+        scene = replace(scene, state="starting", quitting=False)
         screen.nudge()
 
     with lone_exception_unwrapped():

@@ -113,7 +113,8 @@ class HostScene:
         canvas.write(3, y + 1, "players who joined by address compare it with this screen", "class:dim")
         canvas.write(1, y + 2, "A table code is required." if self.code else "No table code: anyone on the LAN may sit.",
                      "class:dim")
-        y = _roster(canvas, y + 4, self.members, self.seats) + 1
+        # (once started, the seats still free are not played: the seating signed is the one shown)
+        y = _roster(canvas, y + 4, self.members, len(self.members) if self.starting else self.seats) + 1
         if self.starting:
             y = _note(canvas, y, Note(_starting(self.members)))
         y = _note(canvas, y, self.note)
@@ -269,4 +270,5 @@ def _starting(members: Sequence[Seat]) -> str:
 def _ask_leave(canvas: Canvas, title: str, line: str) -> None:
     from cli.tui.dialog import draw_dialog
 
-    draw_dialog(canvas, title, (line,), "Enter/y: yes    Esc/n: no")
+    # (wrapped to the box a narrow terminal leaves, rather than cut)
+    draw_dialog(canvas, title, tuple(wrap(line, max(16, min(64, canvas.width - 6)))), "Enter/y: yes    Esc/n: no")
