@@ -16,7 +16,7 @@ import shlex
 import signal
 import time
 from collections.abc import Callable
-from contextlib import AsyncExitStack, suppress
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -399,9 +399,7 @@ async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents
             complain(f"cannot take your seat back: the game cannot begin for you ({exc})")
             return 1
         raise
-    if jc.unmade_log():  # (made, and stopped before its header: made again now; one that stays says why)
-        with suppress(OSError):
-            jc.log.unlink()
+    jc.forget_unmade_log()  # (made, and stopped before its header: made again now)
     return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
                            seated=SeatJournal(journal, jc.seed, dials_all=unreachable))
 
@@ -409,11 +407,8 @@ async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents
 def _forget_unbegun(journal: Journal, jc: JournalContents) -> None:
     """The game will never begin for this seat: its journal goes, and a log made but
     never written (`unmade_log`) with it."""
-    unmade = jc.unmade_log()
     journal.abandon()
-    if unmade:
-        with suppress(OSError):
-            jc.log.unlink()
+    jc.forget_unmade_log()
 
 
 async def _leave_unbegun(mesh: Mesh, journal: Journal, jc: JournalContents, reason: str) -> int:
@@ -441,7 +436,10 @@ async def _leave_unbegun(mesh: Mesh, journal: Journal, jc: JournalContents, reas
 def refuse_new_table(args: argparse.Namespace) -> int | None:
     """2, saying why, if a typed `--resume` came with options of a new table (its rules,
     its seats: `NewTableOption`), which a game taken back does not use."""
-    if given := new_table_options(args):
+    given = new_table_options(args)
+    if getattr(args, "command", None) == "join" and getattr(args, "table", None):  # (a positional: named so)
+        given.insert(0, "TABLE")
+    if given:
         complain(f"--resume takes a game back as its seating was signed (its rules, its seats): "
                  f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for a new table")
         return 2

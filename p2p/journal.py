@@ -37,6 +37,7 @@ import os
 import stat
 import time
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,13 @@ class JournalContents:
         except OSError:  # (none there, or it cannot be told: not an unmade one)
             return False
         return not self.sent and stat.S_ISREG(made.st_mode) and made.st_size == 0  # (a file: never a pipe, a device)
+
+    def forget_unmade_log(self) -> None:
+        """Remove this seat's log if it was made and never written (`unmade_log`): it
+        holds nothing, and its game will not begin with it (a log that stays says why)."""
+        if self.unmade_log():
+            with suppress(OSError):
+                self.log.unlink()
 
     def restarted(self, now_boot: str | None = None) -> bool:
         """Whether this machine restarted since the seat sat down: the journal's last
@@ -296,6 +304,8 @@ def forget_stale_journals(state_dir: Path, *, older_than: float = FORGET_AFTER, 
     for path in unfinished_journals(state_dir):
         try:
             if journal_age(path, now) >= older_than:
+                with suppress(JournalError):  # (an empty log left by a kill as it was made goes with it)
+                    read_journal(path).forget_unmade_log()
                 path.unlink()
                 gone.append(path)
         except OSError:  # (gone meanwhile, or not ours to remove: it stays)

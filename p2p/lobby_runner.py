@@ -151,6 +151,8 @@ class _Driver:
                 # so it goes out even when the process is being cancelled
                 log.info("the start failed here; telling every member why: %s", fail["why"])
                 self.mesh.broadcast(fail)
+                if isinstance(exc, (ProtocolError, OSError)):  # (no leaving: a game begun without it says why)
+                    self.mesh.farewell = f"its start failed: {fail['why']}"
             raise
         self.mesh.requeue(links_settled(self.backlog))
         assert self.result is not None

@@ -109,8 +109,7 @@ class GameSummary:
     finished: bool
     why: str
     left: bool = False  # this seat left the table on purpose (`leave`)
-    departed: str | None = None  # the other player whose `leave` ended the game, in the agreed order (§9.8),
-    # or whose goodbye did before its game began here (§11.3)
+    departed: str | None = None  # the other player whose `leave` ended the game, in the agreed order (§9.8)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -928,9 +927,8 @@ class TablePeer(SessionRecord):
             said = event.reason.removeprefix("link setup failed: ").removeprefix("left: ")  # (its goodbye's words)
             why = f"{self.names[seat]} left before the game began ({said})"
             self._note(why, "§11.3", event.peer)
-            self._say(f"{why}: the game ends here.", "table", seat)
-            self._departed = self.names[seat]  # (a goodbye is a departure, as a leave in the order is: no fault here)
-            self._finish(why, absent=seat)
+            self._say(f"{why}: the game ends here.", "error", seat)
+            self._finish(why, absent=seat)  # (a game that could not start: no departure, whatever the reason)
             return
         if seat not in self._absent:  # (a return the table could not use does not end the absence: §11.3)
             self._absent[seat] = absence_since(trio.current_time(), self._returned.pop(seat, None), self.orderer.mark((seat,)))

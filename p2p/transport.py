@@ -205,6 +205,7 @@ class Mesh:
         self._dispatching = False
         self._closing: str | None = None
         self._away = False  # closing without a goodbye: the peers take it for a link lost (`aclose`)
+        self.farewell: str | None = None  # why this peer goes, for its goodbye when it closes (`aclose`)
 
     # -- peers ------------------------------------------------------------------------
 
@@ -691,13 +692,14 @@ class Mesh:
                 peer.link.end_error = error
             peer.link.scope.cancel()
 
-    async def aclose(self, reason: str = "leaving the table", timeout: float = 2.0, *, away: bool = False) -> None:
-        """Leave every link gracefully: send what is queued, then ``bye`` (bounded).
-        `away`: say no goodbye, on these links or any later one, so that the peers take
-        this peer for one whose link was lost, which may come back (§11.3: a seat taken
-        back that could not reach them all, and keeps its journal to try again)."""
+    async def aclose(self, reason: str | None = None, timeout: float = 2.0, *, away: bool = False) -> None:
+        """Leave every link gracefully: send what is queued, then ``bye`` (bounded), with
+        `reason`, else the `farewell` set before, else "leaving the table". `away`: say
+        no goodbye, on these links or any later one, so that the peers take this peer for
+        one whose link was lost, which may come back (§11.3: a seat taken back that could
+        not reach them all, and keeps its journal to try again)."""
         self._away = self._away or away
-        self._closing = reason
+        self._closing = reason or self.farewell or "leaving the table"
         links = [peer.link for peer in self._peers.values() if peer.link is not None]
         for peer in self._peers.values():
             peer.closing = True

@@ -277,7 +277,7 @@ async def test_s10_1_a_seat_whose_log_cannot_be_created_after_the_lobby_does_not
     assert not log_path.exists() and f"({blocker}: " in mine.why
     assert unfinished_journals(tmp_path / "state", held=True) == []  # (no game: nothing to resume)
     for i in (0, 1):
-        assert summaries[i].departed == others[i].names[2]  # (gone before its keys: a departure, exit 0)
+        assert summaries[i].departed is None  # (a game that could not start: exit 1, whoever's fault)
         assert not summaries[i].finished and "left before the game began (its records could not be written" in " ".join(
             line.text for line in others[i]._lines), summaries[i].why
         result = audit(summaries[i].log_path)
@@ -1174,7 +1174,7 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
             assert not unfinished_journals(tmp_path / "c")  # (the others are told: nothing to go back to)
             for p, seen in ((host, host_seen), (bob, bob_seen)):
                 rc, out = finish(p, seen, 30)  # (at once: not after the 60 s grace period)
-                assert rc == 0 and "carol left before the game began" in out, out  # (a departure: no fault)
+                assert rc == 1 and "carol left before the game began" in out, out  # (the game could not start)
                 ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
                 assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
             return
@@ -1201,8 +1201,8 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
             assert not unfinished_journals(tmp_path / "c")  # (nothing to go back to)
             for p, seen in ((host, host_seen), (bob, bob_seen)):
                 rc, out = finish(p, seen, 60)
-                assert rc == 0, out  # (she left on purpose: before, the others exited 1, "the game stopped: …")
-                assert "carol left before the game began (they started a new game); the game ended after 0 rounds." in out, out
+                assert rc == 1, out  # (the game could not start: README, exit status)
+                assert "the game stopped: carol left before the game began (they started a new game)" in out, out
                 ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
                 assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
             return

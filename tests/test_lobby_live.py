@@ -714,6 +714,9 @@ async def test_s6_6_a_member_that_leaves_while_the_roster_is_signed_says_so_and_
                     await bob_signed.wait()
                     bob_quits.cancel_scope.cancel()
     assert str(ended["h"]) == "§6.6: the game will not start: bob left before the game began (told by bob)", ended
+    # (the goodbye each says as it closes: the host's start failed, bob left; a game begun
+    # without them quotes it, §11.3, where it said "leaving the table" of both)
+    assert host.farewell == "its start failed: bob left before the game began" and bob.farewell is None
 
 
 def test_s6_6_the_game_begins_with_each_link_where_it_stands() -> None:

@@ -249,6 +249,7 @@ def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(t
      "--resume takes a game back as its seating was signed (its rules, its seats): --target, --grace are for a new table"),
     (("host", "--resume", "--headless", "--bots", "1"), "--bots is for a new table"),
     (("play", "--resume", "--headless", "--bots", "3"), "--bots is for a new table"),  # (typed, if the default)
+    (("join", "Porch", "--resume", "--headless", "--port", "5000"), "TABLE, --port are for a new table"),
 ])
 def test_bad_values_are_refused_before_anything_starts_with_the_option_named(
         tmp_path: Path, args: tuple[str, ...], words: str) -> None:

@@ -219,10 +219,15 @@ def test_s11_3_ctrl_c_while_the_old_game_is_left_starts_no_new_one(
 
 
 def test_s11_3_journals_of_seats_stopped_over_a_day_ago_are_forgotten(tmp_path: Path) -> None:
+    """Their logs stay, but for one made and never written (a kill between making it and
+    writing its header): it holds nothing, and no game begins with it any more."""
     old = stopped(tmp_path, 1, FORGET_AFTER + 60, HERE)
     kept = stopped(tmp_path, 2, GRACE * 5, HERE)  # (nobody waits, but a --grace may be long)
-    assert forget_stale_journals(tmp_path) == [old]
+    unmade = stopped(tmp_path, 3, FORGET_AFTER + 90, HERE, began=False)
+    (tmp_path / "3.bandit-log").touch()
+    assert sorted(forget_stale_journals(tmp_path)) == sorted([old, unmade])
     assert not old.exists() and kept.exists() and find_journal(tmp_path, None) == kept
+    assert (tmp_path / "1.bandit-log").exists() and not (tmp_path / "3.bandit-log").exists()
     assert forget_stale_journals(tmp_path / "none") == []  # (no games folder at all)
 
 

@@ -200,6 +200,27 @@ async def test_s11_3_a_mesh_closed_as_away_says_no_goodbye_on_its_links_or_any_l
             assert isinstance(event, LinkDown) and not event.clean, event
 
 
+async def test_s4_6_a_mesh_closed_without_a_reason_says_its_farewell(tmp_path: Path) -> None:
+    """A lobby whose start failed sets the mesh's `farewell` (§11.3): the goodbye its mesh
+    says on closing carries it, where it said "leaving the table" of a seat that did not
+    leave."""
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    schemas = link_schemas(BLOB)
+    with trio.fail_after(30):
+        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+            a.set_table(TABLE)
+            b.set_table(TABLE)
+            a.expect(b_id.certificate, ("127.0.0.1", b.port), dial=True)
+            b.expect(a_id.certificate)
+            assert isinstance(await a.receive(), LinkUp)
+            assert isinstance(await b.receive(), LinkUp)
+            b.farewell = "its start failed: carol did not sign the roster within 30 s"
+            await b.aclose()
+            event = await a.receive()
+            assert isinstance(event, LinkDown) and event.clean, event
+            assert event.reason == "left: its start failed: carol did not sign the roster within 30 s", event
+
+
 async def test_s11_3_a_peer_that_stays_unreachable_is_an_event_at_every_redial_and_never_a_warning(
     tmp_path: Path, caplog: pytest.LogCaptureFixture,
 ) -> None:

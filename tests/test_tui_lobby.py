@@ -372,6 +372,7 @@ async def test_s6_6_both_screens_say_once_the_seating_is_being_signed(
                 assert "3 of 4 seats taken" in text and "start now" not in text and "seat 4" not in text, text
                 text = await at_bob.wait_for_text("Starting: every player signs the seating…")
                 assert "Waiting for the table to fill" not in text and "Leave this table?" not in text, text
+                assert "seat 4" not in text, text
                 at_bob.press("ctrl-c")
                 await at_bob.wait_for_text("Leave this table?", "The game is about to begin: leaving stops it for")
                 at_host.press("ctrl-c")

@@ -471,7 +471,7 @@ def test_s11_3_a_person_taking_back_a_seat_stopped_while_signing_sees_it_and_may
         assert not unfinished_journals(tmp_path / "c")  # (nothing to go back to)
         for p, seen in ((host, host_seen), (bob, bob_seen)):
             rc, out = finish(p, seen, 30)  # (at once: not after the grace period)
-            assert rc == 0 and "carol left before the game began (they gave up their seat)" in out, out
+            assert rc == 1 and "carol left before the game began (they gave up their seat)" in out, out
             ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
             assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
     finally:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 import trio
 
@@ -71,6 +72,20 @@ def _news_note(news: LobbyNews, change: RosterChanged) -> Note | None:
     if not told:
         return None
     return Note(" ".join(sentence for sentence, _ in told), "warning" if any(k == "warning" for _, k in told) else "info")
+
+
+_Asking = TypeVar("_Asking", HostScene, JoinScene, ReturnScene)
+
+
+def _question(scene: _Asking, key: str) -> tuple[_Asking, bool] | None:
+    """The leave question's part of `key`: Ctrl-C asks it, yes leaves, no closes it (and
+    any other key waits for an answer). The scene after the key and whether the player
+    leaves, or None if the key is not the question's."""
+    if scene.quitting:
+        return (scene, True) if _is_yes(key) else (replace(scene, quitting=False), False) if _is_no(key) else (scene, False)
+    if key == "ctrl-c":
+        return replace(scene, quitting=True), False
+    return None
 
 
 def _is_yes(key: str) -> bool:
@@ -158,14 +173,11 @@ async def host_lobby_screen(
                 if not isinstance(event, KeyPress):
                     continue
                 key = event.key
-                if scene.quitting:
-                    if _is_yes(key):
+                if (asked := _question(scene, key)) is not None:
+                    scene, leaving = asked
+                    if leaving:
                         nursery.cancel_scope.cancel()
                         return None
-                    if _is_no(key):
-                        scene = replace(scene, quitting=False)
-                elif key == "ctrl-c":
-                    scene = replace(scene, quitting=True)
                 elif key == "enter" and not scene.starting:
                     if len(scene.members) >= 2:
                         scene = replace(scene, starting=True, note=None)
@@ -323,13 +335,7 @@ async def join_lobby_screen(
                 if not isinstance(event, KeyPress):
                     continue
                 key = event.key
-                if scene.quitting:
-                    if _is_yes(key):
-                        nursery.cancel_scope.cancel()
-                        return None
-                    if _is_no(key):
-                        scene = replace(scene, quitting=False)
-                elif scene.state == "code":
+                if scene.state == "code" and not scene.quitting:  # (Ctrl-C gives up the code at once)
                     if key == "enter" and scene.entry:
                         scene = replace(scene, state="connecting", note=None)
                         nursery.start_soon(attempt, scene.entry)
@@ -338,8 +344,11 @@ async def join_lobby_screen(
                         return None
                     else:
                         scene = replace(scene, entry=edit(scene.entry, key, 64))
-                elif key == "ctrl-c":
-                    scene = replace(scene, quitting=True)
+                elif (asked := _question(scene, key)) is not None:
+                    scene, leaving = asked
+                    if leaving:
+                        nursery.cancel_scope.cancel()
+                        return None
             nursery.cancel_scope.cancel()
     return result
 
@@ -371,17 +380,12 @@ async def sign_again_screen(terminal: Terminal, lines: Sequence[str],
                 if event == "closed":
                     nursery.cancel_scope.cancel()
                     return None
-                if not isinstance(event, KeyPress):
-                    continue
-                if scene.quitting:
-                    if _is_yes(event.key):
+                if isinstance(event, KeyPress) and (asked := _question(scene, event.key)) is not None:
+                    scene, leaving = asked
+                    if leaving:
                         terminal.show(replace(scene, quitting=False, leaving=True))  # (the caller tells the others)
                         nursery.cancel_scope.cancel()
                         return None
-                    if _is_no(event.key):
-                        scene = replace(scene, quitting=False)
-                elif event.key == "ctrl-c":
-                    scene = replace(scene, quitting=True)
             nursery.cancel_scope.cancel()
     return result
 

@@ -211,7 +211,8 @@ class JoinScene:
             y += 4
         else:
             canvas.write(1, y, f"{len(self.members)} of {self.seats} seats taken:", "class:prompt")
-            y = _roster(canvas, y + 1, self.members, self.seats) + 1
+            # (once started, the seats still free are not played, as on the host's screen)
+            y = _roster(canvas, y + 1, self.members, len(self.members) if self.state == "starting" else self.seats) + 1
             waiting = SIGNING_NOW if self.state == "starting" else \
                 "Waiting for the table to fill or the host to start…"
             canvas.write(1, y, waiting, "class:dim")
