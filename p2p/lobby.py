@@ -381,6 +381,10 @@ class _SignsRoster:
         """The roster is frozen and being signed (§6.6)."""
         return self._sigs.roster is not None
 
+    def signed_by(self, peer: bytes) -> bool:
+        """Whether `peer`'s signature of R is held here."""
+        return peer in self._sigs.valid
+
     @property
     def _seat_in_r(self) -> int:
         """This peer's seat in R, the roster being signed."""
@@ -1059,15 +1063,17 @@ class SigningAgain(_SignsRoster):
     def on_link_lost(self, peer: bytes, why: str = "left the table", *, dropped: bool = False) -> list[Action]:
         """A member whose signature is held is the game's (it dials again, §11.3). One
         whose signature is still due is dialled again if its link dropped once it was up
-        (`REDIALS` times at most), and awaited if it is a lower seat this seat's dial did
-        not reach (it dials this seat, `SIGN_WAIT` bounds the wait). One that left or broke
-        the protocol ends it: the game cannot begin here without its signature. So does
-        one this seat must reach and cannot (`NotReached`: it may only be away)."""
+        (`REDIALS` times at most), and awaited if this seat's dial did not reach it: a
+        lower seat dials this seat, and a higher one may be taking its own seat back, and
+        then dials every member (`SIGN_WAIT` bounds the wait). One that left or broke the
+        protocol ends it: the game cannot begin here without its signature. So does one
+        this seat cannot reach when nobody can dial this seat (its old port is taken), or
+        whose link dropped past its redials (`NotReached`: it may only be away)."""
         member = self.roster.member(peer)
         if member is None:
             return []
         was_linked = peer in self._linked
-        if peer in self._sigs.valid:
+        if self.signed_by(peer):
             self._linked.discard(peer)
             return []
         if self._redials.take(peer, dropped=dropped, was_linked=was_linked):
@@ -1076,8 +1082,10 @@ class SigningAgain(_SignsRoster):
         if not dropped:
             raise ProtocolError("§11.3", f"{member.name} {why}, and its signature of the roster is still due here",
                                 member.cert.short)
-        if not was_linked and member.seat < self._seat_in_r and not self._dials_all:
-            return []  # (it dials this seat, §6.5)
+        if not was_linked and not self._dials_all:
+            # (a lower seat dials this seat, §6.5; a higher one may be taking its own seat
+            # back, and then dials every member, as this seat does: `SIGN_WAIT` bounds it)
+            return []
         raise NotReached("§11.3", f"{member.name} cannot be reached ({why.removeprefix('lost the connection: ')})",
                          member.cert.short)
 

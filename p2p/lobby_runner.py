@@ -283,7 +283,13 @@ class _Driver:
             if event.error is not None:
                 log.warning("link to %s: %s", short_id(event.peer), event.error)
             # (a dropped link is dialled again, §6.6)
-            self.apply(lobby.on_link_lost(event.peer, _gone(event), dropped=_dropped(event)))
+            actions = lobby.on_link_lost(event.peer, _gone(event), dropped=_dropped(event))
+            self.apply(actions)
+            if isinstance(lobby, SigningAgain) and not actions and not lobby.signed_by(event.peer):
+                member = lobby.roster.member(event.peer)  # (awaited: it may be taking its own seat back)
+                assert member is not None
+                log.warning("%s cannot be reached yet (%s); waiting up to %.0f s for them to come back", member.name,
+                            printable(event.reason), SIGN_WAIT)
             if lobby.signing and lobby.roster is not None and lobby.roster.member(event.peer) is not None:
                 self.backlog.append(event)  # (a member whose signature is held: the game dials it again, §11.3)
         elif isinstance(event, LinkUp):
