@@ -285,9 +285,8 @@ class _Driver:
             # (a dropped link is dialled again, §6.6)
             actions = lobby.on_link_lost(event.peer, _gone(event), dropped=_dropped(event))
             self.apply(actions)
-            if isinstance(lobby, SigningAgain) and not actions and not lobby.signed_by(event.peer):
-                member = lobby.roster.member(event.peer)  # (awaited: it may be taking its own seat back)
-                assert member is not None
+            member = lobby.roster.member(event.peer) if isinstance(lobby, SigningAgain) else None
+            if member is not None and not actions and not lobby.signed_by(event.peer):  # (awaited, §11.3)
                 log.warning("%s cannot be reached yet (%s); waiting up to %.0f s for them to come back", member.name,
                             printable(event.reason), SIGN_WAIT)
             if lobby.signing and lobby.roster is not None and lobby.roster.member(event.peer) is not None:

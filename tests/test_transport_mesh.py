@@ -177,21 +177,28 @@ async def test_s4_6_a_goodbye_counts_even_when_a_write_found_the_connection_gone
             assert isinstance(event, LinkDown) and event.clean and "off home" in event.reason, event
 
 
+@asynccontextmanager
+async def _linked_pair(tmp_path: Path) -> AsyncIterator[tuple[Mesh, Mesh, Identity]]:
+    """Two meshes of one table, A dialling B, once both see the link up: (A, B, B's identity)."""
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    schemas = link_schemas(BLOB)
+    async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+        a.set_table(TABLE)
+        b.set_table(TABLE)
+        a.expect(b_id.certificate, ("127.0.0.1", b.port), dial=True)
+        b.expect(a_id.certificate)
+        assert isinstance(await a.receive(), LinkUp)
+        assert isinstance(await b.receive(), LinkUp)
+        yield a, b, b_id
+
+
 async def test_s11_3_a_mesh_closed_as_away_says_no_goodbye_on_its_links_or_any_later_one(tmp_path: Path) -> None:
     """`aclose(away=True)`: a seat taken back that could not reach every member keeps its
     journal to try again, so it must not say goodbye (a goodbye from a seat that never sat
     down ends the others' game, §11.3): its link ends as one lost, and a dial that comes
     after is closed without a word."""
-    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
-    schemas = link_schemas(BLOB)
     with trio.fail_after(30):
-        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
-            a.set_table(TABLE)
-            b.set_table(TABLE)
-            a.expect(b_id.certificate, ("127.0.0.1", b.port), dial=True)
-            b.expect(a_id.certificate)
-            assert isinstance(await a.receive(), LinkUp)
-            assert isinstance(await b.receive(), LinkUp)
+        async with _linked_pair(tmp_path) as (a, b, b_id):
             await b.aclose("could not reach every seat", away=True)
             event = await a.receive()
             assert isinstance(event, LinkDown) and not event.clean and "left" not in event.reason, event
@@ -204,16 +211,8 @@ async def test_s4_6_a_mesh_closed_without_a_reason_says_its_farewell(tmp_path: P
     """A lobby whose start failed sets the mesh's `farewell` (§11.3): the goodbye its mesh
     says on closing carries it, where it said "leaving the table" of a seat that did not
     leave."""
-    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
-    schemas = link_schemas(BLOB)
     with trio.fail_after(30):
-        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
-            a.set_table(TABLE)
-            b.set_table(TABLE)
-            a.expect(b_id.certificate, ("127.0.0.1", b.port), dial=True)
-            b.expect(a_id.certificate)
-            assert isinstance(await a.receive(), LinkUp)
-            assert isinstance(await b.receive(), LinkUp)
+        async with _linked_pair(tmp_path) as (a, b, _):
             b.farewell = "its start failed: carol did not sign the roster within 30 s"
             await b.aclose()
             event = await a.receive()

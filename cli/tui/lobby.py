@@ -64,6 +64,18 @@ class _Screen:
     async def next(self) -> KeyPress | str:
         return await self._receive.receive()
 
+    async def key(self, scene: Callable[[], object], over: Callable[[], bool]) -> str | None:
+        """Show `scene()`, then the name of the next key pressed; None once `over()` holds
+        (what the lobby task waited for came) or the terminal went away. A nudge alone
+        shows the scene again."""
+        while True:
+            self.terminal.show(scene())  # type: ignore[arg-type]
+            event = await self.next()
+            if over() or event == "closed":
+                return None
+            if isinstance(event, KeyPress):
+                return event.key
+
 
 def _news_note(news: LobbyNews, change: RosterChanged) -> Note | None:
     """What `change` tells (`LobbyNews`: who left, who is reconnecting, who is back) as a
@@ -162,20 +174,10 @@ async def host_lobby_screen(
             nursery.start_soon(screen.forward_keys)
             for channel in warnings:
                 nursery.start_soon(show_warnings, channel)
-            while result is None:
-                terminal.show(scene)
-                event = await screen.next()
-                if result is not None:
-                    break
-                if event == "closed":
-                    nursery.cancel_scope.cancel()
-                    return None
-                if not isinstance(event, KeyPress):
-                    continue
-                key = event.key
+            while (key := await screen.key(lambda: scene, lambda: result is not None)) is not None:
                 if (asked := _question(scene, key)) is not None:
                     scene, leaving = asked
-                    if leaving:
+                    if leaving:  # (even if the start came with the answer: the player left)
                         nursery.cancel_scope.cancel()
                         return None
                 elif key == "enter" and not scene.starting:
@@ -184,7 +186,7 @@ async def host_lobby_screen(
                         start()
                     else:
                         scene = replace(scene, note=TOO_FEW)
-            nursery.cancel_scope.cancel()
+            nursery.cancel_scope.cancel()  # (the game started, or the screen closed: None)
     return result
 
 
@@ -320,21 +322,14 @@ async def join_lobby_screen(
 
             nursery.start_soon(attempt, code)
             nursery.start_soon(screen.forward_keys)
-            while result is None:
-                terminal.show(scene)
-                event = await screen.next()
-                if result is not None:
-                    break
-                if refused is not None:
+            while True:
+                key = await screen.key(lambda: scene, lambda: result is not None or refused is not None)
+                if refused is not None and result is None:
                     scene = replace(scene, state="code", entry="", note=Note(f"The host says: {refused.detail}.", "error"))
                     refused = None
                     continue
-                if event == "closed":
-                    nursery.cancel_scope.cancel()
-                    return None
-                if not isinstance(event, KeyPress):
-                    continue
-                key = event.key
+                if key is None:
+                    break
                 if scene.state == "code" and not scene.quitting:  # (Ctrl-C gives up the code at once)
                     if key == "enter" and scene.entry:
                         scene = replace(scene, state="connecting", note=None)
@@ -349,7 +344,7 @@ async def join_lobby_screen(
                     if leaving:
                         nursery.cancel_scope.cancel()
                         return None
-            nursery.cancel_scope.cancel()
+            nursery.cancel_scope.cancel()  # (the game started, or the screen closed: None)
     return result
 
 
@@ -372,21 +367,14 @@ async def sign_again_screen(terminal: Terminal, lines: Sequence[str],
 
             nursery.start_soon(run)
             nursery.start_soon(screen.forward_keys)
-            while result is None:
-                terminal.show(scene)
-                event = await screen.next()
-                if result is not None:
-                    break
-                if event == "closed":
-                    nursery.cancel_scope.cancel()
-                    return None
-                if isinstance(event, KeyPress) and (asked := _question(scene, event.key)) is not None:
+            while (key := await screen.key(lambda: scene, lambda: result is not None)) is not None:
+                if (asked := _question(scene, key)) is not None:
                     scene, leaving = asked
                     if leaving:
                         terminal.show(replace(scene, quitting=False, leaving=True))  # (the caller tells the others)
                         nursery.cancel_scope.cancel()
                         return None
-            nursery.cancel_scope.cancel()
+            nursery.cancel_scope.cancel()  # (every signature came, or the screen closed: None)
     return result
 
 
