@@ -94,7 +94,11 @@ def _question(scene: _Asking, key: str) -> tuple[_Asking, bool] | None:
     any other key waits for an answer). The scene after the key and whether the player
     leaves, or None if the key is not the question's."""
     if scene.quitting:
-        return (scene, True) if _is_yes(key) else (replace(scene, quitting=False), False) if _is_no(key) else (scene, False)
+        if _is_yes(key):
+            return scene, True
+        if _is_no(key):
+            return replace(scene, quitting=False), False
+        return scene, False  # (it waits for an answer)
     if key == "ctrl-c":
         return replace(scene, quitting=True), False
     return None
