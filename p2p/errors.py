@@ -115,7 +115,8 @@ class RemoteError(ProtocolError):
 class PeerLeft(Exception):
     """The other end closed the link, with a ``bye`` frame or simply by closing (§4.6)."""
 
-    def __init__(self, reason: str, clean: bool) -> None:
+    def __init__(self, reason: str, clean: bool, said: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
         self.clean = clean
+        self.said = said  # (a ``bye``: its own words, printable)

@@ -81,7 +81,8 @@ class FramedStream:
         if frame["type"] == "error":
             raise RemoteError(frame["section"], frame["reason"], self.label)
         if frame["type"] == "bye":
-            raise PeerLeft(f"left: {printable(frame['reason'])}" if frame["reason"] else "left", clean=True)
+            said = printable(frame["reason"])
+            raise PeerLeft(f"left: {said}" if said else "left", clean=True, said=said)
         return frame
 
     async def expect(self, *types: str) -> dict[str, Any]:

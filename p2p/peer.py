@@ -924,8 +924,7 @@ class TablePeer(SessionRecord):
             self._judge(on_link_fault(event.error, seat), tell_others=True)
             return
         if event.clean and self._never_sat_down(seat):  # gone for good: nothing to wait for (§11.3)
-            said = event.reason.removeprefix("link setup failed: ").removeprefix("left: ")  # (its goodbye's words)
-            why = f"{self.names[seat]} left before the game began ({said})"
+            why = f"{self.names[seat]} left before the game began ({event.said or 'no reason given'})"
             self._note(why, "§11.3", event.peer)
             self._say(f"{why}: the game ends here.", "error", seat)
             self._finish(why, absent=seat)  # (a game that could not start: no departure, whatever the reason)

@@ -110,6 +110,7 @@ class LinkDown:
     error: ProtocolError | None = None
     clean: bool = False
     fault: bool = False  # `error` is a frame the peer sent on the established link (§4.6, §11.2)
+    said: str = ""  # the words of the peer's goodbye (`clean`), for a reader to quote
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,7 @@ class _Link:
     end_reason: str | None = None
     end_error: ProtocolError | None = None
     clean: bool = False
+    said: str = ""  # (the peer's goodbye's words)
 
     def end(self, reason: str) -> None:
         if self.end_reason is None:
@@ -559,7 +561,9 @@ class Mesh:
                 reason = f"{reason} (the peer may not have pinned this certificate)"
             await stream.aclose()
             # (a goodbye in place of the hello is a goodbye: the peer is leaving, §4.6)
-            self._emit(LinkDown(peer_id, f"link setup failed: {reason}", clean=isinstance(exc, PeerLeft) and exc.clean))
+            left = isinstance(exc, PeerLeft) and exc.clean
+            self._emit(LinkDown(peer_id, f"link setup failed: {reason}", clean=left,
+                                said=exc.said if isinstance(exc, PeerLeft) else ""))
             return
         if self._peers.get(peer_id) is not peer:
             await stream.say_bye("removed from the table")
@@ -589,7 +593,7 @@ class Mesh:
         link.done.set()
         if not replaced:  # a link replaced by a newer one is not a peer lost
             fault = link.end_error is not None and not isinstance(link.end_error, RemoteError)
-            self._emit(LinkDown(peer_id, link.end_reason or "link closed", link.end_error, link.clean, fault))
+            self._emit(LinkDown(peer_id, link.end_reason or "link closed", link.end_error, link.clean, fault, link.said))
 
     async def _guarded(self, fn: Callable[[_Peer, _Link], Awaitable[None]], peer: _Peer, link: _Link) -> None:
         """Run a link half; the first way it ends becomes the link's end reason. When
@@ -606,7 +610,7 @@ class Mesh:
         except PeerLeft as exc:
             reason = exc.reason
             if link.end_reason is None:
-                link.clean = exc.clean
+                link.clean, link.said = exc.clean, exc.said
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             reason = f"connection lost ({describe_tls_failure(exc)})"
             if link.end_reason is None and not link.read_over.is_set():  # (the writer's failure)

@@ -218,6 +218,7 @@ async def test_s4_6_a_mesh_closed_without_a_reason_says_its_farewell(tmp_path: P
             event = await a.receive()
             assert isinstance(event, LinkDown) and event.clean, event
             assert event.reason == "left: its start failed: carol did not sign the roster within 30 s", event
+            assert event.said == "its start failed: carol did not sign the roster within 30 s"  # (its words alone)
 
 
 async def test_s11_3_a_peer_that_stays_unreachable_is_an_event_at_every_redial_and_never_a_warning(
