@@ -323,6 +323,10 @@ class Game:
     def discard_top(self) -> int | None:
         return self._discard[-1] if self._discard else None
 
+    def is_ready(self, seat: int) -> bool:
+        """Whether `seat` confirmed being ready this round (R4.3)."""
+        return bool(self._ready >> seat & 1)
+
     def snapped_this_turn(self, seat: int) -> bool:
         return self._snapped[seat] == self._turn
 

@@ -87,6 +87,31 @@ def test_s9_5_snap_on_a_card_not_seen_is_refused_everywhere(tmp_path: Path, ledg
     assert any(seat == CHEATER and rule == "§9.5" for seat, rule, _ in seen[0])
 
 
+def test_s9_6_a_claim_that_another_seat_s_turn_timed_out_is_refused_and_the_turn_goes_on(
+    tmp_path: Path, ledger: list[Judged]
+) -> None:
+    """The cheater claims the timeout of another player's turn as it begins: only a
+    seat's own clock ends its turn, so every honest seat refuses the claim at the same
+    place, naming the cheater, and the turn's player plays it."""
+    from engine import TurnTimedOut
+
+    net, _ = tried("stolen-turn", tmp_path, ledger)
+    seen = refusals(net, TurnTimedOut)
+    assert seen[0] and all(r == seen[0] for r in seen) and seen[0][0][:2] == (CHEATER, "§9.6")
+    applied = [a.event for i in net.honest for s in net.tables[i].steps for a in s.applied]
+    assert not any(isinstance(e, TurnTimedOut) for e in applied)  # (the victims played every turn)
+
+
+def test_s9_6_a_seat_that_never_times_out_its_own_turn_ends_the_game_named(tmp_path: Path, ledger: list[Judged]) -> None:
+    """The cheater neither plays its turn nor claims its timeout: the others' clocks
+    ran out long ago, so each claims the stall (§9.11), judged in the order, and the game
+    ends at the same place everywhere, naming the cheater under §9.6."""
+    net, _ = tried("stopped-clock", tmp_path, ledger)
+    claims = [d.envelope.inner for d in net.tables[0].log if d.envelope.inner["type"] == "stalled"]
+    assert claims and claims[0]["what"] == "turn" and claims[0]["seats"] == [CHEATER]
+    assert {(section, seat) for section, seat, _ in halts(net)} == {("§9.6", CHEATER)} and len(halts(net)) == 1
+
+
 # -- cards: a violation halts every honest seat at the same place -------------------------
 
 

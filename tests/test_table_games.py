@@ -512,8 +512,9 @@ def test_s10_1_every_log_ends_at_the_leave_even_where_the_leave_waited_for_share
 def test_R4_R5_an_away_player_is_played_by_the_timers_and_the_game_ends(tmp_path: Path) -> None:
     """Seat 1 never confirms its peek nor plays a turn (its player is away): the R4.3
     barrier expires, every one of its turns times out (R5: option A, no power), the
-    claims travel the agreed order like any message (§9.6), and the game still ends with
-    every peer agreeing and every log auditing clean."""
+    claims travel the agreed order like any message (§9.6), each made by seat 1's own
+    program (only a seat's own clock ends its time), and the game still ends with every
+    peer agreeing and every log auditing clean."""
     rules = TableRules(target=10, turn_s=5, peek_s=2, skills_text=SMALL_DECK)
     net = TableNetwork(3, 5, rules=rules)
     away = net.tables[1].driver
@@ -523,14 +524,40 @@ def test_R4_R5_an_away_player_is_played_by_the_timers_and_the_game_ends(tmp_path
     machines = [t.machine for t in net.tables]
     assert all(m.finished and m.halted is None for m in machines) and identical_logs(net)
     claims = [d.envelope.inner for d in net.tables[0].log if d.envelope.inner["type"] == "timeout"]
+    assert {d.seat for d in net.tables[0].log if d.envelope.inner["type"] == "timeout"} == {1}
     events = [a.event for step in net.tables[2].steps for a in step.applied]
     rounds = sum(isinstance(e, RoundStarted) for e in events)
     assert rounds >= 1 and sum(isinstance(e, PeekBarrierExpired) for e in events) == rounds
     assert {c["round"] for c in claims if c["what"] == "peek"} == set(range(1, rounds + 1))
     turns = {(c["round"], c["turn"]) for c in claims if c["what"] == "turn"}
     timed_out = [e for e in events if isinstance(e, TurnTimedOut)]
-    assert turns and len(timed_out) == len(turns)  # several seats claim a turn; it times out once
+    assert turns and len(timed_out) == len(turns)
     assert audit(net.write_logs(tmp_path)[0]).ok
+
+
+def test_R4_s9_6_a_seat_can_end_only_its_own_look_at_its_cards() -> None:
+    """Seats 0 and 2 never confirm being ready. Seat 2 claims the barrier's timeout the
+    moment the round is dealt: that ends its own look only (§9.6), and the barrier holds
+    for seat 0 until seat 0's own clock runs out, 2 s (`peek_s`) after the deal (R4.3)."""
+    rules = TableRules(target=10, turn_s=5, peek_s=2, skills_text=SMALL_DECK)
+    net = TableNetwork(3, 5, rules=rules)
+    for seat in (0, 2):
+        net.tables[seat].driver.act = lambda: None  # type: ignore[method-assign]
+    watcher = net.tables[1].machine
+    net.start()
+    while watcher.peek_started_at() is None:
+        net.run_until(net.now + 0.01)
+    dealt = watcher.peek_started_at()
+    assert dealt is not None
+    net.send(2, {"type": "timeout", "v": 1, "round": 1, "what": "peek", "turn": watcher.engine.turn})
+
+    def expired() -> list[Applied]:
+        return [a for step in net.tables[1].steps for a in step.applied if isinstance(a.event, PeekBarrierExpired)]
+
+    while not expired():
+        net.run_until(net.now + 0.05)
+    assert net.now >= dealt + rules.peek_s and expired()[0].seat == 0
+    assert {d.seat for d in net.tables[1].log if d.envelope.inner["type"] == "timeout"} == {0, 2}
 
 
 def test_s9_7_an_opening_of_a_round_with_many_reshuffles_is_well_formed() -> None:
