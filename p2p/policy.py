@@ -69,7 +69,8 @@ class Verdict:
 
     def note(self, names: Sequence[str]) -> str:
         """The sentence for the fairness log (§10.1 ``log.note``)."""
-        what = "the game stops" if self.aborts else "refused, the game goes on"
+        # (a refusal may come after the game's end: it changed nothing, and nothing goes on)
+        what = "the game stops" if self.aborts else "refused: it changes nothing"
         return f"{self.who(names)} ({self._seats()}): {self.section}: {self.reason} ({what})"
 
     def leave_reason(self, names: Sequence[str]) -> str:

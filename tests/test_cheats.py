@@ -18,7 +18,8 @@ import trio
 from engine import Draw, Phase, Snap, Swap
 from p2p.audit import audit
 from p2p.order import Equivocation, StampBackwards, message_hash
-from p2p.policy import Response
+from p2p.policy import Response, on_refusal
+from p2p.table.machine import Refused
 from tests.cheat_runs import (
     CHEATER,
     LIVE,
@@ -110,6 +111,14 @@ def test_s9_6_a_seat_that_never_times_out_its_own_turn_ends_the_game_named(tmp_p
     claims = [d.envelope.inner for d in net.tables[0].log if d.envelope.inner["type"] == "stalled"]
     assert claims and claims[0]["what"] == "turn" and claims[0]["seats"] == [CHEATER]
     assert {(section, seat) for section, seat, _ in halts(net)} == {("§9.6", CHEATER)} and len(halts(net)) == 1
+
+
+def test_s11_2_a_refusal_after_the_game_ended_is_noted_as_changing_nothing() -> None:
+    """A snap that lost its race to the end of the game (R6) is refused like any move;
+    its note in the fairness log says it changed nothing, not that the game goes on."""
+    late = Refused(812, 4, Snap(4, 9, 4, 0), "R6", "no immediate discard after the game has ended")
+    note = on_refusal(late).note(["Ann", "Bo", "Di", "Eve", "Cy", "Flo"])
+    assert note == "Cy (seat 5): R6: no immediate discard after the game has ended (refused: it changes nothing)"
 
 
 # -- cards: a violation halts every honest seat at the same place -------------------------
