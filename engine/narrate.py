@@ -59,7 +59,16 @@ from engine.events import (
     TurnTimedOut,
 )
 from engine.game import CALLER_BONUS, Game
-from engine.notes import GameEnded, Note, PenaltyDrawn, RoundEnded, SnapOutcome, SnapResolved, TimerFallback
+from engine.notes import (
+    GameEnded,
+    Note,
+    PenaltyDrawn,
+    RoundEnded,
+    SnapOutcome,
+    SnapResolved,
+    TimerFallback,
+    TurnStarted,
+)
 from engine.needs import Reshuffle
 from engine.skills import Power, Skills
 
@@ -137,7 +146,8 @@ class Narrator:
     """Tells a game's events as `Told` lines, as seat `me` may hear them."""
 
     def __init__(self, names: Sequence[str], me: int | None = None, *, private_faces: bool = False,
-                 card_ids: bool = False, scores: bool = True, slot_label: Callable[[int], str] = str) -> None:
+                 card_ids: bool = False, scores: bool = True, turns: bool = False,
+                 slot_label: Callable[[int], str] = str) -> None:
         self.names = tuple(names)
         if me is not None and not 0 <= me < len(self.names):
             raise ValueError(f"seat {me} is not one of the {len(self.names)} named seats")
@@ -145,6 +155,7 @@ class Narrator:
         self.private_faces = private_faces
         self.card_ids = card_ids  # name every card with its number in the deck (the audit's report)
         self.scores = scores  # tell a round's scores and the game's end (the report has its own)
+        self.turns = turns  # tell where each turn begins, whose it is (a table log; the report numbers turns)
         self.slot_label = slot_label  # how a penalty slot is named: "4", or the key a screen gives it
         self._story: _Story | None = None
         self._looked: LookSwap | None = None
@@ -262,8 +273,16 @@ class Narrator:
         teller = _TELLERS.get(type(event))
         if teller is not None:
             out += teller(self, game, story)
+        out += self._turn_notes(story.notes)
         out += self._round_notes(game, story.notes)
         return out
+
+    def _turn_notes(self, notes: Sequence[Note]) -> list[Told]:
+        """Where a turn begins (R5), so that a snap is read in the turn it was made in (R6)."""
+        if not self.turns:
+            return []
+        return [Told(f"{'Your' if note.seat == self.me else self._possessive(note.seat)} turn.", "turn", note.seat)
+                for note in notes if isinstance(note, TurnStarted)]
 
     @staticmethod
     def _reshuffles_told(story: _Story) -> list[Told]:

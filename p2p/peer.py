@@ -173,7 +173,7 @@ class TablePeer(SessionRecord):
         SessionRecord.__init__(self, log_path=str(log_path))
         self._on_line: Callable[[Line], None] | None = None  # (set after a replay: its lines were printed before)
         self._narrator = Narrator(tuple(m.name for m in lobby_result.roster.members), lobby_result.seat,
-                                  slot_label=slot_label)
+                                  turns=True, slot_label=slot_label)
         self._game_over: GameEnded | None = None  # told once the last round's scores stand
         roster = lobby_result.roster
         grace = float(roster.rules.grace_s) if grace is None else grace

@@ -245,6 +245,26 @@ def test_R3_skipping_a_power_and_R8_bandit_are_told() -> None:
     assert re.fullmatch(r"Round 1 is over: You -14 \(Bandit -10\), Bo \d+\.", lines[1])
 
 
+def test_R5_R6_a_table_log_tells_where_each_turn_begins() -> None:
+    """Ana's two snaps are in two turns (R6: one per player per turn): the table's log
+    says whose turn begins between them; a narrator not asked to (the audit's report,
+    which numbers every line by its turn) does not."""
+    table = scripted(tableaux={0: [4, 0, 6, 6]}, discard=10, draw=[6, 2])
+    table.seats[1] = Narrator(NAMES, 1, turns=True)
+    table.public = Narrator(NAMES, None, turns=True)
+    told: dict[int | None, list[str]] = {0: [], 1: [], 2: [], None: []}
+    for make in (lambda: Draw(0), lambda: Discard(0), lambda: Snap(0, table.t.top(), 0, 2), lambda: Peek(0, 0),
+                 lambda: Snap(0, table.t.top(), 0, 3)):
+        for seat, lines in table.do(make()).items():
+            told[seat] += texts(lines)
+    story = ["Ana drew and discarded a 6 (peek).", "Ana snapped a 6 from their bottom-left slot — it matched.",
+             "Ana peeked at their top-left card.", "Bo's turn.",
+             "Ana snapped a 6 from their bottom-right slot — it matched."]
+    assert told[None] == story
+    assert told[1] == [line.replace("Bo's turn", "Your turn") for line in story]
+    assert told[0] == [line.replace("Ana", "You").replace("their", "your") for line in story if line != "Bo's turn."]
+
+
 def test_R5_timer_fallback_is_told() -> None:
     table = scripted(players=2, draw=[10, 0, 0])
     out = table.do(TurnTimedOut(table.t.game.turn))

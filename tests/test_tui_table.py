@@ -30,6 +30,7 @@ from engine import (
 )
 from cli.tui.model import TableModel
 from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, STALE_SNAP_S, Overlay, TableUi
+from cli.tui.table_view import PROMPT_ROW
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 from p2p.table.messages import WIRE_NAME
 
@@ -64,6 +65,11 @@ def my_box(text: str) -> list[str]:
     """The two card rows of my tableau (rows 11 and 12 of the table screen)."""
     rows = text.splitlines()
     return [rows[11], rows[12]]
+
+
+def prompt_line(t: UiDriver) -> str:
+    """The table screen's prompt line: what the next key does (or a message)."""
+    return t.text().splitlines()[PROMPT_ROW].strip()
 
 
 # --- R4: the bottom cards, once --------------------------------------------------------
@@ -170,6 +176,19 @@ async def test_R6_a_half_typed_snap_is_cancelled_when_the_pile_changes(mock_cloc
         mock_clock.jump(STALE_SNAP_S)
         assert await t.press("q") == []  # later, a slot key alone is a slip again
         assert "Space first" in t.message
+
+
+async def test_R6_a_key_that_starts_or_advances_a_snap_shows_its_prompt_at_once(mock_clock: trio.testing.MockClock) -> None:
+    """Holding a drawn card, `c` is explained on the prompt line; Space then starts a
+    snap and 1 names Bo's card: each shows the snap's next step at once, and the
+    explanation of `c` gives way (a player who reads it would place the drawn card)."""
+    async with table({0: [4, 6, 0, 2], 1: [12, 0, 2, 4]}, discard=12, draw=[0, 2]) as t:
+        assert await t.press("x", "c") == [Draw(0)]
+        assert prompt_line(t).startswith("You hold the drawn card: z discards it")
+        await t.press("space")
+        assert prompt_line(t).startswith("Snap the 12: slot your card, or 1–2 an opponent")
+        await t.press("1")
+        assert prompt_line(t).startswith("Snap the 12 with Bo's card: slot which one?")
 
 
 async def test_R6_one_snap_per_turn_is_explained_not_sent(mock_clock: trio.testing.MockClock) -> None:
@@ -287,6 +306,18 @@ async def test_R3_look_and_swap_shows_both_cards_until_decided(mock_clock: trio.
 # --- R9, R1: the end of a round and of the game ----------------------------------------------
 
 
+async def test_R3_a_key_that_starts_or_advances_a_look_and_swap_shows_its_prompt_at_once(
+        mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2], 1: [18, 0, 2, 4]}, discard=0, draw=[16, 0]) as t:
+        await power(t)
+        assert await t.press("c") == []
+        assert prompt_line(t) == "Use the power or skip it with z."
+        await t.press("1")
+        assert prompt_line(t).startswith("Look & swap with Bo: slot which of their cards?")
+        await t.press("a")
+        assert prompt_line(t).startswith("Look & swap: slot which card of yours?")
+
+
 async def test_R9_round_end_screen_shows_every_card_the_bonus_and_the_audit(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0],
                      players=2, audit_delay=1.0) as t:
@@ -318,6 +349,26 @@ async def test_R1_game_end_screen_shows_standings_log_and_audit_command(mock_clo
         text = t.text()
         assert "Game over — You win with -6 points" in text
         assert "bandit-lan audit logs/game-test.bandit" in text
+        await t.press("enter")
+        assert t.ui.finished
+
+
+async def test_R9_R1_the_round_and_game_screens_close_only_on_enter(mock_clock: trio.testing.MockClock) -> None:
+    """Keys mashed at the end of the last final turn (Space is the snap key, q a slot,
+    Esc cancels a snap) close neither the round screen nor the final standings, whose
+    sums the player would never see: only Enter, the key both screens name, does."""
+    mashed = ("x", "z", "z", "space", "q", "a", "1", "c", "b", "esc")
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2,
+                     target=20) as t:
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        assert await t.press(*mashed) == []
+        assert t.scene.overlay is Overlay.ROUND and t.text().splitlines()[-1].startswith(" Enter: ")
+        await t.press("enter")
+        mock_clock.jump(1.0)
+        await t.settle()
+        assert await t.press(*mashed) == []
+        assert t.scene.overlay is Overlay.GAME and not t.ui.finished and "Enter: leave" in t.text()
         await t.press("enter")
         assert t.ui.finished
 

@@ -98,7 +98,7 @@ class LocalSession(SessionRecord):
         self.peek_barrier = peek_barrier
         self.between_rounds = between_rounds
         self.audit_delay = audit_delay
-        self.narrator = Narrator([s.name for s in self._seats], me)
+        self.narrator = Narrator([s.name for s in self._seats], me, turns=True)  # (as a live table's)
         self.record: list[Event] = []
         self.submitted: list[Intent] = []
         SessionRecord.__init__(self, log_path=log_path)

@@ -354,15 +354,15 @@ class TableUi:
         if overlay is Overlay.HELP:
             self.help_open = False
             return []
-        if overlay is Overlay.ROUND:
+        if overlay is Overlay.ROUND:  # (closed by the key it names only: a game key mashed as it opens is lost)
             if key == "?":
                 self.help_open = True
-            elif key in ("enter", "esc", "space"):
+            elif key == "enter":
                 self.report_open = None
                 self.update(model)  # the table is visible again: the bottom peek may start
             return []
         if overlay is Overlay.GAME:
-            if key in ("enter", "esc", "q", "space"):
+            if key == "enter":
                 self.finished = True
             elif key == "?":
                 self.help_open = True
@@ -370,6 +370,15 @@ class TableUi:
         return self._press_table(key, model, shown)
 
     def _press_table(self, key: str, model: TableModel, shown: TableScene | None) -> list[Intent]:
+        """A key on the table: a key that starts or advances an action shows its prompt
+        at once (a message said before it gives way)."""
+        pending = self.pending
+        out = self._table_key(key, model, shown)
+        if self.pending is not None and self.pending != pending:
+            self.message = None
+        return out
+
+    def _table_key(self, key: str, model: TableModel, shown: TableScene | None) -> list[Intent]:
         out: list[Intent] = []
         rs = self._round
         if rs.bottom_until is not None and not rs.bottom_done:
