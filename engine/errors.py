@@ -98,7 +98,8 @@ class WrongPhase(RuleViolation):
 
 class BadTarget(RuleViolation):
     """A slot, seat or card that the action cannot target (empty or unknown slot,
-    your own seat where another player's is needed, a card that was never on top)."""
+    your own seat where another player's is needed, a card that was never on top, a
+    top card that was covered before a take of it counted)."""
 
 
 class SnapLimit(RuleViolation):

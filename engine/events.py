@@ -65,10 +65,12 @@ class Exchange:
 
 @dataclass(frozen=True, slots=True)
 class TakeDiscard:
-    """R5 option C: take the discard pile's top card into `slot`; the card there is
-    discarded unseen."""
+    """R5 option C: take the discard pile's top card `top` (the card id the player saw on
+    top, as a snap names it) into `slot`; the card there is discarded unseen. A take
+    whose `top` was covered meanwhile (an immediate discard came first) is refused."""
 
     seat: int
+    top: int
     slot: int
 
 

@@ -28,11 +28,13 @@ increasing order.
 
 Turn model (R5, our reading): a turn starts in phase START, where the player may call
 Bandit (once per round, R8), `Draw` (options A and B both begin by drawing and looking)
-or `TakeDiscard(slot)` (option C). After a draw the phase is DRAWN: `Discard` (A) or
-`Exchange(slot)` (B). A discarded card with a power opens phase POWER (any power intent
-or `SkipPower`); Look & swap passes through DECIDE (`DecideSwap`). Snaps (R6) are
-accepted in every phase from the first discard to the end of the last final turn, by
-anyone, one per player per turn (the time before the first turn counts as a turn).
+or `TakeDiscard(top, slot)` (option C: it names the top card it takes, and is refused if
+an immediate discard covered that card first; the player then chooses again). After a
+draw the phase is DRAWN: `Discard` (A) or `Exchange(slot)` (B). A discarded card with a
+power opens phase POWER (any power intent or `SkipPower`); Look & swap passes through
+DECIDE (`DecideSwap`). Snaps (R6) are accepted in every phase from the first discard to
+the end of the last final turn, by anyone, one per player per turn (the time before the
+first turn counts as a turn).
 
 Turn timer fallback (R5): `TurnTimedOut(turn)` plays option A without a power from
 wherever the turn is: in START the top card is drawn and discarded face up without
@@ -465,6 +467,11 @@ class Game:
             raise BadTarget(rule, seat, (f"cannot {action}: there is no card in ", Where(owner, slot)))
         return tab[slot]
 
+    def _was_on_top(self, top: int, rule: str, seat: int) -> None:
+        """R5, R6: a take or a snap names a card that has been the discard pile's top."""
+        if top >= self._next_id or not self._was_top[top]:
+            raise BadTarget(rule, seat, f"card {top} has never been the top of the discard pile this round")
+
     def _power_check(self, seat: int, power: Power, action: str) -> None:
         self._turn_action(seat, Phase.POWER, "R3", action)
         if self._power is not power:
@@ -704,10 +711,15 @@ class Game:
 
     def _on_take_discard(self, event: TakeDiscard) -> None:
         seat = self._seat(event, "R5")
+        top = self._number(event.top, "top", "R5", seat)
         slot = self._number(event.slot, "slot", "R5", seat)
         self._turn_action(seat, Phase.START, "R5", "take the discard pile's top card")
         old = self._own_card(seat, slot, "R5", "take the discard pile's top card")
-        top = self._discard.pop()
+        self._was_on_top(top, "R5", seat)
+        if top != self._discard[-1]:  # the player chose a card that is no longer there: choose again
+            raise BadTarget("R5", seat, ("the card ", Who(seat), " chose to take is no longer the discard pile's top: "
+                                         "an immediate discard covered it first; ", Who(seat), " may choose again"))
+        self._discard.pop()
         self._discard_value -= self._values[self._face[top]]
         self._put(top, seat, slot)
         self._to_transit(old)
@@ -829,8 +841,7 @@ class Game:
         if owner != seat and give is None:
             raise BadTarget("R6", seat, ("an immediate discard of ", Who(owner, "possessive"), " card must name one of ",
                                            Who(seat, "possessive"), " slots to give"))
-        if top >= self._next_id or not self._was_top[top]:
-            raise BadTarget("R6", seat, f"card {top} has never been the top of the discard pile this round")
+        self._was_on_top(top, "R6", seat)
         target_tab = self._tableau[owner]
         if slot >= len(target_tab):
             raise BadTarget("R6", seat, (f"there is no slot {slot} among ", Who(owner, "possessive"), " cards"))

@@ -45,7 +45,8 @@ def legal_intents(view: SeatView) -> list[Intent]:
     own = [slot for slot, _, _ in view.cards(seat)]
     if phase is Phase.START:
         out: list[Intent] = [Draw(seat)]
-        out += [TakeDiscard(seat, slot) for slot in own]
+        if view.top is not None:
+            out += [TakeDiscard(seat, view.top, slot) for slot in own]
         if view.caller is None and not view.snapped[seat]:  # (R5: before anything else)
             out.append(CallBandit(seat))
         return out

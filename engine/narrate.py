@@ -392,7 +392,7 @@ class Narrator:
         event = story.event
         assert isinstance(event, TakeDiscard)
         seat = event.seat
-        taken = self._words(game, game.zones().tableaux[seat][event.slot], "the top card")
+        taken = self._words(game, event.top, "the top card")
         where = self._card_of(seat, seat, event.slot, "slot")
         return [Told(f"{self.name(seat)} took {taken} from the discard pile into {where} and discarded "
                      f"{self._words(game, game.discard_top())}.", "turn", seat)]

@@ -94,14 +94,14 @@ def test_normal_bot_snaps_its_known_matching_card_and_nothing_it_does_not_know()
 
 def test_normal_bot_snaps_an_opponents_known_card_giving_its_worst() -> None:
     t = ScriptedTable(2, {0: [6, 0, 0, 0], 1: [2, 2, 18, 0]}, discard=6)
-    t.do(TakeDiscard(0, 0))  # everyone knows seat 0's slot 0 is a 6; a 6 is on top
+    t.do(TakeDiscard(0, t.top(), 0))  # everyone knows seat 0's slot 0 is a 6; a 6 is on top
     assert NormalBot().snap(t.view(1), RNG) == Snap(1, t.top(), 0, 0, give=2)
 
 
 def test_normal_bot_avoids_a_race_it_would_probably_lose_for_little() -> None:
     # both seats know seat 0's public 2; winning gives away a 0, losing costs a penalty card
     t = ScriptedTable(2, {0: [2, 4, 4, 6], 1: [4, 4, 0, 0]}, discard=2)
-    t.do(TakeDiscard(0, 0))
+    t.do(TakeDiscard(0, t.top(), 0))
     assert NormalBot().snap(t.view(1), RNG) is None
 
 
@@ -112,7 +112,7 @@ def test_normal_bot_is_ready_before_the_first_turn() -> None:
 
 def test_normal_bot_takes_a_clearly_better_discard() -> None:
     t = ScriptedTable(2, {0: [4, 4, 18, 6]}, discard=0)
-    assert NormalBot().act(t.view(0), RNG) == TakeDiscard(0, 2)
+    assert NormalBot().act(t.view(0), RNG) == TakeDiscard(0, t.top(), 2)
 
 
 def test_normal_bot_draws_when_the_discard_is_no_better() -> None:

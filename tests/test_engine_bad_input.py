@@ -75,9 +75,11 @@ CASES: list[tuple[str, Callable[[], ScriptedTable], object, type[EngineError], s
     ("seat of wrong type", at_turn_start, Draw("0"), MalformedEvent, "R5", None),  # type: ignore[arg-type]
     ("bool is not a seat", at_turn_start, Draw(True), MalformedEvent, "R5", None),  # type: ignore[arg-type]
     ("exchange before drawing", at_turn_start, Exchange(0, 0), WrongPhase, "R5", 0),
-    ("take discard into a missing slot", at_turn_start, TakeDiscard(0, 4), BadTarget, "R5", 0),
-    ("negative slot", at_turn_start, TakeDiscard(0, -1), MalformedEvent, "R5", 0),
-    ("float slot", at_turn_start, TakeDiscard(0, 1.0), MalformedEvent, "R5", 0),  # type: ignore[arg-type]
+    ("take discard into a missing slot", at_turn_start, TakeDiscard(0, 12, 4), BadTarget, "R5", 0),
+    ("negative slot", at_turn_start, TakeDiscard(0, 12, -1), MalformedEvent, "R5", 0),
+    ("float slot", at_turn_start, TakeDiscard(0, 12, 1.0), MalformedEvent, "R5", 0),  # type: ignore[arg-type]
+    ("take a card never on top", at_turn_start, TakeDiscard(0, 3, 0), BadTarget, "R5", 0),
+    ("take with a bogus top", at_turn_start, TakeDiscard(0, "top", 0), MalformedEvent, "R5", 0),  # type: ignore[arg-type]
     ("none slot", at_turn_start, Exchange(0, None), MalformedEvent, "R5", 0),  # type: ignore[arg-type]
     ("power without a power card", at_turn_start, Peek(0, 0), WrongPhase, "R3", 0),
     ("spy on a seat that does not exist", at_turn_start, Spy(0, 7, 0), MalformedEvent, "R3", 0),

@@ -122,7 +122,7 @@ def intents(players: int, tops: list[int]) -> st.SearchStrategy:
         st.builds(Draw, seat),
         st.builds(Discard, seat),
         st.builds(Exchange, seat, slot),
-        st.builds(TakeDiscard, seat, slot),
+        st.builds(TakeDiscard, seat, top, slot),
         st.builds(Peek, seat, slot),
         st.builds(Spy, seat, seat, slot),
         st.builds(Swap, seat, slot, seat, slot),

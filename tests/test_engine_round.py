@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from engine_support import GREEN, RED, ScriptedTable
 
@@ -36,6 +38,7 @@ from engine import (
     UnexpectedFact,
     WrongPhase,
     AwaitingTable,
+    BadTarget,
     Game,
     Spy,
 )
@@ -193,11 +196,33 @@ def test_R5_option_C_takes_the_discard_which_everyone_knows() -> None:
     t = ScriptedTable(2, {0: [16, 4, 4, 4]}, discard=0)
     top = t.top()
     removed = t.card(0, 0)
-    t.do(TakeDiscard(0, 0))
+    t.do(TakeDiscard(0, top, 0))
     assert t.card(0, 0) == top
     assert t.view(1).value(top) == 0 and t.view(0).value(top) == 0  # known to all, face down
     assert t.game.discard_top() == removed and t.view(0).top_value == 16
     assert t.game.turn_seat == 1 and t.game.phase is Phase.START  # 16's look & swap is not used
+
+
+def test_R5_option_C_a_take_of_a_top_card_an_immediate_discard_covered_first_is_refused_and_the_turn_goes_on() -> None:
+    """Seat 0 decides to take the green Bandit (-2); seat 1's snap of a red Bandit (+20,
+    identical by R2) is ordered first. The take names the card it was decided on, so it
+    does not take the red one 22 points worse: it is refused, seat 0's slot keeps its card
+    and seat 0 chooses again. (The take of a card never on top is refused as a snap's is.)"""
+    t = ScriptedTable(2, {0: [18, 0, 0, 0], 1: [RED, 2, 2, 2]}, discard=GREEN)
+    green, mine = t.top(), t.card(0, 0)
+    assert [n.outcome for n in t.do(Snap(1, green, 1, 0)) if isinstance(n, SnapResolved)] == [SnapOutcome.MATCHED]
+    digest = t.game.digest()
+    with pytest.raises(BadTarget, match=re.escape(
+            "R5: seat 0: the card seat 0 chose to take is no longer the discard pile's top: "
+            "an immediate discard covered it first; seat 0 may choose again")):
+        t.do(TakeDiscard(0, green, 0))
+    with pytest.raises(BadTarget, match="R5: seat 0: card 1 has never been the top of the discard pile this round"):
+        t.do(TakeDiscard(0, 1, 0))
+    assert t.game.digest() == digest
+    assert t.card(0, 0) == mine and t.values(0)[0] == 18
+    assert t.game.turn_seat == 0 and t.game.phase is Phase.START
+    t.do(TakeDiscard(0, t.top(), 1))  # chosen again, on the card now on top
+    assert t.values(0) == [18, 20, 0, 0]
 
 
 def test_R5_options_are_exclusive_within_a_turn() -> None:
@@ -206,7 +231,7 @@ def test_R5_options_are_exclusive_within_a_turn() -> None:
         t.do(Discard(0))
     t.do(Draw(0))
     with pytest.raises(WrongPhase, match="R5"):
-        t.do(TakeDiscard(0, 0))
+        t.do(TakeDiscard(0, t.top(), 0))
     with pytest.raises(WrongPhase, match="R5"):
         t.do(Draw(0))
     with pytest.raises(OutOfTurn, match="R5: seat 1: cannot discard the drawn card: it is seat 0's turn"):

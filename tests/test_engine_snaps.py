@@ -50,7 +50,7 @@ def test_R6_own_card_identical_goes_onto_the_discard_pile_and_the_slot_stays_emp
 def test_R6_opponent_card_identical_gives_one_of_yours_unseen_into_the_slot() -> None:
     # seat 0 takes a 6 from the discard (everyone knows it), discarding its own 6
     t = ScriptedTable(2, {0: [6, 0, 0, 0], 1: [2, 2, 4, 16]}, discard=6)
-    t.do(TakeDiscard(0, 0))
+    t.do(TakeDiscard(0, t.top(), 0))
     known = t.card(0, 0)
     assert t.view(1).value(known) == 6 and t.top_value() == 6
     given_unseen, given_known = t.card(1, 0), t.card(1, 3)
@@ -168,7 +168,7 @@ def test_R6_giving_away_your_last_card_also_draws_a_penalty_card() -> None:
     pass_turn(t, 1)  # a green Bandit
     t.do(Snap(1, t.top(), 1, 2))  # red on green; seat 1 keeps only slot 3
     assert t.game.card_count(1) == 1
-    t.do(TakeDiscard(0, 0))  # seat 0 takes the (public) red; its green goes on top
+    t.do(TakeDiscard(0, t.top(), 0))  # seat 0 takes the (public) red; its green goes on top
     notes = t.do(Snap(1, t.top(), 0, 0, give=3))  # red on green again, giving the last card
     assert outcomes(notes) == [SnapOutcome.MATCHED]
     assert [(n.seat, n.slot) for n in notes if isinstance(n, PenaltyDrawn)] == [(1, 4)]

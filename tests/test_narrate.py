@@ -140,7 +140,7 @@ def test_R6_snapping_your_last_card_is_told_with_its_penalty() -> None:
 
 def test_R5_options_are_told_with_public_cards_only() -> None:
     table = scripted(tableaux={0: [12, 14, 0, 2]}, discard=6, draw=[8, 14, 0])
-    out = table.do(TakeDiscard(0, 1))
+    out = table.do(TakeDiscard(0, table.t.top(), 1))
     assert texts(out[None]) == ["Ana took a 6 from the discard pile into their top-right slot and discarded a 14."]
     table.do(Draw(1))
     out = table.do(Exchange(1, 2))

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from engine import (
-    Discard, Draw, NormalBot, PeekBarrierExpired, Prng, Reshuffled, Revealed, RoundStarted, SeatView, Snap, SnapOutcome,
-    SnapResolved, Spy, TurnTimedOut,
+    Discard, Draw, NormalBot, PeekBarrierExpired, Phase, Prng, Ready, Reshuffled, Revealed, RoundStarted, SeatView, Snap,
+    SnapOutcome, SnapResolved, Spy, TakeDiscard, TurnTimedOut,
 )
 from p2p.audit import audit
 from p2p.order import message_hash
@@ -197,6 +197,77 @@ def test_R6_snap_race_first_in_order_wins_rest_not_fastest(players: int) -> None
         assert sorted(seat for seat, _ in biggest) == list(range(players))
         return
     pytest.fail(f"no seed gave a {players}-way race")
+
+
+def settle_on(net: TableNetwork, done: Any, limit: float = 30.0) -> None:
+    """Run the network until every peer's machine is `done` and owes its engine nothing."""
+    while not all(done(t.machine) and not t.machine.engine.needs for t in net.tables):
+        assert net.now < limit, "the table did not get there"
+        net.run_until(net.now + 0.01)
+
+
+def test_R5_a_take_whose_top_a_snap_covered_first_is_refused_at_every_seat_and_the_turn_goes_on(tmp_path: Path) -> None:
+    """The player whose turn it is decides to take the discard's top card; another seat's
+    snap of an identical card is ordered first. The take names the card it was decided
+    on (§9.5), so it does not take the snapped card instead: every peer refuses it at the
+    same place (R5), the taker's slot keeps its card and the turn goes on, and the game
+    with it; the audit's story tells the refusal as the table did."""
+    rules = TableRules(target=5, skills_text=RACE_DECK)  # almost every card a 0: a snap that matches is at hand
+    for seed in range(10):
+        net = TableNetwork(2, seed, rules=rules, names=("Ann", "Bo"))
+        for t in net.tables:  # the bots stay quiet: the test plays until the take is judged
+            t.driver.acts_in_flight = t.driver.snaps_in_flight = 10**6
+        net.start()
+        settle_on(net, lambda m: m.engine.phase is Phase.PEEK)
+        for seat, t in enumerate(net.tables):
+            net.send(seat, t.machine.submit(Ready(seat)))
+        settle_on(net, lambda m: m.engine.phase is Phase.START)
+        engine = net.tables[0].machine.engine
+        taker = engine.turn_seat
+        assert taker is not None
+        snapper = 1 - taker
+        matches = [slot for owner, slot, _ in net.tables[snapper].machine.engine.view(snapper).known_matches()
+                   if owner == snapper]
+        if matches:
+            break
+    else:
+        pytest.fail("no seed dealt the snapper a known match")
+    top = engine.discard_top()
+    assert top is not None
+    kept = engine.zones().tableaux[taker][0]
+    take = TakeDiscard(taker, top, 0)
+    driver = net.tables[taker].driver
+    assert driver.still_wanted(take)  # a bot that decided it now would send it
+    net.send(snapper, net.tables[snapper].machine.submit(Snap(snapper, top, snapper, matches[0])))
+    settle_on(net, lambda m: m.engine.discard_top() != top)  # the snapped card covers the top everywhere
+    assert not driver.still_wanted(take)  # a bot that decided it meanwhile withdraws it; sent already, it is judged:
+    net.send(taker, net.tables[taker].machine.submit(take))
+
+    def judged(t: Any) -> list[Any]:  # the take, applied or refused at this peer
+        return [item for s in t.steps for item in (*s.applied, *s.refused)
+                if (item.event if isinstance(item, Applied) else item.intent) == take]
+
+    while not all(judged(t) for t in net.tables):
+        assert net.now < 60, "the take was not judged"
+        net.run_until(net.now + 0.01)
+    refused = [(r.position, r.section, r.reason) for t in net.tables for r in judged(t) if not isinstance(r, Applied)]
+    assert len(refused) == 2 and len(set(refused)) == 1, refused
+    assert refused[0][1:] == ("R5", f"the card seat {taker} chose to take is no longer the discard pile's top: "
+                                    f"an immediate discard covered it first; seat {taker} may choose again")
+    for t in net.tables:
+        e = t.machine.engine
+        assert e.zones().tableaux[taker][0] == kept and e.turn_seat == taker and e.phase is Phase.START
+    for t in net.tables:  # the bots play on from here, the taker choosing again
+        t.driver.acts_in_flight = t.driver.snaps_in_flight = 0
+    net.run(started=True)
+    assert all(t.machine.finished and t.machine.halted is None for t in net.tables) and identical_logs(net)
+    from p2p.report import game_report
+
+    result = audit(net.write_logs(tmp_path)[snapper])
+    assert result.ok, result.first_failure
+    told = (f"{('Ann', 'Bo')[taker]}'s take from the discard pile did not count (R5: the card they chose to take is "
+            "no longer the discard pile's top: an immediate discard covered it first; they may choose again).")
+    assert any(line.endswith(": " + told) for line in game_report(result)), told
 
 
 def test_R7_R8_a_round_that_ends_while_a_reshuffle_runs_is_scored_once_the_chain_completes() -> None:

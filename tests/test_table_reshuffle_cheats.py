@@ -92,7 +92,7 @@ class StaleSnapThenTake(EmptiesThePile):
         r = m.round_number
         net.send(seat, {"type": "snap", "v": 1, "round": r, "top": z.discard[-2], "owner": seat,
                         "slot": slots[0], "seen": []})
-        net.send(seat, {"type": "take", "v": 1, "round": r, "turn": e.turn, "slot": hidden[-1]})
+        net.send(seat, {"type": "take", "v": 1, "round": r, "turn": e.turn, "top": z.discard[-1], "slot": hidden[-1]})
 
 
 class DelayedShares(CheatingTable):
@@ -166,7 +166,8 @@ class SnapOnQueuedTop(EmptiesThePile):
         if self.phase == "setup" or not public:
             if hidden:  # first a card everybody knows into its tableau (R5 C)
                 driver.acts_in_flight += 1
-                net.send(CHEATER, {"type": "take", "v": 1, "round": m.round_number, "turn": e.turn, "slot": hidden[0]})
+                net.send(CHEATER, {"type": "take", "v": 1, "round": m.round_number, "turn": e.turn, "top": z.discard[-1],
+                                   "slot": hidden[0]})
                 self.phase = "drain"
             return
         others = [s for s, c in enumerate(mine) if c is not None and s != public[0]]

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 import pytest
 import trio
 import trio.testing
-from engine_support import ScriptedTable
+from engine_support import GREEN, RED, ScriptedTable
 from tui_support import LocalSession, Script, UiDriver, arranged
 
 from engine import (
@@ -29,7 +29,7 @@ from engine import (
     TakeDiscard,
 )
 from cli.tui.model import TableModel
-from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, STALE_SNAP_S, Overlay, TableUi
+from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, STALE_KEYS_S, Overlay, TableUi
 from cli.tui.table_view import PROMPT_ROW
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 from p2p.table.messages import WIRE_NAME
@@ -173,7 +173,7 @@ async def test_R6_a_half_typed_snap_is_cancelled_when_the_pile_changes(mock_cloc
         await t.other(SkipPower(1), Draw(2), Discard(2))  # an opponent's snap, cancelled half-typed
         assert await t.press("w", "q") == []
         assert "snap cancelled" in t.message
-        mock_clock.jump(STALE_SNAP_S)
+        mock_clock.jump(STALE_KEYS_S)
         assert await t.press("q") == []  # later, a slot key alone is a slip again
         assert "Space first" in t.message
 
@@ -220,13 +220,54 @@ async def test_R5_options_A_B_C_and_R8_bandit_from_the_keyboard(mock_clock: trio
         assert "You drew a 0" in t.text() and "[ 0]" in t.text()  # the drawn card, to me
         assert await t.press("z") == [Discard(0)]  # option A (a 0: no power)
         await t.other(Draw(1), Exchange(1, 0))  # Bo: option B
-        await t.other(TakeDiscard(2, 1))  # Cy: option C
+        await t.other(TakeDiscard(2, t.scene.top_card, 1))  # Cy: option C
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
         assert await t.press("x", "s") == [Draw(0), Exchange(0, 3)]  # option B: the slot key keeps it
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
+        top = t.scene.top_card
         assert await t.press("c") == []
-        assert "into which slot" in t.text()
-        assert await t.press("w") == [TakeDiscard(0, 1)]  # option C
+        assert "Take the 12 into which slot" in t.text()
+        assert await t.press("w") == [TakeDiscard(0, top, 1)]  # option C
+
+
+async def test_R5_a_half_typed_take_is_cancelled_when_the_pile_changes(mock_clock: trio.testing.MockClock) -> None:
+    """c takes the discard top on screen; a snap that covers it cancels the take, saying
+    so: the slot key typed for it does not take the card that covered it (a red Bandit,
+    identical to the green one by R2, 22 points worse), and c again takes the new top."""
+    async with table({0: [18, 0, 0, 0], 1: [RED, 2, 2, 2]}, discard=GREEN) as t:
+        top = t.scene.top_card
+        assert await t.press("c") == []
+        assert "Take the -2 into which slot" in t.text()
+        await t.other(Snap(1, top, 1, 0))  # Bo snaps a red Bandit onto it: it matched
+        new = t.scene.top_card
+        assert new != top and t.ui.pending is None
+        assert t.message == "The discard pile changed: take cancelled."
+        assert await t.press("q") == []  # the slot key does not take the card that covered it …
+        assert t.message == "The discard pile changed: take cancelled."  # … and the player still sees why
+        assert await t.press("c", "q") == [TakeDiscard(0, new, 0)]
+
+
+async def test_R5_a_take_the_table_finds_covered_did_not_count_and_the_turn_goes_on(mock_clock: trio.testing.MockClock) -> None:
+    """Bo's snap reaches the table before a take typed on the screen that did not yet
+    show it: the take names the card it saw, so the table refuses it, and the log says so
+    as it says every refused move of mine; my slot keeps its card and I choose again."""
+    async with table({0: [18, 0, 0, 0], 1: [RED, 2, 2, 2]}, discard=GREEN) as t:
+        shown = t.scene  # the player sees the green Bandit …
+        top, kept = shown.top_card, shown.model.card_in(0, 0)
+        assert t.ui.press("c", shown) == []
+        t.session.submit(Snap(1, top, 1, 0))  # … and Bo's snap of a red one counts first
+        await trio.testing.wait_all_tasks_blocked()
+        sent = t.ui.press("q", shown)
+        assert sent == [TakeDiscard(0, top, 0)]
+        t.session.submit(sent[0])
+        await t.settle()
+        line = t.session.lines[-1]
+        assert (line.text, line.kind) == (
+            "Your take from the discard pile did not count (R5: the card you chose to take is no longer the discard "
+            "pile's top: an immediate discard covered it first; you may choose again).", "error")
+        model = t.scene.model
+        assert model.card_in(0, 0) == kept and model.view.turn_seat == 0 and model.view.phase is Phase.START
+        assert await t.press("x") == [Draw(0)]
 
 
 async def test_R5_out_of_turn_keys_are_explained(mock_clock: trio.testing.MockClock) -> None:

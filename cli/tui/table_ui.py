@@ -21,9 +21,10 @@ Keys are read through `keymap.press_for`. An action of several keys is a `Pendin
 value that the next keys complete; a finished action is checked against
 `legal_intents` (turn actions) or the snap rules before it is sent, so a mistake gets
 an explanation on the prompt line instead of a refusal from the table. A snap claims
-the discard top that was on screen when Space was pressed (`Snap.top`); if the top
-changes before the snap is complete it is cancelled, as a player at a real table stops
-reaching when the pile is covered.
+the discard top that was on screen when Space was pressed (`Snap.top`), a take the one
+on screen when c was pressed (`TakeDiscard.top`); if the top changes before the action is
+complete it is cancelled, as a player at a real table stops reaching when the pile is
+covered.
 """
 
 from __future__ import annotations
@@ -68,9 +69,9 @@ BOTTOM_PEEK_S: Final = 10.0
 MESSAGE_S: Final = 4.0
 """How long a message stays on the prompt line."""
 
-STALE_SNAP_S: Final = 2.0
-"""After the table cancels a half-typed snap, slot and opponent keys typed this soon
-were meant for it: they are swallowed (client decision)."""
+STALE_KEYS_S: Final = 2.0
+"""After the table cancels a half-typed snap or take, slot and opponent keys typed this
+soon were meant for it: they are swallowed (client decision)."""
 
 PendingAction = Literal["snap", "take", "spy", "swap", "look_swap"]
 
@@ -83,7 +84,7 @@ class Pending:
     """An action being typed: what is chosen so far."""
 
     action: PendingAction
-    top: int | None = None  # snap: the discard top on screen when Space was pressed
+    top: int | None = None  # snap, take: the discard top on screen when Space (or c) was pressed
     seat: int | None = None  # the opponent chosen
     slot: int | None = None  # the opponent's slot chosen
     own: int | None = None  # your slot chosen
@@ -180,7 +181,7 @@ class TableUi:
         self._model: TableModel | None = None
         self._held: list[str] = []  # turn keys typed while a card was being turned over, or a move was on its way
         self._moved = False  # a turn move went out since the model was last updated: the next key waits for it
-        self._stale_snap_until: float | None = None  # slot keys typed for a cancelled snap land until then
+        self._stale: tuple[str, float] | None = None  # why a half-typed action was cancelled; its keys land until then
 
     # ------------------------------------------------------------------ time and table
 
@@ -252,12 +253,12 @@ class TableUi:
         pending = self.pending
         if pending is not None:
             if pending.action == "snap":
-                if pending.top != (model.top.card if model.top else None) or not model.can_snap:
-                    self.pending = None
-                    self._say("The discard pile changed: snap cancelled.", "warning")
-                    self._stale_snap_until = now + STALE_SNAP_S
+                if self._covered(pending, model) or not model.can_snap:
+                    self._cancel_covered(pending, now)
             elif view.turn_seat != self.me:  # (a card being turned over does not cancel it)
                 self.pending = None
+            elif pending.action == "take" and self._covered(pending, model):
+                self._cancel_covered(pending, now)
         if self.message is not None and self.message.until <= now:
             self.message = None
         if self._held and not model.busy and not model.turn_sent:  # type-ahead: the table is ready for them now
@@ -390,13 +391,14 @@ class TableUi:
             self._say("No action on that key — press ? for help.", "warning")
             return out
         command = press.command
-        if self._stale_snap_until is not None:
-            if self.pending is None and command in (Command.SLOT, Command.SEAT) and model.now < self._stale_snap_until:
-                # typed for the snap the table just cancelled: they finish nothing, and the
-                # player keeps seeing why rather than a hint about a key they did not mean
-                self._say("The discard pile changed: snap cancelled.", "warning")
+        if self._stale is not None:
+            why, until = self._stale
+            if self.pending is None and command in (Command.SLOT, Command.SEAT) and model.now < until:
+                # typed for the snap or take the table just cancelled: they finish nothing, and
+                # the player keeps seeing why rather than a hint about a key they did not mean
+                self._say(why, "warning")
                 return out
-            self._stale_snap_until = None
+            self._stale = None
         if (model.busy or model.turn_sent or self._moved) and command in _TURN_COMMANDS and (
                 self.pending is None or self.pending.action != "snap"):
             # a card is being turned over, or my last move is not yet in the agreed order:
@@ -423,10 +425,34 @@ class TableUi:
         elif command is Command.SNAP:
             out += self._snap_key(model, shown)
         elif self.pending is not None:
-            out += self._complete(press, model)
+            out += self._complete(press, model, shown)
         else:
-            out += self._act(press, model)
+            out += self._act(press, model, shown)
         return out
+
+    # --- the discard top a snap or a take names (R5, R6) ------------------------------------
+
+    @staticmethod
+    def _top_seen(model: TableModel, shown: TableScene | None) -> int | None:
+        """The discard top on screen when the key was pressed (the table's now, when the
+        key comes with no picture of this round)."""
+        top = shown.top_card if shown is not None and shown.model.view.round == model.view.round else None
+        if top is None:
+            top = model.top.card if model.top else None
+        return top
+
+    @staticmethod
+    def _covered(pending: Pending, model: TableModel) -> bool:
+        """The discard top a half-typed snap or take names is no longer on top."""
+        return pending.top is None or pending.top != (model.top.card if model.top else None)
+
+    def _cancel_covered(self, pending: Pending, now: float) -> None:
+        """The table covered the card a half-typed snap or take names: it is cancelled,
+        saying so, and the slot keys typed for it next are swallowed (`STALE_KEYS_S`)."""
+        self.pending = None
+        why = f"The discard pile changed: {pending.action} cancelled."
+        self._say(why, "warning")
+        self._stale = (why, now + STALE_KEYS_S)
 
     # --- snaps (R6) -------------------------------------------------------------------
 
@@ -445,15 +471,12 @@ class TableUi:
             else:
                 self._say("No immediate discards right now (R6).", "error")
             return []
-        top = shown.top_card if shown is not None and shown.model.view.round == view.round else None
-        if top is None:
-            top = model.top.card if model.top else None
-        self.pending = Pending("snap", top=top)
+        self.pending = Pending("snap", top=self._top_seen(model, shown))
         return []
 
     def _snap_complete(self, model: TableModel, pending: Pending) -> list[Intent]:
         self.pending = None
-        if pending.top is None or pending.top != (model.top.card if model.top else None) or not model.can_snap:
+        if self._covered(pending, model) or not model.can_snap:
             self._say("The discard pile changed: snap cancelled.", "warning")
             return []
         if pending.seat is None:
@@ -464,7 +487,7 @@ class TableUi:
 
     # --- completing a half-typed action ------------------------------------------------
 
-    def _complete(self, press: Press, model: TableModel) -> list[Intent]:
+    def _complete(self, press: Press, model: TableModel, shown: TableScene | None) -> list[Intent]:
         pending = self.pending
         assert pending is not None
         command = press.command
@@ -484,12 +507,16 @@ class TableUi:
         if command is not Command.SLOT:
             if command in (Command.DRAW, Command.PASS, Command.TAKE, Command.BANDIT):
                 self.pending = None
-                return self._act(press, model)
+                return self._act(press, model, shown)
             return []
         slot = press.number
         if pending.action == "take":
             self.pending = None
-            return self._turn(TakeDiscard(self.me, slot), model)
+            if self._covered(pending, model):
+                self._say("The discard pile changed: take cancelled.", "warning")
+                return []
+            assert pending.top is not None
+            return self._turn(TakeDiscard(self.me, pending.top, slot), model)
         if pending.seat is not None and pending.slot is None:
             if model.card_in(pending.seat, slot) is None:
                 self._say(f"{model.name(pending.seat)} has no card in slot {slot_label(slot)}.", "error")
@@ -528,7 +555,7 @@ class TableUi:
 
     # --- single keys ------------------------------------------------------------------
 
-    def _act(self, press: Press, model: TableModel) -> list[Intent]:
+    def _act(self, press: Press, model: TableModel, shown: TableScene | None = None) -> list[Intent]:
         view = model.view
         me = self.me
         command = press.command
@@ -547,9 +574,10 @@ class TableUi:
         if command is Command.BANDIT:
             return self._turn(CallBandit(me), model)
         if command is Command.TAKE:
-            if not mine or phase is not Phase.START:
-                return self._turn(TakeDiscard(me, 0), model, explain_only=True)
-            self.pending = Pending("take")
+            top = self._top_seen(model, shown)
+            if not mine or phase is not Phase.START or top is None:
+                return self._turn(TakeDiscard(me, top or 0, 0), model, explain_only=True)
+            self.pending = Pending("take", top=top)
             return []
         if command is Command.SLOT:
             slot = press.number

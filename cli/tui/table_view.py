@@ -372,15 +372,15 @@ def _pending_text(scene: TableScene, pending: Pending) -> str:
     seats = opponent_keys(model.players)
     top = model.top
     theirs = model.name(pending.seat) if pending.seat is not None else ""
+    what = f"the {top.value}" if top is not None and top.value is not None else "the top card"
     if pending.action == "snap":
-        what = f"the {top.value}" if top is not None and top.value is not None else "the top card"
         if pending.seat is None:
             return f"Snap {what}: {{slot}} your card, or {{{seats}}} an opponent · {{Esc}} cancel."
         if pending.slot is None:
             return f"Snap {what} with {theirs}'s card: {{slot}} which one? · {{Esc}} cancel."
         return f"…and give {theirs} which card of yours? {{slot}} · {{Esc}} cancel."
     if pending.action == "take":
-        return "Take the discard into which slot? {slot} · {Esc} cancel."
+        return f"Take {what} into which slot? {{slot}} · {{Esc}} cancel."
     if pending.action == "spy":
         return f"Spy on {theirs}'s card: {{slot}} · {{Esc}} cancel."
     verb = "Swap" if pending.action == "swap" else "Look & swap"

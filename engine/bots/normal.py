@@ -120,10 +120,10 @@ class NormalBot:
         seat = view.seat
         if view.caller is None and not view.snapped[seat] and self._should_call(view, est):
             return CallBandit(seat)
-        top_value = view.top_value
+        top, top_value = view.top, view.top_value
         slot, worst = est.worst_own()
-        if top_value is not None and worst - top_value >= self.take_gain:
-            return TakeDiscard(seat, slot)
+        if top is not None and top_value is not None and worst - top_value >= self.take_gain:
+            return TakeDiscard(seat, top, slot)
         return Draw(seat)
 
     def _should_call(self, view: SeatView, est: _Estimate) -> bool:

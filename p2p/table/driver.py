@@ -5,9 +5,11 @@ Theory of operation: a bot is a pure decision function over its seat's view
 ready decision when the engine waits on this seat and none of its intents is still
 travelling through the order; for a snap once per card turned face up on the discard
 pile, and once more each turn it stays on top (the simulator asks on the same schedule). A live peer waits the bot's thinking or reaction time before sending; if the
-table moved on meanwhile (a snap covered the card, emptied the slot, ended the turn) the
-intent is withdrawn and the bot decides again, as a person would. The in-memory test
-network sends at once. Both use this same module.
+table moved on meanwhile (a snap covered the card it claims or takes, emptied the slot,
+ended the turn) the intent is withdrawn and the bot decides again, as a person would (a
+take names the top card it was decided on, as a snap does, so a take of a covered card
+is no longer legal, and one already sent is refused by the table, R5). The in-memory
+test network sends at once. Both use this same module.
 
 A seat's intents are delivered in the order it sends them (its chain, §7.2), so the
 driver keeps its own moves from spoiling each other, as a player would: it asks for a

@@ -75,7 +75,7 @@ INTENTS: Final[dict[str, tuple[type, dict[str, Kind]]]] = {
     "draw": (Draw, {"turn": TURN}),
     "discard": (Discard, {"turn": TURN}),
     "exchange": (Exchange, {"turn": TURN, "slot": SLOT}),
-    "take": (TakeDiscard, {"turn": TURN, "slot": SLOT}),
+    "take": (TakeDiscard, {"turn": TURN, "top": CARD, "slot": SLOT}),
     "peek": (Peek, {"turn": TURN, "slot": SLOT}),
     "spy": (Spy, {"turn": TURN, "owner": SEAT, "slot": SLOT}),
     "swap": (Swap, {"turn": TURN, "own_slot": SLOT, "owner": SEAT, "slot": SLOT}),
