@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from cli.lobby_common import say
@@ -51,11 +52,22 @@ def verdict(result: AuditResult) -> dict[str, object]:
             "seat": result.left.seat, "peer": peer(result.left.seat), "why": result.left.why,
             "told": result.left.told},
         "records": result.records,
+        "end": _end(result, peer),
         "first_violation": None if failure is None else {
             "record": failure.record, "seat": failure.seat, "section": failure.section, "what": failure.what,
             "peer": peer(failure.seat), "suspects": [peer(s) for s in failure.suspects],
         },
     }
+
+
+def _end(result: AuditResult, peer: Callable[[int | None], str | None]) -> dict[str, object] | None:
+    """The log's `log.end` as its writer wrote it (§10.2), and whether its signature verifies."""
+    contents = result.contents
+    if contents is None or contents.ended is None:
+        return None
+    absent = contents.absent
+    return {"why": contents.ended, "absent": None if absent is None else {"seat": absent, "peer": peer(absent)},
+            "left": contents.left, "leave": contents.leave is not None, "signed": result.end_signed}
 
 
 def agreement_verdict(agreement: Agreement) -> dict[str, object]:

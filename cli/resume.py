@@ -285,7 +285,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity,
     began = jc.began()
     if began:
         try:
-            log, contents = FairnessLog.reopen(jc.log)
+            log, contents = FairnessLog.reopen(jc.log, identity)
         except (LogError, OSError) as exc:
             journal.release()
             complain(f"cannot resume: {getattr(exc, 'reason', exc)}")

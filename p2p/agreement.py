@@ -8,13 +8,16 @@ crash, a failing disk, a seat that stopped waiting) holds a prefix of the others
 logs of one game *agree* when
 
 1. they share one game id (the hash of one roster, §6.6);
-2. no sender has two different signed bodies of this game under one ``seq`` (its
+2. no two of them are logs of one seat (by the writer each header's signature proves):
+   a seat writes one log of a game, and goes on in it when it resumes (§11.3); one log
+   given twice (the same records) is said so, and agrees with itself;
+3. no sender has two different signed bodies of this game under one ``seq`` (its
    content chain, with the ``leave`` a log's end may hold) or one ``sseq`` (its side
    chain) anywhere among them (a body of another game is a replay, which proves nothing
    against its signer, §7.10); and
-3. each log's ``log.msg`` records are a prefix of the longest log's, and none goes on
+4. each log's ``log.msg`` records are a prefix of the longest log's, and none goes on
    past the end of the game where a finished log stops; and
-4. no log closed before the game's end (a leave, an absence) is its writer's whose
+5. no log closed before the game's end (a leave, an absence) is its writer's whose
    signed ``done`` another log holds: a seat signs ``done`` only once it has delivered,
    and so logged, the end of the game (the last round's openings).
 
@@ -33,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from p2p.audit import AuditResult
+from p2p.audit import NEVER_CLOSED, AuditResult, torn_at
 from p2p.errors import ProtocolError
 from p2p.identity import verify_signature
 from p2p.signing import SIGNED_DOMAIN
@@ -57,6 +60,7 @@ class Agreement:
     logs: tuple[AuditResult, ...]
     records: int  # `log.msg` records of the longest log
     parting: Parting | None
+    twice: tuple[str, ...] = ()  # one log given twice: "a and b are one log of seat 2 (Bo), given twice"
 
     @property
     def ok(self) -> bool:
@@ -67,13 +71,14 @@ class Agreement:
         if self.parting is not None:
             return f"The logs do not tell the same game: {self.parting.section}: {self.parting.what}"
         counts = [len(r.contents.messages) for r in self.logs if r.contents is not None]
-        shorter = [f"{_writer(r)}'s ends after {len(r.contents.messages)}" for r in self.logs
+        shorter = [f"{_writer(r)}'s ends after {len(r.contents.messages)}: {_ending(r)}" for r in self.logs
                    if r.contents is not None and len(r.contents.messages) < self.records]
         if len(counts) < len(self.logs):  # (the others could not be read: their verdicts say why)
             every = f"The {len(counts)} readable logs"
         else:
             every = "Both logs" if len(counts) == 2 else f"All {len(counts)} logs"
-        tail = f" ({'; '.join(shorter)}: it was closed early)" if shorter else ""
+        said = shorter + list(self.twice)
+        tail = f" ({'; '.join(said)})" if said else ""
         return f"{every} tell the same game: {self.records} messages in the same order{tail}."
 
 
@@ -86,8 +91,9 @@ def compare(results: Sequence[AuditResult]) -> Agreement:
     if len(logs) < 2:
         return Agreement(tuple(results), records, Parting("§10.3", "fewer than two readable logs to compare"))
     assert longest is not None
-    return Agreement(tuple(results), records, _same_game(logs) or _forked(logs) or _prefixes(logs, longest)
-                     or _past_the_end(logs) or _cut_short(logs))
+    twice, copies = _one_writer_each(logs)
+    return Agreement(tuple(results), records, _same_game(logs) or twice or _forked(logs) or _prefixes(logs, longest)
+                     or _past_the_end(logs) or _cut_short(logs), copies)
 
 
 def _same_game(logs: Sequence[AuditResult]) -> Parting | None:
@@ -97,6 +103,30 @@ def _same_game(logs: Sequence[AuditResult]) -> Parting | None:
             return Parting("§10.3", f"{_name(first)} is of game {first.game_id.hex()[:16]}…, {_name(other)} of game "
                                     f"{other.game_id.hex()[:16]}…: these are not logs of one game")
     return None
+
+
+def _one_writer_each(logs: Sequence[AuditResult]) -> tuple[Parting | None, tuple[str, ...]]:
+    """Two logs of one seat (its writer, as each header's signature proves): the one log
+    given twice, said so; two different ones, where they part (a seat writes one log of a
+    game, §10.1, and resumes in it, §11.3)."""
+    copies: list[str] = []
+    seen: dict[int, AuditResult] = {}
+    for result in logs:
+        if result.writer is None:
+            continue
+        first = seen.setdefault(result.writer, result)
+        if first is result:
+            continue
+        seat, one, other = f"seat {result.writer + 1} ({result.writer_name})", Path(first.path), Path(result.path)
+        if first.contents != result.contents:
+            return Parting("§10.3", f"two logs of {seat}: {one.name} and {other.name} differ, and a seat writes one "
+                                    "log of a game (it goes on in it when it resumes, §11.3), so one was altered, or "
+                                    "is another seat's log signed again as its own (nobody is blamed)"), ()
+        if one.resolve() == other.resolve():
+            copies.append(f"the log of {seat}, {other.name}, is given twice")
+        else:
+            copies.append(f"{one.name} and {other.name} are one log of {seat}, given twice")
+    return None, tuple(copies)
 
 
 def _forked(logs: Sequence[AuditResult]) -> Parting | None:
@@ -194,6 +224,21 @@ def _cut_short(logs: Sequence[AuditResult]) -> Parting | None:
                                         "a seat signs done only once it has delivered, and logged, the end of the game, "
                                         "so records were removed from its log (nobody is blamed)", None, held)
     return None
+
+
+def _ending(result: AuditResult) -> str:
+    """How a log that stops short of the others' ends, in its own verdict's words (§10.2)."""
+    contents = result.contents
+    assert contents is not None
+    if contents.torn:
+        return f"its {torn_at(contents.intact)}"
+    if contents.ended is None:
+        return NEVER_CLOSED
+    if result.end_signed is None:
+        return "its log.end was not checked (its header does not say who wrote it)"
+    if not result.end_signed:
+        return "its log.end does not verify (the log was altered after it was closed)"
+    return "it was closed early"
 
 
 def _writer(result: AuditResult) -> str:

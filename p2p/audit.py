@@ -5,9 +5,12 @@ Theory of operation
 A log holds the roster with everyone's signature and every delivered message, exactly
 as signed. The audit checks, in order, and stops at the first thing that does not hold:
 
-1. the roster decodes canonically and every member signed it; the game id follows;
+1. the roster decodes canonically and every member signed it; the game id follows; the
+   header is signed by the writer it names (else nothing says whose log it is);
 2. each record: its signature by a seated member (§4.5), its schema (§4.4, §7.1, §9),
-   its place in its sender's chain and in the agreed order (§7, `OrderReplay`);
+   its place in its sender's chain and in the agreed order (§7, `OrderReplay`); the
+   ``log.end``, signed by the writer over everything before it (else the log was altered
+   after it was closed);
 3. the game: an observer `TableMachine` (no seat, no secrets) replays every record,
    which re-verifies every key proof, beacon, shuffle step, share and proof (§8), every
    engine transition (R1–R10), every round's openings with every card re-derived, and
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2p.errors import ProtocolError
-from p2p.identity import short_id
+from p2p.identity import short_id, verify_signature
 from p2p.log import LogContents, LogError, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Delivered, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
@@ -43,6 +46,15 @@ from p2p.table import MESSAGES as TABLE_MESSAGES
 from p2p.table import Applied, Refused, RoundOutcome, SeatLeft, TableMachine
 from p2p.table.intake import judged_at_once
 from p2p.transport import link_schemas
+
+NEVER_CLOSED = ("it was never closed: its game is still being played, or its peer stopped (it may resume, §11.3), "
+                "or the records after this point were cut off")
+"""What a log without its `log.end` may be (§10.2), in its own verdict and beside the others' (§10.3)."""
+
+
+def torn_at(intact: int) -> str:
+    """A torn log (§10.1), in its own verdict and beside the others' (§10.3)."""
+    return f"last record, from byte {intact} on, was cut short (the peer stopped while writing)"
 
 
 @dataclass(frozen=True)
@@ -89,6 +101,7 @@ class AuditResult:
     finished: bool = False
     left: Departure | None = None  # a player left, or was away too long, and the game ended there
     closed: str | None = None
+    end_signed: bool | None = None  # its `log.end` verifies under its writer's key (None: no end, or no writer)
     first_failure: Failure | None = None
     machine: TableMachine | None = None
     contents: LogContents | None = None
@@ -149,6 +162,13 @@ def audit(path: Path) -> AuditResult:
         result.first_failure = Failure(None, None, "§10.1", f"the header names its writer as seat {header.seat + 1}, "
                                                             f"but the roster has {len(members)} seats")
         return result
+    writer = members[header.seat]
+    if not verify_signature(writer.cert.public_key, contents.header_signature[1], contents.header_signature[0]):
+        result.first_failure = Failure(None, None, "§10.1", f"the log.header names seat {header.seat + 1} ({writer.name}) "
+                                                            "as its writer, but its signature does not verify under "
+                                                            f"{writer.name}'s key: the header was altered, and nothing "
+                                                            "says whose log this is")
+        return result
     result.writer = header.seat
     if len(header.signatures) != len(members):
         result.first_failure = Failure(None, None, "§10.1", "the header does not hold one roster signature per seat")
@@ -192,6 +212,12 @@ def audit(path: Path) -> AuditResult:
             broken = Failure(index, None, exc.section, f"{_whose(exc.peer, roster)} message: {exc.reason}")
             break
         opened.append(message)
+    if contents.end_signature is not None:  # (the writer's signature over everything before its end)
+        result.end_signed = verify_signature(writer.cert.public_key, contents.end_signature[1], contents.end_signature[0])
+        if not result.end_signed and broken is None:
+            broken = Failure(None, None, "§10.1", f"the log.end's signature does not verify under its writer's key "
+                                                  f"({writer.name}, seat {writer.seat + 1}): the log was altered after "
+                                                  "it was closed (its end, or a record before it)")
 
     # Pass 2, the game: the agreed order with its ties and heads (§7.4, §7.5), then every
     # message through the table machine, up to where the log's integrity holds. A log
@@ -268,8 +294,7 @@ def audit(path: Path) -> AuditResult:
     if proven is not None:
         result.first_failure = proven
     elif contents.torn:
-        result.first_failure = Failure(None, None, "§10.1", f"the log's last record, from byte {contents.intact} on, "
-                                                            "was cut short (the peer stopped while writing)")
+        result.first_failure = Failure(None, None, "§10.1", f"the log's {torn_at(contents.intact)}")
     elif not machine.finished and result.left is None:
         if (awaited := _awaited_shares(result)) is not None:
             what = (f"the log ends waiting for {awaited}, which it does not hold "
@@ -277,8 +302,7 @@ def audit(path: Path) -> AuditResult:
         else:
             what = f"the log ends in round {machine.round_number}, before the game did"
         if contents.ended is None:  # no `log.end`: its writer is still at the table, or stopped
-            what += ("; it was never closed: its game is still being played, or its peer stopped (it may resume,"
-                     " §11.3), or the records after this point were cut off; everything before holds")
+            what += f"; {NEVER_CLOSED}; everything before holds"
         result.first_failure = Failure(None, None, "§10.2", what)
     elif contents.ended is None:
         result.first_failure = Failure(None, None, "§10.1", "the log was not closed")
@@ -455,6 +479,8 @@ def _first(broken: Failure | None, found: Failure) -> Failure:
     alone it could cast doubt on honest seats ("one of the two signed falsely")."""
     if broken is None:
         return found
+    if broken.record is None:  # (altered after it was closed: where, the end's signature cannot tell)
+        return broken
     return Failure(found.record, None, broken.section,
                    f"the log was altered: a record is missing or out of place here, where the agreed order stops "
                    f"holding ({found.section}); record {broken.record} shows it ({broken.what})")

@@ -11,10 +11,17 @@ alone says who played and proves they agreed to. Then, in the agreed order, one
 and chained (§7.2) and their order is checkable (§7.4). Side messages (§7.8: shares)
 are recorded as ``log.side`` frames when they arrive (or are sent); each sender's are in
 its side chain's order, interleaved with the rest as they came. ``log.note`` frames are the
-peer's own remarks (a peer that sent garbage, a lost link); they are unsigned, shown
-by the audit, and never part of its verdict. ``log.evidence`` frames keep the signed
+peer's own remarks (a peer that sent garbage, a lost link); they are not signed on their
+own (a closed log's end covers them), shown by the audit, and never part of its verdict. ``log.evidence`` frames keep the signed
 messages that prove a peer broke the order (two bodies with one seq, a broken promise):
 the audit re-checks them, signatures and all. ``log.end`` closes a log cleanly.
+
+The writer signs its header and its end with its identity key (the one the roster names
+for its seat), each under its own domain and bound to the game id: the header, so that
+nobody can pass one seat's log off as another's; the end, over the SHA-256 of every byte
+written before it too, so that once closed nothing in the log can change, its end
+included, without the writer's key. A log never closed (a crash, a game in progress) has
+only its header's signature: its records speak for themselves (§10.2).
 
 Writes go straight to the file (no buffering in the process), so a killed process
 loses nothing it had appended; the file is fsync'd at round ends and on close, so a
@@ -24,35 +31,41 @@ short by a crash reads as "torn": everything before it is intact.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from p2p.appendfile import AppendFile
 from p2p.errors import ProtocolError
-from p2p.schema import Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
+from p2p.identity import Identity
+from p2p.roster import game_id_of
+from p2p.schema import SIGNATURE, Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
 from p2p.signing import SignedMessage
-from p2p.wire import Limits, decode_map, encode_frame, read_frames
+from p2p.wire import Limits, decode_map, encode, encode_frame, frame_bytes, read_frames
 
 LOG_LIMITS = Limits(max_frame=2 << 20)
 """A log.msg frame wraps a message of up to 1 MiB."""
 MAX_EVIDENCE = 17  # a message, its sender's previous one and the 15 it may name (§7.3)
+HEADER_DOMAIN = b"bandit-lan/v1/log-header\x00"
+END_DOMAIN = b"bandit-lan/v1/log-end\x00"
 
 SCHEMAS = Schemas(
     Message(
         "log.header",
-        1,
+        2,
         "§10.1",
         {"roster": Bin(min_len=1, max_len=1 << 16), "signatures": ListOf(Bin(size=64), 2, 16), "seat": Int(0, 15),
-         "software": Str(max_len=64)},
+         "software": Str(max_len=64), "sig": SIGNATURE},
     ),
     Message("log.msg", 1, "§10.1", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
     Message("log.side", 1, "§10.1", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
     Message("log.note", 1, "§10.1", {"text": Str(max_len=2000), "peer": Optional(Bin(size=32)), "section": Optional(Str(max_len=16))}),
-    Message("log.end", 1, "§10.1", {"why": Str(max_len=200), "absent": Optional(Int(0, 15)),
+    Message("log.end", 2, "§10.1", {"why": Str(max_len=200), "absent": Optional(Int(0, 15)),
                                     "left": Optional(Str(max_len=200)),
-                                    "leave": Optional(Record({"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}))}),
+                                    "leave": Optional(Record({"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)})),
+                                    "sig": SIGNATURE}),
     Message(
         "log.evidence",
         1,
@@ -102,9 +115,12 @@ class LogContents:
     absent: int | None = None  # the seat whose absence ended the game (§11.3), if that is why
     left: str | None = None  # the writer left before its `leave` came back delivered: the reason it gave (§9.8)
     leave: tuple[bytes, bytes] | None = None  # (body, sig) of that `leave`, if it could be signed
+    header_signature: tuple[bytes, bytes] = (b"", b"")  # what the writer signed for its header, and its signature
+    end_signature: tuple[bytes, bytes] | None = None  # the same for its `log.end`, if the log was closed
     torn: bool = False  # the last frame was cut short (a crash while writing)
     intact: int = 0  # bytes up to the end of the last whole frame
     sequence: list[tuple[bool, int]] = field(default_factory=list)  # (is side, index): messages and sides as written
+    written: Any = field(default_factory=hashlib.sha256, repr=False, compare=False)  # SHA-256 of the whole frames before any end
 
     def records(self) -> Iterator[tuple[bool, bytes, bytes]]:
         """(is side, body, sig) of every message and side record, in the order written."""
@@ -116,35 +132,52 @@ class LogError(ProtocolError):
     """A log that cannot be read as a §10 log."""
 
 
-class FairnessLog:
-    """An open log being written by a live peer. If the disk fails, the log keeps every
-    whole record written before and takes nothing more: `failure` says why (§10.1)."""
+def writer_signed(domain: bytes, game: bytes, record: Mapping[str, Any], before: bytes = b"") -> bytes:
+    """What a log's writer signs for its header or its end (§10.1): the record's domain,
+    the game id, for the end the SHA-256 of every byte before it (`before`), and the
+    record's canonical encoding without its `sig`."""
+    return domain + game + before + encode({key: value for key, value in record.items() if key != "sig"})
 
-    def __init__(self, out: AppendFile) -> None:
+
+class FairnessLog:
+    """An open log being written by a live peer, who signs its header and, at the close,
+    its end (§10.1). If the disk fails, the log keeps every whole record written before
+    and takes nothing more: `failure` says why."""
+
+    def __init__(self, out: AppendFile, writer: Identity, game: bytes, written: Any) -> None:
         self.path = out.path
         self._out = out
+        self._writer = writer
+        self._game = game
+        self._written = written  # SHA-256 of every frame so far: the end signs it
         self.messages = 0
 
     @classmethod
-    def reopen(cls, path: Path) -> tuple[FairnessLog, LogContents]:
+    def reopen(cls, path: Path, writer: Identity) -> tuple[FairnessLog, LogContents]:
         """Continue an unclosed log after a crash (§11.3): a last frame cut short is cut
-        off (it was never acted on), and writing resumes after the last whole frame."""
+        off (it was never acted on), and writing resumes after the last whole frame; its
+        end, at the close, is signed by `writer` over all of it."""
         contents = read_log(path)
         if contents.ended is not None:
             raise LogError("§10.1", f"the log was closed ({contents.ended}): that game is over")
-        log = cls(AppendFile.reopen(path, contents.intact))
+        log = cls(AppendFile.reopen(path, contents.intact), writer, game_id_of(contents.header.roster),
+                  contents.written.copy())
         contents.torn = False
         log.messages = len(contents.messages)
         return log, contents
 
     @classmethod
-    def create(cls, path: Path, header: Header) -> FairnessLog:
-        """Start a new log at `path` (it must not exist: logs are never overwritten)."""
-        log = cls(AppendFile.create(path, mode=0o644))
-        log._write({
-            "type": "log.header", "v": 1, "roster": header.roster, "signatures": list(header.signatures),
+    def create(cls, path: Path, header: Header, writer: Identity) -> FairnessLog:
+        """Start a new log at `path` (it must not exist: logs are never overwritten),
+        its header signed by `writer`, the identity the roster names for `header.seat`."""
+        game = game_id_of(header.roster)
+        log = cls(AppendFile.create(path, mode=0o644), writer, game, hashlib.sha256())
+        frame: dict[str, Any] = {
+            "type": "log.header", "v": 2, "roster": header.roster, "signatures": list(header.signatures),
             "seat": header.seat, "software": header.software,
-        })
+        }
+        frame["sig"] = writer.sign(writer_signed(HEADER_DOMAIN, game, frame))
+        log._write(frame)
         log.sync()
         log._out.started("the fairness log")
         return log
@@ -155,7 +188,9 @@ class FairnessLog:
         return self._out.failure
 
     def _write(self, frame: dict[str, Any]) -> None:
-        self._out.append(encode_frame(frame, LOG_LIMITS))
+        data = encode_frame(frame, LOG_LIMITS)
+        self._written.update(data)
+        self._out.append(data)
 
     def append(self, message: SignedMessage) -> None:
         """Record a delivered content message, byte for byte."""
@@ -204,13 +239,14 @@ class FairnessLog:
         log whose disk failed is left as it was (its last whole record ends it)."""
         if self._out.closed:
             return
-        end: dict[str, Any] = {"type": "log.end", "v": 1, "why": why[:200]}
+        end: dict[str, Any] = {"type": "log.end", "v": 2, "why": why[:200]}
         if absent is not None:
             end["absent"] = absent
         if left is not None:
             end["left"] = left[:200]
         if leave is not None:
             end["leave"] = {"body": leave.body, "sig": leave.sig}
+        end["sig"] = self._writer.sign(writer_signed(END_DOMAIN, self._game, end, self._written.digest()))
         self._write(end)
         self.sync()
         self._out.close()
@@ -234,6 +270,7 @@ def read_log(path: Path) -> LogContents:
 
 def _read(source: BinaryIO) -> LogContents:
     contents: LogContents | None = None
+    game = b""
     for offset, payload in _frames(source):
         if payload is None:
             if contents is None:
@@ -249,6 +286,9 @@ def _read(source: BinaryIO) -> LogContents:
             if kind != "log.header":
                 raise LogError("§10.1", "the log does not start with its header")
             contents = LogContents(Header(frame["roster"], tuple(frame["signatures"]), frame["seat"], frame["software"]))
+            game = game_id_of(frame["roster"])
+            contents.header_signature = (writer_signed(HEADER_DOMAIN, game, frame), frame["sig"])
+            contents.written.update(frame_bytes(payload))
             contents.intact = offset + 4 + len(payload)
             continue
         if contents.ended is not None:
@@ -265,6 +305,7 @@ def _read(source: BinaryIO) -> LogContents:
             items = tuple((item["body"], item["sig"]) for item in frame["items"])
             contents.evidence.append(Evidence(len(contents.messages), frame["section"], frame["peer"], items))
         elif kind == "log.end":
+            contents.end_signature = (writer_signed(END_DOMAIN, game, frame, contents.written.digest()), frame["sig"])
             contents.ended = frame["why"]
             contents.absent = frame.get("absent")
             contents.left = frame.get("left")
@@ -272,6 +313,8 @@ def _read(source: BinaryIO) -> LogContents:
                 contents.leave = (frame["leave"]["body"], frame["leave"]["sig"])
         else:
             raise LogError("§10.1", f"a second header at byte {offset}")
+        if kind != "log.end":
+            contents.written.update(frame_bytes(payload))
         contents.intact = offset + 4 + len(payload)
     if contents is None:
         raise LogError("§10.1", "the log is empty")

@@ -203,7 +203,8 @@ class TablePeer(SessionRecord):
             self.orderer = Orderer(seats=seats, me=self._me, game=self.game_id, sign=self._sign)
             self.machine = TableMachine(game_id=self.game_id, seats=seats, rules=roster.rules, me=self._me, secrets=secrets)
             try:
-                self.log = FairnessLog.create(log_path, header_for(lobby_result.canonical, lobby_result.signatures, self._me))
+                header = header_for(lobby_result.canonical, lobby_result.signatures, self._me)
+                self.log = FairnessLog.create(log_path, header, identity)  # (it signs the header and, at the close, the end)
             except BaseException:  # no log, no seat (§10.1): nothing to resume either
                 if seated is not None:
                     seated.abandon_untaken()

@@ -1,7 +1,8 @@
 """The audit told in words: who played, each round's cards and scores, every move with
 every snap and how it was resolved, who saw which card when, what the writer's peer
-noted as it played (lost links, a restart: its own, unsigned account), and the verdict
-(what `bandit-lan audit` prints); given several logs of one game, how they compare.
+noted as it played (lost links, a restart: its own, unsigned account), how and why it
+closed its log (its `log.end`), and the verdict (what `bandit-lan audit` prints); given
+several logs of one game, how they compare.
 
 The story of a round is the table's own narration (`engine.narrate`, the lines a player
 reads on screen), told by an all-knowing narrator: a fresh engine replays the audited
@@ -57,6 +58,7 @@ def _game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
     if not brief:
         yield from _rounds(result)
         yield from _notes(result, writer)
+    yield from _end(result)
     yield from _verdict(result)
 
 
@@ -190,6 +192,28 @@ def _notes(result: AuditResult, writer: str) -> Iterator[str]:
         yield f"  {where}: {note.text}" + (f" ({', '.join(extra)})" if extra else "")
     if len(notes) > NOTES_SHOWN:
         yield f"  … and {len(notes) - NOTES_SHOWN} more"
+
+
+def _end(result: AuditResult) -> Iterator[str]:
+    """What the writer's `log.end` says (§10.1: why it closed the log, the seat it names
+    absent, the reason it gave for leaving), in its words, whether or not its signature
+    verifies: the verdict may turn on it, so the auditor sees what it is."""
+    contents = result.contents
+    if contents is None or contents.ended is None:
+        return
+    writer = result.writer_name
+    by = {True: f"Closed by {writer} (its log.end, signed)",
+          False: f"Its log.end, whose signature does not verify under {writer}'s key",
+          None: "Its log.end (whose writer is unknown: not checked)"}[result.end_signed]
+    said = [f'"{contents.ended}"']
+    if contents.absent is not None:
+        seat = contents.absent
+        name = f"({result.names[seat]})" if seat < len(result.names) else "(no seat of this game)"
+        said.append(f"absent: seat {seat + 1} {name}")
+    if contents.left is not None:
+        said.append(f'left: "{contents.left}"' + (", with its leave" if contents.leave is not None else ""))
+    yield ""
+    yield f"{by}: {'; '.join(said)}"
 
 
 def _verdict(result: AuditResult) -> Iterator[str]:

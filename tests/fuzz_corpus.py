@@ -211,7 +211,7 @@ def _extra_messages(net: TableNetwork) -> list[dict[str, Any]]:
 def _write_log(folder: Path, net: TableNetwork, records: int | None) -> bytes:
     path = folder / f"log-{records}.bandit-log"
     table = net.tables[0]
-    log = FairnessLog.create(path, header_for(net.canonical, net.signatures, 0))
+    log = FairnessLog.create(path, header_for(net.canonical, net.signatures, 0), net.peers[0].identity)
     delivered = table.log if records is None else table.log[:records]
     for side in table.sides:
         log.append_side(side)

@@ -197,7 +197,7 @@ class CheatingTable(TableNetwork):
         paths = []
         for seat, table in enumerate(self.tables):
             path = folder / f"seat{seat}.bandit-log"
-            log = FairnessLog.create(path, header_for(self.canonical, self.signatures, seat))
+            log = FairnessLog.create(path, header_for(self.canonical, self.signatures, seat), self.peers[seat].identity)
             for side in table.sides:
                 log.append_side(side)
             for d in table.log:

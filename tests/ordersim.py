@@ -50,6 +50,12 @@ def seeded_identity(seed: bytes) -> Identity:
     return _IDENTITIES[seed]
 
 
+def seeded_identity_of(peer_id: bytes) -> Identity | None:
+    """The seeded identity with this peer id, if one was made here (a test that alters a
+    log signs it as its writer, as the writer itself could)."""
+    return next((identity for identity in _IDENTITIES.values() if identity.peer_id == peer_id), None)
+
+
 def make_signer(identity: Identity) -> Callable[[dict[str, Any]], Envelope]:
     return partial(signed_message, identity)
 

@@ -198,7 +198,7 @@ class TableNetwork(Network):
             if seat == absent:
                 continue
             path = folder / f"seat{seat}.bandit-log"
-            log = FairnessLog.create(path, header_for(self.canonical, self.signatures, seat))
+            log = FairnessLog.create(path, header_for(self.canonical, self.signatures, seat), self.peers[seat].identity)
             for side, envelope in table.records:
                 (log.append_side if side else log.append)(envelope)
             if absent is not None:

@@ -149,8 +149,8 @@ def test_s10_3_a_message_of_another_game_proves_no_fork(table: tuple[TableNetwor
 
 def test_s10_3_a_log_cut_short_with_an_absence_is_given_away_by_its_writer_s_done(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
-    """A writer cannot hide the end of a game behind `log.end`'s unsigned `absent`: its own
-    `done`, in the others' logs, says it logged the end."""
+    """A writer cannot hide the end of a game behind the `absent` of its own `log.end`
+    (which it signs as it likes): its own `done`, in the others' logs, says it logged the end."""
     _, logs = table
     why = "Cy was away longer than the grace period"
     cut = audit(rewrite(logs[0], tmp_path, lambda m: m[:60], why=why, absent=2))

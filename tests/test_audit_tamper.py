@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 
 from p2p.audit import audit
+from p2p.errors import ProtocolError
+from p2p.identity import Identity
 from p2p.log import LOG_LIMITS, FairnessLog, Header, read_log
-from p2p.roster import TableRules
+from p2p.roster import TableRules, parse_canonical
 from p2p.wire import split_frames
+from tests.ordersim import seeded_identity, seeded_identity_of
 from tests.tablesim import TableNetwork
 from tests.test_table_games import SMALL_DECK
 
@@ -28,17 +31,27 @@ def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return net.write_logs(tmp_path_factory.mktemp("logs"))[1]
 
 
+def writer_of(header: Header) -> Identity:
+    """The identity the roster names for `header`'s seat (a writer can sign its own log
+    however it likes), or a stranger's where it names none."""
+    try:
+        peer = parse_canonical(header.roster).members[header.seat].peer_id
+    except (ProtocolError, IndexError):
+        peer = b""
+    return seeded_identity_of(peer) or seeded_identity(bytes([0xEE]) * 32)
+
+
 def rewrite(original: Path, tmp_path: Path, change, sides=lambda s: s, *,  # type: ignore[no-untyped-def]
             why: str = "the game ended", absent: int | None = None, left: str | None = None, leave=None) -> Path:
     """A copy of `original` whose ordered records went through `change` and whose side
     records (§7.8) went through `sides`, closed with `why` (and `absent`, `left`, `leave`,
-    §10.1)."""
+    §10.1), signed by its writer: what the writer itself could write."""
     contents = read_log(original)
     messages = change(list(contents.messages))
     header = change.header(contents.header) if hasattr(change, "header") else contents.header
     path = tmp_path / "tampered.bandit-log"
     path.unlink(missing_ok=True)
-    log = FairnessLog.create(path, header)
+    log = FairnessLog.create(path, header, writer_of(header))
     for body, sig in sides(list(contents.sides)):
         log._write({"type": "log.side", "v": 1, "body": body, "sig": sig})
     for body, sig in messages:
@@ -357,7 +370,7 @@ def test_s10_2_the_report_gives_the_writer_s_notes_as_its_own_account(game_log: 
     other = contents.header.seat - 1 if contents.header.seat else 1
     other_id = audit(game_log).roster.members[other].peer_id  # type: ignore[union-attr]
     path = tmp_path / "noted.bandit-log"
-    log = FairnessLog.create(path, contents.header)
+    log = FairnessLog.create(path, contents.header, writer_of(contents.header))
     for body, sig in contents.sides:
         log._write({"type": "log.side", "v": 1, "body": body, "sig": sig})
     for index, (body, sig) in enumerate(contents.messages):
@@ -386,7 +399,7 @@ def test_s10_2_text_in_a_log_cannot_move_the_cursor_or_fake_a_line_of_the_report
 
     contents = read_log(game_log)
     path = tmp_path / "hostile.bandit-log"
-    log = FairnessLog.create(path, contents.header)
+    log = FairnessLog.create(path, contents.header, writer_of(contents.header))
     for body, sig in contents.sides:
         log._write({"type": "log.side", "v": 1, "body": body, "sig": sig})
     for body, sig in contents.messages[:60]:
@@ -409,10 +422,10 @@ def test_s10_2_the_report_counts_seats_from_1_as_its_players_line_does() -> None
 
 
 def test_s10_1_a_log_whose_shares_were_removed_cannot_pass_for_an_absence(game_log: Path, tmp_path: Path) -> None:
-    """A finished game's log with one seat's side records removed and an unsigned
-    `log.end` naming that seat absent: its table would hold every record after the first
-    reveal that needs those shares, and no honest peer hands those over (§10.1), so the
-    log was altered, whatever its end says."""
+    """A finished game's log with one seat's side records removed and a `log.end` (its
+    writer's own word) naming that seat absent: its table would hold every record after
+    the first reveal that needs those shares, and no honest peer hands those over
+    (§10.1), so the log was altered, whatever its end says."""
     contents = read_log(game_log)
     from p2p.wire import decode_map
 

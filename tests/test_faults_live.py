@@ -551,7 +551,7 @@ async def test_11_3_a_resumed_seat_shows_its_player_the_story_so_far_and_every_r
                 log_path = shutil.copy(read_journal(seat.journal.path).log, crashed / "seat.bandit-log")
                 journal_path = shutil.copy(seat.journal.path, crashed / "seat.journal")
                 await peers[0].leave()
-    log, contents = FairnessLog.reopen(Path(log_path))
+    log, contents = FairnessLog.reopen(Path(log_path), seat.identity)
     journal, jc = Journal.reopen(Path(journal_path))
     header = contents.header
     result = LobbyResult(game_id_of(header.roster), parse_canonical(header.roster), header.roster, header.signatures, jc.seat)
@@ -757,7 +757,7 @@ async def test_11_3_a_seat_killed_after_logging_the_end_resumes_to_an_ended_game
                     await until(lambda: victim.log.messages >= 40, victim)
                     await peers[2].leave()
     assert kept["why"] == "the game ended" if ending == "played-out" else "left the table" in kept["why"], kept["why"]
-    log, contents = FairnessLog.reopen(Path(kept["log"]))
+    log, contents = FairnessLog.reopen(Path(kept["log"]), victim.identity)
     journal, seat = Journal.reopen(Path(kept["journal"]))
     header = contents.header
     result = LobbyResult(game_id_of(header.roster), parse_canonical(header.roster), header.roster, header.signatures,
@@ -998,7 +998,7 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
                 assert summaries[leaver.me].left
                 if away == "back":
                     assert gone.journal is not None
-                    log, contents = FairnessLog.reopen(gone.log.path)
+                    log, contents = FairnessLog.reopen(gone.log.path, gone.identity)
                     journal, held = Journal.reopen(gone.journal.path)
                     seated = LobbyResult(gone.game_id, gone.roster, contents.header.roster, contents.header.signatures,
                                          gone.me)

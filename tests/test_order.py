@@ -776,7 +776,7 @@ def test_s10_1_a_log_keeps_the_whole_proof_of_an_unjustified_stamp_at_six_seats(
         deliver_to(net, 1, cheat)
     assert len(refused.value.evidence) == 7
     path = tmp_path / "seat1.bandit-log"
-    log = FairnessLog.create(path, header_for(b"roster", [bytes(64)] * 6, 1))
+    log = FairnessLog.create(path, header_for(b"roster", [bytes(64)] * 6, 1), net.peers[1].identity)
     log.evidence(refused.value.section, refused.value.peer, refused.value.evidence)
     log.close("stopped")
     (kept,) = read_log(path).evidence

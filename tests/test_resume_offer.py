@@ -22,6 +22,7 @@ from cli.stopping import INTERRUPTED, leaving_on_stop, run_until_stopped
 from p2p.journal import FORGET_AFTER, forget_stale_journals, unfinished_journals
 from p2p.log import FairnessLog, Header
 from p2p.table.machine import GRACE
+from tests.ordersim import seeded_identity
 
 HERE = ("127.0.0.1", 4000)
 THERE = ("192.0.2.7", 4000)
@@ -52,7 +53,7 @@ def test_s11_3_a_seat_stopped_after_its_log_was_closed_leaves_no_game_to_go_back
     going_on = stopped(tmp_path, 2, 30, HERE, began=False)  # (their logs are written below)
     for game, closed in ((1, True), (2, False)):
         header = Header(bytes([game]) * 8, (bytes(64),) * 2, 0, "bandit-lan (test)")
-        log = FairnessLog.create(tmp_path / f"{game}.bandit-log", header)
+        log = FairnessLog.create(tmp_path / f"{game}.bandit-log", header, seeded_identity(bytes(32)))
         if closed:
             log.close("the game ended")
     assert unfinished_journals(tmp_path) == [going_on] and not ended.exists()
@@ -67,7 +68,7 @@ def test_s11_3_play_offers_no_game_its_bots_have_left(tmp_path: Path, capsys: py
     new one, and `play --resume` says so too."""
     stopped(tmp_path, 3, 10, HERE, HERE)
     header = Header(bytes([3]) * 8, (bytes(64),) * 3, 1, "bandit-lan (test)")
-    bot_log = FairnessLog.create(tmp_path / f"{(bytes([3]) * 6).hex()}-seat2.bandit-log", header)
+    bot_log = FairnessLog.create(tmp_path / f"{(bytes([3]) * 6).hex()}-seat2.bandit-log", header, seeded_identity(bytes(32)))
     waiting = waiting_game(tmp_path, local=True)
     assert waiting is not None and waiting.over is None  # (its log is open: the bot waits)
     bot_log.close("Bo left the table (their terminal was closed)")
@@ -88,7 +89,7 @@ def test_s11_3_play_offers_no_game_its_bots_have_left(tmp_path: Path, capsys: py
     # `join` has no bots: a closed log beside its own is another player's (their log dir shared on one machine)
     assert main(["join", "--resume", "--headless", "--bind", "127.0.0.1", "--state-dir", str(tmp_path)]) == 1
     assert "ended for its bots" not in capsys.readouterr().err
-    other = FairnessLog.create(tmp_path / f"{(bytes([4]) * 6).hex()}-seat2.bandit-log", header)
+    other = FairnessLog.create(tmp_path / f"{(bytes([4]) * 6).hex()}-seat2.bandit-log", header, seeded_identity(bytes(32)))
     stopped(tmp_path, 4, 5, HERE, HERE)
     other.close("you left the table")  # (the bot's own words, as its screen would say them: not said of it here)
     waiting = waiting_game(tmp_path, local=True)

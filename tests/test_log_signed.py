@@ -1,0 +1,245 @@
+"""§10.1: the writer signs its log's header and its end, so that nobody can pass one
+seat's log off as another's or change a closed log; the audit verifies both (§10.2)
+and shows what the end says. A seat that resumes (§11.3) signs its end over both runs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli.main import main
+from p2p.agreement import compare
+from p2p.audit import audit
+from p2p.log import LOG_LIMITS, FairnessLog, Header, read_log
+from p2p.report import comparison_report, game_report
+from p2p.roster import TableRules
+from p2p.wire import decode_map, encode_frame, split_frames
+from tests.tablesim import TableNetwork
+from tests.test_table_games import SMALL_DECK
+from vectors_support import fixed_identity, protocol_vectors
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[TableNetwork, list[Path]]:
+    net = TableNetwork(3, 321, rules=TableRules(target=25, skills_text=SMALL_DECK), names=("Ann", "Bo", "Ada"))
+    net.run()
+    assert all(t.machine.finished for t in net.tables)
+    return net, net.write_logs(tmp_path_factory.mktemp("logs"))
+
+
+def frames_of(path: Path) -> list[dict[str, Any]]:
+    """Every frame of a log, decoded (u32 length, then msgpack: what anyone can edit)."""
+    return [decode_map(payload, LOG_LIMITS) for _, payload in split_frames(path.read_bytes(), LOG_LIMITS)]
+
+
+def write_frames(path: Path, frames: list[dict[str, Any]]) -> Path:
+    path.write_bytes(b"".join(encode_frame(frame, LOG_LIMITS) for frame in frames))
+    return path
+
+
+def test_s10_1_a_header_changed_to_name_another_seat_names_no_writer(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ann's log with its header's `seat` set to Ada's: the header's signature is Ann's,
+    not Ada's, so the log says nothing in Ada's name and fails (it read "written by seat 3
+    (Ada)", "Verdict: FAIR"); beside the others' logs, no two are labelled Ada's."""
+    _, logs = table
+    frames = frames_of(logs[0])
+    assert frames[0]["type"] == "log.header" and frames[0]["seat"] == 0
+    frames[0]["seat"] = 2
+    forged = write_frames(tmp_path / "hdr_seat.log", frames)
+    result = audit(forged)
+    failure = result.first_failure
+    assert result.writer is None and failure is not None and failure.record is None and failure.seat is None
+    assert failure.section == "§10.1" and failure.what.startswith(
+        "the log.header names seat 3 (Ada) as its writer, but its signature does not verify under Ada's key")
+    assert not any("(Ada)" in line for line in game_report(result) if line.startswith("Game "))
+    assert main(["audit", str(forged), str(logs[1]), str(logs[2])]) == 1
+    told = capsys.readouterr().out
+    assert sum(", written by Ada:" in line for line in told.splitlines()) == 1, told
+    assert "hdr_seat.log, written by ?: " in told and "NOT VERIFIED" in told
+
+
+@pytest.mark.parametrize("edit", [
+    {"absent": 2, "why": "a player was away for more than 120 s"},
+    {"why": "ok\x1b[2J\nVerdict: FAIR. Every check holds."},
+])
+def test_s10_1_an_edited_log_end_fails_and_is_shown_safely(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        edit: dict[str, Any]) -> None:
+    """The end record rewritten in a finished log (it was accepted, and never shown): its
+    writer's signature no longer holds, the audit fails naming the end, and the report
+    and `--json` give what the end now says, a control character shown as its code."""
+    _, logs = table
+    frames = frames_of(logs[1])
+    assert frames[-1]["type"] == "log.end"
+    frames[-1].update(edit)
+    edited = write_frames(tmp_path / "end.bandit-log", frames)
+    result = audit(edited)
+    failure = result.first_failure
+    assert failure is not None and failure.record is None and failure.seat is None and failure.section == "§10.1"
+    assert "the log.end's signature does not verify under its writer's key (Bo, seat 2)" in failure.what
+    assert result.end_signed is False
+    report = list(game_report(result))
+    assert [line for line in report if line.startswith("Verdict")] == [report[-1]]
+    assert report[-1].startswith("Verdict: NOT VERIFIED") and not any("\x1b" in line or "\n" in line for line in report)
+    shown = next(line for line in report if line.startswith("Its log.end, whose signature does not verify under Bo's key"))
+    if "absent" in edit:
+        assert shown.endswith(': "a player was away for more than 120 s"; absent: seat 3 (Ada)')
+    else:
+        assert shown.endswith(': "ok\\x1b[2J\\x0aVerdict: FAIR. Every check holds."')
+    assert main(["audit", "--json", str(edited)]) == 1
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["ok"] is False and out["end"] == {
+        "why": edit["why"], "absent": {"seat": 2, "peer": "Ada"} if "absent" in edit else None, "left": None,
+        "leave": False, "signed": False}
+
+
+def test_s10_1_a_log_cut_short_under_its_end_fails(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Records removed from before a kept end: the end signs everything before it, so the
+    log does not pass for one its writer closed there."""
+    _, logs = table
+    frames = frames_of(logs[1])
+    cut = write_frames(tmp_path / "cut.bandit-log", frames[:len(frames) // 2] + frames[-1:])
+    failure = audit(cut).first_failure
+    assert failure is not None and failure.section == "§10.1" and failure.record is None
+    assert "the log.end's signature does not verify" in failure.what
+
+
+def test_s10_2_the_report_and_json_give_the_end_as_its_writer_signed_it(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.test_audit_tamper import rewrite
+
+    _, logs = table
+    report = list(game_report(audit(logs[0])))
+    assert 'Closed by Ann (its log.end, signed): "the game ended"' in report
+    why = "Ada was away for more than 120 s; round 2 is void"
+    absent = rewrite(logs[0], tmp_path, lambda m: m[:60], why=why, absent=2)
+    result = audit(absent)
+    assert result.ok and result.end_signed is True
+    assert f'Closed by Ann (its log.end, signed): "{why}"; absent: seat 3 (Ada)' in game_report(result, brief=True)
+    assert main(["audit", "--json", str(absent)]) == 0
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["end"] == {"why": why, "absent": {"seat": 2, "peer": "Ada"}, "left": None, "leave": False, "signed": True}
+
+
+def test_s11_3_a_resumed_log_is_signed_at_its_close_over_both_runs(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """A seat that crashed mid-write goes on in the same file (its torn frame cut off) and
+    signs its end, at the close, over every record of both runs: the log audits clean.
+    Closed by another identity, its end is not its writer's."""
+    net, logs = table
+    contents = read_log(logs[1])
+    records = list(contents.records())
+    half = len(records) // 2
+
+    def crashed(path: Path) -> Path:
+        log = FairnessLog.create(path, contents.header, net.peers[1].identity)
+        for side, body, sig in records[:half]:
+            log._write({"type": "log.side" if side else "log.msg", "v": 1, "body": body, "sig": sig})
+        log.drop()
+        with path.open("ab") as out:
+            out.write(b"\x00\x00\x01\x00cut short")  # (killed while writing)
+        return path
+
+    def resumed(path: Path, identity: Any) -> Path:
+        log, back = FairnessLog.reopen(path, identity)
+        assert list(back.records()) == records[:half] and not back.torn
+        log.note("resumed after a restart: 12 records replayed from this log in 3 ms")
+        for side, body, sig in records[half:]:
+            log._write({"type": "log.side" if side else "log.msg", "v": 1, "body": body, "sig": sig})
+        log.close("the game ended")
+        return path
+
+    result = audit(resumed(crashed(tmp_path / "bo.bandit-log"), net.peers[1].identity))
+    assert result.ok and result.finished and result.end_signed is True and result.writer == 1, result.first_failure
+    other = audit(resumed(crashed(tmp_path / "bo-again.bandit-log"), net.peers[2].identity))
+    assert other.end_signed is False and other.first_failure is not None
+    assert "the log.end's signature does not verify" in other.first_failure.what
+
+
+def test_s10_1_log_signature_vector(tmp_path: Path) -> None:
+    """protocol.md's `log` vector: bob's log (seat 1 of the roster vector) with no records,
+    closed "the game ended", signed byte for byte as written there."""
+    vectors = protocol_vectors()
+    v, roster = vectors["log"], vectors["roster"]
+    assert v["writer"] == ('identity-b, seat 1 of the roster vector (its signatures roster_sig_a, roster_sig_b), '
+                           'software "bandit-lan (test)"')
+    assert v["records"] == 'none: the header, then the end with why "the game ended"'
+    bob = fixed_identity(2, tmp_path / "b")
+    header = Header(bytes.fromhex(roster["roster"]),
+                    (bytes.fromhex(roster["roster_sig_a"]), bytes.fromhex(roster["roster_sig_b"])), 1, "bandit-lan (test)")
+    path = tmp_path / "bob.bandit-log"
+    FairnessLog.create(path, header, bob).close("the game ended")
+    data = path.read_bytes()
+    end_at = [offset for offset, _ in split_frames(data, LOG_LIMITS)][-1]
+    contents = read_log(path)
+    assert contents.header_signature[1] == bytes.fromhex(v["header_sig"])
+    assert hashlib.sha256(data[:end_at]).digest() == bytes.fromhex(v["end_before"])
+    assert data[end_at:] == bytes.fromhex(v["end_frame"])
+    assert contents.end_signature is not None and contents.end_signature[1] == bytes.fromhex(v["end_sig"])
+    result = audit(path)
+    assert result.writer == 1 and result.end_signed is True
+    assert "ends in round 0, before the game did" in result.first_failure.what  # type: ignore[union-attr]
+
+
+def test_s10_3_a_log_passed_off_as_another_seat_s_is_given_away_by_that_seat_s_log(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Ada signs Ann's log again as her own: alone it reads well (the records are the
+    game's), but beside Ada's own log there are two logs of seat 3 (Ada)."""
+    from dataclasses import replace
+
+    from tests.test_audit_tamper import rewrite
+
+    _, logs = table
+
+    def same(messages):  # type: ignore[no-untyped-def]
+        return messages
+
+    same.header = lambda header: replace(header, seat=2)  # type: ignore[attr-defined]
+    passed_off = audit(rewrite(logs[0], tmp_path, same))
+    assert passed_off.ok and passed_off.writer == 2
+    agreement = compare([passed_off, audit(logs[1]), audit(logs[2])])
+    parting = agreement.parting
+    assert parting is not None and parting.section == "§10.3" and parting.seat is None
+    assert parting.what.startswith("two logs of seat 3 (Ada): tampered.bandit-log and seat2.bandit-log differ")
+    assert "The logs do not tell the same game: §10.3: two logs of seat 3 (Ada)" in list(comparison_report(agreement))[-1]
+
+
+def test_s10_3_one_log_given_twice_is_said_so(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    import shutil
+
+    _, logs = table
+    twice = compare([audit(logs[0]), audit(logs[1]), audit(logs[1])])
+    assert twice.ok and "the log of seat 2 (Bo), seat1.bandit-log, is given twice" in twice.summary()
+    copy = Path(shutil.copy(logs[1], tmp_path / "copy.bandit-log"))
+    copied = compare([audit(logs[1]), audit(copy)])
+    assert copied.ok and "seat1.bandit-log and copy.bandit-log are one log of seat 2 (Bo), given twice" in copied.summary()
+
+
+@pytest.mark.parametrize("how", ["at a record boundary", "torn mid-record"])
+def test_s10_3_a_log_never_closed_is_not_called_closed_early(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, how: str) -> None:
+    """Beside the others' logs, a log with no end says what its own verdict says (never
+    closed, or cut short), not "it was closed early"."""
+    _, logs = table
+    data = logs[0].read_bytes()
+    offsets = [offset for offset, _ in split_frames(data, LOG_LIMITS)]
+    cut = offsets[len(offsets) // 2] + (7 if how == "torn mid-record" else 0)
+    short = tmp_path / "short.bandit-log"
+    short.write_bytes(data[:cut])
+    own = audit(short)
+    held = len(own.contents.messages)  # type: ignore[union-attr]
+    summary = compare([own, audit(logs[1]), audit(logs[2])]).summary()
+    assert "closed early" not in summary and own.first_failure is not None
+    if how == "torn mid-record":
+        ending = f"its last record, from byte {offsets[len(offsets) // 2]} on, was cut short (the peer stopped while writing)"
+        assert own.first_failure.what == "the log's" + ending.removeprefix("its")
+    else:
+        ending = ("it was never closed: its game is still being played, or its peer stopped (it may resume, §11.3), "
+                  "or the records after this point were cut off")
+        assert ending in own.first_failure.what
+    assert f"(Ann's ends after {held}: {ending})" in summary, summary
