@@ -37,7 +37,7 @@ from p2p.identity import Certificate, Identity
 from p2p.schema import NONCE, Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
 from p2p.wire import decode, encode
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 MIN_SEATS, MAX_SEATS = 2, 6
 ROSTER_DOMAIN = b"bandit-lan/v1/roster\x00"
 GAME_DOMAIN = b"bandit-lan/v1/game\x00"

@@ -293,7 +293,8 @@ def test_s7_2_replayed_copies_of_this_game_change_nothing(tmp_path: Path) -> Non
     cheat = Echo()
     net = CheatingTable(3, 5, cheat, CHEATER, rules=SMALL)
     net.run()
-    assert cheat.tried and not any(v.seat == CHEATER for i in net.honest for v in net.verdicts[i])
+    # (its own moves may lose races as anybody's do, R5/R6; the copies are never judged)
+    assert cheat.tried and all(v.section.startswith("R") for i in net.honest for v in net.verdicts[i] if v.seat == CHEATER)
     assert all(net.tables[i].machine.finished for i in range(3))
     assert len({tuple(message_hash(d.envelope.body) for d in t.log) for t in net.tables}) == 1
     assert all(audit(path).ok for path in net.write_logs(tmp_path))
