@@ -39,8 +39,8 @@ from typing import Any, BinaryIO
 
 from p2p.appendfile import AppendFile
 from p2p.errors import ProtocolError
-from p2p.identity import Identity
-from p2p.roster import game_id_of
+from p2p.identity import Identity, short_id
+from p2p.roster import game_id_of, parse_canonical
 from p2p.schema import SIGNATURE, Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
 from p2p.signing import SignedMessage
 from p2p.wire import Limits, decode_map, encode, encode_frame, frame_bytes, read_frames
@@ -156,10 +156,16 @@ class FairnessLog:
     def reopen(cls, path: Path, writer: Identity) -> tuple[FairnessLog, LogContents]:
         """Continue an unclosed log after a crash (§11.3): a last frame cut short is cut
         off (it was never acted on), and writing resumes after the last whole frame; its
-        end, at the close, is signed by `writer` over all of it."""
+        end, at the close, is signed by `writer` over all of it. Only the seat the header
+        names may go on with it."""
         contents = read_log(path)
         if contents.ended is not None:
             raise LogError("§10.1", f"the log was closed ({contents.ended}): that game is over")
+        members = parse_canonical(contents.header.roster).members
+        seat = contents.header.seat
+        if seat >= len(members) or members[seat].peer_id != writer.peer_id:
+            raise LogError("§10.1", f"the log is seat {seat + 1}'s, and this is {short_id(writer.peer_id)}: "
+                                    "only its writer goes on with it")
         log = cls(AppendFile.reopen(path, contents.intact), writer, game_id_of(contents.header.roster),
                   contents.written.copy())
         contents.torn = False

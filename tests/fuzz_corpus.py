@@ -37,7 +37,7 @@ from tests.ordersim import make_signer, seeded_identity, transmit
 from tests.tablesim import TableNetwork
 from tests.test_table_games import SMALL_DECK
 
-GAME_SEED = 14
+GAME_SEED = 3
 RULES = TableRules(target=10, skills_text=SMALL_DECK)
 MAX_POINTS = 48  # saved states per stateful target
 

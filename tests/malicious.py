@@ -245,35 +245,6 @@ class OutOfTurn(Cheat):
             net.send(seat, {"type": "draw", "v": 1, "round": m.round_number, "turn": m.engine.turn})
 
 
-class StolenTurn(Cheat):
-    """§9.6: claims the timeout of another seat's turn the moment it begins, to cut that
-    player's time short (only a seat's own clock ends its turn)."""
-
-    name = "another seat's turn timed out"
-    table = {"act_delay": 0.3}  # (the turn's player takes its time: the claim comes during the turn)
-
-    def act(self, net: CheatingTable, seat: int) -> None:
-        m = net.tables[seat].machine
-        e = m.engine
-        if not self.tried and game_under_way(m) and e.turn_seat not in (None, seat) and e.phase is Phase.START:
-            self.tried = True
-            net.send(seat, {"type": "timeout", "v": 1, "round": m.round_number, "what": "turn", "turn": e.turn})
-
-
-class StoppedClock(Cheat):
-    """§9.6: on its first turn it neither plays nor claims its own timeout, to stretch the
-    turn without end."""
-
-    name = "its own turn never timed out"
-
-    def content(self, net: CheatingTable, payload: dict[str, Any]) -> dict[str, Any] | None:
-        e = net.tables[net.cheater].machine.engine
-        if payload["type"] != "timeout" and not (e.turn_seat == net.cheater and payload.get("turn") == e.turn):
-            return payload
-        self.tried = True
-        return None
-
-
 class IllegalAction(Cheat):
     """R3: on its own turn, before drawing, uses a power it does not have."""
 

@@ -19,7 +19,7 @@ from tests.test_table_games import SMALL_DECK
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[TableNetwork, list[Path]]:
-    net = TableNetwork(3, 123, rules=TableRules(target=25, skills_text=SMALL_DECK), names=("Ann", "Bo", "Cy"))
+    net = TableNetwork(3, 125, rules=TableRules(target=25, skills_text=SMALL_DECK), names=("Ann", "Bo", "Cy"))
     net.run()
     assert all(t.machine.finished for t in net.tables)
     return net, net.write_logs(tmp_path_factory.mktemp("logs"))

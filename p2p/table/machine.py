@@ -76,6 +76,7 @@ from engine import (
     Note,
     PeekBarrierExpired,
     Phase,
+    Ready,
     Reshuffle,
     Reveal,
     Revealed,
@@ -133,13 +134,11 @@ up again over and over cannot stretch a turn past it."""
 
 STALL_SECTIONS: Final = {
     "keys": "§9.2", "beacon": "§8.6", "shuffle": "§9.3", "shares": "§9.4", "opening": "§9.7", "done": "§9.8",
-    "turn": "§9.6", "peek": "§9.6",
 }
 """What a seat withheld (§9.11) -> the section that obliged it to send it."""
 STALL_WORDS: Final = {
     "keys": "its key", "beacon": "its beacon message", "shuffle": "its shuffle step", "shares": "its share",
-    "opening": "its opening", "done": "its end of game", "turn": "the timeout of its turn",
-    "peek": "the timeout of its look at its cards",
+    "opening": "its opening", "done": "its end of game",
 }
 
 
@@ -349,7 +348,7 @@ class TableMachine:
         self._now = 0.0
         self._turn_since: tuple[int, float] | None = None  # (turn, time it started here)
         self._peek_since: float | None = None
-        self._peek_out: set[int] = set()  # seats whose own barrier claim came this round (§9.6)
+        self._timer_claims: dict[tuple[str, int, int], set[int]] = {}  # who claimed each running timer (§9.6)
         self._stood = {"turn": 0.0, "peek": 0.0}  # how long the running timer has stood for links down
         self.timers_stand = float(rules.grace_s)
         self._claimed: set[tuple[str, int, int]] = set()  # timers this peer already claimed
@@ -580,7 +579,7 @@ class TableMachine:
 
     def next_deadline(self) -> float | None:
         """When `on_timer` has a timer or stall claim to make (seated peers only)."""
-        times = [due[0] for due in (self._timer_due(), self._stall_due(), self._watch_due()) if due is not None]
+        times = [due[0] for due in (self._timer_due(), self._stall_due()) if due is not None]
         return min(times, default=None)
 
     def on_timer(self, now: float) -> Step:
@@ -593,12 +592,12 @@ class TableMachine:
             # A turn's key names its turn; the peek's is 0, and its claim names the turn to come.
             turn = turn if what == "turn" else self.engine.turn
             step.send.append({"type": "timeout", "v": 1, "round": number, "what": what, "turn": turn})
-        for stall in (self._stall_due(), self._watch_due()):
-            if stall is not None and now >= stall[0]:
-                _, wait, seats = stall
-                self._stalls_claimed.add(wait)
-                what, number, need = wait
-                step.send.append({"type": "stalled", "v": 1, "round": number, "what": what, "need": need, "seats": seats})
+        stall = self._stall_due()
+        if stall is not None and now >= stall[0]:
+            _, wait, seats = stall
+            self._stalls_claimed.add(wait)
+            what, number, need = wait
+            step.send.append({"type": "stalled", "v": 1, "round": number, "what": what, "need": need, "seats": seats})
         return step
 
     # -- handlers: game setup and rounds ---------------------------------------------
@@ -717,7 +716,7 @@ class TableMachine:
         first = self.seats.index(rnd.seed.first_player)
         self._apply(None, RoundStarted(first), step)
         self._peek_since, self._stood["peek"] = self._now, 0.0
-        self._peek_out.clear()
+        self._timer_claims.clear()
 
     def _on_opening(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         rnd = self._this_round(seat, inner, "§9.7")
@@ -823,14 +822,6 @@ class TableMachine:
         if what == "shares":
             withheld = named  # judged on its own: shares are not ordered
             detail = f" of reveal {inner['need']}"
-        elif what in ("turn", "peek"):  # a seat's own timer claim (§9.6), judged where the table stands
-            timer = self._timer_key()
-            if timer is None or timer != (what, inner["round"], inner["need"]):
-                return  # the turn was played, or the barrier is over: nothing to do
-            withheld = [s for s in named if s in self._timed_seats(timer)]
-            if not withheld:
-                return
-            detail = f" (turn {inner['need']})" if what == "turn" else ""
         else:
             awaited = self.awaited()
             if awaited is None or (awaited.what, awaited.need) != (what, inner["need"]):
@@ -1091,27 +1082,43 @@ class TableMachine:
             self._apply(item.seat, event, step, position=item.position)
         except EngineError as exc:
             step.refused.append(Refused(item.position, item.seat, event, exc.rule, exc.message, exc.words))
+            return
+        if isinstance(event, Ready):  # the last seat still in time confirmed: the barrier may end (§9.6)
+            self._end_timer(item.seat, step, item.position)
 
     def _apply_timeout(self, item: _Queued, event: TurnTimedOut | PeekBarrierExpired, step: Step) -> None:
-        """A seat's own timer ran out (§9.6). A claim that comes after what it would end
-        (the turn was played, the barrier is over, the seat confirmed being ready) is
-        dropped; one about another seat's time is refused: only a seat's own clock ends its
-        turn or its look, so nobody can cut another player's time short. The barrier ends
-        once every seat is ready or out of time."""
-        seat = item.seat
-        if isinstance(event, TurnTimedOut):
-            if event.turn != self.engine.turn or self.engine.phase not in TURN_PHASES:
-                return
-            if seat != self.engine.turn_seat:
-                step.refused.append(Refused(item.position, seat, event, "§9.6", "only the player whose turn it is times it out"))
-                return
-            self._apply(seat, event, step, position=item.position)
+        """A seat's timer ran out (§9.6). A claim that comes after what it would end (the
+        turn was played, the barrier is over) is dropped. Otherwise it is counted: a
+        player's time is over once its own seat claimed it, or every other seat did, so
+        that no seat alone cuts another player's time short."""
+        key = self._timer_key()
+        if key is None or key[0] != ("turn" if isinstance(event, TurnTimedOut) else "peek"):
             return
-        if self.engine.phase is not Phase.PEEK or self.engine.is_ready(seat) or seat in self._peek_out:
+        if isinstance(event, TurnTimedOut) and event.turn != self.engine.turn:
             return
-        self._peek_out.add(seat)
-        if not self._timed_seats(("peek", 0, 0)):
-            self._apply(seat, event, step, position=item.position)
+        self._timer_claims = {key: self._timer_claims.get(key, set()) | {item.seat}}  # (only the running timer's)
+        self._end_timer(item.seat, step, item.position)
+
+    def _end_timer(self, seat: int | None, step: Step, position: int) -> None:
+        """Apply the end of the running timer once every player it times is out of time
+        (`_out_of_time`): the turn's player, or each seat not ready at the barrier."""
+        key = self._timer_key()
+        if key is None:
+            return
+        if key[0] == "turn":
+            turn_seat = self.engine.turn_seat
+            if turn_seat is not None and self._out_of_time(key, turn_seat):
+                self._apply(seat, TurnTimedOut(key[2]), step, position=position)
+            return
+        waiting = [s for s in range(len(self.seats)) if not self.engine.is_ready(s)]
+        if key in self._timer_claims and all(self._out_of_time(key, s) for s in waiting):
+            self._apply(seat, PeekBarrierExpired(), step, position=position)
+
+    def _out_of_time(self, key: tuple[str, int, int], seat: int) -> bool:
+        """Whether `seat`'s time on the timer `key` is over: its own seat claimed so, or
+        every other seat did (§9.6)."""
+        claims = self._timer_claims.get(key, set())
+        return seat in claims or len(claims - {seat}) == len(self.seats) - 1
 
     def _saw_top(self, item: _Queued) -> bool:
         """§9.5: the snap's sender had what turned the top card face up."""
@@ -1312,41 +1319,17 @@ class TableMachine:
         return at, key, seats
 
     def _timer_due(self) -> tuple[float, tuple[str, int, int]] | None:
-        """(when, key) of the timeout this seat would claim, of its own time only (§9.6):
-        ("peek", round, 0) while it has not confirmed being ready, or ("turn", round, turn)
-        of its own turn."""
-        running = self._running_timer()
-        if running is None:
-            return None
-        key, since, limit = running
-        if key in self._claimed or self.me not in self._timed_seats(key):
-            return None
-        return since + limit, key
-
-    def _watch_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
-        """(when, key, seats) of the stall this seat would claim about other seats' timers
-        (§9.6, §9.11): their own claim is `stall_s` overdue by this seat's clock."""
-        running = self._running_timer()
-        if running is None or self.halted is not None:
-            return None
-        key, since, limit = running
-        me = self.me
-        assert me is not None
-        seats = [s for s in self._timed_seats(key) if s != me]
-        if not seats or key in self._stalls_claimed:
-            return None
-        return since + limit + self.stall_s + TIMEOUT_STAGGER * ((me - seats[0]) % len(self.seats)), key, seats
-
-    def _running_timer(self) -> tuple[tuple[str, int, int], float, float] | None:
-        """(key, since, length) of the timer running at this seat (`_timer_key`)."""
+        """(when, key) of the timeout this seat would claim: ("peek", round, 0) or
+        ("turn", round, turn), at the end of the timer by its own clock (§9.6)."""
         key = self._timer_key()
-        if key is None or self.me is None or self.halted is not None:
+        if key is None or key in self._claimed or self.me is None or self.halted is not None:
             return None
         if key[0] == "peek":
-            return None if self._peek_since is None else (key, self._peek_since, float(self.rules.peek_s))
-        if self._turn_since is None or self._turn_since[0] != self.engine.turn:
-            return None
-        return key, self._turn_since[1], float(self.rules.turn_s)
+            since, limit = self._peek_since, self.rules.peek_s
+        else:
+            since, limit = (self._turn_since[1] if self._turn_since and self._turn_since[0] == key[2] else None,
+                            self.rules.turn_s)
+        return None if since is None else (since + limit, key)
 
     def _timer_key(self) -> tuple[str, int, int] | None:
         """Which timer the game stands at, the same at every peer: the round's ready barrier
@@ -1359,14 +1342,6 @@ class TableMachine:
         if self.engine.phase in TURN_PHASES:
             return "turn", rnd.number, self.engine.turn
         return None
-
-    def _timed_seats(self, key: tuple[str, int, int]) -> list[int]:
-        """The seats whose own timer claim the table still waits for (§9.6): every seat not
-        yet ready (nor out of time) at the barrier, the turn's seat during a turn."""
-        if key[0] == "peek":
-            return [s for s in range(len(self.seats)) if not self.engine.is_ready(s) and s not in self._peek_out]
-        turn_seat = self.engine.turn_seat
-        return [] if turn_seat is None else [turn_seat]
 
     def _halt(self, step: Step, violation: TableViolation) -> None:
         """Stop at `violation`. Content made in this step is dropped: it would be stamped
