@@ -231,6 +231,12 @@ def test_R10_each_peer_knowing_only_its_own_reveals_computes_the_same_game(spec:
             for s, peer in enumerate(peers):
                 assert peer.digest() == digest
                 assert peer.view(s).snapshot() == omniscient.view(s).snapshot()
+                # what the bots read of a view: the same from a peer that knows only its own reveals
+                own, full = peer.view(s), omniscient.view(s)
+                assert [own.cards(o) for o in range(players)] == [full.cards(o) for o in range(players)]
+                assert own.unseen_stats() == full.unseen_stats()
+                assert sorted(own.unseen_faces()) == sorted(full.unseen_faces())
+                assert own.known_matches() == full.known_matches()
     assert all(peer.totals == omniscient.totals for peer in peers)
 
 

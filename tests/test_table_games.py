@@ -608,6 +608,37 @@ def test_R4_R5_an_away_player_is_played_by_the_timers_and_the_game_ends(tmp_path
     assert audit(net.write_logs(tmp_path)[0]).ok
 
 
+def test_R4_each_round_s_first_player_is_the_seat_its_beacon_draws() -> None:
+    """R4.5: the first player of every round is drawn by lot: recomputed here from the
+    beacon messages the log holds (§8.6), each round's draw is the seat that begins it,
+    and the lot does not always fall on one seat."""
+    from p2p.deck import Beacon, BeaconCommit, BeaconReveal
+
+    net = TableNetwork(3, 7, rules=TableRules(target=40, skills_text=SMALL_DECK))
+    net.run()
+    machine = net.tables[0].machine
+    seats = machine.seats
+    beacons: dict[int, Beacon] = {}
+    used: frozenset[bytes] = frozenset()
+    drawn = []
+    for d in net.tables[0].log:
+        inner = d.envelope.inner
+        if inner["type"] not in ("beacon.commit", "beacon.reveal"):
+            continue
+        number, peer = inner["round"], seats[d.seat]
+        beacon = beacons.setdefault(number, Beacon(machine.context, number, used))
+        if inner["type"] == "beacon.commit":
+            beacon.receive_commit(peer, BeaconCommit.from_wire({"round": number, "commit": inner["commit"]}, peer))
+            continue
+        beacon.receive_reveal(peer, BeaconReveal.from_wire({"round": number, "nonce": inner["nonce"]}, peer))
+        if beacon.phase == "done":
+            used = beacon.nonces
+            drawn.append(seats.index(beacon.seed().first_player))
+    started = [a.event.first_player for step in net.tables[0].steps for a in step.applied
+               if isinstance(a.event, RoundStarted)]
+    assert len(started) >= 3 and started == drawn[: len(started)] and len(set(started)) > 1
+
+
 def _timed_table(idle: tuple[int, ...], *, mute: tuple[int, ...] = (), **net: Any) -> TableNetwork:
     """A 3-seat table (2 s barrier, 5 s turns) whose `idle` seats' players never act and
     whose `mute` seats' programs never claim a timer (a seat whose clock is late, or that
