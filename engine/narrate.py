@@ -249,6 +249,17 @@ class Narrator:
             return face if view.face(card) is not None and self.private_faces else None
         return face if self.private_faces else None
 
+    def _which(self, game: Game, card: int | None) -> str:
+        """For the audit's report (`card_ids`), which card moved unseen: " (an 8 [card
+        22])", so that a card can be followed through a swap, a give or a penalty; "" when
+        its face is not known yet (nobody has seen it) or for any other narrator."""
+        return f" ({self._words(game, card)})" if self.card_ids and self._face(game, card) is not None else ""
+
+    def _at(self, game: Game, owner: int, slot: int) -> int | None:
+        """The card in `owner`'s `slot` now (None for an empty slot)."""
+        tableau = game.zones().tableaux[owner]
+        return tableau[slot] if slot < len(tableau) else None
+
     def _words(self, game: Game, card: int | None, unknown: str = "a card") -> str:
         face = self._face(game, card)
         if self.card_ids:
@@ -428,8 +439,10 @@ class Narrator:
         event = story.event
         assert isinstance(event, Swap)
         seat = event.seat
-        return [Told(f"{self.name(seat)} swapped {self._card_of(seat, seat, event.own_slot)} with "
-                     f"{self._card_of(seat, event.owner, event.slot)}, unseen.", "power", seat)]
+        # (told once applied: each card now lies in the other's slot)
+        given, taken = self._at(game, event.owner, event.slot), self._at(game, seat, event.own_slot)
+        return [Told(f"{self.name(seat)} swapped {self._card_of(seat, seat, event.own_slot)}{self._which(game, given)} with "
+                     f"{self._card_of(seat, event.owner, event.slot)}{self._which(game, taken)}, unseen.", "power", seat)]
 
     def _tell_look_swap(self, game: Game, story: _Story) -> list[Told]:
         event = story.event
@@ -491,7 +504,8 @@ class Narrator:
                 text = f"{self.name(seat)} snapped {self._words(game, note.card)} from {target} — it matched"
                 if note.owner != seat and event.give is not None:
                     giver = self._card_of(note.owner, seat, event.give)
-                    text += f"; {giver} went to {'you' if note.owner == self.me else self.names[note.owner]}, unseen"
+                    given = self._which(game, self._at(game, note.owner, note.slot))
+                    text += f"; {giver}{given} went to {'you' if note.owner == self.me else self.names[note.owner]}, unseen"
                 if penalties:
                     text += "; no cards left, so a penalty card"
             elif note.outcome is SnapOutcome.WRONG:
@@ -499,7 +513,7 @@ class Narrator:
                         f"{self._penalty_words(penalties, story)}")
             else:
                 text = f"{self.name(seat)} tried {target} on {top} — not the fastest, {self._penalty_words(penalties, story)}"
-            out.append(Told(text + self._penalty_where(penalties) + ".", "snap", seat))
+            out.append(Told(text + self._penalty_where(game, penalties) + ".", "snap", seat))
         return out
 
     @staticmethod
@@ -509,8 +523,11 @@ class Narrator:
             return "but nothing was left to draw for the penalty"
         return "penalty card"
 
-    def _penalty_where(self, penalties: Sequence[PenaltyDrawn]) -> str:
-        return f" (into slot {self.slot_label(penalties[0].slot)})" if penalties else ""
+    def _penalty_where(self, game: Game, penalties: Sequence[PenaltyDrawn]) -> str:
+        if not penalties:
+            return ""
+        which = self._which(game, penalties[0].card)
+        return f" (into slot {self.slot_label(penalties[0].slot)}{which})"
 
     def _private_look(self, game: Game, event: Revealed) -> list[Told]:
         """With private_faces: the card a player just drew, told to that player (or to

@@ -307,6 +307,7 @@ def test_s10_2_the_report_tells_every_move_and_every_look_of_a_finished_round_wi
             counts.append({})
         counts[-1][type(applied.event)] = counts[-1].get(type(applied.event), 0) + 1
     players = len(result.names)
+    moved: list[str] = []  # lines of a card that moves unseen (a swap, a give, a penalty)
     for lines, count in zip(rounds, counts, strict=True):
         def told(words: str) -> int:
             return sum(words in line for line in lines)
@@ -320,8 +321,11 @@ def test_s10_2_the_report_tells_every_move_and_every_look_of_a_finished_round_wi
         assert not any("unknown card" in line for line in lines)
         assert not any(" is over" in line for line in lines)  # the scores are the report's own lines
         assert all(re.search(r"\[card \d+\]", line) for line in lines if "(private)" in line)
+        moved += [line for line in lines if "unseen" in line or "penalty card (into" in line]
         turns = [int(m[1]) for line in lines if (m := re.match(r"  turn (\d+): ", line))]
         assert turns[0] == 1 and turns == sorted(turns)
+    # each named once its face is known, so that it can be followed through the game
+    assert any(re.search(r"\((an? [^)]*)\[card \d+\]\)", line) for line in moved), moved
 
 
 def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: Path, tmp_path: Path) -> None:
