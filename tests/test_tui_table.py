@@ -382,6 +382,7 @@ async def test_R1_game_end_screen_shows_standings_log_and_audit_command(mock_clo
                      target=20, log_path="logs/game-test.bandit") as t:
         await t.press("b", "x", "z")
         await t.other(Draw(1), Discard(1))
+        assert "Enter: the final standings" in t.text()  # (the last round, R1, before its audit is in)
         await t.press("enter")
         assert t.scene.overlay is Overlay.GAME
         assert "checking the last round's shuffles before the result stands" in t.text()  # §8.9

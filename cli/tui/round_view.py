@@ -90,7 +90,7 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
         y += 1
     more = len(model.reports) - 1 > index or model.view.round > report.round
     footer = "Enter: back to the table" + (" (the next round has started)" if more else "")
-    if model.ended:
+    if model.ended or (not more and max(report.totals) >= model.view.target):  # (the last round, R1)
         footer = "Enter: the final standings"
     canvas.write(1, canvas.height - 1, clip(footer, width - 2), "class:prompt.key")
 
