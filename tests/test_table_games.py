@@ -639,12 +639,12 @@ def test_R4_each_round_s_first_player_is_the_seat_its_beacon_draws() -> None:
     assert len(started) >= 3 and started == drawn[: len(started)] and len(set(started)) > 1
 
 
-def _timed_table(idle: tuple[int, ...], *, mute: tuple[int, ...] = (), **net: Any) -> TableNetwork:
-    """A 3-seat table (2 s barrier, 5 s turns) whose `idle` seats' players never act and
-    whose `mute` seats' programs never claim a timer (a seat whose clock is late, or that
-    would hold its own time open)."""
+def _timed_table(idle: tuple[int, ...], *, mute: tuple[int, ...] = (), players: int = 3, **net: Any) -> TableNetwork:
+    """A table (2 s barrier, 5 s turns) whose `idle` seats' players never act and whose
+    `mute` seats' programs never claim a timer (a seat whose clock is late, or that would
+    hold its own time open)."""
     rules = TableRules(target=10, turn_s=5, peek_s=2, skills_text=SMALL_DECK)
-    table = TableNetwork(3, 5, rules=rules, **net)
+    table = TableNetwork(players, 5, rules=rules, **net)
     for seat in idle:
         table.tables[seat].driver.act = lambda: None  # type: ignore[method-assign]
         table.tables[seat].driver.snap = lambda: None  # type: ignore[method-assign]
@@ -697,19 +697,33 @@ def test_R4_s9_6_the_barrier_ends_at_the_last_ready_after_the_others_ran_out_of_
     assert [a.seat for a in _applied(net, 1, PeekBarrierExpired)] in ([1], [2])  # (the later of the two)
 
 
-def test_R5_s9_6_a_seat_alone_cannot_cut_another_player_s_turn_short() -> None:
-    """Seat 2 claims the timeout of seat 0's turn the moment it begins: one seat's word
-    on another player's time counts for nothing alone (§9.6); seat 0 plays its turn."""
-    net = _timed_table(idle=(), act_delay=1.0)
+@pytest.mark.parametrize("players", [2, 3])
+def test_R5_s9_6_a_seat_alone_cannot_cut_another_player_s_turn_short(players: int) -> None:
+    """The last seat claims the timeout of seat 0's turn the moment it begins: one seat's
+    word on another player's time counts for nothing alone (§9.6), at a table of two as
+    at a table of three; seat 0 plays its turn."""
+    net = _timed_table(idle=(), players=players, act_delay=1.0)
     watcher = net.tables[1].machine
     net.start()
     while not (watcher.engine.turn_seat == 0 and watcher.engine.phase is Phase.START):
         net.run_until(net.now + 0.01)
     turn = watcher.engine.turn
-    net.send(2, {"type": "timeout", "v": 1, "round": watcher.round_number, "what": "turn", "turn": turn})
+    net.send(players - 1, {"type": "timeout", "v": 1, "round": watcher.round_number, "what": "turn", "turn": turn})
     while watcher.engine.turn == turn:
         net.run_until(net.now + 0.05)
     assert not any(a.event.turn == turn for a in _applied(net, 1, TurnTimedOut))  # type: ignore[attr-defined]
+
+
+def test_s9_6_at_a_table_of_two_a_turn_held_open_ends_the_game_with_both_seats_suspect() -> None:
+    """Seat 0's player never acts and its program never claims its own time. At a table
+    of two only its own claim ends its turn, so the other seat, `stall_s` after its own
+    claim, says so (§9.11): nothing tells which clock is right, so the game ends with both
+    seats as suspects and neither convicted, the same at both."""
+    net = _timed_table(idle=(0,), mute=(0,), players=2)
+    net.run(limit=600)
+    halts = {(t.machine.halted.section, t.machine.halted.seat, t.machine.halted.suspects)
+             for t in net.tables if t.machine.halted is not None}
+    assert halts == {("§9.6", None, (0, 1))} and identical_logs(net)
 
 
 def test_R5_s9_6_a_turn_whose_player_never_claims_its_time_ends_when_every_other_seat_does() -> None:

@@ -579,7 +579,7 @@ class TableMachine:
 
     def next_deadline(self) -> float | None:
         """When `on_timer` has a timer or stall claim to make (seated peers only)."""
-        times = [due[0] for due in (self._timer_due(), self._stall_due()) if due is not None]
+        times = [due[0] for due in (self._timer_due(), self._stall_due(), self._held_due()) if due is not None]
         return min(times, default=None)
 
     def on_timer(self, now: float) -> Step:
@@ -592,12 +592,12 @@ class TableMachine:
             # A turn's key names its turn; the peek's is 0, and its claim names the turn to come.
             turn = turn if what == "turn" else self.engine.turn
             step.send.append({"type": "timeout", "v": 1, "round": number, "what": what, "turn": turn})
-        stall = self._stall_due()
-        if stall is not None and now >= stall[0]:
-            _, wait, seats = stall
-            self._stalls_claimed.add(wait)
-            what, number, need = wait
-            step.send.append({"type": "stalled", "v": 1, "round": number, "what": what, "need": need, "seats": seats})
+        for stall in (self._stall_due(), self._held_due()):
+            if stall is not None and now >= stall[0]:
+                _, wait, seats = stall
+                self._stalls_claimed.add(wait)
+                what, number, need = wait
+                step.send.append({"type": "stalled", "v": 1, "round": number, "what": what, "need": need, "seats": seats})
         return step
 
     # -- handlers: game setup and rounds ---------------------------------------------
@@ -822,6 +822,13 @@ class TableMachine:
         if what == "shares":
             withheld = named  # judged on its own: shares are not ordered
             detail = f" of reveal {inner['need']}"
+        elif what in ("turn", "peek"):  # a player's time held open at a table of two (§9.6)
+            timer = self._timer_key()
+            if timer != (what, inner["round"], inner["need"]) or named != self._held_open(timer):
+                return  # its own claim (or its move) came first: nothing to do
+            held = named[0]
+            raise TableViolation("§9.6", None, f"seat {held + 1}'s time ran out by seat {seat + 1}'s clock and not by "
+                                 "its own, and nothing tells which clock is right", suspects=(held, seat))
         else:
             awaited = self.awaited()
             if awaited is None or (awaited.what, awaited.need) != (what, inner["need"]):
@@ -1116,9 +1123,23 @@ class TableMachine:
 
     def _out_of_time(self, key: tuple[str, int, int], seat: int) -> bool:
         """Whether `seat`'s time on the timer `key` is over: its own seat claimed so, or
-        every other seat did (§9.6)."""
+        every other seat did, at a table of three or more (§9.6): one seat's word never
+        ends another player's time."""
         claims = self._timer_claims.get(key, set())
-        return seat in claims or len(claims - {seat}) == len(self.seats) - 1
+        others = len(self.seats) - 1
+        return seat in claims or (others >= 2 and len(claims - {seat}) == others)
+
+    def _held_open(self, key: tuple[str, int, int]) -> list[int]:
+        """At a table of two, the seat whose time on the timer `key` is over by the other
+        seat's claim and not by its own (§9.6): it holds it open."""
+        claims = self._timer_claims.get(key, set())
+        if len(self.seats) != 2 or not claims:
+            return []
+        if key[0] == "turn":
+            timed = [] if self.engine.turn_seat is None else [self.engine.turn_seat]
+        else:
+            timed = [s for s in range(2) if not self.engine.is_ready(s)]
+        return [s for s in timed if s not in claims]
 
     def _saw_top(self, item: _Queued) -> bool:
         """§9.5: the snap's sender had what turned the top card face up."""
@@ -1324,12 +1345,25 @@ class TableMachine:
         key = self._timer_key()
         if key is None or key in self._claimed or self.me is None or self.halted is not None:
             return None
+        at = self._timer_due_at(key)
+        return None if at is None else (at, key)
+
+    def _timer_due_at(self, key: tuple[str, int, int]) -> float | None:
+        """When the timer `key` runs out by this seat's clock."""
         if key[0] == "peek":
-            since, limit = self._peek_since, self.rules.peek_s
-        else:
-            since, limit = (self._turn_since[1] if self._turn_since and self._turn_since[0] == key[2] else None,
-                            self.rules.turn_s)
-        return None if since is None else (since + limit, key)
+            return None if self._peek_since is None else self._peek_since + self.rules.peek_s
+        since = self._turn_since
+        return since[1] + self.rules.turn_s if since is not None and since[0] == key[2] else None
+
+    def _held_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
+        """(when, key, seats) of the stall this seat would claim at a table of two: the
+        other seat holds its time open `stall_s` past this seat's own claim (§9.6)."""
+        key = self._timer_key()
+        if key is None or key not in self._claimed or key in self._stalls_claimed or self.halted is not None:
+            return None
+        held = [s for s in self._held_open(key) if s != self.me]
+        due = self._timer_due_at(key)
+        return None if not held or due is None else (due + self.stall_s, key, held)
 
     def _timer_key(self) -> tuple[str, int, int] | None:
         """Which timer the game stands at, the same at every peer: the round's ready barrier

@@ -39,8 +39,9 @@ DIGEST = Str(min_len=64, max_len=64)
 MAX_CARDS: Final = 4096
 CHALLENGES: Final = ("not-a-card", "duplicate-card")
 """§9.10: what a seat saw fail in a reveal only it could see."""
-STALLS: Final = ("keys", "beacon", "shuffle", "shares", "opening", "done")
-"""§9.11: the protocol work a stall claim says is withheld."""
+STALLS: Final = ("keys", "beacon", "shuffle", "shares", "opening", "done", "turn", "peek")
+"""§9.11: the protocol work a stall claim says is withheld (`turn`, `peek`: a player's
+time held open at a table of two, §9.6)."""
 
 SHARE = Record(
     {"need": Int(0, 1 << 31), "chain": B32, "position": Int(0, MAX_CARDS - 1), "share": B32, "e": B32, "s": B32}
