@@ -68,6 +68,8 @@ class Agreement:
 
     def summary(self) -> str:
         """One sentence: how the logs compare."""
+        if self.parting is not None and self.parting.what == TOO_FEW:
+            return f"The logs cannot be compared: {self.parting.section}: {TOO_FEW} (each one's own verdict says why)"
         if self.parting is not None:
             return f"The logs do not tell the same game: {self.parting.section}: {self.parting.what}"
         counts = [len(r.contents.messages) for r in self.logs if r.contents is not None]
@@ -82,6 +84,9 @@ class Agreement:
         return f"{every} tell the same game: {self.records} messages in the same order{tail}."
 
 
+TOO_FEW = "fewer than two readable logs to compare"
+
+
 def compare(results: Sequence[AuditResult]) -> Agreement:
     """Compare the logs whose audits are `results` (at least two; unreadable ones are left
     out: their own audit says why)."""
@@ -89,7 +94,7 @@ def compare(results: Sequence[AuditResult]) -> Agreement:
     longest = max(logs, key=lambda r: len(r.contents.messages), default=None)  # type: ignore[union-attr]
     records = 0 if longest is None else len(longest.contents.messages)  # type: ignore[union-attr]
     if len(logs) < 2:
-        return Agreement(tuple(results), records, Parting("§10.3", "fewer than two readable logs to compare"))
+        return Agreement(tuple(results), records, Parting("§10.3", TOO_FEW))
     assert longest is not None
     twice, copies = _one_writer_each(logs)
     return Agreement(tuple(results), records, _same_game(logs) or twice or _forked(logs) or _prefixes(logs, longest)

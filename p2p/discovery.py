@@ -48,7 +48,7 @@ from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, Se
 from zeroconf import Error as ZeroconfError
 
 from p2p.groups import lone_exception_unwrapped
-from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION
+from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, other_release
 
 log = logging.getLogger("bandit_lan.discovery")
 
@@ -94,8 +94,7 @@ class TableAd:
 
     def other_version(self) -> str:
         """Why a table of another version cannot be joined, for a player."""
-        return (f"{self.table!r} speaks bandit-lan protocol {self.proto} and this program speaks {PROTOCOL_VERSION}: "
-                "the same bandit-lan release is needed on both machines")
+        return other_release(repr(self.table), self.proto)
 
     def txt(self) -> dict[str, str]:
         return {

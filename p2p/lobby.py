@@ -64,7 +64,7 @@ from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
     Roster, TableRules,
-    check_seating, game_id_of, name_key, parse_canonical, roster_signature_valid, sign_roster,
+    check_seating, game_id_of, name_key, other_release, parse_canonical, roster_signature_valid, sign_roster,
 )
 from p2p.schema import NONCE, PEER_ID, SIGNATURE, Bin, Bool, Int, ListOf, Message, OneOf, Optional, Str
 
@@ -516,7 +516,8 @@ class HostLobby(_SignsRoster):
         """Answer a (schema-checked) hello: a welcome and the actions, or a refusal.
         Raises `ProtocolError` for a hello that is not merely unwelcome but invalid."""
         if hello["proto"] != PROTOCOL_VERSION:
-            return refuse("version", f"this table speaks protocol {PROTOCOL_VERSION}, you speak {hello['proto']}"), []
+            return refuse("version", f"this table speaks bandit-lan protocol {PROTOCOL_VERSION} and you speak "
+                                     f"{hello['proto']}: the same bandit-lan release is needed on both machines"), []
         cert = Certificate.from_der(hello["cert"])
         transcript = join_transcript(self.roster.table, self.identity.peer_id, cert.peer_id, host_nonce, hello["nonce"])
         if not cert.verify(hello["sig"], transcript):
@@ -753,7 +754,7 @@ class GuestLobby(_SignsRoster):
             want = short_id(self.expect_host) if isinstance(self.expect_host, bytes) else self.expect_host
             raise ProtocolError("§4.1", f"expected host {want}, but the host presented {host.short}")
         if offer["proto"] != PROTOCOL_VERSION:
-            raise ProtocolError("§6.2", f"the table speaks protocol {offer['proto']}, this program speaks {PROTOCOL_VERSION}")
+            raise ProtocolError("§6.2", other_release("the table", offer["proto"]))
         if offer["code"] and not self.code:
             raise JoinRefused("bad-code", "this table needs a code (--code)")
         self.host, self.host_address = host, host_address

@@ -47,8 +47,10 @@ def _game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
     if roster is None:
         yield from _verdict(result)
         return
-    writer = result.writer_name or "?"
-    yield f"Game {result.game_id.hex()[:16]}…, written by seat {result.writer + 1 if result.writer is not None else '?'} ({writer})"
+    writer = result.writer_name or "its writer"
+    by = (f"seat {result.writer + 1} ({writer})" if result.writer is not None
+          else "a writer it does not prove (its header's signature fails)")
+    yield f"Game {result.game_id.hex()[:16]}…, written by {by}"
     yield "Players: " + ", ".join(f"{m.seat + 1} {m.name} ({short_id(m.peer_id)})" for m in roster.members)
     rules = roster.rules
     deck = "the default deck" if not rules.skills_text else f"a custom deck of {rules.skills.size} cards"
@@ -66,7 +68,7 @@ def _comparison_report(agreement: Agreement) -> Iterator[str]:
     yield ""
     yield f"Logs compared ({len(agreement.logs)}):"
     for result in agreement.logs:
-        writer = result.writer_name or "?"
+        writer = result.writer_name or "a writer it does not prove"
         if result.ok:
             state = ("intact, the game finished" if result.left is None
                      else f"intact, the game ended early because {result.left.told}")

@@ -38,6 +38,12 @@ from p2p.schema import NONCE, Bin, Int, ListOf, Message, Optional, Record, Schem
 from p2p.wire import decode, encode
 
 PROTOCOL_VERSION = 4
+
+
+def other_release(speaker: str, proto: int) -> str:
+    """Why peers of two protocol versions cannot play together, for a player (§6.2)."""
+    return (f"{speaker} speaks bandit-lan protocol {proto} and this program speaks {PROTOCOL_VERSION}: "
+            "the same bandit-lan release is needed on both machines")
 MIN_SEATS, MAX_SEATS = 2, 6
 ROSTER_DOMAIN = b"bandit-lan/v1/roster\x00"
 GAME_DOMAIN = b"bandit-lan/v1/game\x00"

@@ -101,6 +101,15 @@ class LinkUp:
     peer: bytes
 
 
+def _failed_handshake(exc: BaseException) -> bool:
+    """Whether a refused TLS client failed the handshake itself (a stranger's certificate,
+    a protocol error), not just hung up or went quiet before it ended."""
+    cause = exc.__cause__ if isinstance(exc, trio.BrokenResourceError) and exc.__cause__ is not None else exc
+    if isinstance(cause, (ssl.SSLEOFError, ssl.SSLZeroReturnError)) or getattr(cause, "reason", None) == "UNEXPECTED_EOF_WHILE_READING":
+        return False
+    return isinstance(cause, (ssl.SSLError, ProtocolError))
+
+
 @dataclass(frozen=True)
 class LinkDown:
     """A link ended. `error` is set when the peer broke the protocol (or we did, per the peer)."""
@@ -462,7 +471,10 @@ class Mesh:
             if tls.selected_alpn_protocol() is None:
                 raise ProtocolError("§4.1", "client did not offer ALPN bandit-lan/1")
         except (trio.BrokenResourceError, trio.TooSlowError, ProtocolError, OSError) as exc:
-            log.warning("refused TLS client %s: %s", label, describe_tls_failure(exc))
+            # a client that hung up or went quiet mid-handshake (a dial given up, a peer that
+            # stopped) is routine: only one that failed the handshake is worth a warning
+            level = logging.WARNING if _failed_handshake(exc) else logging.INFO
+            log.log(level, "refused TLS client %s: %s", label, describe_tls_failure(exc))
             await trio.aclose_forcefully(tls)
             return
         stream = FramedStream(tls, self.schemas, limits=self.limits, label=label)

@@ -79,7 +79,11 @@ def test_refusals_leave_the_roster_unchanged(tmp_path: Path) -> None:
     g, h, n = hello_for(host, ids[1], "\uff41\uff4c\uff49\uff43\uff45", N[1])  # fullwidth forms of the same name
     assert host.on_hello(h, n, "x")[0]["reason"] == "name-taken"
     reply, _ = host.on_hello({**h, "proto": PROTOCOL_VERSION + 1}, n, "x")
-    assert reply["reason"] == "version"
+    assert reply["reason"] == "version" and "the same bandit-lan release is needed on both machines" in reply["detail"]
+    other = GuestLobby(ids[1], name="bob", port=5000, nonce=N[1])
+    with pytest.raises(ProtocolError, match=f"the table speaks bandit-lan protocol {PROTOCOL_VERSION + 1} and this "
+                                            f"program speaks {PROTOCOL_VERSION}: the same bandit-lan release"):
+        other.on_offer({**host.offer(bytes(32)), "proto": PROTOCOL_VERSION + 1}, host.identity.certificate, ("127.0.0.1", 4000))
     g, h, n = hello_for(host, ids[0], "alice2", N[1])
     assert host.on_hello(h, n, "x")[0]["reason"] == "duplicate"
     with pytest.raises(JoinRefused, match="name-taken"):

@@ -56,11 +56,23 @@ def test_s10_1_a_header_changed_to_name_another_seat_names_no_writer(
     assert result.writer is None and failure is not None and failure.record is None and failure.seat is None
     assert failure.section == "§10.1" and failure.what.startswith(
         "the log.header names seat 3 (Ada) as its writer, but its signature does not verify under Ada's key")
-    assert not any("(Ada)" in line for line in game_report(result) if line.startswith("Game "))
+    first = next(line for line in game_report(result) if line.startswith("Game "))
+    assert first.endswith("written by a writer it does not prove (its header's signature fails)")
     assert main(["audit", str(forged), str(logs[1]), str(logs[2])]) == 1
     told = capsys.readouterr().out
     assert sum(", written by Ada:" in line for line in told.splitlines()) == 1, told
-    assert "hdr_seat.log, written by ?: " in told and "NOT VERIFIED" in told
+    assert "hdr_seat.log, written by a writer it does not prove: " in told and "NOT VERIFIED" in told
+
+
+def test_s10_3_a_file_that_is_no_log_beside_one_log_cannot_be_compared(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A missing or unreadable file given with one good log: nothing to compare, and the
+    summary says so rather than that the logs disagree (exit 1, as the file fails)."""
+    _, logs = table
+    assert main(["audit", str(logs[0]), str(tmp_path / "missing.bandit-log")]) == 1
+    told = capsys.readouterr().out
+    assert "The logs cannot be compared: §10.3: fewer than two readable logs to compare" in told
+    assert "do not tell the same game" not in told
 
 
 @pytest.mark.parametrize("edit", [

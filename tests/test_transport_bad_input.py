@@ -259,3 +259,23 @@ def test_s4_6_what_a_peer_says_cannot_drive_the_terminal() -> None:
         assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
         assert "\\x1b[2J" in text and "\\u202e" in text
     assert printable("Ann's table: 3 seats · ok") == "Ann's table: 3 seats · ok"
+
+
+def test_s4_1_a_client_that_hangs_up_mid_handshake_is_routine_a_failed_one_is_warned_of() -> None:
+    """A dial given up, or a peer stopped mid-handshake, is noted quietly; a client that
+    fails the handshake (a stranger's certificate, a protocol error) gets a warning, which
+    a player's screen shows."""
+    from p2p.errors import ProtocolError
+    from p2p.transport import _failed_handshake
+
+    def broken(cause: BaseException) -> trio.BrokenResourceError:
+        exc = trio.BrokenResourceError()
+        exc.__cause__ = cause
+        return exc
+
+    eof = ssl.SSLError(1, "unexpected eof while reading")
+    eof.reason = "UNEXPECTED_EOF_WHILE_READING"  # type: ignore[misc]
+    assert not _failed_handshake(broken(eof)) and not _failed_handshake(broken(ssl.SSLEOFError()))
+    assert not _failed_handshake(trio.TooSlowError()) and not _failed_handshake(ConnectionResetError())
+    assert _failed_handshake(broken(ssl.SSLCertVerificationError(1, "certificate verify failed")))
+    assert _failed_handshake(ProtocolError("§4.1", "client did not offer ALPN bandit-lan/1"))

@@ -802,3 +802,18 @@ def test_R1_a_game_that_ended_before_any_score_ranks_nobody_and_its_log_path_is_
     assert "Game ended: Bo left the table" in text and "No round was scored before the game ended." in text
     assert " 1. " not in text and "…" not in text, text
     assert "0a1b2c3d4e5f-seat1.bandit-log" in text.replace("\n", "").replace(" ", "")
+
+
+async def test_R4_a_ready_sent_while_the_table_waits_is_said_to_count_once_they_are_back() -> None:
+    """Ana is done with her look at the bottom cards while Bo is away: her "ready" is
+    sent and counts once Bo is back, and the prompt says so (it asked for Enter again,
+    which did nothing)."""
+    from cli.tui.table_view import prompt_text
+
+    session = AwayTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2], ready=False))
+    ui = TableUi(0)
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    assert ui.press("enter", ui.scene()) == [Ready(0)]  # (done looking at the bottom cards)
+    session.submit(Ready(0))
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    assert prompt_text(ui.scene()) == 'Your "ready" is sent: it counts once Bo is back.'

@@ -667,7 +667,7 @@ class TableUi:
 
 
 _MOVES: Final = {"bandit": "Bandit call", "look-swap": "look & swap", "decide": "choice", "skip-power": "skip",
-                 "take": "take from the discard pile"}
+                 "take": "take from the discard pile", "ready": "\"ready\""}
 
 
 def on_its_way(kind: str, model: TableModel) -> str:

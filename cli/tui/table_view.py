@@ -327,6 +327,8 @@ def prompt_text(scene: TableScene) -> str:
     phase = view.phase
     seats = opponent_keys(model.players)
     if phase is Phase.PEEK:
+        if not view.ready[me] and "ready" in model.sending:  # (sent while the table waits for someone)
+            return on_its_way("ready", model)
         if not view.ready[me]:
             return "Press {Enter} when you are ready for the first turn."
         waiting = [model.name(s) for s in range(model.players) if not view.ready[s]]
