@@ -17,12 +17,18 @@ from tests.test_audit_tamper import rewrite
 from tests.test_table_games import SMALL_DECK
 
 
-@pytest.fixture(scope="module")
-def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[TableNetwork, list[Path]]:
-    net = TableNetwork(3, 125, rules=TableRules(target=25, skills_text=SMALL_DECK), names=("Ann", "Bo", "Cy"))
+def finished_table(tmp_path_factory: pytest.TempPathFactory, seed: int,
+                   names: tuple[str, str, str]) -> tuple[TableNetwork, list[Path]]:
+    """A game of three played to its end (to 25, the small deck), with every seat's log."""
+    net = TableNetwork(3, seed, rules=TableRules(target=25, skills_text=SMALL_DECK), names=names)
     net.run()
     assert all(t.machine.finished for t in net.tables)
     return net, net.write_logs(tmp_path_factory.mktemp("logs"))
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[TableNetwork, list[Path]]:
+    return finished_table(tmp_path_factory, 125, ("Ann", "Bo", "Cy"))
 
 
 def test_s10_3_the_logs_of_one_game_agree(table: tuple[TableNetwork, list[Path]]) -> None:

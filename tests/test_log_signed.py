@@ -16,19 +16,15 @@ from p2p.agreement import compare
 from p2p.audit import audit
 from p2p.log import LOG_LIMITS, FairnessLog, Header, LogError, read_log
 from p2p.report import comparison_report, game_report
-from p2p.roster import TableRules
 from p2p.wire import decode_map, encode_frame, split_frames
 from tests.tablesim import TableNetwork
-from tests.test_table_games import SMALL_DECK
+from tests.test_audit_agreement import finished_table
 from vectors_support import fixed_identity, protocol_vectors
 
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[TableNetwork, list[Path]]:
-    net = TableNetwork(3, 321, rules=TableRules(target=25, skills_text=SMALL_DECK), names=("Ann", "Bo", "Ada"))
-    net.run()
-    assert all(t.machine.finished for t in net.tables)
-    return net, net.write_logs(tmp_path_factory.mktemp("logs"))
+    return finished_table(tmp_path_factory, 321, ("Ann", "Bo", "Ada"))
 
 
 def frames_of(path: Path) -> list[dict[str, Any]]:
