@@ -89,6 +89,20 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
     assert any("resumed after a restart" in n for n in carol_log)
 
 
+def porch(tmp_path: Path, seats: int, target: int, grace: int):  # type: ignore[no-untyped-def]
+    """alice's headless table "Porch" on 127.0.0.1 for `seats`, logs in tmp_path/logs:
+    (her process, where it listens, what she printed so far, the options every seat shares)."""
+    common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(tmp_path / "logs"))
+    host = bandit("host", "--table", "Porch", "--name", "alice", "--seats", str(seats), "--no-discovery", "--target",
+                  str(target), "--state-dir", str(tmp_path / "a"), "--grace", str(grace), *common)
+    seen: list[str] = []
+    try:
+        return host, read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1), seen, common
+    except BaseException:
+        kill_all([host])
+        raise
+
+
 def through(proxy, low, high) -> bytes:  # type: ignore[no-untyped-def]
     """From now on `low` dials `high` (the lower seat dials, §6.5) through `proxy`;
     returns `high`'s peer id."""
@@ -1147,13 +1161,9 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
     from p2p.log import read_log
 
     logs = tmp_path / "logs"
-    common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(logs))
-    host = bandit("host", "--table", "Porch", "--name", "alice", "--seats", "3", "--no-discovery", "--target", "40",
-                  "--state-dir", str(tmp_path / "a"), "--grace", "60", *common)
+    host, where, host_seen, common = porch(tmp_path, 3, 40, 60)
     procs = [host]
     try:
-        host_seen: list[str] = []
-        where = read_until(host, r"on (127\.0\.0\.1:\d+)", host_seen).group(1)
         carol = bandit("join", "--peer", where, "--name", "carol", "--state-dir", str(tmp_path / "c"), *common,
                        program=("tests.deaf_signer", "2"))  # (deaf to seat 3, bob's: he joins after her)
         procs.append(carol)
@@ -1241,13 +1251,9 @@ def test_11_3_two_seats_killed_while_the_roster_is_signed_come_back_one_after_th
     four logs audit and agree. (Before, bob's failed dial of a higher seat ended his
     resume at once, and carol's then waited 30 s for him in vain.)"""
     logs = tmp_path / "logs"
-    common = ("--headless", "--bind", "127.0.0.1", "--log-dir", str(logs))
-    host = bandit("host", "--table", "Porch", "--name", "alice", "--seats", "4", "--no-discovery", "--target", "30",
-                  "--state-dir", str(tmp_path / "a"), "--grace", "90", *common)
+    host, where, host_seen, common = porch(tmp_path, 4, 30, 90)
     procs = [host]
     try:
-        host_seen: list[str] = []
-        where = read_until(host, r"on (127\.0\.0\.1:\d+)", host_seen).group(1)
         deaf = []
         for n, name in ((2, "bob"), (3, "carol")):
             deaf.append(bandit("join", "--peer", where, "--name", name, "--state-dir", str(tmp_path / name), *common,
