@@ -244,7 +244,7 @@ class TablePeer(SessionRecord):
                 self.driver.observe(step)
         self.machine.on_applied = partial(self._narrate, self.machine)
         self.machine.stall_s = max(self.machine.stall_s, STALL_AT_LEAST)
-        self.machine.timers_stand = grace  # (an absence that long ends the game anyway, §11.3)
+        self.machine.clocks.timers_stand = grace  # (an absence that long ends the game anyway, §11.3)
         self.pace = pace
         self._on_line = on_line
         self._watch = _Watchers()
@@ -699,7 +699,7 @@ class TablePeer(SessionRecord):
         self._cut_off = cut_off
         suspended = bool(self._absent or cut_off)
         if suspended != self._suspended:
-            clock = self.machine.pause_clocks if suspended else self.machine.resume_clocks
+            clock = self.machine.clocks.pause if suspended else self.machine.clocks.resume
             clock(trio.current_time())
         self._suspended = suspended
         return told
@@ -804,7 +804,7 @@ class TablePeer(SessionRecord):
         if since < now:  # (the others missed it: the player hears why the table was waiting)
             self._say(f"This program did not run for {now - due:.0f} s (it was stopped, or the computer slept); "
                       "the table's clocks stood meanwhile.", "warning")
-        self.machine.stand_while_stopped(since, now)
+        self.machine.clocks.stand_while_stopped(since, now)
 
     def _send_timed(self, now: float) -> None:
         """What the order's timer has due: retransmissions, a heartbeat, evidence."""

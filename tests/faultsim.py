@@ -124,7 +124,7 @@ class FaultNetwork(TableNetwork):
         if before != self.links_down():
             for seat, table in enumerate(self.tables):
                 if seat not in self.dead:
-                    clock = table.machine.resume_clocks if before else table.machine.pause_clocks
+                    clock = table.machine.clocks.resume if before else table.machine.clocks.pause
                     clock(self.now)
 
     def resume(self, seat: int) -> None:
@@ -151,7 +151,7 @@ class FaultNetwork(TableNetwork):
             driver.observe(step)
         peer.orderer = back.orderer
         table.machine, table.driver = back.machine, driver
-        back.machine.pause_clocks(self.now)  # (it comes back to a table with a link down: its own)
+        back.machine.clocks.pause(self.now)  # (it comes back to a table with a link down: its own)
         table.log = []  # (delivered positions continue in the records)
         table.intake = Intake()  # (what the machine had not taken was lost with the process)
         self._links_change(lambda: self.dead.discard(seat))

@@ -177,11 +177,11 @@ def test_s9_6_a_turn_timer_stands_for_lost_links_at_most_the_grace_period_in_all
     (§7.1 `away`) cannot stretch a turn by 200 s: the timer stands 120 s in all (the
     grace period), so the second report stands it only the 20 s left of that."""
     machine, began, now = _a_turn_under_way()
-    machine.pause_clocks(now)
-    machine.resume_clocks(now + 100)
+    machine.clocks.pause(now)
+    machine.clocks.resume(now + 100)
     assert machine.turn_started_at() == pytest.approx(began + 100)
-    machine.pause_clocks(now + 101)
-    machine.resume_clocks(now + 201)
+    machine.clocks.pause(now + 101)
+    machine.clocks.resume(now + 201)
     assert machine.turn_started_at() == pytest.approx(began + 120)
 
 
@@ -191,13 +191,13 @@ def test_s9_6_a_peer_that_was_stopped_stands_its_clocks_from_when_the_others_mis
     the others could not have noticed stands nothing; and when a link was found down at
     the waking, the clocks stand from the earlier moment until the link is back."""
     machine, began, now = _a_turn_under_way()
-    machine.stand_while_stopped(now + 5, now + 20)
+    machine.clocks.stand_while_stopped(now + 5, now + 20)
     assert machine.turn_started_at() == pytest.approx(began + 15)
-    machine.stand_while_stopped(now + 30, now + 25)  # (shorter than the others' patience)
+    machine.clocks.stand_while_stopped(now + 30, now + 25)  # (shorter than the others' patience)
     assert machine.turn_started_at() == pytest.approx(began + 15)
-    machine.pause_clocks(now + 40)  # (a link found down as it woke)
-    machine.stand_while_stopped(now + 32, now + 40)
-    machine.resume_clocks(now + 50)
+    machine.clocks.pause(now + 40)  # (a link found down as it woke)
+    machine.clocks.stand_while_stopped(now + 32, now + 40)
+    machine.clocks.resume(now + 50)
     assert machine.turn_started_at() == pytest.approx(began + 33)
 
 

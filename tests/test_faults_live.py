@@ -1297,7 +1297,7 @@ async def test_11_3_the_grace_period_is_the_table_s_rule_for_every_seat(tmp_path
         lobby = await seat_live_lobby(tmp_path, 3, stack, rules=TableRules(grace_s=45))
         peers = [TablePeer(lobby.meshes[i], lobby.results[i], lobby.ids[i], log_path=tmp_path / f"seat{i + 1}.bandit-log",
                            bot=NormalBot(), seed=i) for i in range(3)]
-        assert [(p.grace, p.machine.timers_stand) for p in peers] == [(45.0, 45.0)] * 3
+        assert [(p.grace, p.machine.clocks.timers_stand) for p in peers] == [(45.0, 45.0)] * 3
         assert {r.roster.rules.grace_s for r in lobby.results} == {45}
         for p in peers:
             p.log.close("not played")

@@ -118,6 +118,7 @@ from p2p.errors import printable
 from p2p.identity import short_id
 from p2p.order import Delivered, message_hash
 from p2p.roster import DEFAULT_RULES, TableRules
+from p2p.table.clocks import SeatClocks
 from p2p.table.intake import judged_at_once
 from p2p.table.messages import intent_of, intent_payload
 from p2p.table.secrets import SeatSecrets
@@ -128,7 +129,7 @@ TIMEOUT_STAGGER: Final = 0.5
 GRACE: Final = float(DEFAULT_RULES.grace_s)
 """Seconds a table waits for a missing peer before it ends the game (§11.3) by default:
 each table's rules say how long (`grace_s`, §6.8). A turn's timer (or a round's ready
-barrier) stands for links that are down (§9.6) as long in all (`timers_stand`): an
+barrier) stands for links that are down (§9.6) as long in all (`SeatClocks.timers_stand`): an
 honest outage that long ends the game anyway, and a peer that reports a link down and
 up again over and over cannot stretch a turn past it."""
 
@@ -346,17 +347,14 @@ class TableMachine:
         self._top_seen: tuple[int | None, int | None] = (None, None)
         self._done: dict[int, str] = {}
         self._now = 0.0
-        self._turn_since: tuple[int, float] | None = None  # (turn, time it started here)
-        self._peek_since: float | None = None
         self._timer_claims: dict[tuple[str, int, int], set[int]] = {}  # who claimed each running timer (§9.6)
-        self._stood = {"turn": 0.0, "peek": 0.0}  # how long the running timer has stood for links down
-        self.timers_stand = float(rules.grace_s)
+        # this seat's own clocks: when it claims (§9.6, §9.11); no verdict reads them
+        self.clocks = SeatClocks(
+            turn_s=float(rules.turn_s), peek_s=float(rules.peek_s), timers_stand=float(rules.grace_s))
         self._claimed: set[tuple[str, int, int]] = set()  # timers this peer already claimed
         self._current: tuple[int, int] | None = None  # (seat, seq) of the message being processed
         self.stall_s = float(rules.turn_s) if stall_s is None else stall_s
         self._public_events: list[Event] = []  # every event applied, private faces left out
-        self._wait: tuple[tuple[str, int, int], float] | None = None  # what the table waits for, since when
-        self._paused_at: float | None = None  # since when a link of the table is down (the stall clock stands)
         self._stalls_claimed: set[tuple[str, int, int]] = set()
         self.position = -1
         self.on_applied: Callable[[Event, Sequence[Note]], None] | None = None
@@ -365,7 +363,7 @@ class TableMachine:
         self.halted: TableViolation | None = None
         self.finished = False
         self.outcomes: list[RoundOutcome] = []
-        # `awaited()` as of the last message (`_track_stall`; what `_wait` names); before the
+        # `awaited()` as of the last message (`_track_stall`; what `clocks.wait` names); before the
         # first, every seat's keys (§9.2), so a return then is judged like any other (§11.3)
         self._awaited: Awaited | None = self.awaited()
 
@@ -568,14 +566,14 @@ class TableMachine:
 
     def turn_started_at(self) -> float | None:
         """When the current turn started here (for the R5 turn timer on screen)."""
-        since = self._turn_since
+        since = self.clocks.turn_since
         if since is None or since[0] != self.engine.turn or self.engine.phase not in TURN_PHASES:
             return None
         return since[1]
 
     def peek_started_at(self) -> float | None:
         """When the R4.3 ready barrier started here, while it runs."""
-        return self._peek_since if self.engine.phase is Phase.PEEK else None
+        return self.clocks.peek_since if self.engine.phase is Phase.PEEK else None
 
     def next_deadline(self) -> float | None:
         """When `on_timer` has a timer or stall claim to make (seated peers only)."""
@@ -715,7 +713,7 @@ class TableMachine:
         rnd.location = {card: (deck, card) for card in range(len(deck.ciphertexts))}
         first = self.seats.index(rnd.seed.first_player)
         self._apply(None, RoundStarted(first), step)
-        self._peek_since, self._stood["peek"] = self._now, 0.0
+        self.clocks.start_peek(self._now)
         self._timer_claims.clear()
 
     def _on_opening(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
@@ -1170,7 +1168,7 @@ class TableMachine:
         self._note_top(reveal)
         for note in notes:
             if isinstance(note, TurnStarted):
-                self._turn_since, self._stood["turn"] = (note.turn, self._now), 0.0
+                self.clocks.start_turn(note.turn, self._now)
             elif isinstance(note, RoundEnded):
                 self._round_ended(note, step)
         self._open_needs(step)
@@ -1272,64 +1270,13 @@ class TableMachine:
         after every ordered or side message, the only inputs that change what it waits
         for; the stall claim (`_stall_due`, asked at every deadline) reads it from here."""
         awaited = self._awaited = self.awaited()
-        if awaited is None:
-            self._wait = None
-            return
-        key = awaited.key
-        if self._wait is None or self._wait[0] != key:
-            self._wait = (key, self._now)
-
-    def pause_clocks(self, now: float) -> None:
-        """A link of the table went down (§11.3): the time of what the table waits for
-        stops, so a crash or a lost link is never taken for withholding (§9.11), and so do
-        the turn timer and the ready barrier (§9.6): nothing can be played meanwhile."""
-        if self._paused_at is None:
-            self._paused_at = now
-
-    def stand_while_stopped(self, since: float, now: float) -> None:
-        """This peer did not run from before `since` until `now` (its process was stopped,
-        its machine slept): its clocks stand from `since`, as if a link went down then
-        (§9.6), and go on from `now` unless a link is down; clocks that stand already
-        stand from the earlier of the two."""
-        if since >= now:
-            return
-        if self._paused_at is not None:
-            self._paused_at = min(self._paused_at, since)
-            return
-        self.pause_clocks(since)
-        self.resume_clocks(now)
-
-    def resume_clocks(self, now: float) -> None:
-        """Every link is back: each clock goes on from where it stood when the first link
-        went down (one that started meanwhile, from now). Time away never counts, time
-        present always does, so a peer that drops its link cannot start a clock over; and
-        a timer stands `timers_stand` at most in all, so nobody stretches a turn without end."""
-        paused, self._paused_at = self._paused_at, None
-        if paused is None:
-            return
-
-        def moved(since: float) -> float:
-            return since + now - max(since, paused)
-
-        def stood(timer: str, since: float) -> float:  # (a timer stands `timers_stand` at most)
-            shift = min(moved(since) - since, self.timers_stand - self._stood[timer])
-            self._stood[timer] += shift
-            return since + shift
-
-        if self._wait is not None:
-            key, since = self._wait
-            self._wait = (key, moved(since))
-        if self._turn_since is not None:
-            turn, since = self._turn_since
-            self._turn_since = (turn, stood("turn", since))
-        if self._peek_since is not None:
-            self._peek_since = stood("peek", self._peek_since)
+        self.clocks.wait_for(None if awaited is None else awaited.key, self._now)
 
     def _stall_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
         """(when, the wait's key, the seats waited for) of the stall this seat would claim."""
-        if self.me is None or self.halted is not None or self._wait is None:
+        if self.me is None or self.halted is not None or self.clocks.wait is None:
             return None
-        key, since = self._wait
+        key, since = self.clocks.wait
         awaited = self._awaited
         if key in self._stalls_claimed or awaited is None or awaited.key != key:
             return None
@@ -1345,15 +1292,8 @@ class TableMachine:
         key = self._timer_key()
         if key is None or key in self._claimed or self.me is None or self.halted is not None:
             return None
-        at = self._timer_due_at(key)
+        at = self.clocks.due(key)
         return None if at is None else (at, key)
-
-    def _timer_due_at(self, key: tuple[str, int, int]) -> float | None:
-        """When the timer `key` runs out by this seat's clock."""
-        if key[0] == "peek":
-            return None if self._peek_since is None else self._peek_since + self.rules.peek_s
-        since = self._turn_since
-        return since[1] + self.rules.turn_s if since is not None and since[0] == key[2] else None
 
     def _held_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
         """(when, key, seats) of the stall this seat would claim at a table of two: the
@@ -1362,7 +1302,7 @@ class TableMachine:
         if key is None or key not in self._claimed or key in self._stalls_claimed or self.halted is not None:
             return None
         held = [s for s in self._held_open(key) if s != self.me]
-        due = self._timer_due_at(key)
+        due = self.clocks.due(key)
         return None if not held or due is None else (due + self.stall_s, key, held)
 
     def _timer_key(self) -> tuple[str, int, int] | None:
