@@ -63,7 +63,6 @@ from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told, listed
 from p2p.rejoin import restore
 from p2p.table import Intake, SeatDriver, SeatLeft, Step, TableMachine
-from p2p.table.machine import GRACE
 from p2p.table.messages import INTENTS
 from p2p.table.secrets import SeatSecrets
 from p2p.transport import SILENCE, LinkDown, LinkUp, Mesh, MeshEvent, Received, link_schemas

@@ -261,19 +261,31 @@ class IllegalAction(Cheat):
 
 
 class BlindSnap(Cheat):
-    """§9.5: snaps the first card turned up without naming the shares that showed it (as
-    a claim made before seeing the card would)."""
+    """§9.5: snaps a card turned up by a reveal without naming the shares that showed it
+    (as a claim made before seeing the card would), each such card once, until one of its
+    snaps is judged: one that another snap covers first is only a race lost (R6)."""
 
     name = "snap on a card it had not seen"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tops: set[int] = set()
 
     def act(self, net: CheatingTable, seat: int) -> None:
         m = net.tables[seat].machine
         view = m.engine.view(seat)
-        if not self.tried and m.playing and view.can_snap and view.top is not None and view.top_face is not None:
+        shown = m._top_visibility[0] == "reveal"  # (one a message showed is seen by whoever follows it)
+        if (shown and m.playing and view.can_snap and view.top is not None and view.top_face is not None
+                and view.top not in self._tops and not self._judged(net, seat)):
             self.tried = True
+            self._tops.add(view.top)
             payload = m.submit(Snap(seat, view.top, seat, 0))
             payload["seen"] = []
             net.send(seat, payload)
+
+    @staticmethod
+    def _judged(net: CheatingTable, seat: int) -> bool:
+        return any(r.seat == seat and r.section == "§9.5" for step in net.tables[net.honest[0]].steps for r in step.refused)
 
 
 class WrongShareMachine(TableMachine):

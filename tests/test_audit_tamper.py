@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    net = TableNetwork(3, 100, rules=TableRules(target=25, skills_text=SMALL_DECK))
+    net = TableNetwork(3, 103, rules=TableRules(target=25, skills_text=SMALL_DECK))
     net.run()
     assert all(t.machine.finished for t in net.tables)
     return net.write_logs(tmp_path_factory.mktemp("logs"))[1]

@@ -737,6 +737,61 @@ def test_R5_s9_6_a_turn_whose_player_never_claims_its_time_ends_when_every_other
     assert timed_out and all(a.seat != 0 for a in timed_out)
 
 
+def _lying_claims(players: int, shares: list[dict[str, Any]]) -> TableNetwork:
+    """A table at which seat 1 is slow with round 1's first shuffle step (1 s), and seat 0,
+    halfway through, claims that seat 1 withheld it, and each of `shares` (a `stalled`
+    claim's own fields about shares): the step is due, and truly still awaited where the
+    claim is ordered."""
+    table = TableNetwork(players, 5, rules=TableRules(target=10, turn_s=5, peek_s=2, skills_text=SMALL_DECK))
+    send = table.send
+    slow: list[bool] = []
+
+    def lie() -> None:
+        awaited = table.tables[0].machine.awaited()
+        assert awaited is not None and awaited.what == "shuffle" and awaited.seats == (1,)
+        for claim in [{"what": "shuffle", "need": awaited.need, "seats": [1]}, *shares]:
+            send(0, {"type": "stalled", "v": 1, "round": 1, **claim})
+
+    def slow_step(seat: int, payload: dict[str, Any]) -> Any:
+        if seat == 1 and payload["type"] == "shuffle" and not slow:
+            slow.append(True)
+            table.schedule(table.now + 0.5, lie)
+            table.schedule(table.now + 1.0, lambda: send(seat, payload))
+            return None
+        return send(seat, payload)
+
+    table.send = slow_step  # type: ignore[method-assign]
+    return table
+
+
+_SHARES_LIES = [
+    {"what": "shares", "need": 999_999, "seats": [1]},  # a reveal never raised
+    {"what": "shares", "need": 0, "seats": [1]},  # the round's first reveal, not raised yet
+]
+
+
+def test_s9_11_a_lone_stall_claim_convicts_nobody_and_the_game_goes_on() -> None:
+    """Seat 1 is slow with a shuffle step; seat 0 claims at once that it withheld it, and
+    its shares of reveals nobody waits for. One seat's word never convicts another
+    (§9.11): at a table of three a seat has withheld work only once every other seat
+    claimed so. The lies are signed, in every log; the game plays to its end."""
+    net = _lying_claims(3, _SHARES_LIES)
+    net.run()
+    claims = [d for d in net.tables[1].log if d.envelope.inner["type"] == "stalled"]
+    assert len(claims) == 1 + len(_SHARES_LIES) and all(d.seat == 0 for d in claims)
+    assert all(t.machine.finished and t.machine.halted is None for t in net.tables) and identical_logs(net)
+
+
+def test_s9_11_at_a_table_of_two_a_stall_claim_ends_the_game_with_both_seats_suspect() -> None:
+    """At a table of two the claimant is the only witness: its claim ends the game (as
+    its leaving would), naming both seats as suspects and convicting neither (§9.11)."""
+    net = _lying_claims(2, [])
+    net.run(limit=600)
+    halts = {(t.machine.halted.section, t.machine.halted.seat, t.machine.halted.suspects)
+             for t in net.tables if t.machine.halted is not None}
+    assert halts == {("§9.3", None, (1, 0))} and identical_logs(net)
+
+
 def test_s9_7_an_opening_of_a_round_with_many_reshuffles_is_well_formed() -> None:
     """A round has a shuffle chain per deal and per reshuffle (R7), without bound: a seat
     opened 74 in a soak game (5 seats, short deck), which the schema once refused as

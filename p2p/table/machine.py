@@ -115,16 +115,12 @@ from p2p.deck import (
 from p2p.deck import Reveal as Collect
 from p2p.deck.shuffle import Deck
 from p2p.errors import printable
-from p2p.identity import short_id
 from p2p.order import Delivered, message_hash
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.table.clocks import SeatClocks
 from p2p.table.intake import judged_at_once
 from p2p.table.messages import intent_of, intent_payload
 from p2p.table.secrets import SeatSecrets
-
-TIMEOUT_STAGGER: Final = 0.5
-"""Seconds between the seats that claim a stall, starting with the seat it concerns."""
 
 GRACE: Final = float(DEFAULT_RULES.grace_s)
 """Seconds a table waits for a missing peer before it ends the game (§11.3) by default:
@@ -162,7 +158,8 @@ class SeatLeft(TableViolation):
 class Awaited:
     """Protocol work the table waits for (§9.11): `what`, in which round, from which seats.
 
-    `need` is the reveal's number for shares, the chain number for shuffle steps, else 0."""
+    `need` is the reveal's number for shares, the chain number for shuffle steps, 0 for
+    the beacon's commitments and 1 for its reveals, else 0: every wait has its own key."""
 
     what: str
     round: int
@@ -355,7 +352,9 @@ class TableMachine:
         self._current: tuple[int, int] | None = None  # (seat, seq) of the message being processed
         self.stall_s = float(rules.turn_s) if stall_s is None else stall_s
         self._public_events: list[Event] = []  # every event applied, private faces left out
-        self._stalls_claimed: set[tuple[str, int, int]] = set()
+        self._stalls_claimed: set[tuple[str, int, int]] = set()  # waits this seat claimed
+        # (wait, a seat it waits on) -> the seats whose delivered claims say it withheld (§9.11)
+        self._stall_claims: dict[tuple[tuple[str, int, int], int], set[int]] = {}
         self.position = -1
         self.on_applied: Callable[[Event, Sequence[Note]], None] | None = None
         """Called right after every engine transition, with the game in its new state
@@ -526,7 +525,8 @@ class TableMachine:
             return None
         if rnd.void is None and rnd.ended is None:
             if rnd.beacon.phase != "done":
-                return Awaited("beacon", rnd.number, 0, seats_of(rnd.beacon.missing))
+                phase = 0 if rnd.beacon.phase == "commit" else 1
+                return Awaited("beacon", rnd.number, phase, seats_of(rnd.beacon.missing))
             need = self.engine.next_need
             work = self._work.get(need) if isinstance(need, Reveal) else None
             if isinstance(work, _RevealWork) and not work.collect.complete:
@@ -614,6 +614,7 @@ class TableMachine:
         assert self._joint is not None
         rnd = _Round(number, Beacon(self.context, number, self._used_nonces), [ShuffleChain(self._joint, number, 0)])
         self._round = rnd
+        self._stall_claims.clear()  # (every wait's key names its round)
         self._work.clear()
         self._by_number.clear()
         if self.me is not None:
@@ -817,29 +818,48 @@ class TableMachine:
             raise TableViolation("§9.11", seat, "a stall claim must name other seats of the table, once each")
         if inner["round"] != self.round_number:
             return  # crossed the end of its round (or the game's start)
-        if what == "shares":
-            withheld = named  # judged on its own: shares are not ordered
-            detail = f" of reveal {inner['need']}"
-        elif what in ("turn", "peek"):  # a player's time held open at a table of two (§9.6)
+        if what in ("turn", "peek"):  # a player's time held open at a table of two (§9.6)
             timer = self._timer_key()
             if timer != (what, inner["round"], inner["need"]) or named != self._held_open(timer):
                 return  # its own claim (or its move) came first: nothing to do
             held = named[0]
             raise TableViolation("§9.6", None, f"seat {held + 1}'s time ran out by seat {seat + 1}'s clock and not by "
                                  "its own, and nothing tells which clock is right", suspects=(held, seat))
-        else:
+        wait = (what, inner["round"], inner["need"])
+        if what != "shares":  # ordered work: judged at its place, where every peer waits for the same
             awaited = self.awaited()
-            if awaited is None or (awaited.what, awaited.need) != (what, inner["need"]):
+            if awaited is None or awaited.key != wait:
                 return  # the work arrived before the claim: nothing to do
-            withheld = [s for s in named if s in awaited.seats]
-            if not withheld:
-                return
-            detail = ""
-        others = (f" (and seat{'s' if len(withheld) > 2 else ''} {', '.join(str(s + 1) for s in withheld[1:])})"
-                  if len(withheld) > 1 else "")
+            named = [s for s in named if s in awaited.seats]
+        # (shares are not ordered: what a peer holds of them differs from peer to peer, so
+        # only the claims count, and they are judged the moment they are delivered)
+        for named_seat in named:
+            self._stall_claims.setdefault((wait, named_seat), set()).add(seat)
+        self._judge_stall(wait, named, seat)
+
+    def _judge_stall(self, wait: tuple[str, int, int], named: Sequence[int], claimant: int) -> None:
+        """§9.11: a seat withheld the work `wait` once every other seat claimed so: one
+        seat's word never convicts another. At a table of two the other seat is alone: its
+        claim ends the game with both seats as suspects, since nothing tells which is right."""
+        what, _, need = wait
+        section = STALL_SECTIONS[what]
+        detail = f" of reveal {need}" if what == "shares" else ""
+        if len(self.seats) == 2:
+            if named:
+                work = STALL_WORDS[what].removeprefix("its ")
+                raise TableViolation(section, None, f"seat {claimant + 1} stopped waiting for seat {named[0] + 1}'s "
+                                     f"{work}{detail} (§9.11), and at a table of two nothing tells which of them "
+                                     "is right", suspects=(named[0], claimant))
+            return
+        others = len(self.seats) - 1
+        withheld = [s for s in named if len(self._stall_claims.get((wait, s), ())) == others]
+        if not withheld:
+            return  # counted: the other seats' claims, if they come, decide
+        also = (f" (and seat{'s' if len(withheld) > 2 else ''} {', '.join(str(s + 1) for s in withheld[1:])})"
+                if len(withheld) > 1 else "")
         raise TableViolation(
-            STALL_SECTIONS[what], withheld[0],
-            f"withheld {STALL_WORDS[what]}{detail}{others}: seat {seat + 1} stopped waiting for it (§9.11)",
+            section, withheld[0],
+            f"withheld {STALL_WORDS[what]}{detail}{also}: every other seat stopped waiting for it (§9.11)",
         )
 
     # -- handlers: play --------------------------------------------------------------
@@ -1283,8 +1303,7 @@ class TableMachine:
         seats = [s for s in awaited.seats if s != self.me]
         if not seats:
             return None
-        at = since + self.stall_s + TIMEOUT_STAGGER * ((self.me - seats[0]) % len(self.seats))
-        return at, key, seats
+        return since + self.stall_s, key, seats
 
     def _timer_due(self) -> tuple[float, tuple[str, int, int]] | None:
         """(when, key) of the timeout this seat would claim: ("peek", round, 0) or
