@@ -29,7 +29,7 @@ from engine import (
     TakeDiscard,
 )
 from cli.tui.model import TableModel
-from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, STALE_KEYS_S, Overlay, TableUi
+from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, MESSAGE_S, STALE_KEYS_S, Overlay, TableUi
 from cli.tui.table_view import PROMPT_ROW
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 from p2p.table.messages import WIRE_NAME
@@ -343,6 +343,26 @@ async def test_R3_look_and_swap_shows_both_cards_until_decided(mock_clock: trio.
         await power(t)
         assert await t.press("q", "1", "q", "z") == [LookSwap(0, 0, 1, 0), DecideSwap(0, False)]
 
+
+
+async def test_R3_a_key_refused_in_a_swap_is_explained_under_the_swap_s_next_step(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Bo snapped his slot w empty; typing a swap, the player names it: the refusal
+    shows on the line under the prompt, which still says what the swap needs next (the
+    refusal covered it for 4 s); the log gives up that row while the refusal shows."""
+    async with table({0: [4, 6, 0, 2], 1: [0, 12, 2, 4]}, discard=12, draw=[14, 0]) as t:
+        await t.other(Snap(1, t.scene.top_card, 1, 1))
+        await power(t)  # a 14: swap
+        assert await t.press("1", "w") == []
+        rows = t.text().splitlines()
+        assert rows[PROMPT_ROW].strip() == "Swap with Bo: slot which of their cards? · Esc cancel."
+        assert rows[PROMPT_ROW + 1].strip() == "Bo has no card in slot w."
+        assert rows[PROMPT_ROW + 2].startswith("── table log")
+        mock_clock.jump(MESSAGE_S)
+        await t.settle()
+        rows = t.text().splitlines()
+        assert rows[PROMPT_ROW].strip().startswith("Swap with Bo:") and rows[PROMPT_ROW + 1].startswith("── table log")
+        assert await t.press("q", "a") == [Swap(0, 2, 1, 0)]
 
 # --- R9, R1: the end of a round and of the game ----------------------------------------------
 

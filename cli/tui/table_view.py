@@ -7,6 +7,8 @@ Layout (80×24 and up; extra rows go to the log, extra columns spread the seats)
     rows 6-8   the opponent on your left | draw pile, discard pile, drawn card | on your right
     rows 10-12 your tableau, with the slot keys beside the cards
     row 13     the prompt: what you can do now, or what a half-typed action needs
+    row 14     while a message is up during a half-typed action: the message (the log
+               gives up its top row meanwhile, so neither hides the other)
     rows 14-   the table log, newest last
     last row   the help bar
 
@@ -81,8 +83,8 @@ def draw_table(canvas: Canvas, scene: TableScene) -> None:
     _piles(canvas, scene, left_end + 2, right_start - 2)
     box = _box_width(scene, model.me, False)
     _tableau(canvas, scene, model.me, max(0, (width - box) // 2), BOTTOM, False)
-    _prompt(canvas, scene, PROMPT_ROW)
-    draw_log(canvas, model.lines, scene.log_scroll, LOG_TOP, height - 1)
+    log_top = _prompt(canvas, scene, PROMPT_ROW)
+    draw_log(canvas, model.lines, scene.log_scroll, log_top, height - 1)
     canvas.fill(0, height - 1, width, "class:helpbar")
     canvas.write(1, height - 1, clip(HELP_BAR, width - 2), "class:helpbar")
 
@@ -297,17 +299,37 @@ def write_marked(canvas: Canvas, x: int, y: int, text: str, style: str, key_styl
     return canvas.write(x, y, text[pos:], style)
 
 
-def _prompt(canvas: Canvas, scene: TableScene, y: int) -> None:
+@dataclass(frozen=True, slots=True)
+class PromptLine:
+    """One line of the prompt area: `text` in `style`, with {keys} marked if `marked`."""
+
+    text: str
+    style: str = "class:prompt"
+    marked: bool = True
+
+
+def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
+    """What the prompt area says, one line or two. A message said while an action is
+    half-typed (a refused key) goes on a second line, under the action's next step: the
+    player reads what went wrong and what to type next at once."""
     message = scene.message
-    if message is not None:
-        canvas.write(1, y, clip(message.text, canvas.width - 2), f"class:message.{message.kind}")
-        return
-    text = prompt_text(scene)
-    plain = _KEY.sub(r"\1", text)
-    if text_width(plain) > canvas.width - 2:
-        canvas.write(1, y, clip(plain, canvas.width - 2), "class:prompt")
-    else:
-        write_marked(canvas, 1, y, text, "class:prompt")
+    said = None if message is None else PromptLine(message.text, f"class:message.{message.kind}", marked=False)
+    if scene.pending is not None:
+        next_step = PromptLine(_pending_text(scene, scene.pending))
+        return (next_step,) if said is None else (next_step, said)
+    return (said or PromptLine(prompt_text(scene)),)
+
+
+def _prompt(canvas: Canvas, scene: TableScene, y: int) -> int:
+    """The prompt area from row `y`; returns the row under it (the table log's rule)."""
+    lines = prompt_lines(scene)
+    for row, line in enumerate(lines, start=y):
+        plain = _KEY.sub(r"\1", line.text) if line.marked else line.text
+        if not line.marked or text_width(plain) > canvas.width - 2:
+            canvas.write(1, row, clip(plain, canvas.width - 2), line.style)
+        else:
+            write_marked(canvas, 1, row, line.text, line.style)
+    return y + len(lines)
 
 
 def prompt_text(scene: TableScene) -> str:
