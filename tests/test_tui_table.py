@@ -435,6 +435,43 @@ async def test_R9_R1_the_round_and_game_screens_close_only_on_enter(mock_clock: 
         assert t.ui.finished
 
 
+
+async def test_R4_a_look_at_the_bottom_cards_leaves_the_turn_that_comes_during_it_on_the_prompt(
+        mock_clock: trio.testing.MockClock) -> None:
+    """The player reads round 1's screen well into round 2, whose first turn (Bo's) began
+    without them at the 30 s barrier; they close it, and their 10 s look at the new
+    bottom cards begins. Bo plays: the player's turn comes during the look. The prompt
+    says what the turn's keys do (the look's line covered it), the look goes on on the
+    line under it, and x draws (ending the look)."""
+    first = arranged(2, {0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0])
+    second = arranged(2, {0: [4, 6, 8, 2], 1: [10, 10, 12, 12]}, discard=10, draw=[0, 2, 0])
+    session = LocalSession(2, 0, script=Script([first, second], [0, 1]), bots_play=False)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(session.run)
+        t = UiDriver(session)
+        await t.settle()
+        await t.press("enter")
+        await t.other(Ready(1))
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))  # the last final turn (R8): round 1 is over
+        assert t.scene.overlay is Overlay.ROUND
+        mock_clock.jump(session.between_rounds)
+        await t.settle()
+        await t.other(Ready(1))
+        mock_clock.jump(session.peek_barrier)  # round 2's first turn begins without this player's "ready"
+        await t.settle()
+        assert t.scene.model.view.turn_seat == 1 and t.scene.overlay is Overlay.ROUND
+        await t.press("enter")
+        assert "remember them" in prompt_line(t) and "[ 8]" in my_box(t.text())[1]
+        await t.other(Draw(1), Discard(1))
+        rows = t.text().splitlines()
+        assert rows[PROMPT_ROW].strip() == "Your turn: x draw · c+slot take the 0 · b Bandit.", rows[PROMPT_ROW]
+        assert rows[PROMPT_ROW + 1].strip().startswith("Your two bottom cards — remember them!")
+        assert "[ 8]" in my_box(t.text())[1]  # the look goes on
+        assert await t.press("x") == [Draw(0)]
+        assert "remember them" not in t.text() and "[ 8]" not in my_box(t.text())[1]
+        nursery.cancel_scope.cancel()
+
 async def test_quitting_asks_first(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [0, 0, 2, 2]}, discard=4) as t:
         await t.press("ctrl-c")

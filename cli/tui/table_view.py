@@ -7,8 +7,9 @@ Layout (80×24 and up; extra rows go to the log, extra columns spread the seats)
     rows 6-8   the opponent on your left | draw pile, discard pile, drawn card | on your right
     rows 10-12 your tableau, with the slot keys beside the cards
     row 13     the prompt: what you can do now, or what a half-typed action needs
-    row 14     while a message is up during a half-typed action: the message (the log
-               gives up its top row meanwhile, so neither hides the other)
+    row 14     what must be read at once with the prompt, while it lasts: a message said
+               during a half-typed action, or the look at your bottom cards during your
+               turn (the log gives up its top row meanwhile, so neither hides the other)
     rows 14-   the table log, newest last
     last row   the help bar
 
@@ -24,6 +25,7 @@ from typing import Final
 
 from engine import Phase, Power
 from engine.narrate import card_words, power_words
+from engine.phases import TURN_PHASES
 from cli.tui.canvas import Canvas, clip, text_width
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
 from cli.tui.keymap import HELP_BAR, opponent_keys, slot_key, slot_position
@@ -309,15 +311,21 @@ class PromptLine:
 
 
 def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
-    """What the prompt area says, one line or two. A message said while an action is
-    half-typed (a refused key) goes on a second line, under the action's next step: the
-    player reads what went wrong and what to type next at once."""
+    """What the prompt area says, one line or two. The prompt line keeps what the next
+    key does for an action or a turn in progress; what must be read with it goes on a
+    second line: a message said while an action is half-typed (a refused key), so the
+    player reads what went wrong and what to type next at once; and the look at the
+    bottom cards when their turn comes during it (R4), so the turn's keys stay on screen
+    and the look's time too."""
     message = scene.message
     said = None if message is None else PromptLine(message.text, f"class:message.{message.kind}", marked=False)
     if scene.pending is not None:
         next_step = PromptLine(_pending_text(scene, scene.pending))
         return (next_step,) if said is None else (next_step, said)
-    return (said or PromptLine(prompt_text(scene)),)
+    first = said or PromptLine(prompt_text(scene))
+    if scene.bottom_until is not None and _my_turn(scene):
+        return first, PromptLine(_look_text(scene))
+    return (first,)
 
 
 def _prompt(canvas: Canvas, scene: TableScene, y: int) -> int:
@@ -339,9 +347,8 @@ def prompt_text(scene: TableScene) -> str:
     me = model.me
     pending = scene.pending
     skills = model.skills
-    if scene.bottom_until is not None:
-        left = clock(scene.bottom_until - model.now)
-        return f"Your two bottom cards — remember them! {{any key}} when done ({left})."
+    if scene.bottom_until is not None and not _my_turn(scene):  # (in your turn, the line under it: `prompt_lines`)
+        return _look_text(scene)
     if pending is not None:
         return _pending_text(scene, pending)
     if "snap" in model.sending and model.waiting_for:  # (said once as it went; said here until it counts)
@@ -389,6 +396,19 @@ def prompt_text(scene: TableScene) -> str:
     if phase is Phase.DECIDE:
         return "Look & swap: {x} exchange the two cards · {z} keep them where they are."
     return ""
+
+
+def _my_turn(scene: TableScene) -> bool:
+    """It is my turn (its prompt says what my keys do now)."""
+    view = scene.model.view
+    return view.turn_seat == scene.model.me and view.phase in TURN_PHASES
+
+
+def _look_text(scene: TableScene) -> str:
+    """The look at my bottom cards (R4.3), with the time it has left."""
+    assert scene.bottom_until is not None
+    left = clock(scene.bottom_until - scene.model.now)
+    return f"Your two bottom cards — remember them! {{any key}} when done ({left})."
 
 
 def _pending_text(scene: TableScene, pending: Pending) -> str:
