@@ -8,7 +8,7 @@ Callers that learn the peer later attach it with `with_peer`, which returns a co
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 E = TypeVar("E", bound="ProtocolError")
 
@@ -78,6 +78,16 @@ class JoinRefused(ProtocolError):
         super().__init__("§6.4", f"refused ({code}): {detail}", peer)
         self.code = code
         self.detail = detail
+
+
+class OtherRelease(ProtocolError):
+    """The table speaks another protocol version (§6.2). `hello` is the joiner's hello,
+    sent all the same before it leaves: the host refuses it (`version`, §6.4) and tells
+    its player whom it turned away, and why."""
+
+    def __init__(self, reason: str, hello: dict[str, Any], peer: str | None = None) -> None:
+        super().__init__("§6.2", reason, peer)
+        self.hello = hello
 
 
 class TableClosed(ProtocolError):

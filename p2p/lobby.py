@@ -7,14 +7,16 @@ Two sans-I/O state machines, `HostLobby` (the first peer, seat 0, itself a playe
 (`SigningAgain`, below). None does I/O or reads a clock: they are fed decoded
 messages, link events, probe answers and fresh random nonces, and return *actions*
 (`SendTo`, `Broadcast`, `Pin`, `Unpin`, `Redial`, `Probe`, `Signing`) and *outcomes*
-(`RosterChanged`, `Started`) for a runner to carry out (`p2p.lobby_runner` with trio;
-the tests drive them directly too).
+(`RosterChanged`, `TurnedAway`, `Started`) for a runner to carry out
+(`p2p.lobby_runner` with trio; the tests drive them directly too).
 
 Admission (§6.2, §6.3) happens at the front door, a TLS connection the joiner makes
 without a client certificate: host ``lobby.offer`` → joiner ``lobby.hello`` → host
 ``lobby.welcome`` or ``lobby.refuse``. `HostLobby.on_hello` validates fully before it
 changes anything: protocol version, certificate, join signature, table code, then the
-polite refusals (full, started, duplicate identity, name taken).
+polite refusals (full, started, duplicate identity, name taken). A joiner that finds
+another protocol version in the offer sends its hello all the same (`OtherRelease`), so
+that the host, refusing it, can tell its player whom it turned away (`TurnedAway`).
 
 The mesh (§6.5): on admission every member already seated dials the newcomer (lower
 seat dials higher), after pinning it from the host's ``lobby.roster``; the newcomer pins
@@ -59,7 +61,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
-from p2p.errors import JoinRefused, NotReached, ProtocolError, StartFailed, TableClosed
+from p2p.errors import JoinRefused, NotReached, OtherRelease, ProtocolError, StartFailed, TableClosed, printable
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
@@ -158,6 +160,23 @@ class Left:
 
 
 @dataclass(frozen=True)
+class TurnedAway:
+    """A joiner the host refused at its front door for speaking another protocol version
+    (§6.4 `version`), as its hello names it: for the host's screen and log, never for the
+    protocol."""
+
+    name: str
+    address: str
+    proto: int
+
+    def sentence(self, more: int = 0) -> str:
+        """What the host's player reads; `more`: others turned away so since the last line."""
+        since = f" ({more} more of another release turned away since)" if more else ""
+        return (f"{printable(self.name)} ({self.address}) could not join: they run bandit-lan protocol {self.proto} "
+                f"and this table {PROTOCOL_VERSION}; the same release is needed on both machines{since}.")
+
+
+@dataclass(frozen=True)
 class RosterChanged:
     """The roster as it now stands, for screens and advertisements: also sent, with the
     same roster, when the members being reconnected, or linking, change."""
@@ -202,7 +221,7 @@ class Started:
     result: LobbyResult
 
 
-Action = SendTo | Broadcast | Pin | Unpin | Redial | Probe | RosterChanged | Signing | Started
+Action = SendTo | Broadcast | Pin | Unpin | Redial | Probe | RosterChanged | TurnedAway | Signing | Started
 
 
 def refuse(reason: str, detail: str) -> dict[str, Any]:
@@ -517,7 +536,8 @@ class HostLobby(_SignsRoster):
         Raises `ProtocolError` for a hello that is not merely unwelcome but invalid."""
         if hello["proto"] != PROTOCOL_VERSION:
             return refuse("version", f"this table speaks bandit-lan protocol {PROTOCOL_VERSION} and you speak "
-                                     f"{hello['proto']}: the same bandit-lan release is needed on both machines"), []
+                                     f"{hello['proto']}: the same bandit-lan release is needed on both machines"), [
+                TurnedAway(hello["name"], address, hello["proto"])]
         cert = Certificate.from_der(hello["cert"])
         transcript = join_transcript(self.roster.table, self.identity.peer_id, cert.peer_id, host_nonce, hello["nonce"])
         if not cert.verify(hello["sig"], transcript):
@@ -753,21 +773,27 @@ class GuestLobby(_SignsRoster):
         if self.expect_host is not None and not fingerprint_matches(host.peer_id, self.expect_host):
             want = short_id(self.expect_host) if isinstance(self.expect_host, bytes) else self.expect_host
             raise ProtocolError("§4.1", f"expected host {want}, but the host presented {host.short}")
-        if offer["proto"] != PROTOCOL_VERSION:
-            raise ProtocolError("§6.2", other_release("the table", offer["proto"]))
+        if offer["proto"] != PROTOCOL_VERSION:  # (its hello goes all the same: the host can say whom it turned away)
+            raise OtherRelease(other_release("the table", offer["proto"]), self._hello(offer, host)[0])
         if offer["code"] and not self.code:
             raise JoinRefused("bad-code", "this table needs a code (--code)")
         self.host, self.host_address = host, host_address
-        transcript = join_transcript(offer["table"], host.peer_id, self.identity.peer_id, offer["nonce"], self.nonce)
+        hello, transcript = self._hello(offer, host)
         self._transcript = transcript
-        hello: dict[str, Any] = {
-            "type": "lobby.hello", "v": 1, "proto": PROTOCOL_VERSION, "name": self.name, "cert": self.identity.certificate.der,
-            "nonce": self.nonce, "port": self.port, "sig": self.identity.sign(transcript),
-        }
         if offer["code"] and self.code:
             self._key = code_key(self.code, host.peer_id, offer["table"])
             hello["proof"] = joiner_proof(self._key, transcript)
         return hello
+
+    def _hello(self, offer: Mapping[str, Any], host: Certificate) -> tuple[dict[str, Any], bytes]:
+        """The hello answering `offer` from `host`, without a code proof, and the join
+        transcript it signs (§6.2, §6.3)."""
+        transcript = join_transcript(offer["table"], host.peer_id, self.identity.peer_id, offer["nonce"], self.nonce)
+        hello: dict[str, Any] = {
+            "type": "lobby.hello", "v": 1, "proto": PROTOCOL_VERSION, "name": self.name, "cert": self.identity.certificate.der,
+            "nonce": self.nonce, "port": self.port, "sig": self.identity.sign(transcript),
+        }
+        return hello, transcript
 
     def on_reply(self, reply: Mapping[str, Any]) -> list[Action]:
         """The host's welcome (actions to apply) or refusal (raises `JoinRefused`)."""

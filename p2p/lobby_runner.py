@@ -28,8 +28,11 @@ gone would otherwise learn only from its own `SIGN_WAIT`.
 
 Progress is reported through an optional callback (`on_roster`, with each
 `RosterChanged`: the roster, who left it and why, and who is being reconnected) for
-screens and advertisements; failures raise `ProtocolError` (and its subclasses
-`JoinRefused`, `FingerprintMismatch`) or `OSError` for an unreachable host.
+screens and advertisements. The host's log and `on_turned_away` get a line for each
+joiner it turned away for speaking another protocol version, at most one every
+`TOLD_EVERY` seconds (`TurnAways`: a flood of them is a line now and then). Failures
+raise `ProtocolError` (and its subclasses `JoinRefused`, `FingerprintMismatch`) or
+`OSError` for an unreachable host.
 """
 
 from __future__ import annotations
@@ -43,12 +46,12 @@ from typing import Any
 import trio
 
 from p2p.groups import lone_exception_unwrapped
-from p2p.errors import JoinRefused, PeerLeft, ProtocolError, StartFailed, printable
-from p2p.framed import FramedStream
+from p2p.errors import JoinRefused, OtherRelease, PeerLeft, ProtocolError, StartFailed, printable
+from p2p.framed import REJECT_TIMEOUT, FramedStream
 from p2p.identity import Certificate, short_id
 from p2p.lobby import (
     BEAT, BEAT_EVERY, MESH_WAIT, PROBE_EVERY, REPORT_WAIT, SIGN_WAIT, WRONG_CODE, Action, Broadcast, GuestLobby, HostLobby,
-    LobbyResult, Pin, Probe, Redial, RosterChanged, SendTo, Signing, SigningAgain, Started, Unpin,
+    LobbyResult, Pin, Probe, Redial, RosterChanged, SendTo, Signing, SigningAgain, Started, TurnedAway, Unpin,
 )
 from p2p.roster import DEFAULT_RULES, MIN_SEATS, TableRules
 from p2p.tls import check_peer, describe_tls_failure, front_door_context
@@ -62,19 +65,56 @@ MAX_EARLY = 1024  # messages of the game a peer may send before this peer's lobb
 WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, doubled per wrong code…
 WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
 OVERSLEPT = 1.0  # seconds past its deadline the lobby woke: this peer was stopped; it hears everyone anew and waits on
+TOLD_EVERY = 10.0  # seconds at least between two lines of joiners turned away for another release (§6.4)
 RosterCallback = Callable[[RosterChanged], None]
 SigningCallback = Callable[[Signing], None]  # writes the seat's journal before its signature goes out (§11.3)
 Lobby = HostLobby | GuestLobby | SigningAgain
 StartCall = Callable[[], None]  # the host's call to start now (`host_table` hands it out)
+TurnedAwayCallback = Callable[[str], None]  # tells the host's player of joiners turned away (`TurnAways`)
+
+
+class TurnAways:
+    """Joiners turned away for another release (`TurnedAway`), as lines for the host's
+    log and screen: the first at once, then at most one every `TOLD_EVERY` seconds,
+    naming the latest and counting the others since, so that a flood of bad joiners is
+    a line now and then, not a screenful. Fed the time; `due` says when a line is owed."""
+
+    def __init__(self) -> None:
+        self._latest: TurnedAway | None = None  # turned away and not yet told
+        self._more = 0  # turned away before it, since the last line
+        self._quiet_until = -math.inf
+
+    def add(self, away: TurnedAway, now: float) -> str | None:
+        """`away` was turned away at `now`: the line to tell now, if one is owed."""
+        if self._latest is not None:
+            self._more += 1
+        self._latest = away
+        return self.line(now)
+
+    def line(self, now: float) -> str | None:
+        """The line owed at `now`, if any."""
+        if self._latest is None or now < self._quiet_until:
+            return None
+        line = self._latest.sentence(self._more)
+        self._latest, self._more, self._quiet_until = None, 0, now + TOLD_EVERY
+        return line
+
+    @property
+    def due(self) -> float:
+        """When the line held back is owed (never, if none is)."""
+        return self._quiet_until if self._latest is not None else math.inf
 
 
 class _Driver:
     """Applies lobby actions to the mesh and feeds mesh events to the lobby."""
 
-    def __init__(self, mesh: Mesh, on_roster: RosterCallback | None, on_signing: SigningCallback | None = None) -> None:
+    def __init__(self, mesh: Mesh, on_roster: RosterCallback | None, on_signing: SigningCallback | None = None,
+                 on_turned_away: TurnedAwayCallback | None = None) -> None:
         self.mesh = mesh
         self.on_roster = on_roster
         self.on_signing = on_signing
+        self.on_turned_away = on_turned_away
+        self.turned_away = TurnAways()
         self.result: LobbyResult | None = None
         self.backlog: list[MeshEvent] = []
         self.early: dict[bytes, int] = {}  # per peer: its messages waiting in the backlog
@@ -117,11 +157,26 @@ class _Driver:
             elif isinstance(action, RosterChanged):
                 if self.on_roster is not None:
                     self.on_roster(action)
+            elif isinstance(action, TurnedAway):
+                if (line := self.turned_away.add(action, trio.current_time())) is not None:
+                    self._tell_turned_away(line)
+                elif self._waiting is not None:
+                    self._waiting.cancel()  # (the lobby wakes when the line held back is owed: `TurnAways.due`)
             elif isinstance(action, Signing):
                 if self.on_signing is not None:  # (if it fails, so does the lobby, saying so: nothing was sent)
                     self.on_signing(action)
             elif isinstance(action, Started):
                 self.result = action.result
+
+    def _tell_turned_away(self, line: str) -> None:
+        """A line of joiners turned away (`TurnAways`), for the host's log and screen; once
+        the game has started, for its log alone, quietly (the table screen shows warnings)."""
+        if self.result is not None:
+            log.info("%s", line)
+            return
+        log.warning("%s", line)
+        if self.on_turned_away is not None:
+            self.on_turned_away(line)
 
     def call(self, make: Callable[[], Sequence[Action]]) -> None:
         """Make actions and apply them from outside `run`'s loop (the host's call to
@@ -178,6 +233,8 @@ class _Driver:
                     if isinstance(lobby, GuestLobby):
                         while self._answers:
                             self.apply(lobby.on_probe(*self._answers.pop(0)))
+                    if (line := self.turned_away.line(now)) is not None:
+                        self._tell_turned_away(line)
                     version = _version(lobby)
                     waits = _waits(lobby, version)
                     since = {key: since.get(key, now) for key in waits}
@@ -195,7 +252,7 @@ class _Driver:
                     self._close_silent(now, linked)
                     version = _version(lobby)  # (telling it may have changed the roster)
                     deadline = min([at + waits[key] for key, at in since.items() if told.get(key) != version]
-                                   + [signing_since + SIGN_WAIT]
+                                   + [signing_since + SIGN_WAIT, self.turned_away.due]
                                    + [at + SILENCE for peer, at in self.heard.items() if peer in linked])
                     with trio.move_on_at(deadline) as self._waiting:
                         event = await self.mesh.receive()
@@ -327,6 +384,7 @@ async def host_table(
     start: trio.Event | trio.abc.ReceiveChannel[object] | None = None,
     on_roster: RosterCallback | None = None,
     on_signing: SigningCallback | None = None,
+    on_turned_away: TurnedAwayCallback | None = None,
     task_status: trio.TaskStatus[StartCall] = trio.TASK_STATUS_IGNORED,
 ) -> LobbyResult:
     """Host a table on `mesh` until it is full (or the host asks to start with ≥ 2
@@ -335,7 +393,8 @@ async def host_table(
     once the lobby forgot it, all the players the host would have started with having
     left, §6.6). With ``nursery.start`` it reports readiness once the front door is
     open, with the host's start call itself. `on_signing` writes this seat's journal
-    before its signature of the roster goes out (§11.3)."""
+    before its signature of the roster goes out (§11.3); `on_turned_away` gets a line
+    for joiners turned away for another release (`TurnAways`) until the game starts."""
     table_nonce = secrets.token_bytes(32)
     mesh.set_table(table_nonce)
     if code:
@@ -346,7 +405,7 @@ async def host_table(
     else:
         lobby = HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port,
                           rules=rules)
-    driver = _Driver(mesh, on_roster, on_signing)
+    driver = _Driver(mesh, on_roster, on_signing, on_turned_away)
     wrong_codes: dict[str, tuple[int, float]] = {}  # address: (wrong codes in a row, when it may try again)
     code_turns: dict[str, trio.Lock] = {}  # address: its hellos with a code are checked one at a time
 
@@ -454,7 +513,11 @@ async def join_table(
     try:
         with trio.fail_after(HELLO_TIMEOUT):
             offer = await framed.expect("lobby.offer")
-            hello = await trio.to_thread.run_sync(guest.on_offer, offer, host, address) if offer["code"] and code else guest.on_offer(offer, host, address)
+            try:
+                hello = await trio.to_thread.run_sync(guest.on_offer, offer, host, address) if offer["code"] and code else guest.on_offer(offer, host, address)
+            except OtherRelease as exc:
+                await _hello_all_the_same(framed, exc.hello)
+                raise
             await framed.send(hello)
             reply = await framed.expect("lobby.welcome", "lobby.refuse")
         actions = guest.on_reply(reply)
@@ -482,6 +545,19 @@ async def sign_again(mesh: Mesh, canonical: bytes, *, dials_all: bool = False) -
     without every signature, with `NotReached`. `dials_all`: the others cannot dial
     this seat (its old port is taken)."""
     return await _Driver(mesh, None).run(SigningAgain(mesh.identity, canonical, dials_all=dials_all))
+
+
+async def _hello_all_the_same(framed: FramedStream, hello: dict[str, Any]) -> None:
+    """A joiner of another release sends its hello all the same (§6.2), so that the host
+    can tell its player whom it turned away and why, and reads the refusal, up to
+    `REJECT_TIMEOUT` (closing with it unread would reset the connection). Never raises:
+    why the joiner leaves is its own reason."""
+    with trio.move_on_after(REJECT_TIMEOUT):
+        try:
+            await framed.send(hello)
+            await framed.receive()
+        except (ProtocolError, PeerLeft, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
 
 
 def links_settled(backlog: Sequence[MeshEvent]) -> list[MeshEvent]:

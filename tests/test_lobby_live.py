@@ -1049,3 +1049,66 @@ async def test_s10_1_a_host_whose_journal_cannot_be_written_as_it_starts_tells_i
     assert isinstance(ended["h"], NotADirectoryError)
     assert str(ended["bob"]) == ("§6.6: the game will not start: h could not keep this game's records (Not a "
                                  "directory) (told by h)"), ended["bob"]
+
+
+async def test_s6_4_a_joiner_of_another_release_is_named_on_the_host_s_screen_and_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """bob runs the next release and joins by address: he is told the table speaks another
+    protocol, as before, and the host, whose screen said nothing (bob hung up after the
+    offer), has one line naming bob, his address and why, in its log too."""
+    from p2p.errors import OtherRelease
+    from p2p.roster import PROTOCOL_VERSION
+    from transport_support import next_release
+
+    next_release(monkeypatch)
+    ids = make_identities(tmp_path, 2)
+    told: list[str] = []
+    async with meshes(ids) as (host, bob):
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                await nursery.start(lambda task_status: host_table(host, name="h", table="T", seats=2,
+                                                                   on_turned_away=told.append, task_status=task_status))
+                with pytest.raises(OtherRelease, match=f"the table speaks bandit-lan protocol {PROTOCOL_VERSION} and "
+                                                       f"this program speaks {PROTOCOL_VERSION + 1}"):
+                    await join_table(bob, [(LOOPBACK, host.port)], name="bob", expect_host=host.me)
+                nursery.cancel_scope.cancel()
+    line = (f"bob ({LOOPBACK}) could not join: they run bandit-lan protocol {PROTOCOL_VERSION + 1} and this table "
+            f"{PROTOCOL_VERSION}; the same release is needed on both machines.")
+    assert told == [line]
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records if line in r.getMessage()] == [
+        ("bandit_lan.lobby", "WARNING", line)]
+
+
+async def test_s6_4_a_flood_of_joiners_of_another_release_is_a_line_now_and_then(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Joiners of another release turned away one after the other are told at once for
+    the first, then in one line every `TOLD_EVERY` seconds naming the latest and counting
+    the others: a flood of them cannot flood the host's screen or log."""
+    from types import SimpleNamespace
+
+    from p2p.lobby import TurnedAway
+    from p2p.lobby_runner import TOLD_EVERY, _Driver
+
+    told: list[str] = []
+    driver = _Driver(_QuietMesh(), None, on_turned_away=told.append)  # type: ignore[arg-type]
+    lobby = SimpleNamespace(roster=SimpleNamespace(version=1), signing=False, awaited=frozenset)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(driver.run, lobby)
+        await trio.testing.wait_all_tasks_blocked()
+        for n in range(50):
+            driver.apply([TurnedAway(f"bot{n}", f"10.0.0.{n}", 9)])
+        await trio.testing.wait_all_tasks_blocked()
+        assert [line.split(" could not join")[0] for line in told] == ["bot0 (10.0.0.0)"]
+        mock_clock.jump(TOLD_EVERY - 0.5)
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(told) == 1
+        mock_clock.jump(0.5)
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(told) == 2 and told[1].startswith("bot49 (10.0.0.49) could not join: they run bandit-lan protocol 9")
+        assert told[1].endswith("(48 more of another release turned away since).")
+        mock_clock.jump(TOLD_EVERY * 3)
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(told) == 2  # (nothing more came)
+        driver.apply([TurnedAway("bob", "10.0.0.7", 9)])
+        assert len(told) == 3 and told[2].startswith("bob (10.0.0.7)") and "more" not in told[2]
+        nursery.cancel_scope.cancel()

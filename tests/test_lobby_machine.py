@@ -90,6 +90,31 @@ def test_refusals_leave_the_roster_unchanged(tmp_path: Path) -> None:
         GuestLobby(ids[1], name="x", port=1, nonce=N[1]).on_reply({"type": "lobby.refuse", "v": 1, "reason": "name-taken", "detail": "d"})
 
 
+
+def test_s6_4_a_joiner_of_another_release_says_hello_and_the_host_names_it_for_its_player(tmp_path: Path) -> None:
+    """A joiner that finds another protocol version in the offer hangs up, but sends its
+    hello first (it used to hang up without a word, so the host's screen said nothing);
+    the host refuses the hello (`version`) and tells its player who was turned away."""
+    from p2p.errors import OtherRelease
+    from p2p.admission import join_transcript
+    from p2p.lobby import TurnedAway
+
+    ids, host = setup(tmp_path)
+    bob = GuestLobby(ids[1], name="bob", port=5000, nonce=N[1])
+    newer = {**host.offer(N[2]), "proto": PROTOCOL_VERSION + 1}
+    with pytest.raises(OtherRelease, match=f"the table speaks bandit-lan protocol {PROTOCOL_VERSION + 1}") as info:
+        bob.on_offer(newer, host.identity.certificate, ("127.0.0.1", 4000))
+    hello = info.value.hello
+    assert (hello["type"], hello["proto"], hello["name"], hello["port"]) == ("lobby.hello", PROTOCOL_VERSION, "bob", 5000)
+    assert ids[1].certificate.verify(hello["sig"], join_transcript("T", ids[0].peer_id, ids[1].peer_id, N[2], N[1]))
+    assert bob.host is None  # (nothing else changed)
+    reply, actions = host.on_hello({**hello, "proto": PROTOCOL_VERSION - 1}, N[2], "10.0.0.7")
+    assert reply["reason"] == "version" and len(host.roster.members) == 1
+    assert actions == [TurnedAway("bob", "10.0.0.7", PROTOCOL_VERSION - 1)]
+    assert actions[0].sentence() == (
+        f"bob (10.0.0.7) could not join: they run bandit-lan protocol {PROTOCOL_VERSION - 1} and this table "
+        f"{PROTOCOL_VERSION}; the same release is needed on both machines.")
+
 def test_a_bad_join_signature_is_a_violation_not_a_refusal(tmp_path: Path) -> None:
     ids, host = setup(tmp_path)
     _, h, n = hello_for(host, ids[1], "bob", N[1])

@@ -95,6 +95,32 @@ async def test_s6_5_host_screen_says_who_left_the_lobby_and_how(tmp_path: Path, 
 
 
 
+async def test_s6_4_the_host_screen_names_a_joiner_of_another_release(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bob runs the next release and joins by address: the host's screen, which said
+    nothing, names him, his address and why he could not join, on a line of its own."""
+    from p2p.errors import OtherRelease
+    from transport_support import next_release
+
+    next_release(monkeypatch)
+    ids = make_identities(tmp_path, 2)
+    harness = ScreenHarness()
+    async with meshes(ids) as (host, bob), harness.open():
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lambda: host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
+                                                             seats=3))
+                await harness.wait_for_text("1 of 3 seats taken")
+                with pytest.raises(OtherRelease):
+                    await join_table(bob, [(LOOPBACK, host.port)], name="bob", expect_host=host.me)
+                text = await harness.wait_for_text(
+                    f"bob (127.0.0.1) could not join: they run bandit-lan protocol {PROTOCOL_VERSION + 1} and this",
+                    "the same release is needed on both machines.")
+                assert "1 of 3 seats taken" in text and "seat 2  (free)" in text
+                nursery.cancel_scope.cancel()
+
+
 
 async def alice_hosts_friday(harness: ScreenHarness, mesh: Mesh, got: dict[str, LobbyResult | None]) -> None:
     """alice's host screen for "Friday", four seats, on `harness`; its result in got["host"]."""

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+import pytest
 import trio
 
-from p2p import lobby
+from p2p import lobby, roster
 from p2p.identity import Identity, load_or_create_identity
 from p2p.lobby import LobbyResult
 from p2p.lobby_runner import StartCall, host_table, join_table
@@ -62,3 +64,18 @@ async def run_table(
         for i in range(1, len(meshes_)):
             await nursery.start(run_guest, i)
     return [r for r in results if r is not None]
+
+
+def next_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Joiners answer offers from here on as the next release would: their offer check and
+    hello speak the next protocol version (a host in the same process keeps this one)."""
+    on_offer = lobby.GuestLobby.on_offer
+    newer = roster.PROTOCOL_VERSION + 1
+
+    def on_next_release_offer(self: lobby.GuestLobby, *args: Any) -> dict[str, Any]:
+        with pytest.MonkeyPatch.context() as patch:  # (only while this joiner answers: nothing awaits in it)
+            patch.setattr(lobby, "PROTOCOL_VERSION", newer)
+            patch.setattr(roster, "PROTOCOL_VERSION", newer)
+            return on_offer(self, *args)
+
+    monkeypatch.setattr(lobby.GuestLobby, "on_offer", on_next_release_offer)

@@ -131,8 +131,9 @@ async def host_lobby_screen(
     meanwhile. `rules`, `on_roster` and `on_signing` are passed
     through (the host command refreshes its advertisement with `on_roster`); what comes
     on each of `warnings` is shown as it comes (a bot that could not sit down, a table
-    that could not be advertised). None if the host
-    closed the table."""
+    that could not be advertised), and a joiner turned away for running another
+    release, one line (`host_table`'s `on_turned_away`). None if the host closed the
+    table."""
     screen = _Screen(terminal)
     identity = mesh.identity
     scene = HostScene(table, seats, (), identity.short, join_hint or f"bandit-lan join {table!r}", bool(code),
@@ -158,6 +159,11 @@ async def host_lobby_screen(
         scene = replace(scene, starting=True, quitting=False, note=None if scene.note == TOO_FEW else scene.note)
         screen.nudge()
 
+    def turned_away(line: str) -> None:
+        nonlocal scene
+        scene = replace(scene, turned_away=Note(line, "warning"))
+        screen.nudge()
+
     with lone_exception_unwrapped():
         async with trio.open_nursery() as nursery:
 
@@ -165,7 +171,8 @@ async def host_lobby_screen(
                 nonlocal result
                 result = await host_table(mesh, name=name, table=table, seats=seats, code=code,
                                           rules=rules or DEFAULT_RULES, on_roster=roster_changed,
-                                          on_signing=then_shown(on_signing, signing), task_status=task_status)
+                                          on_signing=then_shown(on_signing, signing), on_turned_away=turned_away,
+                                          task_status=task_status)
                 screen.nudge()
 
             async def show_warnings(channel: trio.abc.ReceiveChannel[str]) -> None:

@@ -97,6 +97,7 @@ class HostScene:
     code: bool
     starting: bool
     note: Note | None = None
+    turned_away: Note | None = None  # the latest joiner turned away for another release (its own line, §6.4)
     quitting: bool = False
 
     def draw(self, width: int, height: int) -> Canvas:
@@ -118,6 +119,7 @@ class HostScene:
         if self.starting:
             y = _note(canvas, y, Note(_starting(self.members)))
         y = _note(canvas, y, self.note)
+        y = _note(canvas, y, self.turned_away)
         if self.starting:
             _footer(canvas, "{Ctrl-C} close the table")
         elif taken >= 2:
