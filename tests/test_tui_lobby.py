@@ -469,3 +469,56 @@ def test_the_lobby_questions_wrap_on_a_narrow_terminal() -> None:
                          (ReturnScene(("Taking your seat back…",), 30, quitting=True), "ends their game.")):
         text = scene.draw(40, 16).text()
         assert words in text and "…│" not in text, text
+
+
+def test_the_lobby_screens_wrap_rather_than_cut_on_a_narrow_terminal() -> None:
+    """At 40 columns every line of the lobby screens was cut ("Ask th", a fingerprint
+    "K3J9-AA", the help bar "{C…" with its braces showing, a seat's "✓ seated" gone): each
+    now wraps, a roster's row and a table's entry flow on under it, and the help bar
+    takes two rows, so every word is there and nothing a player compares is split."""
+    from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, ReturnScene, Seat
+
+    seats = (Seat(0, "alice", "NW77-F6HD-L3JV-RRPS", True, True),
+             Seat(1, "bartholomew-the-long", "K3J9-7TRM-PA4C-VE9D", False, False, reconnecting=True),
+             Seat(2, "cy", "K2QX-7TRM-PA4C-AB12", False, False, linking=True))
+    kitchen = TableAd(table="Kitchen table", host="alice", seats=4, free=2, proto=PROTOCOL_VERSION,
+                      fingerprint=bytes(range(32)), port=40123, addresses=("192.168.100.200",), code=True)
+    newer = TableAd(table="Newer table", host="dan", seats=3, free=2, proto=PROTOCOL_VERSION + 1,
+                    fingerprint=bytes(range(2, 34)), port=40125, addresses=("127.0.0.1",))
+    screens = {
+        HostScene("Friday night", 4, seats, "NW77-F6HD-L3JV-RRPS",
+                  "bandit-lan join 'Friday night'   or   bandit-lan join --peer 192.168.1.20:41234", True, False,
+                  turned_away=Note("bob (192.168.1.7) could not join: they run bandit-lan protocol 5 and this table 4; "
+                                   "the same release is needed on both machines.", "warning")): (
+            'Hosting "Friday night" — 3 of 4 seats taken', "bandit-lan join 'Friday night' or bandit-lan join --peer "
+            "192.168.1.20:41234", "players who joined by address compare it with this screen",
+            "seat 2 bartholomew-the-long K3J9-7TRM-PA4C-VE9D … reconnecting", "seat 4 (free)",
+            "seat 3 cy K2QX-7TRM-PA4C-AB12 … linking with the others", "host you ✓ seated",
+            "the same release is needed on both machines.", "Enter start now with 3 players", "Ctrl-C close the table"),
+        BrowseScene((kitchen, newer), 0, looking=False, entry="192.168.1.20:4123"): (
+            "▶ Kitchen table alice 2/4 code 192.168.100.200:40123", short_id(kitchen.fingerprint),
+            f"Newer table dan another bandit-lan version (protocol {PROTOCOL_VERSION + 1})",
+            "Address (HOST:PORT): 192.168.1.20:4123█", "Enter join this address", "Esc back to the list"),
+        BrowseScene((), 0, looking=True): (
+            "No table with a free seat yet. Ask the host to run `bandit-lan host`.",
+            "↑ ↓ choose · Enter join", "Ctrl-C quit"),
+        JoinScene('"Friday night"', "", (), 4, "code", entry="abc"): (
+            "This table needs its code (ask the host; it never travels over the network).", "Table code: •••█",
+            "Enter join with this code", "Esc give up"),
+        JoinScene('"Friday night"', "Host fingerprint NW77-F6HD-L3JV-RRPS (verified).", seats, 4, "waiting"): (
+            "Waiting for the table to fill or the host to start…", "NW77-F6HD-L3JV-RRPS"),
+        ReturnScene(("Taking your seat back at game 0a1b2c as carol (seat 3).",), 30): (
+            "Reaching the other players, who sign the seating again (up to 30 s)…", "Ctrl-C give up this seat"),
+    }
+    for scene, phrases in screens.items():
+        text = scene.draw(40, 30).text()  # type: ignore[attr-defined]
+        rows = text.splitlines()
+        flowing = " ".join(text.split())
+        for phrase in phrases:
+            assert " ".join(phrase.split()) in flowing, (phrase, text)
+        for whole in ("NW77-F6HD-L3JV-RRPS", "K3J9-7TRM-PA4C-VE9D", short_id(kitchen.fingerprint), "✓ seated",
+                      "Ctrl-C close the table", "Enter join with this code", "192.168.100.200:40123"):
+            assert whole not in flowing or any(whole in row for row in rows), (whole, text)  # (on one row)
+        assert "{" not in text and all(len(row) <= 40 for row in rows), text
+        for width, height in ((1, 1), (4, 30), (12, 8)):
+            scene.draw(width, height)  # type: ignore[attr-defined]  # (draws, and returns)

@@ -125,7 +125,7 @@ def wrap(text: str, width: int) -> list[str]:
         if line and used + 1 + size <= width:
             line, used = f"{line} {word}", used + 1 + size
             continue
-        if line or lines:
+        if line:  # (not the spaces where a line broke, nor the empty rest of a word cut whole)
             lines.append(line)
         while size > width:
             head = clip(word, width, "") or word[0]  # (a wide character in one column: it goes whole)

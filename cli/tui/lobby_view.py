@@ -1,17 +1,20 @@
 """The lobby screens: tables on the LAN, the host's roster as it fills, joining.
 
 Each screen is an immutable scene drawn to the terminal's size; the flows that fill
-them in live in `cli.tui.lobby`.
+them in live in `cli.tui.lobby`. On a narrow terminal every line wraps (a roster's row
+and a table's entry flow onto the next rows, the help bar takes two) rather than being
+cut: what is there to be read or compared, a fingerprint, a key, stays whole.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cli.lobby_common import SIGNING_NOW
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
-from cli.tui.table_view import write_marked
+from cli.tui.table_view import unmarked, write_marked
 from p2p.discovery import TableAd
 from p2p.identity import short_id
 from p2p.roster import Roster
@@ -44,45 +47,131 @@ class Note:
     kind: str = "info"  # info | warning | error
 
 
-def _title(canvas: Canvas, text: str) -> None:
-    canvas.fill(0, 0, canvas.width, "class:status")
-    canvas.write(1, 0, clip(text, canvas.width - 2), "class:status")
+def _title(canvas: Canvas, text: str) -> int:
+    """The title bar, on as many rows as `text` needs; returns the row under it."""
+    lines = wrap(text, canvas.width - 2)
+    for y, line in enumerate(lines):
+        canvas.fill(0, y, canvas.width, "class:status")
+        canvas.write(1, y, line, "class:status")
+    return len(lines)
+
+
+def _text(canvas: Canvas, x: int, y: int, text: str, style: str) -> int:
+    """`text` from column `x` of row `y`, wrapped to the terminal; returns the row under it."""
+    for line in wrap(text, canvas.width - x - 1):
+        canvas.write(x, y, line, style)
+        y += 1
+    return y
+
+
+def _flow(canvas: Canvas, x: int, y: int, parts: Sequence[tuple[str, str]], indent: int) -> int:
+    """(text, style) parts written one after the other from column `x` of row `y`; a part
+    that does not fit goes on the next row, at `indent` (or column 3, if it fits only
+    there), without its leading spaces, and is wrapped if no row holds it. Returns the
+    row under them."""
+
+    def fits(x: int, text: str) -> bool:
+        return x + text_width(text.rstrip()) <= canvas.width - 1
+
+    for i, (text, style) in enumerate(parts):
+        if (i or x > indent) and not fits(x, text):
+            text = text.lstrip()
+            y, x = y + 1, indent if fits(indent, text) else min(indent, 3)
+        lines = [text] if fits(x, text) else wrap(text, canvas.width - x - 1) or [text]  # (no room: clipped)
+        for line in lines[:-1]:
+            canvas.write(x, y, line, style)
+            y, x = y + 1, indent
+        x = canvas.write(x, y, lines[-1], style)
+    return y + 1
+
+
+_WORD = re.compile(r"(?:\{[^}]*\}|[^\s{])+")
+"""A word of marked text: a {marked} key goes whole, spaces and all."""
+
+
+def _help_rows(text: str, width: int) -> list[str]:
+    """The help bar's `text` (items between " · ", keys {marked}) in rows of `width`: an
+    item goes whole onto the next row, and one wider than a row is wrapped by its words."""
+    rows: list[str] = []
+    for item in text.split(" · "):
+        if rows and text_width(unmarked(f"{rows[-1]} · {item}")) <= width:
+            rows[-1] = f"{rows[-1]} · {item}"
+            continue
+        rows.append("")
+        for word in _WORD.findall(item):
+            if rows[-1] and text_width(unmarked(f"{rows[-1]} {word}")) > width:
+                rows.append("")
+            rows[-1] = f"{rows[-1]} {word}".lstrip()
+    return rows
 
 
 def _footer(canvas: Canvas, text: str) -> None:
-    canvas.fill(0, canvas.height - 1, canvas.width, "class:helpbar")
-    write_marked(canvas, 1, canvas.height - 1, clip(text, canvas.width - 2), "class:helpbar")
+    """The help bar, on the last row, or on the last rows of a narrow terminal."""
+    rows = _help_rows(text, canvas.width - 2)
+    top = canvas.height - len(rows)
+    for y, row in enumerate(rows, start=top):
+        canvas.fill(0, y, canvas.width, "class:helpbar")
+        write_marked(canvas, 1, y, row, "class:helpbar")
+
+
+def _field(canvas: Canvas, y: int, label: str, typed: str) -> int:
+    """A field being typed: `label`, what is typed and the cursor; on a terminal too
+    narrow for all three, what is typed goes on the next row, showing its end (as a
+    field scrolls). Returns the row under it."""
+    if text_width(label + typed) + 3 <= canvas.width:
+        x = canvas.write(1, y, label, "class:prompt")
+    else:
+        y, x = _text(canvas, 1, y, label.rstrip(), "class:prompt"), 3
+    room = canvas.width - x - 2  # (the cursor and the margin)
+    if text_width(typed) > room:
+        typed = "…" + _tail(typed, room - 1)
+    x = canvas.write(x, y, typed, "class:prompt.key")
+    canvas.write(x, y, "█", "class:dim")
+    return y + 1
+
+
+def _tail(text: str, width: int) -> str:
+    """The end of `text`, at most `width` columns of it."""
+    out = ""
+    for ch in reversed(text):
+        if text_width(ch + out) > width:
+            break
+        out = ch + out
+    return out
 
 
 def _note(canvas: Canvas, y: int, note: Note | None) -> int:
     if note is None:
         return y
-    for line in wrap(note.text, canvas.width - 2):
-        canvas.write(1, y, line, f"class:message.{note.kind}")
-        y += 1
-    return y
+    return _text(canvas, 1, y, note.text, f"class:message.{note.kind}")
 
 
 def _roster(canvas: Canvas, y: int, seats: Sequence[Seat], total: int) -> int:
+    """The seats, one row each, in columns; on a narrow terminal a seat's row flows on
+    under its name."""
     width = max([4] + [text_width(s.name) for s in seats])
-    for index in range(total):
-        seat = next((s for s in seats if s.seat == index), None)
-        if seat is None:
-            canvas.write(3, y, f"seat {index + 1}  (free)", "class:dim")
-        else:
-            tags = " ".join(t for t, on in (("host", seat.host), ("you", seat.you)) if on)
-            style = "class:seat.me" if seat.you else "class:seat"
-            x = canvas.write(3, y, f"seat {index + 1}  ", "class:dim")
-            x = canvas.write(x, y, seat.name + " " * (width - text_width(seat.name)), style)
-            x = canvas.write(x + 2, y, seat.short, "class:dim")
-            if seat.reconnecting:
-                canvas.write(x + 2, y, f"{tags}  … reconnecting".strip(), "class:message.warning")
-            elif seat.linking:
-                canvas.write(x + 2, y, f"{tags}  … linking with the others".strip(), "class:dim")
-            else:
-                canvas.write(x + 2, y, f"{tags}  ✓ seated".strip(), "class:good")
-        y += 1
+    rows = [_seat_parts(index, next((s for s in seats if s.seat == index), None), width) for index in range(total)]
+    if any(3 + sum(text_width(text) for text, _ in parts) > canvas.width - 1 for parts in rows):
+        rows = [[(text.rstrip() if i == 1 else text, style) for i, (text, style) in enumerate(parts)] for parts in rows]
+    for parts in rows:
+        y = _flow(canvas, 3, y, parts, 3 + text_width(parts[0][0]))  # (on under the name)
     return y
+
+
+def _seat_parts(index: int, seat: Seat | None, width: int) -> list[tuple[str, str]]:
+    """A roster row as (text, style) parts: the seat, the name padded to `width`, the
+    short fingerprint, the tags and how the seat stands."""
+    if seat is None:
+        return [(f"seat {index + 1}  (free)", "class:dim")]
+    tags = " ".join(t for t, on in (("host", seat.host), ("you", seat.you)) if on)
+    if seat.reconnecting:
+        status, style = f"{tags}  … reconnecting".strip(), "class:message.warning"
+    elif seat.linking:
+        status, style = f"{tags}  … linking with the others".strip(), "class:dim"
+    else:
+        status, style = f"{tags}  ✓ seated".strip(), "class:good"
+    return [(f"seat {index + 1}  ", "class:dim"), (pad(seat.name, width), "class:seat.me" if seat.you else "class:seat"),
+            (f"  {seat.short}", "class:dim"), (f"  {status}", style)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,19 +192,15 @@ class HostScene:
     def draw(self, width: int, height: int) -> Canvas:
         canvas = Canvas(width, height)
         taken = len(self.members)
-        _title(canvas, f'Hosting "{self.table}" — {taken} of {self.seats} seats taken')
-        y = 2
-        canvas.write(1, y, "Others join with:", "class:prompt")
-        for line in wrap(self.join_hint, width - 4):
-            y += 1
-            canvas.write(3, y, line, "class:prompt.key")
-        y += 2
-        canvas.write(1, y, f"Your fingerprint: {self.fingerprint}", "class:prompt")
-        canvas.write(3, y + 1, "players who joined by address compare it with this screen", "class:dim")
-        canvas.write(1, y + 2, "A table code is required." if self.code else "No table code: anyone on the LAN may sit.",
-                     "class:dim")
+        y = _title(canvas, f'Hosting "{self.table}" — {taken} of {self.seats} seats taken') + 1
+        y = _text(canvas, 1, y, "Others join with:", "class:prompt")
+        y = _text(canvas, 3, y, self.join_hint, "class:prompt.key") + 1
+        y = _text(canvas, 1, y, f"Your fingerprint: {self.fingerprint}", "class:prompt")
+        y = _text(canvas, 3, y, "players who joined by address compare it with this screen", "class:dim")
+        y = _text(canvas, 1, y, "A table code is required." if self.code else "No table code: anyone on the LAN may sit.",
+                  "class:dim") + 1
         # (once started, the seats still free are not played: the seating signed is the one shown)
-        y = _roster(canvas, y + 4, self.members, len(self.members) if self.starting else self.seats) + 1
+        y = _roster(canvas, y, self.members, len(self.members) if self.starting else self.seats) + 1
         if self.starting:
             y = _note(canvas, y, Note(_starting(self.members)))
         y = _note(canvas, y, self.note)
@@ -132,6 +217,11 @@ class HostScene:
         return canvas
 
 
+_TABLE_ROW = 80
+"""The columns a row of the list of tables needs (77, from column 3): on a narrower
+terminal each table takes two rows or more (`BrowseScene._entries`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class BrowseScene:
     """Tables with free seats found on the LAN, refreshed while the screen is up."""
@@ -144,11 +234,12 @@ class BrowseScene:
 
     def draw(self, width: int, height: int) -> Canvas:
         canvas = Canvas(width, height)
-        _title(canvas, "Tables on this network" + (" — looking…" if self.looking else ""))
-        y = 2
+        y = _title(canvas, "Tables on this network" + (" — looking…" if self.looking else "")) + 1
         if not self.tables:
-            canvas.write(3, y, "No table with a free seat yet. Ask the host to run `bandit-lan host`.", "class:dim")
-            y += 2
+            y = _text(canvas, 3, y, "No table with a free seat yet. Ask the host to run `bandit-lan host`.",
+                      "class:dim") + 1
+        elif width < _TABLE_ROW:
+            y = self._entries(canvas, y) + 1
         else:
             # (77 columns in all: at 80, the fingerprint a player compares is never cut)
             canvas.write(3, y, f"{'TABLE':<15} {'HOST':<9} {'FREE':<4} {'CODE':<4} {'ADDRESS':<21} FINGERPRINT",
@@ -166,16 +257,30 @@ class BrowseScene:
                 y += 1
             y += 1
         if self.entry is not None:
-            x = canvas.write(1, y, "Address (HOST:PORT): ", "class:prompt")
-            x = canvas.write(x, y, self.entry, "class:prompt.key")
-            canvas.write(x, y, "█", "class:dim")
-            y += 2
+            y = _field(canvas, y, "Address (HOST:PORT): ", self.entry) + 1
         _note(canvas, y, self.note)
         if self.entry is not None:
             _footer(canvas, "{Enter} join this address · {Esc} back to the list")
         else:
             _footer(canvas, "{↑ ↓} choose · {Enter} join · {p} type an address · {Ctrl-C} quit")
         return canvas
+
+    def _entries(self, canvas: Canvas, y: int) -> int:
+        """The tables on a terminal too narrow for the columns: each table on a row (its
+        name, host, free seats, code), its address and fingerprint flowing on under it."""
+        for i, ad in enumerate(self.tables[: max(0, (canvas.height - 8) // 2)]):
+            style = "class:select" if i == self.selected else "class:prompt" if ad.compatible else "class:dim"
+            mark = "▶ " if i == self.selected else "  "
+            head = [(f"{mark}{ad.table}", style), (f"  {ad.host}", style)]
+            if not ad.compatible:
+                tail = [(f"another bandit-lan version (protocol {ad.proto})", style)]
+            else:
+                where = f"{ad.addresses[0]}:{ad.port}" if ad.addresses else f"?:{ad.port}"
+                head += [(f"  {ad.free}/{ad.seats}", style)] + ([("  code", style)] if ad.code else [])
+                tail = [(where, style), (f"  {short_id(ad.fingerprint)}", style)]
+            y = _flow(canvas, 1, y, head, 3)
+            y = _flow(canvas, 3, y, tail, 3)
+        return y
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,32 +298,23 @@ class JoinScene:
 
     def draw(self, width: int, height: int) -> Canvas:
         canvas = Canvas(width, height)
-        _title(canvas, f"Joining {self.what}")
-        y = 2
+        y = _title(canvas, f"Joining {self.what}") + 1
         if self.host_line:
-            for line in wrap(self.host_line, width - 2):
-                canvas.write(1, y, line, "class:prompt")
-                y += 1
-            y += 1
+            y = _text(canvas, 1, y, self.host_line, "class:prompt") + 1
         if self.state in ("looking", "connecting"):
             doing = "Looking for it on the LAN…" if self.state == "looking" else "Reaching the host…"
-            canvas.write(1, y, doing, "class:dim")
-            y += 2
+            y = _text(canvas, 1, y, doing, "class:dim") + 1
         elif self.state == "code":
-            canvas.write(1, y, "This table needs its code (ask the host; it never travels over the network).",
-                         "class:prompt")
-            x = canvas.write(1, y + 2, "Table code: ", "class:prompt")
-            x = canvas.write(x, y + 2, "•" * len(self.entry), "class:prompt.key")
-            canvas.write(x, y + 2, "█", "class:dim")
-            y += 4
+            y = _text(canvas, 1, y, "This table needs its code (ask the host; it never travels over the network).",
+                      "class:prompt") + 1
+            y = _field(canvas, y, "Table code: ", "•" * len(self.entry)) + 1
         else:
-            canvas.write(1, y, f"{len(self.members)} of {self.seats} seats taken:", "class:prompt")
+            y = _text(canvas, 1, y, f"{len(self.members)} of {self.seats} seats taken:", "class:prompt")
             # (once started, the seats still free are not played, as on the host's screen)
-            y = _roster(canvas, y + 1, self.members, len(self.members) if self.state == "starting" else self.seats) + 1
+            y = _roster(canvas, y, self.members, len(self.members) if self.state == "starting" else self.seats) + 1
             waiting = SIGNING_NOW if self.state == "starting" else \
                 "Waiting for the table to fill or the host to start…"
-            canvas.write(1, y, waiting, "class:dim")
-            y += 2
+            y = _text(canvas, 1, y, waiting, "class:dim") + 1
         _note(canvas, y, self.note)
         if self.state == "code":
             _footer(canvas, "{Enter} join with this code · {Esc} give up")
@@ -242,18 +338,12 @@ class ReturnScene:
 
     def draw(self, width: int, height: int) -> Canvas:
         canvas = Canvas(width, height)
-        _title(canvas, "Taking your seat back")
-        y = 2
+        y = _title(canvas, "Taking your seat back") + 1
         for line in self.lines:
-            for part in wrap(line, width - 2):
-                canvas.write(1, y, part, "class:prompt")
-                y += 1
-            y += 1
+            y = _text(canvas, 1, y, line, "class:prompt") + 1
         doing = ("Telling the other players that you gave your seat up…" if self.leaving else
                  f"Reaching the other players, who sign the seating again (up to {self.wait_s} s)…")
-        for part in wrap(doing, width - 2):
-            canvas.write(1, y, part, "class:dim")
-            y += 1
+        _text(canvas, 1, y, doing, "class:dim")
         if not self.leaving:
             _footer(canvas, "{Ctrl-C} give up this seat")
         if self.quitting:

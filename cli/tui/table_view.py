@@ -291,6 +291,11 @@ def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int) -> None:
 _KEY = re.compile(r"\{([^}]*)\}")
 
 
+def unmarked(text: str) -> str:
+    """`text` as shown: its {marked} keys without their braces."""
+    return _KEY.sub(r"\1", text)
+
+
 def write_marked(canvas: Canvas, x: int, y: int, text: str, style: str, key_style: str = "class:prompt.key") -> int:
     """Write `text`, drawing {marked} parts (keys) in `key_style`."""
     pos = 0
@@ -332,7 +337,7 @@ def _prompt(canvas: Canvas, scene: TableScene, y: int) -> int:
     """The prompt area from row `y`; returns the row under it (the table log's rule)."""
     lines = prompt_lines(scene)
     for row, line in enumerate(lines, start=y):
-        plain = _KEY.sub(r"\1", line.text) if line.marked else line.text
+        plain = unmarked(line.text) if line.marked else line.text
         if not line.marked or text_width(plain) > canvas.width - 2:
             canvas.write(1, row, clip(plain, canvas.width - 2), line.style)
         else:
