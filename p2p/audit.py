@@ -17,7 +17,8 @@ as signed. The audit checks, in order, and stops at the first thing that does no
    every score; a peer's violation stops the replay exactly where it stopped the game,
    and records past a message the table held behind shares the log lacks (with no stall
    claim about them) say the log was altered: no honest peer hands those over (§10.1);
-4. the end: the game finished (every seat said ``done``) and the log was closed. A log
+4. the end: the game finished (every seat said ``done``) and the log was closed; its
+   ``absent`` names neither its writer nor anybody at all once the game ended. A log
    that stopped because the order refused a peer's message keeps that peer's signed
    messages as evidence (``log.evidence``): if they prove the violation (two bodies with
    one seq, a stamp below a promise, a stamp above what its message names with the
@@ -278,6 +279,9 @@ def audit(path: Path) -> AuditResult:
         result.first_failure = Failure(None, None, "§10.1", "its log.end says the game ended because its own writer "
                                                             "was away: a table waits for others, never for itself")
         return result
+    if contents.absent is not None and (machine.finished or result.left is not None):
+        result.first_failure = _absent_after_the_end(result, contents.absent)
+        return result
     proven = None if machine.finished else _proven_violation(contents, keys, schemas, seats, result.game_id)
     if proven is None and (contents.left is not None or contents.leave is not None):  # (evidence comes first)
         early = _left_early(result, contents, opened, keys, schemas)
@@ -346,6 +350,18 @@ def _left_early(result: AuditResult, contents: LogContents, opened: Sequence[Sig
     return Departure(result.writer, f"left the table ({reason})",
                      f"{name} left the table ({reason}), and this log was closed before that leave came back "
                      "in the agreed order (§9.8)")
+
+
+def _absent_after_the_end(result: AuditResult, seat: int) -> Failure:
+    """A `log.end` that names a seat `absent` in a log that holds the end of the game
+    (every `done`, or a delivered `leave`): a table whose game has ended waits for
+    nobody (§11.3), so no honest peer writes it; nobody is blamed (§10.2)."""
+    names = result.names
+    named = f"seat {seat + 1} ({names[seat]})" if seat < len(names) else f"seat {seat + 1} (no seat of this game)"
+    ended = "every seat said done" if result.left is None else "a leave was delivered"
+    return Failure(None, None, "§10.1", f"its log.end names {named} absent, but the log holds the end of the game "
+                                        f"({ended}), after which a table waits for nobody (§11.3): the log was "
+                                        "altered (nobody is blamed)")
 
 
 def _held_behind_shares(result: AuditResult, index: int) -> Failure:

@@ -356,6 +356,34 @@ def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: 
         assert verdict_of(result) == f"{why}."
 
 
+def _left_game(tmp_path: Path) -> Path:
+    """A game of three that ended at P1's delivered `leave` (§9.8), in round 2: P0's log."""
+    net = TableNetwork(3, 7, rules=TableRules(target=25, skills_text=SMALL_DECK))
+    net.schedule(0.2, lambda: net.send(1, {"type": "leave", "v": 1, "reason": "the player chose to leave"}))
+    net.run(limit=60.0)
+    tmp_path.mkdir()
+    return net.write_logs(tmp_path)[0]
+
+
+@pytest.mark.parametrize("ended", ["every seat said done", "a leave was delivered"])
+def test_s10_2_a_log_end_naming_a_seat_absent_after_the_game_ended_fails(
+        game_log: Path, tmp_path: Path, ended: str) -> None:
+    """A writer signs its end as it likes: one that names a seat `absent` on a log that
+    holds the end of the game (it passed, "FAIR", its end saying the game ended because
+    that seat was away) is no end an honest peer writes, since a table whose game has
+    ended waits for nobody (§11.3): the log was altered, and nobody is blamed."""
+    log = game_log if ended == "every seat said done" else _left_game(tmp_path / "left")
+    honest = audit(log)
+    assert honest.ok and (honest.finished if ended == "every seat said done" else honest.left is not None)
+    result = audit(rewrite(log, tmp_path, lambda m: m, why="P2 was away for more than 120 s; round 3 is void",
+                           absent=2))
+    failure = result.first_failure
+    assert failure is not None and failure.record is None and failure.seat is None and failure.section == "§10.1"
+    assert failure.what.startswith(f"its log.end names seat 3 (P2) absent, but the log holds the end of the game "
+                                   f"({ended})"), failure.what
+    assert failure.what.endswith("the log was altered (nobody is blamed)")
+
+
 def test_s10_1_a_log_that_cannot_be_read_is_named_as_such(tmp_path: Path) -> None:
     for path, why in [(tmp_path / "missing.bandit-log", "No such file or directory"), (tmp_path, "Is a directory")]:
         result = audit(path)
