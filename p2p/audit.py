@@ -86,7 +86,7 @@ class Departure:
 
     seat: int  # the seat that left, or whose absence ended the game
     why: str  # as recorded: the `leave` reason, or the writer's `log.end` sentence
-    told: str  # the whole clause, naming who did what ("Bo left the table (…)")
+    told: str  # the whole clause, naming who did what ("Bo left the table (…)", "Ann's table ended it, naming …")
 
 
 @dataclass
@@ -291,10 +291,8 @@ def audit(path: Path) -> AuditResult:
         result.left = early
     if contents.absent is not None and not machine.finished and result.left is None and contents.absent < len(seats):
         # the writer's table ended the game for this seat: after the grace period, or at its
-        # goodbye before its keys (§11.3); the writer's sentence names the players itself
-        # ("Bo was away …", "Ann could not reach Bo …", "Bo left before the game began …")
-        told = contents.ended or f"{result.names[contents.absent]} was away too long"
-        result.left = Departure(contents.absent, told, told)
+        # goodbye before its keys (§11.3)
+        result.left = _absence(result, contents.absent, contents.ended or "")
     if proven is not None:
         result.first_failure = proven
     elif contents.torn:
@@ -350,6 +348,14 @@ def _left_early(result: AuditResult, contents: LogContents, opened: Sequence[Sig
     return Departure(result.writer, f"left the table ({reason})",
                      f"{name} left the table ({reason}), and this log was closed before that leave came back "
                      "in the agreed order (§9.8)")
+
+
+def _absence(result: AuditResult, seat: int, why: str) -> Departure:
+    """The writer's table ended the game for `seat`, the one its signed `log.end` names
+    `absent` (§11.3): told from that seat, with the end's sentence quoted as the writer's
+    own words ("Bo was away …"), which may say anything and prove nothing (§10.2)."""
+    told = f"{result.writer_name}'s table ended it, naming {result.names[seat]} absent (§11.3)"
+    return Departure(seat, why, f'{told}: "{why}"' if why else told)
 
 
 def _absent_after_the_end(result: AuditResult, seat: int) -> Failure:

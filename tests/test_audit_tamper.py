@@ -330,8 +330,8 @@ def test_s10_2_the_report_tells_every_move_and_every_look_of_a_finished_round_wi
 
 def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: Path, tmp_path: Path) -> None:
     """A `leave` (§9.8) is told as the seat's name and its reason, whatever the name is (a
-    player called "left" keeps it); the end of a wait for an absent seat (§11.3) is the
-    writer's own `log.end` sentence, which names the players itself."""
+    player called "left" keeps it); the end of a wait for an absent seat (§11.3) names the
+    seat its `log.end` signs as `absent`, and quotes that end's sentence as its writer's."""
     from p2p.report import game_report
 
     def verdict_of(result) -> str:  # type: ignore[no-untyped-def]
@@ -347,13 +347,13 @@ def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: 
     assert left.ok and left.left is not None and left.left.seat == 1 and reason in left.left.why
     assert verdict_of(left) == f"left left the table ({reason})."
 
-    ann, _, bo = audit(game_log).names
+    ann, writer, bo = audit(game_log).names
     for why in (f"{bo} was away for more than 120 s; round 2 is void",
                 f"{ann} could not reach {bo} for more than 120 s; round 2 is void"):
         # the game was under way when the writer's wait for seat 2 ended
         result = audit(rewrite(game_log, tmp_path, lambda m: m[:60], why=why, absent=2))
         assert result.ok and result.left is not None and result.left.seat == 2, result.first_failure
-        assert verdict_of(result) == f"{why}."
+        assert verdict_of(result) == f'{writer}\'s table ended it, naming {bo} absent (§11.3): "{why}".'
 
 
 def _left_game(tmp_path: Path) -> Path:
@@ -382,6 +382,24 @@ def test_s10_2_a_log_end_naming_a_seat_absent_after_the_game_ended_fails(
     assert failure.what.startswith(f"its log.end names seat 3 (P2) absent, but the log holds the end of the game "
                                    f"({ended})"), failure.what
     assert failure.what.endswith("the log was altered (nobody is blamed)")
+
+
+def test_s10_2_an_absence_is_told_from_the_seat_the_log_end_names_not_in_its_writer_s_words(
+        game_log: Path, tmp_path: Path) -> None:
+    """The sentence of a `log.end` is its writer's own: the verdict of an absence said
+    "the game ended early because" and then that sentence, so a writer could have the
+    audit accuse a player its records show nothing against, while `absent` named another.
+    The verdict names the seat the signed `absent` names, and quotes the sentence as the
+    writer's."""
+    from p2p.report import game_report
+
+    why = "P0 broke the rules of the table (§8.9: a shuffle step that does not open)"
+    result = audit(rewrite(game_log, tmp_path, lambda m: m[:60], why=why, absent=2))
+    assert result.ok and result.left is not None and result.left.seat == 2 and result.left.why == why
+    assert result.left.told == f'P1\'s table ended it, naming P2 absent (§11.3): "{why}"'
+    assert list(game_report(result, brief=True))[-1] == (
+        f'Verdict: the log is intact; the game ended early because P1\'s table ended it, naming P2 absent (§11.3): '
+        f'"{why}".')
 
 
 def test_s10_1_a_log_that_cannot_be_read_is_named_as_such(tmp_path: Path) -> None:
@@ -443,7 +461,8 @@ def test_s10_2_text_in_a_log_cannot_move_the_cursor_or_fake_a_line_of_the_report
     assert [line for line in report if line.startswith("Verdict")] == [report[-1]]
     assert not any("\x1b" in line or "\n" in line for line in report)
     assert "  after 60 messages: hello \\x1b[2J\\x0aVerdict: FAIR. Every check holds." in report
-    assert report[-1].startswith("Verdict: the log is intact; the game ended early because Bo was away\\x1b[31m\\x0a")
+    assert report[-1].startswith("Verdict: the log is intact; the game ended early because P1's table ended it, "
+                                 'naming P0 absent (§11.3): "Bo was away\\x1b[31m\\x0a')
 
 
 def test_s10_2_the_report_counts_seats_from_1_as_its_players_line_does() -> None:
