@@ -14,6 +14,7 @@ import errno
 import ipaddress
 import shlex
 import signal
+import sys
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -28,6 +29,7 @@ from cli.argtypes import new_table_options
 from cli.game import REJOIN_WAIT, play_seat
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
+from cli.ttymode import ready_to_ask
 from p2p.appendfile import FileInUse
 from p2p.identity import Identity, default_state_dir
 from p2p.errors import NotReached, ProtocolError
@@ -147,9 +149,11 @@ def ask_at_the_terminal(prompt: str) -> str:
     """`input`, at the terminal even when the standard input is a pipe (a table code came
     that way, `join --code -`, and the person is at the terminal: `at_a_terminal`)."""
     if not input_piped():
+        ready_to_ask(sys.stdin, sys.stdout)
         return input(prompt)
     try:
         with open("/dev/tty", "w", encoding="utf-8") as out, open("/dev/tty", encoding="utf-8", errors="replace") as keys:
+            ready_to_ask(keys, out)
             out.write(prompt)
             out.flush()
             line = keys.readline()

@@ -299,3 +299,53 @@ def test_s11_3_going_back_from_a_new_game_s_command_is_no_typed_resume_of_its_op
 
     assert offer_resume_first(args, command[0], resume=back) == 0
     assert went and went[0].resume
+
+
+def _read_until(fd: int, wanted: bytes, seen: bytearray, deadline: float) -> bool:
+    """Read the terminal's other end into `seen` until `wanted` shows or `deadline` passes."""
+    import select
+
+    while wanted not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return False
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:  # (the child is gone)
+            return False
+        if not chunk:
+            return False
+        seen += chunk
+    return True
+
+
+def test_s11_3_the_question_after_a_crash_reads_enter_on_a_terminal_the_crashed_client_left_raw() -> None:
+    """A full-screen client that was killed leaves its terminal raw (no echo, Enter read as
+    a carriage return). The same command run again there asks whether to go back to the
+    game: Enter must answer it, and the keys typed must show, or the player looks stuck
+    while the grace period runs out for the whole table."""
+    import pty
+    import subprocess
+    import sys
+    import tty
+
+    master, slave = pty.openpty()
+    tty.setraw(slave)
+    root = Path(__file__).resolve().parent.parent
+    child = subprocess.Popen(
+        [sys.executable, "-c", "from cli.resume import ask_at_the_terminal as ask; print('got', repr(ask('Go back? ')))"],
+        stdin=slave, stdout=slave, stderr=slave, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    os.close(slave)
+    seen = bytearray()
+    try:
+        assert _read_until(master, b"Go back? ", seen, time.monotonic() + 30), bytes(seen)
+        os.write(master, b"y\r")
+        assert _read_until(master, b"got 'y'", seen, time.monotonic() + 30), bytes(seen)
+        assert b"y\r\n" in seen  # (echoed as typed)
+        assert child.wait(timeout=30) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(master)

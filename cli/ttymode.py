@@ -1,0 +1,56 @@
+"""A terminal put back in line mode before the program asks a question on it.
+
+A full-screen client turns the terminal's line discipline off (no echo, no line editing,
+Enter read as a carriage return) and turns it back on when it ends. A client that was
+killed (or crashed) cannot: the next command in that terminal inherits a raw terminal,
+where a question that reads a line never sees Enter and the keys typed do not show. The
+commands that ask such a question (`join`/`host`/`play` offering a game that still waits
+for this seat) put the line discipline back first, as `stty sane` would for these flags.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import IO
+
+try:
+    import termios
+except ImportError:  # (no POSIX terminals here: nothing to put back)
+    termios = None  # type: ignore[assignment]
+
+SHOW_CURSOR = "\x1b[?25h"
+
+
+def line_mode(fd: int) -> bool:
+    """Turn line editing, echo, signals and the Enter key's translation back on for the
+    terminal `fd`, if it is one; True if anything had to change."""
+    if termios is None or not os.isatty(fd):
+        return False
+    try:
+        attrs = termios.tcgetattr(fd)
+    except termios.error:
+        return False
+    iflag, oflag, lflag = attrs[0], attrs[1], attrs[3]
+    iflag = (iflag | termios.ICRNL) & ~(termios.INLCR | termios.IGNCR)
+    oflag |= termios.OPOST | termios.ONLCR
+    lflag |= termios.ICANON | termios.ECHO | termios.ECHOE | termios.ECHOK | termios.ISIG | termios.IEXTEN
+    if (iflag, oflag, lflag) == (attrs[0], attrs[1], attrs[3]):
+        return False
+    attrs[0], attrs[1], attrs[3] = iflag, oflag, lflag
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, attrs)
+    except termios.error:
+        return False
+    return True
+
+
+def ready_to_ask(keys: IO[str], out: IO[str]) -> None:
+    """Before a question read line by line from `keys`: its terminal in line mode, and the
+    cursor shown on `out` (a killed client may have hidden it)."""
+    try:
+        changed = line_mode(keys.fileno())
+    except (OSError, ValueError):  # (not a real file)
+        return
+    if changed and out.isatty():
+        out.write(SHOW_CURSOR)
+        out.flush()
