@@ -40,7 +40,7 @@ from p2p.lobby import LobbyResult, fail_message
 from p2p.lobby_runner import sign_again
 from p2p.log import FairnessLog, LogError, read_log
 from p2p.peer import GameSummary, Resumption
-from p2p.session import YOU_LEFT
+from p2p.session import YOU_LEFT, left_the_table
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
 from p2p.transport import LinkDown, LinkUp, Mesh, open_mesh
@@ -123,12 +123,12 @@ def bots_gone(contents: JournalContents) -> str | None:
             log = read_log(path)
         except (LogError, OSError):
             continue
-        if log.ended == YOU_LEFT:  # (its own words: said here of it)
-            try:
-                name = parse_canonical(log.header.roster).members[log.header.seat].name
-            except (ProtocolError, IndexError):
-                name = f"seat {seat + 1}"
-            return f"{name} left the table" + (f" ({log.left})" if log.left else "")
+        try:
+            name = parse_canonical(log.header.roster).members[log.header.seat].name
+        except (ProtocolError, IndexError):
+            name = f"seat {seat + 1}"
+        if log.ended in (YOU_LEFT, left_the_table(name)):  # (YOU_LEFT: its own screen's words, in older logs)
+            return left_the_table(name) + (f" ({log.left})" if log.left else "")
         if log.ended is not None:
             return log.ended
     return None

@@ -57,7 +57,7 @@ from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
-from p2p.session import CHOSE_TO_LEAVE, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord
+from p2p.session import CHOSE_TO_LEAVE, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord, left_the_table
 from p2p.signing import SignedMessage, signed_message
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told, listed
@@ -395,7 +395,8 @@ class TablePeer(SessionRecord):
             if self.orderer.ack_due() and not self.log.closed:
                 self._broadcast(self.orderer.ack(trio.current_time()))
             early = self._leave_reason is not None and not self._in_order_end  # (left before its leave came back)
-            self.log.close(self._why or "the peer stopped", absent=self._absent_seat,
+            ended = left_the_table(self.names[self.me]) if self._why == YOU_LEFT else self._why
+            self.log.close(ended or "the peer stopped", absent=self._absent_seat,
                            left=self._leave_reason if early else None,
                            leave=self._own_leave() if early else None)
             if self.journal is not None:  # the log is closed: there is nothing left to resume

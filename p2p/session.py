@@ -19,6 +19,12 @@ from engine import Intent, SeatView
 CHOSE_TO_LEAVE = "the player chose to leave"  # a `leave`'s reason when the player asked for it (§9.8)
 YOU_LEFT = "you left the table"  # why a seat's own game ended when its player left: its own screen's words
 
+
+def left_the_table(name: str) -> str:
+    """What a seat's log says (`log.end`) where its screen says `YOU_LEFT`: the log is
+    read by others, an auditor among them."""
+    return f"{name} left the table"
+
 LineKind = Literal["turn", "snap", "power", "round", "table", "private", "warning", "error"]
 
 
