@@ -60,6 +60,7 @@ class ViewSnapshot:
     in_transit: CardView | None
     power: Power | None
     looked: tuple[int, int, int] | None
+    looked_in_place: bool  # both cards of the look & swap are where they were looked at (R3)
 
 
 class SeatView:
@@ -351,4 +352,5 @@ class SeatView:
             in_transit=None if g._transit < 0 else self.card_view(g._transit),
             power=g._power,
             looked=looked,
+            looked_in_place=g.looked_in_place(),
         )

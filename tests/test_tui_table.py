@@ -135,6 +135,9 @@ async def test_R5_after_a_snap_in_your_turn_the_discard_goes_into_a_slot_with_a_
         assert t.message == "That slot of yours is empty."
         assert await t.press("b") == []
         assert t.message == "Bandit comes before anything else in your turn, and you have snapped in it (R5)."
+        shown = t.text().splitlines()  # (at 80 columns: on two rows, its rule at the end still shown)
+        assert shown[PROMPT_ROW].strip() == "Bandit comes before anything else in your turn, and you have snapped in it"
+        assert shown[PROMPT_ROW + 1].strip() == "(R5)."
         assert explain(Exchange(0, 0), t.scene.model) == "Start your turn: x draws, c + slot takes the discard."
     async with table({0: [4, 6, 10, 2]}, discard=10) as t:
         assert explain(Exchange(0, 0), t.scene.model) == (
@@ -343,6 +346,21 @@ async def test_R3_look_and_swap_shows_both_cards_until_decided(mock_clock: trio.
         await power(t)
         assert await t.press("q", "1", "q", "z") == [LookSwap(0, 0, 1, 0), DecideSwap(0, False)]
 
+
+
+async def test_R3_a_look_and_swap_whose_looked_card_was_snapped_away_offers_only_keeping(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Cy snaps away the card the player looked at (its 16 on the discarded 16) while the
+    player decides: no exchange is possible any more (R3). The prompt says so and offers
+    z; x is explained, not sent, and z ends the turn."""
+    async with table({0: [4, 6, 0, 2], 2: [16, 0, 2, 4]}, discard=0, draw=[16, 0, 0, 18]) as t:
+        await power(t)
+        assert await t.press("w", "2", "q") == [LookSwap(0, 1, 2, 0)]
+        await t.other(Snap(2, t.scene.top_card, 2, 0))
+        assert prompt_line(t) == "A card you looked at was snapped away: z end your turn (no exchange)."
+        assert await t.press("x") == []
+        assert "snapped away: no exchange (R3); z ends your turn." in t.text()
+        assert await t.press("z") == [DecideSwap(0, False)]
 
 
 async def test_R3_a_key_refused_in_a_swap_is_explained_under_the_swap_s_next_step(
@@ -723,6 +741,25 @@ def test_R1_equal_totals_share_their_place_in_the_standings() -> None:
     assert [(row[0], row[1], row[2]) for row in rows] == [("1.", "Cy", "4"), ("2.", "You", "14"), ("2.", "Ada", "14"),
                                                           ("4.", "Bo", "32")]
     assert "Game over — Cy wins with 4 points" in canvas.text()
+
+
+@pytest.mark.parametrize(("me", "title"), [(2, "Ada and you share the win"), (1, "You and Cy share the win"),
+                                           (3, "Ada and Cy share the win")])
+def test_R1_a_shared_win_is_told_in_a_sentence(me: int, title: str) -> None:
+    """Found playing: "You, carol share the win", "bob, You share the win"."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_game_end
+
+    names = ["Ann", "Ada", "Cy", "Bo"]
+    names[me] = "You"
+    view = SimpleNamespace(totals=(9, 4, 4, 32), winners=(1, 2), history=((9, 4, 4, 32),))
+    model = SimpleNamespace(view=view, me=me, players=4, name=lambda s: names[s], ended=True, finished=True,
+                            ended_why=None, log_path=None)
+    canvas = Canvas(80, 24)
+    draw_game_end(canvas, model)  # type: ignore[arg-type]
+    assert f"Game over — {title} with 4 points" in canvas.text()
 
 
 async def test_r6_a_snap_key_typed_before_the_table_is_drawn_claims_nothing_and_crashes_nothing(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from cli.commands import audit_command
 from engine import CALLER_BONUS, Skills
+from engine.narrate import listed
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.cards import card_width, value_cell, Shown
 from cli.tui.keymap import slot_position
@@ -105,7 +106,8 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
         verb = "win" if winners[0] == model.me else "wins"
         title = f"Game over — {names[winners[0]]} {verb} with {totals[winners[0]]} points"
     else:
-        title = f"Game over — {', '.join(names[s] for s in winners)} share the win with {totals[winners[0]]} points"
+        sharing = [names[s] if i == 0 or s != model.me else "you" for i, s in enumerate(winners)]
+        title = f"Game over — {listed(sharing)} share the win with {totals[winners[0]]} points"
     if model.ended and not model.finished:  # left, cheated or away: the last round never stood
         title = f"Game ended: {model.ended_why}"
     elif not model.ended:  # the last round is scored, but stands only once its shuffles open (§8.9)

@@ -73,6 +73,9 @@ STALE_KEYS_S: Final = 2.0
 """After the table cancels a half-typed snap or take, slot and opponent keys typed this
 soon were meant for it: they are swallowed (client decision)."""
 
+LOOKED_CARD_LEFT: Final = "A card you looked at was snapped away"
+"""R3: why a look & swap can no longer exchange (the engine refuses it)."""
+
 PendingAction = Literal["snap", "take", "spy", "swap", "look_swap"]
 
 _TURN_COMMANDS: Final = (Command.SLOT, Command.SEAT, Command.DRAW, Command.PASS, Command.TAKE, Command.BANDIT)
@@ -702,6 +705,8 @@ def explain(intent: Intent, model: TableModel) -> str:
     if isinstance(intent, (Exchange, TakeDiscard, Peek)):
         if model.card_in(model.me, getattr(intent, "slot", 0)) is None and phase is not Phase.DECIDE:
             return "That slot of yours is empty."
+    if isinstance(intent, DecideSwap) and intent.swap and phase is Phase.DECIDE and not view.looked_in_place:
+        return f"{LOOKED_CARD_LEFT}: no exchange (R3); z ends your turn."
     bandit = "" if view.snapped[model.me] or view.caller is not None else ", b announces Bandit"
     hints = {
         Phase.START: f"Start your turn: x draws, c + slot takes the discard{bandit}.",

@@ -26,11 +26,11 @@ from typing import Final
 from engine import Phase, Power
 from engine.narrate import card_words, power_words
 from engine.phases import TURN_PHASES
-from cli.tui.canvas import Canvas, clip, text_width
+from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
 from cli.tui.keymap import HELP_BAR, opponent_keys, slot_key, slot_position
 from cli.tui.log_view import LOG_TOP, draw_log
-from cli.tui.table_ui import Pending, TableScene, on_its_way
+from cli.tui.table_ui import LOOKED_CARD_LEFT, Pending, TableScene, on_its_way
 
 NAME_COLUMNS = 12
 TOP, MIDDLE, BOTTOM = 2, 6, 10
@@ -336,10 +336,15 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
 def _prompt(canvas: Canvas, scene: TableScene, y: int) -> int:
     """The prompt area from row `y`; returns the row under it (the table log's rule)."""
     lines = prompt_lines(scene)
+    room = canvas.width - 2
+    if len(lines) == 1 and not lines[0].marked and text_width(lines[0].text) > room:
+        # a message alone, too long for one row (a refusal, with its rule at the end):
+        # it takes two, as a second line would
+        lines = tuple(PromptLine(part, lines[0].style, marked=False) for part in wrap(lines[0].text, room)[:2])
     for row, line in enumerate(lines, start=y):
         plain = unmarked(line.text) if line.marked else line.text
-        if not line.marked or text_width(plain) > canvas.width - 2:
-            canvas.write(1, row, clip(plain, canvas.width - 2), line.style)
+        if not line.marked or text_width(plain) > room:
+            canvas.write(1, row, clip(plain, room), line.style)
         else:
             write_marked(canvas, 1, row, line.text, line.style)
     return y + len(lines)
@@ -399,6 +404,8 @@ def prompt_text(scene: TableScene) -> str:
             return f"Swap unseen: {{slot}} yours and {{{seats}}}+{{slot}} theirs, any order · {{z}} skip."
         return f"Look & swap: {{slot}} yours and {{{seats}}}+{{slot}} theirs · {{z}} skip."
     if phase is Phase.DECIDE:
+        if not view.looked_in_place:
+            return f"{LOOKED_CARD_LEFT}: {{z}} end your turn (no exchange)."
         return "Look & swap: {x} exchange the two cards · {z} keep them where they are."
     return ""
 
