@@ -1014,7 +1014,10 @@ class TablePeer(SessionRecord):
                     expired.append((away[0], away[0], "was away", "did not come back"))
                     continue
                 missing = " and ".join(self.names[s] for s in away)
-                expired.append((seat, away[0], f"could not reach {missing}", f"could not reach {missing}"))
+                # (one that cannot reach this seat, while it speaks to it, is the one this
+                # seat waits for: a table waits for others, never for itself, §10.2)
+                absent = seat if self._me in away else away[0]
+                expired.append((seat, absent, f"could not reach {missing}", f"could not reach {missing}"))
         if expired:
             seat, absent, what, told = expired[0]
             name, round_ = self.names[seat], self.machine.round_number

@@ -359,6 +359,30 @@ async def test_11_3_a_link_between_two_others_that_stays_cut_ends_the_game_after
         assert result.ok and result.left is not None and result.first_failure is None, result.first_failure
 
 
+async def test_11_3_a_peer_that_says_it_cannot_reach_this_seat_is_the_one_this_seat_ends_the_game_for(
+        tmp_path: Path) -> None:
+    """peers[2]'s acks, on its own link to seat 0, say it has no link to seat 0 (a lie,
+    or a link broken one way). After the grace period seat 0's table ends the game naming
+    peers[2] absent, never seat 0 itself: a table waits for others, never for itself, and
+    a log whose end named its own writer would fail its audit (§10.2). Every log audits."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    ann, _, liar = peers
+    async with stack:
+        with trio.fail_after(30):
+            async with running(peers) as summaries:
+                await until(lambda: ann.machine.playing, ann)
+                for peer in peers:
+                    peer.grace = 1.0
+                liar.orderer.set_away({ann.me})
+                liar._broadcast(liar.orderer.ack(trio.current_time()))
+    result = audit(summaries[0].log_path)
+    assert result.ok and result.left is not None and result.left.seat == liar.me, (result.first_failure, result.left)
+    for i in (1, 2):
+        assert audit(summaries[i].log_path).first_failure is None, i
+
+
 @pytest.mark.parametrize("busy", [False, True], ids=["silent", "sends-an-intent-each-return"])
 async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still_ends_the_game(
     tmp_path: Path, busy: bool
