@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.narrate import listed
 from p2p.audit import NEVER_CLOSED, AuditResult, torn_at
 from p2p.errors import ProtocolError
 from p2p.identity import verify_signature
@@ -81,6 +82,15 @@ class Agreement:
             every = "Both logs" if len(counts) == 2 else f"All {len(counts)} logs"
         said = shorter + list(self.twice)
         tail = f" ({'; '.join(said)})" if said else ""
+        altered = [r for r in self.logs if r.contents is not None and len(r.contents.messages) == self.records
+                   and r.first_failure is not None and r.first_failure.section.startswith("§10")]
+        if altered:  # (the same messages, but not logs as honest peers write them: not "the same game")
+            if len(altered) == 1:
+                section = altered[0].first_failure.section  # type: ignore[union-attr]
+                failing = f"{_writer(altered[0])}'s log fails its own audit ({section}): see its verdict"
+            else:
+                failing = f"the logs of {listed([_writer(r) for r in altered])} fail their own audits: see their verdicts"
+            return f"{every} hold the same {self.records} messages in the same order{tail}, but {failing}."
         return f"{every} tell the same game: {self.records} messages in the same order{tail}."
 
 

@@ -40,6 +40,20 @@ def test_s10_3_the_logs_of_one_game_agree(table: tuple[TableNetwork, list[Path]]
     assert compare([audit(p) for p in logs] + [unreadable]).summary().startswith("The 3 readable logs tell the same game")
 
 
+def test_s10_3_logs_whose_messages_agree_do_not_tell_the_same_game_when_one_fails_its_own_audit(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Bo's log holds every message of the finished game but its writer signed an end
+    that names Cy absent, which its own audit fails (§10.2): the comparison says the
+    messages agree, not that the logs tell the same game."""
+    _, logs = table
+    forged = rewrite(logs[1], tmp_path, lambda m: m, why="Cy was away for more than 120 s", absent=2)
+    results = [audit(logs[0]), audit(forged), audit(logs[2])]
+    assert not results[1].ok and results[1].first_failure.section == "§10.1"
+    summary = compare(results).summary()
+    assert summary.startswith("All 3 logs hold the same") and "tell the same game" not in summary
+    assert summary.endswith("but Bo's log fails its own audit (§10.1): see its verdict."), summary
+
+
 def test_s10_3_a_log_closed_early_holds_a_prefix_and_agrees(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     _, logs = table
     early = rewrite(logs[1], tmp_path, lambda m: m[:60], why="stopped")
