@@ -18,8 +18,9 @@ logs of one game *agree* when
 4. each log's ``log.msg`` records are a prefix of the longest log's, and none goes on
    past the end of the game where a finished log stops; and
 5. no log closed before the game's end (a leave, an absence) is its writer's whose
-   signed ``done`` another log holds: a seat signs ``done`` only once it has delivered,
-   and so logged, the end of the game (the last round's openings).
+   signed ``done``, or message of a later round than the log reaches, another log holds:
+   a seat signs ``done`` only once it has delivered, and so logged, the end of the game
+   (the last round's openings), and anything of a round once its table began it.
 
 Where they do not, the first thing that breaks is named. Two bodies under one sequence
 number that both carry their sender's valid signature prove that sender signed two
@@ -216,28 +217,42 @@ def _past_the_end(logs: Sequence[AuditResult]) -> Parting | None:
 
 
 def _cut_short(logs: Sequence[AuditResult]) -> Parting | None:
-    """A log closed before the game's end whose writer's signed `done` another log holds:
-    a seat signs `done` only once it has delivered (and logged) the last round's openings.
-    (The others' `done`s may honestly be missing: a seat can go away after the end.)"""
+    """A log closed before the game's end whose writer signed, in another log, what it
+    signs only past where its own log stops: `done`, which a seat signs only once it has
+    delivered (and logged) the last round's openings, or anything of a later round than
+    its log reaches, which a seat signs only once its table began that round (on an
+    opening it logged first). (The others' `done`s may honestly be missing: a seat can go
+    away after the end; and its own messages of a round its log reaches, for another
+    seat may deliver what this one could not.)"""
     for result in logs:
         member = None if result.writer is None or result.roster is None else result.roster.members[result.writer]
         if member is None or result.left is None or result.machine is None or result.machine.engine.over:
             continue
+        reach = result.machine.round_number
         for other in logs:
-            for index, (body, sig) in enumerate(other.contents.messages):  # type: ignore[union-attr]
+            contents = other.contents
+            assert contents is not None
+            records = [(i, body, sig) for i, (body, sig) in enumerate(contents.messages)]
+            records += [(None, body, sig) for body, sig in contents.sides]
+            for index, body, sig in records:
                 try:
                     inner = decode_map(body, DEFAULT_LIMITS, tree=False)
                 except ProtocolError:
                     continue
-                if inner.get("type") != "done" or inner.get("from") != member.peer_id \
+                number = inner.get("round")
+                later = type(number) is int and number > reach
+                if (inner.get("type") != "done" and not later) or inner.get("from") != member.peer_id \
                         or inner.get("game") != result.game_id \
                         or not verify_signature(member.cert.public_key, sig, SIGNED_DOMAIN + body):
                     continue
                 held = len(result.contents.messages)  # type: ignore[union-attr]
+                why = ("a seat signs done only once it has delivered, and logged, the end of the game" if not later
+                       else f"its log reaches round {reach} only, and a seat signs nothing of a round before its "
+                            "table has begun it, on an opening it logged first")
+                what = "done" if not later else f"a {inner.get('type')} of round {number}"
                 return Parting("§10.3", f"{_name(result)} ends after {held} messages, closed early ("
-                                        f"{result.left.told}), but {member.name} signed done, {_at(other, index)}: "
-                                        "a seat signs done only once it has delivered, and logged, the end of the game, "
-                                        "so records were removed from its log (nobody is blamed)", None, held)
+                                        f"{result.left.told}), but {member.name} signed {what}, {_at(other, index)}: "
+                                        f"{why}, so records were removed from its log (nobody is blamed)", None, held)
     return None
 
 

@@ -186,6 +186,23 @@ def test_s10_3_a_log_cut_short_with_an_absence_is_given_away_by_its_writer_s_don
     assert compare([late, audit(logs[1]), audit(logs[2])]).ok
 
 
+def test_s10_3_a_log_cut_short_with_an_absence_is_given_away_by_its_writer_s_messages_of_a_later_round(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Ann cuts her log in round 1 and signs an absence; Bo's log, closed early in round 2,
+    holds no `done` of hers, but it holds her messages of round 2, which a seat signs only
+    once its table began that round, on the openings it logged first (§10.3)."""
+    _, logs = table
+    rounds = [decode_map(body).get("round") for body, _ in audit(logs[0]).contents.messages]  # type: ignore[union-attr]
+    cut_at = rounds.index(2) - 5  # (in round 1)
+    ann = audit(rewrite(logs[0], tmp_path, lambda m: m[:cut_at], why="Cy was away too long", absent=2))
+    assert ann.ok and ann.machine is not None and ann.machine.round_number == 1
+    bo_path = tmp_path / "bo.bandit-log"
+    rewrite(logs[1], tmp_path, lambda m: m[:rounds.index(2) + 20], why="stopped").rename(bo_path)
+    parting = compare([ann, audit(bo_path)]).parting
+    assert parting is not None and parting.section == "§10.3" and parting.record == cut_at
+    assert "Ann signed a" in parting.what and "of round 2" in parting.what and "records were removed" in parting.what
+
+
 def test_s10_2_a_head_that_names_another_message_blames_nobody_in_one_log(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """A writer that re-signed one of its own messages (and chained its later ones on it)
