@@ -77,9 +77,7 @@ async def test_s6_5_host_screen_says_who_left_the_lobby_and_how(tmp_path: Path, 
         assert harness.terminal is not None
         with trio.fail_after(30):
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(lambda: host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
-                                                             seats=3))
-                await harness.wait_for_text("1 of 3 seats taken")
+                await alice_opens_friday(harness, host, nursery)
                 async with meshes(ids[1:]) as (guest,):  # bob joins, then closes his end
                     with trio.move_on_after(5) as waiting:  # (the lobby runs until the start)
                         async with trio.open_nursery() as joining:
@@ -109,9 +107,7 @@ async def test_s6_4_the_host_screen_names_a_joiner_of_another_release(
         assert harness.terminal is not None
         with trio.fail_after(30):
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(lambda: host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
-                                                             seats=3))
-                await harness.wait_for_text("1 of 3 seats taken")
+                await alice_opens_friday(harness, host, nursery)
                 with pytest.raises(OtherRelease):
                     await join_table(bob, [(LOOPBACK, host.port)], name="bob", expect_host=host.me)
                 text = await harness.wait_for_text(
@@ -120,6 +116,15 @@ async def test_s6_4_the_host_screen_names_a_joiner_of_another_release(
                 assert "1 of 3 seats taken" in text and "seat 2  (free)" in text
                 nursery.cancel_scope.cancel()
 
+
+
+async def alice_opens_friday(harness: ScreenHarness, mesh: Mesh, nursery: trio.Nursery) -> None:
+    """alice's host screen for "Friday", three seats, on `harness`, run in `nursery`, once
+    it shows her seated."""
+    terminal = harness.terminal
+    assert terminal is not None
+    nursery.start_soon(lambda: host_lobby_screen(terminal, mesh, name="alice", table="Friday", seats=3))
+    await harness.wait_for_text("1 of 3 seats taken")
 
 
 async def alice_hosts_friday(harness: ScreenHarness, mesh: Mesh, got: dict[str, LobbyResult | None]) -> None:
@@ -339,9 +344,7 @@ async def test_s6_6_both_screens_say_while_a_dropped_link_is_being_made_again(
         guest.port = route.port  # (bob's hello names the route: the host dials him through it)
         with trio.fail_after(30):
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(lambda: host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
-                                                             seats=3))
-                await harness.wait_for_text("1 of 3 seats taken")
+                await alice_opens_friday(harness, host, nursery)
                 nursery.start_soon(lambda: join_table(guest, [(LOOPBACK, host.port)], name="bob", expect_host=host.me,
                                                       on_roster=roster_progress(guest.me)))
                 await linked.wait()
