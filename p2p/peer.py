@@ -805,6 +805,8 @@ class TablePeer(SessionRecord):
             self._say(f"This program did not run for {now - due:.0f} s (it was stopped, or the computer slept); "
                       "the table's clocks stood meanwhile.", "warning")
         self.machine.clocks.stand_while_stopped(since, now)
+        self._progress.stopped_s += now - due  # (what the player's screen showed nobody meanwhile)
+        self._watch.poke()
 
     def _send_timed(self, now: float) -> None:
         """What the order's timer has due: retransmissions, a heartbeat, evidence."""

@@ -1153,6 +1153,7 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         assert bot.machine.turn_started_at() == pytest.approx(me.machine.turn_started_at(), abs=HEARTBEAT_EVERY)
         assert any(re.fullmatch(r"This program did not run for 1[45] s \(it was stopped, or the computer slept\); the "
                                 r"table.s clocks stood meanwhile\.", line.text) for line in me.lines), me.lines[-3:]
+        assert 14 <= me.progress.stopped_s <= 15  # (its screen shows what it showed that much longer)
         await me.leave()
 
 

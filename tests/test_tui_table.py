@@ -92,6 +92,24 @@ async def test_R4_bottom_cards_are_shown_once_then_ready_after_ten_seconds(mock_
         assert t.sent == [Ready(0)]  # once
 
 
+async def test_R4_the_look_at_the_bottom_cards_counts_only_while_this_program_runs(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Found playing: a player whose program was stopped (Ctrl-Z, SIGSTOP) 8 s into the
+    look found it over when it ran again. The look is 10 s of being shown (R4.3): the
+    time the program did not run (its session says how long) is added to it. (The 30 s
+    ready barrier is not reached here: this session's clocks do not stand, a peer's do.)"""
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        mock_clock.jump(8)
+        await t.settle()
+        t.session.progress.stopped_s += 10.0  # (as `TablePeer` tells it, waking from a stop)
+        mock_clock.jump(10)
+        await t.settle()
+        assert "[ 8]" in my_box(t.text())[1] and t.sent == []  # still 2 s to go
+        mock_clock.jump(2.5)
+        await t.settle()
+        assert t.sent == [Ready(0)] and "[ 8]" not in my_box(t.text())[1]
+
+
 async def test_R4_any_key_ends_the_look_and_confirms(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
         assert await t.press("m") == [Ready(0)]  # a key without an action still confirms

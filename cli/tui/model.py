@@ -43,6 +43,7 @@ class TableModel:
     leaving: bool  # this seat is leaving (the player asked, or the process was told to stop)
     log_path: str
     now: float
+    stopped_s: float = 0.0  # how long this program did not run in all (`Progress.stopped_s`)
 
     @classmethod
     def capture(cls, session: TableSession) -> TableModel:
@@ -72,6 +73,7 @@ class TableModel:
             leaving=progress.leaving,
             log_path=progress.log_path,
             now=session.now(),
+            stopped_s=progress.stopped_s,
         )
 
     # --- conveniences for the screens -----------------------------------------------------

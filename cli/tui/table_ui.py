@@ -160,6 +160,13 @@ class _RoundState:
     bottom_done: bool = False
     ready_sent: bool = False
 
+    def stood(self, seconds: float) -> None:
+        """This program did not run for `seconds` (stopped, or its machine slept): what it
+        shows for a while was seen by nobody meanwhile, and is shown that much longer."""
+        if self.bottom_until is not None and not self.bottom_done:
+            self.bottom_until += seconds
+        self.flashes = {card: until + seconds for card, until in self.flashes.items()}
+
 
 class TableUi:
     """The table screen of seat `me` (see the module docstring)."""
@@ -167,6 +174,7 @@ class TableUi:
     def __init__(self, me: int, *, memory_aid: bool = False) -> None:
         self.me = me
         self.memory_aid = memory_aid
+        self._stopped_s: float | None = None  # `TableModel.stopped_s` as of the last update
         self.pending: Pending | None = None
         self.message: Message | None = None
         self.help_open = False
@@ -202,6 +210,9 @@ class TableUi:
             self._held = []
         rs = self._round
         live = view.phase in SNAP_PHASES
+        if self._stopped_s is not None and model.stopped_s > self._stopped_s:  # (R4.3: 10 s of being shown)
+            rs.stood(model.stopped_s - self._stopped_s)
+        self._stopped_s = model.stopped_s
 
         # knowledge: cards newly known in a tableau are shown for a few seconds
         known_now: set[int] = set()
