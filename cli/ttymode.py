@@ -18,7 +18,9 @@ try:
 except ImportError:  # (no POSIX terminals here: nothing to put back)
     termios = None  # type: ignore[assignment]
 
-SHOW_CURSOR = "\x1b[?25h"
+AFTER_A_FULL_SCREEN = "\x1b[?2004l\x1b[?1049l\x1b[?25h"
+"""Bracketed paste off, back from the alternate screen (to what the terminal showed
+before the client started), the cursor shown: what a killed client left on."""
 
 
 def line_mode(fd: int) -> bool:
@@ -45,12 +47,13 @@ def line_mode(fd: int) -> bool:
 
 
 def ready_to_ask(keys: IO[str], out: IO[str]) -> None:
-    """Before a question read line by line from `keys`: its terminal in line mode, and the
-    cursor shown on `out` (a killed client may have hidden it)."""
+    """Before a question read line by line from `keys`: its terminal in line mode and, if
+    it was not (a full-screen client was killed in it), `out` back on the terminal's own
+    screen with the cursor shown, so the question is not asked over the dead table."""
     try:
         changed = line_mode(keys.fileno())
     except (OSError, ValueError):  # (not a real file)
         return
     if changed and out.isatty():
-        out.write(SHOW_CURSOR)
+        out.write(AFTER_A_FULL_SCREEN)
         out.flush()

@@ -323,7 +323,8 @@ def test_s11_3_the_question_after_a_crash_reads_enter_on_a_terminal_the_crashed_
     """A full-screen client that was killed leaves its terminal raw (no echo, Enter read as
     a carriage return). The same command run again there asks whether to go back to the
     game: Enter must answer it, and the keys typed must show, or the player looks stuck
-    while the grace period runs out for the whole table."""
+    while the grace period runs out for the whole table; and it is asked on the terminal's
+    own screen, not over the dead table."""
     import pty
     import subprocess
     import sys
@@ -340,6 +341,7 @@ def test_s11_3_the_question_after_a_crash_reads_enter_on_a_terminal_the_crashed_
     seen = bytearray()
     try:
         assert _read_until(master, b"Go back? ", seen, time.monotonic() + 30), bytes(seen)
+        assert seen.index(b"\x1b[?1049l") < seen.index(b"Go back? ")  # (off the dead table's screen first)
         os.write(master, b"y\r")
         assert _read_until(master, b"got 'y'", seen, time.monotonic() + 30), bytes(seen)
         assert b"y\r\n" in seen  # (echoed as typed)
