@@ -792,6 +792,55 @@ def test_s9_11_at_a_table_of_two_a_stall_claim_ends_the_game_with_both_seats_sus
     assert halts == {("§9.3", None, (1, 0))} and identical_logs(net)
 
 
+def _late_chain(players: int, first: float, think: float = 0.0, withholder: int | None = None) -> TableNetwork:
+    """A table at which seat 0 sends round 1's first shuffle step `first` s after it made
+    it (as the others' stall wait began, give or take a delivery), seat 1 takes
+    `think` s to make the next step, and `withholder`, if any, never sends its step."""
+    table = TableNetwork(players, 5, rules=TableRules(target=10, turn_s=8, peek_s=2, skills_text=SMALL_DECK))
+    send = table.send
+    held: set[int] = set()
+
+    def paced(seat: int, payload: dict[str, Any]) -> Any:
+        if payload["type"] != "shuffle" or payload["round"] != 1 or seat in held:
+            return send(seat, payload)
+        held.add(seat)
+        if seat == withholder:
+            return None
+        if seat == 0:  # (made as the round's beacon completes here, when the others' wait begins)
+            table.schedule(table.now + first, lambda: send(seat, payload))
+            return None
+        if seat == 1 and think:
+            table.schedule(table.now + think, lambda: send(seat, payload))
+            return None
+        return send(seat, payload)
+
+    table.send = paced  # type: ignore[method-assign]
+    return table
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_s9_11_a_chain_step_is_timed_from_when_it_fell_due_not_from_the_chain_start(players: int) -> None:
+    """The steps of a shuffle chain share a wait's key. Seat 0 sends its step just before
+    the others' stall time is up; seat 1 then takes half a second for its own. Every
+    other seat (seat 0 included, by its own clock) claimed seat 1 at once when its clock
+    timed the wait from the chain's start, so one slow or dishonest seat got the honest
+    seat after it convicted. Seat 1 is timed from its own step's due time: the game goes on."""
+    net = _late_chain(players, first=7.7, think=0.5)
+    net.run(limit=600)
+    assert all(t.machine.finished and t.machine.halted is None for t in net.tables) and identical_logs(net)
+
+
+def test_s9_11_a_claim_dropped_for_one_step_of_a_chain_leaves_the_next_one_claimable() -> None:
+    """Seat 0's step comes a hair after the others' stall time and is ordered before
+    their claims, which are dropped; seat 2 then withholds its step of the same chain.
+    With one claim per wait, seat 1 had used its claim up on seat 0, seat 2 was claimed
+    by seat 0 alone and the table stood for good. A claim is once per wait and seat."""
+    net = _late_chain(3, first=8.005, withholder=2)
+    net.run(limit=600)
+    halts = {(t.machine.halted.section, t.machine.halted.seat) for t in net.tables if t.machine.halted is not None}
+    assert halts == {("§9.3", 2)} and identical_logs(net)
+
+
 def test_s9_7_an_opening_of_a_round_with_many_reshuffles_is_well_formed() -> None:
     """A round has a shuffle chain per deal and per reshuffle (R7), without bound: a seat
     opened 74 in a soak game (5 seats, short deck), which the schema once refused as

@@ -34,7 +34,8 @@ class SeatClocks:
         self.timers_stand = timers_stand
         self.turn_since: tuple[int, float] | None = None  # (turn, time it started here)
         self.peek_since: float | None = None
-        self.wait: tuple[WaitKey, float] | None = None  # what the table waits for, since when
+        # what the table waits for, and since when it waits on each seat (local time)
+        self.wait: tuple[WaitKey, dict[int, float]] | None = None
         self._stood = {"turn": 0.0, "peek": 0.0}  # how long the running timer has stood for links down
         self._paused_at: float | None = None  # since when a link of the table is down
 
@@ -46,13 +47,16 @@ class SeatClocks:
         """A round's ready barrier began here at `now` (R4.3)."""
         self.peek_since, self._stood["peek"] = now, 0.0
 
-    def wait_for(self, key: WaitKey | None, now: float) -> None:
-        """The table now waits for `key` (None: for nothing); a wait for the same thing
-        keeps its start."""
+    def wait_for(self, key: WaitKey | None, seats: tuple[int, ...], now: float) -> None:
+        """The table now waits for `key` from `seats` (None: for nothing). Each seat is
+        timed from when its work fell due: a wait for the same thing keeps the start of
+        the seats it still waits on, and a seat it waits on anew (the next step of a
+        shuffle chain) starts now."""
         if key is None:
             self.wait = None
-        elif self.wait is None or self.wait[0] != key:
-            self.wait = (key, now)
+            return
+        kept = self.wait[1] if self.wait is not None and self.wait[0] == key else {}
+        self.wait = (key, {seat: kept.get(seat, now) for seat in seats})
 
     def due(self, key: WaitKey) -> float | None:
         """When the timer `key` runs out by this seat's clock (None: it is not running here)."""
@@ -98,8 +102,8 @@ class SeatClocks:
             return since + shift
 
         if self.wait is not None:
-            key, since = self.wait
-            self.wait = (key, moved(since))
+            key, starts = self.wait
+            self.wait = (key, {seat: moved(since) for seat, since in starts.items()})
         if self.turn_since is not None:
             turn, since = self.turn_since
             self.turn_since = (turn, stood("turn", since))

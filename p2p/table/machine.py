@@ -352,7 +352,7 @@ class TableMachine:
         self._current: tuple[int, int] | None = None  # (seat, seq) of the message being processed
         self.stall_s = float(rules.turn_s) if stall_s is None else stall_s
         self._public_events: list[Event] = []  # every event applied, private faces left out
-        self._stalls_claimed: set[tuple[str, int, int]] = set()  # waits this seat claimed
+        self._stalls_claimed: set[tuple[tuple[str, int, int], int]] = set()  # (wait, seat) this seat claimed
         # (wait, a seat it waits on) -> the seats whose delivered claims say it withheld (§9.11)
         self._stall_claims: dict[tuple[tuple[str, int, int], int], set[int]] = {}
         self.position = -1
@@ -593,7 +593,7 @@ class TableMachine:
         for stall in (self._stall_due(), self._held_due()):
             if stall is not None and now >= stall[0]:
                 _, wait, seats = stall
-                self._stalls_claimed.add(wait)
+                self._stalls_claimed.update((wait, s) for s in seats)
                 what, number, need = wait
                 step.send.append({"type": "stalled", "v": 1, "round": number, "what": what, "need": need, "seats": seats})
         return step
@@ -1290,20 +1290,25 @@ class TableMachine:
         after every ordered or side message, the only inputs that change what it waits
         for; the stall claim (`_stall_due`, asked at every deadline) reads it from here."""
         awaited = self._awaited = self.awaited()
-        self.clocks.wait_for(None if awaited is None else awaited.key, self._now)
+        self.clocks.wait_for(None if awaited is None else awaited.key, () if awaited is None else awaited.seats, self._now)
 
     def _stall_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
-        """(when, the wait's key, the seats waited for) of the stall this seat would claim."""
+        """(when, the wait's key, the seats) of the next stall this seat would claim: the
+        seats it has not claimed yet whose work fell due first, each timed from then (a
+        shuffle chain's steps share a key, and a step late before it never shortens the
+        next seat's time)."""
         if self.me is None or self.halted is not None or self.clocks.wait is None:
             return None
-        key, since = self.clocks.wait
+        key, starts = self.clocks.wait
         awaited = self._awaited
-        if key in self._stalls_claimed or awaited is None or awaited.key != key:
+        if awaited is None or awaited.key != key:
             return None
-        seats = [s for s in awaited.seats if s != self.me]
-        if not seats:
+        due = {s: since + self.stall_s for s, since in starts.items()
+               if s != self.me and (key, s) not in self._stalls_claimed}
+        if not due:
             return None
-        return since + self.stall_s, key, seats
+        at = min(due.values())
+        return at, key, sorted(s for s, when in due.items() if when == at)
 
     def _timer_due(self) -> tuple[float, tuple[str, int, int]] | None:
         """(when, key) of the timeout this seat would claim: ("peek", round, 0) or
@@ -1318,9 +1323,9 @@ class TableMachine:
         """(when, key, seats) of the stall this seat would claim at a table of two: the
         other seat holds its time open `stall_s` past this seat's own claim (§9.6)."""
         key = self._timer_key()
-        if key is None or key not in self._claimed or key in self._stalls_claimed or self.halted is not None:
+        if key is None or key not in self._claimed or self.halted is not None:
             return None
-        held = [s for s in self._held_open(key) if s != self.me]
+        held = [s for s in self._held_open(key) if s != self.me and (key, s) not in self._stalls_claimed]
         due = self.clocks.due(key)
         return None if not held or due is None else (due + self.stall_s, key, held)
 
