@@ -159,7 +159,8 @@ class Awaited:
     """Protocol work the table waits for (§9.11): `what`, in which round, from which seats.
 
     `need` is the reveal's number for shares, the chain number for shuffle steps, 0 for
-    the beacon's commitments and 1 for its reveals, else 0: every wait has its own key."""
+    the beacon's commitments and 1 for its reveals, else 0: every wait has its own key (a
+    chain's steps share theirs, each seat timed from its own step's due time)."""
 
     what: str
     round: int
