@@ -159,6 +159,7 @@ class Narrator:
         self.slot_label = slot_label  # how a penalty slot is named: "4", or the key a screen gives it
         self._story: _Story | None = None
         self._looked: LookSwap | None = None
+        self._looked_cards: tuple[int | None, int | None] | None = None  # the cards looked at, where they were
 
     # ------------------------------------------------------------------ feeding
 
@@ -450,15 +451,25 @@ class Narrator:
         seat = event.seat
         tableaux = game.zones().tableaux
         suffix = self._look_suffix(game, [tableaux[seat][event.own_slot], tableaux[event.owner][event.slot]])
+        self._looked_cards = self._cards_at(game, event)
         kind = "private" if suffix else "power"
         return [Told(f"{self.name(seat)} looked at {self._card_of(seat, seat, event.own_slot)} and "
                      f"{self._card_of(seat, event.owner, event.slot)}{suffix}.", kind, seat)]
+
+    @staticmethod
+    def _cards_at(game: Game, look: LookSwap) -> tuple[int | None, int | None]:
+        """The cards in the two slots of a look & swap now (None: an empty slot)."""
+        tableaux = game.zones().tableaux
+        return tableaux[look.seat][look.own_slot], tableaux[look.owner][look.slot]
 
     def _tell_decide(self, game: Game, story: _Story) -> list[Told]:
         event = story.event
         assert isinstance(event, DecideSwap)
         seat = event.seat
         looked, self._looked = self._looked, None
+        if not event.swap and looked is not None and self._looked_cards != self._cards_at(game, looked):
+            who = "you" if seat == self.me else "they"
+            return [Told(f"{self.name(seat)} could not exchange: a card {who} looked at was snapped away.", "power", seat)]
         if not event.swap:
             return [Told(f"{self.name(seat)} left both cards where they were.", "power", seat)]
         if looked is None:

@@ -84,6 +84,7 @@ class Agreement:
         said = shorter + list(self.twice)
         tail = f" ({'; '.join(said)})" if said else ""
         altered = [r for r in self.logs if r.contents is not None and len(r.contents.messages) == self.records
+                   and r.contents.ended is not None and not r.contents.torn  # (closed as its writer chose)
                    and r.first_failure is not None and r.first_failure.section.startswith("§10")]
         if altered:  # (the same messages, but not logs as honest peers write them: not "the same game")
             if len(altered) == 1:

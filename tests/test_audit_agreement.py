@@ -52,6 +52,16 @@ def test_s10_3_logs_whose_messages_agree_do_not_tell_the_same_game_when_one_fail
     summary = compare(results).summary()
     assert summary.startswith("All 3 logs hold the same") and "tell the same game" not in summary
     assert summary.endswith("but Bo's log fails its own audit (§10.1): see its verdict."), summary
+    # a log that holds every message but was never closed (its writer crashed) was not written otherwise
+    from p2p.log import LOG_LIMITS
+    from p2p.wire import split_frames
+
+    data = logs[1].read_bytes()
+    crashed = tmp_path / "crashed.bandit-log"
+    crashed.write_bytes(data[:[at for at, _ in split_frames(data, LOG_LIMITS)][-1]])
+    unclosed = audit(crashed)
+    assert not unclosed.ok and unclosed.contents is not None and unclosed.contents.ended is None
+    assert compare([results[0], unclosed]).summary().startswith("Both logs tell the same game")
 
 
 def test_s10_3_a_log_closed_early_holds_a_prefix_and_agrees(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:

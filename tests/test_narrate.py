@@ -230,6 +230,19 @@ def test_R3_swap_and_look_and_swap_are_told() -> None:
     assert texts(out[2]) == ["Ana exchanged their top-right card with your bottom-left card."]
 
 
+def test_R3_a_look_and_swap_kept_because_a_looked_card_was_snapped_away_is_told_so() -> None:
+    """Found playing: "carl left both cards where they were", though one of them was
+    already on the discard pile (Bo snapped it while Ana decided)."""
+    table = scripted(tableaux={0: [12, 14, 0, 2], 1: [0, 16, 6, 8]}, draw=[16, 0, 0])
+    table.do(Draw(0))
+    table.do(Discard(0))
+    table.do(LookSwap(0, 0, 1, 1))
+    table.do(Snap(1, table.t.top(), 1, 1))  # Bo's 16 on the 16: it matched, the card left his slot
+    out = table.do(DecideSwap(0, False))
+    assert texts(out[None]) == ["Ana could not exchange: a card they looked at was snapped away."]
+    assert texts(out[0]) == ["You could not exchange: a card you looked at was snapped away."]
+
+
 def test_R3_skipping_a_power_and_R8_bandit_are_told() -> None:
     table = scripted(players=2, tableaux={0: [0, 0, -2, -2]}, draw=[8, 0, 2])
     out = table.do(CallBandit(0))
