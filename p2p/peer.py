@@ -92,6 +92,7 @@ STALL_AT_LEAST = SILENCE + HEARTBEAT_EVERY
 ALIVE_EVERY = 2.0  # seconds between marks of life on the journal (after a crash: when it stopped)
 OVERSLEPT = 1.0  # seconds past its deadline the timer task woke: this process was stopped (§9.6)
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
+JUST_BACK = 5.0  # seconds after a seat's return during which its missing links are its reconnecting
 FULL_SPEED = Pace()
 
 
@@ -257,6 +258,8 @@ class TablePeer(SessionRecord):
         self.grace = grace
         self._absent: dict[int, float] = {}  # seat -> since when its link is down
         self._returned: dict[int, tuple[float, Mark]] = {}  # seat -> (how long it was away, the table's mark) at its return
+        self._back_at: dict[int, float] = {}  # seat -> when its link came back after an absence
+        self._told_cut: set[int] = set()  # seats whose report of a missing link the player was told
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
@@ -530,6 +533,7 @@ class TablePeer(SessionRecord):
             since = self._absent.pop(seat, None)
             if since is not None:
                 self._returned[seat] = (trio.current_time() - since, self.orderer.mark((seat,)))
+                self._back_at[seat] = trio.current_time()
                 self._note(f"link to {self.names[seat]} restored")
                 self.orderer.set_away(self._absent)
             if seat in self._progress.waiting_for:
@@ -688,13 +692,25 @@ class TablePeer(SessionRecord):
         (`_link_reports`). True if the player was told of a change."""
         self.orderer.reports_seen()
         cut_off = {seat: away for seat, (_, away) in self._link_reports().items()}
+        now = trio.current_time()
         for seat, away in cut_off.items():
-            if self._cut_off.get(seat) != away:
-                missing = " and ".join("you" if s == self._me else self.names[s] for s in away)
+            # (this seat is left out: the report came on the reporter's own link to it, so
+            # it is stale, an ack made before that link was back, or false)
+            others = [s for s in away if s != self._me]
+            if self._cut_off.get(seat) == away or not others:
+                continue
+            missing = " and ".join(self.names[s] for s in others)
+            self._told_cut.add(seat)
+            if now - self._back_at.get(seat, -JUST_BACK) < JUST_BACK:  # (a seat that resumed dials everybody anew)
+                self._say(f"{self.names[seat]} is still reconnecting to {missing}; the table waits for that.",
+                          "table", seat)
+            else:
                 self._say(f"{self.names[seat]} lost the link to {missing}; the table waits for that link "
                           f"(the game ends if it is not back within {self.grace:.0f} s).", "warning", seat)
         for seat in self._cut_off.keys() - cut_off.keys():
-            self._say(f"{self.names[seat]} reaches everybody again.", "table", seat)
+            if seat in self._told_cut:
+                self._told_cut.discard(seat)
+                self._say(f"{self.names[seat]} reaches everybody again.", "table", seat)
         told = cut_off != self._cut_off
         self._cut_off = cut_off
         suspended = bool(self._absent or cut_off)

@@ -381,6 +381,39 @@ async def test_11_3_a_peer_that_says_it_cannot_reach_this_seat_is_the_one_this_s
     assert result.ok and result.left is not None and result.left.seat == liar.me, (result.first_failure, result.left)
     for i in (1, 2):
         assert audit(summaries[i].log_path).first_failure is None, i
+    # (what its screen says: nothing of a link to itself, which the report came over)
+    assert not any("lost the link" in line.text for line in ann.lines), [line.text for line in ann.lines][-5:]
+    bo = peers[1]
+    assert f"{bo.names[liar.me]} lost the link to {bo.names[ann.me]}; the table waits" in "\n".join(
+        line.text for line in bo.lines)
+
+
+async def test_11_3_a_seat_just_back_from_a_restart_is_told_as_reconnecting_not_as_losing_links(
+        tmp_path: Path) -> None:
+    """Found playing: a player resumed after a crash (kill -9) dials everybody anew; its
+    first acks say which links it has not made again yet, and the others read "alice
+    lost the link to carl and you; … the game ends if it is not back within 120 s" one
+    line after "alice is back". A seat back within the last few seconds is told as still
+    reconnecting, and a report naming this very seat is not told at all."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    ann, bo, back = peers
+    async with stack:
+        with trio.fail_after(30):
+            async with running(peers):
+                await until(lambda: ann.machine.playing, ann)
+                ann._back_at[back.me] = trio.current_time()  # (as its link coming back after an absence sets it)
+                back.orderer.set_away({ann.me, bo.me})
+                back._broadcast(back.orderer.ack(trio.current_time()))
+                reconnecting = f"{ann.names[back.me]} is still reconnecting to {ann.names[bo.me]}; the table waits"
+                await until(lambda: any(line.text.startswith(reconnecting) for line in ann.lines), ann)
+                back.orderer.set_away(set())
+                back._broadcast(back.orderer.ack(trio.current_time()))
+                again = f"{ann.names[back.me]} reaches everybody again."
+                await until(lambda: any(line.text == again for line in ann.lines), ann)
+                await ann.leave()
+    assert not any("lost the link" in line.text for line in ann.lines)
 
 
 @pytest.mark.parametrize("busy", [False, True], ids=["silent", "sends-an-intent-each-return"])
