@@ -18,7 +18,7 @@ from cli.argtypes import (
 )
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
-    SIGNING_NOW, lobby_schemas, player_name, print_result, roster_progress, say, then_shown,
+    LOBBY_CHECK, SIGNING_NOW, lobby_schemas, player_name, print_result, roster_progress, say, then_shown,
 )
 from cli.bots import BOT_NAMES, BotSeats, BotTable, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
@@ -229,6 +229,7 @@ async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None
     if not (args.quiet or args.json):
         print_result(result, identity.peer_id)
     if args.lobby_only:
+        mesh.farewell = LOBBY_CHECK  # (what the others read as it goes: it was never going to play)
         if args.json:
             print(json.dumps({"game_id": result.game_id.hex(), "seat": result.seat,
                               "players": [m.name for m in result.roster.members]}), flush=True)

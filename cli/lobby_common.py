@@ -51,7 +51,8 @@ def add_seat_options(parser: argparse.ArgumentParser) -> None:
                         help="continue the unfinished game this peer was playing when it stopped (same --state-dir; "
                              "--log picks the game if there are several)")
     parser.add_argument("--lobby-only", action="store_true",
-                        help="stop once everyone is seated and signed (checks that all players can reach each other)")
+                        help="stop once everyone is seated and signed, without playing: checks that all players can "
+                             "reach each other (at a real table, the others' game then ends at once)")
 
 
 def add_interface_option(parser: argparse.ArgumentParser) -> None:
@@ -194,6 +195,10 @@ def roster_progress(me: bytes) -> Callable[[RosterChanged], None]:
 
 
 SIGNING_NOW = "Starting: every player signs the seating…"
+
+LOBBY_CHECK = "only checking the lobby: --lobby-only"
+"""Why a `--lobby-only` peer goes once seated, as the others read it ("carl left before
+the game began (only checking the lobby: --lobby-only)")."""
 
 
 def then_shown(on_signing: SigningCallback | None, show: Callable[[], None]) -> SigningCallback:

@@ -46,6 +46,25 @@ def test_host_tables_and_two_joiners_as_processes(tmp_path: Path) -> None:
 
 
 
+def test_s6_6_a_lobby_check_at_a_real_table_says_why_it_goes(tmp_path: Path) -> None:
+    """Found by a user: `join --lobby-only` at a table that meant to play takes its seat,
+    signs, and goes, and the others' game ended "(leaving the table)". It still goes (that
+    is the check), but the others read why."""
+    seen: list[str] = []
+    host = bandit("host", "--table", "Den", "--name", "alice", "--seats", "2", "--bind", "127.0.0.1",
+                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--headless", "--bot", "--target", "20")
+    procs = [host]
+    try:
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
+        check = bandit("join", "--peer", where, "--name", "carl", "--state-dir", str(tmp_path / "c"), "--lobby-only")
+        procs.append(check)
+        results = [finish(p, seen if p is host else [], 40) for p in (check, host)]
+    finally:
+        kill_all(procs)
+    assert results[0][0] == 0
+    assert "carl left before the game began (only checking the lobby: --lobby-only)" in results[1][1], results[1][1]
+
+
 @pytest.mark.parametrize("typed", ["Enter", "bytes that are not text", "the terminal hung up"])
 def test_s6_6_each_enter_at_a_host_on_a_terminal_asks_to_start(tmp_path: Path, typed: str) -> None:
     """`host --lobby-only` on a terminal (its input a pty): Enter alone at the table says
