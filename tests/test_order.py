@@ -725,7 +725,7 @@ def test_s7_9_the_stamp_bound_vector() -> None:
     """The §7.9 row: seat 1's seq 3, after its seq 2 stamped 4, naming stamps 9 and 2."""
     from pathlib import Path
 
-    from p2p.order import _Peer, stamp_bound, unjustified
+    from p2p.order import PeerChain as _Peer, stamp_bound, unjustified
 
     text = Path(__file__).resolve().parent.parent.joinpath("protocol.md").read_text(encoding="utf-8")
     section = text.split("### 7.9 Test vectors", 1)[1].split("\n## ", 1)[0]

@@ -1,4 +1,4 @@
-"""Agreed total order of signed messages (protocol.md §7).
+"""Agreed total order of signed messages (protocol.md §7): the live order of one peer.
 
 Theory of operation
 -------------------
@@ -84,34 +84,43 @@ peers.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import heapq
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from p2p.schema import PEER_ID, Bin, Int, Kind, ListOf, Message, Tuple
+from p2p.order.chains import (
+    Delivered,
+    Mark,
+    PeerChain,
+    SaltSchedule,
+    heads_violation,
+    other_seats,
+    stamp_bound,
+    unjustified,
+)
+from p2p.order.errors import ChainBroken, Equivocation, ForeignGame, MalformedHeader, OrderError, StampBackwards
+from p2p.order.header import (
+    ACK_TYPE,
+    ZERO_HASH,
+    Envelope,
+    Header,
+    is_side,
+    message_hash,
+    parse_header,
+    parse_side,
+    side_genesis,
+    tiebreak,
+)
 from p2p.signing import SignedMessage
 
-MSG_TAG = b"bandit-lan/v1/msg\x00"
-SIDE_TAG = b"bandit-lan/v1/side\x00"
-TIEBREAK_TAG = b"bandit-lan/v1/tiebreak\x00"
-ZERO_HASH = bytes(32)
-ACK_TYPE = "ack"
-MAX_STAMP = 2**62
 MAX_HELD = 4096  # out-of-order content messages held per sender before it is an error
-
 RETRANSMIT_AFTER = 0.2  # seconds without progress before missing messages are resent
 SIDE_CONFIRM_AFTER = RETRANSMIT_AFTER / 2  # an ack confirms side messages by then (§7.8)
 HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
 LEAVE_TYPE = "leave"  # §9.8: a seat's last word; the others stop waiting for its echo (§7.10)
 RELAY_AFTER = 1.0  # seconds a peer lacks a third seat's messages we hold before we relay them (§7.6)
-
-
-Mark = tuple[int, Hashable]
-"""How far the table is, to tell whether a return was of use (§11.3): the order's
-position, and the protocol work (§9.11) the table waits for from the seats concerned."""
 
 
 def owes_nothing(seats: Iterable[int]) -> None:
@@ -131,307 +140,6 @@ def absence_since(now: float, ended: tuple[float, Mark] | None, mark: Mark) -> f
     return now - duration if in_vain else now
 
 
-def message_hash(body: bytes) -> bytes:
-    """§7.2: the hash that chains, heads and the log use for a content message."""
-    return hashlib.sha256(MSG_TAG + body).digest()
-
-
-def side_genesis(game: bytes) -> bytes:
-    """§7.8: the `sprev` of every sender's first side message."""
-    return hashlib.sha256(SIDE_TAG + game).digest()
-
-
-def tiebreak(salt: bytes, stamp: int, sender: bytes) -> bytes:
-    """§7.4: order of content messages that share a Lamport stamp."""
-    return hashlib.sha256(TIEBREAK_TAG + salt + stamp.to_bytes(8, "big") + sender).digest()
-
-
-Envelope = SignedMessage
-"""What the order layer handles: a verified signed message (§4.5)."""
-
-HASH = Bin(size=32)
-HEAD = Tuple((Int(-1, MAX_STAMP - 1), HASH))
-HEADER: dict[str, Kind] = {
-    "from": PEER_ID,
-    "game": HASH,
-    "lamport": Int(0, MAX_STAMP - 1),
-    "seq": Int(0, MAX_STAMP - 1),
-    "prev": HASH,
-    "heads": ListOf(HEAD, 1, 15),
-}
-"""§7.1: the fields every content message carries besides its own."""
-
-MESSAGES: tuple[Message, ...] = (
-    Message(ACK_TYPE, 1, "§7.1", {"from": PEER_ID, "game": HASH, "lamport": Int(0, MAX_STAMP - 1), "last": HEAD,
-                                  "heads": ListOf(HEAD, 1, 15), "slast": HEAD, "sides": ListOf(HEAD, 1, 15),
-                                  "away": ListOf(Int(0, 15), 0, 15)}),
-)
-
-SIDE_HEADER: dict[str, Kind] = {"from": PEER_ID, "game": HASH, "sseq": Int(0, MAX_STAMP - 1), "sprev": HASH}
-"""§7.8: the fields every side message carries besides its own."""
-
-
-def content_message(type: str, section: str, fields: Mapping[str, Kind], v: int = 1) -> Message:
-    """The schema of a content message type: its own `fields` plus the §7.1 header."""
-    return Message(type, v, section, {**HEADER, **fields})
-
-
-def side_message(type: str, section: str, fields: Mapping[str, Kind], v: int = 1) -> Message:
-    """The schema of a side message type: its own `fields` plus the §7.8 header."""
-    return Message(type, v, section, {**SIDE_HEADER, **fields})
-
-
-def is_side(inner: Mapping[str, Any]) -> bool:
-    return "sseq" in inner
-
-
-class OrderError(Exception):
-    """A violation of §7, attributed to `peer` (a peer id)."""
-
-    section = "§7"
-
-    def __init__(self, peer: bytes, reason: str, *, evidence: tuple[SignedMessage, ...] = ()) -> None:
-        super().__init__(f"{self.section}: {reason}")
-        self.peer = peer
-        self.reason = reason
-        self.evidence = evidence
-
-
-class MalformedHeader(OrderError):
-    section = "§7.1"
-
-
-class ChainBroken(OrderError):
-    section = "§7.2"
-
-
-class StampBackwards(OrderError):
-    section = "§7.3"
-
-
-class StampUnjustified(OrderError):
-    """A stamp above one more than the highest of its sender's previous stamp and the
-    stamps of the messages its heads name: what no honest clock gives (§7.3)."""
-
-    section = "§7.3"
-
-
-class Equivocation(OrderError):
-    """Two different signed bodies with one seq: proven by `evidence`."""
-
-    section = "§7.2"
-
-
-class ForeignGame(MalformedHeader):
-    """A message for another game: a replay, refused without changing anything (§7.1)."""
-
-
-class HeadsInvalid(OrderError):
-    """At delivery: a head the sender could not have held, or a hash that differs."""
-
-    section = "§7.5"
-
-
-class HeadsUnheld(HeadsInvalid):
-    """At delivery: a head names seat `other`'s `seq`, which the receiver does not hold,
-    though `other`'s own promises cover the message's stamp (that is what made it
-    stable). Either the sender named a message `other` never signed, or `other` signed
-    one, sent it to some peers only and promised the rest that it had not: the two
-    signed statements contradict each other, and nothing here tells which is false."""
-
-    def __init__(self, peer: bytes, reason: str, *, other: int, seq: int) -> None:
-        super().__init__(peer, reason)
-        self.other = other
-        self.seq = seq
-
-
-class HeadsForked(HeadsInvalid):
-    """At delivery: a head names, as seat `other`'s `seq`, another message than the one
-    held. Live, the echo rule (§7.10) leaves only the sender to blame; in a log read on
-    its own, the named seat may as well have signed two messages as one."""
-
-    def __init__(self, peer: bytes, reason: str, *, other: int, seq: int) -> None:
-        super().__init__(peer, reason)
-        self.other = other
-        self.seq = seq
-
-
-@dataclass(frozen=True, slots=True)
-class Delivered:
-    """One content message in the agreed order; `rejected` is set if it must not be applied."""
-
-    position: int
-    seat: int
-    envelope: Envelope
-    rejected: OrderError | None = None
-
-    @property
-    def stamp(self) -> int:
-        return int(self.envelope.inner["lamport"])
-
-    @property
-    def blamed(self) -> tuple[int | None, tuple[int, ...]]:
-        """Whom its rejection blames: (its sender, ()), or, for a head nothing here can
-        judge (§7.5, `HeadsUnheld`), (None, the sender and the seat it names)."""
-        if isinstance(self.rejected, HeadsUnheld):
-            return None, (self.seat, self.rejected.other)
-        return self.seat, ()
-
-
-@dataclass(slots=True)
-class _Peer:
-    """What this peer knows of one other peer's chain and promises."""
-
-    next_seq: int = 0
-    chain_hash: bytes = ZERO_HASH
-    hashes: list[bytes] = field(default_factory=list)
-    stamps: list[int] = field(default_factory=list)
-    held: dict[int, Envelope] = field(default_factory=dict)
-    promises: list[tuple[int, int]] = field(default_factory=list)  # (stamp, own seq declared)
-    covered: int = -1  # highest stamp promised with every message before it held
-    vouched: int = -1  # highest seq whose stamp is justified (§7.3): in our clock and our content's heads
-    has_of_mine: int = -1  # highest seq of my chain it declared holding
-    resend_at: float | None = None
-    side_next: int = 0
-    side_hash: bytes = ZERO_HASH
-    side_hashes: list[bytes] = field(default_factory=list)
-    side_held: dict[int, Envelope] = field(default_factory=dict)
-    has_side_of_mine: int = -1
-    side_resend_at: float | None = None
-    # §7.10: its messages (kept as evidence), and what it declared of other seats' chains
-    envelopes: list[Envelope] = field(default_factory=list)
-    side_envelopes: list[Envelope] = field(default_factory=list)
-    echoed: dict[int, int] = field(default_factory=dict)  # seat -> highest seq declared with our hashes
-    # its latest ack on its own link: its word now on what it holds of third seats' chains,
-    # even when less than before (a resumed peer holds less, §11.3); read when relaying
-    word: Envelope | None = None
-    unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)  # seat -> {seq: hash} beyond what we hold
-    side_unchecked: dict[int, dict[int, bytes]] = field(default_factory=dict)
-    acks: dict[tuple[int, int], Envelope] = field(default_factory=dict)  # (stamp, last seq) -> its promise
-    lasts: dict[int, tuple[bytes, Envelope]] = field(default_factory=dict)  # seq not taken yet -> an ack naming it
-    away: tuple[int, ...] = ()  # §7.1: the seats it said, in its latest ack, it has no link to
-    away_since: float | None = None  # when we first saw it say so
-    away_stamp: int = -1  # the stamp of the ack that said it
-    away_ended: tuple[float, Mark] | None = None  # (how long, the mark) when its last run of reports ended
-
-    def chain(self, digest: bytes, stamp: int) -> None:
-        """Append the next content message of this sender's chain."""
-        self.hashes.append(digest)
-        self.stamps.append(stamp)
-        self.chain_hash = digest
-        self.next_seq += 1
-
-    def chain_side(self, digest: bytes) -> None:
-        """Append the next side message of this sender's side chain."""
-        self.side_hashes.append(digest)
-        self.side_hash = digest
-        self.side_next += 1
-
-
-class SaltSchedule:
-    """§7.4: which tie-break salt applies at which stamp."""
-
-    def __init__(self, initial: bytes) -> None:
-        self._salts: list[tuple[int, bytes]] = [(0, initial)]
-
-    def set_after(self, stamp: int, salt: bytes) -> None:
-        """Use `salt` for stamps above `stamp` (the one being delivered)."""
-        self._salts.append((stamp + 1, salt))
-
-    def at(self, stamp: int) -> bytes:
-        salt = self._salts[0][1]
-        for since, value in self._salts:
-            if since <= stamp:
-                salt = value
-        return salt
-
-    def key(self, stamp: int, sender: bytes) -> tuple[int, bytes]:
-        """The position key of a message in the agreed order."""
-        return stamp, tiebreak(self.at(stamp), stamp, sender)
-
-
-def heads_violation(peers: Sequence[_Peer], seat: int, envelope: Envelope, stamp: int) -> HeadsInvalid | None:
-    """§7.5, at delivery: every head names a message we hold, with that hash, stamped below."""
-    heads = envelope.inner["heads"]
-    others = [i for i in range(len(peers)) if i != seat]
-    for other, (seq, digest) in zip(others, heads):
-        if seq < 0:
-            continue
-        peer = peers[other]
-        if seq >= peer.next_seq:
-            return HeadsUnheld(envelope.sender, f"seat {seat + 1}'s message names seat {other + 1}'s seq {seq}, which "
-                                                f"seat {other + 1}'s promises say it had not sent below stamp {stamp}: "
-                                                "one of the two signed falsely, and nothing here tells which",
-                               other=other, seq=seq)
-        if peer.stamps[seq] >= stamp:
-            return HeadsInvalid(envelope.sender, f"stamp {stamp} is not above the stamp of seat {other + 1}'s seq {seq}, which it claims to have received")
-        if peer.hashes[seq] != digest:
-            return HeadsForked(envelope.sender, f"it names a different message as seat {other + 1}'s seq {seq}",
-                               other=other, seq=seq)
-    return None
-
-
-def other_seats(n: int) -> list[tuple[int, ...]]:
-    """For each of `n` seats, the others in seat order: the seats its `heads` speak of."""
-    return [tuple(i for i in range(n) if i != seat) for seat in range(n)]
-
-
-StampOf = Callable[[int, int, bytes], "int | None"]
-"""The stamp of a seat's message `seq` known with that hash, or None if it is not known."""
-
-
-def lamport_bound(seat: int, seq: int, prev: bytes, others: Sequence[int], heads: Sequence[Sequence[Any]],
-                  stamp_of: StampOf) -> int | None:
-    """§7.3: the highest stamp `seat`'s content message `seq` may carry: one more than the
-    highest of its previous message's stamp (hash `prev`) and the stamps of the messages
-    its `heads` name (one per seat of `others`), each as `stamp_of` knows it; None if it
-    does not know one. The live order, its replay and the audit of kept proofs judge so."""
-    top = 0
-    if seq:
-        previous = stamp_of(seat, seq - 1, prev)
-        if previous is None:
-            return None
-        top = previous
-    for other, (named, digest) in zip(others, heads):
-        if named < 0:
-            continue
-        stamp = stamp_of(other, named, digest)
-        if stamp is None:
-            return None
-        if stamp > top:
-            top = stamp
-    return top + 1
-
-
-def stamp_bound(peers: Sequence[_Peer], others: Sequence[int], seat: int, seq: int, prev: bytes,
-                heads: Sequence[Sequence[Any]]) -> int | None:
-    """`lamport_bound` over the chains held: a message counts once vouched for
-    (`_Peer.vouched`) with that hash, and until then the bound waits for it (a head with
-    another hash waits for the fork to be proven, §7.10)."""
-
-    def vouched(at: int, n: int, digest: bytes) -> int | None:
-        chain = peers[at]
-        return chain.stamps[n] if n <= chain.vouched and chain.hashes[n] == digest else None
-
-    return lamport_bound(seat, seq, prev, others, heads, vouched)
-
-
-def unjustified(peers: Sequence[_Peer], others: Sequence[int], seat: int, envelope: Envelope,
-                bound: int) -> StampUnjustified | None:
-    """The refusal of `envelope` if its stamp is above `bound` (`stamp_bound`), with the
-    signed messages that prove it: itself, its sender's previous one, and those it names."""
-    stamp, seq = int(envelope.inner["lamport"]), int(envelope.inner["seq"])
-    if stamp <= bound:
-        return None
-    named = [peers[other].envelopes[at] for other, (at, _) in zip(others, envelope.inner["heads"]) if at >= 0]
-    return StampUnjustified(
-        envelope.sender,
-        f"stamp {stamp} of seq {seq} is above {bound}: one more than the highest stamp of its previous message "
-        "and of the messages it names is the most a Lamport clock gives",
-        evidence=(envelope, *peers[seat].envelopes[max(seq - 1, 0):seq], *named),
-    )
-
-
 Sign = Callable[[dict[str, Any]], SignedMessage]
 """Signs an inner map (which the orderer gives its ``from``) into a `SignedMessage`."""
 
@@ -447,7 +155,7 @@ class Orderer:
         self.game = game
         self._sign = sign
         self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
-        self._peers = [_Peer(chain_hash=game, side_hash=side_genesis(game)) for _ in self.seats]
+        self._peers = [PeerChain(chain_hash=game, side_hash=side_genesis(game)) for _ in self.seats]
         self._others = other_seats(len(seats))
         self._unvouched: set[int] = set()  # seats with content taken whose stamp is not yet justified (§7.3)
         self.salts = SaltSchedule(salt if salt is not None else game)
@@ -671,7 +379,7 @@ class Orderer:
         if is_side(envelope.inner):
             self._receive_side(seat, envelope, now)
             return
-        header = _parse_header(envelope, len(self.seats), self.game)
+        header = parse_header(envelope, len(self.seats), self.game)
         took = False
         if envelope.inner.get("type") == ACK_TYPE:
             self._accept_ack(seat, envelope, header, now, relayed=relayed)
@@ -684,7 +392,7 @@ class Orderer:
         if took and self._unvouched:
             self._vouch_all()
 
-    def _receive_content(self, seat: int, envelope: Envelope, header: _Header) -> bool:
+    def _receive_content(self, seat: int, envelope: Envelope, header: Header) -> bool:
         """Take a content message into its sender's chain, hold it until its seq is due,
         or refuse it; True if it was taken (with the held ones that followed it)."""
         peer = self._peers[seat]
@@ -722,7 +430,7 @@ class Orderer:
             self._accept_content(seat, envelope, justified=justified)
             while peer.next_seq in peer.held:
                 following = peer.held.pop(peer.next_seq)
-                self._check_content(seat, following, _parse_header(following, len(self.seats), self.game))
+                self._check_content(seat, following, parse_header(following, len(self.seats), self.game))
                 self._accept_content(seat, following)
         except OrderError:
             (self._peers[seat], self.clock, self._seen, self._ack_wanted, self._pending, self._pending_stamps,
@@ -782,7 +490,7 @@ class Orderer:
         """§7.8: accept the side chain in order; hold early ones; refuse forks. A side
         message taken at `now` is confirmed by an ack within SIDE_CONFIRM_AFTER."""
         peer = self._peers[seat]
-        sseq, sprev = _parse_side(envelope, self.game)
+        sseq, sprev = parse_side(envelope, self.game)
         digest = message_hash(envelope.body)
         if sseq < peer.side_next:
             if peer.side_hashes[sseq] != digest:
@@ -806,7 +514,7 @@ class Orderer:
         following: Envelope | None = envelope
         expected = peer.side_hash
         while following is not None:  # a loop, not recursion: up to MAX_HELD may follow
-            sseq, sprev = _parse_side(following, self.game)
+            sseq, sprev = parse_side(following, self.game)
             if sprev != expected:  # checked before anything changes
                 before = run[-1][0] if run else (peer.side_envelopes[-1] if peer.side_envelopes else None)
                 raise ChainBroken(following.sender, f"side message {sseq} does not chain to the previous one",
@@ -823,7 +531,7 @@ class Orderer:
         if now is not None and self._sides_unconfirmed is None:
             self._sides_unconfirmed = now
 
-    def _check_content(self, seat: int, envelope: Envelope, header: _Header) -> None:
+    def _check_content(self, seat: int, envelope: Envelope, header: Header) -> None:
         peer = self._peers[seat]
         named = peer.lasts.get(header.seq)  # (forgotten once the message is taken)
         if named is not None and named[0] != message_hash(envelope.body):
@@ -844,7 +552,7 @@ class Orderer:
             )
 
     @staticmethod
-    def _promise_broken(peer: _Peer, header: _Header) -> tuple[Envelope, ...]:
+    def _promise_broken(peer: PeerChain, header: Header) -> tuple[Envelope, ...]:
         """The signed promise (its previous message, or an ack) that a stamp breaks (§7.3)."""
         if peer.envelopes and peer.stamps[-1] >= header.stamp:
             return (peer.envelopes[-1],)
@@ -883,7 +591,7 @@ class Orderer:
             heapq.heappush(self._pending_stamps, stamp)
         self._pending[stamp].append(envelope)
 
-    def _accept_ack(self, seat: int, envelope: Envelope, header: _Header, now: float, *, relayed: bool = False) -> None:
+    def _accept_ack(self, seat: int, envelope: Envelope, header: Header, now: float, *, relayed: bool = False) -> None:
         peer = self._peers[seat]
         away = tuple(envelope.inner["away"])
         if seat in away:
@@ -933,7 +641,7 @@ class Orderer:
                 self._reports_changed = True
             peer.away_stamp = header.stamp
 
-    def _add_promise(self, peer: _Peer, stamp: int, declared: int) -> bool:
+    def _add_promise(self, peer: PeerChain, stamp: int, declared: int) -> bool:
         """Note a promise: every content message after seq `declared` is stamped above
         `stamp` (§7.3); True if it is kept. Only promises that no other outdoes are kept
         (one with an earlier `declared` and a stamp as high says more), sorted by
@@ -1191,7 +899,7 @@ class Orderer:
         seat = self._seat_of.get(envelope.sender)
         if seat is None:
             raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
-        header = _parse_header(envelope, len(self.seats), self.game)
+        header = parse_header(envelope, len(self.seats), self.game)
         peer = self._peers[seat]
         if header.seq != peer.next_seq or header.prev != peer.chain_hash:
             raise ChainBroken(envelope.sender, f"the log's seq {header.seq} does not continue its chain at {peer.next_seq}")
@@ -1214,7 +922,7 @@ class Orderer:
             self._receive_side(seat, envelope, None)
             self._side_ready.clear()
             return seat
-        sseq, sprev = _parse_side(envelope, self.game)
+        sseq, sprev = parse_side(envelope, self.game)
         mine = self._peers[self.me]
         if sseq != mine.side_next or sprev != mine.side_hash:
             raise ChainBroken(envelope.sender, f"the log's side sseq {sseq} does not continue our side chain")
@@ -1234,7 +942,7 @@ class Orderer:
         if is_side(inner):
             return  # side messages are logged as they leave
         mine = self._peers[self.me]
-        header = _parse_header(envelope, len(self.seats), self.game)
+        header = parse_header(envelope, len(self.seats), self.game)
         if header.seq < mine.next_seq:
             return
         if header.seq != mine.next_seq or header.prev != mine.chain_hash:
@@ -1263,166 +971,3 @@ class Orderer:
 
     def undelivered(self) -> int:
         return sum(len(g) for g in self._pending.values()) + len(self._ready)
-
-
-@dataclass(frozen=True, slots=True)
-class _Header:
-    stamp: int
-    seq: int
-    prev: bytes
-    heads: list[list[Any]]
-    last: tuple[int, bytes]
-
-
-def _parse_header(envelope: Envelope, seats: int, game: bytes) -> _Header:
-    """Check the §7.1 header fields of `envelope` and return them."""
-    inner = envelope.inner
-    sender = envelope.sender
-
-    def bad(reason: str) -> MalformedHeader:
-        return MalformedHeader(sender, reason)
-
-    if inner.get("game") != game:
-        raise ForeignGame(sender, "message is for another game")
-    stamp = inner.get("lamport")
-    if type(stamp) is not int or not 0 <= stamp < MAX_STAMP:
-        raise bad("lamport must be an integer in 0..2^62")
-    heads = inner.get("heads")
-    if not isinstance(heads, list) or len(heads) != seats - 1:
-        raise bad(f"heads must list the {seats - 1} other seats")
-    for head in heads:
-        _check_head(head, bad)
-    if inner.get("type") == ACK_TYPE:
-        last = inner.get("last")
-        _check_head(last, bad)
-        _check_head(inner.get("slast"), bad)
-        sides = inner.get("sides")
-        if not isinstance(sides, list) or len(sides) != seats - 1:
-            raise bad(f"sides must list the {seats - 1} other seats")
-        for head in sides:
-            _check_head(head, bad)
-        away = inner.get("away")
-        if (not isinstance(away, list) or any(type(s) is not int or not 0 <= s < seats for s in away)
-                or away != sorted(set(away))):
-            raise bad("away must list distinct seats of this table in increasing order")
-        return _Header(stamp, -1, ZERO_HASH, heads, (int(last[0]), bytes(last[1])))
-    seq, prev = inner.get("seq"), inner.get("prev")
-    if type(seq) is not int or not 0 <= seq < MAX_STAMP:
-        raise bad("seq must be a non-negative integer")
-    if not isinstance(prev, bytes) or len(prev) != 32:
-        raise bad("prev must be 32 bytes")
-    return _Header(stamp, seq, prev, heads, (seq, b""))
-
-
-def _parse_side(envelope: Envelope, game: bytes) -> tuple[int, bytes]:
-    """Check the §7.8 side header of `envelope` and return (sseq, sprev)."""
-    inner = envelope.inner
-    if inner.get("game") != game:
-        raise ForeignGame(envelope.sender, "side message is for another game")
-    sseq, sprev = inner.get("sseq"), inner.get("sprev")
-    if type(sseq) is not int or not 0 <= sseq < MAX_STAMP:
-        raise MalformedHeader(envelope.sender, "sseq must be a non-negative integer")
-    if not isinstance(sprev, bytes) or len(sprev) != 32:
-        raise MalformedHeader(envelope.sender, "sprev must be 32 bytes")
-    return sseq, sprev
-
-
-def _check_head(head: Any, bad: Callable[[str], MalformedHeader]) -> None:
-    if (
-        not isinstance(head, list)
-        or len(head) != 2
-        or type(head[0]) is not int
-        or not -1 <= head[0] < MAX_STAMP
-        or not isinstance(head[1], bytes)
-        or len(head[1]) != 32
-    ):
-        raise bad("a head must be [seq >= -1, 32-byte hash]")
-
-
-class OutOfOrder(OrderError):
-    """A recorded sequence that is not the agreed order (§7.4)."""
-
-    section = "§7.4"
-
-
-class OrderReplay:
-    """§7 checked on a recorded sequence of content messages (what the audit does).
-
-    Acks are not recorded, so promises cannot be re-checked; everything else is: each
-    sender's chain (a dropped, repeated or displaced record breaks it), growing stamps,
-    the agreed order with its salted tie-break, and the §7.5 heads verdicts, which come
-    out exactly as they did at the live peer because the replay holds, at each record,
-    exactly the messages ordered before it.
-    """
-
-    def __init__(self, *, seats: Sequence[bytes], game: bytes, ties: bool = True) -> None:
-        """With ``ties=False`` only what needs no table state is checked (chains, and
-        stamps never going backwards): the first pass of an audit, before the salts
-        that order ties are known, so that a displaced record is blamed on the log and
-        never on the peer whose heads it seems to break."""
-        self.seats = tuple(seats)
-        self.game = game
-        self.ties = ties
-        self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
-        self._peers = [_Peer(chain_hash=game, side_hash=side_genesis(game)) for _ in self.seats]
-        self._others = other_seats(len(seats))
-        self.salts = SaltSchedule(game)
-        self._last: tuple[int, bytes] | None = None
-        self._delivering = 0
-        self.position = 0
-
-    def next(self, envelope: Envelope) -> Delivered:
-        """Check the next recorded message; raise the `OrderError` that puts it out of place."""
-        seat = self._seat_of.get(envelope.sender)
-        if seat is None:
-            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
-        if envelope.inner.get("type") == ACK_TYPE:
-            raise MalformedHeader(envelope.sender, "an ack among the delivered messages (acks are never delivered)")
-        header = _parse_header(envelope, len(self.seats), self.game)
-        peer = self._peers[seat]
-        if header.seq != peer.next_seq:
-            raise ChainBroken(
-                envelope.sender,
-                f"its seq {header.seq} comes where seq {peer.next_seq} is due: a record is missing, repeated or out of place",
-            )
-        if header.prev != peer.chain_hash:
-            raise ChainBroken(envelope.sender, f"seq {header.seq} does not chain to the previous message")
-        if peer.stamps and header.stamp <= peer.stamps[-1]:
-            raise StampBackwards(envelope.sender, f"stamp {header.stamp} is not above its previous stamp {peer.stamps[-1]}")
-        key = self.salts.key(header.stamp, envelope.sender) if self.ties else (header.stamp, b"")
-        if self._last is not None and (key <= self._last if self.ties else key < self._last):
-            raise OutOfOrder(envelope.sender, f"stamp {header.stamp} comes after stamp {self._last[0]} in the record: not the agreed order")
-        verdict = heads_violation(self._peers, seat, envelope, header.stamp) if self.ties else None
-        if self.ties and verdict is None:  # §7.3, as the live peer vouched for it
-            bound = stamp_bound(self._peers, self._others[seat], seat, header.seq, header.prev, header.heads)
-            verdict = None if bound is None else unjustified(self._peers, self._others[seat], seat, envelope, bound)
-        peer.chain(message_hash(envelope.body), header.stamp)
-        peer.envelopes.append(envelope)
-        if self.ties and verdict is None and peer.vouched == header.seq - 1:
-            peer.vouched = header.seq
-        self._last = key
-        self._delivering = header.stamp
-        delivered = Delivered(self.position, seat, envelope, verdict)
-        self.position += 1
-        return delivered
-
-    def side(self, envelope: Envelope) -> int:
-        """Check the next recorded side message of its sender (§7.8); return its seat."""
-        seat = self._seat_of.get(envelope.sender)
-        if seat is None:
-            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
-        peer = self._peers[seat]
-        sseq, sprev = _parse_side(envelope, self.game)
-        if sseq != peer.side_next:
-            raise ChainBroken(
-                envelope.sender,
-                f"its side sseq {sseq} comes where sseq {peer.side_next} is due: a record is missing, repeated or out of place",
-            )
-        if sprev != peer.side_hash:
-            raise ChainBroken(envelope.sender, f"side message {sseq} does not chain to the previous one")
-        digest = message_hash(envelope.body)
-        peer.chain_side(digest)
-        return seat
-
-    def set_salt(self, salt: bytes) -> None:
-        self.salts.set_after(self._delivering, salt)

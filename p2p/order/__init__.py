@@ -1,0 +1,72 @@
+"""The agreed total order of signed messages (protocol.md §7).
+
+`header`: what every message of the order carries and the hashes that chain it; `errors`:
+the violations, each naming its section; `chains`: what a peer holds of each sender's
+chains and the checks of §7.3 and §7.5 on them; `orderer`: the live order of one peer
+(its theory of operation is there); `replay`: the same order checked on a log (the
+audit). Sans-I/O, all of it.
+"""
+
+from p2p.order.chains import (
+    Delivered,
+    Mark,
+    PeerChain,
+    SaltSchedule,
+    StampOf,
+    heads_violation,
+    lamport_bound,
+    other_seats,
+    stamp_bound,
+    unjustified,
+)
+from p2p.order.errors import (
+    ChainBroken,
+    Equivocation,
+    ForeignGame,
+    HeadsForked,
+    HeadsInvalid,
+    HeadsUnheld,
+    MalformedHeader,
+    OrderError,
+    OutOfOrder,
+    StampBackwards,
+    StampUnjustified,
+)
+from p2p.order.header import (
+    ACK_TYPE,
+    HEADER,
+    MAX_STAMP,
+    MESSAGES,
+    SIDE_HEADER,
+    ZERO_HASH,
+    Envelope,
+    content_message,
+    is_side,
+    message_hash,
+    side_genesis,
+    side_message,
+    tiebreak,
+)
+from p2p.order.orderer import (
+    HEARTBEAT_EVERY,
+    LEAVE_TYPE,
+    MAX_HELD,
+    RELAY_AFTER,
+    RETRANSMIT_AFTER,
+    SIDE_CONFIRM_AFTER,
+    Orderer,
+    Sign,
+    absence_since,
+    owes_nothing,
+)
+from p2p.order.replay import OrderReplay
+
+__all__ = [
+    "ACK_TYPE", "HEADER", "HEARTBEAT_EVERY", "LEAVE_TYPE", "MAX_HELD", "MAX_STAMP", "MESSAGES", "RELAY_AFTER",
+    "RETRANSMIT_AFTER", "SIDE_CONFIRM_AFTER", "SIDE_HEADER", "ZERO_HASH",
+    "ChainBroken", "Delivered", "Envelope", "Equivocation", "ForeignGame", "HeadsForked", "HeadsInvalid",
+    "HeadsUnheld", "MalformedHeader", "Mark", "OrderError", "OrderReplay", "Orderer", "OutOfOrder", "PeerChain",
+    "SaltSchedule", "Sign", "StampBackwards", "StampOf", "StampUnjustified",
+    "absence_since", "content_message", "heads_violation", "is_side", "lamport_bound", "message_hash",
+    "other_seats", "owes_nothing", "side_genesis", "side_message", "stamp_bound", "tiebreak", "unjustified",
+]

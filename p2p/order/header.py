@@ -1,0 +1,157 @@
+"""What every message of the agreed order carries, and its hashes (protocol.md §7.1, §7.2, §7.4, §7.8).
+
+What a content message, an ack and a side message carry besides their own fields, how
+they are checked on receipt, and the hashes that chain them (§7.2), seed side chains
+(§7.8) and break ties in the order (§7.4). Sans-I/O; shared by the live `Orderer` and the
+audit's `OrderReplay`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from p2p.order.errors import ForeignGame, MalformedHeader
+from p2p.schema import PEER_ID, Bin, Int, Kind, ListOf, Message, Tuple
+from p2p.signing import SignedMessage
+
+MSG_TAG = b"bandit-lan/v1/msg\x00"
+SIDE_TAG = b"bandit-lan/v1/side\x00"
+TIEBREAK_TAG = b"bandit-lan/v1/tiebreak\x00"
+ZERO_HASH = bytes(32)
+ACK_TYPE = "ack"
+MAX_STAMP = 2**62
+
+
+def message_hash(body: bytes) -> bytes:
+    """§7.2: the hash that chains, heads and the log use for a content message."""
+    return hashlib.sha256(MSG_TAG + body).digest()
+
+
+def side_genesis(game: bytes) -> bytes:
+    """§7.8: the `sprev` of every sender's first side message."""
+    return hashlib.sha256(SIDE_TAG + game).digest()
+
+
+def tiebreak(salt: bytes, stamp: int, sender: bytes) -> bytes:
+    """§7.4: order of content messages that share a Lamport stamp."""
+    return hashlib.sha256(TIEBREAK_TAG + salt + stamp.to_bytes(8, "big") + sender).digest()
+
+
+Envelope = SignedMessage
+"""What the order layer handles: a verified signed message (§4.5)."""
+
+HASH = Bin(size=32)
+HEAD = Tuple((Int(-1, MAX_STAMP - 1), HASH))
+HEADER: dict[str, Kind] = {
+    "from": PEER_ID,
+    "game": HASH,
+    "lamport": Int(0, MAX_STAMP - 1),
+    "seq": Int(0, MAX_STAMP - 1),
+    "prev": HASH,
+    "heads": ListOf(HEAD, 1, 15),
+}
+"""§7.1: the fields every content message carries besides its own."""
+
+MESSAGES: tuple[Message, ...] = (
+    Message(ACK_TYPE, 1, "§7.1", {"from": PEER_ID, "game": HASH, "lamport": Int(0, MAX_STAMP - 1), "last": HEAD,
+                                  "heads": ListOf(HEAD, 1, 15), "slast": HEAD, "sides": ListOf(HEAD, 1, 15),
+                                  "away": ListOf(Int(0, 15), 0, 15)}),
+)
+
+SIDE_HEADER: dict[str, Kind] = {"from": PEER_ID, "game": HASH, "sseq": Int(0, MAX_STAMP - 1), "sprev": HASH}
+"""§7.8: the fields every side message carries besides its own."""
+
+
+def content_message(type: str, section: str, fields: Mapping[str, Kind], v: int = 1) -> Message:
+    """The schema of a content message type: its own `fields` plus the §7.1 header."""
+    return Message(type, v, section, {**HEADER, **fields})
+
+
+def side_message(type: str, section: str, fields: Mapping[str, Kind], v: int = 1) -> Message:
+    """The schema of a side message type: its own `fields` plus the §7.8 header."""
+    return Message(type, v, section, {**SIDE_HEADER, **fields})
+
+
+def is_side(inner: Mapping[str, Any]) -> bool:
+    return "sseq" in inner
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The §7.1 fields of a content message or an ack, as checked (an ack's `seq` is -1
+    and its `last` names its sender's latest content; a content message's `last` is
+    its own `seq`)."""
+
+    stamp: int
+    seq: int
+    prev: bytes
+    heads: list[list[Any]]
+    last: tuple[int, bytes]
+
+
+def parse_header(envelope: Envelope, seats: int, game: bytes) -> Header:
+    """Check the §7.1 header fields of `envelope` and return them."""
+    inner = envelope.inner
+    sender = envelope.sender
+
+    def bad(reason: str) -> MalformedHeader:
+        return MalformedHeader(sender, reason)
+
+    if inner.get("game") != game:
+        raise ForeignGame(sender, "message is for another game")
+    stamp = inner.get("lamport")
+    if type(stamp) is not int or not 0 <= stamp < MAX_STAMP:
+        raise bad("lamport must be an integer in 0..2^62")
+    heads = inner.get("heads")
+    if not isinstance(heads, list) or len(heads) != seats - 1:
+        raise bad(f"heads must list the {seats - 1} other seats")
+    for head in heads:
+        check_head(head, bad)
+    if inner.get("type") == ACK_TYPE:
+        last = inner.get("last")
+        check_head(last, bad)
+        check_head(inner.get("slast"), bad)
+        sides = inner.get("sides")
+        if not isinstance(sides, list) or len(sides) != seats - 1:
+            raise bad(f"sides must list the {seats - 1} other seats")
+        for head in sides:
+            check_head(head, bad)
+        away = inner.get("away")
+        if (not isinstance(away, list) or any(type(s) is not int or not 0 <= s < seats for s in away)
+                or away != sorted(set(away))):
+            raise bad("away must list distinct seats of this table in increasing order")
+        return Header(stamp, -1, ZERO_HASH, heads, (int(last[0]), bytes(last[1])))
+    seq, prev = inner.get("seq"), inner.get("prev")
+    if type(seq) is not int or not 0 <= seq < MAX_STAMP:
+        raise bad("seq must be a non-negative integer")
+    if not isinstance(prev, bytes) or len(prev) != 32:
+        raise bad("prev must be 32 bytes")
+    return Header(stamp, seq, prev, heads, (seq, b""))
+
+
+def parse_side(envelope: Envelope, game: bytes) -> tuple[int, bytes]:
+    """Check the §7.8 side header of `envelope` and return (sseq, sprev)."""
+    inner = envelope.inner
+    if inner.get("game") != game:
+        raise ForeignGame(envelope.sender, "side message is for another game")
+    sseq, sprev = inner.get("sseq"), inner.get("sprev")
+    if type(sseq) is not int or not 0 <= sseq < MAX_STAMP:
+        raise MalformedHeader(envelope.sender, "sseq must be a non-negative integer")
+    if not isinstance(sprev, bytes) or len(sprev) != 32:
+        raise MalformedHeader(envelope.sender, "sprev must be 32 bytes")
+    return sseq, sprev
+
+
+def check_head(head: Any, bad: Callable[[str], MalformedHeader]) -> None:
+    if (
+        not isinstance(head, list)
+        or len(head) != 2
+        or type(head[0]) is not int
+        or not -1 <= head[0] < MAX_STAMP
+        or not isinstance(head[1], bytes)
+        or len(head[1]) != 32
+    ):
+        raise bad("a head must be [seq >= -1, 32-byte hash]")

@@ -1,0 +1,105 @@
+"""The agreed order checked on a recorded sequence (protocol.md §7, §10.2): what the audit replays.
+
+Acks are not recorded, so promises cannot be re-checked; everything else is, with the
+same pieces the live `Orderer` uses (`p2p.order.header`, `p2p.order.chains`), so that a
+log's verdicts come out exactly as they did at the peer that wrote it. Sans-I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from p2p.order.chains import (
+    Delivered,
+    PeerChain,
+    SaltSchedule,
+    heads_violation,
+    other_seats,
+    stamp_bound,
+    unjustified,
+)
+from p2p.order.errors import ChainBroken, MalformedHeader, OutOfOrder, StampBackwards
+from p2p.order.header import ACK_TYPE, Envelope, message_hash, parse_header, parse_side, side_genesis
+
+
+class OrderReplay:
+    """§7 checked on a recorded sequence of content messages (what the audit does).
+
+    Acks are not recorded, so promises cannot be re-checked; everything else is: each
+    sender's chain (a dropped, repeated or displaced record breaks it), growing stamps,
+    the agreed order with its salted tie-break, and the §7.5 heads verdicts, which come
+    out exactly as they did at the live peer because the replay holds, at each record,
+    exactly the messages ordered before it.
+    """
+
+    def __init__(self, *, seats: Sequence[bytes], game: bytes, ties: bool = True) -> None:
+        """With ``ties=False`` only what needs no table state is checked (chains, and
+        stamps never going backwards): the first pass of an audit, before the salts
+        that order ties are known, so that a displaced record is blamed on the log and
+        never on the peer whose heads it seems to break."""
+        self.seats = tuple(seats)
+        self.game = game
+        self.ties = ties
+        self._seat_of = {peer: i for i, peer in enumerate(self.seats)}
+        self._peers = [PeerChain(chain_hash=game, side_hash=side_genesis(game)) for _ in self.seats]
+        self._others = other_seats(len(seats))
+        self.salts = SaltSchedule(game)
+        self._last: tuple[int, bytes] | None = None
+        self._delivering = 0
+        self.position = 0
+
+    def next(self, envelope: Envelope) -> Delivered:
+        """Check the next recorded message; raise the `OrderError` that puts it out of place."""
+        seat = self._seat_of.get(envelope.sender)
+        if seat is None:
+            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+        if envelope.inner.get("type") == ACK_TYPE:
+            raise MalformedHeader(envelope.sender, "an ack among the delivered messages (acks are never delivered)")
+        header = parse_header(envelope, len(self.seats), self.game)
+        peer = self._peers[seat]
+        if header.seq != peer.next_seq:
+            raise ChainBroken(
+                envelope.sender,
+                f"its seq {header.seq} comes where seq {peer.next_seq} is due: a record is missing, repeated or out of place",
+            )
+        if header.prev != peer.chain_hash:
+            raise ChainBroken(envelope.sender, f"seq {header.seq} does not chain to the previous message")
+        if peer.stamps and header.stamp <= peer.stamps[-1]:
+            raise StampBackwards(envelope.sender, f"stamp {header.stamp} is not above its previous stamp {peer.stamps[-1]}")
+        key = self.salts.key(header.stamp, envelope.sender) if self.ties else (header.stamp, b"")
+        if self._last is not None and (key <= self._last if self.ties else key < self._last):
+            raise OutOfOrder(envelope.sender, f"stamp {header.stamp} comes after stamp {self._last[0]} in the record: not the agreed order")
+        verdict = heads_violation(self._peers, seat, envelope, header.stamp) if self.ties else None
+        if self.ties and verdict is None:  # §7.3, as the live peer vouched for it
+            bound = stamp_bound(self._peers, self._others[seat], seat, header.seq, header.prev, header.heads)
+            verdict = None if bound is None else unjustified(self._peers, self._others[seat], seat, envelope, bound)
+        peer.chain(message_hash(envelope.body), header.stamp)
+        peer.envelopes.append(envelope)
+        if self.ties and verdict is None and peer.vouched == header.seq - 1:
+            peer.vouched = header.seq
+        self._last = key
+        self._delivering = header.stamp
+        delivered = Delivered(self.position, seat, envelope, verdict)
+        self.position += 1
+        return delivered
+
+    def side(self, envelope: Envelope) -> int:
+        """Check the next recorded side message of its sender (§7.8); return its seat."""
+        seat = self._seat_of.get(envelope.sender)
+        if seat is None:
+            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+        peer = self._peers[seat]
+        sseq, sprev = parse_side(envelope, self.game)
+        if sseq != peer.side_next:
+            raise ChainBroken(
+                envelope.sender,
+                f"its side sseq {sseq} comes where sseq {peer.side_next} is due: a record is missing, repeated or out of place",
+            )
+        if sprev != peer.side_hash:
+            raise ChainBroken(envelope.sender, f"side message {sseq} does not chain to the previous one")
+        digest = message_hash(envelope.body)
+        peer.chain_side(digest)
+        return seat
+
+    def set_salt(self, salt: bytes) -> None:
+        self.salts.set_after(self._delivering, salt)
