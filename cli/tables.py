@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import sys
 
 import trio
 
@@ -23,8 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(func=run)
 
 
-def render(tables: list[TableAd]) -> list[str]:
-    """The listing, its columns lined up in terminal cells (a CJK character takes two)."""
+def render(tables: list[TableAd], width: int | None = None) -> list[str]:
+    """The listing, its columns lined up in terminal cells (a CJK character takes two);
+    narrower than its columns (`width`, a terminal's), one table after the other, a line
+    for each thing, so that no address or fingerprint is broken where it wraps."""
     if not tables:
         return ["No tables found on the LAN."]
     rows = [("TABLE", "HOST", "SEATS", "FREE", "CODE", "ADDRESS", "FINGERPRINT", "")]
@@ -34,7 +38,15 @@ def render(tables: list[TableAd]) -> list[str]:
         rows.append((t.table, t.host, str(t.seats), str(t.free), "yes" if t.code else "", where,
                      short_id(t.fingerprint), other))
     widths = [max(text_width(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(pad(cell, w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines = ["  ".join(pad(cell, w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    if width is None or max(text_width(line) for line in lines) <= width:
+        return lines
+    blocks: list[str] = []
+    for name, host, seats, free, code, where, fingerprint, other in rows[1:]:
+        blocks += [name, f"  host {host}, {free} of {seats} seats free" + (", a code is needed" if code else ""),
+                   f"  address {where}", f"  fingerprint {fingerprint}",
+                   *(f"  {part}" for part in other.replace(": ", ":\n").splitlines()), ""]
+    return blocks[:-1]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([t.to_json() for t in tables]), flush=True)
     else:
-        for line in render(tables):
+        columns = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        for line in render(tables, columns):
             say(line)
     return 0

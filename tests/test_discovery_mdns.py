@@ -88,6 +88,7 @@ async def test_s6_2_a_table_of_another_protocol_version_is_shown_as_such_and_not
 
     from cli.join import _find
     from cli.tables import render
+    from p2p.identity import short_id
 
     newer = TableAd(table="Attic", host="bob", seats=4, free=3, proto=PROTOCOL_VERSION + 1, fingerprint=bytes(32),
                     port=40003, addresses=("127.0.0.1",))
@@ -95,6 +96,13 @@ async def test_s6_2_a_table_of_another_protocol_version_is_shown_as_such_and_not
                    port=40004, addresses=("127.0.0.1",))
     lines = render([ours, newer])
     assert "cannot join" not in lines[1] and f"another bandit-lan (protocol {PROTOCOL_VERSION + 1}): cannot join" in lines[2]
+    # on a narrow terminal, a table after the other, nothing broken where it would wrap
+    narrow = render([ours, newer], 40)
+    assert all(len(line) <= 40 for line in narrow) and "  address 127.0.0.1:40004" in narrow
+    assert narrow.count(f"  fingerprint {short_id(bytes(32))}") == 2
+    assert narrow[narrow.index("Attic") + 4:] == [f"  another bandit-lan (protocol {PROTOCOL_VERSION + 1}):",
+                                                  "  cannot join"]
+    assert render([ours, newer], 200) == lines
     with trio.fail_after(20):
         async with advertise(newer, interfaces=LO) as ad:
             await ad.published.wait()
