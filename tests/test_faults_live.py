@@ -651,9 +651,10 @@ async def test_11_3_a_resumed_seat_shows_its_player_the_story_so_far_and_every_r
             journal.close(finished=False)
 
 
-async def test_11_3_a_report_that_names_this_seat_calls_it_you(tmp_path: Path) -> None:
+async def test_11_3_a_report_that_names_this_seat_tells_only_the_others(tmp_path: Path) -> None:
     """Another peer's acks may still say it has no link to this seat (its latest ack
-    before a resumed seat's link came back): the player reads "you", not their own name."""
+    before a resumed seat's link came back): it came over that very link, so the player
+    reads only of the others ("lost the link to you and …" before)."""
     from tests.live_support import seat_live_table
 
     stack, peers = await seat_live_table(tmp_path, 3)
@@ -661,7 +662,7 @@ async def test_11_3_a_report_that_names_this_seat_calls_it_you(tmp_path: Path) -
         me, other = peers[0], peers[1]
         me.orderer.cut_off = lambda: {other.me: (0.0, (me.me, peers[2].me))}  # type: ignore[method-assign]
         me._track_links()
-        assert me.lines[-1].text.startswith(f"{me.names[other.me]} lost the link to you and {me.names[peers[2].me]};")
+        assert me.lines[-1].text.startswith(f"{me.names[other.me]} lost the link to {me.names[peers[2].me]};")
         me.log.close("the test ends here")
 
 
