@@ -761,6 +761,28 @@ def test_R1_equal_totals_share_their_place_in_the_standings() -> None:
     assert "Game over — Cy wins with 4 points" in canvas.text()
 
 
+def test_R6_R9_a_slot_a_snap_emptied_shows_as_empty_on_the_round_screen() -> None:
+    """Found playing: the round screen left an emptied slot blank, where the table (and
+    the README's legend) show ` ·· `."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_round_end
+    from engine.skills import DEFAULT_SKILLS
+    from p2p.session import RoundReport
+
+    faces = {value: face for face, value in enumerate(DEFAULT_SKILLS.values)}
+    report = RoundReport(1, (16, 6), (16, 6), None, False,
+                         (((1, faces[16]),), ((0, faces[2]), (1, faces[4]), (2, faces[0]), (3, faces[0]))))
+    model = SimpleNamespace(reports=[report], skills=DEFAULT_SKILLS, me=0, players=2, ended=False,
+                            view=SimpleNamespace(round=1, target=100), name=lambda s: ("Ann", "Bo")[s])
+    canvas = Canvas(80, 24)
+    draw_round_end(canvas, model, 0)  # type: ignore[arg-type]
+    rows = [canvas.row_text(y) for y in range(canvas.height)]
+    mine = next(i for i, row in enumerate(rows) if row.strip().startswith("You"))
+    assert "You           ··  [16]" in rows[mine] and rows[mine + 1].split() == ["··", "··"], rows[mine:mine + 2]
+
+
 @pytest.mark.parametrize(("me", "title"), [(2, "Ada and you share the win"), (1, "You and Cy share the win"),
                                            (3, "Ada and Cy share the win")])
 def test_R1_a_shared_win_is_told_in_a_sentence(me: int, title: str) -> None:

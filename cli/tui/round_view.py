@@ -12,7 +12,7 @@ from cli.commands import audit_command
 from engine import CALLER_BONUS, Skills
 from engine.narrate import listed
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
-from cli.tui.cards import card_width, value_cell, Shown
+from cli.tui.cards import Shown, card_width, empty_cell, value_cell
 from cli.tui.keymap import slot_position
 from cli.tui.model import TableModel
 from p2p.session import RoundReport
@@ -69,9 +69,10 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
     for seat, tableau in enumerate(report.tableaus):
         style = "class:seat.me" if seat == model.me else "class:seat"
         canvas.write(2, y, clip(names[seat], NAME_COLUMNS), style)
-        for slot, face in tableau:
+        held = dict(tableau)
+        for slot in sorted(set(held) | set(range(4))):  # (a slot of the square that a snap emptied: R6)
             column, row = slot_position(slot)
-            cell = value_cell(skills, face, Shown.FACE_UP)
+            cell = value_cell(skills, held[slot], Shown.FACE_UP) if slot in held else empty_cell(skills)
             canvas.write(cards_x + column * step, y + row, cell.text, cell.style)
         bonus = f"{report.scores[seat] - sums[seat]:+d}" if seat == report.caller else ""
         figures = f"{sums[seat]:>5} {bonus:>7} {report.scores[seat]:>6} {report.totals[seat]:>6}"
