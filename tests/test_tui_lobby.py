@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,7 @@ async def test_s6_4_the_host_screen_names_a_joiner_of_another_release(
                     f"bob (127.0.0.1) could not join: they run bandit-lan protocol {PROTOCOL_VERSION + 1} and this",
                     "the same release is needed on both machines.")
                 assert "1 of 3 seats taken" in text and "seat 2  (free)" in text
+                assert re.search(r"\b\d\d:\d\d bob \(127\.0\.0\.1\) could not join", text)  # (when: it stays)
                 nursery.cancel_scope.cancel()
 
 

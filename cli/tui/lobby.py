@@ -15,6 +15,7 @@ from lobby to game without leaving the alternate screen.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import TypeVar
@@ -160,8 +161,8 @@ async def host_lobby_screen(
         screen.nudge()
 
     def turned_away(line: str) -> None:
-        nonlocal scene
-        scene = replace(scene, turned_away=Note(line, "warning"))
+        nonlocal scene  # (stamped with the time of day: it stays until the next, and must not look current)
+        scene = replace(scene, turned_away=Note(f"{time.strftime('%H:%M')} {line}", "warning"))
         screen.nudge()
 
     with lone_exception_unwrapped():
