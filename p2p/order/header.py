@@ -155,3 +155,12 @@ def check_head(head: Any, bad: Callable[[str], MalformedHeader]) -> None:
         or len(head[1]) != 32
     ):
         raise bad("a head must be [seq >= -1, 32-byte hash]")
+
+
+def seat_of(seats: Mapping[bytes, int], envelope: Envelope) -> int:
+    """The seat of `envelope`'s signer (`seats`: peer id -> seat); a §7.1 violation if
+    nobody seated at this table signed it."""
+    seat = seats.get(envelope.sender)
+    if seat is None:
+        raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+    return seat

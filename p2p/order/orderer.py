@@ -110,6 +110,7 @@ from p2p.order.header import (
     message_hash,
     parse_header,
     parse_side,
+    seat_of,
     side_genesis,
     tiebreak,
 )
@@ -896,9 +897,7 @@ class Orderer:
         """Take a content message back from our own fairness log, as delivered: the
         records come in the order they were delivered, so each must continue its sender's
         chain. Its §7.5 verdict is judged against what we held then, as it was live."""
-        seat = self._seat_of.get(envelope.sender)
-        if seat is None:
-            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+        seat = seat_of(self._seat_of, envelope)
         header = parse_header(envelope, len(self.seats), self.game)
         peer = self._peers[seat]
         if header.seq != peer.next_seq or header.prev != peer.chain_hash:
@@ -915,9 +914,7 @@ class Orderer:
 
     def restore_side(self, envelope: Envelope) -> int:
         """Take a side message back from our own log; return its seat."""
-        seat = self._seat_of.get(envelope.sender)
-        if seat is None:
-            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+        seat = seat_of(self._seat_of, envelope)
         if seat != self.me:
             self._receive_side(seat, envelope, None)
             self._side_ready.clear()

@@ -19,7 +19,7 @@ from p2p.order.chains import (
     unjustified,
 )
 from p2p.order.errors import ChainBroken, MalformedHeader, OutOfOrder, StampBackwards
-from p2p.order.header import ACK_TYPE, Envelope, message_hash, parse_header, parse_side, side_genesis
+from p2p.order.header import ACK_TYPE, Envelope, message_hash, parse_header, parse_side, seat_of, side_genesis
 
 
 class OrderReplay:
@@ -50,9 +50,7 @@ class OrderReplay:
 
     def next(self, envelope: Envelope) -> Delivered:
         """Check the next recorded message; raise the `OrderError` that puts it out of place."""
-        seat = self._seat_of.get(envelope.sender)
-        if seat is None:
-            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+        seat = seat_of(self._seat_of, envelope)
         if envelope.inner.get("type") == ACK_TYPE:
             raise MalformedHeader(envelope.sender, "an ack among the delivered messages (acks are never delivered)")
         header = parse_header(envelope, len(self.seats), self.game)
@@ -85,9 +83,7 @@ class OrderReplay:
 
     def side(self, envelope: Envelope) -> int:
         """Check the next recorded side message of its sender (§7.8); return its seat."""
-        seat = self._seat_of.get(envelope.sender)
-        if seat is None:
-            raise MalformedHeader(envelope.sender, "signed by a peer that is not seated at this table")
+        seat = seat_of(self._seat_of, envelope)
         peer = self._peers[seat]
         sseq, sprev = parse_side(envelope, self.game)
         if sseq != peer.side_next:
