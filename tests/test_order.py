@@ -884,3 +884,24 @@ def test_s11_3_content_that_arrived_is_heard_before_it_is_delivered() -> None:
     net.peers[1].orderer.receive(transmit(sent), net.now)
     assert net.peers[1].orderer.heard_content(0) and not net.peers[1].orderer.heard_content(2)
     assert not any(d.seat == 0 for d in net.peers[1].delivered)  # (not delivered: seat 2 has promised nothing)
+
+
+# Every public name the single module p2p/order.py had, before it became a package.
+_ORDER_MODULE_NAMES = (
+    "ACK_TYPE", "HASH", "HEAD", "HEADER", "HEARTBEAT_EVERY", "LEAVE_TYPE", "MAX_HELD", "MAX_STAMP", "MESSAGES",
+    "MSG_TAG", "RELAY_AFTER", "RETRANSMIT_AFTER", "SIDE_CONFIRM_AFTER", "SIDE_HEADER", "SIDE_TAG", "TIEBREAK_TAG",
+    "ZERO_HASH", "ChainBroken", "Delivered", "Envelope", "Equivocation", "ForeignGame", "HeadsForked", "HeadsInvalid",
+    "HeadsUnheld", "MalformedHeader", "Mark", "OrderError", "OrderReplay", "Orderer", "OutOfOrder", "SaltSchedule",
+    "Sign", "StampBackwards", "StampOf", "StampUnjustified", "absence_since", "content_message", "heads_violation",
+    "is_side", "lamport_bound", "message_hash", "other_seats", "owes_nothing", "side_genesis", "side_message",
+    "stamp_bound", "tiebreak", "unjustified",
+)
+
+
+def test_the_order_package_exports_every_public_name_of_the_module_it_replaced() -> None:
+    """`p2p.order` became a package of modules; `from p2p.order import X` and its
+    `__all__` still give every public name the single module had (the §7.2 hash tags and
+    the header's field kinds among them)."""
+    import p2p.order
+
+    assert [n for n in _ORDER_MODULE_NAMES if n not in p2p.order.__all__ or not hasattr(p2p.order, n)] == []

@@ -34,10 +34,15 @@ from p2p.order.errors import (
 )
 from p2p.order.header import (
     ACK_TYPE,
+    HASH,
+    HEAD,
     HEADER,
     MAX_STAMP,
     MESSAGES,
+    MSG_TAG,
     SIDE_HEADER,
+    SIDE_TAG,
+    TIEBREAK_TAG,
     ZERO_HASH,
     Envelope,
     content_message,
@@ -62,8 +67,9 @@ from p2p.order.orderer import (
 from p2p.order.replay import OrderReplay
 
 __all__ = [
-    "ACK_TYPE", "HEADER", "HEARTBEAT_EVERY", "LEAVE_TYPE", "MAX_HELD", "MAX_STAMP", "MESSAGES", "RELAY_AFTER",
-    "RETRANSMIT_AFTER", "SIDE_CONFIRM_AFTER", "SIDE_HEADER", "ZERO_HASH",
+    "ACK_TYPE", "HASH", "HEAD", "HEADER", "HEARTBEAT_EVERY", "LEAVE_TYPE", "MAX_HELD", "MAX_STAMP", "MESSAGES",
+    "MSG_TAG", "RELAY_AFTER", "RETRANSMIT_AFTER", "SIDE_CONFIRM_AFTER", "SIDE_HEADER", "SIDE_TAG", "TIEBREAK_TAG",
+    "ZERO_HASH",
     "ChainBroken", "Delivered", "Envelope", "Equivocation", "ForeignGame", "HeadsForked", "HeadsInvalid",
     "HeadsUnheld", "MalformedHeader", "Mark", "OrderError", "OrderReplay", "Orderer", "OutOfOrder", "PeerChain",
     "SaltSchedule", "Sign", "StampBackwards", "StampOf", "StampUnjustified",
