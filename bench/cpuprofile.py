@@ -7,7 +7,7 @@ Theory of operation
 proportion to CPU used, never to waiting. The handler runs in the main thread between
 two bytecodes, with the interrupted frame, and notes the monotonic time (the clock every
 process of a benchmark shares) and `label(frame)`: the innermost frame that names real
-code, as the project module (``p2p/order.py``), the library (``trio``, ``msgpack``; for
+code, as the project module (``p2p/order/orderer.py``), the library (``trio``, ``msgpack``; for
 PyNaCl also its function, since each stands for one libsodium call) or the standard
 library module (``ssl``). Code generated at run time (dataclass and attrs methods) is
 charged to its caller, trio's and outcome's to ``trio``.

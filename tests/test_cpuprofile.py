@@ -19,13 +19,13 @@ def frame(path: str, name: str = "f", back: Any = None) -> Any:
 
 def test_a_sample_is_charged_to_the_innermost_frame_that_names_real_code() -> None:
     site = "/usr/lib/python3.11/site-packages"
-    order = frame(str(ROOT / "p2p" / "order.py"))
+    order = frame(str(ROOT / "p2p" / "order" / "orderer.py"))
     assert cpuprofile.label(sys._getframe()) == "tests/test_cpuprofile.py"
-    assert cpuprofile.label(order) == "p2p/order.py"
+    assert cpuprofile.label(order) == "p2p/order/orderer.py"
     assert cpuprofile.label(frame(f"{site}/nacl/bindings/crypto_sign.py", "crypto_sign_open", order)) == "nacl crypto_sign_open"
     assert cpuprofile.label(frame(f"{site}/trio/_core/_run.py", "unrolled_run")) == "trio"
     assert cpuprofile.label(frame("<attrs generated methods outcome._impl.Value>", "__init__", order)) == "trio"
-    assert cpuprofile.label(frame("<string>", "__init__", order)) == "p2p/order.py"  # a dataclass's __init__
+    assert cpuprofile.label(frame("<string>", "__init__", order)) == "p2p/order/orderer.py"  # a dataclass's __init__
     assert cpuprofile.label(frame(f"{site}/msgpack/__init__.py", "packb", order)) == "msgpack"
     assert cpuprofile.label(frame(f"{site}/p2p/wire.py", "decode")) == "p2p/wire.py"  # installed, not editable
     assert cpuprofile.label(frame("/usr/lib/python3.11/json/decoder.py", "decode", order)) == "json"
@@ -34,14 +34,14 @@ def test_a_sample_is_charged_to_the_innermost_frame_that_names_real_code() -> No
 
 
 def test_only_samples_inside_the_windows_count_and_overlaps_count_once(capsys) -> None:  # type: ignore[no-untyped-def]
-    samples = [(0.5, "trio"), (1.0, "p2p/order.py"), (1.5, "p2p/order.py"), (1.7, "nacl crypto_sign"),
-               (2.5, "trio"), (3.0, "trio"), (9.0, "p2p/order.py")]
+    samples = [(0.5, "trio"), (1.0, "p2p/order/orderer.py"), (1.5, "p2p/order/orderer.py"), (1.7, "nacl crypto_sign"),
+               (2.5, "trio"), (3.0, "trio"), (9.0, "p2p/order/orderer.py")]
     windows = [(1.0, 2.0), (1.5, 1.8), (3.0, 3.5)]  # the second lies inside the first
     assert cpuprofile.merged(windows) == [(1.0, 2.0), (3.0, 3.5)]
     counts, total = cpuprofile.shares(samples, windows)
-    assert total == 4 and counts == {"p2p/order.py": 2, "nacl crypto_sign": 1, "trio": 1}
+    assert total == 4 and counts == {"p2p/order/orderer.py": 2, "nacl crypto_sign": 1, "trio": 1}
     table = cpuprofile.report(samples, windows, "claim windows", rows=2)
-    assert table == [["p2p/order.py", 50.0, 42.9], ["nacl crypto_sign", 25.0, 14.3]]
+    assert table == [["p2p/order/orderer.py", 50.0, 42.9], ["nacl crypto_sign", 25.0, 14.3]]
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "CPU samples of every peer process: 4 in claim windows, 7 in all"
     assert "25.0 %  everything else" in out

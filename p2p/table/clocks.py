@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 A table's verdicts read only the agreed order (§9.6, §9.11): whose time is over is
-counted from delivered ``timeout`` claims, a stall from a delivered ``stalled`` claim.
+counted from delivered ``timeout`` claims, a stall from delivered ``stalled`` claims.
 *When* this seat makes such a claim is its own business, decided by the clocks here,
 which nothing else ever reads: they run on this machine's time, start when this replica
 applies what starts them (a turn, a round's deal, a wait for protocol work) and so
