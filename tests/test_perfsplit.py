@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import perfsplit  # noqa: E402
 
 SCRIPT = """\
-          python 20662.656069:      7f62d76ba754 (/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0)
+          python 20662.656069:      7f62d76ba754 (/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0)
          swapper 20662.657070:  ffffffff8f9d5e2b ([kernel.kallsyms])
           python 20662.658075:  ffffffff8f12a0b1 ([kernel.kallsyms])
   python3.11 dbg 20662.659001:      7f62d7b0362a (/venv/lib/python3.11/site-packages/nacl/_sodium.abi3.so)
