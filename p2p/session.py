@@ -25,6 +25,7 @@ def left_the_table(name: str) -> str:
     read by others, an auditor among them."""
     return f"{name} left the table"
 
+
 LineKind = Literal["turn", "snap", "power", "round", "table", "private", "warning", "error"]
 
 

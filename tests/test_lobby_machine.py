@@ -90,7 +90,6 @@ def test_refusals_leave_the_roster_unchanged(tmp_path: Path) -> None:
         GuestLobby(ids[1], name="x", port=1, nonce=N[1]).on_reply({"type": "lobby.refuse", "v": 1, "reason": "name-taken", "detail": "d"})
 
 
-
 def test_s6_4_a_joiner_of_another_release_says_hello_and_the_host_names_it_for_its_player(tmp_path: Path) -> None:
     """A joiner that finds another protocol version in the offer hangs up, but sends its
     hello first (it used to hang up without a word, so the host's screen said nothing);
@@ -114,6 +113,7 @@ def test_s6_4_a_joiner_of_another_release_says_hello_and_the_host_names_it_for_i
     assert actions[0].sentence() == (
         f"bob (10.0.0.7) could not join: they run bandit-lan protocol {PROTOCOL_VERSION - 1} and this table "
         f"{PROTOCOL_VERSION}; the same release is needed on both machines.")
+
 
 def test_a_bad_join_signature_is_a_violation_not_a_refusal(tmp_path: Path) -> None:
     ids, host = setup(tmp_path)

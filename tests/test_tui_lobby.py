@@ -93,7 +93,6 @@ async def test_s6_5_host_screen_says_who_left_the_lobby_and_how(tmp_path: Path, 
                 nursery.cancel_scope.cancel()
 
 
-
 async def test_s6_4_the_host_screen_names_a_joiner_of_another_release(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """bob runs the next release and joins by address: the host's screen, which said
@@ -117,7 +116,6 @@ async def test_s6_4_the_host_screen_names_a_joiner_of_another_release(
                 assert "1 of 3 seats taken" in text and "seat 2  (free)" in text
                 assert re.search(r"\b\d\d:\d\d bob \(127\.0\.0\.1\) could not join", text)  # (when: it stays)
                 nursery.cancel_scope.cancel()
-
 
 
 async def alice_opens_friday(harness: ScreenHarness, mesh: Mesh, nursery: trio.Nursery) -> None:

@@ -365,7 +365,6 @@ async def test_R3_look_and_swap_shows_both_cards_until_decided(mock_clock: trio.
         assert await t.press("q", "1", "q", "z") == [LookSwap(0, 0, 1, 0), DecideSwap(0, False)]
 
 
-
 async def test_R3_a_look_and_swap_whose_looked_card_was_snapped_away_offers_only_keeping(
         mock_clock: trio.testing.MockClock) -> None:
     """Cy snaps away the card the player looked at (its 16 on the discarded 16) while the
@@ -471,7 +470,6 @@ async def test_R9_R1_the_round_and_game_screens_close_only_on_enter(mock_clock: 
         assert t.ui.finished
 
 
-
 async def test_R4_a_look_at_the_bottom_cards_leaves_the_turn_that_comes_during_it_on_the_prompt(
         mock_clock: trio.testing.MockClock) -> None:
     """The player reads round 1's screen well into round 2, whose first turn (Bo's) began
@@ -507,6 +505,7 @@ async def test_R4_a_look_at_the_bottom_cards_leaves_the_turn_that_comes_during_i
         assert await t.press("x") == [Draw(0)]
         assert "remember them" not in t.text() and "[ 8]" not in my_box(t.text())[1]
         nursery.cancel_scope.cancel()
+
 
 async def test_quitting_asks_first(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [0, 0, 2, 2]}, discard=4) as t:
