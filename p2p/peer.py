@@ -697,11 +697,16 @@ class TablePeer(SessionRecord):
             # (this seat is left out: the report came on the reporter's own link to it, so
             # it is stale, an ack made before that link was back, or false)
             others = [s for s in away if s != self._me]
-            if self._cut_off.get(seat) == away or not others:
+            just_back = now - self._back_at.get(seat, -JUST_BACK) < JUST_BACK  # (a seat that resumed dials anew)
+            if self._cut_off.get(seat) == away or (not others and just_back):
+                continue
+            self._told_cut.add(seat)
+            if not others:  # (a link broken one way, or a lie: it still ends the game after the grace period)
+                self._say(f"{self.names[seat]} says it has no link to you, though its messages reach you; the game "
+                          f"ends if that is not over within {self.grace:.0f} s.", "warning", seat)
                 continue
             missing = " and ".join(self.names[s] for s in others)
-            self._told_cut.add(seat)
-            if now - self._back_at.get(seat, -JUST_BACK) < JUST_BACK:  # (a seat that resumed dials everybody anew)
+            if just_back:
                 self._say(f"{self.names[seat]} is still reconnecting to {missing}; the table waits for that.",
                           "table", seat)
             else:
