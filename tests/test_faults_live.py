@@ -381,8 +381,10 @@ async def test_11_3_a_peer_that_says_it_cannot_reach_this_seat_is_the_one_this_s
     assert result.ok and result.left is not None and result.left.seat == liar.me, (result.first_failure, result.left)
     for i in (1, 2):
         assert audit(summaries[i].log_path).first_failure is None, i
-    # (what its screen says: nothing of a link to itself, which the report came over)
+    # (what its screen says: not that the link the report came over is lost, but what the report claims)
     assert not any("lost the link" in line.text for line in ann.lines), [line.text for line in ann.lines][-5:]
+    assert any(line.text.startswith(f"{ann.names[liar.me]} says it has no link to you, though its messages reach "
+                                    "you; the game ends if that is not over within 1 s.") for line in ann.lines)
     bo = peers[1]
     assert f"{bo.names[liar.me]} lost the link to {bo.names[ann.me]}; the table waits" in "\n".join(
         line.text for line in bo.lines)
@@ -1219,7 +1221,6 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
     from cli.resume import leave_waiting_game
     from p2p.log import read_log
 
-    logs = tmp_path / "logs"
     host, where, host_seen, common = porch(tmp_path, 3, 40, 60)
     procs = [host]
     try:
@@ -1309,7 +1310,6 @@ def test_11_3_two_seats_killed_while_the_roster_is_signed_come_back_one_after_th
     member. She comes back a few seconds later, dials him, and both games begin: all
     four logs audit and agree. (Before, bob's failed dial of a higher seat ended his
     resume at once, and carol's then waited 30 s for him in vain.)"""
-    logs = tmp_path / "logs"
     host, where, host_seen, common = porch(tmp_path, 4, 30, 90)
     procs = [host]
     try:
