@@ -39,7 +39,6 @@ import collections
 import contextlib
 import json
 import math
-import os
 import statistics
 import subprocess
 import sys

@@ -250,7 +250,7 @@ def _keep_output(folder: Path, name: str, text: str) -> None:
 def _seat_processes(folder: Path, names: list[str], procs: list[Any]) -> list[list[str]]:
     """Start a headless host and its guests (appended to `procs`, the host first); each
     one's output read so far."""
-    logs, states = folder / "logs", [folder / name for name in names]
+    states = [folder / name for name in names]
     host = bandit("host", "--table", "Soak", "--name", names[0], "--seats", str(len(names)), "--no-discovery",
                   "--state-dir", str(states[0]), "--grace", "60", *_common(folder))
     procs.append(host)

@@ -9,7 +9,6 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from functools import partial
-from pathlib import Path
 
 import trio
 

@@ -10,7 +10,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import trio
 
 from cli.argtypes import ipv4, player
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError, TableClosed

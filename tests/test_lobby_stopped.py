@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from pathlib import Path
 
 from cli_support import bandit, finish, kill_all, one_game, read_until
