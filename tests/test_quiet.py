@@ -112,9 +112,11 @@ async def test_a_live_peer_collects_in_lulls_and_once_per_lull(tmp_path: Path, m
             for peer in peers:
                 nursery.start_soon(peer.run)
     assert all(p.summary().finished for p in peers)
+    # (the three peers share this process and its garbage collector: a lull's collection by
+    # one leaves the next peer's lull nothing to collect, so which of them collect is a race)
+    assert any(isinstance(p, LullWatch) and p.lulls for p in peers), "bots that think between moves leave lulls"
     for peer in peers:
         assert isinstance(peer, LullWatch)
-        assert peer.lulls, "bots that think between moves leave lulls, and every peer collects in some"
         assert all(since >= quiet.LULL for since, _ in peer.lulls)  # never while frames come and go
         starts = [active_at for _, active_at in peer.lulls]
         assert len(set(starts)) == len(starts)  # once per lull: a frame came or went between two
