@@ -139,6 +139,22 @@ async def test_R6_snapping_your_own_card_takes_two_keys(mock_clock: trio.testing
         assert t.scene.model.top.card != top  # it matched: my card is the new top
 
 
+async def test_R6_the_slot_key_typed_for_a_refused_snap_says_why_again(mock_clock: trio.testing.MockClock) -> None:
+    """Found playing: Space refused ("one per turn"), then the slot meant for that snap
+    answered with the turn's hint ("First x (draw) or c …; to snap, Space first"), which
+    reads as if Space had not been pressed."""
+    async with table({0: [4, 6, 10, 2]}, discard=10) as t:
+        top = t.scene.top_card
+        assert await t.press("space", "a") == [Snap(0, top, 0, 2)]
+        assert await t.press("space") == []
+        refusal = "You already tried an immediate discard this turn (R6: one per turn)."
+        assert t.message == refusal
+        assert await t.press("s") == [] and t.message == refusal
+        mock_clock.jump(STALE_KEYS_S + 0.1)
+        await t.settle()
+        assert await t.press("s") == [] and t.message is not None and t.message.startswith("First x")
+
+
 async def test_R5_after_a_snap_in_your_turn_the_discard_goes_into_a_slot_with_a_card_and_bandit_is_not_offered(
         mock_clock: trio.testing.MockClock) -> None:
     """My snap empties my slot a at the start of my turn: taking the discard into it is

@@ -192,7 +192,8 @@ class TableUi:
         self._model: TableModel | None = None
         self._held: list[str] = []  # turn keys typed while a card was being turned over, or a move was on its way
         self._moved = False  # a turn move went out since the model was last updated: the next key waits for it
-        self._stale: tuple[str, float] | None = None  # why a half-typed action was cancelled; its keys land until then
+        # why a half-typed action was cancelled (or a snap refused), and how said; its keys land until then
+        self._stale: tuple[str, float, Literal["warning", "error"]] | None = None
 
     # ------------------------------------------------------------------ time and table
 
@@ -406,11 +407,11 @@ class TableUi:
             return out
         command = press.command
         if self._stale is not None:
-            why, until = self._stale
+            why, until, kind = self._stale
             if self.pending is None and command in (Command.SLOT, Command.SEAT) and model.now < until:
                 # typed for the snap or take the table just cancelled: they finish nothing, and
                 # the player keeps seeing why rather than a hint about a key they did not mean
-                self._say(why, "warning")
+                self._say(why, kind)
                 return out
             self._stale = None
         if (model.busy or model.turn_sent or self._moved) and command in _TURN_COMMANDS and (
@@ -466,7 +467,7 @@ class TableUi:
         self.pending = None
         why = f"The discard pile changed: {pending.action} cancelled."
         self._say(why, "warning")
-        self._stale = (why, now + STALE_KEYS_S)
+        self._stale = (why, now + STALE_KEYS_S, "warning")
 
     # --- snaps (R6) -------------------------------------------------------------------
 
@@ -477,15 +478,19 @@ class TableUi:
             return []
         view = model.view
         if "snap" in model.sending:  # (not yet in the agreed order: `can_snap` does not know it yet)
-            self._say(f"One snap per turn (R6). {on_its_way('snap', model)}", "error")
-            return []
+            return self._refuse_snap(f"One snap per turn (R6). {on_its_way('snap', model)}", model)
         if not model.can_snap:
             if view.phase in SNAP_PHASES and view.snapped[self.me]:
-                self._say("You already tried an immediate discard this turn (R6: one per turn).", "error")
-            else:
-                self._say("No immediate discards right now (R6).", "error")
-            return []
+                return self._refuse_snap("You already tried an immediate discard this turn (R6: one per turn).", model)
+            return self._refuse_snap("No immediate discards right now (R6).", model)
         self.pending = Pending("snap", top=self._top_seen(model, shown))
+        return []
+
+    def _refuse_snap(self, why: str, model: TableModel) -> list[Intent]:
+        """Space refused: say why; the slot key typed for that snap next says it again
+        (`STALE_KEYS_S`), not a hint about the turn it was not meant for."""
+        self._say(why, "error")
+        self._stale = (why, model.now + STALE_KEYS_S, "error")
         return []
 
     def _snap_complete(self, model: TableModel, pending: Pending) -> list[Intent]:
