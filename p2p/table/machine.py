@@ -1129,16 +1129,17 @@ class TableMachine:
         """Apply the end of the running timer once every player it times is out of time
         (`_out_of_time`): the turn's player, or each seat not ready at the barrier."""
         key = self._timer_key()
-        if key is None:
+        if key is None or key not in self._timer_claims:
             return
+        if all(self._out_of_time(key, s) for s in self._timed(key)):
+            self._apply(seat, TurnTimedOut(key[2]) if key[0] == "turn" else PeekBarrierExpired(), step, position=position)
+
+    def _timed(self, key: tuple[str, int, int]) -> list[int]:
+        """The players the running timer `key` times: the turn's, or each seat not ready
+        at the barrier."""
         if key[0] == "turn":
-            turn_seat = self.engine.turn_seat
-            if turn_seat is not None and self._out_of_time(key, turn_seat):
-                self._apply(seat, TurnTimedOut(key[2]), step, position=position)
-            return
-        waiting = [s for s in range(len(self.seats)) if not self.engine.is_ready(s)]
-        if key in self._timer_claims and all(self._out_of_time(key, s) for s in waiting):
-            self._apply(seat, PeekBarrierExpired(), step, position=position)
+            return [] if self.engine.turn_seat is None else [self.engine.turn_seat]
+        return [s for s in range(len(self.seats)) if not self.engine.is_ready(s)]
 
     def _out_of_time(self, key: tuple[str, int, int], seat: int) -> bool:
         """Whether `seat`'s time on the timer `key` is over: its own seat claimed so, or
@@ -1154,11 +1155,7 @@ class TableMachine:
         claims = self._timer_claims.get(key, set())
         if len(self.seats) != 2 or not claims:
             return []
-        if key[0] == "turn":
-            timed = [] if self.engine.turn_seat is None else [self.engine.turn_seat]
-        else:
-            timed = [s for s in range(2) if not self.engine.is_ready(s)]
-        return [s for s in timed if s not in claims]
+        return [s for s in self._timed(key) if s not in claims]
 
     def _saw_top(self, item: _Queued) -> bool:
         """§9.5: the snap's sender had what turned the top card face up."""
@@ -1291,7 +1288,10 @@ class TableMachine:
         after every ordered or side message, the only inputs that change what it waits
         for; the stall claim (`_stall_due`, asked at every deadline) reads it from here."""
         awaited = self._awaited = self.awaited()
-        self.clocks.wait_for(None if awaited is None else awaited.key, () if awaited is None else awaited.seats, self._now)
+        if awaited is None:
+            self.clocks.wait_for(None, (), self._now)
+        else:
+            self.clocks.wait_for(awaited.key, awaited.seats, self._now)
 
     def _stall_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
         """(when, the wait's key, the seats) of the next stall this seat would claim: the
