@@ -10,7 +10,7 @@ import sys
 import trio
 
 from cli.argtypes import seconds
-from cli.tui.canvas import pad, text_width
+from cli.tui.canvas import pad, text_width, wrap
 from cli.lobby_common import add_interface_option, say
 from p2p.discovery import TableAd, browse
 from p2p.identity import short_id
@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def render(tables: list[TableAd], width: int | None = None) -> list[str]:
     """The listing, its columns lined up in terminal cells (a CJK character takes two);
     narrower than its columns (`width`, a terminal's), one table after the other, a line
-    for each thing, so that no address or fingerprint is broken where it wraps."""
+    for each thing (wrapped at word breaks where even that is too long: a long table or host
+    name), so that no address or fingerprint is broken where the terminal wraps."""
     if not tables:
         return ["No tables found on the LAN."]
     rows = [("TABLE", "HOST", "SEATS", "FREE", "CODE", "ADDRESS", "FINGERPRINT", "")]
@@ -43,9 +44,9 @@ def render(tables: list[TableAd], width: int | None = None) -> list[str]:
         return lines
     blocks: list[str] = []
     for name, host, seats, free, code, where, fingerprint, other in rows[1:]:
-        blocks += [name, f"  host {host}, {free} of {seats} seats free" + (", a code is needed" if code else ""),
-                   f"  address {where}", f"  fingerprint {fingerprint}",
-                   *(f"  {part}" for part in other.replace(": ", ":\n").splitlines()), ""]
+        things = [f"host {host}, {free} of {seats} seats free" + (", a code is needed" if code else ""),
+                  f"address {where}", f"fingerprint {fingerprint}", *other.replace(": ", ":\n").splitlines()]
+        blocks += wrap(name, width) + [f"  {part}" for thing in things for part in wrap(thing, max(1, width - 2))] + [""]
     return blocks[:-1]
 
 

@@ -103,6 +103,13 @@ async def test_s6_2_a_table_of_another_protocol_version_is_shown_as_such_and_not
     assert narrow[narrow.index("Attic") + 4:] == [f"  another bandit-lan (protocol {PROTOCOL_VERSION + 1}):",
                                                   "  cannot join"]
     assert render([ours, newer], 200) == lines
+    # a table or host name longer than the terminal wraps at its words, still indented
+    long = replace(ours, table="The long table by the kitchen window upstairs", host="bartholomew of the attic")
+    narrow = render([long], 24)
+    assert all(len(line) <= 24 for line in narrow), narrow
+    assert narrow[:2] == ["The long table by the", "kitchen window upstairs"], narrow
+    assert " ".join(" ".join(narrow[2:]).split()).startswith("host bartholomew of the attic, 3 of 4 seats free")
+    assert all(line.startswith("  ") for line in narrow[2:]), narrow
     with trio.fail_after(20):
         async with advertise(newer, interfaces=LO) as ad:
             await ad.published.wait()
