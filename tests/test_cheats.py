@@ -29,23 +29,16 @@ from tests.cheat_runs import (
     run_live_last_opening,
     run_live_withheld_share,
     run_table,
-    table,
 )
 from tests.live_support import seat_live_table
 from tests.malicious import Cheat, CheatingTable, game_under_way
 from tests.test_table_games import SMALL
 
 
-@pytest.fixture(scope="module")
-def ledger() -> list[Judged]:
-    return []
-
-
-def tried(name: str, tmp_path: Path, ledger: list[Judged], **net: object) -> tuple[CheatingTable, Judged]:
+def tried(name: str, tmp_path: Path, **net: object) -> tuple[CheatingTable, Judged]:
     make, sections, policy = MEMORY[name]
     cheat = make()
     net_, judged = run_table(cheat, sections, policy, tmp_path / "logs", **net)  # type: ignore[arg-type]
-    ledger.append(judged)
     assert judged.ok, judged.explain()
     return net_, judged
 
@@ -69,20 +62,20 @@ def delivered_types(net: CheatingTable, seat: int, sender: int) -> list[str]:
 # -- the rules: refused by every seat at the same place, play goes on ---------------------
 
 
-def test_R5_out_of_turn_intent_is_refused_everywhere_and_play_goes_on(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("out-of-turn", tmp_path, ledger)
+def test_R5_out_of_turn_intent_is_refused_everywhere_and_play_goes_on(tmp_path: Path) -> None:
+    net, _ = tried("out-of-turn", tmp_path)
     seen = refusals(net, Draw)
     assert seen[0] and all(r == seen[0] for r in seen) and seen[0][0][:2] == (CHEATER, "R5")
 
 
-def test_R3_illegal_action_is_refused_everywhere_and_play_goes_on(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("illegal-action", tmp_path, ledger)
+def test_R3_illegal_action_is_refused_everywhere_and_play_goes_on(tmp_path: Path) -> None:
+    net, _ = tried("illegal-action", tmp_path)
     seen = refusals(net, Swap)
     assert seen[0] and all(r == seen[0] for r in seen) and seen[0][0][:2] == (CHEATER, "R3")
 
 
-def test_s9_5_snap_on_a_card_not_seen_is_refused_everywhere(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("blind-snap", tmp_path, ledger)
+def test_s9_5_snap_on_a_card_not_seen_is_refused_everywhere(tmp_path: Path) -> None:
+    net, _ = tried("blind-snap", tmp_path)
     seen = refusals(net, Snap)
     assert all(r == seen[0] for r in seen)
     assert any(seat == CHEATER and rule == "§9.5" for seat, rule, _ in seen[0])
@@ -99,29 +92,29 @@ def test_s11_2_a_refusal_after_the_game_ended_is_noted_as_changing_nothing() -> 
 # -- cards: a violation halts every honest seat at the same place -------------------------
 
 
-def test_s8_5_wrong_decryption_share_halts_every_honest_seat(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("wrong-share", tmp_path, ledger)
+def test_s8_5_wrong_decryption_share_halts_every_honest_seat(tmp_path: Path) -> None:
+    net, _ = tried("wrong-share", tmp_path)
     assert halts(net) == {(halts(net).pop()[0], CHEATER, halts(net).pop()[2])}
 
 
 @pytest.mark.parametrize("name,check", [("wrong-sealed-share", "seal"), ("leaked-share", "wrong-kind")])
 def test_s8_5_sealed_share_cheats_halt_every_honest_seat_and_name_the_sealer(
-    name: str, check: str, tmp_path: Path, ledger: list[Judged]
+    name: str, check: str, tmp_path: Path
 ) -> None:
     """R10: the share of a card two players saw must travel sealed; a bad seal or the
     share in the clear halts every honest seat at the same place, naming the cheater."""
-    net, _ = tried(name, tmp_path, ledger)
+    net, _ = tried(name, tmp_path)
     assert len(halts(net)) == 1 and next(iter(halts(net)))[:2] == ("§8.5", CHEATER)
     assert all(check in net.tables[i].machine.halted.reason for i in net.honest)  # type: ignore[union-attr]
 
 
-def test_s8_3_bad_key_proof_halts_before_any_card_is_dealt(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("bad-proof", tmp_path, ledger)
+def test_s8_3_bad_key_proof_halts_before_any_card_is_dealt(tmp_path: Path) -> None:
+    net, _ = tried("bad-proof", tmp_path)
     assert all(net.tables[i].machine.round_number == 0 for i in net.honest)
 
 
-def test_s8_7_shuffle_commitment_that_does_not_open_voids_the_round(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("commitment", tmp_path, ledger)
+def test_s8_7_shuffle_commitment_that_does_not_open_voids_the_round(tmp_path: Path) -> None:
+    net, _ = tried("commitment", tmp_path)
     for i in net.honest:
         m = net.tables[i].machine
         assert m.outcomes == [] and "round 1 is void" in str(m.halted)  # the scored round never became final
@@ -129,14 +122,14 @@ def test_s8_7_shuffle_commitment_that_does_not_open_voids_the_round(tmp_path: Pa
 
 @pytest.mark.parametrize("kind", ["not-a-card-public", "not-a-card-private", "duplicate-card", "replaced-card"])
 def test_s8_9_duplicated_or_replaced_card_voids_the_round_and_names_the_shuffler(
-    kind: str, tmp_path: Path, ledger: list[Judged]
+    kind: str, tmp_path: Path
 ) -> None:
     """§8.9 (3): a reveal that shows no card, or a card seen elsewhere, stops the round and
     opens it at once: seen by all (a public reveal) it voids the round everywhere at that
     point; seen by one seat only (its own card, or a public card it alone had seen) that
     seat challenges (§9.10). Either way the opening names the step that is not a
     permutation. A card replaced by a real card shows at the round's opening."""
-    net, _ = tried(kind, tmp_path, ledger)
+    net, _ = tried(kind, tmp_path)
     challenges = [d.seat for d in net.tables[0].log if d.envelope.inner["type"] == "challenge"]
     scored = net.tables[0].machine.engine.phase in (Phase.BETWEEN, Phase.OVER)
     if kind in ("not-a-card-private", "duplicate-card"):
@@ -155,31 +148,31 @@ def test_s8_9_duplicated_or_replaced_card_voids_the_round_and_names_the_shuffler
         assert m.outcomes == [] and m.halted is not None and "not-a-reencryption" in m.halted.reason
 
 
-def test_s8_4_shuffle_step_with_a_copied_ciphertext_is_refused_on_receipt(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("copied-ciphertext", tmp_path, ledger)
+def test_s8_4_shuffle_step_with_a_copied_ciphertext_is_refused_on_receipt(tmp_path: Path) -> None:
+    net, _ = tried("copied-ciphertext", tmp_path)
     assert all("duplicate-ciphertext" in str(net.tables[i].machine.halted) for i in net.honest)
 
 
-def test_s9_10_false_challenge_names_the_challenger(tmp_path: Path, ledger: list[Judged]) -> None:
+def test_s9_10_false_challenge_names_the_challenger(tmp_path: Path) -> None:
     """A challenge voids the round at once and every seat opens; every step opens, so the
     challenger is the culprit."""
-    net, _ = tried("false-challenge", tmp_path, ledger)
+    net, _ = tried("false-challenge", tmp_path)
     for i in net.honest:
         m = net.tables[i].machine
         assert m.outcomes == [] and "every shuffle step opened" in str(m.halted)
         assert sum(d.envelope.inner["type"] == "opening" for d in net.tables[i].log) == len(net.peers)
 
 
-def test_s9_7_different_engine_state_at_round_end_halts_every_honest_seat(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("other-digest", tmp_path, ledger)
+def test_s9_7_different_engine_state_at_round_end_halts_every_honest_seat(tmp_path: Path) -> None:
+    net, _ = tried("other-digest", tmp_path)
     assert len(halts(net)) == 1
 
 
-def test_s9_4_withheld_share_ends_the_game_naming_the_withholder(tmp_path: Path, ledger: list[Judged]) -> None:
+def test_s9_4_withheld_share_ends_the_game_naming_the_withholder(tmp_path: Path) -> None:
     """Every honest seat waits the stall time (here the table's 60 s turn time, simulated)
     and claims the stall; once every seat but the withholder has claimed it (§9.11), the
     game ends everywhere, naming the withholder."""
-    net, judged = tried("withheld-share", tmp_path, ledger)
+    net, judged = tried("withheld-share", tmp_path)
     claims = [d for d in net.tables[0].log if d.envelope.inner["type"] == "stalled"]
     assert sorted(d.seat for d in claims) == sorted(net.honest)
     assert all(d.envelope.inner["seats"] == [CHEATER] and d.envelope.inner["what"] == "shares" for d in claims)
@@ -190,13 +183,13 @@ def test_s9_4_withheld_share_ends_the_game_naming_the_withholder(tmp_path: Path,
     "name", ["withheld-key", "withheld-beacon-reveal", "withheld-shuffle-step", "withheld-opening", "withheld-done"]
 )
 def test_s9_11_withheld_protocol_work_ends_the_game_naming_the_withholder(
-    name: str, tmp_path: Path, ledger: list[Judged]
+    name: str, tmp_path: Path
 ) -> None:
     """Ordered work (a key, a beacon reveal §8.6, a shuffle step, an opening §8.9 (4), the
     end of the game) that never comes: each honest seat claims the stall after its stall time; each
     claim is judged at its place in the order, where every seat sees the same thing missing, and
     the last honest seat's claim convicts (§9.11)."""
-    net, _ = tried(name, tmp_path, ledger)
+    net, _ = tried(name, tmp_path)
     claims = [d for d in net.tables[0].log if d.envelope.inner["type"] == "stalled"]
     assert sorted(d.seat for d in claims) == sorted(net.honest) and len(halts(net)) == 1
     assert all(d.envelope.inner["seats"] == [CHEATER] for d in claims)
@@ -207,12 +200,12 @@ def test_s9_11_withheld_protocol_work_ends_the_game_naming_the_withholder(
 # -- the order: seen on receipt, proven by the culprit's own signatures ---------------------
 
 
-def test_s7_2_equivocation_is_proven_and_neither_side_is_delivered(tmp_path: Path, ledger: list[Judged]) -> None:
+def test_s7_2_equivocation_is_proven_and_neither_side_is_delivered(tmp_path: Path) -> None:
     """The cheater forks its chain at its ``ready``: seat 0 is shown a ``leave`` instead,
     and every later message re-signed to follow. Heads compared across peers expose the
     fork; each honest seat gets the other's copy as evidence (two bodies, one seq, both
     signed by the cheater), and neither copy is ever delivered (§7.10)."""
-    net, _ = tried("equivocation", tmp_path, ledger)
+    net, _ = tried("equivocation", tmp_path)
     cheat = net.cheat
     for i in net.honest:
         errors = [e for e in net.peers[i].errors if isinstance(e, Equivocation)]
@@ -224,34 +217,34 @@ def test_s7_2_equivocation_is_proven_and_neither_side_is_delivered(tmp_path: Pat
     assert "leave" not in delivered_types(net, 0, CHEATER) and "ready" not in delivered_types(net, 1, CHEATER)
 
 
-def test_s7_2_equivocation_in_the_side_chain_is_proven(tmp_path: Path, ledger: list[Judged]) -> None:
+def test_s7_2_equivocation_in_the_side_chain_is_proven(tmp_path: Path) -> None:
     """Shares travel unordered (§7.8), but each sender's side messages are chained: a
     fork there shows in the `sides` of the honest peers' acks, and each gets the other
     side as evidence."""
-    net, _ = tried("side-equivocation", tmp_path, ledger)
+    net, _ = tried("side-equivocation", tmp_path)
     for i in net.honest:
         errors = [e for e in net.peers[i].errors if isinstance(e, Equivocation)]
         assert errors and "side" in errors[0].reason and len({e.body for e in errors[0].evidence}) == 2
 
 
-def test_s7_3_backdated_stamp_is_refused_on_receipt(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("backdated-stamp", tmp_path, ledger)
+def test_s7_3_backdated_stamp_is_refused_on_receipt(tmp_path: Path) -> None:
+    net, _ = tried("backdated-stamp", tmp_path)
     assert all(any(isinstance(e, StampBackwards) for e in net.peers[i].errors) for i in net.honest)
 
 
-def test_s7_3_a_stamp_above_what_it_names_is_refused_with_its_proof(tmp_path: Path, ledger: list[Judged]) -> None:
+def test_s7_3_a_stamp_above_what_it_names_is_refused_with_its_proof(tmp_path: Path) -> None:
     """A stamp at the top of the range must not enter every honest clock, where the next
     honest stamp would be refused in an honest name: it is refused on receipt, and every
     honest log keeps the proof that names its sender."""
     from p2p.order import StampUnjustified
 
-    net, _ = tried("inflated-stamp", tmp_path, ledger)
+    net, _ = tried("inflated-stamp", tmp_path)
     assert all(any(isinstance(e, StampUnjustified) for e in net.peers[i].errors) for i in net.honest)
     assert all(p.orderer.clock < 1000 for i, p in enumerate(net.peers) if i in net.honest)
 
 
-def test_s7_5_claim_to_have_seen_what_it_had_not_halts_every_honest_seat(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("unseen-heads", tmp_path, ledger)
+def test_s7_5_claim_to_have_seen_what_it_had_not_halts_every_honest_seat(tmp_path: Path) -> None:
+    net, _ = tried("unseen-heads", tmp_path)
     assert len(halts(net)) == 1
 
 
@@ -281,13 +274,13 @@ def test_s7_2_replayed_copies_of_this_game_change_nothing(tmp_path: Path) -> Non
     assert all(audit(path).ok for path in net.write_logs(tmp_path))
 
 
-def test_s7_1_replay_of_another_game_is_refused_and_play_goes_on(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("replay-other-game", tmp_path, ledger)
+def test_s7_1_replay_of_another_game_is_refused_and_play_goes_on(tmp_path: Path) -> None:
+    net, _ = tried("replay-other-game", tmp_path)
     assert all(net.tables[i].machine.finished for i in net.honest)
 
 
-def test_s9_3_replay_of_an_earlier_round_halts_every_honest_seat(tmp_path: Path, ledger: list[Judged]) -> None:
-    net, _ = tried("replay-earlier-round", tmp_path, ledger)
+def test_s9_3_replay_of_an_earlier_round_halts_every_honest_seat(tmp_path: Path) -> None:
+    net, _ = tried("replay-earlier-round", tmp_path)
     assert len(halts(net)) == 1 and all(net.tables[i].machine.round_number == 2 for i in net.honest)
 
 
@@ -295,61 +288,53 @@ def test_s9_3_replay_of_an_earlier_round_halts_every_honest_seat(tmp_path: Path,
 
 
 @pytest.mark.parametrize("name", ["forged-signature", "impersonation"])
-async def test_s4_5_forged_signature_ends_the_game_naming_the_sender(name: str, tmp_path: Path, ledger: list[Judged]) -> None:
+async def test_s4_5_forged_signature_ends_the_game_naming_the_sender(name: str, tmp_path: Path) -> None:
     judged = await run_live_frame(name, tmp_path)
-    ledger.append(judged)
     assert judged.ok, judged.explain()
 
 
-async def test_s4_2_oversized_frame_ends_the_game_naming_the_sender(tmp_path: Path, ledger: list[Judged]) -> None:
+async def test_s4_2_oversized_frame_ends_the_game_naming_the_sender(tmp_path: Path) -> None:
     judged = await run_live_frame("oversized-frame", tmp_path)
-    ledger.append(judged)
     assert judged.ok, judged.explain()
 
 
-async def test_s4_3_garbled_frame_ends_the_game_naming_the_sender(tmp_path: Path, ledger: list[Judged]) -> None:
+async def test_s4_3_garbled_frame_ends_the_game_naming_the_sender(tmp_path: Path) -> None:
     judged = await run_live_frame("garbled-frame", tmp_path)
-    ledger.append(judged)
     assert judged.ok, judged.explain()
 
 
 async def test_s7_1_replay_across_links_is_refused_naming_the_link_and_play_goes_on(
-    tmp_path: Path, ledger: list[Judged]
+    tmp_path: Path
 ) -> None:
     """The cheater forwards, over its own link, a message another seat genuinely signed at
     another table: refused, blamed on the cheater (the link), not on the signer."""
     judged = await run_live_frame("replay-across-links", tmp_path)
-    ledger.append(judged)
     assert judged.ok, judged.explain()
 
 
-async def test_s7_2_equivocation_live_is_proven_between_honest_peers(tmp_path: Path, ledger: list[Judged]) -> None:
+async def test_s7_2_equivocation_live_is_proven_between_honest_peers(tmp_path: Path) -> None:
     """Live: one honest peer gets the cheater's message, the other a ``leave`` under the
     same seq; their heads disagree, each relays its copy to the other (§7.10), and both
     end the game naming the cheater, the two signed bodies kept in their logs."""
     judged = await run_live_frame("equivocation-live", tmp_path)
-    ledger.append(judged)
     assert judged.ok, judged.explain()
 
 
-async def test_s4_5_forged_ack_signature_ends_the_game_once_the_ack_is_evidence(tmp_path: Path, ledger: list[Judged]) -> None:
+async def test_s4_5_forged_ack_signature_ends_the_game_once_the_ack_is_evidence(tmp_path: Path) -> None:
     """An ack on its signer's own link is taken on the link's word (§4.5); the moment it
     must serve as evidence (the cheater breaks its promise, §7.3) its signature is
     checked, and the forgery ends the game naming the cheater, never blaming the link."""
     judged = await run_live_frame("forged-ack-signature", tmp_path)
-    ledger.append(judged)
     assert judged.ok, judged.explain()
 
 
-async def test_s7_3_backdated_stamp_live_ends_the_game_naming_the_sender(tmp_path: Path, ledger: list[Judged]) -> None:
+async def test_s7_3_backdated_stamp_live_ends_the_game_naming_the_sender(tmp_path: Path) -> None:
     judged = await run_live_frame("backdated-stamp-live", tmp_path)
-    ledger.append(judged)
     assert judged.ok, judged.explain()
 
 
-async def test_s9_4_withheld_share_live_every_screen_names_the_withholder(tmp_path: Path, ledger: list[Judged]) -> None:
+async def test_s9_4_withheld_share_live_every_screen_names_the_withholder(tmp_path: Path) -> None:
     judged = await run_live_withheld_share(tmp_path)
-    ledger.append(judged)
     assert judged.ok, judged.explain()
 
 
@@ -399,16 +384,6 @@ def test_s9_10_s9_11_protocol_vectors_match_code(name: str, tmp_path: Path) -> N
     assert body.hex() == vector["body"] and sig.hex() == vector["sig"]
     message = open_signed(signed_frame(body, sig), {a.peer_id: a.certificate.public_key}, table_schemas())
     assert message.inner == {**own, **header}
-
-
-def test_cheats_detected_over_tried(ledger: list[Judged]) -> None:
-    """The figure: every cheat tried in this module was detected (run with -rA to see it)."""
-    if not ledger:
-        pytest.skip("no cheat ran in this selection")
-    lines = table(ledger)
-    print("\n".join(lines))
-    assert all(j.tried for j in ledger)
-    assert sum(j.ok for j in ledger) == len(ledger), "\n".join(lines)
 
 
 def test_every_cheat_of_the_catalogue_has_a_test() -> None:

@@ -190,7 +190,7 @@ async def test_s5_2_answers_anyone_may_send_are_ignored_or_read_without_breaking
                 ("Case", PROTOCOL_VERSION, 40101), ("Future", 9, 40103), ("Good", PROTOCOL_VERSION, 40104)}
             started = trio.current_time()
             assert [t.port for t in await browse(5, interfaces=LO, table="Good") if t.table == "Good"] == [40104]
-            assert trio.current_time() - started < 3  # (resolving one dangling name after another: 4.5 s at least)
+            assert trio.current_time() - started < 4  # (resolving one dangling name after another: 4.5 s at least)
 
 
 async def test_s5_3_join_by_name_sees_every_table_of_that_name_and_picks_by_fingerprint(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -241,15 +241,26 @@ def test_R10_each_peer_knowing_only_its_own_reveals_computes_the_same_game(spec:
 
 
 def test_R10_private_reveals_go_only_to_the_deal_or_the_player_whose_turn_it_is() -> None:
+    """Every private reveal is a bottom card of the deal to its owner or a card for the
+    player whose turn it is, and a drawn card is revealed to its drawer alone; the counts
+    make sure such reveals happened at all (a game played face up must fail)."""
     for players, seed, mix in [(2, 1, ("random",)), (4, 2, ("normal",)), (6, 3, ("normal", "random"))]:
         game = Game(players, target=60)
         sim_events = recorded_game(players, seed, mix)
+        peeks = turns = draws = 0
+        drawer: int | None = None
         for event in sim_events:
+            if isinstance(event, Revealed) and drawer is not None:
+                assert event.to == drawer, (event, "a drawn card goes to its drawer alone (R10)")
+                draws += 1
             if isinstance(event, Revealed) and event.to != ALL:
                 zones = game.zones()
                 dealt = game.phase is Phase.PEEK and event.card in zones.tableaux[event.to][2:4]
                 assert dealt or event.to == game.turn_seat, (event, game.phase)
+                peeks, turns = peeks + dealt, turns + (not dealt)
+            drawer = event.seat if isinstance(event, Draw) else None
             game.apply(event)
+        assert peeks >= 2 * players and turns >= draws > 0, (peeks, turns, draws)
 
 
 def test_R10_an_oracle_deal_is_a_permutation_and_replays() -> None:

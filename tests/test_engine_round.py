@@ -115,7 +115,7 @@ def test_R4_snap_is_allowed_on_the_first_discard_before_the_first_turn() -> None
 
 
 @pytest.mark.parametrize("first", [0, 1, 2])
-def test_R4_first_player_is_drawn_by_lot_and_play_goes_clockwise(first: int) -> None:
+def test_R4_play_goes_clockwise_from_the_first_player(first: int) -> None:
     t = ScriptedTable(3, first=first, draw=[0, 2, 0, 2])
     assert t.game.turn_seat == first
     order = []

@@ -721,7 +721,7 @@ async def test_s11_3_a_playing_seat_marks_its_journal_alive_so_a_new_play_knows_
                 journal.alive = alive  # type: ignore[method-assign]
                 with trio.fail_after(ALIVE_EVERY + 3):
                     await marked.wait()
-                assert time.time() - journal.path.stat().st_mtime < 2
+                assert journal.path.stat().st_mtime > long_ago + 90  # (marked alive just now, not 100 s ago)
                 await seat.leave()
 
 

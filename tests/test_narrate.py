@@ -171,7 +171,7 @@ def test_R3_private_looks_are_told_without_faces_unless_asked() -> None:
     assert texts(out[0]) == ["Bo peeked at their top-left card."]
 
 
-def test_R3_a_seat_without_private_faces_never_reads_a_private_face() -> None:
+def test_R10_a_seat_without_private_faces_never_reads_a_private_face() -> None:
     """R10 for the log: over whole simulated games, every number in a line told to a seat
     without private faces belongs to a card that was face up for everyone at that time."""
     names = ("Ana", "Bo", "Cy", "Di")

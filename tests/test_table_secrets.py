@@ -7,12 +7,12 @@ import pytest
 from p2p.table.secrets import SeatSecrets
 
 
-def test_9_10_vector() -> None:
+def test_s9_12_vector() -> None:
     stream = SeatSecrets(bytes([7]) * 32).stream("beacon", 3)
     assert stream(32).hex() == "2648ec33ed4738a8e56836cc6dad9673c44a78e71ccbd1bfe3eca5f3354e6213"
 
 
-def test_9_10_a_label_always_gives_the_same_bytes_whatever_was_drawn_before() -> None:
+def test_s9_12_a_label_always_gives_the_same_bytes_whatever_was_drawn_before() -> None:
     secrets = SeatSecrets(bytes(range(32)))
     first = secrets.stream("shuffle", b"\x01" * 32)
     whole = first(100)
@@ -21,13 +21,13 @@ def test_9_10_a_label_always_gives_the_same_bytes_whatever_was_drawn_before() ->
     assert again(30) + again(70) == whole  # read in pieces: the same stream
 
 
-def test_9_10_labels_are_unambiguous_and_independent() -> None:
+def test_s9_12_labels_are_unambiguous_and_independent() -> None:
     secrets = SeatSecrets(bytes(32))
     assert secrets.stream("beacon", 12)(32) != secrets.stream("beacon1", 2)(32)
     assert secrets.stream("share", b"c", 1)(32) != secrets.stream("share", b"c", 2)(32)
     assert SeatSecrets(bytes(31) + b"\x01").stream("beacon", 1)(32) != secrets.stream("beacon", 1)(32)
 
 
-def test_9_10_a_seed_has_32_bytes() -> None:
+def test_s9_12_a_seed_has_32_bytes() -> None:
     with pytest.raises(ValueError):
         SeatSecrets(bytes(31))

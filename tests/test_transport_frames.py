@@ -22,6 +22,7 @@ messages = st.fixed_dictionaries({"type": st.text(min_size=1, max_size=10), "v":
                                  optional={"x": values, "y": values})
 
 
+@settings(deadline=None)  # (a loaded machine pauses; the verdict is not a time)
 @given(st.lists(messages, min_size=1, max_size=5), st.data())
 def test_frames_round_trip_whatever_the_chunking(msgs: list[dict], data: st.DataObject) -> None:
     stream = b"".join(encode_frame(m) for m in msgs)
@@ -35,7 +36,7 @@ def test_frames_round_trip_whatever_the_chunking(msgs: list[dict], data: st.Data
     assert out == [decode(encode(m)) for m in msgs]
 
 
-@settings(max_examples=300)
+@settings(deadline=None, max_examples=300)
 @given(st.binary(max_size=200))
 def test_arbitrary_bytes_give_frames_or_protocol_errors_only(blob: bytes) -> None:
     decoder = FrameDecoder(Limits(max_frame=1000))
@@ -47,7 +48,7 @@ def test_arbitrary_bytes_give_frames_or_protocol_errors_only(blob: bytes) -> Non
         assert exc.section in {"§4.2", "§4.3"}
 
 
-@settings(max_examples=300)
+@settings(deadline=None, max_examples=300)
 @given(st.binary(max_size=100))
 def test_arbitrary_payloads_decode_or_fail_typed(payload: bytes) -> None:
     try:
@@ -56,6 +57,7 @@ def test_arbitrary_payloads_decode_or_fail_typed(payload: bytes) -> None:
         pass
 
 
+@settings(deadline=None)  # (a loaded machine pauses; the verdict is not a time)
 @given(values)
 def test_encoding_is_canonical(value: object) -> None:
     assert encode(decode(encode(value))) == encode(value)
@@ -174,7 +176,7 @@ def test_missing_unknown_and_unsupported() -> None:
         Message("bad", 1, "§9", {"type": Int()})
 
 
-@settings(max_examples=200)
+@settings(deadline=None, max_examples=200)
 @given(st.dictionaries(st.sampled_from(sorted(GOOD) + ["zzz"]), values, max_size=9))
 def test_schema_check_accepts_or_raises_typed(fields: dict) -> None:
     try:
@@ -188,7 +190,7 @@ KINDS = [Int(0, 10), Bool(), Str(1, 5, printable=True), Bin(size=4), Bin(min_len
          ListOf(Record({"x": Int(0, 3)}), 1, 3)]
 
 
-@settings(max_examples=400)
+@settings(deadline=None, max_examples=400)
 @given(st.sampled_from(KINDS), values | st.fixed_dictionaries({"x": values}, optional={"y": values}))
 def test_the_fast_path_and_the_judge_agree_on_every_decoded_value(kind, value) -> None:  # type: ignore[no-untyped-def]
     """§4.4: `valid` (the good-frame fast path) accepts exactly what `check` accepts."""
@@ -201,7 +203,7 @@ def test_the_fast_path_and_the_judge_agree_on_every_decoded_value(kind, value) -
     assert kind.valid(value) is judged
 
 
-@settings(max_examples=300)
+@settings(deadline=None, max_examples=300)
 @given(st.dictionaries(st.sampled_from(sorted(GOOD) + ["zzz"]), values, max_size=9))
 def test_a_message_fast_path_agrees_with_the_judge(fields: dict) -> None:
     """The generated fast path of a whole message (optional field, nested record, list)
@@ -220,6 +222,7 @@ def test_a_message_fast_path_agrees_with_the_judge(fields: dict) -> None:
         assert exc.field.startswith("note.")
 
 
+@settings(deadline=None)  # (a loaded machine pauses; the verdict is not a time)
 @given(st.dictionaries(st.text(max_size=6), st.integers(0, 9), max_size=8))
 def test_4_3_map_keys_are_encoded_in_utf8_byte_order(value: dict[str, int]) -> None:
     decoded = msgpack.unpackb(encode(value), raw=False)

@@ -20,7 +20,7 @@ from p2p.log import read_log
 from p2p.peer import TablePeer
 
 
-async def test_an_idle_table_does_not_wake_the_screen_for_its_heartbeats(tmp_path: Path) -> None:
+async def test_s7_3_an_idle_table_does_not_wake_the_screen_for_its_heartbeats(tmp_path: Path) -> None:
     stack, (me, other) = await seat_live_table(tmp_path, 2)
     async with stack, _playing(me, other, 30):
         while True:  # the bot is ready; everything waits for me (R4.3)
