@@ -20,7 +20,9 @@ The writer signs its header and its end with its identity key (the one the roste
 for its seat), each under its own domain and bound to the game id: the header, so that
 nobody can pass one seat's log off as another's; the end, over the SHA-256 of every byte
 written before it too, so that once closed nothing in the log can change, its end
-included, without the writer's key. A log never closed (a crash, a game in progress) has
+included, without the writer's key. Those signatures cover encodings the reader derives
+again from the values it decoded, so the reader requires every frame to be canonical
+(§4.3): one encoding for each value. A log never closed (a crash, a game in progress) has
 only its header's signature: its records speak for themselves (§10.2).
 
 Writes go straight to the file (no buffering in the process), so a killed process
@@ -284,9 +286,13 @@ def _read(source: BinaryIO) -> LogContents:
             contents.torn = True
             break
         try:
-            frame = SCHEMAS.check(decode_map(payload, LOG_LIMITS))
+            decoded = decode_map(payload, LOG_LIMITS)
+            frame = SCHEMAS.check(decoded)
         except ProtocolError as exc:
             raise LogError("§10.1", f"frame at byte {offset}: {exc.reason}") from None
+        if encode(decoded) != payload:  # (the writer's signatures cover values it re-derives: one encoding each)
+            raise LogError("§10.1", f"frame at byte {offset} is not in its canonical encoding (§4.3): "
+                                    "it was encoded again after it was written")
         kind = frame["type"]
         if contents is None:
             if kind != "log.header":

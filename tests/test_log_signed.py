@@ -106,6 +106,30 @@ def test_s10_1_an_edited_log_end_fails_and_is_shown_safely(
         "leave": False, "signed": False}
 
 
+@pytest.mark.parametrize("which", ["end", "header"])
+def test_s10_1_a_frame_encoded_again_with_the_same_values_fails(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, which: str) -> None:
+    """The writer signs its header and end over encodings the reader re-derives, so a
+    frame encoded again with its values unchanged (`v` as a 16-bit integer) would still
+    verify and pass for the writer's own file: every frame must be canonical (§4.3), and
+    such a log fails, at that frame's byte."""
+    _, logs = table
+    data = logs[1].read_bytes()
+    frames = list(split_frames(data, LOG_LIMITS))
+    offset, payload = frames[-1] if which == "end" else frames[0]
+    assert payload is not None and b"\xa1v\x02" in payload  # ("v": 2, the shortest form)
+    longer = payload.replace(b"\xa1v\x02", b"\xa1v\xcd\x00\x02", 1)
+    assert decode_map(longer, LOG_LIMITS) == decode_map(payload, LOG_LIMITS)
+    edited = tmp_path / f"{which}.bandit-log"
+    edited.write_bytes(data[:offset] + len(longer).to_bytes(4, "big") + longer + data[offset + 4 + len(payload):])
+    with pytest.raises(LogError) as info:
+        read_log(edited)
+    assert str(info.value).startswith(f"§10.1: frame at byte {offset} is not in its canonical encoding (§4.3)")
+    failure = audit(edited).first_failure
+    assert failure is not None and failure.section == "§10.1" and "not in its canonical encoding" in failure.what
+    assert audit(logs[1]).ok
+
+
 def test_s10_1_a_log_cut_short_under_its_end_fails(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """Records removed from before a kept end: the end signs everything before it, so the
     log does not pass for one its writer closed there."""
