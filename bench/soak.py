@@ -100,7 +100,7 @@ def table_game(seed: int) -> tuple[str, str | None]:
     machines = [t.machine for t in net.tables]
     if not all(m.finished and m.halted is None for m in machines):
         return what, f"not finished at {net.now:.0f} s: {[str(m.halted) if m.halted else m.finished for m in machines]}"
-    if not identical_logs(net) or len({m.engine.digest() for m in machines}) != 1:
+    if not identical_logs(net) or len({m.engine.state_hash() for m in machines}) != 1:
         return what, "the peers disagree"
     return what, _audits(net, finished=True)
 

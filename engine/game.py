@@ -356,9 +356,33 @@ class Game:
             raise MalformedEvent("§9", None, f"there is no seat {seat!r} at this table of {self._n}")
         return SeatView(self, seat)
 
-    def digest(self) -> str:
-        """SHA-256 (hex) of the public state: identical on every peer that applied the
-        same events, whatever private faces each was told."""
+    def public_state(self) -> dict[str, Any]:
+        """The public state protocol.md §9.1 defines (what the table's `digest` hashes):
+        the same on every peer that applied the same events, whatever private faces
+        each was told. Plain ints, strs, lists and None only."""
+        zones = self.zones()
+        cards = range(self._next_id)
+        return {
+            "round": self._round,
+            "phase": self._phase.value,
+            "turn": self.turn_seat,
+            "caller": self.caller,
+            "totals": list(self._totals),
+            "scores": [list(scores) for scores in self._history],
+            "winners": list(self._winners),
+            "draw": list(zones.draw),
+            "discard": list(zones.discard),
+            "tableaux": [list(tab) for tab in zones.tableaux],
+            "hand": zones.hand,
+            "transit": zones.in_transit,
+            "faces": [self._face[c] if self._public[c] else None for c in cards],
+            "seen": list(self._seen),
+        }
+
+    def state_hash(self) -> str:
+        """SHA-256 (hex) of everything this engine holds that every peer shares (its
+        public state and its bookkeeping, nothing private): equal on every peer that
+        applied the same events; the tests' check that a refused event changed nothing."""
         cards = range(self._next_id)
         public_faces = [self._face[c] if self._public[c] else None for c in cards]
         state = {

@@ -191,7 +191,7 @@ def judge_table(net: CheatingTable, cheat: Cheat, sections: tuple[str, ...], pol
     halts = {(m.halted.section, m.halted.seat, m.position) for m in machines.values() if m.halted is not None}
     machine_judged = all(m.halted is not None for m in machines.values())
     if policy is Response.REJECT:
-        judged.consistent = len({tuple(d) for d in delivered}) == 1 and len({m.engine.digest() for m in machines.values()}) == 1
+        judged.consistent = len({tuple(d) for d in delivered}) == 1 and len({m.engine.state_hash() for m in machines.values()}) == 1
         judged.policy_followed = all(m.finished for m in machines.values()) and all(
             v is not None and v.response is Response.REJECT for v in named.values()
         )

@@ -37,7 +37,7 @@ from tests.ordersim import make_signer, seeded_identity, transmit
 from tests.tablesim import TableNetwork
 from tests.test_table_games import SMALL_DECK
 
-GAME_SEED = 3
+GAME_SEED = 4
 RULES = TableRules(target=10, skills_text=SMALL_DECK)
 MAX_POINTS = 48  # saved states per stateful target
 
@@ -121,7 +121,7 @@ class _RecordingTable(TableNetwork):
 
         def record(envelope: SignedMessage, now: float) -> None:
             self.inputs.append(_Input(self.freezer.freeze(machine), now, envelope, (own.side_next, own.side_hash),
-                                      machine.engine.digest()))
+                                      machine.engine.state_hash()))
 
         def deliver(delivered: Any, now: float) -> Any:
             record(delivered.envelope, now)
@@ -248,7 +248,7 @@ def game() -> Game:
         order_points=_points("orderer before arrival", net.arrivals),
         table_points=_points("machine before input", net.inputs),
         table_inputs=tuple((r.envelope.body, r.now) for r in net.inputs),
-        table_after=(*(r.digest for r in net.inputs[1:]), net.tables[0].machine.engine.digest()),
+        table_after=(*(r.digest for r in net.inputs[1:]), net.tables[0].machine.engine.state_hash()),
         messages=tuple(seen + own + extra),
         log=log,
         short_log=short_log,

@@ -269,7 +269,7 @@ class TableTarget:
         g = corpus.game()
         machine = g.thaw_machine(point.state)
         if point.at not in self._digests:  # (the game's digest at a point, worked out once)
-            self._digests[point.at] = machine.engine.digest()
+            self._digests[point.at] = machine.engine.state_hash()
         digest = self._digests[point.at]
         verdict = ACCEPTED
         own = OwnSides(*point.own_side)
@@ -311,7 +311,7 @@ class TableTarget:
             self.halts_with_shares += bool(step.side)
             require(isinstance(step.violation.section, str) and step.violation.section.startswith("§"), "a violation names its section")
             return before, True
-        after = machine.engine.digest()
+        after = machine.engine.state_hash()
         if not step.applied:
             require(after == before, "the game changed without an applied event")
         return after, bool(step.refused) and not step.applied

@@ -28,7 +28,7 @@ def finished_table(tmp_path_factory: pytest.TempPathFactory, seed: int,
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[TableNetwork, list[Path]]:
-    return finished_table(tmp_path_factory, 126, ("Ann", "Bo", "Cy"))
+    return finished_table(tmp_path_factory, 130, ("Ann", "Bo", "Cy"))
 
 
 def test_s10_3_the_logs_of_one_game_agree(table: tuple[TableNetwork, list[Path]]) -> None:

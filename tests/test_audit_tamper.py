@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    net = TableNetwork(3, 103, rules=TableRules(target=25, skills_text=SMALL_DECK))
+    net = TableNetwork(3, 104, rules=TableRules(target=25, skills_text=SMALL_DECK))
     net.run()
     assert all(t.machine.finished for t in net.tables)
     return net.write_logs(tmp_path_factory.mktemp("logs"))[1]
@@ -358,7 +358,7 @@ def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: 
 
 def _left_game(tmp_path: Path) -> Path:
     """A game of three that ended at P1's delivered `leave` (§9.8), in round 2: P0's log."""
-    net = TableNetwork(3, 7, rules=TableRules(target=25, skills_text=SMALL_DECK))
+    net = TableNetwork(3, 104, rules=TableRules(target=25, skills_text=SMALL_DECK))
     net.schedule(0.2, lambda: net.send(1, {"type": "leave", "v": 1, "reason": "the player chose to leave"}))
     net.run(limit=60.0)
     tmp_path.mkdir()

@@ -124,7 +124,7 @@ def test_bad_input_is_refused_with_the_rule_and_state_unchanged(
     name: str, setup: Callable[[], ScriptedTable], event: object, error: type[EngineError], rule: str, seat: int | None
 ) -> None:
     t = setup()
-    digest = t.game.digest()
+    digest = t.game.state_hash()
     generation = t.game.generation
     snapshots = [t.view(s).snapshot() for s in range(t.game.players)]
     with pytest.raises(error) as info:
@@ -134,7 +134,7 @@ def test_bad_input_is_refused_with_the_rule_and_state_unchanged(
     if seat is not None:
         assert f"seat {seat}:" in str(info.value)
     assert str(info.value).startswith(f"{rule}: ")
-    assert t.game.digest() == digest
+    assert t.game.state_hash() == digest
     assert t.game.generation == generation
     assert [t.view(s).snapshot() for s in range(t.game.players)] == snapshots
 
@@ -152,10 +152,10 @@ def test_a_reveal_contradicting_a_known_face_is_a_face_conflict() -> None:
     t.do(Draw(0))
     known = t.oracle.faces[13]
     t.do(Discard(0), serve=False)
-    digest = t.game.digest()
+    digest = t.game.state_hash()
     with pytest.raises(FaceConflict, match="R2: card 13 was revealed as face"):
         t.game.apply(Revealed(13, ALL, (known + 1) % 50))
-    assert t.game.digest() == digest
+    assert t.game.state_hash() == digest
 
 
 def test_one_face_on_two_live_cards_is_a_face_conflict() -> None:

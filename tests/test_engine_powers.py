@@ -127,10 +127,10 @@ def test_R3_look_and_swap_cannot_exchange_a_card_that_left_its_slot() -> None:
     assert t.view(0).looked_in_place
     t.do(Snap(2, t.top(), 2, 3))  # seat 2 snaps it onto the discarded 16 before seat 0 decides
     assert not t.view(0).looked_in_place
-    digest = t.game.digest()
+    digest = t.game.state_hash()
     with pytest.raises(BadTarget, match="R3: seat 0: cannot exchange"):
         t.do(DecideSwap(0, True))
-    assert t.game.digest() == digest
+    assert t.game.state_hash() == digest
     t.do(DecideSwap(0, False))
     assert t.game.turn_seat == 1
 

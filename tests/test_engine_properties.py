@@ -152,7 +152,7 @@ def test_legal_intents_are_accepted_and_illegal_ones_refused_with_state_unchange
     if isinstance(candidate.seat, int) and not isinstance(candidate.seat, bool) and 0 <= candidate.seat < players:
         view = game.view(candidate.seat)
         legal = legal_intents(view) + legal_snaps(view)
-    digest = game.digest()
+    digest = game.state_hash()
     top_before = game.discard_top()
     exactly = {_exact(intent) for intent in legal}  # (True == 1 in Python: `Spy(2, True, 0)` is no legal intent)
     try:
@@ -161,7 +161,7 @@ def test_legal_intents_are_accepted_and_illegal_ones_refused_with_state_unchange
         assert _exact(candidate) not in exactly, f"legal {candidate} refused: {error}"
         assert RULE.match(error.rule), error.rule
         assert error.message
-        assert game.digest() == digest
+        assert game.state_hash() == digest
     else:
         if _exact(candidate) not in exactly:  # only a snap on an older top card is accepted unlisted
             assert isinstance(candidate, Snap) and candidate.top != top_before
@@ -199,8 +199,8 @@ def test_same_events_same_digest(spec: tuple[int, int, tuple[str, ...]]) -> None
     for event in first:
         a.apply(event)
         b.apply(event)
-        digests.append(a.digest())
-        assert digests[-1] == b.digest()
+        digests.append(a.state_hash())
+        assert digests[-1] == b.state_hash()
     assert len(set(digests)) > len(first) // 2  # the digest does follow the state
 
 
@@ -227,9 +227,9 @@ def test_R10_each_peer_knowing_only_its_own_reveals_computes_the_same_game(spec:
         for s, peer in enumerate(peers):
             peer.apply(peer_events[s][i])
         if i % 7 == 0 or i == len(events) - 1:
-            digest = omniscient.digest()
+            digest = omniscient.state_hash()
             for s, peer in enumerate(peers):
-                assert peer.digest() == digest
+                assert peer.state_hash() == digest
                 assert peer.view(s).snapshot() == omniscient.view(s).snapshot()
                 # what the bots read of a view: the same from a peer that knows only its own reveals
                 own, full = peer.view(s), omniscient.view(s)

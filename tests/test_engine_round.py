@@ -91,12 +91,12 @@ def test_R4_first_discard_is_turned_face_up_for_everyone() -> None:
 def test_R4_intents_wait_until_the_deal_is_revealed() -> None:
     game = Game(2)
     game.apply(RoundStarted(0))
-    digest = game.digest()
+    digest = game.state_hash()
     with pytest.raises(AwaitingTable) as info:
         game.apply(Ready(0))
     assert info.value.rule == "§9" and info.value.seat == 0
     assert "the table owes a reveal of card 2 to seat 0" in str(info.value)
-    assert game.digest() == digest
+    assert game.state_hash() == digest
 
 
 def test_R4_snap_is_allowed_on_the_first_discard_before_the_first_turn() -> None:
@@ -211,14 +211,14 @@ def test_R5_option_C_a_take_of_a_top_card_an_immediate_discard_covered_first_is_
     t = ScriptedTable(2, {0: [18, 0, 0, 0], 1: [RED, 2, 2, 2]}, discard=GREEN)
     green, mine = t.top(), t.card(0, 0)
     assert [n.outcome for n in t.do(Snap(1, green, 1, 0)) if isinstance(n, SnapResolved)] == [SnapOutcome.MATCHED]
-    digest = t.game.digest()
+    digest = t.game.state_hash()
     with pytest.raises(BadTarget, match=re.escape(
             "R5: seat 0: the card seat 0 chose to take is no longer the discard pile's top: "
             "an immediate discard covered it first; seat 0 may choose again")):
         t.do(TakeDiscard(0, green, 0))
     with pytest.raises(BadTarget, match="R5: seat 0: card 1 has never been the top of the discard pile this round"):
         t.do(TakeDiscard(0, 1, 0))
-    assert t.game.digest() == digest
+    assert t.game.state_hash() == digest
     assert t.card(0, 0) == mine and t.values(0)[0] == 18
     assert t.game.turn_seat == 0 and t.game.phase is Phase.START
     t.do(TakeDiscard(0, t.top(), 1))  # chosen again, on the card now on top
@@ -299,11 +299,11 @@ def test_R5_a_stale_turn_timer_is_refused() -> None:
     t = _timer_table()
     old = t.game.turn
     pass_turn(t, 0)
-    digest = t.game.digest()
+    digest = t.game.state_hash()
     with pytest.raises(UnexpectedFact) as info:
         t.do(TurnTimedOut(old))
     assert info.value.rule == "R5" and "stale" in info.value.message
-    assert t.game.digest() == digest
+    assert t.game.state_hash() == digest
 
 
 # ---------------------------------------------------------------- R7 draw pile exhausted

@@ -127,11 +127,11 @@ def test_R6_one_immediate_discard_per_player_per_turn_and_a_failed_one_counts() 
     t = ScriptedTable(2, {1: [12, 10, 4, 4]}, discard=10, draw=[2, 0], ready=False)
     top = t.top()
     t.do(Snap(1, top, 1, 0))  # wrong
-    digest = t.game.digest()
+    digest = t.game.state_hash()
     with pytest.raises(SnapLimit) as info:
         t.do(Snap(1, top, 1, 1))  # would have matched, but the snap is used up
     assert info.value.rule == "R6" and info.value.seat == 1
-    assert t.game.digest() == digest
+    assert t.game.state_hash() == digest
     t.do(Ready(0))
     t.do(Ready(1))  # the first turn is a new turn
     assert t.view(1).can_snap and not t.view(1).snapped[1]
@@ -188,7 +188,7 @@ def test_R6_new_slots_for_penalties_4_5_and_so_on() -> None:
 def test_R6_snap_targets_must_exist() -> None:
     t = ScriptedTable(2, {1: [0, 2, 10, 4]}, discard=10)
     top = t.top()
-    digest = t.game.digest()
+    digest = t.game.state_hash()
     cases = [
         (Snap(1, 999, 1, 0), "card 999 has never been the top"),
         (Snap(1, 0, 1, 0), "card 0 has never been the top"),
@@ -201,7 +201,7 @@ def test_R6_snap_targets_must_exist() -> None:
         with pytest.raises(BadTarget, match=message) as info:
             t.do(snap)
         assert info.value.rule == "R6" and info.value.seat == 1
-        assert t.game.digest() == digest
+        assert t.game.state_hash() == digest
 
 
 def test_R6_a_fresh_snap_on_an_emptied_slot_is_refused_but_a_stale_one_is_not_the_fastest() -> None:

@@ -42,12 +42,12 @@ def test_a_forged_share_halts_the_table_and_changes_no_score() -> None:
     shares = decode(point.next[0])
     shares["items"][0]["share"] = bytes(32)
     machine = g.thaw_machine(point.state)
-    before = machine.engine.digest()
+    before = machine.engine.state_hash()
     envelope = open_signed(Sealer(g.identities).seal(encode(shares)), g.keys, corpus.schemas())
     step = machine.receive_side(g.seats.index(envelope.sender), envelope, point.now)
     assert step.violation is not None and machine.halted is step.violation
     assert step.violation.section.startswith("§8") and step.violation.seat == g.seats.index(envelope.sender)
-    assert machine.engine.digest() == before and not step.send and not step.side
+    assert machine.engine.state_hash() == before and not step.send and not step.side
     assert make_target("table").run(case(index, encode(shares))) is REJECTED
 
 

@@ -73,7 +73,7 @@ def seeded_game_fails(seed: int) -> str | None:
             return f"seed {seed}: not every peer finished ({[m.halted for m in machines]})"
         if not identical_logs(net):
             return f"seed {seed}: the peers delivered different sequences"
-        if len({m.engine.digest() for m in machines}) != 1:
+        if len({m.engine.state_hash() for m in machines}) != 1:
             return f"seed {seed}: the peers computed different games"
         result = audit(net.write_logs(Path(folder))[seed % len(machines)])
         if not result.ok:
@@ -171,7 +171,8 @@ def test_s9_5_a_move_sent_before_the_deal_is_refused_everywhere_saying_so() -> N
     with tempfile.TemporaryDirectory() as folder:
         report = list(game_report(audit(net.write_logs(Path(folder))[0])))
     told = "  before the first turn: P1's spy did not count (§9.5: spy arrived before round 1 was dealt)."
-    assert told in report and report.index("Round 1") < report.index(told) < report.index("Round 2"), report[:12]
+    after = report.index("Round 2") if "Round 2" in report else len(report)  # (a game of one round has none)
+    assert told in report and report.index("Round 1") < report.index(told) < after, report[:12]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])

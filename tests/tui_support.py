@@ -201,7 +201,7 @@ class LocalSession(SessionRecord):
         replay = Game(self.game.players, self.game.skills, self.game.target)
         for event in self.record:
             replay.apply(event)
-        ok = replay.digest() == self.game.digest()
+        ok = replay.state_hash() == self.game.state_hash()
         words = f"replayed {len(self.record)} events into a fresh engine: " + ("same state" if ok else "DIFFERENT state")
         report = self._reports[index]
         self._reports[index] = RoundReport(report.round, report.scores, report.totals, report.caller,

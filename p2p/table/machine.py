@@ -37,7 +37,7 @@ The life of a game:
    A snap must name the side messages that turned its target face up, or causally
    follow the message that did (§9.5): nobody can claim a card before seeing it.
 5. When the engine scores the round, every seat opens its shuffle steps (§8.7) with a
-   digest of its engine state; when all openings are delivered they are verified, the
+   digest of its engine's public state (§9.1); when all openings are delivered they are verified, the
    round's every card is re-derived, and the next round begins (or the game ends with
    ``done`` from every seat).
 6. A reveal that decodes to no card, or to a card already seen elsewhere, proves that a
@@ -119,7 +119,7 @@ from p2p.order import Delivered, message_hash
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.table.clocks import SeatClocks
 from p2p.table.intake import judged_at_once
-from p2p.table.messages import intent_of, intent_payload
+from p2p.table.messages import intent_of, intent_payload, state_digest
 from p2p.table.secrets import SeatSecrets
 
 GRACE: Final = float(DEFAULT_RULES.grace_s)
@@ -772,7 +772,7 @@ class TableMachine:
         step.rounds.append(outcome)
         if self.engine.over:
             if self.me is not None:
-                step.send.append({"type": "done", "v": 1, "digest": self.engine.digest(), "totals": list(self.engine.totals)})
+                step.send.append({"type": "done", "v": 1, "digest": state_digest(self.engine), "totals": list(self.engine.totals)})
         else:
             self._begin_round(rnd.number + 1, step)
 
@@ -790,7 +790,7 @@ class TableMachine:
     def _on_done(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         if not self.engine.over or not self.outcomes or self.outcomes[-1].round != self.engine.round:
             raise TableViolation("§9.8", seat, "said the game is done before it was")
-        if inner["digest"] != self.engine.digest() or tuple(inner["totals"]) != self.engine.totals:
+        if inner["digest"] != state_digest(self.engine) or tuple(inner["totals"]) != self.engine.totals:
             raise TableViolation("§9.8", seat, "its final state differs from ours")
         self._done[seat] = inner["digest"]
         if len(self._done) == len(self.seats):
@@ -1065,7 +1065,7 @@ class TableMachine:
         rnd = self._round
         assert rnd is not None
         rnd.void = void
-        rnd.digest = self.engine.digest()
+        rnd.digest = state_digest(self.engine)
         while self._fifo:
             item = self._fifo.popleft()
             if not isinstance(item.event, (TurnTimedOut, PeekBarrierExpired)):
@@ -1272,7 +1272,7 @@ class TableMachine:
         rnd = self._round
         assert rnd is not None
         rnd.ended = note
-        rnd.digest = self.engine.digest()
+        rnd.digest = state_digest(self.engine)
         self._prepared.clear()
         while self._fifo:
             item = self._fifo.popleft()

@@ -7,6 +7,7 @@ is the seat of the signer, so nobody can act for somebody else.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -16,6 +17,7 @@ from engine import (
     Discard,
     Draw,
     Exchange,
+    Game,
     Intent,
     LookSwap,
     Peek,
@@ -28,6 +30,7 @@ from engine import (
 )
 from p2p.order import content_message, side_message
 from p2p.schema import Bin, Bool, Int, Kind, ListOf, Message, OneOf, Optional, Record, Str, Tuple
+from p2p.wire import encode
 
 ROUND = Int(1, 1 << 31)
 TURN = Int(0, 1 << 31)
@@ -136,3 +139,12 @@ def intent_of(message: Mapping[str, Any], seat: int) -> Intent:
     cls, fields = INTENTS[message["type"]]
     args = {f: message.get(f) for f in fields if f not in ("turn", "seen")}
     return cls(seat=seat, **args)  # type: ignore[no-any-return]
+
+
+STATE_TAG: Final = b"bandit-lan/v1/state\x00"
+
+
+def state_digest(engine: Game) -> str:
+    """The `digest` of `opening` and `done` (§9.1): SHA-256, in lowercase hex, over the
+    domain tag and the canonical encoding (§4.3) of the engine's public state."""
+    return hashlib.sha256(STATE_TAG + encode(engine.public_state())).hexdigest()
