@@ -121,6 +121,7 @@ def test_8_7_missing_duplicate_misrouted_openings() -> None:
     with pytest.raises(ProtocolViolation) as e:
         verify_round_opening([chain], [openings[0], (peer(1), openings[0][1]), openings[2]])
     assert (e.value.check, e.value.peer) == ("wrong-step", peer(1))
+    assert "by the peer of seat 2" in str(e.value)  # (seats counted from 1, as in every verdict, §10.2)
     other, other_openings = t.shuffle(1, number=1, cards=[1, 2, 3])
     with pytest.raises(ProtocolViolation) as e:
         verify_round_opening([chain], openings + other_openings[:1])

@@ -329,7 +329,8 @@ class ShuffleChain:
             raise ProtocolViolation(s, "wrong-chain", "opening is for another chain", peer=sender)
         k = opening.step
         if k >= len(self._steps) or seat != k:
-            raise ProtocolViolation(s, "wrong-step", f"opening of step {k} by the peer of seat {seat}", peer=sender)
+            raise ProtocolViolation(s, "wrong-step", f"opening of step {k} (seat {k + 1}'s) by the peer of seat {seat + 1}",
+                                     peer=sender)
         if len(opening.perm) != len(self.cards):
             raise ProtocolViolation(s, "deck-size", "opening does not fit the deck size", peer=sender)
         step = self._steps[k]
