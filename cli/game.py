@@ -19,6 +19,7 @@ from cli.argtypes import integer
 from cli.commands import audit_command
 from cli.lobby_common import at_a_terminal, complain, records_unwritable, say
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
+from cli.tui.canvas import text_width
 from engine import NormalBot
 from p2p.identity import Identity, default_state_dir
 from p2p.journal import SeatJournal, forget_stale_journals, open_seat_journal
@@ -240,7 +241,7 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
             say(f"Game over after {summary.rounds} round{'s' if summary.rounds != 1 else ''}. Standings:")
             for name, total in sorted(summary.totals.items(), key=lambda kv: kv[1]):
                 mark = "  winner" if name in summary.winners else ""
-                say(f"  {name:<24} {total:>4}{mark}")
+                say(f"  {name}{' ' * max(1, 25 - text_width(name))}{total:>4}{mark}")  # (in terminal cells)
         elif summary.left:
             say(f"You left the table after {summary.rounds} round{'s' if summary.rounds != 1 else ''}.")
         elif summary.departed:  # (`why` names who, as they wrote their name, and why: "bo left the table (…)")

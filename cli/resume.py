@@ -135,11 +135,15 @@ def bots_gone(contents: JournalContents) -> str | None:
 
 
 def bot_logs(summary: GameSummary) -> list[Path] | None:
-    """Every seat's log of a `play` game taken back, if all lie beside this seat's (each
-    bot writes `<game>-seat<N>.bandit-log` there), so they can be checked together."""
+    """The logs of a `play` or `host` game taken back that lie beside this seat's (each
+    bot writes `<game>-seat<N>.bandit-log` there), this seat's first, so they can be
+    checked together; None if there are no others."""
     logs = [summary.log_path.with_name(f"{summary.game_id[:6].hex()}-seat{seat + 1}.bandit-log")
             for seat in range(len(summary.names))]
-    return logs if summary.log_path in logs and all(p.exists() for p in logs) else None
+    if summary.log_path not in logs:
+        return None
+    others = [p for p in logs if p != summary.log_path and p.exists()]
+    return [summary.log_path, *others] if others else None
 
 
 Choice = Literal["back", "leave", "new"]
@@ -480,6 +484,7 @@ def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None =
             return 0
         if isinstance(outcome, int):
             return outcome
-        return report(outcome, args, bot_logs(outcome) if getattr(args, "command", None) == "play" else None)
+        seated_bots = getattr(args, "command", None) in ("play", "host")  # (their bots' logs lie beside theirs)
+        return report(outcome, args, bot_logs(outcome) if seated_bots else None)
 
     return run_until_stopped(main, heard=heard)

@@ -26,6 +26,19 @@ def test_a_finished_game_prints_the_standings_and_exits_0(capsys: pytest.Capture
     assert "Game over after 2 rounds" in out and "Ana" in out and "winner" in out
 
 
+def test_R1_the_standings_line_up_names_of_wide_characters(capsys: pytest.CaptureFixture[str]) -> None:
+    """A name with an emoji or a CJK character takes more terminal cells than characters:
+    the totals still stand in one column (they stood one cell right per wide character)."""
+    from cli.tui.canvas import text_width
+
+    names = ("Zoë🎲", "山田", "bo")
+    ended = GameSummary(bytes(32), names, 2, dict(zip(names, (50, 31, 12))), ["bo"], Path("seat0.bandit-log"), True,
+                        "the game ended")
+    assert report(ended, argparse.Namespace(json=False)) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ") and line.split()[0] in names]
+    assert len(rows) == 3 and len({text_width(row.split(" winner")[0].rstrip()) for row in rows}) == 1, rows
+
+
 def test_leaving_the_table_on_purpose_is_not_a_failure(capsys: pytest.CaptureFixture[str]) -> None:
     assert report(summary(finished=False, why="you left the table", left=True), argparse.Namespace(json=False)) == 0
     printed = capsys.readouterr()

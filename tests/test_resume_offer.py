@@ -263,8 +263,9 @@ def test_s11_3_a_game_that_stopped_as_its_seating_was_signed_is_offered_as_one_t
 
 
 def test_s10_3_a_play_game_taken_back_names_every_seat_s_log_to_check_together(tmp_path: Path) -> None:
-    """After `play --resume` the report offers to audit every seat's log together, as a
-    fresh `play` does: the bots' logs lie beside the player's (it said only the player's)."""
+    """After a game of `play` or `host --bots` is taken back, the report offers to audit
+    the logs beside the player's together, as a fresh game does (it said only the
+    player's; after `host` it never offered the bots' logs)."""
     from cli.resume import bot_logs
     from p2p.peer import GameSummary
 
@@ -272,9 +273,11 @@ def test_s10_3_a_play_game_taken_back_names_every_seat_s_log_to_check_together(t
     paths = [tmp_path / f"{game[:6].hex()}-seat{seat}.bandit-log" for seat in (1, 2, 3)]
     for path in paths:
         path.touch()
-    summary = GameSummary(game, ("you", "Ada", "Bo"), 2, {}, [], paths[0], True, "the game ended")
-    assert bot_logs(summary) == paths
-    paths[2].unlink()  # (a bot's log elsewhere, or gone: nothing to offer together)
+    summary = GameSummary(game, ("you", "Ada", "Bo"), 2, {}, [], paths[1], True, "the game ended")
+    assert bot_logs(summary) == [paths[1], paths[0], paths[2]]  # (this seat's first)
+    paths[2].unlink()  # (a host's table: the people who joined keep theirs)
+    assert bot_logs(summary) == [paths[1], paths[0]]
+    paths[0].unlink()
     assert bot_logs(summary) is None
 
 
