@@ -157,11 +157,12 @@ async def play_seat(
     terminal: object | None = None,
     seated: SeatJournal | None = None,
     resume: Resumption | None = None,
+    note: str | None = None,
 ) -> GameSummary:
     """Play this seat to the end of the game (on `terminal`, if the lobby opened one),
     with the journal written as it signed the roster (`seated`, `SeatBook`), or taken
     back (`resume`); `args.leave_first` (a resumed seat's reason to leave): only take the
-    seat back and leave."""
+    seat back and leave. `note` is the table log's first line (a warning)."""
     headless = args.headless or getattr(args, "bot", False)
     leave_first: str | None = getattr(args, "leave_first", None)
     bot = NormalBot() if headless and leave_first is None else None
@@ -180,6 +181,8 @@ async def play_seat(
         )
     except OSError as exc:  # the disk filled (say) since the lobby checked the log's place
         return await unrecorded(mesh, result, log_path, exc)
+    if note is not None:
+        peer.tell(note, "warning")
     with leaving_on_stop(peer.leave):  # a signal to stop makes this seat leave the table (§9.8)
         if leave_first is not None:
             return await leave_at_once(peer, leave_first)

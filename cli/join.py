@@ -158,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
         if not quiet:
             say(text)
 
+    trusted: list[str] = []  # (a person who joined by address: the host's fingerprint, to compare)
+
     async def main() -> int:
         person = is_person(args)
         async with AsyncExitStack() as stack:
@@ -168,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
                 terminal = await stack.enter_async_context(open_terminal())
             outcome = await join_and_play(person, terminal)
         # a person's game is reported once the screen is closed, as is their leaving before it
+        if trusted and not isinstance(outcome, str):
+            say(trusted[-1])
         if isinstance(outcome, str):
             say(outcome)
             return 0
@@ -242,8 +246,12 @@ def run(args: argparse.Namespace) -> int:
                 raise NotSeated(exc) from exc
             if result is None:
                 return "You left the table before the game began."
+            if expect is None:  # (a table that filled as this player joined starts at once: the lobby's line is gone)
+                host = result.roster.members[0]
+                trusted.append(f"{host.name}'s fingerprint is {host.cert.short}: you joined by address, so it was "
+                               f"trusted on first use; compare it with the host's screen (or join with --fingerprint).")
             return await play_seat(mesh, result, identity, args, seat_log_path(result, args), terminal=terminal,
-                                   seated=book.seated)
+                                   seated=book.seated, note=trusted[-1] if trusted else None)
         say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
 
         def on_host(cert: Certificate) -> None:

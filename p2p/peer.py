@@ -1105,6 +1105,10 @@ class TablePeer(SessionRecord):
         except ValueError:
             return None
 
+    def tell(self, text: str, kind: Any = "table") -> None:
+        """Add a line of the caller's own to the table's event log (what the lobby knew)."""
+        self._say(text, kind)
+
     def _say(self, text: str, kind: Any = "table", seat: int | None = None) -> None:
         line = Line(text, kind, seat)
         self._lines.append(line)

@@ -332,6 +332,9 @@ def test_join_code_from_the_input_keeps_a_person_at_the_table(tmp_path: Path, gi
             screen.keys("Enter")
         text = screen.wait_text("remember them", "Round 1")  # (R4: the person's own bottom cards, full screen)
         assert "? help" in text.splitlines()[0], text  # (the table's status line: not a headless seat's output)
+        # Ana filled the table, so the game began at once: the lobby's line about the host's
+        # fingerprint (joined by address, trusted on first use) is the table log's first line.
+        assert "trusted on first use; compare it with the host's screen" in " ".join(text.split()), text
         screen.keys("?")  # (a key read from the terminal, the input being the pipe)
         screen.wait_text("Space + your slot")
         screen.keys("Escape")
@@ -340,6 +343,7 @@ def test_join_code_from_the_input_keeps_a_person_at_the_table(tmp_path: Path, gi
         screen.keys("y")
         text = screen.wait_text("EXITED 0")
         assert "You left the table" in text, text
+        assert "trusted on first use; compare it with the host's screen" in "".join(text.splitlines()), text  # (the pane wraps)
         out, _ = host.communicate(timeout=30)
         assert "Ana left the table (the player chose to leave)" in out, out
 
