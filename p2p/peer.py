@@ -193,6 +193,7 @@ class TablePeer(SessionRecord):
         self._departed: str | None = None  # (the player whose leave ended the game, if not this seat)
         # (a resumed peer: the seats it lost, told once all are reached; () until it begins)
         self._reconnecting: tuple[int, ...] | None = () if resume is not None else None
+        self._woke_at = -JUST_BACK  # when this process last ran again after a stop the others noticed
         if resume is None:
             if seated is None and journal_dir is not None:  # (no journal written at signing: written now)
                 seated = open_seat_journal(
@@ -260,6 +261,7 @@ class TablePeer(SessionRecord):
         self._returned: dict[int, tuple[float, Mark]] = {}  # seat -> (how long it was away, the table's mark) at its return
         self._back_at: dict[int, float] = {}  # seat -> when its link came back after an absence
         self._told_cut: set[int] = set()  # seats whose report of a missing link the player was told
+        self._unsaid_cut: set[int] = set()  # seats whose report named only seats this one misses too (not told yet)
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
@@ -698,8 +700,14 @@ class TablePeer(SessionRecord):
             # it is stale, an ack made before that link was back, or false)
             others = [s for s in away if s != self._me]
             just_back = now - self._back_at.get(seat, -JUST_BACK) < JUST_BACK  # (a seat that resumed dials anew)
-            if self._cut_off.get(seat) == away or (not others and just_back):
+            if (self._cut_off.get(seat) == away and seat not in self._unsaid_cut) or (not others and just_back):
                 continue
+            news = [s for s in others if s not in self._progress.waiting_for]
+            if others and not news:  # (every seat it misses this seat misses too: said once, as this seat's own)
+                self._unsaid_cut.add(seat)  # (said once this seat has its own links back, if it still holds)
+                continue
+            self._unsaid_cut.discard(seat)
+            others = news
             self._told_cut.add(seat)
             if not others:  # (a link broken one way, or a lie: it still ends the game after the grace period)
                 self._say(f"{self.names[seat]} says it has no link to you, though its messages reach you; the game "
@@ -713,6 +721,7 @@ class TablePeer(SessionRecord):
                 self._say(f"{self.names[seat]} lost the link to {missing}; the table waits for that link "
                           f"(the game ends if it is not back within {self.grace:.0f} s).", "warning", seat)
         for seat in self._cut_off.keys() - cut_off.keys():
+            self._unsaid_cut.discard(seat)
             if seat in self._told_cut:
                 self._told_cut.discard(seat)
                 self._say(f"{self.names[seat]} reaches everybody again.", "table", seat)
@@ -825,6 +834,7 @@ class TablePeer(SessionRecord):
         if since < now:  # (the others missed it: the player hears why the table was waiting)
             self._say(f"This program did not run for {now - due:.0f} s (it was stopped, or the computer slept); "
                       "the table's clocks stood meanwhile.", "warning")
+            self._woke_at = now  # (the links the others closed meanwhile are this seat's reconnecting, not news)
         self.machine.clocks.stand_while_stopped(since, now)
         self._progress.stopped_s += now - due  # (what the player's screen showed nobody meanwhile)
         self._watch.poke()
@@ -963,8 +973,13 @@ class TablePeer(SessionRecord):
         if seat not in self._progress.waiting_for:
             self._progress.waiting_for = (*self._progress.waiting_for, seat)
             left = max(0.0, self._absent[seat] + self.grace - trio.current_time())
-            self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]} "
-                      f"(the game ends if they are not back within {left:.0f} s).", "warning", seat)
+            if trio.current_time() - self._woke_at < JUST_BACK:  # (the others took this seat for gone: not theirs)
+                if self._reconnecting is None:
+                    self._say(f"Reconnecting to the table (the game ends if that takes more than {left:.0f} s)…", "table")
+                self._reconnecting = (*(self._reconnecting or ()), seat)
+            else:
+                self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]} "
+                          f"(the game ends if they are not back within {left:.0f} s).", "warning", seat)
         if self._dials(seat):  # it keeps trying until the peer is back (§11.3)
             self._start_redial(seat)
 

@@ -318,6 +318,61 @@ async def _with_cut_between_two_guests(tmp_path: Path, body) -> list:  # type: i
     return [summaries[i] for i in range(3)]
 
 
+async def test_11_3_a_process_that_was_stopped_reconnects_rather_than_losing_everybody(tmp_path: Path) -> None:
+    """Found playing: a player whose program was stopped (Ctrl-Z, a sleeping laptop) for
+    longer than the others wait read "Lost the link to bob (connection closed); waiting
+    for bob …" for every other player, as if they had gone. The links the others closed
+    while it did not run are its own reconnecting: told once, and once when it is back."""
+
+    async def body(peers, proxy) -> None:  # type: ignore[no-untyped-def]
+        low, high = peers[0], peers[2]
+        low._woke_at = trio.current_time()  # (as `_woke_from_a_stop` sets it when the others missed this seat)
+        before = len(low.lines)
+        proxy.cut()
+        await until(lambda: high.me in low._progress.waiting_for, low)
+        texts = [line.text for line in low.lines[before:]]
+        assert not any(text.startswith("Lost the link") for text in texts), texts[-3:]
+        assert texts[-1].startswith("Reconnecting to the table (the game ends if that takes more than "), texts[-3:]
+        proxy.restore()
+        back = f"Back at the table: reconnected to {low.names[high.me]}."
+        await until(lambda: any(line.text == back for line in low.lines), low)
+        assert not any(line.text.endswith(" is back.") for line in low.lines[before:])
+
+    summaries = await _with_cut_between_two_guests(tmp_path, body)
+    assert all(s.finished for s in summaries), [s.why for s in summaries]
+
+
+async def test_11_3_another_seat_s_report_of_a_seat_this_one_misses_too_is_not_told_twice(tmp_path: Path) -> None:
+    """Found playing: one player's crash read as one line from each other player ("dan
+    lost the link to bob …", "Zoë lost the link to bob …") besides this seat's own "Lost the
+    link to bob", and as many "… reaches everybody again" after. A report naming only
+    seats this one misses too is told only if it outlasts this seat's own loss."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    ann, bo, cy = peers
+    async with stack:
+        with trio.fail_after(30):
+            async with running(peers):
+                others = {ann.machine.seats[bo.me], ann.machine.seats[cy.me]}
+                # (mid-game, round 1 scored: the links made as the game began are settled)
+                await until(lambda: len(ann.machine.outcomes) >= 1 and others <= set(ann.mesh.linked()), ann)
+                ann._progress.waiting_for = (cy.me,)  # (as ann's own loss of cy's link sets it)
+                bo.orderer.set_away({cy.me})
+                bo._broadcast(bo.orderer.ack(trio.current_time()))
+                await until(lambda: bo.me in ann.orderer.cut_off(), ann)
+                ann._check_links(trio.current_time())
+                assert not any("lost the link" in line.text for line in ann.lines), [x.text for x in ann.lines][-3:]
+                ann._progress.waiting_for = ()  # (ann reaches cy again; bo still does not)
+                told = f"{ann.names[bo.me]} lost the link to {ann.names[cy.me]}; the table waits"
+                await until(lambda: any(line.text.startswith(told) for line in ann.lines), ann)
+                bo.orderer.set_away(set())
+                bo._broadcast(bo.orderer.ack(trio.current_time()))
+                again = f"{ann.names[bo.me]} reaches everybody again."
+                await until(lambda: any(line.text == again for line in ann.lines), ann)
+                await ann.leave()
+
+
 async def test_11_3_a_link_cut_between_two_others_holds_every_claim_until_it_is_back(tmp_path: Path) -> None:
     """Seat 0 and peers[2] lose their link while peers[1] still reaches both: both say
     so in their acks (§7.1 `away`), so peers[1] too makes no timer or stall claims
