@@ -162,16 +162,19 @@ class Left:
 @dataclass(frozen=True)
 class TurnedAway:
     """A joiner the host refused at its front door for speaking another protocol version
-    (§6.4 `version`), as its hello names it: for the host's screen and log, never for the
-    protocol."""
+    (§6.4 `version`) or for a wrong table code (`bad-code`, §6.3), as its hello names it:
+    for the host's screen and log, never for the protocol."""
 
     name: str
     address: str
-    proto: int
+    proto: int | None  # the joiner's other protocol number; None: the code it gave was wrong
 
     def sentence(self, more: int = 0) -> str:
-        """What the host's player reads; `more`: others turned away so since the last line."""
-        since = f" ({more} more of another release turned away since)" if more else ""
+        """What the host's player reads; `more`: others turned away since the last line."""
+        since = f" ({more} more turned away since)" if more else ""
+        if self.proto is None:
+            return (f"{printable(self.name)} ({self.address}) could not join: the table code they gave is wrong "
+                    f"(tell them the code again){since}.")
         return (f"{printable(self.name)} ({self.address}) could not join: they run bandit-lan protocol {self.proto} "
                 f"and this table {PROTOCOL_VERSION}; the same release is needed on both machines{since}.")
 
@@ -547,7 +550,7 @@ class HostLobby(_SignsRoster):
             if proof is None:
                 return refuse("bad-code", "this table needs a code"), []
             if not hmac.compare_digest(proof, joiner_proof(self.code_key, transcript)):
-                return refuse("bad-code", WRONG_CODE), []
+                return refuse("bad-code", WRONG_CODE), [TurnedAway(hello["name"], address, None)]
         if self.roster.free == 0:
             return refuse("full", f"all {self.roster.seats} seats are taken"), []
         if self.started or self.starting:

@@ -29,8 +29,8 @@ gone would otherwise learn only from its own `SIGN_WAIT`.
 Progress is reported through an optional callback (`on_roster`, with each
 `RosterChanged`: the roster, who left it and why, and who is being reconnected) for
 screens and advertisements. The host's log and `on_turned_away` get a line for each
-joiner it turned away for speaking another protocol version, at most one every
-`TOLD_EVERY` seconds (`TurnAways`: a flood of them is a line now and then). Failures
+joiner it turned away for speaking another protocol version or giving a wrong table
+code, at most one every `TOLD_EVERY` seconds (`TurnAways`: a flood of them is a line now and then). Failures
 raise `ProtocolError` (and its subclasses `JoinRefused`, `FingerprintMismatch`) or
 `OSError` for an unreachable host.
 """
@@ -65,7 +65,7 @@ MAX_EARLY = 1024  # messages of the game a peer may send before this peer's lobb
 WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, doubled per wrong code…
 WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
 OVERSLEPT = 1.0  # seconds past its deadline the lobby woke: this peer was stopped; it hears everyone anew and waits on
-TOLD_EVERY = 10.0  # seconds at least between two lines of joiners turned away for another release (§6.4)
+TOLD_EVERY = 10.0  # seconds at least between two lines of joiners turned away (§6.3, §6.4)
 RosterCallback = Callable[[RosterChanged], None]
 SigningCallback = Callable[[Signing], None]  # writes the seat's journal before its signature goes out (§11.3)
 Lobby = HostLobby | GuestLobby | SigningAgain
@@ -74,8 +74,8 @@ TurnedAwayCallback = Callable[[str], None]  # tells the host's player of joiners
 
 
 class TurnAways:
-    """Joiners turned away for another release (`TurnedAway`), as lines for the host's
-    log and screen: the first at once, then at most one every `TOLD_EVERY` seconds,
+    """Joiners turned away (`TurnedAway`: another release, a wrong code), as lines for the
+    host's log and screen: the first at once, then at most one every `TOLD_EVERY` seconds,
     naming the latest and counting the others since, so that a flood of bad joiners is
     a line now and then, not a screenful. Fed the time; `due` says when a line is owed."""
 
@@ -394,7 +394,8 @@ async def host_table(
     left, §6.6). With ``nursery.start`` it reports readiness once the front door is
     open, with the host's start call itself. `on_signing` writes this seat's journal
     before its signature of the roster goes out (§11.3); `on_turned_away` gets a line
-    for joiners turned away for another release (`TurnAways`) until the game starts."""
+    for joiners turned away for another release or a wrong code (`TurnAways`) until the
+    game starts."""
     table_nonce = secrets.token_bytes(32)
     mesh.set_table(table_nonce)
     if code:

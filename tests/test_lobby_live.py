@@ -1105,7 +1105,7 @@ async def test_s6_4_a_flood_of_joiners_of_another_release_is_a_line_now_and_then
         mock_clock.jump(0.5)
         await trio.testing.wait_all_tasks_blocked()
         assert len(told) == 2 and told[1].startswith("bot49 (10.0.0.49) could not join: they run bandit-lan protocol 9")
-        assert told[1].endswith("(48 more of another release turned away since).")
+        assert told[1].endswith("(48 more turned away since).")
         mock_clock.jump(TOLD_EVERY * 3)
         await trio.testing.wait_all_tasks_blocked()
         assert len(told) == 2  # (nothing more came)

@@ -10,7 +10,7 @@ from cli.lobby_common import explain
 from p2p.errors import JoinRefused, NotReached, ProtocolError, StartFailed, TableClosed
 from p2p.lobby import (
     MESH_WAIT, REDIALS, SIGN_WAIT, WHY_LEN, Broadcast, GuestLobby, HostLobby, Left, Pin, Probe, Redial, RosterChanged,
-    SendTo, Signing, SigningAgain, Started, fail_message, links_report,
+    WRONG_CODE, SendTo, Signing, SigningAgain, Started, TurnedAway, fail_message, links_report,
 )
 from p2p.roster import PROTOCOL_VERSION, game_id_of
 from transport_support import make_identities
@@ -96,7 +96,6 @@ def test_s6_4_a_joiner_of_another_release_says_hello_and_the_host_names_it_for_i
     the host refuses the hello (`version`) and tells its player who was turned away."""
     from p2p.errors import OtherRelease
     from p2p.admission import join_transcript
-    from p2p.lobby import TurnedAway
 
     ids, host = setup(tmp_path)
     bob = GuestLobby(ids[1], name="bob", port=5000, nonce=N[1])
@@ -122,6 +121,23 @@ def test_a_bad_join_signature_is_a_violation_not_a_refusal(tmp_path: Path) -> No
         host.on_hello(h, bytes([9]) * 32, "x")  # signed for another connection's nonce
     assert info.value.section == "§6.3"
     assert len(host.roster.members) == 1
+
+
+def test_s6_3_a_wrong_table_code_is_told_to_the_host_naming_the_joiner(tmp_path: Path) -> None:
+    """A joiner that gives a wrong code is refused, and the host's player reads who tried
+    (a host learnt nothing of it: a friend who mistyped it only said so by other means).
+    One that gave no code yet, as a joiner's first try does, is only asked for it."""
+    ids, host = setup(tmp_path, code="sesame")
+    guest = GuestLobby(ids[1], name="bob", port=5000, nonce=N[1], code="open sesame")
+    hello = guest.on_offer(host.offer(N[2]), host.identity.certificate, ("127.0.0.1", 4000))
+    reply, actions = host.on_hello(hello, N[2], "10.0.0.7")
+    assert (reply["reason"], reply["detail"]) == ("bad-code", WRONG_CODE)
+    assert actions == [TurnedAway("bob", "10.0.0.7", None)]
+    assert actions[0].sentence(2) == ("bob (10.0.0.7) could not join: the table code they gave is wrong (tell them "
+                                      "the code again) (2 more turned away since).")
+    unasked = GuestLobby(ids[2], name="carol", port=5001, nonce=N[3])
+    with pytest.raises(JoinRefused, match="needs a code"):
+        unasked.on_offer(host.offer(N[4]), host.identity.certificate, ("127.0.0.1", 4000))
 
 
 def test_code_proofs_both_ways(tmp_path: Path) -> None:
