@@ -24,15 +24,18 @@ from cli.stopping import run_until_stopped
 from cli.game import (
     SeatBook, bot_without_a_terminal, log_folder, log_unwritable, play_seat, report, seat_for_a_person, seat_log_path,
 )
-from p2p.discovery import TableAd, advertise, advertised_addresses
+from p2p.discovery import TableAd, advertise, advertised_addresses, browse
 from p2p.errors import ProtocolError
-from p2p.identity import IdentityError, default_state_dir
+from p2p.identity import IdentityError, default_state_dir, short_id
 from p2p.journal import SeatJournal
 from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
 from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules, name_key
 from p2p.transport import open_mesh
+
+
+NAMESAKE_WAIT = 5.0  # seconds the host looks for other tables of its name once its own is seen
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -199,10 +202,28 @@ async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
             tell(f"The table is not advertised on the LAN ({advert.failure}); "
                  f"others join with: bandit-lan join --peer {where}:{ad.port}")
 
+        async def tell_namesakes() -> None:
+            await advert.published.wait()
+            with suppress(OSError):  # (a LAN that cannot be browsed: nothing to warn of)
+                found = await browse(NAMESAKE_WAIT, interfaces=args.interfaces, table=ad.table)
+                if namesakes := [t for t in found if t.table == ad.table and t.fingerprint != ad.fingerprint]:
+                    tell(namesake_warning(ad, namesakes))
+
         nursery.start_soon(tell_failure)
+        nursery.start_soon(tell_namesakes)
         yield lambda free: advert.update(free=free)
         advert.withdraw()
         nursery.cancel_scope.cancel()
+
+
+def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:
+    """What a host reads when other tables on the LAN have its table's name: joiners by
+    name are asked which (`join` lists them), so they need its fingerprint."""
+    hosts = ", ".join(sorted({t.host for t in namesakes}))
+    short = short_id(ad.fingerprint)
+    return (f"Another table on this LAN is also called {ad.table!r} (hosted by {hosts}): players who join it by "
+            f"name are asked which, so give them your fingerprint: bandit-lan join {shlex.quote(ad.table)} "
+            f"--fingerprint {short} (or host under another name).")
 
 
 def _bot_names(count: int, host: str) -> list[str]:

@@ -294,3 +294,24 @@ def test_tables_lines_up_its_columns_in_terminal_cells() -> None:
     from prompt_toolkit.utils import get_cwidth
 
     assert len({get_cwidth(line[:start]) for line, start in zip(lines[1:], starts)}) == 1
+
+
+async def test_s5_3_a_host_whose_table_name_is_taken_on_the_lan_is_told_to_give_its_fingerprint() -> None:
+    """A second host of "Twin" was told nothing, and still to say "bandit-lan join Twin",
+    which then asks every joiner which of the two they mean: it now reads that the name is
+    taken, by whom, and the command with its own fingerprint."""
+    from p2p.identity import short_id
+
+    theirs = replace(_ad("Twin", port=40011), host="bob")
+    mine = replace(_ad("Twin", port=40012), host="cy", fingerprint=bytes(range(1, 33)))
+    told: list[str] = []
+    warned = trio.Event()
+    args = argparse.Namespace(no_discovery=False, interfaces=LO)
+    with trio.fail_after(30):
+        async with advertise(theirs, interfaces=LO) as other:
+            await other.published.wait()
+            async with _advertising(mine, args, "127.0.0.1", lambda text: (told.append(text), warned.set())):
+                await warned.wait()
+    assert told == [f"Another table on this LAN is also called 'Twin' (hosted by bob): players who join it by name "
+                    f"are asked which, so give them your fingerprint: bandit-lan join Twin --fingerprint "
+                    f"{short_id(mine.fingerprint)} (or host under another name)."], told
