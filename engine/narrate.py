@@ -22,7 +22,9 @@ aid. An auditor that knows every face (after the round's openings) passes
 `me=None, private_faces=True` and gets every look with its face; with `card_ids` as
 well (the audit's report) every card is named with its number in the deck, so that a
 reader can follow one physical card through the game ("a 14 [card 36]"), and a card
-whose face the narrator does not know is "an unknown card" wherever it would be named.
+whose face the narrator does not know is "an unknown card" wherever it would be named;
+a matched snap then names the top card it was made on too (of two equal cards snapped
+in a row, the second matched the first, not the card the first one covered).
 
 The narrator is pure: no I/O, no clock. It holds only the story being told and the
 look & swap awaiting its decision.
@@ -512,7 +514,8 @@ class Narrator:
             else:
                 top = "the top card" if story.top_face is None else card_words(game.skills, story.top_face)
             if note.outcome is SnapOutcome.MATCHED:
-                text = f"{self.name(seat)} snapped {self._words(game, note.card)} from {target} — it matched"
+                on = f" on {top}" if self.card_ids else ""  # (which physical card it was made on, R6)
+                text = f"{self.name(seat)} snapped {self._words(game, note.card)} from {target}{on} — it matched"
                 if note.owner != seat and event.give is not None:
                     giver = self._card_of(note.owner, seat, event.give)
                     given = self._which(game, self._at(game, note.owner, note.slot))

@@ -124,6 +124,31 @@ def test_R6_not_the_fastest_names_no_card() -> None:
     assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest, penalty card (into slot 4)."]
 
 
+def auditor(table: Told3) -> Narrator:
+    """The audit's narrator (every face, every card by its number), listening as one more seat."""
+    narrator = Narrator(NAMES[:len(table.seats)], None, private_faces=True, card_ids=True)
+    table.seats.append(narrator)
+    return narrator
+
+
+def test_R6_the_audit_names_the_top_card_a_matched_snap_was_made_on() -> None:
+    """Two 10s snapped one after the other both match, each on another physical 10: the
+    audit's line names the top card each was made on, so that the second is seen to aim
+    at the first (the new top), not at the card the first one beat (R6: not the fastest)."""
+    table = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6]}, discard=10)
+    audit = len(table.seats)
+    auditor(table)
+    first = table.t.top()
+    faces = table.t.oracle.faces
+    out = table.do(Snap(0, first, 0, 0))
+    ana = table.t.top()
+    assert texts(out[audit]) == [f"Ana snapped a 10 [card {faces[ana]}] from their top-left slot on a 10 "
+                                 f"[card {faces[first]}] — it matched."]
+    assert texts(out[None]) == ["Ana snapped a 10 from their top-left slot — it matched."]  # (the table's words)
+    out = table.do(Snap(1, ana, 1, 0))
+    assert f"on a 10 [card {faces[ana]}] — it matched" in texts(out[audit])[0]
+
+
 def test_R6_snapping_your_last_card_is_told_with_its_penalty() -> None:
     fours = Skills((CardKind(4, 30), CardKind(0, 10)))
     table = Told3(ScriptedTable(2, {0: [4, 4, 4, 4]}, discard=4, draw=[4] * 8, skills=fours))
