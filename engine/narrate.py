@@ -136,6 +136,7 @@ class _Story:
     notes: list[Note] = field(default_factory=list)
     reshuffled: list[int] = field(default_factory=list)  # sizes of R7 reshuffles
     top_face: int | None = None  # Snap: the face of the top card it targeted
+    covered_by: str | None = None  # Snap on a covered top: whose card covered it first, in words
     discarding: bool = False  # TurnTimedOut: a card is being discarded for the player
 
 
@@ -160,6 +161,8 @@ class Narrator:
         self.turns = turns  # tell where each turn begins, whose it is (a table log; the report numbers turns)
         self.slot_label = slot_label  # how a penalty slot is named: "4", or the key a screen gives it
         self._story: _Story | None = None
+        self._placed: dict[int, str] = {}  # this round's discards: card -> how it came on the pile ("Bo's snap")
+        self._top: int | None = None  # the discard pile's top card as last told
         self._looked: LookSwap | None = None
         self._looked_cards: tuple[int | None, int | None] | None = None  # the cards looked at, where they were
 
@@ -275,15 +278,42 @@ class Narrator:
         story = _Story(event)
         if isinstance(event, Snap):
             story.top_face = game.known_face(event.top)  # a top card is always public
+            story.covered_by = self._covered(game, event.top)
         elif isinstance(event, TurnTimedOut):  # R5: from START or DRAWN a card is discarded for the player
             story.discarding = game.zones().in_transit is not None or isinstance(game.next_need, Reshuffle)
         elif isinstance(event, LookSwap):
             self._looked = event
         return story
 
+    def _covered(self, game: Game, top: int) -> str | None:
+        """R6: what covered `top` on the discard pile, if something did ("Cy's snap of a
+        6"): the card just above it, and who put it there. None while it is still the top
+        (or once a reshuffle, R7, took it away)."""
+        pile = game.zones().discard
+        if top not in pile[:-1]:
+            return None
+        card = pile[pile.index(top) + 1]
+        how = self._placed.get(card)
+        words = self._words(game, card)
+        return f"{how} of {words}" if how else words
+
+    def _place(self, game: Game, story: _Story) -> None:
+        """Remember how the discard pile's top card came there when `story` put it there
+        ("Bo's snap", "your discard"): what a later snap on the card below it lost to."""
+        top, event = game.discard_top(), story.event
+        if isinstance(event, RoundStarted):
+            self._placed.clear()
+        elif top is not None and top != self._top:
+            seat = next((n.seat for n in story.notes if isinstance(n, TimerFallback)), None) \
+                if isinstance(event, TurnTimedOut) else getattr(event, "seat", None)
+            if type(seat) is int:
+                self._placed[top] = f"{self._possessive(seat)} {'snap' if isinstance(event, Snap) else 'discard'}"
+        self._top = top
+
     def _tell(self, game: Game, story: _Story) -> list[Told]:
         event = story.event
         out = self._reshuffles_told(story)
+        self._place(game, story)
         teller = _TELLERS.get(type(event))
         if teller is not None:
             out += teller(self, game, story)
@@ -526,7 +556,9 @@ class Narrator:
                 text = (f"{self.name(seat)} tried {self._words(game, note.card)} from {target} on {top} — wrong, "
                         f"{self._penalty_words(penalties, story)}")
             else:
-                text = f"{self.name(seat)} tried {target} on {top} — not the fastest, {self._penalty_words(penalties, story)}"
+                first = f" ({story.covered_by} covered it first)" if story.covered_by else ""
+                text = (f"{self.name(seat)} tried {target} on {top} — not the fastest{first}, "
+                        f"{self._penalty_words(penalties, story)}")
             out.append(Told(text + self._penalty_where(game, penalties) + ".", "snap", seat))
         return out
 

@@ -121,7 +121,26 @@ def test_R6_not_the_fastest_names_no_card() -> None:
     top = table.t.top()
     table.do(Snap(0, top, 0, 0))
     out = table.do(Snap(1, top, 1, 0))
-    assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest, penalty card (into slot 4)."]
+    assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest (Ana's snap of a 10 covered "
+                                "it first), penalty card (into slot 4)."]
+
+
+def test_R6_not_the_fastest_names_what_covered_its_top_first() -> None:
+    """R6: a snap on a top card that was covered loses to what covered it: another
+    player's snap, or a discard. The line names it (a public card) for every listener."""
+    table = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6], 2: [2, 2, 2, 0]}, discard=10,
+                     draw=[0, 6])  # (Bo's penalty card, then Ana's draw)
+    top = table.t.top()
+    out = table.do(Snap(0, top, 0, 0))
+    out = table.do(Snap(1, top, 1, 0))
+    assert texts(out[0]) == ["Bo tried their top-left slot on a 10 — not the fastest (your snap of a 10 covered it "
+                             "first), penalty card (into slot 4)."]
+    snapped = table.t.top()
+    table.do(Draw(0))
+    table.do(Discard(0))  # Ana's 6 covers her snapped 10
+    out = table.do(Snap(2, snapped, 2, 0))
+    assert texts(out[None]) == ["Cy tried their top-left slot on a 10 — not the fastest (Ana's discard of a 6 covered "
+                                "it first), penalty card (into slot 4)."]
 
 
 def auditor(table: Told3) -> Narrator:
