@@ -24,7 +24,10 @@ well (the audit's report) every card is named with its number in the deck, so th
 reader can follow one physical card through the game ("a 14 [card 36]"), and a card
 whose face the narrator does not know is "an unknown card" wherever it would be named;
 a matched snap then names the top card it was made on too (of two equal cards snapped
-in a row, the second matched the first, not the card the first one covered).
+in a row, the second matched the first, not the card the first one covered). Given the
+faces its round's openings (§9.7) re-derived (`opened`), it names a card that moved
+with nobody having seen it (swapped, given by a snap, a penalty card) with its face,
+"known from the openings", so that the reader can tell it from a card some seat knew.
 
 The narrator is pure: no I/O, no clock. It holds only the story being told and the
 look & swap awaiting its decision.
@@ -32,7 +35,7 @@ look & swap awaiting its decision.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -160,6 +163,7 @@ class Narrator:
         self.scores = scores  # tell a round's scores and the game's end (the report has its own)
         self.turns = turns  # tell where each turn begins, whose it is (a table log; the report numbers turns)
         self.slot_label = slot_label  # how a penalty slot is named: "4", or the key a screen gives it
+        self.opened: Mapping[int, int] = {}  # the round's faces from its openings (§9.7), for an auditor (`card_ids`)
         self._story: _Story | None = None
         self._placed: dict[int, str] = {}  # this round's discards: card -> how it came on the pile ("Bo's snap")
         self._top: int | None = None  # the discard pile's top card as last told
@@ -257,9 +261,21 @@ class Narrator:
 
     def _which(self, game: Game, card: int | None) -> str:
         """For the audit's report (`card_ids`), which card moved unseen: " (an 8 [card
-        22])", so that a card can be followed through a swap, a give or a penalty; "" when
-        its face is not known yet (nobody has seen it) or for any other narrator."""
-        return f" ({self._words(game, card)})" if self.card_ids and self._face(game, card) is not None else ""
+        22])", so that a card can be followed through a swap, a give or a penalty; a card
+        nobody had seen, named from the round's openings (`opened`), says so: " (an 8
+        [card 22], known from the openings)"; "" when its face is not known (a round that
+        did not finish) or for any other narrator."""
+        named = self._moved(game, card)
+        return f" ({named})" if named else ""
+
+    def _moved(self, game: Game, card: int | None) -> str | None:
+        """`_which` without its brackets, or None."""
+        if not self.card_ids or card is None:
+            return None
+        if self._face(game, card) is not None:
+            return self._words(game, card)
+        face = self.opened.get(card)
+        return None if face is None else f"{card_named(game.skills, face)}, known from the openings"
 
     def _at(self, game: Game, owner: int, slot: int) -> int | None:
         """The card in `owner`'s `slot` now (None for an empty slot)."""
@@ -555,10 +571,10 @@ class Narrator:
             elif note.outcome is SnapOutcome.WRONG:
                 text = (f"{self.name(seat)} tried {self._words(game, note.card)} from {target} on {top} — wrong, "
                         f"{self._penalty_words(penalties, story)}")
-            else:
+            else:  # R6: the card stays unrevealed (an auditor names it from the openings)
                 first = f" ({story.covered_by} covered it first)" if story.covered_by else ""
-                text = (f"{self.name(seat)} tried {target} on {top} — not the fastest{first}, "
-                        f"{self._penalty_words(penalties, story)}")
+                text = (f"{self.name(seat)} tried {target}{self._which(game, note.card)} on {top} — not the fastest"
+                        f"{first}, {self._penalty_words(penalties, story)}")
             out.append(Told(text + self._penalty_where(game, penalties) + ".", "snap", seat))
         return out
 
@@ -572,8 +588,8 @@ class Narrator:
     def _penalty_where(self, game: Game, penalties: Sequence[PenaltyDrawn]) -> str:
         if not penalties:
             return ""
-        which = self._which(game, penalties[0].card)
-        return f" (into slot {self.slot_label(penalties[0].slot)}{which})"
+        which = self._moved(game, penalties[0].card)
+        return f" (into slot {self.slot_label(penalties[0].slot)}{f': {which}' if which else ''})"
 
     def _private_look(self, game: Game, event: Revealed) -> list[Told]:
         """With private_faces: the card a player just drew, told to that player (or to

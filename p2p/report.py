@@ -153,6 +153,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
             turn = 0
             outcome = outcomes.get(round_no)
             faces = {**public[round_no - 1], **(outcome.faces if outcome else {})}
+            narrator.opened = outcome.faces if outcome else {}  # (a card nobody saw, named from the openings)
         elif isinstance(event, Revealed) and event.face is None:
             event = Revealed(event.card, event.to, faces.get(event.card))  # what the auditor knows
         game.apply(event)

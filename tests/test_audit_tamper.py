@@ -278,7 +278,18 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
     assert public and all(truth[card] == face for card, face in public.items())
     card = re.compile(r"an? (?:[^\[\]]*? \([+-]\d+\)|-?\d+) \[card (\d+)\]")
 
+    # a card that moved unseen is named beside its slot only where the log knows it (none
+    # of those the openings alone tell: nobody had seen them)
+    moved = re.compile(r"( \(|: )(" + card.pattern + r")(, known from the openings)?(?=\))\)?")
+
+    def unnamed(m: re.Match[str]) -> str:
+        if m[4] is None and int(m[3]) in public.values():
+            return m[0]
+        return ")" if m[1] == ": " and m[0].endswith(")") else ""
+
     def as_the_cut_log_knows(line: str) -> str:
+        if any(words in line for words in (" swapped ", " went to ", "not the fastest", "penalty card (into")):
+            line = moved.sub(unnamed, line)
         return card.sub(lambda m: m[0] if int(m[1]) in public.values() else "an unknown card", line)
 
     told, known = round_two(cut), round_two(finished)
@@ -326,6 +337,25 @@ def test_s10_2_the_report_tells_every_move_and_every_look_of_a_finished_round_wi
         assert turns[0] == 1 and turns == sorted(turns)
     # each named once its face is known, so that it can be followed through the game
     assert any(re.search(r"\((an? [^)]*)\[card \d+\]\)", line) for line in moved), moved
+
+
+def test_s10_2_every_card_moved_unseen_in_a_finished_round_is_named(game_log: Path) -> None:
+    """R3, R6: a swapped card, a card given by a snap and a penalty card move unseen;
+    once the round's openings are verified the report names each with its card, marking
+    the ones no seat had seen as known from the openings."""
+    import re
+
+    from p2p.report import game_report
+
+    report = list(game_report(audit(game_log)))
+    swaps = [line for line in report if " swapped " in line]
+    gives = [line for line in report if " went to " in line]
+    penalties = [line for line in report if "penalty card (into" in line]
+    assert swaps and penalties
+    assert all(line.count("[card ") == 2 for line in swaps), swaps
+    assert all(re.search(r"card \([^()]*\[card \d+\][^()]*\) went to", line) for line in gives), gives
+    assert all(re.search(r"penalty card \(into slot \d+: [^()]*\[card \d+\]", line) for line in penalties), penalties
+    assert any("known from the openings" in line for line in swaps + penalties)
 
 
 def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: Path, tmp_path: Path) -> None:

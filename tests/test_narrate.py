@@ -168,6 +168,38 @@ def test_R6_the_audit_names_the_top_card_a_matched_snap_was_made_on() -> None:
     assert f"on a 10 [card {faces[ana]}] — it matched" in texts(out[audit])[0]
 
 
+def test_s10_2_a_card_moved_unseen_is_named_from_the_openings() -> None:
+    """R3, R6: a swapped card, a card given by a snap and a penalty card move unseen. The
+    audit's narrator, given the round's faces from its openings (§9.7), names each, and
+    marks those that nobody had seen as known from the openings; a card its owner had
+    seen (a bottom card) is named plainly. Nobody else's narration names them (R10)."""
+    table = scripted(tableaux={0: [12, 14, 0, 2], 1: [0, 18, 6, 8], 2: [4, 4, 6, 4]}, discard=8, draw=[12, 2])
+    audit = len(table.seats)
+    auditor(table).opened = dict(enumerate(table.t.oracle.faces))
+
+    def named(seat: int, slot: int, *, seen: bool = False) -> str:
+        face = table.t.oracle.faces[table.t.card(seat, slot)]
+        return f"{card_words(DEFAULT_SKILLS, face)} [card {face}]" + ("" if seen else ", known from the openings")
+
+    def public(out: dict[int | None, list[Told]]) -> list[str]:
+        return [line for seat in (None, 0, 1, 2) for line in texts(out[seat])]
+
+    ana_top_left, bo_top_right = named(0, 0), named(1, 1)
+    table.do(Draw(0))
+    table.do(Discard(0))  # a 12: swap
+    out = table.do(Swap(0, 0, 1, 1))
+    assert texts(out[audit]) == [f"Ana swapped their top-left card ({ana_top_left}) with Bo's top-right card "
+                                 f"({bo_top_right}), unseen."]
+    assert not any("[card" in line or "(a" in line for line in public(out))
+    cy_bottom_left = named(2, 2, seen=True)  # (Cy saw it at the deal)
+    out = table.do(Snap(2, table.t.top(), 1, 1, give=2))  # Bo's top-right is Ana's 12 now
+    assert texts(out[audit])[0].endswith(f"; Cy's bottom-left card ({cy_bottom_left}) went to Bo, unseen.")
+    assert not any("[card" in line or "(a" in line or "(an" in line for line in public(out))
+    out = table.do(Snap(1, table.t.top(), 1, 0))  # a 0 on a 12: wrong
+    assert texts(out[audit])[0].endswith(f"penalty card (into slot 4: {named(1, 4)}).")
+    assert texts(out[None])[0].endswith("penalty card (into slot 4).") and not any("[card" in line for line in public(out))
+
+
 def test_R6_snapping_your_last_card_is_told_with_its_penalty() -> None:
     fours = Skills((CardKind(4, 30), CardKind(0, 10)))
     table = Told3(ScriptedTable(2, {0: [4, 4, 4, 4]}, discard=4, draw=[4] * 8, skills=fours))
