@@ -81,7 +81,7 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
                      **{k: own[k] for k in ("ok", "records", "finished", "first_violation")}})
     names = agreement.logs[0].names
     return {
-        "ok": agreement.ok and all(r.ok for r in agreement.logs),
+        "ok": agreement.verified,
         "agree": agreement.ok,
         "logs": logs,
         "parting": None if parting is None else {
@@ -104,5 +104,5 @@ def run(args: argparse.Namespace) -> int:
         if agreement is not None:
             out |= agreement_verdict(agreement)
         print(json.dumps(out), flush=True)
-    good = all(r.ok for r in results) and (agreement is None or agreement.ok)
+    good = results[0].ok if agreement is None else agreement.verified  # (the report's last line says the same)
     return 0 if good else 1

@@ -68,6 +68,11 @@ class Agreement:
     def ok(self) -> bool:
         return self.parting is None
 
+    @property
+    def verified(self) -> bool:
+        """The overall verdict (§10.3): every log holds its own audit, and they agree."""
+        return self.ok and all(r.ok for r in self.logs)
+
     def summary(self) -> str:
         """One sentence: how the logs compare."""
         if self.parting is not None and self.parting.what == TOO_FEW:

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
 from engine.narrate import Narrator, card_named
-from p2p.agreement import Agreement
+from p2p.agreement import TOO_FEW, Agreement
 from p2p.audit import AuditResult
 from p2p.errors import printable
 from p2p.identity import short_id
@@ -77,6 +77,31 @@ def _comparison_report(agreement: Agreement) -> Iterator[str]:
             state = f"NOT VERIFIED: {result.first_failure.describe(result.names)}"
         yield f"  {result.path.name}, written by {writer}: {result.records} messages checked; {state}"
     yield agreement.summary()
+    yield ""
+    yield overall(agreement)
+
+
+def overall(agreement: Agreement) -> str:
+    """The last line of a report on several logs (§10.3): one verdict over them all, the
+    one the exit status gives (each log's own verdict and the comparison come before)."""
+    logs = agreement.logs
+    every = "both logs" if len(logs) == 2 else f"all {len(logs)} logs"
+    if agreement.verified:
+        first = logs[0]
+        if first.left is not None:
+            return f"Overall: {every} are intact and tell the same game, which ended early because {first.left.told}."
+        won = f" Winner{'s' if len(first.winners) > 1 else ''}: {' and '.join(first.winners)}." if first.winners else ""
+        return f"Overall: FAIR: {every} hold every check and tell the same game.{won}"
+    why = [f"{_log_named(r)} fails its own audit" for r in logs if not r.ok]
+    if agreement.parting is not None:
+        why.append("the logs cannot be compared" if agreement.parting.what == TOO_FEW
+                   else "the logs do not tell the same game")
+    return f"Overall: NOT VERIFIED: {'; '.join(why)}."
+
+
+def _log_named(result: AuditResult) -> str:
+    """"Bo's log (seat2.bandit-log)", or the file's name alone where no writer is proven."""
+    return f"{result.writer_name}'s log ({result.path.name})" if result.writer_name else result.path.name
 
 
 def public_faces(result: AuditResult) -> list[dict[int, int]]:

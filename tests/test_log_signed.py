@@ -237,7 +237,34 @@ def test_s10_3_a_log_passed_off_as_another_seat_s_is_given_away_by_that_seat_s_l
     parting = agreement.parting
     assert parting is not None and parting.section == "§10.3" and parting.seat is None
     assert parting.what.startswith("two logs of seat 3 (Ada): tampered.bandit-log and seat2.bandit-log differ")
-    assert "The logs do not tell the same game: §10.3: two logs of seat 3 (Ada)" in list(comparison_report(agreement))[-1]
+    told = list(comparison_report(agreement))
+    assert "The logs do not tell the same game: §10.3: two logs of seat 3 (Ada)" in told[-3]
+    assert told[-1] == "Overall: NOT VERIFIED: the logs do not tell the same game."
+
+
+def test_s10_3_the_report_ends_with_one_overall_verdict_that_the_exit_status_follows(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Several logs: each one's own verdict comes first (an intact one's says FAIR), the
+    comparison next; the last line is the verdict over them all, and the exit status is
+    that verdict's: FAIR only if every log holds and they agree."""
+    _, logs = table
+    assert main(["audit", *map(str, logs)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("Overall: FAIR: all 3 logs hold every check and tell "
+                                                                "the same game. Winner")
+    frames = frames_of(logs[1])
+    record = next(frame for frame in frames if frame["type"] == "log.msg")
+    record["sig"] = bytes(64)  # (one record's signature changed: Bo's log fails, and parts from Ann's)
+    changed = write_frames(tmp_path / "changed.bandit-log", frames)
+    assert main(["audit", str(logs[0]), str(changed)]) == 1
+    told = capsys.readouterr().out.splitlines()
+    assert told[-1] == ("Overall: NOT VERIFIED: Bo's log (changed.bandit-log) fails its own audit; the logs do not "
+                        "tell the same game."), told[-1]
+    assert any(line.startswith("Verdict: FAIR") for line in told)  # (Ann's own, told first)
+    short = write_frames(tmp_path / "short.bandit-log", frames_of(logs[1])[:40])  # (agrees, but was never closed)
+    assert main(["audit", str(logs[0]), str(short)]) == 1
+    told = capsys.readouterr().out.splitlines()
+    assert told[-1] == "Overall: NOT VERIFIED: Bo's log (short.bandit-log) fails its own audit.", told[-1]
+    assert "Both logs tell the same game" in told[-3]
 
 
 def test_s10_3_one_log_given_twice_is_said_so(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
