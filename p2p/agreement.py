@@ -266,6 +266,8 @@ def _ending(result: AuditResult) -> str:
     """How a log that stops short of the others' ends, in its own verdict's words (§10.2)."""
     contents = result.contents
     assert contents is not None
+    if contents.damaged is not None:
+        return f"the file was changed or damaged in the frame that starts at byte {contents.damaged[0]}"
     if contents.torn:
         return f"its {torn_at(contents.intact)}"
     if contents.ended is None:

@@ -142,7 +142,7 @@ def audit(path: Path) -> AuditResult:
     """Audit the log at `path`; never raises for anything the log contains."""
     result = AuditResult(path)
     try:
-        contents = read_log(path)
+        contents = read_log(path, partial=True)  # (a frame that cannot be read: everything before it is told)
     except LogError as exc:
         result.first_failure = Failure(None, None, exc.section, exc.reason)
         return result
@@ -189,30 +189,40 @@ def audit(path: Path) -> AuditResult:
     integrity = OrderReplay(seats=seats, game=result.game_id, ties=False)
     broken: Failure | None = None
     sides: list[tuple[int, SignedMessage]] = []
+    messages = contents.messages
     for index, (body, sig) in enumerate(contents.sides):
         try:
             side = open_signed(signed_frame(body, sig), keys, schemas)
             sides.append((integrity.side(side), side))
         except ProtocolError as exc:
-            broken = Failure(None, None, exc.section, f"side record {index}{_claimed(body, roster)}: {exc.reason}")
-            break
+            broken = Failure(None, None, exc.section,
+                             f"side record {index}: {_damaged(contents.side_at[index], exc.reason, body, roster)}")
         except OrderError as exc:
             broken = Failure(None, None, exc.section, f"side record {index}, {short_id(exc.peer)}'s: {exc.reason}")
+        if broken is not None:  # (the game is still told up to there: every message the file holds before it)
+            messages = messages[:sum(1 for side, _ in contents.sequence[:contents.sequence.index((True, index))]
+                                     if not side)]
             break
-    for index, (body, sig) in enumerate(contents.messages if broken is None else []):
+    for index, (body, sig) in enumerate(messages):
         try:
             message = open_signed(signed_frame(body, sig), keys, schemas)
             integrity.next(message)
         except ProtocolError as exc:
             # a record no member signed, or signed but malformed (which no honest peer logs,
             # the order refuses it first): the log was altered, and nobody is blamed
-            broken = Failure(index, None, exc.section, f"{exc.reason}{_claimed(body, roster)}")
+            # (before any side record that failed, by the cut above: the first thing that fails)
+            broken = Failure(index, None, exc.section, _damaged(contents.message_at[index], exc.reason, body, roster))
             break
         except OrderError as exc:
             # a record out of place says the log was altered: nobody at the table is blamed
             broken = Failure(index, None, exc.section, f"{_whose(exc.peer, roster)} message: {exc.reason}")
             break
         opened.append(message)
+    if broken is None and contents.damaged is not None:
+        at, why = contents.damaged
+        broken = Failure(None, None, "§10.1", f"the file was changed or damaged in the frame that starts at byte {at}: "
+                                              f"it cannot be read ({why}), nor anything after it; the records before "
+                                              "it were checked")
     if contents.end_signature is not None:  # (the writer's signature over everything before its end)
         result.end_signed = verify_signature(writer.cert.public_key, contents.end_signature[1], contents.end_signature[0])
         if not result.end_signed and broken is None:
@@ -506,6 +516,13 @@ def _first(broken: Failure | None, found: Failure) -> Failure:
     return Failure(found.record, None, broken.section,
                    f"the log was altered: a record is missing or out of place here, where the agreed order stops "
                    f"holding ({found.section}); record {broken.record} shows it ({broken.what})")
+
+
+def _damaged(offset: int, reason: str, body: bytes, roster: Roster) -> str:
+    """A record that does not open (§4.3–§4.5), in plain words: an honest peer logs only
+    what it verified, so the file was changed there (or its disk failed)."""
+    return (f"the file was changed or damaged in the record that starts at byte {offset}: it is not a message as "
+            f"a seat of the table signed it ({reason}{_claimed(body, roster)})")
 
 
 def _whose(peer: bytes, roster: Roster) -> str:

@@ -122,6 +122,9 @@ class LogContents:
     torn: bool = False  # the last frame was cut short (a crash while writing)
     intact: int = 0  # bytes up to the end of the last whole frame
     sequence: list[tuple[bool, int]] = field(default_factory=list)  # (is side, index): messages and sides as written
+    message_at: list[int] = field(default_factory=list, compare=False)  # byte offset of each message's frame
+    side_at: list[int] = field(default_factory=list, compare=False)  # byte offset of each side record's frame
+    damaged: tuple[int, str] | None = None  # (read with `partial`) the first frame that cannot be read: offset, why
     written: Any = field(default_factory=hashlib.sha256, repr=False, compare=False)  # SHA-256 of the whole frames before any end
 
     def records(self) -> Iterator[tuple[bool, bytes, bytes]]:
@@ -269,68 +272,91 @@ def _frames(source: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
         raise LogError("§10.1", exc.reason.replace("a frame may hold here", "a log frame may hold")) from None
 
 
-def read_log(path: Path) -> LogContents:
+def read_log(path: Path, *, partial: bool = False) -> LogContents:
     """Read a log strictly, frame by frame; raise `LogError` naming the byte offset of
-    anything malformed."""
+    anything malformed. With `partial` (the audit, which tells what it can), a frame after
+    the header that cannot be read ends the reading instead: `damaged` says where and why,
+    and the contents hold everything before it."""
     with path.open("rb") as source:
-        return _read(source)
+        return _read(source, partial)
 
 
-def _read(source: BinaryIO) -> LogContents:
+def _read(source: BinaryIO, partial: bool = False) -> LogContents:
     contents: LogContents | None = None
     game = b""
-    for offset, payload in _frames(source):
-        if payload is None:
-            if contents is None:
-                raise LogError("§10.1", "the log ends inside its header")
-            contents.torn = True
-            break
+    frames = _frames(source)
+    while True:
+        offset = contents.intact if contents is not None else 0  # (where a frame that cannot be read starts)
         try:
-            decoded = decode_map(payload, LOG_LIMITS)
-            frame = SCHEMAS.check(decoded)
-        except ProtocolError as exc:
-            raise LogError("§10.1", f"frame at byte {offset}: {exc.reason}") from None
-        if encode(decoded) != payload:  # (the writer's signatures cover values it re-derives: one encoding each)
-            raise LogError("§10.1", f"frame at byte {offset} is not in its canonical encoding (§4.3): "
-                                    "it was encoded again after it was written")
-        kind = frame["type"]
-        if contents is None:
-            if kind != "log.header":
-                raise LogError("§10.1", "the log does not start with its header")
-            contents = LogContents(Header(frame["roster"], tuple(frame["signatures"]), frame["seat"], frame["software"]))
-            game = game_id_of(frame["roster"])
-            contents.header_signature = (writer_signed(HEADER_DOMAIN, game, frame), frame["sig"])
-            contents.written.update(frame_bytes(payload))
-            contents.intact = offset + 4 + len(payload)
-            continue
-        if contents.ended is not None:
-            raise LogError("§10.1", f"frame at byte {offset} follows the log's end")
-        if kind == "log.msg":
-            contents.sequence.append((False, len(contents.messages)))
-            contents.messages.append((frame["body"], frame["sig"]))
-        elif kind == "log.side":
-            contents.sequence.append((True, len(contents.sides)))
-            contents.sides.append((frame["body"], frame["sig"]))
-        elif kind == "log.note":
-            contents.notes.append(Note(len(contents.messages), frame["text"], frame.get("peer"), frame.get("section")))
-        elif kind == "log.evidence":
-            items = tuple((item["body"], item["sig"]) for item in frame["items"])
-            contents.evidence.append(Evidence(len(contents.messages), frame["section"], frame["peer"], items))
-        elif kind == "log.end":
-            contents.end_signature = (writer_signed(END_DOMAIN, game, frame, contents.written.digest()), frame["sig"])
-            contents.ended = frame["why"]
-            contents.absent = frame.get("absent")
-            contents.left = frame.get("left")
-            if "leave" in frame:
-                contents.leave = (frame["leave"]["body"], frame["leave"]["sig"])
-        else:
-            raise LogError("§10.1", f"a second header at byte {offset}")
-        if kind != "log.end":
-            contents.written.update(frame_bytes(payload))
-        contents.intact = offset + 4 + len(payload)
+            item = next(frames, None)
+            if item is None:
+                break
+            offset, payload = item
+            if payload is None:  # a final frame cut short
+                if contents is None:
+                    raise LogError("§10.1", "the log ends inside its header")
+                contents.torn = True
+                break
+            contents, game = _take(contents, game, offset, payload)
+        except LogError as exc:
+            if not partial or contents is None:
+                raise
+            contents.damaged = (offset, exc.reason.removeprefix(f"frame at byte {offset}: "))
+            break
     if contents is None:
         raise LogError("§10.1", "the log is empty")
     return contents
+
+
+def _take(contents: LogContents | None, game: bytes, offset: int, payload: bytes) -> tuple[LogContents, bytes]:
+    """`contents` with the frame at `offset` read into it (the header makes them), and
+    the game id; raise `LogError` for a frame that is not one a writer writes there."""
+    try:
+        decoded = decode_map(payload, LOG_LIMITS)
+        frame = SCHEMAS.check(decoded)
+    except ProtocolError as exc:
+        raise LogError("§10.1", f"frame at byte {offset}: {exc.reason}") from None
+    if encode(decoded) != payload:  # (the writer's signatures cover values it re-derives: one encoding each)
+        raise LogError("§10.1", f"frame at byte {offset} is not in its canonical encoding (§4.3): "
+                                "it was encoded again after it was written")
+    kind = frame["type"]
+    if contents is None:
+        if kind != "log.header":
+            raise LogError("§10.1", "the log does not start with its header")
+        contents = LogContents(Header(frame["roster"], tuple(frame["signatures"]), frame["seat"], frame["software"]))
+        game = game_id_of(frame["roster"])
+        contents.header_signature = (writer_signed(HEADER_DOMAIN, game, frame), frame["sig"])
+        contents.written.update(frame_bytes(payload))
+        contents.intact = offset + 4 + len(payload)
+        return contents, game
+    if contents.ended is not None:
+        raise LogError("§10.1", f"frame at byte {offset} follows the log's end")
+    if kind == "log.msg":
+        contents.sequence.append((False, len(contents.messages)))
+        contents.messages.append((frame["body"], frame["sig"]))
+        contents.message_at.append(offset)
+    elif kind == "log.side":
+        contents.sequence.append((True, len(contents.sides)))
+        contents.sides.append((frame["body"], frame["sig"]))
+        contents.side_at.append(offset)
+    elif kind == "log.note":
+        contents.notes.append(Note(len(contents.messages), frame["text"], frame.get("peer"), frame.get("section")))
+    elif kind == "log.evidence":
+        items = tuple((item["body"], item["sig"]) for item in frame["items"])
+        contents.evidence.append(Evidence(len(contents.messages), frame["section"], frame["peer"], items))
+    elif kind == "log.end":
+        contents.end_signature = (writer_signed(END_DOMAIN, game, frame, contents.written.digest()), frame["sig"])
+        contents.ended = frame["why"]
+        contents.absent = frame.get("absent")
+        contents.left = frame.get("left")
+        if "leave" in frame:
+            contents.leave = (frame["leave"]["body"], frame["leave"]["sig"])
+    else:
+        raise LogError("§10.1", f"a second header at byte {offset}")
+    if kind != "log.end":
+        contents.written.update(frame_bytes(payload))
+    contents.intact = offset + 4 + len(payload)
+    return contents, game
 
 
 def header_for(roster: bytes, signatures: Sequence[bytes], seat: int) -> Header:

@@ -13,7 +13,7 @@ import pytest
 from p2p.audit import audit
 from p2p.errors import ProtocolError
 from p2p.identity import Identity
-from p2p.log import LOG_LIMITS, FairnessLog, Header, read_log
+from p2p.log import LOG_LIMITS, FairnessLog, Header, LogError, read_log
 from p2p.roster import TableRules, parse_canonical
 from p2p.wire import split_frames
 from tests.ordersim import seeded_identity, seeded_identity_of
@@ -209,6 +209,78 @@ def test_audit_changed_side_record_fails_its_signature(game_log: Path, tmp_path:
 
     result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=flip))
     assert not result.ok and result.first_failure.section == "§4.5"
+
+
+def flipped(original: Path, tmp_path: Path, at: int) -> Path:
+    """A copy of `original` with one bit of byte `at` changed, as a failing disk (or an
+    editor) would leave it: the writer signed nothing again."""
+    data = bytearray(original.read_bytes())
+    data[at] ^= 1
+    path = tmp_path / "flipped.bandit-log"
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_s10_2_a_byte_changed_in_a_record_is_named_with_its_place_in_plain_words(game_log: Path, tmp_path: Path) -> None:
+    """A byte changed inside an ordered record: the verdict names the record and the byte
+    its frame starts at, says in plain words that the file was changed or damaged there,
+    and the story is told up to it."""
+    from p2p.report import game_report
+
+    at = read_log(game_log).message_at[40]
+    result = audit(flipped(game_log, tmp_path, at + 30))
+    failure = result.first_failure
+    assert failure is not None and failure.record == 40 and failure.seat is None
+    assert failure.what.startswith(f"the file was changed or damaged in the record that starts at byte {at}: it is "
+                                   "not a message as a seat of the table signed it ("), failure.what
+    assert "\nRound 1" in "\n".join(game_report(result))
+
+
+def test_s10_2_a_byte_changed_in_a_side_record_still_lets_the_game_be_told_up_to_it(
+        game_log: Path, tmp_path: Path) -> None:
+    """A byte changed inside a side record (§7.8) said "Records: 0 signed messages
+    checked" and told no story: every ordered record the file holds before it is still
+    checked and told, and the verdict says where the file was changed, in plain words."""
+    from p2p.report import game_report
+
+    contents = read_log(game_log)
+    index = len(contents.sides) // 2
+    position = contents.sequence.index((True, index))
+    before = sum(1 for side, _ in contents.sequence[:position] if not side)
+    at = contents.side_at[index]
+    result = audit(flipped(game_log, tmp_path, at + 30))
+    failure = result.first_failure
+    assert failure is not None and failure.record is None and failure.seat is None
+    assert failure.what.startswith(f"side record {index}: the file was changed or damaged in the record that starts "
+                                   f"at byte {at}: "), failure.what
+    assert result.records == before > 0
+    report = list(game_report(result))
+    assert f"Records: {before} signed messages checked." in report and "Round 1" in report
+
+
+def test_s10_1_a_frame_that_cannot_be_read_is_named_and_what_comes_before_it_is_told(
+        game_log: Path, tmp_path: Path) -> None:
+    """A byte changed where the frame itself no longer decodes (§4.3): the log was
+    unreadable as a whole ("the log: §10.1: frame at byte N: …", no story). The audit
+    reads up to that frame, checks and tells everything before it, and says in plain
+    words that the file was changed or damaged there; read strictly (to resume in it),
+    the log still fails."""
+    from p2p.report import game_report
+
+    contents = read_log(game_log)
+    at = contents.message_at[60]
+    payload = game_log.read_bytes()[at + 4:]
+    damaged = flipped(game_log, tmp_path, at + 4 + payload.index(b"body") - 1)  # (the key's length: not msgpack)
+    with pytest.raises(LogError):
+        read_log(damaged)
+    result = audit(damaged)
+    failure = result.first_failure
+    assert failure is not None and failure.record is None and failure.seat is None and failure.section == "§10.1"
+    assert failure.what.startswith(f"the file was changed or damaged in the frame that starts at byte {at}: it "
+                                   "cannot be read ("), failure.what
+    assert failure.what.endswith("nor anything after it; the records before it were checked")
+    assert result.records == 60
+    assert "Round 1" in list(game_report(result))
 
 
 def test_audit_garbage_file_fails_cleanly(tmp_path: Path) -> None:
