@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
-from engine.narrate import Narrator, card_named
+from engine.narrate import Narrator, card_named, slot_words
 from p2p.agreement import TOO_FEW, Agreement
 from p2p.audit import AuditResult
 from p2p.errors import printable
@@ -138,7 +138,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         yield f"Round {round_no}" + ("" if outcome else " (not finished)")
         if outcome is not None:
             for seat, tableau in enumerate(outcome.tableaus):
-                cards = ", ".join(f"slot {slot}: {card_named(skills, face)}" for slot, face in tableau)
+                cards = ", ".join(f"{slot_words(slot)}: {card_named(skills, face)}" for slot, face in tableau)
                 yield f"  {names[seat]}'s cards at the end: {cards or 'none'}"
         yield from (f"  {line}" for line in lines)
         if outcome is not None:

@@ -411,6 +411,19 @@ def test_s10_2_the_report_tells_every_move_and_every_look_of_a_finished_round_wi
     assert any(re.search(r"\((an? [^)]*)\[card \d+\]\)", line) for line in moved), moved
 
 
+def test_R4_the_round_s_final_cards_name_their_slots_as_the_story_does(game_log: Path) -> None:
+    """R4, R6: the square's slots are top-left … bottom-right and a penalty card's slot 4,
+    5 …, in the story as on the table's screen; the cards at the end of a round are named
+    by the same words (they read "slot 2" there, "bottom-left" in the story)."""
+    import re
+
+    from p2p.report import game_report
+
+    ends = [line for line in game_report(audit(game_log)) if "'s cards at the end:" in line]
+    assert ends and not any(re.search(r"slot [0-3]\b", line) for line in ends), ends
+    assert any("bottom-left: " in line for line in ends) and any(re.search(r"slot [4-9]: ", line) for line in ends)
+
+
 def test_s10_2_every_card_moved_unseen_in_a_finished_round_is_named(game_log: Path) -> None:
     """R3, R6: a swapped card, a card given by a snap and a penalty card move unseen;
     once the round's openings are verified the report names each with its card, marking
