@@ -136,12 +136,12 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         outcome = outcomes.get(round_no)
         yield ""
         yield f"Round {round_no}" + ("" if outcome else " (not finished)")
-        if outcome is not None:
+        yield from (f"  {line}" for line in lines)
+        if outcome is not None:  # (after the story, whose last move they follow: R8 turns them up then)
+            yield "  Every card turned face up at the end of the round (R8):"
             for seat, tableau in enumerate(outcome.tableaus):
                 cards = ", ".join(f"{slot_words(slot)}: {card_named(skills, face)}" for slot, face in tableau)
-                yield f"  {names[seat]}'s cards at the end: {cards or 'none'}"
-        yield from (f"  {line}" for line in lines)
-        if outcome is not None:
+                yield f"    {names[seat]}: {cards or 'none'}"
             parts = []
             for seat, score in enumerate(outcome.scores):
                 note = ""

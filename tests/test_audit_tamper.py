@@ -334,7 +334,7 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
     def round_two(result) -> list[str]:  # type: ignore[no-untyped-def]
         report = "\n".join(game_report(result))
         lines = report.split("\nRound 2", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
-        return [line for line in lines if "'s cards at the end:" not in line]
+        return [line for line in lines if not line.startswith("    ")]  # (the cards at the end: only once finished)
 
     import msgpack
 
@@ -419,9 +419,25 @@ def test_R4_the_round_s_final_cards_name_their_slots_as_the_story_does(game_log:
 
     from p2p.report import game_report
 
-    ends = [line for line in game_report(audit(game_log)) if "'s cards at the end:" in line]
+    ends = [line for line in game_report(audit(game_log)) if line.startswith("    ")]
     assert ends and not any(re.search(r"slot [0-3]\b", line) for line in ends), ends
     assert any("bottom-left: " in line for line in ends) and any(re.search(r"slot [4-9]: ", line) for line in ends)
+
+
+def test_s10_2_a_round_s_final_cards_come_after_its_story_under_their_own_title(game_log: Path) -> None:
+    """The cards every seat held at the end were printed at the top of the round, before
+    the moves that brought them there: they come after the last move, under a title that
+    says what they are, then the scores."""
+    from p2p.report import game_report
+
+    report = "\n".join(game_report(audit(game_log)))
+    for chunk in report.split("\nRound ")[1:]:
+        lines = chunk.split("\n\n", 1)[0].splitlines()
+        title = lines.index("  Every card turned face up at the end of the round (R8):")
+        ends = [i for i, line in enumerate(lines) if line.startswith("    ")]
+        moves = [i for i, line in enumerate(lines) if line.startswith("  turn ")]
+        scores = next(i for i, line in enumerate(lines) if line.startswith("  Scores: "))
+        assert max(moves) < title and ends == list(range(title + 1, scores)), lines
 
 
 def test_s10_2_every_card_moved_unseen_in_a_finished_round_is_named(game_log: Path) -> None:
