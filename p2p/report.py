@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
-from engine.narrate import Narrator, card_named, slot_words
+from engine.narrate import Narrator, card_named, listed, slot_words
 from p2p.agreement import TOO_FEW, Agreement
 from p2p.audit import AuditResult
 from p2p.errors import printable
@@ -188,11 +188,34 @@ def _rounds(result: AuditResult) -> Iterator[str]:
     tell_refused(float("inf"))
     if round_no:
         yield from flush()
+    yield from _how_it_ended(result)
     if result.refused:
         yield ""
         yield f"Moves that did not count ({len(result.refused)}; told above at their place), by record and rule:"
         for r in result.refused[:50]:
             yield f"  record {r.position}: {names[r.seat]}: {r.section}: {r.reason}"
+
+
+def _how_it_ended(result: AuditResult) -> Iterator[str]:
+    """Why the game ended, after its last round: R1 (whose total reached the target, and
+    who won), a player's leave (§9.8) or an absence (§11.3), or the violation it stopped
+    at (§9.9); where the log stops short of any of those, that the verdict says why."""
+    machine, failure, names = result.machine, result.first_failure, result.names
+    if machine is None or result.roster is None:
+        return
+    yield ""
+    if result.finished and result.rounds:
+        target, totals = result.roster.rules.target, result.rounds[-1].totals
+        reached = listed([f"{name} ({total})" for name, total in zip(names, totals) if total >= target])
+        won = "the lowest total wins" if len(result.winners) == 1 else "the lowest totals share the win"
+        yield (f"Game over after round {len(result.rounds)} (R1): {reached} reached the target of {target}; "
+               f"{won}: {listed(result.winners)}, with {min(totals)}.")
+    elif result.left is not None:
+        yield f"The game ended early, in round {machine.round_number}: {result.left.told}."
+    elif failure is not None and (failure.seat is not None or failure.suspects) and failure.record is not None:
+        yield f"The game stopped at record {failure.record}, on a violation (§9.9): the verdict below names it."
+    else:
+        yield "The log stops before the end of the game: the verdict below says why."
 
 
 NOTES_SHOWN = 200

@@ -459,6 +459,40 @@ def test_s10_2_every_card_moved_unseen_in_a_finished_round_is_named(game_log: Pa
     assert any("known from the openings" in line for line in swaps + penalties)
 
 
+def test_R1_the_report_says_why_the_game_ended(game_log: Path, tmp_path: Path) -> None:
+    """After the last round, one line says why the game ended: whose total reached the
+    target and who won (R1), the absence that ended it (§11.3), the violation it stopped
+    at (§9.9), or that the log stops short of any end (its verdict says why)."""
+    import msgpack
+
+    from p2p.report import game_report
+    from p2p.signing import sign
+
+    def ending(path: Path) -> str:
+        report = list(game_report(audit(path)))
+        last_round = max(i for i, line in enumerate(report) if line.startswith("Round "))
+        return next(line for line in report[last_round:] if line and not line.startswith(("  ", "Round ")))
+
+    result = audit(game_log)
+    assert result.roster is not None and len(result.winners) == 1
+    target, totals = result.roster.rules.target, result.rounds[-1].totals
+    reached = [f"{name} ({total})" for name, total in zip(result.names, totals) if total >= target]
+    assert ending(game_log) == (f"Game over after round {len(result.rounds)} (R1): {' and '.join(reached)} reached "
+                                f"the target of {target}; the lowest total wins: {result.winners[0]}, with {min(totals)}.")
+    bodies = [msgpack.unpackb(body) for body, _ in read_log(game_log).messages]
+    called = next(i for i, b in enumerate(bodies) if b["type"] == "bandit" and b["round"] == 2)
+    why = "P2 was away for more than 120 s; round 2 is void"
+    absent = rewrite(game_log, tmp_path, lambda m: m[:called + 1], why=why, absent=2)
+    assert ending(absent) == f'The game ended early, in round 2: P1\'s table ended it, naming P2 absent (§11.3): "{why}".'
+    inner = bodies[50]  # its sender's stamp 1000 higher than a Lamport clock gives (§7.3)
+    forged = sign(seeded_identity_of(inner["from"]), dict(inner, lamport=inner["lamport"] + 1000))
+    stopped = rewrite(game_log, tmp_path, lambda m: m[:50] + [forged])
+    assert audit(stopped).first_failure.seat is not None  # type: ignore[union-attr]
+    assert ending(stopped) == "The game stopped at record 50, on a violation (§9.9): the verdict below names it."
+    cut = rewrite(game_log, tmp_path, lambda m: m[:30] + m[31:])
+    assert ending(cut) == "The log stops before the end of the game: the verdict below says why."
+
+
 def test_s10_2_the_report_says_in_one_sentence_why_a_game_ended_early(game_log: Path, tmp_path: Path) -> None:
     """A `leave` (§9.8) is told as the seat's name and its reason, whatever the name is (a
     player called "left" keeps it); the end of a wait for an absent seat (§11.3) names the
