@@ -114,6 +114,28 @@ async def test_the_screen_follows_a_resize(mock_clock: trio.testing.MockClock) -
         assert text.splitlines()[23].startswith(" Space snap")
 
 
+async def test_R4_R5_a_screen_too_small_for_the_table_holds_its_keys_and_the_look_at_the_bottom_cards(
+        mock_clock: trio.testing.MockClock) -> None:
+    """The real terminal tells the client the size it draws to: shrunk below the table's
+    layout, a key does nothing (here, the one that would end the look at the bottom
+    cards) and the look waits; grown again, the table and the look are back."""
+    session = scripted_session()
+    harness = ScreenHarness(80, 24)
+    async with client_on_screen(session, harness):
+        await harness.wait_for_text("remember them")
+        harness.resize(60, 20)
+        await harness.wait_for_text("waits for it (10 s)")
+        await trio.testing.wait_all_tasks_blocked()  # (the client has the new size)
+        mock_clock.jump(15)  # (within the table's 30 s ready barrier)
+        await trio.testing.wait_all_tasks_blocked()
+        assert session.submitted == []
+        harness.press("x")
+        await harness.wait_for(lambda _: getattr(harness.screen, "keys", 0) == 1, "the key handled")
+        harness.resize(80, 24)
+        await harness.wait_for_text("remember them")
+        assert session.submitted == []
+
+
 async def test_six_players_fit_at_80_columns(mock_clock: trio.testing.MockClock) -> None:
     session = LocalSession(6, 0, seed=2, bots_play=False)
     harness = ScreenHarness(80, 24)

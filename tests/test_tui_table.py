@@ -900,6 +900,64 @@ async def test_a_terminal_smaller_than_the_layout_is_asked_to_grow(mock_clock: t
             t.text(width, height)  # (draws, and returns: a wide name wrapped to one column looped for ever)
 
 
+async def test_R5_keys_pressed_while_the_table_is_not_on_screen_do_nothing(mock_clock: trio.testing.MockClock) -> None:
+    """Found playing: at a terminal too small for the table, x drew a card nobody could
+    see. While the table is not shown its keys do nothing, and the screen says so;
+    Ctrl-C still asks to leave."""
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
+        small = (60, 24)
+        for key in ("x", "c", "q", "space", "enter", "?"):
+            assert t.ui.press(key, t.ui.scene(), small) == []
+        assert t.scene.pending is None and t.scene.overlay is None
+        assert "Keys do nothing until the table is shown" in " ".join(t.text(*small).split())
+        t.ui.press("ctrl-c", t.ui.scene(), small)
+        assert t.scene.quitting and "Leave the table?" in t.text(*small)
+        t.ui.press("n", t.ui.scene(), small)
+        assert not t.scene.quitting
+        assert t.ui.press("x", t.ui.scene(), (80, 24)) == [Draw(0)]
+
+
+async def test_R4_the_look_at_the_bottom_cards_waits_while_the_table_is_not_on_screen(
+        mock_clock: trio.testing.MockClock) -> None:
+    """The look at the bottom cards is 10 s of being shown (R4.3): while the terminal is
+    too small for the table it does not run, and the screen says how long it has left."""
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        mock_clock.jump(3)
+        await t.settle()
+        t.ui.resize((60, 20))
+        for _ in range(2):  # (within the table's 30 s ready barrier)
+            mock_clock.jump(5)
+            await t.settle()
+            assert "Your look at your bottom cards waits for it (7 s)." in " ".join(t.text(60, 20).split())
+        assert t.sent == []
+        t.ui.resize((80, 24))
+        await t.settle()
+        assert "[ 8]" in my_box(t.text())[1]
+        mock_clock.jump(6.5)
+        await t.settle()
+        assert "[ 8]" in my_box(t.text())[1] and t.sent == []
+        mock_clock.jump(0.5)
+        await t.settle()
+        assert t.sent == [Ready(0)] and "[ 8]" not in my_box(t.text())[1]
+
+
+async def test_R4_the_look_at_the_bottom_cards_starts_once_the_table_is_on_screen(
+        mock_clock: trio.testing.MockClock) -> None:
+    session = LocalSession(3, 0, script=Script([arranged(3, {0: [4, 6, 8, 2]}, discard=10)], [0]), bots_play=False)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(session.run)
+        t = UiDriver(session)
+        t.ui.resize((80, 20))
+        await t.settle()
+        mock_clock.jump(20)
+        await t.settle()
+        assert "Your look at your bottom cards waits for it (10 s)." in " ".join(t.text(80, 20).split())
+        t.ui.resize((80, 24))
+        assert t.scene.bottom_until == trio.current_time() + BOTTOM_PEEK_S
+        assert "[ 8]" in my_box(t.text())[1]
+        nursery.cancel_scope.cancel()
+
+
 async def test_text_pasted_on_the_table_is_no_move(mock_clock: trio.testing.MockClock) -> None:
     """A paste is text for a field being typed: on the table it plays nothing (pasting
     "xz" by mistake must not draw and pass)."""

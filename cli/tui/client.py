@@ -29,7 +29,7 @@ from cli.stopping import TERMINAL_CLOSED
 from p2p.session import TableSession
 from cli.tui.model import TableModel
 from cli.tui.table_ui import TableUi
-from cli.tui.terminal import KeyPress, LogNote, Terminal, TerminalClosed, TerminalEvent, open_terminal
+from cli.tui.terminal import KeyPress, LogNote, Resized, Terminal, TerminalClosed, TerminalEvent, open_terminal
 
 
 async def run_client(session: TableSession, memory_aid: bool = False, *, terminal: Terminal | None = None) -> None:
@@ -80,6 +80,8 @@ async def _play(session: TableSession, terminal: Terminal, memory_aid: bool) -> 
                     intents += ui.press(event.key, event.shown, event.size)  # type: ignore[arg-type]
                 elif isinstance(event, LogNote):
                     ui.note(event.text)
+                elif isinstance(event, Resized):
+                    ui.resize(event.size)
             for intent in intents:
                 session.submit(intent)
             if gone:  # (whichever comes first, this or the hang-up signal, says the same)

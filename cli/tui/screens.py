@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 from cli.tui.canvas import Canvas, text_width, wrap
 from cli.tui.dialog import draw_dialog
 from cli.tui.help_view import draw_help
 from cli.tui.round_view import draw_game_end, draw_round_end
-from cli.tui.table_ui import Overlay, TableScene
-from cli.tui.table_view import draw_table
+from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH, Overlay, TableScene, table_fits
+from cli.tui.table_view import clock, draw_table
 
 LEAVE_LINES = (
     "Leaving ends the game for the whole table, and",
@@ -16,16 +18,11 @@ LEAVE_LINES = (
 )
 
 
-MIN_WIDTH, MIN_HEIGHT = 80, 24
-"""The table's layout needs this much; a smaller terminal is asked to grow (the game goes
-on, and keys still work), rather than shown a table drawn over itself."""
-
-
 def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
     canvas = Canvas(width, height)
     overlay = scene.overlay
-    if width < MIN_WIDTH or height < MIN_HEIGHT:
-        _too_small(canvas)
+    if not table_fits((width, height)):  # (rather than a table drawn over itself)
+        _too_small(canvas, scene)
     elif overlay is Overlay.HELP:
         draw_help(canvas)
     elif overlay is Overlay.ROUND and scene.report is not None:
@@ -39,10 +36,25 @@ def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
     return canvas
 
 
-def _too_small(canvas: Canvas) -> None:
-    text = (f"This terminal is {canvas.width}×{canvas.height}; the table needs {MIN_WIDTH}×{MIN_HEIGHT}. "
-            "Enlarge it: the game goes on meanwhile, your turn's timer too.")
-    lines = wrap(text, canvas.width)[: canvas.height]
+def too_small_words(scene: TableScene, width: int, height: int) -> list[str]:
+    """What a screen too small for the table says: how much room it needs, that keys
+    wait for it, and what runs meanwhile (your turn's timer; your look at your bottom
+    cards, R4.3, waits for the table)."""
+    model = scene.model
+    words = [f"This terminal is {width}×{height}; the table needs {MIN_WIDTH}×{MIN_HEIGHT}. "
+             "Enlarge it: the game goes on meanwhile. Keys do nothing until the table is shown (Ctrl-C still leaves, asking first)."]
+    if scene.bottom_until is not None:
+        words.append(f"Your look at your bottom cards waits for it ({math.ceil(scene.bottom_until - model.now)} s).")
+    view = model.view
+    left = model.remaining(model.turn_deadline)
+    if view.turn_seat == model.me and left is not None and not model.ended:
+        words.append(f"It is your turn: {clock(left)} left.")
+    return words
+
+
+def _too_small(canvas: Canvas, scene: TableScene) -> None:
+    lines = [line for text in too_small_words(scene, canvas.width, canvas.height) for line in wrap(text, canvas.width)]
+    lines = lines[: canvas.height]
     top = max(0, (canvas.height - len(lines)) // 2)
     for i, line in enumerate(lines):
         canvas.write(max(0, (canvas.width - text_width(line)) // 2), top + i, line, "class:message.warning")

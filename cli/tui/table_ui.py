@@ -16,6 +16,9 @@ at (peek, spy, look & swap) or that is turned face up for everyone in a tableau 
 wrong snap) is shown for a few seconds; nothing else, unless `memory_aid`. A screen that
 opens on a table in play (a seat resumed after a crash, §11.3) shows none of the cards
 its player saw before, nor the bottom cards again once confirmed: they were seen then.
+While the terminal is too small for the table (`MIN_WIDTH` × `MIN_HEIGHT`, as the screen
+was last drawn: `resize`), nothing is seen: keys other than Ctrl-C do nothing, and the
+times of what is shown for a while stand still.
 
 Keys are read through `keymap.press_for`. An action of several keys is a `Pending`
 value that the next keys complete; a finished action is checked against
@@ -68,6 +71,12 @@ BOTTOM_PEEK_S: Final = 10.0
 
 MESSAGE_S: Final = 4.0
 """How long a message stays on the prompt line."""
+
+MIN_WIDTH: Final = 80
+MIN_HEIGHT: Final = 24
+"""The table's layout needs this much; a smaller terminal is asked to grow instead, and
+while the table is not on screen its keys do nothing (the game goes on) and what is shown
+for a while (the look at the bottom cards, a look at a card) waits for it (client decision)."""
 
 STALE_KEYS_S: Final = 2.0
 """After the table cancels a half-typed snap or take, slot and opponent keys typed this
@@ -184,7 +193,8 @@ class TableUi:
         self.report_open: int | None = None
         self.reports_seen = -1  # reports present before this screen opened are not shown
         self.log_scroll = 0
-        self.screen_size = (80, 24)  # (width, height) of the screen the last key was pressed on
+        self.screen_size = (MIN_WIDTH, MIN_HEIGHT)  # (width, height) the screen was last drawn to
+        self._updated: float | None = None  # the session time of the last update
         self.keys = 0
         self.leaving = False  # the player confirmed leaving the table
         self.finished = False  # the player closed the game-end screen
@@ -214,6 +224,9 @@ class TableUi:
         if self._stopped_s is not None and model.stopped_s > self._stopped_s:  # (R4.3: 10 s of being shown)
             rs.stood(model.stopped_s - self._stopped_s)
         self._stopped_s = model.stopped_s
+        if not self.table_shown and self._updated is not None and now > self._updated:
+            rs.stood(now - self._updated)  # (nothing runs out unseen while the table is not on screen)
+        self._updated = now
 
         # knowledge: cards newly known in a tableau are shown for a few seconds
         known_now: set[int] = set()
@@ -257,9 +270,9 @@ class TableUi:
 
         # R4.3: the bottom cards, once, when the table is on screen
         if rs.bottom and not rs.bottom_done:
-            if rs.bottom_until is None and self.overlay is None and not self.quit_open:
-                rs.bottom_until = now + BOTTOM_PEEK_S
-            elif rs.bottom_until is not None and now >= rs.bottom_until:
+            if rs.bottom_until is None:
+                self._start_bottom_peek(now)
+            elif now >= rs.bottom_until:
                 out += self._end_bottom_peek(model)
         if view.phase is Phase.PEEK and rs.bottom_done and not rs.ready_sent and not view.ready[self.me]:
             out += self._ready(model)
@@ -288,9 +301,11 @@ class TableUi:
         if model is None:
             return None
         now = model.now
-        times = list(self._round.flashes.values())
-        if self._round.bottom_until is not None and not self._round.bottom_done:
-            times.append(self._round.bottom_until)
+        times: list[float] = []
+        if self.table_shown:  # (else they wait for it)
+            times += self._round.flashes.values()
+            if self._round.bottom_until is not None and not self._round.bottom_done:
+                times.append(self._round.bottom_until)
         if self.message is not None:
             times.append(self.message.until)
         for deadline in (model.turn_deadline, model.peek_deadline, model.grace_deadline):
@@ -298,6 +313,17 @@ class TableUi:
                 left = deadline - now
                 times.append(now + (left - math.floor(left) or 1.0))  # the countdown's next second
         return min(times) if times else None
+
+    @property
+    def table_shown(self) -> bool:
+        """The screen is large enough to show the table (or what covers it)."""
+        return table_fits(self.screen_size)
+
+    def resize(self, size: tuple[int, int]) -> None:
+        """The screen is now drawn to `size` (width, height)."""
+        self.screen_size = size
+        if self._model is not None and self._round.bottom and not self._round.bottom_done:
+            self._start_bottom_peek(self._model.now)
 
     @property
     def overlay(self) -> Overlay | None:
@@ -318,6 +344,8 @@ class TableUi:
         if rs.bottom_until is not None and not rs.bottom_done:
             shown.update(rs.bottom)
             bottom_until = rs.bottom_until
+        elif rs.bottom and not rs.bottom_done and not self.table_shown and self.overlay is None:
+            bottom_until = model.now + BOTTOM_PEEK_S  # (it starts once the table is shown)
         view = model.view
         if view.phase is Phase.DECIDE and view.turn_seat == self.me and view.looked is not None:
             own_slot, owner, slot = view.looked  # the look & swap stays visible until decided
@@ -347,7 +375,7 @@ class TableUi:
         card: keys typed ahead as the client starts say nothing of what was seen), and
         `size` the (width, height) it was drawn to."""
         if size is not None:
-            self.screen_size = size
+            self.resize(size)
         if not isinstance(shown, TableScene):
             shown = None
         self.keys += 1
@@ -366,6 +394,8 @@ class TableUi:
                 self.finished = True
             else:
                 self.quit_open = True
+            return []
+        if not self.table_shown:  # (nobody sees what a key would act on: it does nothing)
             return []
         if overlay is Overlay.HELP:
             self.help_open = False
@@ -665,6 +695,12 @@ class TableUi:
 
     # --- the bottom cards (R4.3) -------------------------------------------------------------
 
+    def _start_bottom_peek(self, now: float) -> None:
+        """R4.3: the look at the bottom cards starts once the table is on screen."""
+        rs = self._round
+        if rs.bottom_until is None and self.overlay is None and not self.quit_open and self.table_shown:
+            rs.bottom_until = now + BOTTOM_PEEK_S
+
     def _end_bottom_peek(self, model: TableModel) -> list[Intent]:
         self._round.bottom_done = True
         if model.view.phase is Phase.PEEK and not model.view.ready[self.me]:
@@ -683,6 +719,12 @@ class TableUi:
     def _say(self, text: str, kind: Literal["info", "warning", "error"] = "info") -> None:
         now = self._model.now if self._model is not None else 0.0
         self.message = Message(text, kind, now + MESSAGE_S)
+
+
+def table_fits(size: tuple[int, int]) -> bool:
+    """A screen of `size` (width, height) has room for the table."""
+    width, height = size
+    return width >= MIN_WIDTH and height >= MIN_HEIGHT
 
 
 _MOVES: Final = {"bandit": "Bandit call", "look-swap": "look & swap", "decide": "choice", "skip-power": "skip",

@@ -13,7 +13,8 @@ only immutable values:
 - terminal → trio: every key is normalised to a name ("q", "space", "enter", "esc",
   "ctrl-c", …) and handed to trio with `TrioToken.run_sync_soon`, which never blocks,
   together with the screen that was on display when the key was read (a snap names
-  the discard top the player saw).
+  the discard top the player saw); so is each new size the screen is drawn to
+  (`Resized`: a table too large for it is not on screen).
 
 So neither loop ever waits for the other, the trio program keeps `trio.run` as its
 only entry point, and nothing here needs a new dependency (trio-asyncio). A key costs
@@ -84,7 +85,14 @@ class LogNote:
     level: int
 
 
-TerminalEvent = KeyPress | LogNote
+@dataclass(frozen=True, slots=True)
+class Resized:
+    """The screen is now drawn to `size` (width, height)."""
+
+    size: tuple[int, int]
+
+
+TerminalEvent = KeyPress | LogNote | Resized
 
 
 class TerminalClosed(Exception):
@@ -207,6 +215,8 @@ class Terminal:
 
     def _draw(self, width: int, height: int) -> Canvas:
         screen = self._screen
+        if (width, height) != self._drawn_size:
+            self._post(Resized((width, height)))
         self._drawn, self._drawn_size = screen, (width, height)
         return screen.draw(width, height)
 
