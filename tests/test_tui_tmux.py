@@ -482,3 +482,24 @@ def test_s11_3_a_person_taking_back_a_seat_stopped_while_signing_sees_it_and_may
         kill_all(procs)
         if session is not None:
             session.close()
+
+
+def test_s11_3_ctrl_z_suspends_the_client_and_fg_brings_its_screen_back(tmp_path: Path) -> None:
+    """Ctrl-Z in the full-screen client (raw mode: the terminal sends no SIGTSTP) stops it
+    as any terminal program, back at the shell with its screen put away; `fg` draws it
+    again (the table counts the time it did not run against nobody, §11.3)."""
+    screen = Tmux(tmp_path, ["bash", "--norc", "--noprofile", "-i"])
+    try:
+        screen.keys(f"PS1='$ ' {_quote(sys.executable)} tests/tui_launcher.py --players 2 --think 30", "Enter")
+        screen.wait_text("remember them", "Round 1")
+        screen.keys("C-z")
+        text = screen.wait_text("Stopped", timeout=15)
+        assert "remember them" not in text, text  # (the shell's own screen again)
+        screen.keys("fg", "Enter")
+        screen.wait_text("Round 1", "? help")
+        screen.keys("C-c", "y")
+        screen.wait_for(lambda t: "? help" not in t, "the client gone")
+        screen.keys("exit", "Enter")
+        assert "EXITED 0" in screen.wait_text("EXITED")
+    finally:
+        screen.close()

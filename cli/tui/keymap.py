@@ -124,7 +124,7 @@ KEYMAP: Final = (
     KeyHelp("powers", "peek: slot · spy: opponent + slot · swaps: slot + opponent + slot"),
     KeyHelp("Enter", "ready after your bottom cards · close the round and game screens"),
     KeyHelp("Esc", "cancel a half-typed action · PgUp/PgDn scroll the log"),
-    KeyHelp("?", "this help · Ctrl-C leave the table (asks first)"),
+    KeyHelp("?", "this help · Ctrl-C leave the table (asks first) · Ctrl-Z suspend"),
 )
 """Every key, for the help screen and the README."""
 

@@ -19,8 +19,9 @@ only immutable values:
 So neither loop ever waits for the other, the trio program keeps `trio.run` as its
 only entry point, and nothing here needs a new dependency (trio-asyncio). A key costs
 two thread wake-ups (well under a millisecond; `bench/tui.py` measures the whole path).
-Resizes are picked up by prompt_toolkit's size polling (it cannot receive SIGWINCH off
-the main thread), and at once when trio, on the main thread, forwards SIGWINCH.
+Ctrl-Z suspends the program as in any terminal program (`suspend`). Resizes are picked
+up by prompt_toolkit's size polling (it cannot receive SIGWINCH off the main thread),
+and at once when trio, on the main thread, forwards SIGWINCH.
 
 While the screen is up, log records (WARNING and above) are routed to the screen as
 `LogNote`s instead of being printed over it.
@@ -241,6 +242,7 @@ class Terminal:
         bindings.add(Keys.Any)(handler)
         for key in (*_KEY_NAMES, " "):
             bindings.add(key)(handler)
+        bindings.add(Keys.ControlZ)(suspend)
         return bindings
 
     def _make_app(self) -> Application[None]:
@@ -373,6 +375,13 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
                 pass
     if terminal._failure is not None and not isinstance(terminal._failure, KeyboardInterrupt):
         raise TerminalClosed(f"the screen stopped: {terminal._failure!r}") from terminal._failure
+
+
+def suspend(event: KeyPressEvent) -> None:
+    """Ctrl-Z: to the background, as any terminal program (raw mode reads the key instead
+    of the terminal sending SIGTSTP). The screen is put away first and drawn again on
+    `fg`; the table counts the time this program did not run against nobody."""
+    event.app.suspend_to_background()
 
 
 async def _forward_resize(terminal: Terminal) -> None:
