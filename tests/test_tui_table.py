@@ -366,6 +366,22 @@ async def test_R3_swap_in_either_order_and_skip(mock_clock: trio.testing.MockClo
         assert await t.press("z") == [SkipPower(0)]
 
 
+@pytest.mark.parametrize("players", [2, 4, 6])
+async def test_R3_the_power_of_the_drawn_and_the_discarded_card_is_written_whole(
+        mock_clock: trio.testing.MockClock, players: int) -> None:
+    """Found playing: the look & swap under the discard read "power: look & …" at 100
+    columns, "power: look …" at 80 (with long names beside the piles)."""
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[16, 2], players=players) as t:
+        t.session._seats = tuple(SeatInfo(s, "Maximilianaa" if s else "Ana", "TEST") for s in range(players))
+        await t.press("x")  # a 16 (R3: look & swap)
+        for width in (80, 100):
+            assert "look & swap" in " ".join(t.text(width, 24).splitlines()[8:10])
+        await t.press("z")
+        for width in (80, 100):
+            under = t.text(width, 24).splitlines()[8:10]
+            assert "power: look & swap" in " ".join(" ".join(row.split()) for row in under), under
+
+
 async def test_R3_look_and_swap_shows_both_cards_until_decided(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 0, 2], 2: [18, 0, 2, 4]}, discard=0, draw=[16, 0, 0, 18]) as t:
         await power(t)

@@ -265,8 +265,9 @@ def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int) -> None:
         after = canvas.write(x, MIDDLE + 1, cell.text, style)
         canvas.write(after + 1, MIDDLE + 1, str(len(view.discard)), "class:dim")
         power = skills.powers[top.face]
-        if view.phase is Phase.POWER and power is not None:
-            canvas.write(x, MIDDLE + 2, clip(f"power: {power_words(power)}", column - 1), "class:message.info")
+        if view.phase is Phase.POWER and power is not None:  # (no drawn card beside it then: its room too)
+            room = (x1 if view.hand is None else x + column) - x - 1
+            _label(canvas, x, MIDDLE + 2, f"power: {power_words(power)}", room)
     elif view.in_transit is not None:
         canvas.write(x, MIDDLE + 1, "turning…", "class:dim")
     # the drawn card
@@ -281,9 +282,19 @@ def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int) -> None:
             canvas.write(x, MIDDLE + 1, cell.text, cell.style)
             power = skills.powers[hand.face]
             if power is not None:
-                canvas.write(x, MIDDLE + 2, clip(power_words(power), column - 1), "class:message.info")
+                _label(canvas, x, MIDDLE + 2, power_words(power), max(column, x1 - x) - 1)
         else:
             canvas.write(x, MIDDLE + 1, back.text, back.style)
+
+
+def _label(canvas: Canvas, x: int, y: int, text: str, room: int) -> None:
+    """A card's power under it: on one row of `room` columns, or wrapped onto the
+    (empty) row under it, rather than cut."""
+    lines = wrap(text, max(1, room))
+    if len(lines) > 2:
+        lines = [lines[0], clip(" ".join(lines[1:]), room)]
+    for row, line in enumerate(lines, start=y):
+        canvas.write(x, row, line, "class:message.info")
 
 
 # --- prompt -------------------------------------------------------------------------------
