@@ -792,6 +792,32 @@ def test_R1_equal_totals_share_their_place_in_the_standings() -> None:
     assert "Game over — Cy wins with 4 points" in canvas.text()
 
 
+def test_R9_the_round_screen_tags_every_lowest_sum_of_the_round() -> None:
+    """Found playing: "lowest" marked the lowest total, so of two players with the round's
+    lowest sum (12) only one was tagged. The tag is the round's lowest sum (R9: the Bandit
+    caller's -10 needs it strictly), on every player who has it."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_round_end
+    from engine.skills import DEFAULT_SKILLS
+    from p2p.session import RoundReport
+
+    face = {value: face for face, value in enumerate(DEFAULT_SKILLS.values)}
+    hands = ((8, 8), (6, 6), (10, 10), (6, 6))  # sums 16, 12, 20, 12
+    report = RoundReport(2, (16, 12, 20, 12), (20, 40, 30, 50), None, False,
+                         tuple(((0, face[a]), (1, face[b])) for a, b in hands))
+    names = ("Ann", "bob", "cy", "dan")
+    model = SimpleNamespace(reports=[report], skills=DEFAULT_SKILLS, me=0, players=4, ended=False,
+                            view=SimpleNamespace(round=2, target=100), name=lambda s: names[s])
+    canvas = Canvas(80, 24)
+    draw_round_end(canvas, model, 0)  # type: ignore[arg-type]
+    rows = {row.split()[0]: row for row in canvas.text().splitlines() if row.split()[:1] in (["You"], ["bob"], ["cy"],
+                                                                                           ["dan"])}
+    assert {name for name, row in rows.items() if row.endswith(" lowest sum")} == {"bob", "dan"}, rows
+    assert "lowest" not in rows["You"]  # (the lowest total)
+
+
 def test_R6_R9_a_slot_a_snap_emptied_shows_as_empty_on_the_round_screen() -> None:
     """Found playing: the round screen left an emptied slot blank, where the table (and
     the README's legend) show ` ·· `."""

@@ -65,7 +65,7 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
     figures_x = min(width - 38, cards_x + columns * step + 2)
     canvas.write(figures_x, y, f"{'sum':>5} {'Bandit':>7} {'round':>6} {'total':>6}", "class:dim")
     y += 1
-    lowest = min(report.totals)
+    lowest = min(sums)  # (R9: the caller's bonus asks whether their sum is strictly the lowest)
     for seat, tableau in enumerate(report.tableaus):
         style = "class:seat.me" if seat == model.me else "class:seat"
         canvas.write(2, y, clip(names[seat], NAME_COLUMNS), style)
@@ -77,8 +77,8 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
         bonus = f"{report.scores[seat] - sums[seat]:+d}" if seat == report.caller else ""
         figures = f"{sums[seat]:>5} {bonus:>7} {report.scores[seat]:>6} {report.totals[seat]:>6}"
         canvas.write(figures_x, y, figures, "class:prompt")
-        if report.totals[seat] == lowest:
-            canvas.write(figures_x + text_width(figures) + 1, y, "lowest", "class:good")
+        if sums[seat] == lowest:  # (every one of equal sums)
+            canvas.write(figures_x + text_width(figures) + 1, y, "lowest sum", "class:good")
         y += 2
     y += 1
     if report.audit_ok is None:
