@@ -840,6 +840,21 @@ def test_R6_R9_a_slot_a_snap_emptied_shows_as_empty_on_the_round_screen() -> Non
     assert "You           ··  [16]" in rows[mine] and rows[mine + 1].split() == ["··", "··"], rows[mine:mine + 2]
 
 
+async def test_R6_R9_a_penalty_slot_a_snap_emptied_shows_as_empty_on_the_round_screen(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Found playing: a penalty card's slot, emptied later by a snap, was left out of the
+    round screen (the round's report lists the cards held; the table showed ` ·· `)."""
+    async with table({0: [4, 6, 0, 2], 1: [18, 16, 14, 12]}, discard=10, draw=[10, 10, 0, 2], players=2) as t:
+        await t.press("b", "space", "q")  # wrong (R6): a penalty card, a 10, into slot e
+        await t.press("x", "z", "z")  # a 10 drawn and discarded, its spy skipped
+        top = t.scene.top_card
+        assert await t.press("space", "e") == [Snap(0, top, 0, 4)]  # (Bo's turn: a snap again)
+        await t.other(Draw(1), Discard(1))  # Bo's final turn (R8)
+        assert t.scene.overlay is Overlay.ROUND
+        mine = next(row for row in t.text().splitlines() if row.startswith("  You "))
+        assert "You          [ 4] [ 6]  ··       12" in mine, mine
+
+
 @pytest.mark.parametrize(("me", "title"), [(2, "Ada and you share the win"), (1, "You and Cy share the win"),
                                            (3, "Ada and Cy share the win")])
 def test_R1_a_shared_win_is_told_in_a_sentence(me: int, title: str) -> None:

@@ -44,7 +44,17 @@ def caller_words(report: RoundReport, skills: Skills, name: list[str], me: int) 
             f"not strictly the lowest, +{CALLER_BONUS}.")
 
 
-def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
+def slot_counts(report: RoundReport, slots: tuple[int, ...] = ()) -> list[int]:
+    """How many slots each seat's tableau had at the end of the round: the square, every
+    slot up to the last card held (R6: a slot emptied by a snap keeps its place), and as
+    many as the table showed (`slots`, by seat: a last penalty slot emptied too)."""
+    return [max([4, *(slot + 1 for slot, _ in tableau), *slots[seat:seat + 1]])
+            for seat, tableau in enumerate(report.tableaus)]
+
+
+def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[int, ...] = ()) -> None:
+    """The round `model.reports[index]`; `slots`: each seat's slot count as the table last
+    showed that round, if known."""
     report = model.reports[index]
     skills = model.skills
     width = canvas.width
@@ -60,7 +70,8 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
     y += 1
     sums = round_sums(report, skills)
     step = card_width(skills) + 1
-    columns = max([2] + [slot_position(slot)[0] + 1 for tableau in report.tableaus for slot, _ in tableau])
+    counts = slot_counts(report, slots)
+    columns = max(slot_position(count - 1)[0] + 1 for count in counts)
     cards_x = 2 + NAME_COLUMNS + 1
     figures_x = min(width - 38, cards_x + columns * step + 2)
     canvas.write(figures_x, y, f"{'sum':>5} {'Bandit':>7} {'round':>6} {'total':>6}", "class:dim")
@@ -70,7 +81,7 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int) -> None:
         style = "class:seat.me" if seat == model.me else "class:seat"
         canvas.write(2, y, clip(names[seat], NAME_COLUMNS), style)
         held = dict(tableau)
-        for slot in sorted(set(held) | set(range(4))):  # (a slot of the square that a snap emptied: R6)
+        for slot in range(counts[seat]):  # (a slot that a snap emptied shows empty: R6)
             column, row = slot_position(slot)
             cell = value_cell(skills, held[slot], Shown.FACE_UP) if slot in held else empty_cell(skills)
             canvas.write(cards_x + column * step, y + row, cell.text, cell.style)

@@ -26,7 +26,7 @@ def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
     elif overlay is Overlay.HELP:
         draw_help(canvas)
     elif overlay is Overlay.ROUND and scene.report is not None:
-        draw_round_end(canvas, scene.model, scene.report)
+        draw_round_end(canvas, scene.model, scene.report, scene.report_slots)
     elif overlay is Overlay.GAME:
         draw_game_end(canvas, scene.model)
     else:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import enum
 import math
+from itertools import zip_longest
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
@@ -130,6 +131,7 @@ class TableScene:
     shown: frozenset[int]  # card ids whose value is on screen now
     bottom_until: float | None  # R4.3 your bottom cards are being shown until then
     report: int | None  # index of the round report on screen
+    report_slots: tuple[int, ...]  # each seat's slot count in that round, as this screen last saw it (R6)
     memory_aid: bool
     log_scroll: int
     keys: int  # keys handled so far (benchmarks wait for a key's redraw with it)
@@ -192,6 +194,7 @@ class TableUi:
         self.game_seen = False
         self.report_open: int | None = None
         self.reports_seen = -1  # reports present before this screen opened are not shown
+        self._slot_counts: dict[int, tuple[int, ...]] = {}  # round -> each seat's slot count (R6: emptied ones too)
         self.log_scroll = 0
         self.screen_size = (MIN_WIDTH, MIN_HEIGHT)  # (width, height) the screen was last drawn to
         self._updated: float | None = None  # the session time of the last update
@@ -255,6 +258,7 @@ class TableUi:
                 rs.flashes[looked] = now + FLASH_S
                 rs.looking.discard(looked)
         rs.known = known_now
+        self._count_slots(view.round, tuple(len(tableau) for tableau in view.tableaux))
         rs.flashes = {c: t for c, t in rs.flashes.items() if t > now and c in in_tableau}
 
         # reports and the end of the game
@@ -294,6 +298,12 @@ class TableUi:
             for key in held:
                 out += self._press_table(key, model, None)
         return out
+
+    def _count_slots(self, round_number: int, counts: tuple[int, ...]) -> None:
+        """Remember how many slots each tableau has in this round (they only grow): the
+        round's report lists the cards, not a last penalty slot a snap emptied."""
+        before = self._slot_counts.get(round_number, ())
+        self._slot_counts[round_number] = tuple(max(pair) for pair in zip_longest(counts, before, fillvalue=0))
 
     def wakeup(self) -> float | None:
         """When (session clock) the screen next changes by itself, if ever."""
@@ -362,6 +372,8 @@ class TableUi:
             shown=frozenset(shown),
             bottom_until=bottom_until,
             report=self.report_open,
+            report_slots=() if self.report_open is None else self._slot_counts.get(
+                model.reports[self.report_open].round, ()),
             memory_aid=self.memory_aid,
             log_scroll=self.log_scroll,
             keys=self.keys,
