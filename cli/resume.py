@@ -149,6 +149,20 @@ def bot_logs(summary: GameSummary) -> list[Path] | None:
 Choice = Literal["back", "leave", "new"]
 
 
+def ready_the_terminal() -> None:
+    """Before a person is told something and asked about it: the terminal they answer at
+    in line mode, on its own screen (a full-screen client killed in it left its screen up:
+    what is said first would be lost with it, `ready_to_ask`)."""
+    if not input_piped():
+        ready_to_ask(sys.stdin, sys.stdout)
+        return
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as out, open("/dev/tty", encoding="utf-8") as keys:
+            ready_to_ask(keys, out)
+    except OSError:  # (no terminal after all: nothing to put back)
+        pass
+
+
 def ask_at_the_terminal(prompt: str) -> str:
     """`input`, at the terminal even when the standard input is a pipe (a table code came
     that way, `join --code -`, and the person is at the terminal: `at_a_terminal`)."""
@@ -187,6 +201,7 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
     if not person:
         complain(f"{words}: {going_back}; starting a new game")
         return "new"
+    ready_the_terminal()
     say(f"{words[0].upper()}{words[1:]}.")
     while True:
         try:

@@ -354,3 +354,56 @@ def test_s11_3_the_question_after_a_crash_reads_enter_on_a_terminal_the_crashed_
             child.kill()
             child.wait()
         os.close(master)
+
+
+@pytest.mark.parametrize("client", ["killed", "stopped", "none"])
+def test_s11_3_the_question_after_a_kill_leaves_the_screen_a_killed_client_left_up(tmp_path: Path, client: str) -> None:
+    """A shell with job control puts the line discipline back after a job killed by a
+    signal, but not the screen: the killed client's mark (`full_screen_mark`) says its
+    screen was left up on this terminal, and the question is asked off it. A client that
+    is only stopped (Ctrl-Z: its screen put away), or none, leaves the screen alone."""
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()  # (in line mode: as the shell left it)
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root), "TMPDIR": str(tmp_path)}
+    mark = ("import sys, os, signal; from cli.ttymode import full_screen_mark as mark\n"
+            "with mark(sys.stdout): print('UP', flush=True); os.kill(os.getpid(), signal.SIG{})")
+    holder = None
+    if client != "none":
+        holder = subprocess.Popen([sys.executable, "-c", mark.format("KILL" if client == "killed" else "STOP")],
+                                  stdin=slave, stdout=slave, stderr=slave, cwd=root, env=env)
+        seen = bytearray()
+        assert _read_until(master, b"UP", seen, time.monotonic() + 30), bytes(seen)
+        if client == "killed":
+            holder.wait(timeout=30)
+    child = subprocess.Popen(
+        [sys.executable, "-c", "from cli.resume import ask_at_the_terminal as ask; print('got', repr(ask('Go back? ')))"],
+        stdin=slave, stdout=slave, stderr=slave, cwd=root, env=env,
+    )
+    seen = bytearray()
+    try:
+        assert _read_until(master, b"Go back? ", seen, time.monotonic() + 30), bytes(seen)
+        assert (b"\x1b[?1049l" in seen) == (client == "killed"), bytes(seen)
+        os.write(master, b"y\n")
+        assert _read_until(master, b"got 'y'", seen, time.monotonic() + 30), bytes(seen)
+        assert child.wait(timeout=30) == 0
+    finally:
+        for process in (child, holder):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+        os.close(slave)
+        os.close(master)
+
+
+def test_s11_3_a_person_is_told_of_the_waiting_game_once_the_terminal_is_ready_to_ask(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line before the question ("Your last game stopped …") was said on the killed
+    client's screen, then lost with it as the question put the terminal's own back."""
+    stopped(tmp_path, 1, 20, HERE)
+    monkeypatch.setattr(cli.resume, "ready_the_terminal", lambda: print("READY"))
+    assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=lambda prompt: "") == "back"
+    assert capsys.readouterr().out.startswith("READY\nYour last game stopped ")

@@ -503,3 +503,32 @@ def test_s11_3_ctrl_z_suspends_the_client_and_fg_brings_its_screen_back(tmp_path
         assert "EXITED 0" in screen.wait_text("EXITED")
     finally:
         screen.close()
+
+
+def test_s11_3_after_a_kill_in_a_shell_the_offer_is_asked_on_the_terminal_s_own_screen(tmp_path: Path) -> None:
+    """Found playing: `kill -9` of the client, then the same `play` again in the same
+    interactive shell, which puts the line discipline back itself but not the screen: the
+    offer to go back was asked on the dead table's screen, cursor hidden. The killed
+    client's mark says its screen was left up; the offer is said on the terminal's own."""
+    screen = Tmux(tmp_path, ["bash", "--norc", "--noprofile", "-i"])
+    command = " ".join(_quote(c) for c in play_command(tmp_path))
+    try:
+        screen.keys(f"PS1='$ ' {command}", "Enter")
+        screen.wait_text("remember them", "Round 1")
+        found = subprocess.run(["pgrep", "-f", f"cli play .*{tmp_path}"], capture_output=True, text=True)
+        os.kill(int(found.stdout.split()[0]), signal.SIGKILL)
+        screen.wait_text("Killed")
+        screen.keys(command, "Enter")
+        text = screen.wait_text("Go back to it?")
+        assert "Your last game stopped" in text and "remember them" not in text, text
+        shown = screen.tmux("display-message", "-p", "-t", "t", "#{alternate_on} #{cursor_flag}").strip()
+        assert shown == "0 1", shown  # (off the alternate screen, the cursor shown)
+        screen.keys("Enter")
+        screen.wait_text("Round 1", "? help", timeout=60)
+        screen.keys("C-c")
+        screen.wait_text("Leave the table?")
+        screen.keys("y")
+        screen.wait_text("You left the table", timeout=60)
+    finally:
+        screen.close()
+        subprocess.run(["pkill", "-f", str(tmp_path / "state")], capture_output=True)  # (bots, if the test failed)

@@ -38,7 +38,7 @@ import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -51,6 +51,7 @@ from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.output import Output
 
+from cli.ttymode import full_screen_mark
 from cli.tui.canvas import Canvas
 from cli.tui.styles import STYLE
 
@@ -342,6 +343,9 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
     held, stderr = (io.StringIO(), sys.stderr) if output is None else (None, None)
     if held is not None:
         sys.stderr = held
+    marked = ExitStack()  # (a killed client leaves its mark: the next question puts the screen back)
+    if output is None:
+        marked.enter_context(full_screen_mark(sys.stdout))
     thread.start()
     try:
         async with trio.open_nursery() as nursery:
@@ -366,6 +370,7 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
         terminal._exit()
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(thread.join)
+        marked.close()
         if held is not None:
             sys.stderr = stderr
             try:
