@@ -16,10 +16,10 @@ from pathlib import Path
 import trio
 
 from cli.argtypes import integer
+from cli.cells import ljust, text_width
 from cli.commands import audit_command
 from cli.lobby_common import at_a_terminal, complain, records_unwritable, say
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
-from cli.tui.canvas import text_width
 from engine import NormalBot
 from p2p.identity import Identity, default_state_dir
 from p2p.journal import SeatJournal, forget_stale_journals, open_seat_journal
@@ -242,9 +242,10 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
     if not args.json:
         if summary.finished:
             say(f"Game over after {summary.rounds} round{'s' if summary.rounds != 1 else ''}. Standings:")
+            width = max([24, *(text_width(name) for name in summary.totals)])  # (terminal cells: 山田 takes 4)
             for name, total in sorted(summary.totals.items(), key=lambda kv: kv[1]):
                 mark = "  winner" if name in summary.winners else ""
-                say(f"  {name}{' ' * max(1, 25 - text_width(name))}{total:>4}{mark}")  # (in terminal cells)
+                say(f"  {ljust(name, width)} {total:>4}{mark}")
         elif summary.left:
             say(f"You left the table after {summary.rounds} round{'s' if summary.rounds != 1 else ''}.")
         elif summary.departed:  # (`why` names who, as they wrote their name, and why: "bo left the table (…)")

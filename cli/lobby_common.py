@@ -12,6 +12,7 @@ from pathlib import Path
 
 
 from cli.argtypes import ipv4, player
+from cli.cells import ljust, text_width
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
 from p2p.lobby import LobbyResult, RosterChanged, Signing
@@ -146,12 +147,12 @@ def explain(error: BaseException) -> str:
 
 
 def roster_lines(roster: Roster, me: bytes, reconnecting: frozenset[bytes] = frozenset()) -> list[str]:
-    width = max(len(m.name) for m in roster.members)
+    width = max(text_width(m.name) for m in roster.members)  # (terminal cells: a wide character takes two)
     lines = []
     for m in roster.members:
         tags = [t for t, on in (("host", m.seat == 0), ("you", m.peer_id == me),
                                 ("reconnecting…", m.peer_id in reconnecting)) if on]
-        lines.append(f"  seat {m.seat + 1}  {m.name:<{width}}  {m.cert.short}  {' '.join(tags)}".rstrip())
+        lines.append(f"  seat {m.seat + 1}  {ljust(m.name, width)}  {m.cert.short}  {' '.join(tags)}".rstrip())
     return lines
 
 

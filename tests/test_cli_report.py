@@ -136,3 +136,19 @@ def test_every_game_command_s_help_gives_its_exit_statuses(command: str, capsys:
     help_text = " ".join(capsys.readouterr().out.split())
     assert "exit status: 0 when the game ended where every seat's log ends" in help_text
     assert all(f"; {code} " in help_text for code in (1, 2, 130))
+
+
+def test_s6_6_the_headless_lobby_lines_up_names_of_wide_characters(tmp_path: Path) -> None:
+    """The seats a headless host or joiner prints: fingerprints in one column whatever
+    terminal cells the names take (a CJK name took two cells a character)."""
+    from cli.lobby_common import roster_lines
+    from cli.tui.canvas import text_width
+    from p2p.roster import Member, Roster, TableRules
+    from transport_support import make_identities
+
+    ids = make_identities(tmp_path, 3)
+    names = ("山田太郎", "Zoë🎲", "bo")
+    members = tuple(Member(i, name, ident.certificate, bytes([i]) * 32) for i, (name, ident) in enumerate(zip(names, ids)))
+    lines = roster_lines(Roster("Kitchen", bytes(32), 3, members, rules=TableRules()), ids[1].peer_id)
+    columns = {text_width(line.split(ident.certificate.short)[0]) for line, ident in zip(lines, ids)}
+    assert len(lines) == 3 and len(columns) == 1, lines

@@ -12,6 +12,8 @@ from __future__ import annotations
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.utils import get_cwidth
 
+from cli.cells import text_width  # (the client's modules take it from here)
+
 _WIDE_TAIL = ""  # the second cell of a wide character
 
 
@@ -83,11 +85,6 @@ class Canvas:
                 out.append((styles[start], "".join(chars[start:i])))
                 start = i
         return out
-
-
-def text_width(text: str) -> int:
-    """Columns `text` takes on a terminal."""
-    return sum(max(0, get_cwidth(ch)) for ch in text)
 
 
 def pad(text: str, width: int) -> str:
