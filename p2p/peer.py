@@ -194,6 +194,7 @@ class TablePeer(SessionRecord):
         # (a resumed peer: the seats it lost, told once all are reached; () until it begins)
         self._reconnecting: tuple[int, ...] | None = () if resume is not None else None
         self._woke_at = -JUST_BACK  # when this process last ran again after a stop the others noticed
+        self._sending_since: float | None = None  # when a screen first saw an intent of ours not yet ordered
         if resume is None:
             if seated is None and journal_dir is not None:  # (no journal written at signing: written now)
                 seated = open_seat_journal(
@@ -295,8 +296,16 @@ class TablePeer(SessionRecord):
     def progress(self) -> Progress:
         """As recorded (`SessionRecord`), with the intents this seat sent that the agreed
         order has not delivered yet: asked when a screen looks, not after every frame."""
-        self._progress.sending = tuple(kind for kind in self.orderer.unsettled() if kind in INTENTS)
-        return self._progress
+        progress = self._progress
+        progress.sending = tuple(kind for kind in self.orderer.unsettled() if kind in INTENTS)
+        now = trio.current_time()
+        if not progress.sending:
+            self._sending_since = None
+        elif self._sending_since is None:
+            self._sending_since = now
+        progress.sending_for = 0.0 if self._sending_since is None else now - self._sending_since
+        progress.held_by = tuple(self.orderer.holding_ours()) if progress.sending else ()
+        return progress
 
     def submit(self, intent: Intent) -> None:
         if self._done.is_set():

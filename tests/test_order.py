@@ -905,3 +905,28 @@ def test_the_order_package_exports_every_public_name_of_the_module_it_replaced()
     import p2p.order
 
     assert [n for n in _ORDER_MODULE_NAMES if n not in p2p.order.__all__ or not hasattr(p2p.order, n)] == []
+
+
+def test_s7_4_our_message_names_the_seats_whose_word_it_still_waits_for() -> None:
+    """`holding_ours`: until every other seat has sent a stamp covering our oldest
+    message not yet delivered, the order waits for the ones that have not (what the
+    screen names for a move that does not come back at once)."""
+
+    class Silent(Network):
+        mute = True
+
+        def _post(self, src: int, dst: int, envelope: Any) -> None:
+            if not (self.mute and src == 2):  # (seat 2's program stopped: nothing of it arrives)
+                super()._post(src, dst, envelope)
+
+    net = Silent(3, 11)
+    net.run_until(0.1)
+    ann = net.peers[0].orderer
+    assert ann.holding_ours() == []  # (nothing of ours in flight)
+    net.send(0, {"type": "note", "v": 1, "n": 1})
+    assert ann.holding_ours() == [1, 2]
+    net.run_until(0.2)
+    assert ann.holding_ours() == [2] and not net.peers[0].delivered
+    net.mute = False
+    net.quiesce()
+    assert ann.holding_ours() == [] and len(net.peers[0].delivered) == 1

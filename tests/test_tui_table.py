@@ -677,6 +677,26 @@ async def test_R5_a_move_sent_while_the_table_waits_holds_the_next_keys_until_it
     assert ui.message is not None and ui.message.kind == "error", ui.message
 
 
+async def test_s7_4_a_move_that_does_not_come_back_at_once_names_whom_the_order_waits_for() -> None:
+    """Found playing: Ana pressed x while Bo's program had stopped, before anyone knew his
+    link was gone (that takes seconds, §11.3): nothing happened and the prompt still said
+    "Your turn: x draw". A move not ordered within a second names whose word it waits for
+    (§7.4); one that comes back at once changes nothing on the screen."""
+    from cli.tui.table_view import prompt_text
+
+    session = AwayTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+    session.progress = Progress()  # (every link is up)
+    ui, press = pressing(session)
+    press("x")
+    assert session.sent == [Draw(0)]
+    session.progress.held_by, session.progress.sending_for = (1,), 0.3
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    assert prompt_text(ui.scene()).startswith("Your turn: {x} draw")  # (a moment: nothing to say yet)
+    session.progress.held_by, session.progress.sending_for = (1, 2), 3.2
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    assert prompt_text(ui.scene()) == "Your draw is sent and waits for Bo and Cy to answer (3 s); it counts once they do."
+
+
 @pytest.mark.parametrize("batch", [False, True])
 async def test_R5_keys_typed_while_a_move_is_on_its_way_go_one_move_at_a_time(batch: bool) -> None:
     """x z z while Bo is away: the draw goes, both z wait for it; once it counts, the first

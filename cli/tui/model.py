@@ -44,6 +44,8 @@ class TableModel:
     log_path: str
     now: float
     stopped_s: float = 0.0  # how long this program did not run in all (`Progress.stopped_s`)
+    sending_for: float = 0.0  # how long the first of `sending` has waited (`Progress.sending_for`)
+    held_by: tuple[int, ...] = ()  # the seats whose word the order waits for before it counts (§7.4)
 
     @classmethod
     def capture(cls, session: TableSession) -> TableModel:
@@ -67,6 +69,8 @@ class TableModel:
             clock_unknown=deadlines.unknown,
             waiting_for=tuple(progress.waiting_for),
             sending=tuple(progress.sending),
+            sending_for=progress.sending_for,
+            held_by=tuple(progress.held_by),
             ended=progress.ended,
             ended_why=progress.ended_why,
             finished=progress.finished,

@@ -739,18 +739,23 @@ def table_fits(size: tuple[int, int]) -> bool:
     return width >= MIN_WIDTH and height >= MIN_HEIGHT
 
 
+SLOW_MOVE: Final = 1.0  # seconds a move of mine waits for the others' word before the prompt names who
 _MOVES: Final = {"bandit": "Bandit call", "look-swap": "look & swap", "decide": "choice", "skip-power": "skip",
                  "take": "take from the discard pile", "ready": "\"ready\""}
 
 
 def on_its_way(kind: str, model: TableModel) -> str:
     """What becomes of a move of mine (wire type `kind`) sent while the table waits for
-    someone: it is sent, and counts once they are back (nothing is ordered meanwhile)."""
+    someone: it is sent, and counts once they are back (nothing is ordered meanwhile), or,
+    if it has waited `SLOW_MOVE` for players whose links are up, once they answer."""
     move = _MOVES.get(kind, kind)
-    if not model.waiting_for:
-        return f"Your {move} is on its way."
-    who = listed([model.name(seat) for seat in model.waiting_for])
-    return f"Your {move} is sent: it counts once {who} {'is' if len(model.waiting_for) == 1 else 'are'} back."
+    if model.waiting_for:
+        who = listed([model.name(seat) for seat in model.waiting_for])
+        return f"Your {move} is sent: it counts once {who} {'is' if len(model.waiting_for) == 1 else 'are'} back."
+    if model.held_by and model.sending_for >= SLOW_MOVE:
+        who = listed([model.name(seat) for seat in model.held_by])
+        return f"Your {move} is sent and waits for {who} to answer ({model.sending_for:.0f} s); it counts once they do."
+    return f"Your {move} is on its way."
 
 
 def explain(intent: Intent, model: TableModel) -> str:

@@ -30,7 +30,7 @@ from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
 from cli.tui.keymap import HELP_BAR, opponent_keys, slot_key, slot_position
 from cli.tui.log_view import LOG_TOP, draw_log
-from cli.tui.table_ui import LOOKED_CARD_LEFT, Pending, TableScene, on_its_way
+from cli.tui.table_ui import LOOKED_CARD_LEFT, SLOW_MOVE, Pending, TableScene, on_its_way
 
 NAME_COLUMNS = 12
 TOP, MIDDLE, BOTTOM = 2, 6, 10
@@ -374,6 +374,8 @@ def prompt_text(scene: TableScene) -> str:
         return _pending_text(scene, pending)
     if "snap" in model.sending and model.waiting_for:  # (said once as it went; said here until it counts)
         return on_its_way("snap", model)
+    if model.turn_sent and view.turn_seat == me and (model.waiting_for or model.sending_for >= SLOW_MOVE):
+        return on_its_way(model.turn_sent, model)  # (a move that does not come back at once: who it waits for)
     phase = view.phase
     seats = opponent_keys(model.players)
     if phase is Phase.PEEK:

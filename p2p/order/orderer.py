@@ -871,6 +871,14 @@ class Orderer:
         stamped (`post`), in the order they will be."""
         return [e.inner["type"] for e in self._sent[self._mine_delivered:]] + [p["type"] for p in self._unsent]
 
+    def holding_ours(self) -> list[int]:
+        """The seats whose word the order still needs before our oldest content message
+        not yet delivered can be: none has sent a stamp that covers it yet (§7.4)."""
+        if self._mine_delivered >= len(self._sent):
+            return []
+        stamp = self._sent[self._mine_delivered].inner["lamport"]
+        return [seat for seat, peer in enumerate(self._peers) if seat != self.me and peer.covered < stamp]
+
     def heard_content(self, seat: int) -> bool:
         """Whether any content message of `seat`'s has arrived here, delivered or not."""
         peer = self._peers[seat]
