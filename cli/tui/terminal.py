@@ -19,7 +19,8 @@ only immutable values:
 So neither loop ever waits for the other, the trio program keeps `trio.run` as its
 only entry point, and nothing here needs a new dependency (trio-asyncio). A key costs
 two thread wake-ups (well under a millisecond; `bench/tui.py` measures the whole path).
-Ctrl-Z suspends the program as in any terminal program (`suspend`). Resizes are picked
+Ctrl-Z suspends the program as in any terminal program (`suspend`; on SIGCONT the
+screen takes raw mode again and is drawn anew). Resizes are picked
 up by prompt_toolkit's size polling (it cannot receive SIGWINCH off the main thread),
 and at once when trio, on the main thread, forwards SIGWINCH.
 
@@ -289,6 +290,27 @@ class Terminal:
             self._closed = True
             closed()
 
+    def _continued(self) -> None:
+        """The program runs again after a stop (from trio's thread, on SIGCONT). The
+        screen's thread asked the terminal for its line mode before it stopped, and may
+        have asked for raw mode again before the stop took effect: the shell then put its
+        own modes back, and `fg` gave the terminal over in line mode (keys echoed, nothing
+        read until Enter). Raw mode again, and the whole screen drawn anew."""
+        app, loop = self._app, self._loop
+        if app is None or loop is None or loop.is_closed():
+            return
+
+        def again() -> None:
+            if app.is_running:
+                app.input.raw_mode().__enter__()  # (left when the application ends: its own raw mode restores all)
+                app.renderer.reset()
+                app.invalidate()
+
+        try:
+            loop.call_soon_threadsafe(again)
+        except RuntimeError:  # (the loop closed meanwhile)
+            pass
+
     def _exit(self) -> None:
         """Ask the application to end (from trio's thread)."""
         self._stopping = True
@@ -360,7 +382,7 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
             raise TerminalClosed(f"the screen could not start: {terminal._failure!r}") from terminal._failure
         async with trio.open_nursery() as nursery:
             if forward_resize and threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGWINCH"):
-                nursery.start_soon(_forward_resize, terminal)
+                nursery.start_soon(_forward_signals, terminal)
             try:
                 yield terminal
             finally:
@@ -385,11 +407,18 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
 def suspend(event: KeyPressEvent) -> None:
     """Ctrl-Z: to the background, as any terminal program (raw mode reads the key instead
     of the terminal sending SIGTSTP). The screen is put away first and drawn again on
-    `fg`; the table counts the time this program did not run against nobody."""
+    `fg` (`Terminal._continued`); the table counts the time this program did not run
+    against nobody."""
     event.app.suspend_to_background()
 
 
-async def _forward_resize(terminal: Terminal) -> None:
-    with trio.open_signal_receiver(signal.SIGWINCH) as signals:
-        async for _ in signals:
-            terminal._redraw()
+async def _forward_signals(terminal: Terminal) -> None:
+    """SIGWINCH: the screen is drawn at its new size at once. SIGCONT: the program runs
+    again after a stop (Ctrl-Z, then `fg`)."""
+    wanted = [sig for sig in (getattr(signal, "SIGWINCH", None), getattr(signal, "SIGCONT", None)) if sig is not None]
+    with trio.open_signal_receiver(*wanted) as signals:
+        async for number in signals:
+            if number == getattr(signal, "SIGCONT", None):
+                terminal._continued()
+            else:
+                terminal._redraw()
