@@ -10,18 +10,19 @@ holds the old port now, it listens on another and dials every seat itself.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import ipaddress
 import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 import trio
 
@@ -149,29 +150,34 @@ def bot_logs(summary: GameSummary) -> list[Path] | None:
 Choice = Literal["back", "leave", "new"]
 
 
+@contextlib.contextmanager
+def _the_terminal() -> Iterator[tuple[IO[str], IO[str]]]:
+    """(keys, out): the person's terminal, even when the standard input is a pipe (a
+    table code came that way, `join --code -`: then /dev/tty); put in line mode on its
+    own screen (`ready_to_ask`). OSError: no terminal after all."""
+    if not input_piped():
+        ready_to_ask(sys.stdin, sys.stdout)
+        yield sys.stdin, sys.stdout
+        return
+    with open("/dev/tty", "w", encoding="utf-8") as out, open("/dev/tty", encoding="utf-8", errors="replace") as keys:
+        ready_to_ask(keys, out)
+        yield keys, out
+
+
 def ready_the_terminal() -> None:
     """Before a person is told something and asked about it: the terminal they answer at
     in line mode, on its own screen (a full-screen client killed in it left its screen up:
     what is said first would be lost with it, `ready_to_ask`)."""
-    if not input_piped():
-        ready_to_ask(sys.stdin, sys.stdout)
-        return
-    try:
-        with open("/dev/tty", "w", encoding="utf-8") as out, open("/dev/tty", encoding="utf-8") as keys:
-            ready_to_ask(keys, out)
-    except OSError:  # (no terminal after all: nothing to put back)
+    with contextlib.suppress(OSError), _the_terminal():  # (no terminal after all: nothing to put back)
         pass
 
 
 def ask_at_the_terminal(prompt: str) -> str:
-    """`input`, at the terminal even when the standard input is a pipe (a table code came
-    that way, `join --code -`, and the person is at the terminal: `at_a_terminal`)."""
-    if not input_piped():
-        ready_to_ask(sys.stdin, sys.stdout)
-        return input(prompt)
+    """`input`, at the terminal even when the standard input is a pipe (`_the_terminal`)."""
     try:
-        with open("/dev/tty", "w", encoding="utf-8") as out, open("/dev/tty", encoding="utf-8", errors="replace") as keys:
-            ready_to_ask(keys, out)
+        with _the_terminal() as (keys, out):
+            if keys is sys.stdin:
+                return input(prompt)
             out.write(prompt)
             out.flush()
             line = keys.readline()

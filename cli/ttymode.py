@@ -12,12 +12,15 @@ killed by a signal, but not the screen: the terminal is still on the client's al
 screen, its cursor hidden. No terminal can be asked reliably which screen it shows, so
 the client leaves a mark while its screen is up (`full_screen_mark`, removed when it
 closes it); a mark whose process is gone says the screen was left up on this terminal.
+Marks are named by the terminal's device and kept in a folder of the user's own, written
+and read never through a link.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,17 +76,70 @@ def ready_to_ask(keys: IO[str], out: IO[str]) -> None:
         out.flush()
 
 
-def _mark_path(out: IO[str]) -> Path | None:
-    """Where the mark of a full screen on `out`'s terminal goes (None: not a terminal)."""
+TTY_ALIAS = os.makedev(5, 0) if hasattr(os, "makedev") else -1  # /dev/tty: "my terminal", whichever it is
+
+
+def _terminal_device(fd: int) -> int | None:
+    """The device number of the terminal `fd` writes to: for /dev/tty, the one it stands
+    for (a question asked there when the standard input is a pipe, `join --code -`)."""
+    if not os.isatty(fd):
+        return None
+    device = os.fstat(fd).st_rdev
+    if device != TTY_ALIAS:
+        return device
+    for std in (2, 1, 0):  # (the standard streams still on the terminal name it)
+        with contextlib.suppress(OSError):
+            if os.isatty(std) and (other := os.fstat(std).st_rdev) != TTY_ALIAS:
+                return other
+    with contextlib.suppress(OSError, ValueError, IndexError):  # (Linux: the controlling terminal, tty_nr)
+        fields = Path("/proc/self/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+        number = int(fields[4])
+        if number:
+            return os.makedev((number >> 8) & 0xFFF, (number & 0xFF) | ((number >> 12) & 0xFFF00))
+    return None
+
+
+def _mark_folder() -> Path | None:
+    """This user's folder for marks: the runtime folder (XDG_RUNTIME_DIR, the user's
+    own), else one in the temporary folder that this user made and no one else may use;
+    None if it is not (another user may have made it first, to have a mark written
+    through a link of theirs)."""
+    user = os.getuid() if hasattr(os, "getuid") else 0
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    folder = Path(runtime) / "bandit-lan" if runtime else Path(tempfile.gettempdir()) / f"bandit-lan-{user}-screens"
     try:
-        fd = out.fileno()
-        if not os.isatty(fd):
-            return None
-        device = os.fstat(fd).st_rdev
+        folder.mkdir(mode=0o700, parents=bool(runtime), exist_ok=True)
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != user or st.st_mode & 0o077:
+        return None
+    return folder
+
+
+def _mark_path(out: IO[str]) -> Path | None:
+    """Where the mark of a full screen on `out`'s terminal goes (None: not a terminal,
+    or no safe place for it)."""
+    try:
+        device = _terminal_device(out.fileno())
     except (OSError, ValueError):
         return None
-    user = os.getuid() if hasattr(os, "getuid") else 0
-    return Path(tempfile.gettempdir()) / f"bandit-lan-{user}-screens" / f"tty-{device:x}"
+    folder = None if device is None else _mark_folder()
+    return None if folder is None else folder / f"tty-{device:x}"
+
+
+def _write_mark(path: Path, text: str) -> None:
+    """`text` in the mark at `path`, never through a link."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as mark:
+        mark.write(text)
+
+
+def _read_mark(path: Path) -> str:
+    """The mark at `path`, never through a link."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, encoding="ascii") as mark:
+        return mark.read()
 
 
 @contextlib.contextmanager
@@ -95,16 +151,15 @@ def full_screen_mark(out: IO[str]) -> Iterator[None]:
     mine = str(os.getpid())
     if path is not None:
         try:
-            path.parent.mkdir(mode=0o700, exist_ok=True)
-            path.write_text(mine, encoding="ascii")
+            _write_mark(path, mine)
         except OSError:
             path = None
     try:
         yield
     finally:
         if path is not None:
-            with contextlib.suppress(OSError):
-                if path.read_text(encoding="ascii") == mine:
+            with contextlib.suppress(OSError, ValueError):
+                if _read_mark(path) == mine:
                     path.unlink()
 
 
@@ -116,7 +171,7 @@ def screen_left_up(out: IO[str]) -> bool:
     if path is None:
         return False
     try:
-        pid = int(path.read_text(encoding="ascii"))
+        pid = int(_read_mark(path))
     except (OSError, ValueError):
         return False
     if _running(pid):

@@ -356,19 +356,23 @@ def test_s11_3_the_question_after_a_crash_reads_enter_on_a_terminal_the_crashed_
         os.close(master)
 
 
-@pytest.mark.parametrize("client", ["killed", "stopped", "none"])
+@pytest.mark.parametrize("client", ["killed", "stopped", "none", "killed-input-piped"])
 def test_s11_3_the_question_after_a_kill_leaves_the_screen_a_killed_client_left_up(tmp_path: Path, client: str) -> None:
     """A shell with job control puts the line discipline back after a job killed by a
     signal, but not the screen: the killed client's mark (`full_screen_mark`) says its
     screen was left up on this terminal, and the question is asked off it. A client that
-    is only stopped (Ctrl-Z: its screen put away), or none, leaves the screen alone."""
+    is only stopped (Ctrl-Z: its screen put away), or none, leaves the screen alone. With
+    the standard input a pipe (`join --code -`) the question is asked at /dev/tty, which
+    names the same terminal (its mark was not found there)."""
     import pty
     import subprocess
     import sys
 
     master, slave = pty.openpty()  # (in line mode: as the shell left it)
     root = Path(__file__).resolve().parent.parent
-    env = {**os.environ, "PYTHONPATH": str(root), "TMPDIR": str(tmp_path)}
+    env = {**os.environ, "PYTHONPATH": str(root), "TMPDIR": str(tmp_path), "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    piped = client.endswith("-input-piped")
+    client = client.removesuffix("-input-piped")
     mark = ("import sys, os, signal; from cli.ttymode import full_screen_mark as mark\n"
             "with mark(sys.stdout): print('UP', flush=True); os.kill(os.getpid(), signal.SIG{})")
     holder = None
@@ -379,9 +383,16 @@ def test_s11_3_the_question_after_a_kill_leaves_the_screen_a_killed_client_left_
         assert _read_until(master, b"UP", seen, time.monotonic() + 30), bytes(seen)
         if client == "killed":
             holder.wait(timeout=30)
+    terminal = os.ttyname(slave)
+
+    def own_terminal() -> None:  # (a session of its own, the pty its controlling terminal: /dev/tty is it)
+        os.setsid()
+        os.close(os.open(terminal, os.O_RDWR))
+
     child = subprocess.Popen(
         [sys.executable, "-c", "from cli.resume import ask_at_the_terminal as ask; print('got', repr(ask('Go back? ')))"],
-        stdin=slave, stdout=slave, stderr=slave, cwd=root, env=env,
+        stdin=subprocess.PIPE if piped else slave, stdout=slave, stderr=slave, cwd=root, env=env,
+        preexec_fn=own_terminal if piped else None,
     )
     seen = bytearray()
     try:
@@ -407,3 +418,36 @@ def test_s11_3_a_person_is_told_of_the_waiting_game_once_the_terminal_is_ready_t
     monkeypatch.setattr(cli.resume, "ready_the_terminal", lambda: print("READY"))
     assert offer_resume(args(), tmp_path, "play", person=True, local=True, ask=lambda prompt: "") == "back"
     assert capsys.readouterr().out.startswith("READY\nYour last game stopped ")
+
+
+def test_s11_3_a_screen_mark_is_never_written_through_another_s_folder_or_link(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marks' folder in the shared temporary folder is used only if this user made
+    it and no one else may write there, and a mark is never written through a link:
+    another user could otherwise have a player's file overwritten by starting a client."""
+    import pty
+    import tempfile
+
+    from cli import ttymode
+
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    master, slave = pty.openpty()
+    try:
+        with os.fdopen(os.dup(slave), "w") as out:
+            folder = tmp_path / f"bandit-lan-{os.getuid()}-screens"
+            folder.mkdir(mode=0o777)
+            folder.chmod(0o777)  # (open to everyone: not this user's own)
+            assert ttymode._mark_path(out) is None
+            folder.chmod(0o700)
+            path = ttymode._mark_path(out)
+            assert path is not None and path.parent == folder
+            victim = tmp_path / "notes.txt"
+            victim.write_text("mine")
+            path.symlink_to(victim)  # (a link left where the mark goes)
+            with ttymode.full_screen_mark(out):
+                pass
+            assert victim.read_text() == "mine"
+    finally:
+        os.close(slave)
+        os.close(master)
