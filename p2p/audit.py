@@ -220,9 +220,9 @@ def audit(path: Path) -> AuditResult:
         opened.append(message)
     if broken is None and contents.damaged is not None:
         at, why = contents.damaged
-        broken = Failure(None, None, "§10.1", f"the file was changed or damaged in the frame that starts at byte {at}: "
-                                              f"it cannot be read ({why}), nor anything after it; the records before "
-                                              "it were checked")
+        broken = Failure(None, None, "§10.1", f"the file was changed or damaged in the frame that starts at byte {at} "
+                                              f"({why}): neither it nor anything after it can be checked; the records "
+                                              "before it were")
     if contents.end_signature is not None:  # (the writer's signature over everything before its end)
         result.end_signed = verify_signature(writer.cert.public_key, contents.end_signature[1], contents.end_signature[0])
         if not result.end_signed and broken is None:

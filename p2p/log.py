@@ -34,6 +34,7 @@ short by a crash reads as "torn": everything before it is intact.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -301,7 +302,7 @@ def _read(source: BinaryIO, partial: bool = False) -> LogContents:
         except LogError as exc:
             if not partial or contents is None:
                 raise
-            contents.damaged = (offset, exc.reason.removeprefix(f"frame at byte {offset}: "))
+            contents.damaged = (offset, re.sub(rf"^frame at byte {offset}:? ", "", exc.reason))
             break
     if contents is None:
         raise LogError("§10.1", "the log is empty")
@@ -317,8 +318,8 @@ def _take(contents: LogContents | None, game: bytes, offset: int, payload: bytes
     except ProtocolError as exc:
         raise LogError("§10.1", f"frame at byte {offset}: {exc.reason}") from None
     if encode(decoded) != payload:  # (the writer's signatures cover values it re-derives: one encoding each)
-        raise LogError("§10.1", f"frame at byte {offset} is not in its canonical encoding (§4.3): "
-                                "it was encoded again after it was written")
+        raise LogError("§10.1", f"frame at byte {offset}: not in its canonical encoding (§4.3), so not as its "
+                                "writer wrote it")
     kind = frame["type"]
     if contents is None:
         if kind != "log.header":

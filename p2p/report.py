@@ -89,7 +89,7 @@ def overall(agreement: Agreement) -> str:
     if agreement.verified:
         first = logs[0]
         if first.left is not None:
-            return f"Overall: {every} are intact and tell the same game, which ended early because {first.left.told}."
+            return f"Overall: FAIR: {every} hold every check and tell the same game, which ended early: {first.left.told}."
         won = f" Winner{'s' if len(first.winners) > 1 else ''}: {' and '.join(first.winners)}." if first.winners else ""
         return f"Overall: FAIR: {every} hold every check and tell the same game.{won}"
     why = [f"{_log_named(r)} fails its own audit" for r in logs if not r.ok]
@@ -204,7 +204,7 @@ def _how_it_ended(result: AuditResult) -> Iterator[str]:
     if machine is None or result.roster is None:
         return
     yield ""
-    if result.finished and result.rounds:
+    if machine.finished and result.rounds:  # (its last round replayed: a log.end altered after it says nothing of that)
         target, totals = result.roster.rules.target, result.rounds[-1].totals
         reached = listed([f"{name} ({total})" for name, total in zip(names, totals) if total >= target])
         won = "the lowest total wins" if len(result.winners) == 1 else "the lowest totals share the win"

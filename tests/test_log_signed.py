@@ -93,6 +93,7 @@ def test_s10_1_an_edited_log_end_fails_and_is_shown_safely(
     assert result.end_signed is False
     report = list(game_report(result))
     assert [line for line in report if line.startswith("Verdict")] == [report[-1]]
+    assert any(line.startswith("Game over after round ") for line in report)  # (every record replayed: it ended)
     assert report[-1].startswith("Verdict: NOT VERIFIED") and not any("\x1b" in line or "\n" in line for line in report)
     shown = next(line for line in report if line.startswith("Its log.end, whose signature does not verify under Bo's key"))
     if "absent" in edit:
@@ -124,9 +125,13 @@ def test_s10_1_a_frame_encoded_again_with_the_same_values_fails(
     edited.write_bytes(data[:offset] + len(longer).to_bytes(4, "big") + longer + data[offset + 4 + len(payload):])
     with pytest.raises(LogError) as info:
         read_log(edited)
-    assert str(info.value).startswith(f"§10.1: frame at byte {offset} is not in its canonical encoding (§4.3)")
+    assert str(info.value).startswith(f"§10.1: frame at byte {offset}: not in its canonical encoding (§4.3)")
     failure = audit(edited).first_failure
-    assert failure is not None and failure.section == "§10.1" and "not in its canonical encoding" in failure.what
+    assert failure is not None and failure.section == "§10.1", failure
+    told = (f"the file was changed or damaged in the frame that starts at byte {offset} (not in its canonical "
+            "encoding (§4.3), so not as its writer wrote it): neither it" if which == "end" else
+            f"frame at byte {offset}: not in its canonical encoding (§4.3)")  # (no header: the log is unreadable)
+    assert failure.what.startswith(told), failure.what
     assert audit(logs[1]).ok
 
 
@@ -301,3 +306,17 @@ def test_s10_3_a_log_never_closed_is_not_called_closed_early(
                   "or the records after this point were cut off")
         assert ending in own.first_failure.what
     assert f"(Ann's ends after {held}: {ending})" in summary, summary
+
+
+def test_s10_3_the_overall_verdict_of_logs_of_a_game_that_ended_early_is_a_fair_one() -> None:
+    """Logs that hold every check and agree on a game a player left end with "Overall:
+    FAIR: …" as every verified set does (it read "Overall: both logs are intact …", which
+    a script looking for the two forms README gives missed)."""
+    from types import SimpleNamespace
+
+    from p2p.report import overall
+
+    log = SimpleNamespace(left=SimpleNamespace(told="Bo left the table (the player chose to leave)"), winners=())
+    agreement = SimpleNamespace(logs=[log, log], verified=True, parting=None)
+    assert overall(agreement) == ("Overall: FAIR: both logs hold every check and tell the same game, which ended early: "  # type: ignore[arg-type]
+                                  "Bo left the table (the player chose to leave).")
