@@ -166,6 +166,7 @@ class Narrator:
         self.opened: Mapping[int, int] = {}  # the round's faces from its openings (§9.7), for an auditor (`card_ids`)
         self._story: _Story | None = None
         self._placed: dict[int, str] = {}  # this round's discards: card -> how it came on the pile ("Bo's snap")
+        self._first_on: dict[int, int] = {}  # this round's discard pile: card -> the first card put on it (R6)
         self._top: int | None = None  # the discard pile's top card as last told
         self._looked: LookSwap | None = None
         self._looked_cards: tuple[int | None, int | None] | None = None  # the cards looked at, where they were
@@ -303,12 +304,13 @@ class Narrator:
 
     def _covered(self, game: Game, top: int) -> str | None:
         """R6: what covered `top` on the discard pile, if something did ("Cy's snap of a
-        6"): the card just above it, and who put it there. None while it is still the top
-        (or once a reshuffle, R7, took it away)."""
+        6"): the first card put on it (one taken away since, R5 C, covered it all the same),
+        and who put it there. None while it is still the top (or once a reshuffle, R7, took
+        it away)."""
         pile = game.zones().discard
         if top not in pile[:-1]:
             return None
-        card = pile[pile.index(top) + 1]
+        card = self._first_on.get(top, pile[pile.index(top) + 1])
         how = self._placed.get(card)
         words = self._words(game, card)
         return f"{how} of {words}" if how else words
@@ -319,7 +321,10 @@ class Narrator:
         top, event = game.discard_top(), story.event
         if isinstance(event, RoundStarted):
             self._placed.clear()
+            self._first_on.clear()
         elif top is not None and top != self._top:
+            if self._top is not None and self._top in game.zones().discard:  # (put on it, not left by a take)
+                self._first_on.setdefault(self._top, top)
             seat = next((n.seat for n in story.notes if isinstance(n, TimerFallback)), None) \
                 if isinstance(event, TurnTimedOut) else getattr(event, "seat", None)
             if type(seat) is int:

@@ -143,6 +143,21 @@ def test_R6_not_the_fastest_names_what_covered_its_top_first() -> None:
                                 "it first), penalty card (into slot 4)."]
 
 
+def test_R6_not_the_fastest_names_the_card_that_covered_its_top_first_not_what_lies_on_it_now() -> None:
+    """The 6 Ana discarded covered the first discard's 10; Bo then took the 6 (R5 C) and
+    his 2 went where it was. Cy's late snap on the 10 lost to Ana's 6, which came first,
+    not to Bo's 2, the card on it now."""
+    table = scripted(tableaux={0: [0, 0, 2, 4], 1: [2, 2, 4, 6], 2: [10, 2, 2, 0]}, discard=10, draw=[6, 0])
+    first = table.t.top()
+    table.do(Draw(0))
+    table.do(Discard(0))  # (Ana's 6 on the 10)
+    table.do(SkipPower(0))
+    table.do(TakeDiscard(1, table.t.top(), 0))  # (Bo takes the 6: his 2 lies on the 10 now)
+    out = table.do(Snap(2, first, 2, 0))
+    assert texts(out[None]) == ["Cy tried their top-left slot on a 10 — not the fastest (Ana's discard of a 6 covered "
+                                "it first), penalty card (into slot 4)."], texts(out[None])
+
+
 def auditor(table: Told3) -> Narrator:
     """The audit's narrator (every face, every card by its number), listening as one more seat."""
     narrator = Narrator(NAMES[:len(table.seats)], None, private_faces=True, card_ids=True)
