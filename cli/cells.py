@@ -1,18 +1,26 @@
 """Terminal cells a text takes: a CJK character or an emoji two, a combining mark none.
 
-Plain output (standings, the headless lobby, `tables`) lines up its columns with these,
-as the full-screen client does, without loading the client (`wcwidth` is the table
-prompt_toolkit itself measures with).
+The one measure of the full-screen client (`cli.tui.canvas`) and of plain output (the
+standings, the headless lobby), which uses it without loading the client (`wcwidth` is
+the table prompt_toolkit itself measures with).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from wcwidth import wcwidth
+
+
+@lru_cache(maxsize=4096)
+def cell_width(ch: str) -> int:
+    """Columns the character `ch` takes on a terminal (0 for a combining or control one)."""
+    return max(0, wcwidth(ch))
 
 
 def text_width(text: str) -> int:
     """Columns `text` takes on a terminal."""
-    return sum(max(0, wcwidth(ch)) for ch in text)
+    return sum(cell_width(ch) for ch in text)
 
 
 def ljust(text: str, width: int) -> str:

@@ -246,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
                 raise NotSeated(exc) from exc
             if result is None:
                 return "You left the table before the game began."
-            if expect is None:  # (a table that filled as this player joined starts at once: the lobby's line is gone)
+            if expect is None:  # (by address: the lobby said it, but a table this player filled starts at once)
                 host = result.roster.members[0]
                 trusted.append(f"{host.name}'s fingerprint is {host.cert.short}: you joined by address, so it was "
                                f"trusted on first use; compare it with the host's screen (or join with --fingerprint).")

@@ -167,12 +167,13 @@ class TurnedAway:
 
     name: str
     address: str
-    proto: int | None  # the joiner's other protocol number; None: the code it gave was wrong
+    proto: int  # the protocol number its hello named
+    reason: str = "version"  # the refusal (§6.4): "version" or "bad-code" (the code it gave was wrong)
 
     def sentence(self, more: int = 0) -> str:
         """What the host's player reads; `more`: others turned away since the last line."""
         since = f" ({more} more turned away since)" if more else ""
-        if self.proto is None:
+        if self.reason == "bad-code":
             return (f"{printable(self.name)} ({self.address}) could not join: the table code they gave is wrong "
                     f"(tell them the code again){since}.")
         return (f"{printable(self.name)} ({self.address}) could not join: they run bandit-lan protocol {self.proto} "
@@ -550,7 +551,7 @@ class HostLobby(_SignsRoster):
             if proof is None:
                 return refuse("bad-code", "this table needs a code"), []
             if not hmac.compare_digest(proof, joiner_proof(self.code_key, transcript)):
-                return refuse("bad-code", WRONG_CODE), [TurnedAway(hello["name"], address, None)]
+                return refuse("bad-code", WRONG_CODE), [TurnedAway(hello["name"], address, hello["proto"], "bad-code")]
         if self.roster.free == 0:
             return refuse("full", f"all {self.roster.seats} seats are taken"), []
         if self.started or self.starting:

@@ -191,10 +191,12 @@ class TablePeer(SessionRecord):
         self._unseen_start: int | None = None  # (a resumed peer: the turn or peek under way, begun before the crash)
         self._alive_at = -ALIVE_EVERY  # when the journal was last marked alive
         self._departed: str | None = None  # (the player whose leave ended the game, if not this seat)
-        # (a resumed peer: the seats it lost, told once all are reached; () until it begins)
+        # (a resumed peer, or one back from a stop the others noticed: the seats it lost, told
+        # once all are reached; () until a resumed peer begins)
         self._reconnecting: tuple[int, ...] | None = () if resume is not None else None
         self._woke_at = -JUST_BACK  # when this process last ran again after a stop the others noticed
-        self._sending_since: float | None = None  # when a screen first saw an intent of ours not yet ordered
+        # (our first content message not yet delivered, by how many of ours were, and when a screen first saw it)
+        self._sending_since: tuple[int, float] | None = None
         if resume is None:
             if seated is None and journal_dir is not None:  # (no journal written at signing: written now)
                 seated = open_seat_journal(
@@ -298,12 +300,12 @@ class TablePeer(SessionRecord):
         order has not delivered yet: asked when a screen looks, not after every frame."""
         progress = self._progress
         progress.sending = tuple(kind for kind in self.orderer.unsettled() if kind in INTENTS)
-        now = trio.current_time()
+        now, oldest = trio.current_time(), self.orderer.delivered_mine  # (the first not delivered: its number)
         if not progress.sending:
             self._sending_since = None
-        elif self._sending_since is None:
-            self._sending_since = now
-        progress.sending_for = 0.0 if self._sending_since is None else now - self._sending_since
+        elif self._sending_since is None or self._sending_since[0] != oldest:
+            self._sending_since = (oldest, now)
+        progress.sending_for = 0.0 if self._sending_since is None else now - self._sending_since[1]
         progress.held_by = tuple(self.orderer.holding_ours()) if progress.sending else ()
         return progress
 
@@ -315,7 +317,8 @@ class TablePeer(SessionRecord):
 
     @property
     def rejoining(self) -> bool:
-        """A resumed seat that has not yet begun, or not yet reached every seat it lost."""
+        """A resumed seat that has not yet begun, or a seat (resumed, or back from a stop of
+        its program) that has not yet reached every seat it lost meanwhile."""
         return self._reconnecting is not None
 
     def now(self) -> float:

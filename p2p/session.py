@@ -83,7 +83,7 @@ class Progress:
     leaving: bool = False  # this seat is leaving the table (the player asked, or the process was told to stop)
     log_path: str = ""
     sending: tuple[str, ...] = ()  # the local seat's intents not yet in the agreed order (wire types, §9.5)
-    sending_for: float = 0.0  # how long the first of them has waited so far (seconds)
+    sending_for: float = 0.0  # how long the first of them has waited so far (seconds, from when a screen saw it)
     held_by: tuple[int, ...] = ()  # the seats whose word the order waits for before it can count (§7.4)
     stopped_s: float = 0.0  # how long this program did not run in all (stopped, or its machine slept)
     extra: dict[str, str] = field(default_factory=dict)

@@ -319,7 +319,7 @@ async def _with_cut_between_two_guests(tmp_path: Path, body) -> list:  # type: i
 
 
 async def test_11_3_a_process_that_was_stopped_reconnects_rather_than_losing_everybody(tmp_path: Path) -> None:
-    """Found playing: a player whose program was stopped (Ctrl-Z, a sleeping laptop) for
+    """A player whose program was stopped (Ctrl-Z, a sleeping laptop) for
     longer than the others wait read "Lost the link to bob (connection closed); waiting
     for bob …" for every other player, as if they had gone. The links the others closed
     while it did not run are its own reconnecting: told once, and once when it is back."""
@@ -343,7 +343,7 @@ async def test_11_3_a_process_that_was_stopped_reconnects_rather_than_losing_eve
 
 
 async def test_11_3_another_seat_s_report_of_a_seat_this_one_misses_too_is_not_told_twice(tmp_path: Path) -> None:
-    """Found playing: one player's crash read as one line from each other player ("dan
+    """One player's crash read as one line from each other player ("dan
     lost the link to bob …", "Zoë lost the link to bob …") besides this seat's own "Lost the
     link to bob", and as many "… reaches everybody again" after. A report naming only
     seats this one misses too is told only if it outlasts this seat's own loss."""
@@ -447,7 +447,7 @@ async def test_11_3_a_peer_that_says_it_cannot_reach_this_seat_is_the_one_this_s
 
 async def test_11_3_a_seat_just_back_from_a_restart_is_told_as_reconnecting_not_as_losing_links(
         tmp_path: Path) -> None:
-    """Found playing: a player resumed after a crash (kill -9) dials everybody anew; its
+    """A player resumed after a crash (kill -9) dials everybody anew; its
     first acks say which links it has not made again yet, and the others read "alice
     lost the link to carl and you; … the game ends if it is not back within 120 s" one
     line after "alice is back". A seat back within the last few seconds is told as still

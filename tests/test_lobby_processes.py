@@ -46,7 +46,7 @@ def test_host_tables_and_two_joiners_as_processes(tmp_path: Path) -> None:
 
 
 def test_s6_6_a_lobby_check_at_a_real_table_says_why_it_goes(tmp_path: Path) -> None:
-    """Found by a user: `join --lobby-only` at a table that meant to play takes its seat,
+    """`join --lobby-only` at a table that meant to play takes its seat,
     signs, and goes, and the others' game ended "(leaving the table)". It still goes (that
     is the check), but the others read why."""
     seen: list[str] = []

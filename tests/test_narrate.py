@@ -322,7 +322,7 @@ def test_R3_swap_and_look_and_swap_are_told() -> None:
 
 
 def test_R3_a_look_and_swap_kept_because_a_looked_card_was_snapped_away_is_told_so() -> None:
-    """Found playing: "carl left both cards where they were", though one of them was
+    """"carl left both cards where they were", though one of them was
     already on the discard pile (Bo snapped it while Ana decided)."""
     table = scripted(tableaux={0: [12, 14, 0, 2], 1: [0, 16, 6, 8]}, draw=[16, 0, 0])
     table.do(Draw(0))

@@ -94,7 +94,7 @@ async def test_R4_bottom_cards_are_shown_once_then_ready_after_ten_seconds(mock_
 
 async def test_R4_the_look_at_the_bottom_cards_counts_only_while_this_program_runs(
         mock_clock: trio.testing.MockClock) -> None:
-    """Found playing: a player whose program was stopped (Ctrl-Z, SIGSTOP) 8 s into the
+    """A player whose program was stopped (Ctrl-Z, SIGSTOP) 8 s into the
     look found it over when it ran again. The look is 10 s of being shown (R4.3): the
     time the program did not run (its session says how long) is added to it. (The 30 s
     ready barrier is not reached here: this session's clocks do not stand, a peer's do.)"""
@@ -140,7 +140,7 @@ async def test_R6_snapping_your_own_card_takes_two_keys(mock_clock: trio.testing
 
 
 async def test_R6_the_slot_key_typed_for_a_refused_snap_says_why_again(mock_clock: trio.testing.MockClock) -> None:
-    """Found playing: Space refused ("one per turn"), then the slot meant for that snap
+    """Space refused ("one per turn"), then the slot meant for that snap
     answered with the turn's hint ("First x (draw) or c …; to snap, Space first"), which
     reads as if Space had not been pressed."""
     async with table({0: [4, 6, 10, 2]}, discard=10) as t:
@@ -369,7 +369,7 @@ async def test_R3_swap_in_either_order_and_skip(mock_clock: trio.testing.MockClo
 @pytest.mark.parametrize("players", [2, 4, 6])
 async def test_R3_the_power_of_the_drawn_and_the_discarded_card_is_written_whole(
         mock_clock: trio.testing.MockClock, players: int) -> None:
-    """Found playing: the look & swap under the discard read "power: look & …" at 100
+    """The look & swap under the discard read "power: look & …" at 100
     columns, "power: look …" at 80 (with long names beside the piles)."""
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[16, 2], players=players) as t:
         t.session._seats = tuple(SeatInfo(s, "Maximilianaa" if s else "Ana", "TEST") for s in range(players))
@@ -678,7 +678,7 @@ async def test_R5_a_move_sent_while_the_table_waits_holds_the_next_keys_until_it
 
 
 async def test_s7_4_a_move_that_does_not_come_back_at_once_names_whom_the_order_waits_for() -> None:
-    """Found playing: Ana pressed x while Bo's program had stopped, before anyone knew his
+    """Ana pressed x while Bo's program had stopped, before anyone knew his
     link was gone (that takes seconds, §11.3): nothing happened and the prompt still said
     "Your turn: x draw". A move not ordered within a second names whose word it waits for
     (§7.4); one that comes back at once changes nothing on the screen."""
@@ -794,7 +794,7 @@ async def test_s11_3_a_turn_whose_player_is_away_says_the_table_waits_for_them(m
 
 
 def test_R1_equal_totals_share_their_place_in_the_standings() -> None:
-    """Found playing: two seats on 14 were ranked 2 and 3, as if one had done better."""
+    """Two seats on 14 were ranked 2 and 3, as if one had done better."""
     from types import SimpleNamespace
 
     from cli.tui.canvas import Canvas
@@ -813,7 +813,7 @@ def test_R1_equal_totals_share_their_place_in_the_standings() -> None:
 
 
 def test_R9_the_round_screen_tags_every_lowest_sum_of_the_round() -> None:
-    """Found playing: "lowest" marked the lowest total, so of two players with the round's
+    """"lowest" marked the lowest total, so of two players with the round's
     lowest sum (12) only one was tagged. The tag is the round's lowest sum (R9: the Bandit
     caller's -10 needs it strictly), on every player who has it."""
     from types import SimpleNamespace
@@ -839,7 +839,7 @@ def test_R9_the_round_screen_tags_every_lowest_sum_of_the_round() -> None:
 
 
 def test_R6_R9_a_slot_a_snap_emptied_shows_as_empty_on_the_round_screen() -> None:
-    """Found playing: the round screen left an emptied slot blank, where the table (and
+    """The round screen left an emptied slot blank, where the table (and
     the README's legend) show ` ·· `."""
     from types import SimpleNamespace
 
@@ -862,7 +862,7 @@ def test_R6_R9_a_slot_a_snap_emptied_shows_as_empty_on_the_round_screen() -> Non
 
 async def test_R6_R9_a_penalty_slot_a_snap_emptied_shows_as_empty_on_the_round_screen(
         mock_clock: trio.testing.MockClock) -> None:
-    """Found playing: a penalty card's slot, emptied later by a snap, was left out of the
+    """A penalty card's slot, emptied later by a snap, was left out of the
     round screen (the round's report lists the cards held; the table showed ` ·· `)."""
     async with table({0: [4, 6, 0, 2], 1: [18, 16, 14, 12]}, discard=10, draw=[10, 10, 0, 2], players=2) as t:
         await t.press("b", "space", "q")  # wrong (R6): a penalty card, a 10, into slot e
@@ -878,7 +878,7 @@ async def test_R6_R9_a_penalty_slot_a_snap_emptied_shows_as_empty_on_the_round_s
 @pytest.mark.parametrize(("me", "title"), [(2, "Ada and you share the win"), (1, "You and Cy share the win"),
                                            (3, "Ada and Cy share the win")])
 def test_R1_a_shared_win_is_told_in_a_sentence(me: int, title: str) -> None:
-    """Found playing: "You, carol share the win", "bob, You share the win"."""
+    """"You, carol share the win", "bob, You share the win"."""
     from types import SimpleNamespace
 
     from cli.tui.canvas import Canvas
@@ -978,7 +978,7 @@ async def test_a_terminal_smaller_than_the_layout_is_asked_to_grow(mock_clock: t
 
 
 async def test_R5_keys_pressed_while_the_table_is_not_on_screen_do_nothing(mock_clock: trio.testing.MockClock) -> None:
-    """Found playing: at a terminal too small for the table, x drew a card nobody could
+    """At a terminal too small for the table, x drew a card nobody could
     see. While the table is not shown its keys do nothing, and the screen says so;
     Ctrl-C still asks to leave."""
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:

@@ -512,7 +512,7 @@ def test_s11_3_ctrl_z_suspends_the_client_and_fg_brings_its_screen_back(tmp_path
 
 
 def test_s11_3_after_a_kill_in_a_shell_the_offer_is_asked_on_the_terminal_s_own_screen(tmp_path: Path) -> None:
-    """Found playing: `kill -9` of the client, then the same `play` again in the same
+    """`kill -9` of the client, then the same `play` again in the same
     interactive shell, which puts the line discipline back itself but not the screen: the
     offer to go back was asked on the dead table's screen, cursor hidden. The killed
     client's mark says its screen was left up; the offer is said on the terminal's own."""

@@ -10,9 +10,8 @@ clipped, so a small terminal degrades instead of crashing.
 from __future__ import annotations
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.utils import get_cwidth
 
-from cli.cells import text_width  # (the client's modules take it from here)
+from cli.cells import cell_width, text_width  # (the client's modules take text_width from here)
 
 _WIDE_TAIL = ""  # the second cell of a wide character
 
@@ -35,7 +34,7 @@ class Canvas:
         chars = self._chars[y]
         styles = self._styles[y]
         for ch in text:
-            w = get_cwidth(ch)
+            w = cell_width(ch)
             if w <= 0:
                 continue
             if 0 <= x and x + w <= self.width:
@@ -103,7 +102,7 @@ def clip(text: str, width: int, ellipsis: str = "…") -> str:
     used = 0
     limit = width - text_width(ellipsis)
     for ch in text:
-        w = max(0, get_cwidth(ch))
+        w = cell_width(ch)
         if used + w > limit:
             break
         out.append(ch)

@@ -871,6 +871,11 @@ class Orderer:
         stamped (`post`), in the order they will be."""
         return [e.inner["type"] for e in self._sent[self._mine_delivered:]] + [p["type"] for p in self._unsent]
 
+    @property
+    def delivered_mine(self) -> int:
+        """How many of our own content messages the order has delivered."""
+        return self._mine_delivered
+
     def holding_ours(self) -> list[int]:
         """The seats whose word the order still needs before our oldest content message
         not yet delivered can be: none has sent a stamp that covers it yet (§7.4)."""
