@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
+from engine.errors import spell
 from engine.narrate import Narrator, card_named, listed, slot_words
 from p2p.agreement import TOO_FEW, Agreement
 from p2p.audit import AuditResult
@@ -192,8 +193,10 @@ def _rounds(result: AuditResult) -> Iterator[str]:
     if result.refused:
         yield ""
         yield f"Moves that did not count ({len(result.refused)}; told above at their place), by record and rule:"
-        for r in result.refused[:50]:
-            yield f"  record {r.position}: {names[r.seat]}: {r.section}: {r.reason}"
+        for r in result.refused[:50]:  # (its seats and slots named as the story names them: no seat counted from 0)
+            reason = spell(r.told, lambda w: f"{names[w.seat]}'s" if w.form == "possessive" else names[w.seat],
+                           lambda w: f"{names[w.owner]}'s {slot_words(w.slot)} slot")
+            yield f"  record {r.position}: {names[r.seat]}: {r.section}: {reason}"
 
 
 def _how_it_ended(result: AuditResult) -> Iterator[str]:

@@ -929,3 +929,29 @@ def test_s9_4_shares_sent_far_ahead_or_twice_are_not_proven_on_arrival(monkeypat
     assert not seat0._proven_early(1, share, nxt, [(1, share, 0, b"", True)])  # noqa: SLF001
     assert not seat0._proven_early(2, share, nxt, [])  # noqa: SLF001  (seat 2 did not make it: judged later)
     assert len(proofs) == 2  # the far one and the second one were not checked; the false one was, and failed
+
+
+def test_s10_2_the_audit_s_list_of_refused_moves_names_the_players_not_seat_numbers() -> None:
+    """A move out of turn (R5) is refused naming whose turn it was; the audit's list of
+    moves that did not count said "it is seat 0's turn" (seats from 0, where the report
+    counts them from 1): it names the player, as the story does."""
+    from engine import Draw, Phase
+
+    net = TableNetwork(3, 12, rules=TableRules(target=40))
+    net.start()
+    machine = net.tables[0].machine
+    while machine.round_number == 0 or machine.engine.phase is not Phase.START:
+        net.run_until(net.now + 0.001)
+    turn = machine.engine.turn_seat
+    assert turn is not None
+    other = (turn + 1) % 3
+    net.send(other, net.tables[other].machine.submit(Draw(other)))
+    net.run(started=True)
+    from p2p.report import game_report
+
+    with tempfile.TemporaryDirectory() as folder:
+        report = list(game_report(audit(net.write_logs(Path(folder))[0])))
+    listed = report[report.index(next(line for line in report if line.startswith("Moves that did not count"))) + 1:]
+    out_of_turn = [line for line in listed if f": P{other}: R5: " in line]
+    assert out_of_turn and f"it is P{turn}'s turn" in out_of_turn[0], listed
+    assert not any("seat 0" in line or "seat 1" in line for line in listed), listed
