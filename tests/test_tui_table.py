@@ -695,6 +695,11 @@ async def test_s7_4_a_move_that_does_not_come_back_at_once_names_whom_the_order_
     session.progress.held_by, session.progress.sending_for = (1, 2), 3.2
     ui.update(TableModel.capture(session))  # type: ignore[arg-type]
     assert prompt_text(ui.scene()) == "Your draw is sent and waits for Bo and Cy to answer (3 s); it counts once they do."
+    session.flying, session.progress = [], Progress()  # (a snap, out of turn, likewise)
+    session.submit(Snap(0, 10, 0, 0))
+    session.progress.held_by, session.progress.sending_for = (2,), 2.0
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    assert prompt_text(ui.scene()) == "Your snap is sent and waits for Cy to answer (2 s); it counts once they do."
 
 
 @pytest.mark.parametrize("batch", [False, True])

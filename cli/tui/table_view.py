@@ -372,7 +372,7 @@ def prompt_text(scene: TableScene) -> str:
         return _look_text(scene)
     if pending is not None:
         return _pending_text(scene, pending)
-    if "snap" in model.sending and model.waiting_for:  # (said once as it went; said here until it counts)
+    if "snap" in model.sending and (model.waiting_for or model.sending_for >= SLOW_MOVE):  # (said here until it counts)
         return on_its_way("snap", model)
     if model.turn_sent and view.turn_seat == me and (model.waiting_for or model.sending_for >= SLOW_MOVE):
         return on_its_way(model.turn_sent, model)  # (a move that does not come back at once: who it waits for)
