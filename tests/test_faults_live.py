@@ -318,6 +318,17 @@ async def _with_cut_between_two_guests(tmp_path: Path, body) -> list:  # type: i
     return [summaries[i] for i in range(3)]
 
 
+def _reports(peer: TablePeer, away: set[int]) -> None:
+    """`peer`'s acks say from now on that it has no link to the seats `away` (§7.1 `away`)."""
+    peer.orderer.set_away(away)
+    peer._broadcast(peer.orderer.ack(trio.current_time()))
+
+
+async def _told(peer: TablePeer, text: str) -> None:
+    """Until `peer`'s player has read a line that begins with `text`."""
+    await until(lambda: any(line.text.startswith(text) for line in peer.lines), peer)
+
+
 async def test_11_3_a_process_that_was_stopped_reconnects_rather_than_losing_everybody(tmp_path: Path) -> None:
     """A player whose program was stopped (Ctrl-Z, a sleeping laptop) for
     longer than the others wait read "Lost the link to bob (connection closed); waiting
@@ -358,18 +369,14 @@ async def test_11_3_another_seat_s_report_of_a_seat_this_one_misses_too_is_not_t
                 # (mid-game, round 1 scored: the links made as the game began are settled)
                 await until(lambda: len(ann.machine.outcomes) >= 1 and others <= set(ann.mesh.linked()), ann)
                 ann._progress.waiting_for = (cy.me,)  # (as ann's own loss of cy's link sets it)
-                bo.orderer.set_away({cy.me})
-                bo._broadcast(bo.orderer.ack(trio.current_time()))
+                _reports(bo, {cy.me})
                 await until(lambda: bo.me in ann.orderer.cut_off(), ann)
                 ann._check_links(trio.current_time())
                 assert not any("lost the link" in line.text for line in ann.lines), [x.text for x in ann.lines][-3:]
                 ann._progress.waiting_for = ()  # (ann reaches cy again; bo still does not)
-                told = f"{ann.names[bo.me]} lost the link to {ann.names[cy.me]}; the table waits"
-                await until(lambda: any(line.text.startswith(told) for line in ann.lines), ann)
-                bo.orderer.set_away(set())
-                bo._broadcast(bo.orderer.ack(trio.current_time()))
-                again = f"{ann.names[bo.me]} reaches everybody again."
-                await until(lambda: any(line.text == again for line in ann.lines), ann)
+                await _told(ann, f"{ann.names[bo.me]} lost the link to {ann.names[cy.me]}; the table waits")
+                _reports(bo, set())
+                await _told(ann, f"{ann.names[bo.me]} reaches everybody again.")
                 await ann.leave()
 
 
@@ -461,14 +468,10 @@ async def test_11_3_a_seat_just_back_from_a_restart_is_told_as_reconnecting_not_
             async with running(peers):
                 await until(lambda: ann.machine.playing, ann)
                 ann._back_at[back.me] = trio.current_time()  # (as its link coming back after an absence sets it)
-                back.orderer.set_away({ann.me, bo.me})
-                back._broadcast(back.orderer.ack(trio.current_time()))
-                reconnecting = f"{ann.names[back.me]} is still reconnecting to {ann.names[bo.me]}; the table waits"
-                await until(lambda: any(line.text.startswith(reconnecting) for line in ann.lines), ann)
-                back.orderer.set_away(set())
-                back._broadcast(back.orderer.ack(trio.current_time()))
-                again = f"{ann.names[back.me]} reaches everybody again."
-                await until(lambda: any(line.text == again for line in ann.lines), ann)
+                _reports(back, {ann.me, bo.me})
+                await _told(ann, f"{ann.names[back.me]} is still reconnecting to {ann.names[bo.me]}; the table waits")
+                _reports(back, set())
+                await _told(ann, f"{ann.names[back.me]} reaches everybody again.")
                 await ann.leave()
     assert not any("lost the link" in line.text for line in ann.lines)
 
