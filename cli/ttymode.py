@@ -31,10 +31,14 @@ try:
 except ImportError:  # (no POSIX terminals here: nothing to put back)
     termios = None  # type: ignore[assignment]
 
-AFTER_A_FULL_SCREEN = "\x1b[?2004l\x1b7\x1b[?1049l\x1b[?25h"
+TERMINAL_ERRORS: tuple[type[Exception], ...] = (OSError, ValueError, NotImplementedError) + (
+    (termios.error,) if termios is not None else ())
+"""What asking a terminal for its modes or its foreground may raise (not a terminal, gone, not ours)."""
+
+AFTER_A_FULL_SCREEN = "\x1b[?2004l\x1b7\x1b[?1049l\x1b[?25h\x1b[?7h"
 """Bracketed paste off, back from the alternate screen (to what the terminal showed
-before the client started, and where its cursor was), the cursor shown: what a killed
-client left on. (The cursor is saved first: a terminal that keeps one saved cursor a
+before the client started, and where its cursor was), the cursor shown, long lines
+wrapped again: what a killed client left on. (The cursor is saved first: a terminal that keeps one saved cursor a
 screen, and was not on the alternate one after all, puts it back where it was.)"""
 
 

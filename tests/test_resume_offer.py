@@ -398,6 +398,7 @@ def test_s11_3_the_question_after_a_kill_leaves_the_screen_a_killed_client_left_
     try:
         assert _read_until(master, b"Go back? ", seen, time.monotonic() + 30), bytes(seen)
         assert (b"\x1b[?1049l" in seen) == (client == "killed"), bytes(seen)
+        assert (b"\x1b[?7h" in seen) == (client == "killed"), bytes(seen)  # (long lines wrap again)
         os.write(master, b"y\n")
         assert _read_until(master, b"got 'y'", seen, time.monotonic() + 30), bytes(seen)
         assert child.wait(timeout=30) == 0

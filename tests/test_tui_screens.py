@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,29 @@ async def test_R4_R5_a_screen_too_small_for_the_table_holds_its_keys_and_the_loo
         harness.resize(80, 24)
         await harness.wait_for_text("remember them")
         assert session.submitted == []
+
+
+async def test_R4_a_terminal_already_too_small_when_the_game_begins_holds_the_look_too(
+        mock_clock: trio.testing.MockClock) -> None:
+    """`host` and `join` open the terminal for the lobby, which takes the news of its
+    size: a table that begins on a terminal already too small was taken to fit, and the
+    look at the bottom cards ran out unseen (then marked seen). The client asks the
+    terminal its size as it begins."""
+    from cli.tui.terminal import Resized
+
+    session = scripted_session()
+    harness = ScreenHarness(60, 20)
+    async with real_time_limit(60), harness.open(), trio.open_nursery() as nursery:
+        assert isinstance(await harness.terminal.receive(), Resized)  # (the lobby's: taken before the table)
+        await nursery.start(session.run)
+        nursery.start_soon(partial(run_client, session, terminal=harness.terminal))
+        await harness.wait_for_text("waits for it (10 s)")
+        mock_clock.jump(15)  # (within the table's 30 s ready barrier)
+        await trio.testing.wait_all_tasks_blocked()
+        assert session.submitted == []
+        harness.resize(80, 24)
+        await harness.wait_for_text("remember them")
+        nursery.cancel_scope.cancel()
 
 
 async def test_six_players_fit_at_80_columns(mock_clock: trio.testing.MockClock) -> None:

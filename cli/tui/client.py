@@ -45,6 +45,7 @@ async def run_client(session: TableSession, memory_aid: bool = False, *, termina
 
 async def _play(session: TableSession, terminal: Terminal, memory_aid: bool) -> None:
     ui = TableUi(session.me, memory_aid=memory_aid)
+    ui.resize(terminal.size())  # (a lobby drew at this size already: the terminal says so only of a new one)
     events: deque[TerminalEvent] = deque()
     shown: tuple[object, ...] = ()  # the picture on screen: a change that shows nothing new redraws nothing
     wake = trio.Event()

@@ -35,6 +35,7 @@ import errno
 import io
 import logging
 import math
+import os
 import signal
 import sys
 import threading
@@ -52,12 +53,14 @@ from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.output import Output
 
-from cli.ttymode import full_screen_mark
+from cli.ttymode import TERMINAL_ERRORS, full_screen_mark
 from cli.tui.canvas import Canvas
 from cli.tui.styles import STYLE
 
 SIZE_POLL_S = 0.1
 """How often prompt_toolkit checks the terminal size (it cannot get SIGWINCH off the main thread)."""
+FOREGROUND_POLL_S = 0.25
+"""How often a client continued in the background looks whether `fg` gave it the terminal."""
 
 _KEY_NAMES = {
     Keys.ControlM: "enter", Keys.ControlJ: "enter", Keys.Escape: "esc", Keys.ControlC: "ctrl-c",
@@ -295,16 +298,26 @@ class Terminal:
         screen's thread asked the terminal for its line mode before it stopped, and may
         have asked for raw mode again before the stop took effect: the shell then put its
         own modes back, and `fg` gave the terminal over in line mode (keys echoed, nothing
-        read until Enter). Raw mode again, and the whole screen drawn anew."""
+        read until Enter). Raw mode again, and the whole screen drawn anew; a job continued
+        in the background (SIGSTOP, then SIGCONT from elsewhere) may not touch the terminal,
+        and `fg` sends it no signal then: it looks until the terminal is its own again."""
         app, loop = self._app, self._loop
         if app is None or loop is None or loop.is_closed():
             return
 
         def again() -> None:
-            if app.is_running:
+            if not app.is_running:
+                return
+            try:
+                fd = app.input.fileno()
+                if os.tcgetpgrp(fd) != os.getpgrp():  # (continued in the background: `fg` sends no signal)
+                    asyncio.get_running_loop().call_later(FOREGROUND_POLL_S, again)
+                    return
                 app.input.raw_mode().__enter__()  # (left when the application ends: its own raw mode restores all)
-                app.renderer.reset()
-                app.invalidate()
+            except TERMINAL_ERRORS:
+                return
+            app.renderer.reset()
+            app.invalidate()
 
         try:
             loop.call_soon_threadsafe(again)
