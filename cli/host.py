@@ -217,12 +217,12 @@ async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
 
 
 def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:
-    """What a host reads when other tables on the LAN have its table's name: joiners by
-    name are asked which (`join` lists them), so they need its fingerprint."""
+    """What a host reads when other tables on the LAN have its table's name: `join NAME`
+    then lists them and stops, so its players need its fingerprint."""
     hosts = ", ".join(sorted({t.host for t in namesakes}))
     short = short_id(ad.fingerprint)
-    return (f"Another table on this LAN is also called {ad.table!r} (hosted by {hosts}): players who join it by "
-            f"name are asked which, so give them your fingerprint: bandit-lan join {shlex.quote(ad.table)} "
+    return (f"Another table on this LAN is also called {ad.table!r} (hosted by {hosts}): joining by that name "
+            f"alone now fails, so give your players your fingerprint: bandit-lan join {shlex.quote(ad.table)} "
             f"--fingerprint {short} (or host under another name).")
 
 

@@ -221,8 +221,8 @@ def audit(path: Path) -> AuditResult:
     if broken is None and contents.damaged is not None:
         at, why = contents.damaged
         broken = Failure(None, None, "§10.1", f"the file was changed or damaged in the frame that starts at byte {at} "
-                                              f"({why}): neither it nor anything after it can be checked; the records "
-                                              "before it were")
+                                              f"({why}): it and everything after it cannot be checked, only the "
+                                              "records before it")
     if contents.end_signature is not None:  # (the writer's signature over everything before its end)
         result.end_signed = verify_signature(writer.cert.public_key, contents.end_signature[1], contents.end_signature[0])
         if not result.end_signed and broken is None:

@@ -257,7 +257,8 @@ def _end(result: AuditResult) -> Iterator[str]:
         return
     writer = result.writer_name
     by = {True: f"Closed by {writer} (its log.end, signed)",
-          False: f"Its log.end, whose signature does not verify under {writer}'s key",
+          False: f"Its log.end, whose signature does not verify under {writer}'s key (it signs every byte before "
+                 f"it: a change anywhere in the file breaks it)",
           None: "Its log.end (whose writer is unknown: not checked)"}[result.end_signed]
     said = [f'"{contents.ended}"']
     if contents.absent is not None:

@@ -277,7 +277,7 @@ def test_s10_1_a_frame_that_cannot_be_read_is_named_and_what_comes_before_it_is_
     failure = result.first_failure
     assert failure is not None and failure.record is None and failure.seat is None and failure.section == "§10.1"
     assert failure.what.startswith(f"the file was changed or damaged in the frame that starts at byte {at} ("), failure.what
-    assert failure.what.endswith("): neither it nor anything after it can be checked; the records before it were")
+    assert failure.what.endswith("): it and everything after it cannot be checked, only the records before it")
     assert f"byte {at}" not in failure.what.split("(", 1)[1], failure.what  # (its place said once)
     assert result.records == 60
     assert "Round 1" in list(game_report(result))

@@ -312,6 +312,6 @@ async def test_s5_3_a_host_whose_table_name_is_taken_on_the_lan_is_told_to_give_
             await other.published.wait()
             async with _advertising(mine, args, "127.0.0.1", lambda text: (told.append(text), warned.set())):
                 await warned.wait()
-    assert told == [f"Another table on this LAN is also called 'Twin' (hosted by bob): players who join it by name "
-                    f"are asked which, so give them your fingerprint: bandit-lan join Twin --fingerprint "
+    assert told == [f"Another table on this LAN is also called 'Twin' (hosted by bob): joining by that name alone "
+                    f"now fails, so give your players your fingerprint: bandit-lan join Twin --fingerprint "
                     f"{short_id(mine.fingerprint)} (or host under another name)."], told

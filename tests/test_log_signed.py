@@ -95,7 +95,8 @@ def test_s10_1_an_edited_log_end_fails_and_is_shown_safely(
     assert [line for line in report if line.startswith("Verdict")] == [report[-1]]
     assert any(line.startswith("Game over after round ") for line in report)  # (every record replayed: it ended)
     assert report[-1].startswith("Verdict: NOT VERIFIED") and not any("\x1b" in line or "\n" in line for line in report)
-    shown = next(line for line in report if line.startswith("Its log.end, whose signature does not verify under Bo's key"))
+    shown = next(line for line in report if line.startswith("Its log.end, whose signature does not verify under Bo's key "
+                                                            "(it signs every byte before it: a change anywhere"))
     if "absent" in edit:
         assert shown.endswith(': "a player was away for more than 120 s"; absent: seat 3 (Ada)')
     else:
@@ -129,7 +130,7 @@ def test_s10_1_a_frame_encoded_again_with_the_same_values_fails(
     failure = audit(edited).first_failure
     assert failure is not None and failure.section == "§10.1", failure
     told = (f"the file was changed or damaged in the frame that starts at byte {offset} (not in its canonical "
-            "encoding (§4.3), so not as its writer wrote it): neither it" if which == "end" else
+            "encoding (§4.3), so not as its writer wrote it): it and everything" if which == "end" else
             f"frame at byte {offset}: not in its canonical encoding (§4.3)")  # (no header: the log is unreadable)
     assert failure.what.startswith(told), failure.what
     assert audit(logs[1]).ok
