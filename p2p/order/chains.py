@@ -21,6 +21,21 @@ Mark = tuple[int, Hashable]
 position, and the protocol work (§9.11) the table waits for from the seats concerned."""
 
 
+class Positions:
+    """Where an agreed order stands: the position of its next message and the stamp being
+    delivered (the live `Orderer` and the audit's `OrderReplay` count alike)."""
+
+    position: int
+    _delivering: int
+
+    def _deliver(self, seat: int, envelope: Envelope, stamp: int, verdict: OrderError | None) -> Delivered:
+        """`envelope` of `seat` delivered at the next position."""
+        self._delivering = stamp
+        delivered = Delivered(self.position, seat, envelope, verdict)
+        self.position += 1
+        return delivered
+
+
 @dataclass(frozen=True, slots=True)
 class Delivered:
     """One content message in the agreed order; `rejected` is set if it must not be applied."""

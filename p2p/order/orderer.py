@@ -92,6 +92,7 @@ from typing import Any
 
 from p2p.order.chains import (
     Delivered,
+    Positions,
     Mark,
     PeerChain,
     SaltSchedule,
@@ -145,7 +146,7 @@ Sign = Callable[[dict[str, Any]], SignedMessage]
 """Signs an inner map (which the orderer gives its ``from``) into a `SignedMessage`."""
 
 
-class Orderer:
+class Orderer(Positions):
     """Total-order broadcast for one table, from the point of view of seat `me`."""
 
     def __init__(self, *, seats: Sequence[bytes], me: int, game: bytes, sign: Sign, salt: bytes | None = None) -> None:
@@ -766,8 +767,7 @@ class Orderer:
             envelope = self._ready.popleft()
             seat = self._seat_of[envelope.sender]
             stamp = int(envelope.inner["lamport"])
-            delivered = Delivered(self.position, seat, envelope, heads_violation(self._peers, seat, envelope, stamp))
-            self.position += 1
+            delivered = self._deliver(seat, envelope, stamp, heads_violation(self._peers, seat, envelope, stamp))
             if seat == self.me:
                 self._mine_delivered += 1
             yield delivered
@@ -920,10 +920,7 @@ class Orderer:
         if seat == self.me:
             self._sent.append(envelope)
             self._mine_delivered += 1
-        self._delivering = header.stamp
-        delivered = Delivered(self.position, seat, envelope, verdict)
-        self.position += 1
-        return delivered
+        return self._deliver(seat, envelope, header.stamp, verdict)
 
     def restore_side(self, envelope: Envelope) -> int:
         """Take a side message back from our own log; return its seat."""

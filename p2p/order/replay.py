@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from p2p.order.chains import (
     Delivered,
+    Positions,
     PeerChain,
     SaltSchedule,
     heads_violation,
@@ -22,7 +23,7 @@ from p2p.order.errors import ChainBroken, MalformedHeader, OutOfOrder, StampBack
 from p2p.order.header import ACK_TYPE, Envelope, message_hash, parse_header, parse_side, seat_of, side_genesis
 
 
-class OrderReplay:
+class OrderReplay(Positions):
     """§7 checked on a recorded sequence of content messages (what the audit does).
 
     Acks are not recorded, so promises cannot be re-checked; everything else is: each
@@ -76,10 +77,7 @@ class OrderReplay:
         if self.ties and verdict is None and peer.vouched == header.seq - 1:
             peer.vouched = header.seq
         self._last = key
-        self._delivering = header.stamp
-        delivered = Delivered(self.position, seat, envelope, verdict)
-        self.position += 1
-        return delivered
+        return self._deliver(seat, envelope, header.stamp, verdict)
 
     def side(self, envelope: Envelope) -> int:
         """Check the next recorded side message of its sender (§7.8); return its seat."""
