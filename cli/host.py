@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -24,7 +25,7 @@ from cli.stopping import run_until_stopped
 from cli.game import (
     SeatBook, bot_without_a_terminal, log_folder, log_unwritable, play_seat, report, seat_for_a_person, seat_log_path,
 )
-from p2p.discovery import TableAd, advertise, advertised_addresses, browse
+from p2p.discovery import TableAd, advertise, advertised_addresses, watch
 from p2p.errors import ProtocolError
 from p2p.identity import IdentityError, default_state_dir, short_id
 from p2p.journal import SeatJournal
@@ -33,9 +34,6 @@ from p2p.lobby_runner import host_table
 from engine import SkillsError
 from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules, name_key
 from p2p.transport import open_mesh
-
-
-NAMESAKE_WAIT = 5.0  # seconds the host looks for other tables of its name once its own is seen
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -130,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             from cli.tui import host_lobby_screen, open_terminal
 
             async with open_terminal() as terminal:
-                notes, heard = trio.open_memory_channel[str](4)
+                notes, heard = trio.open_memory_channel[str](math.inf)  # (few: one per namesake, or a failure)
                 async with _advertising(ad, args, where, notes.send_nowait) as advert:
                     result = await host_lobby_screen(
                         terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
@@ -203,11 +201,18 @@ async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
                  f"others join with: bandit-lan join --peer {where}:{ad.port}")
 
         async def tell_namesakes() -> None:
+            """Whenever another table of this name appears while the lobby runs, say so
+            (once for each host of one: its record changes as its seats fill)."""
             await advert.published.wait()
+            told: set[bytes] = set()
+
+            def heard(other: TableAd) -> None:
+                if other.table == ad.table and other.fingerprint not in told | {ad.fingerprint}:
+                    told.add(other.fingerprint)
+                    tell(namesake_warning(ad, [other]))
+
             with suppress(OSError):  # (a LAN that cannot be browsed: nothing to warn of)
-                found = await browse(NAMESAKE_WAIT, interfaces=args.interfaces, table=ad.table)
-                if namesakes := [t for t in found if t.table == ad.table and t.fingerprint != ad.fingerprint]:
-                    tell(namesake_warning(ad, namesakes))
+                await watch(heard, interfaces=args.interfaces)
 
         nursery.start_soon(tell_failure)
         nursery.start_soon(tell_namesakes)

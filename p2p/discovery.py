@@ -30,13 +30,14 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import math
 import queue
 import re
 import socket
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -334,7 +335,10 @@ async def advertise(ad: TableAd, *, interfaces: Sequence[str] | None = None) -> 
                 advertisement.withdraw()
 
 
-def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: str | None, stop: threading.Event) -> list[TableAd]:
+def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: str | None, stop: threading.Event,
+                     heard: Callable[[TableAd], None] | None = None) -> list[TableAd]:
+    """Browse until `timeout` (or `stop`); `heard` is told each table as it resolves,
+    when it is first seen and again whenever its record changes."""
     zc = _zeroconf(interfaces)
     events: queue.Queue[tuple[str, ServiceStateChange | TableAd | None]] = queue.Queue()
 
@@ -354,7 +358,7 @@ def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: st
             while waiting and len(resolving) < RESOLVING_AT_ONCE:
                 name = waiting.popleft()
                 resolving.add(name)
-                _resolve(zc, name, min(RESOLVE_MS, int(remaining * 1000) + 1), events)
+                _resolve(zc, name, int(min(RESOLVE_MS, remaining * 1000 + 1)), events)
             try:
                 name, news = events.get(timeout=min(remaining, 0.1))
             except queue.Empty:
@@ -368,6 +372,8 @@ def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: st
                 resolving.discard(name)
                 if news is not None:
                     found[name] = news
+                    if heard is not None:
+                        heard(news)
                     if table is not None and news.table == table:  # (listen on a little, for another of that name)
                         deadline = min(deadline, time.monotonic() + SAME_NAME_S)
     finally:
@@ -413,5 +419,19 @@ async def browse(timeout: float, *, interfaces: Sequence[str] | None = None, tab
     stop = threading.Event()
     try:
         return await trio.to_thread.run_sync(_browse_blocking, timeout, interfaces, table, stop, abandon_on_cancel=True)
+    finally:
+        stop.set()
+
+
+async def watch(heard: Callable[[TableAd], None], *, interfaces: Sequence[str] | None = None) -> None:
+    """Browse until cancelled, calling `heard` (in trio's thread) with each table as it
+    is found and again whenever its record changes. What `heard` raises ends the watch."""
+    stop = threading.Event()
+
+    def tell(ad: TableAd) -> None:  # (in the browsing thread)
+        trio.from_thread.run_sync(lambda: None if stop.is_set() else heard(ad))
+
+    try:
+        await trio.to_thread.run_sync(_browse_blocking, math.inf, interfaces, None, stop, tell, abandon_on_cancel=True)
     finally:
         stop.set()

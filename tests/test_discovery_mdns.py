@@ -315,3 +315,37 @@ async def test_s5_3_a_host_whose_table_name_is_taken_on_the_lan_is_told_to_give_
     assert told == [f"Another table on this LAN is also called 'Twin' (hosted by bob): joining by that name alone "
                     f"now fails, so give your players your fingerprint: bandit-lan join Twin --fingerprint "
                     f"{short_id(mine.fingerprint)} (or host under another name)."], told
+
+
+async def test_s5_3_a_host_is_told_of_each_namesake_that_appears_while_it_waits_for_players() -> None:
+    """The first of two hosts of "Triplet" was never told of the second (it looked for
+    namesakes only just after its own table was seen): now each other host of that name
+    is named once as it appears, however often its record changes, until the lobby ends."""
+    import math
+
+    mine = replace(_ad("Triplet", port=40021), host="cy", fingerprint=bytes(range(1, 33)))
+    bob = replace(_ad("Triplet", port=40022), host="bob")
+    dan = replace(_ad("Triplet", port=40023), host="dan", fingerprint=bytes(range(2, 34)))
+    eve = replace(_ad("Triplet", port=40024), host="eve", fingerprint=bytes(range(3, 35)))
+    told, heard = trio.open_memory_channel[str](math.inf)
+    args = argparse.Namespace(no_discovery=False, interfaces=LO)
+
+    async def seen(ad: TableAd, free: int | None = None) -> None:
+        """Until a browse of its own finds `ad` (with `free` seats, if given)."""
+        while not [t for t in await browse(2, interfaces=LO, table=ad.table)
+                   if t.fingerprint == ad.fingerprint and free in (None, t.free)]:
+            pass
+
+    with trio.fail_after(40):
+        async with _advertising(mine, args, "127.0.0.1", told.send_nowait):
+            await seen(mine)  # (this host's table is up, and its first look over)
+            async with advertise(bob, interfaces=LO) as theirs:
+                assert "also called 'Triplet' (hosted by bob)" in await heard.receive()
+                theirs.update(free=1)
+                await seen(bob, free=1)
+                async with advertise(dan, interfaces=LO):
+                    assert "also called 'Triplet' (hosted by dan)" in await heard.receive()
+        async with advertise(eve, interfaces=LO):  # (the lobby is over: nobody to tell)
+            await seen(eve)
+    with pytest.raises(trio.WouldBlock):
+        heard.receive_nowait()
