@@ -169,6 +169,7 @@ class TurnedAway:
     address: str
     proto: int  # the protocol number its hello named
     reason: str = "version"  # the refusal (§6.4): "version" or "bad-code" (the code it gave was wrong)
+    peer: bytes | None = None  # its peer id, once its join signature verified (a wrong code; not another release)
 
     def sentence(self, more: int = 0) -> str:
         """What the host's player reads; `more`: others turned away since the last line."""
@@ -551,7 +552,8 @@ class HostLobby(_SignsRoster):
             if proof is None:
                 return refuse("bad-code", "this table needs a code"), []
             if not hmac.compare_digest(proof, joiner_proof(self.code_key, transcript)):
-                return refuse("bad-code", WRONG_CODE), [TurnedAway(hello["name"], address, hello["proto"], "bad-code")]
+                return refuse("bad-code", WRONG_CODE), [
+                    TurnedAway(hello["name"], address, hello["proto"], "bad-code", cert.peer_id)]
         if self.roster.free == 0:
             return refuse("full", f"all {self.roster.seats} seats are taken"), []
         if self.started or self.starting:

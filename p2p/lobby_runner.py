@@ -30,7 +30,8 @@ Progress is reported through an optional callback (`on_roster`, with each
 `RosterChanged`: the roster, who left it and why, and who is being reconnected) for
 screens and advertisements. The host's log and `on_turned_away` get a line for each
 joiner it turned away for speaking another protocol version or giving a wrong table
-code, at most one every `TOLD_EVERY` seconds (`TurnAways`: a flood of them is a line now and then). Failures
+code, at most one every `TOLD_EVERY` seconds (`TurnAways`: a flood of them is a line now and then),
+and None once the joiner the last line named is seated (the line no longer holds). Failures
 raise `ProtocolError` (and its subclasses `JoinRefused`, `FingerprintMismatch`) or
 `OSError` for an unreachable host.
 """
@@ -40,7 +41,7 @@ from __future__ import annotations
 import logging
 import math
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import trio
@@ -70,39 +71,55 @@ RosterCallback = Callable[[RosterChanged], None]
 SigningCallback = Callable[[Signing], None]  # writes the seat's journal before its signature goes out (§11.3)
 Lobby = HostLobby | GuestLobby | SigningAgain
 StartCall = Callable[[], None]  # the host's call to start now (`host_table` hands it out)
-TurnedAwayCallback = Callable[[str], None]  # tells the host's player of joiners turned away (`TurnAways`)
+TurnedAwayCallback = Callable[[str | None], None]
+"""Tells the host's player of joiners turned away (`TurnAways`): a line, or None when the
+last line no longer holds (the joiner it named is seated now)."""
+HELD_MAX = 64  # joiners turned away held for the next line by name; more are only counted
 
 
 class TurnAways:
     """Joiners turned away (`TurnedAway`: another release, a wrong code), as lines for the
     host's log and screen: the first at once, then at most one every `TOLD_EVERY` seconds,
-    naming the latest and counting the others since, so that a flood of bad joiners is
-    a line now and then, not a screenful. Fed the time; `due` says when a line is owed."""
+    naming the latest and counting the others, so that a flood of bad joiners is a line
+    now and then, not a screenful. A joiner seated since it was turned away is no longer
+    told of (`seated`). Fed the time; `due` says when a line is owed."""
 
     def __init__(self) -> None:
-        self._latest: TurnedAway | None = None  # turned away and not yet told
-        self._more = 0  # turned away before it, since the last line
+        self._held: list[TurnedAway] = []  # turned away and not yet told, the latest last
+        self._more = 0  # turned away before them, beyond `HELD_MAX`
+        self._told: TurnedAway | None = None  # the one the last line named
         self._quiet_until = -math.inf
 
     def add(self, away: TurnedAway, now: float) -> str | None:
         """`away` was turned away at `now`: the line to tell now, if one is owed."""
-        if self._latest is not None:
+        self._held.append(away)
+        if len(self._held) > HELD_MAX:
+            del self._held[0]
             self._more += 1
-        self._latest = away
         return self.line(now)
 
     def line(self, now: float) -> str | None:
         """The line owed at `now`, if any."""
-        if self._latest is None or now < self._quiet_until:
+        if not self._held or now < self._quiet_until:
             return None
-        line = self._latest.sentence(self._more)
-        self._latest, self._more, self._quiet_until = None, 0, now + TOLD_EVERY
+        self._told = self._held[-1]
+        line = self._told.sentence(len(self._held) - 1 + self._more)
+        self._held, self._more, self._quiet_until = [], 0, now + TOLD_EVERY
         return line
+
+    def seated(self, peers: Collection[bytes]) -> bool:
+        """The joiners `peers` are seated: their turning away is not told any more. True
+        if the last line named one of them (it no longer holds)."""
+        self._held = [away for away in self._held if away.peer not in peers]
+        if self._told is None or self._told.peer not in peers:
+            return False
+        self._told = None
+        return True
 
     @property
     def due(self) -> float:
         """When the line held back is owed (never, if none is)."""
-        return self._quiet_until if self._latest is not None else math.inf
+        return self._quiet_until if self._held else math.inf
 
 
 class _Driver:
@@ -157,6 +174,9 @@ class _Driver:
             elif isinstance(action, RosterChanged):
                 if self.on_roster is not None:
                     self.on_roster(action)
+                if (self.turned_away.seated({m.peer_id for m in action.roster.members})
+                        and self.result is None and self.on_turned_away is not None):
+                    self.on_turned_away(None)  # (its joiner is seated now: the line is taken back)
             elif isinstance(action, TurnedAway):
                 if (line := self.turned_away.add(action, trio.current_time())) is not None:
                     self._tell_turned_away(line)
@@ -395,7 +415,7 @@ async def host_table(
     open, with the host's start call itself. `on_signing` writes this seat's journal
     before its signature of the roster goes out (§11.3); `on_turned_away` gets a line
     for joiners turned away for another release or a wrong code (`TurnAways`) until the
-    game starts."""
+    game starts, and None once the joiner the last line named is seated."""
     table_nonce = secrets.token_bytes(32)
     mesh.set_table(table_nonce)
     if code:

@@ -1112,3 +1112,44 @@ async def test_s6_4_a_flood_of_joiners_of_another_release_is_a_line_now_and_then
         driver.apply([TurnedAway("bob", "10.0.0.7", 9)])
         assert len(told) == 3 and told[2].startswith("bob (10.0.0.7)") and "more" not in told[2]
         nursery.cancel_scope.cancel()
+
+
+async def test_s6_3_a_joiner_seated_after_a_wrong_code_is_no_longer_told_of(mock_clock: trio.testing.MockClock) -> None:
+    """bob gives a wrong code, and again, then the right one: once he is seated the line
+    naming him is taken back (None), and the line held back for his second try is not
+    told `TOLD_EVERY` seconds later; carol's wrong code, held back with his, still is, and
+    alone."""
+    from types import SimpleNamespace
+
+    from p2p.lobby import RosterChanged, TurnedAway
+    from p2p.lobby_runner import TOLD_EVERY, _Driver
+
+    told: list[str | None] = []
+    driver = _Driver(_QuietMesh(), None, on_turned_away=told.append)  # type: ignore[arg-type]
+    lobby = SimpleNamespace(roster=SimpleNamespace(version=1), signing=False, awaited=frozenset)
+    bob, carol = (TurnedAway(name, f"10.0.0.{n}", 9, "bad-code", bytes([n]) * 32)
+                  for n, name in ((7, "bob"), (8, "carol")))
+
+    def seated(*who: TurnedAway) -> RosterChanged:
+        return RosterChanged(SimpleNamespace(members=[SimpleNamespace(peer_id=w.peer) for w in who]))  # type: ignore[arg-type]
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(driver.run, lobby)
+        await trio.testing.wait_all_tasks_blocked()
+        driver.apply([bob, bob])
+        assert [line.split(" could not")[0] for line in told if line] == ["bob (10.0.0.7)"]
+        driver.apply([seated(bob)])
+        assert told[1:] == [None]
+        driver.apply([seated(bob)])  # (a later change of the roster takes back nothing more)
+        assert told[1:] == [None]
+        mock_clock.jump(TOLD_EVERY)
+        await trio.testing.wait_all_tasks_blocked()
+        assert told[1:] == [None]  # (his second try is not told once he sits)
+        driver.apply([carol])
+        assert len(told) == 3 and told[2] is not None and told[2].startswith("carol (10.0.0.8) could not join")
+        driver.apply([carol, bob, seated(bob)])  # (held back; the line told names carol: it stands)
+        assert len(told) == 3
+        mock_clock.jump(TOLD_EVERY)
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(told) == 4 and told[3] == told[2]  # (bob, seated, is not counted among those turned away)
+        nursery.cancel_scope.cancel()

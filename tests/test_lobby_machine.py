@@ -132,7 +132,7 @@ def test_s6_3_a_wrong_table_code_is_told_to_the_host_naming_the_joiner(tmp_path:
     hello = guest.on_offer(host.offer(N[2]), host.identity.certificate, ("127.0.0.1", 4000))
     reply, actions = host.on_hello(hello, N[2], "10.0.0.7")
     assert (reply["reason"], reply["detail"]) == ("bad-code", WRONG_CODE)
-    assert actions == [TurnedAway("bob", "10.0.0.7", PROTOCOL_VERSION, "bad-code")]
+    assert actions == [TurnedAway("bob", "10.0.0.7", PROTOCOL_VERSION, "bad-code", ids[1].peer_id)]
     assert actions[0].sentence(2) == ("bob (10.0.0.7) could not join: the table code they gave is wrong (tell them "
                                       "the code again) (2 more turned away since).")
     unasked = GuestLobby(ids[2], name="carol", port=5001, nonce=N[3])

@@ -118,6 +118,29 @@ async def test_s6_4_the_host_screen_names_a_joiner_of_another_release(
                 nursery.cancel_scope.cancel()
 
 
+async def test_s6_3_a_joiner_turned_away_for_a_wrong_code_then_seated_is_no_longer_named(tmp_path: Path) -> None:
+    """bob mistypes the table code, then gives the right one and sits down: the host's
+    screen named him as turned away, and went on doing so beside his seat."""
+    ids = make_identities(tmp_path, 2)
+    harness = ScreenHarness()
+    async with meshes(ids) as (host, bob), harness.open():
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lambda: host_lobby_screen(harness.terminal, host, name="alice", table="Coded",
+                                                             seats=3, code="sesame"))
+                await harness.wait_for_text("1 of 3 seats taken")
+                with pytest.raises(JoinRefused, match="wrong table code"):
+                    await join_table(bob, [(LOOPBACK, host.port)], name="bob", code="open", expect_host=host.me)
+                await harness.wait_for_text("bob (127.0.0.1) could not join: the table code they gave is wrong")
+                nursery.start_soon(lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob", code="sesame",
+                                                      expect_host=host.me))
+                text = await harness.wait_for(lambda text: "2 of 3 seats taken" in text and "could not join" not in text,
+                                              "bob seated, and no longer named as turned away")
+                assert "bob" in text
+                nursery.cancel_scope.cancel()
+
+
 async def alice_opens_friday(harness: ScreenHarness, mesh: Mesh, nursery: trio.Nursery) -> None:
     """alice's host screen for "Friday", three seats, on `harness`, run in `nursery`, once
     it shows her seated."""

@@ -133,7 +133,8 @@ async def host_lobby_screen(
     through (the host command refreshes its advertisement with `on_roster`); what comes
     on each of `warnings` is shown as it comes (a bot that could not sit down, a table
     that could not be advertised), and a joiner turned away for running another
-    release, one line (`host_table`'s `on_turned_away`). None if the host closed the
+    release or a wrong code, one line until it is seated (`host_table`'s
+    `on_turned_away`). None if the host closed the
     table."""
     screen = _Screen(terminal)
     identity = mesh.identity
@@ -160,9 +161,10 @@ async def host_lobby_screen(
         scene = replace(scene, starting=True, quitting=False, note=None if scene.note == TOO_FEW else scene.note)
         screen.nudge()
 
-    def turned_away(line: str) -> None:
+    def turned_away(line: str | None) -> None:
         nonlocal scene  # (stamped with the time of day: it stays until the next, and must not look current)
-        scene = replace(scene, turned_away=Note(f"{time.strftime('%H:%M')} {line}", "warning"))
+        note = None if line is None else Note(f"{time.strftime('%H:%M')} {line}", "warning")
+        scene = replace(scene, turned_away=note)  # (None: its joiner is seated now)
         screen.nudge()
 
     with lone_exception_unwrapped():

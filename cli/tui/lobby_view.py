@@ -186,7 +186,7 @@ class HostScene:
     code: bool
     starting: bool
     note: Note | None = None
-    turned_away: Note | None = None  # the latest joiner turned away for another release (its own line, §6.4)
+    turned_away: Note | None = None  # the latest joiner turned away: another release, a wrong code (§6.4)
     quitting: bool = False
 
     def draw(self, width: int, height: int) -> Canvas:
