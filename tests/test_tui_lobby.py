@@ -553,3 +553,25 @@ def test_the_lobby_screens_wrap_rather_than_cut_on_a_narrow_terminal() -> None:
         for width, height in ((1, 1), (4, 30), (12, 8)):
             scene.draw(width, height)  # type: ignore[attr-defined]  # (draws, and returns)
     assert shown == set(wholes), set(wholes) - shown  # (every one was on some screen)
+
+
+def test_the_roster_s_columns_line_up_at_60_columns_with_bots_names() -> None:
+    """At 60 columns the host's row ("host you  ✓ seated") did not fit beside a name
+    padded to "Ada (bot)", so every name lost its padding and the fingerprints stood
+    where each name ended: the columns line up now, and a status that does not fit goes
+    on under the name."""
+    from cli.cells import text_width
+    from cli.tui.lobby_view import HostScene, Seat
+
+    seats = (Seat(0, "alice", "NW77-F6HD-L3JV-RRPS", True, True),
+             Seat(1, "Ada (bot)", "K3J9-7TRM-PA4C-VE9D", False, False),
+             Seat(2, "Bo (bot)", "K2QX-7TRM-PA4C-AB12", False, False, linking=True))
+    for columns in (60, 80):
+        text = HostScene("Friday", 4, seats, "NW77-F6HD-L3JV-RRPS", "bandit-lan join Friday", False, False).draw(
+            columns, 24).text()
+        rows = [row for row in text.splitlines() if row.lstrip().startswith("seat ")]
+        assert [row.split()[2] for row in rows] == ["alice", "Ada", "Bo", "(free)"], text
+        starts = {text_width(row[:row.index(seat.short)]) for row, seat in zip(rows, seats)}
+        assert len(starts) == 1, text
+        assert ("host you  ✓ seated" in text and "… linking with the others" in text
+                and all(len(row) <= columns for row in text.splitlines())), text

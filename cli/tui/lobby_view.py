@@ -147,11 +147,12 @@ def _note(canvas: Canvas, y: int, note: Note | None) -> int:
 
 
 def _roster(canvas: Canvas, y: int, seats: Sequence[Seat], total: int) -> int:
-    """The seats, one row each, in columns; on a narrow terminal a seat's row flows on
-    under its name."""
+    """The seats, one row each, their seat, name and fingerprint in columns; on a narrow
+    terminal a seat's row flows on under its name: its status first (the columns still
+    line up), then, where even they do not fit, its fingerprint (each name unpadded)."""
     width = max([4] + [text_width(s.name) for s in seats])
     rows = [_seat_parts(index, next((s for s in seats if s.seat == index), None), width) for index in range(total)]
-    if any(3 + sum(text_width(text) for text, _ in parts) > canvas.width - 1 for parts in rows):
+    if any(3 + sum(text_width(text) for text, _ in parts[:3]) > canvas.width - 1 for parts in rows):
         rows = [[(text.rstrip() if i == 1 else text, style) for i, (text, style) in enumerate(parts)] for parts in rows]
     for parts in rows:
         y = _flow(canvas, 3, y, parts, 3 + text_width(parts[0][0]))  # (on under the name)
