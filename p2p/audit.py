@@ -6,7 +6,9 @@ A log holds the roster with everyone's signature and every delivered message, ex
 as signed. The audit checks, in order, and stops at the first thing that does not hold:
 
 1. the roster decodes canonically and every member signed it; the game id follows; the
-   header is signed by the writer it names (else nothing says whose log it is);
+   header is signed by the writer it names (else nothing says whose log it is); a header
+   that does not decode is told as damage, with its byte, one that decodes as the
+   certificate or signature that does not hold;
 2. each record: its signature by a seated member (§4.5), its schema (§4.4, §7.1, §9),
    its place in its sender's chain and in the agreed order (§7, `OrderReplay`); the
    ``log.end``, signed by the writer over everything before it (else the log was altered
@@ -35,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2p.errors import ProtocolError
-from p2p.identity import short_id, verify_signature
-from p2p.log import LogContents, LogError, read_log
+from p2p.identity import Certificate, CertificateRefused, short_id, verify_signature
+from p2p.log import HeaderUnreadable, LogContents, LogError, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Delivered, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
 from p2p.policy import either, either_seats
@@ -143,6 +145,11 @@ def audit(path: Path) -> AuditResult:
     result = AuditResult(path)
     try:
         contents = read_log(path, partial=True)  # (a frame that cannot be read: everything before it is told)
+    except HeaderUnreadable as exc:
+        result.first_failure = Failure(None, None, exc.section, _header_damaged(
+            f"its first frame, which starts at byte {exc.offset} (or the file is not a fairness log)",
+            "it cannot be read as a log.header", exc.reason))
+        return result
     except LogError as exc:
         result.first_failure = Failure(None, None, exc.section, exc.reason)
         return result
@@ -154,7 +161,7 @@ def audit(path: Path) -> AuditResult:
     try:
         roster = parse_canonical(header.roster)
     except ProtocolError as exc:
-        result.first_failure = Failure(None, None, exc.section, f"the roster: {exc.reason}")
+        result.first_failure = _roster_failure(contents, exc)
         return result
     result.roster = roster
     result.game_id = game_id_of(header.roster)
@@ -175,8 +182,11 @@ def audit(path: Path) -> AuditResult:
         result.first_failure = Failure(None, None, "§10.1", "the header does not hold one roster signature per seat")
         return result
     for member, sig in zip(members, header.signatures):
-        if not roster_signature_valid(member.cert, header.roster, sig):
-            result.first_failure = Failure(None, member.seat, "§6.6", "the roster signature does not verify")
+        if not roster_signature_valid(member.cert, header.roster, sig):  # (not its signature: nobody is blamed)
+            result.first_failure = Failure(None, None, "§6.6", f"the log's header does not hold: the signature it gives "
+                                                               f"as seat {member.seat + 1}'s ({member.name}) over the "
+                                                               f"roster does not verify under {member.name}'s key: the "
+                                                               "header was altered")
             return result
 
     seats = [m.peer_id for m in members]
@@ -516,6 +526,53 @@ def _first(broken: Failure | None, found: Failure) -> Failure:
     return Failure(found.record, None, broken.section,
                    f"the log was altered: a record is missing or out of place here, where the agreed order stops "
                    f"holding ({found.section}); record {broken.record} shows it ({broken.what})")
+
+
+def _header_damaged(where: str, what: str, reason: str) -> str:
+    """A log's header that cannot be read (§10.1), in plain words, as a damaged record is:
+    where in the file, and the check that failed; nothing after it can be checked."""
+    return (f"the file was changed or damaged in the log's header, in {where}: {what} ({reason}); "
+            "without its header nothing in the log can be checked")
+
+
+def _roster_failure(contents: LogContents, exc: ProtocolError) -> Failure:
+    """Why the roster in a log's header is no roster (§6.6): bytes that do not decode as
+    one, or as a certificate in it, are damage, told with their byte; a certificate that
+    decodes but does not hold (§3.1) is told as what it is."""
+    refused = _refused_certificate(contents.header.roster) if exc.section == "§3.1" else None
+    if refused is None:
+        return Failure(None, None, exc.section, _header_damaged(
+            f"the roster that starts at byte {contents.roster_at}", "it cannot be read as a roster", exc.reason))
+    whose, der = refused
+    at = contents.roster_at + contents.header.roster.find(der)
+    if isinstance(exc, CertificateRefused):
+        return Failure(None, None, exc.section,
+                       f"the log's header does not hold: {whose} certificate in its roster (from byte {at}) reads as a "
+                       f"certificate but does not hold ({exc.reason}): it is not a certificate as its player made it, "
+                       "so the roster was altered, and nothing in the log can be checked")
+    return Failure(None, None, exc.section, _header_damaged(
+        f"{whose} certificate in its roster, which starts at byte {at}", "it cannot be read as a certificate",
+        exc.reason))
+
+
+def _refused_certificate(roster: bytes) -> tuple[str, bytes] | None:
+    """The seat's possessive ("seat 2's (Bo)") and the bytes of the first certificate in
+    an encoded roster that §3.1 refuses (None: none is, or the roster does not decode)."""
+    from p2p.wire import decode
+
+    try:
+        members = decode(roster).get("members")
+    except (ProtocolError, AttributeError):
+        return None
+    for index, member in enumerate(members if isinstance(members, list) else []):
+        der = member.get("cert") if isinstance(member, dict) else None
+        if isinstance(der, bytes):
+            try:
+                Certificate.from_der(der)
+            except ProtocolError:
+                name = member.get("name")
+                return f"seat {index + 1}'s" + (f" ({name})" if isinstance(name, str) else ""), der
+    return None
 
 
 def _damaged(offset: int, reason: str, body: bytes, roster: Roster) -> str:

@@ -100,6 +100,15 @@ def fingerprint_matches(peer_id: bytes, wanted: bytes | str) -> bool:
     return short_id(peer_id) == wanted
 
 
+class CertificateRefused(ProtocolError):
+    """A certificate that parses, but does not hold as §3.1 asks (its key, its
+    self-signature, its constraints): unlike bytes that do not parse, what it is, not
+    damage."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("§3.1", reason)
+
+
 @dataclass(frozen=True)
 class Certificate:
     """A peer's self-signed certificate, checked on construction (§3.1)."""
@@ -123,13 +132,13 @@ class Certificate:
         except Exception as exc:  # any parse failure is bad input, never a crash
             raise ProtocolError("§3.1", f"certificate does not parse as X.509 DER: {exc}") from None
         if not isinstance(key, Ed25519PublicKey):
-            raise ProtocolError("§3.1", f"certificate key is {type(key).__name__}, expected Ed25519")
+            raise CertificateRefused(f"certificate key is {type(key).__name__}, expected Ed25519")
         if issuer != subject:
-            raise ProtocolError("§3.1", "certificate is not self-signed (issuer differs from subject)")
+            raise CertificateRefused("certificate is not self-signed (issuer differs from subject)")
         try:
             key.verify(signature, signed_part)
         except InvalidSignature:
-            raise ProtocolError("§3.1", "certificate self-signature does not verify") from None
+            raise CertificateRefused("certificate self-signature does not verify") from None
         try:
             basic = cert.extensions.get_extension_for_class(x509.BasicConstraints).value
         except x509.ExtensionNotFound:
@@ -137,7 +146,7 @@ class Certificate:
         except Exception as exc:
             raise ProtocolError("§3.1", f"certificate extensions do not parse: {exc}") from None
         if basic is None or basic.ca:
-            raise ProtocolError("§3.1", "certificate must carry basicConstraints CA:FALSE")
+            raise CertificateRefused("certificate must carry basicConstraints CA:FALSE")
         return cls(der=der, public_key=_raw_public(key), peer_id=peer_id_of(der))
 
     def verify(self, sig: bytes, data: bytes) -> bool:

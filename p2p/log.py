@@ -119,6 +119,7 @@ class LogContents:
     left: str | None = None  # the writer left before its `leave` came back delivered: the reason it gave (§9.8)
     leave: tuple[bytes, bytes] | None = None  # (body, sig) of that `leave`, if it could be signed
     header_signature: tuple[bytes, bytes] = (b"", b"")  # what the writer signed for its header, and its signature
+    roster_at: int = 0  # byte offset in the file of the roster R its header holds
     end_signature: tuple[bytes, bytes] | None = None  # the same for its `log.end`, if the log was closed
     torn: bool = False  # the last frame was cut short (a crash while writing)
     intact: int = 0  # bytes up to the end of the last whole frame
@@ -136,6 +137,16 @@ class LogContents:
 
 class LogError(ProtocolError):
     """A log that cannot be read as a §10 log."""
+
+
+class HeaderUnreadable(LogError):
+    """(`read_log` with `partial`) The log's first frame, its header, cannot be read as
+    one: it does not decode, is not canonical, is not a `log.header` or is cut short. The
+    `reason` says how, without the frame's byte (`offset`, which the caller words)."""
+
+    def __init__(self, offset: int, reason: str) -> None:
+        super().__init__("§10.1", reason)
+        self.offset = offset
 
 
 def writer_signed(domain: bytes, game: bytes, record: Mapping[str, Any], before: bytes = b"") -> bytes:
@@ -277,7 +288,8 @@ def read_log(path: Path, *, partial: bool = False) -> LogContents:
     """Read a log strictly, frame by frame; raise `LogError` naming the byte offset of
     anything malformed. With `partial` (the audit, which tells what it can), a frame after
     the header that cannot be read ends the reading instead: `damaged` says where and why,
-    and the contents hold everything before it."""
+    and the contents hold everything before it; a header that cannot be read raises
+    `HeaderUnreadable`."""
     with path.open("rb") as source:
         return _read(source, partial)
 
@@ -295,14 +307,19 @@ def _read(source: BinaryIO, partial: bool = False) -> LogContents:
             offset, payload = item
             if payload is None:  # a final frame cut short
                 if contents is None:
+                    if partial:
+                        raise HeaderUnreadable(offset, "cut short: the file ends inside it")
                     raise LogError("§10.1", "the log ends inside its header")
                 contents.torn = True
                 break
             contents, game = _take(contents, game, offset, payload)
         except LogError as exc:
-            if not partial or contents is None:
+            if not partial or isinstance(exc, HeaderUnreadable):
                 raise
-            contents.damaged = (offset, re.sub(rf"^frame at byte {offset}:? ", "", exc.reason))
+            why = re.sub(rf"^frame at byte {offset}:? ", "", exc.reason)
+            if contents is None:
+                raise HeaderUnreadable(offset, why) from None
+            contents.damaged = (offset, why)
             break
     if contents is None:
         raise LogError("§10.1", "the log is empty")
@@ -327,6 +344,7 @@ def _take(contents: LogContents | None, game: bytes, offset: int, payload: bytes
         contents = LogContents(Header(frame["roster"], tuple(frame["signatures"]), frame["seat"], frame["software"]))
         game = game_id_of(frame["roster"])
         contents.header_signature = (writer_signed(HEADER_DOMAIN, game, frame), frame["sig"])
+        contents.roster_at = offset + 4 + payload.find(frame["roster"])  # (its longest field: found nowhere else)
         contents.written.update(frame_bytes(payload))
         contents.intact = offset + 4 + len(payload)
         return contents, game

@@ -183,7 +183,77 @@ def test_audit_forged_roster_fails(game_log: Path, tmp_path: Path) -> None:
 
     change.header = header  # type: ignore[attr-defined]
     result = audit(rewrite(game_log, tmp_path, change))
-    assert not result.ok and result.first_failure.section == "§6.6"
+    failure = result.first_failure
+    assert not result.ok and failure.section == "§6.6"
+    # (the signature given as P0's is not P0's: nobody is blamed, §10.2)
+    assert failure.record is None and failure.seat is None, failure
+    assert failure.what == ("the log's header does not hold: the signature it gives as seat 1's (P0) over the roster "
+                            "does not verify under P0's key: the header was altered"), failure.what
+
+
+def test_s10_2_a_damaged_header_is_told_as_damage_with_its_byte(game_log: Path, tmp_path: Path) -> None:
+    """A byte changed in the log's header where it no longer decodes (its frame, the
+    roster in it, a certificate in that) is told as a damaged record is: in plain words,
+    with the byte where that part starts and the check that failed in parentheses, and
+    the verdict stays NOT VERIFIED, blaming nobody. (It was told as the check alone:
+    "the roster: certificate does not parse as X.509 DER: …".)"""
+    from p2p.report import game_report
+    from p2p.wire import decode
+
+    contents = read_log(game_log)
+    roster = contents.header.roster
+    at = contents.roster_at
+    assert game_log.read_bytes()[at:at + len(roster)] == roster
+    cert = decode(roster)["members"][1]["cert"]
+    payload = game_log.read_bytes()[4:]
+    cases = [  # (byte changed, the part named, with its byte, what it cannot be read as)
+        (4 + payload.index(b"roster") - 1, "its first frame, which starts at byte 0 (or the file is not a fairness log)",
+         "a log.header"),  # (a key's length: not msgpack)
+        (at + roster.index(b"members") - 1, f"the roster that starts at byte {at}", "a roster"),
+        (at + roster.index(cert) + 1, f"seat 2's (P1) certificate in its roster, which starts at byte "
+                                      f"{at + roster.index(cert)}", "a certificate"),  # (its DER length)
+    ]
+    for byte, part, kind in cases:
+        result = audit(flipped(game_log, tmp_path, byte))
+        failure = result.first_failure
+        assert failure is not None and failure.record is None and failure.seat is None, failure
+        assert failure.what.startswith(f"the file was changed or damaged in the log's header, in {part}: it cannot be "
+                                       f"read as {kind} ("), failure.what
+        assert failure.what.endswith("); without its header nothing in the log can be checked"), failure.what
+        assert list(game_report(result))[-1].startswith("Verdict: NOT VERIFIED. First violation: the log: §")
+
+
+def test_s10_2_a_header_that_decodes_but_does_not_verify_is_not_told_as_damage(game_log: Path, tmp_path: Path) -> None:
+    """A header whose bytes decode but whose certificate or signature does not hold is
+    told as that certificate or signature, not as bytes that cannot be read: a byte of a
+    certificate's own signature changed, and a roster given another player's well-formed
+    certificate, the header signed again by its writer."""
+    from p2p.wire import decode, encode
+
+    contents = read_log(game_log)
+    roster = contents.header.roster
+    cert = decode(roster)["members"][2]["cert"]
+    start = contents.roster_at + roster.index(cert)
+    failure = audit(flipped(game_log, tmp_path, start + len(cert) - 1)).first_failure
+    assert failure is not None and failure.seat is None and failure.section == "§3.1", failure
+    assert failure.what == (f"the log's header does not hold: seat 3's (P2) certificate in its roster (from byte {start}) "
+                            "reads as a certificate but does not hold (certificate self-signature does not verify): it is "
+                            "not a certificate as its player made it, so the roster was altered, and nothing in the log "
+                            "can be checked"), failure.what
+
+    def header(h: Header) -> Header:
+        data = decode(h.roster)
+        data["members"][2]["cert"] = seeded_identity(bytes([0xEE]) * 32).certificate.der
+        return Header(encode(data), h.signatures, h.seat, h.software)
+
+    def change(messages):  # type: ignore[no-untyped-def]
+        return messages
+
+    change.header = header  # type: ignore[attr-defined]
+    failure = audit(rewrite(game_log, tmp_path, change)).first_failure
+    assert failure is not None and failure.seat is None and failure.section == "§6.6", failure
+    assert failure.what.startswith("the log's header does not hold: the signature it gives as seat 1's (P0) over the "
+                                   "roster does not verify"), failure.what  # (that roster is not the one anybody signed)
 
 
 def test_audit_dropped_side_record_breaks_its_side_chain(game_log: Path, tmp_path: Path) -> None:
@@ -714,5 +784,5 @@ def test_s10_1_a_log_is_read_a_frame_at_a_time(tmp_path: Path) -> None:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert not result.ok and "frame at byte 0" in result.first_failure.what
+    assert not result.ok and "in its first frame, which starts at byte 0" in result.first_failure.what
     assert peak < 8 << 20, f"{peak >> 20} MiB to refuse a first frame"

@@ -131,7 +131,8 @@ def test_s10_1_a_frame_encoded_again_with_the_same_values_fails(
     assert failure is not None and failure.section == "§10.1", failure
     told = (f"the file was changed or damaged in the frame that starts at byte {offset} (not in its canonical "
             "encoding (§4.3), so not as its writer wrote it): it and everything" if which == "end" else
-            f"frame at byte {offset}: not in its canonical encoding (§4.3)")  # (no header: the log is unreadable)
+            "the file was changed or damaged in the log's header, in its first frame, which starts at byte 0 (or the "
+            "file is not a fairness log): it cannot be read as a log.header (not in its canonical encoding (§4.3)")
     assert failure.what.startswith(told), failure.what
     assert audit(logs[1]).ok
 
