@@ -155,7 +155,7 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
     """Two different validly signed bodies under one sender's (side) sequence number."""
     roster = logs[0].roster
     assert roster is not None
-    held: dict[tuple[bytes, str, int], tuple[bytes, bytes, AuditResult, int | str | None]] = {}
+    held: dict[tuple[bytes, str, int], tuple[bytes, bytes, AuditResult, int | str]] = {}
     for result in logs:
         contents = result.contents
         assert contents is not None
@@ -173,7 +173,8 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 if member is None or not isinstance(number, int) or inner.get("game") != result.game_id:
                     continue  # (a record no seat signed, or of another game: its own audit names it)
                 key = (sender, counter, number)
-                record: int | str | None = index if ordered else "its log.end" if counter == "seq" else None
+                record: int | str = (index if ordered else "its log.end" if counter == "seq"
+                                     else f"the side record that starts at byte {contents.side_at[index]}")
                 if key not in held:
                     held[key] = (body, sig, result, record)
                     continue
@@ -187,8 +188,9 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 if both:
                     return Parting("§7.10", f"{member.name} (seat {seat + 1}) signed two different messages as its "
                                             f"{chain} {number}: {where}", seat, _index(record))
-                return Parting("§10.3", f"two different bodies of seat {seat + 1}'s {chain} {number}, one not "
-                                        f"signed by it: {where}; a log was altered (nobody is blamed)", None, _index(record))
+                return Parting("§10.3", f"two different bodies of {member.name}'s (seat {seat + 1}) {chain} {number}, "
+                                        f"one not signed by {member.name}: {where}; a log was altered (nobody is "
+                                        "blamed)", None, _index(record))
     return None
 
 
@@ -238,8 +240,10 @@ def _cut_short(logs: Sequence[AuditResult]) -> Parting | None:
         for other in logs:
             contents = other.contents
             assert contents is not None
-            records = [(i, body, sig) for i, (body, sig) in enumerate(contents.messages)]
-            records += [(None, body, sig) for body, sig in contents.sides]
+            records: list[tuple[int | str, bytes, bytes]] = [
+                (i, body, sig) for i, (body, sig) in enumerate(contents.messages)]
+            records += [(f"the side record that starts at byte {at}", body, sig)
+                        for (body, sig), at in zip(contents.sides, contents.side_at)]
             for index, body, sig in records:
                 try:
                     inner = decode_map(body, DEFAULT_LIMITS, tree=False)
@@ -288,15 +292,16 @@ def _name(result: AuditResult) -> str:
     return f"{_writer(result)}'s log ({Path(result.path).name})"
 
 
-def _index(record: int | str | None) -> int | None:
+def _index(record: int | str) -> int | None:
     return record if isinstance(record, int) else None
 
 
-def _at(result: AuditResult, record: int | str | None) -> str:
-    """Where a log holds a record: its `log.msg` index, a place named, or its side records."""
+def _at(result: AuditResult, record: int | str) -> str:
+    """Where a log holds a record: its `log.msg` index, or a place named (its end, the
+    byte a side record starts at: side records lie where each log took them)."""
     if isinstance(record, str):
         return f"{_name(result)} in {record}"
-    return _name(result) + (f" at record {record}" if record is not None else " among its side records")
+    return f"{_name(result)} at record {record}"
 
 
 def _about(result: AuditResult, body: bytes) -> str:

@@ -205,10 +205,10 @@ def audit(path: Path) -> AuditResult:
             side = open_signed(signed_frame(body, sig), keys, schemas)
             sides.append((integrity.side(side), side))
         except ProtocolError as exc:
-            broken = Failure(None, None, exc.section,
-                             f"side record {index}: {_damaged(contents.side_at[index], exc.reason, body, roster)}")
-        except OrderError as exc:
-            broken = Failure(None, None, exc.section, f"side record {index}, {short_id(exc.peer)}'s: {exc.reason}")
+            broken = Failure(None, None, exc.section, _damaged(contents.side_at[index], exc.reason, body, roster, "side "))
+        except OrderError as exc:  # (its place in the file, and in its sender's side chain, §7.8)
+            broken = Failure(None, None, exc.section, f"the side record that starts at byte {contents.side_at[index]}, "
+                                                      f"{_whose(exc.peer, roster)}: {exc.reason}")
         if broken is not None:  # (the game is still told up to there: every message the file holds before it)
             messages = messages[:sum(1 for side, _ in contents.sequence[:contents.sequence.index((True, index))]
                                      if not side)]
@@ -575,11 +575,12 @@ def _refused_certificate(roster: bytes) -> tuple[str, bytes] | None:
     return None
 
 
-def _damaged(offset: int, reason: str, body: bytes, roster: Roster) -> str:
-    """A record that does not open (§4.3–§4.5), in plain words: an honest peer logs only
-    what it verified, so the file was changed there (or its disk failed)."""
-    return (f"the file was changed or damaged in the record that starts at byte {offset}: it is not a message as "
-            f"a seat of the table signed it ({reason}{_claimed(body, roster)})")
+def _damaged(offset: int, reason: str, body: bytes, roster: Roster, kind: str = "") -> str:
+    """A record (`kind` "side ": a side record) that does not open (§4.3–§4.5), in plain
+    words: an honest peer logs only what it verified, so the file was changed there (or
+    its disk failed)."""
+    return (f"the file was changed or damaged in the {kind}record that starts at byte {offset}: it is not a message "
+            f"as a seat of the table signed it ({reason}{_claimed(body, roster)})")
 
 
 def _whose(peer: bytes, roster: Roster) -> str:
@@ -589,12 +590,17 @@ def _whose(peer: bytes, roster: Roster) -> str:
 
 
 def _claimed(body: bytes, roster: Roster) -> str:
-    """Who a record says it is from, for telling it apart in a failure that blames nobody."""
+    """Who a record says it is from, for telling it apart in a failure that blames nobody,
+    and for a side message its number in its sender's side chain (its `sseq`, §7.8)."""
     from p2p.wire import decode_map
 
     try:
-        member = roster.member(decode_map(body).get("from"))
+        inner = decode_map(body)
     except ProtocolError:
         return ""
-    return f" (the record says it is {member.name}'s)" if member is not None else ""
+    member = roster.member(inner.get("from"))
+    if member is None:
+        return ""
+    sseq = inner.get("sseq")
+    return f" (the record says it is {member.name}'s" + (f" side message {sseq})" if type(sseq) is int else ")")
 

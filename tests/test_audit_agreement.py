@@ -142,6 +142,37 @@ def test_s10_3_two_bodies_signed_under_one_seq_name_their_signer(table: tuple[Ta
     assert agreement.parting is not None and agreement.parting.seat is None
 
 
+def test_s10_3_two_side_messages_signed_under_one_sseq_are_named_by_it_and_their_bytes(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """A side message is named by its number in its sender's side chain, the `sseq` it
+    holds, the same in every log; where each log holds it, by the byte its side record
+    starts at (side records lie where each log took them, §10.3): no longer "among its
+    side records"."""
+    from p2p.log import read_log
+
+    net, logs = table
+    first = read_log(logs[0])
+    body, _ = first.sides[4]
+    inner = decode_map(body)
+    forged = _resign(net, body, sprev=bytes(32))
+
+    def swap(sides):  # type: ignore[no-untyped-def]
+        return [forged if side[0] == body else side for side in sides]
+
+    altered = rewrite(logs[2], tmp_path, lambda m: m, sides=swap, why="stopped")
+    second = read_log(altered)
+    assert forged in second.sides
+    parting = compare([audit(logs[0]), audit(altered)]).parting
+    member = audit(logs[0]).member(inner["from"])
+    assert parting is not None and parting.section == "§7.10" and member is not None and parting.seat == member.seat
+    assert parting.record is None
+    assert parting.what == (
+        f"{member.name} (seat {member.seat + 1}) signed two different messages as its side message {inner['sseq']}: "
+        f"{audit(logs[0]).writer_name}'s log ({logs[0].name}) in the side record that starts "
+        f"at byte {first.side_at[4]} holds one, {audit(altered).writer_name}'s log ({altered.name}) in the side record "
+        f"that starts at byte {second.side_at[second.sides.index(forged)]} the other"), parting.what
+
+
 def test_s10_3_a_record_of_nonsense_parts_the_logs_without_raising(table: tuple[TableNetwork, list[Path]],
                                                                     tmp_path: Path) -> None:
     # Found by the fuzzer: a record whose "from" was a map stopped the comparison with a

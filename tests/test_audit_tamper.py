@@ -257,9 +257,21 @@ def test_s10_2_a_header_that_decodes_but_does_not_verify_is_not_told_as_damage(g
 
 
 def test_audit_dropped_side_record_breaks_its_side_chain(game_log: Path, tmp_path: Path) -> None:
-    result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=lambda s: s[:5] + s[6:]))
-    assert not result.ok and result.first_failure.section == "§7.2" and result.first_failure.seat is None
-    assert "side" in result.first_failure.what
+    """The side record where the chain breaks is named by the byte its frame starts at and
+    by what a reader finds in it, its sender and its `sseq` (§7.8, §10.2), not by a count
+    of side records from 0 ("side record 15, …: its side sseq 6 …")."""
+    from p2p.wire import decode_map
+
+    path = rewrite(game_log, tmp_path, lambda m: m, sides=lambda s: s[:5] + s[6:])
+    result = audit(path)
+    failure = result.first_failure
+    assert not result.ok and failure.section == "§7.2" and failure.seat is None
+    told = re.fullmatch(r"the side record that starts at byte (\d+), (\w+)'s \(\S+\): its side message (\d+) comes where "
+                        r"its side message (\d+) is due: a record is missing, repeated or out of place", failure.what)
+    assert told is not None, failure.what
+    contents = read_log(path)
+    inner = decode_map(contents.sides[contents.side_at.index(int(told[1]))][0])
+    assert result.member(inner["from"]).name == told[2] and inner["sseq"] == int(told[3]) == int(told[4]) + 1
 
 
 def test_audit_log_stripped_of_shares_blames_nobody(game_log: Path, tmp_path: Path) -> None:
@@ -312,17 +324,24 @@ def test_s10_2_a_byte_changed_in_a_side_record_still_lets_the_game_be_told_up_to
     checked" and told no story: every ordered record the file holds before it is still
     checked and told, and the verdict says where the file was changed, in plain words."""
     from p2p.report import game_report
+    from p2p.wire import decode_map
 
     contents = read_log(game_log)
     index = len(contents.sides) // 2
     position = contents.sequence.index((True, index))
     before = sum(1 for side, _ in contents.sequence[:position] if not side)
     at = contents.side_at[index]
-    result = audit(flipped(game_log, tmp_path, at + 30))
+    body = contents.sides[index][0]
+    inner = decode_map(body)
+    end = at + 4 + game_log.read_bytes()[at + 4:].index(body) + len(body)  # (its body's last byte: it still decodes)
+    result = audit(flipped(game_log, tmp_path, end - 1))
     failure = result.first_failure
     assert failure is not None and failure.record is None and failure.seat is None
-    assert failure.what.startswith(f"side record {index}: the file was changed or damaged in the record that starts "
-                                   f"at byte {at}: "), failure.what
+    assert failure.what.startswith(f"the file was changed or damaged in the side record that starts at byte {at}: it "
+                                   "is not a message as a seat of the table signed it ("), failure.what
+    # (whose side message it says it is, by the number it holds: `sseq`, §7.8)
+    assert failure.what.endswith(f" (the record says it is {result.member(inner['from']).name}'s side message "
+                                 f"{inner['sseq']}))"), failure.what
     assert result.records == before > 0
     report = list(game_report(result))
     assert f"Records: {before} signed messages checked." in report and "Round 1" in report

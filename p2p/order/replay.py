@@ -87,7 +87,8 @@ class OrderReplay(Positions):
         if sseq != peer.side_next:
             raise ChainBroken(
                 envelope.sender,
-                f"its side sseq {sseq} comes where sseq {peer.side_next} is due: a record is missing, repeated or out of place",
+                f"its side message {sseq} comes where its side message {peer.side_next} is due: a record is missing, "
+                "repeated or out of place",
             )
         if sprev != peer.side_hash:
             raise ChainBroken(envelope.sender, f"side message {sseq} does not chain to the previous one")
