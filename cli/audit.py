@@ -26,8 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("logs", type=Path, nargs="+", metavar="LOG",
                    help="a .bandit-log file written by a peer (several: logs of one game, told from the first)")
     p.add_argument("--json", action="store_true",
-                   help="print one JSON object with the verdict on the last line (seats counted from 0, as on "
-                        "the wire, each with its player's name; the report counts them from 1)")
+                   help="print one JSON object with the verdict on the last line (seats and record indexes "
+                        "counted from 0, as on the wire, each seat with its player's name; the report counts both "
+                        "from 1)")
     p.add_argument("--brief", action="store_true", help="only the verdict, not the story of the game")
     p.set_defaults(func=run)
 

@@ -52,7 +52,7 @@ class Parting:
     section: str
     what: str
     seat: int | None = None  # a seat the logs prove broke the protocol (equivocation)
-    record: int | None = None  # the `log.msg` index where they part, if they part there
+    record: int | None = None  # the `log.msg` index (from 0) where they part, if they part there
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,7 @@ def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | No
         mine = result.contents.messages  # type: ignore[union-attr]
         for index, record in enumerate(mine):
             if record != full[index]:
-                return Parting("§10.3", f"record {index}: {_name(result)} holds {_about(result, record[0])}, "
+                return Parting("§10.3", f"record {index + 1}: {_name(result)} holds {_about(result, record[0])}, "
                                         f"{_name(longest)} {_about(longest, full[index][0])}; honest peers log one "
                                         "order (§10.1), so a log was altered or its peer broke the order (nobody "
                                         "is blamed)", None, index)
@@ -301,7 +301,7 @@ def _at(result: AuditResult, record: int | str) -> str:
     byte a side record starts at: side records lie where each log took them)."""
     if isinstance(record, str):
         return f"{_name(result)} in {record}"
-    return f"{_name(result)} at record {record}"
+    return f"{_name(result)} at record {record + 1}"  # (counted from 1 in words, §10.2)
 
 
 def _about(result: AuditResult, body: bytes) -> str:

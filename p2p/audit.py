@@ -64,14 +64,14 @@ def torn_at(intact: int) -> str:
 class Failure:
     """The first thing in a log that does not hold."""
 
-    record: int | None  # index of the log.msg record (None: the header or the end)
+    record: int | None  # index of the log.msg record, from 0 (None: the header or the end); text counts from 1
     seat: int | None  # the peer responsible, if one is
     section: str
     what: str
     suspects: tuple[int, ...] = ()  # (seat None) the seats one of which broke it: nothing tells which (§7.5)
 
     def describe(self, names: Sequence[str] = ()) -> str:
-        where = "the log" if self.record is None else f"record {self.record}"
+        where = "the log" if self.record is None else f"record {self.record + 1}"  # (from 1, as seats are)
         who = ""
         if self.seat is not None:
             seat = self.seat + 1  # a person counts seats from 1, as the report's players line does
@@ -525,7 +525,7 @@ def _first(broken: Failure | None, found: Failure) -> Failure:
         return broken
     return Failure(found.record, None, broken.section,
                    f"the log was altered: a record is missing or out of place here, where the agreed order stops "
-                   f"holding ({found.section}); record {broken.record} shows it ({broken.what})")
+                   f"holding ({found.section}); record {broken.record + 1} shows it ({broken.what})")
 
 
 def _header_damaged(where: str, what: str, reason: str) -> str:

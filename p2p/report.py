@@ -196,7 +196,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         for r in result.refused[:50]:  # (its seats and slots named as the story names them: no seat counted from 0)
             reason = spell(r.told, lambda w: f"{names[w.seat]}'s" if w.form == "possessive" else names[w.seat],
                            lambda w: f"{names[w.owner]}'s {slot_words(w.slot)} slot")
-            yield f"  record {r.position}: {names[r.seat]}: {r.section}: {reason}"
+            yield f"  record {r.position + 1}: {names[r.seat]}: {r.section}: {reason}"  # (from 1, §10.2)
 
 
 def _how_it_ended(result: AuditResult) -> Iterator[str]:
@@ -216,7 +216,7 @@ def _how_it_ended(result: AuditResult) -> Iterator[str]:
     elif result.left is not None:
         yield f"The game ended early, in round {machine.round_number}: {result.left.told}."
     elif failure is not None and (failure.seat is not None or failure.suspects) and failure.record is not None:
-        yield f"The game stopped at record {failure.record}, on a violation (§9.9): the verdict below names it."
+        yield f"The game stopped at record {failure.record + 1}, on a violation (§9.9): the verdict below names it."
     else:
         yield "The log stops before the end of the game: the verdict below says why."
 

@@ -117,6 +117,7 @@ def test_s10_3_the_same_messages_in_another_order_part_the_logs_and_blame_nobody
     parting = agreement.parting
     assert parting is not None and parting.record == 40 and parting.seat is None
     assert parting.section == "§10.3" and "nobody is blamed" in parting.what
+    assert parting.what.startswith("record 41: "), parting.what  # (in words from 1, §10.2; `record` from 0)
 
 
 def test_s10_3_two_bodies_signed_under_one_seq_name_their_signer(table: tuple[TableNetwork, list[Path]],

@@ -122,7 +122,9 @@ def test_s10_2_a_dropped_record_is_named_where_it_went_missing_not_where_its_cha
     gap = re.match(r"the log was altered: a record is missing or out of place here, where the agreed order stops "
                    r"holding \(§7\.\d+\); record (\d+) shows it \(P\d's \([A-Z0-9-]+\) message: its seq \d+ comes where",
                    failure.what)
-    assert gap and int(gap.group(1)) > k and "signed falsely" not in failure.what, failure.what
+    assert gap and "signed falsely" not in failure.what, failure.what
+    shown = next(i for i in range(k + 1, len(senders)) if senders[i] == senders[k]) - 1  # (its index, one dropped)
+    assert int(gap.group(1)) == shown + 1  # (in words, from 1)
 
 
 def test_audit_duplicated_record_fails(game_log: Path, tmp_path: Path) -> None:
@@ -385,7 +387,10 @@ def test_audit_cli_exit_status_and_first_violation(game_log: Path, tmp_path: Pat
     good = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", str(game_log)], capture_output=True, text=True, env=env)
     assert good.returncode == 0 and '"ok": true' in good.stdout.splitlines()[-1]
     failed = subprocess.run([sys.executable, "-m", "cli", "audit", str(bad)], capture_output=True, text=True, env=env)
-    assert failed.returncode == 1 and "NOT VERIFIED" in failed.stdout and "record 1" in failed.stdout
+    assert failed.returncode == 1 and "Verdict: NOT VERIFIED. First violation: record 11: " in failed.stdout, failed.stdout
+    # (the 11th record, where the 11th went missing: `record` 10 in JSON, counted from 0)
+    told = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", str(bad)], capture_output=True, text=True, env=env)
+    assert '"record": 10,' in told.stdout.splitlines()[-1]
 
 
 def test_s10_2_audit_json_names_each_seat_it_numbers(game_log: Path) -> None:
@@ -577,7 +582,7 @@ def test_R1_the_report_says_why_the_game_ended(game_log: Path, tmp_path: Path) -
     forged = sign(seeded_identity_of(inner["from"]), dict(inner, lamport=inner["lamport"] + 1000))
     stopped = rewrite(game_log, tmp_path, lambda m: m[:50] + [forged])
     assert audit(stopped).first_failure.seat is not None  # type: ignore[union-attr]
-    assert ending(stopped) == "The game stopped at record 50, on a violation (§9.9): the verdict below names it."
+    assert ending(stopped) == "The game stopped at record 51, on a violation (§9.9): the verdict below names it."
     cut = rewrite(game_log, tmp_path, lambda m: m[:30] + m[31:])
     assert ending(cut) == "The log stops before the end of the game: the verdict below says why."
 
@@ -719,10 +724,12 @@ def test_s10_2_text_in_a_log_cannot_move_the_cursor_or_fake_a_line_of_the_report
                                  'naming P0 absent (§11.3): "Bo was away\\x1b[31m\\x0a')
 
 
-def test_s10_2_the_report_counts_seats_from_1_as_its_players_line_does() -> None:
+def test_s10_2_the_report_counts_seats_and_records_from_1_as_its_players_line_does() -> None:
+    """In words a seat and a record count from 1 (the first `log.msg` is record 1, as the
+    count "Records: N" ends at record N); JSON fields keep the index from 0 (§10.2)."""
     from p2p.audit import Failure
 
-    assert Failure(3, 1, "§7.5", "x").describe(("Ann", "Bo", "Cy")) == "record 3 by Bo (seat 2): §7.5: x"
+    assert Failure(3, 1, "§7.5", "x").describe(("Ann", "Bo", "Cy")) == "record 4 by Bo (seat 2): §7.5: x"
     assert Failure(None, None, "§10.1", "y").describe(("Ann",)) == "the log: §10.1: y"
 
 

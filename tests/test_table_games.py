@@ -950,8 +950,11 @@ def test_s10_2_the_audit_s_list_of_refused_moves_names_the_players_not_seat_numb
     from p2p.report import game_report
 
     with tempfile.TemporaryDirectory() as folder:
-        report = list(game_report(audit(net.write_logs(Path(folder))[0])))
+        result = audit(net.write_logs(Path(folder))[0])
+        report = list(game_report(result))
     listed = report[report.index(next(line for line in report if line.startswith("Moves that did not count"))) + 1:]
     out_of_turn = [line for line in listed if f": P{other}: R5: " in line]
     assert out_of_turn and f"it is P{turn}'s turn" in out_of_turn[0], listed
+    refused = next(r for r in result.refused if r.seat == other and r.section == "R5")
+    assert out_of_turn[0].startswith(f"  record {refused.position + 1}: P{other}: R5: "), out_of_turn  # (from 1)
     assert not any("seat 0" in line or "seat 1" in line for line in listed), listed
