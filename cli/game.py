@@ -21,10 +21,11 @@ from cli.commands import audit_command
 from cli.lobby_common import at_a_terminal, complain, records_unwritable, say
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
-from p2p.identity import Identity, default_state_dir
+from p2p.identity import Certificate, Identity, default_state_dir
 from p2p.journal import SeatJournal, forget_stale_journals, open_seat_journal
 from p2p.lobby import LobbyResult, Signing
 from p2p.peer import FULL_SPEED, HUMAN_PACE, GameSummary, Resumption, TablePeer
+from p2p.roster import Member
 from p2p.session import Line
 from p2p.transport import Mesh
 
@@ -66,10 +67,11 @@ class SeatBook:
     began, can take its seat back (`--resume`) instead of leaving the others to wait out
     their grace period. Its game takes the journal over (`seated`); a lobby that ends
     without a game removes it as the `with` block ends. Nothing is written for a seat
-    that plays no game (`--lobby-only`)."""
+    that plays no game (`--lobby-only`). `first_use`: the seat joins by address, the
+    host's fingerprint trusted on first use (a seat taken back shows it again)."""
 
-    def __init__(self, mesh: Mesh, args: argparse.Namespace) -> None:
-        self._mesh, self._args = mesh, args
+    def __init__(self, mesh: Mesh, args: argparse.Namespace, *, first_use: bool = False) -> None:
+        self._mesh, self._args, self._first_use = mesh, args, first_use
         self.seated: SeatJournal | None = None
 
     def sign(self, signing: Signing) -> None:
@@ -81,6 +83,7 @@ class SeatBook:
             state_dir, game=signing.game_id, roster=signing.canonical, seat=signing.seat,
             log=seat_log_path(signing, self._args), port=self._mesh.port,
             addresses=[m.address for m in signing.roster.members], grace=signing.roster.rules.grace_s,
+            first_use=self._first_use,
         )
 
     def __enter__(self) -> SeatBook:
@@ -89,6 +92,19 @@ class SeatBook:
     def __exit__(self, *_: object) -> None:
         if self.seated is not None:
             self.seated.abandon_untaken()
+
+
+def trusted_on_first_use(host: Member) -> str:
+    """What a person who joined by address (no --fingerprint) reads of the host's
+    fingerprint, trusted on first use (§4.1): the table log's first line, and again as
+    they leave, so that they can compare it with the host's screen."""
+    return (f"{host.name}'s fingerprint is {host.cert.short}: you joined by address, so it was "
+            "trusted on first use; compare it with the host's screen (or join with --fingerprint).")
+
+
+def host_trusted_on_first_use(host: Certificate) -> str:
+    """The same, as a headless seat that joined by address prints it."""
+    return f"Host fingerprint {host.short} (trusted on first use: compare it with the host's screen)."
 
 
 def log_folder(state_dir: Path | None, log_dir: Path | None) -> Path:

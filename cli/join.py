@@ -16,7 +16,9 @@ from cli.lobby_common import (
     lobby_schemas, player_name, roster_progress, say, then_shown,
 )
 from cli.stopping import run_until_stopped
-from cli.game import SeatBook, bot_without_a_terminal, play_seat, report, seat_log_path
+from cli.game import (
+    SeatBook, bot_without_a_terminal, host_trusted_on_first_use, play_seat, report, seat_log_path, trusted_on_first_use,
+)
 from p2p.peer import GameSummary
 from cli.host import after_lobby, is_person, seat_log_unwritable
 from cli.resume import offer_resume_first
@@ -226,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
         """Join the table at `addresses` (`what`, in words), then play: as `join_and_play`."""
         async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
             try:
-                with SeatBook(mesh, args) as book:
+                with SeatBook(mesh, args, first_use=expect is None) as book:
                     return await seated(mesh, addresses, what, expect, person, terminal, book)
             except OtherTarget as exc:
                 await _host_linked(mesh, exc.host)  # (the mesh says goodbye on closing: the host hears it left)
@@ -247,16 +249,14 @@ def run(args: argparse.Namespace) -> int:
             if result is None:
                 return "You left the table before the game began."
             if expect is None:  # (by address: the lobby said it, but a table this player filled starts at once)
-                host = result.roster.members[0]
-                trusted.append(f"{host.name}'s fingerprint is {host.cert.short}: you joined by address, so it was "
-                               f"trusted on first use; compare it with the host's screen (or join with --fingerprint).")
+                trusted.append(trusted_on_first_use(result.roster.members[0]))
             return await play_seat(mesh, result, identity, args, seat_log_path(result, args), terminal=terminal,
                                    seated=book.seated, note=trusted[-1] if trusted else None)
         say_(f"Joining {what} as {name} (your fingerprint {identity.short})...")
 
         def on_host(cert: Certificate) -> None:
             if expect is None:
-                say_(f"Host fingerprint {cert.short} (trusted on first use: compare it with the host's screen).")
+                say_(host_trusted_on_first_use(cert))
             else:
                 say_(f"Host fingerprint {cert.short} verified.")
 

@@ -27,7 +27,7 @@ from typing import IO, Literal
 import trio
 
 from cli.argtypes import new_table_options
-from cli.game import REJOIN_WAIT, play_seat
+from cli.game import REJOIN_WAIT, host_trusted_on_first_use, play_seat, trusted_on_first_use
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
 from cli.ttymode import ready_to_ask
@@ -279,11 +279,12 @@ def _loopback(host: str) -> bool:
         return host == "localhost"
 
 
-async def resume_seat(args: argparse.Namespace, identity: Identity,
-                      terminal: object | None = None) -> int | str | GameSummary:
+async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: object | None = None,
+                      on_leaving: list[str] | None = None) -> int | str | GameSummary:
     """Take this seat's unfinished game back and play it (on `terminal`, for a person):
     an exit status, the game's summary, or what to tell a person who gave the seat up
-    before the game began."""
+    before the game began. `on_leaving` gets what to tell the person again once the
+    screen has closed (the host's fingerprint, for a seat that joined by address)."""
     state_dir = args.state_dir or default_state_dir()
     # Listening on loopback only, a seat is out of reach of players on other machines.
     local = _loopback(args.bind)
@@ -357,6 +358,14 @@ async def resume_seat(args: argparse.Namespace, identity: Identity,
     if age >= jc.grace:  # (the journal's age is that of its last mark of life: it tries)
         tell(f"It stopped {_ago(age)} ago, and the table waits for a player away only {_ago(jc.grace)}: "
              "the others have likely ended it. Trying anyway.", warning=True)
+    note = None  # (the table log's first line, as when the seat joined)
+    if jc.first_use:  # (joined by address: the host's fingerprint, to compare with the host's screen)
+        if terminal is None:
+            tell(host_trusted_on_first_use(roster.members[0].cert))
+        else:
+            note = trusted_on_first_use(roster.members[0])
+            if on_leaving is not None:
+                on_leaving.append(note)
     async with AsyncExitStack() as stack:
         try:
             mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=jc.port))
@@ -377,11 +386,12 @@ async def resume_seat(args: argparse.Namespace, identity: Identity,
             if member.seat != jc.seat:
                 mesh.expect(member.cert, address, dial=not began and address is not None)
         if not began:
-            return await _sign_again_and_play(mesh, journal, jc, identity, args, terminal, unreachable, told)
+            return await _sign_again_and_play(mesh, journal, jc, identity, args, terminal, unreachable, told, note)
         result = LobbyResult(game_id_of(canonical), roster, canonical, signatures, jc.seat)
         try:
             return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
-                                   resume=Resumption(log, contents, journal, jc, unreachable, tuple(warned)))
+                                   resume=Resumption(log, contents, journal, jc, unreachable, tuple(warned)),
+                                   note=note)
         except ResumeError as exc:  # its log and journal do not replay (changed, or of two games): nothing written
             journal.release()
             complain(f"cannot resume: {exc}")
@@ -390,14 +400,14 @@ async def resume_seat(args: argparse.Namespace, identity: Identity,
 
 async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents, identity: Identity,
                                args: argparse.Namespace, terminal: object | None, unreachable: bool,
-                               told: list[str]) -> int | str | GameSummary:
+                               told: list[str], note: str | None = None) -> int | str | GameSummary:
     """A seat stopped while the roster was being signed (§11.3): gather every member's
     signature again (`sign_again`), then play the game from its start, with the journal
     written as the seat signed. If the game cannot begin (a member left, or said the
     start failed), it never will: the journal goes. If a member cannot be reached, it may
     only be away: the journal stays, and a later `--resume` may try again. A person sees
     `told` meanwhile, and may give the seat up (what to tell them then, once the screen
-    is closed)."""
+    is closed); `note` is the game's table log's first line."""
     leave_first: str | None = getattr(args, "leave_first", None)
     if leave_first is not None:
         return await _leave_unbegun(mesh, journal, jc, leave_first)
@@ -430,7 +440,7 @@ async def _sign_again_and_play(mesh: Mesh, journal: Journal, jc: JournalContents
         raise
     jc.forget_unmade_log()  # (made, and stopped before its header: made again now)
     return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
-                           seated=SeatJournal(journal, jc.seed, dials_all=unreachable))
+                           seated=SeatJournal(journal, jc.seed, dials_all=unreachable), note=note)
 
 
 def _forget_unbegun(journal: Journal, jc: JournalContents) -> None:
@@ -492,14 +502,18 @@ def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None =
         return 1
 
     async def main() -> int:
+        on_leaving: list[str] = []
         async with AsyncExitStack() as stack:
             terminal = None
             if is_person(args):
                 from cli.tui import open_terminal
 
                 terminal = await stack.enter_async_context(open_terminal())
-            outcome = await resume_seat(args, identity, terminal)
+            outcome = await resume_seat(args, identity, terminal, on_leaving)
         # (said once the screen is closed, as a person's leaving before a game began is, `join`)
+        if isinstance(outcome, GameSummary):
+            for text in on_leaving:
+                say(text)
         if isinstance(outcome, str):
             say(outcome)
             return 0

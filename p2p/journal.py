@@ -6,7 +6,8 @@ The fairness log holds what was *delivered* (and every side message); it is publ
 peer killed in the middle of a game also needs what is private or not yet delivered:
 
 * its seat seed (§9.12), from which every secret of its seat is derived;
-* the roster R it signed, where to reach the others and which port it listened on;
+* the roster R it signed, where to reach the others, which port it listened on, and
+  whether it joined by address, trusting its host's fingerprint on first use (shown again);
 * every signed message it sent (content, side and acks), in the order sent: content
   not yet delivered goes back into its chain on resume, and its acks' stamps are
   promises it must keep.
@@ -45,7 +46,7 @@ from typing import Any
 from p2p.appendfile import AppendFile, in_use
 from p2p.errors import ProtocolError
 from p2p.log import read_log
-from p2p.schema import Bin, Int, ListOf, Message, Schemas, Str, Tuple
+from p2p.schema import Bin, Bool, Int, ListOf, Message, Schemas, Str, Tuple
 from p2p.signing import SignedMessage
 from p2p.table.machine import GRACE
 from p2p.table.secrets import SeatSecrets
@@ -59,9 +60,11 @@ SEAT_V2 = {  # (a journal written before version 3, as its game began: without R
     "game": Bin(size=32), "seat": Int(0, 15), "seed": Bin(size=32), "log": Str(max_len=4096),
     "port": Int(0, 65535), "addresses": ListOf(ADDRESS, 2, 16), "boot": Str(max_len=64), "grace_ms": Int(0, 2**40),
 }
+SEAT_V3 = {**SEAT_V2, "roster": Bin(min_len=1, max_len=65536)}  # (a journal written before version 4: first_use false)
 SCHEMAS = Schemas(
     Message("journal.seat", 2, "§11.3", SEAT_V2),
-    Message("journal.seat", 3, "§11.3", {**SEAT_V2, "roster": Bin(min_len=1, max_len=65536)}),
+    Message("journal.seat", 3, "§11.3", SEAT_V3),
+    Message("journal.seat", 4, "§11.3", {**SEAT_V3, "first_use": Bool()}),
     Message("journal.sent", 1, "§11.3", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
 )
 
@@ -95,6 +98,7 @@ class JournalContents:
     boot: str = ""  # the machine's boot when the seat sat down ("" not known)
     grace: float = GRACE  # how long this seat's table waits for a player away (its --grace)
     roster: bytes = b""  # R, as this seat signed it (§6.6); b"" in a journal of version 2, written as the game began
+    first_use: bool = False  # it joined by address without the host's fingerprint, trusted on first use (§4.1)
     sent: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig) in the order sent
     intact: int = 0
 
@@ -156,14 +160,15 @@ class Journal:
     @classmethod
     def create(
         cls, path: Path, *, game: bytes, seat: int, seed: bytes, log: Path, port: int,
-        addresses: Sequence[tuple[str, int] | None], roster: bytes, grace: float = GRACE,
+        addresses: Sequence[tuple[str, int] | None], roster: bytes, grace: float = GRACE, first_use: bool = False,
     ) -> Journal:
         journal = cls(AppendFile.create(path, mode=0o600, folder_mode=0o700, lock=True))
         try:
             journal._write({
-                "type": "journal.seat", "v": 3, "game": game, "seat": seat, "seed": seed, "log": str(log),
+                "type": "journal.seat", "v": 4, "game": game, "seat": seat, "seed": seed, "log": str(log),
                 "port": port, "addresses": [list(a) if a is not None else ["", 0] for a in addresses],
                 "boot": boot_id(), "grace_ms": round(grace * 1000), "roster": roster,
+                "first_use": first_use,
             })
         except BaseException:  # (a log path that is no text, say: no half-made journal is left behind)
             journal.abandon()
@@ -243,13 +248,15 @@ class SeatJournal:
 
 def open_seat_journal(
     state_dir: Path, *, game: bytes, roster: bytes, seat: int, log: Path, port: int,
-    addresses: Sequence[tuple[str, int] | None], grace: float = GRACE,
+    addresses: Sequence[tuple[str, int] | None], grace: float = GRACE, first_use: bool = False,
 ) -> SeatJournal:
     """Write the journal of seat `seat` of the game of R (`roster`), with a fresh seat
-    seed (§9.12), before the seat's signature of R goes out (§11.3)."""
+    seed (§9.12), before the seat's signature of R goes out (§11.3); `first_use`: the
+    seat joined by address and trusted the host's fingerprint on first use."""
     seed = SeatSecrets.draw(os.urandom).seed
     journal = Journal.create(journal_path(state_dir, game), game=game, seat=seat, seed=seed, log=log.resolve(),
-                             port=port, addresses=addresses, roster=roster, grace=grace)
+                             port=port, addresses=addresses, roster=roster, grace=grace,
+                             first_use=first_use)
     return SeatJournal(journal, seed)
 
 
@@ -270,7 +277,7 @@ def read_journal(path: Path) -> JournalContents:
                 contents = JournalContents(
                     frame["game"], frame["seat"], frame["seed"], Path(frame["log"]), frame["port"],
                     [(a[0], a[1]) if a[0] else None for a in frame["addresses"]], frame["boot"],
-                    frame["grace_ms"] / 1000, frame.get("roster", b""),
+                    frame["grace_ms"] / 1000, frame.get("roster", b""), frame.get("first_use", False),
                 )
             elif frame["type"] == "journal.sent":
                 contents.sent.append((frame["body"], frame["sig"]))

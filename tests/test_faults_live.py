@@ -75,6 +75,9 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
     told = (r"It stopped 10 min( \d+ s)? ago, and the table waits for a player away only 1 min: the others have likely "
             r"ended it")  # (the host's --grace 60: the table's rule)
     assert (re.search(told, results[1][1]) is None) is port_taken, results[1][1]
+    # carol joined by address: the host's fingerprint, trusted on first use, is said again as she resumes
+    trusted = next(line for line in carol_seen if "(trusted on first use: compare it with the host's screen)" in line)
+    assert trusted.strip() in results[1][1], results[1][1]
     assert last_json(results[0][1])["finished"]
     host_log, carol_log_path = (Path(re.search(r"^Log: (\S+)", out, re.M).group(1))  # type: ignore[union-attr]
                                 for _, out in (results[2], results[1]))

@@ -51,6 +51,28 @@ def test_11_3_a_journal_written_before_version_3_still_resumes(tmp_path: Path) -
     assert contents.began()  # (version 2 was written as the game began, log or not)
 
 
+def test_11_3_the_journal_keeps_whether_its_seat_trusted_the_host_on_first_use(tmp_path: Path) -> None:
+    """A seat that joined by address keeps that in its journal, so that, taken back, it
+    shows the host's fingerprint again; a journal of version 3 (written before it kept
+    that) reads as a seat that did not."""
+    from p2p.journal import SCHEMAS
+    from p2p.wire import encode_frame
+
+    for first_use in (True, False):
+        path = tmp_path / f"{first_use}.journal"
+        Journal.create(path, game=bytes(32), seat=1, seed=bytes(32), log=tmp_path / "g.log", port=4000,
+                       addresses=[None, None], roster=b"R", first_use=first_use).close(finished=False)
+        assert read_journal(path).first_use is first_use
+    old = tmp_path / "v3.journal"
+    seat = {"type": "journal.seat", "v": 3, "game": bytes(32), "seat": 1, "seed": bytes(32),
+            "log": str(tmp_path / "g.log"), "port": 4000, "addresses": [["10.0.0.1", 4001], ["", 0]], "boot": "",
+            "grace_ms": 120000, "roster": b"R"}
+    SCHEMAS.check(seat)
+    old.write_bytes(encode_frame(seat))
+    contents = read_journal(old)
+    assert (contents.roster, contents.first_use) == (b"R", False)
+
+
 def test_11_3_a_journal_given_up_keeps_the_time_its_seat_stopped(tmp_path: Path) -> None:
     """A `--resume` that could not start (or tried for 30 s and gave up) gives the journal
     back with the very time it had: its age must still say when the seat stopped, or the

@@ -538,3 +538,42 @@ def test_s11_3_after_a_kill_in_a_shell_the_offer_is_asked_on_the_terminal_s_own_
     finally:
         screen.close()
         subprocess.run(["pkill", "-f", str(tmp_path / "state")], capture_output=True)  # (bots, if the test failed)
+
+
+@pytest.mark.parametrize("back", ["--resume", "offered"])
+def test_s11_3_a_seat_taken_back_after_joining_by_address_shows_the_host_s_fingerprint_again(
+        tmp_path: Path, back: str) -> None:
+    """A person who joined by address (no --fingerprint) trusted the host's fingerprint on
+    first use, and reads it as the table log's first line and again on leaving. Killed
+    mid-game and taken back (`join --resume`, or the same `join` going back when offered),
+    the seat shows that line again, in the same words: its journal keeps how it joined
+    (before, the resumed seat said nothing of it)."""
+    guest = ["--state-dir", str(tmp_path / "guest"), "--log-dir", str(tmp_path / "logs")]
+    with headless_host(tmp_path, "--seats", "2") as (host, where), ExitStack() as closing:
+        join = [sys.executable, "-m", "cli", "join", "--peer", where, "--name", "Ana", *guest]
+        first = Tmux(tmp_path, join)
+        closing.callback(first.close)
+        text = " ".join(first.wait_text("remember them", "Round 1").split())
+        said = re.search(r"\w+'s fingerprint is [A-Z0-9-]+: you joined by address, so it was trusted on first use; "
+                         r"compare it with the host's screen \(or join with --fingerprint\)\.", text)
+        assert said, text
+        shell = first.tmux("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
+        pid = int(subprocess.run(["pgrep", "-P", shell, "-f", "cli join"], capture_output=True, text=True).stdout.split()[0])
+        os.kill(pid, signal.SIGKILL)
+        first.wait_text("EXITED 137")
+        again_root = tmp_path / "again"
+        again_root.mkdir()
+        again = Tmux(again_root, [sys.executable, "-m", "cli", "join", "--resume", *guest] if back == "--resume"
+                     else join)
+        closing.callback(again.close)
+        if back == "offered":
+            again.wait_text("Go back to it?")
+            again.keys("Enter")
+        text = again.wait_text("Back at the table: reconnected to ")
+        assert said.group(0) in " ".join(text.split()), text
+        again.keys("C-c")
+        again.wait_text("Leave the table?")
+        again.keys("y")
+        text = again.wait_text("EXITED", timeout=60)
+        assert "EXITED 0" in text and "You left the table" in text, text
+        assert said.group(0) in "".join(text.splitlines()), text  # (the pane wraps)
