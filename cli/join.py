@@ -12,8 +12,8 @@ import trio
 
 from cli.argtypes import NewTableOption, address, host_sets_grace, port, seconds, target
 from cli.lobby_common import (
-    SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, load_identity,
-    lobby_schemas, player_name, roster_progress, say, then_shown,
+    SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, input_piped,
+    load_identity, lobby_schemas, player_name, roster_progress, say, then_shown,
 )
 from cli.stopping import run_until_stopped
 from cli.game import (
@@ -131,11 +131,6 @@ def run(args: argparse.Namespace) -> int:
 
         return refuse_new_table(args) or run_resume(args)
     name = player_name(args)
-    if args.code == "-":
-        args.code = _code_from_input()
-        if not args.code:
-            complain("--code -: no table code on the standard input")
-            return 2
     bot_without_a_terminal(args)
     expect: bytes | str | None = None
     if args.fingerprint:
@@ -161,9 +156,43 @@ def run(args: argparse.Namespace) -> int:
             say(text)
 
     trusted: list[str] = []  # (a person who joined by address: the host's fingerprint, to compare)
+    person = is_person(args)
+    # `--code -` reads the code only once the table is found (after the offer to go back
+    # to a waiting game, which needs none): at once with --peer; after the search, when a
+    # bot looks for the table; a person's screen looks for it, then `table_code` reads it.
+    located: list[tuple[list[tuple[str, int]], str, bytes]] = []
+    if not person and not args.peer:
+
+        async def locate() -> int:
+            try:
+                found = await _find(args, say_, expect)
+            except (ProtocolError, OSError) as exc:
+                complain(explain(exc))
+                return 1
+            if found is not None:
+                located.append(found)
+            return 0 if found is not None else 1
+
+        if (status := run_until_stopped(locate)) != 0:
+            return status
+    if args.code == "-" and (not person or args.peer):
+        args.code = _code_from_input()
+        if not args.code:
+            complain(NO_CODE)
+            return 2
+
+    async def table_code(terminal) -> str | None:  # type: ignore[no-untyped-def]
+        """The code to join with, now that the table is found: --code's, or with
+        `--code -` the standard input's (read once). A person who would type it is asked
+        on the join screen, if the host asks for one (None): no prompt can show under it."""
+        if args.code != "-":
+            return args.code
+        if terminal is not None and not input_piped():
+            return None
+        args.code = await trio.to_thread.run_sync(_code_from_input, abandon_on_cancel=True)
+        return args.code
 
     async def main() -> int:
-        person = is_person(args)
         async with AsyncExitStack() as stack:
             terminal = None
             if person:
@@ -187,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
                 return await seat([args.peer], f"{args.peer[0]}:{args.peer[1]}", expect, person, terminal)
             if person and not args.table:
                 return await pick_and_play(terminal)
-            found = await _find(args, say_ if terminal is None else _looking_on(terminal, args.table), expect)
+            found = located[0] if located else await _find(args, _looking_on(terminal, args.table), expect)
             if found is None:
                 return 1
             addresses, what, advertised = found
@@ -226,22 +255,27 @@ def run(args: argparse.Namespace) -> int:
     async def seat(addresses: list[tuple[str, int]], what: str, expect: bytes | str | None, person: bool,
                    terminal) -> int | str | GameSummary:  # type: ignore[no-untyped-def]
         """Join the table at `addresses` (`what`, in words), then play: as `join_and_play`."""
+        code = await table_code(terminal)
+        if code == "":
+            complain(NO_CODE)
+            return 2
         async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
             try:
                 with SeatBook(mesh, args, first_use=expect is None) as book:
-                    return await seated(mesh, addresses, what, expect, person, terminal, book)
+                    return await seated(mesh, addresses, what, expect, code, person, terminal, book)
             except OtherTarget as exc:
                 await _host_linked(mesh, exc.host)  # (the mesh says goodbye on closing: the host hears it left)
                 raise
 
     async def seated(mesh: Mesh, addresses: list[tuple[str, int]], what: str, expect: bytes | str | None,
-                     person: bool, terminal, book: SeatBook) -> int | str | GameSummary:  # type: ignore[no-untyped-def]
+                     code: str | None, person: bool, terminal,  # type: ignore[no-untyped-def]
+                     book: SeatBook) -> int | str | GameSummary:
         """`seat`, on its open `mesh`, this seat's journal written by `book` as it signs."""
         if person:
             from cli.tui import join_lobby_screen
 
             try:
-                result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=args.code,
+                result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=code,
                                                  expect_host=expect, what=what, check=_check_target(args),
                                                  on_signing=book.sign)
             except (ConnectionError, JoinRefused) as exc:  # (not a failure of the game: that is played after)
@@ -267,7 +301,7 @@ def run(args: argparse.Namespace) -> int:
             if show is not None:
                 show(change)
 
-        result = await join_table(mesh, addresses, name=name, code=args.code, expect_host=expect,
+        result = await join_table(mesh, addresses, name=name, code=code, expect_host=expect,
                                   on_host=on_host, on_roster=on_roster,
                                   on_signing=then_shown(book.sign, lambda: say_(SIGNING_NOW)))
         return await after_lobby(mesh, result, identity, args, seated=book.seated)
@@ -281,6 +315,9 @@ def _looking_on(terminal, table: str | None) -> Callable[[str], None]:  # type: 
     from cli.tui.lobby_view import JoinScene
 
     return lambda text: terminal.show(JoinScene(repr(table) if table else "a table", "", (), 0, "looking"))
+
+
+NO_CODE = "--code -: no table code on the standard input"
 
 
 def _code_from_input() -> str:

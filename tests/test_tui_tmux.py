@@ -577,3 +577,19 @@ def test_s11_3_a_seat_taken_back_after_joining_by_address_shows_the_host_s_finge
         text = again.wait_text("EXITED", timeout=60)
         assert "EXITED 0" in text and "You left the table" in text, text
         assert said.group(0) in "".join(text.splitlines()), text  # (the pane wraps)
+
+
+def test_join_code_from_the_input_is_left_unread_by_a_person_s_join_whose_table_is_not_found(tmp_path: Path) -> None:
+    """`printf code | bandit-lan join NAME --code -` at a terminal: the screen looks for
+    the table first, and the code is read only once it is found; here it is not, so the
+    code is still in the pipe when the command ends (it was read before the search)."""
+    join = [sys.executable, "-m", "cli", "join", "NoSuchTable", "--code", "-", "--timeout", "1", "--name", "zed",
+            "--state-dir", str(tmp_path / "s")]
+    script = f"printf 'sesame\\n' | {{ {' '.join(_quote(c) for c in join)}; echo \"REST [$(cat)]\"; }}"
+    screen = Tmux(tmp_path, ["sh", "-c", script])
+    try:
+        text = screen.wait_text("EXITED")
+        assert "bandit-lan: no table named 'NoSuchTable' found on the LAN" in text, text
+        assert "REST [sesame]" in text, text
+    finally:
+        screen.close()
