@@ -712,7 +712,11 @@ class TablePeer(SessionRecord):
             # it is stale, an ack made before that link was back, or false)
             others = [s for s in away if s != self._me]
             just_back = now - self._back_at.get(seat, -JUST_BACK) < JUST_BACK  # (a seat that resumed dials anew)
-            if (self._cut_off.get(seat) == away and seat not in self._unsaid_cut) or (not others and just_back):
+            # (a report that changed only in naming this seat changed nothing it was told: a seat
+            # resumed first names every seat, then the others once its link to this one is up)
+            before = self._cut_off.get(seat)
+            unchanged = before is not None and [s for s in before if s != self._me] == others
+            if (unchanged and seat not in self._unsaid_cut) or (not others and just_back):
                 continue
             news = [s for s in others if s not in self._progress.waiting_for]
             if others and not news:  # (every seat it misses this seat misses too: said once, as this seat's own)

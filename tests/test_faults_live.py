@@ -479,6 +479,32 @@ async def test_11_3_a_seat_just_back_from_a_restart_is_told_as_reconnecting_not_
     assert not any("lost the link" in line.text for line in ann.lines)
 
 
+async def test_11_3_a_seat_just_back_that_reaches_this_one_again_is_not_told_as_reconnecting_twice(
+        tmp_path: Path) -> None:
+    """A resumed seat's acks first name this seat and carl as not yet reached, then carl
+    alone once its link to this seat is up: to this seat, whom it misses (carl) did not
+    change, so "… is still reconnecting to carl" is told once, not twice in a row. Its
+    link to carl coming up is told too."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    ann, bo, back = peers
+    async with stack:
+        with trio.fail_after(30):
+            async with running(peers):
+                await until(lambda: ann.machine.playing, ann)
+                ann._back_at[back.me] = trio.current_time()  # (as its link coming back after an absence sets it)
+                _reports(back, {ann.me, bo.me})
+                await _told(ann, f"{ann.names[back.me]} is still reconnecting to {ann.names[bo.me]}; the table waits")
+                _reports(back, {bo.me})
+                await until(lambda: ann._cut_off.get(back.me) == (bo.me,), ann)  # (that report, read and told of)
+                _reports(back, set())
+                await _told(ann, f"{ann.names[back.me]} reaches everybody again.")
+                await ann.leave()
+    told = [line.text for line in ann.lines if "is still reconnecting" in line.text]
+    assert told == [f"{ann.names[back.me]} is still reconnecting to {ann.names[bo.me]}; the table waits for that."], told
+
+
 @pytest.mark.parametrize("busy", [False, True], ids=["silent", "sends-an-intent-each-return"])
 async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still_ends_the_game(
     tmp_path: Path, busy: bool
