@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -150,26 +151,29 @@ def run(args: argparse.Namespace) -> int:
             say(f"Others join with: {hint}")
         else:
             say(f"listening {where}:{mesh.port} {identity.peer_id.hex()}")
-        async with _advertising(ad, args, where, say) as advert:
+        seated = [1]  # (players at the table now, for Enter)
 
-            seated = [1]  # (players at the table now, for Enter)
+        def signing_shown() -> None:
+            if not (args.quiet or args.json):
+                say(SIGNING_NOW)
 
-            def signing_shown() -> None:
-                if not (args.quiet or args.json):
-                    say(SIGNING_NOW)
+        async with _enters(lambda: seated[0]) as keys:  # (the lobby's, then the game's)
+            async with _advertising(ad, args, where, say) as advert:
 
-            def on_roster(change: RosterChanged) -> None:
-                seated[0] = len(change.roster.members)
-                show(change)
-                advert(change.roster.free)
+                def on_roster(change: RosterChanged) -> None:
+                    seated[0] = len(change.roster.members)
+                    show(change)
+                    advert(change.roster.free)
 
-            async with _enters(lambda: seated[0]) as start:
-                result = await seat_with_bots(bots, partial(host_table, mesh, name=name, table=table, seats=args.seats,
-                                                            code=args.code, rules=rules, start=start, on_roster=on_roster,
-                                                            on_signing=then_shown(book.sign, signing_shown)))
-        if result is None:  # (only a table that needs every bot gives up)
-            return 1
-        return await after_lobby(mesh, result, identity, args, bots, book.seated)
+                result = await seat_with_bots(bots, partial(
+                    host_table, mesh, name=name, table=table, seats=args.seats, code=args.code, rules=rules,
+                    start=None if keys is None else keys.start, on_roster=on_roster,
+                    on_signing=then_shown(book.sign, signing_shown)))
+            if result is None:  # (only a table that needs every bot gives up)
+                return 1
+            if keys is not None:
+                keys.playing = True
+            return await after_lobby(mesh, result, identity, args, bots, book.seated)
 
     return run_until_stopped(main)
 
@@ -265,35 +269,85 @@ async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None
     return report(summary, args, None if bots is None else await bots.logs_after(summary.log_path))
 
 
+LOBBY_KEYS = ("Press Enter to start with the players seated so far (at least 2); "
+              "Ctrl-C closes the table.")
+GAME_KEYS = ("The game is on and a bot plays your seat: Enter does nothing now. "
+             "Ctrl-C leaves the table, which ends the game for everyone.")
+
+
+class HostKeys:
+    """What the line-mode host does with each line typed at its terminal: in the lobby
+    (`playing` False), an Enter asks to start the game early with the `seated` players, at
+    least two (Enter alone at the table says so): again, if everyone the host would have
+    started with left meanwhile. Once the game is on, a line only says what the keys do:
+    leaving is Ctrl-C, never an Enter."""
+
+    def __init__(self, seated: Callable[[], int]) -> None:
+        self.seated = seated
+        self.playing = False
+        self._asked, self.start = trio.open_memory_channel[object](1)
+
+    def typed(self, line: str) -> None:
+        if self.playing:
+            say(GAME_KEYS)
+        elif self.seated() < 2:
+            say("A game needs at least two players: Enter again once someone has joined.")
+        else:
+            with suppress(trio.WouldBlock):  # (one call waiting is enough)
+                self._asked.send_nowait(None)
+
+
 @asynccontextmanager
-async def _enters(seated: Callable[[], int]) -> AsyncIterator[trio.abc.ReceiveChannel[object] | None]:
-    """While the lobby runs, on a terminal, each Enter asks to start the game early with
-    the `seated` players, at least two (Enter alone at the table says so): again, if
-    everyone the host would have started with left meanwhile. None off a terminal (a
-    headless host starts when the table is full)."""
+async def _enters(seated: Callable[[], int]) -> AsyncIterator[HostKeys | None]:
+    """While the line-mode host runs (its lobby, then its game), on a terminal, each line
+    typed goes to `HostKeys`; None off a terminal (a headless host starts when the table
+    is full). Nothing is left reading the terminal once the block ends (`terminal_lines`)."""
     if not sys.stdin.isatty():
         yield None
         return
-    asked, start = trio.open_memory_channel[object](1)
-    say("Press Enter to start with the players seated so far (at least 2).")
+    keys = HostKeys(seated)
+    say(LOBBY_KEYS)
 
-    async def read_enters() -> None:
-        while True:
-            try:
-                line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-            except UnicodeDecodeError:
-                line = "\n"  # (bytes that are not text, then Enter: an Enter all the same)
-            except OSError:
-                return  # (the terminal hung up: the stop signal that comes with it is the command's)
-            if not line:
-                return
-            if seated() < 2:
-                say("A game needs at least two players: Enter again once someone has joined.")
-                continue
-            with suppress(trio.WouldBlock):  # (one call waiting is enough)
-                asked.send_nowait(None)
+    async def read_lines() -> None:
+        async for line in terminal_lines(sys.stdin.fileno()):
+            keys.typed(line)
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(read_enters)
-        yield start
+        nursery.start_soon(read_lines)
+        yield keys
         nursery.cancel_scope.cancel()
+
+
+async def terminal_lines(fd: int) -> AsyncIterator[str]:
+    """Each line typed at the terminal `fd`, read only once it is there (no thread is left
+    blocked reading: when the reader is cancelled, what is typed next is for whoever reads
+    the terminal next, the shell), and only while this process is in the terminal's
+    foreground (a read from the background would stop it, SIGTTIN). Bytes that are not text
+    read as U+FFFD; the lines end when the terminal hangs up or ends its input (Ctrl-D)."""
+    typed = b""
+    while True:
+        await trio.lowlevel.wait_readable(fd)
+        if not _in_the_foreground(fd):
+            await trio.sleep(1)  # (what is typed now goes to the foreground job: wait for fg)
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:  # (another reader was first)
+            continue
+        except OSError:
+            return  # (the terminal hung up: the stop signal that comes with it is the command's)
+        if not chunk:
+            return
+        typed += chunk
+        *lines, typed = typed.split(b"\n")
+        for line in lines:
+            yield line.decode("utf-8", "replace")
+
+
+def _in_the_foreground(fd: int) -> bool:
+    """Whether this process may read the terminal `fd` without being stopped: it is in
+    its foreground, or `fd` is not this process's controlling terminal."""
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:  # (not our controlling terminal: reading it stops nobody)
+        return True

@@ -107,6 +107,53 @@ def test_s6_6_each_enter_at_a_host_on_a_terminal_asks_to_start(tmp_path: Path, t
     players = 3 if typed == "the terminal hung up" else 2
     assert f"Game ready at table \"Porch\": {players} players" in results[-1][1]
 
+def test_an_enter_at_a_line_mode_host_during_its_game_only_says_how_to_leave(tmp_path: Path) -> None:
+    """A line-mode host (`--headless` on a terminal, a bot playing its seat): the lobby's
+    help says Ctrl-C closes the table; an Enter once the game is on leaves nobody: it says
+    that Enter does nothing now and that Ctrl-C leaves, and the game plays on to its end
+    (the Enter used to go unheard, swallowed by a reader left over from the lobby)."""
+    seen: list[str] = []
+    terminal, its_side = os.openpty()
+    host = bandit("host", "--table", "Loft", "--name", "alice", "--seats", "2", "--bots", "1", "--bind", "127.0.0.1",
+                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--headless", "--target", "300",
+                  stdin=its_side)
+    os.close(its_side)
+    try:
+        read_until(host, r"Press Enter to start .*; Ctrl-C closes the table\.", seen)
+        read_until(host, r"Round 1 is over", seen)
+        os.write(terminal, b"\n")
+        read_until(host, r"Enter does nothing now\. Ctrl-C leaves the table", seen)
+        rc, out = finish(host, seen, 60)
+    finally:
+        kill_all([host])
+        os.close(terminal)
+    assert rc == 0 and "Game over after" in out, out
+
+
+def test_a_line_mode_host_in_the_background_of_its_terminal_is_not_stopped_by_it(tmp_path: Path) -> None:
+    """`bandit-lan host … &` at a shell: a job in the background may not read its terminal
+    (the kernel stops it, SIGTTIN), so the host does not read Enters until it is in the
+    foreground, and its table fills and starts (it used to read at once, and was stopped,
+    its lobby frozen for everyone)."""
+    seen: list[str] = []
+    terminal, its_side = os.openpty()
+    host = bandit("host", "--table", "Shed", "--name", "alice", "--seats", "2", "--bind", "127.0.0.1",
+                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--lobby-only", stdin=its_side,
+                  program=("tests.background_job", "cli"))
+    os.close(its_side)
+    procs = [host]
+    try:
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
+        read_until(host, r"Press Enter to start", seen)
+        procs.append(bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"),
+                            "--lobby-only"))
+        results = [finish(p, seen if p is host else [], 40) for p in (procs[1], host)]
+    finally:
+        kill_all(procs)
+        os.close(terminal)
+    one_game(results)
+
+
 def test_wrong_fingerprint_and_unreachable_host_fail_clearly(tmp_path: Path) -> None:
     seen: list[str] = []
     host = bandit("host", "--table", "Cellar", "--name", "alice", "--seats", "2", "--bind", "127.0.0.1",

@@ -1,0 +1,27 @@
+"""`python -m tests.background_job ARGS…`: `python -m ARGS…` as a job in the background of
+its own terminal, as a shell runs `COMMAND &`. This process leads a new session whose
+controlling terminal is its standard input (a pty), keeps that terminal's foreground,
+and runs the command in a process group of its own; its exit status is the command's."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+import termios
+
+
+def main() -> int:
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    pid = os.fork()
+    if pid == 0:
+        os.setpgid(0, 0)
+        os.execv(sys.executable, [sys.executable, "-m", *sys.argv[1:]])
+    os.setpgid(pid, pid)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""The line-mode host's terminal (`cli.host`): what it reads, and that it stops reading."""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+
+import pytest
+import trio
+import trio.testing
+
+from cli import host
+
+
+def test_nothing_is_left_reading_the_terminal_once_the_host_is_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the line-mode host's lobby and game are over, a line typed at its terminal is
+    there for whoever reads it next (the shell): no reader of the host's is left behind
+    to swallow it (a thread blocked reading the terminal used to be abandoned there)."""
+    terminal, its_side = os.openpty()
+    keys = open(its_side, encoding="utf-8", closefd=True)  # noqa: SIM115 (closed below)
+    monkeypatch.setattr(sys, "stdin", keys)
+
+    async def host_run() -> None:
+        async with host._enters(lambda: 1) as reading:
+            assert reading is not None
+            await trio.testing.wait_all_tasks_blocked()
+
+    try:
+        trio.run(host_run)
+        os.write(terminal, b"typed later\n")
+        ready, _, _ = select.select([its_side], [], [], 2.0)  # (there at once, unless a reader took it)
+        assert ready and os.read(its_side, 100) == b"typed later\n"
+    finally:
+        keys.close()
+        os.close(terminal)
+
+
+def test_each_line_typed_is_read_whole_and_the_lines_end_with_the_input() -> None:
+    """Lines come whole however the bytes arrive; bytes that are not text read as U+FFFD;
+    the end of the input ends the lines."""
+    read_end, write_end = os.pipe()
+
+    async def read_all() -> list[str]:
+        async def type_them() -> None:
+            for chunk in (b"\n", b"he", b"lp\n\xff\n", b"half"):
+                os.write(write_end, chunk)
+                await trio.testing.wait_all_tasks_blocked()
+            os.close(write_end)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(type_them)
+            return [line async for line in host.terminal_lines(read_end)]
+
+    try:
+        assert trio.run(read_all) == ["", "help", "\ufffd"]
+    finally:
+        os.close(read_end)
