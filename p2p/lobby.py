@@ -320,10 +320,9 @@ class _Signatures:
 
     def fail(self, peer: bytes, game: bytes, why: str) -> None:
         """A member's `lobby.fail` (§6.6): it ends this lobby (`StartFailed`) if it names
-        the game of R. One that comes before R is known is kept (`failed_early`); one that
-        comes once this lobby is over changes nothing (the game ignores it)."""
-        if self.done:
-            return
+        the game of R, even with every signature held: its sender is leaving, and a
+        runner reads what came with the last signature before the game begins. One that
+        comes before R is known is kept (`failed_early`)."""
         if self.roster is None:
             self.failed_early.setdefault(peer, (game, why))
             return
@@ -458,12 +457,13 @@ class _SignsRoster:
     def failure(self, error: BaseException) -> dict[str, Any] | None:
         """The ``lobby.fail`` to send every member when `error` ends this lobby while R is
         being signed (§6.6), so none waits `SIGN_WAIT` for a start that cannot come, or
-        starts a game this peer will not play; none before R or once every signature is
-        held. A `StartFailed` passes on the reason it was given; a protocol error names
+        starts a game this peer will not play; none before R, nor once every signature is
+        held unless a member's word ends it then (`_Signatures.fail`): it is passed on as
+        any other. A `StartFailed` passes on the reason it was given; a protocol error names
         the member it blames; a failed write, that this peer cannot keep the game's
         records; anything else (the player left: Ctrl-C, a stop signal, the screen
         closed) says this peer left."""
-        if not self.signing or self._sigs.done:
+        if not self.signing or self._sigs.done and not isinstance(error, StartFailed):
             return None
         assert self._sigs.game_id is not None and self._sigs.roster is not None
         if isinstance(error, StartFailed):

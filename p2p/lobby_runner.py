@@ -24,7 +24,9 @@ instead of holding the start, or the signing, forever. A roster that some member
 still not signed `SIGN_WAIT` seconds after this peer froze it ends the lobby, naming
 them. A lobby that ends while the roster is being signed, for that or any other reason,
 first sends every member a ``lobby.fail`` saying why (§6.6): a member whose dialer is
-gone would otherwise learn only from its own `SIGN_WAIT`.
+gone would otherwise learn only from its own `SIGN_WAIT`. Once every signature is held,
+what has already come is read before the game begins: a member that gave up just as its
+signature went out has its ``lobby.fail`` right behind it, and the start fails here too.
 
 Progress is reported through an optional callback (`on_roster`, with each
 `RosterChanged`: the roster, who left it and why, and who is being reconnected) for
@@ -287,6 +289,10 @@ class _Driver:
                         signing_since += away
                     if not self._waiting.cancelled_caught:
                         self._take(lobby, event)
+                # What came with the last signature is read before the game begins: a member
+                # that gave up just as it signed says so in a `lobby.fail` right behind it (§6.6)
+                while (event := self.mesh.receive_nowait()) is not None:
+                    self._take(lobby, event)
                 nursery.cancel_scope.cancel()
 
     async def _beat(self) -> None:

@@ -656,8 +656,11 @@ class Mesh:
             if self._handler is not None:
                 self._hand(events)
             else:
-                for event in events:
-                    await self._events_in.send(event)
+                for event in events:  # (queued together, while there is room: a reader finds them all)
+                    try:
+                        self._events_in.send_nowait(event)
+                    except trio.WouldBlock:
+                        await self._events_in.send(event)
             if failure is not None:
                 raise failure
 

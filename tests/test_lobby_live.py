@@ -35,7 +35,7 @@ async def test_four_peers_seat_sign_and_agree_on_the_game_id(tmp_path: Path) -> 
 
 import pytest  # noqa: E402
 
-from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError  # noqa: E402
+from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError, StartFailed  # noqa: E402
 from p2p.lobby_runner import StartCall, host_table, join_table  # noqa: E402
 from p2p.lobby import LobbyResult, RosterChanged  # noqa: E402
 from p2p.schema import Schemas  # noqa: E402
@@ -717,6 +717,57 @@ async def test_s6_6_a_member_that_leaves_while_the_roster_is_signed_says_so_and_
     # (the goodbye each says as it closes: the host's start failed, bob left; a game begun
     # without them quotes it, §11.3, where it said "leaving the table" of both)
     assert host.farewell == "its start failed: bob left before the game began" and bob.farewell is None
+
+
+async def test_s6_6_a_member_that_gives_up_as_its_signature_goes_out_is_heard_by_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bob's signature is the last the host and carol need, and it goes out just as his
+    player quits: his ``lobby.fail`` comes right behind it. Both read it before their
+    game begins, and neither starts: before, each started with his signature, the fail
+    left for a game that ignores it, to wait for a member that will never play."""
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids) as (host, bob, carol):
+        carol_broadcast, bob_broadcast = carol.broadcast, bob.broadcast
+        held: list[dict[str, Any]] = []  # bob's signature, held until he quits
+        carol_signed, bob_signed = trio.Event(), trio.Event()
+
+        def carol_signs(message: dict[str, Any], exclude: Any = ()) -> None:
+            if message["type"] != "lobby.sign":
+                return carol_broadcast(message, exclude)
+            carol_broadcast(message, {*exclude, bob.me})  # (bob, still signing, waits for hers)
+            carol_signed.set()
+
+        def bob_signs(message: dict[str, Any], exclude: Any = ()) -> None:
+            if message["type"] == "lobby.sign":
+                held.append(message)
+                bob_signed.set()
+                return
+            if message["type"] == "lobby.fail":
+                bob_broadcast(held[0])  # (his signature, then at once his fail)
+            bob_broadcast(message, exclude)
+
+        monkeypatch.setattr(carol, "broadcast", carol_signs)
+        monkeypatch.setattr(bob, "broadcast", bob_signs)
+        ended: dict[str, BaseException | LobbyResult] = {}
+        play = partial(_lobby_ended, ended)
+        with trio.fail_after(10):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Late", seats=3))
+                await trio.testing.wait_all_tasks_blocked()
+                async with trio.open_nursery() as bob_quits:
+                    bob_quits.start_soon(lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob",
+                                                            expect_host=host.me))
+                    await trio.testing.wait_all_tasks_blocked()
+                    nursery.start_soon(play, "carol", lambda: join_table(
+                        carol, [(LOOPBACK, host.port)], name="carol", expect_host=host.me))
+                    await carol_signed.wait()
+                    await bob_signed.wait()
+                    await trio.testing.wait_all_tasks_blocked()  # (the host holds carol's signature)
+                    bob_quits.cancel_scope.cancel()
+    for name in ("h", "carol"):
+        assert isinstance(ended[name], StartFailed), ended
+        assert re.match(r"§6.6: the game will not start: bob left before the game began \(told by (bob|h)\)$",
+                        str(ended[name])), ended
 
 
 def test_s6_6_the_game_begins_with_each_link_where_it_stands() -> None:
