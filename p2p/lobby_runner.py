@@ -228,8 +228,11 @@ class _Driver:
                 # so it goes out even when the process is being cancelled
                 log.info("the start failed here; telling every member why: %s", fail["why"])
                 self.mesh.broadcast(fail)
-                if isinstance(exc, (ProtocolError, OSError)):  # (no leaving: a game begun without it says why)
+                # (the goodbye a game begun without this peer quotes, §11.3: what happened here)
+                if isinstance(exc, (ProtocolError, OSError)):
                     self.mesh.farewell = f"its start failed: {fail['why']}"
+                elif _player_left(exc) and self.mesh.farewell is None:
+                    self.mesh.farewell = left_signing(lobby)
             raise
         self.mesh.requeue(links_settled(self.backlog))
         assert self.result is not None
@@ -585,6 +588,23 @@ async def _hello_all_the_same(framed: FramedStream, hello: dict[str, Any]) -> No
             await framed.receive()
         except (ProtocolError, PeerLeft, trio.BrokenResourceError, trio.ClosedResourceError):
             pass
+
+
+def _player_left(error: BaseException) -> bool:
+    """`error` is this peer's player leaving (Ctrl-C, a stop signal, the screen closed: a
+    cancel, or an interrupt), in every task it reached."""
+    if isinstance(error, BaseExceptionGroup):
+        return error.split((trio.Cancelled, KeyboardInterrupt))[1] is None
+    return isinstance(error, (trio.Cancelled, KeyboardInterrupt))
+
+
+def left_signing(lobby: Lobby) -> str:
+    """The goodbye of a peer whose player left while the roster was being signed (Ctrl-C,
+    a stop signal, the screen closed), in words that follow its name and "left before
+    the game began" in a game begun without it (§11.3)."""
+    if isinstance(lobby, HostLobby):
+        return "they closed the table as the seating was being signed"
+    return "they gave up their seat as the seating was being signed"
 
 
 def links_settled(backlog: Sequence[MeshEvent]) -> list[MeshEvent]:

@@ -714,9 +714,45 @@ async def test_s6_6_a_member_that_leaves_while_the_roster_is_signed_says_so_and_
                     await bob_signed.wait()
                     bob_quits.cancel_scope.cancel()
     assert str(ended["h"]) == "§6.6: the game will not start: bob left before the game began (told by bob)", ended
-    # (the goodbye each says as it closes: the host's start failed, bob left; a game begun
-    # without them quotes it, §11.3, where it said "leaving the table" of both)
-    assert host.farewell == "its start failed: bob left before the game began" and bob.farewell is None
+    # (the goodbye each says as it closes: the host's start failed, bob gave up his seat; a
+    # game begun without them quotes it, §11.3, where it said "leaving the table" of both)
+    assert host.farewell == "its start failed: bob left before the game began"
+    assert bob.farewell == "they gave up their seat as the seating was being signed"
+
+
+async def test_s6_6_a_host_that_closes_its_table_while_the_roster_is_signed_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's player closes the table (its lobby is cancelled) while carol has not
+    signed: bob and carol are told who ended it, and the host's goodbye, which a game
+    begun without it quotes (§11.3), says it closed the table, not "leaving the table"."""
+    ids = make_identities(tmp_path, 3)
+    async with meshes(ids) as (host, bob, carol):
+        carol_broadcast, bob_broadcast = carol.broadcast, bob.broadcast
+        monkeypatch.setattr(carol, "broadcast", lambda message, exclude=(): None if message["type"] == "lobby.sign"
+                            else carol_broadcast(message, exclude))  # (the host waits for her signature)
+        bob_signed = trio.Event()
+
+        def bob_signs(message: dict[str, Any], exclude: Any = ()) -> None:
+            bob_broadcast(message, exclude)
+            if message["type"] == "lobby.sign":
+                bob_signed.set()
+
+        monkeypatch.setattr(bob, "broadcast", bob_signs)
+        ended: dict[str, BaseException | LobbyResult] = {}
+        play = partial(_lobby_ended, ended)
+        with trio.fail_after(10):
+            async with trio.open_nursery() as nursery:
+                async with trio.open_nursery() as host_closes:
+                    host_closes.start_soon(lambda: host_table(host, name="h", table="Closed", seats=3))
+                    await trio.testing.wait_all_tasks_blocked()
+                    for name, mesh in (("bob", bob), ("carol", carol)):
+                        nursery.start_soon(play, name, lambda mesh=mesh, name=name: join_table(
+                            mesh, [(LOOPBACK, host.port)], name=name, expect_host=host.me))
+                        await trio.testing.wait_all_tasks_blocked()
+                    await bob_signed.wait()
+                    host_closes.cancel_scope.cancel()
+    assert str(ended["bob"]) == "§6.6: the game will not start: h left before the game began (told by h)", ended
+    assert host.farewell == "they closed the table as the seating was being signed"
 
 
 async def test_s6_6_a_member_that_gives_up_as_its_signature_goes_out_is_heard_by_all(
