@@ -119,7 +119,9 @@ def open_signed(
         raise ProtocolError("§4.5", f"signed by {short_id(sender)}, who is not a pinned peer of this table")
     deferred = sender == link and inner["type"] in link_authenticated
     if not deferred and not verify_signature(key, sig, SIGNED_DOMAIN + body):
-        raise ProtocolError("§4.5", f"bad signature on a {str(inner['type'])[:64]!r} message from {short_id(sender)}")
+        kind = str(inner["type"])[:64]
+        raise ProtocolError("§4.5", f"bad signature on {'an' if kind[:1] in ('a', 'e', 'i', 'o') else 'a'} {kind!r} "
+                                    f"message from {short_id(sender)}")
     if inner["type"] == "signed":
         raise ProtocolError("§4.5", "a signed message cannot wrap another signed message")
     schemas.check(inner, tree=limits)

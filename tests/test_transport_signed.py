@@ -37,7 +37,7 @@ def test_s4_5_relayed_acks_and_all_other_messages_are_verified_at_once(tmp_path:
     a, b = load_or_create_identity(tmp_path / "a"), load_or_create_identity(tmp_path / "b")
     keys = {p.peer_id: p.certificate.public_key for p in (a, b)}
     schemas = table_schemas()
-    with pytest.raises(ProtocolError, match="bad signature on a 'ack' message"):  # relayed by b: no link's word
+    with pytest.raises(ProtocolError, match="bad signature on an 'ack' message"):  # relayed by b: no link's word
         open_signed(ack_of(a, forged=True), keys, schemas, link=b.peer_id, link_authenticated=LINK_AUTHENTICATED)
     with pytest.raises(ProtocolError, match="bad signature"):  # no deferral asked for
         open_signed(ack_of(a, forged=True), keys, schemas)
