@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from cli.lobby_common import say
+from cli.lobby_common import complain, say
 from p2p.agreement import Agreement, compare
 from p2p.audit import AuditResult, audit
 from p2p.report import comparison_report, game_report
@@ -85,13 +85,32 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
         "ok": agreement.verified,
         "agree": agreement.ok,
         "logs": logs,
+        "away": agreement.away,
         "parting": None if parting is None else {
             "section": parting.section, "what": parting.what, "record": parting.record, "seat": parting.seat,
             "peer": None if parting.seat is None or parting.seat >= len(names) else names[parting.seat]},
     }
 
 
+def unreadable(path: Path) -> str | None:
+    """What is wrong with a LOG argument that names no file to read (a usage error, not a
+    log that fails its audit), or None."""
+    if path.is_dir():
+        return f"{path} is a folder: give the .bandit-log files in it"
+    try:
+        path.open("rb").close()
+    except FileNotFoundError:
+        return f"no such file: {path}"
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror or exc}"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
+    for path in args.logs:
+        if (wrong := unreadable(path)) is not None:
+            complain(wrong)
+            return 2
     results = [audit(path) for path in args.logs]
     agreement = compare(results) if len(results) > 1 else None
     if not args.json:

@@ -27,8 +27,12 @@ number that both carry their sender's valid signature prove that sender signed t
 different messages as one (equivocation, §7.10): it is named. Anything else (the same
 messages in two orders, a record only one log holds) is not something an honest table
 can produce and proves nothing about any player: one of the logs was altered, or its
-peer did not follow the order, and nobody is blamed. Each log's own audit (§10.2) is
-separate; this compares what the logs hold, readable records only.
+peer did not follow the order, and nobody is blamed; a copy that does not verify
+where the other does was changed or damaged in its log, and is named so. Each log's own
+audit (§10.2) is separate; this compares what the logs hold, readable records only.
+Logs that agree may still name different seats as the one whose departure ended the
+game (each writer's word, §10.2: seats that lost each other each see the other away):
+`away` says which log names whom.
 """
 
 from __future__ import annotations
@@ -73,6 +77,27 @@ class Agreement:
         """The overall verdict (§10.3): every log holds its own audit, and they agree."""
         return self.ok and all(r.ok for r in self.logs)
 
+    @property
+    def away(self) -> str | None:
+        """Which log says what of the seat whose departure ended the game, when they name
+        different seats (§10.3: each is its writer's word; seats that lost each other each
+        see the other away): "Bo's log names Ann absent; Ann's and Cy's name Bo absent"."""
+        said: dict[int, dict[str, list[str]]] = {}
+        for result in self.logs:
+            if result.left is not None:
+                said.setdefault(result.left.seat, {}).setdefault(result.left.named, []).append(_writer(result))
+        if len(said) < 2:
+            return None
+        clauses = []
+        for told in said.values():
+            for named, writers in told.items():
+                verb, _, rest = named.partition(" ")
+                many = len(writers) > 1
+                verb = {"names": "name", "holds": "hold", "says": "say"}.get(verb, verb) if many else verb
+                whose = listed([writer + "'s" for writer in writers])
+                clauses.append(f"{whose} log{'s' if many else ''} {verb} {rest}")
+        return "; ".join(clauses)
+
     def summary(self) -> str:
         """One sentence: how the logs compare."""
         if self.parting is not None and self.parting.what == TOO_FEW:
@@ -98,9 +123,12 @@ class Agreement:
             else:
                 failing = f"the logs of {listed([_writer(r) for r in altered])} fail their own audits: see their verdicts"
             return f"{every} hold the same {self.records} messages in the same order{tail}, but {failing}."
-        return f"{every} tell the same game: {self.records} messages in the same order{tail}."
+        away = "" if self.away is None else f" They differ on who was away: {self.away} ({AWAY_WORD})."
+        return f"{every} tell the same game: {self.records} messages in the same order{tail}.{away}"
 
 
+AWAY_WORD = ("which seat's departure ended the game is each writer's own word, §10.2: seats that lost each other "
+             "each see the other away, §11.3")
 TOO_FEW = "fewer than two readable logs to compare"
 
 
@@ -188,9 +216,8 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 if both:
                     return Parting("§7.10", f"{member.name} (seat {seat + 1}) signed two different messages as its "
                                             f"{chain} {number}: {where}", seat, _index(record))
-                return Parting("§10.3", f"two different bodies of {member.name}'s (seat {seat + 1}) {chain} {number}, "
-                                        f"one not signed by {member.name}: {where}; a log was altered (nobody is "
-                                        "blamed)", None, _index(record))
+                return Parting("§10.3", _unsigned_copy(f"{member.name}'s {chain} {number}", counter == "seq", (result0, record0, body0, sig0),
+                                                       (result, record, body, sig)), None, _index(record))
     return None
 
 
@@ -201,11 +228,80 @@ def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | No
         mine = result.contents.messages  # type: ignore[union-attr]
         for index, record in enumerate(mine):
             if record != full[index]:
-                return Parting("§10.3", f"record {index + 1}: {_name(result)} holds {_about(result, record[0])}, "
-                                        f"{_name(longest)} {_about(longest, full[index][0])}; honest peers log one "
-                                        "order (§10.1), so a log was altered or its peer broke the order (nobody "
-                                        "is blamed)", None, index)
+                return _differ(index, (result, *record), (longest, *full[index]))
     return None
+
+
+def _differ(index: int, one: tuple[AuditResult, bytes, bytes], other: tuple[AuditResult, bytes, bytes]) -> Parting:
+    """Where two logs hold different records at `index`: a copy whose signature does not
+    verify was damaged in its log (its own verdict says where); two signed messages are
+    the same messages in two orders."""
+    (a, body_a, sig_a), (b, body_b, sig_b) = one, other
+    signed_a, signed_b = _signed(a, body_a, sig_a), _signed(b, body_b, sig_b)
+    if signed_a != signed_b:
+        (bad, body_bad, _), (good, body_good, _) = (one, other) if signed_b else (other, one)
+        if _claims(body_bad) == _claims(body_good):
+            part = "its signature" if body_bad == body_good else "its bytes"
+            which = f"{_writer(bad)}'s copy of {_about(good, body_good)} differs from {_writer(good)}'s ({part})"
+        else:
+            which = f"{_writer(bad)}'s log holds {_about(bad, body_bad)} in place of {_writer(good)}'s " \
+                    f"{_about(good, body_good)}"
+        return Parting("§10.3", f"record {index + 1}: {which}: {_damaged_in(bad, index)}; the logs agree up to there "
+                                "(nobody is blamed)", None, index)
+    if not signed_a:
+        return Parting("§10.3", f"record {index + 1}: neither {_name(a)}'s copy nor {_name(b)}'s verifies: each was "
+                                "changed or damaged in its log; the logs agree up to there (nobody is blamed)",
+                       None, index)
+    return Parting("§10.3", f"record {index + 1}: {_name(a)} holds {_about(a, body_a)}, {_name(b)} "
+                            f"{_about(b, body_b)}; honest peers log one order (§10.1), so a log was altered or its "
+                            "peer broke the order (nobody is blamed)", None, index)
+
+
+def _claims(body: bytes) -> tuple[object, object] | None:
+    """The sender and `seq` a record's body says it has (None: it does not decode)."""
+    try:
+        inner = decode_map(body, DEFAULT_LIMITS, tree=False)
+    except ProtocolError:
+        return None
+    return repr(inner.get("from")), repr(inner.get("seq"))
+
+
+def _signed(result: AuditResult, body: bytes, sig: bytes) -> bool:
+    """Whether `body` is signed by the seat it says it is from (§4.5)."""
+    try:
+        member = result.member(decode_map(body, DEFAULT_LIMITS, tree=False).get("from"))
+    except ProtocolError:
+        return False
+    return member is not None and verify_signature(member.cert.public_key, sig, SIGNED_DOMAIN + body)
+
+
+def _damaged_in(result: AuditResult, index: int | None) -> str:
+    """A record of `result`'s log at `index` (None: a side record) that does not verify, in words."""
+    failure = result.first_failure
+    told = index is not None and failure is not None and failure.record == index and failure.section in ("§4.3", "§4.4", "§4.5")
+    return (f"it does not verify, so it was changed or damaged in {_name(result)}"
+            + (", as that log's own verdict says" if told else ""))
+
+
+def _unsigned_copy(message: str, content: bool, one: tuple[AuditResult, int | str, bytes, bytes],
+                   other: tuple[AuditResult, int | str, bytes, bytes]) -> str:
+    """Two bodies of one `message` ("Cy's content message 14", of its `content` chain or
+    its side chain) of which at most one is signed by its sender: a copy that is not was
+    changed or damaged in its log."""
+    (a, at_a, body_a, sig_a), (b, at_b, body_b, sig_b) = one, other
+    signed_a = _signed(a, body_a, sig_a)
+    if not signed_a and not _signed(b, body_b, sig_b):
+        return (f"two different bodies of {message}, neither signed by its sender: {_at(a, at_a)} holds one, "
+                f"{_at(b, at_b)} the other; each was changed or damaged in its log (nobody is blamed)")
+    (bad, at_bad), (good, at_good) = ((b, at_b), (a, at_a)) if signed_a else ((a, at_a), (b, at_b))
+    if content:  # ("Cy's message 14 (swap)", as the one its sender signed says)
+        message = _about(good, body_a if signed_a else body_b)
+    if isinstance(at_bad, int) and at_bad == at_good:  # (one record of the agreed order: its place said once)
+        where, here, there = f"record {at_bad + 1}: ", "", ""
+    else:
+        where, here, there = "", f" ({_place(at_bad)})", f" ({_place(at_good)})"
+    return (f"{where}{_writer(bad)}'s copy of {message}{here} differs from {_writer(good)}'s{there} (its bytes), "
+            f"which its sender signed: {_damaged_in(bad, _index(at_bad))} (nobody is blamed)")
 
 
 def _past_the_end(logs: Sequence[AuditResult]) -> Parting | None:
@@ -294,6 +390,11 @@ def _name(result: AuditResult) -> str:
 
 def _index(record: int | str) -> int | None:
     return record if isinstance(record, int) else None
+
+
+def _place(record: int | str) -> str:
+    """Where in its log a record lies: "at record 47", "in its log.end", …"""
+    return f"in {record}" if isinstance(record, str) else f"at record {record + 1}"
 
 
 def _at(result: AuditResult, record: int | str) -> str:

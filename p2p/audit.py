@@ -54,10 +54,15 @@ NEVER_CLOSED = ("it was never closed: its game is still being played, or its pee
                 "or the records after this point were cut off")
 """What a log without its `log.end` may be (§10.2), in its own verdict and beside the others' (§10.3)."""
 
+UNCLOSED_END = ("it holds the whole game but no log.end: its writer crashed or left without closing it, or the file "
+                "was cut after its last record; everything it holds checks")
+"""What a log that holds the whole game but was never closed may be (§10.2)."""
+
 
 def torn_at(intact: int) -> str:
     """A torn log (§10.1), in its own verdict and beside the others' (§10.3)."""
-    return f"last record, from byte {intact} on, was cut short (the peer stopped while writing)"
+    return (f"last record, from byte {intact} on, was cut short: its peer stopped while writing it, or the file "
+            "was cut there")
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,7 @@ class Departure:
     seat: int  # the seat that left, or whose absence ended the game
     why: str  # as recorded: the `leave` reason, or the writer's `log.end` sentence
     told: str  # the whole clause, naming who did what ("Bo left the table (…)", "Ann's table ended it, naming …")
+    named: str = ""  # what the log says of that seat, beside the others' (§10.3): "names Bo absent"
 
 
 @dataclass
@@ -280,7 +286,8 @@ def audit(path: Path) -> AuditResult:
         if isinstance(step.violation, SeatLeft):  # the game ends; later records are still checked
             assert step.violation.seat is not None
             seat, reason = step.violation.seat, step.violation.reason
-            result.left = Departure(seat, reason, f"{result.names[seat]} {reason}")
+            name = result.names[seat]
+            result.left = Departure(seat, reason, f"{name} {reason}", f"holds {name}'s leave")
             continue
         if step.violation is not None:
             v = step.violation
@@ -321,13 +328,17 @@ def audit(path: Path) -> AuditResult:
         if (awaited := _awaited_shares(result)) is not None:
             what = (f"the log ends waiting for {awaited}, which it does not hold "
                     "(the log is incomplete, or side records were removed)")
+        elif not opened:
+            what = "the log holds no message: its game never began, or the file was cut after its header"
+        elif machine.round_number == 0:
+            what = "the log ends before round 1 began, before the game did"
         else:
             what = f"the log ends in round {machine.round_number}, before the game did"
         if contents.ended is None:  # no `log.end`: its writer is still at the table, or stopped
             what += f"; {NEVER_CLOSED}; everything before holds"
         result.first_failure = Failure(None, None, "§10.2", what)
     elif contents.ended is None:
-        result.first_failure = Failure(None, None, "§10.1", "the log was not closed")
+        result.first_failure = Failure(None, None, "§10.1", f"the log was not closed: {UNCLOSED_END}")
     return result
 
 
@@ -367,7 +378,7 @@ def _left_early(result: AuditResult, contents: LogContents, opened: Sequence[Sig
             return altered(f"holds a leave of {name}'s that does not follow its messages in the log (§7.2, §7.3)")
     return Departure(result.writer, f"left the table ({reason})",
                      f"{name} left the table ({reason}), and this log was closed before that leave came back "
-                     "in the agreed order (§9.8)")
+                     "in the agreed order (§9.8)", f"says its writer, {name}, left")
 
 
 def _absence(result: AuditResult, seat: int, why: str) -> Departure:
@@ -375,7 +386,7 @@ def _absence(result: AuditResult, seat: int, why: str) -> Departure:
     `absent` (§11.3): told from that seat, with the end's sentence quoted as the writer's
     own words ("Bo was away …"), which may say anything and prove nothing (§10.2)."""
     told = f"{result.writer_name}'s table ended it, naming {result.names[seat]} absent (§11.3)"
-    return Departure(seat, why, f'{told}: "{why}"' if why else told)
+    return Departure(seat, why, f'{told}: "{why}"' if why else told, f"names {result.names[seat]} absent")
 
 
 def _absent_after_the_end(result: AuditResult, seat: int) -> Failure:

@@ -28,7 +28,9 @@ only its header's signature: its records speak for themselves (§10.2).
 Writes go straight to the file (no buffering in the process), so a killed process
 loses nothing it had appended; the file is fsync'd at round ends and on close, so a
 crash of the machine loses at most the current round. A log whose last frame was cut
-short by a crash reads as "torn": everything before it is intact.
+short by a crash (or a file cut there) reads as "torn": everything before it is intact.
+A last frame whose bytes contradict its length was damaged, not cut, and a file that
+does not start as every log does is no log at all: both are told so.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
+
+import msgpack
 
 from p2p.appendfile import AppendFile
 from p2p.errors import ProtocolError
@@ -137,6 +141,28 @@ class LogContents:
 
 class LogError(ProtocolError):
     """A log that cannot be read as a §10 log."""
+
+
+class NotALog(LogError):
+    """A file whose first bytes are not those every log's header starts with: not a
+    fairness log at all (another file given by mistake), rather than a damaged one."""
+
+    def __init__(self) -> None:
+        super().__init__("§10.1", "this is not a bandit-lan fairness log: its first bytes are not a log's header")
+
+
+HEADER_START = (0, b"\x00"), (4, b"\x87\xa6roster")
+"""The bytes every log starts with, by offset: the first byte of its header's length (a
+log frame holds at most 2 MiB), then its map's opening and first key (canonical, §4.3)."""
+
+
+def _not_a_log(start: bytes) -> bool:
+    """Whether a file starting with `start` is no log at all: most of the bytes every
+    log's header starts with differ (a damaged header differs in a few, and is told as
+    damage, with its byte)."""
+    expected = [(at + i, byte) for at, run in HEADER_START for i, byte in enumerate(run)]
+    differ = sum(1 for at, byte in expected if start[at:at + 1] != bytes([byte]))
+    return differ > len(expected) // 2
 
 
 class HeaderUnreadable(LogError):
@@ -277,11 +303,48 @@ class FairnessLog:
 
 def _frames(source: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
     """(offset, payload) of each frame, read one at a time; payload None for a final frame
-    cut short."""
+    cut short (a crash while writing, or a file cut there). A final frame whose length
+    its bytes contradict was damaged, not cut: a `LogError` naming its byte."""
     try:
-        yield from read_frames(source, LOG_LIMITS)
+        for offset, payload in read_frames(source, LOG_LIMITS):
+            if payload is None:
+                source.seek(offset)
+                damage = _length_damaged(source.read(4 + LOG_LIMITS.max_frame))
+                if damage is not None:
+                    raise LogError("§10.1", f"frame at byte {offset}: {damage}")
+            yield offset, payload
     except ProtocolError as exc:
+        if isinstance(exc, LogError):
+            raise
         raise LogError("§10.1", exc.reason.replace("a frame may hold here", "a log frame may hold")) from None
+
+
+_MAP_STARTS = frozenset(range(0x80, 0x90)) | {0xDE, 0xDF}  # (msgpack's map headers: a frame holds one map, §4.2)
+
+
+def _length_damaged(frame: bytes) -> str | None:
+    """Why a final `frame` that the file ends inside was not cut short but damaged (None:
+    it may have been cut). A write cut short leaves the start of one frame: its length,
+    then the first bytes of one encoded map, which ends only at that length. Bytes that
+    begin no map, or hold a whole value well before the length says, belong to records
+    that follow a length that was changed."""
+    if len(frame) <= 4:
+        return None  # (nothing after the length, or not even all of it: nothing tells)
+    claimed, tail = int.from_bytes(frame[:4], "big"), frame[4:]
+    if tail[0] not in _MAP_STARTS:
+        return (f"its length says {claimed} bytes follow, but only {len(tail)} do, and they do not begin a record: "
+                "the length was changed, it was not cut short")
+    unpacker = msgpack.Unpacker(raw=True, strict_map_key=False)
+    unpacker.feed(tail)
+    try:
+        unpacker.skip()
+    except msgpack.OutOfData:
+        return None  # the start of one record, cut where the file ends
+    except Exception:  # noqa: BLE001 (msgpack's errors for bytes that are no encoding at all)
+        return (f"its length says {claimed} bytes follow, but only {len(tail)} do, and they are not the start of a "
+                "record: the length was changed, it was not cut short")
+    return (f"its length says {claimed} bytes follow, but only {len(tail)} do, and its record ends after "
+            f"{unpacker.tell()} of them: the length was changed, it was not cut short")
 
 
 def read_log(path: Path, *, partial: bool = False) -> LogContents:
@@ -289,12 +352,16 @@ def read_log(path: Path, *, partial: bool = False) -> LogContents:
     anything malformed. With `partial` (the audit, which tells what it can), a frame after
     the header that cannot be read ends the reading instead: `damaged` says where and why,
     and the contents hold everything before it; a header that cannot be read raises
-    `HeaderUnreadable`."""
+    `HeaderUnreadable`. A file that does not start as a log does raises `NotALog`."""
     with path.open("rb") as source:
         return _read(source, partial)
 
 
 def _read(source: BinaryIO, partial: bool = False) -> LogContents:
+    start = source.read(12)
+    if start and _not_a_log(start):
+        raise NotALog()
+    source.seek(0)
     contents: LogContents | None = None
     game = b""
     frames = _frames(source)

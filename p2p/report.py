@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
 from engine.errors import spell
 from engine.narrate import Narrator, card_named, listed, slot_words
-from p2p.agreement import TOO_FEW, Agreement
+from p2p.agreement import AWAY_WORD, TOO_FEW, Agreement
 from p2p.audit import AuditResult
 from p2p.errors import printable
 from p2p.identity import short_id
@@ -89,6 +89,9 @@ def overall(agreement: Agreement) -> str:
     every = "both logs" if len(logs) == 2 else f"all {len(logs)} logs"
     if agreement.verified:
         first = logs[0]
+        if agreement.away is not None:  # (not one log's story: each says its own, §10.3)
+            return (f"Overall: FAIR: {every} hold every check and tell the same game, which ended early, but they "
+                    f"differ on who was away: {agreement.away} ({AWAY_WORD}).")
         if first.left is not None:
             return f"Overall: FAIR: {every} hold every check and tell the same game, which ended early: {first.left.told}."
         won = f" Winner{'s' if len(first.winners) > 1 else ''}: {' and '.join(first.winners)}." if first.winners else ""

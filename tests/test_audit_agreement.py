@@ -388,3 +388,69 @@ def test_s10_1_a_log_end_s_leave_that_an_honest_peer_never_writes_fails(
     assert not result.ok and result.first_failure is not None
     assert result.first_failure.section == "§10.1" and result.first_failure.seat is None
     assert "its log.end" in result.first_failure.what and "altered" in result.first_failure.what
+
+
+def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """A byte changed in one log's copy of a record: beside the others' the comparison says
+    whose copy differs and that it is the damaged one (its own verdict names it), not
+    "Bo's log holds Cy's message 11, Ann's log Cy's message 11 … its peer broke the order"."""
+    from p2p.log import read_log
+
+    _, logs = table
+    contents = read_log(logs[1])
+    index = 46
+    body, sig = contents.messages[index]
+    inner = decode_map(body)
+    about = f"{('Ann', 'Bo', 'Cy')[[m.peer_id for m in audit(logs[0]).roster.members].index(inner['from'])]}'s " \
+            f"message {inner['seq']} ({inner['type']})"  # type: ignore[union-attr]
+    data = logs[1].read_bytes()
+    for part, at in [("its signature", data.index(sig, contents.message_at[index]) + 10),
+                     ("its bytes", data.index(body, contents.message_at[index]) + body.index(inner["prev"]) + 3)]:
+        changed = bytearray(data)
+        changed[at] ^= 1
+        damaged = tmp_path / "flip.bandit-log"
+        damaged.write_bytes(bytes(changed))
+        bo = audit(damaged)
+        assert bo.first_failure is not None and bo.first_failure.record == index
+        agreement = compare([bo, audit(logs[0]), audit(logs[2])])  # (the damaged log first, as long as the others)
+        parting = agreement.parting
+        assert parting is not None and parting.seat is None and parting.record == index
+        said = (f"Bo's copy of {about}" if part == "its signature" else f"Bo's copy of {about.split(' (')[0]}")
+        assert said in parting.what, parting.what
+        assert "it does not verify, so it was changed or damaged in Bo's log (flip.bandit-log), as that log's own " \
+               "verdict says" in parting.what, parting.what
+        assert "broke the order" not in parting.what and "Ann's" in parting.what
+
+
+def test_s10_3_logs_that_name_different_seats_absent_say_so_in_the_overall_verdict(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Bo's log names Ann absent, Ann's and Cy's name Bo: seats that lost each other each
+    wait for the other (§11.3), and each end is its writer's word, so the records still
+    tell one game and can be FAIR; but the comparison and the Overall line say which log
+    names whom (the Overall line told Ann's story alone)."""
+    from cli.audit import agreement_verdict
+    from p2p.report import comparison_report
+
+    _, logs = table
+    rounds = [decode_map(body).get("round") for body, _ in audit(logs[0]).contents.messages]  # type: ignore[union-attr]
+    cut = rounds.index(2) - 5  # (in round 1)
+    results = []
+    for seat, absent in [(1, 0), (0, 1), (2, 1)]:  # (Bo's log first)
+        folder = tmp_path / str(seat)
+        folder.mkdir()
+        path = rewrite(logs[seat], folder, lambda m: m[:cut],
+                       lambda s: [r for r in s if (decode_map(r[0]).get("round") or 0) <= 1],
+                       why=f"{('Ann', 'Bo')[absent]} was away for more than 120 s", absent=absent)
+        results.append(audit(path))
+    assert all(r.ok and r.left is not None for r in results), [r.first_failure for r in results]
+    agreement = compare(results)
+    assert agreement.ok and agreement.verified
+    differ = "Bo's log names Ann absent; Ann's and Cy's logs name Bo absent"
+    assert agreement.away == differ and agreement_verdict(agreement)["away"] == differ
+    assert f"They differ on who was away: {differ} (" in agreement.summary()
+    last = list(comparison_report(agreement))[-1]
+    assert last.startswith("Overall: FAIR: all 3 logs hold every check and tell the same game, which ended early, but "
+                           f"they differ on who was away: {differ} ("), last
+    same = compare([results[1], results[2]])  # (Ann's and Cy's: one story)
+    assert same.away is None and "differ" not in list(comparison_report(same))[-1]

@@ -163,6 +163,34 @@ def test_s10_2_a_log_still_being_written_is_not_verified_and_says_why(game_log: 
     assert "it was never closed: its game is still being played, or its peer stopped" in failure.what
 
 
+def test_s10_2_a_log_not_closed_says_what_it_may_be_however_much_it_holds(game_log: Path, tmp_path: Path) -> None:
+    """Cut before its `log.end` alone, a log said only "the log was not closed" where one
+    cut a record earlier was explained; one holding only its header ended "in round 0"."""
+    data = game_log.read_bytes()
+    frames = [offset for offset, _payload in split_frames(data, LOG_LIMITS)]
+    unclosed = tmp_path / "unclosed.bandit-log"
+    unclosed.write_bytes(data[:frames[-1]])
+    assert audit(unclosed).first_failure.what == (
+        "the log was not closed: it holds the whole game but no log.end: its writer crashed or left without closing "
+        "it, or the file was cut after its last record; everything it holds checks")
+    header = tmp_path / "header.bandit-log"
+    header.write_bytes(data[:frames[1]])
+    what = audit(header).first_failure.what
+    assert what.startswith("the log holds no message: its game never began, or the file was cut after its header; "
+                           "it was never closed"), what
+
+
+def test_s10_2_audit_of_a_path_that_names_no_file_is_a_usage_error(tmp_path: Path) -> None:
+    """A mistyped path is the command line's mistake (exit 2, as other usage errors), not
+    a log that fails its audit (exit 1, "First violation: … cannot be read")."""
+    env = {"PYTHONPATH": str(ROOT)}
+    missing = tmp_path / "nosuch.bandit-log"
+    for path, said in [(missing, f"bandit-lan: no such file: {missing}"),
+                       (tmp_path, f"bandit-lan: {tmp_path} is a folder: give the .bandit-log files in it")]:
+        run = subprocess.run([sys.executable, "-m", "cli", "audit", str(path)], capture_output=True, text=True, env=env)
+        assert run.returncode == 2 and run.stderr.strip() == said and not run.stdout, run
+
+
 def test_audit_torn_last_frame_is_reported(game_log: Path, tmp_path: Path) -> None:
     torn = tmp_path / "torn.bandit-log"
     data = game_log.read_bytes()
@@ -171,7 +199,54 @@ def test_audit_torn_last_frame_is_reported(game_log: Path, tmp_path: Path) -> No
     whole = read_log(torn).intact  # (where the last whole frame ends: the cut record begins there)
     assert 0 < whole < len(data) - 7
     assert not result.ok and result.first_failure.what == (
-        f"the log's last record, from byte {whole} on, was cut short (the peer stopped while writing)")
+        f"the log's last record, from byte {whole} on, was cut short: its peer stopped while writing it, or the file "
+        "was cut there")
+
+
+def test_s10_1_a_damaged_length_is_told_as_damage_and_a_cut_record_as_a_cut(game_log: Path, tmp_path: Path) -> None:
+    """A bit changed in the length of a frame in the middle of a log makes it claim more
+    bytes than the file holds: that frame's bytes hold a whole record well before that
+    length, so the length was changed, not cut short by a crash (it read as "the log's last
+    record … was cut short (the peer stopped while writing)"). A file cut inside a record
+    says it may have been cut, not only that its peer stopped. Read to be resumed in, a
+    damaged length is refused, not cut off with every record after it."""
+    contents = read_log(game_log)
+    at = contents.message_at[60]
+    data = game_log.read_bytes()
+    changed = bytearray(data)
+    changed[at + 1] ^= 0x10  # (bit 20 of its length: 1 MiB more than it holds, less than a log frame may hold)
+    damaged = tmp_path / "damaged.bandit-log"
+    damaged.write_bytes(bytes(changed))
+    claimed = int.from_bytes(changed[at:at + 4], "big")
+    assert at + 4 + claimed > len(data) and claimed < LOG_LIMITS.max_frame
+    result = audit(damaged)
+    failure = result.first_failure
+    assert failure is not None and failure.record is None and failure.seat is None and result.records == 60
+    assert failure.what.startswith(
+        f"the file was changed or damaged in the frame that starts at byte {at} (its length says {claimed} bytes "
+        f"follow, but only {len(data) - at - 4} do, and its record ends after "), failure.what
+    assert "the length was changed, it was not cut short" in failure.what and "stopped" not in failure.what
+    with pytest.raises(LogError, match=f"frame at byte {at}: its length says"):
+        read_log(damaged)
+    cut = tmp_path / "cut.bandit-log"
+    cut.write_bytes(data[:at + 30])  # (the file cut inside record 61)
+    assert audit(cut).first_failure.what == (
+        f"the log's last record, from byte {at} on, was cut short: its peer stopped while writing it, or the file was "
+        "cut there")
+    assert read_log(cut).torn
+
+
+def test_s10_1_a_file_that_is_not_a_log_is_named_so(tmp_path: Path) -> None:
+    """A file that is no log at all (its first bytes are not those of every log's header)
+    is said to be none, not a log whose first frame "claims 589324897 bytes"."""
+    readme = tmp_path / "README.md"
+    readme.write_text("# bandit-lan\n\nA serverless card game for a LAN.\n" * 10)
+    for path in (readme, ROOT / "pyproject.toml"):
+        failure = audit(path).first_failure
+        assert failure is not None and failure.what == (
+            "this is not a bandit-lan fairness log: its first bytes are not a log's header"), failure.what
+        with pytest.raises(LogError, match="not a bandit-lan fairness log"):
+            read_log(path)
 
 
 def test_audit_forged_roster_fails(game_log: Path, tmp_path: Path) -> None:
@@ -810,5 +885,5 @@ def test_s10_1_a_log_is_read_a_frame_at_a_time(tmp_path: Path) -> None:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert not result.ok and "in its first frame, which starts at byte 0" in result.first_failure.what
+    assert not result.ok and "not a bandit-lan fairness log" in result.first_failure.what
     assert peak < 8 << 20, f"{peak >> 20} MiB to refuse a first frame"

@@ -62,10 +62,12 @@ def test_s10_1_a_header_changed_to_name_another_seat_names_no_writer(
 
 def test_s10_3_a_file_that_is_no_log_beside_one_log_cannot_be_compared(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A missing or unreadable file given with one good log: nothing to compare, and the
-    summary says so rather than that the logs disagree (exit 1, as the file fails)."""
+    """A file that is no log given with one good log: nothing to compare, and the summary
+    says so rather than that the logs disagree (exit 1, as the file fails)."""
     _, logs = table
-    assert main(["audit", str(logs[0]), str(tmp_path / "missing.bandit-log")]) == 1
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Ann won the second game.\n")
+    assert main(["audit", str(logs[0]), str(notes)]) == 1
     told = capsys.readouterr().out
     assert "The logs cannot be compared: §10.3: fewer than two readable logs to compare" in told
     assert "do not tell the same game" not in told
@@ -180,8 +182,10 @@ def test_s11_3_a_resumed_log_is_signed_at_its_close_over_both_runs(
         for side, body, sig in records[:half]:
             log._write({"type": "log.side" if side else "log.msg", "v": 1, "body": body, "sig": sig})
         log.drop()
+        side, body, sig = records[half]
+        frame = encode_frame({"type": "log.side" if side else "log.msg", "v": 1, "body": body, "sig": sig}, LOG_LIMITS)
         with path.open("ab") as out:
-            out.write(b"\x00\x00\x01\x00cut short")  # (killed while writing)
+            out.write(frame[:len(frame) // 2])  # (killed while writing)
         return path
 
     def resumed(path: Path, identity: Any) -> Path:
@@ -221,7 +225,7 @@ def test_s10_1_log_signature_vector(tmp_path: Path) -> None:
     assert contents.end_signature is not None and contents.end_signature[1] == bytes.fromhex(v["end_sig"])
     result = audit(path)
     assert result.writer == 1 and result.end_signed is True
-    assert "ends in round 0, before the game did" in result.first_failure.what  # type: ignore[union-attr]
+    assert "the log holds no message: its game never began" in result.first_failure.what  # type: ignore[union-attr]
 
 
 def test_s10_3_a_log_passed_off_as_another_seat_s_is_given_away_by_that_seat_s_log(
@@ -301,7 +305,8 @@ def test_s10_3_a_log_never_closed_is_not_called_closed_early(
     summary = compare([own, audit(logs[1]), audit(logs[2])]).summary()
     assert "closed early" not in summary and own.first_failure is not None
     if how == "torn mid-record":
-        ending = f"its last record, from byte {offsets[len(offsets) // 2]} on, was cut short (the peer stopped while writing)"
+        ending = (f"its last record, from byte {offsets[len(offsets) // 2]} on, was cut short: its peer stopped while "
+                  "writing it, or the file was cut there")
         assert own.first_failure.what == "the log's" + ending.removeprefix("its")
     else:
         ending = ("it was never closed: its game is still being played, or its peer stopped (it may resume, §11.3), "
@@ -319,6 +324,6 @@ def test_s10_3_the_overall_verdict_of_logs_of_a_game_that_ended_early_is_a_fair_
     from p2p.report import overall
 
     log = SimpleNamespace(left=SimpleNamespace(told="Bo left the table (the player chose to leave)"), winners=())
-    agreement = SimpleNamespace(logs=[log, log], verified=True, parting=None)
+    agreement = SimpleNamespace(logs=[log, log], verified=True, parting=None, away=None)
     assert overall(agreement) == ("Overall: FAIR: both logs hold every check and tell the same game, which ended early: "  # type: ignore[arg-type]
                                   "Bo left the table (the player chose to leave).")
