@@ -142,15 +142,21 @@ def ipv4(text: str) -> str:
 
 
 def player(text: str) -> str:
-    """A player's name at a table (§6.2): 1-24 printable characters."""
-    from p2p.errors import ProtocolError
+    """A player's name at a table, written plainly (§6.4): up to 24 characters, none of
+    them invisible, no word mixing Latin, Cyrillic or Greek letters."""
     from p2p.roster import PLAYER_NAME
 
-    try:
-        PLAYER_NAME.check(text, "--name", "§6.2")
-    except ProtocolError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a name: 1-{PLAYER_NAME.max_len} printable characters") from None
-    return text
+    return plain(text, "player's name", PLAYER_NAME.max_len)
+
+
+def plain(text: str, what: str, max_len: int) -> str:
+    """`text` written plainly as a name (§6.4), or why it cannot be a `what`."""
+    from p2p.names import name_problem, plain_name
+
+    name = plain_name(text)
+    if (problem := name_problem(name, max_len)) is not None:
+        raise argparse.ArgumentTypeError(f"{text!r} cannot be a {what}: it {problem}")
+    return name
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from functools import partial
 import trio
 
 from cli.argtypes import (
-    NewTableOption, add_grace_option, port, skills_file, target, turn_seconds, whole,
+    NewTableOption, add_grace_option, plain, port, skills_file, target, turn_seconds, whole,
 )
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
@@ -33,7 +33,8 @@ from p2p.journal import SeatJournal
 from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
-from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules, name_key
+from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules
+from p2p.names import alike
 from p2p.transport import open_mesh
 
 
@@ -71,7 +72,6 @@ def run(args: argparse.Namespace) -> int:
 
         return refuse_new_table(args) or run_resume(args)
     name = player_name(args)
-    table = args.table or f"{name}'s table"
     if not MIN_SEATS <= args.seats <= MAX_SEATS:
         complain(f"--seats must be between {MIN_SEATS} and {MAX_SEATS}")
         return 2
@@ -79,10 +79,10 @@ def run(args: argparse.Namespace) -> int:
         complain(f"--bots must be between 0 and {args.seats - 1} (the seats but yours)")
         return 2
     bot_without_a_terminal(args)
-    try:  # (the name was checked as it was read, `argtypes.player`)
-        TABLE_NAME.check(table, "--table", "§6.2")
-    except ProtocolError:
-        complain(f"--table must be 1-{TABLE_NAME.max_len} printable characters")
+    try:  # (the player's name was checked as it was read, `argtypes.player`)
+        table = plain(args.table or f"{name}'s table", "table's name", TABLE_NAME.max_len)
+    except argparse.ArgumentTypeError as exc:
+        complain(f"--table: {exc}")
         return 2
     try:
         rules = TableRules(target=args.target, turn_s=args.turn_seconds,
@@ -238,7 +238,7 @@ def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:
 def _bot_names(count: int, host: str) -> list[str]:
     """`host --bots`: "Ada (bot)", … (the others at the table are people), none named like the host."""
     names = [f"{n} (bot)" for n in BOT_NAMES]
-    return [n for n in names if name_key(n) != name_key(host)][:count]
+    return [n for n in names if not alike(n, host)][:count]
 
 
 def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> BotTable:  # type: ignore[no-untyped-def]

@@ -26,7 +26,8 @@ REFUSAL_HINTS = {
     "bad-code": "the table code was not accepted",
     "version": "that table speaks another bandit-lan protocol; the same bandit-lan release is needed on both machines",
     "duplicate": "you are already seated at that table (same identity)",
-    "name-taken": "that name is taken at this table; pick another with --name",
+    "name-taken": "a player with that name, or one that reads the same, is seated; pick another with --name",
+    "bad-name": "that name cannot be used at a table; pick another with --name",
     "unreachable": "a player at the table and this machine could not connect to each other (a firewall?), "
                    "so the later of the two to join left",
 }

@@ -21,7 +21,8 @@ from cli.stopping import run_until_stopped
 from p2p.identity import IdentityError, default_state_dir
 from p2p.lobby_runner import host_table
 from p2p.peer import table_schemas
-from p2p.roster import MAX_SEATS, TableRules, name_key
+from p2p.names import alike
+from p2p.roster import MAX_SEATS, TableRules
 from p2p.transport import open_mesh
 
 
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         return back
     name = player_name(args)
     # the bots' names, none like the player's (names compare as §6.4 says): one gives way
-    bot_names = [bot for bot in BOT_NAMES if name_key(bot) != name_key(name)][: args.bots]
+    bot_names = [bot for bot in BOT_NAMES if not alike(bot, name)][: args.bots]
 
     async def main() -> int:
         async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0) as mesh:

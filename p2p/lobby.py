@@ -63,10 +63,11 @@ from typing import Any
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
 from p2p.errors import JoinRefused, NotReached, OtherRelease, ProtocolError, StartFailed, TableClosed, printable
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
+from p2p.names import alike, problem_of, scripts
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
     Roster, TableRules,
-    check_seating, game_id_of, name_key, other_release, parse_canonical, roster_signature_valid, sign_roster,
+    check_seating, game_id_of, other_release, parse_canonical, roster_signature_valid, sign_roster,
 )
 from p2p.schema import NONCE, PEER_ID, SIGNATURE, Bin, Bool, Int, ListOf, Message, OneOf, Optional, Str
 
@@ -76,7 +77,7 @@ PROBE_EVERY = 2.0  # seconds between a guest's probes of the host's front door w
 SIGN_WAIT = 30.0  # seconds a peer waits, from the roster frozen, for every member's roster signature (§6.6)
 BEAT_EVERY = 1.0  # seconds between the `lobby.beat` a member sends on each of its links (§6.6)
 REDIALS = 3  # times a member redials one it dials whose link dropped before the start, before giving up (§6.6)
-REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "unreachable"})
+REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "bad-name", "unreachable"})
 WRONG_CODE = "wrong table code"  # the `detail` of a bad-code refusal for a code given but wrong
 WHY_LEN = 200  # characters of a `lobby.fail`'s reason at most (§6.6)
 
@@ -231,6 +232,22 @@ Action = SendTo | Broadcast | Pin | Unpin | Redial | Probe | RosterChanged | Tur
 
 def refuse(reason: str, detail: str) -> dict[str, Any]:
     return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": detail[:200]}
+
+
+def _check_name(name: str, what: str, max_len: int) -> None:
+    """A name this peer gives itself (or its table) must pass the rules of §6.4."""
+    if (problem := problem_of(name, max_len)) is not None:
+        raise ValueError(f"the {what} name {name!r} {problem} (§6.4)")
+
+
+def name_taken(name: str, seated: Member) -> str:
+    """Why a joiner called `name` is refused beside the `seated` player named alike (§6.4)."""
+    if name == seated.name:
+        return f"{seated.name!r} is already seated (seat {seated.seat + 1}): pick another name (§6.4)"
+    theirs, its = scripts(seated.name), scripts(name)
+    written = f" (in {' and '.join(s.title() for s in its)} letters)" if its != theirs and its else ""
+    return (f"{seated.name!r} is already seated (seat {seated.seat + 1}) and {name!r}{written} reads the same: "
+            "names must differ by more than case, spacing or lookalike letters (§6.4)")
 
 
 def signature_message(seat: int, canonical: bytes, game_id: bytes, sig: bytes) -> dict[str, Any]:
@@ -515,6 +532,8 @@ class HostLobby(_SignsRoster):
             raise ValueError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
         TABLE_NAME.check(table, "table", "§6.2")
         PLAYER_NAME.check(name, "name", "§6.2")
+        _check_name(table, "table", TABLE_NAME.max_len)
+        _check_name(name, "player", PLAYER_NAME.max_len)
         self.identity = identity
         self.code_key = code_key(code, identity.peer_id, table) if code else None
         self.roster = Roster(table, table_nonce, seats, (Member(0, name, identity.certificate, table_nonce, ("", port)),),
@@ -560,8 +579,10 @@ class HostLobby(_SignsRoster):
             return refuse("started", "the game has already started"), []
         if self.roster.member(cert.peer_id) is not None:
             return refuse("duplicate", "this identity is already seated at the table"), []
-        if any(name_key(m.name) == name_key(hello["name"]) for m in self.roster.members):
-            return refuse("name-taken", f"somebody called {hello['name']!r} is already seated"), []
+        if (seated := next((m for m in self.roster.members if alike(m.name, hello["name"])), None)) is not None:
+            return refuse("name-taken", name_taken(hello["name"], seated)), []
+        if (problem := problem_of(hello["name"], PLAYER_NAME.max_len)) is not None:
+            return refuse("bad-name", f"the name {hello['name']!r} {problem} (§6.4)"), []
 
         others = self.roster.members[1:]
         member = Member(len(self.roster.members), hello["name"], cert, hello["nonce"], (address, hello["port"]))
@@ -755,6 +776,7 @@ class GuestLobby(_SignsRoster):
         expect_host: bytes | str | None = None,
     ) -> None:
         PLAYER_NAME.check(name, "name", "§6.2")
+        _check_name(name, "player", PLAYER_NAME.max_len)
         self.identity = identity
         self.name = name
         self.port = port

@@ -72,9 +72,9 @@ def test_three_peers_start_in_memory(tmp_path: Path) -> None:
 
 def test_refusals_leave_the_roster_unchanged(tmp_path: Path) -> None:
     ids, host = setup(tmp_path, seats=2)
-    g, h, n = hello_for(host, ids[1], "ALICE ", N[1])
+    g, h, n = hello_for(host, ids[1], "bob", N[1])
     before = host.roster
-    reply, actions = host.on_hello(h, n, "x")
+    reply, actions = host.on_hello({**h, "name": "ALICE "}, n, "x")  # (a hello's name is not signed, §6.3)
     assert reply["reason"] == "name-taken" and actions == [] and host.roster is before
     g, h, n = hello_for(host, ids[1], "\uff41\uff4c\uff49\uff43\uff45", N[1])  # fullwidth forms of the same name
     assert host.on_hello(h, n, "x")[0]["reason"] == "name-taken"
@@ -1097,3 +1097,46 @@ def test_s10_1_a_file_of_this_seat_that_cannot_be_written_is_no_network_error() 
     assert explain(NotADirectoryError(20, "Not a directory", "/x/games")) == (
         "this game's records could not be written here (/x/games: Not a directory), so you did not sit down (§10.1)")
     assert explain(ConnectionRefusedError(111, "Connection refused")).startswith("connection refused")
+
+
+@pytest.mark.parametrize("name,words", [
+    ("alice", "'alice' is already seated (seat 1): pick another name (§6.4)"),
+    ("Alice ", "'alice' is already seated (seat 1) and 'Alice ' reads the same"),
+    ("\u0430lice", "'alice' is already seated (seat 1) and '\u0430lice' (in Latin and Cyrillic letters) reads the same"),
+    ("\u0430\u04cf\u0456\u0441\u0435", "'alice' is already seated (seat 1) and '\u0430\u04cf\u0456\u0441\u0435' "
+                                       "(in Cyrillic letters) reads the same: names must differ by more than case"),
+])
+def test_s6_4_a_name_alike_a_seated_one_is_refused_naming_the_seated_player(tmp_path: Path, name: str, words: str) -> None:
+    """Lookalike letters, case and spacing do not tell two players apart (§6.4): the
+    refusal names the seated player as seated, and the rule."""
+    ids, host = setup(tmp_path)
+    _, h, n = hello_for(host, ids[1], "bob", N[1])
+    reply, actions = host.on_hello({**h, "name": name}, n, "x")
+    assert reply["reason"] == "name-taken" and actions == []
+    assert reply["detail"].startswith(words), reply["detail"]
+
+
+@pytest.mark.parametrize("name,words", [
+    ("   ", "the name '   ' is not written plainly"),
+    ("B\u043eb", "the name 'B\u043eb' mixes Latin and Cyrillic letters in one word (its \u043e is Cyrillic small letter o)"),
+    ("bo\u200bb", "the name 'bo\\u200bb' holds an invisible or control character (U+200B)"),
+    ("bo  b", "the name 'bo  b' is not written plainly"),
+    ("\u0301", "the name '\u0301' shows no letter, digit or sign"),
+])
+def test_s6_4_the_host_refuses_a_name_nobody_can_tell_apart(tmp_path: Path, name: str, words: str) -> None:
+    """A blank, invisible, unplain or mixed-script name is refused at the door (§6.4)."""
+    ids, host = setup(tmp_path)
+    _, h, n = hello_for(host, ids[1], "bob", N[1])
+    reply, actions = host.on_hello({**h, "name": name}, n, "x")
+    assert (reply["reason"], actions) == ("bad-name", []) and reply["detail"].startswith(words), reply["detail"]
+    refused = JoinRefused(reply["reason"], reply["detail"])
+    assert explain(refused).startswith("the host refused: that name cannot be used at a table; pick another with --name")
+    assert host.on_hello({**h, "name": "Bob"}, n, "x")[0]["type"] == "lobby.welcome"
+
+
+def test_s6_4_a_peer_gives_itself_no_name_the_rules_refuse(tmp_path: Path) -> None:
+    ids = make_identities(tmp_path, 2)
+    with pytest.raises(ValueError, match="the player name 'A\u043d\u043d' mixes"):
+        GuestLobby(ids[1], name="A\u043d\u043d", port=5000, nonce=N[1])
+    with pytest.raises(ValueError, match="the table name ' T' is not written plainly"):
+        HostLobby(ids[0], name="alice", table=" T", seats=2, table_nonce=N[0], port=4000)

@@ -1,0 +1,93 @@
+"""Names people read at a table: players' and the table's own (§6.4).
+
+Theory of operation
+-------------------
+A name is shown on every screen and in every log, so two players must never be told
+apart by a letter nobody can see. A name is *written plainly* (`plain_name`): Unicode
+NFC, no white space at its ends, single spaces inside. It is *refused* (`name_problem`)
+when it is blank, holds a control or format character (an invisible one, a direction
+override), is only white space and combining marks, or mixes Latin, Cyrillic and Greek
+letters inside one word (``Аnn`` with a Cyrillic А, the usual way to pass for another).
+Two names are *alike* when their skeletons are equal (`skeleton`): NFKC, the common
+Cyrillic and Greek letters that look Latin read as those Latin letters, case folded,
+spaces collapsed; so "ALICE", "ａｌｉｃｅ" and an all-Cyrillic "АВВА" beside "ABBA" are
+alike. The host applies these rules at its front door; a joiner applies the first two
+to its own name before it dials.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+# Cyrillic and Greek letters drawn like Latin ones (upper case before folding, so that
+# "В" reads "B", not "в"), and the lower-case ones drawn like Latin lower case.
+_LOOKALIKES = str.maketrans({
+    # Cyrillic capitals, then small letters
+    "А": "A", "В": "B", "Е": "E", "Ѕ": "S", "І": "I", "Ј": "J", "К": "K", "М": "M", "Н": "H", "О": "O",
+    "Р": "P", "С": "C", "Т": "T", "У": "Y", "Х": "X", "Ү": "Y", "Һ": "H", "Ԛ": "Q", "Ԝ": "W",
+    "а": "a", "е": "e", "ѕ": "s", "і": "i", "ј": "j", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x",
+    "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ү": "y", "ӏ": "l",
+    # Greek capitals, then small letters
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
+    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+    "ο": "o", "ν": "v", "ρ": "p", "ι": "i", "α": "a", "κ": "k", "υ": "u", "τ": "t",
+})
+# letters that draw nothing at all, though Unicode calls them letters or symbols
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
+
+
+def plain_name(text: str) -> str:
+    """`text` written plainly: NFC, surrounding white space stripped, inner runs of
+    white space (any kind: a no-break space too) made one space."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like, for "alike" (§6.4): NFKC, Cyrillic and Greek lookalikes
+    read as Latin letters, case folded, runs of white space collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", name).translate(_LOOKALIKES).casefold().split())
+
+
+def _script(letter: str) -> str:
+    return unicodedata.name(letter, "").split(" ", 1)[0]
+
+
+def scripts(word: str) -> list[str]:
+    """The scripts among Latin, Cyrillic and Greek whose letters `word` holds, in that order."""
+    found = {_script(c) for c in unicodedata.normalize("NFKC", word) if c.isalpha()}
+    return [s for s in _SCRIPTS if s in found]
+
+
+def name_problem(name: str, max_len: int) -> str | None:
+    """Why `name` (written plainly, `plain_name`) cannot name a player or a table of at
+    most `max_len` characters, in words that follow "the name …"; None if it can."""
+    if not name or name.isspace():
+        return "is blank"
+    if len(name) > max_len:
+        return f"is longer than {max_len} characters"
+    for c in name:
+        if unicodedata.category(c)[0] == "C" or unicodedata.category(c) in ("Zl", "Zp"):
+            return f"holds an invisible or control character (U+{ord(c):04X})"
+    if all(c.isspace() or unicodedata.category(c)[0] == "M" or c in _BLANKS for c in name):
+        return "shows no letter, digit or sign"
+    for word in name.split(" "):
+        if len(found := scripts(word)) > 1:
+            # (the letter shown by its Unicode name: on screen it looks like the letter it copies)
+            letters = [c for c in unicodedata.normalize("NFKC", word) if _script(c) in found]
+            odd = min(letters, key=lambda c: sum(_script(o) == _script(c) for o in letters))
+            return (f"mixes {' and '.join(s.title() for s in found)} letters in one word "
+                    f"(its {odd} is {unicodedata.name(odd).capitalize().replace(_script(odd).lower(), _script(odd).title())})")
+    return None
+
+
+def problem_of(text: str, max_len: int) -> str | None:
+    """`name_problem` of a name as received: one not written plainly is refused too."""
+    if text != plain_name(text):
+        return "is not written plainly (no white space at its ends or two in a row, Unicode NFC)"
+    return name_problem(text, max_len)
+
+
+def alike(a: str, b: str) -> bool:
+    """Whether two names are alike (§6.4): equal skeletons."""
+    return skeleton(a) == skeleton(b)
