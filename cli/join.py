@@ -26,7 +26,7 @@ from p2p.discovery import browse
 from p2p.errors import JoinRefused, ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint, short_id
 from p2p.lobby import RosterChanged
-from p2p.lobby_runner import join_table
+from p2p.lobby_runner import host_linked, join_table
 from p2p.transport import HANDSHAKE_TIMEOUT, Mesh, open_mesh
 
 
@@ -264,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
                 with SeatBook(mesh, args, first_use=expect is None) as book:
                     return await seated(mesh, addresses, what, expect, code, person, terminal, book)
             except OtherTarget as exc:
-                await _host_linked(mesh, exc.host)  # (the mesh says goodbye on closing: the host hears it left)
+                await host_linked(mesh, exc.host, HANDSHAKE_TIMEOUT)  # (the mesh says goodbye on closing: the host hears it left)
                 raise
 
     async def seated(mesh: Mesh, addresses: list[tuple[str, int]], what: str, expect: bytes | str | None,
@@ -329,12 +329,3 @@ def _code_from_input() -> str:
         return getpass.getpass("Table code: ").strip()
     except EOFError:  # (Ctrl-D)
         return ""
-
-
-async def _host_linked(mesh: Mesh, host: bytes, wait: float = HANDSHAKE_TIMEOUT) -> None:
-    """Wait, `wait` seconds at most, for the `host`'s link: it dials a guest as it seats
-    it, so a guest that leaves at once (`--target`) can still say goodbye over it, and its
-    host hears it left, instead of failing to dial it as if it could not be reached."""
-    with trio.move_on_after(wait):
-        while host not in mesh.linked():
-            await mesh.receive()

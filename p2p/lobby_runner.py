@@ -68,6 +68,7 @@ MAX_EARLY = 1024  # messages of the game a peer may send before this peer's lobb
 WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, doubled per wrong code…
 WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
 OVERSLEPT = 1.0  # seconds past its deadline the lobby woke: this peer was stopped; it hears everyone anew and waits on
+LEAVE_WAIT = 2.0  # seconds a guest that leaves waits for the host's link, to say goodbye over it
 TOLD_EVERY = 10.0  # seconds at least between two lines of joiners turned away (§6.3, §6.4)
 RosterCallback = Callable[[RosterChanged], None]
 SigningCallback = Callable[[Signing], None]  # writes the seat's journal before its signature goes out (§11.3)
@@ -563,7 +564,24 @@ async def join_table(
         driver.apply(actions)  # (the welcome's pins first; then `on_roster`, which may leave at once)
     finally:
         mesh.release_incoming()  # (so the host's link comes, even to a guest leaving: it says goodbye over it)
-    return await driver.run(guest)
+    try:
+        return await driver.run(guest)
+    except BaseException as exc:
+        if _player_left(exc):  # (Ctrl-C, a stop signal, the screen closed: this player leaves)
+            # The host dials a guest as it seats it (§6.5): a guest that leaves before that
+            # link is up waits a moment for it, so that its goodbye goes out over it (§4.7)
+            # and the host reads that it left, not that it could not be reached.
+            with trio.CancelScope(shield=True):
+                await host_linked(mesh, host.peer_id, LEAVE_WAIT)
+        raise
+
+
+async def host_linked(mesh: Mesh, host: bytes, wait: float) -> None:
+    """Wait, `wait` seconds at most, for the `host`'s link, taking (and dropping) what
+    comes meanwhile: a guest about to leave waits so to say goodbye over it."""
+    with trio.move_on_after(wait):
+        while host not in mesh.linked():
+            await mesh.receive()
 
 
 async def sign_again(mesh: Mesh, canonical: bytes, *, dials_all: bool = False) -> LobbyResult:
@@ -652,8 +670,18 @@ def _gone(event: LinkDown) -> str:
     peer's words may be part of is printed safely, §4.6)."""
     if event.clean:
         return "left the table"
-    how = "lost the connection" if _dropped(event) else "was disconnected"
-    return f"{how}: {printable(event.reason)}"
+    if not _dropped(event):
+        return f"was disconnected: {printable(event.reason)}"
+    return f"lost the connection: {_lost(event.reason)}"
+
+
+def _lost(reason: str) -> str:
+    """Why a link was lost, in a player's words (the log keeps the network's)."""
+    if reason.startswith("could not connect"):
+        return "this machine could not reach theirs"
+    if reason.startswith("link setup failed"):
+        return "the link to their machine could not be set up"
+    return printable(reason)
 
 
 class _FrontDoor:

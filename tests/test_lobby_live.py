@@ -288,7 +288,7 @@ async def test_s6_6_a_joiner_nobody_can_reach_cannot_take_the_last_seat_and_end_
                 await freed.wait()  # the host could not reach it: it left, and its seat is free
                 result = await join_table(honest, [(LOOPBACK, host.port)], name="honest", expect_host=host.me)
             assert [m.name for m in result.roster.members] == ["h", "honest"]
-            assert left == [left[0]] and left[0].startswith("griefer lost the connection: could not connect")
+            assert left == [left[0]] and left[0] == "griefer lost the connection: this machine could not reach theirs."
 
 
 async def newcomer_let_go(host: Mesh, bob: Mesh, newcomer: Mesh, carol: Mesh, table: str,
@@ -529,6 +529,48 @@ def test_s6_5_the_host_says_how_a_guest_left_with_a_peers_words_printed_safely()
     assert _gone(LinkDown(b"p" * 32, "a \x1b[2J b")) == "lost the connection: a \\x1b[2J b"
 
 
+def test_s6_5_a_lost_link_is_told_in_a_players_words() -> None:
+    from p2p.lobby_runner import _gone
+    from p2p.transport import LinkDown
+
+    raw = "could not connect: all attempts to connect to 127.0.0.1:35565 failed"
+    assert _gone(LinkDown(b"p" * 32, raw)) == "lost the connection: this machine could not reach theirs"
+    assert _gone(LinkDown(b"p" * 32, "link setup failed: timed out")) == (
+        "lost the connection: the link to their machine could not be set up")
+
+
+async def test_s6_5_a_guest_that_leaves_as_it_is_seated_says_goodbye_and_the_host_says_it_left(tmp_path: Path) -> None:
+    """bob's player leaves (a stop signal cancels his join) as the welcome comes, before
+    the host's dial reaches him: he waits for that link and says goodbye over it, so the
+    host reads "bob left the table", not that it could not reach him."""
+    ids = make_identities(tmp_path, 2)
+    left: list[str] = []
+    gone = trio.Event()
+
+    def on_roster(change: RosterChanged) -> None:
+        left.extend(g.sentence() for g in change.left)
+        if change.left:
+            gone.set()
+
+    async with open_mesh(ids[0], lobby_schemas(), bind=LOOPBACK) as host:
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                await nursery.start(lambda task_status: host_table(host, name="Ann", table="Round Two", seats=3,
+                                                                   on_roster=on_roster, task_status=task_status))
+                with trio.CancelScope() as stop:
+                    async with open_mesh(ids[1], lobby_schemas(), bind=LOOPBACK, hold_incoming=True) as bob:
+                        def seated(change: RosterChanged) -> None:
+                            assert host.me not in bob.linked()  # (the host's link is not up yet)
+                            stop.cancel()  # (the signal: cancels everything of bob's at once)
+
+                        await join_table(bob, [(LOOPBACK, host.port)], name="bob", expect_host=host.me,
+                                         on_roster=seated)
+                assert stop.cancelled_caught
+                await gone.wait()
+                nursery.cancel_scope.cancel()
+    assert left == ["bob left the table."]
+
+
 async def test_s6_6_a_guest_whose_process_stopped_loses_its_seat_not_a_later_joiner(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """carol's process stops (Ctrl-Z): her links stay open but carry nothing, and new
@@ -604,7 +646,7 @@ async def test_s6_6_a_guest_whose_process_stopped_loses_its_seat_not_a_later_joi
         assert {name: [m.name for m in r.roster.members] for name, r in results.items()} == {
             name: ["h", "bob", "dan"] for name in ("h", "bob", "dan")}
         assert len({r.game_id for r in results.values()}) == 1
-        assert len(left) == 1 and left[0].startswith("carol lost the connection: could not connect"), left
+        assert len(left) == 1 and left[0] == "carol lost the connection: this machine could not reach theirs.", left
         assert carol_ended  # (her own lobby ended: she was never dialled again)
 
 
