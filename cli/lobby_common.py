@@ -16,7 +16,7 @@ from cli.cells import ljust, text_width
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
 from p2p.lobby import LobbyResult, RosterChanged, Signing
-from p2p.lobby_runner import SigningCallback
+from p2p.lobby_runner import DialFailure, SigningCallback, TableUnreachable
 from p2p.roster import Roster
 from p2p.schema import Schemas
 
@@ -124,8 +124,36 @@ def records_unwritable(where: object, problem: str) -> str:
     return f"this game's records could not be written here ({where}: {problem}), so you did not sit down (§10.1)"
 
 
+CHECK_ADDRESS = "check the address and port on the host's screen"
+
+DIAL_WORDS = {
+    "refused": "nothing answers at {where}",
+    "silent": "nothing answered at {where} in time",
+    "unreachable": "{where} cannot be reached from here ({detail})",
+    "not-a-name": "{host} is not a host name or address",
+    "dropped": "the connection to {where} ended before it was set up",
+    "not-a-table": "what answers at {where} is not a bandit-lan table",
+    "other-protocol": "what answers at {where} is not a bandit-lan table, or is one of another bandit-lan release "
+                      "(the same release is needed on both machines)",
+}
+"""What a player reads of each address of a table that led to no host (`DialFailure.kind`)."""
+
+
+def unreachable_words(failures: tuple[DialFailure, ...]) -> str:
+    """Why a table could not be joined, address by address, then what to check."""
+    said = [DIAL_WORDS.get(f.kind, "{where}: {detail}").format(where=f.address, host=f.address.rpartition(":")[0],
+                                                                detail=f.detail) for f in failures]
+    if not said:
+        return "the table has no address to join it at"
+    if any(f.kind != "other-protocol" for f in failures):
+        said.append(CHECK_ADDRESS)
+    return "; ".join(said)
+
+
 def explain(error: BaseException) -> str:
     """One friendly sentence for a failure to host or join."""
+    if isinstance(error, TableUnreachable):
+        return unreachable_words(error.failures)
     if isinstance(error, JoinRefused):
         hint = REFUSAL_HINTS.get(error.code, error.code)
         return f"the host refused: {hint} ({error.detail})"

@@ -35,7 +35,8 @@ joiner it turned away for speaking another protocol version or giving a wrong ta
 code, at most one every `TOLD_EVERY` seconds (`TurnAways`: a flood of them is a line now and then),
 and None once the joiner the last line named is seated (the line no longer holds). Failures
 raise `ProtocolError` (and its subclasses `JoinRefused`, `FingerprintMismatch`) or
-`OSError` for an unreachable host.
+`OSError` for an unreachable host (`TableUnreachable` when no address of it answered as
+a table: each address with what answered there, `DialFailure`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,10 @@ from __future__ import annotations
 import logging
 import math
 import secrets
+import socket
+import ssl
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import trio
@@ -57,7 +61,7 @@ from p2p.lobby import (
     LobbyResult, Pin, Probe, Redial, RosterChanged, SendTo, Signing, SigningAgain, Started, TurnedAway, Unpin,
 )
 from p2p.roster import DEFAULT_RULES, MIN_SEATS, TableRules
-from p2p.tls import check_peer, describe_tls_failure, front_door_context
+from p2p.tls import ALPN, check_peer, describe_tls_failure, front_door_context
 from p2p.tlsstream import TlsStream
 from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, SILENCE, LinkDown, LinkUp, Mesh, MeshEvent, Received
 
@@ -332,8 +336,9 @@ class _Driver:
                 answered, detail = True, ""
                 try:
                     door, _ = await _open_front_door([probe.address], probe.peer, self.mesh)
-                except ConnectionError:
-                    answered = False  # (nothing there, or nothing that speaks TLS)
+                except TableUnreachable as exc:  # (nothing there, or no table: what answers instead, if anything)
+                    answered = False
+                    detail = "; ".join(f.detail for f in exc.failures if f.kind in ("not-a-table", "other-protocol"))
                 except ProtocolError as exc:
                     answered, detail = False, exc.reason  # (another host there)
                 else:
@@ -684,6 +689,58 @@ def _lost(reason: str) -> str:
     return printable(reason)
 
 
+@dataclass(frozen=True)
+class DialFailure:
+    """Why one address of a table led to no host. `kind`: "refused" (nothing listens
+    there), "silent" (no answer in time), "unreachable" (no route to it, or no machine of
+    that name), "not-a-name" (no resolver takes it), "dropped" (the connection ended in the
+    TLS handshake), "not-a-table" (what answers does not speak TLS 1.3, §4.1),
+    "other-protocol" (a TLS server that does not speak `ALPN`: no bandit-lan table, or one
+    of another release). `detail`: the network's words."""
+
+    address: str  # "host:port"
+    kind: str
+    detail: str
+
+
+class TableUnreachable(ConnectionError):
+    """No address of the table answered as one (`failures`, an address each)."""
+
+    def __init__(self, failures: Sequence[DialFailure]) -> None:
+        self.failures = tuple(failures)
+        said = "; ".join(f"{f.address}: {f.detail}" for f in self.failures) or "no address"
+        super().__init__(f"could not reach the table: {said}")
+
+
+def _dial_failure(address: str, exc: BaseException) -> DialFailure:
+    """What a failed connection to `address` (TCP, before any TLS) says."""
+    if isinstance(exc, trio.TooSlowError):
+        return DialFailure(address, "silent", "timed out")
+    if isinstance(exc, ValueError):  # (a name no resolver takes, "a..b": IDNA refuses it)
+        return DialFailure(address, "not-a-name", f"not a host name ({exc})")
+    if isinstance(exc, socket.gaierror):
+        return DialFailure(address, "unreachable", exc.strerror or str(exc))
+    # trio's "all attempts to connect … failed" has each attempt's error in its cause
+    tried = list(exc.__cause__.exceptions) if isinstance(exc.__cause__, BaseExceptionGroup) else [exc]
+    if all(isinstance(e, ConnectionRefusedError) for e in tried):
+        return DialFailure(address, "refused", "connection refused")
+    first = next(e for e in tried if not isinstance(e, ConnectionRefusedError))
+    return DialFailure(address, "unreachable", getattr(first, "strerror", None) or str(first))
+
+
+def _handshake_failure(address: str, exc: BaseException) -> DialFailure:
+    """What a failed TLS handshake with whatever answered at `address` says."""
+    detail = f"TLS failed ({describe_tls_failure(exc)})"
+    if isinstance(exc, trio.TooSlowError):
+        return DialFailure(address, "silent", detail)
+    cause = exc.__cause__ if isinstance(exc, trio.BrokenResourceError) else exc
+    if not isinstance(cause, ssl.SSLError) or isinstance(cause, ssl.SSLEOFError) or "eof" in str(cause).lower():
+        return DialFailure(address, "dropped", detail)  # (the connection ended: a table closing, say)
+    if "no application protocol" in str(cause).lower().replace("_", " "):
+        return DialFailure(address, "other-protocol", detail)  # (its TLS refused ours: no `ALPN` in common)
+    return DialFailure(address, "not-a-table", detail)  # (its answer is no TLS 1.3: "wrong version number")
+
+
 class _FrontDoor:
     def __init__(self, tls: TlsStream, peer_cert: Certificate) -> None:
         self.tls = tls
@@ -693,31 +750,33 @@ class _FrontDoor:
 async def _open_front_door(
     addresses: Sequence[tuple[str, int]], expect_host: bytes | str | None, mesh: Mesh
 ) -> tuple[_FrontDoor, tuple[str, int]]:
-    failures: list[str] = []
+    failures: list[DialFailure] = []
     for host, port in addresses:
+        where = f"{host}:{port}"
         try:
             with trio.fail_after(DIAL_TIMEOUT):
                 sock = await trio.open_tcp_stream(host, port)
-        except (OSError, trio.TooSlowError) as exc:
-            failures.append(f"{host}:{port}: {describe_tls_failure(exc)}")
-            continue
-        except ValueError as exc:  # (a name no resolver takes, "a..b": IDNA refuses it)
-            failures.append(f"{host}:{port}: not a host name ({exc})")
+        except (OSError, trio.TooSlowError, ValueError) as exc:
+            failures.append(_dial_failure(where, exc))
             continue
         tls = TlsStream.over(sock, front_door_context(), server_side=False)
         try:
             with trio.fail_after(HANDSHAKE_TIMEOUT):
                 await tls.do_handshake()
+            if (spoken := tls.selected_alpn_protocol()) != ALPN:  # (a TLS server that took none of ours)
+                await trio.aclose_forcefully(tls)
+                failures.append(DialFailure(where, "other-protocol", f"does not speak {ALPN} (ALPN {spoken!r})"))
+                continue
             cert = check_peer(tls, expect_host)
         except ProtocolError as exc:
             await trio.aclose_forcefully(tls)
-            raise exc.with_peer(f"{host}:{port}") from None
+            raise exc.with_peer(where) from None
         except (trio.BrokenResourceError, trio.TooSlowError, OSError) as exc:
             await trio.aclose_forcefully(tls)
-            failures.append(f"{host}:{port}: TLS failed ({describe_tls_failure(exc)})")
+            failures.append(_handshake_failure(where, exc))
             continue
         if cert.peer_id == mesh.me:
             await trio.aclose_forcefully(tls)
-            raise ProtocolError("§6.2", "that table is hosted with this very identity (same state directory)", f"{host}:{port}")
+            raise ProtocolError("§6.2", "that table is hosted with this very identity (same state directory)", where)
         return _FrontDoor(tls, cert), (host, port)
-    raise ConnectionError("could not reach the table: " + "; ".join(failures or ["no address"]))
+    raise TableUnreachable(failures)

@@ -91,6 +91,53 @@ async def test_nobody_listening_is_a_connection_error(tmp_path: Path) -> None:
             await join_table(joiner, [(LOOPBACK, port)], name="j")
 
 
+HTTP_ANSWER = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+NO_APPLICATION_PROTOCOL = bytes([0x15, 3, 3, 0, 2, 2, 120])  # a TLS alert record: fatal, no_application_protocol
+
+
+@pytest.mark.parametrize("there, said", [
+    (None, "nothing answers at {where}; check the address and port on the host's screen"),
+    (HTTP_ANSWER, "what answers at {where} is not a bandit-lan table; check the address and port on the host's screen"),
+    (NO_APPLICATION_PROTOCOL, "what answers at {where} is not a bandit-lan table, or is one of another bandit-lan "
+                              "release (the same release is needed on both machines)"),
+    ("bandit-lan/0", "what answers at {where} is not a bandit-lan table, or is one of another bandit-lan "
+                     "release (the same release is needed on both machines)"),
+], ids=["nothing", "http", "alpn-alert", "other-alpn"])
+async def test_a_join_at_an_address_where_no_table_answers_says_what_answers_there(
+        tmp_path: Path, there: bytes | str | None, said: str) -> None:
+    """A join by address names what it found there once: nothing (not "all attempts to
+    connect to … failed" after the same address), a server that is not a table (an HTTP
+    server), or a TLS server that speaks no bandit-lan/1 (its alert, or no protocol)."""
+    import ssl
+
+    from cli.lobby_common import explain
+
+    ids = make_identities(tmp_path, 2)
+
+    async def answer(stream: trio.abc.Stream) -> None:
+        assert isinstance(there, bytes)
+        await stream.receive_some(65536)  # (the TLS client hello)
+        await stream.send_all(there)
+        await stream.aclose()
+
+    async with meshes(ids) as (gone, joiner):
+        port = gone.port  # (closed next: nothing listens there)
+    async with open_mesh(ids[1], lobby_schemas(), bind=LOOPBACK, hold_incoming=True) as joiner:
+        async with trio.open_nursery() as nursery:
+            if isinstance(there, bytes):
+                port = (await nursery.start(trio.serve_tcp, answer, 0))[0].socket.getsockname()[1]
+            elif isinstance(there, str):  # a TLS 1.3 server of another protocol: it selects none of ours
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                context.load_cert_chain(ids[0].cert_path, ids[0].key_path)
+                context.set_alpn_protocols([there])
+                listeners = await nursery.start(trio.serve_ssl_over_tcp, lambda s: s.do_handshake(), 0, context)
+                port = listeners[0].transport_listener.socket.getsockname()[1]
+            with trio.fail_after(20), pytest.raises(ConnectionError, match="could not reach the table") as failed:
+                await join_table(joiner, [(LOOPBACK, port)], name="j")
+            nursery.cancel_scope.cancel()
+    assert explain(failed.value) == said.format(where=f"{LOOPBACK}:{port}")
+
+
 async def test_explicit_start_with_two_of_four_seats(tmp_path: Path) -> None:
     ids = make_identities(tmp_path, 3)
     async with meshes(ids) as (host, guest, late):

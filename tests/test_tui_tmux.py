@@ -274,7 +274,7 @@ def test_why_a_join_on_a_terminal_failed_is_still_on_the_terminal_once_the_scree
     screen = Tmux(tmp_path, command)
     try:
         text = screen.wait_text("EXITED 1")
-        assert f"bandit-lan: network error: could not reach the table: 127.0.0.1:{port}" in text, text
+        assert f"bandit-lan: nothing answers at 127.0.0.1:{port}" in text, text
     finally:
         screen.close()
 
@@ -386,7 +386,7 @@ def test_a_typed_address_nobody_answers_at_is_said_on_the_picker_which_stays_up(
         for key in f"127.0.0.1:{port}":
             screen.keys(key)
         screen.keys("Enter")
-        text = screen.wait_text(f"could not reach the table: 127.0.0.1:{port}")
+        text = screen.wait_text(f"Nothing answers at 127.0.0.1:{port}")
         assert "Tables on this network" in text and "EXITED" not in text, text
         screen.keys("q")
         text = screen.wait_text("EXITED")
