@@ -575,3 +575,17 @@ def test_the_roster_s_columns_line_up_at_60_columns_with_bots_names() -> None:
         assert len(starts) == 1, text
         assert ("host you  ✓ seated" in text and "… linking with the others" in text
                 and all(len(row) <= columns for row in text.splitlines())), text
+
+
+def test_a_second_ctrl_c_does_not_answer_the_lobby_s_leave_question() -> None:
+    """Closing the table (or giving up a seat) asks first; a reflex double Ctrl-C
+    answered yes, closing it for everyone. Only Enter or y does; Ctrl-C at a table
+    not yet sat at (the picker, the code prompt) still leaves at once."""
+    from cli.tui.lobby import _question
+    from cli.tui.lobby_view import HostScene
+
+    scene = HostScene("Friday", 4, (), "NW77-F6HD-L3JV-RRPS", "bandit-lan join Friday", False, False)
+    asked, leaving = _question(scene, "ctrl-c") or (scene, None)
+    assert asked.quitting and leaving is False
+    assert _question(asked, "ctrl-c") == (asked, False)
+    assert _question(asked, "y") == (asked, True)

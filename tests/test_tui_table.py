@@ -166,7 +166,7 @@ async def test_R5_after_a_snap_in_your_turn_the_discard_goes_into_a_slot_with_a_
         top = t.scene.top_card
         assert await t.press("space", "a") == [Snap(0, top, 0, 2)]
         assert await t.press("c", "a") == []
-        assert t.message == "That slot of yours is empty."
+        assert t.message == "Your slot a is empty."
         assert await t.press("b") == []
         assert t.message == "Bandit comes before anything else in your turn, and you have snapped in it (R5)."
         shown = t.text().splitlines()  # (at 80 columns: on two rows, its rule at the end still shown)
@@ -434,6 +434,31 @@ async def test_R3_a_key_refused_in_a_swap_is_explained_under_the_swap_s_next_ste
 # --- R9, R1: the end of a round and of the game ----------------------------------------------
 
 
+async def test_R3_esc_in_a_half_typed_power_shows_the_power_s_prompt_again(mock_clock: trio.testing.MockClock) -> None:
+    """Esc said "Cancelled." where the power's prompt was: the player no longer saw
+    what to do. The power may still be used or skipped (R3): its prompt comes back."""
+    async with table({0: [4, 6, 0, 2], 1: [18, 0, 2, 4]}, discard=0, draw=[16, 0]) as t:
+        await power(t)
+        await t.press("1")
+        assert prompt_line(t).startswith("Look & swap with Bo:")
+        assert await t.press("esc") == []
+        assert prompt_line(t) == "Look & swap: slot yours and 1–2+slot theirs · z skip."
+        assert await t.press("z") == [SkipPower(0)]
+
+
+async def test_a_slot_key_beyond_the_tableau_says_there_is_no_such_penalty_slot(
+        mock_clock: trio.testing.MockClock) -> None:
+    """e names the first penalty slot (R6): with none, "That slot of yours is empty."
+    was wrong; so was "Bo has no card in slot e" for an opponent without one."""
+    async with table({0: [4, 6, 0, 2], 1: [18, 0, 2, 4]}, discard=10, draw=[14, 0]) as t:
+        assert await t.press("c", "e") == []
+        assert t.message == "You have no penalty slot e."
+        await t.press("esc")
+        await power(t)  # a 14: swap
+        assert await t.press("1", "e") == []
+        assert t.message == "Bo has no penalty slot e."
+
+
 async def test_R3_a_key_that_starts_or_advances_a_look_and_swap_shows_its_prompt_at_once(
         mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 0, 2], 1: [18, 0, 2, 4]}, discard=0, draw=[16, 0]) as t:
@@ -547,6 +572,21 @@ async def test_quitting_asks_first(mock_clock: trio.testing.MockClock) -> None:
         await t.press("esc")
         assert not t.scene.quitting and not t.ui.leaving
         await t.press("ctrl-c", "y")
+        assert t.ui.leaving
+
+
+async def test_a_second_ctrl_c_does_not_answer_the_leave_question(mock_clock: trio.testing.MockClock) -> None:
+    """A reflex double Ctrl-C left the table at once, ending the game for everyone,
+    though the question lists only Enter/y and Esc/n: the second one now says so."""
+    async with table({0: [0, 0, 2, 2]}, discard=4) as t:
+        await t.press("ctrl-c", "ctrl-c")
+        assert t.scene.quitting and not t.ui.leaving
+        assert "Ctrl-C does not answer: press Enter or y to leave." in t.text()
+        await t.press("esc")
+        assert not t.scene.quitting and "Ctrl-C does not answer" not in t.text()
+        await t.press("ctrl-c")
+        assert t.scene.quitting and "Ctrl-C does not answer" not in t.text()  # (asked afresh)
+        await t.press("enter")
         assert t.ui.leaving
 
 

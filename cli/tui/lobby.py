@@ -106,7 +106,7 @@ def _question(scene: _Asking, key: str) -> tuple[_Asking, bool] | None:
 
 
 def _is_yes(key: str) -> bool:
-    return key in ("enter", "y", "Y", "ctrl-c")
+    return key in ("enter", "y", "Y")  # (not Ctrl-C: a reflex double press is no answer)
 
 
 def _is_no(key: str) -> bool:

@@ -16,6 +16,8 @@ LEAVE_LINES = (
     "this round does not count. Your fairness log is",
     "closed valid: it can still be audited.",
 )
+LEAVE_AGAIN = "Ctrl-C does not answer: press Enter or y to leave."
+"""Said under the question once Ctrl-C is pressed at it (a double press is no "yes")."""
 
 
 def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
@@ -32,7 +34,8 @@ def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
     else:
         draw_table(canvas, scene)
     if scene.quitting:
-        draw_dialog(canvas, "Leave the table?", LEAVE_LINES, "Enter/y: leave    Esc/n: stay")
+        lines = (*LEAVE_LINES, "", LEAVE_AGAIN) if scene.quit_again else LEAVE_LINES
+        draw_dialog(canvas, "Leave the table?", lines, "Enter/y: leave    Esc/n: stay")
     return canvas
 
 

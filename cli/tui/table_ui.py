@@ -126,6 +126,7 @@ class TableScene:
     model: TableModel
     overlay: Overlay | None
     quitting: bool  # "leave the table?" is being asked
+    quit_again: bool  # Ctrl-C was pressed again at that question (which it does not answer)
     pending: Pending | None
     message: Message | None
     shown: frozenset[int]  # card ids whose value is on screen now
@@ -190,6 +191,7 @@ class TableUi:
         self.message: Message | None = None
         self.help_open = False
         self.quit_open = False
+        self.quit_again = False  # Ctrl-C pressed at the open leave question: the question says which keys answer
         self.game_open = False
         self.game_seen = False
         self.report_open: int | None = None
@@ -367,6 +369,7 @@ class TableUi:
             model=model,
             overlay=self.overlay,
             quitting=self.quit_open,
+            quit_again=self.quit_open and self.quit_again,
             pending=self.pending,
             message=self.message,
             shown=frozenset(shown),
@@ -395,17 +398,19 @@ class TableUi:
         if model is None:
             return []
         overlay = self.overlay
-        if self.quit_open:
-            if key in ("enter", "y", "Y", "ctrl-c"):
+        if self.quit_open:  # (a second Ctrl-C is no answer: a reflex double press must not end everyone's game)
+            if key in ("enter", "y", "Y"):
                 self.leaving = True
             elif key in ("esc", "n", "N", "space"):
                 self.quit_open = False
+            elif key == "ctrl-c":
+                self.quit_again = True
             return []
         if key == "ctrl-c":
             if overlay is Overlay.GAME or model.ended:  # (the game is over: nothing to leave, the screen closes)
                 self.finished = True
             else:
-                self.quit_open = True
+                self.quit_open, self.quit_again = True, False
             return []
         if not self.table_shown:  # (nobody sees what a key would act on: it does nothing)
             return []
@@ -466,16 +471,16 @@ class TableUi:
             return out
         if command is Command.HELP:
             self.help_open = True
-        elif command is Command.CANCEL:
+        elif command is Command.CANCEL:  # (the prompt then says what the keys do now: the power's, the turn's)
             if self.pending is not None:
-                self._say("Cancelled.")
+                self.message = None
             self.pending = None
         elif command is Command.LOG_UP:  # (no further than the oldest line: PgDn comes straight back)
             self.log_scroll = log_scroll_limit(model.lines, *self.screen_size, self.log_scroll + 5)
         elif command is Command.LOG_DOWN:
             self.log_scroll = max(0, self.log_scroll - 5)
         elif command is Command.QUIT:
-            self.quit_open = True
+            self.quit_open, self.quit_again = True, False
         elif command is Command.CONFIRM:
             if model.view.phase is Phase.PEEK and not model.view.ready[self.me] and not rs.ready_sent:
                 out += self._ready(model)
@@ -580,7 +585,7 @@ class TableUi:
             return self._turn(TakeDiscard(self.me, pending.top, slot), model)
         if pending.seat is not None and pending.slot is None:
             if model.card_in(pending.seat, slot) is None:
-                self._say(f"{model.name(pending.seat)} has no card in slot {slot_label(slot)}.", "error")
+                self._say(no_card(model, pending.seat, slot), "error")
                 return []
             pending = replace(pending, slot=slot)
         elif pending.own is None and (pending.seat is None or pending.slot is not None):
@@ -588,12 +593,12 @@ class TableUi:
                 self._say("Spy on whom? Press the opponent's number first.", "warning")
                 return []
             if model.card_in(self.me, slot) is None:
-                self._say(f"Your slot {slot_label(slot)} is empty.", "error")
+                self._say(no_card(model, self.me, slot), "error")
                 return []
             pending = replace(pending, own=slot)
         else:  # your slot was chosen already: choose again
             if model.card_in(self.me, slot) is None:
-                self._say(f"Your slot {slot_label(slot)} is empty.", "error")
+                self._say(no_card(model, self.me, slot), "error")
                 return []
             pending = replace(pending, own=slot)
         self.pending = pending
@@ -653,7 +658,7 @@ class TableUi:
                     return []
                 if view.power in (Power.SWAP, Power.LOOK_SWAP):
                     if model.card_in(me, slot) is None:
-                        self._say(f"Your slot {slot_label(slot)} is empty.", "error")
+                        self._say(no_card(model, self.me, slot), "error")
                         return []
                     self.pending = Pending(self._power_action(view.power), own=slot)
                     return []
@@ -758,6 +763,16 @@ def on_its_way(kind: str, model: TableModel) -> str:
     return f"Your {move} is on its way."
 
 
+def no_card(model: TableModel, seat: int, slot: int) -> str:
+    """Why `seat` has no card in `slot`: a slot a snap emptied, or one its tableau does
+    not have (a penalty slot, R6, comes with a penalty card)."""
+    label = slot_label(slot)
+    if slot < len(model.slots(seat)):
+        return f"Your slot {label} is empty." if seat == model.me else f"{model.name(seat)} has no card in slot {label}."
+    who = "You have" if seat == model.me else f"{model.name(seat)} has"
+    return f"{who} no penalty slot {label}." if slot >= 4 else f"{who} no slot {label}."
+
+
 def explain(intent: Intent, model: TableModel) -> str:
     """Why the engine would refuse `intent` now, in a player's words."""
     view = model.view
@@ -779,7 +794,7 @@ def explain(intent: Intent, model: TableModel) -> str:
         return "Bandit is announced at the very start of your turn, before drawing (R8)."
     if isinstance(intent, (Exchange, TakeDiscard, Peek)):
         if model.card_in(model.me, getattr(intent, "slot", 0)) is None and phase is not Phase.DECIDE:
-            return "That slot of yours is empty."
+            return no_card(model, model.me, getattr(intent, "slot", 0))
     if isinstance(intent, DecideSwap) and intent.swap and phase is Phase.DECIDE and not view.looked_in_place:
         return f"{LOOKED_CARD_LEFT}: no exchange (R3); z ends your turn."
     bandit = "" if view.snapped[model.me] or view.caller is not None else ", b announces Bandit"
