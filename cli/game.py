@@ -252,6 +252,11 @@ async def unrecorded(mesh: Mesh, result: LobbyResult, log_path: Path, exc: OSErr
     return GameSummary(result.game_id, names, 0, {name: 0 for name in names}, [], log_path, False, why)
 
 
+def after_rounds(rounds: int) -> str:
+    """When a game that was not played out ended: "after 2 rounds", or before any ended."""
+    return f"after {rounds} round{'s' if rounds != 1 else ''}" if rounds else "before the first round ended"
+
+
 def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | None = None) -> int:
     """Print the standings (and the JSON line); the exit status of the command."""
     logs = logs or [summary.log_path]
@@ -263,17 +268,16 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
                 mark = "  winner" if name in summary.winners else ""
                 say(f"  {ljust(name, width)} {total:>4}{mark}")
         elif summary.left:
-            say(f"You left the table after {summary.rounds} round{'s' if summary.rounds != 1 else ''}.")
+            say(f"You left the table {after_rounds(summary.rounds)}.")
         elif summary.departed:  # (`why` names who, as they wrote their name, and why: "bo left the table (…)")
-            say(f"{summary.why}; the game ended after {summary.rounds} "
-                f"round{'s' if summary.rounds != 1 else ''}.")
+            say(f"{summary.why}; the game ended {after_rounds(summary.rounds)}.")
         else:
             complain(f"the game stopped: {summary.why}")
         say(f"Log: {summary.log_path}   (check it with: {audit_command([summary.log_path])})")
         if len(logs) == len(summary.names) > 1:  # (the bots' logs are on this machine too)
-            say(f"Every seat's log is here; check them together (§10.3): {audit_command(logs)}")
+            say(f"Every seat's log is here; check them together: {audit_command(logs)}")
         elif len(logs) > 1:  # (the people who joined keep theirs: each can check those here beside theirs)
-            say(f"Your bots' logs are here too; check them together with yours (§10.3): {audit_command(logs)}")
+            say(f"Your bots' logs are here too; check them together with yours: {audit_command(logs)}")
     else:
         out = summary.to_json()
         out["logs"] = [str(p) for p in logs]

@@ -274,14 +274,20 @@ def run(args: argparse.Namespace) -> int:
         if person:
             from cli.tui import join_lobby_screen
 
+            check = _check_target(args)
+            seated_at: list[RosterChanged] = []
+
+            def seen(change: RosterChanged) -> None:  # (a roster comes once the host gave this player a seat)
+                seated_at.append(change)
+                check(change)
+
             try:
                 result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=code,
-                                                 expect_host=expect, what=what, check=_check_target(args),
-                                                 on_signing=book.sign)
+                                                 expect_host=expect, what=what, check=seen, on_signing=book.sign)
             except (ConnectionError, JoinRefused) as exc:  # (not a failure of the game: that is played after)
                 raise NotSeated(exc) from exc
             if result is None:
-                return "You left the table before the game began."
+                return "You left the table before the game began." if seated_at else f"You did not join {what}."
             if expect is None:  # (by address: the lobby said it, but a table this player filled starts at once)
                 trusted.append(trusted_on_first_use(result.roster.members[0]))
             return await play_seat(mesh, result, identity, args, seat_log_path(result, args), terminal=terminal,

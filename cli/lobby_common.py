@@ -156,6 +156,8 @@ def explain(error: BaseException) -> str:
         return unreachable_words(error.failures)
     if isinstance(error, JoinRefused):
         hint = REFUSAL_HINTS.get(error.code, error.code)
+        if error.code == "duplicate" or not error.detail:  # (the host's words would say the hint again)
+            return f"the host refused: {hint}"
         return f"the host refused: {hint} ({error.detail})"
     if isinstance(error, TableClosed):
         return error.reason

@@ -15,8 +15,8 @@ from cli.game import report
 from p2p.peer import GameSummary
 
 
-def summary(*, finished: bool, why: str, left: bool = False) -> GameSummary:
-    return GameSummary(bytes(32), ("Ana", "Bo"), 2, {"Ana": 12, "Bo": 40}, ["Ana"] if finished else [],
+def summary(*, finished: bool, why: str, left: bool = False, rounds: int = 2) -> GameSummary:
+    return GameSummary(bytes(32), ("Ana", "Bo"), rounds, {"Ana": 12, "Bo": 40}, ["Ana"] if finished else [],
                        Path("seat0.bandit-log"), finished, why, left=left)
 
 
@@ -43,6 +43,9 @@ def test_leaving_the_table_on_purpose_is_not_a_failure(capsys: pytest.CaptureFix
     assert report(summary(finished=False, why="you left the table", left=True), argparse.Namespace(json=False)) == 0
     printed = capsys.readouterr()
     assert "You left the table after 2 rounds." in printed.out and printed.err == ""
+    assert report(summary(finished=False, why="you left the table", left=True, rounds=0),
+                  argparse.Namespace(json=False)) == 0
+    assert "You left the table before the first round ended." in capsys.readouterr().out  # (not "after 0 rounds")
 
 
 def test_s9_8_a_game_another_player_left_ends_there_and_is_not_a_failure(capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,7 +82,7 @@ def test_s10_3_a_table_of_bots_says_how_to_audit_every_seat_s_log_together(capsy
     assert report(done, argparse.Namespace(json=False), logs) == 0
     out = capsys.readouterr().out
     assert f"(check it with: bandit-lan audit '{logs[0]}')" in out  # (a path with a space, quoted to be pasted)
-    assert f"Every seat's log is here; check them together (§10.3): bandit-lan audit '{folder}'/0a1b2c3d4e5f-seat*" in out
+    assert f"Every seat's log is here; check them together: bandit-lan audit '{folder}'/0a1b2c3d4e5f-seat*" in out
     assert report(done, argparse.Namespace(json=False), logs[:2]) == 0  # (a person joined: their log is theirs)
     out = capsys.readouterr().out
     assert "Every seat's" not in out and "Your bots' logs are here too; check them together with yours" in out

@@ -664,6 +664,9 @@ def test_s6_4_every_refusal_has_words_for_the_player() -> None:
     assert "firewall" in explain(JoinRefused("unreachable", "bob and carol could not link"))
     # (a table of another version: the same advice as the table list gives, §6.2)
     assert "the same bandit-lan release is needed on both machines" in explain(JoinRefused("version", "…"))
+    # (the host's words say what the hint says: not twice)
+    assert explain(JoinRefused("duplicate", "this identity is already seated at the table")) == (
+        "the host refused: you are already seated at that table (same identity)")
 
 
 def test_s6_5_what_a_guest_let_go_sent_before_it_knew_changes_nothing(tmp_path: Path) -> None:

@@ -306,7 +306,7 @@ def test_play_seats_a_player_whose_login_name_is_a_bot_s_in_another_case(tmp_pat
 
 def test_play_without_a_terminal_has_a_bot_play_the_seat_as_host_and_join_do(tmp_path: Path) -> None:
     """No keyboard to play with (input from /dev/null): the seat was taken and left at
-    once ("You left the table after 0 rounds", exit 0); a bot plays it, as --headless."""
+    once ("You left the table before the first round ended", exit 0); a bot plays it, as --headless."""
     done = run_cli("play", "--bots", "1", "--target", "10", "--json", "--state-dir", str(tmp_path), timeout=120)
     assert done.returncode == 0, done.stderr
     assert "no terminal to play on: a bot plays your seat, as with --headless" in done.stderr

@@ -372,6 +372,19 @@ def test_leaving_the_lobby_on_purpose_says_so_and_is_no_failure(tmp_path: Path, 
         assert said in text and "EXITED 0" in text, text
 
 
+def test_giving_up_at_the_code_prompt_says_the_player_did_not_join(tmp_path: Path) -> None:
+    """Esc at the join screen's code prompt: the player never sat, so not "You left the
+    table before the game began" but that they did not join it."""
+    with headless_host(tmp_path, "--seats", "3", "--code", "sesame") as (_, where), ExitStack() as closing:
+        screen = Tmux(tmp_path, [sys.executable, "-m", "cli", "join", "--peer", where, "--name", "Ana",
+                                 "--state-dir", str(tmp_path / "guest")])
+        closing.callback(screen.close)
+        screen.wait_text("Esc give up")
+        screen.keys("Escape")
+        text = screen.wait_text("EXITED")
+        assert f"You did not join {where}." in text and "EXITED 0" in text and "You left" not in text, text
+
+
 def test_a_typed_address_nobody_answers_at_is_said_on_the_picker_which_stays_up(tmp_path: Path) -> None:
     """The table picker: an address typed in (p) that nobody answers at is said on the
     picker, which stays up for another try, instead of ending the program; leaving the
