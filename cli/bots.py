@@ -25,6 +25,7 @@ import trio
 
 from cli.lobby_common import complain
 from p2p.groups import lone_exception_unwrapped
+from p2p.names import alike
 
 BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve", "Fay")
 """One more than a table's bots can be, so one may give way to a player's own name."""
@@ -32,6 +33,12 @@ BOT_WAIT = 30.0  # seconds the bots get to finish after our game ended
 BOT_QUIET = 1.0  # seconds of that before the wait is worth a word
 
 T = TypeVar("T")
+
+
+def bot_names(count: int, player: str) -> list[str]:
+    """`play` and `host --bots`: "Ada (bot)", "Bo (bot)", …, `count` of them, none named like
+    `player` with or without "(bot)" (names look alike as §6.4 says): that one gives way."""
+    return [f"{n} (bot)" for n in BOT_NAMES if not (alike(player, n) or alike(player, f"{n} (bot)"))][:count]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
     LOBBY_CHECK, SIGNING_NOW, lobby_schemas, player_name, print_result, roster_progress, say, then_shown,
 )
-from cli.bots import BOT_NAMES, BotSeats, BotTable, bot_seats, seat_with_bots
+from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
 from cli.game import (
     SeatBook, bot_without_a_terminal, log_folder, log_unwritable, play_seat, report, seat_for_a_person, seat_log_path,
@@ -34,7 +34,6 @@ from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
 from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules
-from p2p.names import alike
 from p2p.transport import open_mesh
 
 
@@ -113,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
                 hint = by_peer if args.no_discovery else f"bandit-lan join {shlex.quote(table)}   or   {by_peer}"
                 ad = TableAd(table, name, args.seats, args.seats - 1, PROTOCOL_VERSION, identity.peer_id,
                              mesh.port, addresses, code=bool(args.code))
-                async with bot_seats(_bot_names(args.bots, name), _bot_table(args, where, mesh.port, identity)) as bots:
+                async with bot_seats(bot_names(args.bots, name), _bot_table(args, where, mesh.port, identity)) as bots:
                     return await _lobby_and_game(mesh, ad, hint, where, bots)
         except (ProtocolError, OSError) as exc:
             complain(explain(exc))
@@ -233,12 +232,6 @@ def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:
     return (f"Another table on this LAN is also called {ad.table!r} (hosted by {hosts}): joining by that name "
             f"alone now fails, so give your players your fingerprint: bandit-lan join {shlex.quote(ad.table)} "
             f"--fingerprint {short} (or host under another name).")
-
-
-def _bot_names(count: int, host: str) -> list[str]:
-    """`host --bots`: "Ada (bot)", … (the others at the table are people), none named like the host."""
-    names = [f"{n} (bot)" for n in BOT_NAMES]
-    return [n for n in names if not alike(n, host)][:count]
 
 
 def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> BotTable:  # type: ignore[no-untyped-def]

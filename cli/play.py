@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 
 from cli.argtypes import NewTableOption, add_grace_option, target, whole
-from cli.bots import BOT_NAMES, BotTable, bot_seats, seat_with_bots
+from cli.bots import BotTable, bot_names, bot_seats, seat_with_bots
 from cli.game import SeatBook, add_game_options, bot_without_a_terminal, log_unwritable, play_seat, report, seat_log_path
 from cli.lobby_common import add_identity_options, complain, load_identity, player_name, say
 from cli.resume import offer_resume_first
@@ -21,7 +21,6 @@ from cli.stopping import run_until_stopped
 from p2p.identity import IdentityError, default_state_dir
 from p2p.lobby_runner import host_table
 from p2p.peer import table_schemas
-from p2p.names import alike
 from p2p.roster import MAX_SEATS, TableRules
 from p2p.transport import open_mesh
 
@@ -67,13 +66,11 @@ def run(args: argparse.Namespace) -> int:
     if (back := offer_resume_first(args, "play", resume=run)) is not None:
         return back
     name = player_name(args)
-    # the bots' names, none like the player's (names compare as §6.4 says): one gives way
-    bot_names = [bot for bot in BOT_NAMES if not alike(bot, name)][: args.bots]
 
     async def main() -> int:
         async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0) as mesh:
             table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed)
-            async with bot_seats(bot_names, table, every_bot_needed=True) as bots:
+            async with bot_seats(bot_names(args.bots, name), table, every_bot_needed=True) as bots:
                 if not args.json:  # (a person's too: the screen opens as the game begins, bots being started first)
                     say(f"Seating you and {args.bots} bot{'s' if args.bots != 1 else ''} at a table on 127.0.0.1 "
                         f"(game to {args.target})...")

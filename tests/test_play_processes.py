@@ -63,7 +63,7 @@ def test_play_headless_four_processes_logs_agree_and_audit_clean(tmp_path: Path)
     assert not day_old.exists() and recent.exists()  # (§11.3: its seat's seed is gone with it)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(result) >= {"game_id", "rounds", "totals", "winners", "logs"}
-    assert set(result["totals"]) == {"Zoe", "Ada", "Bo", "Cy"} and result["winners"]
+    assert set(result["totals"]) == {"Zoe", "Ada (bot)", "Bo (bot)", "Cy (bot)"} and result["winners"]
     assert max(result["totals"].values()) >= 30
     logs = [Path(p) for p in result["logs"]]
     assert len(logs) == 4 and all(p.parent == tmp_path / "logs" for p in logs)
@@ -81,7 +81,7 @@ def test_play_headless_four_processes_logs_agree_and_audit_clean(tmp_path: Path)
     assert "All 4 logs tell the same game" in together.stdout and "Verdict: FAIR" in together.stdout
     compared = json.loads(run_cli("audit", "--json", *map(str, logs)).stdout.strip().splitlines()[-1])
     assert compared["ok"] and compared["agree"] and compared["parting"] is None
-    assert {entry["peer"] for entry in compared["logs"]} == {"Zoe", "Ada", "Bo", "Cy"}
+    assert {entry["peer"] for entry in compared["logs"]} == {"Zoe", "Ada (bot)", "Bo (bot)", "Cy (bot)"}
     assert all(entry["ok"] and entry["records"] == compared["records"] for entry in compared["logs"])
 
 
@@ -204,10 +204,13 @@ def test_a_host_s_bots_dial_it_where_the_other_players_do(tmp_path: Path) -> Non
 
 
 def test_a_host_named_like_a_bot_still_gets_every_bot_it_asked_for() -> None:
-    from cli.host import _bot_names
+    """`play` names its bots as `host --bots` does ("Bo (bot)": `play` said "Bo"); one
+    named like the player, with or without "(bot)", gives way."""
+    from cli.bots import bot_names
 
-    assert _bot_names(5, "Hal") == ["Ada (bot)", "Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)"]
-    assert _bot_names(5, "ada (BOT)") == ["Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)", "Fay (bot)"]
+    assert bot_names(5, "Hal") == ["Ada (bot)", "Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)"]
+    assert bot_names(5, "ada (BOT)") == ["Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)", "Fay (bot)"]
+    assert bot_names(3, "bo") == ["Ada (bot)", "Cy (bot)", "Dee (bot)"]
 
 
 def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(tmp_path: Path) -> None:
@@ -222,7 +225,7 @@ def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(t
     again = run_cli("play", "--resume", "--headless", "--json", *state, timeout=180)
     assert again.returncode == 0, again.stderr
     result = json.loads(again.stdout.strip().splitlines()[-1])
-    assert result["finished"] and set(result["totals"]) == {"Zoe", "Ada", "Bo"}
+    assert result["finished"] and set(result["totals"]) == {"Zoe", "Ada (bot)", "Bo (bot)"}
     verdict = audit(Path(result["log"]))
     assert verdict.ok and verdict.finished and verdict.totals == result["totals"], verdict.first_failure
 
@@ -296,12 +299,12 @@ def test_s11_3_a_log_folder_whose_name_is_not_utf8_is_refused_before_the_lobby(t
 
 def test_play_seats_a_player_whose_login_name_is_a_bot_s_in_another_case(tmp_path: Path) -> None:
     """Names compare as §6.4 says (case and width folded): a player logged in as "bo"
-    plays as "bo" against Ada, Cy and Dee: the bot named like the player gives way,
+    plays as "bo" against Ada, Cy and Dee (bots): the bot named like the player gives way,
     instead of being refused its seat (or leaving two "Bo"s for a reader to tell apart)."""
     done = run_cli("play", "--headless", "--target", "10", "--state-dir", str(tmp_path), "--json",
                    LOGNAME="bo", USER="bo", LNAME="bo", USERNAME="bo")
     assert done.returncode == 0, done.stderr
-    assert sorted(json.loads(done.stdout.splitlines()[-1])["totals"]) == ["Ada", "Cy", "Dee", "bo"]
+    assert sorted(json.loads(done.stdout.splitlines()[-1])["totals"]) == ["Ada (bot)", "Cy (bot)", "Dee (bot)", "bo"]
 
 
 def test_play_without_a_terminal_has_a_bot_play_the_seat_as_host_and_join_do(tmp_path: Path) -> None:

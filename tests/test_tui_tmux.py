@@ -224,7 +224,8 @@ def test_s11_3_after_a_crash_the_next_play_offers_the_game_its_bots_still_wait_i
         if answer == "Enter":
             again.wait_text("Resumed the game from your log", timeout=60)
             text = again.wait_text("Back at the table: reconnected to ", timeout=60)
-            back = re.search(r"Back at the table: reconnected to (\w+), (\w+) and (\w+)\.", text)
+            back = re.search(r"Back at the table: reconnected to (\w+) \(bot\), (\w+) \(bot\) and (\w+) \(bot\)\.",
+                             " ".join(text.split()))
             assert back and set(back.groups()) == {"Ada", "Bo", "Cy"}, text  # (in seat order, which the lobby drew)
         else:
             again.wait_text("remember them", "Round 1", timeout=60)  # a new game, dealt
