@@ -1022,6 +1022,27 @@ async def test_a_terminal_smaller_than_the_layout_is_asked_to_grow(mock_clock: t
             t.text(width, height)  # (draws, and returns: a wide name wrapped to one column looped for ever)
 
 
+async def test_a_long_wide_name_leaves_the_header_and_the_prompt_their_keys(mock_clock: trio.testing.MockClock) -> None:
+    """A name of 24 wide characters whose turn it is pushed "to 100 · ? help" off the
+    80-column header and cut the prompt's keys ("… is playing · Space+slot snap…"): the
+    name is shortened with … instead. A 12×4 or 40×12 screen says it is too small whole,
+    in fewer words when it must."""
+    from dataclasses import replace
+
+    wide = "山田太郎" * 6
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], first=1) as t:
+        seats = t.session._seats
+        t.session._seats = (seats[0], replace(seats[1], name=wide), *seats[2:])
+        await t.settle()
+        rows = t.text().splitlines()
+        assert rows[0].rstrip().endswith("to 100 · ? help") and "…'s turn" in rows[0], rows[0]
+        assert prompt_line(t).endswith("is playing · Space+slot snaps a card matching the discard."), prompt_line(t)
+        assert "…" in prompt_line(t)
+        for width, height, said in ((12, 4, "Too small: need 80×24."), (40, 12, "the table needs 80×24.")):
+            shown = " ".join(t.text(width, height).split())
+            assert said in shown and shown.endswith(said[-6:] if width == 12 else "asking first)."), shown
+
+
 async def test_R5_keys_pressed_while_the_table_is_not_on_screen_do_nothing(mock_clock: trio.testing.MockClock) -> None:
     """At a terminal too small for the table, x drew a card nobody could
     see. While the table is not shown its keys do nothing, and the screen says so;

@@ -55,9 +55,28 @@ def too_small_words(scene: TableScene, width: int, height: int) -> list[str]:
     return words
 
 
+def too_small_short(scene: TableScene, width: int, height: int) -> list[str]:
+    """What a tiny screen says instead of `too_small_words` (which it cannot hold): the
+    size the table needs, and your turn's time."""
+    model = scene.model
+    left = model.remaining(model.turn_deadline)
+    mine = model.view.turn_seat == model.me and left is not None and not model.ended
+    return [f"Too small: need {MIN_WIDTH}×{MIN_HEIGHT}.", *([f"Your turn: {clock(left)}"] if mine else [])]
+
+
+def _fitting(texts: list[str], width: int, height: int) -> list[str] | None:
+    """`texts` wrapped to `width`, if they fit on `height` rows with no word cut."""
+    if any(text_width(word) > width for text in texts for word in text.split()):
+        return None
+    lines = [line for text in texts for line in wrap(text, width)]
+    return lines if len(lines) <= height else None
+
+
 def _too_small(canvas: Canvas, scene: TableScene) -> None:
-    lines = [line for text in too_small_words(scene, canvas.width, canvas.height) for line in wrap(text, canvas.width)]
-    lines = lines[: canvas.height]
+    width, height = canvas.width, canvas.height
+    lines = (_fitting(too_small_words(scene, width, height), width, height)
+             or _fitting(too_small_short(scene, width, height), width, height)
+             or [line for text in too_small_short(scene, width, height) for line in wrap(text, width)][:height])
     top = max(0, (canvas.height - len(lines)) // 2)
     for i, line in enumerate(lines):
         canvas.write(max(0, (canvas.width - text_width(line)) // 2), top + i, line, "class:message.warning")

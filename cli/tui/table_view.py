@@ -111,6 +111,7 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
     view = model.view
     canvas.fill(0, 0, canvas.width, "class:status")
     parts: list[tuple[str, str]] = [(f" Round {max(view.round, 1)}", "class:status")]
+    named: int | None = None  # the part that names whose turn it is
     phase = view.phase
     if phase is Phase.PEEK:
         parts.append(("looking at the bottom cards", "class:status"))
@@ -120,13 +121,13 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         elif model.clock_unknown:
             parts.append((_CLOCK_UNKNOWN, "class:status"))
     elif view.turn_seat is not None:
-        turn = "Your turn" if view.turn_seat == model.me else f"{model.name(view.turn_seat)}'s turn"
         left = model.remaining(model.turn_deadline)
-        if left is not None:
-            turn += f" {clock(left)}"
-        elif model.clock_unknown:
-            turn += f" ({_CLOCK_UNKNOWN})"
-        parts.append((turn, "class:status.alert" if view.turn_seat == model.me else "class:status"))
+        when = f" {clock(left)}" if left is not None else f" ({_CLOCK_UNKNOWN})" if model.clock_unknown else ""
+        if view.turn_seat == model.me:
+            parts.append((f"Your turn{when}", "class:status.alert"))
+        else:
+            named = len(parts)  # (a long name gives way first, so the line keeps the rest: `_fit_name`)
+            parts.append((f"{model.name(view.turn_seat)}'s turn{when}", "class:status"))
     elif phase is Phase.REVEAL:
         parts.append(("the round is over: turning every card", "class:status"))
     elif phase is Phase.OVER:
@@ -140,12 +141,18 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         names = ", ".join(model.name(s) for s in model.waiting_for)
         left = model.remaining(model.grace_deadline)  # (the game ends then unless they are back, §11.3)
         parts.append((f"waiting for {names}" + ("" if left is None else f" ({clock(left)} left)"), "class:status.alert"))
+    right = f"to {view.target} · ? help "
+    if named is not None and view.turn_seat is not None:
+        over = sum(text_width(t) for t, _ in parts) + 3 * (len(parts) - 1) + text_width(right) + 2 - canvas.width
+        if over > 0:
+            name = model.name(view.turn_seat)
+            text, style = parts[named]
+            parts[named] = (clip(name, max(4, text_width(name) - over)) + text[len(name):], style)
     x = 0
     for i, (text, style) in enumerate(parts):
         if i:
             x = canvas.write(x, 0, " · ", "class:status")
         x = canvas.write(x, 0, text, style)
-    right = f"to {view.target} · ? help "
     if x + text_width(right) + 2 <= canvas.width:
         canvas.write(canvas.width - text_width(right), 0, right, "class:status")
 
@@ -361,6 +368,11 @@ def _prompt(canvas: Canvas, scene: TableScene, y: int) -> int:
     return y + len(lines)
 
 
+PROMPT_NAME: Final = 16
+"""Columns a player's name takes at most on the prompt line (a longer one ends in …),
+so that the keys after it stay on an 80-column screen."""
+
+
 def prompt_text(scene: TableScene) -> str:
     """What the player can do now, with {keys} marked."""
     model = scene.model
@@ -392,7 +404,7 @@ def prompt_text(scene: TableScene) -> str:
     if phase is Phase.OVER:
         return "The game is over."
     if view.turn_seat != me:
-        whose = model.name(view.turn_seat) if view.turn_seat is not None else "the table"
+        whose = clip(model.name(view.turn_seat), PROMPT_NAME) if view.turn_seat is not None else "the table"
         if view.turn_seat in model.waiting_for:  # (its link is down: it is not playing now, §11.3)
             return f"Waiting for {whose} to come back · {{Space}}+slot snaps a card matching the discard."
         return f"{whose} is playing · {{Space}}+slot snaps a card matching the discard."
