@@ -7,8 +7,7 @@ import argparse
 import pytest
 
 from cli.argtypes import player
-from cli.bots import BOT_NAMES
-from cli.host import _bot_names
+from cli.bots import BOT_NAMES, bot_names
 from p2p.names import alike, name_problem, plain_name, skeleton
 
 # (the protocol's examples, §6.4: a name as typed, and as it is sent; or why it is refused)
@@ -56,6 +55,6 @@ def test_s6_4_a_joiner_is_told_its_name_is_refused_before_it_dials() -> None:
 
 
 def test_s6_4_bot_names_pass_the_rules_and_give_way_to_a_lookalike_host() -> None:
-    for name in [*BOT_NAMES, *_bot_names(6, "Hal")]:
+    for name in [*BOT_NAMES, *bot_names(6, "Hal")]:
         assert plain_name(name) == name and name_problem(name, 24) is None
-    assert "Ada (bot)" not in _bot_names(5, "\u0410\u0501\u0430 (bot)")  # (all Cyrillic)
+    assert "Ada (bot)" not in bot_names(5, "\u0410\u0501\u0430 (bot)")  # (all Cyrillic)

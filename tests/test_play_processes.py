@@ -127,7 +127,7 @@ def test_play_gives_up_at_once_on_a_bot_that_cannot_sit_down(tmp_path: Path) -> 
     (tmp_path / "state" / "bots" / "bot2").write_text("in the way")
     done = run_cli("play", "--headless", "--bots", "3", "--state-dir", str(tmp_path / "state"), timeout=60)
     assert done.returncode == 1, done.stderr
-    assert ("bandit-lan: bot Bo could not sit down (exited with status 1: bandit-lan: cannot keep this player's "
+    assert ("bandit-lan: Bo (bot) could not sit down (exited with status 1: bandit-lan: cannot keep this player's "
             f"identity in {tmp_path / 'state' / 'bots' / 'bot2'}: it is a file, not a folder)") in done.stderr
     assert "Traceback" not in done.stderr
 
