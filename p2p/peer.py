@@ -93,6 +93,10 @@ ALIVE_EVERY = 2.0  # seconds between marks of life on the journal (after a crash
 OVERSLEPT = 1.0  # seconds past its deadline the timer task woke: this process was stopped (§9.6)
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
 JUST_BACK = 5.0  # seconds after a seat's return during which its missing links are its reconnecting
+# Seconds a process back from a stop the others noticed tries to reach them, at least:
+# by then a link that only held what came before the stop was dropped as silent (§11.3).
+REJOIN_WAIT = SILENCE + 1.0
+STOPPED_TOO_LONG = "their program was stopped for longer than the grace period"  # its `leave`'s reason (§9.8)
 FULL_SPEED = Pace()
 
 
@@ -195,6 +199,12 @@ class TablePeer(SessionRecord):
         # once all are reached; () until a resumed peer begins)
         self._reconnecting: tuple[int, ...] | None = () if resume is not None else None
         self._woke_at = -JUST_BACK  # when this process last ran again after a stop the others noticed
+        self._stops: list[tuple[float, float]] = []  # (from, to): when this process did not run
+        # (back from a stop the others noticed: by when it must reach one of them, since they end
+        # the game then, how long it was stopped and when it woke; None once a seat is reached)
+        self._rejoin: tuple[float, float, float] | None = None
+        # (the log's words for an end whose screen words say "you": the log is read by others)
+        self._log_words: dict[str, str] = {YOU_LEFT: left_the_table(self.names[self._me])}
         # (our first content message not yet delivered, by how many of ours were, and when a screen first saw it)
         self._sending_since: tuple[int, float] | None = None
         if resume is None:
@@ -350,18 +360,18 @@ class TablePeer(SessionRecord):
         self._watch.poke()
         await self._say_goodbye(reason, YOU_LEFT)
 
-    async def _say_goodbye(self, reason: str, why: str) -> None:
-        """Send `leave` (§9.8) and wait briefly for it to come back delivered; the game
-        then ends here with `why`, whichever way the ending arrives."""
+    async def _say_goodbye(self, reason: str, why: str, wait: float = LEAVE_WAIT) -> None:
+        """Send `leave` (§9.8) and wait `wait` seconds at most for it to come back
+        delivered; the game then ends here with `why`, whichever way the ending arrives."""
         self._leaving_why, self._leave_reason = why, reason
         self._send({"type": "leave", "v": 1, "reason": reason})
         self._after_processing()
-        with trio.move_on_after(LEAVE_WAIT):
+        with trio.move_on_after(wait):
             await self._done.wait()
         if not self._done.is_set():
             waited = sorted(set(self._absent) | {s for away in self._cut_off.values() for s in away} - {self._me})
             awaited = f" (it waited for {', '.join(self.names[s] for s in waited)})" if waited else ""
-            self._note(f"the table had not delivered this seat's leave after {LEAVE_WAIT:g} s{awaited}: the log "
+            self._note(f"the table had not delivered this seat's leave after {wait:g} s{awaited}: the log "
                        "closes without it; the others' game ends at that leave, or when their grace period runs out",
                        "§9.8")
         self._finish(why)
@@ -412,7 +422,7 @@ class TablePeer(SessionRecord):
             if self.orderer.ack_due() and not self.log.closed:
                 self._broadcast(self.orderer.ack(trio.current_time()))
             early = self._leave_reason is not None and not self._in_order_end  # (left before its leave came back)
-            ended = left_the_table(self.names[self.me]) if self._why == YOU_LEFT else self._why
+            ended = self._log_words.get(self._why, self._why)
             self.log.close(ended or "the peer stopped", absent=self._absent_seat,
                            left=self._leave_reason if early else None,
                            leave=self._own_leave() if early else None)
@@ -445,8 +455,11 @@ class TablePeer(SessionRecord):
     def _on_events(self, events: list[MeshEvent]) -> None:
         """Frames that arrived together on one link (the mesh calls this from the link's
         task): take them into the order at once, and leave the rest to `_work`, which runs
-        once every link that has frames now has handed them over."""
+        once every link that has frames now has handed them over. Events that come as
+        this process runs again after a stop are read as such (`_notice_stop`), whichever
+        task runs first."""
         self._active()
+        self._notice_stop(trio.current_time())
         for i, event in enumerate(events):
             if self._done.is_set():
                 self._late.extend(events[i:])  # (the farewell takes them, §11.4)
@@ -541,6 +554,7 @@ class TablePeer(SessionRecord):
                 return
             self._said_bye.discard(seat)
             self._heard[seat] = trio.current_time()
+            self._rejoin = None  # (back from a stop: a seat is reached, so the table goes on)
             # its lobby may still wait for our roster signature, which may have gone down
             # with the link that dropped while the roster was being signed (a game ignores it)
             self.mesh.send(event.peer, self._signed)
@@ -762,7 +776,7 @@ class TablePeer(SessionRecord):
         for seat, (since, away) in self.orderer.cut_off().items():
             rest = tuple(s for s in away if s not in gone)
             if seat not in gone and rest:
-                reports[seat] = (since, rest)
+                reports[seat] = (self._present(since), rest)
         return reports
 
     def _wake_if_sooner(self, deadline: float | None) -> None:
@@ -815,8 +829,7 @@ class TablePeer(SessionRecord):
                 await self._wake.wait()
             self._wake = trio.Event()  # (the work below never sets it: see from_timers)
             now = trio.current_time()
-            if math.isfinite(self._timer_at) and now > self._timer_at + OVERSLEPT:
-                self._woke_from_a_stop(self._timer_at, now)
+            self._notice_stop(now)
             self._check_links(now)
             if self._done.is_set():
                 return
@@ -832,15 +845,29 @@ class TablePeer(SessionRecord):
                 self._handle(step)  # heartbeat that arrives would then wake the screens)
             self._after_processing(from_timers=True, changed=step.changed())
 
+    def _notice_stop(self, now: float) -> None:
+        """If the timer task should have run more than `OVERSLEPT` ago, this process was
+        stopped: take it into account once, before anything that came meanwhile."""
+        due = self._timer_at
+        if math.isfinite(due) and now > due + OVERSLEPT:
+            self._timer_at = now  # (noticed: the timer task, running next, finds nothing overdue)
+            self._woke_from_a_stop(due, now)
+
     def _woke_from_a_stop(self, due: float, now: float) -> None:
-        """The timer task was due at `due` and ran only at `now`: this process was stopped
-        (Ctrl-Z, SIGSTOP) or its machine slept. It heard nobody meanwhile, so it blames
-        nobody's silence: every seat is heard anew from now. The others heard nothing from
-        it either: `SILENCE` after its last frame they took its links for lost, and their
+        """The timer task was due at `due` and this process ran only at `now`: it was
+        stopped (Ctrl-Z, SIGSTOP) or its machine slept. It heard nobody meanwhile, so it
+        blames nobody's silence: every seat is heard anew from now, and the time it was
+        stopped counts toward no seat's absence (§11.3). The others heard nothing from it
+        either: `SILENCE` after its last frame they took its links for lost, and their
         clocks stood from then (§9.6, §11.3). Its own clocks stand from the same moment, so
         the turn timer its player sees, and the timer and stall claims it makes, agree with
-        theirs: it does not count the time it was stopped against a player."""
+        theirs. When the others missed it, the links they closed are its reconnecting, and
+        it must reach one of them before their grace period for it runs out (`_rejoin`),
+        else they have ended the game, naming it away (`_rejoin_failed`)."""
         self._heard = dict.fromkeys(self._heard, now)
+        self._stops.append((due, now))
+        for seat, away in self._absent.items():
+            self._absent[seat] = away + max(0.0, now - max(due, away))
         last = self.orderer.last_sent  # (the others heard it last then; `due` if it never sent)
         since = (due if last is None else last) + SILENCE
         how = (f"its clocks stood for the last {now - since:.0f} s of it, as the others' did" if since < now
@@ -848,12 +875,44 @@ class TablePeer(SessionRecord):
         self._note(f"this peer did not run for {now - due:.0f} s (its process was stopped, or its machine slept); "
                    f"{how}", "§9.6")
         if since < now:  # (the others missed it: the player hears why the table was waiting)
-            self._say(f"This program did not run for {now - due:.0f} s (it was stopped, or the computer slept); "
-                      "the table's clocks stood meanwhile.", "warning")
+            self._rejoin = (max(since + self.grace, now + REJOIN_WAIT), now - due, now)
+            self._say(self._stop_told(due, since, now), "warning")
             self._woke_at = now  # (the links the others closed meanwhile are this seat's reconnecting, not news)
         self.machine.clocks.stand_while_stopped(since, now)
         self._progress.stopped_s += now - due  # (what the player's screen showed nobody meanwhile)
         self._watch.poke()
+
+    def _stop_told(self, due: float, since: float, now: float) -> str:
+        """The player's line for a stop of this process that the others noticed at `since`."""
+        stopped, ran = round(now - due), round(max(0.0, since - due))
+        text = f"This program did not run for {stopped} s (it was stopped, or the computer slept). "
+        if ran >= 1 and stopped > ran:
+            text += (f"The table's clocks ran on for the first {ran} s of it, until the others missed you, "
+                     f"and stood for the last {stopped - ran} s.")
+        else:
+            text += "The others missed you at once: the table's clocks stood meanwhile."
+        if since + self.grace <= now:
+            text += (f" That is longer than the table waits for a player away ({self.grace:.0f} s): the others "
+                     f"have likely ended the game.")
+        return text
+
+    def _rejoin_failed(self, stopped: float) -> None:
+        """Back from a stop, this seat reached no other seat before their grace period for
+        it ran out: they have ended the game, naming it away (§11.3). It names nobody
+        absent (a table waits for others, never for itself, §10.2, and the others did not
+        go away): it leaves (§9.8), and its log closes as after a leave that could not come
+        back delivered (§10.1)."""
+        grace = f"{self.grace:.0f} s"
+        how = (f"was stopped for {stopped:.0f} s, longer than the table's grace period ({grace})"
+               if stopped > self.grace else
+               f"was stopped for {stopped:.0f} s, and could not reach the table again within its grace period ({grace})")
+        why = f"your program {how}: the others have ended the game, naming you away"
+        self._note(f"this peer {how}, and reached no other seat after it: the others have ended the game, "
+                   "naming it away; it leaves the table", "§11.3")
+        self._log_words[why] = f"{self.names[self._me]}'s program {how}; no other seat answered after it"
+        self._say(f"Y{why[1:]}.", "error")
+        assert self._nursery is not None
+        self._nursery.start_soon(self._say_goodbye, STOPPED_TOO_LONG, why, 0.0)
 
     def _send_timed(self, now: float) -> None:
         """What the order's timer has due: retransmissions, a heartbeat, evidence."""
@@ -986,9 +1045,12 @@ class TablePeer(SessionRecord):
                 self._note(f"link to {self.names[seat]} closed: {event.error}", event.error.section, event.peer)
             else:
                 self._note(f"link to {self.names[seat]} lost: {event.reason}")
-        if seat not in self._progress.waiting_for:
+        if seat in self.orderer.gone():  # it left (§9.8): its leave, not its return, is what the table waits for
+            self._tell_gone(seat)
+        elif seat not in self._progress.waiting_for:
             self._progress.waiting_for = (*self._progress.waiting_for, seat)
-            left = max(0.0, self._absent[seat] + self.grace - trio.current_time())
+            ends = self._rejoin[0] if self._rejoin is not None else self._absent[seat] + self.grace
+            left = max(0.0, ends - trio.current_time())
             if trio.current_time() - self._woke_at < JUST_BACK:  # (the others took this seat for gone: not theirs)
                 if self._reconnecting is None:
                     self._say(f"Reconnecting to the table (the game ends if that takes more than {left:.0f} s)…", "table")
@@ -998,6 +1060,18 @@ class TablePeer(SessionRecord):
                           f"(the game ends if they are not back within {left:.0f} s).", "warning", seat)
         if self._dials(seat):  # it keeps trying until the peer is back (§11.3)
             self._start_redial(seat)
+
+    def _tell_gone(self, seat: int) -> None:
+        """`seat` left the table and its link is gone, its `leave` not yet delivered: the
+        game ends at that leave, once the seats the table waits for are back, or when the
+        first grace period runs out (§9.8, §11.3). With nobody else away the leave comes
+        in order at once, and says so itself."""
+        waited = [self.names[s] for s in self._progress.waiting_for if s != seat]
+        ends = self._grace_ends()
+        if waited and ends is not None:
+            self._say(f"{self.names[seat]} left the table; the game ends when {listed(waited)} "
+                      f"{'is' if len(waited) == 1 else 'are'} back (or in {max(0.0, ends - trio.current_time()):.0f} s).",
+                      "table", seat)
 
     def _dials(self, seat: int) -> bool:
         """Whether this peer dials `seat` when their link is down: the lower seat does
@@ -1038,10 +1112,18 @@ class TablePeer(SessionRecord):
 
     def _grace_ends(self) -> float | None:
         """When the first grace period runs out: of a seat away, or of a link another
-        seat reports down (§11.3)."""
+        seat reports down (§11.3); back from a stop the others noticed, theirs for this
+        seat (`_rejoin`)."""
+        if self._rejoin is not None:
+            return self._rejoin[0]
         times = [since + self.grace for since in self._absent.values()]
         times += [since + self.grace for since, _ in self._link_reports().values()]
         return min(times, default=None)
+
+    def _present(self, since: float) -> float:
+        """`since`, later by the time this process was stopped after it: an absence is
+        counted only while this process runs (§11.3)."""
+        return since + sum(max(0.0, end - max(begin, since)) for begin, end in self._stops)
 
     def _link_deadline(self) -> float | None:
         grace = self._grace_ends()
@@ -1060,6 +1142,16 @@ class TablePeer(SessionRecord):
             if seat not in self._absent and peer in linked and now >= heard + SILENCE:
                 self._heard.pop(seat)
                 self.mesh.close_link(peer, f"nothing heard for {SILENCE:.0f} s")
+        if self._rejoin is not None:  # (back from a stop: the seats lost meanwhile are this seat's absence)
+            by, stopped, woke = self._rejoin
+            # (a link up `REJOIN_WAIT` after the wake was heard since: one holding only what came before is dropped)
+            reached = bool(set(self.machine.seats) & self.mesh.linked())
+            if now < woke + REJOIN_WAIT or (now < by and not reached):
+                return
+            self._rejoin = None
+            if not reached and self._leaving_why is None and not self._done.is_set():
+                self._rejoin_failed(stopped)
+                return
         expired = [(seat, seat, "was away", "did not come back") for seat, since in self._absent.items()
                    if now >= since + self.grace]
         for seat, (since, away) in self._link_reports().items():  # two others cannot reach each other

@@ -1130,7 +1130,9 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     (`log.end` with `left` and the signed `leave`, §10.1) and audits clean, naming the
     departure (it ended "before the game did" and failed). The others keep the `leave`:
     if the absent seat comes back (resumed), everybody's game ends at it, and the three
-    logs tell one game; if not, the others end the game after their grace period."""
+    logs tell one game; if not, the others end the game after their grace period. Meanwhile
+    they wait for the absent seat, not for the one that left (they read "waiting for"
+    both, as if the leaver might come back)."""
     from p2p.agreement import compare
     from p2p.journal import Journal
     from p2p.lobby import LobbyResult
@@ -1158,6 +1160,12 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
                 await until(lambda: leaver.me in summaries, leaver)
                 assert summaries[leaver.me].left
                 if away == "back":
+                    # (the stayer waits for the seat away, not for the one that left: its leave ends the game)
+                    names = stayer.names
+                    await _told(stayer, f"{names[leaver.me]} left the table; the game ends when {names[gone.me]} "
+                                        f"is back (or in ")
+                    assert stayer.progress.waiting_for == (gone.me,)
+                    assert not any(line.text.startswith(f"Lost the link to {names[leaver.me]}") for line in stayer.lines)
                     assert gone.journal is not None
                     log, contents = FairnessLog.reopen(gone.log.path, gone.identity)
                     journal, held = Journal.reopen(gone.journal.path)
@@ -1241,13 +1249,91 @@ async def test_s10_2_a_leaver_that_catches_a_fork_while_it_waits_keeps_its_own_l
     assert result.first_failure.section == "§7.2"
 
 
+def test_s11_3_a_seat_stopped_past_the_grace_period_is_told_so_and_accuses_nobody(tmp_path: Path) -> None:
+    """bo's process is stopped (Ctrl-Z) mid-game until alice and cy have ended the game,
+    naming him away after their grace period (10 s). Running again, he read that alice was
+    away, and his signed log named her absent. Now he tries to reach the table, reaches
+    nobody, and reads that he was the one away: his log names nobody absent, it says his
+    seat left (§9.8, §10.1), and every log audits, the others' naming him."""
+    from p2p.agreement import compare
+    from p2p.log import read_log
+
+    host, where, seen, common = porch(tmp_path, 3, 100, 10)
+    procs = [host]
+    try:
+        bo = bandit("join", "--peer", where, "--name", "bo", "--state-dir", str(tmp_path / "b"), *common)
+        procs.append(bo)
+        cy = bandit("join", "--peer", where, "--name", "cy", "--state-dir", str(tmp_path / "c"), *common)
+        procs.append(cy)
+        bo_seen: list[str] = []
+        read_until(bo, r"Round 1: every shuffle", bo_seen)  # mid-game: round 2 is being dealt
+        os.kill(bo.pid, signal.SIGSTOP)
+        try:
+            others = [finish(p, seen if p is host else [], 90) for p in (host, cy)]
+        finally:
+            os.kill(bo.pid, signal.SIGCONT)
+        rc, out = finish(bo, bo_seen, 60)
+    finally:
+        kill_all(procs)
+    for their_rc, theirs in others:
+        assert their_rc == 1 and "the game stopped: bo was away for more than 10 s" in theirs, theirs
+    assert rc == 1, out
+    assert re.search(r"the game stopped: your program was stopped for \d+ s, longer than the table's grace period "
+                     r"\(10 s\): the others have ended the game, naming you away", out), out
+    assert not re.search(r"(alice|cy) was away", out), out
+    logs = [Path(re.search(r"^Log: (\S+)", text, re.M).group(1)) for _, text in (*others, (rc, out))]  # type: ignore[union-attr]
+    ended = read_log(logs[2])
+    assert ended.absent is None and ended.left == "their program was stopped for longer than the grace period", ended
+    results = [audit(path) for path in logs]
+    bo_seat = results[2].writer
+    for result in results:
+        assert result.ok and result.left is not None and result.left.seat == bo_seat, result.first_failure
+    assert "closed before that leave came back" in results[2].left.told
+    assert compare(results).ok
+
+
+async def test_s11_3_the_time_a_process_was_stopped_counts_toward_no_absence(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """cy is gone; then the process of the other two stops (a laptop asleep) for 20 s,
+    longer than the grace period (15 s). Running again, each ended the game at once,
+    naming cy away for those 20 s it did not run. Now cy's absence counts only while they
+    run: they wait for cy as long as before the stop, and the two of them, whose link
+    held, go on."""
+    from engine import Phase
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3)
+    me, bot, cy = peers
+    for peer in (me, bot):
+        peer.grace = 15.0
+    async with stack:
+        async with trio.open_nursery() as nursery:
+            for peer in (me, bot):
+                nursery.start_soon(peer.run)
+            cy_scope = trio.CancelScope()
+            nursery.start_soon(_run_in, cy_scope, cy)
+            await until(lambda: me.view().phase is Phase.PEEK, me)  # (the person's turn to look: nothing moves)
+            cy_scope.cancel()
+            await cy.mesh.aclose("gone")
+            await until(lambda: cy.me in me._absent and cy.me in bot._absent, me, bot)
+            since = me._absent[cy.me]
+            mock_clock.jump(20.0)
+            await trio.testing.wait_all_tasks_blocked()
+            assert not me.progress.ended and not bot.progress.ended, me._why
+            assert me._absent[cy.me] - since >= 18  # (all of the stop but what ran before the timer was due)
+            assert cy.me in me.progress.waiting_for and me.machine.seats[bot.me] in me.mesh.linked()
+            for peer in (me, bot):
+                peer._finish("the test ends here")
+
+
 async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
     """The process of both peers stops (SIGSTOP, a laptop asleep) for 15 s soon after a
     10 s turn of the person at seat 1 began. Each peer's timer task wakes well past its
     deadline: it stands its clocks from 6 s (`SILENCE`) after its last frame, when the
     others would have taken it for gone, and the turn goes on with the time it had then
-    (before, it was timed out the moment the peers ran again)."""
+    (before, it was timed out the moment the peers ran again). The player reads how much
+    of the stop counted (it read that the clocks stood throughout)."""
     from engine import Phase, Ready
     from p2p.order import HEARTBEAT_EVERY
     from p2p.peer import SILENCE
@@ -1274,8 +1360,12 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         assert me.deadlines.turn == pytest.approx(began + stood + 10) and me.deadlines.turn > woke + 2
         # (each stands from its own last frame: the bot's heartbeat may have come just before the stop, or not)
         assert bot.machine.turn_started_at() == pytest.approx(me.machine.turn_started_at(), abs=HEARTBEAT_EVERY)
-        assert any(re.fullmatch(r"This program did not run for 1[45] s \(it was stopped, or the computer slept\); the "
-                                r"table.s clocks stood meanwhile\.", line.text) for line in me.lines), me.lines[-3:]
+        # (the words say which part of the stop counted: the table's clocks ran until the others missed it)
+        told = next(m for line in me.lines if (m := re.fullmatch(
+            r"This program did not run for (1[45]) s \(it was stopped, or the computer slept\)\. The table.s clocks "
+            r"ran on for the first (\d+) s of it, until the others missed you, and stood for the last (\d+) s\.",
+            line.text)))
+        assert int(told[2]) + int(told[3]) == int(told[1]) and int(told[3]) == round(stood), told[0]
         assert 14 <= me.progress.stopped_s <= 15  # (its screen shows what it showed that much longer)
         await me.leave()
 
