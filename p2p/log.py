@@ -29,8 +29,9 @@ Writes go straight to the file (no buffering in the process), so a killed proces
 loses nothing it had appended; the file is fsync'd at round ends and on close, so a
 crash of the machine loses at most the current round. A log whose last frame was cut
 short by a crash (or a file cut there) reads as "torn": everything before it is intact.
-A last frame whose bytes contradict its length was damaged, not cut, and a file that
-does not start as every log does is no log at all: both are told so.
+A last frame that holds a whole record before its length ends was damaged, not cut (its
+length was changed), and a file that does not start as every log does is no log at all:
+both are told so.
 """
 
 from __future__ import annotations
@@ -158,10 +159,13 @@ log frame holds at most 2 MiB), then its map's opening and first key (canonical,
 
 def _not_a_log(start: bytes) -> bool:
     """Whether a file starting with `start` is no log at all: most of the bytes every
-    log's header starts with differ (a damaged header differs in a few, and is told as
-    damage, with its byte)."""
-    expected = [(at + i, byte) for at, run in HEADER_START for i, byte in enumerate(run)]
-    differ = sum(1 for at, byte in expected if start[at:at + 1] != bytes([byte]))
+    log's header starts with, of those it holds, differ (a damaged header differs in a
+    few, and is told as damage, with its byte). A file of fewer than 5 bytes is not
+    judged: a log cut that short ends inside its header."""
+    if len(start) < 5:
+        return False
+    expected = [(at + i, byte) for at, run in HEADER_START for i, byte in enumerate(run) if at + i < len(start)]
+    differ = sum(1 for at, byte in expected if start[at] != byte)
     return differ > len(expected) // 2
 
 
@@ -303,48 +307,63 @@ class FairnessLog:
 
 def _frames(source: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
     """(offset, payload) of each frame, read one at a time; payload None for a final frame
-    cut short (a crash while writing, or a file cut there). A final frame whose length
-    its bytes contradict was damaged, not cut: a `LogError` naming its byte."""
+    cut short (a crash while writing, or a file cut there), zeros where its bytes were
+    never written included. A final frame whose length its bytes contradict was damaged,
+    not cut: a `LogError` naming its byte."""
     try:
         for offset, payload in read_frames(source, LOG_LIMITS):
+            if payload == b"" and _zeros_to_the_end(source):  # (no frame is empty: a length never written)
+                payload = None
             if payload is None:
                 source.seek(offset)
                 damage = _length_damaged(source.read(4 + LOG_LIMITS.max_frame))
                 if damage is not None:
                     raise LogError("§10.1", f"frame at byte {offset}: {damage}")
             yield offset, payload
+            if payload is None:
+                return
     except ProtocolError as exc:
         if isinstance(exc, LogError):
             raise
         raise LogError("§10.1", exc.reason.replace("a frame may hold here", "a log frame may hold")) from None
 
 
-_MAP_STARTS = frozenset(range(0x80, 0x90)) | {0xDE, 0xDF}  # (msgpack's map headers: a frame holds one map, §4.2)
+def _zeros_to_the_end(source: BinaryIO) -> bool:
+    """Whether every byte from `source`'s position to the end of the file is zero (the
+    position is kept)."""
+    at = source.tell()
+    try:
+        while chunk := source.read(1 << 16):
+            if chunk.strip(b"\0"):
+                return False
+        return True
+    finally:
+        source.seek(at)
 
 
 def _length_damaged(frame: bytes) -> str | None:
     """Why a final `frame` that the file ends inside was not cut short but damaged (None:
     it may have been cut). A write cut short leaves the start of one frame: its length,
-    then the first bytes of one encoded map, which ends only at that length. Bytes that
-    begin no map, or hold a whole value well before the length says, belong to records
-    that follow a length that was changed."""
-    if len(frame) <= 4:
-        return None  # (nothing after the length, or not even all of it: nothing tells)
+    then the first bytes of one record, which ends only at that length, and perhaps zeros
+    after them (bytes a power loss left unwritten often read back as zeros). Only a whole
+    record, canonical and of a kind a log holds, that ends before the length says and
+    before any zeros the file ends with, shows that the length was changed."""
     claimed, tail = int.from_bytes(frame[:4], "big"), frame[4:]
-    if tail[0] not in _MAP_STARTS:
-        return (f"its length says {claimed} bytes follow, but only {len(tail)} do, and they do not begin a record: "
-                "the length was changed, it was not cut short")
+    written = len(tail.rstrip(b"\0"))  # (what follows may never have been written)
     unpacker = msgpack.Unpacker(raw=True, strict_map_key=False)
-    unpacker.feed(tail)
+    unpacker.feed(tail[:written])
     try:
         unpacker.skip()
-    except msgpack.OutOfData:
-        return None  # the start of one record, cut where the file ends
-    except Exception:  # noqa: BLE001 (msgpack's errors for bytes that are no encoding at all)
-        return (f"its length says {claimed} bytes follow, but only {len(tail)} do, and they are not the start of a "
-                "record: the length was changed, it was not cut short")
+        end = unpacker.tell()
+        record = tail[:end]
+        decoded = decode_map(record, LOG_LIMITS)
+        SCHEMAS.check(decoded)
+        if encode(decoded) != record:
+            return None
+    except Exception:  # noqa: BLE001 (cut inside its record, or bytes that are no record: nothing tells)
+        return None
     return (f"its length says {claimed} bytes follow, but only {len(tail)} do, and its record ends after "
-            f"{unpacker.tell()} of them: the length was changed, it was not cut short")
+            f"{end} of them: the length was changed, it was not cut short")
 
 
 def read_log(path: Path, *, partial: bool = False) -> LogContents:

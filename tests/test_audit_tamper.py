@@ -236,6 +236,47 @@ def test_s10_1_a_damaged_length_is_told_as_damage_and_a_cut_record_as_a_cut(game
     assert read_log(cut).torn
 
 
+def test_s10_1_a_record_cut_by_a_power_loss_is_a_cut_not_damage(game_log: Path, tmp_path: Path) -> None:
+    """Bytes a power loss left unwritten often read back as zeros: a last record whose
+    bytes end in zeros (its length and its start written, or not even its length) was
+    cut short, and its seat resumes in the log. (Zeros begin no record, so such a record
+    was told as a length that was changed: the audit called the file altered and the
+    seat could not resume.)"""
+    contents = read_log(game_log)
+    at = contents.message_at[60]
+    data = game_log.read_bytes()
+    cases = {
+        "its start written, then zeros": data[:at + 30] + bytes(200),
+        "zeros where its map's entries go": data[:at + 5] + bytes(200),
+        "nothing written but zeros": data[:at] + bytes(200),
+    }
+    for how, cut in cases.items():
+        path = tmp_path / f"{how}.bandit-log"
+        path.write_bytes(cut)
+        assert read_log(path).torn, how
+        assert audit(path).first_failure.what == (
+            f"the log's last record, from byte {at} on, was cut short: its peer stopped while writing it, or the file "
+            "was cut there"), how
+        log, back = FairnessLog.reopen(path, writer_of(contents.header))
+        assert len(back.messages) == 60 and not back.torn, how
+        log.drop()
+        assert path.read_bytes() == data[:at], how
+
+
+def test_s10_1_a_log_cut_inside_its_header_s_first_bytes_says_so(game_log: Path, tmp_path: Path) -> None:
+    """A log cut within its first bytes (a crash as its header was written) ends inside
+    its header; it is not called "not a fairness log" for the bytes it does not hold."""
+    data = game_log.read_bytes()
+    for size in (1, 4, 5, 6, 11):
+        path = tmp_path / f"{size}.bandit-log"
+        path.write_bytes(data[:size])
+        with pytest.raises(LogError, match="^§10.1: the log ends inside its header$"):
+            read_log(path)
+    path.write_bytes(b"#!/bin")
+    with pytest.raises(LogError, match="not a bandit-lan fairness log"):
+        read_log(path)
+
+
 def test_s10_1_a_file_that_is_not_a_log_is_named_so(tmp_path: Path) -> None:
     """A file that is no log at all (its first bytes are not those of every log's header)
     is said to be none, not a log whose first frame "claims 589324897 bytes"."""
