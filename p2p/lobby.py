@@ -250,6 +250,24 @@ def name_taken(name: str, seated: Member) -> str:
             "names must differ by more than case, spacing or lookalike letters (§6.4)")
 
 
+def check_names(roster: Roster, host: str) -> None:
+    """A guest's check of a roster from its `host` against the name rules of §6.4, which
+    the host's door applies: no two players alike, no name it would refuse. (A roster's
+    validity, `check_seating`, compares names only as they are after NFKC and case
+    folding, so that rosters and logs of earlier games stay valid.)"""
+    members = roster.members
+    for i, later in enumerate(members):
+        if (earlier := next((m for m in members[:i] if alike(m.name, later.name)), None)) is not None:
+            theirs, its = scripts(earlier.name), scripts(later.name)
+            written = f" (in {' and '.join(s.title() for s in its)} letters)" if its != theirs and its else ""
+            raise ProtocolError("§6.4", f"the host seats {earlier.name!r} (seat {earlier.seat + 1}) and "
+                                        f"{later.name!r}{written} (seat {later.seat + 1}), names that read the same: "
+                                        "names must differ by more than case, spacing or lookalike letters", host)
+    for m in members:
+        if (problem := problem_of(m.name, PLAYER_NAME.max_len)) is not None:
+            raise ProtocolError("§6.4", f"the host seats {m.name!r} (seat {m.seat + 1}), and that name {problem}", host)
+
+
 def signature_message(seat: int, canonical: bytes, game_id: bytes, sig: bytes) -> dict[str, Any]:
     """What carries seat `seat`'s signature `sig` of R (§6.6): the host's ``lobby.start``
     (with R), a guest's ``lobby.sign`` (with the game id)."""
@@ -833,6 +851,7 @@ class GuestLobby(_SignsRoster):
             if proof is None or not hmac.compare_digest(proof, host_proof(self._key, self._transcript)):
                 raise ProtocolError("§6.3", "the host could not prove it knows the table code: not the real table?", self.host.short)
         roster = Roster.from_wire(reply["roster"])
+        check_names(roster, self.host.short)
         me = roster.members[reply["seat"]] if reply["seat"] < len(roster.members) else None
         if me is None or me.cert != self.identity.certificate or me.nonce != self.nonce or me.name != self.name:
             raise ProtocolError("§6.2", "the welcome does not seat us as we asked", self.host.short)
@@ -880,7 +899,9 @@ class GuestLobby(_SignsRoster):
         if kind == "lobby.refuse" and self._sigs.roster is None:  # the host let us go (§6.6)
             raise JoinRefused(message["reason"], message["detail"], self.host.short)
         if kind == "lobby.roster":
-            return self._on_roster(Roster.from_wire(message["roster"]))
+            roster = Roster.from_wire(message["roster"])
+            check_names(roster, self.host.short)
+            return self._on_roster(roster)
         if kind == "lobby.start":
             return self._on_start(message["roster"], message["sig"])
         raise ProtocolError("§6.2", f"{kind!r} is only sent at the front door", short_id(peer))

@@ -11,8 +11,9 @@ letters inside one word (``Аnn`` with a Cyrillic А, the usual way to pass for 
 Two names are *alike* when their skeletons are equal (`skeleton`): NFKC, the common
 Cyrillic and Greek letters that look Latin read as those Latin letters, case folded,
 spaces collapsed; so "ALICE", "ａｌｉｃｅ" and an all-Cyrillic "АВВА" beside "ABBA" are
-alike. The host applies these rules at its front door; a joiner applies the first two
-to its own name before it dials.
+alike. The host applies these rules at its front door and to its own names; a joiner
+applies them to its own name before it dials, and every guest to each roster it is sent
+in the lobby.
 """
 
 from __future__ import annotations

@@ -102,14 +102,17 @@ DEFAULT_RULES = TableRules()
 
 
 def name_key(name: str) -> str:
-    """How names compare (§6.4): compatibility forms folded (NFKC: a fullwidth "ａｌｉｃｅ"
-    is "alice"), case-insensitively, with runs of white space collapsed."""
+    """How a roster's validity compares names (§6.5): compatibility forms folded (NFKC: a
+    fullwidth "ａｌｉｃｅ" is "alice"), case-insensitively, with runs of white space
+    collapsed. (Names *alike* by §6.4, by their skeletons, are refused at the host's door
+    and by every guest in the lobby: `p2p.names`.)"""
     return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def check_seating(members: Sequence[Member], seats: int, rules: TableRules, section: str) -> None:
-    """What every roster must be, whoever built it: one identity per seat, seats 0, 1, 2,
-    … in order, no two names alike (§6.4), and a deck that can deal to `seats` (R4, §6.8)."""
+    """What every roster must be, whoever built it (§6.5, §6.6): one identity per seat,
+    seats 0, 1, 2, … in order, no two names the same after NFKC and case folding
+    (`name_key`), and a deck that can deal to `seats` (R4, §6.8)."""
     if [m.seat for m in members] != list(range(len(members))):
         raise ProtocolError(section, "roster seats must be 0, 1, 2, ... in order")
     if len({m.peer_id for m in members}) != len(members):
@@ -118,8 +121,9 @@ def check_seating(members: Sequence[Member], seats: int, rules: TableRules, sect
     for m in members:
         earlier = seen.setdefault(name_key(m.name), m)
         if earlier is not m:
-            raise ProtocolError(section, f"the roster names two players alike, {earlier.name!r} (seat {earlier.seat + 1}) "
-                                         f"and {m.name!r} (seat {m.seat + 1}): names must differ (§6.4)")
+            raise ProtocolError(section, f"the roster names two players the same, {earlier.name!r} (seat "
+                                         f"{earlier.seat + 1}) and {m.name!r} (seat {m.seat + 1}): names must differ "
+                                         "by more than case, spacing or compatibility forms")
     if len(members) > seats:
         raise ProtocolError(section, f"the roster seats {len(members)} players at a table of {seats}")
     try:

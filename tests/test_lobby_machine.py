@@ -1143,3 +1143,40 @@ def test_s6_4_a_peer_gives_itself_no_name_the_rules_refuse(tmp_path: Path) -> No
         GuestLobby(ids[1], name="A\u043d\u043d", port=5000, nonce=N[1])
     with pytest.raises(ValueError, match="the table name ' T' is not written plainly"):
         HostLobby(ids[0], name="alice", table=" T", seats=2, table_nonce=N[0], port=4000)
+
+
+def renamed(message: dict, seat: int, name: str) -> dict:  # type: ignore[type-arg]
+    """`message` (a welcome or a ``lobby.roster``) with seat `seat` named `name`: what a
+    host that ignores its own door could send."""
+    members = [dict(m) for m in message["roster"]["members"]]
+    members[seat]["name"] = name
+    return {**message, "roster": {**message["roster"], "members": members}}
+
+
+def test_s6_4_a_guest_refuses_a_roster_whose_names_the_host_s_door_would_refuse(tmp_path: Path) -> None:
+    """Every guest applies §6.4's name rules to each roster it is sent (its welcome, each
+    ``lobby.roster``), so it never signs one that seats two names alike or a name the
+    door refuses: a host cannot seat "АВВА" in Cyrillic letters beside "ABBA", or "bоb"
+    (a Cyrillic о) beside "bob". (Guests compared names only after NFKC and case folding,
+    and signed such rosters.)"""
+    ids, host = setup(tmp_path, seats=4)
+    bob, h1, n1 = hello_for(host, ids[1], "bob", N[1])
+    bob.on_reply(host.on_hello(h1, n1, "10.0.0.2")[0])
+    abba, h2, n2 = hello_for(host, ids[2], "ABBA", N[2])
+    welcome, actions = host.on_hello(h2, n2, "10.0.0.3")
+    with pytest.raises(ProtocolError, match=r"^§6\.4: the host seats 'АВВА' \(seat 2\) and 'ABBA' \(in Latin letters\) "
+                                            r"\(seat 3\), names that read the same: names must differ by more than case, "
+                                            r"spacing or lookalike letters \(peer ") as info:
+        abba.on_reply(renamed(welcome, 1, "\u0410\u0412\u0412\u0410"))
+    assert info.value.peer == ids[0].short
+    update = next(a.message for a in actions if isinstance(a, SendTo) and a.peer == ids[1].peer_id)
+    with pytest.raises(ProtocolError, match=r"^§6\.4: the host seats 'bob' \(seat 2\) and 'b.b' \(in Latin and "
+                                            r"Cyrillic letters\) \(seat 3\), names that read the same"):
+        bob.on_message(ids[0].peer_id, renamed(update, 2, "b\u043eb"))
+    with pytest.raises(ProtocolError, match=r"^§6\.4: the host seats 'c.rol' \(seat 3\), and that name mixes Latin "
+                                            r"and Cyrillic letters in one word"):
+        bob.on_message(ids[0].peer_id, renamed(update, 2, "c\u0430rol"))
+    assert len(bob.roster.members) == 2  # (refused: the roster bob holds is the one before)
+    assert not [a for a in bob.on_message(ids[0].peer_id, update) if isinstance(a, Broadcast)]
+    abba.on_reply(welcome)
+    assert [m.name for m in abba.roster.members] == ["alice", "bob", "ABBA"]

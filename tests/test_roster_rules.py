@@ -119,4 +119,4 @@ def test_s6_4_two_members_named_alike_are_refused_in_any_roster(tmp_path: Path, 
                           (lambda: Roster.from_wire(twins.to_wire()), "§6.5")):
         with pytest.raises(ProtocolError) as info:
             read()
-        assert info.value.section == section and "names two players alike" in info.value.reason
+        assert info.value.section == section and "names two players the same" in info.value.reason
