@@ -95,8 +95,7 @@ REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing pe
 JUST_BACK = 5.0  # seconds after a seat's return during which its missing links are its reconnecting
 # Seconds a process back from a stop the others noticed tries to reach them, at least:
 # by then a link that only held what came before the stop was dropped as silent (§11.3).
-REJOIN_WAIT = SILENCE + 1.0
-STOPPED_TOO_LONG = "their program was stopped for longer than the grace period"  # its `leave`'s reason (§9.8)
+BACK_FROM_STOP_WAIT = SILENCE + 1.0
 FULL_SPEED = Pace()
 
 
@@ -875,7 +874,7 @@ class TablePeer(SessionRecord):
         self._note(f"this peer did not run for {now - due:.0f} s (its process was stopped, or its machine slept); "
                    f"{how}", "§9.6")
         if since < now:  # (the others missed it: the player hears why the table was waiting)
-            self._rejoin = (max(since + self.grace, now + REJOIN_WAIT), now - due, now)
+            self._rejoin = (max(since + self.grace, now + BACK_FROM_STOP_WAIT), now - due, now)
             self._say(self._stop_told(due, since, now), "warning")
             self._woke_at = now  # (the links the others closed meanwhile are this seat's reconnecting, not news)
         self.machine.clocks.stand_while_stopped(since, now)
@@ -906,13 +905,14 @@ class TablePeer(SessionRecord):
         how = (f"was stopped for {stopped:.0f} s, longer than the table's grace period ({grace})"
                if stopped > self.grace else
                f"was stopped for {stopped:.0f} s, and could not reach the table again within its grace period ({grace})")
-        why = f"your program {how}: the others have ended the game, naming you away"
+        ended = "the others have ended the game, naming you away"
+        why = f"your program {how}: {ended}"
         self._note(f"this peer {how}, and reached no other seat after it: the others have ended the game, "
                    "naming it away; it leaves the table", "§11.3")
         self._log_words[why] = f"{self.names[self._me]}'s program {how}; no other seat answered after it"
-        self._say(f"Y{why[1:]}.", "error")
+        self._say(f"Your program {how}: {ended}.", "error")
         assert self._nursery is not None
-        self._nursery.start_soon(self._say_goodbye, STOPPED_TOO_LONG, why, 0.0)
+        self._nursery.start_soon(self._say_goodbye, f"their program {how}", why, 0.0)  # (the leave's reason, §9.8)
 
     def _send_timed(self, now: float) -> None:
         """What the order's timer has due: retransmissions, a heartbeat, evidence."""
@@ -1144,9 +1144,9 @@ class TablePeer(SessionRecord):
                 self.mesh.close_link(peer, f"nothing heard for {SILENCE:.0f} s")
         if self._rejoin is not None:  # (back from a stop: the seats lost meanwhile are this seat's absence)
             by, stopped, woke = self._rejoin
-            # (a link up `REJOIN_WAIT` after the wake was heard since: one holding only what came before is dropped)
+            # (a link up `BACK_FROM_STOP_WAIT` after the wake was heard since: one holding only what came before is dropped)
             reached = bool(set(self.machine.seats) & self.mesh.linked())
-            if now < woke + REJOIN_WAIT or (now < by and not reached):
+            if now < woke + BACK_FROM_STOP_WAIT or (now < by and not reached):
                 return
             self._rejoin = None
             if not reached and self._leaving_why is None and not self._done.is_set():

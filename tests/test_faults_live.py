@@ -1283,13 +1283,37 @@ def test_s11_3_a_seat_stopped_past_the_grace_period_is_told_so_and_accuses_nobod
     assert not re.search(r"(alice|cy) was away", out), out
     logs = [Path(re.search(r"^Log: (\S+)", text, re.M).group(1)) for _, text in (*others, (rc, out))]  # type: ignore[union-attr]
     ended = read_log(logs[2])
-    assert ended.absent is None and ended.left == "their program was stopped for longer than the grace period", ended
+    assert ended.absent is None and re.fullmatch(r"their program was stopped for \d+ s, longer than the table's grace "
+                                                 r"period \(10 s\)", ended.left or ""), ended
     results = [audit(path) for path in logs]
     bo_seat = results[2].writer
     for result in results:
         assert result.ok and result.left is not None and result.left.seat == bo_seat, result.first_failure
     assert "closed before that leave came back" in results[2].left.told
     assert compare(results).ok
+
+
+async def test_s11_3_a_seat_back_from_a_stop_within_the_grace_period_that_reached_nobody_says_so(
+        tmp_path: Path) -> None:
+    """bo's program was stopped for 10 s, less than the grace period (15 s), and reached
+    no other seat again in time: his leave's reason, his log's end and his line say so
+    (its reason said he was stopped for longer than the grace period)."""
+    from engine import Phase
+    from p2p.log import read_log
+    from tests.live_support import seat_live_table
+
+    stack, (me, bot) = await seat_live_table(tmp_path, 2)
+    me.grace = 15.0
+    async with stack, running([me, bot]):
+        await until(lambda: me.view().phase is Phase.PEEK, me)
+        me._rejoin_failed(10.0)  # (as `_check_links` finds it when no seat was reached in time)
+        await until(lambda: me._done.is_set(), me)
+        bot._finish("the test ends here")
+    reason = "their program was stopped for 10 s, and could not reach the table again within its grace period (15 s)"
+    assert [e.inner["reason"] for e in me.orderer.sent_of("leave")] == [reason]
+    assert read_log(me.log.path).left == reason
+    assert me.lines[-1].text == ("Your program was stopped for 10 s, and could not reach the table again within its "
+                                 "grace period (15 s): the others have ended the game, naming you away."), me.lines[-1]
 
 
 async def test_s11_3_the_time_a_process_was_stopped_counts_toward_no_absence(
