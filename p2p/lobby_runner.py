@@ -615,10 +615,13 @@ async def _hello_all_the_same(framed: FramedStream, hello: dict[str, Any]) -> No
 
 def _player_left(error: BaseException) -> bool:
     """`error` is this peer's player leaving (Ctrl-C, a stop signal, the screen closed: a
-    cancel, or an interrupt), in every task it reached."""
+    cancel, or an interrupt), in every task it reached. A cancel because a task beside
+    the lobby failed (trio's `Cancelled.source` "nursery") is not: that failure ends it."""
     if isinstance(error, BaseExceptionGroup):
-        return error.split((trio.Cancelled, KeyboardInterrupt))[1] is None
-    return isinstance(error, (trio.Cancelled, KeyboardInterrupt))
+        return all(_player_left(inner) for inner in error.exceptions)
+    if isinstance(error, trio.Cancelled):
+        return getattr(error, "source", None) != "nursery"
+    return isinstance(error, KeyboardInterrupt)
 
 
 def left_signing(lobby: Lobby) -> str:

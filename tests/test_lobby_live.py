@@ -809,6 +809,50 @@ async def test_s6_6_a_member_that_leaves_while_the_roster_is_signed_says_so_and_
     assert bob.farewell == "they gave up their seat as the seating was being signed"
 
 
+async def test_s6_6_a_lobby_cancelled_by_a_failure_beside_it_is_not_its_player_leaving(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As above, but bob's lobby is cancelled because a task beside it failed (his screen,
+    say), not because his player quit: that failure is why he goes, and his goodbye does
+    not say he gave up his seat (it did)."""
+    ids = make_identities(tmp_path, 3)
+
+    class ScreenFailed(Exception):
+        pass
+
+    async with meshes(ids) as (host, bob, carol):
+        carol_broadcast, bob_broadcast = carol.broadcast, bob.broadcast
+        monkeypatch.setattr(carol, "broadcast", lambda message, exclude=(): None if message["type"] == "lobby.sign"
+                            else carol_broadcast(message, exclude))  # (the host waits for her signature)
+        bob_signed = trio.Event()
+
+        def bob_signs(message: dict[str, Any], exclude: Any = ()) -> None:
+            bob_broadcast(message, exclude)
+            if message["type"] == "lobby.sign":
+                bob_signed.set()
+
+        async def screen_fails() -> None:
+            await bob_signed.wait()
+            raise ScreenFailed
+
+        monkeypatch.setattr(bob, "broadcast", bob_signs)
+        ended: dict[str, BaseException | LobbyResult] = {}
+        play = partial(_lobby_ended, ended)
+        with trio.fail_after(10):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Quit", seats=3))
+                await trio.testing.wait_all_tasks_blocked()
+                with pytest.RaisesGroup(ScreenFailed):
+                    async with trio.open_nursery() as bob_fails:
+                        bob_fails.start_soon(lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob",
+                                                                expect_host=host.me))
+                        await trio.testing.wait_all_tasks_blocked()
+                        nursery.start_soon(play, "carol", lambda: join_table(
+                            carol, [(LOOPBACK, host.port)], name="carol", expect_host=host.me))
+                        bob_fails.start_soon(screen_fails)
+    assert str(ended["h"]) == "§6.6: the game will not start: bob left before the game began (told by bob)", ended
+    assert bob.farewell is None
+
+
 async def test_s6_6_a_host_that_closes_its_table_while_the_roster_is_signed_says_so(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The host's player closes the table (its lobby is cancelled) while carol has not
