@@ -498,7 +498,7 @@ class _SignsRoster:
         the member it blames; a failed write, that this peer cannot keep the game's
         records; anything else (the player left: Ctrl-C, a stop signal, the screen
         closed) says this peer left."""
-        if not self.signing or self._sigs.done and not isinstance(error, StartFailed):
+        if not self.signing or (self._sigs.done and not isinstance(error, StartFailed)):
             return None
         assert self._sigs.game_id is not None and self._sigs.roster is not None
         if isinstance(error, StartFailed):
