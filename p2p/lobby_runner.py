@@ -26,7 +26,9 @@ them. A lobby that ends while the roster is being signed, for that or any other 
 first sends every member a ``lobby.fail`` saying why (§6.6): a member whose dialer is
 gone would otherwise learn only from its own `SIGN_WAIT`. Once every signature is held,
 what has already come is read before the game begins: a member that gave up just as its
-signature went out has its ``lobby.fail`` right behind it, and the start fails here too.
+signature went out sends its ``lobby.fail`` right behind it, and if that has arrived the
+start fails here too. One that comes a moment later is not read (the game ignores it):
+the game that began ends at that member's goodbye (§11.3).
 
 Progress is reported through an optional callback (`on_roster`, with each
 `RosterChanged`: the roster, who left it and why, and who is being reconnected) for
@@ -298,7 +300,8 @@ class _Driver:
                     if not self._waiting.cancelled_caught:
                         self._take(lobby, event)
                 # What came with the last signature is read before the game begins: a member
-                # that gave up just as it signed says so in a `lobby.fail` right behind it (§6.6)
+                # that gave up just as it signed says so in a `lobby.fail` right behind it (§6.6);
+                # only what has already arrived (one later is the game's: it ends at the goodbye)
                 while (event := self.mesh.receive_nowait()) is not None:
                     self._take(lobby, event)
                 nursery.cancel_scope.cancel()

@@ -95,6 +95,9 @@ def presented(stream: Handshaken) -> Certificate | None:
 def check_peer(stream: Handshaken, expected: bytes | str | None) -> Certificate:
     """The presented certificate, refused unless its peer id matches `expected` (a full
     peer id or a short form; None accepts any well-formed certificate: first use)."""
+    # (a mesh dial, `Mesh._connect`, relies on this ALPN check; the front door's dial checks
+    # ALPN itself first, so that a server of another protocol is an address where no table
+    # answered and the next address is tried, not an error that ends the join)
     if stream.selected_alpn_protocol() != ALPN:
         raise ProtocolError("§4.1", f"peer does not speak {ALPN} (ALPN {stream.selected_alpn_protocol()!r})")
     cert = presented(stream)
