@@ -27,7 +27,7 @@ from p2p.errors import JoinRefused, ProtocolError
 from p2p.identity import Certificate, IdentityError, fingerprint_matches, parse_fingerprint, short_id
 from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_linked, join_table
-from p2p.transport import HANDSHAKE_TIMEOUT, Mesh, open_mesh
+from p2p.transport import Mesh, open_mesh
 
 
 async def _find(args: argparse.Namespace, say_: Callable[[str], None],
@@ -264,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
                 with SeatBook(mesh, args, first_use=expect is None) as book:
                     return await seated(mesh, addresses, what, expect, code, person, terminal, book)
             except OtherTarget as exc:
-                await host_linked(mesh, exc.host, HANDSHAKE_TIMEOUT)  # (the mesh says goodbye on closing: the host hears it left)
+                await host_linked(mesh, exc.host)  # (the mesh says goodbye on closing: the host hears it left)
                 raise
 
     async def seated(mesh: Mesh, addresses: list[tuple[str, int]], what: str, expect: bytes | str | None,

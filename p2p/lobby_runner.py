@@ -580,14 +580,15 @@ async def join_table(
             # link is up waits a moment for it, so that its goodbye goes out over it (§4.7)
             # and the host reads that it left, not that it could not be reached.
             with trio.CancelScope(shield=True):
-                await host_linked(mesh, host.peer_id, LEAVE_WAIT)
+                await host_linked(mesh, host.peer_id)
         raise
 
 
-async def host_linked(mesh: Mesh, host: bytes, wait: float) -> None:
-    """Wait, `wait` seconds at most, for the `host`'s link, taking (and dropping) what
-    comes meanwhile: a guest about to leave waits so to say goodbye over it."""
-    with trio.move_on_after(wait):
+async def host_linked(mesh: Mesh, host: bytes) -> None:
+    """Wait, `LEAVE_WAIT` seconds at most, for the `host`'s link, taking (and dropping)
+    what comes meanwhile: a guest about to leave (a player who left, or `join --target`
+    at a table of another target) waits so to say goodbye over it."""
+    with trio.move_on_after(LEAVE_WAIT):
         while host not in mesh.linked():
             await mesh.receive()
 

@@ -618,6 +618,26 @@ async def test_s6_5_a_guest_that_leaves_as_it_is_seated_says_goodbye_and_the_hos
     assert left == ["bob left the table."]
 
 
+async def test_s6_5_a_leaving_guest_waits_leave_wait_for_the_hosts_link_and_no_longer(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """Every guest that leaves before the host's link is up (a player who left, or
+    `join --target` at a table of another target) waits for it as long, `LEAVE_WAIT`,
+    and then leaves all the same."""
+    from p2p.lobby_runner import LEAVE_WAIT, host_linked
+
+    class Unlinked:
+        """A mesh the host never links to, on which nothing comes."""
+
+        def linked(self) -> set[bytes]:
+            return set()
+
+        async def receive(self) -> None:
+            await trio.sleep_forever()
+
+    await host_linked(Unlinked(), b"h" * 32)  # type: ignore[arg-type]
+    assert trio.current_time() == LEAVE_WAIT
+
+
 async def test_s6_6_a_guest_whose_process_stopped_loses_its_seat_not_a_later_joiner(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """carol's process stops (Ctrl-Z): her links stay open but carry nothing, and new
