@@ -578,14 +578,22 @@ def test_the_roster_s_columns_line_up_at_60_columns_with_bots_names() -> None:
 
 
 def test_a_second_ctrl_c_does_not_answer_the_lobby_s_leave_question() -> None:
-    """Closing the table (or giving up a seat) asks first; a reflex double Ctrl-C
-    answered yes, closing it for everyone. Only Enter or y does; Ctrl-C at a table
-    not yet sat at (the picker, the code prompt) still leaves at once."""
+    """Closing the table (or giving up a seat) asks first, and a reflex double Ctrl-C
+    is no answer: the question says so, in the table's words, and only Enter or y
+    answers yes; Ctrl-C at a table not yet sat at (the picker, the code prompt) still
+    leaves at once."""
+    from cli.tui.dialog import LEAVE_AGAIN
     from cli.tui.lobby import _question
-    from cli.tui.lobby_view import HostScene
+    from cli.tui.lobby_view import HostScene, JoinScene, ReturnScene
 
-    scene = HostScene("Friday", 4, (), "NW77-F6HD-L3JV-RRPS", "bandit-lan join Friday", False, False)
-    asked, leaving = _question(scene, "ctrl-c") or (scene, None)
-    assert asked.quitting and leaving is False
-    assert _question(asked, "ctrl-c") == (asked, False)
-    assert _question(asked, "y") == (asked, True)
+    for scene in (HostScene("Friday", 4, (), "NW77-F6HD-L3JV-RRPS", "bandit-lan join Friday", False, False),
+                  JoinScene("Friday", "", (), 3, "waiting"), ReturnScene(("Taking your seat back…",), 30)):
+        asked, leaving = _question(scene, "ctrl-c") or (scene, None)  # type: ignore[type-var]
+        assert asked.quitting and leaving is False and LEAVE_AGAIN not in asked.draw(80, 24).text()
+        again, leaving = _question(asked, "ctrl-c") or (asked, None)
+        assert again.quitting and leaving is False
+        assert LEAVE_AGAIN in again.draw(80, 24).text(), again.draw(80, 24).text()
+        assert _question(again, "y") == (again, True)
+        closed, _ = _question(again, "n") or (again, None)
+        reopened, _ = _question(closed, "ctrl-c") or (closed, None)
+        assert reopened.quitting and LEAVE_AGAIN not in reopened.draw(80, 24).text()  # (asked afresh)

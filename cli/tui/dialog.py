@@ -6,6 +6,10 @@ from collections.abc import Sequence
 
 from cli.tui.canvas import Canvas, clip, text_width
 
+LEAVE_AGAIN = "Ctrl-C does not answer: press Enter or y to leave."
+"""Said under a leave question (at the table, in the lobby) once Ctrl-C is pressed at it
+(a double press is no "yes")."""
+
 
 def draw_dialog(canvas: Canvas, title: str, lines: Sequence[str], keys: str) -> None:
     """A box centred on `canvas` with a title, some lines and a row of keys."""

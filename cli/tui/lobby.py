@@ -92,16 +92,19 @@ _Asking = TypeVar("_Asking", HostScene, JoinScene, ReturnScene)
 
 def _question(scene: _Asking, key: str) -> tuple[_Asking, bool] | None:
     """The leave question's part of `key`: Ctrl-C asks it, yes leaves, no closes it (and
-    any other key waits for an answer). The scene after the key and whether the player
-    leaves, or None if the key is not the question's."""
+    any other key waits for an answer; Ctrl-C again is told that it does not answer).
+    The scene after the key and whether the player leaves, or None if the key is not the
+    question's."""
     if scene.quitting:
         if _is_yes(key):
             return scene, True
         if _is_no(key):
             return replace(scene, quitting=False), False
+        if key == "ctrl-c":
+            return replace(scene, quit_again=True), False
         return scene, False  # (it waits for an answer)
     if key == "ctrl-c":
-        return replace(scene, quitting=True), False
+        return replace(scene, quitting=True, quit_again=False), False
     return None
 
 

@@ -189,6 +189,7 @@ class HostScene:
     note: Note | None = None
     turned_away: Note | None = None  # the latest joiner turned away: another release, a wrong code (§6.4)
     quitting: bool = False
+    quit_again: bool = False  # Ctrl-C was pressed at that question (which it does not answer)
 
     def draw(self, width: int, height: int) -> Canvas:
         canvas = Canvas(width, height)
@@ -214,7 +215,7 @@ class HostScene:
             _footer(canvas, "Waiting for players (a game needs at least 2) · {Ctrl-C} close the table")
         if self.quitting:
             _ask_leave(canvas, "Close the table?", "The game is about to begin: closing stops it for everyone."
-                       if self.starting else "Players seated so far will be told.")
+                       if self.starting else "Players seated so far will be told.", self.quit_again)
         return canvas
 
 
@@ -296,6 +297,7 @@ class JoinScene:
     entry: str = ""  # the table code being typed
     note: Note | None = None
     quitting: bool = False
+    quit_again: bool = False  # Ctrl-C was pressed at that question (which it does not answer)
 
     def draw(self, width: int, height: int) -> Canvas:
         canvas = Canvas(width, height)
@@ -323,7 +325,7 @@ class JoinScene:
             _footer(canvas, "{Ctrl-C} leave")
         if self.quitting:
             _ask_leave(canvas, "Leave this table?", "The game is about to begin: leaving stops it for everyone."
-                       if self.state == "starting" else "You can join again while seats are free.")
+                       if self.state == "starting" else "You can join again while seats are free.", self.quit_again)
         return canvas
 
 
@@ -335,6 +337,7 @@ class ReturnScene:
     lines: tuple[str, ...]  # what the resume found (the game, how long ago, the port)
     wait_s: int  # how long the signatures are awaited at most
     quitting: bool = False
+    quit_again: bool = False  # Ctrl-C was pressed at that question (which it does not answer)
     leaving: bool = False  # the player gave the seat up: the others are being told
 
     def draw(self, width: int, height: int) -> Canvas:
@@ -348,7 +351,8 @@ class ReturnScene:
         if not self.leaving:
             _footer(canvas, "{Ctrl-C} give up this seat")
         if self.quitting:
-            _ask_leave(canvas, "Give up this seat?", "The others cannot play without you: giving up ends their game.")
+            _ask_leave(canvas, "Give up this seat?", "The others cannot play without you: giving up ends their game.",
+                       self.quit_again)
         return canvas
 
 
@@ -361,8 +365,11 @@ def _starting(members: Sequence[Seat]) -> str:
     return f"Starting once {names} {'holds' if len(waiting) == 1 else 'hold'} a link to every other player…"
 
 
-def _ask_leave(canvas: Canvas, title: str, line: str) -> None:
-    from cli.tui.dialog import draw_dialog
+def _ask_leave(canvas: Canvas, title: str, line: str, again: bool) -> None:
+    """The leave question `title`, saying `line`; `again`: Ctrl-C was pressed at it, and
+    the question says that it does not answer."""
+    from cli.tui.dialog import LEAVE_AGAIN, draw_dialog
 
-    # (wrapped to the box a narrow terminal leaves, rather than cut)
-    draw_dialog(canvas, title, tuple(wrap(line, max(16, min(64, canvas.width - 6)))), "Enter/y: yes    Esc/n: no")
+    width = max(16, min(64, canvas.width - 6))  # (wrapped to the box a narrow terminal leaves, rather than cut)
+    lines = [*wrap(line, width), *(["", *wrap(LEAVE_AGAIN, width)] if again else [])]
+    draw_dialog(canvas, title, lines, "Enter/y: yes    Esc/n: no")

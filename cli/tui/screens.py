@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from cli.tui.canvas import Canvas, text_width, wrap
-from cli.tui.dialog import draw_dialog
+from cli.tui.dialog import LEAVE_AGAIN, draw_dialog
 from cli.tui.help_view import draw_help
 from cli.tui.round_view import draw_game_end, draw_round_end
 from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH, Overlay, TableScene, table_fits
@@ -16,8 +16,6 @@ LEAVE_LINES = (
     "this round does not count. Your fairness log is",
     "closed valid: it can still be audited.",
 )
-LEAVE_AGAIN = "Ctrl-C does not answer: press Enter or y to leave."
-"""Said under the question once Ctrl-C is pressed at it (a double press is no "yes")."""
 
 
 def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
