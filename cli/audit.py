@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cli.lobby_common import complain, say
@@ -85,11 +85,17 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
         "ok": agreement.verified,
         "agree": agreement.ok,
         "logs": logs,
-        "away": agreement.away,
+        "away": [{"writer": r.writer, "peer": r.writer_name, "left": _seat_of(r.left.seat, names)}
+                 for r in agreement.departures if r.left is not None] or None,
         "parting": None if parting is None else {
             "section": parting.section, "what": parting.what, "record": parting.record, "seat": parting.seat,
             "peer": None if parting.seat is None or parting.seat >= len(names) else names[parting.seat]},
     }
+
+
+def _seat_of(seat: int, names: Sequence[str]) -> dict[str, object]:
+    """A seat in `--json`: its wire number (from 0) and its player's name."""
+    return {"seat": seat, "peer": names[seat] if 0 <= seat < len(names) else None}
 
 
 def unreadable(path: Path) -> str | None:

@@ -78,15 +78,23 @@ class Agreement:
         return self.ok and all(r.ok for r in self.logs)
 
     @property
+    def departures(self) -> tuple[AuditResult, ...]:
+        """The logs that say whose departure ended the game, when they name different
+        seats (§10.3: each is its writer's word; seats that lost each other each see the
+        other away); else none."""
+        told = tuple(r for r in self.logs if r.left is not None)
+        return told if len({r.left.seat for r in told if r.left is not None}) > 1 else ()
+
+    @property
     def away(self) -> str | None:
         """Which log says what of the seat whose departure ended the game, when they name
-        different seats (§10.3: each is its writer's word; seats that lost each other each
-        see the other away): "Bo's log names Ann absent; Ann's and Cy's name Bo absent"."""
+        different seats (`departures`): "Bo's log names Ann absent; Ann's and Cy's name
+        Bo absent"."""
         said: dict[int, dict[str, list[str]]] = {}
-        for result in self.logs:
-            if result.left is not None:
-                said.setdefault(result.left.seat, {}).setdefault(result.left.named, []).append(_writer(result))
-        if len(said) < 2:
+        for result in self.departures:
+            assert result.left is not None
+            said.setdefault(result.left.seat, {}).setdefault(result.left.named, []).append(_writer(result))
+        if not said:
             return None
         clauses = []
         for told in said.values():
@@ -123,7 +131,7 @@ class Agreement:
             else:
                 failing = f"the logs of {listed([_writer(r) for r in altered])} fail their own audits: see their verdicts"
             return f"{every} hold the same {self.records} messages in the same order{tail}, but {failing}."
-        away = "" if self.away is None else f" They differ on who was away: {self.away} ({AWAY_WORD})."
+        away = "" if self.away is None else " They differ on who was away: see the Overall line."
         return f"{every} tell the same game: {self.records} messages in the same order{tail}.{away}"
 
 

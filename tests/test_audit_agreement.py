@@ -427,9 +427,11 @@ def test_s10_3_logs_that_name_different_seats_absent_say_so_in_the_overall_verdi
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """Bo's log names Ann absent, Ann's and Cy's name Bo: seats that lost each other each
     wait for the other (§11.3), and each end is its writer's word, so the records still
-    tell one game and can be FAIR; but the comparison and the Overall line say which log
-    names whom (the Overall line told Ann's story alone)."""
+    tell one game and can be FAIR; the Overall line says which log names whom (not one
+    log's story alone), once: the comparison only says that they differ. `--json` gives
+    each log's writer and the seat it names, as seats."""
     from cli.audit import agreement_verdict
+    from p2p.agreement import AWAY_WORD
     from p2p.report import comparison_report
 
     _, logs = table
@@ -447,9 +449,16 @@ def test_s10_3_logs_that_name_different_seats_absent_say_so_in_the_overall_verdi
     agreement = compare(results)
     assert agreement.ok and agreement.verified
     differ = "Bo's log names Ann absent; Ann's and Cy's logs name Bo absent"
-    assert agreement.away == differ and agreement_verdict(agreement)["away"] == differ
-    assert f"They differ on who was away: {differ} (" in agreement.summary()
-    last = list(comparison_report(agreement))[-1]
+    assert agreement.away == differ
+    assert agreement_verdict(agreement)["away"] == [
+        {"writer": 1, "peer": "Bo", "left": {"seat": 0, "peer": "Ann"}},
+        {"writer": 0, "peer": "Ann", "left": {"seat": 1, "peer": "Bo"}},
+        {"writer": 2, "peer": "Cy", "left": {"seat": 1, "peer": "Bo"}}]
+    assert agreement.summary().endswith(" They differ on who was away: see the Overall line.")
+    assert differ not in agreement.summary() and AWAY_WORD not in agreement.summary()
+    report = list(comparison_report(agreement))
+    assert sum(differ in line for line in report) == 1 and sum(AWAY_WORD in line for line in report) == 1, report
+    last = report[-1]
     assert last.startswith("Overall: FAIR: all 3 logs hold every check and tell the same game, which ended early, but "
                            f"they differ on who was away: {differ} ("), last
     same = compare([results[1], results[2]])  # (Ann's and Cy's: one story)
