@@ -225,10 +225,10 @@ def run(args: argparse.Namespace) -> int:
             complain(str(exc))
             return 1
         except NotSeated as exc:
-            complain(explain(exc.why))
+            complain(explain(exc.why, by_address=bool(args.peer)))
             return 1
         except (ProtocolError, OSError) as exc:
-            complain(explain(exc))
+            complain(explain(exc, by_address=bool(args.peer)))
             return 1
 
     async def pick_and_play(terminal) -> str | GameSummary:  # type: ignore[no-untyped-def]
@@ -250,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 return await seat(addresses, what, expect or fingerprint, True, terminal)
             except NotSeated as exc:
-                trouble = explain(exc.why)
+                trouble = explain(exc.why, by_address=isinstance(picked, tuple))
 
     async def seat(addresses: list[tuple[str, int]], what: str, expect: bytes | str | None, person: bool,
                    terminal) -> int | str | GameSummary:  # type: ignore[no-untyped-def]

@@ -139,21 +139,23 @@ DIAL_WORDS = {
 """What a player reads of each address of a table that led to no host (`DialFailure.kind`)."""
 
 
-def unreachable_words(failures: tuple[DialFailure, ...]) -> str:
-    """Why a table could not be joined, address by address, then what to check."""
+def unreachable_words(failures: tuple[DialFailure, ...], by_address: bool) -> str:
+    """Why a table could not be joined, address by address; then, for a table given by
+    its address (`by_address`: `--peer`, or typed on the picker), to check it."""
     said = [DIAL_WORDS.get(f.kind, "{where}: {detail}").format(where=f.address, host=f.address.rpartition(":")[0],
                                                                 detail=f.detail) for f in failures]
     if not said:
         return "the table has no address to join it at"
-    if any(f.kind != "other-protocol" for f in failures):
+    if by_address and any(f.kind != "other-protocol" for f in failures):
         said.append(CHECK_ADDRESS)
     return "; ".join(said)
 
 
-def explain(error: BaseException) -> str:
-    """One friendly sentence for a failure to host or join."""
+def explain(error: BaseException, by_address: bool = False) -> str:
+    """One friendly sentence for a failure to host or join; `by_address`: the table was
+    given by its address, not found by name (`unreachable_words`)."""
     if isinstance(error, TableUnreachable):
-        return unreachable_words(error.failures)
+        return unreachable_words(error.failures, by_address)
     if isinstance(error, JoinRefused):
         hint = REFUSAL_HINTS.get(error.code, error.code)
         if error.code == "duplicate" or not error.detail:  # (the host's words would say the hint again)

@@ -107,7 +107,9 @@ async def test_a_join_at_an_address_where_no_table_answers_says_what_answers_the
         tmp_path: Path, there: bytes | str | None, said: str) -> None:
     """A join by address names what it found there once: nothing (not "all attempts to
     connect to … failed" after the same address), a server that is not a table (an HTTP
-    server), or a TLS server that speaks no bandit-lan/1 (its alert, or no protocol)."""
+    server), or a TLS server that speaks no bandit-lan/1 (its alert, or no protocol).
+    Only a player who gave the table's address is told to check it: one who found the
+    table by name typed no address."""
     import ssl
 
     from cli.lobby_common import explain
@@ -135,7 +137,9 @@ async def test_a_join_at_an_address_where_no_table_answers_says_what_answers_the
             with trio.fail_after(20), pytest.raises(ConnectionError, match="could not reach the table") as failed:
                 await join_table(joiner, [(LOOPBACK, port)], name="j")
             nursery.cancel_scope.cancel()
-    assert explain(failed.value) == said.format(where=f"{LOOPBACK}:{port}")
+    assert explain(failed.value, by_address=True) == said.format(where=f"{LOOPBACK}:{port}")
+    assert explain(failed.value) == said.format(where=f"{LOOPBACK}:{port}").removesuffix(
+        "; check the address and port on the host's screen")
 
 
 async def test_explicit_start_with_two_of_four_seats(tmp_path: Path) -> None:
