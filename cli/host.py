@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import os
+import select
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -316,20 +317,23 @@ async def terminal_lines(fd: int) -> AsyncIterator[str]:
     blocked reading: when the reader is cancelled, what is typed next is for whoever reads
     the terminal next, the shell), and only while this process is in the terminal's
     foreground (a read from the background would stop it, SIGTTIN). Bytes that are not text
-    read as U+FFFD; the lines end when the terminal hangs up or ends its input (Ctrl-D)."""
+    read as U+FFFD; the lines end when the terminal hangs up or ends its input (Ctrl-D),
+    and a last line typed without a newline before that Ctrl-D is given too."""
     typed = b""
     while True:
         await trio.lowlevel.wait_readable(fd)
         if not _in_the_foreground(fd):
             await trio.sleep(1)  # (what is typed now goes to the foreground job: wait for fg)
             continue
+        if not select.select([fd], [], [], 0)[0]:
+            continue  # (another reader took it first: a read now would block the event loop)
         try:
             chunk = os.read(fd, 4096)
-        except BlockingIOError:  # (another reader was first)
-            continue
         except OSError:
             return  # (the terminal hung up: the stop signal that comes with it is the command's)
         if not chunk:
+            if typed:
+                yield typed.decode("utf-8", "replace")
             return
         typed += chunk
         *lines, typed = typed.split(b"\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import select
 import sys
+import threading
 
 import pytest
 import trio
@@ -16,7 +17,7 @@ from cli import host
 def test_nothing_is_left_reading_the_terminal_once_the_host_is_done(monkeypatch: pytest.MonkeyPatch) -> None:
     """Once the line-mode host's lobby and game are over, a line typed at its terminal is
     there for whoever reads it next (the shell): no reader of the host's is left behind
-    to swallow it (a thread blocked reading the terminal used to be abandoned there)."""
+    to swallow it (no thread is left blocked reading the terminal)."""
     terminal, its_side = os.openpty()
     keys = open(its_side, encoding="utf-8", closefd=True)  # noqa: SIM115 (closed below)
     monkeypatch.setattr(sys, "stdin", keys)
@@ -29,7 +30,8 @@ def test_nothing_is_left_reading_the_terminal_once_the_host_is_done(monkeypatch:
     try:
         trio.run(host_run)
         os.write(terminal, b"typed later\n")
-        ready, _, _ = select.select([its_side], [], [], 2.0)  # (there at once, unless a reader took it)
+        # (the line is there at once, unless a reader took it: the bound is for that failure only)
+        ready, _, _ = select.select([its_side], [], [], 30.0)
         assert ready and os.read(its_side, 100) == b"typed later\n"
     finally:
         keys.close()
@@ -38,7 +40,7 @@ def test_nothing_is_left_reading_the_terminal_once_the_host_is_done(monkeypatch:
 
 def test_each_line_typed_is_read_whole_and_the_lines_end_with_the_input() -> None:
     """Lines come whole however the bytes arrive; bytes that are not text read as U+FFFD;
-    the end of the input ends the lines."""
+    the end of the input ends the lines, and a last line with no newline is given too."""
     read_end, write_end = os.pipe()
 
     async def read_all() -> list[str]:
@@ -53,6 +55,41 @@ def test_each_line_typed_is_read_whole_and_the_lines_end_with_the_input() -> Non
             return [line async for line in host.terminal_lines(read_end)]
 
     try:
-        assert trio.run(read_all) == ["", "help", "\ufffd"]
+        assert trio.run(read_all) == ["", "help", "\ufffd", "half"]
     finally:
+        os.close(read_end)
+
+
+def test_a_line_another_reader_took_first_leaves_the_lines_waiting_for_the_next(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal is readable, but another reader takes the line before the host reads:
+    the host reads nothing then (a read would block every task of the table until the
+    next line) and waits for the next line."""
+    read_end, write_end = os.pipe()
+    readable = trio.lowlevel.wait_readable
+    woken: list[int] = []
+
+    async def taken_first(fd: int) -> None:
+        woken.append(fd)
+        if len(woken) == 2:  # (the host waits for the next line: it comes, and the input ends)
+            os.write(write_end, b"mine\n")
+            os.close(write_end)
+        await readable(fd)
+        if len(woken) == 1:
+            assert os.read(read_end, 100) == b"taken\n"  # (the other reader, first)
+
+    monkeypatch.setattr(trio.lowlevel, "wait_readable", taken_first)
+    os.write(write_end, b"taken\n")
+    # (were the host to read the emptied terminal, a line comes in a while all the same,
+    # so that this fails rather than hangs)
+    late = threading.Timer(10.0, os.write, (write_end, b"late\n"))
+    late.start()
+
+    async def read_all() -> list[str]:
+        return [line async for line in host.terminal_lines(read_end)]
+
+    try:
+        assert trio.run(read_all) == ["mine"]
+    finally:
+        late.cancel()
         os.close(read_end)
