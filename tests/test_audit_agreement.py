@@ -147,8 +147,8 @@ def test_s10_3_two_side_messages_signed_under_one_sseq_are_named_by_it_and_their
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """A side message is named by its number in its sender's side chain, the `sseq` it
     holds, the same in every log; where each log holds it, by the byte its side record
-    starts at (side records lie where each log took them, §10.3): no longer "among its
-    side records"."""
+    starts at (side records lie where each log took them, §10.3), never by its place
+    among the log's side records."""
     from p2p.log import read_log
 
     net, logs = table

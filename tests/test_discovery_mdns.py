@@ -318,9 +318,9 @@ async def test_s5_3_a_host_whose_table_name_is_taken_on_the_lan_is_told_to_give_
 
 
 async def test_s5_3_a_host_is_told_of_each_namesake_that_appears_while_it_waits_for_players() -> None:
-    """The first of two hosts of "Triplet" was never told of the second (it looked for
-    namesakes only just after its own table was seen): now each other host of that name
-    is named once as it appears, however often its record changes, until the lobby ends."""
+    """A host waiting for players is told of each other host of its table's name as it
+    appears, not only of those there when its own table was first seen: each is named
+    once, however often its record changes, until the lobby ends."""
     import math
 
     mine = replace(_ad("Triplet", port=40021), host="cy", fingerprint=bytes(range(1, 33)))

@@ -1356,8 +1356,8 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
     10 s turn of the person at seat 1 began. Each peer's timer task wakes well past its
     deadline: it stands its clocks from 6 s (`SILENCE`) after its last frame, when the
     others would have taken it for gone, and the turn goes on with the time it had then
-    (before, it was timed out the moment the peers ran again). The player reads how much
-    of the stop counted (it read that the clocks stood throughout)."""
+    (it is not timed out the moment the peers run again). The player reads how much of
+    the stop counted (not that the clocks stood throughout)."""
     from engine import Phase, Ready
     from p2p.order import HEARTBEAT_EVERY
     from p2p.peer import SILENCE

@@ -107,16 +107,17 @@ def test_s6_6_each_enter_at_a_host_on_a_terminal_asks_to_start(tmp_path: Path, t
     players = 3 if typed == "the terminal hung up" else 2
     assert f"Game ready at table \"Porch\": {players} players" in results[-1][1]
 
+
 def test_an_enter_at_a_line_mode_host_during_its_game_only_says_how_to_leave(tmp_path: Path) -> None:
     """A line-mode host (`--headless` on a terminal, a bot playing its seat): the lobby's
     help says Ctrl-C closes the table; an Enter once the game is on leaves nobody: it says
     that Enter does nothing now and that Ctrl-C leaves, and the game plays on to its end
-    (the Enter used to go unheard, swallowed by a reader left over from the lobby)."""
+    (the Enter is heard: no reader left over from the lobby swallows it)."""
     seen: list[str] = []
     terminal, its_side = os.openpty()
     host = bandit("host", "--table", "Loft", "--name", "alice", "--seats", "2", "--bots", "1", "--bind", "127.0.0.1",
-                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--headless", "--target", "300",
-                  stdin=its_side)
+                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--headless", "--target", "60",
+                  stdin=its_side)  # (some 8 rounds: no round ends it at once, and the game is short)
     os.close(its_side)
     try:
         read_until(host, r"Press Enter to start .*; Ctrl-C closes the table\.", seen)
@@ -133,8 +134,8 @@ def test_an_enter_at_a_line_mode_host_during_its_game_only_says_how_to_leave(tmp
 def test_a_line_mode_host_in_the_background_of_its_terminal_is_not_stopped_by_it(tmp_path: Path) -> None:
     """`bandit-lan host … &` at a shell: a job in the background may not read its terminal
     (the kernel stops it, SIGTTIN), so the host does not read Enters until it is in the
-    foreground, and its table fills and starts (it used to read at once, and was stopped,
-    its lobby frozen for everyone)."""
+    foreground, and its table fills and starts (it is not stopped, its lobby frozen for
+    everyone)."""
     seen: list[str] = []
     terminal, its_side = os.openpty()
     host = bandit("host", "--table", "Shed", "--name", "alice", "--seats", "2", "--bind", "127.0.0.1",

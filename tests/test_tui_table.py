@@ -435,8 +435,8 @@ async def test_R3_a_key_refused_in_a_swap_is_explained_under_the_swap_s_next_ste
 
 
 async def test_R3_esc_in_a_half_typed_power_shows_the_power_s_prompt_again(mock_clock: trio.testing.MockClock) -> None:
-    """Esc said "Cancelled." where the power's prompt was: the player no longer saw
-    what to do. The power may still be used or skipped (R3): its prompt comes back."""
+    """Esc in a half-typed power leaves the player what to do: the power may still be
+    used or skipped (R3), so its prompt comes back (not "Cancelled." in its place)."""
     async with table({0: [4, 6, 0, 2], 1: [18, 0, 2, 4]}, discard=0, draw=[16, 0]) as t:
         await power(t)
         await t.press("1")

@@ -560,8 +560,7 @@ def test_s11_3_a_seat_taken_back_after_joining_by_address_shows_the_host_s_finge
     """A person who joined by address (no --fingerprint) trusted the host's fingerprint on
     first use, and reads it as the table log's first line and again on leaving. Killed
     mid-game and taken back (`join --resume`, or the same `join` going back when offered),
-    the seat shows that line again, in the same words: its journal keeps how it joined
-    (before, the resumed seat said nothing of it)."""
+    the seat shows that line again, in the same words: its journal keeps how it joined."""
     guest = ["--state-dir", str(tmp_path / "guest"), "--log-dir", str(tmp_path / "logs")]
     with headless_host(tmp_path, "--seats", "2") as (host, where), ExitStack() as closing:
         join = [sys.executable, "-m", "cli", "join", "--peer", where, "--name", "Ana", *guest]
@@ -596,7 +595,7 @@ def test_s11_3_a_seat_taken_back_after_joining_by_address_shows_the_host_s_finge
 def test_join_code_from_the_input_is_left_unread_by_a_person_s_join_whose_table_is_not_found(tmp_path: Path) -> None:
     """`printf code | bandit-lan join NAME --code -` at a terminal: the screen looks for
     the table first, and the code is read only once it is found; here it is not, so the
-    code is still in the pipe when the command ends (it was read before the search)."""
+    code is still in the pipe when the command ends."""
     join = [sys.executable, "-m", "cli", "join", "NoSuchTable", "--code", "-", "--timeout", "1", "--name", "zed",
             "--state-dir", str(tmp_path / "s")]
     script = f"printf 'sesame\\n' | {{ {' '.join(_quote(c) for c in join)}; echo \"REST [$(cat)]\"; }}"
