@@ -18,7 +18,14 @@ Whole games are played, each by fresh peer processes, until at least `--claims` 
 one game (a game to 100 points holds 50-100 claims).
 
 Prints a summary and, with --json, one JSON object on the last line: peers, processes,
-games, claims, p50_ms, p90_ms, p99_ms, max_ms. `--timeline` also traces every message and tells
+games, claims, p50_ms, p90_ms, p99_ms, max_ms, window_cpu_ms_per_claim, cpu_ms_per_claim.
+The last two are CPU times (user and system) of every peer process, divided by the claims
+timed: the first only inside the claims' windows (a claim's sending to its outcome applied
+at every peer, overlapping windows merged; each peer notes its CPU clock as it takes
+frames in, sends a claim and applies an outcome), the second over the whole games, the
+shuffles and the setting up included. Unlike the latencies they hardly depend on what else
+the machine runs, so they are the figures to compare two codes by on a shared machine
+(`--claims 100`, alternated runs). `--timeline` also traces every message and tells
 where the time of a claim went; `--profile` samples every peer's CPU
 (`bench/cpuprofile.py`) and tells which code used it while claims were open;
 `--collections` notes every peer's garbage collections (`bench/gcwatch.py`) and tells how
@@ -35,17 +42,19 @@ the machine has CPUs.
 from __future__ import annotations
 
 import argparse
+import bisect
 import collections
 import contextlib
 import json
 import math
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +104,7 @@ class TimedPeer(TablePeer):
         self._timeline = timeline
         self._claims: dict[int, list[tuple[int, int]]] = {}  # seat -> its unresolved claims (seat, seq)
         self._position_claim: dict[int, tuple[int, int]] = {}
+        self._cpu: list[tuple[float, float]] = []  # (monotonic time, this process's CPU seconds)
         # every delivery is noted as the order makes it; the shell's own loop hands it over
         deliveries = self.orderer.deliveries
         self.orderer.deliveries = lambda: self._noted(deliveries())  # type: ignore[method-assign]
@@ -103,6 +113,11 @@ class TimedPeer(TablePeer):
         if self._timeline:
             self._records.append({"tl": [time.monotonic(), self.me, what, seat, inner["type"], inner.get("seq"),
                                          inner.get("lamport")]})
+
+    def _on_events(self, events: list[Any]) -> None:
+        self._cpu.append((time.monotonic(), time.process_time()))
+        super()._on_events(events)
+        self._cpu.append((time.monotonic(), time.process_time()))
 
     def _receive(self, link_peer: bytes, message: Any) -> None:
         self._mark("recv", self.machine.seats.index(message.sender), message.inner)
@@ -116,6 +131,7 @@ class TimedPeer(TablePeer):
         if payload["type"] == "snap":
             seq = self.orderer._peers[self.me].next_seq
             self._records.append({"sent": [self.me, seq], "t": time.monotonic()})
+            self._cpu.append((time.monotonic(), time.process_time()))
         super()._send(payload)
 
     def _noted(self, deliveries: Iterator[Delivered]) -> Iterator[Delivered]:
@@ -140,12 +156,14 @@ class TimedPeer(TablePeer):
                     claim = self._claims[note.seat].pop(0)
                     self._records.append({"applied": list(claim), "t": now})
                     self._mark("APPLIED", claim[0], {"type": "snap", "seq": claim[1]})
+                    self._cpu.append((time.monotonic(), time.process_time()))
         super()._handle(step)
 
     async def run(self):  # type: ignore[no-untyped-def]
         try:
             return await super().run()
         finally:
+            self._records.append({"cpu": self._cpu})
             self._trace.write_text("".join(json.dumps(record) + "\n" for record in self._records))
 
 
@@ -249,13 +267,39 @@ def print_phases(rows: list[tuple[float, ...]]) -> None:
 class GameTrace:
     """What one game's peers noted: when each claim was sent (claim -> time) and applied
     (claim -> a time per peer), and, when asked for, every message, CPU samples and
-    garbage collections."""
+    garbage collections; `cpu` is the seconds of CPU its peer processes used."""
 
     sent: dict[Any, float]
     applied: dict[Any, list[float]]
     timeline: list[list[Any]]
     samples: list[Any]
     collections: list[gcwatch.Collection]
+    cpu: float = 0.0
+    cpu_clocks: list[list[tuple[float, float]]] = field(default_factory=list)  # each peer's (time, CPU seconds)
+
+
+def window_cpu(clocks: list[list[tuple[float, float]]], windows: list[tuple[float, float]]) -> float:
+    """Seconds of CPU the peers used inside `windows` (merged where they overlap), each
+    peer's CPU clock read at the last note it made at or before each end of a window (its
+    first note before it made any)."""
+    total = 0.0
+    for notes in clocks:
+        if not notes:
+            continue
+        times = [t for t, _ in notes]
+
+        def at(moment: float) -> float:
+            i = bisect.bisect_right(times, moment)
+            return notes[max(i, 1) - 1][1]
+
+        total += sum(at(end) - at(start) for start, end in cpuprofile.merged(windows))
+    return total
+
+
+def children_cpu() -> float:
+    """Seconds of CPU (user and system) used by this process's children that have ended."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 async def seats_in_process(seats: list[int], peers: int, folder: Path, flood: bool, target: int, timeline: bool) -> None:
@@ -282,6 +326,7 @@ def play_game(args: argparse.Namespace, folder: Path) -> GameTrace:
         seats = ",".join(str(s) for s in range(index, args.peers, processes))
         return subprocess.Popen([*cmd, seats], stdout=out, stderr=subprocess.STDOUT)
 
+    cpu_before = children_cpu()
     host = start(0)
     while not (folder / "port").exists():  # the host renames its port file into place once it listens
         if host.poll() is not None:
@@ -299,7 +344,7 @@ def play_game(args: argparse.Namespace, folder: Path) -> GameTrace:
         reports = "\n".join(f"--- process {i}: exit {c}\n" + (folder / f"worker{i}.out").read_text()[-3000:]
                             for i, c in enumerate(codes) if c)
         raise SystemExit(f"a peer failed:\n{reports}")
-    trace = GameTrace({}, {}, [], [], [])
+    trace = GameTrace({}, {}, [], [], [], cpu=children_cpu() - cpu_before)
     for i in range(processes):
         cpu, gc_file = folder / f"cpu{i}.json", folder / f"gc{i}.json"
         if cpu.exists():
@@ -313,6 +358,8 @@ def play_game(args: argparse.Namespace, folder: Path) -> GameTrace:
                 trace.sent[tuple(record["sent"])] = record["t"]
             elif "applied" in record:
                 trace.applied.setdefault(tuple(record["applied"]), []).append(record["t"])
+            elif "cpu" in record:
+                trace.cpu_clocks.append(sorted(tuple(note) for note in record["cpu"]))
             else:
                 trace.timeline.append(record["tl"])
     return trace
@@ -387,6 +434,7 @@ def main() -> int:
         collections: list[gcwatch.Collection] = []
         windows: list[tuple[float, float]] = []
         games = 0
+        cpu = window = 0.0
         while len(latencies) < args.claims:  # whole games until there are enough claims for a p99
             folder = root / f"game{games}"
             games += 1
@@ -396,6 +444,8 @@ def main() -> int:
             if not timed:
                 raise SystemExit(f"no claim was made in a whole game (see {folder})" if args.keep else "no claim was made in a whole game")
             latencies += [took * 1000 for took, _claim in timed]
+            cpu += game.cpu
+            window += window_cpu(game.cpu_clocks, [(sent[claim], sent[claim] + took) for took, claim in timed])
             samples += game.samples
             collections += game.collections
             windows += [(sent[claim], sent[claim] + took) for took, claim in timed]
@@ -415,6 +465,8 @@ def main() -> int:
         "p90_ms": round(percentile(latencies, 90), 2),
         "p99_ms": round(percentile(latencies, 99), 2),
         "max_ms": round(max(latencies), 2),
+        "window_cpu_ms_per_claim": round(1000 * window / len(latencies), 2),
+        "cpu_ms_per_claim": round(1000 * cpu / len(latencies), 2),
         "goal_p99_ms": 10,
     }
     if phase_rows:
@@ -426,7 +478,9 @@ def main() -> int:
     if args.perf:
         perfsplit.report(machine, windows, "claim windows (a claim's sending to its outcome at every peer)", len(latencies))
     print(f"{args.peers} peers, {games} game{'s' * (games != 1)}, {out['claims']} snap claims: p50 {out['p50_ms']} ms, p90 {out['p90_ms']} ms, "
-          f"p99 {out['p99_ms']} ms, max {out['max_ms']} ms (claim sent -> outcome applied at every peer)")
+          f"p99 {out['p99_ms']} ms, max {out['max_ms']} ms (claim sent -> outcome applied at every peer); "
+          f"peers' CPU per claim: {out['window_cpu_ms_per_claim']} ms inside the claims' windows, "
+          f"{out['cpu_ms_per_claim']} ms over the whole games ({cpu:.1f} s)")
     if args.json:
         print(json.dumps(out))
     return 0

@@ -59,3 +59,13 @@ def test_R6_the_slowest_claims_report_their_race_and_what_else_was_sent(snap, ca
     assert first.endswith("other messages within 50 ms: shuffle")
     assert second.startswith("slow claim (1, 7): 6.0 ms;")
     assert "recv ack 2, recv shares 1, send ack 1, send shares 1, send snap 1;" in second
+
+
+def test_R6_cpu_inside_claim_windows_is_read_off_each_peers_notes_once_per_merged_window(snap) -> None:  # type: ignore[no-untyped-def]
+    # Peer A notes its CPU clock at 0.5, 1.0, 1.004 and 2.5 s; peer B at 1.001 and 1.010 s.
+    clocks = [[(0.5, 1.0), (1.0, 1.5), (1.004, 1.503), (2.5, 2.0)], [(1.001, 0.25), (1.010, 0.26)]]
+    # Two overlapping claims (1.000-1.009 and 1.002-1.005 s, merged) and one at 2.000-2.001 s
+    # where neither peer noted anything.
+    windows = [(1.000, 1.009), (1.002, 1.005), (2.000, 2.001)]
+    assert snap.window_cpu(clocks, windows) == pytest.approx((1.503 - 1.5) + (0.25 - 0.25))
+    assert snap.window_cpu([[]], windows) == 0.0
