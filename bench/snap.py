@@ -18,15 +18,20 @@ Whole games are played, each by fresh peer processes, until at least `--claims` 
 one game (a game to 100 points holds 50-100 claims).
 
 Prints a summary and, with --json, one JSON object on the last line: peers, processes,
-games, claims, p50_ms, p90_ms, p99_ms, max_ms, window_cpu_ms_per_claim, cpu_ms_per_claim.
-The last two are CPU times (user and system) of every peer process, divided by the claims
-timed: the first only inside the claims' windows (a claim's sending to its outcome applied
-at every peer, overlapping windows merged; each peer notes its CPU clock as it takes
-frames in, sends a claim and applies an outcome), the second over the whole games, the
-shuffles and the setting up included. Unlike the latencies they hardly depend on what else
-the machine runs, so they are the figures to compare two codes by on a shared machine
-(`--claims 100`, alternated runs). `--timeline` also traces every message and tells
-where the time of a claim went; `--profile` samples every peer's CPU
+games, claims, p50_ms, p90_ms, p99_ms, max_ms, window_cpu_ms_per_claim, cpu_ms_per_claim,
+python. `python` names the interpreter the peers ran on (its version and build: on one
+machine two builds of Python 3.11 differed by an eighth in the CPU figures,
+bench/RESULTS.md). window_cpu_ms_per_claim and cpu_ms_per_claim are CPU times (user and
+system) of every peer process, divided by the claims timed: the first only inside the
+claims' windows (a claim's sending to its outcome applied at every peer, overlapping
+windows merged; each peer notes its CPU clock as it takes frames in, sends a claim and
+applies an outcome), the second over the whole games, the shuffles and the setting up
+included. They depend far less than the latencies on what else the machine runs (a loaded
+machine still stretches the windows, and more of the peers' other work falls inside
+them), so they are the figures to compare two codes by on a shared machine (`--claims
+100`, runs alternated within the hour).
+
+`--timeline` also traces every message and tells where the time of a claim went; `--profile` samples every peer's CPU
 (`bench/cpuprofile.py`) and tells which code used it while claims were open;
 `--collections` notes every peer's garbage collections (`bench/gcwatch.py`) and tells how
 the claims with one inside compare with the rest; `--perf` samples every CPU with the
@@ -47,6 +52,7 @@ import collections
 import contextlib
 import json
 import math
+import platform
 import resource
 import statistics
 import subprocess
@@ -296,6 +302,13 @@ def window_cpu(clocks: list[list[tuple[float, float]]], windows: list[tuple[floa
     return total
 
 
+def interpreter() -> str:
+    """The Python the peers run on (they are started with this one): version, build date
+    and compiler, e.g. "CPython 3.11.7 (May  9 2026 07:35:25, GCC 12.2.0)"."""
+    _, built = platform.python_build()
+    return f"{platform.python_implementation()} {platform.python_version()} ({built}, {platform.python_compiler()})"
+
+
 def children_cpu() -> float:
     """Seconds of CPU (user and system) used by this process's children that have ended."""
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -468,6 +481,7 @@ def main() -> int:
         "window_cpu_ms_per_claim": round(1000 * window / len(latencies), 2),
         "cpu_ms_per_claim": round(1000 * cpu / len(latencies), 2),
         "goal_p99_ms": 10,
+        "python": interpreter(),
     }
     if phase_rows:
         print_phases(phase_rows)
@@ -480,7 +494,7 @@ def main() -> int:
     print(f"{args.peers} peers, {games} game{'s' * (games != 1)}, {out['claims']} snap claims: p50 {out['p50_ms']} ms, p90 {out['p90_ms']} ms, "
           f"p99 {out['p99_ms']} ms, max {out['max_ms']} ms (claim sent -> outcome applied at every peer); "
           f"peers' CPU per claim: {out['window_cpu_ms_per_claim']} ms inside the claims' windows, "
-          f"{out['cpu_ms_per_claim']} ms over the whole games ({cpu:.1f} s)")
+          f"{out['cpu_ms_per_claim']} ms over the whole games ({cpu:.1f} s); {out['python']}")
     if args.json:
         print(json.dumps(out))
     return 0

@@ -69,3 +69,11 @@ def test_R6_cpu_inside_claim_windows_is_read_off_each_peers_notes_once_per_merge
     windows = [(1.000, 1.009), (1.002, 1.005), (2.000, 2.001)]
     assert snap.window_cpu(clocks, windows) == pytest.approx((1.503 - 1.5) + (0.25 - 0.25))
     assert snap.window_cpu([[]], windows) == 0.0
+
+
+def test_the_report_names_the_interpreter_the_peers_ran_on(snap) -> None:  # type: ignore[no-untyped-def]
+    import platform
+
+    said = snap.interpreter()
+    assert said.startswith(f"{platform.python_implementation()} {platform.python_version()} (")
+    assert platform.python_compiler() in said
