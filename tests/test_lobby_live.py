@@ -792,6 +792,23 @@ async def test_s6_6_a_member_killed_while_the_roster_is_signed_ends_every_lobby_
     assert str(ended["carol"]).endswith("(told by h)"), ended
 
 
+def _carol_withholds_bob_signs(monkeypatch: pytest.MonkeyPatch, bob: Mesh, carol: Mesh) -> trio.Event:
+    """carol never sends her roster signature (the host waits for it); the event is set
+    once bob has sent his."""
+    carol_broadcast, bob_broadcast = carol.broadcast, bob.broadcast
+    monkeypatch.setattr(carol, "broadcast", lambda message, exclude=(): None if message["type"] == "lobby.sign"
+                        else carol_broadcast(message, exclude))
+    bob_signed = trio.Event()
+
+    def bob_signs(message: dict[str, Any], exclude: Any = ()) -> None:
+        bob_broadcast(message, exclude)
+        if message["type"] == "lobby.sign":
+            bob_signed.set()
+
+    monkeypatch.setattr(bob, "broadcast", bob_signs)
+    return bob_signed
+
+
 async def test_s6_6_a_member_that_leaves_while_the_roster_is_signed_says_so_and_no_game_starts(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """bob signs, then his player quits (Ctrl-C, a stop signal: his lobby is cancelled)
@@ -801,17 +818,7 @@ async def test_s6_6_a_member_that_leaves_while_the_roster_is_signed_says_so_and_
     game he would never play, to wait out its grace period."""
     ids = make_identities(tmp_path, 3)
     async with meshes(ids) as (host, bob, carol):
-        carol_broadcast, bob_broadcast = carol.broadcast, bob.broadcast
-        monkeypatch.setattr(carol, "broadcast", lambda message, exclude=(): None if message["type"] == "lobby.sign"
-                            else carol_broadcast(message, exclude))  # (the host waits for her signature)
-        bob_signed = trio.Event()
-
-        def bob_signs(message: dict[str, Any], exclude: Any = ()) -> None:
-            bob_broadcast(message, exclude)
-            if message["type"] == "lobby.sign":
-                bob_signed.set()
-
-        monkeypatch.setattr(bob, "broadcast", bob_signs)
+        bob_signed = _carol_withholds_bob_signs(monkeypatch, bob, carol)
         ended: dict[str, BaseException | LobbyResult] = {}
         play = partial(_lobby_ended, ended)
         with trio.fail_after(10):
@@ -844,21 +851,12 @@ async def test_s6_6_a_lobby_cancelled_by_a_failure_beside_it_is_not_its_player_l
         pass
 
     async with meshes(ids) as (host, bob, carol):
-        carol_broadcast, bob_broadcast = carol.broadcast, bob.broadcast
-        monkeypatch.setattr(carol, "broadcast", lambda message, exclude=(): None if message["type"] == "lobby.sign"
-                            else carol_broadcast(message, exclude))  # (the host waits for her signature)
-        bob_signed = trio.Event()
-
-        def bob_signs(message: dict[str, Any], exclude: Any = ()) -> None:
-            bob_broadcast(message, exclude)
-            if message["type"] == "lobby.sign":
-                bob_signed.set()
+        bob_signed = _carol_withholds_bob_signs(monkeypatch, bob, carol)
 
         async def screen_fails() -> None:
             await bob_signed.wait()
             raise ScreenFailed
 
-        monkeypatch.setattr(bob, "broadcast", bob_signs)
         ended: dict[str, BaseException | LobbyResult] = {}
         play = partial(_lobby_ended, ended)
         with trio.fail_after(10):
@@ -884,17 +882,7 @@ async def test_s6_6_a_host_that_closes_its_table_while_the_roster_is_signed_says
     begun without it quotes (§11.3), says it closed the table, not "leaving the table"."""
     ids = make_identities(tmp_path, 3)
     async with meshes(ids) as (host, bob, carol):
-        carol_broadcast, bob_broadcast = carol.broadcast, bob.broadcast
-        monkeypatch.setattr(carol, "broadcast", lambda message, exclude=(): None if message["type"] == "lobby.sign"
-                            else carol_broadcast(message, exclude))  # (the host waits for her signature)
-        bob_signed = trio.Event()
-
-        def bob_signs(message: dict[str, Any], exclude: Any = ()) -> None:
-            bob_broadcast(message, exclude)
-            if message["type"] == "lobby.sign":
-                bob_signed.set()
-
-        monkeypatch.setattr(bob, "broadcast", bob_signs)
+        bob_signed = _carol_withholds_bob_signs(monkeypatch, bob, carol)
         ended: dict[str, BaseException | LobbyResult] = {}
         play = partial(_lobby_ended, ended)
         with trio.fail_after(10):
