@@ -321,6 +321,7 @@ class TablePeer(SessionRecord):
     def submit(self, intent: Intent) -> None:
         if self._done.is_set():
             return
+        self._notice_stop(trio.current_time())  # (the screen's timer may run first after a stop)
         self._send_intent(intent)
         self._after_processing()
 
@@ -351,6 +352,7 @@ class TablePeer(SessionRecord):
             self._progress.leaving = True
             self._watch.poke()
             return
+        self._notice_stop(trio.current_time())  # (before the leave goes out, §9.6)
         if self._leaving_why is not None:  # already on the way out
             with trio.move_on_after(LEAVE_WAIT):
                 await self._done.wait()
@@ -804,6 +806,7 @@ class TablePeer(SessionRecord):
             await trio.sleep(delay)
             if self._done.is_set():
                 return
+            self._notice_stop(trio.current_time())
             assert self.driver is not None
             if self.driver.still_wanted(intent):
                 self._send_intent(intent)
@@ -846,7 +849,11 @@ class TablePeer(SessionRecord):
 
     def _notice_stop(self, now: float) -> None:
         """If the timer task should have run more than `OVERSLEPT` ago, this process was
-        stopped: take it into account once, before anything that came meanwhile."""
+        stopped: take it into account once, before anything that came meanwhile. Whatever
+        runs first after a stop calls this before it acts (the timer task, a link's events,
+        an intent of the player's screen or of the bot, a leave): a frame sent first would
+        pass for the last one the others heard before the stop (`orderer.last_sent`), so
+        the stop would seem too short for them to have missed this seat."""
         due = self._timer_at
         if math.isfinite(due) and now > due + OVERSLEPT:
             self._timer_at = now  # (noticed: the timer task, running next, finds nothing overdue)

@@ -1395,6 +1395,41 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         await me.leave()
 
 
+async def test_s9_6_a_ready_sent_first_on_waking_from_a_stop_leaves_the_stop_noticed(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """The process of the person at seat 0 stops for 12 s while the player looks at the
+    bottom cards; the look's 10 s run out meanwhile, so the first thing that runs on
+    waking may be the screen sending "ready" (R4.3), before the peer's timer task or a
+    link. The stop is still taken for one the others noticed (`SILENCE` after the last
+    frame before it): the player reads that the clocks stood (before, the "ready" counted
+    as the last frame the others heard, so the stop looked too short to be missed, and the
+    seat went on as if its links had not been closed)."""
+    from engine import Phase, Ready
+    from p2p.peer import SILENCE
+    from tests.live_support import seat_live_table
+
+    stack, (me, bot) = await seat_live_table(tmp_path, 2)
+    async with stack, running([me, bot]):
+        await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[1], me, bot)
+        mock_clock.jump(1.0)
+        await trio.testing.wait_all_tasks_blocked()  # (a heartbeat each: the last frames before the stop)
+        last = me.orderer.last_sent
+        assert last is not None
+        mock_clock.jump(12.0)
+        me.submit(Ready(0))  # (the screen's task runs first)
+        await trio.testing.wait_all_tasks_blocked()
+        assert me.orderer.last_sent is not None and me.orderer.last_sent > last  # (the "ready" went out)
+        stood = me.now() - (last + SILENCE)
+        told = next((m for line in me.lines if (m := re.fullmatch(
+            r"This program did not run for 1[12] s \(it was stopped, or the computer slept\)\. The table.s clocks "
+            r"ran on for the first \d+ s of it, until the others missed you, and stood for the last (\d+) s\.",
+            line.text))), None)
+        assert told is not None and int(told[1]) == round(stood), [line.text for line in me.lines]
+        await me.leave()
+    assert any(re.match(r"this peer did not run for 1[12] s .*its clocks stood for the last", note)
+               for note in read_text_notes(me.log.path)), read_text_notes(me.log.path)
+
+
 @pytest.mark.parametrize("others", ["play-on", "log-made", "one-away", "gone", "declined", "signalled"])
 def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_path: Path, others: str) -> None:
     """carol's process dies once her roster signature is out, before she holds bob's (she
