@@ -1154,6 +1154,22 @@ def test_R1_a_game_that_ended_before_any_score_ranks_nobody_and_its_log_path_is_
     assert "0a1b2c3d4e5f-seat1.bandit-log" in text.replace("\n", "").replace(" ", "")
 
 
+def test_s11_3_why_a_game_ended_wraps_on_the_final_screen_rather_than_being_cut() -> None:
+    """A long reason (a program stopped past the grace period) is read whole at 100
+    columns: it was cut after "the o…", before what the player most needs to read."""
+    session = SlowTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+    why = ("your program was stopped for 32 s, longer than the table's grace period (15 s): the others have "
+           "ended the game, naming you away")
+    session.progress = Progress(ended=True, ended_why=why, log_path="/home/someone/logs/0a1b2c3d4e5f-seat1.bandit-log")
+    ui = TableUi(0)
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    canvas = ui.scene().draw(100, 24)
+    text = canvas.text()
+    assert "…" not in text, text
+    assert f"Game ended: {why}" in " ".join(canvas.row_text(y).strip() for y in range(3)), text
+    assert "No round was scored before the game ended." in text and "Enter: leave" in text
+
+
 async def test_R4_a_ready_sent_while_the_table_waits_is_said_to_count_once_they_are_back() -> None:
     """Ana is done with her look at the bottom cards while Bo is away: her "ready" is
     sent and counts once Bo is back, and the prompt says so (it asked for Enter again,

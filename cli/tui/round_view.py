@@ -124,8 +124,10 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
         title = f"Game ended: {model.ended_why}"
     elif not model.ended:  # the last round is scored, but stands only once its shuffles open (§8.9)
         title = "Game over — checking the last round's shuffles before the result stands…"
-    canvas.write(1, 0, clip(title, width - 2), "class:title")
-    y = 2
+    titled = wrap(title, width - 2)  # (why a game ended is read whole: it may say what to do next)
+    for y, line in enumerate(titled):
+        canvas.write(1, y, line, "class:title")
+    y = len(titled) + 1
     history = view.history
     early = model.ended and not model.finished  # (no winner: the totals as they stood, unranked)
     if early and not history:
