@@ -272,7 +272,7 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
         elif summary.departed:  # (`why` names who, as they wrote their name, and why: "bo left the table (…)")
             say(f"{summary.why}; the game ended {after_rounds(summary.rounds)}.")
         else:
-            complain(f"the game stopped: {summary.why}")
+            complain(f"the game ended: {summary.why}")  # (as the final screen says it)
         say(f"Log: {summary.log_path}   (check it with: {audit_command([summary.log_path])})")
         if len(logs) == len(summary.names) > 1:  # (the bots' logs are on this machine too)
             say(f"Every seat's log is here; check them together: {audit_command(logs)}")

@@ -62,9 +62,15 @@ def test_s9_8_a_game_another_player_left_ends_there_and_is_not_a_failure(capsys:
 
 
 def test_a_game_that_stopped_says_why_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    """The line says the game ended and why, as the final screen does ("Game ended: …"):
+    a reason that itself says "stopped" reads it once."""
     stopped = summary(finished=False, why="Bo is gone (no word for 30 s)")
     assert report(stopped, argparse.Namespace(json=False)) == 1
-    assert "the game stopped: Bo is gone" in capsys.readouterr().err
+    assert "bandit-lan: the game ended: Bo is gone (no word for 30 s)\n" in capsys.readouterr().err
+    why = ("your program was stopped for 33 s, longer than the table's grace period (15 s): the others have "
+           "ended the game, naming you away")
+    assert report(summary(finished=False, why=why), argparse.Namespace(json=False)) == 1
+    assert f"bandit-lan: the game ended: {why}\n" in capsys.readouterr().err
 
 
 def test_the_json_line_says_whether_this_seat_left(capsys: pytest.CaptureFixture[str]) -> None:

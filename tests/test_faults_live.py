@@ -1276,9 +1276,9 @@ def test_s11_3_a_seat_stopped_past_the_grace_period_is_told_so_and_accuses_nobod
     finally:
         kill_all(procs)
     for their_rc, theirs in others:
-        assert their_rc == 1 and "the game stopped: bo was away for more than 10 s" in theirs, theirs
+        assert their_rc == 1 and "the game ended: bo was away for more than 10 s" in theirs, theirs
     assert rc == 1, out
-    assert re.search(r"the game stopped: your program was stopped for \d+ s, longer than the table's grace period "
+    assert re.search(r"the game ended: your program was stopped for \d+ s, longer than the table's grace period "
                      r"\(10 s\): the others have ended the game, naming you away", out), out
     assert not re.search(r"(alice|cy) was away", out), out
     logs = [Path(re.search(r"^Log: (\S+)", text, re.M).group(1)) for _, text in (*others, (rc, out))]  # type: ignore[union-attr]
@@ -1509,7 +1509,7 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
             for p, seen in ((host, host_seen), (bob, bob_seen)):
                 rc, out = finish(p, seen, 60)
                 assert rc == 1, out  # (the game could not start: README, exit status)
-                assert "the game stopped: carol left before the game began (they started a new game)" in out, out
+                assert "the game ended: carol left before the game began (they started a new game)" in out, out
                 ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
                 assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
             return
