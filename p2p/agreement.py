@@ -38,7 +38,7 @@ game (each writer's word, §10.2: seats that lost each other each see the other 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.narrate import listed
@@ -50,6 +50,20 @@ from p2p.wire import DEFAULT_LIMITS, decode_map
 
 
 @dataclass(frozen=True)
+class Side:
+    """Where a log holds a side record: the byte its frame starts at (§10.2)."""
+
+    at: int
+
+    def __str__(self) -> str:
+        return f"the side record that starts at byte {self.at}"
+
+
+Place = int | str | Side
+"""Where a log holds a record: its `log.msg` index (from 0), "its log.end", or a `Side`."""
+
+
+@dataclass(frozen=True)
 class Parting:
     """The first place where the logs do not tell the same game."""
 
@@ -57,6 +71,7 @@ class Parting:
     what: str
     seat: int | None = None  # a seat the logs prove broke the protocol (equivocation)
     record: int | None = None  # the `log.msg` index (from 0) where they part, if they part there
+    damaged: AuditResult | None = field(default=None, compare=False)  # the log whose copy of a record was changed
 
 
 @dataclass(frozen=True)
@@ -67,10 +82,25 @@ class Agreement:
     records: int  # `log.msg` records of the longest log
     parting: Parting | None
     twice: tuple[str, ...] = ()  # one log given twice: "a and b are one log of seat 2 (Bo), given twice"
+    others: Agreement | None = None  # (a damaged log parts them) the comparison of the others, if two or more
 
     @property
     def ok(self) -> bool:
         return self.parting is None
+
+    @property
+    def damaged(self) -> tuple[AuditResult, ...]:
+        """The logs set aside, each because its copy of a record was changed or damaged
+        where another log's verifies (its own verdict says where), in the order found."""
+        if self.parting is None or self.parting.damaged is None:
+            return ()
+        return (self.parting.damaged, *(self.others.damaged if self.others is not None else ()))
+
+    @property
+    def rest(self) -> Agreement:
+        """The comparison of the logs no damaged one is among (itself where none is, or
+        where fewer than two readable logs are left)."""
+        return self if self.others is None else self.others.rest
 
     @property
     def verified(self) -> bool:
@@ -106,19 +136,27 @@ class Agreement:
                 clauses.append(f"{whose} log{'s' if many else ''} {verb} {rest}")
         return "; ".join(clauses)
 
-    def summary(self) -> str:
-        """One sentence: how the logs compare."""
+    def summary(self, *, others: bool = False) -> str:
+        """One sentence: how the logs compare (`others`: these are the logs other than a
+        damaged one, told after it); a damaged log, then how the others compare."""
         if self.parting is not None and self.parting.what == TOO_FEW:
             return f"The logs cannot be compared: {self.parting.section}: {TOO_FEW} (each one's own verdict says why)"
-        if self.parting is not None:
-            return f"The logs do not tell the same game: {self.parting.section}: {self.parting.what}"
         counts = [len(r.contents.messages) for r in self.logs if r.contents is not None]
-        shorter = [f"{_writer(r)}'s ends after {len(r.contents.messages)}: {_ending(r)}" for r in self.logs
-                   if r.contents is not None and len(r.contents.messages) < self.records]
-        if len(counts) < len(self.logs):  # (the others could not be read: their verdicts say why)
+        readable = " readable" if len(counts) < len(self.logs) else ""  # (the others' verdicts say why not)
+        if others:
+            every = f"The other {len(counts)}{readable} logs"
+        elif readable:
             every = f"The {len(counts)} readable logs"
         else:
             every = "Both logs" if len(counts) == 2 else f"All {len(counts)} logs"
+        if self.parting is not None and self.parting.damaged is not None:
+            rest = "" if self.others is None else f" {self.others.summary(others=True)}"
+            return f"{self.parting.what}.{rest}"
+        if self.parting is not None:
+            logs = every if others else "The logs"
+            return f"{logs} do not tell the same game: {self.parting.section}: {self.parting.what}"
+        shorter = [f"{_writer(r)}'s ends after {len(r.contents.messages)}: {_ending(r)}" for r in self.logs
+                   if r.contents is not None and len(r.contents.messages) < self.records]
         said = shorter + list(self.twice)
         tail = f" ({'; '.join(said)})" if said else ""
         altered = [r for r in self.logs if r.contents is not None and len(r.contents.messages) == self.records
@@ -150,8 +188,12 @@ def compare(results: Sequence[AuditResult]) -> Agreement:
         return Agreement(tuple(results), records, Parting("§10.3", TOO_FEW))
     assert longest is not None
     twice, copies = _one_writer_each(logs)
-    return Agreement(tuple(results), records, _same_game(logs) or twice or _forked(logs) or _prefixes(logs, longest)
-                     or _past_the_end(logs) or _cut_short(logs), copies)
+    parting = (_same_game(logs) or twice or _forked(logs) or _prefixes(logs, longest) or _past_the_end(logs)
+               or _cut_short(logs))
+    others = None
+    if parting is not None and parting.damaged is not None and len(logs) > 2:  # (how the others compare, then)
+        others = compare([r for r in results if r is not parting.damaged])
+    return Agreement(tuple(results), records, parting, copies, others)
 
 
 def _same_game(logs: Sequence[AuditResult]) -> Parting | None:
@@ -191,7 +233,7 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
     """Two different validly signed bodies under one sender's (side) sequence number."""
     roster = logs[0].roster
     assert roster is not None
-    held: dict[tuple[bytes, str, int], tuple[bytes, bytes, AuditResult, int | str]] = {}
+    held: dict[tuple[bytes, str, int], tuple[bytes, bytes, AuditResult, Place]] = {}
     for result in logs:
         contents = result.contents
         assert contents is not None
@@ -209,8 +251,8 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 if member is None or not isinstance(number, int) or inner.get("game") != result.game_id:
                     continue  # (a record no seat signed, or of another game: its own audit names it)
                 key = (sender, counter, number)
-                record: int | str = (index if ordered else "its log.end" if counter == "seq"
-                                     else f"the side record that starts at byte {contents.side_at[index]}")
+                record: Place = (index if ordered else "its log.end" if counter == "seq"
+                                 else Side(contents.side_at[index]))
                 if key not in held:
                     held[key] = (body, sig, result, record)
                     continue
@@ -224,8 +266,8 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 if both:
                     return Parting("§7.10", f"{member.name} (seat {seat + 1}) signed two different messages as its "
                                             f"{chain} {number}: {where}", seat, _index(record))
-                return Parting("§10.3", _unsigned_copy(f"{member.name}'s {chain} {number}", counter == "seq", (result0, record0, body0, sig0),
-                                                       (result, record, body, sig)), None, _index(record))
+                return _unsigned_copy(logs, f"{member.name}'s {chain} {number}", counter == "seq",
+                                      (result0, record0, body0, sig0), (result, record, body, sig))
     return None
 
 
@@ -236,26 +278,27 @@ def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | No
         mine = result.contents.messages  # type: ignore[union-attr]
         for index, record in enumerate(mine):
             if record != full[index]:
-                return _differ(index, (result, *record), (longest, *full[index]))
+                return _differ(logs, index, (result, *record), (longest, *full[index]))
     return None
 
 
-def _differ(index: int, one: tuple[AuditResult, bytes, bytes], other: tuple[AuditResult, bytes, bytes]) -> Parting:
+def _differ(logs: Sequence[AuditResult], index: int, one: tuple[AuditResult, bytes, bytes],
+            other: tuple[AuditResult, bytes, bytes]) -> Parting:
     """Where two logs hold different records at `index`: a copy whose signature does not
     verify was damaged in its log (its own verdict says where); two signed messages are
     the same messages in two orders."""
     (a, body_a, sig_a), (b, body_b, sig_b) = one, other
     signed_a, signed_b = _signed(a, body_a, sig_a), _signed(b, body_b, sig_b)
     if signed_a != signed_b:
-        (bad, body_bad, _), (good, body_good, _) = (one, other) if signed_b else (other, one)
+        (bad, body_bad, sig_bad), (good, body_good, sig_good) = (one, other) if signed_b else (other, one)
+        theirs = _theirs(logs, bad, good, body_good)
         if _claims(body_bad) == _claims(body_good):
-            part = "its signature" if body_bad == body_good else "its bytes"
-            which = f"{_writer(bad)}'s copy of {_about(good, body_good)} differs from {_writer(good)}'s ({part})"
+            what = (f"its copy of record {index + 1}, {_about(good, body_good)}, differs from {theirs} "
+                    f"({_changed(body_bad, sig_bad, body_good, sig_good)})")
         else:
-            which = f"{_writer(bad)}'s log holds {_about(bad, body_bad)} in place of {_writer(good)}'s " \
-                    f"{_about(good, body_good)}"
-        return Parting("§10.3", f"record {index + 1}: {which}: {_damaged_in(bad, index)}; the logs agree up to there "
-                                "(nobody is blamed)", None, index)
+            what = (f"its record {index + 1} differs from {theirs}: it holds {_about(bad, body_bad)}, which does not "
+                    f"verify, in place of {_about(good, body_good)}")
+        return Parting("§10.3", f"{_name(bad)} is damaged (see its verdict): {what}", None, index, bad)
     if not signed_a:
         return Parting("§10.3", f"record {index + 1}: neither {_name(a)}'s copy nor {_name(b)}'s verifies: each was "
                                 "changed or damaged in its log; the logs agree up to there (nobody is blamed)",
@@ -263,6 +306,31 @@ def _differ(index: int, one: tuple[AuditResult, bytes, bytes], other: tuple[Audi
     return Parting("§10.3", f"record {index + 1}: {_name(a)} holds {_about(a, body_a)}, {_name(b)} "
                             f"{_about(b, body_b)}; honest peers log one order (§10.1), so a log was altered or its "
                             "peer broke the order (nobody is blamed)", None, index)
+
+
+def _changed(body_bad: bytes, sig_bad: bytes, body_good: bytes, sig_good: bytes) -> str:
+    """What of a damaged copy differs from the one its sender signed, in words."""
+    if body_bad == body_good:
+        return "its signature was changed"
+    return "its body was changed" if sig_bad == sig_good else "its body and its signature were changed"
+
+
+def _theirs(logs: Sequence[AuditResult], bad: AuditResult, good: AuditResult, body: bytes) -> str:
+    """Whose copy a damaged one (in `bad`'s log) differs from: "the other logs'" where
+    every other log holds the signed `body`, else those that do ("Ann's", "Ann's and Bo's")."""
+    others = [r for r in logs if r is not bad]
+    holding = [r for r in others if r is good or _holds(r, body)]
+    if len(holding) == len(others) > 1:
+        return "the other logs'"
+    return listed([f"{_writer(r)}'s" for r in holding])
+
+
+def _holds(result: AuditResult, body: bytes) -> bool:
+    """Whether `result`'s log holds a record (ordered, side, or its end's leave) with `body`."""
+    contents = result.contents
+    assert contents is not None
+    held = [*contents.messages, *contents.sides, *([contents.leave] if contents.leave is not None else [])]
+    return any(mine == body for mine, _ in held)
 
 
 def _claims(body: bytes) -> tuple[object, object] | None:
@@ -283,33 +351,30 @@ def _signed(result: AuditResult, body: bytes, sig: bytes) -> bool:
     return member is not None and verify_signature(member.cert.public_key, sig, SIGNED_DOMAIN + body)
 
 
-def _damaged_in(result: AuditResult, index: int | None) -> str:
-    """A record of `result`'s log at `index` (None: a side record) that does not verify, in words."""
-    failure = result.first_failure
-    told = index is not None and failure is not None and failure.record == index and failure.section in ("§4.3", "§4.4", "§4.5")
-    return (f"it does not verify, so it was changed or damaged in {_name(result)}"
-            + (", as that log's own verdict says" if told else ""))
-
-
-def _unsigned_copy(message: str, content: bool, one: tuple[AuditResult, int | str, bytes, bytes],
-                   other: tuple[AuditResult, int | str, bytes, bytes]) -> str:
+def _unsigned_copy(logs: Sequence[AuditResult], message: str, content: bool,
+                   one: tuple[AuditResult, Place, bytes, bytes], other: tuple[AuditResult, Place, bytes, bytes]) -> Parting:
     """Two bodies of one `message` ("Cy's content message 14", of its `content` chain or
     its side chain) of which at most one is signed by its sender: a copy that is not was
     changed or damaged in its log."""
     (a, at_a, body_a, sig_a), (b, at_b, body_b, sig_b) = one, other
     signed_a = _signed(a, body_a, sig_a)
     if not signed_a and not _signed(b, body_b, sig_b):
-        return (f"two different bodies of {message}, neither signed by its sender: {_at(a, at_a)} holds one, "
-                f"{_at(b, at_b)} the other; each was changed or damaged in its log (nobody is blamed)")
-    (bad, at_bad), (good, at_good) = ((b, at_b), (a, at_a)) if signed_a else ((a, at_a), (b, at_b))
+        return Parting("§10.3", f"two different bodies of {message}, neither signed by its sender: {_at(a, at_a)} "
+                                f"holds one, {_at(b, at_b)} the other; each was changed or damaged in its log "
+                                "(nobody is blamed)", None, _index(at_b))
+    (bad, at_bad, body_bad, sig_bad), (good, at_good, body_good, sig_good) = (other, one) if signed_a else (one, other)
     if content:  # ("Cy's message 14 (swap)", as the one its sender signed says)
-        message = _about(good, body_a if signed_a else body_b)
+        message = _about(good, body_good)
+    changed = _changed(body_bad, sig_bad, body_good, sig_good)
     if isinstance(at_bad, int) and at_bad == at_good:  # (one record of the agreed order: its place said once)
-        where, here, there = f"record {at_bad + 1}: ", "", ""
+        message, where = f"record {at_bad + 1}, {message},", changed
+    elif isinstance(at_bad, Side) and isinstance(at_good, Side):  # (a byte said once where both logs have it there)
+        there = "in" if at_bad.at == at_good.at else f"at byte {at_good.at} in"
+        where = f"{changed}; it starts at byte {at_bad.at} in {_writer(bad)}'s log and {there} {_writer(good)}'s"
     else:
-        where, here, there = "", f" ({_place(at_bad)})", f" ({_place(at_good)})"
-    return (f"{where}{_writer(bad)}'s copy of {message}{here} differs from {_writer(good)}'s{there} (its bytes), "
-            f"which its sender signed: {_damaged_in(bad, _index(at_bad))} (nobody is blamed)")
+        where = f"{changed}; {_place(at_bad)} in {_writer(bad)}'s log, {_place(at_good)} in {_writer(good)}'s"
+    return Parting("§10.3", f"{_name(bad)} is damaged (see its verdict): its copy of {message} differs from "
+                            f"{_theirs(logs, bad, good, body_good)} ({where})", None, _index(at_bad), bad)
 
 
 def _past_the_end(logs: Sequence[AuditResult]) -> Parting | None:
@@ -344,10 +409,9 @@ def _cut_short(logs: Sequence[AuditResult]) -> Parting | None:
         for other in logs:
             contents = other.contents
             assert contents is not None
-            records: list[tuple[int | str, bytes, bytes]] = [
+            records: list[tuple[Place, bytes, bytes]] = [
                 (i, body, sig) for i, (body, sig) in enumerate(contents.messages)]
-            records += [(f"the side record that starts at byte {at}", body, sig)
-                        for (body, sig), at in zip(contents.sides, contents.side_at)]
+            records += [(Side(at), body, sig) for (body, sig), at in zip(contents.sides, contents.side_at)]
             for index, body, sig in records:
                 try:
                     inner = decode_map(body, DEFAULT_LIMITS, tree=False)
@@ -396,19 +460,21 @@ def _name(result: AuditResult) -> str:
     return f"{_writer(result)}'s log ({Path(result.path).name})"
 
 
-def _index(record: int | str) -> int | None:
+def _index(record: Place) -> int | None:
     return record if isinstance(record, int) else None
 
 
-def _place(record: int | str) -> str:
-    """Where in its log a record lies: "at record 47", "in its log.end", …"""
-    return f"in {record}" if isinstance(record, str) else f"at record {record + 1}"
+def _place(record: Place) -> str:
+    """Where in its log a record lies: "at record 47", "in the log.end", "at byte 4410"."""
+    if isinstance(record, Side):
+        return f"at byte {record.at}"
+    return "in the log.end" if isinstance(record, str) else f"at record {record + 1}"
 
 
-def _at(result: AuditResult, record: int | str) -> str:
+def _at(result: AuditResult, record: Place) -> str:
     """Where a log holds a record: its `log.msg` index, or a place named (its end, the
     byte a side record starts at: side records lie where each log took them)."""
-    if isinstance(record, str):
+    if not isinstance(record, int):
         return f"{_name(result)} in {record}"
     return f"{_name(result)} at record {record + 1}"  # (counted from 1 in words, §10.2)
 

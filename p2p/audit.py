@@ -38,7 +38,7 @@ from pathlib import Path
 
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, CertificateRefused, short_id, verify_signature
-from p2p.log import HeaderUnreadable, LogContents, LogError, read_log
+from p2p.log import HeaderUnreadable, LogContents, LogError, NotALog, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Delivered, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
 from p2p.policy import either, either_seats
@@ -114,6 +114,7 @@ class AuditResult:
     first_failure: Failure | None = None
     machine: TableMachine | None = None
     contents: LogContents | None = None
+    not_a_log: bool = False  # the file does not start as every log does: not a fairness log at all
 
     @property
     def ok(self) -> bool:
@@ -155,6 +156,10 @@ def audit(path: Path) -> AuditResult:
         result.first_failure = Failure(None, None, exc.section, _header_damaged(
             f"its first frame, which starts at byte {exc.offset} (or the file is not a fairness log)",
             "it cannot be read as a log.header", exc.reason))
+        return result
+    except NotALog as exc:  # (no log at all: nothing in it is checked, §10.2)
+        result.first_failure = Failure(None, None, exc.section, exc.reason)
+        result.not_a_log = True
         return result
     except LogError as exc:
         result.first_failure = Failure(None, None, exc.section, exc.reason)
@@ -236,8 +241,8 @@ def audit(path: Path) -> AuditResult:
         opened.append(message)
     if broken is None and contents.damaged is not None:
         at, why = contents.damaged
-        broken = Failure(None, None, "§10.1", f"the file was changed or damaged in the frame that starts at byte {at} "
-                                              f"({why}): it and everything after it cannot be checked, only the "
+        broken = Failure(None, None, "§10.1", f"the file was changed or damaged in the frame that starts at byte {at}: "
+                                              f"{why}; it and everything after it cannot be checked, only the "
                                               "records before it")
     if contents.end_signature is not None:  # (the writer's signature over everything before its end)
         result.end_signed = verify_signature(writer.cert.public_key, contents.end_signature[1], contents.end_signature[0])
@@ -542,7 +547,8 @@ def _first(broken: Failure | None, found: Failure) -> Failure:
 def _header_damaged(where: str, what: str, reason: str) -> str:
     """A log's header that cannot be read (§10.1), in plain words, as a damaged record is:
     where in the file, and the check that failed; nothing after it can be checked."""
-    return (f"the file was changed or damaged in the log's header, in {where}: {what} ({reason}); "
+    told = f"{what}: {reason}" if reason.startswith("its ") else f"{what} ({reason})"  # (in words: `read_log`'s)
+    return (f"the file was changed or damaged in the log's header, in {where}: {told}; "
             "without its header nothing in the log can be checked")
 
 

@@ -169,6 +169,15 @@ def _not_a_log(start: bytes) -> bool:
     return differ > len(expected) // 2
 
 
+class Undecodable(LogError):
+    """(Within the reader) The record of the frame at `offset` does not decode (§4.3):
+    `reason` says how; the reader words it from the file's bytes (`_undecodable`)."""
+
+    def __init__(self, offset: int, reason: str) -> None:
+        super().__init__("§4.3", reason)
+        self.offset = offset
+
+
 class HeaderUnreadable(LogError):
     """(`read_log` with `partial`) The log's first frame, its header, cannot be read as
     one: it does not decode, is not canonical, is not a `log.header` or is cut short. The
@@ -309,7 +318,9 @@ def _frames(source: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
     """(offset, payload) of each frame, read one at a time; payload None for a final frame
     cut short (a crash while writing, or a file cut there), zeros where its bytes were
     never written included. A final frame whose length its bytes contradict was damaged,
-    not cut: a `LogError` naming its byte."""
+    not cut: a `LogError` naming its byte; so is a frame longer than a log frame may be,
+    told with where its record ends if it holds a whole one (its length was changed)."""
+    after = 0  # where the next frame starts
     try:
         for offset, payload in read_frames(source, LOG_LIMITS):
             if payload == b"" and _zeros_to_the_end(source):  # (no frame is empty: a length never written)
@@ -322,10 +333,18 @@ def _frames(source: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
             yield offset, payload
             if payload is None:
                 return
+            after = offset + 4 + len(payload)
     except ProtocolError as exc:
         if isinstance(exc, LogError):
             raise
-        raise LogError("§10.1", exc.reason.replace("a frame may hold here", "a log frame may hold")) from None
+        source.seek(after)
+        frame = source.read(4 + LOG_LIMITS.max_frame)
+        end = _record_end(frame[4:])
+        if end is None:
+            raise LogError("§10.1", exc.reason.replace("a frame may hold here", "a log frame may hold")) from None
+        raise LogError("§10.1", f"frame at byte {after}: its length says {int.from_bytes(frame[:4], 'big')} bytes, "
+                                f"more than a log frame may hold, but the record in it ends after {end}, so its "
+                                "length was changed") from None
 
 
 def _zeros_to_the_end(source: BinaryIO) -> bool:
@@ -341,6 +360,22 @@ def _zeros_to_the_end(source: BinaryIO) -> bool:
         source.seek(at)
 
 
+def _record_end(tail: bytes) -> int | None:
+    """Where the record that `tail` starts with ends, if it starts with a whole one:
+    canonical and of a kind a log holds (None: cut inside it, or bytes that are no record)."""
+    unpacker = msgpack.Unpacker(raw=True, strict_map_key=False)
+    unpacker.feed(tail)
+    try:
+        unpacker.skip()
+        end = unpacker.tell()
+        record = tail[:end]
+        decoded = decode_map(record, LOG_LIMITS)
+        SCHEMAS.check(decoded)
+    except Exception:  # noqa: BLE001 (cut inside its record, or bytes that are no record: nothing tells)
+        return None
+    return end if encode(decoded) == record else None
+
+
 def _length_damaged(frame: bytes) -> str | None:
     """Why a final `frame` that the file ends inside was not cut short but damaged (None:
     it may have been cut). A write cut short leaves the start of one frame: its length,
@@ -349,21 +384,23 @@ def _length_damaged(frame: bytes) -> str | None:
     record, canonical and of a kind a log holds, that ends before the length says and
     before any zeros the file ends with, shows that the length was changed."""
     claimed, tail = int.from_bytes(frame[:4], "big"), frame[4:]
-    written = len(tail.rstrip(b"\0"))  # (what follows may never have been written)
-    unpacker = msgpack.Unpacker(raw=True, strict_map_key=False)
-    unpacker.feed(tail[:written])
-    try:
-        unpacker.skip()
-        end = unpacker.tell()
-        record = tail[:end]
-        decoded = decode_map(record, LOG_LIMITS)
-        SCHEMAS.check(decoded)
-        if encode(decoded) != record:
-            return None
-    except Exception:  # noqa: BLE001 (cut inside its record, or bytes that are no record: nothing tells)
+    end = _record_end(tail[:len(tail.rstrip(b"\0"))])  # (what follows may never have been written)
+    if end is None:
         return None
     return (f"its length says {claimed} bytes follow, but only {len(tail)} do, and its record ends after "
             f"{end} of them: the length was changed, it was not cut short")
+
+
+def _undecodable(frame: bytes, reason: str) -> str:
+    """Why a whole `frame` (its length and the file's bytes after it) whose record does
+    not decode cannot be read, in words: a whole record that ends elsewhere than its
+    length says shows that the length was changed; else its bytes are no record, and
+    `reason` (the decoder's) says how."""
+    claimed = int.from_bytes(frame[:4], "big")
+    end = _record_end(frame[4:])
+    if end is not None and end != claimed:
+        return f"its length says {claimed} bytes, but the record in it ends after {end}, so its length was changed"
+    return f"its bytes are not a record ({reason})"
 
 
 def read_log(path: Path, *, partial: bool = False) -> LogContents:
@@ -400,8 +437,12 @@ def _read(source: BinaryIO, partial: bool = False) -> LogContents:
                 break
             contents, game = _take(contents, game, offset, payload)
         except LogError as exc:
+            if isinstance(exc, Undecodable):  # (the file's bytes from its start tell how: reading stops here)
+                source.seek(offset)
+                exc = LogError("§10.1", f"frame at byte {offset}: "
+                                        f"{_undecodable(source.read(4 + LOG_LIMITS.max_frame), exc.reason)}")
             if not partial or isinstance(exc, HeaderUnreadable):
-                raise
+                raise exc from None
             why = re.sub(rf"^frame at byte {offset}:? ", "", exc.reason)
             if contents is None:
                 raise HeaderUnreadable(offset, why) from None
@@ -417,6 +458,9 @@ def _take(contents: LogContents | None, game: bytes, offset: int, payload: bytes
     the game id; raise `LogError` for a frame that is not one a writer writes there."""
     try:
         decoded = decode_map(payload, LOG_LIMITS)
+    except ProtocolError as exc:
+        raise Undecodable(offset, exc.reason) from None
+    try:
         frame = SCHEMAS.check(decoded)
     except ProtocolError as exc:
         raise LogError("§10.1", f"frame at byte {offset}: {exc.reason}") from None

@@ -17,7 +17,7 @@ are counted from 1 in each round."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
 from engine.errors import spell
@@ -43,6 +43,9 @@ def comparison_report(agreement: Agreement) -> Iterator[str]:
 
 
 def _game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
+    if result.not_a_log:  # (no log at all: no violation of one)
+        yield f"{result.path} {NOT_A_LOG}; nothing to check."
+        return
     roster = result.roster
     yield f"Fairness log: {result.path}"
     if roster is None:
@@ -69,6 +72,9 @@ def _comparison_report(agreement: Agreement) -> Iterator[str]:
     yield ""
     yield f"Logs compared ({len(agreement.logs)}):"
     for result in agreement.logs:
+        if result.not_a_log:
+            yield f"  {result.path.name} {NOT_A_LOG}"
+            continue
         writer = result.writer_name or "a writer it does not prove"
         if result.ok:
             state = ("intact, the game finished" if result.left is None
@@ -80,6 +86,10 @@ def _comparison_report(agreement: Agreement) -> Iterator[str]:
     yield agreement.summary()
     yield ""
     yield overall(agreement)
+
+
+NOT_A_LOG = "is not a bandit-lan fairness log (its first bytes are not a log's header)"
+"""A file given to the audit that does not start as every log does (§10.2), after its name."""
 
 
 def overall(agreement: Agreement) -> str:
@@ -96,10 +106,34 @@ def overall(agreement: Agreement) -> str:
             return f"Overall: FAIR: {every} hold every check and tell the same game, which ended early: {first.left.told}."
         won = f" Winner{'s' if len(first.winners) > 1 else ''}: {' and '.join(first.winners)}." if first.winners else ""
         return f"Overall: FAIR: {every} hold every check and tell the same game.{won}"
-    why = [f"{_log_named(r)} fails its own audit" for r in logs if not r.ok]
+    damaged = agreement.damaged
+    if damaged:  # (told apart from the others, which may still agree: §10.3)
+        return _overall_damaged(agreement, damaged)
+    why = [f"{r.path.name} is not a fairness log" if r.not_a_log else f"{_log_named(r)} fails its own audit"
+           for r in logs if not r.ok]
     if agreement.parting is not None:
         why.append("the logs cannot be compared" if agreement.parting.what == TOO_FEW
                    else "the logs do not tell the same game")
+    return f"Overall: NOT VERIFIED: {'; '.join(why)}."
+
+
+def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult]) -> str:
+    """The overall line where a log's copy of a record was changed or damaged (§10.3):
+    that log cannot be verified; what the others hold, and whether they agree."""
+    logs = [r for r in agreement.logs if all(r is not d for d in damaged)]
+    broken = (f"{listed([_log_named(r) for r in damaged])} {'is' if len(damaged) == 1 else 'are'} damaged, and a "
+              "damaged log cannot be verified")
+    rest = agreement.rest
+    agree = rest is not agreement and rest.ok  # (two or more others, and they agree)
+    if all(r.ok for r in logs) and (agree or len(logs) == 1):
+        held = (f"the {len(logs)} undamaged logs hold every check and tell the same game" if agree
+                else f"{_log_named(logs[0])} holds every check")
+        return f"Overall: NOT VERIFIED: {held}, but {broken}."
+    why = [broken] + [f"{r.path.name} is not a fairness log" if r.not_a_log else f"{_log_named(r)} fails its own audit"
+                      for r in logs if not r.ok]
+    if rest is not agreement and rest.parting is not None:
+        why.append(f"the other {len(logs)} logs cannot be compared" if rest.parting.what == TOO_FEW
+                   else f"the other {len(logs)} logs do not tell the same game")
     return f"Overall: NOT VERIFIED: {'; '.join(why)}."
 
 

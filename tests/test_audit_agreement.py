@@ -393,9 +393,12 @@ def test_s10_1_a_log_end_s_leave_that_an_honest_peer_never_writes_fails(
 def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """A byte changed in one log's copy of a record: beside the others' the comparison says
-    whose copy differs and that it is the damaged one (its own verdict names it), not
-    "Bo's log holds Cy's message 11, Ann's log Cy's message 11 … its peer broke the order"."""
+    that log is damaged and what of its copy differs (its own verdict names it), then how
+    the others compare, not "Bo's log holds Cy's message 11, Ann's log Cy's message 11 …
+    its peer broke the order", nor that the logs do not tell the same game when the
+    others do; the Overall line says so, and that a damaged log cannot be verified."""
     from p2p.log import read_log
+    from p2p.report import comparison_report
 
     _, logs = table
     contents = read_log(logs[1])
@@ -406,7 +409,7 @@ def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
             f"message {inner['seq']} ({inner['type']})"  # type: ignore[union-attr]
     data = logs[1].read_bytes()
     for part, at in [("its signature", data.index(sig, contents.message_at[index]) + 10),
-                     ("its bytes", data.index(body, contents.message_at[index]) + body.index(inner["prev"]) + 3)]:
+                     ("its body", data.index(body, contents.message_at[index]) + body.index(inner["prev"]) + 3)]:
         changed = bytearray(data)
         changed[at] ^= 1
         damaged = tmp_path / "flip.bandit-log"
@@ -415,12 +418,54 @@ def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
         assert bo.first_failure is not None and bo.first_failure.record == index
         agreement = compare([bo, audit(logs[0]), audit(logs[2])])  # (the damaged log first, as long as the others)
         parting = agreement.parting
-        assert parting is not None and parting.seat is None and parting.record == index
-        said = (f"Bo's copy of {about}" if part == "its signature" else f"Bo's copy of {about.split(' (')[0]}")
-        assert said in parting.what, parting.what
-        assert "it does not verify, so it was changed or damaged in Bo's log (flip.bandit-log), as that log's own " \
-               "verdict says" in parting.what, parting.what
-        assert "broke the order" not in parting.what and "Ann's" in parting.what
+        assert parting is not None and parting.seat is None and parting.record == index and parting.damaged is bo
+        if part == "its signature":
+            assert parting.what == (f"Bo's log (flip.bandit-log) is damaged (see its verdict): its copy of record "
+                                    f"{index + 1}, {about}, differs from the other logs' (its signature was changed)")
+        else:  # (its body no longer says which message it is: the one its sender signed does)
+            assert parting.what.startswith("Bo's log (flip.bandit-log) is damaged (see its verdict): its "), parting.what
+            assert about in parting.what and "differs from the other logs'" in parting.what, parting.what
+        assert not agreement.ok and not agreement.verified and agreement.damaged == (bo,)
+        summary = agreement.summary()
+        assert summary.startswith(parting.what + ". The other 2 logs tell the same game: "), summary
+        assert "do not tell the same game" not in summary and "(its bytes)" not in summary
+        assert list(comparison_report(agreement))[-1] == (
+            "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, but Bo's log "
+            "(flip.bandit-log) is damaged, and a damaged log cannot be verified.")
+        two = compare([audit(logs[0]), bo])
+        assert list(comparison_report(two))[-1] == (
+            f"Overall: NOT VERIFIED: Ann's log ({logs[0].name}) holds every check, but Bo's log (flip.bandit-log) is "
+            "damaged, and a damaged log cannot be verified.")
+        assert "differs from Ann's (" in two.summary(), two.summary()
+
+
+def test_s10_3_a_side_record_damaged_in_one_log_names_its_byte_in_each_log_once(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """A side record's body changed in Bo's log: the comparison names the byte it starts
+    at in Bo's log and in Ann's, once where both logs hold it at the same byte."""
+    from p2p.agreement import Side, _unsigned_copy
+    from p2p.log import read_log
+
+    _, logs = table
+    contents = read_log(logs[1])
+    body, sig = contents.sides[3]
+    at = contents.side_at[3]
+    data = bytearray(logs[1].read_bytes())
+    data[data.index(body, at) + len(body) // 2] ^= 1
+    damaged = tmp_path / "flip.bandit-log"
+    damaged.write_bytes(bytes(data))
+    bo, ann, cy = audit(damaged), audit(logs[0]), audit(logs[2])
+    parting = compare([ann, bo, cy]).parting
+    inner = decode_map(body)
+    message = f"{bo.names[bo.roster.members.index(bo.member(inner['from']))]}'s side message {inner['sseq']}"  # type: ignore[union-attr]
+    ann_at = ann.contents.side_at[[b for b, _ in ann.contents.sides].index(body)]  # type: ignore[union-attr]
+    assert parting is not None and parting.damaged is bo
+    assert parting.what == (f"Bo's log (flip.bandit-log) is damaged (see its verdict): its copy of {message} differs "
+                            f"from the other logs' (its body was changed; it starts at byte {at} in Bo's log and at "
+                            f"byte {ann_at} in Ann's)"), parting.what
+    bad = bo.contents.sides[3]  # type: ignore[union-attr]
+    same = _unsigned_copy([ann, bo, cy], message, False, (ann, Side(at), body, sig), (bo, Side(at), *bad))
+    assert same.what.endswith(f"(its body was changed; it starts at byte {at} in Bo's log and in Ann's)"), same.what
 
 
 def test_s10_3_logs_that_name_different_seats_absent_say_so_in_the_overall_verdict(

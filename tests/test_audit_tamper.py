@@ -223,7 +223,7 @@ def test_s10_1_a_damaged_length_is_told_as_damage_and_a_cut_record_as_a_cut(game
     failure = result.first_failure
     assert failure is not None and failure.record is None and failure.seat is None and result.records == 60
     assert failure.what.startswith(
-        f"the file was changed or damaged in the frame that starts at byte {at} (its length says {claimed} bytes "
+        f"the file was changed or damaged in the frame that starts at byte {at}: its length says {claimed} bytes "
         f"follow, but only {len(data) - at - 4} do, and its record ends after "), failure.what
     assert "the length was changed, it was not cut short" in failure.what and "stopped" not in failure.what
     with pytest.raises(LogError, match=f"frame at byte {at}: its length says"):
@@ -234,6 +234,38 @@ def test_s10_1_a_damaged_length_is_told_as_damage_and_a_cut_record_as_a_cut(game
         f"the log's last record, from byte {at} on, was cut short: its peer stopped while writing it, or the file was "
         "cut there")
     assert read_log(cut).torn
+
+
+def test_s10_1_a_length_changed_in_a_low_bit_is_told_as_a_changed_length(game_log: Path, tmp_path: Path) -> None:
+    """A low bit changed in the length of a frame in the middle of a log: the frame holds
+    a whole record that ends elsewhere than its length says, so its length was changed;
+    it was told as "not valid msgpack: Unpack failed: incomplete input", which says
+    neither. A frame whose bytes are no record says so, its decoder's reason in brackets."""
+    contents = read_log(game_log)
+    at = contents.message_at[60]
+    data = game_log.read_bytes()
+    size = int.from_bytes(data[at:at + 4], "big")
+    for bit in (1, 2, 0x80 << 24):  # (one byte fewer or more, or more than a log frame may hold)
+        changed = bytearray(data)
+        changed[at:at + 4] = (size ^ bit).to_bytes(4, "big")
+        path = tmp_path / "length.bandit-log"
+        path.write_bytes(bytes(changed))
+        said = f"its length says {size ^ bit} bytes, " + ("more than a log frame may hold, " if bit > 2 else "")
+        failure = audit(path).first_failure
+        assert failure is not None and failure.what == (
+            f"the file was changed or damaged in the frame that starts at byte {at}: {said}but the record in it ends "
+            f"after {size}, so its length was changed; it and everything after it cannot be checked, only the records "
+            "before it"), failure.what
+        with pytest.raises(LogError, match=f"^§10.1: frame at byte {at}: {said}but the record in it ends after {size}"):
+            read_log(path)
+    changed = bytearray(data)
+    changed[at + 4] = 0xC1  # (a byte msgpack never uses, where the record's map begins)
+    path.write_bytes(bytes(changed))
+    failure = audit(path).first_failure
+    assert failure is not None and failure.what.startswith(
+        f"the file was changed or damaged in the frame that starts at byte {at}: its bytes are not a record (not valid "
+        "msgpack: "), failure.what
+    assert failure.what.count("(") == 1 and "))" not in failure.what, failure.what
 
 
 def test_s10_1_a_record_cut_by_a_power_loss_is_a_cut_not_damage(game_log: Path, tmp_path: Path) -> None:
@@ -290,6 +322,31 @@ def test_s10_1_a_file_that_is_not_a_log_is_named_so(tmp_path: Path) -> None:
             read_log(path)
 
 
+def test_s10_2_a_file_that_is_not_a_log_is_reported_as_none_not_as_a_violation(
+        game_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`audit README.md` said "First violation: the log: §10.1: this is not a bandit-lan
+    fairness log", and beside a log "README.md, written by a writer it does not prove: 0
+    messages checked": the report says it is not a log, and that nothing was checked;
+    the exit status and the JSON verdict still say NOT VERIFIED."""
+    import json
+
+    from cli.main import main
+
+    readme = tmp_path / "README.md"
+    readme.write_text("# bandit-lan\n\nA serverless card game for a LAN.\n" * 10)
+    assert main(["audit", str(readme)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{readme} is not a bandit-lan fairness log (its first bytes are not a log's header); nothing to check."]
+    assert main(["audit", "--json", str(readme)]) == 1
+    said = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert said["ok"] is False and "not a bandit-lan fairness log" in said["first_violation"]["what"]
+    assert main(["audit", "--brief", str(game_log), str(readme)]) == 1
+    told = capsys.readouterr().out.splitlines()
+    assert "  README.md is not a bandit-lan fairness log (its first bytes are not a log's header)" in told, told
+    assert not any("written by a writer it does not prove" in line or "violation" in line for line in told), told
+    assert told[-1] == "Overall: NOT VERIFIED: README.md is not a fairness log; the logs cannot be compared.", told[-1]
+
+
 def test_audit_forged_roster_fails(game_log: Path, tmp_path: Path) -> None:
     def change(messages):  # type: ignore[no-untyped-def]
         return messages
@@ -335,8 +392,9 @@ def test_s10_2_a_damaged_header_is_told_as_damage_with_its_byte(game_log: Path, 
         result = audit(flipped(game_log, tmp_path, byte))
         failure = result.first_failure
         assert failure is not None and failure.record is None and failure.seat is None, failure
+        said = ": its bytes are not a record (" if kind == "a log.header" else " ("  # (its frame: said as any frame's)
         assert failure.what.startswith(f"the file was changed or damaged in the log's header, in {part}: it cannot be "
-                                       f"read as {kind} ("), failure.what
+                                       f"read as {kind}{said}"), failure.what
         assert failure.what.endswith("); without its header nothing in the log can be checked"), failure.what
         assert list(game_report(result))[-1].startswith("Verdict: NOT VERIFIED. First violation: the log: §")
 
@@ -483,9 +541,9 @@ def test_s10_1_a_frame_that_cannot_be_read_is_named_and_what_comes_before_it_is_
     result = audit(damaged)
     failure = result.first_failure
     assert failure is not None and failure.record is None and failure.seat is None and failure.section == "§10.1"
-    assert failure.what.startswith(f"the file was changed or damaged in the frame that starts at byte {at} ("), failure.what
-    assert failure.what.endswith("): it and everything after it cannot be checked, only the records before it")
-    assert f"byte {at}" not in failure.what.split("(", 1)[1], failure.what  # (its place said once)
+    assert failure.what == (f"the file was changed or damaged in the frame that starts at byte {at}: its bytes are "
+                            "not a record (str is not valid UTF-8); it and everything after it cannot be checked, only "
+                            "the records before it"), failure.what
     assert result.records == 60
     assert "Round 1" in list(game_report(result))
 

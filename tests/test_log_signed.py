@@ -131,8 +131,8 @@ def test_s10_1_a_frame_encoded_again_with_the_same_values_fails(
     assert str(info.value).startswith(f"§10.1: frame at byte {offset}: not in its canonical encoding (§4.3)")
     failure = audit(edited).first_failure
     assert failure is not None and failure.section == "§10.1", failure
-    told = (f"the file was changed or damaged in the frame that starts at byte {offset} (not in its canonical "
-            "encoding (§4.3), so not as its writer wrote it): it and everything" if which == "end" else
+    told = (f"the file was changed or damaged in the frame that starts at byte {offset}: not in its canonical "
+            "encoding (§4.3), so not as its writer wrote it; it and everything" if which == "end" else
             "the file was changed or damaged in the log's header, in its first frame, which starts at byte 0 (or the "
             "file is not a fairness log): it cannot be read as a log.header (not in its canonical encoding (§4.3)")
     assert failure.what.startswith(told), failure.what
@@ -268,9 +268,16 @@ def test_s10_3_the_report_ends_with_one_overall_verdict_that_the_exit_status_fol
     changed = write_frames(tmp_path / "changed.bandit-log", frames)
     assert main(["audit", str(logs[0]), str(changed)]) == 1
     told = capsys.readouterr().out.splitlines()
-    assert told[-1] == ("Overall: NOT VERIFIED: Bo's log (changed.bandit-log) fails its own audit; the logs do not "
-                        "tell the same game."), told[-1]
+    assert told[-1] == ("Overall: NOT VERIFIED: Ann's log (seat0.bandit-log) holds every check, but Bo's log "
+                        "(changed.bandit-log) is damaged, and a damaged log cannot be verified."), told[-1]
     assert any(line.startswith("Verdict: FAIR") for line in told)  # (Ann's own, told first)
+    frames = frames_of(logs[1])
+    one, other = [i for i, frame in enumerate(frames) if frame["type"] == "log.msg"][40:42]
+    frames[one], frames[other] = frames[other], frames[one]  # (two signed records in another order: not damage)
+    assert main(["audit", str(logs[0]), str(write_frames(tmp_path / "swapped.bandit-log", frames))]) == 1
+    told = capsys.readouterr().out.splitlines()
+    assert told[-1] == ("Overall: NOT VERIFIED: Bo's log (swapped.bandit-log) fails its own audit; the logs do not "
+                        "tell the same game."), told[-1]
     short = write_frames(tmp_path / "short.bandit-log", frames_of(logs[1])[:40])  # (agrees, but was never closed)
     assert main(["audit", str(logs[0]), str(short)]) == 1
     told = capsys.readouterr().out.splitlines()
