@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable
@@ -31,6 +32,17 @@ REFUSAL_HINTS = {
     "unreachable": "a player at the table and this machine could not connect to each other (a firewall?), "
                    "so the later of the two to join left",
 }
+"""What a player reads of each refusal (§6.4), before the host's own words if it sent any."""
+
+REFUSAL_ADVICE = {
+    "name-taken": "pick another name with --name",
+    "bad-name": "pick another name with --name",
+}
+"""What a player is told to do after the host's words, for the refusals whose words say
+what is wrong themselves (which seated player the name reads as, which rule it breaks)."""
+
+_SECTION = re.compile(r" \(§\d+(?:\.\d+)*\)$")
+"""The section a host's words end with: for the logs, not the player's line."""
 
 
 def add_identity_options(parser: argparse.ArgumentParser,
@@ -158,9 +170,12 @@ def explain(error: BaseException, by_address: bool = False) -> str:
         return unreachable_words(error.failures, by_address)
     if isinstance(error, JoinRefused):
         hint = REFUSAL_HINTS.get(error.code, error.code)
-        if error.code == "duplicate" or not error.detail:  # (the host's words would say the hint again)
+        detail = _SECTION.sub("", error.detail)
+        if error.code == "duplicate" or not detail:  # (the host's words would say the hint again)
             return f"the host refused: {hint}"
-        return f"the host refused: {hint} ({error.detail})"
+        if (advice := REFUSAL_ADVICE.get(error.code)) is not None:
+            return f"the host refused: {detail}; {advice}"
+        return f"the host refused: {hint} ({detail})"
     if isinstance(error, TableClosed):
         return error.reason
     if isinstance(error, FingerprintMismatch):

@@ -243,7 +243,7 @@ def _check_name(name: str, what: str, max_len: int) -> None:
 def name_taken(name: str, seated: Member) -> str:
     """Why a joiner called `name` is refused beside the `seated` player named alike (§6.4)."""
     if name == seated.name:
-        return f"{seated.name!r} is already seated (seat {seated.seat + 1}): pick another name (§6.4)"
+        return f"{seated.name!r} is already seated (seat {seated.seat + 1}) (§6.4)"
     theirs, its = scripts(seated.name), scripts(name)
     written = f" (in {' and '.join(s.title() for s in its)} letters)" if its != theirs and its else ""
     return (f"{seated.name!r} is already seated (seat {seated.seat + 1}) and {name!r}{written} reads the same: "

@@ -1103,7 +1103,7 @@ def test_s10_1_a_file_of_this_seat_that_cannot_be_written_is_no_network_error() 
 
 
 @pytest.mark.parametrize("name,words", [
-    ("alice", "'alice' is already seated (seat 1): pick another name (§6.4)"),
+    ("alice", "'alice' is already seated (seat 1) (§6.4)"),
     ("Alice ", "'alice' is already seated (seat 1) and 'Alice ' reads the same"),
     ("\u0430lice", "'alice' is already seated (seat 1) and '\u0430lice' (in Latin and Cyrillic letters) reads the same"),
     ("\u0430\u04cf\u0456\u0441\u0435", "'alice' is already seated (seat 1) and '\u0430\u04cf\u0456\u0441\u0435' "
@@ -1117,6 +1117,28 @@ def test_s6_4_a_name_alike_a_seated_one_is_refused_naming_the_seated_player(tmp_
     reply, actions = host.on_hello({**h, "name": name}, n, "x")
     assert reply["reason"] == "name-taken" and actions == []
     assert reply["detail"].startswith(words), reply["detail"]
+
+
+def test_s6_4_a_player_refused_for_a_name_reads_the_reason_once_without_its_section(tmp_path: Path) -> None:
+    """The refusal of a name taken was said twice, the generic hint and then the host's
+    words ("a player with that name … is seated; pick another with --name ('alice' is
+    already seated (seat 1): pick another name (§6.4))"): the player reads the host's
+    words once, and what to do; the section stays in the words sent (the logs')."""
+    from cli.lobby_common import explain
+
+    ids, host = setup(tmp_path)
+    _, h, n = hello_for(host, ids[1], "bob", N[1])
+    for name, words in (("alice", "'alice' is already seated (seat 1)"),
+                        ("Alice ", "'alice' is already seated (seat 1) and 'Alice ' reads the same: names must "
+                                   "differ by more than case, spacing or lookalike letters"),
+                        ("   ", "the name '   ' is not written plainly (no white space at its ends or two in a row, "
+                                "Unicode NFC)")):
+        reply, _ = host.on_hello({**h, "name": name}, n, "x")
+        assert reply["detail"].endswith(" (§6.4)"), reply
+        assert explain(JoinRefused(reply["reason"], reply["detail"])) == (
+            f"the host refused: {words}; pick another name with --name")
+    assert explain(JoinRefused("name-taken", "")) == (
+        "the host refused: a player with that name, or one that reads the same, is seated; pick another with --name")
 
 
 @pytest.mark.parametrize("name,words", [
@@ -1133,7 +1155,7 @@ def test_s6_4_the_host_refuses_a_name_nobody_can_tell_apart(tmp_path: Path, name
     reply, actions = host.on_hello({**h, "name": name}, n, "x")
     assert (reply["reason"], actions) == ("bad-name", []) and reply["detail"].startswith(words), reply["detail"]
     refused = JoinRefused(reply["reason"], reply["detail"])
-    assert explain(refused).startswith("the host refused: that name cannot be used at a table; pick another with --name")
+    assert explain(refused) == f"the host refused: {reply['detail'].removesuffix(' (§6.4)')}; pick another name with --name"
     assert host.on_hello({**h, "name": "Bob"}, n, "x")[0]["type"] == "lobby.welcome"
 
 
