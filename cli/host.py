@@ -20,7 +20,7 @@ from cli.argtypes import (
 )
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
-    LOBBY_CHECK, SIGNING_NOW, lobby_schemas, player_name, print_result, roster_progress, say, then_shown,
+    JoinHint, LOBBY_CHECK, SIGNING_NOW, lobby_schemas, player_name, print_result, roster_progress, say, then_shown,
 )
 from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
@@ -109,10 +109,9 @@ def run(args: argparse.Namespace) -> int:
             async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port) as mesh:
                 addresses = advertised_addresses(args.bind, args.interfaces)
                 where = addresses[0] if addresses else args.bind
-                by_peer = f"bandit-lan join --peer {where}:{mesh.port}"  # (by name only if it is advertised)
-                hint = by_peer if args.no_discovery else f"bandit-lan join {shlex.quote(table)}   or   {by_peer}"
                 ad = TableAd(table, name, args.seats, args.seats - 1, PROTOCOL_VERSION, identity.peer_id,
                              mesh.port, addresses, code=bool(args.code))
+                hint = join_hint(ad, where, by_name=not args.no_discovery)  # (by name only if it is advertised)
                 async with bot_seats(bot_names(args.bots, name), _bot_table(args, where, mesh.port, identity)) as bots:
                     return await _lobby_and_game(mesh, ad, hint, where, bots)
         except (ProtocolError, OSError) as exc:
@@ -129,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             from cli.tui import host_lobby_screen, open_terminal
 
             async with open_terminal() as terminal:
-                notes, heard = trio.open_memory_channel[str](math.inf)  # (few: one per namesake, or a failure)
+                notes, heard = trio.open_memory_channel[str | JoinHint](math.inf)  # (few: namesakes, a failure)
                 async with _advertising(ad, args, where, notes.send_nowait) as advert:
                     result = await host_lobby_screen(
                         terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
@@ -158,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
                 say(SIGNING_NOW)
 
         async with _enters(lambda: seated[0]) as keys:  # (the lobby's, then the game's)
-            async with _advertising(ad, args, where, say) as advert:
+            async with _advertising(ad, args, where, partial(said_in_lines, args)) as advert:
 
                 def on_roster(change: RosterChanged) -> None:
                     seated[0] = len(change.roster.members)
@@ -188,12 +187,24 @@ def seat_log_unwritable(args: argparse.Namespace) -> bool:
     return not args.lobby_only and log_unwritable(args.state_dir, args.log, args.log_dir)
 
 
+def join_hint(ad: TableAd, where: str, *, by_name: bool = True, namesake: bool = False) -> str:
+    """The commands others join `ad` with: by its address, and by its name if it is
+    advertised (`by_name`); with the host's fingerprint while another table on the LAN
+    has that name (`namesake`), as joining by the name alone then fails."""
+    by_peer = f"bandit-lan join --peer {where}:{ad.port}"
+    if not by_name:
+        return by_peer
+    fingerprint = f" --fingerprint {short_id(ad.fingerprint)}" if namesake else ""
+    return f"bandit-lan join {shlex.quote(ad.table)}{fingerprint}   or   {by_peer}"
+
+
 @asynccontextmanager
 async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
-                       tell: Callable[[str], None]) -> AsyncIterator[Callable[[int], None]]:
+                       tell: Callable[[str | JoinHint], None]) -> AsyncIterator[Callable[[int], None]]:
     """Advertise the table by mDNS (unless --no-discovery) while the lobby runs; yields
     a function that updates the free seats shown to others. If mDNS cannot run here the
-    table goes on unadvertised (§5.3), and `tell` says so."""
+    table goes on unadvertised (§5.3), and `tell` says so; `tell` is also given a
+    `JoinHint` whenever another table of this name appears or the last of them goes."""
     if args.no_discovery:
         yield lambda free: None
         return
@@ -206,23 +217,42 @@ async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
 
         async def tell_namesakes() -> None:
             """Whenever another table of this name appears while the lobby runs, say so
-            (once for each host of one: its record changes as its seats fill)."""
+            (once for each host of one while it is there: its record changes as its seats
+            fill), and the join command with this host's fingerprint; once the last of
+            them has gone, take that back."""
             await advert.published.wait()
-            told: set[bytes] = set()
+            namesakes: set[bytes] = set()  # (their hosts' fingerprints)
 
             def heard(other: TableAd) -> None:
-                if other.table == ad.table and other.fingerprint not in told | {ad.fingerprint}:
-                    told.add(other.fingerprint)
-                    tell(namesake_warning(ad, [other]))
+                if other.table == ad.table and other.fingerprint not in namesakes | {ad.fingerprint}:
+                    namesakes.add(other.fingerprint)
+                    tell(JoinHint(join_hint(ad, where, namesake=True), namesake_warning(ad, [other]), warning=True))
+
+            def gone(other: TableAd) -> None:
+                if other.table == ad.table and other.fingerprint in namesakes:
+                    namesakes.discard(other.fingerprint)
+                    if not namesakes:
+                        tell(JoinHint(join_hint(ad, where), namesake_gone(ad), warning=False))
 
             with suppress(OSError):  # (a LAN that cannot be browsed: nothing to warn of)
-                await watch(heard, interfaces=args.interfaces)
+                await watch(heard, gone, interfaces=args.interfaces)
 
         nursery.start_soon(tell_failure)
         nursery.start_soon(tell_namesakes)
         yield lambda free: advert.update(free=free)
         advert.withdraw()
         nursery.cancel_scope.cancel()
+
+
+def said_in_lines(args: argparse.Namespace, news: str | JoinHint) -> None:
+    """What the line-mode host prints of `_advertising`'s news: the news, then the join
+    command a `JoinHint` calls for (as the host's first lines, not with --quiet or --json)."""
+    if isinstance(news, str):
+        say(news)
+        return
+    say(news.news)
+    if not (args.quiet or args.json):
+        say(f"Others join with: {news.command}")
 
 
 def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:
@@ -233,6 +263,11 @@ def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:
     return (f"Another table on this LAN is also called {ad.table!r} (hosted by {hosts}): joining by that name "
             f"alone now fails, so give your players your fingerprint: bandit-lan join {shlex.quote(ad.table)} "
             f"--fingerprint {short} (or host under another name).")
+
+
+def namesake_gone(ad: TableAd) -> str:
+    """What a host reads once no other table on the LAN has its table's name any more."""
+    return f"The other table called {ad.table!r} is gone: `bandit-lan join {shlex.quote(ad.table)}` works again."
 
 
 def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> BotTable:  # type: ignore[no-untyped-def]

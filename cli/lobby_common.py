@@ -9,6 +9,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -240,6 +241,17 @@ def roster_progress(me: bytes) -> Callable[[RosterChanged], None]:
             say(line)
 
     return show
+
+
+@dataclass(frozen=True)
+class JoinHint:
+    """How others join a host's table now (`command`), and the news of why it changed:
+    a `warning` while another table on the LAN has its name (joining by that name alone
+    fails), else the line that takes that warning back."""
+
+    command: str
+    news: str
+    warning: bool
 
 
 SIGNING_NOW = "Starting: every player signs the seating…"

@@ -39,7 +39,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Future
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -336,9 +336,11 @@ async def advertise(ad: TableAd, *, interfaces: Sequence[str] | None = None) -> 
 
 
 def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: str | None, stop: threading.Event,
-                     heard: Callable[[TableAd], None] | None = None) -> list[TableAd]:
+                     heard: Callable[[TableAd], None] | None = None,
+                     gone: Callable[[TableAd], None] | None = None) -> list[TableAd]:
     """Browse until `timeout` (or `stop`); `heard` is told each table as it resolves,
-    when it is first seen and again whenever its record changes."""
+    when it is first seen and again whenever its record changes, and `gone` each table
+    heard whose advertisement went away (its host's goodbye, or its records' end)."""
     zc = _zeroconf(interfaces)
     events: queue.Queue[tuple[str, ServiceStateChange | TableAd | None]] = queue.Queue()
 
@@ -349,6 +351,7 @@ def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: st
     found: dict[str, TableAd] = {}
     waiting: deque[str] = deque()  # names seen, to be resolved
     resolving: set[str] = set()
+    removed: set[str] = set()  # names removed while they resolved: what comes of that is stale
     deadline = time.monotonic() + timeout
     try:
         while not stop.is_set():
@@ -364,13 +367,21 @@ def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: st
             except queue.Empty:
                 continue
             if news is ServiceStateChange.Removed:
-                found.pop(name, None)
+                with suppress(ValueError):
+                    waiting.remove(name)
+                if name in resolving:
+                    removed.add(name)
+                if (ad := found.pop(name, None)) is not None and gone is not None:
+                    gone(ad)
             elif isinstance(news, ServiceStateChange):  # (added or updated: resolve it again)
+                removed.discard(name)
                 if name not in resolving and name not in waiting:
                     waiting.append(name)
             else:
                 resolving.discard(name)
-                if news is not None:
+                if name in removed:
+                    removed.discard(name)
+                elif news is not None:
                     found[name] = news
                     if heard is not None:
                         heard(news)
@@ -423,15 +434,21 @@ async def browse(timeout: float, *, interfaces: Sequence[str] | None = None, tab
         stop.set()
 
 
-async def watch(heard: Callable[[TableAd], None], *, interfaces: Sequence[str] | None = None) -> None:
+async def watch(heard: Callable[[TableAd], None], gone: Callable[[TableAd], None] = lambda ad: None, *,
+                interfaces: Sequence[str] | None = None) -> None:
     """Browse until cancelled, calling `heard` (in trio's thread) with each table as it
-    is found and again whenever its record changes. What `heard` raises ends the watch."""
+    is found and again whenever its record changes, and `gone` with each table found
+    whose advertisement went away. What either raises ends the watch."""
     stop = threading.Event()
 
-    def tell(ad: TableAd) -> None:  # (in the browsing thread)
-        trio.from_thread.run_sync(lambda: None if stop.is_set() else heard(ad))
+    def tell(told: Callable[[TableAd], None]) -> Callable[[TableAd], None]:
+        def in_trio(ad: TableAd) -> None:  # (called in the browsing thread)
+            trio.from_thread.run_sync(lambda: None if stop.is_set() else told(ad))
+
+        return in_trio
 
     try:
-        await trio.to_thread.run_sync(_browse_blocking, math.inf, interfaces, None, stop, tell, abandon_on_cancel=True)
+        await trio.to_thread.run_sync(_browse_blocking, math.inf, interfaces, None, stop, tell(heard), tell(gone),
+                                      abandon_on_cancel=True)
     finally:
         stop.set()

@@ -12,7 +12,8 @@ import pytest
 import trio
 
 from cli.host import _advertising
-from p2p.discovery import SERVICE_TYPE, DiscoveryUnavailable, TableAd, advertise, browse
+from cli.lobby_common import JoinHint
+from p2p.discovery import SERVICE_TYPE, Advertisement, DiscoveryUnavailable, TableAd, advertise, browse
 from p2p.roster import PROTOCOL_VERSION
 
 LO = ["127.0.0.1"]
@@ -304,17 +305,19 @@ async def test_s5_3_a_host_whose_table_name_is_taken_on_the_lan_is_told_to_give_
 
     theirs = replace(_ad("Twin", port=40011), host="bob")
     mine = replace(_ad("Twin", port=40012), host="cy", fingerprint=bytes(range(1, 33)))
-    told: list[str] = []
+    told: list[str | JoinHint] = []
     warned = trio.Event()
     args = argparse.Namespace(no_discovery=False, interfaces=LO)
     with trio.fail_after(30):
         async with advertise(theirs, interfaces=LO) as other:
             await other.published.wait()
-            async with _advertising(mine, args, "127.0.0.1", lambda text: (told.append(text), warned.set())):
+            async with _advertising(mine, args, "127.0.0.1", lambda news: (told.append(news), warned.set())):
                 await warned.wait()
-    assert told == [f"Another table on this LAN is also called 'Twin' (hosted by bob): joining by that name alone "
-                    f"now fails, so give your players your fingerprint: bandit-lan join Twin --fingerprint "
-                    f"{short_id(mine.fingerprint)} (or host under another name)."], told
+    assert told == [JoinHint(
+        f"bandit-lan join Twin --fingerprint {short_id(mine.fingerprint)}   or   bandit-lan join --peer 127.0.0.1:40012",
+        f"Another table on this LAN is also called 'Twin' (hosted by bob): joining by that name alone "
+        f"now fails, so give your players your fingerprint: bandit-lan join Twin --fingerprint "
+        f"{short_id(mine.fingerprint)} (or host under another name).", warning=True)], told
 
 
 async def test_s5_3_a_host_is_told_of_each_namesake_that_appears_while_it_waits_for_players() -> None:
@@ -327,7 +330,7 @@ async def test_s5_3_a_host_is_told_of_each_namesake_that_appears_while_it_waits_
     bob = replace(_ad("Triplet", port=40022), host="bob")
     dan = replace(_ad("Triplet", port=40023), host="dan", fingerprint=bytes(range(2, 34)))
     eve = replace(_ad("Triplet", port=40024), host="eve", fingerprint=bytes(range(3, 35)))
-    told, heard = trio.open_memory_channel[str](math.inf)
+    told, heard = trio.open_memory_channel[str | JoinHint](math.inf)
     args = argparse.Namespace(no_discovery=False, interfaces=LO)
 
     async def seen(ad: TableAd, free: int | None = None) -> None:
@@ -336,16 +339,70 @@ async def test_s5_3_a_host_is_told_of_each_namesake_that_appears_while_it_waits_
                    if t.fingerprint == ad.fingerprint and free in (None, t.free)]:
             pass
 
+    closed = trio.Event()
+
+    async def hosted(ad: TableAd, *, task_status: trio.TaskStatus[Advertisement]) -> None:
+        """`ad` advertised until `closed`: bob's and dan's tables outlast the lobby."""
+        async with advertise(ad, interfaces=LO) as advert:
+            task_status.started(advert)
+            await closed.wait()
+
     with trio.fail_after(40):
-        async with _advertising(mine, args, "127.0.0.1", told.send_nowait):
-            await seen(mine)  # (this host's table is up, and its first look over)
-            async with advertise(bob, interfaces=LO) as theirs:
-                assert "also called 'Triplet' (hosted by bob)" in await heard.receive()
+        async with trio.open_nursery() as others:
+            async with _advertising(mine, args, "127.0.0.1", told.send_nowait):
+                await seen(mine)  # (this host's table is up, and its first look over)
+                theirs = await others.start(hosted, bob)
+                assert "also called 'Triplet' (hosted by bob)" in (await heard.receive()).news
                 theirs.update(free=1)
                 await seen(bob, free=1)
-                async with advertise(dan, interfaces=LO):
-                    assert "also called 'Triplet' (hosted by dan)" in await heard.receive()
-        async with advertise(eve, interfaces=LO):  # (the lobby is over: nobody to tell)
-            await seen(eve)
+                await others.start(hosted, dan)
+                assert "also called 'Triplet' (hosted by dan)" in (await heard.receive()).news
+            async with advertise(eve, interfaces=LO):  # (the lobby is over: nobody to tell)
+                await seen(eve)
+            closed.set()
     with pytest.raises(trio.WouldBlock):
         heard.receive_nowait()
+
+
+async def test_s5_3_a_host_is_told_when_the_last_namesake_has_gone_and_its_name_works_again(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Once the other host of "Pair" closed its table, its namesake's lobby still warned
+    that joining by the name fails, and still showed the plain `join Pair`: the warning
+    shows the command with the fingerprint, and is taken back when the last other table
+    of the name is gone (not while one is left); one that comes back is told again. The
+    line-mode host prints each, then the join command."""
+    import math
+
+    from cli.host import said_in_lines
+    from p2p.identity import short_id
+
+    mine = replace(_ad("Pair", port=40031), host="cy", fingerprint=bytes(range(1, 33)))
+    bob = replace(_ad("Pair", port=40032), host="bob")
+    dan = replace(_ad("Pair", port=40033), host="dan", fingerprint=bytes(range(2, 34)))
+    told, heard = trio.open_memory_channel[str | JoinHint](math.inf)
+    args = argparse.Namespace(no_discovery=False, interfaces=LO)
+    by_name = f"bandit-lan join Pair --fingerprint {short_id(mine.fingerprint)}   or   bandit-lan join --peer 127.0.0.1:40031"
+    gone = JoinHint("bandit-lan join Pair   or   bandit-lan join --peer 127.0.0.1:40031",
+                    "The other table called 'Pair' is gone: `bandit-lan join Pair` works again.", warning=False)
+
+    async def warned(host: str) -> None:
+        news = await heard.receive()
+        assert isinstance(news, JoinHint) and news.warning and f"(hosted by {host})" in news.news, news
+        assert news.command == by_name, news
+
+    def tell(news: str | JoinHint) -> None:
+        told.send_nowait(news)
+        said_in_lines(argparse.Namespace(quiet=False, json=False), news)
+
+    with trio.fail_after(40):
+        async with _advertising(mine, args, "127.0.0.1", tell):
+            async with advertise(bob, interfaces=LO):
+                await warned("bob")
+                async with advertise(dan, interfaces=LO):
+                    await warned("dan")
+            assert await heard.receive() == gone  # (once: dan's going left bob's table)
+            async with advertise(bob, interfaces=LO):
+                await warned("bob")  # (not a second `gone`)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[4:6] == ["The other table called 'Pair' is gone: `bandit-lan join Pair` works again.",
+                          "Others join with: bandit-lan join Pair   or   bandit-lan join --peer 127.0.0.1:40031"], lines
+    assert lines[1] == lines[3] == lines[7] == f"Others join with: {by_name}", lines

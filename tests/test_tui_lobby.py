@@ -597,3 +597,39 @@ def test_a_second_ctrl_c_does_not_answer_the_lobby_s_leave_question() -> None:
         closed, _ = _question(again, "n") or (again, None)
         reopened, _ = _question(closed, "ctrl-c") or (closed, None)
         assert reopened.quitting and LEAVE_AGAIN not in reopened.draw(80, 24).text()  # (asked afresh)
+
+
+async def test_s5_3_the_host_screen_shows_the_join_command_a_namesake_calls_for_and_takes_it_back(
+        tmp_path: Path) -> None:
+    """While another table on the LAN has the host's table's name, the screen warns and
+    shows the join command with the fingerprint; once the last has gone, the warning and
+    that command go (they stayed, though `join Friday` worked again). Had other news come
+    meanwhile, that stays."""
+    from cli.lobby_common import JoinHint
+
+    ids = make_identities(tmp_path, 1)
+    harness = ScreenHarness(columns=160)
+    tell, warnings = trio.open_memory_channel[str | JoinHint](1)
+    plain, pinned = "bandit-lan join Friday   or   bandit-lan", "bandit-lan join Friday --fingerprint 1a2b   or"
+    warned = JoinHint(f"{pinned} …", "Another table on this LAN is also called 'Friday' (hosted by Cy)", warning=True)
+    gone = JoinHint(f"{plain} …", "The other table called 'Friday' is gone", warning=False)
+    async with meshes(ids) as (host,), harness.open():
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lambda: host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
+                                                             seats=3, join_hint=f"{plain} …", warnings=(warnings,)))
+                await harness.wait_for_text("1 of 3 seats taken", plain)
+                await tell.send(warned)
+                text = await harness.wait_for_text(pinned, "also called 'Friday' (hosted by Cy)")
+                assert plain not in text
+                await tell.send(gone)
+                text = await harness.wait_for_text(plain, "The other table called 'Friday' is gone")
+                assert pinned not in text and "also called" not in text
+                await tell.send(warned)
+                await harness.wait_for_text(pinned, "also called 'Friday' (hosted by Cy)")
+                await tell.send("Ada (bot) could not sit down")
+                await tell.send(gone)
+                text = await harness.wait_for_text(plain, "Ada (bot) could not sit down")
+                assert "is gone" not in text
+                nursery.cancel_scope.cancel()

@@ -31,7 +31,7 @@ from p2p.lobby_runner import SigningCallback, StartCall, host_table, join_table
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
 from cli.argtypes import split_address
-from cli.lobby_common import LobbyNews, then_shown
+from cli.lobby_common import JoinHint, LobbyNews, then_shown
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, ReturnScene, seats_of
 from cli.tui.terminal import PASTE, KeyPress, Terminal, TerminalClosed
 
@@ -127,7 +127,7 @@ async def host_lobby_screen(
     rules: TableRules | None = None,
     join_hint: str = "",
     on_roster: Callable[[RosterChanged], None] | None = None,
-    warnings: Sequence[trio.abc.ReceiveChannel[str]] = (),
+    warnings: Sequence[trio.abc.ReceiveChannel[str | JoinHint]] = (),
     on_signing: SigningCallback | None = None,
 ) -> LobbyResult | None:
     """Host `table` on `mesh`, showing the roster as it fills; Enter starts early with at
@@ -135,10 +135,10 @@ async def host_lobby_screen(
     meanwhile. `rules`, `on_roster` and `on_signing` are passed
     through (the host command refreshes its advertisement with `on_roster`); what comes
     on each of `warnings` is shown as it comes (a bot that could not sit down, a table
-    that could not be advertised), and a joiner turned away for running another
-    release or a wrong code, one line until it is seated (`host_table`'s
-    `on_turned_away`). None if the host closed the
-    table."""
+    that could not be advertised; a `JoinHint` changes the join command shown, with its
+    warning, or takes its warning back if that is still shown), and a joiner turned
+    away for running another release or a wrong code, one line until it is seated
+    (`host_table`'s `on_turned_away`). None if the host closed the table."""
     screen = _Screen(terminal)
     identity = mesh.identity
     scene = HostScene(table, seats, (), identity.short, join_hint or f"bandit-lan join {table!r}", bool(code),
@@ -181,10 +181,19 @@ async def host_lobby_screen(
                                           task_status=task_status)
                 screen.nudge()
 
-            async def show_warnings(channel: trio.abc.ReceiveChannel[str]) -> None:
+            async def show_warnings(channel: trio.abc.ReceiveChannel[str | JoinHint]) -> None:
                 nonlocal scene
-                async for text in channel:
-                    scene = replace(scene, note=Note(text, "warning"))
+                hinted: Note | None = None  # (the warning of the latest JoinHint)
+                async for news in channel:
+                    if isinstance(news, str):
+                        scene = replace(scene, note=Note(news, "warning"))
+                    elif news.warning:
+                        hinted = Note(news.news, "warning")
+                        scene = replace(scene, join_hint=news.command, note=hinted)
+                    else:  # (its warning no longer holds: it goes, unless other news replaced it)
+                        back = Note(news.news) if hinted is not None and scene.note is hinted else scene.note
+                        scene = replace(scene, join_hint=news.command, note=back)
+                        hinted = None
                     screen.nudge()
 
             start = await nursery.start(run_host)
