@@ -7,6 +7,12 @@ host at the address the other players reach the host at, so the roster gives eve
 player an address of the bot that works for them (a player in a lower seat dials it,
 and so does a resumed peer, §6.5, §11.3). A table code goes to the bot on its standard
 input, never on its command line.
+
+A bot runs in a session of its own, away from the terminal of the person beside it: a
+Ctrl-C, a Ctrl-Z or a closed window there is the person's alone (their seat leaves, or
+is away), never the bots'. The bots end with their game: when the command that seated
+them ends they are told to stop (they leave, §9.8), and when it vanishes (killed) they
+wait for its seat as for any seat away, within the grace period, and then end (§11.3).
 """
 
 from __future__ import annotations
@@ -161,7 +167,7 @@ async def bot_seats(names: Sequence[str], table: BotTable, *, every_bot_needed: 
     async with trio.open_nursery() as nursery:
 
         async def run_bot(i: int) -> None:
-            seats.ended(i, await trio.run_process(bot_command(i, names[i], table), stdin=stdin,
+            seats.ended(i, await trio.run_process(bot_command(i, names[i], table), stdin=stdin, start_new_session=True,
                                                   capture_stdout=True, capture_stderr=True, check=False))
 
         for i in range(len(names)):

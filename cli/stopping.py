@@ -13,6 +13,11 @@ at the same point and every log closes valid. Its stay for the others after the 
 (§11.4) is cut to fit, so the command then finishes as after any leaving, within
 `STOP_WAIT`. A second signal, or a leave that has not finished by then, cancels.
 
+An interrupt is the person at the terminal pressing Ctrl-C (a line-mode seat's way to
+leave: the full-screen client reads the key itself and asks first), so the others read
+it as the choice it is; the bots a command seats beside the person run in sessions of
+their own (`cli.bots`), so only the person's process hears it.
+
 A hang-up means the terminal is gone: output to it would only fail, so standard output
 and error are pointed at /dev/null first where they were that terminal (a JSON line
 piped to another program still gets through).
@@ -31,6 +36,7 @@ from typing import Final
 import trio
 
 from p2p.groups import lone_exception_unwrapped
+from p2p.session import CHOSE_TO_LEAVE
 
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_WAIT: Final = 10.0  # seconds a seat gets to leave its table after a signal
@@ -40,7 +46,7 @@ INTERRUPTED: Final = 130  # exit status when a signal cut the command short
 # Why the seat leaves, as the others read it after its name ("Bo left the table (…)").
 TERMINAL_CLOSED: Final = "their terminal was closed"  # (also when the client sees it go first)
 REASONS: Final = {
-    signal.SIGINT: "their program was interrupted",
+    signal.SIGINT: CHOSE_TO_LEAVE,  # (Ctrl-C at the terminal: the person's own doing)
     signal.SIGTERM: "their program was terminated",
     signal.SIGHUP: TERMINAL_CLOSED,
 }

@@ -16,16 +16,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def bandit(*args: str, netns: str | None = None, stdin: int = subprocess.DEVNULL,
-           env: dict[str, str] | None = None, program: tuple[str, ...] = ("cli",)) -> subprocess.Popen[str]:
+           env: dict[str, str] | None = None, program: tuple[str, ...] = ("cli",),
+           own_group: bool = False) -> subprocess.Popen[str]:
     """`bandit-lan ARGS` as a process whose output is read (`read_until`); its input is
     nothing, or the file descriptor `stdin` (a pty's, to be a terminal); `env` adds to
-    its environment; `program`: the module run, and its own arguments (a test double)."""
+    its environment; `program`: the module run, and its own arguments (a test double);
+    `own_group`: it leads a process group of its own, as a shell's job does (a signal
+    sent to that group, `os.killpg`, is what a terminal sends at Ctrl-C)."""
     cmd = [sys.executable, "-m", *program, *args]
     if netns is not None:
         cmd = ["ip", "netns", "exec", netns, *cmd]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", **(env or {})}
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=stdin, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, process_group=0 if own_group else None)
 
 
 def read_until(proc: subprocess.Popen[str], pattern: str, seen: list[str], timeout: float = 120) -> re.Match[str]:

@@ -209,7 +209,7 @@ def test_s11_3_ctrl_c_while_the_old_game_is_left_starts_no_new_one(
     monkeypatch.setattr(cli.resume, "leave_waiting_game", leave_old_seat)
     command = argparse.Namespace(state_dir=tmp_path, json=False)
     assert offer_resume_first(command, "play", resume=lambda _a: 0) == INTERRUPTED
-    assert reasons == ["their program was interrupted"]
+    assert reasons == ["the player chose to leave"]  # (Ctrl-C: the person at the terminal)
     assert capsys.readouterr().out.endswith("No new game was started.\n")
 
     def leave_quietly(_args: argparse.Namespace, heard: list[signal.Signals] | None = None) -> int:

@@ -21,6 +21,7 @@ from cli_support import ROOT, bandit, finish, kill_all, read_until
 from cli.stopping import INTERRUPTED, REASONS, STOP_WAIT, leaving_on_stop, run_until_stopped
 from p2p.audit import audit
 from p2p.log import read_log
+from p2p.session import CHOSE_TO_LEAVE
 
 
 def _stop_self(signum: int) -> None:
@@ -109,6 +110,71 @@ def test_s9_8_a_stopped_headless_seat_leaves_and_the_table_ends_at_once(tmp_path
     assert _logs_end_with_one_leave(logs, 3, "their program was terminated") == "Zoe left the table (their program was terminated)"
 
 
+def _bots_of(host: int) -> list[int]:
+    """The bot processes `host` started (its children running `join --bot`)."""
+    children = []
+    for task in Path(f"/proc/{host}/task").iterdir():
+        children += [int(pid) for pid in (task / "children").read_text().split()]
+    return [pid for pid in children if b"--bot" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")]
+
+
+def test_s9_8_ctrl_c_at_a_line_mode_host_with_bots_is_the_host_s_own_leaving(tmp_path: Path) -> None:
+    """Ctrl-C at a line-mode host seating bots (the terminal sends SIGINT to the host's
+    process group) is the host's way to leave: the bots run in sessions of their own and
+    hear nothing of it, so every log ends with the host leaving, by choice, and the
+    person at the table reads so."""
+    logs = tmp_path / "logs"
+    seen: list[str] = []
+    host = bandit("host", "--headless", "--bots", "1", "--seats", "3", "--table", "Line", "--name", "Ann",
+                  "--bind", "127.0.0.1", "--no-discovery", "--target", "5000", "--state-dir", str(tmp_path / "ann"),
+                  "--log-dir", str(logs), own_group=True)
+    procs = [host]
+    try:
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
+        procs.append(bandit("join", "--peer", where, "--headless", "--name", "Bo", "--state-dir", str(tmp_path / "bo"),
+                            "--log-dir", str(logs)))
+        read_until(host, r"Round 1", seen)  # the game is under way
+        bots = _bots_of(host.pid)
+        assert len(bots) == 1 and os.getpgid(bots[0]) != host.pid and os.getsid(bots[0]) != os.getsid(host.pid)
+        os.killpg(host.pid, signal.SIGINT)  # Ctrl-C at Ann's terminal
+        (status, out), (_, bo_out) = finish(host, seen, 60), finish(procs[1], [], 60)
+    finally:
+        kill_all(procs)
+    assert status == 0, out
+    told = _logs_end_with_one_leave(logs, 3, CHOSE_TO_LEAVE)
+    assert told == "Ann left the table (the player chose to leave)", told
+    assert told in bo_out, bo_out
+
+
+def test_s11_3_bots_whose_host_was_killed_end_on_their_own(tmp_path: Path) -> None:
+    """A host killed outright (SIGKILL: it cannot leave) leaves its bots waiting for its
+    seat as for any seat away; once the grace period is over they end their game and
+    exit: none lingers."""
+    seen: list[str] = []
+    host = bandit("host", "--headless", "--bots", "2", "--seats", "3", "--name", "Ann", "--bind", "127.0.0.1",
+                  "--no-discovery", "--target", "5000", "--grace", "10", "--state-dir", str(tmp_path / "ann"),
+                  "--log-dir", str(tmp_path / "logs"))
+    exits: list[int] = []
+    waiting: set[int] = set()
+    try:
+        read_until(host, r"Round 1", seen)
+        exits = [os.pidfd_open(pid) for pid in _bots_of(host.pid)]
+        assert len(exits) == 2
+        host.kill()
+        host.wait()
+        deadline = time.monotonic() + 60
+        waiting.update(exits)
+        while waiting and (left := deadline - time.monotonic()) > 0:
+            waiting -= set(select.select(list(waiting), [], [], left)[0])
+        assert not waiting, "a bot was still running a minute after its host was killed"
+    finally:
+        kill_all([host])
+        for fd in exits:
+            if fd in waiting:
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+            os.close(fd)
+
+
 CSI = re.compile(r"\x1b\[([0-9;?]*)([@-~])")
 OTHER_ESCAPE = re.compile(r"\x1b(?:[()][0-9A-Za-z]|.)", re.S)
 
@@ -183,8 +249,8 @@ def _read_until(fd: int, text: str, timeout: float) -> bytes:
 
 def test_s9_8_closing_the_terminal_window_makes_the_player_leave_and_every_log_stays_valid(tmp_path: Path) -> None:
     """The real client on a real terminal (a pty); closing the terminal's side, as a
-    window that closes does, hangs it up: the kernel sends SIGHUP to the client (and to
-    the bots it started, which share its terminal)."""
+    window that closes does, hangs it up: the kernel sends SIGHUP to the client (not to
+    the bots it started, which run in sessions of their own: the client leaves alone)."""
     logs = tmp_path / "logs"
     argv = [sys.executable, "-m", "cli", "play", "--bots", "2", "--name", "Eve",
             "--state-dir", str(tmp_path / "state"), "--log-dir", str(logs)]
@@ -216,4 +282,4 @@ def test_s9_8_closing_the_terminal_window_makes_the_player_leave_and_every_log_s
             pass
     assert os.waitstatus_to_exitcode(wait_status) == 0
     told = _logs_end_with_one_leave(logs, 3, "their terminal was closed")
-    assert told.endswith("left the table (their terminal was closed)"), told
+    assert told == "Eve left the table (their terminal was closed)", told
