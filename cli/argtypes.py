@@ -142,8 +142,22 @@ def ipv4(text: str) -> str:
 
 
 def player(text: str) -> str:
-    """A player's name at a table, written plainly (§6.4): up to 24 characters, none of
-    them invisible, no word mixing Latin, Cyrillic or Greek letters."""
+    """A person's name at a table, written plainly (§6.4): up to 24 characters, none of
+    them invisible, no word mixing Latin, Cyrillic or Greek letters; and not ending in
+    "(bot)", which marks the bots a host seats (`bot_player`; the command line's
+    courtesy, not a rule of the protocol)."""
+    from p2p.names import reads_as_a_bot
+
+    name = bot_player(text)
+    if reads_as_a_bot(name):
+        raise argparse.ArgumentTypeError(f"{text!r} cannot be a player's name: a name ending in \"(bot)\" is kept "
+                                         "for the bots a host seats (play, host --bots), so pick another")
+    return name
+
+
+def bot_player(text: str) -> str:
+    """The name of a bot a host seats ("Ada (bot)", `cli.bots`): a player's name as §6.4
+    has it, "(bot)" and all."""
     from p2p.roster import PLAYER_NAME
 
     return plain(text, "player's name", PLAYER_NAME.max_len)

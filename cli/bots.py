@@ -31,7 +31,7 @@ import trio
 
 from cli.lobby_common import complain
 from p2p.groups import lone_exception_unwrapped
-from p2p.names import alike
+from p2p.names import BOT_MARK, alike
 
 BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve", "Fay")
 """One more than a table's bots can be, so one may give way to a player's own name."""
@@ -44,7 +44,7 @@ T = TypeVar("T")
 def bot_names(count: int, player: str) -> list[str]:
     """`play` and `host --bots`: "Ada (bot)", "Bo (bot)", …, `count` of them, none named like
     `player` with or without "(bot)" (names look alike as §6.4 says): that one gives way."""
-    return [f"{n} (bot)" for n in BOT_NAMES if not (alike(player, n) or alike(player, f"{n} (bot)"))][:count]
+    return [f"{n} {BOT_MARK}" for n in BOT_NAMES if not (alike(player, n) or alike(player, f"{n} {BOT_MARK}"))][:count]
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class BotSeats:
 
     def label(self, i: int) -> str:
         name = self.names[i]
-        return name if name.endswith("(bot)") else f"bot {name}"
+        return name if name.endswith(BOT_MARK) else f"bot {name}"
 
     def logs(self) -> list[Path]:
         """Each bot's log; a bot that failed (or is not done) is reported."""
@@ -150,7 +150,7 @@ class BotSeats:
 def bot_command(i: int, name: str, table: BotTable) -> list[str]:
     return [
         sys.executable, "-m", "cli", "join", "--peer", f"{table.host}:{table.port}", "--fingerprint", table.fingerprint,
-        "--name", name, "--bot", "--headless", "--quiet", "--seed", str(table.seed), "--bind", table.bind,
+        "--bot-name", name, "--bot", "--headless", "--quiet", "--seed", str(table.seed), "--bind", table.bind,
         "--state-dir", str(table.state_dir / "bots" / f"bot{i + 1}"), "--log-dir", str(table.log_dir), "--json",
         *(["--code", "-"] if table.code is not None else []), *(["--lobby-only"] if table.lobby_only else []),
     ]

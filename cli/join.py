@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack
 
 import trio
 
-from cli.argtypes import NewTableOption, address, host_sets_grace, port, seconds, target
+from cli.argtypes import NewTableOption, address, bot_player, host_sets_grace, port, seconds, target
 from cli.lobby_common import (
     SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, input_piped,
     load_identity, lobby_schemas, player_name, roster_progress, say, then_shown,
@@ -121,6 +121,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--grace", type=host_sets_grace, help=argparse.SUPPRESS)
     add_seat_options(p)
     add_identity_options(p)
+    p.add_argument("--bot-name", dest="name", type=bot_player, help=argparse.SUPPRESS)  # (a host's bot's: `cli.bots`)
     add_interface_option(p)
     p.set_defaults(func=run)
 

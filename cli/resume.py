@@ -112,9 +112,10 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
 
 def bots_gone(contents: JournalContents) -> str | None:
     """How the game of a `play` ended for its bots, if it did: each bot keeps its log
-    beside this seat's (`<game>-seat<N>.bandit-log`) and closes it when its game ends
-    (a bot whose terminal closed leaves, §9.8), so a seat that goes back to it would
-    only wait out the grace period. None while every bot's log is open."""
+    beside this seat's (`<game>-seat<N>.bandit-log`) and closes it when its game ends (at
+    a leave, §9.8, or once the grace period for a seat away is over, §11.3), so a seat
+    that goes back to it would only wait out the grace period. None while every bot's
+    log is open."""
     prefix = contents.game[:6].hex()
     for seat in range(len(contents.addresses)):
         path = contents.log.parent / f"{prefix}-seat{seat + 1}.bandit-log"

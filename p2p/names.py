@@ -14,6 +14,10 @@ spaces collapsed; so "ALICE", "ａｌｉｃｅ" and an all-Cyrillic "АВВА" b
 alike. The host applies these rules at its front door and to its own names; a joiner
 applies them to its own name before it dials, and every guest to each roster it is sent
 in the lobby.
+
+A name that *reads as a bot's* (`reads_as_a_bot`) ends, as it looks, in "(bot)": the
+mark of the bots a host seats beside itself. The command line keeps it for them (a
+courtesy, not a rule of the protocol: a peer sent such a name seats it as any other).
 """
 
 from __future__ import annotations
@@ -92,3 +96,13 @@ def problem_of(text: str, max_len: int) -> str | None:
 def alike(a: str, b: str) -> bool:
     """Whether two names are alike (§6.4): equal skeletons."""
     return skeleton(a) == skeleton(b)
+
+
+BOT_MARK = "(bot)"
+"""How the names of the bots a host seats end: "Ada (bot)"."""
+
+
+def reads_as_a_bot(name: str) -> bool:
+    """Whether `name` ends in `BOT_MARK` as it looks: in its skeleton, white space aside
+    ("Bo (BOT)", "Bo(bot)", "Bo ( bot )", full-width brackets, "ВОТ" in Cyrillic capitals)."""
+    return "".join(skeleton(name).split()).endswith(BOT_MARK)

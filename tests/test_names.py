@@ -6,9 +6,9 @@ import argparse
 
 import pytest
 
-from cli.argtypes import player
+from cli.argtypes import bot_player, player
 from cli.bots import BOT_NAMES, bot_names
-from p2p.names import alike, name_problem, plain_name, skeleton
+from p2p.names import alike, name_problem, plain_name, reads_as_a_bot, skeleton
 
 # (the protocol's examples, §6.4: a name as typed, and as it is sent; or why it is refused)
 PLAIN = [("  Ann ", "Ann"), ("Mary\u00a0 Jo", "Mary Jo"), ("Zoe\u0308", "Zo\u00eb")]
@@ -58,3 +58,19 @@ def test_s6_4_bot_names_pass_the_rules_and_give_way_to_a_lookalike_host() -> Non
     for name in [*BOT_NAMES, *bot_names(6, "Hal")]:
         assert plain_name(name) == name and name_problem(name, 24) is None
     assert "Ada (bot)" not in bot_names(5, "\u0410\u0501\u0430 (bot)")  # (all Cyrillic)
+
+
+@pytest.mark.parametrize("name", ["Bo (bot)", "Bo (BOT)", "Bo(bot)", "Bo ( bot )", "Bo \uff08bot\uff09",
+                                  "Bo (\u0412\u041e\u0422)", "bot (bot)"])
+def test_a_person_s_name_may_not_end_as_a_host_s_bot_s_does(name: str) -> None:
+    """"(bot)" marks the bots a host seats: `--name` refuses it as it looks (case,
+    spacing, full-width brackets, Cyrillic capitals); a host's bot is still given its name."""
+    assert reads_as_a_bot(name)
+    with pytest.raises(argparse.ArgumentTypeError, match=r"a name ending in \"\(bot\)\" is kept for the bots"):
+        player(name)
+    assert bot_player(name) == plain_name(name)
+
+
+@pytest.mark.parametrize("name", ["Bo", "Abbot", "Robot", "bot Bo", "Bo (bots)", "(bot) Bo"])
+def test_a_name_that_does_not_end_in_the_bot_mark_is_a_person_s(name: str) -> None:
+    assert not reads_as_a_bot(name) and player(name) == name

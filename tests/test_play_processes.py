@@ -97,6 +97,9 @@ def test_play_rejects_bad_arguments_clearly(tmp_path: Path) -> None:
     (("join", "--peer", "10.0.0.2:99999"), "argument --peer: 99999 is not a port (1-65535)"),
     (("join", "--peer", "10.0.0.2"), "argument --peer: expected HOST:PORT, got '10.0.0.2'"),
     (("play", "--frobnicate"), "bandit-lan play: error: unrecognized arguments: --frobnicate"),  # (play's usage)
+    *[((*command, "--name", name), f"argument --name: {name!r} cannot be a player's name: a name ending in \"(bot)\" "
+       "is kept for the bots a host seats (play, host --bots), so pick another")
+      for command, name in [(("join", "Bots"), "Bo (bot)"), (("play",), "Ada (bot)"), (("host",), "Hal (BOT)")]],
 ])
 def test_a_value_out_of_range_is_refused_in_the_option_s_own_words_before_anything_starts(
         tmp_path: Path, command: tuple[str, ...], said: str) -> None:
