@@ -792,6 +792,16 @@ async def test_s6_6_a_member_killed_while_the_roster_is_signed_ends_every_lobby_
     assert str(ended["carol"]).endswith("(told by h)"), ended
 
 
+async def _bob_then_carol(bobs: trio.Nursery, nursery: trio.Nursery, play: Callable[..., Awaitable[None]],
+                          host: Mesh, bob: Mesh, carol: Mesh) -> None:
+    """bob joins the host's table in `bobs` (a nursery the test may cancel, his player
+    quitting), then carol in `nursery`, each lobby's end kept by `play`."""
+    bobs.start_soon(lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob", expect_host=host.me))
+    await trio.testing.wait_all_tasks_blocked()
+    nursery.start_soon(play, "carol", lambda: join_table(carol, [(LOOPBACK, host.port)], name="carol",
+                                                         expect_host=host.me))
+
+
 def _carol_withholds_bob_signs(monkeypatch: pytest.MonkeyPatch, bob: Mesh, carol: Mesh) -> trio.Event:
     """carol never sends her roster signature (the host waits for it); the event is set
     once bob has sent his."""
@@ -826,11 +836,7 @@ async def test_s6_6_a_member_that_leaves_while_the_roster_is_signed_says_so_and_
                 nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Quit", seats=3))
                 await trio.testing.wait_all_tasks_blocked()
                 async with trio.open_nursery() as bob_quits:
-                    bob_quits.start_soon(lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob",
-                                                            expect_host=host.me))
-                    await trio.testing.wait_all_tasks_blocked()
-                    nursery.start_soon(play, "carol", lambda: join_table(
-                        carol, [(LOOPBACK, host.port)], name="carol", expect_host=host.me))
+                    await _bob_then_carol(bob_quits, nursery, play, host, bob, carol)
                     await bob_signed.wait()
                     bob_quits.cancel_scope.cancel()
     assert str(ended["h"]) == "§6.6: the game will not start: bob left before the game began (told by bob)", ended
@@ -865,11 +871,7 @@ async def test_s6_6_a_lobby_cancelled_by_a_failure_beside_it_is_not_its_player_l
                 await trio.testing.wait_all_tasks_blocked()
                 with pytest.RaisesGroup(ScreenFailed):
                     async with trio.open_nursery() as bob_fails:
-                        bob_fails.start_soon(lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob",
-                                                                expect_host=host.me))
-                        await trio.testing.wait_all_tasks_blocked()
-                        nursery.start_soon(play, "carol", lambda: join_table(
-                            carol, [(LOOPBACK, host.port)], name="carol", expect_host=host.me))
+                        await _bob_then_carol(bob_fails, nursery, play, host, bob, carol)
                         bob_fails.start_soon(screen_fails)
     assert str(ended["h"]) == "§6.6: the game will not start: bob left before the game began (told by bob)", ended
     assert bob.farewell is None
@@ -936,11 +938,7 @@ async def test_s6_6_a_member_that_gives_up_as_its_signature_goes_out_is_heard_by
                 nursery.start_soon(play, "h", lambda: host_table(host, name="h", table="Late", seats=3))
                 await trio.testing.wait_all_tasks_blocked()
                 async with trio.open_nursery() as bob_quits:
-                    bob_quits.start_soon(lambda: join_table(bob, [(LOOPBACK, host.port)], name="bob",
-                                                            expect_host=host.me))
-                    await trio.testing.wait_all_tasks_blocked()
-                    nursery.start_soon(play, "carol", lambda: join_table(
-                        carol, [(LOOPBACK, host.port)], name="carol", expect_host=host.me))
+                    await _bob_then_carol(bob_quits, nursery, play, host, bob, carol)
                     await carol_signed.wait()
                     await bob_signed.wait()
                     await trio.testing.wait_all_tasks_blocked()  # (the host holds carol's signature)
