@@ -252,9 +252,11 @@ def name_taken(name: str, seated: Member) -> str:
 
 def check_names(roster: Roster, host: str) -> None:
     """A guest's check of a roster from its `host` against the name rules of §6.4, which
-    the host's door applies: no two players alike, no name it would refuse. (A roster's
-    validity, `check_seating`, compares names only as they are after NFKC and case
-    folding, so that rosters and logs of earlier games stay valid.)"""
+    the host's door applies: no two players alike, no name (the table's too) it would
+    refuse. (A roster's validity, `check_seating`, compares names only as they are after
+    NFKC and case folding, so that rosters and logs of earlier games stay valid.)"""
+    if (problem := problem_of(roster.table, TABLE_NAME.max_len)) is not None:
+        raise ProtocolError("§6.4", f"the host names its table {roster.table!r}, and that name {problem}", host)
     members = roster.members
     for i, later in enumerate(members):
         if (earlier := next((m for m in members[:i] if alike(m.name, later.name)), None)) is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -1202,3 +1203,24 @@ def test_s6_4_a_guest_refuses_a_roster_whose_names_the_host_s_door_would_refuse(
     assert not [a for a in bob.on_message(ids[0].peer_id, update) if isinstance(a, Broadcast)]
     abba.on_reply(welcome)
     assert [m.name for m in abba.roster.members] == ["alice", "bob", "ABBA"]
+
+
+@pytest.mark.parametrize("table,words", [
+    ("Fri​day", "holds an invisible or control character (U+200B)"),
+    ("Frіday", "mixes Latin and Cyrillic letters in one word"),
+    ("Friday ", "is not written plainly"),
+])
+def test_s6_4_a_guest_refuses_a_roster_whose_table_name_the_host_s_door_would_refuse(
+        tmp_path: Path, table: str, words: str) -> None:
+    """The table's name follows §6.4's rules as the players' do: a guest refuses a welcome
+    whose roster names the table in a way the host's own door would refuse (guests
+    checked only the players' names)."""
+    ids, host = setup(tmp_path)
+    bob, h1, n1 = hello_for(host, ids[1], "bob", N[1])
+    welcome, _ = host.on_hello(h1, n1, "10.0.0.2")
+    with pytest.raises(ProtocolError, match=rf"^§6\.4: the host names its table {re.escape(repr(table))}, "
+                                            rf"and that name {re.escape(words)}") as info:
+        bob.on_reply({**welcome, "roster": {**welcome["roster"], "table": table}})
+    assert info.value.peer == ids[0].short and bob.roster is None
+    bob.on_reply(welcome)
+    assert bob.roster is not None and bob.roster.table == host.roster.table
