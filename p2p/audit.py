@@ -153,9 +153,10 @@ def audit(path: Path) -> AuditResult:
     try:
         contents = read_log(path, partial=True)  # (a frame that cannot be read: everything before it is told)
     except HeaderUnreadable as exc:
+        # (a changed length shows a whole header record in it: a log's, so no doubt that it is one)
+        doubt = "" if "length was changed" in exc.reason else " (or the file is not a fairness log)"
         result.first_failure = Failure(None, None, exc.section, _header_damaged(
-            f"its first frame, which starts at byte {exc.offset} (or the file is not a fairness log)",
-            "it cannot be read as a log.header", exc.reason))
+            f"its first frame, which starts at byte {exc.offset}{doubt}", "it cannot be read as a log.header", exc.reason))
         return result
     except NotALog as exc:  # (no log at all: nothing in it is checked, §10.2)
         result.first_failure = Failure(None, None, exc.section, exc.reason)

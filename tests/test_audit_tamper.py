@@ -399,6 +399,21 @@ def test_s10_2_a_damaged_header_is_told_as_damage_with_its_byte(game_log: Path, 
         assert list(game_report(result))[-1].startswith("Verdict: NOT VERIFIED. First violation: the log: §")
 
 
+def test_s10_2_a_header_whose_length_was_changed_is_not_doubted_as_a_log(game_log: Path, tmp_path: Path) -> None:
+    """A header frame whose length was changed holds a whole log.header record, so the
+    file is a fairness log: the damage is told without "(or the file is not a fairness
+    log)", which a header whose bytes are no record keeps."""
+    size = int.from_bytes(game_log.read_bytes()[:4], "big")
+    failure = audit(flipped(game_log, tmp_path, 3)).first_failure  # (the length's last byte)
+    assert failure is not None and failure.record is None and failure.seat is None, failure
+    assert failure.what == ("the file was changed or damaged in the log's header, in its first frame, which starts at "
+                            f"byte 0: it cannot be read as a log.header: its length says {size ^ 1} bytes, but the "
+                            f"record in it ends after {size}, so its length was changed; without its header nothing "
+                            "in the log can be checked"), failure.what
+    failure = audit(flipped(game_log, tmp_path, 4 + 1)).first_failure  # (the map's first key: no record)
+    assert failure is not None and "(or the file is not a fairness log)" in failure.what, failure
+
+
 def test_s10_2_a_header_that_decodes_but_does_not_verify_is_not_told_as_damage(game_log: Path, tmp_path: Path) -> None:
     """A header whose bytes decode but whose certificate or signature does not hold is
     told as that certificate or signature, not as bytes that cannot be read: a byte of a
