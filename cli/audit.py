@@ -72,8 +72,9 @@ def _end(result: AuditResult, peer: Callable[[int | None], str | None]) -> dict[
 
 
 def agreement_verdict(agreement: Agreement) -> dict[str, object]:
-    """What `--json` adds for several logs (protocol.md §10.3): each log's own verdict, and
-    where they part; `ok` then holds only if every log holds and they agree."""
+    """What `--json` adds for several logs (protocol.md §10.3): each log's own verdict, the
+    logs set aside as damaged, and where they part; `ok` then holds only if every log
+    holds and they agree."""
     parting = agreement.parting
     logs = []
     for result in agreement.logs:
@@ -87,6 +88,7 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
         "logs": logs,
         "away": [{"writer": r.writer, "peer": r.writer_name, "left": _seat_of(r.left.seat, names)}
                  for r in agreement.departures if r.left is not None] or None,
+        "damaged": [{"path": str(r.path), "writer": r.writer, "peer": r.writer_name} for r in agreement.damaged],
         "parting": None if parting is None else {
             "section": parting.section, "what": parting.what, "record": parting.record, "seat": parting.seat,
             "peer": None if parting.seat is None or parting.seat >= len(names) else names[parting.seat]},

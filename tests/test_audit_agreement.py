@@ -396,7 +396,9 @@ def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
     that log is damaged and what of its copy differs (its own verdict names it), then how
     the others compare, not "Bo's log holds Cy's message 11, Ann's log Cy's message 11 …
     its peer broke the order", nor that the logs do not tell the same game when the
-    others do; the Overall line says so, and that a damaged log cannot be verified."""
+    others do; the Overall line says so, and that a damaged log cannot be verified.
+    `--json` names the log set aside in `damaged`, as its path and its writer's seat."""
+    from cli.audit import agreement_verdict
     from p2p.log import read_log
     from p2p.report import comparison_report
 
@@ -426,6 +428,7 @@ def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
             assert parting.what.startswith("Bo's log (flip.bandit-log) is damaged (see its verdict): its "), parting.what
             assert about in parting.what and "differs from the other logs'" in parting.what, parting.what
         assert not agreement.ok and not agreement.verified and agreement.damaged == (bo,)
+        assert agreement_verdict(agreement)["damaged"] == [{"path": str(damaged), "writer": 1, "peer": "Bo"}]
         summary = agreement.summary()
         assert summary.startswith(parting.what + ". The other 2 logs tell the same game: "), summary
         assert "do not tell the same game" not in summary and "(its bytes)" not in summary
@@ -437,6 +440,8 @@ def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
             f"Overall: NOT VERIFIED: Ann's log ({logs[0].name}) holds every check, but Bo's log (flip.bandit-log) is "
             "damaged, and a damaged log cannot be verified.")
         assert "differs from Ann's (" in two.summary(), two.summary()
+        assert agreement_verdict(two)["damaged"] == [{"path": str(damaged), "writer": 1, "peer": "Bo"}]
+    assert agreement_verdict(compare([audit(path) for path in logs]))["damaged"] == []
 
 
 def test_s10_3_a_side_record_damaged_in_one_log_names_its_byte_in_each_log_once(
