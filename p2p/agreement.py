@@ -230,10 +230,14 @@ def _one_writer_each(logs: Sequence[AuditResult]) -> tuple[Parting | None, tuple
 
 
 def _forked(logs: Sequence[AuditResult]) -> Parting | None:
-    """Two different validly signed bodies under one sender's (side) sequence number."""
+    """Two different validly signed bodies under one sender's (side) sequence number; else
+    the first copy that differs from another and does not verify (a damaged log). Every
+    record is looked at before a damaged copy is told: a log set aside as damaged must not
+    hide a seat's two signed messages that the others hold (§7.10)."""
     roster = logs[0].roster
     assert roster is not None
     held: dict[tuple[bytes, str, int], tuple[bytes, bytes, AuditResult, Place]] = {}
+    unsigned: Parting | None = None
     for result in logs:
         contents = result.contents
         assert contents is not None
@@ -260,15 +264,18 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 if body0 == body:
                     continue
                 seat, public = member.seat, member.cert.public_key
-                both = all(verify_signature(public, s, SIGNED_DOMAIN + b) for b, s in ((body0, sig0), (body, sig)))
+                signed0, signed = (verify_signature(public, s, SIGNED_DOMAIN + b) for b, s in ((body0, sig0), (body, sig)))
                 chain = "content message" if counter == "seq" else "side message"
                 where = f"{_at(result0, record0)} holds one, {_at(result, record)} the other"
-                if both:
+                if signed0 and signed:
                     return Parting("§7.10", f"{member.name} (seat {seat + 1}) signed two different messages as its "
                                             f"{chain} {number}: {where}", seat, _index(record))
-                return _unsigned_copy(logs, f"{member.name}'s {chain} {number}", counter == "seq",
-                                      (result0, record0, body0, sig0), (result, record, body, sig))
-    return None
+                if unsigned is None:
+                    unsigned = _unsigned_copy(logs, f"{member.name}'s {chain} {number}", counter == "seq",
+                                              (result0, record0, body0, sig0), (result, record, body, sig))
+                if signed and not signed0:  # (later copies are compared with the one its sender signed)
+                    held[key] = (body, sig, result, record)
+    return unsigned
 
 
 def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | None:

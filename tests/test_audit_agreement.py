@@ -143,6 +143,27 @@ def test_s10_3_two_bodies_signed_under_one_seq_name_their_signer(table: tuple[Ta
     assert agreement.parting is not None and agreement.parting.seat is None
 
 
+def test_s10_3_a_damaged_log_does_not_hide_two_bodies_signed_under_one_seq_in_the_others(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """A damaged copy of a message (its signature does not verify) in the first log, and
+    in another log a second body its sender signed under that seq: the comparison names
+    the signer (§7.10), though the damaged copy comes first; it told only the damage."""
+    net, logs = table
+    index = 50
+    body, _ = audit(logs[0]).contents.messages[index]  # type: ignore[union-attr]
+    inner = decode_map(body)
+    seat = net.peers[0].orderer.seats.index(inner["from"])
+    forged = sign(net.peers[seat].identity, dict(inner, lamport=inner["lamport"] + 1000))
+    damaged = (encode(dict(inner, lamport=inner["lamport"] + 2000)), bytes(64))
+    for folder in ("damaged", "forked"):
+        (tmp_path / folder).mkdir()
+    first = audit(rewrite(logs[1], tmp_path / "damaged", lambda m: m[:index] + [damaged], why="stopped"))
+    forked = audit(rewrite(logs[2], tmp_path / "forked", lambda m: m[:index] + [forged], why="stopped"))
+    parting = compare([first, audit(logs[0]), forked]).parting
+    assert parting is not None and parting.section == "§7.10" and parting.seat == seat, parting
+    assert f"signed two different messages as its content message {inner['seq']}" in parting.what
+
+
 def test_s10_3_two_side_messages_signed_under_one_sseq_are_named_by_it_and_their_bytes(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """A side message is named by its number in its sender's side chain, the `sseq` it
