@@ -281,12 +281,31 @@ class GameTrace:
     samples: list[Any]
     collections: list[gcwatch.Collection]
     cpu: float = 0.0
-    cpu_clocks: list[list[tuple[float, float]]] = field(default_factory=list)  # each peer's (time, CPU seconds)
+    cpu_clocks: list[list[tuple[float, float]]] = field(default_factory=list)  # each process's (time, CPU seconds)
+
+
+def read_traces(folder: Path, peers: int, processes: int, trace: GameTrace) -> None:
+    """Add each peer's trace file in `folder` to `trace`: claims sent and applied, its CPU
+    notes (seat i runs in process i mod `processes`: the peers of one process note one
+    CPU clock, kept once), the timeline."""
+    clocks: dict[int, list[tuple[float, float]]] = {}  # each process's CPU clock, noted by each peer it runs
+    for i in range(peers):
+        for line in (folder / f"trace{i}.jsonl").read_text().splitlines():
+            record = json.loads(line)
+            if "sent" in record:
+                trace.sent[tuple(record["sent"])] = record["t"]
+            elif "applied" in record:
+                trace.applied.setdefault(tuple(record["applied"]), []).append(record["t"])
+            elif "cpu" in record:  # (seat i runs in process i mod P: its peers share one clock, counted once)
+                clocks.setdefault(i % processes, []).extend(tuple(note) for note in record["cpu"])
+            else:
+                trace.timeline.append(record["tl"])
+    trace.cpu_clocks = [sorted(notes) for notes in clocks.values()]
 
 
 def window_cpu(clocks: list[list[tuple[float, float]]], windows: list[tuple[float, float]]) -> float:
     """Seconds of CPU the peers used inside `windows` (merged where they overlap), each
-    peer's CPU clock read at the last note it made at or before each end of a window (its
+    process's CPU clock read at the last note it made at or before each end of a window (its
     first note before it made any)."""
     total = 0.0
     for notes in clocks:
@@ -364,17 +383,7 @@ def play_game(args: argparse.Namespace, folder: Path) -> GameTrace:
             trace.samples += [tuple(sample) for sample in json.loads(cpu.read_text())]
         if gc_file.exists():
             trace.collections += [tuple(c) for c in json.loads(gc_file.read_text())]
-    for i in range(args.peers):
-        for line in (folder / f"trace{i}.jsonl").read_text().splitlines():
-            record = json.loads(line)
-            if "sent" in record:
-                trace.sent[tuple(record["sent"])] = record["t"]
-            elif "applied" in record:
-                trace.applied.setdefault(tuple(record["applied"]), []).append(record["t"])
-            elif "cpu" in record:
-                trace.cpu_clocks.append(sorted(tuple(note) for note in record["cpu"]))
-            else:
-                trace.timeline.append(record["tl"])
+    read_traces(folder, args.peers, processes, trace)
     return trace
 
 

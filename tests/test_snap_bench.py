@@ -71,6 +71,21 @@ def test_R6_cpu_inside_claim_windows_is_read_off_each_peers_notes_once_per_merge
     assert snap.window_cpu([[]], windows) == 0.0
 
 
+def test_R6_peers_that_share_a_process_note_one_cpu_clock_counted_once(snap, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`--processes 2` with 4 peers: seats 0 and 2 run in process 0, seats 1 and 3 in
+    process 1. Each process's CPU clock is one, whichever of its peers read it: a window is
+    counted once a process, not once a peer."""
+    import json
+
+    notes = {0: [(1.0, 5.0)], 1: [(1.0, 7.0)], 2: [(1.01, 5.004)], 3: [(1.01, 7.002)]}
+    for seat, cpu in notes.items():
+        (tmp_path / f"trace{seat}.jsonl").write_text(json.dumps({"cpu": cpu}) + "\n")
+    trace = snap.GameTrace({}, {}, [], [], [])
+    snap.read_traces(tmp_path, 4, 2, trace)
+    assert sorted(trace.cpu_clocks) == [[(1.0, 5.0), (1.01, 5.004)], [(1.0, 7.0), (1.01, 7.002)]]
+    assert snap.window_cpu(trace.cpu_clocks, [(1.0, 1.01)]) == pytest.approx(0.004 + 0.002)
+
+
 def test_the_report_names_the_interpreter_the_peers_ran_on(snap) -> None:  # type: ignore[no-untyped-def]
     import platform
 
