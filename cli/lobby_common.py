@@ -174,8 +174,8 @@ def explain(error: BaseException, by_address: bool = False) -> str:
         detail = _SECTION.sub("", error.detail)
         if error.code == "duplicate" or not detail:  # (the host's words would say the hint again)
             return f"the host refused: {hint}"
-        if (advice := REFUSAL_ADVICE.get(error.code)) is not None:
-            return f"the host refused: {detail}; {advice}"
+        if (advice := REFUSAL_ADVICE.get(error.code)) is not None:  # (our words first: the host's are the host's)
+            return f"the host refused your name: {detail}; {advice}"
         return f"the host refused: {hint} ({detail})"
     if isinstance(error, TableClosed):
         return error.reason

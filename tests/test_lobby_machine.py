@@ -1137,7 +1137,7 @@ def test_s6_4_a_player_refused_for_a_name_reads_the_reason_once_without_its_sect
         reply, _ = host.on_hello({**h, "name": name}, n, "x")
         assert reply["detail"].endswith(" (§6.4)"), reply
         assert explain(JoinRefused(reply["reason"], reply["detail"])) == (
-            f"the host refused: {words}; pick another name with --name")
+            f"the host refused your name: {words}; pick another name with --name")
     assert explain(JoinRefused("name-taken", "")) == (
         "the host refused: a player with that name, or one that reads the same, is seated; pick another with --name")
 
@@ -1156,7 +1156,8 @@ def test_s6_4_the_host_refuses_a_name_nobody_can_tell_apart(tmp_path: Path, name
     reply, actions = host.on_hello({**h, "name": name}, n, "x")
     assert (reply["reason"], actions) == ("bad-name", []) and reply["detail"].startswith(words), reply["detail"]
     refused = JoinRefused(reply["reason"], reply["detail"])
-    assert explain(refused) == f"the host refused: {reply['detail'].removesuffix(' (§6.4)')}; pick another name with --name"
+    assert explain(refused) == (f"the host refused your name: {reply['detail'].removesuffix(' (§6.4)')}; "
+                                "pick another name with --name")
     assert host.on_hello({**h, "name": "Bob"}, n, "x")[0]["type"] == "lobby.welcome"
 
 
