@@ -1300,6 +1300,7 @@ async def test_s11_3_a_seat_back_from_a_stop_within_the_grace_period_that_reache
     (its reason said he was stopped for longer than the grace period)."""
     from engine import Phase
     from p2p.log import read_log
+    from p2p.wire import decode_map
     from tests.live_support import seat_live_table
 
     stack, (me, bot) = await seat_live_table(tmp_path, 2)
@@ -1311,7 +1312,9 @@ async def test_s11_3_a_seat_back_from_a_stop_within_the_grace_period_that_reache
         bot._finish("the test ends here")
     reason = "their program was stopped for 10 s, and could not reach the table again within its grace period (15 s)"
     assert [e.inner["reason"] for e in me.orderer.sent_of("leave")] == [reason]
-    assert read_log(me.log.path).left == reason
+    log = read_log(me.log.path)  # (the leave comes back delivered here, bot being reachable, or the log says it left)
+    delivered = [inner["reason"] for inner in (decode_map(body) for body, _ in log.messages) if inner["type"] == "leave"]
+    assert log.left == reason or delivered == [reason], (log.left, delivered)
     said = ("Your program was stopped for 10 s, and could not reach the table again within its grace period (15 s): "
             "the others have ended the game, naming you away.")
     assert said in [line.text for line in me.lines], me.lines  # (the round's first line may come after it)
