@@ -156,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
             if not (args.quiet or args.json):
                 say(SIGNING_NOW)
 
-        async with _enters(lambda: seated[0]) as keys:  # (the lobby's, then the game's)
+        async with _enters(lambda: seated[0], aside=bool(args.quiet or args.json),
+                           waiting=args.bots < args.seats - 1) as keys:  # (the lobby's, then the game's)
             async with _advertising(ad, args, where, partial(said_in_lines, args)) as advert:
 
                 def on_roster(change: RosterChanged) -> None:
@@ -302,6 +303,7 @@ LOBBY_KEYS = ("Press Enter to start with the players seated so far (at least 2);
               "Ctrl-C closes the table.")
 GAME_KEYS = ("The game is on and a bot plays your seat: Enter does nothing now. "
              "Ctrl-C leaves the table, which ends the game for everyone.")
+IN_THE_BACKGROUND = "(This host runs in the background: bring it to the foreground with fg first.)"
 
 
 class HostKeys:
@@ -309,33 +311,41 @@ class HostKeys:
     (`playing` False), an Enter asks to start the game early with the `seated` players, at
     least two (Enter alone at the table says so): again, if everyone the host would have
     started with left meanwhile. Once the game is on, a line only says what the keys do:
-    leaving is Ctrl-C, never an Enter."""
+    leaving is Ctrl-C, never an Enter. What it says goes to standard error if `aside`
+    (--json or --quiet: standard output is for a script)."""
 
-    def __init__(self, seated: Callable[[], int]) -> None:
+    def __init__(self, seated: Callable[[], int], *, aside: bool = False) -> None:
         self.seated = seated
+        self.aside = aside
         self.playing = False
         self._asked, self.start = trio.open_memory_channel[object](1)
 
     def typed(self, line: str) -> None:
         if self.playing:
-            say(GAME_KEYS)
+            say(GAME_KEYS, aside=self.aside)
         elif self.seated() < 2:
-            say("A game needs at least two players: Enter again once someone has joined.")
+            say("A game needs at least two players: Enter again once someone has joined.", aside=self.aside)
         else:
             with suppress(trio.WouldBlock):  # (one call waiting is enough)
                 self._asked.send_nowait(None)
 
 
 @asynccontextmanager
-async def _enters(seated: Callable[[], int]) -> AsyncIterator[HostKeys | None]:
+async def _enters(seated: Callable[[], int], *, aside: bool = False,
+                  waiting: bool = True) -> AsyncIterator[HostKeys | None]:
     """While the line-mode host runs (its lobby, then its game), on a terminal, each line
     typed goes to `HostKeys`; None off a terminal (a headless host starts when the table
-    is full). Nothing is left reading the terminal once the block ends (`terminal_lines`)."""
+    is full). The lobby's keys are told if the host is `waiting` for players (not when
+    bots fill every other seat), with how to reach them from the background of the
+    terminal; on standard error if `aside`. Nothing is left reading the terminal once
+    the block ends (`terminal_lines`)."""
     if not sys.stdin.isatty():
         yield None
         return
-    keys = HostKeys(seated)
-    say(LOBBY_KEYS)
+    keys = HostKeys(seated, aside=aside)
+    if waiting:
+        background = not _in_the_foreground(sys.stdin.fileno())
+        say(f"{LOBBY_KEYS} {IN_THE_BACKGROUND}" if background else LOBBY_KEYS, aside=aside)
 
     async def read_lines() -> None:
         async for line in terminal_lines(sys.stdin.fileno()):

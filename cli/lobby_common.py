@@ -118,9 +118,11 @@ def input_piped() -> bool:
         return False
 
 
-def say(text: str = "") -> None:
+def say(text: str = "", *, aside: bool = False) -> None:
+    """Print `text` for the person at the terminal: on standard output, or on standard
+    error if `aside` (when standard output is for a script, --json or --quiet)."""
     try:
-        print(text, flush=True)
+        print(text, file=sys.stderr if aside else sys.stdout, flush=True)
     except OSError:  # the terminal went away (its window closed): nobody is left to read it
         pass
 

@@ -17,29 +17,32 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def bandit(*args: str, netns: str | None = None, stdin: int = subprocess.DEVNULL,
            env: dict[str, str] | None = None, program: tuple[str, ...] = ("cli",),
-           own_group: bool = False) -> subprocess.Popen[str]:
+           own_group: bool = False, stderr: int = subprocess.STDOUT) -> subprocess.Popen[str]:
     """`bandit-lan ARGS` as a process whose output is read (`read_until`); its input is
     nothing, or the file descriptor `stdin` (a pty's, to be a terminal); `env` adds to
     its environment; `program`: the module run, and its own arguments (a test double);
     `own_group`: it leads a process group of its own, as a shell's job does (a signal
-    sent to that group, `os.killpg`, is what a terminal sends at Ctrl-C)."""
+    sent to that group, `os.killpg`, is what a terminal sends at Ctrl-C); `stderr`: where
+    its standard error goes (with its standard output unless told)."""
     cmd = [sys.executable, "-m", *program, *args]
     if netns is not None:
         cmd = ["ip", "netns", "exec", netns, *cmd]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", **(env or {})}
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=stdin, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, process_group=0 if own_group else None)
+                            stderr=stderr, text=True, process_group=0 if own_group else None)
 
 
-def read_until(proc: subprocess.Popen[str], pattern: str, seen: list[str], timeout: float = 120) -> re.Match[str]:
-    """Read the process's output line by line until `pattern` matches (or it exits). A
-    process that prints neither within `timeout` seconds is killed: the test fails, it
-    does not hang."""
-    assert proc.stdout is not None
+def read_until(proc: subprocess.Popen[str], pattern: str, seen: list[str], timeout: float = 120,
+               *, errors: bool = False) -> re.Match[str]:
+    """Read the process's output (its standard error if `errors`) line by line until
+    `pattern` matches (or it exits). A process that prints neither within `timeout`
+    seconds is killed: the test fails, it does not hang."""
+    stream = proc.stderr if errors else proc.stdout
+    assert stream is not None
     watchdog = threading.Timer(timeout, proc.kill)
     watchdog.start()
     try:
-        for line in proc.stdout:
+        for line in stream:
             seen.append(line)
             if m := re.search(pattern, line):
                 return m

@@ -93,3 +93,53 @@ def test_a_line_another_reader_took_first_leaves_the_lines_waiting_for_the_next(
     finally:
         late.cancel()
         os.close(read_end)
+
+
+def _keys_said(monkeypatch: pytest.MonkeyPatch, **enters: bool) -> None:
+    """The line-mode host's lobby on a terminal (a pty) with `_enters(**enters)`: an
+    Enter alone at the table, then an Enter once the game is on."""
+    terminal, its_side = os.openpty()
+    keys = open(its_side, encoding="utf-8", closefd=True)  # noqa: SIM115 (closed below)
+    monkeypatch.setattr(sys, "stdin", keys)
+
+    async def host_run() -> None:
+        async with host._enters(lambda: 1, **enters) as reading:
+            assert reading is not None
+            reading.typed("")
+            reading.playing = True
+            reading.typed("")
+
+    try:
+        trio.run(host_run)
+    finally:
+        keys.close()
+        os.close(terminal)
+
+
+def test_with_json_or_quiet_what_the_keys_do_is_said_on_standard_error(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """With --json or --quiet (`aside`) standard output is for a script: what the keys do
+    is said on standard error, for the person at the terminal."""
+    _keys_said(monkeypatch, aside=True)
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert host.LOBBY_KEYS in err and host.GAME_KEYS in err and "A game needs at least two players" in err
+
+
+def test_a_table_bots_fill_at_once_is_not_told_to_press_enter(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """With bots in every other seat the host waits for nobody: no Enter to press."""
+    _keys_said(monkeypatch, waiting=False)
+    out, _ = capsys.readouterr()
+    assert "Press Enter" not in out and host.GAME_KEYS in out
+
+
+def test_a_host_in_the_background_of_its_terminal_is_told_to_come_to_the_foreground(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """An Enter reaches a host in the background (`bandit-lan host &`) only after `fg`:
+    its prompt says so; in the foreground, it does not."""
+    _keys_said(monkeypatch)
+    assert host.IN_THE_BACKGROUND not in capsys.readouterr().out
+    monkeypatch.setattr(host, "_in_the_foreground", lambda fd: False)
+    _keys_said(monkeypatch)
+    assert f"{host.LOBBY_KEYS} {host.IN_THE_BACKGROUND}" in capsys.readouterr().out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -109,10 +110,11 @@ def test_s6_6_each_enter_at_a_host_on_a_terminal_asks_to_start(tmp_path: Path, t
 
 
 def test_an_enter_at_a_line_mode_host_during_its_game_only_says_how_to_leave(tmp_path: Path) -> None:
-    """A line-mode host (`--headless` on a terminal, a bot playing its seat): the lobby's
-    help says Ctrl-C closes the table; an Enter once the game is on leaves nobody: it says
-    that Enter does nothing now and that Ctrl-C leaves, and the game plays on to its end
-    (the Enter is heard: no reader left over from the lobby swallows it)."""
+    """A line-mode host (`--headless` on a terminal, a bot playing its seat) whose other
+    seat a bot fills at once waits for nobody: it does not ask for an Enter to start; an
+    Enter once the game is on leaves nobody: it says that Enter does nothing now and that
+    Ctrl-C leaves, and the game plays on to its end (the Enter is heard: no reader left
+    over from the lobby swallows it)."""
     seen: list[str] = []
     terminal, its_side = os.openpty()
     host = bandit("host", "--table", "Loft", "--name", "alice", "--seats", "2", "--bots", "1", "--bind", "127.0.0.1",
@@ -120,8 +122,8 @@ def test_an_enter_at_a_line_mode_host_during_its_game_only_says_how_to_leave(tmp
                   stdin=its_side)  # (some 8 rounds: no round ends it at once, and the game is short)
     os.close(its_side)
     try:
-        read_until(host, r"Press Enter to start .*; Ctrl-C closes the table\.", seen)
         read_until(host, r"Round 1 is over", seen)
+        assert "Press Enter" not in "".join(seen)
         os.write(terminal, b"\n")
         read_until(host, r"Enter does nothing now\. Ctrl-C leaves the table", seen)
         rc, out = finish(host, seen, 60)
@@ -134,8 +136,8 @@ def test_an_enter_at_a_line_mode_host_during_its_game_only_says_how_to_leave(tmp
 def test_a_line_mode_host_in_the_background_of_its_terminal_is_not_stopped_by_it(tmp_path: Path) -> None:
     """`bandit-lan host … &` at a shell: a job in the background may not read its terminal
     (the kernel stops it, SIGTTIN), so the host does not read Enters until it is in the
-    foreground, and its table fills and starts (it is not stopped, its lobby frozen for
-    everyone)."""
+    foreground (its prompt says to bring it there first), and its table fills and starts
+    (it is not stopped, its lobby frozen for everyone)."""
     seen: list[str] = []
     terminal, its_side = os.openpty()
     host = bandit("host", "--table", "Shed", "--name", "alice", "--seats", "2", "--bind", "127.0.0.1",
@@ -145,7 +147,7 @@ def test_a_line_mode_host_in_the_background_of_its_terminal_is_not_stopped_by_it
     procs = [host]
     try:
         where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
-        read_until(host, r"Press Enter to start", seen)
+        read_until(host, r"Press Enter to start .* bring it to the foreground with fg first", seen)
         procs.append(bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"),
                             "--lobby-only"))
         results = [finish(p, seen if p is host else [], 40) for p in (procs[1], host)]
@@ -153,6 +155,34 @@ def test_a_line_mode_host_in_the_background_of_its_terminal_is_not_stopped_by_it
         kill_all(procs)
         os.close(terminal)
     one_game(results)
+
+
+def test_a_json_host_on_a_terminal_says_what_its_keys_do_on_standard_error(tmp_path: Path) -> None:
+    """`host --json` on a terminal: its standard output is for a script, so the Enter
+    prompt and "A game needs at least two players" go to standard error, where the person
+    at the terminal reads them; standard output has the address and the JSON result."""
+    seen: list[str] = []
+    told: list[str] = []
+    terminal, its_side = os.openpty()
+    host = bandit("host", "--table", "Nook", "--name", "alice", "--seats", "2", "--bind", "127.0.0.1",
+                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--lobby-only", "--json",
+                  stdin=its_side, stderr=subprocess.PIPE)
+    os.close(its_side)
+    procs = [host]
+    try:
+        where = read_until(host, r"listening (127\.0\.0\.1:\d+)", seen).group(1)
+        read_until(host, r"Press Enter to start", told, 30, errors=True)
+        os.write(terminal, b"\n")
+        read_until(host, r"A game needs at least two players", told, 30, errors=True)
+        procs.append(bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"),
+                            "--lobby-only"))
+        rc, out = finish(host, seen, 40)
+    finally:
+        kill_all(procs)
+        os.close(terminal)
+    assert rc == 0
+    listening, result = out.strip().splitlines()
+    assert listening.startswith("listening ") and json.loads(result)["players"] == ["alice", "bob"]
 
 
 def test_wrong_fingerprint_and_unreachable_host_fail_clearly(tmp_path: Path) -> None:
