@@ -263,8 +263,8 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                 body0, sig0, result0, record0 = held[key]
                 if body0 == body:
                     continue
-                seat, public = member.seat, member.cert.public_key
-                signed0, signed = (verify_signature(public, s, SIGNED_DOMAIN + b) for b, s in ((body0, sig0), (body, sig)))
+                seat = member.seat
+                signed0, signed = _signed(result0, body0, sig0), _signed(result, body, sig)
                 chain = "content message" if counter == "seq" else "side message"
                 where = f"{_at(result0, record0)} holds one, {_at(result, record)} the other"
                 if signed0 and signed:
