@@ -23,10 +23,12 @@ culprit and the section are the same wherever they are found.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from engine.errors import Where, Who, Words, spell
+from engine.narrate import slot_words
 from p2p.errors import ProtocolError
 from p2p.order import ForeignGame, OrderError
 from p2p.table.machine import Refused, TableViolation
@@ -46,6 +48,7 @@ class Verdict:
     section: str  # the violated rule: an R-number or a protocol section
     reason: str
     suspects: tuple[int, ...] = ()  # (seat None) the seats one of which broke it, if that much is known
+    words: Words = ()  # (a refusal) the reason with its seats and slots left to name, as the engine gave it
 
     @property
     def aborts(self) -> bool:
@@ -61,21 +64,39 @@ class Verdict:
             return either_seats(self.suspects)
         return f"seat {self.seat if self.seat is None else self.seat + 1}"
 
+    def told(self, names: Sequence[str]) -> str:
+        """The reason with the seats and slots it names told by their players' names, as
+        the audit's report tells them (the bare reason counts seats from 0, as the wire
+        does, beside a culprit counted from 1)."""
+        if not self.words or any(not 0 <= s < len(names) for s in _seats_in(self.words)):
+            return self.reason
+        return spell(self.words, lambda w: f"{names[w.seat]}'s" if w.form == "possessive" else names[w.seat],
+                     lambda w: f"{names[w.owner]}'s {slot_words(w.slot)} slot")
+
     def line(self, names: Sequence[str]) -> str:
         """The sentence for the screen."""
         if self.aborts:
-            return f"{self.who(names)} broke the rules of the table ({self.section}: {self.reason}); the game stops."
-        return f"{self.who(names)}'s message was refused ({self.section}: {self.reason})."
+            return f"{self.who(names)} broke the rules of the table ({self.section}: {self.told(names)}); the game stops."
+        return f"{self.who(names)}'s message was refused ({self.section}: {self.told(names)})."
 
     def note(self, names: Sequence[str]) -> str:
         """The sentence for the fairness log (§10.1 ``log.note``)."""
         # (a refusal may come after the game's end: it changed nothing, and nothing goes on)
         what = "the game stops" if self.aborts else "refused: it changes nothing"
-        return f"{self.who(names)} ({self._seats()}): {self.section}: {self.reason} ({what})"
+        return f"{self.who(names)} ({self._seats()}): {self.section}: {self.told(names)} ({what})"
 
     def leave_reason(self, names: Sequence[str]) -> str:
         """Why this seat leaves, for the others' screens (a §9.8 ``leave``, ≤ 200 characters)."""
-        return f"{self.who(names)} broke {self.section}: {self.reason}"[:200]
+        return f"{self.who(names)} broke {self.section}: {self.told(names)}"[:200]
+
+
+def _seats_in(words: Words) -> Iterator[int]:
+    """Every seat `words` names, as a player or as a slot's owner."""
+    for word in words:
+        if isinstance(word, Who):
+            yield word.seat
+        elif isinstance(word, Where):
+            yield word.owner
 
 
 def either(suspects: Sequence[int], names: Sequence[str]) -> str:
@@ -109,7 +130,7 @@ def on_order_error(error: OrderError, signer: int | None, link: int | None) -> V
 
 def on_refusal(refused: Refused) -> Verdict:
     """An intent the rules (or §9.5) refused: every peer refuses it at the same place."""
-    return Verdict(Response.REJECT, refused.seat, refused.section, refused.reason)
+    return Verdict(Response.REJECT, refused.seat, refused.section, refused.reason, words=refused.words)
 
 
 def on_violation(violation: TableViolation) -> Verdict:

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from engine import Draw, Phase, Snap, Swap
+from engine import Draw, Phase, Snap, Swap, TakeDiscard
+from engine.errors import Where, Who
 from p2p.audit import audit
 from p2p.order import Equivocation, StampBackwards, message_hash
 from p2p.policy import Response, on_refusal
@@ -87,6 +88,23 @@ def test_s11_2_a_refusal_after_the_game_ended_is_noted_as_changing_nothing() -> 
     late = Refused(812, 4, Snap(4, 9, 4, 0), "R6", "no immediate discard after the game has ended")
     note = on_refusal(late).note(["Ann", "Bo", "Di", "Eve", "Cy", "Flo"])
     assert note == "Cy (seat 5): R6: no immediate discard after the game has ended (refused: it changes nothing)"
+
+
+def test_s11_2_a_refusal_s_note_names_the_seats_in_its_reason_as_its_culprit_is_named() -> None:
+    """The fairness log's note of a refused move (§10.1, quoted by the audit's report)
+    names the players its reason speaks of, not their seats counted from 0 beside the
+    culprit's seat counted from 1 ("Bo (seat 3): … the card seat 2 chose …")."""
+    refused = Refused(87, 2, TakeDiscard(2, 25, 2), "R5", "the card seat 2 chose to take is no longer the discard "
+                      "pile's top: an immediate discard covered it first; seat 2 may choose again",
+                      ("the card ", Who(2), " chose to take is no longer the discard pile's top: an immediate discard "
+                       "covered it first; ", Who(2), " may choose again"))
+    assert on_refusal(refused).note(["Ann", "Ada", "Bo", "Cy"]) == (
+        "Bo (seat 3): R5: the card Bo chose to take is no longer the discard pile's top: an immediate discard covered "
+        "it first; Bo may choose again (refused: it changes nothing)")
+    blind = Refused(90, 1, Snap(1, 9, 2, 3, 0), "§9.5", "seat 1 never saw seat 2's slot 3",
+                    (Who(1), " never saw ", Where(2, 3), ""))
+    assert on_refusal(blind).note(["Ann", "Ada", "Bo"]) == (
+        "Ada (seat 2): §9.5: Ada never saw Bo's bottom-right slot (refused: it changes nothing)")
 
 
 # -- cards: a violation halts every honest seat at the same place -------------------------
