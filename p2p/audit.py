@@ -40,7 +40,7 @@ from p2p.errors import ProtocolError
 from p2p.identity import Certificate, CertificateRefused, short_id, verify_signature
 from p2p.log import HeaderUnreadable, LogContents, LogError, NotALog, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
-from p2p.order import Delivered, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
+from p2p.order import Delivered, ForeignGame, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
 from p2p.policy import either, either_seats
 from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.schema import Schemas
@@ -218,6 +218,9 @@ def audit(path: Path) -> AuditResult:
             sides.append((integrity.side(side), side))
         except ProtocolError as exc:
             broken = Failure(None, None, exc.section, _damaged(contents.side_at[index], exc.reason, body, roster, "side "))
+        except ForeignGame as exc:
+            broken = Failure(None, None, exc.section, f"the side record that starts at byte {contents.side_at[index]}: "
+                                                      f"{_foreign(exc.peer, roster, side, 'side ')}")
         except OrderError as exc:  # (its place in the file, and in its sender's side chain, §7.8)
             broken = Failure(None, None, exc.section, f"the side record that starts at byte {contents.side_at[index]}, "
                                                       f"{_whose(exc.peer, roster)}: {exc.reason}")
@@ -234,6 +237,9 @@ def audit(path: Path) -> AuditResult:
             # the order refuses it first): the log was altered, and nobody is blamed
             # (before any side record that failed, by the cut above: the first thing that fails)
             broken = Failure(index, None, exc.section, _damaged(contents.message_at[index], exc.reason, body, roster))
+            break
+        except ForeignGame as exc:  # (a replay: its signer may have sent it honestly in that game, §7.10)
+            broken = Failure(index, None, exc.section, _foreign(exc.peer, roster, message))
             break
         except OrderError as exc:
             # a record out of place says the log was altered: nobody at the table is blamed
@@ -599,6 +605,15 @@ def _damaged(offset: int, reason: str, body: bytes, roster: Roster, kind: str = 
     its disk failed)."""
     return (f"the file was changed or damaged in the {kind}record that starts at byte {offset}: it is not a message "
             f"as a seat of the table signed it ({reason}{_claimed(body, roster)})")
+
+
+def _foreign(peer: bytes, roster: Roster, message: SignedMessage, kind: str = "") -> str:
+    """A record of another game in a log (§7.1): the seat signed it there, where it may
+    have been honest (§7.10), so it proves nothing against that seat; the log was altered."""
+    game = message.inner.get("game")
+    of = f"game {game[:8].hex()}…" if isinstance(game, bytes) else "another game"
+    return (f"{_whose(peer, roster)} {kind}message of another game ({of}), not of this one: it was put into this "
+            "log from elsewhere, and proves nothing against its signer; the log was altered (nobody is blamed)")
 
 
 def _whose(peer: bytes, roster: Roster) -> str:

@@ -1001,3 +1001,34 @@ def test_s10_1_a_log_is_read_a_frame_at_a_time(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert not result.ok and "not a bandit-lan fairness log" in result.first_failure.what
     assert peak < 8 << 20, f"{peak >> 20} MiB to refuse a first frame"
+
+
+@pytest.mark.parametrize("side", [False, True])
+def test_s10_2_a_record_of_another_game_is_told_as_put_into_the_log_blaming_nobody(
+    game_log: Path, tmp_path: Path, side: bool
+) -> None:
+    """A seat's message of another game (the same players play often) put into a log is
+    told as what it is: the log was altered, and its signer, who may have sent it honestly
+    in that game (§7.10), is not suspected."""
+    from p2p.identity import short_id
+    from p2p.signing import sign
+    from p2p.wire import decode_map
+
+    contents = read_log(game_log)
+    at = 5
+    body, _ = (contents.sides if side else contents.messages)[at]
+    inner = decode_map(body)
+    replay = sign(seeded_identity_of(inner["from"]), dict(inner, game=bytes([7]) * 32))
+    splice = lambda records: records[:at] + [replay] + records[at + 1:]  # noqa: E731
+    path = rewrite(game_log, tmp_path, splice if not side else lambda m: m, splice if side else lambda s: s)
+    failure = audit(path).first_failure
+    name = audit(game_log).roster.member(inner["from"]).name  # type: ignore[union-attr]
+    told = (f"{name}'s ({short_id(inner['from'])}) {'side ' if side else ''}message of another game (game "
+            "0707070707070707…), not of this one: it was put into this log from elsewhere, and proves nothing against "
+            "its signer; the log was altered (nobody is blamed)")
+    assert failure is not None and failure.seat is None and failure.section == "§7.1"
+    if side:
+        assert failure.record is None and failure.what.startswith("the side record that starts at byte ")
+        assert failure.what.endswith(f": {told}")
+    else:
+        assert failure.record == at and failure.what == told
