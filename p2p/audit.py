@@ -223,7 +223,7 @@ def audit(path: Path) -> AuditResult:
                                                       f"{_foreign(exc.peer, roster, side, 'side ')}")
         except OrderError as exc:  # (its place in the file, and in its sender's side chain, §7.8)
             broken = Failure(None, None, exc.section, f"the side record that starts at byte {contents.side_at[index]}, "
-                                                      f"{_whose(exc.peer, roster)}: {exc.reason}")
+                                                      f"{_whose(exc.peer, roster)}: {exc.reason}{ALTERED}")
         if broken is not None:  # (the game is still told up to there: every message the file holds before it)
             messages = messages[:sum(1 for side, _ in contents.sequence[:contents.sequence.index((True, index))]
                                      if not side)]
@@ -243,7 +243,7 @@ def audit(path: Path) -> AuditResult:
             break
         except OrderError as exc:
             # a record out of place says the log was altered: nobody at the table is blamed
-            broken = Failure(index, None, exc.section, f"{_whose(exc.peer, roster)} message: {exc.reason}")
+            broken = Failure(index, None, exc.section, f"{_whose(exc.peer, roster)} message: {exc.reason}{ALTERED}")
             break
         opened.append(message)
     if broken is None and contents.damaged is not None:
@@ -548,7 +548,7 @@ def _first(broken: Failure | None, found: Failure) -> Failure:
         return broken
     return Failure(found.record, None, broken.section,
                    f"the log was altered: a record is missing or out of place here, where the agreed order stops "
-                   f"holding ({found.section}); record {broken.record + 1} shows it ({broken.what})")
+                   f"holding ({found.section}); record {broken.record + 1} shows it ({broken.what.removesuffix(ALTERED)})")
 
 
 def _header_damaged(where: str, what: str, reason: str) -> str:
@@ -605,6 +605,11 @@ def _damaged(offset: int, reason: str, body: bytes, roster: Roster, kind: str = 
     its disk failed)."""
     return (f"the file was changed or damaged in the {kind}record that starts at byte {offset}: it is not a message "
             f"as a seat of the table signed it ({reason}{_claimed(body, roster)})")
+
+
+ALTERED = "; the log was altered (nobody is blamed)"
+"""What a record out of place in its sender's chain (§7.2, §7.8) or stamps (§7.4) says:
+an honest peer logs only what its order accepted (§10.2, step 2)."""
 
 
 def _foreign(peer: bytes, roster: Roster, message: SignedMessage, kind: str = "") -> str:

@@ -125,6 +125,25 @@ def test_s10_2_a_dropped_record_is_named_where_it_went_missing_not_where_its_cha
     assert gap and "signed falsely" not in failure.what, failure.what
     shown = next(i for i in range(k + 1, len(senders)) if senders[i] == senders[k]) - 1  # (its index, one dropped)
     assert int(gap.group(1)) == shown + 1  # (in words, from 1)
+    assert failure.what.count("altered") == 1, failure.what  # (said once, not again inside the brackets)
+
+
+def test_s10_2_a_record_out_of_its_sender_s_chain_is_told_as_the_log_altered(game_log: Path, tmp_path: Path) -> None:
+    """A repeated record, ordered or side, breaks its sender's chain (§7.2, §7.8): only an
+    altered log shows that (an honest peer logs what its order accepted), and the verdict
+    says so, so that the seat it names is not read as one that broke its chain."""
+    from p2p.report import game_report
+
+    result = audit(rewrite(game_log, tmp_path, lambda m: m[:50] + [m[49]] + m[50:]))
+    assert result.first_failure is not None and result.first_failure.seat is None
+    assert result.first_failure.what.endswith("is due: a record is missing, repeated or out of place; "
+                                              "the log was altered (nobody is blamed)"), result.first_failure.what
+    verdict = list(game_report(result))[-1]
+    assert verdict.startswith("Verdict: NOT VERIFIED. First violation: record 51: §7.2: ")
+    assert verdict.endswith("; the log was altered (nobody is blamed)")
+    side = audit(rewrite(game_log, tmp_path, lambda m: m, lambda s: s[:5] + [s[4]] + s[5:])).first_failure
+    assert side is not None and side.seat is None and side.what.startswith("the side record that starts at byte ")
+    assert side.what.endswith("; the log was altered (nobody is blamed)"), side.what
 
 
 def test_audit_duplicated_record_fails(game_log: Path, tmp_path: Path) -> None:
@@ -458,7 +477,8 @@ def test_audit_dropped_side_record_breaks_its_side_chain(game_log: Path, tmp_pat
     failure = result.first_failure
     assert not result.ok and failure.section == "§7.2" and failure.seat is None
     told = re.fullmatch(r"the side record that starts at byte (\d+), (\w+)'s \(\S+\): its side message (\d+) comes where "
-                        r"its side message (\d+) is due: a record is missing, repeated or out of place", failure.what)
+                        r"its side message (\d+) is due: a record is missing, repeated or out of place; the log was "
+                        r"altered \(nobody is blamed\)", failure.what)
     assert told is not None, failure.what
     contents = read_log(path)
     inner = decode_map(contents.sides[contents.side_at.index(int(told[1]))][0])
