@@ -578,7 +578,9 @@ class Narrator:
                         f"{self._penalty_words(penalties, story)}")
             else:  # R6: the card stays unrevealed (an auditor names it from the openings)
                 first = f" ({story.covered_by} covered it first)" if story.covered_by else ""
-                text = (f"{self.name(seat)} tried {target}{self._which(game, note.card)} on {top} — not the fastest"
+                named = self._moved(game, note.card)
+                unturned = f" ({named}; it stayed face down)" if named else ""
+                text = (f"{self.name(seat)} tried {target}{unturned} on {top} — not the fastest"
                         f"{first}, {self._penalty_words(penalties, story)}")
             out.append(Told(text + self._penalty_where(game, penalties) + ".", "snap", seat))
         return out

@@ -655,7 +655,7 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
 
     # a card that moved unseen is named beside its slot only where the log knows it (none
     # of those the openings alone tell: nobody had seen them)
-    moved = re.compile(r"( \(|: )(" + card.pattern + r")(, known from the openings)?(?=\))\)?")
+    moved = re.compile(r"( \(|: )(" + card.pattern + r")(, known from the openings)?(; it stayed face down)?(?=\))\)?")
 
     def unnamed(m: re.Match[str]) -> str:
         if m[4] is None and int(m[3]) in public.values():

@@ -183,6 +183,27 @@ def test_R6_the_audit_names_the_top_card_a_matched_snap_was_made_on() -> None:
     assert f"on a 10 [card {faces[ana]}] — it matched" in texts(out[audit])[0]
 
 
+def test_R6_the_audit_says_a_card_not_the_fastest_stayed_face_down() -> None:
+    """R6: a claim that was not the fastest leaves its card unrevealed. The audit names
+    that card (its owner had seen it, or the openings tell it), and says it stayed face
+    down, so that naming it is not read as its having been turned up."""
+    table = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6]}, discard=10)
+    audit = len(table.seats)
+    auditor(table).opened = dict(enumerate(table.t.oracle.faces))
+    top = table.t.top()
+    table.do(Snap(0, top, 0, 0))
+    late = table.t.card(1, 0)
+    out = table.do(Snap(1, top, 1, 0))
+    face = table.t.oracle.faces[late]
+    assert texts(out[audit]) == [f"Bo tried their top-left slot (a 10 [card {face}], known from the openings; it "
+                                 f"stayed face down) on a 10 [card {table.t.oracle.faces[top]}] — not the fastest "
+                                 f"(Ana's snap of a 10 [card {table.t.oracle.faces[table.t.top()]}] covered it first), penalty card "
+                                 "(into slot 4: a 2 [card "
+                                 f"{table.t.oracle.faces[table.t.card(1, 4)]}], known from the openings)."], texts(out[audit])
+    assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest (Ana's snap of a 10 covered "
+                                "it first), penalty card (into slot 4)."]
+
+
 def test_s10_2_a_card_moved_unseen_is_named_from_the_openings() -> None:
     """R3, R6: a swapped card, a card given by a snap and a penalty card move unseen. The
     audit's narrator, given the round's faces from its openings (§9.7), names each, and
