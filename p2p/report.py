@@ -109,8 +109,7 @@ def overall(agreement: Agreement) -> str:
     damaged = agreement.damaged
     if damaged:  # (told apart from the others, which may still agree: §10.3)
         return _overall_damaged(agreement, damaged)
-    why = [f"{r.path.name} is not a fairness log" if r.not_a_log else f"{_log_named(r)} fails its own audit"
-           for r in logs if not r.ok]
+    why = _own_failures(logs)
     if agreement.parting is not None:
         why.append("the logs cannot be compared" if agreement.parting.what == TOO_FEW
                    else "the logs do not tell the same game")
@@ -121,20 +120,33 @@ def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult]) -> st
     """The overall line where a log's copy of a record was changed or damaged (§10.3):
     that log cannot be verified; what the others hold, and whether they agree."""
     logs = [r for r in agreement.logs if all(r is not d for d in damaged)]
+    readable = [r for r in logs if r.contents is not None and r.roster is not None]
     broken = (f"{listed([_log_named(r) for r in damaged])} {'is' if len(damaged) == 1 else 'are'} damaged, and a "
               "damaged log cannot be verified")
-    rest = agreement.rest
-    agree = rest is not agreement and rest.ok  # (two or more others, and they agree)
-    if all(r.ok for r in logs) and (agree or len(logs) == 1):
-        held = (f"the {len(logs)} undamaged logs hold every check and tell the same game" if agree
+    rest = agreement.rest  # (the readable others, compared on their own, where two or more are left)
+    compared = len(readable) > 1
+    if all(r.ok for r in logs) and (rest.ok if compared else len(logs) == 1):
+        held = (f"the {len(logs)} undamaged logs hold every check and tell the same game" if compared
                 else f"{_log_named(logs[0])} holds every check")
         return f"Overall: NOT VERIFIED: {held}, but {broken}."
-    why = [broken] + [f"{r.path.name} is not a fairness log" if r.not_a_log else f"{_log_named(r)} fails its own audit"
-                      for r in logs if not r.ok]
-    if rest is not agreement and rest.parting is not None:
-        why.append(f"the other {len(logs)} logs cannot be compared" if rest.parting.what == TOO_FEW
-                   else f"the other {len(logs)} logs do not tell the same game")
+    why = [broken, *_own_failures(logs)]
+    if compared and not rest.ok:
+        others = f"the other {len(readable)}{'' if len(readable) == len(logs) else ' readable'} logs"
+        why.append(f"{others} do not tell the same game")
     return f"Overall: NOT VERIFIED: {'; '.join(why)}."
+
+
+def _own_failures(logs: Sequence[AuditResult]) -> list[str]:
+    """Of `logs`, those that fail their own audit, and those that are no log at all, each
+    named once: "Bo's log (b.bandit-log) fails its own audit", "c and d are not fairness logs"."""
+    failing = [_log_named(r) for r in logs if not r.ok and not r.not_a_log]
+    strangers = [r.path.name for r in logs if r.not_a_log]
+    why = []
+    if failing:
+        why.append(f"{listed(failing)} {'fails its own audit' if len(failing) == 1 else 'fail their own audits'}")
+    if strangers:
+        why.append(f"{listed(strangers)} {'is not a fairness log' if len(strangers) == 1 else 'are not fairness logs'}")
+    return why
 
 
 def _log_named(result: AuditResult) -> str:

@@ -1,0 +1,140 @@
+"""§10.3: the Overall line over several logs of one game, for every mix of logs that are
+fine, damaged (one copy of a record changed where the others' verify), failing their
+own audit, cut short, or no log at all: true counts, grammatical, each log named once
+with what is wrong with it, FAIR only when every log is fine."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+
+from cli.audit import agreement_verdict
+from p2p.agreement import Agreement, compare
+from p2p.audit import AuditResult, audit
+from p2p.log import LOG_LIMITS, read_log
+from p2p.report import comparison_report
+from p2p.roster import TableRules
+from p2p.wire import split_frames
+from tests.tablesim import TableNetwork
+from tests.test_audit_tamper import rewrite
+from tests.test_table_games import SMALL_DECK
+
+NAMES = ("Ann", "Bo", "Cy", "Di", "Ed")
+KINDS = ("fine", "damaged", "fails", "cut", "not a log")
+MIXES = [mix for n in range(2, 6) for mix in itertools.combinations_with_replacement(KINDS, n)]
+
+
+class Logs:
+    """Each seat's log of one finished game of five, made `fine`, `damaged`, … on demand
+    (its own file, named after its writer), audited once."""
+
+    def __init__(self, folder: Path) -> None:
+        net = TableNetwork(5, 131, rules=TableRules(target=25, skills_text=SMALL_DECK), names=NAMES)
+        net.run()
+        assert all(t.machine.finished for t in net.tables)
+        self.folder = folder
+        self.written = net.write_logs(folder / "written")
+        self.audited: dict[tuple[str, int], AuditResult] = {}
+
+    def of(self, kind: str, seat: int) -> AuditResult:
+        if (kind, seat) not in self.audited:
+            self.audited[kind, seat] = audit(self._make(kind, seat))
+        return self.audited[kind, seat]
+
+    def _make(self, kind: str, seat: int) -> Path:
+        folder = self.folder / kind.replace(" ", "-")
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{NAMES[seat].lower()}.bandit-log"
+        original = self.written[seat]
+        data = bytearray(original.read_bytes())
+        if kind == "damaged":  # (a bit of one signature, a different record in each seat's log)
+            contents = read_log(original)
+            index = 40 + 3 * seat
+            data[data.index(contents.messages[index][1], contents.message_at[index]) + 10] ^= 1
+        elif kind == "fails":  # (every message, but an end naming another seat absent: §10.2 step 4)
+            other = (seat + 1) % len(NAMES)
+            rewrite(original, folder, lambda m: m, why=f"{NAMES[other]} was away for more than 120 s",
+                    absent=other).rename(path)
+            return path
+        elif kind == "cut":  # (its writer stopped half way: never closed)
+            frames = [at for at, _ in split_frames(bytes(data), LOG_LIMITS)]
+            data = data[:frames[len(frames) // 2]]
+        elif kind == "not a log":
+            data = bytearray(b"shopping list: eggs, milk\n")
+        path.write_bytes(bytes(data))
+        return path
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
+    return Logs(tmp_path_factory.mktemp("overall"))
+
+
+def compared(logs: Logs, mix: tuple[str, ...]) -> tuple[Agreement, str]:
+    agreement = compare([logs.of(kind, seat) for seat, kind in enumerate(mix)])
+    return agreement, list(comparison_report(agreement))[-1]
+
+
+@pytest.mark.parametrize("mix", MIXES, ids=["-".join(k.replace(" ", "") for k in mix) for mix in MIXES])
+def test_s10_3_the_overall_line_tells_each_log_once_with_true_counts(logs: Logs, mix: tuple[str, ...]) -> None:
+    agreement, line = compared(logs, mix)
+    json = agreement_verdict(agreement)
+    files = [f"{NAMES[seat].lower()}.bandit-log" for seat in range(len(mix))]
+    fair = all(kind == "fine" for kind in mix)
+    assert line.startswith("Overall: FAIR: " if fair else "Overall: NOT VERIFIED: "), line
+    assert json["ok"] is fair and agreement.verified is fair
+    damaged = [Path(d["path"]).name for d in json["damaged"]]  # type: ignore[index]
+    assert all(mix[files.index(name)] == "damaged" for name in damaged), (damaged, mix)
+    if "fine" in mix:  # (each damaged copy differs from a fine log's, which verifies)
+        assert damaged == [f for f, kind in zip(files, mix) if kind == "damaged"], damaged
+    depth = 0
+    for ch in line:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        assert depth in (0, 1), f"nested brackets: {line}"
+    assert not re.search(r"\b1 (?:\w+ )?logs\b", line), line
+    for number in re.findall(r"the (?:other )?(\d+) (?:readable |undamaged )?logs", line):
+        readable = sum(kind != "not a log" for kind in mix)
+        assert int(number) == readable - len(damaged), line
+    if fair:
+        return
+    clauses = line.removeprefix("Overall: NOT VERIFIED: ").removesuffix(".").split("; ")
+    for name, kind in zip(files, mix):
+        assert line.count(name) <= 1, line
+        if kind == "fine":
+            continue
+        said = [c for c in clauses if name in c]
+        assert len(said) == 1, (name, line)
+        if name in damaged:
+            assert re.search(r"(is|are) damaged, and a damaged log cannot be verified$", said[0]), line
+        elif kind == "not a log":
+            assert re.search(r"(is not a fairness log|are not fairness logs)$", said[0]), line
+        else:
+            assert re.search(r"(fails its own audit|fail their own audits)$", said[0]), line
+    if any(kind != "fine" for kind in mix if kind != "damaged") or not damaged:
+        assert "undamaged logs hold every check" not in line, line
+
+
+@pytest.mark.parametrize(("mix", "said"), [
+    (("damaged", "damaged", "fails"),
+     "Ann's log (ann.bandit-log) and Bo's log (bo.bandit-log) are damaged, and a damaged log cannot be verified; "
+     "Cy's log (cy.bandit-log) fails its own audit."),
+    (("fine", "damaged", "damaged", "not a log"),
+     "Bo's log (bo.bandit-log) and Cy's log (cy.bandit-log) are damaged, and a damaged log cannot be verified; "
+     "di.bandit-log is not a fairness log."),
+    (("fine", "fine", "damaged"),
+     "the 2 undamaged logs hold every check and tell the same game, but Cy's log (cy.bandit-log) is damaged, and a "
+     "damaged log cannot be verified."),
+    (("fine", "damaged", "damaged"),
+     "Ann's log (ann.bandit-log) holds every check, but Bo's log (bo.bandit-log) and Cy's log (cy.bandit-log) are "
+     "damaged, and a damaged log cannot be verified."),
+    (("fine", "fails", "cut", "not a log", "not a log"),
+     "Bo's log (bo.bandit-log) and Cy's log (cy.bandit-log) fail their own audits; di.bandit-log and ed.bandit-log "
+     "are not fairness logs."),
+    (("cut", "not a log"),
+     "Ann's log (ann.bandit-log) fails its own audit; bo.bandit-log is not a fairness log; the logs cannot be compared."),
+])
+def test_s10_3_the_overall_line_over_damaged_and_failing_logs(logs: Logs, mix: tuple[str, ...], said: str) -> None:
+    assert compared(logs, mix)[1] == f"Overall: NOT VERIFIED: {said}"
