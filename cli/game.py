@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,7 @@ import trio
 from cli.argtypes import integer
 from cli.cells import ljust, text_width
 from cli.commands import audit_command
-from cli.lobby_common import at_a_terminal, complain, records_unwritable, say
+from cli.lobby_common import at_a_terminal, complain, records_unwritable, say, tell
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from p2p.identity import Certificate, Identity, default_state_dir
@@ -282,7 +283,7 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
         out = summary.to_json()
         out["logs"] = [str(p) for p in logs]
         out["log"] = str(summary.log_path)
-        print(json.dumps(out), flush=True)
+        tell(json.dumps(out), sys.stdout)  # (a bot's host may be gone: its pipe with it)
     # A game that ends where every seat's log ends, played out or left on purpose by
     # anyone, is no failure; one stopped by a fault (broken rules, a player away too
     # long, this seat's own trouble) is.

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 
 from cli.argtypes import ipv4, player
@@ -121,17 +122,29 @@ def input_piped() -> bool:
 def say(text: str = "", *, aside: bool = False) -> None:
     """Print `text` for the person at the terminal: on standard output, or on standard
     error if `aside` (when standard output is for a script, --json or --quiet)."""
-    try:
-        print(text, file=sys.stderr if aside else sys.stdout, flush=True)
-    except OSError:  # the terminal went away (its window closed): nobody is left to read it
-        pass
+    tell(text, sys.stderr if aside else sys.stdout)
 
 
 def complain(text: str) -> None:
+    tell(f"bandit-lan: {text}", sys.stderr)
+
+
+def tell(line: str, stream: TextIO) -> None:
+    """Print `line` on `stream` (a terminal, or a pipe to the command that started this
+    one, such as the host of a bot). Where its reader went away (its window closed, the
+    host killed) nobody is left to read it: the stream goes to nowhere from then on, so
+    that what it still holds does not fail again as the process exits."""
     try:
-        print(f"bandit-lan: {text}", file=sys.stderr, flush=True)
-    except OSError:  # (as in `say`)
-        pass
+        print(line, file=stream, flush=True)
+    except OSError:
+        try:
+            nowhere = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(nowhere, stream.fileno())
+            finally:
+                os.close(nowhere)
+        except (OSError, ValueError):  # (no file behind it, or closed: nothing will be flushed there)
+            pass
 
 
 def records_unwritable(where: object, problem: str) -> str:

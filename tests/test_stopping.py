@@ -146,33 +146,62 @@ def test_s9_8_ctrl_c_at_a_line_mode_host_with_bots_is_the_host_s_own_leaving(tmp
     assert told in bo_out, bo_out
 
 
+PR_SET_CHILD_SUBREAPER = 36  # (linux/prctl.h)
+
+
+def _reaper(on: bool) -> None:
+    """Make this process the one orphans of its descendants are given to (`on`), so that
+    it learns how bots whose host was killed exit; or stop being it."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
 def test_s11_3_bots_whose_host_was_killed_end_on_their_own(tmp_path: Path) -> None:
     """A host killed outright (SIGKILL: it cannot leave) leaves its bots waiting for its
     seat as for any seat away; once the grace period is over they end their game and
-    exit: none lingers."""
+    exit: none lingers. Each ends as the README says of a player away longer than the
+    grace period, with status 1 and its log closed, naming the host absent: its last
+    report, buffered as without a terminal, goes to a pipe whose reader is gone, which
+    must not fail again as the bot exits (Python's status 120)."""
     seen: list[str] = []
-    host = bandit("host", "--headless", "--bots", "2", "--seats", "3", "--name", "Ann", "--bind", "127.0.0.1",
-                  "--no-discovery", "--target", "5000", "--grace", "10", "--state-dir", str(tmp_path / "ann"),
-                  "--log-dir", str(tmp_path / "logs"))
     exits: list[int] = []
     waiting: set[int] = set()
+    statuses: dict[int, int] = {}
+    _reaper(True)
     try:
-        read_until(host, r"Round 1", seen)
-        exits = [os.pidfd_open(pid) for pid in _bots_of(host.pid)]
-        assert len(exits) == 2
-        host.kill()
-        host.wait()
-        deadline = time.monotonic() + 60
-        waiting.update(exits)
-        while waiting and (left := deadline - time.monotonic()) > 0:
-            waiting -= set(select.select(list(waiting), [], [], left)[0])
-        assert not waiting, "a bot was still running a minute after its host was killed"
+        host = bandit("host", "--headless", "--bots", "2", "--seats", "3", "--name", "Ann", "--bind", "127.0.0.1",
+                      "--no-discovery", "--target", "5000", "--grace", "10", "--state-dir", str(tmp_path / "ann"),
+                      "--log-dir", str(tmp_path / "logs"), env={"PYTHONUNBUFFERED": ""})
+        try:
+            read_until(host, r"Round 1", seen)
+            exits = [os.pidfd_open(pid) for pid in _bots_of(host.pid)]
+            assert len(exits) == 2
+            host.kill()
+            host.wait()
+            deadline = time.monotonic() + 60
+            waiting.update(exits)
+            while waiting and (left := deadline - time.monotonic()) > 0:
+                for fd in select.select(list(waiting), [], [], left)[0]:
+                    waiting.discard(fd)
+                    ended = os.waitid(os.P_PIDFD, fd, os.WEXITED)
+                    statuses[fd] = ended.si_status if ended.si_code == os.CLD_EXITED else -ended.si_status
+            assert not waiting, "a bot was still running a minute after its host was killed"
+        finally:
+            kill_all([host])
+            for fd in exits:
+                if fd in waiting:
+                    signal.pidfd_send_signal(fd, signal.SIGKILL)
+                    os.waitid(os.P_PIDFD, fd, os.WEXITED)
+                os.close(fd)
     finally:
-        kill_all([host])
-        for fd in exits:
-            if fd in waiting:
-                signal.pidfd_send_signal(fd, signal.SIGKILL)
-            os.close(fd)
+        _reaper(False)
+    assert sorted(statuses.values()) == [1, 1], statuses
+    bots = [r for r in map(audit, (tmp_path / "logs").glob("*.bandit-log")) if r.writer != 0]
+    assert len(bots) == 2 and all(r.ok and r.left is not None for r in bots), [r.first_failure for r in bots]
+    assert all(r.left.seat == 0 and "naming Ann absent" in r.left.told for r in bots if r.left), bots
 
 
 CSI = re.compile(r"\x1b\[([0-9;?]*)([@-~])")
