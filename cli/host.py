@@ -205,7 +205,7 @@ async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
     """Advertise the table by mDNS (unless --no-discovery) while the lobby runs; yields
     a function that updates the free seats shown to others. If mDNS cannot run here the
     table goes on unadvertised (§5.3), and `tell` says so; `tell` is also given a
-    `JoinHint` whenever another table of this name appears or the last of them goes."""
+    `JoinHint` whenever another table of this name appears or goes."""
     if args.no_discovery:
         yield lambda free: None
         return
@@ -219,20 +219,22 @@ async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
         async def tell_namesakes() -> None:
             """Whenever another table of this name appears while the lobby runs, say so
             (once for each host of one while it is there: its record changes as its seats
-            fill), and the join command with this host's fingerprint; once the last of
-            them has gone, take that back."""
+            fill), and the join command with this host's fingerprint; when one goes while
+            others stay, say which are left; once the last of them has gone, take that back."""
             await advert.published.wait()
-            namesakes: set[bytes] = set()  # (their hosts' fingerprints)
+            namesakes: dict[bytes, TableAd] = {}  # (by their hosts' fingerprints)
 
             def heard(other: TableAd) -> None:
-                if other.table == ad.table and other.fingerprint not in namesakes | {ad.fingerprint}:
-                    namesakes.add(other.fingerprint)
+                if other.table == ad.table and other.fingerprint not in namesakes.keys() | {ad.fingerprint}:
+                    namesakes[other.fingerprint] = other
                     tell(JoinHint(join_hint(ad, where, namesake=True), namesake_warning(ad, [other]), warning=True))
 
             def gone(other: TableAd) -> None:
-                if other.table == ad.table and other.fingerprint in namesakes:
-                    namesakes.discard(other.fingerprint)
-                    if not namesakes:
+                if other.table == ad.table and namesakes.pop(other.fingerprint, None) is not None:
+                    if namesakes:
+                        tell(JoinHint(join_hint(ad, where, namesake=True),
+                                      namesake_left(ad, other, list(namesakes.values())), warning=True))
+                    else:
                         tell(JoinHint(join_hint(ad, where), namesake_gone(ad), warning=False))
 
             with suppress(OSError):  # (a LAN that cannot be browsed: nothing to warn of)
@@ -264,6 +266,14 @@ def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:
     return (f"Another table on this LAN is also called {ad.table!r} (hosted by {hosts}): joining by that name "
             f"alone now fails, so give your players your fingerprint: bandit-lan join {shlex.quote(ad.table)} "
             f"--fingerprint {short} (or host under another name).")
+
+
+def namesake_left(ad: TableAd, left: TableAd, staying: list[TableAd]) -> str:
+    """What a host reads when one other table of its table's name goes while others stay."""
+    hosts = ", ".join(sorted({t.host for t in staying}))
+    return (f"{left.host}'s table called {ad.table!r} is gone, but another of that name is still on this LAN "
+            f"(hosted by {hosts}): joining by the name alone still fails, so keep giving your players your "
+            f"fingerprint: bandit-lan join {shlex.quote(ad.table)} --fingerprint {short_id(ad.fingerprint)}.")
 
 
 def namesake_gone(ad: TableAd) -> str:

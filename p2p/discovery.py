@@ -335,20 +335,63 @@ async def advertise(ad: TableAd, *, interfaces: Sequence[str] | None = None) -> 
                 advertisement.withdraw()
 
 
+class _Tables:
+    """The tables a browse has found, followed by what identifies a table (its name and
+    its host's peer id, `fp`, in its TXT record, §5.2), not by instance name: a responder
+    may rename an instance ("Friday (1a2b)" → "Friday (1a2b)-2", §5.1), and the table is
+    then heard under both names for a while, then under the new one only. `resolved`
+    and `removed` return what to tell: ("heard", table) when a table is first seen or
+    its record changed, ("gone", table) once no instance advertises it any more."""
+
+    def __init__(self) -> None:
+        self._instances: dict[str, TableAd] = {}  # (instance name → its record, latest resolved last)
+        self._told: dict[tuple[str, bytes], TableAd] = {}
+
+    @property
+    def found(self) -> list[TableAd]:
+        return list(self._told.values())
+
+    def resolved(self, instance: str, ad: TableAd) -> list[tuple[str, TableAd]]:
+        before = self._instances.pop(instance, None)
+        self._instances[instance] = ad
+        return self._follow([_table_key(ad)] + ([] if before is None else [_table_key(before)]))
+
+    def removed(self, instance: str) -> list[tuple[str, TableAd]]:
+        before = self._instances.pop(instance, None)
+        return [] if before is None else self._follow([_table_key(before)])
+
+    def _follow(self, keys: list[tuple[str, bytes]]) -> list[tuple[str, TableAd]]:
+        news: list[tuple[str, TableAd]] = []
+        for key in dict.fromkeys(keys):
+            now = [ad for ad in self._instances.values() if _table_key(ad) == key]
+            if now and self._told.get(key) != now[-1]:
+                self._told[key] = now[-1]
+                news.append(("heard", now[-1]))
+            elif not now and key in self._told:
+                news.append(("gone", self._told.pop(key)))
+        return news
+
+
+def _table_key(ad: TableAd) -> tuple[str, bytes]:
+    return (ad.table, ad.fingerprint)
+
+
 def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: str | None, stop: threading.Event,
                      heard: Callable[[TableAd], None] | None = None,
                      gone: Callable[[TableAd], None] | None = None) -> list[TableAd]:
     """Browse until `timeout` (or `stop`); `heard` is told each table as it resolves,
     when it is first seen and again whenever its record changes, and `gone` each table
-    heard whose advertisement went away (its host's goodbye, or its records' end)."""
+    heard whose advertisement went away (its host's goodbye, or its records' end). A
+    table renamed by its responder is neither (`_Tables`)."""
     zc = _zeroconf(interfaces)
     events: queue.Queue[tuple[str, ServiceStateChange | TableAd | None]] = queue.Queue()
+    told = {"heard": heard, "gone": gone}
 
     def on_change(zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
         events.put((name, state_change))
 
     browser = ServiceBrowser(zc, SERVICE_TYPE, handlers=[on_change])
-    found: dict[str, TableAd] = {}
+    tables = _Tables()
     waiting: deque[str] = deque()  # names seen, to be resolved
     resolving: set[str] = set()
     removed: set[str] = set()  # names removed while they resolved: what comes of that is stale
@@ -371,8 +414,9 @@ def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: st
                     waiting.remove(name)
                 if name in resolving:
                     removed.add(name)
-                if (ad := found.pop(name, None)) is not None and gone is not None:
-                    gone(ad)
+                for what, ad in tables.removed(name):
+                    if (tell := told[what]) is not None:
+                        tell(ad)
             elif isinstance(news, ServiceStateChange):  # (added or updated: resolve it again)
                 removed.discard(name)
                 if name not in resolving and name not in waiting:
@@ -382,15 +426,15 @@ def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: st
                 if name in removed:
                     removed.discard(name)
                 elif news is not None:
-                    found[name] = news
-                    if heard is not None:
-                        heard(news)
+                    for what, ad in tables.resolved(name, news):
+                        if (tell := told[what]) is not None:
+                            tell(ad)
                     if table is not None and news.table == table:  # (listen on a little, for another of that name)
                         deadline = min(deadline, time.monotonic() + SAME_NAME_S)
     finally:
         browser.cancel()
         zc.close()
-    return sorted(found.values(), key=lambda a: (a.table.casefold(), a.host.casefold()))
+    return sorted(tables.found, key=lambda a: (a.table.casefold(), a.host.casefold()))
 
 
 def _resolve(zc: Zeroconf, name: str, ms: int, events: queue.Queue[tuple[str, ServiceStateChange | TableAd | None]]) -> None:

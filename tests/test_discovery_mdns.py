@@ -368,8 +368,9 @@ async def test_s5_3_a_host_is_told_when_the_last_namesake_has_gone_and_its_name_
     """Once the other host of "Pair" closed its table, its namesake's lobby still warned
     that joining by the name fails, and still showed the plain `join Pair`: the warning
     shows the command with the fingerprint, and is taken back when the last other table
-    of the name is gone (not while one is left); one that comes back is told again. The
-    line-mode host prints each, then the join command."""
+    of the name is gone; one that goes while another stays is told with the host left
+    (nothing was said of it); one that comes back is told again. The line-mode host
+    prints each, then the join command."""
     import math
 
     from cli.host import said_in_lines
@@ -399,10 +400,75 @@ async def test_s5_3_a_host_is_told_when_the_last_namesake_has_gone_and_its_name_
                 await warned("bob")
                 async with advertise(dan, interfaces=LO):
                     await warned("dan")
-            assert await heard.receive() == gone  # (once: dan's going left bob's table)
+                assert await heard.receive() == JoinHint(by_name, (
+                    f"dan's table called 'Pair' is gone, but another of that name is still on this LAN (hosted by "
+                    f"bob): joining by the name alone still fails, so keep giving your players your fingerprint: "
+                    f"bandit-lan join Pair --fingerprint {short_id(mine.fingerprint)}."), warning=True)
+            assert await heard.receive() == gone
             async with advertise(bob, interfaces=LO):
                 await warned("bob")  # (not a second `gone`)
     lines = capsys.readouterr().out.splitlines()
-    assert lines[4:6] == ["The other table called 'Pair' is gone: `bandit-lan join Pair` works again.",
+    assert lines[6:8] == ["The other table called 'Pair' is gone: `bandit-lan join Pair` works again.",
                           "Others join with: bandit-lan join Pair   or   bandit-lan join --peer 127.0.0.1:40031"], lines
-    assert lines[1] == lines[3] == lines[7] == f"Others join with: {by_name}", lines
+    assert lines[1] == lines[3] == lines[5] == lines[9] == f"Others join with: {by_name}", lines
+
+
+async def test_s5_2_a_namesake_its_responder_renamed_is_neither_a_new_one_nor_gone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A responder renames an instance ("Solo (0001)" → "Solo (0001)-2", §5.1): the table
+    is heard under the new name, its record changed meanwhile, then the old name goes.
+    The host of the other "Solo" was told bob's table had gone (it is still there); it is
+    told nothing until dan's table appears, and when bob's really goes, that dan's stays."""
+    import math
+
+    from zeroconf import IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
+
+    from p2p import discovery
+    from p2p.identity import short_id
+
+    mine = replace(_ad("Solo", port=40041), host="cy", fingerprint=bytes(range(1, 33)))
+    bob = replace(_ad("Solo", port=40042), host="bob")
+    dan = replace(_ad("Solo", port=40043), host="dan", fingerprint=bytes(range(2, 34)))
+    first = discovery._service_info(bob, discovery._instance_name(bob))
+    renamed = discovery._service_info(replace(bob, free=1), f"{discovery._instance_name(bob)}-2")
+    told, heard = trio.open_memory_channel[str | JoinHint](math.inf)
+    args = argparse.Namespace(no_discovery=False, interfaces=LO)
+    first_removed = trio.Event()
+    token = trio.lowlevel.current_trio_token()
+
+    def browser(zc: Zeroconf, service_type: str, handlers: list) -> ServiceBrowser:  # type: ignore[type-arg]
+        """The host's browser, telling this test once it has queued the old name's removal:
+        what comes on the LAN after that, the host's watch takes after it."""
+        def on_change(**change: object) -> None:
+            for handler in handlers:
+                handler(**change)
+            if change["state_change"] is ServiceStateChange.Removed and change["name"] == first.name:
+                token.run_sync_soon(first_removed.set)
+
+        return ServiceBrowser(zc, service_type, handlers=[on_change])
+
+    async def warned(host: str) -> None:
+        news = await heard.receive()
+        assert isinstance(news, JoinHint) and news.warning and f"also called 'Solo' (hosted by {host})" in news.news, news
+
+    monkeypatch.setattr(discovery, "ServiceBrowser", browser)
+    with trio.fail_after(60):
+        async with _advertising(mine, args, "127.0.0.1", told.send_nowait):
+            zc = await trio.to_thread.run_sync(lambda: Zeroconf(interfaces=LO, ip_version=IPVersion.V4Only))
+            try:
+                await trio.to_thread.run_sync(zc.register_service, first)
+                await warned("bob")
+                await trio.to_thread.run_sync(zc.register_service, renamed)
+                await trio.to_thread.run_sync(zc.unregister_service, first)
+                await first_removed.wait()
+                async with advertise(dan, interfaces=LO):
+                    await warned("dan")  # (the first news since bob's: nothing of bob's renaming)
+                    await trio.to_thread.run_sync(zc.unregister_service, renamed)
+                    left = await heard.receive()
+                    assert isinstance(left, JoinHint) and left.warning, left
+                    assert left.news.startswith("bob's table called 'Solo' is gone, but another of that name is "
+                                                "still on this LAN (hosted by dan)"), left
+                    assert f"--fingerprint {short_id(mine.fingerprint)}" in left.command, left
+                assert not (await heard.receive()).warning  # (the last has gone)
+            finally:
+                await trio.to_thread.run_sync(zc.close)
