@@ -8,6 +8,7 @@ import math
 import os
 import select
 import shlex
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
@@ -314,6 +315,9 @@ LOBBY_KEYS = ("Press Enter to start with the players seated so far (at least 2);
 GAME_KEYS = ("The game is on and a bot plays your seat: Enter does nothing now. "
              "Ctrl-C leaves the table, which ends the game for everyone.")
 IN_THE_BACKGROUND = "(This host runs in the background: bring it to the foreground with fg first.)"
+FOREGROUND_CHECK_S = 1.0
+"""How often a host in the background of its terminal looks whether it is in the
+foreground now (a shell's `fg` tells a running job nothing)."""
 
 
 class HostKeys:
@@ -348,7 +352,8 @@ async def _enters(seated: Callable[[], int], *, aside: bool = False,
     is full). The lobby's keys are told if the host is `waiting` for players (not when
     bots fill every other seat), with how to reach them from the background of the
     terminal; on standard error if `aside`. Nothing is left reading the terminal once
-    the block ends (`terminal_lines`)."""
+    the block ends (`terminal_lines`); they are told again each time the host comes to
+    the foreground while the lobby runs (`on_coming_to_the_foreground`)."""
     if not sys.stdin.isatty():
         yield None
         return
@@ -361,10 +366,33 @@ async def _enters(seated: Callable[[], int], *, aside: bool = False,
         async for line in terminal_lines(sys.stdin.fileno()):
             keys.typed(line)
 
+    def keys_again() -> None:
+        if not keys.playing:
+            say(LOBBY_KEYS, aside=aside)
+
     async with trio.open_nursery() as nursery:
         nursery.start_soon(read_lines)
+        if waiting:
+            nursery.start_soon(on_coming_to_the_foreground, sys.stdin.fileno(), keys_again)
         yield keys
         nursery.cancel_scope.cancel()
+
+
+async def on_coming_to_the_foreground(fd: int, told: Callable[[], None]) -> None:
+    """Call `told` each time this process comes to the foreground of the terminal `fd`:
+    from the background (`fg` of a running job, seen within `FOREGROUND_CHECK_S`), or
+    continued in the foreground after a stop (Ctrl-Z, then `fg`: SIGCONT)."""
+    with trio.open_signal_receiver(signal.SIGCONT) as continued:
+        before = _in_the_foreground(fd)
+        while True:
+            woken = False
+            with trio.move_on_after(math.inf if before else FOREGROUND_CHECK_S):
+                await continued.__anext__()
+                woken = True
+            now = _in_the_foreground(fd)
+            if now and (woken or not before):
+                told()
+            before = now
 
 
 async def terminal_lines(fd: int) -> AsyncIterator[str]:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import sys
 import threading
+from collections.abc import Callable
 
 import pytest
 import trio
@@ -143,3 +145,56 @@ def test_a_host_in_the_background_of_its_terminal_is_told_to_come_to_the_foregro
     monkeypatch.setattr(host, "_in_the_foreground", lambda fd: False)
     _keys_said(monkeypatch)
     assert f"{host.LOBBY_KEYS} {host.IN_THE_BACKGROUND}" in capsys.readouterr().out
+
+
+def _lobby_keys_said_again(monkeypatch: pytest.MonkeyPatch, come_back: Callable[[], None],
+                           foreground: bool, clock: trio.abc.Clock | None = None) -> list[str]:
+    """What the line-mode host's lobby on a terminal (a pty) says, in the foreground of
+    it or not, until it says its keys once more after `come_back`."""
+    terminal, its_side = os.openpty()
+    keys = open(its_side, encoding="utf-8", closefd=True)  # noqa: SIM115 (closed below)
+    monkeypatch.setattr(sys, "stdin", keys)
+    where = {"foreground": foreground}
+    monkeypatch.setattr(host, "_in_the_foreground", lambda fd: where["foreground"])
+    said: list[str] = []
+
+    async def host_run() -> None:
+        again = trio.Event()
+
+        def say(text: str = "", *, aside: bool = False) -> None:
+            said.append(text)
+            if len(said) > 1:
+                again.set()
+
+        monkeypatch.setattr(host, "say", say)
+        with trio.fail_after(30):  # (the bound is for the failure only)
+            async with host._enters(lambda: 1):
+                await trio.testing.wait_all_tasks_blocked()
+                where["foreground"] = True
+                come_back()
+                await again.wait()
+
+    try:
+        trio.run(host_run, clock=clock)
+    finally:
+        keys.close()
+        os.close(terminal)
+    return said
+
+
+def test_a_host_brought_from_the_background_to_the_foreground_says_its_keys_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bandit-lan host &`, then `fg`: the host said to come to the foreground first; once
+    there, it says what its keys do again (its first words were far up the screen, or not
+    there at all). A shell's `fg` sends a running job no signal: the host looks."""
+    said = _lobby_keys_said_again(monkeypatch, lambda: None, foreground=False,
+                                  clock=trio.testing.MockClock(autojump_threshold=0))
+    assert said == [f"{host.LOBBY_KEYS} {host.IN_THE_BACKGROUND}", host.LOBBY_KEYS]
+
+
+def test_a_host_stopped_and_continued_in_the_foreground_says_its_keys_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-Z, then `fg`: the host is continued (SIGCONT) in the foreground, below the
+    shell's lines, and says what its keys do again."""
+    said = _lobby_keys_said_again(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGCONT), foreground=True)
+    assert said == [host.LOBBY_KEYS, host.LOBBY_KEYS]
