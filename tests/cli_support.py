@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 
 from p2p.journal import Journal, journal_path
@@ -33,13 +36,14 @@ def bandit(*args: str, netns: str | None = None, stdin: int = subprocess.DEVNULL
 
 
 def read_until(proc: subprocess.Popen[str], pattern: str, seen: list[str], timeout: float = 120,
-               *, errors: bool = False) -> re.Match[str]:
+               *, errors: bool = False, kill: Callable[[], None] | None = None) -> re.Match[str]:
     """Read the process's output (its standard error if `errors`) line by line until
     `pattern` matches (or it exits). A process that prints neither within `timeout`
-    seconds is killed: the test fails, it does not hang."""
+    seconds is killed (by `kill`, if given: what else writes to its output too): the
+    test fails, it does not hang."""
     stream = proc.stderr if errors else proc.stdout
     assert stream is not None
-    watchdog = threading.Timer(timeout, proc.kill)
+    watchdog = threading.Timer(timeout, kill or proc.kill)
     watchdog.start()
     try:
         for line in stream:
@@ -62,6 +66,35 @@ def kill_all(procs: list[subprocess.Popen[str]]) -> None:
     for p in procs:
         if p.poll() is None:
             p.kill()
+
+
+def kill_job(group: int) -> None:
+    """Kill the process group `group` (a job `tests.background_job` started) and the bots
+    its processes started, which run in sessions of their own (`cli.bots`)."""
+    members = [pid for pid in _pids() if _group_of(pid) == group]
+    for pid in members + [bot for pid in members for bot in _descendants(pid)]:
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _pids() -> list[int]:
+    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+
+
+def _group_of(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes `pid` started, and theirs (none if it is gone)."""
+    children: list[int] = []
+    with suppress(FileNotFoundError, ProcessLookupError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            children += [int(child) for child in (task / "children").read_text().split()]
+    return children + [grandchild for child in children for grandchild in _descendants(child)]
 
 
 def game_id(output: str) -> str:

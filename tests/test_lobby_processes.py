@@ -7,11 +7,12 @@ import os
 import signal
 import subprocess
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from cli_support import bandit, finish, kill_all, one_game, read_until
+from cli_support import bandit, finish, kill_all, kill_job, one_game, read_until
 
 LO = ("--interface", "127.0.0.1")
 
@@ -137,7 +138,8 @@ def test_a_line_mode_host_in_the_background_of_its_terminal_is_not_stopped_by_it
     """`bandit-lan host … &` at a shell: a job in the background may not read its terminal
     (the kernel stops it, SIGTTIN), so the host does not read Enters until it is in the
     foreground (its prompt says to bring it there first), and its table fills and starts
-    (it is not stopped, its lobby frozen for everyone)."""
+    (it is not stopped, its lobby frozen for everyone). The host runs in a process group
+    of its own, which a failing run kills (not only the job's wrapper)."""
     seen: list[str] = []
     terminal, its_side = os.openpty()
     host = bandit("host", "--table", "Shed", "--name", "alice", "--seats", "2", "--bind", "127.0.0.1",
@@ -145,13 +147,18 @@ def test_a_line_mode_host_in_the_background_of_its_terminal_is_not_stopped_by_it
                   program=("tests.background_job", "cli"))
     os.close(its_side)
     procs = [host]
+    job: int | None = None
     try:
-        where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
-        read_until(host, r"Press Enter to start .* bring it to the foreground with fg first", seen)
+        job = int(read_until(host, r"^background job (\d+)$", seen).group(1))
+        stop = partial(kill_job, job)
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen, kill=stop).group(1)
+        read_until(host, r"Press Enter to start .* bring it to the foreground with fg first", seen, kill=stop)
         procs.append(bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"),
                             "--lobby-only"))
         results = [finish(p, seen if p is host else [], 40) for p in (procs[1], host)]
     finally:
+        if job is not None:
+            kill_job(job)
         kill_all(procs)
         os.close(terminal)
     one_game(results)
