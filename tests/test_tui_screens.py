@@ -267,3 +267,50 @@ def test_s9_2_before_the_first_round_the_prompt_says_the_cards_are_being_shuffle
 
     assert prompt_text(scene(0)) == "The cards are being shuffled for the first round."
     assert prompt_text(scene(1)) == "The round is over; the next one starts soon."
+
+
+class _Shown:
+    """A screen of one line of text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def draw(self, width: int, height: int) -> Any:
+        from cli.tui.canvas import Canvas
+
+        canvas = Canvas(width, height)
+        canvas.write(0, 0, self.text)
+        return canvas
+
+
+async def test_s11_3_a_client_continued_in_the_background_draws_nothing_until_fg(monkeypatch: Any) -> None:
+    """SIGSTOP, then SIGCONT from elsewhere (or Ctrl-Z, then `bg`): the shell owns the
+    terminal, so the table moving on draws nothing over its prompt; once `fg` gives the
+    terminal back, the screen of that moment is drawn."""
+    harness = ScreenHarness(80, 24)
+    foreground = [False]
+    monkeypatch.setattr(os, "tcgetpgrp", lambda fd: os.getpgrp() if foreground[0] else os.getpgrp() + 1)
+    async with real_time_limit(20), harness.open():
+        terminal = harness.terminal
+        assert terminal is not None and terminal._loop is not None
+        loop = terminal._loop
+
+        async def settled() -> None:
+            """Every draw asked of the terminal's loop so far is done (three hops: the
+            request, prompt_toolkit's invalidate, its redraw)."""
+            done = trio.Event()
+            token = trio.lowlevel.current_trio_token()
+            hop = lambda then: lambda: loop.call_soon(then)  # noqa: E731
+            loop.call_soon_threadsafe(hop(hop(lambda: token.run_sync_soon(done.set))))
+            await done.wait()
+
+        terminal.show(_Shown("bob's turn"))
+        await harness.wait_for_text("bob's turn")
+        terminal._continued()  # (SIGCONT, with another process group in the terminal's foreground)
+        await settled()
+        renders = harness.renders
+        terminal.show(_Shown("Your turn"))
+        await settled()
+        assert harness.renders == renders and "bob's turn" in harness.text
+        foreground[0] = True  # `fg`
+        await harness.wait_for_text("Your turn")

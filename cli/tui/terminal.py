@@ -164,6 +164,7 @@ class Terminal:
         self._failure: BaseException | None = None
         self._closed = False
         self._stopping = False
+        self._away = False  # continued in the background (terminal thread): nothing is drawn until `fg`
 
     # ------------------------------------------------------------------ trio side
 
@@ -197,9 +198,17 @@ class Terminal:
         loop, app = self._loop, self._app
         if loop is not None and app is not None and not loop.is_closed():
             try:
-                loop.call_soon_threadsafe(app.invalidate)
+                loop.call_soon_threadsafe(self._invalidate)
             except RuntimeError:  # the loop closed meanwhile
                 pass
+
+    def _invalidate(self) -> None:
+        """Draw the screen anew (terminal thread), unless the program runs in the
+        background of its terminal: the shell owns the terminal then, and a table drawn
+        over its prompt would look playable while the keys go to the shell."""
+        app = self._app
+        if app is not None and not self._away:
+            app.invalidate()
 
     def _post(self, event: TerminalEvent) -> None:
         """From any thread: hand an event to trio without waiting."""
@@ -311,8 +320,10 @@ class Terminal:
             try:
                 fd = app.input.fileno()
                 if os.tcgetpgrp(fd) != os.getpgrp():  # (continued in the background: `fg` sends no signal)
+                    self._away = True
                     asyncio.get_running_loop().call_later(FOREGROUND_POLL_S, again)
                     return
+                self._away = False
                 app.input.raw_mode().__enter__()  # (left when the application ends: its own raw mode restores all)
             except TERMINAL_ERRORS:
                 return
