@@ -222,7 +222,7 @@ def test_standings_line_up_with_names_in_wide_characters() -> None:
     from cli.tui.round_view import draw_game_end
 
     names = ("You", "漢字太郎", "Bo")
-    view = SimpleNamespace(totals=(14, 20, 104), winners=(0,), history=((14, 20, 104),))
+    view = SimpleNamespace(totals=(14, 20, 104), winners=(0,), history=((14, 20, 104),), target=100)
     model = SimpleNamespace(view=view, me=0, players=3, name=lambda s: names[s], ended=True, finished=True,
                             ended_why=None, log_path=None)
     canvas = Canvas(80, 24)

@@ -502,6 +502,7 @@ async def test_R1_game_end_screen_shows_standings_log_and_audit_command(mock_clo
         await t.settle()
         text = t.text()
         assert "Game over — You win with -6 points" in text
+        assert "Bo (60) reached 20, so the game ends (R1): the lowest total wins." in text
         assert "bandit-lan audit logs/game-test.bandit" in text
         await t.press("enter")
         assert t.ui.finished
@@ -846,7 +847,7 @@ def test_R1_equal_totals_share_their_place_in_the_standings() -> None:
     from cli.tui.round_view import draw_game_end
 
     names = ("You", "Ada", "Cy", "Bo")
-    view = SimpleNamespace(totals=(14, 14, 4, 32), winners=(2,), history=((14, 14, 4, 32),))
+    view = SimpleNamespace(totals=(14, 14, 4, 32), winners=(2,), history=((14, 14, 4, 32),), target=30)
     model = SimpleNamespace(view=view, me=0, players=4, name=lambda s: names[s], ended=True, finished=True,
                             ended_why=None, log_path=None)
     canvas = Canvas(80, 24)
@@ -931,7 +932,7 @@ def test_R1_a_shared_win_is_told_in_a_sentence(me: int, title: str) -> None:
 
     names = ["Ann", "Ada", "Cy", "Bo"]
     names[me] = "You"
-    view = SimpleNamespace(totals=(9, 4, 4, 32), winners=(1, 2), history=((9, 4, 4, 32),))
+    view = SimpleNamespace(totals=(9, 4, 4, 32), winners=(1, 2), history=((9, 4, 4, 32),), target=30)
     model = SimpleNamespace(view=view, me=me, players=4, name=lambda s: names[s], ended=True, finished=True,
                             ended_why=None, log_path=None)
     canvas = Canvas(80, 24)

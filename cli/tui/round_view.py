@@ -151,6 +151,11 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
             row += "".join(f"{scores[seat]:>6}" for scores in shown_rounds)
             canvas.write(1, y, clip(row, width - 2), style)
             y += 1
+    if model.ended and not early and (why := why_the_game_ended(totals, view.target, names, model.me)):
+        y += 1
+        for line in wrap(why, width - 2):
+            canvas.write(1, y, line, "class:dim")
+            y += 1
     y += 1
     if model.log_path:  # (wrapped, not cut: the path is there to be read; both are printed whole on leaving)
         lines = [(1, "Your fairness log of this game:", "class:prompt"),
@@ -161,3 +166,12 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
             canvas.write(x, y, line, style)
             y += 1
     canvas.write(1, canvas.height - 1, "Enter: leave", "class:prompt.key")
+
+
+def why_the_game_ended(totals: tuple[int, ...], target: int, names: list[str], me: int) -> str | None:
+    """Why a game played out ended, in a sentence (R1): whose total reached the target."""
+    over = sorted((s for s, total in enumerate(totals) if total >= target), key=lambda s: (-totals[s], s))
+    if not over:
+        return None
+    reached = listed([f"{'you' if s == me else names[s]} ({totals[s]})" for s in over])
+    return f"{reached[:1].upper()}{reached[1:]} reached {target}, so the game ends (R1): the lowest total wins."
