@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from cli.lobby_common import complain, say
+from cli.lobby_common import complain, say, tell
 from p2p.agreement import Agreement, compare
 from p2p.audit import AuditResult, audit
 from p2p.report import comparison_report, game_report
@@ -131,6 +132,6 @@ def run(args: argparse.Namespace) -> int:
         out = verdict(results[0])
         if agreement is not None:
             out |= agreement_verdict(agreement)
-        print(json.dumps(out), flush=True)
+        tell(json.dumps(out), sys.stdout)
     good = results[0].ok if agreement is None else agreement.verified  # (the report's last line says the same)
     return 0 if good else 1

@@ -21,7 +21,8 @@ from cli.argtypes import (
 )
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
-    JoinHint, LOBBY_CHECK, SIGNING_NOW, lobby_schemas, player_name, print_result, roster_progress, say, then_shown,
+    JoinHint, LOBBY_CHECK, SIGNING_NOW, lobby_schemas, player_name, print_result, roster_progress, say, tell,
+    then_shown,
 )
 from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
@@ -301,8 +302,8 @@ async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None
     if args.lobby_only:
         mesh.farewell = LOBBY_CHECK  # (what the others read as it goes: it was never going to play)
         if args.json:
-            print(json.dumps({"game_id": result.game_id.hex(), "seat": result.seat,
-                              "players": [m.name for m in result.roster.members]}), flush=True)
+            tell(json.dumps({"game_id": result.game_id.hex(), "seat": result.seat,
+                             "players": [m.name for m in result.roster.members]}), sys.stdout)
         if bots is not None:
             await bots.finish()  # (they stop once seated, as this peer does)
         return 0

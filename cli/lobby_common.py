@@ -130,21 +130,39 @@ def complain(text: str) -> None:
 
 
 def tell(line: str, stream: TextIO) -> None:
-    """Print `line` on `stream` (a terminal, or a pipe to the command that started this
-    one, such as the host of a bot). Where its reader went away (its window closed, the
-    host killed) nobody is left to read it: the stream goes to nowhere from then on, so
-    that what it still holds does not fail again as the process exits."""
+    """Print `line` on `stream` (a terminal, a pipe such as `| head`, or one to the command
+    that started this one, such as the host of a bot). Where its reader went away (its
+    window closed, `head` had its lines, the host killed) nobody is left to read it: the
+    stream goes to nowhere from then on (`let_go`), and the command goes on to its own
+    exit status."""
     try:
         print(line, file=stream, flush=True)
     except OSError:
+        let_go(stream)
+
+
+def settle(stream: TextIO) -> None:
+    """Flush what `stream` still holds, before the process exits; where its reader went
+    away, `let_go` of it (else Python fails flushing it at exit, status 120)."""
+    try:
+        stream.flush()
+    except OSError:
+        let_go(stream)
+    except ValueError:  # (closed)
+        pass
+
+
+def let_go(stream: TextIO) -> None:
+    """Point `stream`'s descriptor at /dev/null: its reader went away, so that what it
+    still holds, and anything printed later, does not fail again."""
+    try:
+        nowhere = os.open(os.devnull, os.O_WRONLY)
         try:
-            nowhere = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(nowhere, stream.fileno())
-            finally:
-                os.close(nowhere)
-        except (OSError, ValueError):  # (no file behind it, or closed: nothing will be flushed there)
-            pass
+            os.dup2(nowhere, stream.fileno())
+        finally:
+            os.close(nowhere)
+    except (OSError, ValueError):  # (no file behind it, or closed: nothing will be flushed there)
+        pass
 
 
 def records_unwritable(where: object, problem: str) -> str:

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 
+from cli.lobby_common import complain, settle
+
 # Each module named here defines `register(subparsers)`; the parser it adds sets
 # `func(args) -> int` as its default. Order is the order shown in --help.
 COMMANDS: tuple[str, ...] = ("play", "tables", "host", "join", "audit", "simulate")
@@ -37,6 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # the reader went away (`| head`): not an error of ours
-        sys.stderr.close()
-        return 0
+    except BrokenPipeError:  # (a write not through `tell`, whose reader went away: the command stopped part way)
+        settle(sys.stdout)
+        settle(sys.stderr)
+        complain("stopped before it was done: what it was writing to was closed")
+        return 1
+    finally:  # (what it printed last, flushed now: a reader gone by then is let go of, not failed on at exit)
+        settle(sys.stdout)

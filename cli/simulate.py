@@ -8,6 +8,7 @@ import sys
 import time
 
 from cli.argtypes import integer, skills_file, target, whole
+from cli.lobby_common import say, tell
 from engine.bots import BOTS
 from engine.errors import EngineError, SkillsError
 from engine.simulator import Summary, simulate
@@ -60,13 +61,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         summary = simulate(args.players, args.games, args.seed, names, skills, args.target)
     except EngineError as exc:  # a bug or a stalled bot: say so plainly
-        print(f"bandit-lan simulate: {exc}", file=sys.stderr)
+        tell(f"bandit-lan simulate: {exc}", sys.stderr)
         return 1
     elapsed = time.perf_counter() - started
     games_per_s = args.games / elapsed if elapsed > 0 else float("inf")
-    print(render(summary, skills, games_per_s))
+    say(render(summary, skills, games_per_s))
     if args.json:
-        print(json.dumps(summary.to_json(games_per_s), separators=(",", ":")))
+        say(json.dumps(summary.to_json(games_per_s), separators=(",", ":")))
     return 0
 
 

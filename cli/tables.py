@@ -11,7 +11,7 @@ import trio
 
 from cli.argtypes import seconds
 from cli.tui.canvas import pad, text_width, wrap
-from cli.lobby_common import add_interface_option, say
+from cli.lobby_common import add_interface_option, say, tell
 from p2p.discovery import TableAd, browse
 from p2p.identity import short_id
 
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         say(f"bandit-lan: cannot use the network for discovery: {exc}")
         return 1
     if args.json:
-        print(json.dumps([t.to_json() for t in tables]), flush=True)
+        tell(json.dumps([t.to_json() for t in tables]), sys.stdout)
     else:
         columns = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
         for line in render(tables, columns):
