@@ -12,7 +12,7 @@ from pathlib import Path
 from cli.lobby_common import complain, say, tell
 from p2p.agreement import Agreement, compare
 from p2p.audit import AuditResult, audit
-from p2p.report import comparison_report, game_report
+from p2p.report import comparison_report, game_report, passed_over, told_from
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                     "messages in the same order.",
     )
     p.add_argument("logs", type=Path, nargs="+", metavar="LOG",
-                   help="a .bandit-log file written by a peer (several: logs of one game, told from the first)")
+                   help="a .bandit-log file written by a peer (several: logs of one game, told from the first "
+                        "that can be read)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object with the verdict on the last line (seats and record indexes "
                         "counted from 0, as on the wire, each seat with its player's name; the report counts both "
@@ -74,18 +75,20 @@ def _end(result: AuditResult, peer: Callable[[int | None], str | None]) -> dict[
 
 def agreement_verdict(agreement: Agreement) -> dict[str, object]:
     """What `--json` adds for several logs (protocol.md §10.3): each log's own verdict, the
-    logs set aside as damaged, and where they part; `ok` then holds only if every log
-    holds and they agree."""
-    parting = agreement.parting
+    logs set aside as damaged, whether the others agree and where they part; `ok` then
+    holds only if every log holds and they agree."""
+    parting = agreement.parted
     logs = []
     for result in agreement.logs:
         own = verdict(result)
         logs.append({"path": str(result.path), "writer": result.writer, "peer": result.writer_name,
                      **{k: own[k] for k in ("ok", "records", "finished", "first_violation")}})
-    names = agreement.logs[0].names
+    told = told_from(agreement.logs)
+    names = told.names
     return {
         "ok": agreement.verified,
-        "agree": agreement.ok,
+        "told": str(told.path),
+        "agree": agreement.agree,
         "logs": logs,
         "away": [{"writer": r.writer, "peer": r.writer_name, "left": _seat_of(r.left.seat, names)}
                  for r in agreement.departures if r.left is not None] or None,
@@ -122,14 +125,17 @@ def run(args: argparse.Namespace) -> int:
             return 2
     results = [audit(path) for path in args.logs]
     agreement = compare(results) if len(results) > 1 else None
+    told = told_from(results)  # (the first log that can be read: the game is told from it)
     if not args.json:
-        for line in game_report(results[0], brief=args.brief):
+        for line in passed_over(results, told):
+            say(line)
+        for line in game_report(told, brief=args.brief):
             say(line)
         if agreement is not None:
             for line in comparison_report(agreement):
                 say(line)
     else:
-        out = verdict(results[0])
+        out = verdict(told)
         if agreement is not None:
             out |= agreement_verdict(agreement)
         tell(json.dumps(out), sys.stdout)

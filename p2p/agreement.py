@@ -103,6 +103,19 @@ class Agreement:
         return self if self.others is None else self.others.rest
 
     @property
+    def agree(self) -> bool:
+        """Whether the logs compared (the readable ones, less those set aside as `damaged`)
+        tell the same game: false where they part, or fewer than two are left."""
+        return self.rest.ok
+
+    @property
+    def parted(self) -> Parting | None:
+        """Where the logs compared part (`agree`): None where they agree; "fewer than two
+        readable logs to compare" where no two are left once the damaged are set aside."""
+        parting = self.rest.parting
+        return Parting("§10.3", TOO_FEW) if parting is not None and parting.damaged is not None else parting
+
+    @property
     def verified(self) -> bool:
         """The overall verdict (§10.3): every log holds its own audit, and they agree."""
         return self.ok and all(r.ok for r in self.logs)

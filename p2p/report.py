@@ -42,6 +42,24 @@ def comparison_report(agreement: Agreement) -> Iterator[str]:
     return (printable(line) for line in _comparison_report(agreement))
 
 
+def told_from(results: Sequence[AuditResult]) -> AuditResult:
+    """The log the game is told from, of several given (§10.3): the first whose header can
+    be read (so its roster, the game's players and rules), else the first."""
+    return next((r for r in results if r.contents is not None and r.roster is not None), results[0])
+
+
+def passed_over(results: Sequence[AuditResult], told: AuditResult) -> Iterator[str]:
+    """Where the game is told from a log other than the first given: that those before it
+    cannot be read, named (their own verdicts come with the comparison); printed safely."""
+    before = [r.path.name for r in results[:next(i for i, r in enumerate(results) if r is told)]]
+    if before:
+        cannot = ("cannot be read as a log (see its own verdict" if len(before) == 1
+                  else "cannot be read as logs (see their own verdicts")
+        yield printable(f"{listed(before)} {cannot} with the logs compared below): the game is told from "
+                        f"{told.path.name}, the first that can.")
+        yield ""
+
+
 def _game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
     if result.not_a_log:  # (no log at all: no violation of one)
         yield f"{result.path} {NOT_A_LOG}; nothing to check."

@@ -6,12 +6,14 @@ with what is wrong with it, FAIR only when every log is fine."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 from cli.audit import agreement_verdict
+from cli.main import main
 from p2p.agreement import Agreement, compare
 from p2p.audit import AuditResult, audit
 from p2p.log import LOG_LIMITS, read_log
@@ -138,3 +140,45 @@ def test_s10_3_the_overall_line_tells_each_log_once_with_true_counts(logs: Logs,
 ])
 def test_s10_3_the_overall_line_over_damaged_and_failing_logs(logs: Logs, mix: tuple[str, ...], said: str) -> None:
     assert compared(logs, mix)[1] == f"Overall: NOT VERIFIED: {said}"
+
+
+def test_s10_3_the_game_is_told_from_the_first_log_that_can_be_read(
+        logs: Logs, capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty file given first: the story, and the JSON's game, rounds, totals and
+    winners, are those of the first log after it that can be read (they were of no game:
+    `game_id` "", `rounds` 0), said so; the empty file still fails the whole."""
+    empty = logs.folder / "empty.bandit-log"
+    empty.write_bytes(b"")
+    bo, cy = logs.of("fine", 1), logs.of("fine", 2)
+    given = [str(empty), str(bo.path), str(cy.path)]
+    assert main(["audit", "--json", *given]) == 1
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert (out["game_id"], out["rounds"], out["totals"], out["winners"]) == (
+        bo.game_id.hex(), len(bo.rounds), bo.totals, bo.winners) and out["rounds"] > 0
+    assert out["told"] == str(bo.path) and out["players"] == list(NAMES)
+    assert out["ok"] is False and out["agree"] is True and out["logs"][0]["ok"] is False
+    assert main(["audit", "--brief", *given]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("empty.bandit-log cannot be read as a log (see its own verdict with the logs compared "
+                        "below): the game is told from bo.bandit-log, the first that can.")
+    assert lines[2] == f"Fairness log: {bo.path}" and f"Game {bo.game_id.hex()[:16]}…" in lines[3]
+    assert lines[-1] == "Overall: NOT VERIFIED: empty.bandit-log fails its own audit.", lines[-1]
+
+
+@pytest.mark.parametrize(("mix", "agree", "parting"), [
+    (("fine", "fine", "damaged"), True, None),
+    (("damaged", "fine", "fine"), True, None),
+    (("fine", "damaged"), False, "fewer than two readable logs to compare"),
+    (("fine", "fine", "damaged", "not a log"), True, None),
+    (("fine", "fine"), True, None),
+])
+def test_s10_3_json_agree_is_over_the_logs_compared_the_damaged_set_aside(
+        logs: Logs, mix: tuple[str, ...], agree: bool, parting: str | None) -> None:
+    """`agree` and `parting` say how the logs left once the damaged are set aside
+    (`damaged`) compare: a damaged log among logs that agree made `agree` false, and
+    `parting` named the damage, which that log's own verdict says."""
+    agreement, _line = compared(logs, mix)
+    out = agreement_verdict(agreement)
+    assert out["agree"] is agree, out
+    assert (None if out["parting"] is None else out["parting"]["what"]) == parting, out  # type: ignore[index]
+    assert len(out["damaged"]) == mix.count("damaged")  # type: ignore[arg-type]
