@@ -340,6 +340,10 @@ def audit(path: Path) -> AuditResult:
         if (awaited := _awaited_shares(result)) is not None:
             what = (f"the log ends waiting for {awaited}, which it does not hold "
                     "(the log is incomplete, or side records were removed)")
+        elif not opened and contents.ended is not None:  # (its end signs every byte before it: nothing was cut)
+            what = ("the log holds no message: its writer closed it before the game's first, so there is no game to "
+                    "check: its game ended at once (a seat left, or its peer was stopped, before any move), as its "
+                    "log.end says")
         elif not opened:
             what = "the log holds no message: its game never began, or the file was cut after its header"
         elif machine.round_number == 0:

@@ -1052,3 +1052,15 @@ def test_s10_2_a_record_of_another_game_is_told_as_put_into_the_log_blaming_nobo
         assert failure.what.endswith(f": {told}")
     else:
         assert failure.record == at and failure.what == told
+
+
+def test_s10_2_a_log_closed_before_any_message_is_told_as_a_game_that_ended_at_once(
+        game_log: Path, tmp_path: Path) -> None:
+    """A log with its signed `log.end` and no message was said to be "cut after its
+    header", though its end proves nothing was cut: its game ended before its first."""
+    result = audit(rewrite(game_log, tmp_path, lambda messages: [], why="the peer stopped"))
+    failure = result.first_failure
+    assert not result.ok and result.end_signed and failure is not None and failure.seat is None
+    assert failure.what == ("the log holds no message: its writer closed it before the game's first, so there is no "
+                            "game to check: its game ended at once (a seat left, or its peer was stopped, before any "
+                            "move), as its log.end says"), failure.what
