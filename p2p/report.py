@@ -93,6 +93,10 @@ def _comparison_report(agreement: Agreement) -> Iterator[str]:
         if result.not_a_log:
             yield f"  {result.path.name} {NOT_A_LOG}"
             continue
+        if result.roster is None:  # (no header to tell a writer or a message by)
+            assert result.first_failure is not None
+            yield f"  {result.path.name} cannot be read as a log: {result.first_failure.describe(result.names)}"
+            continue
         writer = result.writer_name or "a writer it does not prove"
         if result.ok:
             state = ("intact, the game finished" if result.left is None
@@ -155,13 +159,17 @@ def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult]) -> st
 
 
 def _own_failures(logs: Sequence[AuditResult]) -> list[str]:
-    """Of `logs`, those that fail their own audit, and those that are no log at all, each
-    named once: "Bo's log (b.bandit-log) fails its own audit", "c and d are not fairness logs"."""
-    failing = [_log_named(r) for r in logs if not r.ok and not r.not_a_log]
+    """Of `logs`, those that fail their own audit, those whose header cannot be read, and
+    those that are no log at all, each named once: "Bo's log (b.bandit-log) fails its own
+    audit", "e cannot be read as a log", "c and d are not fairness logs"."""
+    failing = [_log_named(r) for r in logs if not r.ok and not r.not_a_log and r.roster is not None]
+    unreadable = [r.path.name for r in logs if r.roster is None and not r.not_a_log]
     strangers = [r.path.name for r in logs if r.not_a_log]
     why = []
     if failing:
         why.append(f"{listed(failing)} {'fails its own audit' if len(failing) == 1 else 'fail their own audits'}")
+    if unreadable:
+        why.append(f"{listed(unreadable)} cannot be read as {'a log' if len(unreadable) == 1 else 'logs'}")
     if strangers:
         why.append(f"{listed(strangers)} {'is not a fairness log' if len(strangers) == 1 else 'are not fairness logs'}")
     return why
