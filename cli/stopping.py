@@ -35,6 +35,7 @@ from typing import Final
 
 import trio
 
+from cli.lobby_common import tell
 from p2p.groups import lone_exception_unwrapped
 from p2p.session import CHOSE_TO_LEAVE
 
@@ -80,10 +81,7 @@ def leaving_on_stop(leave: Leave) -> Iterator[None]:
 
 
 def _tell(text: str) -> None:
-    try:
-        print(text, file=sys.stderr, flush=True)
-    except OSError:  # the terminal is gone
-        pass
+    tell(text, sys.stderr)  # (a terminal that is gone is let go of, as every other line's)
 
 
 def _terminal_outputs() -> list[int]:

@@ -312,3 +312,24 @@ def test_s9_8_closing_the_terminal_window_makes_the_player_leave_and_every_log_s
     assert os.waitstatus_to_exitcode(wait_status) == 0
     told = _logs_end_with_one_leave(logs, 3, "their terminal was closed")
     assert told == "Eve left the table (their terminal was closed)", told
+
+
+def test_s9_8_a_stop_line_to_a_standard_error_nobody_reads_lets_it_go(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """"Leaving the table." said to a standard error whose reader went away (a closed
+    window, a host killed) points it at nowhere, so that nothing written there later,
+    nor the flush at exit, fails again (status 120)."""
+    import io
+
+    from cli import stopping
+
+    read, write = os.pipe()
+    os.close(read)
+    stream = io.TextIOWrapper(io.FileIO(write, "w"), line_buffering=False)
+    monkeypatch.setattr(sys, "stderr", stream)
+    try:
+        stopping._tell("Leaving the table.")
+        print("and a later line", file=stream)
+        stream.flush()  # (raised BrokenPipeError while the pipe was kept)
+    finally:
+        monkeypatch.undo()
+        stream.close()
