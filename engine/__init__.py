@@ -51,7 +51,7 @@ from engine.events import (
     TakeDiscard,
     TurnTimedOut,
 )
-from engine.game import CALLER_BONUS, DEFAULT_TARGET, Game, Zones
+from engine.game import CALLER_BONUS, DEFAULT_TARGET, Game, Zones, final_turn_seats
 from engine.legal import legal_intents, legal_snaps
 from engine.needs import Need, Reshuffle, Reveal
 from engine.notes import (
@@ -73,7 +73,7 @@ from engine.view import CardView, SeatView, ViewSnapshot
 
 __all__ = [
     # game
-    "Game", "Phase", "Zones", "TURN_PHASES", "SNAP_PHASES", "CALLER_BONUS", "DEFAULT_TARGET",
+    "Game", "Phase", "Zones", "TURN_PHASES", "SNAP_PHASES", "CALLER_BONUS", "DEFAULT_TARGET", "final_turn_seats",
     # events in
     "Event", "Intent", "Fact", "ALL",
     "Ready", "CallBandit", "Draw", "Discard", "Exchange", "TakeDiscard",

@@ -123,6 +123,12 @@ EMPTY: Final = -1
 """Internal marker of an empty tableau slot."""
 
 
+def final_turn_seats(caller: int, players: int) -> tuple[int, ...]:
+    """R8: who plays the final turns after `caller`'s, in turn order: the opponent at
+    two players, the next two seats at three or more."""
+    return tuple((caller + step) % players for step in range(1, 2 if players == 2 else 3))
+
+
 @dataclass(frozen=True, slots=True)
 class Zones:
     """Where every live card is (public knowledge)."""
@@ -626,7 +632,7 @@ class Game:
     def _end_turn(self) -> None:
         if self._caller >= 0:
             if self._final_left < 0:  # the caller's own turn just ended (R8)
-                self._final_left = 1 if self._n == 2 else 2
+                self._final_left = len(final_turn_seats(self._caller, self._n))
             else:
                 self._final_left -= 1
             if self._final_left == 0:

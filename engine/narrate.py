@@ -63,7 +63,7 @@ from engine.events import (
     TakeDiscard,
     TurnTimedOut,
 )
-from engine.game import CALLER_BONUS, Game
+from engine.game import CALLER_BONUS, Game, final_turn_seats
 from engine.notes import (
     GameEnded,
     Note,
@@ -424,8 +424,13 @@ class Narrator:
 
     def _tell_call(self, game: Game, story: _Story) -> list[Told]:
         seat = story.event.seat  # type: ignore[union-attr]
-        finals = "one final turn" if game.players == 2 else "two final turns"
-        return [Told(f"{self.name(seat)} announced Bandit! This turn, then {finals}.", "turn", seat)]
+        finals = final_turn_seats(seat, game.players)
+        names = listed(["you" if s == self.me else self.names[s] for s in finals])
+        if len(finals) == 1:
+            then = f"{names} {'play' if finals[0] == self.me else 'plays'} one final turn"
+        else:
+            then = f"{names} play one final turn each"
+        return [Told(f"{self.name(seat)} announced Bandit! This turn, then {then}.", "turn", seat)]
 
     def _tell_draw(self, game: Game, story: _Story) -> list[Told]:
         return []  # told with what the player does with the card (discard or exchange)

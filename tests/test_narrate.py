@@ -358,7 +358,8 @@ def test_R3_a_look_and_swap_kept_because_a_looked_card_was_snapped_away_is_told_
 def test_R3_skipping_a_power_and_R8_bandit_are_told() -> None:
     table = scripted(players=2, tableaux={0: [0, 0, -2, -2]}, draw=[8, 0, 2])
     out = table.do(CallBandit(0))
-    assert texts(out[1]) == ["Ana announced Bandit! This turn, then one final turn."]
+    assert texts(out[0]) == ["You announced Bandit! This turn, then Bo plays one final turn."]
+    assert texts(out[1]) == ["Ana announced Bandit! This turn, then you play one final turn."]
     table.do(Draw(0))
     table.do(Discard(0))
     out = table.do(SkipPower(0))
@@ -368,6 +369,17 @@ def test_R3_skipping_a_power_and_R8_bandit_are_told() -> None:
     lines = texts(out[0])
     assert lines[0] == "Bo drew and discarded a 0."
     assert re.fullmatch(r"Round 1 is over: You -14 \(Bandit -10\), Bo \d+\.", lines[1])
+
+
+def test_R8_bandit_names_the_two_players_of_the_final_turns_in_turn_order() -> None:
+    """"This turn, then two final turns." left each player to work out whose they were:
+    at three players or more they are the next two seats, around the table from the caller."""
+    table = scripted(players=3, tableaux={1: [0, 0, -2, -2]}, first=1)
+    out = table.do(CallBandit(1))
+    assert texts(out[1]) == ["You announced Bandit! This turn, then Cy and Ana play one final turn each."]
+    assert texts(out[2]) == ["Bo announced Bandit! This turn, then you and Ana play one final turn each."]
+    assert texts(out[0]) == ["Bo announced Bandit! This turn, then Cy and you play one final turn each."]
+    assert texts(out[None]) == ["Bo announced Bandit! This turn, then Cy and Ana play one final turn each."]
 
 
 def test_R5_R6_a_table_log_tells_where_each_turn_begins() -> None:

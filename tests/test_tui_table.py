@@ -3,6 +3,7 @@ is shown when (R3, R4, R5, R6, R8, R10). Trio's MockClock runs every timer."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
@@ -265,6 +266,32 @@ async def test_R5_options_A_B_C_and_R8_bandit_from_the_keyboard(mock_clock: trio
         assert await t.press("c") == []
         assert "Take the 12 into which slot" in t.text()
         assert await t.press("w") == [TakeDiscard(0, top, 1)]  # option C
+
+
+async def test_R8_the_status_bar_names_the_players_of_the_final_turns_still_to_play(
+        mock_clock: trio.testing.MockClock) -> None:
+    """"Bandit by Cy, 2 final turns left" left each player to count seats: the status bar
+    names the final turns still to play, and gives way to their count when names do not
+    fit in 80 columns."""
+    from dataclasses import replace
+
+    def status(t: UiDriver) -> str:
+        return t.text().splitlines()[0]
+
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2, 0, 2, 0, 2], players=4, first=2) as t:
+        await t.other(CallBandit(2))
+        assert "Cy's turn 1:00 · Bandit by Cy, final turns: Di, you" in status(t), status(t)
+        await t.other(Draw(2), Discard(2))
+        assert "Di's turn 1:00 · Bandit by Cy, final turns: Di, you" in status(t), status(t)
+        await t.other(Draw(3), Discard(3))
+        assert "Your turn 1:00 · Bandit by Cy, final turn: you" in status(t), status(t)
+        seats = t.session._seats
+        t.session._seats = (seats[0], seats[1], replace(seats[2], name="山田太郎" * 6), seats[3])
+        await t.settle()
+        assert re.search(r"Your turn 1:00 · Bandit by 山田.*…, 1 final turn left +to 100 · \? help$", status(t)), status(t)
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=4) as t:
+        await t.press("b")
+        assert "Your turn 1:00 · Bandit by you, final turns: Bo, Cy" in status(t), status(t)
 
 
 async def test_R5_a_half_typed_take_is_cancelled_when_the_pile_changes(mock_clock: trio.testing.MockClock) -> None:

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from engine import Phase, Power
+from engine import Phase, Power, final_turn_seats
 from engine.narrate import card_words, power_words
 from engine.phases import TURN_PHASES
 from cli.tui.canvas import Canvas, clip, text_width, wrap
@@ -132,22 +132,28 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         parts.append(("the round is over: turning every card", "class:status"))
     elif phase is Phase.OVER:
         parts.append(("the game is over", "class:status"))
+    bandit: int | None = None  # the part that tells the Bandit call (its names give way to a count)
     if view.caller is not None:
-        who = "you" if view.caller == model.me else model.name(view.caller)
-        left = view.final_turns_left
-        finals = "" if left is None else f", {left} final turn{'s' if left != 1 else ''} left"
-        parts.append((f"Bandit by {who}{finals}", "class:status.alert"))
+        bandit = len(parts)
+        parts.append((_bandit(scene, named=True), "class:status.alert"))
     if model.waiting_for:
         names = ", ".join(model.name(s) for s in model.waiting_for)
         left = model.remaining(model.grace_deadline)  # (the game ends then unless they are back, §11.3)
         parts.append((f"waiting for {names}" + ("" if left is None else f" ({clock(left)} left)"), "class:status.alert"))
     right = f"to {view.target} · ? help "
+
+    def over() -> int:
+        return sum(text_width(t) for t, _ in parts) + 3 * (len(parts) - 1) + text_width(right) + 2 - canvas.width
+
+    if bandit is not None and over() > 0:
+        parts[bandit] = (_bandit(scene, named=False), parts[bandit][1])
     if named is not None and view.turn_seat is not None:
-        over = sum(text_width(t) for t, _ in parts) + 3 * (len(parts) - 1) + text_width(right) + 2 - canvas.width
-        if over > 0:
+        if (excess := over()) > 0:
             name = model.name(view.turn_seat)
             text, style = parts[named]
-            parts[named] = (clip(name, max(4, text_width(name) - over)) + text[len(name):], style)
+            parts[named] = (clip(name, max(4, text_width(name) - excess)) + text[len(name):], style)
+    if bandit is not None and (excess := over()) > 0 and view.caller != model.me:
+        parts[bandit] = (_bandit(scene, named=False, cut=excess), parts[bandit][1])
     x = 0
     for i, (text, style) in enumerate(parts):
         if i:
@@ -155,6 +161,25 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         x = canvas.write(x, 0, text, style)
     if x + text_width(right) + 2 <= canvas.width:
         canvas.write(canvas.width - text_width(right), 0, right, "class:status")
+
+
+def _bandit(scene: TableScene, named: bool, cut: int = 0) -> str:
+    """Who announced Bandit and the final turns still to play (R8): whose they are, or
+    (`named` False, for a narrow status bar) how many, the caller's name `cut` columns
+    shorter."""
+    model = scene.model
+    view = model.view
+    assert view.caller is not None
+    who = "you" if view.caller == model.me else model.name(view.caller)
+    if cut:
+        who = clip(who, max(4, text_width(who) - cut))
+    finals = final_turn_seats(view.caller, model.players)
+    left = len(finals) if view.final_turns_left is None else view.final_turns_left
+    plural = "s" if left != 1 else ""
+    if not named or left == 0:
+        return f"Bandit by {who}" + ("" if view.final_turns_left is None else f", {left} final turn{plural} left")
+    names = ", ".join("you" if s == model.me else model.name(s) for s in finals[len(finals) - left:])
+    return f"Bandit by {who}, final turn{plural}: {names}"
 
 
 # --- tableaus -----------------------------------------------------------------------------
