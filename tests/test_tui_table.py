@@ -29,6 +29,7 @@ from engine import (
     Swap,
     TakeDiscard,
 )
+from cli.tui.canvas import text_width
 from cli.tui.model import TableModel
 from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, MESSAGE_S, STALE_KEYS_S, Overlay, TableUi
 from cli.tui.table_view import PROMPT_ROW
@@ -1048,6 +1049,56 @@ async def test_a_terminal_smaller_than_the_layout_is_asked_to_grow(mock_clock: t
         assert "This terminal is 60×24; the table needs 80×24." in " ".join(small.split()), small
         for width, height in ((4, 30), (1, 1), (40, 12)):
             t.text(width, height)  # (draws, and returns: a wide name wrapped to one column looped for ever)
+
+
+BOTS = ("Ada (bot)", "Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)")
+
+
+@pytest.mark.parametrize("players", [4, 6])
+async def test_bots_names_give_way_whole_in_narrow_columns(mock_clock: trio.testing.MockClock, players: int) -> None:
+    """`play` seats bots named "Dee (bot)": the drawn card's label, a column of a dozen
+    cells at 80×24, read "Dee (b…'s card" and "Ada …'s card". A name that does not fit
+    drops its "(bot)" whole; the headers show every name whole."""
+    from dataclasses import replace
+
+    for seat in range(1, players):
+        async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=players, first=seat) as t:
+            t.session._seats = (t.session._seats[0],
+                                *(replace(info, name=BOTS[i]) for i, info in enumerate(t.session._seats[1:])))
+            await t.other(Draw(seat))
+            bot = BOTS[seat - 1]
+            for columns, rows in ((80, 24), (100, 35)):
+                text = t.text(columns, rows)
+                assert f" {bot}'s card " in text or f" {bot.removesuffix(' (bot)')}'s card " in text, text
+                assert not re.search(r"\(b(?!ot\))|… ?\(", text), text  # (no half mark, no cut name)
+                for info, name in zip(t.session._seats[1:], BOTS, strict=False):
+                    assert f"{t.scene.model.position(info.seat)} {name} 0" in text, text  # (whole, in the headers)
+
+
+async def test_names_cut_in_a_narrow_column_never_read_alike(mock_clock: trio.testing.MockClock) -> None:
+    """Two long names that begin alike keep their ends; a bot beside a player of its
+    name keeps its name marked as cut rather than reading as the player."""
+    from dataclasses import replace
+
+    names = ("Ada", "Alexandra Konstantinova", "Alexandra Konstantinidis", "Ada (bot)")
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=4, first=3) as t:
+        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
+        await t.other(Draw(3))
+        rows = t.text().splitlines()
+        assert "2 Alexandr…dis 0" in rows[2] and "1 Alexandr…ova 0" in rows[6], rows
+        assert " Ada…'s card " in rows[6], rows[6]
+        assert prompt_line(t).startswith("Ada (bot) is playing")
+
+
+@pytest.mark.parametrize("width", range(2, 17))
+def test_fitted_names_fit_and_never_read_alike(width: int) -> None:
+    from cli.tui.seat_names import fit_names
+    from p2p.names import skeleton
+
+    names = ("Ada", "Ada (bot)", "Alexandra Konstantinova", "Alexandra Konstantinidis", "山田太郎" * 3, "山田次郎" * 3)
+    fitted = fit_names(names, width)
+    assert all(text_width(name) <= width for name in fitted), fitted
+    assert len({skeleton(name) for name in fitted}) == len(names) or width < 7, fitted
 
 
 async def test_a_long_wide_name_leaves_the_header_and_the_prompt_their_keys(mock_clock: trio.testing.MockClock) -> None:

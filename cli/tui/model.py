@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from engine import SNAP_PHASES, CardView, Intent, Skills, ViewSnapshot, legal_intents
 from p2p.session import Line, RoundReport, SeatInfo, TableSession
+from cli.tui.seat_names import fit_names
 
 KEEP_LINES = 300
 """Log lines kept for the screen (the session keeps them all)."""
@@ -88,6 +89,10 @@ class TableModel:
 
     def name(self, seat: int) -> str:
         return self.seats[seat].name if seat < len(self.seats) else f"seat {seat + 1}"
+
+    def short_name(self, seat: int, width: int) -> str:
+        """`seat`'s name in at most `width` columns, unlike every other seat's (`fit_names`)."""
+        return fit_names([self.name(s) for s in range(self.players)], width)[seat]
 
     def opponent(self, position: int) -> int | None:
         """The seat `position` places clockwise from me (1 = on my left), if any."""

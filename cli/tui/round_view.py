@@ -15,6 +15,7 @@ from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.cards import Shown, card_width, empty_cell, value_cell
 from cli.tui.keymap import slot_position
 from cli.tui.model import TableModel
+from cli.tui.seat_names import fit_names
 from p2p.session import RoundReport
 
 NAME_COLUMNS = 12
@@ -59,6 +60,7 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
     skills = model.skills
     width = canvas.width
     names = ["You" if s == model.me else model.name(s) for s in range(model.players)]
+    column_names = _column_names(model)
     title = f"Round {report.round} is over"
     if report.exhausted:
         title += " — nothing left to draw (R7)"
@@ -79,7 +81,7 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
     lowest = min(sums)  # (R9: the caller's bonus asks whether their sum is strictly the lowest)
     for seat, tableau in enumerate(report.tableaus):
         style = "class:seat.me" if seat == model.me else "class:seat"
-        canvas.write(2, y, clip(names[seat], NAME_COLUMNS), style)
+        canvas.write(2, y, column_names[seat], style)
         held = dict(tableau)
         for slot in range(counts[seat]):  # (a slot that a snap emptied shows empty: R6)
             column, row = slot_position(slot)
@@ -108,11 +110,18 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
     canvas.write(1, canvas.height - 1, clip(footer, width - 2), "class:prompt.key")
 
 
+def _column_names(model: TableModel) -> list[str]:
+    """The names in the screens' name column: cut readably, unlike each other (mine: "You")."""
+    fitted = fit_names([model.name(s) for s in range(model.players)], NAME_COLUMNS)
+    return ["You" if s == model.me else name for s, name in enumerate(fitted)]
+
+
 def draw_game_end(canvas: Canvas, model: TableModel) -> None:
     view = model.view
     width = canvas.width
     totals = view.totals
     names = ["You" if s == model.me else model.name(s) for s in range(model.players)]
+    column_names = _column_names(model)
     winners = view.winners or tuple(s for s, t in enumerate(totals) if t == min(totals))
     if len(winners) == 1:
         verb = "win" if winners[0] == model.me else "wins"
@@ -147,7 +156,7 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
             style = "class:good" if seat in winners and not early else (
                 "class:seat.me" if seat == model.me else "class:seat")
             place = "    " if early else f"{rank:>3}."
-            row = f"{place}  {pad(names[seat], NAME_COLUMNS)} {totals[seat]:>5}"
+            row = f"{place}  {pad(column_names[seat], NAME_COLUMNS)} {totals[seat]:>5}"
             row += "".join(f"{scores[seat]:>6}" for scores in shown_rounds)
             canvas.write(1, y, clip(row, width - 2), style)
             y += 1

@@ -151,7 +151,8 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         if (excess := over()) > 0:
             name = model.name(view.turn_seat)
             text, style = parts[named]
-            parts[named] = (clip(name, max(4, text_width(name) - excess)) + text[len(name):], style)
+            parts[named] = (model.short_name(view.turn_seat, max(4, text_width(name) - excess)) + text[len(name):],
+                            style)
     if bandit is not None and (excess := over()) > 0 and view.caller != model.me:
         parts[bandit] = (_bandit(scene, named=False, cut=excess), parts[bandit][1])
     x = 0
@@ -172,7 +173,7 @@ def _bandit(scene: TableScene, named: bool, cut: int = 0) -> str:
     assert view.caller is not None
     who = "you" if view.caller == model.me else model.name(view.caller)
     if cut:
-        who = clip(who, max(4, text_width(who) - cut))
+        who = model.short_name(view.caller, max(4, text_width(who) - cut))
     finals = final_turn_seats(view.caller, model.players)
     left = len(finals) if view.final_turns_left is None else view.final_turns_left
     plural = "s" if left != 1 else ""
@@ -200,7 +201,7 @@ def _header(scene: TableScene, seat: int) -> list[tuple[str, str]]:
     view = model.view
     me = seat == model.me
     turn = view.turn_seat == seat
-    name = "You" if me else clip(model.name(seat), NAME_COLUMNS)
+    name = "You" if me else model.short_name(seat, NAME_COLUMNS)
     label = name if me else f"{model.position(seat)} {name}"
     style = "class:seat.turn" if turn else ("class:seat.me" if me else "class:seat")
     if _targeted(scene.pending, seat, me):
@@ -307,7 +308,7 @@ def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int) -> None:
     hand = view.hand
     if hand is not None and view.turn_seat is not None:
         mine = view.turn_seat == model.me
-        canvas.write(x, MIDDLE, "your card" if mine else f"{clip(model.name(view.turn_seat), column - 8)}'s card",
+        canvas.write(x, MIDDLE, "your card" if mine else f"{model.short_name(view.turn_seat, column - 8)}'s card",
                      "class:pile.label")
         if mine and hand.face is not None:
             cell = value_cell(skills, hand.face, Shown.HAND)
@@ -429,7 +430,7 @@ def prompt_text(scene: TableScene) -> str:
     if phase is Phase.OVER:
         return "The game is over."
     if view.turn_seat != me:
-        whose = clip(model.name(view.turn_seat), PROMPT_NAME) if view.turn_seat is not None else "the table"
+        whose = model.short_name(view.turn_seat, PROMPT_NAME) if view.turn_seat is not None else "the table"
         if view.turn_seat in model.waiting_for:  # (its link is down: it is not playing now, §11.3)
             return f"Waiting for {whose} to come back · {{Space}}+slot snaps a card matching the discard."
         return f"{whose} is playing · {{Space}}+slot snaps a card matching the discard."

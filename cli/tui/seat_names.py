@@ -1,0 +1,70 @@
+"""Players' names in the narrow columns of the screens, readable and never two alike.
+
+A name that fits is shown whole. A bot's name ("Ada (bot)") that does not fit drops its
+"(bot)" mark first, so that the name the bot plays under stays whole, unless the name
+alone would read like another seat's (§6.4: a player may be called "Ada" beside
+"Ada (bot)"). A name still too long is cut at its end, where "…" marks the cut, never
+halfway through the mark ("Ada (b…"). Names that would then read alike keep their ends
+as well, "…" moving into the middle ("Alexa…nova" and "Alexa…idis").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cli.tui.canvas import clip, text_width
+from p2p.names import BOT_MARK, skeleton
+
+_MARKED = f" {BOT_MARK}"
+
+
+def fit_names(names: Sequence[str], width: int) -> tuple[str, ...]:
+    """Every seat's name in at most `width` columns (see the module)."""
+    fitted = [_fit(name, width, names) for name in names]
+    for group in _alike_groups(fitted):
+        for tail in range(max(1, min(4, (width - 1) // 3)), width - 1):  # (an end long enough to read)
+            cuts = [_ends(names[seat], width, tail) for seat in group]
+            if len({skeleton(cut) for cut in cuts}) == len(cuts):
+                for seat, cut in zip(group, cuts, strict=True):
+                    fitted[seat] = cut
+                break
+    return tuple(fitted)
+
+
+def _fit(name: str, width: int, names: Sequence[str]) -> str:
+    if text_width(name) <= width:
+        return name
+    if name.endswith(_MARKED):
+        plain = name[: -len(_MARKED)].rstrip()
+        if text_width(plain) <= width and all(skeleton(plain) != skeleton(other) for other in names):
+            return plain
+        return _cut(plain, width, always=True)  # (cut before the mark: "Ada…", never "Ada (…")
+    return _cut(name, width)
+
+
+def _cut(text: str, width: int, always: bool = False) -> str:
+    """`text` cut at its end to `width` columns, "…" right after the last letter kept
+    (`always`: even where it fits, for a name that is longer than `text`)."""
+    if text_width(text) <= width and not always:
+        return text
+    return clip(text, width - 1, "").rstrip() + "…" if width > 1 else clip(text, width)
+
+
+def _ends(name: str, width: int, tail: int) -> str:
+    """`name` in `width` columns keeping its last `tail` columns: "Alexa…nova"."""
+    if text_width(name) <= width:
+        return name
+    end = ""
+    for ch in reversed(name):
+        if text_width(ch + end) > tail:
+            break
+        end = ch + end
+    return clip(name, width - 1 - text_width(end), "").rstrip() + "…" + end.lstrip()
+
+
+def _alike_groups(fitted: Sequence[str]) -> list[list[int]]:
+    """The seats whose fitted names read alike, in groups of two or more."""
+    groups: dict[str, list[int]] = {}
+    for seat, name in enumerate(fitted):
+        groups.setdefault(skeleton(name), []).append(seat)
+    return [group for group in groups.values() if len(group) > 1]
