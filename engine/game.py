@@ -70,6 +70,7 @@ from engine.errors import (
     UnexpectedFact,
     Where,
     Who,
+    Words,
     WrongPhase,
 )
 from engine.events import (
@@ -147,11 +148,11 @@ class Zones:
         return out
 
 
-def _describe_need(need: Need) -> str:
+def _describe_need(need: Need) -> Words:
+    """A need in words, its seat left for a narrator to name."""
     if isinstance(need, Reveal):
-        who = "all" if need.to == ALL else f"seat {need.to}"
-        return f"a reveal of card {need.card} to {who}"
-    return f"a reshuffle of {len(need.retired)} discard cards into ids from {need.first_id}"
+        return (f"a reveal of card {need.card} to ", "all" if need.to == ALL else Who(need.to, "object"))
+    return (f"a reshuffle of {len(need.retired)} discard cards into ids from {need.first_id}",)
 
 
 class Game:
@@ -471,7 +472,7 @@ class Game:
 
     def _not_waiting(self, seat: int | None, what: str) -> None:
         if self._needs:
-            raise AwaitingTable("§9", seat, f"{what} must wait: the table owes {_describe_need(self._needs[0][0])}")
+            raise AwaitingTable("§9", seat, (f"{what} must wait: the table owes ", *_describe_need(self._needs[0][0])))
 
     def _turn_action(self, seat: int, allowed: Phase, rule: str, action: str) -> None:
         """Common checks for intents of the player whose turn it is."""
@@ -932,7 +933,9 @@ class Game:
         need, then = self._needs[0]
         card = event.card
         if type(need) is not Reveal or type(card) is not int or card != need.card or type(event.to) is not int or event.to != need.to:
-            raise UnexpectedFact("§9", None, f"expected {_describe_need(need)}, got a reveal of card {card!r} to {event.to!r}")
+            a_seat = type(event.to) is int and 0 <= event.to < self._n
+            to: str | Who = "all" if event.to == ALL else Who(event.to, "object") if a_seat else repr(event.to)
+            raise UnexpectedFact("§9", None, ("expected ", *_describe_need(need), f", got a reveal of card {card!r} to ", to))
         face = event.face
         if face is None:
             if need.to == ALL:
@@ -964,7 +967,7 @@ class Game:
             raise UnexpectedFact("R7", None, "no reshuffle is pending")
         need, then = self._needs[0]
         if type(need) is not Reshuffle or event.retired != need.retired or event.first_id != need.first_id:
-            raise UnexpectedFact("R7", None, f"expected {_describe_need(need)}, got {event!r}")
+            raise UnexpectedFact("R7", None, ("expected ", *_describe_need(need), f", got {event!r}"))
         # --- validated: apply
         self._needs.popleft()
         holder = self._holder

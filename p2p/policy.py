@@ -48,7 +48,7 @@ class Verdict:
     section: str  # the violated rule: an R-number or a protocol section
     reason: str
     suspects: tuple[int, ...] = ()  # (seat None) the seats one of which broke it, if that much is known
-    words: Words = ()  # (a refusal) the reason with its seats and slots left to name, as the engine gave it
+    words: Words = ()  # the reason with its seats and slots left to name, as the engine or the table gave it
 
     @property
     def aborts(self) -> bool:
@@ -135,4 +135,5 @@ def on_refusal(refused: Refused) -> Verdict:
 
 def on_violation(violation: TableViolation) -> Verdict:
     """A §8/§9 violation: every honest machine halted at the same place."""
-    return Verdict(Response.ABORT, violation.seat, violation.section, violation.reason, violation.suspects)
+    return Verdict(Response.ABORT, violation.seat, violation.section, violation.reason, violation.suspects,
+                   words=violation.words)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from engine import Draw, Phase, Snap, Swap, TakeDiscard
+from engine import Draw, EngineError, Game, Phase, Ready, RoundStarted, Snap, Swap, TakeDiscard
 from engine.errors import Where, Who
 from p2p.audit import audit
 from p2p.order import Equivocation, StampBackwards, message_hash
@@ -106,6 +106,21 @@ def test_s11_2_a_refusal_s_note_names_the_seats_in_its_reason_as_its_culprit_is_
     assert on_refusal(blind).note(["Ann", "Ada", "Bo"]) == (
         "Ada (seat 2): §9.5: Ada never saw Bo's bottom-right slot (refused: it changes nothing)")
 
+
+
+def test_s11_2_an_engine_reason_that_names_a_seat_is_told_with_its_player() -> None:
+    """A move refused while the table owes the engine a private reveal: the engine's
+    reason names the seat the card goes to as a seat, which the note tells by its
+    player's name ("… to Ann"), not as "seat 0" beside "Cy (seat 3)"."""
+    game = Game(3)
+    game.apply(RoundStarted(0))  # the bottom cards' reveals, to each seat, are owed
+    with pytest.raises(EngineError) as info:
+        game.apply(Ready(2))
+    error = info.value
+    refused = Refused(5, 2, Ready(2), error.rule, error.message, error.words)
+    assert on_refusal(refused).note(["Ann", "Bo", "Cy"]) == (
+        "Cy (seat 3): §9: confirm being ready must wait: the table owes a reveal of card 2 to Ann "
+        "(refused: it changes nothing)")
 
 # -- cards: a violation halts every honest seat at the same place -------------------------
 

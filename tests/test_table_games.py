@@ -23,6 +23,7 @@ from engine import (
 )
 from p2p.audit import audit
 from p2p.order import message_hash
+from p2p.policy import on_violation
 from p2p.roster import TableRules
 from p2p.table import SeatLeft, Step
 from p2p.table.machine import Applied
@@ -725,6 +726,13 @@ def test_s9_6_at_a_table_of_two_a_turn_held_open_ends_the_game_with_both_seats_s
     halts = {(t.machine.halted.section, t.machine.halted.seat, t.machine.halted.suspects)
              for t in net.tables if t.machine.halted is not None}
     assert halts == {("§9.6", None, (0, 1))} and identical_logs(net)
+    halted = net.tables[1].machine.halted
+    assert halted is not None
+    # (the players' names where they are known: the log's note and the screens; else seats counted from 1)
+    assert halted.reason.startswith("seat 1's time ran out by seat 2's clock and not by its own"), halted.reason
+    assert on_violation(halted).note(["Ann", "Bo"]) == (
+        "Ann or Bo (seats 1 or 2): §9.6: Ann's time ran out by Bo's clock and not by its own, and nothing tells "
+        "which clock is right (the game stops)")
 
 
 def test_R5_s9_6_a_turn_whose_player_never_claims_its_time_ends_when_every_other_seat_does() -> None:

@@ -88,6 +88,8 @@ from engine import (
     TurnTimedOut,
     Words,
 )
+from engine.errors import Who, spell
+from engine.narrate import slot_words
 from p2p.deck import (
     Beacon,
     BeaconCommit,
@@ -140,14 +142,26 @@ STALL_WORDS: Final = {
 
 
 class TableViolation(Exception):
-    """A peer broke §8 or §9 (or the order, §7.5): the game cannot go on (§11)."""
+    """A peer broke §8 or §9 (or the order, §7.5): the game cannot go on (§11).
 
-    def __init__(self, section: str, seat: int | None, reason: str, *, suspects: tuple[int, ...] = ()) -> None:
-        super().__init__(f"{section}: {reason}")
+    A reason that names seats is given as `words`, which a peer that knows the players'
+    names tells with them (`p2p.policy.Verdict.told`); `reason` counts those seats from 1,
+    as a person does and as the audit's report counts the culprit beside it."""
+
+    def __init__(self, section: str, seat: int | None, reason: str | Words, *,
+                 suspects: tuple[int, ...] = ()) -> None:
+        self.words: Words = () if isinstance(reason, str) else reason
+        self.reason = reason if isinstance(reason, str) else counted(reason)
+        super().__init__(f"{section}: {self.reason}")
         self.section = section
         self.seat = seat
-        self.reason = reason
         self.suspects = suspects  # (seat None) the seats one of which broke it: nothing tells which (§7.5)
+
+
+def counted(words: Words) -> str:
+    """`words` with their seats counted from 1 ("seat 2" is the wire's seat 1)."""
+    return spell(words, lambda w: f"seat {w.seat + 1}'s" if w.form == "possessive" else f"seat {w.seat + 1}",
+                 lambda w: f"seat {w.owner + 1}'s {slot_words(w.slot)} slot")
 
 
 class SeatLeft(TableViolation):
@@ -824,8 +838,9 @@ class TableMachine:
             if timer != (what, inner["round"], inner["need"]) or named != self._held_open(timer):
                 return  # its own claim (or its move) came first: nothing to do
             held = named[0]
-            raise TableViolation("§9.6", None, f"seat {held + 1}'s time ran out by seat {seat + 1}'s clock and not by "
-                                 "its own, and nothing tells which clock is right", suspects=(held, seat))
+            raise TableViolation("§9.6", None, (Who(held, "possessive"), " time ran out by ", Who(seat, "possessive"),
+                                                " clock and not by its own, and nothing tells which clock is right"),
+                                 suspects=(held, seat))
         wait = (what, inner["round"], inner["need"])
         if what != "shares":  # ordered work: judged at its place, where every peer waits for the same
             awaited = self.awaited()
@@ -848,19 +863,21 @@ class TableMachine:
         if len(self.seats) == 2:
             if named:
                 work = STALL_WORDS[what].removeprefix("its ")
-                raise TableViolation(section, None, f"seat {claimant + 1} stopped waiting for seat {named[0] + 1}'s "
-                                     f"{work}{detail} (§9.11), and at a table of two nothing tells which of them "
-                                     "is right", suspects=(named[0], claimant))
+                raise TableViolation(section, None, (Who(claimant), " stopped waiting for ", Who(named[0], "possessive"),
+                                                     f" {work}{detail} (§9.11), and at a table of two nothing tells "
+                                                     "which of them is right"), suspects=(named[0], claimant))
             return
         others = len(self.seats) - 1
         withheld = [s for s in named if len(self._stall_claims.get((wait, s), ())) == others]
         if not withheld:
             return  # counted: the other seats' claims, if they come, decide
-        also = (f" (and seat{'s' if len(withheld) > 2 else ''} {', '.join(str(s + 1) for s in withheld[1:])})"
-                if len(withheld) > 1 else "")
+        also: list[str | Who] = []
+        for i, other in enumerate(withheld[1:]):
+            also += [" (and " if i == 0 else ", ", Who(other, "object")]
         raise TableViolation(
             section, withheld[0],
-            f"withheld {STALL_WORDS[what]}{detail}{also}: every other seat stopped waiting for it (§9.11)",
+            (f"withheld {STALL_WORDS[what]}{detail}", *also, ")" if also else "",
+             ": every other seat stopped waiting for it (§9.11)"),
         )
 
     # -- handlers: play --------------------------------------------------------------
@@ -994,7 +1011,7 @@ class TableMachine:
             try:
                 self._apply(None, need.answer(face), step, reveal=work if need.to == ALL else None)
             except EngineError as exc:  # the checks above leave the engine nothing to refuse
-                raise TableViolation(exc.rule, None, f"the engine refused reveal {work.number}: {exc.message}") from None
+                raise TableViolation(exc.rule, None, (f"the engine refused reveal {work.number}: ", *exc.words)) from None
             return True
         if work is None:
             return False
