@@ -27,21 +27,22 @@ from typing import IO, Literal
 import trio
 
 from cli.argtypes import new_table_options
-from cli.game import REJOIN_WAIT, host_trusted_on_first_use, play_seat, trusted_on_first_use
+from cli.game import REJOIN_WAIT, host_trusted_on_first_use, log_folder, play_seat, trusted_on_first_use
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
 from cli.ttymode import ready_to_ask
 from p2p.appendfile import FileInUse
 from p2p.identity import Identity, default_state_dir
-from p2p.errors import NotReached, ProtocolError
+from p2p.errors import NotReached, ProtocolError, printable
 from p2p.journal import (
     STILL_PLAYED, Journal, JournalContents, JournalError, SeatJournal, journal_age, read_journal, unfinished_journals,
 )
 from p2p.lobby import LobbyResult, fail_message
 from p2p.lobby_runner import sign_again
-from p2p.log import FairnessLog, LogError, read_log
+from p2p.log import FairnessLog, LogContents, LogError, read_log
 from p2p.peer import GameSummary, Resumption
 from p2p.session import YOU_LEFT, left_the_table
+from p2p.wire import decode_map
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
 from p2p.transport import LinkDown, LinkUp, Mesh, open_mesh
@@ -263,6 +264,74 @@ def leave_waiting_game(args: argparse.Namespace, heard: list[signal.Signals] | N
     }), heard=heard)
 
 
+@dataclass(frozen=True)
+class OwnLeave:
+    """This seat's last game, ended by its own leave (§9.8): what its log says of it."""
+
+    table: str
+    when: float  # when its log was closed (the file's last change), on the wall clock
+    reason: str  # the leave's reason, as the others read it after this player's name
+    log: Path
+
+    def words(self, now: float | None = None) -> str:
+        """Why there is nothing to go back to, to the player who left."""
+        now = time.time() if now is None else now
+        at = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.when))
+        return (f"you left your last game, at table {self.table!r}, at {at} ({_ago(max(0.0, now - self.when))} ago), "
+                f"because {_yours(self.reason)}; the game ended for the others then too, so there is no game to "
+                f"go back to (its log: {self.log})")
+
+
+def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: bytes) -> OwnLeave | None:
+    """Whether this seat's last game ended by its own leave: its newest log (or `log`)
+    in the log folder, closed as its player left (`left_the_table`)."""
+    if log is not None:
+        paths = [log]
+    else:
+        try:
+            paths = sorted(log_folder(state_dir, log_dir).glob("*.bandit-log"), key=lambda p: p.stat().st_mtime,
+                           reverse=True)
+        except OSError:
+            return None
+    for path in paths:
+        try:
+            contents = read_log(path)
+            member = parse_canonical(contents.header.roster).members[contents.header.seat]
+            closed = path.stat().st_mtime
+        except (LogError, ProtocolError, IndexError, OSError):
+            continue
+        if member.peer_id != peer:
+            continue  # (another identity's log in the same folder: a bot's, beside `play`)
+        if contents.ended != left_the_table(member.name):
+            return None  # (the last game ended otherwise)
+        reason = contents.left or _leave_reason(contents, peer)
+        if reason is None:
+            return None
+        return OwnLeave(parse_canonical(contents.header.roster).table, closed, reason, path)
+    return None
+
+
+def _leave_reason(contents: LogContents, peer: bytes) -> str | None:
+    """The reason of the `leave` of `peer` the log holds as delivered (§9.8), if any."""
+    for body, _ in reversed(contents.messages):
+        try:
+            inner = decode_map(body)
+        except ProtocolError:
+            continue
+        if inner.get("type") == "leave" and inner.get("from") == peer and isinstance(inner.get("reason"), str):
+            return printable(inner["reason"])
+    return None
+
+
+def _yours(reason: str) -> str:
+    """A leave's reason, worded for the others ("their terminal was closed"), to the
+    player who left ("your terminal was closed")."""
+    for theirs, yours in (("their ", "your "), ("they ", "you "), ("the player ", "you ")):
+        if reason.startswith(theirs):
+            return yours + reason[len(theirs):]
+    return reason
+
+
 def _ago(seconds: float) -> str:
     whole = int(seconds)
     return f"{whole} s" if whole < 60 else f"{whole // 60} min" + (f" {whole % 60} s" if whole % 60 else "")
@@ -297,6 +366,8 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         elif local and find_journal(state_dir, args.log) is not None:
             complain(f"the unfinished game {which} was played with other machines, which cannot reach "
                      f"{args.bind}: resume it with `bandit-lan join --resume` (or host)")
+        elif (left := own_leave(state_dir, args.log, getattr(args, "log_dir", None), identity.peer_id)) is not None:
+            complain(f"no unfinished game to resume {which}: {left.words()}")
         else:
             complain(f"no unfinished game to resume {which} (a game that ended needs no resuming)")
         return 1

@@ -452,3 +452,44 @@ def test_s11_3_a_screen_mark_is_never_written_through_another_s_folder_or_link(
     finally:
         os.close(slave)
         os.close(master)
+
+
+def _left_game(state: Path, delivered: bool) -> tuple[Path, object]:
+    """A log of Ann's (seat 0) in `state`'s log folder, closed as her terminal was closed:
+    her `leave` came back delivered, or (not `delivered`) she went before it did (§9.8)."""
+    from p2p.log import header_for
+    from p2p.roster import Member, Roster
+    from p2p.session import left_the_table
+    from p2p.signing import signed_message
+    from cli.stopping import TERMINAL_CLOSED
+
+    identities = [seeded_identity(bytes([i]) * 32) for i in range(2)]
+    roster = Roster("Friday", bytes(32), 2, tuple(Member(i, name, ident.certificate, bytes([i]) * 32)
+                                                  for i, (name, ident) in enumerate(zip(("Ann", "Bo"), identities))))
+    path = state / "logs" / "0a0b0c-seat1.bandit-log"
+    path.parent.mkdir(parents=True)
+    log = FairnessLog.create(path, header_for(roster.canonical(), (bytes(64),) * 2, 0), identities[0])
+    if delivered:
+        log.append(signed_message(identities[0], {"type": "leave", "v": 1, "from": identities[0].peer_id,
+                                                  "reason": TERMINAL_CLOSED}))
+    log.close(left_the_table("Ann"), left=None if delivered else TERMINAL_CLOSED)
+    return path, identities[0]
+
+
+@pytest.mark.parametrize("delivered", [True, False])
+def test_s11_3_resume_after_your_own_leave_says_which_game_you_left_and_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], delivered: bool) -> None:
+    """A player whose terminal window closed mid-game left the table; `join --resume`
+    then said only "no unfinished game to resume". It says which table's game they
+    left, when and why, and that the others' game ended then."""
+    log, identity = _left_game(tmp_path, delivered)
+    resume_args = argparse.Namespace(state_dir=tmp_path, log=None, log_dir=None, bind="0.0.0.0")
+    assert trio.run(cli.resume.resume_seat, resume_args, identity) == 1
+    said = " ".join(capsys.readouterr().err.split())
+    assert re.search(r"no unfinished game to resume in \S+: you left your last game, at table 'Friday', at "
+                     r"\d{4}-\d\d-\d\d \d\d:\d\d \(\d+ s ago\), because your terminal was closed; the game ended "
+                     r"for the others then too, so there is no game to go back to \(its log: \S+\)", said), said
+    assert str(log) in said
+    other = seeded_identity(bytes([9]) * 32)  # (a seat that never sat at that table: nothing of it is said)
+    assert trio.run(cli.resume.resume_seat, resume_args, other) == 1
+    assert "(a game that ended needs no resuming)" in capsys.readouterr().err
