@@ -36,12 +36,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.errors import Words
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, CertificateRefused, short_id, verify_signature
 from p2p.log import HeaderUnreadable, LogContents, LogError, NotALog, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Delivered, ForeignGame, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
-from p2p.policy import either, either_seats
+from p2p.policy import either, either_seats, told_with
 from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.schema import Schemas
 from p2p.signing import SignedMessage, open_signed, signed_frame
@@ -74,6 +75,7 @@ class Failure:
     section: str
     what: str
     suspects: tuple[int, ...] = ()  # (seat None) the seats one of which broke it: nothing tells which (§7.5)
+    words: Words = ()  # `what` with its seats and slots left to name, where the table gave them so
 
     def describe(self, names: Sequence[str] = ()) -> str:
         where = "the log" if self.record is None else f"record {self.record + 1}"  # (from 1, as seats are)
@@ -83,7 +85,7 @@ class Failure:
             who = f" by {names[self.seat]} (seat {seat})" if self.seat < len(names) else f" by seat {seat}"
         elif self.suspects and all(s < len(names) for s in self.suspects):
             who = f" by {either(self.suspects, names)} ({either_seats(self.suspects)})"
-        return f"{where}{who}: {self.section}: {self.what}"
+        return f"{where}{who}: {self.section}: {told_with(self.words, self.what, names)}"
 
 
 @dataclass(frozen=True)
@@ -268,7 +270,7 @@ def audit(path: Path) -> AuditResult:
         step = machine.receive_side(seat, side, 0.0)
         if step.violation is not None:
             v = step.violation
-            result.first_failure = broken or Failure(None, v.seat, v.section, v.reason)
+            result.first_failure = broken or Failure(None, v.seat, v.section, v.reason, words=v.words)
             return result
     # Records handed over while the machine held one behind a reveal's missing shares, not
     # closed by a stall claim about shares: no honest peer hands its table those (§10.1).
@@ -303,7 +305,7 @@ def audit(path: Path) -> AuditResult:
             continue
         if step.violation is not None:
             v = step.violation
-            result.first_failure = _first(broken, Failure(index, v.seat, v.section, v.reason, v.suspects))
+            result.first_failure = _first(broken, Failure(index, v.seat, v.section, v.reason, v.suspects, v.words))
             return result
     if broken is not None:
         result.records = broken.record + 1 if broken.record is not None else result.records

@@ -68,10 +68,7 @@ class Verdict:
         """The reason with the seats and slots it names told by their players' names, as
         the audit's report tells them (the bare reason counts seats from 0, as the wire
         does, beside a culprit counted from 1)."""
-        if not self.words or any(not 0 <= s < len(names) for s in _seats_in(self.words)):
-            return self.reason
-        return spell(self.words, lambda w: f"{names[w.seat]}'s" if w.form == "possessive" else names[w.seat],
-                     lambda w: f"{names[w.owner]}'s {slot_words(w.slot)} slot")
+        return told_with(self.words, self.reason, names)
 
     def line(self, names: Sequence[str]) -> str:
         """The sentence for the screen."""
@@ -88,6 +85,15 @@ class Verdict:
     def leave_reason(self, names: Sequence[str]) -> str:
         """Why this seat leaves, for the others' screens (a §9.8 ``leave``, ≤ 200 characters)."""
         return f"{self.who(names)} broke {self.section}: {self.told(names)}"[:200]
+
+
+def told_with(words: Words, reason: str, names: Sequence[str]) -> str:
+    """`words` told with the players' `names` for the seats and slots they name; `reason`
+    (the words as the logs keep them) where there are none, or a seat has no name."""
+    if not words or any(not 0 <= s < len(names) for s in _seats_in(words)):
+        return reason
+    return spell(words, lambda w: f"{names[w.seat]}'s" if w.form == "possessive" else names[w.seat],
+                 lambda w: f"{names[w.owner]}'s {slot_words(w.slot)} slot")
 
 
 def _seats_in(words: Words) -> Iterator[int]:

@@ -735,6 +735,18 @@ def test_s9_6_at_a_table_of_two_a_turn_held_open_ends_the_game_with_both_seats_s
         "which clock is right (the game stops)")
 
 
+def test_s10_2_the_audit_tells_a_violation_s_reason_with_the_players_names(tmp_path: Path) -> None:
+    """The audit's first violation names the players a table's reason speaks of, as the
+    log's note does, not their seats beside the suspects named by name."""
+    net = _timed_table(idle=(0,), mute=(0,), players=2)
+    net.run(limit=600)
+    result = audit(net.write_logs(tmp_path)[1])
+    assert result.first_failure is not None
+    names = result.names
+    told = result.first_failure.describe(names)
+    assert f"§9.6: {names[0]}'s time ran out by {names[1]}'s clock and not by its own" in told, told
+
+
 def test_R5_s9_6_a_turn_whose_player_never_claims_its_time_ends_when_every_other_seat_does() -> None:
     """Seat 0's player never acts and its program never claims its own timeout (its
     clock is late, or it would hold the turn open): its turns end when every other seat's
