@@ -197,8 +197,8 @@ async def test_leaving_asks_and_calls_leave(mock_clock: trio.testing.MockClock) 
 
 def test_s11_3_ctrl_z_is_bound_to_suspend_the_program() -> None:
     """Raw mode reads Ctrl-Z as a key, so the terminal sends no SIGTSTP: the screen binds
-    it to prompt_toolkit's suspend (which puts the screen away, stops the process group,
-    and draws the screen again on `fg`)."""
+    it to its suspend (which puts the screen away, stops the process group, and draws the
+    screen again on `fg`, not on `bg`)."""
     from types import SimpleNamespace
     from unittest.mock import Mock
 
@@ -206,11 +206,13 @@ def test_s11_3_ctrl_z_is_bound_to_suspend_the_program() -> None:
 
     from cli.tui.terminal import Terminal
 
-    bound = Terminal()._bindings().get_bindings_for_keys((Keys.ControlZ,))
+    terminal = Terminal()
+    bound = terminal._bindings().get_bindings_for_keys((Keys.ControlZ,))
     assert bound[-1].keys == (Keys.ControlZ,)
-    app = SimpleNamespace(suspend_to_background=Mock())
+    terminal._suspend = Mock()  # type: ignore[method-assign]
+    app = SimpleNamespace()
     bound[-1].handler(SimpleNamespace(app=app))  # (the most specific binding is the one called)
-    app.suspend_to_background.assert_called_once_with()
+    terminal._suspend.assert_called_once_with(app)
 
 
 def test_standings_line_up_with_names_in_wide_characters() -> None:

@@ -606,3 +606,35 @@ def test_join_code_from_the_input_is_left_unread_by_a_person_s_join_whose_table_
         assert "REST [sesame]" in text, text
     finally:
         screen.close()
+
+
+def test_s11_3_a_client_in_the_background_leaves_its_table_when_terminated(tmp_path: Path) -> None:
+    """Ctrl-Z, `bg`, then SIGTERM (`kill PID`): the client, in the background of its
+    terminal, draws nothing over the shell's `&` line, reads no key typed at the shell
+    and sets no mode of the terminal (any of which stops it again: SIGTTIN, SIGTTOU, and a
+    stopped process never hears the SIGTERM); it leaves the table and is done, the
+    terminal back on its own screen with the cursor shown."""
+    screen = Tmux(tmp_path, ["bash", "--norc", "--noprofile", "-i"])
+    command = " ".join(_quote(c) for c in play_command(tmp_path))
+    try:
+        screen.keys(f"PS1='$ ' {command}", "Enter")
+        screen.wait_text("remember them", "Round 1")
+        found = subprocess.run(["pgrep", "-f", f"cli play .*{tmp_path}"], capture_output=True, text=True)
+        pid = int(found.stdout.split()[0])
+        screen.keys("C-z")
+        screen.wait_text("Stopped", timeout=15)
+        screen.keys("bg", "Enter")
+        screen.wait_for(lambda t: re.search(r"&\n\S*[$#]", t) is not None, "the job running in the background")
+        screen.keys("echo typed; jobs", "Enter")
+        text = screen.wait_text("Running")
+        assert "remember them" not in text, text  # (nothing drawn over the shell)
+        os.kill(pid, signal.SIGTERM)
+        screen.keys("wait %1; echo WAIT\"\"ED", "Enter")  # (the shell's own wait: a stopped job would hang it)
+        screen.wait_text("WAITED", timeout=15)  # (STOP_WAIT and more: seconds, not for ever)
+        text = screen.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "t")  # (with what scrolled off)
+        assert "You left the table" in text, text
+        shown = screen.tmux("display-message", "-p", "-t", "t", "#{alternate_on} #{cursor_flag}").strip()
+        assert shown == "0 1", shown
+    finally:
+        screen.close()
+        subprocess.run(["pkill", "-f", str(tmp_path / "state")], capture_output=True)  # (bots, if the test failed)

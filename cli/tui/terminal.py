@@ -19,8 +19,14 @@ only immutable values:
 So neither loop ever waits for the other, the trio program keeps `trio.run` as its
 only entry point, and nothing here needs a new dependency (trio-asyncio). A key costs
 two thread wake-ups (well under a millisecond; `bench/tui.py` measures the whole path).
-Ctrl-Z suspends the program as in any terminal program (`suspend`; on SIGCONT the
-screen takes raw mode again and is drawn anew). Resizes are picked
+Ctrl-Z suspends the program as in any terminal program (`Terminal._suspend`; on SIGCONT
+the screen takes raw mode again and is drawn anew). A program running in the background
+of its terminal (continued there by `bg`, or SIGCONT from elsewhere) does not touch it:
+the kernel would stop it again at the first key it read or the first mode it set (SIGTTIN,
+SIGTTOU), and a stop signal could then not end it. It reads no key and draws nothing until
+`fg` gives the terminal back, and if told to stop meanwhile it lets go of the terminal
+(the screen's own copies of its descriptors are pointed at /dev/null) before the screen
+closes, so it leaves the table and exits. Resizes are picked
 up by prompt_toolkit's size polling (it cannot receive SIGWINCH off the main thread),
 and at once when trio, on the main thread, forwards SIGWINCH.
 
@@ -42,7 +48,7 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import IO, Protocol
 
 import trio
 from prompt_toolkit.application import Application
@@ -51,7 +57,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import UIContent, UIControl
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import Output, create_output
 
 from cli.ttymode import TERMINAL_ERRORS, full_screen_mark
 from cli.tui.canvas import Canvas
@@ -59,6 +65,8 @@ from cli.tui.styles import STYLE
 
 SIZE_POLL_S = 0.1
 """How often prompt_toolkit checks the terminal size (it cannot get SIGWINCH off the main thread)."""
+STOP_TAKES_S = 1.0
+"""How long Ctrl-Z waits for the stop it asked for to have come and gone (the SIGCONT)."""
 FOREGROUND_POLL_S = 0.25
 """How often a client continued in the background looks whether `fg` gave it the terminal."""
 
@@ -165,6 +173,12 @@ class Terminal:
         self._closed = False
         self._stopping = False
         self._away = False  # continued in the background (terminal thread): nothing is drawn until `fg`
+        self._detached: ExitStack | None = None  # the keys not read while away (terminal thread)
+        self._looking: asyncio.TimerHandle | None = None  # the next look for the foreground, while away
+        self._put_away = False  # the screen was erased for a suspend (Ctrl-Z) and not drawn since
+        self._let_go = False  # closed in the background: the terminal was left as it was
+        self._owned: list[IO[str]] = []  # the screen's own copies of the terminal's descriptors
+        self._resumed = threading.Event()  # a SIGCONT came (set from trio's thread)
 
     # ------------------------------------------------------------------ trio side
 
@@ -256,17 +270,33 @@ class Terminal:
         bindings.add(Keys.Any)(handler)
         for key in (*_KEY_NAMES, " "):
             bindings.add(key)(handler)
-        bindings.add(Keys.ControlZ)(suspend)
+        bindings.add(Keys.ControlZ)(lambda event: self._suspend(event.app))
         return bindings
 
+    def _own_streams(self) -> tuple[Input, Output | None]:
+        """The input and output the screen uses: those given, else its own copies of the
+        terminal's descriptors (keys: standard input, or where it is a pipe, the output's
+        terminal), which it can let go of without closing the process's standard streams."""
+        if self._input is not None:
+            return self._input, self._output
+        keys = next((s for s in (sys.stdin, sys.stdout, sys.stderr) if s is not None and s.isatty()), sys.stdin)
+        try:
+            copies = [open(os.dup(stream.fileno()), mode, encoding=stream.encoding, errors=stream.errors)  # noqa: SIM115
+                      for stream, mode in ((keys, "r"), (sys.stdout, "w"))]
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # (not real files: a test's)
+            return create_input(always_prefer_tty=True), self._output
+        self._owned = copies
+        return create_input(copies[0]), self._output or create_output(copies[1])
+
     def _make_app(self) -> Application[None]:
+        input, output = self._own_streams()
         app: Application[None] = Application(
             layout=Layout(Window(_ScreenControl(self), always_hide_cursor=True)),
             key_bindings=self._bindings(),
             style=STYLE,
             full_screen=True,
-            input=self._input or create_input(always_prefer_tty=True),  # (stdin a pipe: the output's terminal)
-            output=self._output,
+            input=input,
+            output=output,
             terminal_size_polling_interval=SIZE_POLL_S,
             max_render_postpone_time=0,
         )
@@ -287,7 +317,10 @@ class Terminal:
                     app.exit()
 
             app.pre_run_callables.append(on_start)
-            await app.run_async(handle_sigint=False, set_exception_handler=False)
+            try:
+                await app.run_async(handle_sigint=False, set_exception_handler=False)
+            finally:
+                self._read_again()  # (ended while away: the reading is put back while its loop runs)
 
         try:
             asyncio.run(run())
@@ -300,40 +333,109 @@ class Terminal:
             self._failure = exc
         finally:
             self._closed = True
+            for stream in self._owned:
+                try:
+                    stream.close()
+                except OSError:  # (a write left unflushed on a terminal that went away)
+                    pass
             closed()
+
+    def _suspend(self, app: Application[None]) -> None:
+        """Ctrl-Z (terminal thread): to the background, as any terminal program (raw mode
+        reads the key instead of the terminal sending SIGTSTP). The screen is put away and
+        the terminal given its line mode first; after the stop, `_look_for_the_terminal`
+        draws it again once the terminal is this program's (`fg`), and until then (`bg`)
+        touches nothing. The table counts the time this program did not run against nobody."""
+        try:
+            _hold_drawing(app, True)
+            app.renderer.erase()  # (off the alternate screen: the shell's own screen)
+            app.output.flush()
+            self._put_away = True
+            self._stop_reading(app)
+            app.input.cooked_mode().__enter__()  # (left by the raw mode taken again on `fg`)
+            self._resumed.clear()
+            os.kill(0, signal.SIGTSTP)  # (the whole group, as the terminal would: a pipeline's too)
+            # The stop may reach this thread only after it went on (it would find the terminal
+            # still its own, and draw): it waits for the SIGCONT, or a moment if none comes
+            # (an orphaned group is not stopped).
+            self._resumed.wait(STOP_TAKES_S)
+        except TERMINAL_ERRORS:
+            pass
+        self._look_for_the_terminal(app)
+
+    def _stop_reading(self, app: Application[None]) -> None:
+        """Read no keys (terminal thread): in the background, a read would stop the program."""
+        if self._detached is None:
+            self._detached = ExitStack()
+            self._detached.enter_context(app.input.detach())
+
+    def _read_again(self) -> None:
+        """Read keys again (terminal thread; the loop still running)."""
+        if self._detached is not None:
+            self._detached.close()
+            self._detached = None
+
+    def _look_for_the_terminal(self, app: Application[None]) -> None:
+        """After a stop (terminal thread): if the terminal is this program's again, raw mode
+        and keys again, and the whole screen drawn anew; if not (continued in the
+        background, where `fg` sends no signal), nothing is read or drawn, and it looks
+        again a little later."""
+        if self._looking is not None:
+            self._looking.cancel()
+            self._looking = None
+        if not app.is_running:
+            return
+        try:
+            if not _in_foreground(app.input.fileno()):
+                self._away = True
+                _hold_drawing(app, True)
+                self._stop_reading(app)
+                self._looking = asyncio.get_running_loop().call_later(
+                    FOREGROUND_POLL_S, self._look_for_the_terminal, app)
+                return
+            self._away = self._put_away = False
+            app.input.raw_mode().__enter__()  # (left when the application ends: its own raw mode restores all)
+        except TERMINAL_ERRORS:
+            return
+        self._read_again()
+        _hold_drawing(app, False)
+        app.renderer.reset()
+        app.invalidate()
 
     def _continued(self) -> None:
         """The program runs again after a stop (from trio's thread, on SIGCONT). The
         screen's thread asked the terminal for its line mode before it stopped, and may
         have asked for raw mode again before the stop took effect: the shell then put its
         own modes back, and `fg` gave the terminal over in line mode (keys echoed, nothing
-        read until Enter). Raw mode again, and the whole screen drawn anew; a job continued
-        in the background (SIGSTOP, then SIGCONT from elsewhere) may not touch the terminal,
-        and `fg` sends it no signal then: it looks until the terminal is its own again."""
+        read until Enter). Raw mode again, and the whole screen drawn anew, once the
+        terminal is this program's (`_look_for_the_terminal`)."""
+        self._resumed.set()
         app, loop = self._app, self._loop
         if app is None or loop is None or loop.is_closed():
             return
-
-        def again() -> None:
-            if not app.is_running:
-                return
-            try:
-                fd = app.input.fileno()
-                if os.tcgetpgrp(fd) != os.getpgrp():  # (continued in the background: `fg` sends no signal)
-                    self._away = True
-                    asyncio.get_running_loop().call_later(FOREGROUND_POLL_S, again)
-                    return
-                self._away = False
-                app.input.raw_mode().__enter__()  # (left when the application ends: its own raw mode restores all)
-            except TERMINAL_ERRORS:
-                return
-            app.renderer.reset()
-            app.invalidate()
-
         try:
-            loop.call_soon_threadsafe(again)
+            loop.call_soon_threadsafe(self._look_for_the_terminal, app)
         except RuntimeError:  # (the loop closed meanwhile)
             pass
+
+    def _let_go_of_the_terminal(self) -> None:
+        """Closing in the background (terminal thread): the screen's own descriptors are
+        pointed at /dev/null, so that putting the screen away neither sets the terminal's
+        modes nor writes over what is in its foreground now (either would stop this
+        program: SIGTTOU). Its screen, if still up, is left as it was (`left_up`)."""
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            for stream in self._owned:
+                os.dup2(null, stream.fileno())
+        finally:
+            os.close(null)
+        self._let_go = True
+
+    @property
+    def left_up(self) -> bool:
+        """The screen closed in the background while it was still up on the terminal
+        (stopped by SIGSTOP, not Ctrl-Z): the terminal still shows it."""
+        return self._let_go and not self._put_away
 
     def _exit(self) -> None:
         """Ask the application to end (from trio's thread)."""
@@ -344,6 +446,13 @@ class Terminal:
 
         def stop() -> None:
             if app.is_running and app.future is not None and not app.future.done():
+                try:
+                    away = self._owned and not _in_foreground(app.input.fileno())
+                except TERMINAL_ERRORS:
+                    away = False
+                if away:  # (keys read again, from what is /dev/null a moment later: its end stops the reading)
+                    self._read_again()
+                    self._let_go_of_the_terminal()
                 app.exit()
 
         try:
@@ -416,6 +525,8 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
         terminal._exit()
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(thread.join)
+        if terminal.left_up:
+            marked.pop_all()  # (the mark stays: the next question puts the terminal's own screen back)
         marked.close()
         if held is not None:
             sys.stderr = stderr
@@ -428,12 +539,15 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
         raise TerminalClosed(f"the screen stopped: {terminal._failure!r}") from terminal._failure
 
 
-def suspend(event: KeyPressEvent) -> None:
-    """Ctrl-Z: to the background, as any terminal program (raw mode reads the key instead
-    of the terminal sending SIGTSTP). The screen is put away first and drawn again on
-    `fg` (`Terminal._continued`); the table counts the time this program did not run
-    against nobody."""
-    event.app.suspend_to_background()
+def _hold_drawing(app: Application[None], held: bool) -> None:
+    """No drawing at all while `held`, not even a redraw prompt_toolkit had already
+    planned (its own flag for a program that has lent the terminal out)."""
+    app._running_in_terminal = held
+
+
+def _in_foreground(fd: int) -> bool:
+    """This program has the terminal `fd` (is in its foreground process group)."""
+    return os.tcgetpgrp(fd) == os.getpgrp()
 
 
 async def _forward_signals(terminal: Terminal) -> None:
