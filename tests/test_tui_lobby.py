@@ -261,10 +261,12 @@ async def test_join_screen_asks_for_the_table_code_and_retries(tmp_path: Path) -
 
                 nursery.start_soon(run_guest)
                 text = await harness.wait_for_text("Table code:")
-                assert "The host says:" in text and "needs a code" in text
+                # (asked, not refused: the joiner's own reading of the host's offer, no reply of the host)
+                assert "This table asks for a code: type the code its host shows." in text, text
+                assert "The host says" not in text and "needs a code" not in text, text
                 assert f"Host fingerprint {ids[0].short} (verified)" in text
                 harness.press("o", "p", "e", "n", "enter")
-                text = await harness.wait_for_text("wrong table code", "Table code:")
+                text = await harness.wait_for_text("The host says: wrong table code", "Table code:")
                 harness.press(*"sesame", "enter")
     assert got["guest"] is not None and got["host"] is not None
     assert got["guest"].game_id == got["host"].game_id

@@ -40,6 +40,7 @@ BROWSE_S = 1.5
 """One discovery pass of the table list (it repeats while the screen is up)."""
 
 _CHANGED = "changed"
+CODE_ASKED = "This table asks for a code: type the code its host shows."
 
 
 class _Screen:
@@ -309,6 +310,7 @@ async def join_lobby_screen(
     scene = JoinScene(what, "", (), 0, "connecting")
     result: LobbyResult | None = None
     refused: JoinRefused | None = None
+    asked = False  # the code is asked for because the host's offer wants one (no refusal yet)
     news = LobbyNews()
 
     def on_host(cert: Certificate) -> None:
@@ -335,7 +337,7 @@ async def join_lobby_screen(
         async with trio.open_nursery() as nursery:
 
             async def attempt(with_code: str | None) -> None:
-                nonlocal result, refused
+                nonlocal result, refused, asked
                 try:
                     result = await join_table(mesh, addresses, name=name, code=with_code, expect_host=expect_host,
                                               on_host=on_host, on_roster=on_roster,
@@ -344,6 +346,7 @@ async def join_lobby_screen(
                     if exc.code != "bad-code":
                         raise
                     refused = exc
+                    asked = not with_code  # (no code yet: our own check of the host's offer, not its reply)
                 screen.nudge()
 
             nursery.start_soon(attempt, code)
@@ -351,7 +354,8 @@ async def join_lobby_screen(
             while True:
                 key = await screen.key(lambda: scene, lambda: result is not None or refused is not None)
                 if refused is not None and result is None:
-                    scene = replace(scene, state="code", entry="", note=Note(f"The host says: {refused.detail}.", "error"))
+                    note = (Note(CODE_ASKED) if asked else Note(f"The host says: {refused.detail}.", "error"))
+                    scene = replace(scene, state="code", entry="", note=note)
                     refused = None
                     continue
                 if key is None:
