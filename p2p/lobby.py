@@ -163,14 +163,16 @@ class Left:
 @dataclass(frozen=True)
 class TurnedAway:
     """A joiner the host refused at its front door for speaking another protocol version
-    (§6.4 `version`) or for a wrong table code (`bad-code`, §6.3), as its hello names it:
-    for the host's screen and log, never for the protocol."""
+    (§6.4 `version`), for a wrong table code (`bad-code`, §6.3) or for a name that reads as
+    a seated player's (`name-taken`, §6.4), as its hello names it: for the host's screen
+    and log, never for the protocol."""
 
     name: str
     address: str
     proto: int  # the protocol number its hello named
-    reason: str = "version"  # the refusal (§6.4): "version" or "bad-code" (the code it gave was wrong)
-    peer: bytes | None = None  # its peer id, once its join signature verified (a wrong code; not another release)
+    reason: str = "version"  # the refusal (§6.4): "version", "bad-code" (the code it gave was wrong) or "name-taken"
+    peer: bytes | None = None  # its peer id, once its join signature verified (not another release)
+    why: str = ""  # a name taken: whose seat and the rule (`name_taken`, without its section)
 
     def sentence(self, more: int = 0) -> str:
         """What the host's player reads; `more`: others turned away since the last line."""
@@ -178,6 +180,8 @@ class TurnedAway:
         if self.reason == "bad-code":
             return (f"{printable(self.name)} ({self.address}) could not join: the table code they gave is wrong "
                     f"(tell them the code again){since}.")
+        if self.reason == "name-taken":
+            return f"{printable(self.name)} ({self.address}) could not join under that name: {self.why}{since}."
         return (f"{printable(self.name)} ({self.address}) could not join: they run bandit-lan protocol {self.proto} "
                 f"and this table {PROTOCOL_VERSION}; the same release is needed on both machines{since}.")
 
@@ -600,7 +604,9 @@ class HostLobby(_SignsRoster):
         if self.roster.member(cert.peer_id) is not None:
             return refuse("duplicate", "this identity is already seated at the table"), []
         if (seated := next((m for m in self.roster.members if alike(m.name, hello["name"])), None)) is not None:
-            return refuse("name-taken", name_taken(hello["name"], seated)), []
+            why = name_taken(hello["name"], seated)
+            return refuse("name-taken", why), [TurnedAway(hello["name"], address, hello["proto"], "name-taken",
+                                                          cert.peer_id, why.removesuffix(" (§6.4)"))]
         if (problem := problem_of(hello["name"], PLAYER_NAME.max_len)) is not None:
             return refuse("bad-name", f"the name {hello['name']!r} {problem} (§6.4)"), []
 

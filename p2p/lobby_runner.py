@@ -87,8 +87,8 @@ HELD_MAX = 64  # joiners turned away held for the next line by name; more are on
 
 
 class TurnAways:
-    """Joiners turned away (`TurnedAway`: another release, a wrong code), as lines for the
-    host's log and screen: the first at once, then at most one every `TOLD_EVERY` seconds,
+    """Joiners turned away (`TurnedAway`: another release, a wrong code, a name taken), as
+    lines for the host's log and screen: the first at once, then at most one every `TOLD_EVERY` seconds,
     naming the latest and counting the others, so that a flood of bad joiners is a line
     now and then, not a screenful. A joiner seated since it was turned away is no longer
     told of (`seated`). Fed the time; `due` says when a line is owed."""
@@ -432,8 +432,9 @@ async def host_table(
     left, §6.6). With ``nursery.start`` it reports readiness once the front door is
     open, with the host's start call itself. `on_signing` writes this seat's journal
     before its signature of the roster goes out (§11.3); `on_turned_away` gets a line
-    for joiners turned away for another release or a wrong code (`TurnAways`) until the
-    game starts, and None once the joiner the last line named is seated."""
+    for joiners turned away for another release, a wrong code or a name taken
+    (`TurnAways`) until the game starts, and None once the joiner the last line named is
+    seated."""
     table_nonce = secrets.token_bytes(32)
     mesh.set_table(table_nonce)
     if code:

@@ -76,7 +76,8 @@ def test_refusals_leave_the_roster_unchanged(tmp_path: Path) -> None:
     g, h, n = hello_for(host, ids[1], "bob", N[1])
     before = host.roster
     reply, actions = host.on_hello({**h, "name": "ALICE "}, n, "x")  # (a hello's name is not signed, §6.3)
-    assert reply["reason"] == "name-taken" and actions == [] and host.roster is before
+    assert reply["reason"] == "name-taken" and host.roster is before
+    assert [type(a) for a in actions] == [TurnedAway]  # (told to the host's player: nothing else done)
     g, h, n = hello_for(host, ids[1], "\uff41\uff4c\uff49\uff43\uff45", N[1])  # fullwidth forms of the same name
     assert host.on_hello(h, n, "x")[0]["reason"] == "name-taken"
     reply, _ = host.on_hello({**h, "proto": PROTOCOL_VERSION + 1}, n, "x")
@@ -1116,8 +1117,24 @@ def test_s6_4_a_name_alike_a_seated_one_is_refused_naming_the_seated_player(tmp_
     ids, host = setup(tmp_path)
     _, h, n = hello_for(host, ids[1], "bob", N[1])
     reply, actions = host.on_hello({**h, "name": name}, n, "x")
-    assert reply["reason"] == "name-taken" and actions == []
-    assert reply["detail"].startswith(words), reply["detail"]
+    assert reply["reason"] == "name-taken" and reply["detail"].startswith(words), reply["detail"]
+    assert actions == [TurnedAway(name, "x", PROTOCOL_VERSION, "name-taken", ids[1].peer_id,
+                                  reply["detail"].removesuffix(" (§6.4)"))]
+
+
+def test_s6_4_the_host_is_told_which_name_it_refused_as_a_lookalike_and_why(tmp_path: Path) -> None:
+    """The joiner reads why its 'B\u043eb' was refused; the host's player reads it too,
+    in one line: the name, from where, whose seat it reads as, and the rule."""
+    ids, host = setup(tmp_path)
+    _, h, n = hello_for(host, ids[1], "Bob", N[1])
+    host.on_hello(h, n, "10.0.0.6")
+    _, h, n = hello_for(host, ids[2], "carol", N[2])
+    reply, actions = host.on_hello({**h, "name": "B\u043eb"}, n, "10.0.0.7")  # (a hello's name is not signed)
+    assert reply["reason"] == "name-taken" and len(host.roster.members) == 2
+    assert actions[0].sentence() == (
+        "B\u043eb (10.0.0.7) could not join under that name: 'Bob' is already seated (seat 2) and 'B\u043eb' "
+        "(in Latin and Cyrillic letters) reads the same: names must differ by more than case, spacing or lookalike "
+        "letters.")
 
 
 def test_s6_4_a_player_refused_for_a_name_reads_the_reason_once_without_its_section(tmp_path: Path) -> None:

@@ -635,3 +635,24 @@ async def test_s5_3_the_host_screen_shows_the_join_command_a_namesake_calls_for_
                 text = await harness.wait_for_text(plain, "Ada (bot) could not sit down")
                 assert "is gone" not in text
                 nursery.cancel_scope.cancel()
+
+
+async def test_s6_4_the_host_screen_names_a_joiner_refused_for_a_lookalike_name(tmp_path: Path) -> None:
+    """BOB is seated; carol's program comes as 'ВОВ' (Cyrillic letters): she reads why
+    her name was refused, and the host's screen says it too, naming both."""
+    ids = make_identities(tmp_path, 3)
+    harness = ScreenHarness()
+    async with meshes(ids) as (host, bob, carol), harness.open():
+        assert harness.terminal is not None
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lambda: host_lobby_screen(harness.terminal, host, name="alice", table="Friday",
+                                                             seats=3))
+                await harness.wait_for_text("1 of 3 seats taken")
+                nursery.start_soon(lambda: join_table(bob, [(LOOPBACK, host.port)], name="BOB", expect_host=host.me))
+                await harness.wait_for_text("2 of 3 seats taken")
+                with pytest.raises(JoinRefused, match="reads the same"):
+                    await join_table(carol, [(LOOPBACK, host.port)], name="\u0412\u041e\u0412", expect_host=host.me)
+                text = await harness.wait_for_text("\u0412\u041e\u0412 (127.0.0.1) could not join under that name:")
+                assert "'BOB' is already seated (seat 2)" in " ".join(text.split()), text
+                nursery.cancel_scope.cancel()

@@ -187,7 +187,7 @@ class HostScene:
     code: bool
     starting: bool
     note: Note | None = None
-    turned_away: Note | None = None  # the latest joiner turned away: another release, a wrong code (§6.4)
+    turned_away: Note | None = None  # the latest joiner turned away: another release, a wrong code, a name taken (§6.4)
     quitting: bool = False
     quit_again: bool = False  # Ctrl-C was pressed at that question (which it does not answer)
 
