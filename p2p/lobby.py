@@ -163,16 +163,16 @@ class Left:
 @dataclass(frozen=True)
 class TurnedAway:
     """A joiner the host refused at its front door for speaking another protocol version
-    (§6.4 `version`), for a wrong table code (`bad-code`, §6.3) or for a name that reads as
-    a seated player's (`name-taken`, §6.4), as its hello names it: for the host's screen
-    and log, never for the protocol."""
+    (§6.4 `version`), for a wrong table code (`bad-code`, §6.3), for a name that reads as
+    a seated player's (`name-taken`, §6.4) or that breaks the rules of names (`bad-name`,
+    §6.4), as its hello names it: for the host's screen and log, never for the protocol."""
 
     name: str
     address: str
     proto: int  # the protocol number its hello named
-    reason: str = "version"  # the refusal (§6.4): "version", "bad-code" (the code it gave was wrong) or "name-taken"
+    reason: str = "version"  # the refusal (§6.4): "version", "bad-code" (the code it gave was wrong), "name-taken" or "bad-name"
     peer: bytes | None = None  # its peer id, once its join signature verified (not another release)
-    why: str = ""  # a name taken: whose seat and the rule (`name_taken`, without its section)
+    why: str = ""  # a name taken or refused: whose seat it reads as, or what is wrong with it (without a section)
 
     def sentence(self, more: int = 0) -> str:
         """What the host's player reads; `more`: others turned away since the last line."""
@@ -180,6 +180,8 @@ class TurnedAway:
         if self.reason == "bad-code":
             return (f"{printable(self.name)} ({self.address}) could not join: the table code they gave is wrong "
                     f"(tell them the code again){since}.")
+        if self.reason == "bad-name":  # (its why quotes the name, which may show nothing by itself)
+            return f"A player at {self.address} could not join: {self.why}{since}."
         if self.reason == "name-taken":
             return f"{printable(self.name)} ({self.address}) could not join under that name: {self.why}{since}."
         return (f"{printable(self.name)} ({self.address}) could not join: they run bandit-lan protocol {self.proto} "
@@ -608,7 +610,9 @@ class HostLobby(_SignsRoster):
             return refuse("name-taken", why), [TurnedAway(hello["name"], address, hello["proto"], "name-taken",
                                                           cert.peer_id, why.removesuffix(" (§6.4)"))]
         if (problem := problem_of(hello["name"], PLAYER_NAME.max_len)) is not None:
-            return refuse("bad-name", f"the name {hello['name']!r} {problem} (§6.4)"), []
+            why = f"the name {hello['name']!r} {problem}"
+            return refuse("bad-name", f"{why} (§6.4)"), [
+                TurnedAway(hello["name"], address, hello["proto"], "bad-name", cert.peer_id, why)]
 
         others = self.roster.members[1:]
         member = Member(len(self.roster.members), hello["name"], cert, hello["nonce"], (address, hello["port"]))

@@ -87,7 +87,7 @@ HELD_MAX = 64  # joiners turned away held for the next line by name; more are on
 
 
 class TurnAways:
-    """Joiners turned away (`TurnedAway`: another release, a wrong code, a name taken), as
+    """Joiners turned away (`TurnedAway`: another release, a wrong code, a name refused), as
     lines for the host's log and screen: the first at once, then at most one every `TOLD_EVERY` seconds,
     naming the latest and counting the others, so that a flood of bad joiners is a line
     now and then, not a screenful. A joiner seated since it was turned away is no longer

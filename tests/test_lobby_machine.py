@@ -1167,11 +1167,15 @@ def test_s6_4_a_player_refused_for_a_name_reads_the_reason_once_without_its_sect
     ("\u0301", "the name '\u0301' shows no letter, digit or sign"),
 ])
 def test_s6_4_the_host_refuses_a_name_nobody_can_tell_apart(tmp_path: Path, name: str, words: str) -> None:
-    """A blank, invisible, unplain or mixed-script name is refused at the door (§6.4)."""
+    """A blank, invisible, unplain or mixed-script name is refused at the door (§6.4),
+    and the host's player is told so in one line, as of a name taken."""
     ids, host = setup(tmp_path)
     _, h, n = hello_for(host, ids[1], "bob", N[1])
     reply, actions = host.on_hello({**h, "name": name}, n, "x")
-    assert (reply["reason"], actions) == ("bad-name", []) and reply["detail"].startswith(words), reply["detail"]
+    assert reply["reason"] == "bad-name" and reply["detail"].startswith(words), reply["detail"]
+    assert actions == [TurnedAway(name, "x", PROTOCOL_VERSION, "bad-name", ids[1].peer_id,
+                                  reply["detail"].removesuffix(" (§6.4)"))]
+    assert actions[0].sentence() == f"A player at x could not join: {reply['detail'].removesuffix(' (§6.4)')}."
     refused = JoinRefused(reply["reason"], reply["detail"])
     assert explain(refused) == (f"the host refused your name: {reply['detail'].removesuffix(' (§6.4)')}; "
                                 "pick another name with --name")
