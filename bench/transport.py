@@ -30,6 +30,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -38,11 +40,11 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2p import lobby  # noqa: E402
-from p2p.identity import load_or_create_identity  # noqa: E402
+from p2p.identity import Identity, load_or_create_identity  # noqa: E402
 from p2p.lobby_runner import host_table, join_table  # noqa: E402
-from p2p.schema import PEER_ID, Bin, Int, Message, OneOf  # noqa: E402
+from p2p.schema import PEER_ID, Bin, Int, Message, OneOf, Schemas  # noqa: E402
 from p2p.signing import sign, signed_frame  # noqa: E402
-from p2p.transport import LinkUp, Received, link_schemas, open_mesh  # noqa: E402
+from p2p.transport import LinkUp, Mesh, Received, link_schemas, open_mesh  # noqa: E402
 
 SNAP = Message("bench.snap", 1, "§9", {
     "from": PEER_ID, "lamport": Int(0), "seq": Int(0), "prev": Bin(size=32), "game": Bin(size=32),
@@ -63,16 +65,23 @@ async def events(mesh, kind: type, count: int = 1) -> None:  # type: ignore[no-u
             count -= 1
 
 
-async def throughput(root: Path, n: int, signed: bool) -> float:
-    a = load_or_create_identity(root / "a")
-    b = load_or_create_identity(root / "b")
-    schemas = link_schemas(SNAP, PLAIN)
+@asynccontextmanager
+async def linked_meshes(a: Identity, b: Identity, schemas: Schemas) -> AsyncIterator[tuple[Mesh, Mesh]]:
+    """The meshes of `a` and `b` on loopback, `a` dialled to `b`, once their link is up
+    at `b` (each has its `LinkUp` event waiting, or on its way)."""
     async with open_mesh(a, schemas, bind="127.0.0.1") as ma, open_mesh(b, schemas, bind="127.0.0.1") as mb:
         ma.set_table(bytes(32))
         mb.set_table(bytes(32))
         mb.expect(a.certificate)
         ma.expect(b.certificate, ("127.0.0.1", mb.port), dial=True)
         await events(mb, LinkUp)
+        yield ma, mb
+
+
+async def throughput(root: Path, n: int, signed: bool) -> float:
+    a = load_or_create_identity(root / "a")
+    b = load_or_create_identity(root / "b")
+    async with linked_meshes(a, b, link_schemas(SNAP, PLAIN)) as (ma, mb):
         body_len = len(sign(a, snap(a.peer_id, 0))[0])
         t0 = time.perf_counter()
 
