@@ -95,7 +95,7 @@ class Seat:
         self.delivered += sum(1 for _ in self.orderer.deliveries())
 
     def broadcast(self, envelope: SignedMessage) -> None:
-        self.mesh.broadcast(envelope.frame())
+        self.mesh.broadcast_frame(envelope.wire)
 
 
 async def round_trips(root: Path, warm: int, n: int) -> float:

@@ -681,7 +681,7 @@ class TablePeer(SessionRecord):
     def _broadcast(self, envelope: SignedMessage) -> None:
         self._active()
         self._journal_sent(envelope)
-        self.mesh.broadcast(envelope.frame())
+        self.mesh.broadcast_frame(envelope.wire)
 
     def _journal_sent(self, envelope: SignedMessage) -> None:
         """Journal a message this seat signed before it leaves: what was sent, and every
@@ -925,12 +925,11 @@ class TablePeer(SessionRecord):
         """What the order's timer has due: retransmissions, a heartbeat, evidence."""
         linked = self.mesh.linked()
         for seat, envelope in self.orderer.on_timer(now):
-            frame = envelope.frame()
             if seat < 0:  # our ack (a heartbeat, or one that confirms side messages)
                 self._journal_sent(envelope)
-                self.mesh.broadcast(frame)
+                self.mesh.broadcast_frame(envelope.wire)
             elif self.machine.seats[seat] in linked:  # (a missing peer gets all of it on its return)
-                self.mesh.send(self.machine.seats[seat], frame)
+                self.mesh.send_frame(self.machine.seats[seat], envelope.wire)
 
     # -- after the game (§11.4) -----------------------------------------------------------
 

@@ -30,12 +30,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
+
+import msgpack
 
 from p2p.errors import ProtocolError
 from p2p.identity import Identity, short_id, verify_signature
 from p2p.schema import SIGNATURE, Bin, Message, Schemas
-from p2p.wire import DEFAULT_LIMITS, Limits, decode_map, encode
+from p2p.wire import DEFAULT_LIMITS, Limits, decode_map, encode, frame_bytes
 
 SIGNED_DOMAIN = b"bandit-lan/v1/signed\x00"
 
@@ -70,6 +73,12 @@ class SignedMessage:
         """The ``signed`` frame that carries this message (for relaying or resending)."""
         return signed_frame(self.body, self.sig)
 
+    @cached_property
+    def wire(self) -> bytes:
+        """That frame encoded, length prefix included (§4.2): made once, however often it
+        is sent (to every peer, and again when retransmitted)."""
+        return encoded_frame(self.body, self.sig)
+
 
 def sign(identity: Identity, inner: Mapping[str, Any]) -> tuple[bytes, bytes]:
     """(body, sig) for `inner`, which must carry ``from`` = this identity's peer id."""
@@ -87,6 +96,12 @@ def signed_message(identity: Identity, inner: dict[str, Any]) -> SignedMessage:
 
 def signed_frame(body: bytes, sig: bytes) -> dict[str, Any]:
     return {"type": "signed", "v": 1, "body": body, "sig": sig}
+
+
+def encoded_frame(body: bytes, sig: bytes) -> bytes:
+    """`encode_frame(signed_frame(body, sig))`, without its general walk: the keys are
+    written in their canonical order (§4.3) and the values are plain bytes, str and int."""
+    return frame_bytes(msgpack.packb({"body": bytes(body), "sig": bytes(sig), "type": "signed", "v": 1}))
 
 
 def open_signed(

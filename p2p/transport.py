@@ -306,6 +306,25 @@ class Mesh:
             if peer_id not in skip:
                 self._queue(peer_id, frame)
 
+    def send_frame(self, peer_id: bytes, frame: bytes) -> None:
+        """`send` for a message encoded already (`encode_frame`'s bytes, such as a
+        `SignedMessage.wire`)."""
+        self._queue(peer_id, self._sized(frame))
+
+    def broadcast_frame(self, frame: bytes, exclude: Iterable[bytes] = ()) -> None:
+        """`broadcast` for a message encoded already (see `send_frame`)."""
+        self._sized(frame)
+        skip = set(exclude)
+        for peer_id in list(self._peers):
+            if peer_id not in skip:
+                self._queue(peer_id, frame)
+
+    def _sized(self, frame: bytes) -> bytes:
+        """`frame`, if a peer would take its size (§4.2), as `encode_frame` checks."""
+        if len(frame) - 4 > self.limits.max_frame:
+            raise ValueError(f"frame of {len(frame) - 4} bytes exceeds the {self.limits.max_frame}-byte limit (§4.2)")
+        return frame
+
     def _queue(self, peer_id: bytes, frame: bytes) -> None:
         peer = self._peers.get(peer_id)
         if peer is None:

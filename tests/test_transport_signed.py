@@ -11,8 +11,9 @@ import pytest
 from p2p.errors import ProtocolError
 from p2p.identity import load_or_create_identity
 from p2p.peer import table_schemas
-from p2p.signing import SIGNED_DOMAIN, open_signed, sign, signed_frame
-from p2p.transport import LINK_AUTHENTICATED
+from p2p.signing import SIGNED_DOMAIN, encoded_frame, open_signed, sign, signed_frame, signed_message
+from p2p.transport import LINK_AUTHENTICATED, open_mesh
+from p2p.wire import Limits, encode_frame
 
 
 def ack_of(identity, forged: bool = False):  # type: ignore[no-untyped-def]
@@ -79,3 +80,22 @@ def test_s4_4_every_table_schema_nests_within_the_frame_limit() -> None:
 
     schemas = table_schemas()
     assert all(schemas._by_key[key].depth <= DEFAULT_LIMITS.max_depth for key in schemas._by_key)  # noqa: SLF001
+
+
+@pytest.mark.parametrize("size", [1, 31, 32, 255, 256, 65535, 65536])
+def test_s4_2_a_signed_message_s_frame_is_encoded_once_as_encode_frame_would(tmp_path: Path, size: int) -> None:
+    a = load_or_create_identity(tmp_path / "a")
+    message = signed_message(a, {"type": "ack", "v": 1, "from": a.peer_id, "pad": bytes(size)})
+    assert message.wire == encode_frame(message.frame())  # (canonical: the same bytes, every length form)
+    assert message.wire is message.wire  # made once, however often it is sent
+    assert encoded_frame(bytearray(message.body), message.sig) == message.wire
+
+
+async def test_s4_2_a_mesh_refuses_to_send_an_encoded_frame_no_peer_would_take(tmp_path: Path) -> None:
+    a = load_or_create_identity(tmp_path / "a")
+    async with open_mesh(a, table_schemas(), bind="127.0.0.1", limits=Limits(max_frame=100)) as mesh:
+        message = signed_message(a, {"type": "ack", "v": 1, "from": a.peer_id, "pad": bytes(100)})
+        with pytest.raises(ValueError, match="exceeds the 100-byte limit"):
+            mesh.broadcast_frame(message.wire)
+        with pytest.raises(ValueError, match="exceeds the 100-byte limit"):
+            mesh.send_frame(bytes(32), message.wire)
