@@ -46,7 +46,7 @@ class FramedStream:
         self.schemas = schemas
         self.limits = limits
         self.label = label
-        self.decoder = FrameDecoder(limits, peer=label)
+        self.decoder = FrameDecoder(limits, peer=label, tree=False)  # (the tree is checked with the schema)
 
     async def send(self, message: Mapping[str, Any]) -> None:
         await self.stream.send_all(encode_frame(message, self.limits))
@@ -75,7 +75,7 @@ class FramedStream:
         if frame is None:
             return None
         try:
-            self.schemas.check(frame)
+            self.schemas.check(frame, tree=self.limits)
         except ProtocolError as exc:
             raise exc.with_peer(self.label) from None
         if frame["type"] == "error":

@@ -426,6 +426,12 @@ class Schemas:
         takes exact msgpack types), so only a frame that fails is walked, and a §4.3
         fault is reported before the schema's verdict, as decoding would have."""
         kind, version = frame.get("type"), frame.get("v")
+        if type(kind) is str and type(version) is int:  # (the usual case: what decoding makes)
+            schema = self._by_key.get((kind, version))
+            if schema is not None and (tree is None or schema.depth <= tree.max_depth) and schema.valid(frame):
+                return frame
+        if tree is not None:  # (a §4.3 fault is reported first, as decoding would have)
+            check_tree(frame, tree)
         if not isinstance(kind, str) or not isinstance(version, int) or isinstance(version, bool):
             raise ProtocolError("§4.3", "a message needs 'type' (str) and 'v' (int)")
         schema = self._by_key.get((kind, version))
@@ -434,10 +440,6 @@ class Schemas:
                 known = ", ".join(str(v) for v in sorted(self._versions[kind]))
                 raise ProtocolError("§4.4", f"message type {kind!r} version {version} is not supported (supported: {known})")
             raise ProtocolError("§4.4", f"unknown message type {kind[:64]!r}")
-        if tree is not None:
-            if schema.depth <= tree.max_depth and schema.valid(frame):
-                return frame
-            check_tree(frame, tree)
         schema.check(frame)
         return frame
 

@@ -67,8 +67,12 @@ class _Rejected(Exception):
 
 def _pairs_to_map(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
     out = dict(pairs)
-    if len(out) == len(pairs) and all(type(key) is str for key in out):
-        return out
+    if len(out) == len(pairs):
+        for key in out:  # (a loop: every map of every frame passes here)
+            if type(key) is not str:
+                break
+        else:
+            return out
     seen: set[Any] = set()  # say exactly what is wrong
     for key, _ in pairs:
         if not isinstance(key, str):
@@ -170,13 +174,13 @@ def check_tree(value: Any, limits: Limits = DEFAULT_LIMITS) -> None:
 def decode_map(payload: bytes, limits: Limits = DEFAULT_LIMITS, *, tree: bool = True) -> dict[str, Any]:
     """A message map: decoded strictly, with `type` (str) and `v` (int) present (§4.3)."""
     value = decode(payload, limits, tree=tree)
-    if not isinstance(value, dict):
+    if type(value) is not dict:  # (decoding makes exact types)
         raise ProtocolError("§4.3", f"a message is a map, got {kind_of(value)}")
     kind = value.get("type")
-    if not isinstance(kind, str):
+    if type(kind) is not str:
         raise ProtocolError("§4.3", f"field 'type' must be str, got {kind_of(kind) if 'type' in value else 'nothing'}")
     version = value.get("v")
-    if not isinstance(version, int) or isinstance(version, bool):
+    if type(version) is not int:
         raise ProtocolError("§4.3", f"field 'v' must be int, got {kind_of(version) if 'v' in value else 'nothing'}")
     return value
 
@@ -242,9 +246,12 @@ class FrameDecoder:
     set) and leaves the decoder broken.
     """
 
-    def __init__(self, limits: Limits = DEFAULT_LIMITS, peer: str | None = None) -> None:
+    def __init__(self, limits: Limits = DEFAULT_LIMITS, peer: str | None = None, *, tree: bool = True) -> None:
+        """`tree=False`: each frame's types and nesting below its top are left to the
+        caller, who checks its schema with them (`Schemas.check(frame, tree=limits)`)."""
         self.limits = limits
         self.peer = peer
+        self.tree = tree
         self._buffer = bytearray()
         self._needed: int | None = None
         self._error: ProtocolError | None = None
@@ -283,7 +290,7 @@ class FrameDecoder:
         del self._buffer[:end]
         self._needed = None
         try:
-            return decode_map(payload, self.limits)
+            return decode_map(payload, self.limits, tree=self.tree)
         except ProtocolError as exc:
             raise self._fail(exc) from None
 

@@ -231,3 +231,28 @@ def test_4_3_map_keys_are_encoded_in_utf8_byte_order(value: dict[str, int]) -> N
 
 def test_4_3_a_tuple_encodes_as_the_array_of_its_items() -> None:
     assert encode({"h": ((1, b"\x00" * 32), [2, b"x"])}) == encode({"h": [[1, b"\x00" * 32], [2, b"x"]]})
+
+
+FLOAT = msgpack.packb(1.5)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"\x83\xa4type\xa4note\xa1v\x01\xa4text" + FLOAT,  # a float where the schema wants str
+        b"\x83\xa4type\xa7unknown\xa1v\x01\xa1x" + FLOAT,  # a float in a message of no known type
+        b"\x83\xa4type\xa4note\xa1v\x01\xa1x" + b"\x91" * 9 + b"\x01",  # nested deeper than 8
+        b"\x83\xa4type\xa4note\xa1v\x02\xa1x\x81\xa1y" + FLOAT,  # an unsupported version
+    ],
+)
+def test_s4_3_a_link_s_frames_are_held_to_the_strict_subset_with_their_schema(payload: bytes) -> None:
+    """A link decodes its frames' tree together with their schema check (one walk for a
+    good frame): every §4.3 fault is found, and named first, as strict decoding does."""
+    decoder = FrameDecoder(tree=False)
+    decoder.feed(frame_bytes(payload))
+    frame = decoder.next_frame()
+    with pytest.raises(ProtocolError) as strict:
+        decode_map(payload)
+    with pytest.raises(ProtocolError) as linked:
+        Schemas(NOTE).check(frame, tree=Limits())
+    assert (linked.value.section, linked.value.reason) == (strict.value.section, strict.value.reason)
