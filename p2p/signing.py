@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import msgpack
@@ -73,11 +72,15 @@ class SignedMessage:
         """The ``signed`` frame that carries this message (for relaying or resending)."""
         return signed_frame(self.body, self.sig)
 
-    @cached_property
+    @property
     def wire(self) -> bytes:
         """That frame encoded, length prefix included (§4.2): made once, however often it
         is sent (to every peer, and again when retransmitted)."""
-        return encoded_frame(self.body, self.sig)
+        wire: bytes | None = self.__dict__.get("_wire")
+        if wire is None:  # (kept beside the fields: `functools.cached_property` takes a lock each first time)
+            wire = encoded_frame(self.body, self.sig)
+            object.__setattr__(self, "_wire", wire)
+        return wire
 
 
 def sign(identity: Identity, inner: Mapping[str, Any]) -> tuple[bytes, bytes]:

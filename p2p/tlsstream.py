@@ -97,12 +97,13 @@ class TlsStream(trio.abc.Stream):
     def write(self, data: bytes) -> int:
         """Encrypt `data` and send what the socket takes now; returns the bytes left
         pending for `drain`. Never blocks, never yields."""
-        self._check_sending()
+        if self._closed or self._broken is not None or self._send_failed is not None:
+            self._check_sending()  # (raises)
         try:
             self._tls.write(data)
         except (ssl.SSLError, OSError) as exc:
             raise self._break(exc) from exc
-        self._collect()
+        self._pending += self._outgoing.read()
         self._send_now()
         return len(self._pending)
 
@@ -160,11 +161,13 @@ class TlsStream(trio.abc.Stream):
         try:
             waited = False
             while True:
-                data = self._read_buffered(max_bytes or RECORD_READ)
-                if data is not None:
-                    if not waited:
-                        await trio.lowlevel.checkpoint()
-                    return data
+                # (usually nothing has come yet: the socket is waited for at once)
+                if self._ended or self._incoming.pending or self._tls.pending() or self._incoming.eof:
+                    data = self._read_buffered(max_bytes or RECORD_READ)
+                    if data is not None:
+                        if not waited:
+                            await trio.lowlevel.checkpoint()
+                        return data
                 await self._fill()
                 waited = True
         finally:

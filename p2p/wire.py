@@ -272,20 +272,29 @@ class FrameDecoder:
 
     def _read_header(self) -> None:
         if self._needed is None and len(self._buffer) >= HEADER.size:
-            (length,) = HEADER.unpack_from(self._buffer)
-            if length > self.limits.max_frame:
-                raise self._fail(ProtocolError("§4.2", f"frame length {length} exceeds the limit of {self.limits.max_frame} bytes"))
-            if length == 0:
-                raise self._fail(ProtocolError("§4.2", "empty frame (length 0)"))
-            self._needed = length
+            self._header()
+
+    def _header(self) -> int:
+        """The length of the next frame, from its prefix (which has come), checked."""
+        (length,) = HEADER.unpack_from(self._buffer)
+        if length > self.limits.max_frame:
+            raise self._fail(ProtocolError("§4.2", f"frame length {length} exceeds the limit of {self.limits.max_frame} bytes"))
+        if length == 0:
+            raise self._fail(ProtocolError("§4.2", "empty frame (length 0)"))
+        self._needed = length
+        return length
 
     def next_frame(self) -> dict[str, Any] | None:
         if self._error is not None:
             raise self._error
-        self._read_header()
-        if self._needed is None or len(self._buffer) < HEADER.size + self._needed:
+        needed = self._needed
+        if needed is None:
+            if len(self._buffer) < HEADER.size:  # (the usual case once a burst is taken)
+                return None
+            needed = self._header()
+        end = HEADER.size + needed
+        if len(self._buffer) < end:
             return None
-        end = HEADER.size + self._needed
         payload = bytes(self._buffer[HEADER.size : end])
         del self._buffer[:end]
         self._needed = None
