@@ -194,6 +194,32 @@ def test_order_rejects_malformed_headers() -> None:
     assert net.peers[1].orderer.undelivered() == 0
 
 
+@pytest.mark.parametrize(
+    ("overrides", "reason"),
+    [
+        ({"lamport": 2**62}, "lamport must be an integer"),
+        ({"heads": [[-1, ZERO_HASH]]}, "heads must list the 2 other seats"),
+        ({"heads": [[-2, ZERO_HASH], [-1, ZERO_HASH]]}, "a head must be"),
+        ({"heads": [[-1, ZERO_HASH], (-1, ZERO_HASH)]}, "a head must be"),
+        ({"last": [True, ZERO_HASH]}, "a head must be"),
+        ({"slast": [-1, b"short"]}, "a head must be"),
+        ({"sides": [[-1, ZERO_HASH]]}, "sides must list the 2 other seats"),
+        ({"sides": [[-1, ZERO_HASH], [-1]]}, "a head must be"),
+        ({"away": [2, 0]}, "away must list distinct seats"),
+        ({"away": [0, 0]}, "away must list distinct seats"),
+        ({"away": [3]}, "away must list distinct seats"),
+        ({"away": (0,)}, "away must list distinct seats"),
+    ],
+)
+def test_s7_1_an_ack_s_header_is_checked_field_by_field(overrides: dict[str, Any], reason: str) -> None:
+    net = Network(3, 5)
+    ack = net.peers[0].orderer.ack(0.0)
+    inner = {**ack.inner, **overrides}
+    with pytest.raises(MalformedHeader, match=reason):
+        net.peers[1].orderer.receive(net.peers[0].orderer._sign(inner), 0.0)
+    net.peers[1].orderer.receive(transmit(ack), 0.0)  # (the ack as it was passes: each forgery fails for its field)
+
+
 def test_order_rejects_heads_the_sender_could_not_hold() -> None:
     """A message stamped at or below a message it claims to have seen is rejected at delivery."""
     net = Network(3, 9)

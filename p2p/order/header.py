@@ -9,7 +9,7 @@ audit's `OrderReplay`.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,40 +95,34 @@ class Header:
 def parse_header(envelope: Envelope, seats: int, game: bytes) -> Header:
     """Check the §7.1 header fields of `envelope` and return them."""
     inner = envelope.inner
-    sender = envelope.sender
-
-    def bad(reason: str) -> MalformedHeader:
-        return MalformedHeader(sender, reason)
-
     if inner.get("game") != game:
-        raise ForeignGame(sender, "message is for another game")
+        raise ForeignGame(envelope.sender, "message is for another game")
     stamp = inner.get("lamport")
     if type(stamp) is not int or not 0 <= stamp < MAX_STAMP:
-        raise bad("lamport must be an integer in 0..2^62")
+        raise MalformedHeader(envelope.sender, "lamport must be an integer in 0..2^62")
     heads = inner.get("heads")
     if not isinstance(heads, list) or len(heads) != seats - 1:
-        raise bad(f"heads must list the {seats - 1} other seats")
-    for head in heads:
-        check_head(head, bad)
+        raise MalformedHeader(envelope.sender, f"heads must list the {seats - 1} other seats")
     if inner.get("type") == ACK_TYPE:
-        last = inner.get("last")
-        check_head(last, bad)
-        check_head(inner.get("slast"), bad)
-        sides = inner.get("sides")
+        last, sides = inner.get("last"), inner.get("sides")
+        if not (_heads_valid(heads) and _head_valid(last) and _head_valid(inner.get("slast"))):
+            raise MalformedHeader(envelope.sender, BAD_HEAD)
         if not isinstance(sides, list) or len(sides) != seats - 1:
-            raise bad(f"sides must list the {seats - 1} other seats")
-        for head in sides:
-            check_head(head, bad)
+            raise MalformedHeader(envelope.sender, f"sides must list the {seats - 1} other seats")
+        if not _heads_valid(sides):
+            raise MalformedHeader(envelope.sender, BAD_HEAD)
         away = inner.get("away")
         if (not isinstance(away, list) or any(type(s) is not int or not 0 <= s < seats for s in away)
-                or away != sorted(set(away))):
-            raise bad("away must list distinct seats of this table in increasing order")
+                or (away and away != sorted(set(away)))):
+            raise MalformedHeader(envelope.sender, "away must list distinct seats of this table in increasing order")
         return Header(stamp, -1, ZERO_HASH, heads, (int(last[0]), bytes(last[1])))
+    if not _heads_valid(heads):
+        raise MalformedHeader(envelope.sender, BAD_HEAD)
     seq, prev = inner.get("seq"), inner.get("prev")
     if type(seq) is not int or not 0 <= seq < MAX_STAMP:
-        raise bad("seq must be a non-negative integer")
+        raise MalformedHeader(envelope.sender, "seq must be a non-negative integer")
     if not isinstance(prev, bytes) or len(prev) != 32:
-        raise bad("prev must be 32 bytes")
+        raise MalformedHeader(envelope.sender, "prev must be 32 bytes")
     return Header(stamp, seq, prev, heads, (seq, b""))
 
 
@@ -145,16 +139,21 @@ def parse_side(envelope: Envelope, game: bytes) -> tuple[int, bytes]:
     return sseq, sprev
 
 
-def check_head(head: Any, bad: Callable[[str], MalformedHeader]) -> None:
-    if (
-        not isinstance(head, list)
-        or len(head) != 2
-        or type(head[0]) is not int
-        or not -1 <= head[0] < MAX_STAMP
-        or not isinstance(head[1], bytes)
-        or len(head[1]) != 32
-    ):
-        raise bad("a head must be [seq >= -1, 32-byte hash]")
+BAD_HEAD = "a head must be [seq >= -1, 32-byte hash]"
+
+
+def _head_valid(head: Any) -> bool:
+    return (isinstance(head, list) and len(head) == 2 and type(head[0]) is int and -1 <= head[0] < MAX_STAMP
+            and isinstance(head[1], bytes) and len(head[1]) == 32)
+
+
+def _heads_valid(heads: list[Any]) -> bool:
+    """Every one of `heads` is a head (`_head_valid`, written out: an ack has up to 30)."""
+    for head in heads:
+        if not (isinstance(head, list) and len(head) == 2 and type(head[0]) is int and -1 <= head[0] < MAX_STAMP
+                and isinstance(head[1], bytes) and len(head[1]) == 32):
+            return False
+    return True
 
 
 def seat_of(seats: Mapping[bytes, int], envelope: Envelope) -> int:
