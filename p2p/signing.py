@@ -32,12 +32,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
-
 from p2p.errors import ProtocolError
 from p2p.identity import Identity, short_id, verify_signature
 from p2p.schema import SIGNATURE, Bin, Message, Schemas
-from p2p.wire import DEFAULT_LIMITS, Limits, decode_map, encode, frame_bytes
+from p2p.wire import DEFAULT_LIMITS, Limits, decode_map, encode, frame_bytes, pack
 
 SIGNED_DOMAIN = b"bandit-lan/v1/signed\x00"
 
@@ -104,7 +102,7 @@ def signed_frame(body: bytes, sig: bytes) -> dict[str, Any]:
 def encoded_frame(body: bytes, sig: bytes) -> bytes:
     """`encode_frame(signed_frame(body, sig))`, without its general walk: the keys are
     written in their canonical order (§4.3) and the values are plain bytes, str and int."""
-    return frame_bytes(msgpack.packb({"body": bytes(body), "sig": bytes(sig), "type": "signed", "v": 1}))
+    return frame_bytes(pack({"body": bytes(body), "sig": bytes(sig), "type": "signed", "v": 1}))
 
 
 def open_signed(

@@ -219,9 +219,18 @@ def _canonical(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} cannot be encoded (strict msgpack subset, §2)")
 
 
+# One packer for every encoding (making one per call costs more than most messages'
+# packing): it runs under the GIL without calling back into Python, and resets itself
+# after each value, or an error.
+_PACKER = msgpack.Packer(use_bin_type=True)
+pack = _PACKER.pack
+"""msgpack bytes of a value made of plain dict, list, str, bytes, int, bool and None,
+as they are: what `encode` packs once it has made `value` canonical."""
+
+
 def encode(value: Any) -> bytes:
     """Canonical strict-msgpack bytes of `value` (keys sorted; str and bin distinct)."""
-    return msgpack.packb(_canonical(value), use_bin_type=True)
+    return pack(_canonical(value))
 
 
 def frame_bytes(payload: bytes) -> bytes:

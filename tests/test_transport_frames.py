@@ -256,3 +256,13 @@ def test_s4_3_a_link_s_frames_are_held_to_the_strict_subset_with_their_schema(pa
     with pytest.raises(ProtocolError) as linked:
         Schemas(NOTE).check(frame, tree=Limits())
     assert (linked.value.section, linked.value.reason) == (strict.value.section, strict.value.reason)
+
+
+def test_s4_3_an_encoding_that_failed_leaves_nothing_behind() -> None:
+    """Every encoding shares one packer: one that failed halfway (an int beyond 64 bits)
+    leaves no bytes of it in the next."""
+    with pytest.raises(OverflowError):
+        encode({"a": [1, 1 << 70]})
+    assert encode({"a": 1}) == b"\x81\xa1a\x01"
+    assert encode({"b": b"x" * 70000, "a": 1})[:4] == b"\x82\xa1a\x01"
+    assert encode({"a": 2}) == b"\x81\xa1a\x02"
