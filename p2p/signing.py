@@ -44,7 +44,7 @@ MESSAGES: tuple[Message, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class SignedMessage:
     """A verified signed message: who signed it, the decoded inner map, the exact bytes."""
 
@@ -53,6 +53,13 @@ class SignedMessage:
     body: bytes
     sig: bytes
     verified: bool = True  # False: authenticated by its signer's TLS link only (see `verify`)
+
+    def __init__(self, sender: bytes, inner: dict[str, Any], body: bytes, sig: bytes, verified: bool = True) -> None:
+        # (frozen all the same: each field is set once, here; the generated __init__ sets
+        # them one `object.__setattr__` call at a time, and one is made for every frame)
+        fields = self.__dict__
+        fields["sender"], fields["inner"], fields["body"], fields["sig"] = sender, inner, body, sig
+        fields["verified"] = verified
 
     @property
     def type(self) -> str:
@@ -141,4 +148,4 @@ def open_signed(
     if inner["type"] == "signed":
         raise ProtocolError("§4.5", "a signed message cannot wrap another signed message")
     schemas.check(inner, tree=limits)
-    return SignedMessage(sender=sender, inner=inner, body=body, sig=sig, verified=not deferred)
+    return SignedMessage(sender, inner, body, sig, not deferred)

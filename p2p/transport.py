@@ -122,12 +122,16 @@ class LinkDown:
     said: str = ""  # the words of the peer's goodbye (`clean`), for a reader to quote
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Received:
     """A checked message from `peer` (the link it came on): a frame map or a `SignedMessage`."""
 
     peer: bytes
     message: dict[str, Any] | SignedMessage
+
+    def __init__(self, peer: bytes, message: dict[str, Any] | SignedMessage) -> None:
+        # (frozen all the same: set once, here, without a call per field; one per frame)
+        self.__dict__["peer"], self.__dict__["message"] = peer, message
 
     @property
     def type(self) -> str:

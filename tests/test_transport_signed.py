@@ -3,6 +3,7 @@ signer's own authenticated link (taken on the link's word until it is evidence).
 
 from __future__ import annotations
 
+from dataclasses import FrozenInstanceError
 from pathlib import Path
 
 import msgpack
@@ -11,8 +12,8 @@ import pytest
 from p2p.errors import ProtocolError
 from p2p.identity import load_or_create_identity
 from p2p.peer import table_schemas
-from p2p.signing import SIGNED_DOMAIN, encoded_frame, open_signed, sign, signed_frame, signed_message
-from p2p.transport import LINK_AUTHENTICATED, open_mesh
+from p2p.signing import SIGNED_DOMAIN, SignedMessage, encoded_frame, open_signed, sign, signed_frame, signed_message
+from p2p.transport import LINK_AUTHENTICATED, Received, open_mesh
 from p2p.wire import Limits, encode_frame
 
 
@@ -99,3 +100,18 @@ async def test_s4_2_a_mesh_refuses_to_send_an_encoded_frame_no_peer_would_take(t
             mesh.broadcast_frame(message.wire)
         with pytest.raises(ValueError, match="exceeds the 100-byte limit"):
             mesh.send_frame(bytes(32), message.wire)
+
+
+def test_s4_5_a_signed_message_and_its_arrival_are_frozen_values() -> None:
+    message = SignedMessage(b"a" * 32, {"type": "ack"}, b"body", b"s" * 64)
+    same = SignedMessage(sender=b"a" * 32, inner={"type": "ack"}, body=b"body", sig=b"s" * 64, verified=True)
+    assert message == same and message.verified and message.type == "ack"
+    assert message != SignedMessage(b"a" * 32, {"type": "ack"}, b"body", b"s" * 64, False)
+    with pytest.raises(FrozenInstanceError):
+        message.body = b"other"  # type: ignore[misc]
+    assert message.wire == same.wire and message == same  # (its encoded frame, kept, is no field)
+    assert repr(message).startswith("SignedMessage(sender=b'aaaa")
+    arrival = Received(b"p" * 32, message)
+    assert arrival == Received(peer=b"p" * 32, message=same) and arrival.type == "ack"
+    with pytest.raises(FrozenInstanceError):
+        arrival.peer = b"q" * 32  # type: ignore[misc]

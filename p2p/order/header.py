@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from p2p.order.errors import ForeignGame, MalformedHeader
 from p2p.schema import PEER_ID, Bin, Int, Kind, ListOf, Message, Tuple
@@ -79,11 +78,10 @@ def is_side(inner: Mapping[str, Any]) -> bool:
     return "sseq" in inner
 
 
-@dataclass(frozen=True, slots=True)
-class Header:
+class Header(NamedTuple):
     """The §7.1 fields of a content message or an ack, as checked (an ack's `seq` is -1
     and its `last` names its sender's latest content; a content message's `last` is
-    its own `seq`)."""
+    its own `seq`). A named tuple: one is made for every message that arrives."""
 
     stamp: int
     seq: int
