@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from p2p.order.errors import HeadsForked, HeadsInvalid, HeadsUnheld, OrderError, StampUnjustified
 from p2p.order.header import ZERO_HASH, Envelope, tiebreak
@@ -36,9 +36,9 @@ class Positions:
         return delivered
 
 
-@dataclass(frozen=True, slots=True)
-class Delivered:
-    """One content message in the agreed order; `rejected` is set if it must not be applied."""
+class Delivered(NamedTuple):
+    """One content message in the agreed order; `rejected` is set if it must not be applied.
+    (A named tuple: one is made for every message delivered, at every peer.)"""
 
     position: int
     seat: int

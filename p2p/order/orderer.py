@@ -759,8 +759,9 @@ class Orderer(Positions):
                 stamp = heapq.heappop(self._pending_stamps)
                 group = self._pending.pop(stamp)
                 self._delivering = stamp
-                salt = self.salts.at(stamp)
-                group.sort(key=lambda e: tiebreak(salt, stamp, e.sender))
+                if len(group) > 1:  # (a tie, §7.4: the usual group is one message)
+                    salt = self.salts.at(stamp)
+                    group.sort(key=lambda e: tiebreak(salt, stamp, e.sender))
                 self._ready.extend(group)
             if not self._first_echoed():
                 return  # wait until every peer holds the same message (§7.10)
