@@ -85,6 +85,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import operator
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -123,6 +124,7 @@ SIDE_CONFIRM_AFTER = RETRANSMIT_AFTER / 2  # an ack confirms side messages by th
 HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
 LEAVE_TYPE = "leave"  # §9.8: a seat's last word; the others stop waiting for its echo (§7.10)
 RELAY_AFTER = 1.0  # seconds a peer lacks a third seat's messages we hold before we relay them (§7.6)
+_DECLARED = operator.itemgetter(1)  # a promise's seq declared: what `PeerChain.promises` is sorted by
 
 
 def owes_nothing(seats: Iterable[int]) -> None:
@@ -544,7 +546,7 @@ class Orderer(Positions):
             raise ChainBroken(envelope.sender, f"seq {header.seq} does not chain to the previous message",
                               evidence=(envelope, *before))
         floor = max(peer.stamps[-1] if peer.stamps else -1, peer.covered)
-        before = bisect.bisect_left(peer.promises, header.seq, key=lambda p: p[1])  # promises made before this seq
+        before = bisect.bisect_left(peer.promises, header.seq, key=_DECLARED)  # promises made before this seq
         if before:
             floor = max(floor, peer.promises[before - 1][0])
         if header.stamp <= floor:
@@ -650,7 +652,7 @@ class Orderer(Positions):
         `declared` with stamps rising, so a flood of acks keeps at most one per seq a
         sender may still send (`MAX_HELD`) and costs a search, not a scan."""
         promises = peer.promises
-        at = bisect.bisect_right(promises, declared, key=lambda p: p[1])  # the first with a later `declared`
+        at = bisect.bisect_right(promises, declared, key=_DECLARED)  # the first with a later `declared`
         kept = stamp > peer.covered and not (at and promises[at - 1][0] >= stamp)
         start = -1  # where it went, if kept
         if kept:
@@ -659,7 +661,7 @@ class Orderer(Positions):
                 end += 1
             start = at - 1 if at and promises[at - 1][1] == declared else at
             promises[start:end] = [(stamp, declared)]
-        done = bisect.bisect_left(promises, peer.next_seq, key=lambda p: p[1])  # promises for messages held now
+        done = bisect.bisect_left(promises, peer.next_seq, key=_DECLARED)  # promises for messages held now
         if done:
             peer.covered = max(peer.covered, promises[done - 1][0])
         while done < len(promises) and promises[done][0] <= peer.covered:  # (stamps rise: those it covers lead)
