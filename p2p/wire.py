@@ -201,7 +201,18 @@ def _canonical(value: Any) -> Any:
                 break
         else:  # plain str keys: code-point order is UTF-8 byte order
             keys.sort()
-            return {key: item if type(item := value[key]) in _LEAVES else _canonical(item) for key in keys}
+            out = {}
+            for key in keys:
+                item = value[key]
+                if type(item) is list:  # (an array of plain values, as most are, is taken as it is)
+                    for each in item:
+                        if type(each) not in _LEAVES:
+                            item = _canonical(item)
+                            break
+                elif type(item) not in _LEAVES:
+                    item = _canonical(item)
+                out[key] = item
+            return out
     if isinstance(value, Mapping):
         items = []
         for key in value:

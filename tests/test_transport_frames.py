@@ -266,3 +266,23 @@ def test_s4_3_an_encoding_that_failed_leaves_nothing_behind() -> None:
     assert encode({"a": 1}) == b"\x81\xa1a\x01"
     assert encode({"b": b"x" * 70000, "a": 1})[:4] == b"\x82\xa1a\x01"
     assert encode({"a": 2}) == b"\x81\xa1a\x02"
+
+
+def _sorted_tree(value: object) -> object:
+    """The canonical form of §4.3 spelled out: every map's keys in UTF-8 byte order."""
+    if isinstance(value, dict):
+        return {key: _sorted_tree(value[key]) for key in sorted(value, key=lambda k: k.encode())}
+    if isinstance(value, (list, tuple)):
+        return [_sorted_tree(item) for item in value]
+    return value
+
+
+@settings(deadline=None)
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=6) | st.binary(max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.lists(inner, max_size=3).map(tuple)
+    | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=30,
+))
+def test_s4_3_encoding_is_canonical_at_every_depth(value: object) -> None:
+    assert encode(value) == msgpack.packb(_sorted_tree(value), use_bin_type=True)
