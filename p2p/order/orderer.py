@@ -380,7 +380,7 @@ class Orderer(Positions):
             if envelope.inner.get("game") != self.game:
                 raise ForeignGame(envelope.sender, "message is for another game")
             return
-        if is_side(envelope.inner):
+        if "sseq" in envelope.inner:  # (`is_side`, on every frame)
             self._receive_side(seat, envelope, now)
             return
         header = parse_header(envelope, len(self.seats), self.game)
@@ -711,11 +711,11 @@ class Orderer(Positions):
         (but one that left and is gone, `_gone`)."""
         if seat == self.me:
             return True
-        gone = self._gone
-        return all(
-            peer.echoed.get(seat, -1) >= seq for i, peer in enumerate(self._peers)
-            if i != self.me and i != seat and i not in gone
-        )
+        me, gone = self.me, self._gone
+        for i, peer in enumerate(self._peers):  # (a loop: asked for every message delivered)
+            if i != me and i != seat and i not in gone and peer.echoed.get(seat, -1) < seq:
+                return False
+        return True
 
     def _note_heads(self, seat: int, heads: Sequence[Sequence[Any]], now: float) -> None:
         """Learn what `seat` holds of my chain (for retransmission)."""
@@ -736,8 +736,13 @@ class Orderer(Positions):
         self.salts.set_after(self._delivering, salt)
 
     def _stable(self, stamp: int) -> bool:
-        return (all(p.covered >= stamp for i, p in enumerate(self._peers) if i != self.me)
-                and max(self.clock, self._promised) >= stamp)  # (our own next stamp is above it)
+        if self.clock < stamp and self._promised < stamp:  # (our own next stamp is above it)
+            return False
+        me = self.me
+        for i, p in enumerate(self._peers):  # (a loop: asked after every frame taken)
+            if i != me and p.covered < stamp:
+                return False
+        return True
 
     def _next_stable(self) -> bool:
         """The lowest stamp still pending is stable (§7.4)."""
