@@ -192,6 +192,12 @@ def _canonical(value: Any) -> Any:
     if kind is list or kind is tuple:
         for item in value:
             if type(item) not in _LEAVES:
+                if type(item) is list:  # (an array of arrays of plain values, as heads are, is taken as it is)
+                    for each in item:
+                        if type(each) not in _LEAVES:
+                            break
+                    else:
+                        continue
                 return [item if type(item) in _LEAVES else _canonical(item) for item in value]
         return value  # (msgpack packs a tuple as an array too)
     if kind is dict:
