@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import getpass
 import os
 import re
@@ -16,6 +17,7 @@ from typing import TextIO
 
 from cli.argtypes import ipv4, player
 from cli.cells import ljust, text_width
+from cli.ttymode import point_at_nowhere
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
 from p2p.lobby import LobbyResult, RosterChanged, Signing
@@ -134,33 +136,44 @@ def tell(line: str, stream: TextIO) -> None:
     that started this one, such as the host of a bot). Where its reader went away (its
     window closed, `head` had its lines, the host killed) nobody is left to read it: the
     stream goes to nowhere from then on (`let_go`), and the command goes on to its own
-    exit status."""
+    exit status. Any other failure to write (a full disk) is raised: what the command
+    writes is lost, and it must say so."""
     try:
         print(line, file=stream, flush=True)
-    except OSError:
+    except OSError as error:
+        if error.errno not in READER_GONE:
+            raise
         let_go(stream)
 
 
-def settle(stream: TextIO) -> None:
+READER_GONE = frozenset({errno.EPIPE, errno.ECONNRESET, errno.EIO, errno.ENXIO})
+"""How a write fails when nobody is left to read: a pipe or socket closed at its other
+end, a terminal hung up."""
+
+
+def settle(stream: TextIO | None) -> None:
     """Flush what `stream` still holds, before the process exits; where its reader went
-    away, `let_go` of it (else Python fails flushing it at exit, status 120)."""
+    away, `let_go` of it (else Python fails flushing it at exit, status 120). Nothing to
+    do for a stream the process was started without (None)."""
+    if stream is None:
+        return
     try:
         stream.flush()
-    except OSError:
+    except OSError as error:
+        if error.errno not in READER_GONE:
+            raise
         let_go(stream)
     except ValueError:  # (closed)
         pass
 
 
-def let_go(stream: TextIO) -> None:
+def let_go(stream: TextIO | None) -> None:
     """Point `stream`'s descriptor at /dev/null: its reader went away, so that what it
     still holds, and anything printed later, does not fail again."""
+    if stream is None:
+        return
     try:
-        nowhere = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(nowhere, stream.fileno())
-        finally:
-            os.close(nowhere)
+        point_at_nowhere([stream.fileno()])
     except (OSError, ValueError):  # (no file behind it, or closed: nothing will be flushed there)
         pass
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from collections.abc import Sequence
 from importlib import import_module
 
-from cli.lobby_common import complain, settle
+from cli.lobby_common import complain, let_go, settle
 
 # Each module named here defines `register(subparsers)`; the parser it adds sets
 # `func(args) -> int` as its default. Order is the order shown in --help.
@@ -36,13 +37,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
     except KeyboardInterrupt:
-        return 130
+        status = 130
     except BrokenPipeError:  # (a write not through `tell`, whose reader went away: the command stopped part way)
         settle(sys.stdout)
         settle(sys.stderr)
         complain("stopped before it was done: what it was writing to was closed")
-        return 1
-    finally:  # (what it printed last, flushed now: a reader gone by then is let go of, not failed on at exit)
+        status = 1
+    except OSError as error:
+        if error.errno not in OUTPUT_FULL:
+            raise
+        return _output_lost(error)
+    try:  # (what it printed last, flushed now: a reader gone by then is let go of, not failed on at exit)
         settle(sys.stdout)
+    except OSError as error:
+        if error.errno not in OUTPUT_FULL:
+            raise
+        return _output_lost(error)
+    return status
+
+
+OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+"""How a write fails when what the output goes to has no room for it (a full disk)."""
+
+
+def _output_lost(error: OSError) -> int:
+    """The command's output could not all be written: whatever its work found, what it
+    told is cut short, so it fails."""
+    let_go(sys.stdout)  # (nothing more is tried there, nor flushed at exit)
+    complain(f"its output could not be written ({error.strerror}): what it printed is cut short")
+    return 1

@@ -36,6 +36,7 @@ from typing import Final
 import trio
 
 from cli.lobby_common import tell
+from cli.ttymode import point_at_nowhere
 from p2p.groups import lone_exception_unwrapped
 from p2p.session import CHOSE_TO_LEAVE
 
@@ -96,16 +97,6 @@ def _terminal_outputs() -> list[int]:
     return fds
 
 
-def _let_go_of_the_terminal(fds: list[int]) -> None:
-    """Point `fds` (the hung-up terminal) at /dev/null."""
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        for fd in fds:
-            os.dup2(null, fd)
-    finally:
-        os.close(null)
-
-
 def run_until_stopped(main: Callable[[], Awaitable[int]], *, heard: list[signal.Signals] | None = None) -> int:
     """Run `main` under trio; a signal stops it as the module says. Returns main's exit
     status, or `INTERRUPTED` if a signal cancelled it; `heard` gets every stop signal
@@ -132,7 +123,7 @@ def run_until_stopped(main: Callable[[], Awaitable[int]], *, heard: list[signal.
                             if heard is not None:
                                 heard.append(signal.Signals(signum))
                             if signum == signal.SIGHUP:
-                                _let_go_of_the_terminal(terminal)
+                                point_at_nowhere(terminal)  # (the hung-up terminal)
                             if stop.leave is not None and not leaving:
                                 leaving = True
                                 _tell("\nLeaving the table.")

@@ -22,7 +22,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -147,10 +147,10 @@ def _read_mark(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def full_screen_mark(out: IO[str]) -> Iterator[None]:
+def full_screen_mark(out: IO[str]) -> Iterator[Kept]:
     """While a full screen is up on the terminal `out`: a mark of it, naming this process
-    (left behind if the process is killed; best effort, a mark that cannot be written is
-    no fault)."""
+    (left behind if the process is killed, or if it is `Kept` when the block ends: the
+    screen could not be put away; best effort, a mark that cannot be written is no fault)."""
     path = _mark_path(out)
     mine = str(os.getpid())
     if path is not None:
@@ -158,13 +158,36 @@ def full_screen_mark(out: IO[str]) -> Iterator[None]:
             _write_mark(path, mine)
         except OSError:
             path = None
+    kept = Kept()
     try:
-        yield
+        yield kept
     finally:
-        if path is not None:
+        if path is not None and not kept.kept:
             with contextlib.suppress(OSError, ValueError):
                 if _read_mark(path) == mine:
                     path.unlink()
+
+
+def point_at_nowhere(fds: Iterable[int]) -> None:
+    """Point each descriptor of `fds` at /dev/null (what is read there ends at once, what
+    is written goes nowhere): a terminal hung up, a reader gone, a terminal no longer
+    this program's to write on."""
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        for fd in fds:
+            os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
+class Kept:
+    """Whether a `full_screen_mark` stays when its block ends (`keep`)."""
+
+    def __init__(self) -> None:
+        self.kept = False
+
+    def keep(self) -> None:
+        self.kept = True
 
 
 def screen_left_up(out: IO[str]) -> bool:

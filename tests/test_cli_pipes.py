@@ -97,3 +97,33 @@ def test_a_broken_pipe_past_tell_is_not_a_success(monkeypatch: pytest.MonkeyPatc
 def test_json_listings_end_with_status_0_when_nobody_reads_them(args: tuple[str, ...]) -> None:
     run = reader_gone(*args)
     assert (run.returncode, run.stderr) == (0, ""), run
+
+
+def run_with_stdout(stdout: int | None, *args: str) -> subprocess.CompletedProcess[str]:
+    """`bandit-lan ARGS` with standard output `stdout`: a descriptor, or None for none at
+    all (fd 1 closed, as `>&-` or a daemon started without it)."""
+    closed = stdout is None
+    return subprocess.run([sys.executable, "-m", "cli", *args], stdout=subprocess.DEVNULL if closed else stdout,
+                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=ENV, cwd=ROOT,
+                          timeout=120, preexec_fn=(lambda: os.close(1)) if closed else None)
+
+
+def test_a_command_started_without_standard_output_keeps_its_status(played) -> None:  # type: ignore[no-untyped-def]
+    """fd 1 closed: Python has no `sys.stdout`; each command still ends with its own
+    status, and no traceback."""
+    _run, good, bad = played
+    for args, status in [(("audit", str(good)), 0), (("audit", str(bad)), 1), (("audit", "--json", str(bad)), 1),
+                         (("audit", str(good.parent / "nowhere.bandit-log")), 2)]:
+        run = run_with_stdout(None, *args)
+        assert (run.returncode, "Traceback" in run.stderr) == (status, False), (args, run.stderr)
+
+
+def test_output_to_a_full_disk_fails_the_command_and_says_so(played) -> None:  # type: ignore[no-untyped-def]
+    """`audit --json LOG > out.json` on a full disk (/dev/full): what it told is cut short,
+    so it fails whatever the audit found, and says why on standard error."""
+    _run, good, _bad = played
+    with open("/dev/full", "w") as full:
+        for options in [("--json",), ()]:
+            run = run_with_stdout(full.fileno(), "audit", *options, str(good))
+            assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+            assert "its output could not be written (No space left on device)" in run.stderr, run.stderr
