@@ -281,7 +281,7 @@ def audit(path: Path) -> AuditResult:
             delivered = replay.next(message)
         except OrderError as exc:
             result.first_failure = _first(broken, Failure(index, None, exc.section,
-                                                          f"{_whose(exc.peer, roster)} message: {exc.reason}"))
+                                                          f"{_whose(exc.peer, roster)} message: {exc.reason}{ALTERED}"))
             return result
         unjudged = _order_verdict(result, index, delivered)
         if unjudged is not None:
@@ -343,9 +343,8 @@ def audit(path: Path) -> AuditResult:
             what = (f"the log ends waiting for {awaited}, which it does not hold "
                     "(the log is incomplete, or side records were removed)")
         elif not opened and contents.ended is not None:  # (its end signs every byte before it: nothing was cut)
-            what = ("the log holds no message: its writer closed it before the game's first, so there is no game to "
-                    "check: its game ended at once (a seat left, or its peer was stopped, before any move), as its "
-                    "log.end says")
+            what = (f"the log holds no message: its writer closed it before the game's first message (its log.end "
+                    f"says: {contents.ended!r}), so there is no game to check")
         elif not opened:
             what = "the log holds no message: its game never began, or the file was cut after its header"
         elif machine.round_number == 0:

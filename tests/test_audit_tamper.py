@@ -163,6 +163,24 @@ def test_audit_reordered_records_fail(game_log: Path, tmp_path: Path) -> None:
     assert result.first_failure.seat is None  # the log was altered: no player is blamed
 
 
+def test_s7_4_two_records_of_one_stamp_swapped_are_told_as_the_tie_break_broken_by_an_altered_log(
+        game_log: Path, tmp_path: Path) -> None:
+    """Two messages of one stamp, from two seats, in the order the salted tie-break does
+    not give (§7.4): the verdict names the tie-break, not "stamp 3 comes after stamp 3",
+    and says the log was altered, blaming nobody (an honest writer logs the agreed order)."""
+    from p2p.wire import decode_map
+
+    heads = [decode_map(body) for body, _ in read_log(game_log).messages]
+    i = next(i for i in range(len(heads) - 1)
+             if heads[i]["lamport"] == heads[i + 1]["lamport"] and heads[i]["from"] != heads[i + 1]["from"])
+    result = audit(rewrite(game_log, tmp_path, lambda m: m[:i] + [m[i + 1], m[i]] + m[i + 2:]))
+    failure = result.first_failure
+    assert failure is not None and (failure.record, failure.seat, failure.section) == (i + 1, None, "§7.4")
+    assert failure.what.endswith(f"stamp {heads[i]['lamport']} comes after a message of the same stamp that the "
+                                 "agreed tie-break (§7.4) puts after it: not the agreed order; the log was altered "
+                                 "(nobody is blamed)"), failure.what
+
+
 def test_audit_truncated_log_is_incomplete(game_log: Path, tmp_path: Path) -> None:
     result = audit(rewrite(game_log, tmp_path, lambda m: m[: len(m) // 2]))
     assert not result.ok and result.first_failure.record is None and "before the game did" in result.first_failure.what
@@ -1061,6 +1079,5 @@ def test_s10_2_a_log_closed_before_any_message_is_told_as_a_game_that_ended_at_o
     result = audit(rewrite(game_log, tmp_path, lambda messages: [], why="the peer stopped"))
     failure = result.first_failure
     assert not result.ok and result.end_signed and failure is not None and failure.seat is None
-    assert failure.what == ("the log holds no message: its writer closed it before the game's first, so there is no "
-                            "game to check: its game ended at once (a seat left, or its peer was stopped, before any "
-                            "move), as its log.end says"), failure.what
+    assert failure.what == ("the log holds no message: its writer closed it before the game's first message (its "
+                            "log.end says: 'the peer stopped'), so there is no game to check"), failure.what

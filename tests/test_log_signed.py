@@ -226,7 +226,7 @@ def test_s10_1_log_signature_vector(tmp_path: Path) -> None:
     result = audit(path)
     assert result.writer == 1 and result.end_signed is True
     what = result.first_failure.what  # type: ignore[union-attr]
-    assert "the log holds no message: its writer closed it before the game's first" in what, what
+    assert "the log holds no message: its writer closed it before the game's first message (its log.end says: " in what, what
 
 
 def test_s10_3_a_log_passed_off_as_another_seat_s_is_given_away_by_that_seat_s_log(

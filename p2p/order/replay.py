@@ -67,6 +67,9 @@ class OrderReplay(Positions):
             raise StampBackwards(envelope.sender, f"stamp {header.stamp} is not above its previous stamp {peer.stamps[-1]}")
         key = self.salts.key(header.stamp, envelope.sender) if self.ties else (header.stamp, b"")
         if self._last is not None and (key <= self._last if self.ties else key < self._last):
+            if key[0] == self._last[0]:
+                raise OutOfOrder(envelope.sender, f"stamp {header.stamp} comes after a message of the same stamp "
+                                                  "that the agreed tie-break (§7.4) puts after it: not the agreed order")
             raise OutOfOrder(envelope.sender, f"stamp {header.stamp} comes after stamp {self._last[0]} in the record: not the agreed order")
         verdict = heads_violation(self._peers, seat, envelope, header.stamp) if self.ties else None
         if self.ties and verdict is None:  # §7.3, as the live peer vouched for it
