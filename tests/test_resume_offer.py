@@ -493,3 +493,29 @@ def test_s11_3_resume_after_your_own_leave_says_which_game_you_left_and_why(
     other = seeded_identity(bytes([9]) * 32)  # (a seat that never sat at that table: nothing of it is said)
     assert trio.run(cli.resume.resume_seat, resume_args, other) == 1
     assert "(a game that ended needs no resuming)" in capsys.readouterr().err
+
+
+def test_s11_3_a_screen_mark_kept_stays_when_its_block_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client whose screen closed in the background with its screen still up (SIGSTOP,
+    SIGCONT, SIGTERM) keeps its mark, so that the next question puts the terminal's own
+    screen back; a screen put away removes it."""
+    import pty
+    import tempfile
+
+    from cli import ttymode
+
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    master, slave = pty.openpty()
+    try:
+        with os.fdopen(os.dup(slave), "w") as out:
+            with ttymode.full_screen_mark(out):
+                path = ttymode._mark_path(out)
+                assert path is not None and path.exists()
+            assert not path.exists()
+            with ttymode.full_screen_mark(out) as mark:
+                mark.keep()
+            assert ttymode._read_mark(path) == str(os.getpid())
+    finally:
+        os.close(slave)
+        os.close(master)

@@ -316,3 +316,23 @@ async def test_s11_3_a_client_continued_in_the_background_draws_nothing_until_fg
         assert harness.renders == renders and "bob's turn" in harness.text
         foreground[0] = True  # `fg`
         await harness.wait_for_text("Your turn")
+
+
+def test_the_screen_holds_drawing_with_prompt_toolkit_s_own_flag() -> None:
+    """The client holds every frame while it is in the background with the flag
+    prompt_toolkit sets for a program that has lent the terminal out (`_hold_drawing`):
+    a private name, so a release of prompt_toolkit that drops it fails here, not at a
+    player's terminal, where frames would land over the shell."""
+    import inspect
+
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.input import DummyInput
+    from prompt_toolkit.output import DummyOutput
+
+    from cli.tui.terminal import _hold_drawing
+
+    app: Application[None] = Application(input=DummyInput(), output=DummyOutput())
+    assert app._running_in_terminal is False
+    assert "not self._running_in_terminal" in inspect.getsource(Application._redraw)
+    _hold_drawing(app, True)
+    assert app._running_in_terminal is True

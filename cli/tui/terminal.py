@@ -59,7 +59,7 @@ from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.output import Output, create_output
 
-from cli.ttymode import TERMINAL_ERRORS, full_screen_mark
+from cli.ttymode import TERMINAL_ERRORS, full_screen_mark, point_at_nowhere
 from cli.tui.canvas import Canvas
 from cli.tui.styles import STYLE
 
@@ -280,10 +280,18 @@ class Terminal:
         if self._input is not None:
             return self._input, self._output
         keys = next((s for s in (sys.stdin, sys.stdout, sys.stderr) if s is not None and s.isatty()), sys.stdin)
+        copies: list[IO[str]] = []
         try:
-            copies = [open(os.dup(stream.fileno()), mode, encoding=stream.encoding, errors=stream.errors)  # noqa: SIM115
-                      for stream, mode in ((keys, "r"), (sys.stdout, "w"))]
+            for stream, mode in ((keys, "r"), (sys.stdout, "w")):
+                fd = os.dup(stream.fileno())
+                try:
+                    copies.append(open(fd, mode, encoding=stream.encoding, errors=stream.errors))  # noqa: SIM115
+                except BaseException:
+                    os.close(fd)
+                    raise
         except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # (not real files: a test's)
+            for copy in copies:
+                copy.close()
             return create_input(always_prefer_tty=True), self._output
         self._owned = copies
         return create_input(copies[0]), self._output or create_output(copies[1])
@@ -423,12 +431,7 @@ class Terminal:
         pointed at /dev/null, so that putting the screen away neither sets the terminal's
         modes nor writes over what is in its foreground now (either would stop this
         program: SIGTTOU). Its screen, if still up, is left as it was (`left_up`)."""
-        null = os.open(os.devnull, os.O_RDWR)
-        try:
-            for stream in self._owned:
-                os.dup2(null, stream.fileno())
-        finally:
-            os.close(null)
+        point_at_nowhere(stream.fileno() for stream in self._owned)
         self._let_go = True
 
     @property
@@ -499,8 +502,7 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
     if held is not None:
         sys.stderr = held
     marked = ExitStack()  # (a killed client leaves its mark: the next question puts the screen back)
-    if output is None:
-        marked.enter_context(full_screen_mark(sys.stdout))
+    mark = marked.enter_context(full_screen_mark(sys.stdout)) if output is None else None
     thread.start()
     try:
         async with trio.open_nursery() as nursery:
@@ -525,8 +527,8 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
         terminal._exit()
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(thread.join)
-        if terminal.left_up:
-            marked.pop_all()  # (the mark stays: the next question puts the terminal's own screen back)
+        if terminal.left_up and mark is not None:
+            mark.keep()  # (the next question puts the terminal's own screen back)
         marked.close()
         if held is not None:
             sys.stderr = stderr
