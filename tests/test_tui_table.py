@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 import trio
 import trio.testing
 from engine_support import GREEN, RED, ScriptedTable
@@ -1262,3 +1264,43 @@ async def test_R4_a_ready_sent_while_the_table_waits_is_said_to_count_once_they_
     session.submit(Ready(0))
     ui.update(TableModel.capture(session))  # type: ignore[arg-type]
     assert prompt_text(ui.scene()) == 'Your "ready" is sent: it counts once Bo is back.'
+
+
+def test_R1_why_the_game_ended_writes_each_name_as_its_player_wrote_it() -> None:
+    """The R1 line begins with a capital only where it begins with "you": a name is the
+    player's own ("eve" is not "Eve", "ßtefan" not "SStefan")."""
+    from cli.tui.round_view import why_the_game_ended
+
+    names = ["eve", "ßtefan", "Bo"]
+    assert why_the_game_ended((120, 101, 30), 100, names, me=2) == (
+        "eve (120) and ßtefan (101) reached 100, so the game ends (R1): the lowest total wins.")
+    assert why_the_game_ended((120, 101, 30), 100, names, me=0) == (
+        "You (120) and ßtefan (101) reached 100, so the game ends (R1): the lowest total wins.")
+    assert why_the_game_ended((20, 101, 130), 100, names, me=1) == (
+        "Bo (130) and you (101) reached 100, so the game ends (R1): the lowest total wins.")
+    assert why_the_game_ended((20, 10, 30), 100, names, me=1) is None
+
+
+def test_fitted_names_that_differ_only_in_the_middle_never_read_alike() -> None:
+    """Names of 24 letters alike at both ends ("Christopher A Williamson", "… B …") show
+    where they differ; names alike but for lookalike letters end in their seats' numbers."""
+    from cli.tui.seat_names import fit_names
+
+    assert fit_names(["Christopher A Williamson", "Christopher B Williamson"], 12) == ("…pher A Wil…", "…pher B Wil…")
+    twins = ["A" * 10 + "B" + "A" * 13, "A" * 5 + "a" + "A" * 4 + "C" + "A" * 13]  # (first differ by case only)
+    assert fit_names([*twins, "Bo"], 5) == ("AA…#1", "AA…#2", "Bo")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.sampled_from("AaBb oO0l1I(bot)山"), min_size=1, max_size=24), min_size=2, max_size=6),
+       st.integers(min_value=4, max_value=16))
+def test_fitted_names_of_distinct_players_never_read_alike(names: list[str], width: int) -> None:
+    """Any names a table may seat (no two alike, §6.4), at any width from 4: each fits,
+    and no two read alike."""
+    from cli.tui.seat_names import fit_names
+    from p2p.names import skeleton
+
+    assume(len({skeleton(name) for name in names}) == len(names))
+    fitted = fit_names(names, width)
+    assert all(text_width(name) <= width for name in fitted), fitted
+    assert len({skeleton(name) for name in fitted}) == len(names), fitted

@@ -182,5 +182,6 @@ def why_the_game_ended(totals: tuple[int, ...], target: int, names: list[str], m
     over = sorted((s for s, total in enumerate(totals) if total >= target), key=lambda s: (-totals[s], s))
     if not over:
         return None
-    reached = listed([f"{'you' if s == me else names[s]} ({totals[s]})" for s in over])
-    return f"{reached[:1].upper()}{reached[1:]} reached {target}, so the game ends (R1): the lowest total wins."
+    reached = listed([f"{('You' if i == 0 else 'you') if s == me else names[s]} ({totals[s]})"
+                      for i, s in enumerate(over)])  # (a name is written as its player wrote it)
+    return f"{reached} reached {target}, so the game ends (R1): the lowest total wins."

@@ -5,7 +5,8 @@ A name that fits is shown whole. A bot's name ("Ada (bot)") that does not fit dr
 alone would read like another seat's (§6.4: a player may be called "Ada" beside
 "Ada (bot)"). A name still too long is cut at its end, where "…" marks the cut, never
 halfway through the mark ("Ada (b…"). Names that would then read alike keep their ends
-as well, "…" moving into the middle ("Alexa…nova" and "Alexa…idis").
+as well, "…" moving into the middle ("Alexa…nova" and "Alexa…idis"); names alike at both
+ends show where they differ ("…pher A Wil…"), and as a last resort their seats' numbers.
 """
 
 from __future__ import annotations
@@ -25,10 +26,40 @@ def fit_names(names: Sequence[str], width: int) -> tuple[str, ...]:
         for tail in range(max(1, min(4, (width - 1) // 3)), width - 1):  # (an end long enough to read)
             cuts = [_ends(names[seat], width, tail) for seat in group]
             if len({skeleton(cut) for cut in cuts}) == len(cuts):
-                for seat, cut in zip(group, cuts, strict=True):
-                    fitted[seat] = cut
                 break
+        else:  # (alike at both ends: show where they differ, else number them)
+            at = _first_difference([names[seat] for seat in group])
+            cuts = [_around(names[seat], width, at) for seat in group]
+            if len({skeleton(cut) for cut in cuts}) != len(cuts):
+                numbered = [_numbered(names[seat], width, seat) for seat in group]
+                fits = all(text_width(cut) <= width for cut in numbered)  # (not in 2 or 3 columns)
+                cuts = numbered if fits else [fitted[seat] for seat in group]
+        for seat, cut in zip(group, cuts, strict=True):
+            fitted[seat] = cut
     return tuple(fitted)
+
+
+def _first_difference(names: Sequence[str]) -> int:
+    """Where names that begin alike first differ."""
+    return next((i for i in range(max(map(len, names))) if len({name[i:i + 1] for name in names}) > 1), 0)
+
+
+def _around(name: str, width: int, at: int) -> str:
+    """`name` in `width` columns showing its letters around `at`: "…pher A Wil…"."""
+    if text_width(name) <= width:
+        return name
+    start = max(0, at - max(1, (width - 2) // 2))
+    head = "…" if start > 0 else ""
+    rest = name[start:]
+    if text_width(head + rest) <= width:
+        return head + rest
+    return head + clip(rest, width - text_width(head) - 1, "") + "…"
+
+
+def _numbered(name: str, width: int, seat: int) -> str:
+    """`name` in `width` columns ending in its seat's number: "Chris…#2"."""
+    tag = f"#{seat + 1}"
+    return clip(name, max(0, width - len(tag) - 1), "").rstrip() + "…" + tag
 
 
 def _fit(name: str, width: int, names: Sequence[str]) -> str:
