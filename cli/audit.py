@@ -13,6 +13,7 @@ from cli.lobby_common import complain, say, tell
 from p2p.agreement import Agreement, compare
 from p2p.audit import AuditResult, audit
 from p2p.report import comparison_report, game_report, passed_over, told_from
+from p2p.policy import told_with
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -57,7 +58,8 @@ def verdict(result: AuditResult) -> dict[str, object]:
         "records": result.records,
         "end": _end(result, peer),
         "first_violation": None if failure is None else {
-            "record": failure.record, "seat": failure.seat, "section": failure.section, "what": failure.what,
+            "record": failure.record, "seat": failure.seat, "section": failure.section,
+            "what": told_with(failure.words, failure.what, result.names),
             "peer": peer(failure.seat), "suspects": [peer(s) for s in failure.suspects],
         },
     }

@@ -36,6 +36,7 @@ from p2p.journal import SeatJournal
 from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
+from engine.narrate import listed
 from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules
 from p2p.transport import open_mesh
 
@@ -272,9 +273,10 @@ def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:
 
 def namesake_left(ad: TableAd, left: TableAd, staying: list[TableAd]) -> str:
     """What a host reads when one other table of its table's name goes while others stay."""
-    hosts = ", ".join(sorted({t.host for t in staying}))
-    return (f"{left.host}'s table called {ad.table!r} is gone, but another of that name is still on this LAN "
-            f"(hosted by {hosts}): joining by the name alone still fails, so keep giving your players your "
+    hosts = sorted({t.host for t in staying})
+    others = "another of that name is" if len(staying) == 1 else f"{len(staying)} others of that name are"
+    return (f"{left.host}'s table called {ad.table!r} is gone, but {others} still on this LAN "
+            f"(hosted by {listed(hosts)}): joining by the name alone still fails, so keep giving your players your "
             f"fingerprint: bandit-lan join {shlex.quote(ad.table)} --fingerprint {short_id(ad.fingerprint)}.")
 
 

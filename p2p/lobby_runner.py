@@ -432,7 +432,7 @@ async def host_table(
     left, §6.6). With ``nursery.start`` it reports readiness once the front door is
     open, with the host's start call itself. `on_signing` writes this seat's journal
     before its signature of the roster goes out (§11.3); `on_turned_away` gets a line
-    for joiners turned away for another release, a wrong code or a name taken
+    for joiners turned away for another release, a wrong code or a name refused
     (`TurnAways`) until the game starts, and None once the joiner the last line named is
     seated."""
     table_nonce = secrets.token_bytes(32)

@@ -66,8 +66,8 @@ class Verdict:
 
     def told(self, names: Sequence[str]) -> str:
         """The reason with the seats and slots it names told by their players' names, as
-        the audit's report tells them (the bare reason counts seats from 0, as the wire
-        does, beside a culprit counted from 1)."""
+        the audit's report tells them (the bare reason counts them as its maker did: an
+        engine's refusal from 0, as the wire does; a table's violation from 1)."""
         return told_with(self.words, self.reason, names)
 
     def line(self, names: Sequence[str]) -> str:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import struct
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -236,13 +237,18 @@ def _canonical(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} cannot be encoded (strict msgpack subset, §2)")
 
 
-# One packer for every encoding (making one per call costs more than most messages'
-# packing): it runs under the GIL without calling back into Python, and resets itself
-# after each value, or an error.
-_PACKER = msgpack.Packer(use_bin_type=True)
-pack = _PACKER.pack
-"""msgpack bytes of a value made of plain dict, list, str, bytes, int, bool and None,
-as they are: what `encode` packs once it has made `value` canonical."""
+_packers = threading.local()  # (one packer per thread: making one per call costs more than most messages' packing)
+
+
+def pack(value: Any) -> bytes:
+    """msgpack bytes of a value made of plain dict, list, str, bytes, int, bool and None,
+    as they are: what `encode` packs once it has made `value` canonical. Each thread
+    packs with a packer of its own, which resets itself after each value, or an error."""
+    try:
+        packer = _packers.packer
+    except AttributeError:
+        packer = _packers.packer = msgpack.Packer(use_bin_type=True)
+    return packer.pack(value)
 
 
 def encode(value: Any) -> bytes:

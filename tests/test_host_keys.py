@@ -198,3 +198,18 @@ def test_a_host_stopped_and_continued_in_the_foreground_says_its_keys_again(
     shell's lines, and says what its keys do again."""
     said = _lobby_keys_said_again(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGCONT), foreground=True)
     assert said == [host.LOBBY_KEYS, host.LOBBY_KEYS]
+
+
+def test_s5_3_a_namesake_gone_while_others_stay_counts_them() -> None:
+    """One namesake gone, the others still there: "another of that name is" for one,
+    "2 others of that name are" for two, with their hosts named in a sentence."""
+    from cli.host import namesake_left
+    from p2p.discovery import TableAd
+
+    def ad(host: str, fp: int) -> TableAd:
+        return TableAd(table="Solo", host=host, seats=4, free=3, proto=1, fingerprint=bytes([fp]) * 32, port=1,
+                       addresses=("127.0.0.1",))
+
+    me, bob, dan, eve = ad("ann", 1), ad("bob", 2), ad("dan", 3), ad("eve", 4)
+    assert "but another of that name is still on this LAN (hosted by dan):" in namesake_left(me, bob, [dan])
+    assert "but 2 others of that name are still on this LAN (hosted by dan and eve):" in namesake_left(me, bob, [eve, dan])

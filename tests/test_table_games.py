@@ -745,6 +745,9 @@ def test_s10_2_the_audit_tells_a_violation_s_reason_with_the_players_names(tmp_p
     names = result.names
     told = result.first_failure.describe(names)
     assert f"§9.6: {names[0]}'s time ran out by {names[1]}'s clock and not by its own" in told, told
+    from cli.audit import verdict  # (and its JSON, alike)
+
+    assert verdict(result)["first_violation"]["what"].startswith(f"{names[0]}'s time ran out by {names[1]}'s clock")
 
 
 def test_R5_s9_6_a_turn_whose_player_never_claims_its_time_ends_when_every_other_seat_does() -> None:
