@@ -525,18 +525,30 @@ def test_s11_3_ctrl_z_suspends_the_client_and_fg_brings_its_screen_back(tmp_path
         screen.close()
 
 
-def test_s11_3_after_a_kill_in_a_shell_the_offer_is_asked_on_the_terminal_s_own_screen(tmp_path: Path) -> None:
-    """`kill -9` of the client, then the same `play` again in the same
-    interactive shell, which puts the line discipline back itself but not the screen: the
-    offer to go back was asked on the dead table's screen, cursor hidden. The killed
-    client's mark says its screen was left up; the offer is said on the terminal's own."""
+def _playing_in_bash(tmp_path: Path) -> tuple[Tmux, str, int]:
+    """`play` started at an interactive bash in tmux, up to its first round: the screen,
+    the command line and the client's process id."""
     screen = Tmux(tmp_path, ["bash", "--norc", "--noprofile", "-i"])
     command = " ".join(_quote(c) for c in play_command(tmp_path))
     try:
         screen.keys(f"PS1='$ ' {command}", "Enter")
         screen.wait_text("remember them", "Round 1")
         found = subprocess.run(["pgrep", "-f", f"cli play .*{tmp_path}"], capture_output=True, text=True)
-        os.kill(int(found.stdout.split()[0]), signal.SIGKILL)
+        return screen, command, int(found.stdout.split()[0])
+    except BaseException:
+        screen.close()
+        subprocess.run(["pkill", "-f", str(tmp_path / "state")], capture_output=True)  # (its bots)
+        raise
+
+
+def test_s11_3_after_a_kill_in_a_shell_the_offer_is_asked_on_the_terminal_s_own_screen(tmp_path: Path) -> None:
+    """`kill -9` of the client, then the same `play` again in the same
+    interactive shell, which puts the line discipline back itself but not the screen: the
+    offer to go back was asked on the dead table's screen, cursor hidden. The killed
+    client's mark says its screen was left up; the offer is said on the terminal's own."""
+    screen, command, pid = _playing_in_bash(tmp_path)
+    try:
+        os.kill(pid, signal.SIGKILL)
         screen.wait_text("Killed")
         screen.keys(command, "Enter")
         text = screen.wait_text("Go back to it?")
@@ -614,13 +626,8 @@ def test_s11_3_a_client_in_the_background_leaves_its_table_when_terminated(tmp_p
     and sets no mode of the terminal (any of which stops it again: SIGTTIN, SIGTTOU, and a
     stopped process never hears the SIGTERM); it leaves the table and is done, the
     terminal back on its own screen with the cursor shown."""
-    screen = Tmux(tmp_path, ["bash", "--norc", "--noprofile", "-i"])
-    command = " ".join(_quote(c) for c in play_command(tmp_path))
+    screen, _command, pid = _playing_in_bash(tmp_path)
     try:
-        screen.keys(f"PS1='$ ' {command}", "Enter")
-        screen.wait_text("remember them", "Round 1")
-        found = subprocess.run(["pgrep", "-f", f"cli play .*{tmp_path}"], capture_output=True, text=True)
-        pid = int(found.stdout.split()[0])
         screen.keys("C-z")
         screen.wait_text("Stopped", timeout=15)
         screen.keys("bg", "Enter")
