@@ -317,6 +317,7 @@ LOBBY_KEYS = ("Press Enter to start with the players seated so far (at least 2);
               "Ctrl-C closes the table.")
 GAME_KEYS = ("The game is on and a bot plays your seat: Enter does nothing now. "
              "Ctrl-C leaves the table, which ends the game for everyone.")
+BOTS_TAKING_SEATS = "The bots are taking their seats: the game begins as soon as they are all seated."
 IN_THE_BACKGROUND = "(This host runs in the background: bring it to the foreground with fg first.)"
 FOREGROUND_CHECK_S = 1.0
 """How often a host in the background of its terminal looks whether it is in the
@@ -327,19 +328,23 @@ class HostKeys:
     """What the line-mode host does with each line typed at its terminal: in the lobby
     (`playing` False), an Enter asks to start the game early with the `seated` players, at
     least two (Enter alone at the table says so): again, if everyone the host would have
-    started with left meanwhile. Once the game is on, a line only says what the keys do:
+    started with left meanwhile; where bots fill every other seat (`bots_fill`), it only
+    says they are taking their seats (a table is not started short of its bots). Once the game is on, a line only says what the keys do:
     leaving is Ctrl-C, never an Enter. What it says goes to standard error if `aside`
     (--json or --quiet: standard output is for a script)."""
 
-    def __init__(self, seated: Callable[[], int], *, aside: bool = False) -> None:
+    def __init__(self, seated: Callable[[], int], *, aside: bool = False, bots_fill: bool = False) -> None:
         self.seated = seated
         self.aside = aside
+        self.bots_fill = bots_fill  # (bots take every other seat: nobody to wait for, nothing to start early)
         self.playing = False
         self._asked, self.start = trio.open_memory_channel[object](1)
 
     def typed(self, line: str) -> None:
         if self.playing:
             say(GAME_KEYS, aside=self.aside)
+        elif self.bots_fill:
+            say(BOTS_TAKING_SEATS, aside=self.aside)
         elif self.seated() < 2:
             say("A game needs at least two players: Enter again once someone has joined.", aside=self.aside)
         else:
@@ -360,7 +365,7 @@ async def _enters(seated: Callable[[], int], *, aside: bool = False,
     if not sys.stdin.isatty():
         yield None
         return
-    keys = HostKeys(seated, aside=aside)
+    keys = HostKeys(seated, aside=aside, bots_fill=not waiting)
     if waiting:
         background = not _in_the_foreground(sys.stdin.fileno())
         say(f"{LOBBY_KEYS} {IN_THE_BACKGROUND}" if background else LOBBY_KEYS, aside=aside)

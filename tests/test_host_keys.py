@@ -130,10 +130,12 @@ def test_with_json_or_quiet_what_the_keys_do_is_said_on_standard_error(
 
 def test_a_table_bots_fill_at_once_is_not_told_to_press_enter(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """With bots in every other seat the host waits for nobody: no Enter to press."""
+    """With bots in every other seat the host waits for nobody: no Enter to press, and an
+    Enter pressed anyway while the bots take their seats starts nothing short of them."""
     _keys_said(monkeypatch, waiting=False)
     out, _ = capsys.readouterr()
     assert "Press Enter" not in out and host.GAME_KEYS in out
+    assert host.BOTS_TAKING_SEATS in out and "A game needs at least two players" not in out
 
 
 def test_a_host_in_the_background_of_its_terminal_is_told_to_come_to_the_foreground(
