@@ -956,3 +956,23 @@ def test_s7_4_our_message_names_the_seats_whose_word_it_still_waits_for() -> Non
     net.mute = False
     net.quiesce()
     assert ann.holding_ours() == [] and len(net.peers[0].delivered) == 1
+
+
+def test_a_delivered_message_and_a_header_are_values_of_their_own_not_tuples_the_wire_would_pack() -> None:
+    """`Delivered` and `Header` are made for every frame, fast, but are not tuples: equal
+    only to their own kind with the same fields, unordered, and refused by `encode`."""
+    from p2p.order import Delivered
+    from p2p.order.header import Header
+    from p2p.wire import encode
+
+    envelope: Any = "envelope"
+    delivered, header = Delivered(3, 1, envelope), Header(5, 2, ZERO_HASH, [[0, ZERO_HASH]], (2, b""))
+    assert delivered == Delivered(3, 1, envelope) and header == Header(5, 2, ZERO_HASH, [[0, ZERO_HASH]], (2, b""))
+    assert delivered != Delivered(4, 1, envelope) and header != Header(6, 2, ZERO_HASH, [[0, ZERO_HASH]], (2, b""))
+    assert delivered != (3, 1, envelope, None) and header != (5, 2, ZERO_HASH, [[0, ZERO_HASH]], (2, b""))
+    assert hash(delivered) == hash(Delivered(3, 1, envelope))
+    for value in (delivered, header):
+        with pytest.raises(TypeError):
+            value < value  # type: ignore[operator]  # noqa: B015
+        with pytest.raises(TypeError, match="cannot be encoded"):
+            encode({"value": value})

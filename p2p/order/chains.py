@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from p2p.order.errors import HeadsForked, HeadsInvalid, HeadsUnheld, OrderError, StampUnjustified
 from p2p.order.header import ZERO_HASH, Envelope, tiebreak
@@ -36,14 +36,38 @@ class Positions:
         return delivered
 
 
-class Delivered(NamedTuple):
+class Delivered:
     """One content message in the agreed order; `rejected` is set if it must not be applied.
-    (A named tuple: one is made for every message delivered, at every peer.)"""
+    (Slots and a plain `__init__`: one is made for every message delivered, at every peer.
+    Not a tuple: equal only to a `Delivered` of the same fields, unordered, and not
+    something `p2p.wire.encode` packs. Not to be changed once made.)"""
 
+    __slots__ = ("position", "seat", "envelope", "rejected")
     position: int
     seat: int
     envelope: Envelope
-    rejected: OrderError | None = None
+    rejected: OrderError | None
+
+    def __init__(self, position: int, seat: int, envelope: Envelope, rejected: OrderError | None = None) -> None:
+        self.position = position
+        self.seat = seat
+        self.envelope = envelope
+        self.rejected = rejected
+
+    def _fields(self) -> tuple[int, int, Envelope, OrderError | None]:
+        return (self.position, self.seat, self.envelope, self.rejected)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Delivered:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (f"Delivered(position={self.position!r}, seat={self.seat!r}, envelope={self.envelope!r}, "
+                f"rejected={self.rejected!r})")
 
     @property
     def stamp(self) -> int:

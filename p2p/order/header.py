@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from p2p.order.errors import ForeignGame, MalformedHeader
 from p2p.schema import PEER_ID, Bin, Int, Kind, ListOf, Message, Tuple
@@ -78,16 +78,40 @@ def is_side(inner: Mapping[str, Any]) -> bool:
     return "sseq" in inner
 
 
-class Header(NamedTuple):
+class Header:
     """The §7.1 fields of a content message or an ack, as checked (an ack's `seq` is -1
     and its `last` names its sender's latest content; a content message's `last` is
-    its own `seq`). A named tuple: one is made for every message that arrives."""
+    its own `seq`). Slots and a plain `__init__`: one is made for every message that
+    arrives. Not a tuple: equal only to a `Header` of the same fields, unordered, and not
+    something `p2p.wire.encode` packs. Not to be changed once made."""
 
+    __slots__ = ("stamp", "seq", "prev", "heads", "last")
     stamp: int
     seq: int
     prev: bytes
     heads: list[list[Any]]
     last: tuple[int, bytes]
+
+    def __init__(self, stamp: int, seq: int, prev: bytes, heads: list[list[Any]], last: tuple[int, bytes]) -> None:
+        self.stamp = stamp
+        self.seq = seq
+        self.prev = prev
+        self.heads = heads
+        self.last = last
+
+    def _fields(self) -> tuple[int, int, bytes, list[list[Any]], tuple[int, bytes]]:
+        return (self.stamp, self.seq, self.prev, self.heads, self.last)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Header:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # (its heads are a list)
+
+    def __repr__(self) -> str:
+        return (f"Header(stamp={self.stamp!r}, seq={self.seq!r}, prev={self.prev!r}, heads={self.heads!r}, "
+                f"last={self.last!r})")
 
 
 def parse_header(envelope: Envelope, seats: int, game: bytes) -> Header:
