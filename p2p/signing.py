@@ -35,7 +35,7 @@ from typing import Any
 from p2p.errors import ProtocolError
 from p2p.identity import Identity, short_id, verify_signature
 from p2p.schema import SIGNATURE, Bin, Message, Schemas
-from p2p.wire import DEFAULT_LIMITS, Limits, decode_map, encode, frame_bytes, pack
+from p2p.wire import DEFAULT_LIMITS, Limits, decode_map, encode, frame_bytes, pack_canonical
 
 SIGNED_DOMAIN = b"bandit-lan/v1/signed\x00"
 
@@ -109,7 +109,7 @@ def signed_frame(body: bytes, sig: bytes) -> dict[str, Any]:
 def encoded_frame(body: bytes, sig: bytes) -> bytes:
     """`encode_frame(signed_frame(body, sig))`, without its general walk: the keys are
     written in their canonical order (§4.3) and the values are plain bytes, str and int."""
-    return frame_bytes(pack({"body": bytes(body), "sig": bytes(sig), "type": "signed", "v": 1}))
+    return frame_bytes(pack_canonical({"body": bytes(body), "sig": bytes(sig), "type": "signed", "v": 1}))
 
 
 def open_signed(

@@ -240,10 +240,26 @@ def _canonical(value: Any) -> Any:
 _packers = threading.local()  # (one packer per thread: making one per call costs more than most messages' packing)
 
 
-def pack(value: Any) -> bytes:
-    """msgpack bytes of a value made of plain dict, list, str, bytes, int, bool and None,
-    as they are: what `encode` packs once it has made `value` canonical. Each thread
-    packs with a packer of its own, which resets itself after each value, or an error."""
+def pack_canonical(value: dict[str, Any]) -> bytes:
+    """msgpack bytes of a map that is canonical already, packed as it is: what `encode`
+    packs once it has made a value canonical, for a caller that builds such a map by
+    hand where `encode`'s walk would cost (a signed frame, `p2p.signing.encoded_frame`).
+
+    Precondition, not checked but for the keys' order (an assert): a plain dict whose
+    str keys are in sorted order, of plain str, bytes, int, bool and None values, or
+    lists of them (no float, no tuple, no subclass); anything else is packed wrong or
+    not refused. Unsure? Use `encode`. Each thread packs with a packer of its own, which
+    resets itself after each value, or an error."""
+    assert type(value) is dict and list(value) == sorted(value), "pack_canonical takes a canonical map: use encode"
+    try:  # (`_pack`, written out: one is called for every frame sent)
+        packer = _packers.packer
+    except AttributeError:
+        packer = _packers.packer = msgpack.Packer(use_bin_type=True)
+    return packer.pack(value)
+
+
+def _pack(value: Any) -> bytes:
+    """msgpack bytes of `value` as it is (see `pack_canonical`)."""
     try:
         packer = _packers.packer
     except AttributeError:
@@ -253,7 +269,7 @@ def pack(value: Any) -> bytes:
 
 def encode(value: Any) -> bytes:
     """Canonical strict-msgpack bytes of `value` (keys sorted; str and bin distinct)."""
-    return pack(_canonical(value))
+    return _pack(_canonical(value))
 
 
 def frame_bytes(payload: bytes) -> bytes:

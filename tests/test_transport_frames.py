@@ -233,6 +233,19 @@ def test_4_3_a_tuple_encodes_as_the_array_of_its_items() -> None:
     assert encode({"h": ((1, b"\x00" * 32), [2, b"x"])}) == encode({"h": [[1, b"\x00" * 32], [2, b"x"]]})
 
 
+def test_a_map_packed_as_it_is_must_be_canonical_already() -> None:
+    """`pack_canonical` skips `encode`'s walk (a signed frame is built in canonical form):
+    it packs a canonical map as `encode` does, and a map whose keys are out of order, or
+    anything but a map, is a mistake it does not pack."""
+    from p2p.wire import pack_canonical
+
+    frame = {"body": b"x", "sig": b"s" * 64, "type": "signed", "v": 1}
+    assert pack_canonical(frame) == encode(frame)
+    for wrong in ({"v": 1, "type": "signed"}, [1, 2]):
+        with pytest.raises(AssertionError):
+            pack_canonical(wrong)  # type: ignore[arg-type]
+
+
 FLOAT = msgpack.packb(1.5)
 
 
