@@ -341,10 +341,15 @@ class _Tables:
     may rename an instance ("Friday (1a2b)" → "Friday (1a2b)-2", §5.1), and the table is
     then heard under both names for a while, then under the new one only. `resolved`
     and `removed` return what to tell: ("heard", table) when a table is first seen or
-    its record changed, ("gone", table) once no instance advertises it any more."""
+    its record changed, ("gone", table) once no instance advertises it any more.
+
+    Of a table's instances, the one told is the one added last, not the one resolved
+    last: a host restarted after a crash (no goodbye) under the same identity advertises
+    anew while its old record, with the dead port, is still cached, and may resolve
+    again after the new one."""
 
     def __init__(self) -> None:
-        self._instances: dict[str, TableAd] = {}  # (instance name → its record, latest resolved last)
+        self._instances: dict[str, TableAd] = {}  # (instance name → its record, latest added last)
         self._told: dict[tuple[str, bytes], TableAd] = {}
 
     @property
@@ -352,8 +357,8 @@ class _Tables:
         return list(self._told.values())
 
     def resolved(self, instance: str, ad: TableAd) -> list[tuple[str, TableAd]]:
-        before = self._instances.pop(instance, None)
-        self._instances[instance] = ad
+        before = self._instances.get(instance)
+        self._instances[instance] = ad  # (resolved again, an instance keeps its place)
         return self._follow([_table_key(ad)] + ([] if before is None else [_table_key(before)]))
 
     def removed(self, instance: str) -> list[tuple[str, TableAd]]:

@@ -472,3 +472,20 @@ async def test_s5_2_a_namesake_its_responder_renamed_is_neither_a_new_one_nor_go
                 assert not (await heard.receive()).warning  # (the last has gone)
             finally:
                 await trio.to_thread.run_sync(zc.close)
+
+
+def test_s5_3_a_host_restarted_after_a_crash_is_listed_with_its_new_port_though_its_old_record_resolves_again() -> None:
+    """A host crashed (no goodbye) and advertises the same table under the same identity
+    again: its old record, with the dead port, is still cached and may resolve again
+    after the new one. The table is the instance added last: its new port."""
+    from p2p.discovery import _Tables
+
+    old, new = _ad("Solo", port=40001), _ad("Solo", port=40002)
+    tables = _Tables()
+    assert tables.resolved("Solo (0001)", old) == [("heard", old)]
+    assert tables.resolved("Solo (0001)-2", new) == [("heard", new)]
+    assert tables.resolved("Solo (0001)", old) == [] and tables.found == [new]  # (the cached record again)
+    fuller = replace(new, free=2)
+    assert tables.resolved("Solo (0001)-2", fuller) == [("heard", fuller)]
+    assert tables.removed("Solo (0001)") == [] and tables.found == [fuller]  # (the old record's end)
+    assert tables.removed("Solo (0001)-2") == [("gone", fuller)] and tables.found == []
