@@ -336,3 +336,33 @@ def test_the_screen_holds_drawing_with_prompt_toolkit_s_own_flag() -> None:
     assert "not self._running_in_terminal" in inspect.getsource(Application._redraw)
     _hold_drawing(app, True)
     assert app._running_in_terminal is True
+
+
+async def test_a_screen_that_ends_while_it_reads_no_keys_leaves_no_reader_on_its_loop() -> None:
+    """Ended in the background, where it reads no keys (a read would stop the program:
+    SIGTTIN), the screen puts no reader of its input back on its loop, which runs on a
+    while to shut down after the application ends."""
+    import threading
+
+    harness = ScreenHarness(80, 24)
+    readers: list[bool] = []
+    async with real_time_limit(20), harness.open():
+        terminal = harness.terminal
+        assert terminal is not None and terminal._app is not None and terminal._loop is not None
+        app, loop = terminal._app, terminal._loop
+        away = threading.Event()
+
+        def go_away() -> None:  # (the terminal's thread: as when continued in the background)
+            terminal._stop_reading(app)
+            close = loop.close
+
+            def closing() -> None:
+                readers.append(loop.remove_reader(harness.pipe.fileno()))
+                close()
+
+            loop.close = closing  # type: ignore[method-assign]
+            away.set()
+
+        loop.call_soon_threadsafe(go_away)
+        await trio.to_thread.run_sync(away.wait)
+    assert readers == [False]

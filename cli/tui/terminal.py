@@ -328,7 +328,7 @@ class Terminal:
             try:
                 await app.run_async(handle_sigint=False, set_exception_handler=False)
             finally:
-                self._read_again()  # (ended while away: the reading is put back while its loop runs)
+                self._unread_for_good(app)
 
         try:
             asyncio.run(run())
@@ -382,6 +382,16 @@ class Terminal:
         if self._detached is not None:
             self._detached.close()
             self._detached = None
+
+    def _unread_for_good(self, app: Application[None]) -> None:
+        """The application ended while away (terminal thread): the keys not read stay
+        unread. Its reader is put back on the loop as the stop of the reading ends (which
+        needs the loop running), and taken off again at once: the loop runs on a while to
+        shut down, and a key read then, in the background, would stop the program (SIGTTIN)."""
+        loop = self._loop
+        if self._detached is not None and loop is not None:
+            self._read_again()
+            loop.remove_reader(app.input.fileno())
 
     def _look_for_the_terminal(self, app: Application[None]) -> None:
         """After a stop (terminal thread): if the terminal is this program's again, raw mode
