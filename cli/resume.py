@@ -41,7 +41,7 @@ from p2p.lobby import LobbyResult, fail_message
 from p2p.lobby_runner import sign_again
 from p2p.log import FairnessLog, LogContents, LogError, read_log
 from p2p.peer import GameSummary, Resumption
-from p2p.session import YOU_LEFT, left_the_table
+from p2p.session import YOU_LEFT, ended_unanswered_after_stop, left_the_table
 from p2p.wire import decode_map
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
@@ -272,19 +272,25 @@ class OwnLeave:
     when: float  # when its log was closed (the file's last change), on the wall clock
     reason: str  # the leave's reason, as the others read it after this player's name
     log: Path
+    ended_by_it: bool = True  # the others' game ended with this leave (else they had ended it already, §11.3)
 
     def words(self, now: float | None = None) -> str:
         """Why there is nothing to go back to, to the player who left."""
         now = time.time() if now is None else now
         at = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.when))
-        return (f"you left your last game, at table {self.table!r}, at {at} ({_ago(max(0.0, now - self.when))} ago), "
+        when = f"at {at} ({_ago(max(0.0, now - self.when))} ago)"
+        if not self.ended_by_it:
+            return (f"your last game, at table {self.table!r}, ended {when}: {_yours(self.reason)}, so the others "
+                    f"ended the game, naming you away; there is no game to go back to (its log: {self.log})")
+        return (f"you left your last game, at table {self.table!r}, {when}, "
                 f"because {_yours(self.reason)}; the game ended for the others then too, so there is no game to "
                 f"go back to (its log: {self.log})")
 
 
 def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: bytes) -> OwnLeave | None:
     """Whether this seat's last game ended by its own leave: its newest log (or `log`)
-    in the log folder, closed as its player left (`left_the_table`)."""
+    in the log folder, closed as its player left (`left_the_table`), or as it left
+    back from a stop that outlasted the others' wait for it (§9.6)."""
     if log is not None:
         paths = [log]
     else:
@@ -302,12 +308,13 @@ def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: byt
             continue
         if member.peer_id != peer:
             continue  # (another identity's log in the same folder: a bot's, beside `play`)
-        if contents.ended != left_the_table(member.name):
+        ended_by_it = contents.ended == left_the_table(member.name)
+        if not ended_by_it and not ended_unanswered_after_stop(member.name, contents.ended or ""):
             return None  # (the last game ended otherwise)
         reason = contents.left or _leave_reason(contents, peer)
         if reason is None:
             return None
-        return OwnLeave(parse_canonical(contents.header.roster).table, closed, reason, path)
+        return OwnLeave(parse_canonical(contents.header.roster).table, closed, reason, path, ended_by_it)
     return None
 
 

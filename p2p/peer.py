@@ -57,7 +57,8 @@ from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
-from p2p.session import CHOSE_TO_LEAVE, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord, left_the_table
+from p2p.session import (CHOSE_TO_LEAVE, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord, left_the_table,
+                         unanswered_after_stop)
 from p2p.signing import SignedMessage, signed_message
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told, listed
@@ -916,7 +917,7 @@ class TablePeer(SessionRecord):
         why = f"your program {how}: {ended}"
         self._note(f"this peer {how}, and reached no other seat after it: the others have ended the game, "
                    "naming it away; it leaves the table", "§11.3")
-        self._log_words[why] = f"{self.names[self._me]}'s program {how}; no other seat answered after it"
+        self._log_words[why] = unanswered_after_stop(self.names[self._me], how)
         self._say(f"Your program {how}: {ended}.", "error")
         assert self._nursery is not None
         self._nursery.start_soon(self._say_goodbye, f"their program {how}", why, 0.0)  # (the leave's reason, §9.8)
