@@ -40,7 +40,7 @@ BROWSE_S = 1.5
 """One discovery pass of the table list (it repeats while the screen is up)."""
 
 _CHANGED = "changed"
-CODE_ASKED = "This table asks for a code: type the code its host shows."
+CODE_ASKED = "This table asks for a code: type the one its host chose (the host's screen does not show it)."
 
 
 class _Screen:
