@@ -894,10 +894,10 @@ class TablePeer(SessionRecord):
         stopped, ran = round(now - due), round(max(0.0, since - due))
         text = f"This program did not run for {stopped} s (it was stopped, or the computer slept). "
         if ran >= 1 and stopped > ran:
-            text += (f"The table's clocks ran on for the first {ran} s of it, until the others missed you, "
-                     f"and stood for the last {stopped - ran} s.")
+            text += (f"The table's timers ran on for the first {ran} s of it, until the others missed you, "
+                     f"and were paused for the last {stopped - ran} s.")
         else:
-            text += "The others missed you at once: the table's clocks stood meanwhile."
+            text += "The others missed you at once: the table's timers were paused meanwhile."
         if since + self.grace <= now:
             text += (f" That is longer than the table waits for a player away ({self.grace:.0f} s): the others "
                      f"have likely ended the game.")

@@ -1390,8 +1390,8 @@ async def test_s9_6_a_process_that_was_stopped_counts_the_stop_against_no_turn(
         assert bot.machine.turn_started_at() == pytest.approx(me.machine.turn_started_at(), abs=HEARTBEAT_EVERY)
         # (the words say which part of the stop counted: the table's clocks ran until the others missed it)
         told = next(m for line in me.lines if (m := re.fullmatch(
-            r"This program did not run for (1[45]) s \(it was stopped, or the computer slept\)\. The table.s clocks "
-            r"ran on for the first (\d+) s of it, until the others missed you, and stood for the last (\d+) s\.",
+            r"This program did not run for (1[45]) s \(it was stopped, or the computer slept\)\. The table.s timers "
+            r"ran on for the first (\d+) s of it, until the others missed you, and were paused for the last (\d+) s\.",
             line.text)))
         assert int(told[2]) + int(told[3]) == int(told[1]) and int(told[3]) == round(stood), told[0]
         assert 14 <= me.progress.stopped_s <= 15  # (its screen shows what it showed that much longer)
@@ -1424,8 +1424,8 @@ async def test_s9_6_a_ready_sent_first_on_waking_from_a_stop_leaves_the_stop_not
         assert me.orderer.last_sent is not None and me.orderer.last_sent > last  # (the "ready" went out)
         stood = me.now() - (last + SILENCE)
         told = next((m for line in me.lines if (m := re.fullmatch(
-            r"This program did not run for 1[12] s \(it was stopped, or the computer slept\)\. The table.s clocks "
-            r"ran on for the first \d+ s of it, until the others missed you, and stood for the last (\d+) s\.",
+            r"This program did not run for 1[12] s \(it was stopped, or the computer slept\)\. The table.s timers "
+            r"ran on for the first \d+ s of it, until the others missed you, and were paused for the last (\d+) s\.",
             line.text))), None)
         assert told is not None and int(told[1]) == round(stood), [line.text for line in me.lines]
         await me.leave()
