@@ -258,22 +258,32 @@ def after_rounds(rounds: int) -> str:
     return f"after {rounds} round{'s' if rounds != 1 else ''}" if rounds else "before the first round ended"
 
 
+def _standings(summary: GameSummary) -> None:
+    """Each player's total, lowest first, in one column; the winners marked."""
+    width = max([24, *(text_width(name) for name in summary.totals)])  # (terminal cells: 山田 takes 4)
+    for name, total in sorted(summary.totals.items(), key=lambda kv: kv[1]):
+        mark = "  winner" if name in summary.winners else ""
+        say(f"  {ljust(name, width)} {total:>4}{mark}")
+
+
 def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | None = None) -> int:
     """Print the standings (and the JSON line); the exit status of the command."""
     logs = logs or [summary.log_path]
     if not args.json:
         if summary.finished:
             say(f"Game over after {summary.rounds} round{'s' if summary.rounds != 1 else ''}. Standings:")
-            width = max([24, *(text_width(name) for name in summary.totals)])  # (terminal cells: 山田 takes 4)
-            for name, total in sorted(summary.totals.items(), key=lambda kv: kv[1]):
-                mark = "  winner" if name in summary.winners else ""
-                say(f"  {ljust(name, width)} {total:>4}{mark}")
-        elif summary.left:
-            say(f"You left the table {after_rounds(summary.rounds)}.")
-        elif summary.departed:  # (`why` names who, as they wrote their name, and why: "bo left the table (…)")
-            say(f"{summary.why}; the game ended {after_rounds(summary.rounds)}.")
+            _standings(summary)
         else:
-            complain(f"the game ended: {summary.why}")  # (as the final screen says it)
+            if summary.left:
+                say(f"You left the table {after_rounds(summary.rounds)}.")
+            elif summary.departed:  # (`why` names who, as they wrote their name, and why: "bo left the table (…)")
+                say(f"{summary.why}; the game ended {after_rounds(summary.rounds)}.")
+            else:
+                complain(f"the game ended: {summary.why}")  # (as the final screen says it)
+            if summary.rounds:
+                say(f"Totals of the {summary.rounds} round{'s' if summary.rounds != 1 else ''} that count "
+                    "(the game was not played out, so nobody won):")
+                _standings(summary)
         say(f"Log: {summary.log_path}   (check it with: {audit_command([summary.log_path])})")
         if len(logs) == len(summary.names) > 1:  # (the bots' logs are on this machine too)
             say(f"Every seat's log is here; check them together: {audit_command(logs)}")

@@ -161,3 +161,19 @@ def test_s6_6_the_headless_lobby_lines_up_names_of_wide_characters(tmp_path: Pat
     lines = roster_lines(Roster("Kitchen", bytes(32), 3, members, rules=TableRules()), ids[1].peer_id)
     columns = {text_width(line.split(ident.certificate.short)[0]) for line, ident in zip(lines, ids)}
     assert len(lines) == 3 and len(columns) == 1, lines
+
+
+def test_R1_a_game_not_played_out_gives_the_totals_of_the_rounds_that_count(capsys: pytest.CaptureFixture[str]) -> None:
+    """A game ended early (a player left, or was away too long) names no winner, but the
+    line-mode player still reads the totals of its rounds that count, not only in the
+    scrollback; a game ended before any round counted has none to give."""
+    for ended in (summary(finished=False, why="you left the table", left=True),
+                  GameSummary(bytes(32), ("Ana", "Bo"), 2, {"Ana": 12, "Bo": 40}, [], Path("seat0.bandit-log"), False,
+                              "Bo left the table (it was stopped)", departed="Bo"),
+                  summary(finished=False, why="Bo did not come back within 10 s")):
+        report(ended, argparse.Namespace(json=False))
+        lines = capsys.readouterr().out.splitlines()
+        at = lines.index("Totals of the 2 rounds that count (the game was not played out, so nobody won):")
+        assert lines[at + 1].split() == ["Ana", "12"] and lines[at + 2].split() == ["Bo", "40"], lines
+    report(summary(finished=False, why="you left the table", left=True, rounds=0), argparse.Namespace(json=False))
+    assert "Totals" not in capsys.readouterr().out
