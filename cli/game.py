@@ -42,9 +42,11 @@ REJOIN_WAIT = 10.0  # seconds a seat taken back only to leave waits for its link
 def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True) -> None:
     parser.epilog = EXIT_STATUS
     if bot_flag:
-        parser.add_argument("--bot", action="store_true", help="let the normal bot play this seat")
+        parser.add_argument("--bot", action="store_true",
+                            help="no full-screen client: the normal bot plays this seat at a person's pace, its "
+                                 "progress printed")
     parser.add_argument("--headless", action="store_true",
-                        help="no full-screen client: a bot plays this seat and progress is printed")
+                        help="no full-screen client: a bot plays this seat as fast as it can, its progress printed")
     parser.add_argument("--seed", type=integer, default=0, help="seed of the bots' decisions (never of the cryptography)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on the last line")
     parser.add_argument("--memory-aid", action="store_true", help="keep the cards you have seen on screen")

@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             say(f'Hosting "{table}" on {where}:{mesh.port} with {args.seats} seats'
                 f'{" (a code is required)" if args.code else ""}, game to {args.target}.')
             say(f"Your fingerprint: {identity.short} (players can check it on their screens)")
-            say(f"Others join with: {hint}")
+            say(f"Others join with: {hint}{'   (each is asked for the table code)' if args.code else ''}")
         else:
             say(f"listening {where}:{mesh.port} {identity.peer_id.hex()}")
         seated = [1]  # (players at the table now, for Enter)

@@ -177,3 +177,14 @@ def test_R1_a_game_not_played_out_gives_the_totals_of_the_rounds_that_count(caps
         assert lines[at + 1].split() == ["Ana", "12"] and lines[at + 2].split() == ["Bo", "40"], lines
     report(summary(finished=False, why="you left the table", left=True, rounds=0), argparse.Namespace(json=False))
     assert "Totals" not in capsys.readouterr().out
+
+
+def test_join_help_tells_bot_from_headless() -> None:
+    """`--bot` and `--headless` both play without the full screen: the help says which
+    plays at a person's pace and which as fast as it can."""
+    from cli.main import build_parser
+
+    parser = build_parser()
+    join = parser._subparsers._group_actions[0].choices["join"]  # type: ignore[union-attr]
+    text = " ".join(join.format_help().split())
+    assert "the normal bot plays this seat at a person's pace" in text and "as fast as it can" in text, text

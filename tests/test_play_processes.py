@@ -343,6 +343,16 @@ def test_a_host_not_advertised_tells_others_to_join_by_address_only(tmp_path: Pa
         assert ("bandit-lan join 'Friday night'   or" in hint) is by_name, hint
 
 
+def test_s6_3_a_host_with_a_table_code_says_its_players_are_asked_for_it(tmp_path: Path) -> None:
+    """A table with a code: the join hint says each joiner is asked for it (the command
+    alone does not carry it); a table without one says nothing of a code."""
+    for code in (("--code", "sesame"), ()):
+        with running_cli("host", "--headless", "--bind", "127.0.0.1", "--no-discovery", *code,
+                         "--state-dir", str(tmp_path), watch="stdout") as (_, stdout):
+            hint = line_with(stdout, "Others join with:")
+        assert hint.rstrip().endswith("(each is asked for the table code)") is bool(code), hint
+
+
 def test_join_target_leaves_a_table_of_another_target_before_the_seating_is_signed(tmp_path: Path) -> None:
     """Headless `join --target 50` at a table to 100: it leaves as soon as the rules come
     with its first roster, before anything is signed, so the host's lobby goes on (it
