@@ -26,6 +26,7 @@ from cli.lobby_common import (
 )
 from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
 from cli.stopping import run_until_stopped
+from cli.ttymode import in_the_foreground
 from cli.game import (
     SeatBook, bot_without_a_terminal, log_folder, log_unwritable, play_seat, report, seat_for_a_person, seat_log_path,
 )
@@ -436,6 +437,6 @@ def _in_the_foreground(fd: int) -> bool:
     """Whether this process may read the terminal `fd` without being stopped: it is in
     its foreground, or `fd` is not this process's controlling terminal."""
     try:
-        return os.tcgetpgrp(fd) == os.getpgrp()
+        return in_the_foreground(fd)
     except OSError:  # (not our controlling terminal: reading it stops nobody)
         return True

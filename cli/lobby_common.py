@@ -17,7 +17,7 @@ from typing import TextIO
 
 from cli.argtypes import ipv4, player
 from cli.cells import ljust, text_width
-from cli.ttymode import point_at_nowhere
+from cli.ttymode import in_the_foreground, point_at_nowhere
 from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
 from p2p.lobby import LobbyResult, RosterChanged, Signing
@@ -108,7 +108,7 @@ def at_a_terminal() -> bool:
         return False
     try:
         return (sys.stdout.isatty() and (sys.stdin.isatty() or input_piped())
-                and os.tcgetpgrp(sys.stdout.fileno()) == os.getpgrp())
+                and in_the_foreground(sys.stdout.fileno()))
     except (OSError, ValueError):  # (closed, or no terminal after all)
         return False
 

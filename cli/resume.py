@@ -302,7 +302,8 @@ def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: byt
     for path in paths:
         try:
             contents = read_log(path)
-            member = parse_canonical(contents.header.roster).members[contents.header.seat]
+            roster = parse_canonical(contents.header.roster)
+            member = roster.members[contents.header.seat]
             closed = path.stat().st_mtime
         except (LogError, ProtocolError, IndexError, OSError):
             continue
@@ -314,7 +315,7 @@ def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: byt
         reason = contents.left or _leave_reason(contents, peer)
         if reason is None:
             return None
-        return OwnLeave(parse_canonical(contents.header.roster).table, closed, reason, path, ended_by_it)
+        return OwnLeave(roster.table, closed, reason, path, ended_by_it)
     return None
 
 

@@ -168,6 +168,13 @@ def full_screen_mark(out: IO[str]) -> Iterator[Kept]:
                     path.unlink()
 
 
+def in_the_foreground(fd: int) -> bool:
+    """Whether this process is in the foreground process group of the terminal `fd` (may
+    read it and set its modes without being stopped); raises `OSError` where `fd` is not
+    its controlling terminal."""
+    return os.tcgetpgrp(fd) == os.getpgrp()
+
+
 def point_at_nowhere(fds: Iterable[int]) -> None:
     """Point each descriptor of `fds` at /dev/null (what is read there ends at once, what
     is written goes nowhere): a terminal hung up, a reader gone, a terminal no longer

@@ -251,11 +251,7 @@ def pack_canonical(value: dict[str, Any]) -> bytes:
     not refused. Unsure? Use `encode`. Each thread packs with a packer of its own, which
     resets itself after each value, or an error."""
     assert type(value) is dict and list(value) == sorted(value), "pack_canonical takes a canonical map: use encode"
-    try:  # (`_pack`, written out: one is called for every frame sent)
-        packer = _packers.packer
-    except AttributeError:
-        packer = _packers.packer = msgpack.Packer(use_bin_type=True)
-    return packer.pack(value)
+    return _pack(value)
 
 
 def _pack(value: Any) -> bytes:

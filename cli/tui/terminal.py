@@ -59,7 +59,7 @@ from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.output import Output, create_output
 
-from cli.ttymode import TERMINAL_ERRORS, full_screen_mark, point_at_nowhere
+from cli.ttymode import TERMINAL_ERRORS, full_screen_mark, in_the_foreground, point_at_nowhere
 from cli.tui.canvas import Canvas
 from cli.tui.styles import STYLE
 
@@ -404,7 +404,7 @@ class Terminal:
         if not app.is_running:
             return
         try:
-            if not _in_foreground(app.input.fileno()):
+            if not in_the_foreground(app.input.fileno()):
                 self._away = True
                 _hold_drawing(app, True)
                 self._stop_reading(app)
@@ -460,7 +460,7 @@ class Terminal:
         def stop() -> None:
             if app.is_running and app.future is not None and not app.future.done():
                 try:
-                    away = self._owned and not _in_foreground(app.input.fileno())
+                    away = self._owned and not in_the_foreground(app.input.fileno())
                 except TERMINAL_ERRORS:
                     away = False
                 if away:  # (keys read again, from what is /dev/null a moment later: its end stops the reading)
@@ -555,11 +555,6 @@ def _hold_drawing(app: Application[None], held: bool) -> None:
     """No drawing at all while `held`, not even a redraw prompt_toolkit had already
     planned (its own flag for a program that has lent the terminal out)."""
     app._running_in_terminal = held
-
-
-def _in_foreground(fd: int) -> bool:
-    """This program has the terminal `fd` (is in its foreground process group)."""
-    return os.tcgetpgrp(fd) == os.getpgrp()
 
 
 async def _forward_signals(terminal: Terminal) -> None:
