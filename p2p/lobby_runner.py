@@ -625,7 +625,7 @@ def _player_left(error: BaseException) -> bool:
     if isinstance(error, BaseExceptionGroup):
         return all(_player_left(inner) for inner in error.exceptions)
     if isinstance(error, trio.Cancelled):
-        return getattr(error, "source", None) != "nursery"
+        return error.source != "nursery"
     return isinstance(error, KeyboardInterrupt)
 
 
