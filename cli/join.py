@@ -101,8 +101,8 @@ def _check_target(args: argparse.Namespace) -> Callable[[RosterChanged], None]:
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("join", help="join a table on the LAN",
                               description="Join a table found on the LAN by name (or the only one with free seats), "
-                                          "or directly with --peer HOST:PORT; wait until it is full, then print the "
-                                          "seats and the game id.")
+                                          "or directly with --peer HOST:PORT, and play its game once the host starts "
+                                          "it (when the table is full, or earlier at the host's Enter).")
     p.add_argument("table", nargs="?", metavar="TABLE", help="name of the table (see `bandit-lan tables`)")
     p.add_argument("--peer", type=address, metavar="HOST:PORT", action=NewTableOption,
                    help="the host's address (no discovery needed)")

@@ -50,7 +50,9 @@ _SECTION = re.compile(r" \(§\d+(?:\.\d+)*\)$")
 
 
 def add_identity_options(parser: argparse.ArgumentParser,
-                         state_help: str = "where your identity key and logs live (default: the user data directory)",
+                         state_help: str = ("where your identity key, your logs (in logs/) and unfinished games "
+                                            "live (default: the user data directory, ~/.local/share/bandit-lan "
+                                            "on Linux)"),
                          ) -> None:
     parser.add_argument("--name", type=player, help="your name at the table (default: your login name)")
     parser.add_argument("--state-dir", type=Path, metavar="DIR", help=state_help)
@@ -62,7 +64,9 @@ def add_seat_options(parser: argparse.ArgumentParser) -> None:
 
     add_game_options(parser)
     parser.add_argument("--log", type=Path, metavar="PATH", help="write this seat's fairness log here")
-    parser.add_argument("--log-dir", type=Path, metavar="DIR", help="write this seat's log into DIR (a name is chosen)")
+    parser.add_argument("--log-dir", type=Path, metavar="DIR",
+                        help="write this seat's log into DIR, named after the game and seat (default: logs/ in the "
+                             "--state-dir)")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
     parser.add_argument("--resume", action="store_true",
                         help="continue the unfinished game this peer was playing when it stopped (same --state-dir; "

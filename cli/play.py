@@ -34,8 +34,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--target", type=target, default=100, action=NewTableOption,
                    help="end the game when a total reaches this (default 100)")
     add_grace_option(p)
-    p.add_argument("--log-dir", type=Path, metavar="DIR", help="where to write every seat's log (default: your data directory)")
-    add_identity_options(p, state_help="where your identity and the bots' live")
+    p.add_argument("--log-dir", type=Path, metavar="DIR",
+                   help="where to write every seat's log (default: logs/ in the --state-dir)")
+    add_identity_options(p, state_help="where your identity key, the bots', the logs (in logs/) and unfinished games "
+                                       "live (default: the user data directory, ~/.local/share/bandit-lan on Linux)")
     p.add_argument("--resume", action="store_true",
                    help="continue the game you were playing when this program stopped (same --state-dir): the bots "
                         "wait for you within the grace period")

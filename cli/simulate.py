@@ -25,7 +25,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "arguments always give the same games."
         ),
     )
-    parser.add_argument("--players", type=whole, default=4, help=f"players per game, {MIN_PLAYERS}..{MAX_PLAYERS} (default 4)")
+    parser.add_argument("--players", type=whole, default=4, help=f"players per game, {MIN_PLAYERS}-{MAX_PLAYERS} (default 4)")
     parser.add_argument("--games", type=whole, default=20, help="number of games (default 20)")
     parser.add_argument("--seed", type=integer, default=0, help="seed of the shuffles and bot choices (default 0)")
     parser.add_argument(

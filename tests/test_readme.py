@@ -1,8 +1,21 @@
-"""The README quick start is exactly two command lines, and .ci/run runs the second."""
+"""The README against the program: the quick start is exactly two command lines (.ci/run
+runs the second) and comes first, every option is named, the files are where it says,
+and what it quotes is what the program prints."""
 
+import argparse
 import re
 import subprocess
+import sys
 from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from cli.game import log_folder, log_path_for
+from cli.main import build_parser
+from p2p.identity import default_state_dir
+from p2p.journal import journal_path
+from p2p.report import overall
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,3 +41,105 @@ def test_ci_runs_the_readme_test_line() -> None:
     probe = script.replace('exec bash -c "$line"', 'echo "$line"; exit 0')
     out = subprocess.run(["bash", "-c", probe], cwd=ROOT / ".ci", capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == quick_start_lines()[1]
+
+
+def readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def sections() -> list[str]:
+    return re.findall(r"^## (.+)$", readme(), re.M)
+
+
+def test_quick_start_comes_first_and_how_to_play_before_the_benchmarks() -> None:
+    names = sections()
+    assert names[0] == "Quick start"
+    assert names.index("How to play Bandit") < names.index("Playing in the terminal") < names.index("Benchmarks")
+
+
+def commands() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def shown_options(command: argparse.ArgumentParser) -> set[str]:
+    """The long options a command's --help lists."""
+    return {name for action in command._actions if action.help != argparse.SUPPRESS
+            for name in action.option_strings if name.startswith("--") and name != "--help"}
+
+
+def test_every_option_of_every_command_is_named_in_the_readme() -> None:
+    text = readme()
+    missing = {f"{name} {option}" for name, command in commands().items() for option in shown_options(command)
+               if not re.search(rf"(?<![\w-]){option}(?![\w-])", text)}
+    assert not missing
+
+
+def options_table() -> list[tuple[list[str], str]]:
+    """The rows of "Options of play, host and join": the options and the commands named."""
+    table = readme().split("| option | of | what it does |", 1)[1].split("\n\n", 1)[0]
+    rows = []
+    for line in table.strip().splitlines()[1:]:
+        options, of, _ = (cell.strip() for cell in line.strip("|").split("|", 2))
+        rows.append((re.findall(r"`(--[a-z-]+)", options), of))
+    return rows
+
+
+def test_the_options_table_names_the_commands_that_take_each_option() -> None:
+    parsers = commands()
+    for options, of in options_table():
+        named = ["play", "host", "join"] if of == "all three" else re.findall(r"`(\w+)`", of)
+        for option in options:
+            takes = {name for name, command in parsers.items() if option in shown_options(command)}
+            assert set(named) == takes & {"play", "host", "join", *named}, option
+
+
+def test_the_readme_says_where_identities_and_logs_are_kept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    if sys.platform != "linux":
+        pytest.skip("the README names the Linux place")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    home = tmp_path / ".local" / "share" / "bandit-lan"
+    assert default_state_dir() == home
+    assert log_folder(None, None) == home / "logs"
+    assert journal_path(home, bytes(32)).parent == home / "games"
+    text = " ".join(readme().split())
+    assert "`~/.local/share/bandit-lan` on Linux" in text
+    assert "(in `logs/`, one `<game>-seat<N>.bandit-log` a game)" in text
+    assert "unfinished games (in `games/`)" in text
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert default_state_dir() == tmp_path / "data" / "bandit-lan"
+    assert "`$XDG_DATA_HOME/bandit-lan`" in text
+    for name in ("play", "host", "join"):  # (and each command's --help says the same)
+        helps = {a.option_strings[0]: a.help for a in commands()[name]._actions if a.option_strings}
+        assert "~/.local/share/bandit-lan on Linux" in helps["--state-dir"]
+        assert "logs/ in the --state-dir" in helps["--log-dir"]
+
+
+def test_a_log_is_named_by_the_first_twelve_digits_of_its_game() -> None:
+    seated = SimpleNamespace(game_id=bytes(range(32)), seat=2)
+    path = log_path_for(seated, Path("state"), None)  # type: ignore[arg-type]
+    assert path == Path("state") / "logs" / "000102030405-seat3.bandit-log"
+    assert "every seat's log is named by its first twelve digits" in " ".join(readme().split())
+
+
+def test_the_readme_quotes_the_overall_verdict_as_the_audit_prints_it() -> None:
+    logs = [SimpleNamespace(left=None, winners=["Ada"]) for _ in range(4)]
+    line = overall(SimpleNamespace(logs=logs, verified=True, away=None))  # type: ignore[arg-type]
+    assert f'"{line}"' in " ".join(readme().split())
+
+
+def test_every_help_writes_a_range_with_a_dash() -> None:
+    ranges = {action.help for command in commands().values() for action in command._actions
+              if action.help and re.search(r"\d\.\.\d", action.help)}
+    assert not ranges
+
+
+def test_join_says_it_plays_the_game_as_the_readme_does() -> None:
+    """The README: `host` and `join` play the game once everyone has sat down (not only
+    print the seats, which is `--lobby-only`)."""
+    assert "`host` and `join` (below) play the same game" in " ".join(readme().split())
+    description = " ".join((commands()["join"].description or "").split())
+    assert "play its game once the host starts it" in description
+    assert "print the seats" not in description
