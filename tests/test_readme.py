@@ -3,6 +3,7 @@ runs the second) and comes first, every option is named, the files are where it 
 and what it quotes is what the program prints."""
 
 import argparse
+import base64
 import re
 import subprocess
 import sys
@@ -13,9 +14,12 @@ import pytest
 
 from cli.game import log_folder, log_path_for
 from cli.main import build_parser
+from cli.tables import render
+from p2p.discovery import TableAd
 from p2p.identity import default_state_dir
 from p2p.journal import journal_path
 from p2p.report import overall
+from p2p.roster import PROTOCOL_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -143,3 +147,18 @@ def test_join_says_it_plays_the_game_as_the_readme_does() -> None:
     description = " ".join((commands()["join"].description or "").split())
     assert "play its game once the host starts it" in description
     assert "print the seats" not in description
+
+
+def test_the_readme_shows_the_tables_listing_as_printed() -> None:
+    def ad(table: str, host: str, seats: int, free: int, short: str, port: int, address: str,
+           proto: int = PROTOCOL_VERSION, code: bool = False) -> TableAd:
+        fingerprint = base64.b32decode(short.replace("-", "")) + bytes(22)
+        return TableAd(table, host, seats, free, proto, fingerprint, port, (address,), code=code)
+
+    ads = [ad("Friday", "alice", 4, 2, "NW77-F6HD-L3JV-RRPS", 41234, "192.168.1.20"),
+           ad("Chess club", "dora", 3, 1, "Q4KD-7TXM-2BWE-JH5A", 40117, "192.168.1.31", code=True),
+           ad("Old laptop", "eve", 6, 5, "C3PA-ZZ6R-BMVQ-TL2D", 39001, "192.168.1.40", proto=5)]
+    block = readme().split("```text\nTABLE ", 1)[1].split("\n```", 1)[0]
+    assert ("TABLE " + block).splitlines() == render(ads)
+    assert "within 3 s (`--timeout S`" in readme()
+    assert commands()["tables"].get_default("timeout") == 3.0
