@@ -80,14 +80,15 @@ def test_every_option_of_every_command_is_named_in_the_readme() -> None:
     assert not missing
 
 
-def options_table() -> list[tuple[list[str], str]]:
-    """The rows of "Options of play, host and join": the options and the commands named."""
+def options_rows() -> list[tuple[list[str], str]]:
+    """The rows of "Options of play, host and join": the options each names, and the row."""
     table = readme().split("| option | of | what it does |", 1)[1].split("\n\n", 1)[0]
-    rows = []
-    for line in table.strip().splitlines()[1:]:
-        options, of, _ = (cell.strip() for cell in line.strip("|").split("|", 2))
-        rows.append((re.findall(r"`(--[a-z-]+)", options), of))
-    return rows
+    return [(re.findall(r"`(--[a-z-]+)", line.split("|")[1]), line) for line in table.strip().splitlines()[1:]]
+
+
+def options_table() -> list[tuple[list[str], str]]:
+    """The options table's rows: the options each names, and the commands that take them."""
+    return [(options, line.split("|")[2].strip()) for options, line in options_rows()]
 
 
 def test_the_options_table_names_the_commands_that_take_each_option() -> None:
@@ -162,3 +163,20 @@ def test_the_readme_shows_the_tables_listing_as_printed() -> None:
     assert ("TABLE " + block).splitlines() == render(ads)
     assert "within 3 s (`--timeout S`" in readme()
     assert commands()["tables"].get_default("timeout") == 3.0
+
+
+def test_the_defaults_the_options_table_names_are_the_commands() -> None:
+    rows = {options[0]: line for options, line in options_rows()}
+    parsers = commands()
+
+    def default(command: str, dest: str) -> object:
+        return parsers[command].get_default(dest)
+
+    assert "(default 100)" in rows["--target"] and default("play", "target") == default("host", "target") == 100
+    assert "(default 120 s)" in rows["--grace"] and default("play", "grace") == default("host", "grace") == 120
+    assert "(default 60 s)" in rows["--turn-seconds"] and default("host", "turn_seconds") == 60
+    assert "2–6 (default 4)" in rows["--seats"] and default("host", "seats") == 4
+    assert "at `play` 1–5 (default 3)" in rows["--bots"] and default("play", "bots") == 3
+    assert "(default 0)" in rows["--bots"] and default("host", "bots") == 0
+    assert "default 5 s for `join`, 3 s for `tables`" in rows["--timeout"]
+    assert default("join", "timeout") == 5 and default("tables", "timeout") == 3
