@@ -69,8 +69,8 @@ def add_seat_options(parser: argparse.ArgumentParser) -> None:
                              "--state-dir)")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
     parser.add_argument("--resume", action="store_true",
-                        help="continue the unfinished game this peer was playing when it stopped (same --state-dir; "
-                             "--log picks the game if there are several)")
+                        help="continue the unfinished game you were playing when this program stopped (same "
+                             "--state-dir; --log picks the game if there are several)")
     parser.add_argument("--lobby-only", action="store_true",
                         help="stop once everyone is seated and signed, without playing: checks that all players can "
                              "reach each other (at a real table, the others' game then ends at once)")

@@ -180,3 +180,10 @@ def test_the_defaults_the_options_table_names_are_the_commands() -> None:
     assert "(default 0)" in rows["--bots"] and default("host", "bots") == 0
     assert "default 5 s for `join`, 3 s for `tables`" in rows["--timeout"]
     assert default("join", "timeout") == 5 and default("tables", "timeout") == 3
+
+
+def test_every_resume_help_speaks_to_the_player() -> None:
+    """As the README's options table does: your seat, when your program stopped."""
+    for name in ("play", "host", "join"):
+        resume = next(a for a in commands()[name]._actions if "--resume" in a.option_strings)
+        assert "you were playing when this program stopped (same --state-dir" in " ".join((resume.help or "").split())
