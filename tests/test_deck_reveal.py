@@ -11,18 +11,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p.deck import (
+    CardShares,
     InvalidPoint,
     InvalidProof,
     MalformedMessage,
     ProtocolViolation,
     Reveal,
+    SealedShare,
     Share,
     UsageError,
+    make_sealed_share,
     make_share,
+    unseal,
     verify_round_opening,
+    verify_sealed_share,
     verify_share,
 )
 from p2p.deck.group import IDENTITY, G, L, add, mul, sub
+from p2p.deck.shuffle import ShuffleChain
 
 
 @settings(max_examples=12, deadline=None)
@@ -133,6 +139,19 @@ def test_8_5_a_proof_for_another_card_or_peer_fails(dealt) -> None:
     assert e.value.check == "unknown-peer"
 
 
+def test_8_5_a_share_proof_is_bound_to_its_chain(dealt) -> None:
+    """A later round's deck where a cheating shuffler copied a c1 verbatim: the share of it
+    is the same point, but a proof made for the earlier chain does not verify for it."""
+    t, deck, _ = dealt
+    share = make_share(t.keys[peer(1)], deck, 12, t.source)
+    later = _deck_with_copied_c1(t, deck, 12, round=2)
+    assert later.ciphertexts[12].c1 == deck.ciphertexts[12].c1
+    with pytest.raises(InvalidProof) as e:
+        verify_share(later, peer(1), replace(share, chain=later.chain))
+    assert (e.value.section, e.value.check, e.value.peer) == ("§8.5", "chaum-pedersen", peer(1))
+    verify_share(later, peer(1), make_share(t.keys[peer(1)], later, 12, t.source))
+
+
 @pytest.mark.parametrize("bad", ["torsion", "identity", "off-curve"])
 def test_8_5_an_invalid_share_point_is_caught_and_attributed(dealt, bad: str) -> None:
     t, deck, _ = dealt
@@ -231,3 +250,131 @@ def test_8_5_a_share_proven_ahead_is_still_placed_and_its_chain_checked(dealt) -
     reveal = Reveal(deck, 3)
     reveal.receive(peer(1), share, proven=True)
     assert reveal.shares == {peer(1): share.share}
+
+
+# -- sealed shares (§8.5): seat 0 was shown a card, seat 1 is shown it next -------------
+
+
+def _shown_to_seat_0(t, deck, position: int) -> CardShares:
+    """The share plan of `position` once seat 0 alone was shown it: only seat 0's share is hidden."""
+    plan = CardShares(deck, position)
+    first = Reveal(deck, position, peer(0), plan)
+    for p in first.expected:
+        first.receive(p, make_share(t.keys[p], deck, position, t.source))
+    assert plan.hidden == (peer(0),)
+    return plan
+
+
+def test_8_5_a_sealed_share_opens_only_for_its_recipient(dealt) -> None:
+    t, deck, order = dealt
+    plan = _shown_to_seat_0(t, deck, 20)
+    reveal = Reveal(deck, 20, peer(1), plan)
+    assert (reveal.plain_from, reveal.sealed_from) == ((), (peer(0),))
+    sealed = make_sealed_share(t.keys[peer(0)], deck, 20, peer(1), t.source)
+    reveal.receive(peer(0), SealedShare.from_wire(msgpack.unpackb(msgpack.packb(sealed.to_wire())), peer(0)))
+    assert reveal.card(t.keys[peer(1)]) == order[20]
+    share_0 = mul(t.keys[peer(0)].secret, deck.ciphertexts[20].c1)
+    assert unseal(t.keys[peer(1)], sealed) == share_0
+    for p in (peer(2), peer(3)):  # every other seat, its own key in hand, gets a useless point
+        assert unseal(t.keys[p], sealed) != share_0
+    assert share_0 not in msgpack.packb(sealed.to_wire())
+
+
+def test_8_5_a_sealed_share_shown_to_another_audience_fails(dealt) -> None:
+    """Seat 0's share sealed to seat 1, presented where the audience is seat 2: the proof
+    names seat 1's key, so seat 2's reveal refuses it and blames its sealer."""
+    t, deck, _ = dealt
+    plan = _shown_to_seat_0(t, deck, 21)
+    sealed = make_sealed_share(t.keys[peer(0)], deck, 21, peer(1), t.source)
+    verify_sealed_share(deck, peer(0), peer(1), sealed)
+    with pytest.raises(InvalidProof) as e:
+        verify_sealed_share(deck, peer(0), peer(2), sealed)
+    assert (e.value.section, e.value.check, e.value.peer) == ("§8.5", "seal", peer(0))
+    reveal = Reveal(deck, 21, peer(2), plan)
+    with pytest.raises(InvalidProof) as e:
+        reveal.receive(peer(0), sealed)
+    assert (e.value.check, e.value.peer) == ("seal", peer(0))
+    assert reveal.missing == (peer(0),)
+    reveal.receive(peer(0), make_sealed_share(t.keys[peer(0)], deck, 21, peer(2), t.source))
+    assert reveal.complete
+
+
+def test_8_5_a_sealed_share_replayed_for_another_card_sender_or_round_fails(dealt) -> None:
+    t, deck, _ = dealt
+    sealed = make_sealed_share(t.keys[peer(0)], deck, 22, peer(1), t.source)
+    with pytest.raises(InvalidProof) as e:  # relabelled for another position
+        verify_sealed_share(deck, peer(0), peer(1), replace(sealed, position=23))
+    assert (e.value.check, e.value.peer) == ("seal", peer(0))
+    with pytest.raises(InvalidProof) as e:  # passed off by another seat as its own
+        verify_sealed_share(deck, peer(2), peer(1), sealed)
+    assert (e.value.check, e.value.peer) == ("seal", peer(2))
+    with pytest.raises(ProtocolViolation) as e:  # for a chain that is not this deck's
+        verify_sealed_share(deck, peer(0), peer(1), replace(sealed, chain=bytes(32)))
+    assert (e.value.check, e.value.peer) == ("wrong-card", peer(0))
+    # Round 2's deal where the last shuffler copied position 22's c1 verbatim to its own
+    # position 22 (another chain, so no receipt check compares them): the sealed statement
+    # is the same, only the chain differs, and the proof is bound to the chain.
+    later = _deck_with_copied_c1(t, deck, 22, round=2)
+    with pytest.raises(InvalidProof) as e:
+        verify_sealed_share(later, peer(0), peer(1), replace(sealed, chain=later.chain))
+    assert (e.value.check, e.value.peer) == ("seal", peer(0))
+
+
+@pytest.mark.parametrize("field", ["e", "s", "r"])
+def test_8_5_a_tampered_seal_proof_fails(dealt, field: str) -> None:
+    t, deck, _ = dealt
+    sealed = make_sealed_share(t.keys[peer(3)], deck, 24, peer(1), t.source)
+    value = getattr(sealed.proof, field)
+    bumped = ((int.from_bytes(value, "little") + 1) % L).to_bytes(32, "little")
+    with pytest.raises(InvalidProof) as e:
+        verify_sealed_share(deck, peer(3), peer(1), replace(sealed, proof=replace(sealed.proof, **{field: bumped})))
+    assert (e.value.check, e.value.peer) == ("seal", peer(3))
+    wire = {**sealed.to_wire(), field: (int.from_bytes(value, "little") + L).to_bytes(32, "little")}
+    with pytest.raises(MalformedMessage) as e:  # the same scalar, not reduced: refused as it is read
+        SealedShare.from_wire(wire, peer(3))
+    assert (e.value.check, e.value.peer) == ("scalar", peer(3))
+
+
+def test_8_5_a_sealed_share_with_its_points_swapped_or_shifted_fails(dealt) -> None:
+    t, deck, _ = dealt
+    sealed = make_sealed_share(t.keys[peer(3)], deck, 25, peer(2), t.source)
+    for forged in (
+        replace(sealed, u=sealed.v, v=sealed.u),
+        replace(sealed, v=add(sealed.v, G)),  # seals x·c1 + G: a share that opens no card
+        replace(sealed, u=add(sealed.u, G), v=add(sealed.v, deck.joint.key_of(peer(2)))),  # re-randomized
+    ):
+        with pytest.raises(InvalidProof) as e:
+            verify_sealed_share(deck, peer(3), peer(2), forged)
+        assert (e.value.check, e.value.peer) == ("seal", peer(3))
+
+
+@pytest.mark.parametrize("which", ["u", "v"])
+@pytest.mark.parametrize("bad", ["mixed-order", "small-order", "identity", "non-canonical", "off-curve"])
+def test_8_5_an_invalid_sealed_point_is_caught_and_attributed(dealt, which: str, bad: str) -> None:
+    t, deck, _ = dealt
+    sealed = make_sealed_share(t.keys[peer(2)], deck, 26, peer(0), t.source)
+    point = {
+        "mixed-order": add(getattr(sealed, which), TORSION8),
+        "small-order": TORSION8,
+        "identity": IDENTITY,
+        "non-canonical": b"\xee" + b"\xff" * 30 + b"\x7f",  # y = p + 1: the identity, encoded out of range
+        "off-curve": b"\x02" * 32,
+    }[bad]
+    with pytest.raises(InvalidPoint) as e:
+        verify_sealed_share(deck, peer(2), peer(0), replace(sealed, **{which: point}))
+    assert (e.value.section, e.value.check, e.value.peer) == ("§8.5", "sealed-point", peer(2))
+
+
+def _deck_with_copied_c1(t, deck, position: int, round: int):
+    """The final deck of a chain of `round` whose last step put `deck`'s c1 at `position`
+    verbatim at the same position (a cheat the round opening names; here only the deck matters)."""
+    chain = ShuffleChain(t.joint, round)
+    for p in t.game.seats[:-1]:
+        step, _ = chain.make_step(p, t.source)
+        chain.receive(p, step)
+    last = t.game.seats[-1]
+    step, _ = chain.make_step(last, t.source)
+    cards = list(step.deck)
+    cards[position] = replace(cards[position], c1=deck.ciphertexts[position].c1)
+    chain.receive(last, replace(step, deck=tuple(cards)))
+    return chain.deck()
