@@ -155,6 +155,22 @@ def test_8_6_commitments_bind_round_and_peer() -> None:
     assert len({c1.commit, c2.commit, c3.commit}) == 3
 
 
+def test_8_6_a_copied_commitment_cannot_be_opened_by_the_copier() -> None:
+    """Seat 1 echoes seat 0's commitment, waits for seat 0's nonce and reveals it: the
+    commitment names its committer, so seat 1 cannot open it and is named."""
+    g = game(3)
+    msgs = drawn(g, 1)
+    b = Beacon(g, 1)
+    b.receive_commit(peer(0), msgs[peer(0)][0])
+    b.receive_commit(peer(1), msgs[peer(0)][0])
+    b.receive_commit(peer(2), msgs[peer(2)][0])
+    b.receive_reveal(peer(0), msgs[peer(0)][1])
+    with pytest.raises(CommitmentMismatch) as e:
+        b.receive_reveal(peer(1), msgs[peer(0)][1])
+    assert (e.value.section, e.value.check, e.value.peer) == ("§8.6", "beacon-commitment", peer(1))
+    assert b.missing == (peer(1), peer(2))
+
+
 def test_8_6_wire_forms_are_strict() -> None:
     g = game(2)
     commit, reveal = Beacon.draw(g, 1, peer(0), SeededSource(b"w"))

@@ -88,13 +88,44 @@ def test_8_3_a_tampered_proof_fails(field: str) -> None:
         KeySetup(g).receive(peer(0), replace(share, proof=replace(share.proof, **{field: bumped})))
 
 
-@pytest.mark.parametrize("key", [TORSION8, IDENTITY, b"\x02" * 32])
-def test_8_3_an_invalid_key_point_is_refused_and_attributed(key: bytes) -> None:
+@pytest.mark.parametrize(
+    "bad", ["small-order", "identity", "off-curve", "mixed-order", "non-canonical"]
+)
+def test_8_3_an_invalid_key_point_is_refused_and_attributed(bad: str) -> None:
     g = game(2)
-    share = keys_for(g)[peer(0)].key_share(SeededSource(b"n"))
+    keys = keys_for(g)[peer(0)]
+    share = keys.key_share(SeededSource(b"n"))
+    x = keys.public
+    key = {
+        "small-order": TORSION8,
+        "identity": IDENTITY,
+        "off-curve": b"\x02" * 32,
+        "mixed-order": add(x, TORSION8),  # x·G + T: a proof of x still "explains" it up to the torsion part
+        "non-canonical": b"\xee" + b"\xff" * 30 + b"\x7f",  # y = p + 1
+    }[bad]
+    setup = KeySetup(g)
     with pytest.raises(InvalidPoint) as e:
-        KeySetup(g).receive(peer(0), replace(share, key=key))
-    assert e.value.peer == peer(0)
+        setup.receive(peer(0), replace(share, key=key))
+    assert (e.value.check, e.value.peer) == ("point", peer(0)) and "public key" in e.value.detail
+    assert setup.missing == g.seats
+    setup.receive(peer(0), share)  # nothing was recorded: the honest key still goes in
+
+
+def test_8_3_a_key_copied_from_another_seat_with_a_fresh_proof_fails() -> None:
+    """A seat that announces another seat's public key (so its shares would be that seat's,
+    or to cancel it with a later key) cannot prove it knows the secret, whatever proof it
+    makes up; only the copied seat's own proof verifies, and only for that seat."""
+    g = game(3)
+    keys = keys_for(g)
+    victim = keys[peer(0)].public
+    own = keys[peer(1)].key_share(SeededSource(b"n"))  # a valid proof, but of another key
+    setup = KeySetup(g)
+    setup.receive(peer(0), keys[peer(0)].key_share(SeededSource(b"n")))
+    for forged in (KeyShare(victim, own.proof), KeyShare(sub(IDENTITY, victim), own.proof)):
+        with pytest.raises(InvalidProof) as e:
+            setup.receive(peer(1), forged)
+        assert (e.value.section, e.value.check, e.value.peer) == ("§8.3", "schnorr", peer(1))
+    assert setup.missing == (peer(1), peer(2))
 
 
 def test_8_3_duplicate_and_unknown_senders() -> None:

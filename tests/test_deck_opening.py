@@ -23,7 +23,8 @@ from p2p.deck import (
     verify_round_opening,
 )
 from p2p.deck.group import G
-from p2p.deck.shuffle import Ciphertext
+from p2p.deck.sampling import random_scalar
+from p2p.deck.shuffle import Ciphertext, ShuffleStep, rerandomize, shuffle_commitment
 
 
 def chain_with_cheater(
@@ -91,6 +92,50 @@ def test_8_7_a_replaced_card_is_named_at_opening() -> None:
     with pytest.raises(ShuffleMismatch) as e:
         verify_round_opening([chain], openings)
     assert e.value.peer == peer(0) and "step 0 position 0" in str(e.value)
+
+
+def test_8_7_a_step_that_shuffles_an_earlier_deck_instead_of_its_input_is_named() -> None:
+    """Seats 0 and 2 collude: seat 2 re-encrypts seat 0's deck (whose order seat 0 knows)
+    instead of seat 1's, so the honest shuffle counts for nothing. Every c1 is fresh, so
+    the step passes its receipt checks; the opening names seat 2."""
+    t = table(3)
+    chain = ShuffleChain(t.joint, 1)
+    openings = honest_steps_until(t, chain, 2)
+    colluder_deck = chain.steps[0].deck
+    perm = tuple(reversed(range(50)))
+    scalars = tuple(random_scalar(t.source) for _ in range(50))
+    forged = rerandomize(colluder_deck, perm, scalars, t.joint.point)
+    salt = bytes(32)
+    commit = shuffle_commitment(chain.chain_id, 2, peer(2), perm, scalars, salt)
+    chain.receive(peer(2), ShuffleStep(chain.chain_id, 2, forged, commit))
+    openings.append((peer(2), ShuffleOpening(chain.chain_id, 2, perm, scalars, salt)))
+    with pytest.raises(ShuffleMismatch) as e:
+        verify_round_opening([chain], openings)
+    assert (e.value.section, e.value.check, e.value.peer) == ("§8.7", "not-a-reencryption", peer(2))
+    assert "step 2 position 0" in str(e.value)
+
+
+def test_8_7_a_card_brought_in_from_another_chain_is_named() -> None:
+    """A reshuffle step that slips in a re-encryption of a card of the round's deal (a card
+    the pile does not hold: revealing it would show that deal card) is named at opening."""
+    t = table(3)
+    deal, deal_openings = t.shuffle(1)
+    pile = ShuffleChain(t.joint, 1, 1, list(range(10, 20)))
+
+    def smuggle(deck: list[Ciphertext]) -> None:
+        deck[3] = reencrypt(t, deal.deck().ciphertexts[7])
+
+    openings = honest_steps_until(t, pile, 1)
+    step, opening = cheating_step(t, pile, smuggle)
+    pile.receive(peer(1), step)  # fresh c1: passes every receipt check
+    openings.append((peer(1), opening))
+    last, last_opening = pile.make_step(peer(2), t.source)
+    pile.receive(peer(2), last)
+    openings.append((peer(2), last_opening))
+    with pytest.raises(ShuffleMismatch) as e:
+        verify_round_opening([deal, pile], deal_openings + openings)
+    assert (e.value.check, e.value.peer) == ("not-a-reencryption", peer(1))
+    assert "step 1 position 3" in str(e.value)
 
 
 def test_8_7_a_commitment_that_does_not_open_is_named() -> None:

@@ -78,7 +78,7 @@ def test_8_4_wrong_chain_step_number_and_size() -> None:
 
 
 @pytest.mark.parametrize("which", ["c1", "c2"])
-@pytest.mark.parametrize("bad", ["torsion", "identity", "off-curve"])
+@pytest.mark.parametrize("bad", ["torsion", "small-order", "identity", "non-canonical", "off-curve"])
 def test_8_4_an_invalid_point_in_a_deck_is_caught_and_attributed(which: str, bad: str) -> None:
     t = table(3)
     chain = ShuffleChain(t.joint, 1)
@@ -87,7 +87,13 @@ def test_8_4_an_invalid_point_in_a_deck_is_caught_and_attributed(which: str, bad
     def tamper(deck: list[Ciphertext]) -> None:
         c = deck[7]
         point = getattr(c, which)
-        new = {"torsion": add(point, TORSION8), "identity": IDENTITY, "off-curve": b"\x02" * 32}[bad]
+        new = {
+            "torsion": add(point, TORSION8),  # a valid card plus a point of order 8: it could tag the card
+            "small-order": TORSION8,
+            "identity": IDENTITY,
+            "non-canonical": b"\xee" + b"\xff" * 30 + b"\x7f",  # y = p + 1
+            "off-curve": b"\x02" * 32,
+        }[bad]
         deck[7] = replace(c, **{which: new})
 
     step, _ = cheating_step(t, chain, tamper)
