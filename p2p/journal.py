@@ -91,7 +91,7 @@ def boot_id() -> str:
 class JournalContents:
     game: bytes
     seat: int
-    seed: bytes
+    seed: bytes = field(repr=False)  # every secret of the seat comes from it (§9.12): never in a repr
     log: Path
     port: int
     addresses: list[tuple[str, int] | None]
@@ -237,7 +237,7 @@ class SeatJournal:
     a lobby that ends without a game removes it (`abandon_untaken`)."""
 
     journal: Journal
-    seed: bytes
+    seed: bytes = field(repr=False)
     dials_all: bool = False  # the seat was taken back on another port: the others cannot dial it (§11.3)
     taken: bool = False
 

@@ -109,3 +109,24 @@ def test_11_3_a_log_made_but_never_written_is_a_game_that_had_not_begun(tmp_path
     journal.sent(SignedMessage(bytes(32), {}, b"body", bytes(64)))
     journal.close(finished=False)
     assert read_journal(path).began() and not read_journal(path).unmade_log()  # (it sent: its log is damaged)
+
+
+def test_s9_12_the_journal_keeps_the_seat_seed_from_other_users_and_from_reprs(tmp_path: Path) -> None:
+    """The seat seed gives every secret of its seat (§9.12): its journal is the owner's
+    alone (file 0600 in a folder 0700) and no repr of what holds it shows it."""
+    import stat
+
+    from p2p.journal import open_seat_journal
+
+    seated = open_seat_journal(tmp_path / "state", game=bytes(32), roster=b"R", seat=0, log=tmp_path / "g.log",
+                               port=4000, addresses=[None, ("10.0.0.2", 4001)])
+    try:
+        path = seated.journal.path
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        contents = read_journal(path)
+        assert contents.seed == seated.seed
+        for holder in (seated, contents):
+            assert seated.seed.hex() not in repr(holder) and repr(seated.seed) not in repr(holder)
+    finally:
+        seated.journal.close(finished=True)
