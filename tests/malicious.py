@@ -27,7 +27,7 @@ from typing import Any
 import trio
 
 from engine import TURN_PHASES, Phase, Snap
-from p2p.deck import make_share
+from p2p.deck import make_sealed_share, make_share
 from p2p.deck.group import add, hash_to_point, mul, mul_base
 from p2p.deck.sampling import random_scalar
 from p2p.errors import ProtocolError
@@ -315,21 +315,29 @@ LONG_SMALL = TableRules(target=100, skills_text=SMALL_DECK)
 
 class SealedShareMachine(TableMachine):
     """Where it owes its share sealed to a second viewer of a card (§8.5), either seals
-    garbage (`leak=False`) or publishes the plain share, which would put every share of
-    that card in the log (`leak=True`)."""
+    garbage (`leak=False`), publishes the plain share, which would put every share of
+    that card in the log (`leak=True`), or (`accomplice=True`) seals it, with a true
+    proof, to the third seat instead of the reveal's recipient, to show that seat the card."""
 
     cheat: Cheat
     leak: bool
+    accomplice: bool = False
 
     def _flush_shares(self, step: Step) -> None:
         if self._sealed_items and not self.cheat.tried:
             self.cheat.tried = True
             item = self._sealed_items.pop(0)
-            if self.leak:
-                assert self._keys is not None and self._round is not None
+            if self.leak or self.accomplice:
+                assert self._keys is not None and self._round is not None and self.me is not None
                 deck = next(d for d, p in self._round.location.values() if d.chain == item["chain"] and p == item["position"])
+            if self.leak:
                 share = make_share(self._keys, deck, item["position"], os.urandom)
                 self._share_items.append({"need": item["need"], **share.to_wire()})
+            elif self.accomplice:
+                audience = self._unsigned[item["need"]].collect.audience
+                other = next(p for i, p in enumerate(self.seats) if i != self.me and p != audience)
+                sealed = make_sealed_share(self._keys, deck, item["position"], other, os.urandom)
+                self._sealed_items.insert(0, {"need": item["need"], **sealed.to_wire()})
             else:
                 self._sealed_items.insert(0, dict(item, v=item["u"]))
         super()._flush_shares(step)
@@ -343,6 +351,17 @@ class WrongSealedShare(Cheat):
 
     def install(self, net: CheatingTable, seat: int) -> None:
         net.replace_machine(seat, SealedShareMachine, cheat=self, leak=False)
+
+
+class AccompliceSeal(Cheat):
+    """§8.5: seals the share it owes a card's second viewer to another seat instead (a
+    true seal, of its true share): that seat could read a card it was never shown."""
+
+    name = "share sealed to another seat than the reveal's"
+    table = {"rules": LONG_SMALL}
+
+    def install(self, net: CheatingTable, seat: int) -> None:
+        net.replace_machine(seat, SealedShareMachine, cheat=self, leak=False, accomplice=True)
 
 
 class LeakedShare(Cheat):

@@ -130,7 +130,9 @@ def test_s8_5_wrong_decryption_share_halts_every_honest_seat(tmp_path: Path) -> 
     assert halts(net) == {(halts(net).pop()[0], CHEATER, halts(net).pop()[2])}
 
 
-@pytest.mark.parametrize("name,check", [("wrong-sealed-share", "seal"), ("leaked-share", "wrong-kind")])
+@pytest.mark.parametrize(
+    "name,check", [("wrong-sealed-share", "seal"), ("sealed-to-accomplice", "seal"), ("leaked-share", "wrong-kind")]
+)
 def test_s8_5_sealed_share_cheats_halt_every_honest_seat_and_name_the_sealer(
     name: str, check: str, tmp_path: Path
 ) -> None:
