@@ -31,3 +31,22 @@ def test_s9_12_labels_are_unambiguous_and_independent() -> None:
 def test_s9_12_a_seed_has_32_bytes() -> None:
     with pytest.raises(ValueError):
         SeatSecrets(bytes(31))
+
+
+def test_s9_12_a_seats_key_comes_from_its_seed_not_from_the_games_public_facts() -> None:
+    """Two seats in the same place of the same game (same id, seats, rules) but with other
+    seeds announce unrelated keys; the same seed gives the same key and proof again, as a
+    seat taken back after a crash needs (§11.3)."""
+    from p2p.roster import TableRules
+    from p2p.table import TableMachine
+
+    seats = (bytes([1]) * 32, bytes([2]) * 32)
+
+    def key_message(seed: bytes) -> dict:
+        machine = TableMachine(game_id=b"g" * 32, seats=seats, rules=TableRules(), me=0, secrets=SeatSecrets(seed))
+        (message,) = machine.start().send
+        return message
+
+    first, again, other = key_message(bytes([7]) * 32), key_message(bytes([7]) * 32), key_message(bytes([8]) * 32)
+    assert first == again
+    assert all(first[field] != other[field] for field in ("key", "e", "s"))
