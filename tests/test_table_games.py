@@ -954,6 +954,36 @@ def test_s9_4_shares_sent_far_ahead_or_twice_are_not_proven_on_arrival(monkeypat
     assert len(proofs) == 2  # the far one and the second one were not checked; the false one was, and failed
 
 
+def test_s9_4_a_seat_that_floods_shares_for_needs_not_open_is_stopped_before_they_fill_memory() -> None:
+    """Shares that come before their need wait for it; a peer could send them for needs
+    far ahead without end, and each waited in memory. Past `EARLY_SHARES_HELD` of one
+    seat's, the table halts on §9.4 naming that seat; up to it, they wait as before."""
+    from types import SimpleNamespace
+
+    from p2p.table import machine as table_machine
+
+    net = TableNetwork(3, 11, rules=SMALL, act_delay=0.3)
+    net.start()
+    seat0, seat1 = net.tables[0].machine, net.tables[1].machine
+    while seat1.engine.discard_top() is None:  # until the deal is done and the first card is up
+        net.run_until(net.now + 0.001)
+    deck, position = seat1._round.location[seat1.engine.zones().tableaux[1][2]]  # noqa: SLF001
+    item = seat1._my_share(deck, position).to_wire()  # noqa: SLF001
+    far = seat0._needs_opened + 1000  # noqa: SLF001
+
+    def flood(sseq: int, numbers: range) -> None:
+        inner = {"type": "shares", "sseq": sseq, "items": [{**item, "need": n} for n in numbers]}
+        seat0.receive_side(1, SimpleNamespace(inner=inner, body=bytes([sseq % 256]) * 8), net.now)
+
+    held = table_machine.EARLY_SHARES_HELD
+    for sseq, start in enumerate(range(0, held, 256)):
+        flood(sseq, range(far + start, far + min(start + 256, held)))
+    assert seat0.halted is None
+    flood(held, range(far + held, far + held + 1))
+    assert seat0.halted is not None and seat0.halted.section == "§9.4" and seat0.halted.seat == 1
+    assert f"more than {held} of its shares" in seat0.halted.reason
+
+
 def test_s10_2_the_audit_s_list_of_refused_moves_names_the_players_not_seat_numbers() -> None:
     """A move out of turn (R5) is refused naming whose turn it was; the audit's list of
     moves that did not count said "it is seat 0's turn" (seats from 0, where the report

@@ -307,6 +307,7 @@ class _Round:
 
 
 EARLY_PROOFS_AHEAD = 4  # needs ahead of the last opened whose early plain shares are proven on arrival (§9.4)
+EARLY_SHARES_HELD = 4096  # shares one seat may have waiting for needs not open here (§9.4): no honest lag comes near
 
 
 class TableMachine:
@@ -349,6 +350,7 @@ class TableMachine:
         self._needs_opened = 0  # every need ever opened gets the next number (§9.4)
         # need -> shares that came before it: (seat, share, sseq, digest, its proof checked already)
         self._early: dict[int, list[tuple[int, Share | SealedShare, int, bytes, bool]]] = {}
+        self._early_from: dict[int, int] = {}  # seat -> how many of its shares wait in `_early`
         self._unsigned: dict[int, _RevealWork] = {}  # need -> work whose own share is not yet in a signed side message
         self._share_items: list[dict[str, Any]] = []
         self._prepared: dict[tuple[bytes, int], Share] = {}  # shares made ahead (`prepare`)
@@ -928,6 +930,10 @@ class TableMachine:
                 raise TableViolation("§9.4", seat, "a shares message that carries no share")
             for number, share in _shares_of(inner, peer):
                 if number >= self._needs_opened:
+                    held = self._early_from[seat] = self._early_from.get(seat, 0) + 1
+                    if held > EARLY_SHARES_HELD:
+                        raise TableViolation("§9.4", seat, f"more than {EARLY_SHARES_HELD} of its shares are for needs "
+                                             f"not open yet (the latest for need {number}, while {self._needs_opened} are)")
                     waiting = self._early.setdefault(number, [])
                     waiting.append((seat, share, sseq, digest, self._proven_early(seat, share, number, waiting)))
                     continue
@@ -1090,6 +1096,7 @@ class TableMachine:
         self._work.clear()
         self._by_number.clear()
         self._early.clear()
+        self._early_from.clear()
         self._unsigned.clear()
         # (Shares made before this point still go out, as at a halt (`_halt`): a peer that
         # is not here yet may need them to get here. After it, nothing more is revealed.)
@@ -1248,6 +1255,7 @@ class TableMachine:
                 if self._keys is not None and self.seats[self.me] in work.collect.expected:
                     self._owe_share(work, deck, position, audience)
                 for seat, share, sseq, digest, proven in self._early.pop(number, []):
+                    self._early_from[seat] -= 1
                     self._take_share(work, seat, share, sseq, digest, proven)
             elif isinstance(need, Reshuffle):
                 assert self._joint is not None
