@@ -85,7 +85,7 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
         own = verdict(result)
         logs.append({"path": str(result.path), "writer": result.writer, "peer": result.writer_name,
                      **{k: own[k] for k in ("ok", "records", "finished", "first_violation")}})
-    told = told_from(agreement.logs)
+    told = told_from(agreement.logs, agreement.damaged)
     names = told.names
     return {
         "ok": agreement.verified,
@@ -127,9 +127,10 @@ def run(args: argparse.Namespace) -> int:
             return 2
     results = [audit(path) for path in args.logs]
     agreement = compare(results) if len(results) > 1 else None
-    told = told_from(results)  # (the first log that can be read: the game is told from it)
+    damaged = agreement.damaged if agreement is not None else ()
+    told = told_from(results, damaged)  # (the first log that can be read and is not damaged: told from it)
     if not args.json:
-        for line in passed_over(results, told):
+        for line in passed_over(results, told, damaged):
             say(line)
         for line in game_report(told, brief=args.brief):
             say(line)

@@ -27,8 +27,10 @@ number that both carry their sender's valid signature prove that sender signed t
 different messages as one (equivocation, §7.10): it is named. Anything else (the same
 messages in two orders, a record only one log holds) is not something an honest table
 can produce and proves nothing about any player: one of the logs was altered, or its
-peer did not follow the order, and nobody is blamed; a copy that does not verify
-where the other does was changed or damaged in its log, and is named so. Each log's own
+peer did not follow the order, and nobody is blamed; a copy that differs from
+another's and does not verify was changed or damaged in its log (an honest peer logs
+only what verifies), whether or not the other copy verifies: that log is named damaged
+and set aside, and the others are compared on their own. Each log's own
 audit (§10.2) is separate; this compares what the logs hold, readable records only.
 Logs that agree may still name different seats as the one whose departure ended the
 game (each writer's word, §10.2: seats that lost each other each see the other away):
@@ -71,7 +73,7 @@ class Parting:
     what: str
     seat: int | None = None  # a seat the logs prove broke the protocol (equivocation)
     record: int | None = None  # the `log.msg` index (from 0) where they part, if they part there
-    damaged: AuditResult | None = field(default=None, compare=False)  # the log whose copy of a record was changed
+    damaged: tuple[AuditResult, ...] = field(default=(), compare=False)  # the logs whose copy of a record was changed
 
 
 @dataclass(frozen=True)
@@ -92,9 +94,9 @@ class Agreement:
     def damaged(self) -> tuple[AuditResult, ...]:
         """The logs set aside, each because its copy of a record was changed or damaged
         where another log's verifies (its own verdict says where), in the order found."""
-        if self.parting is None or self.parting.damaged is None:
+        if self.parting is None:
             return ()
-        return (self.parting.damaged, *(self.others.damaged if self.others is not None else ()))
+        return (*self.parting.damaged, *(self.others.damaged if self.others is not None else ()))
 
     @property
     def rest(self) -> Agreement:
@@ -113,7 +115,7 @@ class Agreement:
         """Where the logs compared part (`agree`): None where they agree; "fewer than two
         readable logs to compare" where no two are left once the damaged are set aside."""
         parting = self.rest.parting
-        return Parting("§10.3", TOO_FEW) if parting is not None and parting.damaged is not None else parting
+        return Parting("§10.3", TOO_FEW) if parting is not None and parting.damaged else parting
 
     @property
     def verified(self) -> bool:
@@ -162,7 +164,7 @@ class Agreement:
             every = f"The {len(counts)} readable logs"
         else:
             every = "Both logs" if len(counts) == 2 else f"All {len(counts)} logs"
-        if self.parting is not None and self.parting.damaged is not None:
+        if self.parting is not None and self.parting.damaged:
             rest = "" if self.others is None else f" {self.others.summary(others=True)}"
             return f"{self.parting.what}.{rest}"
         if self.parting is not None:
@@ -204,8 +206,8 @@ def compare(results: Sequence[AuditResult]) -> Agreement:
     parting = (_same_game(logs) or twice or _forked(logs) or _prefixes(logs, longest) or _past_the_end(logs)
                or _cut_short(logs))
     others = None
-    if parting is not None and parting.damaged is not None and len(logs) > 2:  # (how the others compare, then)
-        others = compare([r for r in results if r is not parting.damaged])
+    if parting is not None and parting.damaged and len(logs) - len(parting.damaged) > 1:  # (how the others compare)
+        others = compare([r for r in results if all(r is not d for d in parting.damaged)])
     return Agreement(tuple(results), records, parting, copies, others)
 
 
@@ -305,8 +307,9 @@ def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | No
 def _differ(logs: Sequence[AuditResult], index: int, one: tuple[AuditResult, bytes, bytes],
             other: tuple[AuditResult, bytes, bytes]) -> Parting:
     """Where two logs hold different records at `index`: a copy whose signature does not
-    verify was damaged in its log (its own verdict says where); two signed messages are
-    the same messages in two orders."""
+    verify was damaged in its log (its own verdict says where), and where neither does,
+    every log whose copy there does not verify is; two signed messages are the same
+    messages in two orders."""
     (a, body_a, sig_a), (b, body_b, sig_b) = one, other
     signed_a, signed_b = _signed(a, body_a, sig_a), _signed(b, body_b, sig_b)
     if signed_a != signed_b:
@@ -318,11 +321,15 @@ def _differ(logs: Sequence[AuditResult], index: int, one: tuple[AuditResult, byt
         else:
             what = (f"its record {index + 1} differs from {theirs}: it holds {_about(bad, body_bad)}, which does not "
                     f"verify, in place of {_about(good, body_good)}")
-        return Parting("§10.3", f"{_name(bad)} is damaged (see its verdict): {what}", None, index, bad)
-    if not signed_a:
-        return Parting("§10.3", f"record {index + 1}: neither {_name(a)}'s copy nor {_name(b)}'s verifies: each was "
-                                "changed or damaged in its log; the logs agree up to there (nobody is blamed)",
-                       None, index)
+        return Parting("§10.3", f"{_name(bad)} is damaged (see its verdict): {what}", None, index, (bad,))
+    if not signed_a:  # (an honest peer logs only what verifies: each such copy was changed in its log)
+        bad = tuple(r for r in logs if index < len(r.contents.messages)  # type: ignore[union-attr]
+                    and not _signed(r, *r.contents.messages[index]))  # type: ignore[union-attr]
+        neither = "neither verifies" if len(bad) == 2 else "none verifies"
+        copies = (f"copies of record {index + 1}, {_about(a, body_a)}," if _claims(body_a) == _claims(body_b)
+                  else f"records {index + 1}")
+        return Parting("§10.3", f"{listed([_name(r) for r in bad])} are damaged (see their verdicts): their "
+                                f"{copies} differ, and {neither}", None, index, bad)
     return Parting("§10.3", f"record {index + 1}: {_name(a)} holds {_about(a, body_a)}, {_name(b)} "
                             f"{_about(b, body_b)}; honest peers log one order (§10.1), so a log was altered or its "
                             "peer broke the order (nobody is blamed)", None, index)
@@ -375,13 +382,17 @@ def _unsigned_copy(logs: Sequence[AuditResult], message: str, content: bool,
                    one: tuple[AuditResult, Place, bytes, bytes], other: tuple[AuditResult, Place, bytes, bytes]) -> Parting:
     """Two bodies of one `message` ("Cy's content message 14", of its `content` chain or
     its side chain) of which at most one is signed by its sender: a copy that is not was
-    changed or damaged in its log."""
+    changed or damaged in its log (both, where neither is)."""
     (a, at_a, body_a, sig_a), (b, at_b, body_b, sig_b) = one, other
     signed_a = _signed(a, body_a, sig_a)
-    if not signed_a and not _signed(b, body_b, sig_b):
-        return Parting("§10.3", f"two different bodies of {message}, neither signed by its sender: {_at(a, at_a)} "
-                                f"holds one, {_at(b, at_b)} the other; each was changed or damaged in its log "
-                                "(nobody is blamed)", None, _index(at_b))
+    if not signed_a and not _signed(b, body_b, sig_b):  # (each copy was changed in its log)
+        if isinstance(at_a, int) and at_a == at_b:
+            message, where = f"record {at_a + 1}, {_about(a, body_a)},", ""
+        else:
+            where = f" ({_place(at_a)} in {_writer(a)}'s log, {_place(at_b)} in {_writer(b)}'s)"
+        return Parting("§10.3", f"{_name(a)} and {_name(b)} are damaged (see their verdicts): their copies of "
+                                f"{message} differ, and neither verifies{where}", None, _index(at_b),
+                       (a, b))
     (bad, at_bad, body_bad, sig_bad), (good, at_good, body_good, sig_good) = (other, one) if signed_a else (one, other)
     if content:  # ("Cy's message 14 (swap)", as the one its sender signed says)
         message = _about(good, body_good)
@@ -394,7 +405,7 @@ def _unsigned_copy(logs: Sequence[AuditResult], message: str, content: bool,
     else:
         where = f"{changed}; {_place(at_bad)} in {_writer(bad)}'s log, {_place(at_good)} in {_writer(good)}'s"
     return Parting("§10.3", f"{_name(bad)} is damaged (see its verdict): its copy of {message} differs from "
-                            f"{_theirs(logs, bad, good, body_good)} ({where})", None, _index(at_bad), bad)
+                            f"{_theirs(logs, bad, good, body_good)} ({where})", None, _index(at_bad), (bad,))
 
 
 def _past_the_end(logs: Sequence[AuditResult]) -> Parting | None:

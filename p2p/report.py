@@ -42,22 +42,34 @@ def comparison_report(agreement: Agreement) -> Iterator[str]:
     return (printable(line) for line in _comparison_report(agreement))
 
 
-def told_from(results: Sequence[AuditResult]) -> AuditResult:
+def told_from(results: Sequence[AuditResult], damaged: Sequence[AuditResult] = ()) -> AuditResult:
     """The log the game is told from, of several given (§10.3): the first whose header can
-    be read (so its roster, the game's players and rules), else the first."""
-    return next((r for r in results if r.contents is not None and r.roster is not None), results[0])
+    be read (so its roster, the game's players and rules) and that is not set aside as
+    `damaged`, else the first that can be read, else the first."""
+    readable = [r for r in results if r.contents is not None and r.roster is not None]
+    return next((r for r in readable if all(r is not d for d in damaged)), readable[0] if readable else results[0])
 
 
-def passed_over(results: Sequence[AuditResult], told: AuditResult) -> Iterator[str]:
+def passed_over(results: Sequence[AuditResult], told: AuditResult,
+                damaged: Sequence[AuditResult] = ()) -> Iterator[str]:
     """Where the game is told from a log other than the first given: that those before it
-    cannot be read, named (their own verdicts come with the comparison); printed safely."""
-    before = [r.path.name for r in results[:next(i for i, r in enumerate(results) if r is told)]]
-    if before:
-        cannot = ("cannot be read as a log (see its own verdict" if len(before) == 1
-                  else "cannot be read as logs (see their own verdicts")
-        yield printable(f"{listed(before)} {cannot} with the logs compared below): the game is told from "
-                        f"{told.path.name}, the first that can.")
-        yield ""
+    cannot be read, or are `damaged`, named (their own verdicts come with the comparison);
+    printed safely."""
+    before = results[:next(i for i, r in enumerate(results) if r is told)]
+    if not before:
+        return
+    aside = [r.path.name for r in before if any(r is d for d in damaged)]
+    unreadable = [r.path.name for r in before if r.path.name not in aside]
+    why = []
+    if unreadable:
+        why.append(f"{listed(unreadable)} cannot be read as {'a log' if len(unreadable) == 1 else 'logs'}")
+    if aside:
+        why.append(f"{listed(aside)} {'is' if len(aside) == 1 else 'are'} damaged")
+    see = "its own verdict" if len(before) == 1 else "their own verdicts"
+    first = "the first that can" if not aside else "the first readable log that is not damaged"
+    yield printable(f"{'; '.join(why)} (see {see} with the logs compared below): the game is told from "
+                    f"{told.path.name}, {first}.")
+    yield ""
 
 
 def _game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:

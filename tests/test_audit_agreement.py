@@ -441,7 +441,7 @@ def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
         assert bo.first_failure is not None and bo.first_failure.record == index
         agreement = compare([bo, audit(logs[0]), audit(logs[2])])  # (the damaged log first, as long as the others)
         parting = agreement.parting
-        assert parting is not None and parting.seat is None and parting.record == index and parting.damaged is bo
+        assert parting is not None and parting.seat is None and parting.record == index and parting.damaged == (bo,)
         if part == "its signature":
             assert parting.what == (f"Bo's log (flip.bandit-log) is damaged (see its verdict): its copy of record "
                                     f"{index + 1}, {about}, differs from the other logs' (its signature was changed)")
@@ -465,6 +465,65 @@ def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
     assert agreement_verdict(compare([audit(path) for path in logs]))["damaged"] == []
 
 
+@pytest.mark.parametrize("part", ["signature", "body"])
+def test_s10_3_two_copies_of_one_record_that_differ_and_neither_verify_set_both_logs_aside(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, part: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ann's and Bo's copies of one record each changed differently, so neither verifies:
+    an honest peer logs only what verifies, so each log is damaged and set aside (not
+    "the logs do not tell the same game", with nobody set aside), and the game is told
+    from a log that is not damaged; with only those two, none is left to compare."""
+    import json
+
+    from cli.audit import agreement_verdict
+    from cli.main import main
+    from p2p.log import read_log
+    from p2p.report import comparison_report, told_from
+
+    _, logs = table
+    index = 46
+    changed = []
+    for seat in (0, 1):
+        contents = read_log(logs[seat])
+        body, sig = contents.messages[index]
+        data = bytearray(logs[seat].read_bytes())
+        at = data.index(sig if part == "signature" else body, contents.message_at[index])
+        data[at + (10 if part == "signature" else len(body) // 2)] ^= 1 << seat  # (a different bit in each)
+        changed.append(tmp_path / f"{('ann', 'bo')[seat]}.bandit-log")
+        changed[-1].write_bytes(bytes(data))
+    ann, bo, cy = audit(changed[0]), audit(changed[1]), audit(logs[2])
+    assert not ann.ok and not bo.ok and ann.first_failure.record == bo.first_failure.record == index  # type: ignore[union-attr]
+    both = "Ann's log (ann.bandit-log) and Bo's log (bo.bandit-log) are damaged"
+
+    two = compare([ann, bo])
+    assert two.damaged == (ann, bo) and not two.agree and not two.verified
+    assert two.parting is not None and two.parting.record == index and two.parting.seat is None
+    assert two.parting.what.startswith(f"{both} (see their verdicts): their copies of record {index + 1}, Cy's message ")
+    assert two.parting.what.endswith(", differ, and neither verifies"), two.parting.what
+    out = agreement_verdict(two)
+    assert out["damaged"] == [{"path": str(changed[0]), "writer": 0, "peer": "Ann"},
+                              {"path": str(changed[1]), "writer": 1, "peer": "Bo"}]
+    assert out["agree"] is False and out["parting"]["what"] == "fewer than two readable logs to compare"  # type: ignore[index]
+    assert list(comparison_report(two))[-1] == f"Overall: NOT VERIFIED: {both}, and a damaged log cannot be verified."
+
+    for given in ([ann, bo, cy], [cy, ann, bo]):  # (the two damaged first, or after the one that is not)
+        three = compare(given)
+        assert three.damaged == (ann, bo) and told_from(given, three.damaged) is cy
+        assert list(comparison_report(three))[-1] == (
+            f"Overall: NOT VERIFIED: Cy's log ({logs[2].name}) holds every check, but {both}, and a damaged log "
+            "cannot be verified.")
+    assert main(["audit", "--json", str(changed[0]), str(changed[1]), str(logs[2])]) == 1
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["told"] == str(logs[2]) and out["ok"] is False and len(out["damaged"]) == 2
+    assert main(["audit", "--brief", str(changed[0]), str(changed[1]), str(logs[2])]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("ann.bandit-log and bo.bandit-log are damaged (see their own verdicts with the logs compared "
+                        f"below): the game is told from {logs[2].name}, the first readable log that is not damaged.")
+    assert lines[2] == f"Fairness log: {logs[2]}"
+
+    one = compare([ann, audit(logs[1]), cy])  # (one copy fails, the others' verify: that log alone is set aside)
+    assert one.damaged == (ann,) and one.agree and told_from(one.logs, one.damaged).path == logs[1]
+
+
 def test_s10_3_a_side_record_damaged_in_one_log_names_its_byte_in_each_log_once(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """A side record's body changed in Bo's log: the comparison names the byte it starts
@@ -485,7 +544,7 @@ def test_s10_3_a_side_record_damaged_in_one_log_names_its_byte_in_each_log_once(
     inner = decode_map(body)
     message = f"{bo.names[bo.roster.members.index(bo.member(inner['from']))]}'s side message {inner['sseq']}"  # type: ignore[union-attr]
     ann_at = ann.contents.side_at[[b for b, _ in ann.contents.sides].index(body)]  # type: ignore[union-attr]
-    assert parting is not None and parting.damaged is bo
+    assert parting is not None and parting.damaged == (bo,)
     assert parting.what == (f"Bo's log (flip.bandit-log) is damaged (see its verdict): its copy of {message} differs "
                             f"from the other logs' (its body was changed; it starts at byte {at} in Bo's log and at "
                             f"byte {ann_at} in Ann's)"), parting.what
