@@ -148,6 +148,17 @@ class Zones:
         return out
 
 
+def _counted(seat: object) -> str:
+    """A seat number from an event (the wire's, from 0) as players count seats, from 1
+    ("seat 1" is the host); what is no number, as it came."""
+    return str(seat + 1) if type(seat) is int else repr(seat)
+
+
+def _no_seat(seat: object, players: int) -> str:
+    """That `seat` (as the wire numbers it) is no seat of this table, in a player's words."""
+    return f"there is no seat {_counted(seat)} at this table of {players} seats"
+
+
 def _describe_need(need: Need) -> Words:
     """A need in words, its seat left for a narrator to name."""
     if isinstance(need, Reveal):
@@ -360,7 +371,7 @@ class Game:
     def view(self, seat: int) -> SeatView:
         """What `seat` knows now (see `engine.view.SeatView`)."""
         if type(seat) is not int or not 0 <= seat < self._n:
-            raise MalformedEvent("§9", None, f"there is no seat {seat!r} at this table of {self._n}")
+            raise MalformedEvent("§9", None, _no_seat(seat, self._n))
         return SeatView(self, seat)
 
     def public_state(self) -> dict[str, Any]:
@@ -457,7 +468,7 @@ class Game:
     def _seat(self, event: Any, rule: str) -> int:
         seat = event.seat
         if type(seat) is not int or not 0 <= seat < self._n:
-            raise MalformedEvent(rule, None, f"{type(event).__name__}: there is no seat {seat!r} at this table of {self._n}")
+            raise MalformedEvent(rule, None, f"{type(event).__name__}: {_no_seat(seat, self._n)}")
         return seat
 
     def _number(self, value: Any, what: str, rule: str, seat: int | None) -> int:
@@ -467,7 +478,7 @@ class Game:
 
     def _other_seat(self, value: Any, rule: str, seat: int) -> int:
         if type(value) is not int or not 0 <= value < self._n:
-            raise MalformedEvent(rule, seat, f"there is no seat {value!r} at this table of {self._n}")
+            raise MalformedEvent(rule, seat, _no_seat(value, self._n))
         return value
 
     def _not_waiting(self, seat: int | None, what: str) -> None:
@@ -566,7 +577,7 @@ class Game:
     def _on_round_started(self, event: RoundStarted) -> None:
         first = event.first_player
         if type(first) is not int or not 0 <= first < self._n:
-            raise MalformedEvent("R4", None, f"first player {first!r} is not a seat of this table of {self._n}")
+            raise MalformedEvent("R4", None, f"the first player: {_no_seat(first, self._n)}")
         if self._phase is Phase.OVER:
             raise WrongPhase("R1", None, "the game is over; no new round starts")
         if self._phase is not Phase.BETWEEN:

@@ -176,5 +176,21 @@ def test_a_peer_that_is_not_told_a_private_face_still_follows_the_game() -> None
 def test_a_game_refuses_bad_construction() -> None:
     with pytest.raises(MalformedEvent, match="R1"):
         Game(3, target=-5)
-    with pytest.raises(MalformedEvent, match="no seat 9"):
+    with pytest.raises(MalformedEvent, match="there is no seat 10 at this table of 3 seats"):
         Game(3).view(9)
+
+
+@pytest.mark.parametrize(("event", "said"), [
+    (Spy(1, 5, 0), "there is no seat 6 at this table of 3 seats"),
+    (Swap(1, 0, 3, 0), "there is no seat 4 at this table of 3 seats"),
+    (Spy(7, 1, 0), "Spy: there is no seat 8 at this table of 3 seats"),
+    (Spy(1, "x", 0), "there is no seat 'x' at this table of 3 seats"),
+    (RoundStarted(3), "the first player: there is no seat 4 at this table of 3 seats"),
+])
+def test_a_seat_the_table_lacks_is_named_counted_from_1_as_players_count_seats(event: object, said: str) -> None:
+    """An event names a seat by the wire's number (from 0); the reason names it as players
+    and the audit count seats, from 1 ("seat 1" is the host): the wire's seat 5 at a
+    table of 3 is "seat 6", not "seat 5", which a reader takes for a seat of a table of 5."""
+    with pytest.raises(MalformedEvent) as info:
+        Game(3).apply(event)  # type: ignore[arg-type]
+    assert info.value.message == said

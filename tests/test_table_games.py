@@ -984,6 +984,35 @@ def test_s9_4_a_seat_that_floods_shares_for_needs_not_open_is_stopped_before_the
     assert f"more than {held} of its shares" in seat0.halted.reason
 
 
+def test_s10_2_a_move_naming_a_seat_the_table_lacks_counts_it_from_1_in_the_story_the_list_and_the_note() -> None:
+    """A spy on the wire's seat 5 at a table of 3 (the schema lets an `owner` up to 15): the
+    engine refuses it at every seat, and every place a person reads why counts seats from 1
+    as the report's players line does: the story, the list of moves that did not count,
+    and the note a peer writes in its log (§10.1)."""
+    from engine import Phase, Spy
+    from p2p.policy import on_refusal
+    from p2p.report import game_report
+
+    net = TableNetwork(3, 12, rules=TableRules(target=40))
+    net.start()
+    machine = net.tables[0].machine
+    while machine.round_number == 0 or machine.engine.phase is not Phase.START:
+        net.run_until(net.now + 0.001)
+    assert machine.engine.turn_seat is not None
+    spy = (machine.engine.turn_seat + 1) % 3
+    net.send(spy, net.tables[spy].machine.submit(Spy(spy, 5, 0)))
+    net.run(started=True)
+    with tempfile.TemporaryDirectory() as folder:
+        result = audit(net.write_logs(Path(folder))[0])
+        report = list(game_report(result))
+    said = "there is no seat 6 at this table of 3 seats"
+    refused = next(r for r in result.refused if r.seat == spy and r.section == "R3")
+    assert f"  record {refused.position + 1}: P{spy}: R3: {said}" in report, report
+    assert any(line.endswith(f"P{spy}'s spy did not count (R3: {said}).") for line in report), report
+    assert on_refusal(refused).note(result.names) == (
+        f"P{spy} (seat {spy + 1}): R3: {said} (refused: it changes nothing)")
+
+
 def test_s10_2_the_audit_s_list_of_refused_moves_names_the_players_not_seat_numbers() -> None:
     """A move out of turn (R5) is refused naming whose turn it was; the audit's list of
     moves that did not count said "it is seat 0's turn" (seats from 0, where the report
