@@ -75,6 +75,24 @@ def test_s4_3_a_signed_body_is_held_to_the_strict_subset_when_its_schema_does_no
     assert caught.value.section != "§4.3" and "lamport" in str(caught.value)
 
 
+@pytest.mark.parametrize(("sseq", "taken"), [(0, True), ((1 << 62) - 1, True), (1 << 62, False), (-1, False)])
+def test_s9_5_a_snap_s_seen_takes_an_sseq_only_within_the_bound_of_s7_8(tmp_path: Path, sseq: int, taken: bool) -> None:
+    """Each `seen` entry names a side message by its `sseq`, which §7.8 bounds 0 ≤ n < 2⁶²:
+    the snap's schema takes the same, not 2⁶² (no side message has it)."""
+    from p2p.order.header import SIDE_HEADER
+
+    a = load_or_create_identity(tmp_path / "a")
+    snap = {"type": "snap", "v": 1, "from": a.peer_id, "game": bytes(32), "lamport": 7, "seq": 3, "prev": bytes(32),
+            "heads": [[-1, bytes(32)]], "round": 1, "top": 9, "owner": 1, "slot": 2, "seen": [[1, sseq, bytes(32)]]}
+    schemas = table_schemas()
+    if taken:
+        assert schemas.check(snap) is snap
+    else:
+        with pytest.raises(ProtocolError, match="seen"):
+            schemas.check(snap)
+    assert SIDE_HEADER["sseq"].max == (1 << 62) - 1  # type: ignore[attr-defined]  (the side header's own bound)
+
+
 def test_s4_4_every_table_schema_nests_within_the_frame_limit() -> None:
     """What lets a matching schema stand for the §4.3 tree check (`Schemas.check`)."""
     from p2p.wire import DEFAULT_LIMITS

@@ -28,7 +28,7 @@ from engine import (
     Swap,
     TakeDiscard,
 )
-from p2p.order import content_message, side_message
+from p2p.order import MAX_STAMP, content_message, side_message
 from p2p.schema import Bin, Bool, Int, Kind, ListOf, Message, OneOf, Optional, Record, Str, Tuple
 from p2p.wire import encode
 
@@ -55,7 +55,7 @@ SEALED = Record(
         "u": B32, "v": B32, "e": B32, "s": B32, "r": B32,
     }
 )
-SEEN = Tuple((SEAT, Int(0, 1 << 62), B32))
+SEEN = Tuple((SEAT, Int(0, MAX_STAMP - 1), B32))  # (seat, sseq, hash): an sseq as §7.8 bounds it
 # A round has one shuffle chain per deal and per reshuffle (R7), and nothing bounds how
 # many reshuffles a long round makes (a 5-seat game on a short deck made 74); the frame
 # limit (§4.2) bounds the message's size in any case.
