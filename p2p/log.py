@@ -273,11 +273,21 @@ class FairnessLog:
 
     def evidence(self, section: str, peer: bytes, messages: Sequence[SignedMessage]) -> None:
         """Keep the signed messages that prove `peer` broke §7 (the order refused them, so
-        they are not among the delivered records); the audit re-checks them."""
-        kept = messages[:MAX_EVIDENCE]
-        items = [{"body": m.body, "sig": m.sig} for m in kept]
-        if items and sum(len(m.body) for m in kept) < LOG_LIMITS.max_frame - 4096:
-            self._write({"type": "log.evidence", "v": 1, "section": section[:16], "peer": peer, "items": items})
+        they are not among the delivered records); the audit re-checks them. Every one of
+        them is needed for the proof, so where they do not fit in one record (more than
+        `MAX_EVIDENCE`, or over the log's frame limit) a note about `peer` says so in
+        their place: a violation always leaves its mark in the log (§10.1)."""
+        if not messages:
+            return
+        record = {"type": "log.evidence", "v": 1, "section": section[:16], "peer": peer,
+                  "items": [{"body": m.body, "sig": m.sig} for m in messages]}
+        size = len(encode(record))
+        if len(messages) <= MAX_EVIDENCE and size <= LOG_LIMITS.max_frame:
+            self._write(record)
+            return
+        self.note(f"{section}: the evidence of this violation ({len(messages)} signed messages, {size} bytes) is more "
+                  f"than one log record holds ({MAX_EVIDENCE} messages, {LOG_LIMITS.max_frame} bytes): it is not kept, "
+                  "so the audit cannot check the claim", peer=peer, section=section)
 
     def sync(self) -> None:
         """Make what was written durable (round ends, exit)."""

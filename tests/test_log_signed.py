@@ -335,3 +335,39 @@ def test_s10_3_the_overall_verdict_of_logs_of_a_game_that_ended_early_is_a_fair_
     agreement = SimpleNamespace(logs=[log, log], verified=True, parting=None, away=None)
     assert overall(agreement) == ("Overall: FAIR: both logs hold every check and tell the same game, which ended early: "  # type: ignore[arg-type]
                                   "Bo left the table (the player chose to leave).")
+
+
+@pytest.mark.parametrize(("count", "pad"), [(2, 100), (2, 1_047_000), (3, 800_000)])
+def test_s10_1_evidence_too_large_for_a_record_leaves_a_note_the_report_shows(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, count: int, pad: int) -> None:
+    """Bo's signed messages that prove a §7.3 violation, each near 1 MiB: three are more
+    than a log record holds. The log was left without them and without a word; now a note
+    about Bo says the evidence was too large to keep, with its section, and the report
+    shows it. Evidence that fits is kept whole, also where it comes within 4 KiB of the
+    record's limit (it was dropped then)."""
+    from p2p.signing import signed_message
+
+    net, logs = table
+    contents = read_log(logs[0])
+    bo = net.peers[1].identity
+    proof = [signed_message(bo, {"type": "note", "v": 1, "from": bo.peer_id, "game": net.peers[0].orderer.game,
+                                 "seq": 5 + n, "pad": bytes([n]) * pad}) for n in range(count)]
+    path = tmp_path / "ann.bandit-log"
+    log = FairnessLog.create(path, contents.header, net.peers[0].identity)
+    for body, sig in contents.sides:
+        log._write({"type": "log.side", "v": 1, "body": body, "sig": sig})  # noqa: SLF001
+    for body, sig in contents.messages[:20]:
+        log._write({"type": "log.msg", "v": 1, "body": body, "sig": sig})  # noqa: SLF001
+    log.evidence("§7.3", bo.peer_id, proof)
+    log.close("stopped")
+    kept = read_log(path)
+    if count == 2:
+        assert [[body for body, _ in e.items] for e in kept.evidence] == [[m.body for m in proof]] and not kept.notes
+        return
+    assert kept.evidence == []
+    (note,) = kept.notes
+    assert (note.peer, note.section, note.index) == (bo.peer_id, "§7.3", 20)
+    assert note.text.startswith("§7.3: the evidence of this violation (3 signed messages, "), note.text
+    assert note.text.endswith("): it is not kept, so the audit cannot check the claim"), note.text
+    report = list(game_report(audit(path)))
+    assert f"  after 20 messages: {note.text} (about Bo)" in report, report
