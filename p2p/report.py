@@ -322,15 +322,16 @@ def _notes(result: AuditResult, writer: str) -> Iterator[str]:
     yield ""
     yield f"What {writer}'s peer noted as it played ({len(notes)}; its own account, unsigned, no part of the verdict):"
     for note in notes[:NOTES_SHOWN]:
-        extra = [note.section] if note.section and note.section not in note.text else []
+        # (its section before its words, as the moves that did not count and the verdict give theirs)
+        text = note.text if not note.section or note.section in note.text else f"{note.section}: {note.text}"
         who = None
         if note.peer is not None:
             member = result.member(note.peer)
             who = member.name if member is not None else short_id(note.peer)
-        if who is not None and who not in note.text:
-            extra.append(f"about {who}")
+        if who is not None and who not in text:
+            text += f" (about {who})"
         where = "before the first message" if not note.index else f"after {note.index} message{'s' if note.index > 1 else ''}"
-        yield f"  {where}: {note.text}" + (f" ({', '.join(extra)})" if extra else "")
+        yield f"  {where}: {text}"
     if len(notes) > NOTES_SHOWN:
         yield f"  … and {len(notes) - NOTES_SHOWN} more"
 

@@ -896,9 +896,11 @@ def test_s10_1_a_log_that_cannot_be_read_is_named_as_such(tmp_path: Path) -> Non
 
 
 def test_s10_2_the_report_gives_the_writer_s_notes_as_its_own_account(game_log: Path, tmp_path: Path) -> None:
-    """`log.note` records (§10.1: a lost link, a restart, a peer's garbage) are told where
-    they fall, with their section and the peer they name, as the writer's unsigned
-    account: the verdict is the same with or without them."""
+    """`log.note` records (§10.1: a lost link, a stop, a peer's garbage) are told where
+    they fall, with the peer they name, as the writer's unsigned account: the verdict is
+    the same with or without them. A note's section comes before its words, as the
+    moves that did not count and the verdict give theirs ("§9.6: this peer did not run
+    …"), not in brackets after them where the report puts words ("(about Bo)")."""
     from p2p.report import game_report
 
     contents = read_log(game_log)
@@ -913,14 +915,16 @@ def test_s10_2_the_report_gives_the_writer_s_notes_as_its_own_account(game_log: 
         if index == 10:
             log.note(f"link to {names[other]} lost: connection closed")
             log.note("a frame that is not msgpack", peer=other_id, section="§4.3")
+            log.note("this peer did not run for 14 s (its process was stopped, or its machine slept)", section="§9.6")
         log._write({"type": "log.msg", "v": 1, "body": body, "sig": sig})
     log.close("the game ended")
     report = list(game_report(audit(path)))
     noted = report.index(f"What {names[contents.header.seat]}'s peer noted as it played "
-                         "(2; its own account, unsigned, no part of the verdict):")
-    assert report[noted + 1:noted + 3] == [
+                         "(3; its own account, unsigned, no part of the verdict):")
+    assert report[noted + 1:noted + 4] == [
         f"  after 10 messages: link to {names[other]} lost: connection closed",
-        f"  after 10 messages: a frame that is not msgpack (§4.3, about {names[other]})",
+        f"  after 10 messages: §4.3: a frame that is not msgpack (about {names[other]})",
+        "  after 10 messages: §9.6: this peer did not run for 14 s (its process was stopped, or its machine slept)",
     ]
     assert report[-1] == list(game_report(audit(game_log)))[-1] and report[-1].startswith("Verdict: FAIR")
     assert not any("noted as it played" in line for line in game_report(audit(game_log)))
