@@ -206,9 +206,27 @@ def compare(results: Sequence[AuditResult]) -> Agreement:
     parting = (_same_game(logs) or twice or _forked(logs) or _prefixes(logs, longest) or _past_the_end(logs)
                or _cut_short(logs))
     others = None
-    if parting is not None and parting.damaged and len(logs) - len(parting.damaged) > 1:  # (how the others compare)
-        others = compare([r for r in results if all(r is not d for d in parting.damaged)])
+    if parting is not None and parting.damaged:  # (how the others compare, or whether the one left is damaged too)
+        rest = [r for r in results if all(r is not d for d in parting.damaged)]
+        left = [r for r in logs if all(r is not d for d in parting.damaged)]
+        if len(left) > 1:
+            others = compare(rest)
+        elif left and (also := _damaged_beside(left[0], parting.damaged)) is not None:
+            others = Agreement(tuple(rest), len(left[0].contents.messages), also)  # type: ignore[union-attr]
     return Agreement(tuple(results), records, parting, copies, others)
+
+
+def _damaged_beside(result: AuditResult, aside: Sequence[AuditResult]) -> Parting | None:
+    """The first record of the one log left once `aside` (the damaged) are set aside whose
+    copy does not verify where a log set aside holds one that does: that log is damaged
+    too, though no other is left to compare it with (its `log.msg` records)."""
+    for index, (body, sig) in enumerate(result.contents.messages):  # type: ignore[union-attr]
+        for other in aside:
+            theirs = other.contents.messages  # type: ignore[union-attr]
+            if index < len(theirs) and theirs[index] != (body, sig) and not _signed(result, body, sig) \
+                    and _signed(other, *theirs[index]):
+                return _differ([result, other], index, (result, body, sig), (other, *theirs[index]))
+    return None
 
 
 def _same_game(logs: Sequence[AuditResult]) -> Parting | None:

@@ -524,6 +524,40 @@ def test_s10_3_two_copies_of_one_record_that_differ_and_neither_verify_set_both_
     assert one.damaged == (ann,) and one.agree and told_from(one.logs, one.damaged).path == logs[1]
 
 
+def test_s10_3_the_one_log_left_once_a_damaged_log_is_set_aside_is_set_aside_too_when_it_is_damaged(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Ann's copy of record 41 and Bo's of record 44 each changed, the other's copy of
+    each verifying: once Ann's log is set aside no other is left to compare Bo's with,
+    and Bo's was told as failing its own audit only; it is damaged just as Ann's is, and
+    both are set aside (with Cy's, each of the three damaged at its own record)."""
+    from cli.audit import agreement_verdict
+    from p2p.log import read_log
+    from p2p.report import comparison_report
+
+    _, logs = table
+    damaged = []
+    for seat, index in ((0, 40), (1, 43), (2, 46)):
+        contents = read_log(logs[seat])
+        data = bytearray(logs[seat].read_bytes())
+        data[data.index(contents.messages[index][1], contents.message_at[index]) + 10] ^= 1
+        damaged.append(tmp_path / f"{('ann', 'bo', 'cy')[seat]}.bandit-log")
+        damaged[-1].write_bytes(bytes(data))
+    ann, bo, cy = (audit(path) for path in damaged)
+    for given in ([ann, bo], [bo, ann]):
+        two = compare(given)
+        assert two.damaged == (ann, bo) and not two.agree, two.summary()
+        summary = two.summary()
+        assert summary.startswith("Ann's log (ann.bandit-log) is damaged (see its verdict): its copy of record 41, ")
+        assert ". Bo's log (bo.bandit-log) is damaged (see its verdict): its copy of record 44, " in summary, summary
+        assert summary.endswith("differs from Ann's (its signature was changed)."), summary
+        assert list(comparison_report(two))[-1] == (
+            "Overall: NOT VERIFIED: Ann's log (ann.bandit-log) and Bo's log (bo.bandit-log) are damaged, and a "
+            "damaged log cannot be verified.")
+        assert [d["peer"] for d in agreement_verdict(two)["damaged"]] == ["Ann", "Bo"]  # type: ignore[index]
+    assert compare([ann, bo, cy]).damaged == (ann, bo, cy)
+    assert compare([ann, bo, audit(logs[2])]).damaged == (ann, bo)
+
+
 def test_s10_3_a_side_record_damaged_in_one_log_names_its_byte_in_each_log_once(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """A side record's body changed in Bo's log: the comparison names the byte it starts
