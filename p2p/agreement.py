@@ -92,8 +92,9 @@ class Agreement:
 
     @property
     def damaged(self) -> tuple[AuditResult, ...]:
-        """The logs set aside, each because its copy of a record was changed or damaged
-        where another log's verifies (its own verdict says where), in the order found."""
+        """The logs set aside, each because its copy of a record differs from another
+        log's and does not verify (the other's may not either): it was changed or damaged
+        there (its own verdict says where); in the order found."""
         if self.parting is None:
             return ()
         return (*self.parting.damaged, *(self.others.damaged if self.others is not None else ()))
