@@ -40,7 +40,7 @@ game (each writer's word, §10.2: seats that lost each other each see the other 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.narrate import listed
@@ -219,14 +219,14 @@ def compare(results: Sequence[AuditResult]) -> Agreement:
 
 def _damaged_beside(result: AuditResult, aside: Sequence[AuditResult]) -> Parting | None:
     """The first record of the one log left once `aside` (the damaged) are set aside whose
-    copy does not verify where a log set aside holds one that does: that log is damaged
-    too, though no other is left to compare it with (its `log.msg` records)."""
+    copy differs from a set-aside log's and does not verify: that log is damaged too,
+    though no other is left to compare it with (its `log.msg` records)."""
     for index, (body, sig) in enumerate(result.contents.messages):  # type: ignore[union-attr]
         for other in aside:
             theirs = other.contents.messages  # type: ignore[union-attr]
-            if index < len(theirs) and theirs[index] != (body, sig) and not _signed(result, body, sig) \
-                    and _signed(other, *theirs[index]):
-                return _differ([result, other], index, (result, body, sig), (other, *theirs[index]))
+            if index < len(theirs) and theirs[index] != (body, sig) and not _signed(result, body, sig):
+                parting = _differ([result, other], index, (result, body, sig), (other, *theirs[index]))
+                return replace(parting, damaged=(result,))  # (the other is set aside already)
     return None
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from p2p.agreement import compare
-from p2p.audit import audit
+from p2p.audit import AuditResult, audit
 from p2p.roster import TableRules
 from p2p.signing import sign
 from p2p.wire import decode_map, encode
@@ -535,14 +535,17 @@ def test_s10_3_the_one_log_left_once_a_damaged_log_is_set_aside_is_set_aside_too
     from p2p.report import comparison_report
 
     _, logs = table
-    damaged = []
-    for seat, index in ((0, 40), (1, 43), (2, 46)):
+
+    def changed(seat: int, indexes: tuple[int, ...], bit: int = 1, name: str = "") -> AuditResult:
         contents = read_log(logs[seat])
         data = bytearray(logs[seat].read_bytes())
-        data[data.index(contents.messages[index][1], contents.message_at[index]) + 10] ^= 1
-        damaged.append(tmp_path / f"{('ann', 'bo', 'cy')[seat]}.bandit-log")
-        damaged[-1].write_bytes(bytes(data))
-    ann, bo, cy = (audit(path) for path in damaged)
+        for index in indexes:
+            data[data.index(contents.messages[index][1], contents.message_at[index]) + 10] ^= bit
+        path = tmp_path / f"{name or ('ann', 'bo', 'cy')[seat]}.bandit-log"
+        path.write_bytes(bytes(data))
+        return audit(path)
+
+    ann, bo, cy = changed(0, (40,)), changed(1, (43,)), changed(2, (46,))
     for given in ([ann, bo], [bo, ann]):
         two = compare(given)
         assert two.damaged == (ann, bo) and not two.agree, two.summary()
@@ -556,6 +559,14 @@ def test_s10_3_the_one_log_left_once_a_damaged_log_is_set_aside_is_set_aside_too
         assert [d["peer"] for d in agreement_verdict(two)["damaged"]] == ["Ann", "Bo"]  # type: ignore[index]
     assert compare([ann, bo, cy]).damaged == (ann, bo, cy)
     assert compare([ann, bo, audit(logs[2])]).damaged == (ann, bo)
+    # Ann's copy of record 47 changed too, and Bo's differently: Bo's differs from Ann's and
+    # does not verify, though Ann's does not either
+    ann, bo = changed(0, (40, 46), name="ann2"), changed(1, (46,), bit=2, name="bo2")
+    two = compare([ann, bo])
+    assert two.damaged == (ann, bo), two.summary()
+    assert two.summary().endswith(". Bo's log (bo2.bandit-log) and Ann's log (ann2.bandit-log) are damaged (see "
+                                  "their verdicts): their copies of record 47, Cy's message 14 (swap), differ, and "
+                                  "neither verifies."), two.summary()
 
 
 def test_s10_3_a_side_record_damaged_in_one_log_names_its_byte_in_each_log_once(
