@@ -59,7 +59,7 @@ def passed_over(results: Sequence[AuditResult], told: AuditResult,
     if not before:
         return
     aside = [r.path.name for r in before if any(r is d for d in damaged)]
-    unreadable = [r.path.name for r in before if r.path.name not in aside]
+    unreadable = [r.path.name for r in before if all(r is not d for d in damaged)]
     why = []
     if unreadable:
         why.append(f"{listed(unreadable)} cannot be read as {'a log' if len(unreadable) == 1 else 'logs'}")
