@@ -477,7 +477,7 @@ def test_s10_3_two_copies_of_one_record_that_differ_and_neither_verify_set_both_
     from cli.audit import agreement_verdict
     from cli.main import main
     from p2p.log import read_log
-    from p2p.report import comparison_report, told_from
+    from p2p.report import comparison_report, passed_over, told_from
 
     _, logs = table
     index = 46
@@ -519,6 +519,11 @@ def test_s10_3_two_copies_of_one_record_that_differ_and_neither_verify_set_both_
     assert lines[0] == ("ann.bandit-log and bo.bandit-log are damaged (see their own verdicts with the logs compared "
                         f"below): the game is told from {logs[2].name}, the first readable log that is not damaged.")
     assert lines[2] == f"Fairness log: {logs[2]}"
+    (tmp_path / "empty.bandit-log").write_bytes(b"")
+    assert list(passed_over([audit(tmp_path / "empty.bandit-log"), ann, bo, cy], cy, (ann, bo)))[0] == (
+        "empty.bandit-log cannot be read as a log; ann.bandit-log and bo.bandit-log are damaged (see their own "
+        f"verdicts with the logs compared below): the game is told from {logs[2].name}, the first readable log that "
+        "is not damaged.")
 
     one = compare([ann, audit(logs[1]), cy])  # (one copy fails, the others' verify: that log alone is set aside)
     assert one.damaged == (ann,) and one.agree and told_from(one.logs, one.damaged).path == logs[1]
