@@ -63,7 +63,7 @@ from typing import Any
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
 from p2p.errors import JoinRefused, NotReached, OtherRelease, ProtocolError, StartFailed, TableClosed, printable
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
-from p2p.names import alike, problem_of, scripts
+from p2p.names import problem_of, refusal, written_in
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
     Roster, TableRules,
@@ -80,6 +80,10 @@ REDIALS = 3  # times a member redials one it dials whose link dropped before the
 REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "bad-name", "unreachable"})
 WRONG_CODE = "wrong table code"  # the `detail` of a bad-code refusal for a code given but wrong
 WHY_LEN = 200  # characters of a `lobby.fail`'s reason at most (§6.6)
+# A joiner's name as its hello gives it: any text of a name's length, so that a name that
+# breaks a rule of §6.4 (a control or format character, blank) is refused `bad-name`,
+# saying which rule, not as a malformed hello.
+HELLO_NAME = Str(max_len=PLAYER_NAME.max_len)
 
 MESSAGES: tuple[Message, ...] = (
     Message("lobby.offer", 1, "§6.2", {
@@ -87,7 +91,7 @@ MESSAGES: tuple[Message, ...] = (
         "free": Int(0, MAX_SEATS), "nonce": NONCE, "code": Bool(),
     }),
     Message("lobby.hello", 1, "§6.2", {
-        "proto": Int(0, 65535), "name": PLAYER_NAME, "cert": CERT, "nonce": NONCE, "port": Int(1, 65535),
+        "proto": Int(0, 65535), "name": HELLO_NAME, "cert": CERT, "nonce": NONCE, "port": Int(1, 65535),
         "sig": SIGNATURE, "proof": Optional(Bin(size=32)),
     }),
     Message("lobby.welcome", 1, "§6.2", {"seat": Int(1, MAX_SEATS - 1), "roster": WIRE_ROSTER, "proof": Optional(Bin(size=32))}),
@@ -246,34 +250,40 @@ def _check_name(name: str, what: str, max_len: int) -> None:
         raise ValueError(f"the {what} name {name!r} {problem} (§6.4)")
 
 
+def _quoted(name: str, limit: int = 60) -> str:
+    """`name` quoted, its invisible characters shown as codes, cut to `limit` characters
+    (a refusal's detail holds 200)."""
+    shown = repr(name)
+    return shown if len(shown) <= limit else f"{shown[:limit - 2]}…{shown[0]}"
+
+
 def name_taken(name: str, seated: Member) -> str:
     """Why a joiner called `name` is refused beside the `seated` player named alike (§6.4)."""
     if name == seated.name:
         return f"{seated.name!r} is already seated (seat {seated.seat + 1}) (§6.4)"
-    theirs, its = scripts(seated.name), scripts(name)
-    written = f" (in {' and '.join(s.title() for s in its)} letters)" if its != theirs and its else ""
-    return (f"{seated.name!r} is already seated (seat {seated.seat + 1}) and {name!r}{written} reads the same: "
-            "names must differ by more than case, spacing or lookalike letters (§6.4)")
+    return (f"{seated.name!r} is already seated (seat {seated.seat + 1}) and {name!r}{written_in(name, seated.name)} "
+            "reads the same: names must differ by more than case, spacing or lookalike letters (§6.4)")
 
 
 def check_names(roster: Roster, host: str) -> None:
-    """A guest's check of a roster from its `host` against the name rules of §6.4, which
-    the host's door applies: no two players alike, no name (the table's too) it would
-    refuse. (A roster's validity, `check_seating`, compares names only as they are after
-    NFKC and case folding, so that rosters and logs of earlier games stay valid.)"""
+    """A guest's check of a roster from its `host` against the name rules of §6.4: the
+    host's door (`refusal`) must have let in each member beside the seats before it, and
+    the table's name must pass them too. (A roster's validity, `check_seating`, compares
+    names only as they are after NFKC and case folding, so that rosters and logs of
+    earlier games stay valid.)"""
     if (problem := problem_of(roster.table, TABLE_NAME.max_len)) is not None:
         raise ProtocolError("§6.4", f"the host names its table {roster.table!r}, and that name {problem}", host)
-    members = roster.members
-    for i, later in enumerate(members):
-        if (earlier := next((m for m in members[:i] if alike(m.name, later.name)), None)) is not None:
-            theirs, its = scripts(earlier.name), scripts(later.name)
-            written = f" (in {' and '.join(s.title() for s in its)} letters)" if its != theirs and its else ""
+    names = [m.name for m in roster.members]
+    for m in roster.members:
+        if (no := refusal(m.name, names[:m.seat], PLAYER_NAME.max_len)) is None:
+            continue
+        if no.reason == "name-taken":
+            earlier = roster.members[no.seat]
             raise ProtocolError("§6.4", f"the host seats {earlier.name!r} (seat {earlier.seat + 1}) and "
-                                        f"{later.name!r}{written} (seat {later.seat + 1}), names that read the same: "
-                                        "names must differ by more than case, spacing or lookalike letters", host)
-    for m in members:
-        if (problem := problem_of(m.name, PLAYER_NAME.max_len)) is not None:
-            raise ProtocolError("§6.4", f"the host seats {m.name!r} (seat {m.seat + 1}), and that name {problem}", host)
+                                        f"{m.name!r}{written_in(m.name, earlier.name)} (seat {m.seat + 1}), names "
+                                        "that read the same: names must differ by more than case, spacing or "
+                                        "lookalike letters", host)
+        raise ProtocolError("§6.4", f"the host seats {m.name!r} (seat {m.seat + 1}), and that name {no.problem}", host)
 
 
 def signature_message(seat: int, canonical: bytes, game_id: bytes, sig: bytes) -> dict[str, Any]:
@@ -605,14 +615,14 @@ class HostLobby(_SignsRoster):
             return refuse("started", "the game has already started"), []
         if self.roster.member(cert.peer_id) is not None:
             return refuse("duplicate", "this identity is already seated at the table"), []
-        if (seated := next((m for m in self.roster.members if alike(m.name, hello["name"])), None)) is not None:
-            why = name_taken(hello["name"], seated)
-            return refuse("name-taken", why), [TurnedAway(hello["name"], address, hello["proto"], "name-taken",
-                                                          cert.peer_id, why.removesuffix(" (§6.4)"))]
-        if (problem := problem_of(hello["name"], PLAYER_NAME.max_len)) is not None:
-            why = f"the name {hello['name']!r} {problem}"
-            return refuse("bad-name", f"{why} (§6.4)"), [
-                TurnedAway(hello["name"], address, hello["proto"], "bad-name", cert.peer_id, why)]
+        name = hello["name"]
+        if (no := refusal(name, [m.name for m in self.roster.members], PLAYER_NAME.max_len)) is not None:
+            if no.reason == "name-taken":
+                why = name_taken(name, self.roster.members[no.seat])
+            else:
+                why = f"the name {_quoted(name)} {no.problem} (§6.4)"
+            return refuse(no.reason, why), [TurnedAway(name, address, hello["proto"], no.reason, cert.peer_id,
+                                                       why.removesuffix(" (§6.4)"))]
 
         others = self.roster.members[1:]
         member = Member(len(self.roster.members), hello["name"], cert, hello["nonce"], (address, hello["port"]))

@@ -11,9 +11,13 @@ letters inside one word (``Аnn`` with a Cyrillic А, the usual way to pass for 
 Two names are *alike* when their skeletons are equal (`skeleton`): NFKC, the common
 Cyrillic and Greek letters that look Latin read as those Latin letters, case folded,
 spaces collapsed; so "ALICE", "ａｌｉｃｅ" and an all-Cyrillic "АВВА" beside "ABBA" are
-alike. The host applies these rules at its front door and to its own names; a joiner
-applies them to its own name before it dials, and every guest to each roster it is sent
-in the lobby.
+alike. So are two names a roster may not seat together (`name_key`: the same after
+NFKC and case folding), though a lookalike letter and its other case read differently
+(a Cyrillic "М" reads as "M", its small "м" as none). `refusal` is the front door's
+verdict on a name beside those seated, and every guest replays it, seat by seat, over
+each roster it is sent in the lobby: so the door never seats a name a guest refuses,
+and refuses every name a guest would. The host applies the rules to its own names too,
+and a joiner to its own name before it dials.
 
 A name that *reads as a bot's* (`reads_as_a_bot`) ends, as it looks, in "(bot)": the
 mark of the bots a host seats beside itself. The command line keeps it for them (a
@@ -23,6 +27,8 @@ courtesy, not a rule of the protocol: a peer sent such a name seats it as any ot
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 # Cyrillic and Greek letters drawn like Latin ones (upper case before folding, so that
 # "В" reads "B", not "в"), and the lower-case ones drawn like Latin lower case.
@@ -93,9 +99,46 @@ def problem_of(text: str, max_len: int) -> str | None:
     return name_problem(text, max_len)
 
 
+def name_key(name: str) -> str:
+    """How a roster's validity compares names (§6.5): compatibility forms folded (NFKC: a
+    fullwidth "ａｌｉｃｅ" is "alice"), case-insensitively, with runs of white space
+    collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
 def alike(a: str, b: str) -> bool:
-    """Whether two names are alike (§6.4): equal skeletons."""
-    return skeleton(a) == skeleton(b)
+    """Whether two names are alike (§6.4): equal skeletons, or equal keys (`name_key`:
+    no roster seats both)."""
+    return skeleton(a) == skeleton(b) or name_key(a) == name_key(b)
+
+
+def written_in(name: str, beside: str) -> str:
+    """" (in Latin and Cyrillic letters)": the scripts `name` is written in, when they are
+    not those of `beside`, the name it reads as; else nothing."""
+    theirs, its = scripts(beside), scripts(name)
+    return f" (in {' and '.join(s.title() for s in its)} letters)" if its != theirs and its else ""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why the front door refuses a name (§6.4): `reason` "name-taken" (it reads as the
+    seated name at index `seat`) or "bad-name" (`problem`, in words that follow "the name …")."""
+
+    reason: str
+    seat: int = -1
+    problem: str = ""
+
+
+def refusal(name: str, seated: Sequence[str], max_len: int) -> Refusal | None:
+    """The front door's verdict on `name` (as received) beside the `seated` names, in seat
+    order (§6.4): taken if it is alike one of them (checked first), bad if it breaks a
+    rule of names (`problem_of`), else None. A roster is one its host's door could have
+    made when each of its names passes beside the names of the seats before it."""
+    if (seat := next((i for i, other in enumerate(seated) if alike(other, name)), None)) is not None:
+        return Refusal("name-taken", seat=seat)
+    if (problem := problem_of(name, max_len)) is not None:
+        return Refusal("bad-name", problem=problem)
+    return None
 
 
 BOT_MARK = "(bot)"

@@ -23,7 +23,6 @@ replayable messages) with an old one.
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -34,6 +33,7 @@ from engine.game import MAX_TARGET
 
 from p2p.errors import ProtocolError
 from p2p.identity import Certificate, Identity
+from p2p.names import name_key
 from p2p.schema import NONCE, Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
 from p2p.wire import decode, encode
 
@@ -99,14 +99,6 @@ class TableRules:
 
 
 DEFAULT_RULES = TableRules()
-
-
-def name_key(name: str) -> str:
-    """How a roster's validity compares names (§6.5): compatibility forms folded (NFKC: a
-    fullwidth "ａｌｉｃｅ" is "alice"), case-insensitively, with runs of white space
-    collapsed. (Names *alike* by §6.4, by their skeletons, are refused at the host's door
-    and by every guest in the lobby: `p2p.names`.)"""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def check_seating(members: Sequence[Member], seats: int, rules: TableRules, section: str) -> None:

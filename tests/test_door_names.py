@@ -1,0 +1,192 @@
+"""§6.4: what the host's front door seats, every guest accepts; what it refuses, a guest would.
+
+The door is driven with raw ``lobby.hello`` messages, as any program could send them (ours
+checks its own name before it dials), whose names are drawn from every kind of text:
+lookalike letters in either case, white space, controls, direction marks, long names,
+names alike after NFKC and case folding, the host's own name, the bots' names.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cli.bots import BOT_NAMES
+from p2p import lobby
+from p2p.admission import join_transcript
+from p2p.errors import ProtocolError
+from p2p.identity import Identity
+from p2p.lobby import Broadcast, GuestLobby, HostLobby, SendTo, Signing, SigningAgain, check_names, links_report
+from p2p.names import BOT_MARK, _LOOKALIKES
+from p2p.roster import PROTOCOL_VERSION, Member, Roster
+from p2p.schema import Schemas
+from transport_support import make_identities
+
+IDS = make_identities(Path(tempfile.mkdtemp(prefix="door-names-")), 7)
+HOST, JOINERS = IDS[0], IDS[1:]
+TABLE_NONCE, HOST_NONCE = b"\x01" * 32, b"\x02" * 32
+SCHEMAS = Schemas(*lobby.MESSAGES)  # (what the front door checks a hello against before the lobby sees it)
+
+LOOKALIKE = "".join(sorted({chr(c) for c in _LOOKALIKES}))
+CONFUSABLE = "".join(sorted(set(LOOKALIKE + LOOKALIKE.swapcase() + LOOKALIKE.upper() + LOOKALIKE.lower()
+                                + "ABEHIKMNOPTXYabcehikmnopuvxy\u00b5\u1c80\u1c82\u0345 ")))
+SCRIPTS = {script: "".join(c for c in CONFUSABLE if unicodedata.name(c, "").startswith(script))
+           for script in ("LATIN", "CYRILLIC", "GREEK")}
+ODD = ["\u200b", "\u200e", "\u200f", "\u202e", "\u2066", "\u00ad", "\u00a0", "\u3000", "\t", "\n", "\x00", "\x1b",
+       "\u0301", "\u3164", "\u2800", "\ufeff", "\ue000"]
+FULLWIDTH = {c: chr(ord(c) - 0x21 + 0xFF01) for c in map(chr, range(0x21, 0x7F))}
+TO_LOOKALIKE = {ord(latin): other for other, latin in ((chr(k), v) for k, v in _LOOKALIKES.items())}
+
+TRANSFORMS: list[Callable[[str], str]] = [
+    str.upper, str.lower, str.swapcase, str.casefold, str.title,
+    lambda s: f" {s}", lambda s: s.replace(" ", "  "), lambda s: s.replace(" ", "\u00a0"),
+    lambda s: "".join(FULLWIDTH.get(c, c) for c in s), lambda s: s.translate(TO_LOOKALIKE),
+    lambda s: s.upper().translate(TO_LOOKALIKE), lambda s: s.lower().translate(TO_LOOKALIKE),
+    lambda s: unicodedata.normalize("NFD", s), lambda s: unicodedata.normalize("NFKC", s),
+    lambda s: f"{s}\u200f", lambda s: f"\u202e{s}", lambda s: s + s, lambda s: f"{s} {BOT_MARK}",
+]
+
+
+def fresh_names() -> st.SearchStrategy[str]:
+    """A name made up from nothing."""
+    return st.one_of(
+        st.text(max_size=30),
+        st.text(alphabet=CONFUSABLE, min_size=1, max_size=8),
+        st.sampled_from(sorted(SCRIPTS.values())).flatmap(lambda letters: st.text(letters, min_size=1, max_size=6)),
+        st.text(alphabet=st.sampled_from([*CONFUSABLE, *ODD]), max_size=6),
+        st.text(min_size=20, max_size=28),
+        st.sampled_from([*BOT_NAMES, *(f"{n} {BOT_MARK}" for n in BOT_NAMES), "alice", "Ann", "ABBA", "Mary Jo"]),
+    )
+
+
+def names_beside(seated: list[str]) -> st.SearchStrategy[str]:
+    """A name a joiner gives: made up, or one seated (the host's among them) made over."""
+    return st.one_of(fresh_names(), st.builds(lambda f, s: f(s), st.sampled_from(TRANSFORMS), st.sampled_from(seated)))
+
+
+def raw_hello(joiner: Identity, name: str, nonce: bytes) -> dict[str, Any]:
+    """A hello as another program could send it: its own name, its join signature (§6.3)."""
+    transcript = join_transcript("T", HOST.peer_id, joiner.peer_id, HOST_NONCE, nonce)
+    return {"type": "lobby.hello", "v": 1, "proto": PROTOCOL_VERSION, "name": name, "cert": joiner.certificate.der,
+            "nonce": nonce, "port": 5000, "sig": joiner.sign(transcript)}
+
+
+def guest_refusal(wire: dict[str, Any]) -> ProtocolError | None:
+    """Why a guest sent `wire` in a ``lobby.roster`` refuses it (`GuestLobby.on_message`'s
+    checks: schema, validity, §6.4's names), if it does."""
+    try:
+        SCHEMAS.check({"type": "lobby.roster", "v": 1, "roster": wire})
+        check_names(Roster.from_wire(wire), HOST.short)
+    except ProtocolError as exc:
+        return exc
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(host_name=st.one_of(fresh_names(), st.just("Alice")), data=st.data())
+def test_s6_4_every_roster_the_door_seats_every_guest_signs_and_every_name_it_refuses_a_guest_refuses(
+        host_name: str, data: st.DataObject) -> None:
+    """Each hello's name is seated only if every guest (the newcomer too) then takes the
+    roster, and the start, and signs; a name refused is refused as `name-taken` or
+    `bad-name`, naming the rule, and a roster seating it anyway is one every guest
+    refuses. Only a hello whose name is too long (§6.2) is refused before the door, as a
+    roster naming it is."""
+    try:
+        host = HostLobby(HOST, name=host_name, table="T", seats=6, table_nonce=TABLE_NONCE, port=4000)
+    except (ValueError, ProtocolError):  # (the host's own name follows the door's rules: a guest would refuse it)
+        alone = Roster("T", TABLE_NONCE, 6, (Member(0, host_name, HOST.certificate, TABLE_NONCE, ("", 4000)),))
+        assert guest_refusal(alone.to_wire()) is not None, host_name
+        return
+    guests: dict[bytes, GuestLobby] = {}
+    for k, joiner in enumerate(JOINERS):
+        if host.roster.free == 0:
+            break
+        name = data.draw(names_beside([m.name for m in host.roster.members]), label=f"joiner {k + 1}")
+        nonce = bytes([k + 10]) * 32
+        hello = raw_hello(joiner, name, nonce)
+        seated_anyway = {**host.roster.to_wire(), "members": [
+            *host.roster.to_wire()["members"],
+            {"seat": len(host.roster.members), "name": name, "cert": joiner.certificate.der, "nonce": nonce,
+             "addr": f"10.0.0.{k + 2}", "port": 5000}]}
+        try:
+            SCHEMAS.check(hello)
+        except ProtocolError as exc:
+            assert exc.section == "§6.2" and "name" in exc.reason and len(name) > 24, exc
+            assert guest_refusal(seated_anyway) is not None, name
+            continue
+        before = host.roster
+        reply, actions = host.on_hello(hello, HOST_NONCE, f"10.0.0.{k + 2}")
+        if reply["type"] == "lobby.refuse":
+            assert reply["reason"] in ("name-taken", "bad-name") and reply["detail"].endswith("(§6.4)"), reply
+            assert host.roster is before
+            refused = guest_refusal(seated_anyway)
+            assert refused is not None and refused.section in ("§6.4", "§6.5"), (name, reply)
+            continue
+        # seated: the newcomer (were it our program, so named) takes its welcome...
+        guest = GuestLobby(joiner, name=name, port=5000, nonce=nonce)
+        guest.on_offer(host.offer(HOST_NONCE), HOST.certificate, ("10.0.0.1", 4000))
+        guest.on_reply(reply)
+        # ... and every guest seated before it the roster with it
+        for action in actions:
+            if isinstance(action, SendTo) and action.message["type"] == "lobby.roster":
+                guests[action.peer].on_message(HOST.peer_id, action.message)
+        guests[joiner.peer_id] = guest
+    if not guests:
+        return
+    actions = host.start()
+    for peer in guests:
+        actions += host.on_message(peer, links_report(host.roster.version))
+    start = next(a.message for a in actions if isinstance(a, Broadcast))
+    for peer, guest in guests.items():  # (R, checked as every member checks it, §6.6)
+        assert any(isinstance(a, Signing) for a in guest.on_message(HOST.peer_id, start))
+    SigningAgain(next(j for j in JOINERS if j.peer_id in guests), start["roster"])  # (a seat taken back from its journal signs it again, §11.3)
+
+
+@pytest.mark.parametrize("seated,name", [
+    ("\u041c\u0438\u043b\u0430", "\u043c\u0438\u043b\u0430"),  # Cyrillic "Мила" beside "мила"
+    ("\u0397\u03bb\u03b9\u03b1\u03c2", "\u03b7\u03bb\u03b9\u03b1\u03c2"),  # Greek "Ηλιας" beside "ηλιας"
+    ("\u039d\u03b9\u03ba\u03b7", "\u03bd\u03b9\u03ba\u03b7"),  # Greek "Νικη" beside "νικη"
+    ("\u0500\u0430\u0440", "\u0501\u0430\u0440"),  # Cyrillic "Ԁар" beside "ԁар"
+    ("\u00b5", "\u039c"),  # the micro sign beside a Greek capital mu
+])
+def test_s6_4_the_door_refuses_a_name_that_differs_from_a_seated_one_only_by_the_case_of_a_lookalike(
+        seated: str, name: str) -> None:
+    """A lookalike letter reads as Latin in one case only (a Cyrillic "М" as "M", its
+    small "м" as nothing else): the door let "мила" sit beside "Мила", and every guest
+    then refused the roster (two names the same after case folding, §6.5), so one such
+    hello broke the table for everyone. The door refuses it now, as taken."""
+    host = HostLobby(HOST, name="Alice", table="T", seats=6, table_nonce=TABLE_NONCE, port=4000)
+    reply, _ = host.on_hello(raw_hello(JOINERS[0], seated, b"\x03" * 32), HOST_NONCE, "10.0.0.2")
+    assert reply["type"] == "lobby.welcome"
+    reply, _ = host.on_hello(raw_hello(JOINERS[1], name, b"\x04" * 32), HOST_NONCE, "10.0.0.3")
+    assert (reply["reason"], reply["detail"]) == (
+        "name-taken", f"{seated!r} is already seated (seat 2) and {name!r} reads the same: names must differ by more "
+                      "than case, spacing or lookalike letters (§6.4)")
+
+
+@pytest.mark.parametrize("name,problem", [
+    ("bo\u200bb", "holds an invisible or control character (U+200B)"),
+    ("\u202eboB", "holds an invisible or control character (U+202E)"),
+    ("\x1b[2Jbob", "holds an invisible or control character (U+001B)"),
+    ("", "is blank"),
+    ("\U000e0041" * 24, "holds an invisible or control character (U+E0041)"),
+])
+def test_s6_4_a_hello_whose_name_holds_an_invisible_character_is_refused_bad_name_saying_so(
+        name: str, problem: str) -> None:
+    """A name with a control or format character, or none at all, is refused `bad-name`
+    with the rule it breaks, as §6.4 says, and the host's player is told: the hello's
+    schema took it for a malformed hello (an error frame, §6.2, and nothing on the
+    host's screen)."""
+    hello = raw_hello(JOINERS[0], name, b"\x03" * 32)
+    assert SCHEMAS.check(hello) is hello  # (what the front door checks first)
+    host = HostLobby(HOST, name="Alice", table="T", seats=6, table_nonce=TABLE_NONCE, port=4000)
+    reply, (away,) = host.on_hello(hello, HOST_NONCE, "10.0.0.2")
+    assert reply["reason"] == "bad-name" and reply["detail"].endswith(f"{problem} (§6.4)"), reply
+    assert len(reply["detail"]) <= 200 and away.sentence().startswith("A player at 10.0.0.2 could not join: the name ")
