@@ -80,6 +80,7 @@ REDIALS = 3  # times a member redials one it dials whose link dropped before the
 REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "bad-name", "unreachable"})
 WRONG_CODE = "wrong table code"  # the `detail` of a bad-code refusal for a code given but wrong
 WHY_LEN = 200  # characters of a `lobby.fail`'s reason at most (§6.6)
+DETAIL_LEN = 200  # characters of a `lobby.refuse`'s detail at most (§6.2)
 # A joiner's name as its hello gives it: any text of a name's length, so that a name that
 # breaks a rule of §6.4 (a control or format character, blank) is refused `bad-name`,
 # saying which rule, not as a malformed hello.
@@ -95,7 +96,7 @@ MESSAGES: tuple[Message, ...] = (
         "sig": SIGNATURE, "proof": Optional(Bin(size=32)),
     }),
     Message("lobby.welcome", 1, "§6.2", {"seat": Int(1, MAX_SEATS - 1), "roster": WIRE_ROSTER, "proof": Optional(Bin(size=32))}),
-    Message("lobby.refuse", 1, "§6.4", {"reason": OneOf(REFUSALS), "detail": Str(max_len=200)}),
+    Message("lobby.refuse", 1, "§6.4", {"reason": OneOf(REFUSALS), "detail": Str(max_len=DETAIL_LEN)}),
     Message("lobby.roster", 1, "§6.5", {"roster": WIRE_ROSTER}),
     Message("lobby.start", 1, "§6.6", {"roster": Bin(min_len=1, max_len=65536), "sig": SIGNATURE}),
     Message("lobby.sign", 1, "§6.6", {"game": Bin(size=32), "sig": SIGNATURE}),
@@ -241,7 +242,11 @@ Action = SendTo | Broadcast | Pin | Unpin | Redial | Probe | RosterChanged | Tur
 
 
 def refuse(reason: str, detail: str) -> dict[str, Any]:
-    return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": detail[:200]}
+    """``lobby.refuse``; a `detail` too long loses characters from its middle, so that
+    its end, the rule it names, stays (two long names quoted in a `name-taken`)."""
+    if len(detail) > DETAIL_LEN:
+        detail = f"{detail[:DETAIL_LEN // 2 - 1]}…{detail[-DETAIL_LEN // 2:]}"
+    return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": detail}
 
 
 def _check_name(name: str, what: str, max_len: int) -> None:
@@ -252,7 +257,7 @@ def _check_name(name: str, what: str, max_len: int) -> None:
 
 def _quoted(name: str, limit: int = 60) -> str:
     """`name` quoted, its invisible characters shown as codes, cut to `limit` characters
-    (a refusal's detail holds 200)."""
+    (24 of them may take 240)."""
     shown = repr(name)
     return shown if len(shown) <= limit else f"{shown[:limit - 2]}…{shown[0]}"
 

@@ -190,3 +190,17 @@ def test_s6_4_a_hello_whose_name_holds_an_invisible_character_is_refused_bad_nam
     reply, (away,) = host.on_hello(hello, HOST_NONCE, "10.0.0.2")
     assert reply["reason"] == "bad-name" and reply["detail"].endswith(f"{problem} (§6.4)"), reply
     assert len(reply["detail"]) <= 200 and away.sentence().startswith("A player at 10.0.0.2 could not join: the name ")
+
+
+def test_s6_4_a_name_taken_refused_with_two_long_names_keeps_the_rule_it_names() -> None:
+    """A refusal's detail holds 200 characters: one quoting two long names lost its end,
+    the rule and its section (§6.4); it loses characters from its middle instead."""
+    host = HostLobby(HOST, name="00000000000000QAT", table="T", seats=6, table_nonce=TABLE_NONCE, port=4000)
+    reply, (away,) = host.on_hello(raw_hello(JOINERS[0], "00000000000000\u051aA\u03a4", b"\x03" * 32), HOST_NONCE, "x")
+    assert reply["reason"] == "name-taken" and len(reply["detail"]) == 200, reply
+    assert reply["detail"].startswith("'00000000000000QAT' is already seated (seat 1) and '00000000000000")
+    assert reply["detail"].endswith("reads the same: names must differ by more than case, spacing or lookalike "
+                                    "letters (§6.4)")
+    assert away.why.endswith("(in Latin and Cyrillic and Greek letters) reads the same: names must differ by more "
+                             "than case, spacing or lookalike letters")  # (the host's screen: every word)
+
