@@ -1113,20 +1113,23 @@ class GuestLobby(_SignsRoster):
 
 class SigningAgain(_SignsRoster):
     """A member whose process stopped while R was being signed, taking its seat back
-    (§11.3). Its journal holds R; it signs R again (the same signature: Ed25519 is
-    deterministic), sends it over every link that comes up, and gathers every other
-    member's signature, which each member sends again over each link that comes up, from
-    its lobby or from its game (§6.6). Its runner dials every member it knows an address
-    for (a link dialled by either side serves the pair, §4.7), so a member that is gone
-    is known at once: its dial fails. Only one it must reach counts so (a higher seat, or
-    every seat when the others cannot dial it, `dials_all`): a lower seat dials it, and
-    the address this seat knows for it was never its to dial (§6.5). Once it holds every
+    (§11.3). Its journal holds R; it checks R as a guest checks each roster it is shown
+    (`check_names`: one that breaks §6.4's names is not signed), signs R again (the
+    same signature: Ed25519 is deterministic), sends it over every link that comes up,
+    and gathers every other member's signature, which each member sends again over each
+    link that comes up, from its lobby or from its game (§6.6). Its runner dials every
+    member it knows an address for (a link dialled by either side serves the pair,
+    §4.7), so a member that is gone is known at once: its dial fails. Only one it must
+    reach counts so (a higher seat, or every seat when the others cannot dial it,
+    `dials_all`): a lower seat dials it, and the address this seat knows for it was
+    never its to dial (§6.5). Once it holds every
     signature its game begins, where the others' began, or now for all."""
 
     def __init__(self, identity: Identity, canonical: bytes, *, dials_all: bool = False) -> None:
         roster = parse_canonical(canonical)
         if roster.member(identity.peer_id) is None:
             raise ValueError("this identity has no seat in the roster")
+        check_names(roster, roster.members[0].cert.short)
         self.roster = roster
         self._sigs = _Signatures(identity)
         self._redials = _Redials()

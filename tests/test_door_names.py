@@ -8,6 +8,7 @@ names alike after NFKC and case folding, the host's own name, the bots' names.
 
 from __future__ import annotations
 
+import re
 import tempfile
 import unicodedata
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from p2p.errors import ProtocolError
 from p2p.identity import Identity
 from p2p.lobby import Broadcast, GuestLobby, HostLobby, SendTo, Signing, SigningAgain, check_names, links_report
 from p2p.names import BOT_MARK, _LOOKALIKES
-from p2p.roster import PROTOCOL_VERSION, Member, Roster
+from p2p.roster import PROTOCOL_VERSION, Member, Roster, parse_canonical
 from p2p.schema import Schemas
 from transport_support import make_identities
 
@@ -204,3 +205,22 @@ def test_s6_4_a_name_taken_refused_with_two_long_names_keeps_the_rule_it_names()
     assert away.why.endswith("(in Latin and Cyrillic and Greek letters) reads the same: names must differ by more "
                              "than case, spacing or lookalike letters")  # (the host's screen: every word)
 
+
+@pytest.mark.parametrize("table,names,words", [
+    ("T", ("Alice", "ABBA", "\u0410\u0412\u0412\u0410"),
+     "the host seats 'ABBA' (seat 2) and 'АВВА' (in Cyrillic letters) (seat 3), names that read the same"),
+    ("T", ("Alice", "b\u043eb"), "the host seats 'bоb' (seat 2), and that name mixes Latin and Cyrillic letters"),
+    ("Friday ", ("Alice", "bob"), "the host names its table 'Friday ', and that name is not written plainly"),
+])
+def test_s11_3_a_seat_taken_back_from_its_journal_signs_no_roster_the_door_would_not_have_made(
+        table: str, names: tuple[str, ...], words: str) -> None:
+    """A seat stopped as R was being signed takes it back from its journal and signs it
+    again (§11.3): it checks R's names as a guest checks each roster it is shown (§6.4),
+    not only R's validity (§6.6), which lets "АВВА" sit beside "ABBA"."""
+    members = tuple(Member(seat, name, ident.certificate, bytes([seat + 5]) * 32)
+                    for seat, (name, ident) in enumerate(zip(names, IDS)))
+    canonical = Roster(table, members[0].nonce, len(members), members).canonical()
+    assert parse_canonical(canonical).members == members  # (a valid R, §6.6)
+    with pytest.raises(ProtocolError, match=rf"^§6\.4: {re.escape(words)}") as info:
+        SigningAgain(IDS[1], canonical)
+    assert info.value.peer == HOST.short
