@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
             say(f"Your fingerprint: {identity.short} (players can check it on their screens)")
             say(f"Others join with: {hint}{'   (each is asked for the table code)' if args.code else ''}")
         else:
-            say(f"listening {where}:{mesh.port} {identity.peer_id.hex()}")
+            say_listening(args, f"{where}:{mesh.port}", identity.peer_id)
         seated = [1]  # (players at the table now, for Enter)
 
         def signing_shown() -> None:
@@ -251,13 +251,25 @@ async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
         nursery.cancel_scope.cancel()
 
 
+def say_listening(args: argparse.Namespace, where: str, fingerprint: bytes) -> None:
+    """Where a host for a script (--quiet, --json) listens, on its first line of standard
+    output: ``listening ADDR:PORT ID``, or with --json, where standard output holds only
+    JSON, one object a line, the result last, ``{"listening": "ADDR:PORT", "fingerprint":
+    ID}`` (ID: the host's peer id in hex)."""
+    if args.json:
+        tell(json.dumps({"listening": where, "fingerprint": fingerprint.hex()}), sys.stdout)
+    else:
+        say(f"listening {where} {fingerprint.hex()}")
+
+
 def said_in_lines(args: argparse.Namespace, news: str | JoinHint) -> None:
     """What the line-mode host prints of `_advertising`'s news: the news, then the join
-    command a `JoinHint` calls for (as the host's first lines, not with --quiet or --json)."""
+    command a `JoinHint` calls for (as the host's first lines, not with --quiet or --json).
+    With --json the news goes to standard error: standard output holds only JSON."""
     if isinstance(news, str):
-        say(news)
+        say(news, aside=args.json)
         return
-    say(news.news)
+    say(news.news, aside=args.json)
     if not (args.quiet or args.json):
         say(f"Others join with: {news.command}")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -167,7 +168,8 @@ def test_a_line_mode_host_in_the_background_of_its_terminal_is_not_stopped_by_it
 def test_a_json_host_on_a_terminal_says_what_its_keys_do_on_standard_error(tmp_path: Path) -> None:
     """`host --json` on a terminal: its standard output is for a script, so the Enter
     prompt and "A game needs at least two players" go to standard error, where the person
-    at the terminal reads them; standard output has the address and the JSON result."""
+    at the terminal reads them; standard output has the address and the result, each a
+    JSON object."""
     seen: list[str] = []
     told: list[str] = []
     terminal, its_side = os.openpty()
@@ -177,7 +179,7 @@ def test_a_json_host_on_a_terminal_says_what_its_keys_do_on_standard_error(tmp_p
     os.close(its_side)
     procs = [host]
     try:
-        where = read_until(host, r"listening (127\.0\.0\.1:\d+)", seen).group(1)
+        where = read_until(host, r'"listening": "(127\.0\.0\.1:\d+)"', seen).group(1)
         read_until(host, r"Press Enter to start", told, 30, errors=True)
         os.write(terminal, b"\n")
         read_until(host, r"A game needs at least two players", told, 30, errors=True)
@@ -188,8 +190,29 @@ def test_a_json_host_on_a_terminal_says_what_its_keys_do_on_standard_error(tmp_p
         kill_all(procs)
         os.close(terminal)
     assert rc == 0
-    listening, result = out.strip().splitlines()
-    assert listening.startswith("listening ") and json.loads(result)["players"] == ["alice", "bob"]
+    listening, result = map(json.loads, out.strip().splitlines())
+    assert listening["listening"] == where and result["players"] == ["alice", "bob"]
+
+
+def test_host_json_prints_only_json_where_it_listens_first_and_its_result_last(tmp_path: Path) -> None:
+    """`host --json | jq`: standard output holds one JSON object a line, where the table
+    listens (and the host's fingerprint) first, for a script to tell its joiners, and the
+    game's result last. The address was a line of text before the JSON, which no JSON
+    reader takes."""
+    host = bandit("host", "--headless", "--name", "alice", "--seats", "2", "--bots", "1", "--target", "20", "--json",
+                  "--bind", "127.0.0.1", "--no-discovery", "--state-dir", str(tmp_path / "h"),
+                  "--log-dir", str(tmp_path / "logs"), stderr=subprocess.PIPE)
+    try:
+        rc, out = finish(host, [], 120)
+    finally:
+        kill_all([host])
+    lines = out.splitlines()
+    objects = [json.loads(line) for line in lines]  # (every line: no text beside the JSON)
+    assert rc == 0 and len(objects) == 2, out
+    first, result = objects
+    assert set(first) == {"listening", "fingerprint"} and re.fullmatch(r"127\.0\.0\.1:\d+", first["listening"])
+    assert re.fullmatch(r"[0-9a-f]{64}", first["fingerprint"])
+    assert result["log"].endswith(".bandit-log") and len(result["logs"]) == 2
 
 
 def test_wrong_fingerprint_and_unreachable_host_fail_clearly(tmp_path: Path) -> None:
@@ -248,3 +271,24 @@ def test_s6_6_a_joiner_whose_host_process_is_killed_or_stopped_in_the_lobby_is_t
         assert waited < 10  # (not the 30 s a guest gives a redial)
     else:
         assert 6 <= waited < 25, waited  # (6 s of silence, then a handshake that times out after 10 s)
+
+
+def test_host_json_tells_its_table_s_news_on_standard_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """What a host hears of its table while it waits (mDNS cannot run here, another table
+    of its name): with --json on standard error, standard output being JSON alone; else
+    on standard output, with the join command."""
+    import argparse
+
+    from cli.host import said_in_lines
+    from cli.lobby_common import JoinHint
+
+    news = JoinHint("bandit-lan join Pair --fingerprint abc", "Another table on this LAN is also called 'Pair'",
+                    warning=True)
+    said_in_lines(argparse.Namespace(quiet=False, json=True), news)
+    said_in_lines(argparse.Namespace(quiet=False, json=True), "The table is not advertised on the LAN (no IPv4)")
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", "Another table on this LAN is also called 'Pair'\n"
+                              "The table is not advertised on the LAN (no IPv4)\n")
+    said_in_lines(argparse.Namespace(quiet=False, json=False), news)
+    assert capsys.readouterr().out == ("Another table on this LAN is also called 'Pair'\n"
+                                       "Others join with: bandit-lan join Pair --fingerprint abc\n")
