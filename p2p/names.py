@@ -29,6 +29,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 # Cyrillic and Greek letters drawn like Latin ones (upper case before folding, so that
 # "В" reads "B", not "в"), and the lower-case ones drawn like Latin lower case.
@@ -124,7 +125,7 @@ class Refusal:
     """Why the front door refuses a name (§6.4): `reason` "name-taken" (it reads as the
     seated name at index `seat`) or "bad-name" (`problem`, in words that follow "the name …")."""
 
-    reason: str
+    reason: Literal["name-taken", "bad-name"]
     seat: int = -1
     problem: str = ""
 

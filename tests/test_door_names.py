@@ -30,7 +30,8 @@ from p2p.roster import PROTOCOL_VERSION, Member, Roster, parse_canonical
 from p2p.schema import Schemas
 from transport_support import make_identities
 
-IDS = make_identities(Path(tempfile.mkdtemp(prefix="door-names-")), 7)
+with tempfile.TemporaryDirectory() as keys:  # (the lobbies hold their keys in memory: no file is read again)
+    IDS = make_identities(Path(keys), 7)
 HOST, JOINERS = IDS[0], IDS[1:]
 TABLE_NONCE, HOST_NONCE = b"\x01" * 32, b"\x02" * 32
 SCHEMAS = Schemas(*lobby.MESSAGES)  # (what the front door checks a hello against before the lobby sees it)
@@ -147,7 +148,8 @@ def test_s6_4_every_roster_the_door_seats_every_guest_signs_and_every_name_it_re
     start = next(a.message for a in actions if isinstance(a, Broadcast))
     for peer, guest in guests.items():  # (R, checked as every member checks it, §6.6)
         assert any(isinstance(a, Signing) for a in guest.on_message(HOST.peer_id, start))
-    SigningAgain(next(j for j in JOINERS if j.peer_id in guests), start["roster"])  # (a seat taken back from its journal signs it again, §11.3)
+    # (and a seat taken back from its journal signs R again, §11.3)
+    SigningAgain(next(j for j in JOINERS if j.peer_id in guests), start["roster"])
 
 
 @pytest.mark.parametrize("seated,name", [
