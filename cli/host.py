@@ -43,9 +43,10 @@ from p2p.transport import open_mesh
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = subparsers.add_parser("host", help="host a table on the LAN and wait for players",
-                              description="Host a table: advertise it on the LAN, admit players until it is full, "
-                                          "then print the seats and the game id.")
+    p = subparsers.add_parser("host", help="host a table on the LAN and play when it is full",
+                              description="Host a table: announce it on the LAN, let players in, and play its game "
+                                          "once the table is full (or earlier, at Enter, with at least two players "
+                                          "seated).")
     p.add_argument("--table", action=NewTableOption, help="table name shown to others (default: NAME's table)")
     p.add_argument("--seats", type=whole, default=4, action=NewTableOption,
                    help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
@@ -54,11 +55,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
     p.add_argument("--code", action=NewTableOption,
                    help="a table code players must know to join (never sent over the network)")
-    p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS")
+    p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS (players join with `join --peer`)")
     p.add_argument("--target", type=target, default=100, action=NewTableOption,
                    help="end the game when a total reaches this (default 100)")
-    p.add_argument("--turn-seconds", type=turn_seconds, default=60, action=NewTableOption,
-                   help="turn timer in seconds (default 60)")
+    p.add_argument("--turn-seconds", type=turn_seconds, default=60, metavar="S", action=NewTableOption,
+                   help="a turn's time; when it runs out the turn is played as A without the power (default 60 s)")
     add_grace_option(p)
     p.add_argument("--skills", type=skills_file, metavar="FILE", action=NewTableOption,
                    help="your own skills table (TOML), as in engine/skills.toml")
