@@ -187,3 +187,12 @@ def test_8_6_wire_forms_are_strict() -> None:
         with pytest.raises(MalformedMessage) as e:
             cls.from_wire(bad, peer(1))
         assert e.value.peer == peer(1) and e.value.section == "§8.6"
+
+
+def test_s8_6_a_reveal_s_repr_keeps_its_nonce_hidden() -> None:
+    """Until every commitment of its round is in, a beacon's nonce is a secret (a peer that
+    learnt it could choose its own after it): a reveal's repr, in a traceback or a debug
+    line, does not show it."""
+    reveal = BeaconReveal(3, bytes(range(32)))
+    assert bytes(range(32)).hex() not in repr(reveal) and repr(bytes(range(32))) not in repr(reveal)
+    assert "round=3" in repr(reveal)

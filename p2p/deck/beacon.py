@@ -21,7 +21,7 @@ the beacon again (which would let the withholder choose between two seeds).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .context import GameContext
@@ -57,10 +57,11 @@ class BeaconCommit:
 
 @dataclass(frozen=True)
 class BeaconReveal:
-    """Wire: {"round": int, "nonce": bin 32}."""
+    """Wire: {"round": int, "nonce": bin 32}. The nonce is secret until its round's
+    commitments are all in (§8.6), so no repr shows it."""
 
     round: int
-    nonce: bytes
+    nonce: bytes = field(repr=False)
 
     def __post_init__(self) -> None:
         expect_int(self.round, 0, MAX_ROUND, "round", SECTION)
