@@ -199,10 +199,11 @@ class TablePeer(SessionRecord):
         # once all are reached; () until a resumed peer begins)
         self._reconnecting: tuple[int, ...] | None = () if resume is not None else None
         self._woke_at = -JUST_BACK  # when this process last ran again after a stop the others noticed
+        self._ran_at: float | None = None  # the last moment this process is known to have run (`_notice_stop`)
         self._stops: list[tuple[float, float]] = []  # (from, to): when this process did not run
         # (back from a stop the others noticed: by when it must reach one of them, since they end
         # the game then, how long it was stopped and when it woke; None once a seat is reached)
-        self._rejoin: tuple[float, float, float] | None = None
+        self._rejoin: tuple[float, int, float] | None = None
         # (the log's words for an end whose screen words say "you": the log is read by others)
         self._log_words: dict[str, str] = {YOU_LEFT: left_the_table(self.names[self._me])}
         # (our first content message not yet delivered, by how many of ours were, and when a screen first saw it)
@@ -858,40 +859,47 @@ class TablePeer(SessionRecord):
         due = self._timer_at
         if math.isfinite(due) and now > due + OVERSLEPT:
             self._timer_at = now  # (noticed: the timer task, running next, finds nothing overdue)
-            self._woke_from_a_stop(due, now)
+            # (the stop began after the last moment this process is known to have run, not
+            # at the deadline it missed, up to a heartbeat later)
+            self._woke_from_a_stop(due if self._ran_at is None else self._ran_at, now)
+        self._ran_at = now
 
-    def _woke_from_a_stop(self, due: float, now: float) -> None:
-        """The timer task was due at `due` and this process ran only at `now`: it was
-        stopped (Ctrl-Z, SIGSTOP) or its machine slept. It heard nobody meanwhile, so it
-        blames nobody's silence: every seat is heard anew from now, and the time it was
-        stopped counts toward no seat's absence (§11.3). The others heard nothing from it
-        either: `SILENCE` after its last frame they took its links for lost, and their
-        clocks stood from then (§9.6, §11.3). Its own clocks stand from the same moment, so
-        the turn timer its player sees, and the timer and stall claims it makes, agree with
-        theirs. When the others missed it, the links they closed are its reconnecting, and
-        it must reach one of them before their grace period for it runs out (`_rejoin`),
-        else they have ended the game, naming it away (`_rejoin_failed`)."""
+    def _woke_from_a_stop(self, ran: float, now: float) -> None:
+        """This process last ran at `ran` (the stop is timed from then: its timer task,
+        due up to a heartbeat later, missed its deadline some time after) and ran again
+        only at `now`: it was stopped (Ctrl-Z, SIGSTOP) or its machine slept. It heard
+        nobody meanwhile, so it blames nobody's silence: every seat is heard anew from now,
+        and the time it was stopped counts toward no seat's absence (§11.3). The others
+        heard nothing from it either: `SILENCE` after its last frame they took its links for
+        lost, and their clocks stood from then (§9.6, §11.3). Its own clocks stand from the
+        same moment, so the turn timer its player sees, and the timer and stall claims it
+        makes, agree with theirs. When the others missed it, the links they closed are its
+        reconnecting, and it must reach one of them before their grace period for it runs
+        out (`_rejoin`), else they have ended the game, naming it away (`_rejoin_failed`)."""
         self._heard = dict.fromkeys(self._heard, now)
-        self._stops.append((due, now))
+        self._stops.append((ran, now))
         for seat, away in self._absent.items():
-            self._absent[seat] = away + max(0.0, now - max(due, away))
-        last = self.orderer.last_sent  # (the others heard it last then; `due` if it never sent)
-        since = (due if last is None else last) + SILENCE
-        how = (f"its clocks stood for the last {now - since:.0f} s of it, as the others' did" if since < now
+            self._absent[seat] = away + max(0.0, now - max(ran, away))
+        last = self.orderer.last_sent  # (the others heard it last then; `ran` if it never sent)
+        since = (ran if last is None else last) + SILENCE
+        stopped = round(now - ran)  # (the log and the screen say the same whole seconds)
+        how = (f"its clocks stood for the last {round(now - since)} s of it, as the others' did" if since < now
                else "too short for the others to miss it: its clocks ran on")
-        self._note(f"this peer did not run for {now - due:.0f} s (its process was stopped, or its machine slept); "
+        self._note(f"this peer did not run for {stopped} s (its process was stopped, or its machine slept); "
                    f"{how}", "§9.6")
         if since < now:  # (the others missed it: the player hears why the table was waiting)
-            self._rejoin = (max(since + self.grace, now + BACK_FROM_STOP_WAIT), now - due, now)
-            self._say(self._stop_told(due, since, now), "warning")
+            self._rejoin = (max(since + self.grace, now + BACK_FROM_STOP_WAIT), stopped, now)
+            self._say(self._stop_told(stopped, since, now), "warning")
             self._woke_at = now  # (the links the others closed meanwhile are this seat's reconnecting, not news)
         self.machine.clocks.stand_while_stopped(since, now)
-        self._progress.stopped_s += now - due  # (what the player's screen showed nobody meanwhile)
+        self._progress.stopped_s += now - ran  # (what the player's screen showed nobody meanwhile)
         self._watch.poke()
 
-    def _stop_told(self, due: float, since: float, now: float) -> str:
-        """The player's line for a stop of this process that the others noticed at `since`."""
-        stopped, ran = round(now - due), round(max(0.0, since - due))
+    def _stop_told(self, stopped: int, since: float, now: float) -> str:
+        """The player's line for a stop of `stopped` seconds (rounded) of this process
+        that the others noticed at `since`."""
+        paused = min(stopped, round(now - since))
+        ran = stopped - paused
         text = f"This program did not run for {stopped} s (it was stopped, or the computer slept). "
         if ran >= 1 and stopped > ran:
             text += (f"The table's timers ran on for the first {ran} s of it, until the others missed you, "

@@ -1433,6 +1433,34 @@ async def test_s9_6_a_ready_sent_first_on_waking_from_a_stop_leaves_the_stop_not
                for note in read_text_notes(me.log.path)), read_text_notes(me.log.path)
 
 
+async def test_s9_6_a_stop_is_timed_from_the_last_moment_the_process_ran_alike_on_screen_and_in_the_log(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Both peers' processes stop for 33 s just after a heartbeat, their timer tasks due
+    a heartbeat later. The player read "did not run for 32 s": the stop was timed from the
+    deadline the timer task missed, not from the last moment the process ran. The screen,
+    the log's note and the time the screen's countdowns stand all say 33 s."""
+    from engine import Phase
+    from tests.live_support import seat_live_table
+
+    stack, (me, bot) = await seat_live_table(tmp_path, 2)
+    async with stack, running([me, bot]):
+        await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[1], me, bot)
+        for _ in range(20):  # (to a moment the process ran whose next deadline is well after it)
+            mock_clock.jump(max(0.0, me._timer_at - me.now()))
+            await trio.testing.wait_all_tasks_blocked()
+            if me._timer_at > me.now() + 0.5:
+                break
+        assert me._timer_at > me.now() + 0.5
+        mock_clock.jump(33.0)
+        await trio.testing.wait_all_tasks_blocked()
+        said = [line.text for line in me.lines if line.text.startswith("This program did not run")]
+        assert len(said) == 1 and said[0].startswith("This program did not run for 33 s "), said
+        assert me.progress.stopped_s == pytest.approx(33.0)
+        await me.leave()
+    notes = [note for note in read_text_notes(me.log.path) if note.startswith("this peer did not run")]
+    assert len(notes) == 1 and notes[0].startswith("this peer did not run for 33 s "), notes
+
+
 @pytest.mark.parametrize("others", ["play-on", "log-made", "one-away", "gone", "declined", "signalled"])
 def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_path: Path, others: str) -> None:
     """carol's process dies once her roster signature is out, before she holds bob's (she
