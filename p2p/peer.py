@@ -204,6 +204,10 @@ class TablePeer(SessionRecord):
         # (back from a stop the others noticed: by when it must reach one of them, since they end
         # the game then, how long it was stopped and when it woke; None once a seat is reached)
         self._rejoin: tuple[float, int, float] | None = None
+        # (back from a stop that ran past the others' grace period for this seat: its whole
+        # seconds, until every seat is reached again; it then names nobody absent)
+        self._past_grace: int | None = None
+        self._left_for_stop = False  # (it leaves for that stop: said once)
         # (the log's words for an end whose screen words say "you": the log is read by others)
         self._log_words: dict[str, str] = {YOU_LEFT: left_the_table(self.names[self._me])}
         # (our first content message not yet delivered, by how many of ours were, and when a screen first saw it)
@@ -890,6 +894,8 @@ class TablePeer(SessionRecord):
         if since < now:  # (the others missed it: the player hears why the table was waiting)
             self._rejoin = (max(since + self.grace, now + BACK_FROM_STOP_WAIT), stopped, now)
             self._say(self._stop_told(stopped, since, now), "warning")
+            if since + self.grace <= now:  # (the others, if they ran, have ended the game for this seat)
+                self._past_grace = stopped
             self._woke_at = now  # (the links the others closed meanwhile are this seat's reconnecting, not news)
         self.machine.clocks.stand_while_stopped(since, now)
         self._progress.stopped_s += now - ran  # (what the player's screen showed nobody meanwhile)
@@ -911,21 +917,32 @@ class TablePeer(SessionRecord):
                      f"have likely ended the game.")
         return text
 
-    def _rejoin_failed(self, stopped: float) -> None:
+    def _rejoin_failed(self, stopped: float, unreached: tuple[int, ...] = ()) -> None:
         """Back from a stop, this seat reached no other seat before their grace period for
-        it ran out: they have ended the game, naming it away (§11.3). It names nobody
-        absent (a table waits for others, never for itself, §10.2, and the others did not
-        go away): it leaves (§9.8), and its log closes as after a leave that could not come
-        back delivered (§10.1)."""
+        it ran out (or, after a stop past that grace period, not the seats `unreached`
+        within the grace period after it): they have ended the game, naming it away
+        (§11.3). It names nobody absent (a table waits for others, never for itself,
+        §10.2, and the others did not go away): it leaves (§9.8), and its log closes as
+        after a leave that could not come back delivered (§10.1)."""
+        self._left_for_stop = True
         grace = f"{self.grace:.0f} s"
         how = (f"was stopped for {stopped:.0f} s, longer than the table's grace period ({grace})"
                if stopped > self.grace else
                f"was stopped for {stopped:.0f} s, and could not reach the table again within its grace period ({grace})")
-        ended = "the others have ended the game, naming you away"
+        if unreached:
+            names = listed([self.names[s] for s in unreached])
+            ended = (f"{names} {'has' if len(unreached) == 1 else 'have'} likely ended the game, naming you away, "
+                     "and could not be reached again")
+            noted = (f"could not reach {names} after it: {names} likely ended the game, naming it away; "
+                     "it names nobody absent")
+            words = unanswered_after_stop(self.names[self._me], how, names)
+        else:
+            ended = "the others have ended the game, naming you away"
+            noted = "reached no other seat after it: the others have ended the game, naming it away"
+            words = unanswered_after_stop(self.names[self._me], how)
         why = f"your program {how}: {ended}"
-        self._note(f"this peer {how}, and reached no other seat after it: the others have ended the game, "
-                   "naming it away; it leaves the table", "§11.3")
-        self._log_words[why] = unanswered_after_stop(self.names[self._me], how)
+        self._note(f"this peer {how}, and {noted}; it leaves the table", "§11.3")
+        self._log_words[why] = words
         self._say(f"Your program {how}: {ended}.", "error")
         assert self._nursery is not None
         self._nursery.start_soon(self._say_goodbye, f"their program {how}", why, 0.0)  # (the leave's reason, §9.8)
@@ -1167,9 +1184,12 @@ class TablePeer(SessionRecord):
             if not reached and self._leaving_why is None and not self._done.is_set():
                 self._rejoin_failed(stopped)
                 return
+        reports = self._link_reports()
+        if self._past_grace is not None and not self._absent and not reports:
+            self._past_grace = None  # (every seat is reached again: the others did not end the game)
         expired = [(seat, seat, "was away", "did not come back") for seat, since in self._absent.items()
                    if now >= since + self.grace]
-        for seat, (since, away) in self._link_reports().items():  # two others cannot reach each other
+        for seat, (since, away) in reports.items():  # two others cannot reach each other
             if now >= since + self.grace:
                 if all(s in self._absent for s in away):  # (away from this seat too: said as the others say it)
                     expired.append((away[0], away[0], "was away", "did not come back"))
@@ -1179,6 +1199,11 @@ class TablePeer(SessionRecord):
                 # seat waits for: a table waits for others, never for itself, §10.2)
                 absent = seat if self._me in away else away[0]
                 expired.append((seat, absent, f"could not reach {missing}", f"could not reach {missing}"))
+        if expired and self._past_grace is not None:  # (its own stop ran past the grace period: it names nobody)
+            if not self._left_for_stop and self._leaving_why is None and not self._done.is_set():
+                unreached = set(self._absent) | {s for _, away in reports.values() for s in away}
+                self._rejoin_failed(self._past_grace, tuple(sorted(unreached - {self._me})))
+            return
         if expired:
             seat, absent, what, told = expired[0]
             name, round_ = self.names[seat], self.machine.round_number

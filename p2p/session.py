@@ -26,16 +26,19 @@ def left_the_table(name: str) -> str:
     return f"{name} left the table"
 
 
-def unanswered_after_stop(name: str, how: str) -> str:
+def unanswered_after_stop(name: str, how: str, unanswered: str | None = None) -> str:
     """What a seat's log says (`log.end`) when, back from a stop of its program (`how`:
-    "was stopped for 30 s, …"), it reached no other seat: the others ended the game,
-    naming it away (§9.6)."""
-    return f"{name}'s program {how}; no other seat answered after it"
+    "was stopped for 30 s, …"), it reached no other seat (or not `unanswered`, "Ann and
+    Dan", after a stop past the grace period): they ended the game, naming it away (§11.3)."""
+    if unanswered is None:
+        return f"{name}'s program {how}; no other seat answered after it"
+    return f"{name}'s program {how}; {unanswered} did not answer after it"
 
 
 def ended_unanswered_after_stop(name: str, why: str) -> bool:
     """Whether `why` (a `log.end`'s) is `unanswered_after_stop` for `name`."""
-    return why.startswith(f"{name}'s program ") and why.endswith("; no other seat answered after it")
+    return why.startswith(f"{name}'s program ") and why.endswith((
+        "; no other seat answered after it", " did not answer after it"))
 
 
 LineKind = Literal["turn", "snap", "power", "round", "table", "private", "warning", "error"]

@@ -495,11 +495,13 @@ def test_s11_3_resume_after_your_own_leave_says_which_game_you_left_and_why(
     assert "(a game that ended needs no resuming)" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("unanswered", [None, "Bo"], ids=["nobody-reached", "some-reached"])
 def test_s9_6_resume_after_a_stop_past_the_grace_period_says_which_game_ended_and_why(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], unanswered: str | None) -> None:
     """A player whose program was stopped (Ctrl-Z) longer than the grace period, back
     too late, left; `join --resume` then said only "a game that ended needs no
-    resuming". It names the table, when, and why: the stop, and the others' ending."""
+    resuming". It names the table, when, and why: the stop, and the others' ending
+    (`unanswered`: the seats it could not reach again, where it reached some)."""
     from p2p.log import header_for
     from p2p.roster import Member, Roster
     from p2p.session import unanswered_after_stop
@@ -511,7 +513,7 @@ def test_s9_6_resume_after_a_stop_past_the_grace_period_says_which_game_ended_an
     path.parent.mkdir(parents=True)
     how = "was stopped for 31 s, longer than the table's grace period (10 s)"
     log = FairnessLog.create(path, header_for(roster.canonical(), (bytes(64),) * 2, 0), identities[0])
-    log.close(unanswered_after_stop("Ann", how), left=f"their program {how}")
+    log.close(unanswered_after_stop("Ann", how, unanswered), left=f"their program {how}")
     resume_args = argparse.Namespace(state_dir=tmp_path, log=None, log_dir=None, bind="0.0.0.0")
     assert trio.run(cli.resume.resume_seat, resume_args, identities[0]) == 1
     said = " ".join(capsys.readouterr().err.split())
