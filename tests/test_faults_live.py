@@ -1354,49 +1354,52 @@ async def test_s11_3_the_time_a_process_was_stopped_counts_toward_no_absence(
                 peer._finish("the test ends here")
 
 
+@pytest.mark.parametrize("seats", [3, 4])
 async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_names_nobody_it_cannot_reach(
-        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+        tmp_path: Path, mock_clock: trio.testing.MockClock, seats: int) -> None:
     """The processes of Ann and Bot 1 stop for 30 s, longer than the grace period (15 s);
-    meanwhile Bot 2's ends the game, naming Ann away, and is gone. Running again, Ann's
-    peer reached Bot 1 but not Bot 2, and 15 s later her log named Bot 2 absent, as if he
-    had left: an honest player accused in a signed log. A seat whose own stop ran past the
-    grace period names nobody absent, whatever it reaches after it: it leaves, saying
-    whom it could not reach, and every log audits (Bot 2's names Ann absent; Ann's and
-    Bot 1's say that their writer left)."""
+    meanwhile the others' (Bot 2, and Bot 3 at four seats) end the game, naming Ann
+    away, and are gone. Running again, Ann's peer reached Bot 1 but not Bot 2, and 15 s
+    later her log named Bot 2 absent, as if he had left: an honest player accused in a
+    signed log. A seat whose own stop ran past the grace period names nobody absent,
+    whatever it reaches after it: it leaves, saying whom it could not reach, and every
+    log audits (the others' name Ann absent; Ann's and Bot 1's say that their writer left)."""
     from engine import Phase
     from p2p.agreement import compare
     from p2p.log import read_log
     from tests.live_support import seat_live_table
 
-    stack, peers = await seat_live_table(tmp_path, 3)
-    ann, bot1, bot2 = peers
+    stack, peers = await seat_live_table(tmp_path, seats)
+    ann, bot1, *others = peers
     for peer in peers:
         peer.grace = 15.0
     async with stack, running(peers) as summaries:
         await until(lambda: ann.view().phase is Phase.PEEK, ann)  # (the person's turn to look: nothing moves)
         mock_clock.jump(1.0)
         await trio.testing.wait_all_tasks_blocked()
-        mock_clock.jump(30.0)  # (Ann and Bot 1 stopped; Bot 2, running, ends the game for Ann:)
-        bot2._finish("Ann was away for more than 15 s; round 1 is void", absent=ann.me)
+        mock_clock.jump(30.0)  # (Ann and Bot 1 stopped; the others, running, end the game for Ann:)
+        for other in others:
+            other._finish("Ann was away for more than 15 s; round 1 is void", absent=ann.me)
         for _ in range(60):
             await trio.testing.wait_all_tasks_blocked()
             if ann.progress.ended and bot1.progress.ended:
                 break
             mock_clock.jump(1.0)
     how = "program was stopped for 30 s, longer than the table's grace period (15 s)"
-    assert summaries[0].why == f"your {how}: Bot 2 has likely ended the game, naming you away, and could not be " \
-                               "reached again", summaries[0].why  # (Bot 1 was reached)
-    said = [line.text for line in ann.lines if line.kind == "error"]
-    assert said == [f"Your {how}: Bot 2 has likely ended the game, naming you away, and could not be reached again."]
-    ended = read_log(ann.log.path)
-    assert ended.absent is None and ended.left == f"their {how}", ended
-    assert ended.ended == f"Ann's {how}; Bot 2 did not answer after it"
+    gone, has = ("Bot 2", "has") if seats == 3 else ("Bot 2 and Bot 3", "have")
+    ended = f"{gone} {has} likely ended the game, naming you away, and could not be reached again"  # (Bot 1 was reached)
+    assert summaries[0].why == f"your {how}: {ended}", summaries[0].why
+    assert [line.text for line in ann.lines if line.kind == "error"] == [f"Your {how}: {ended}."]
+    log = read_log(ann.log.path)
+    assert log.absent is None and log.left == f"their {how}" and log.ended == f"Ann's {how}; {gone} did not answer " \
+                                                                              "after it", log
     results = [audit(peer.log.path) for peer in peers]
     assert all(result.ok for result in results), [r.first_failure for r in results]
-    assert [r.left.seat for r in results if r.left is not None] == [ann.me, bot1.me, ann.me]
+    assert [r.left.seat for r in results if r.left is not None] == [ann.me, bot1.me] + [ann.me] * len(others)
     agreement = compare(results)
-    assert agreement.agree and agreement.away == ("Ann's log says its writer, Ann, left; Bot 2's log names Ann "
-                                                  "absent; Bot 1's log says its writer, Bot 1, left"), agreement.away
+    named = "Bot 2's log names" if seats == 3 else "Bot 2's and Bot 3's logs name"
+    assert agreement.agree and agreement.away == (f"Ann's log says its writer, Ann, left; {named} Ann absent; Bot 1's "
+                                                  "log says its writer, Bot 1, left"), agreement.away
 
 
 async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_everybody_plays_on_as_before(
