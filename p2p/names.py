@@ -10,14 +10,15 @@ override), is only white space and combining marks, or mixes Latin, Cyrillic and
 letters inside one word (``Аnn`` with a Cyrillic А, the usual way to pass for another).
 Two names are *alike* when their skeletons are equal (`skeleton`): NFKC, the common
 Cyrillic and Greek letters that look Latin read as those Latin letters, case folded,
-spaces collapsed; so "ALICE", "ａｌｉｃｅ" and an all-Cyrillic "АВВА" beside "ABBA" are
-alike. So are two names a roster may not seat together (`name_key`: the same after
-NFKC and case folding), though a lookalike letter and its other case read differently
-(a Cyrillic "М" reads as "M", its small "м" as none). `refusal` is the front door's
-verdict on a name beside those seated, and every guest replays it, seat by seat, over
-each roster it is sent in the lobby: so the door never seats a name a guest refuses,
-and refuses every name a guest would. The host applies the rules to its own names too,
-and a joiner to its own name before it dials.
+those letters read again (a letter that folds to one: a narrow Cyrillic "ᲂ" folds to
+"о", so reads "o"), spaces collapsed; so "ALICE", "ａｌｉｃｅ", an all-Cyrillic "АВВА"
+beside "ABBA" and "Рᲂр" beside "Pop" are alike. So are two names a roster may not seat
+together (`name_key`: the same after NFKC and case folding), though a lookalike letter
+and its other case read differently (a Cyrillic "М" reads as "M", its small "м" as none).
+`refusal` is the front door's verdict on a name beside those seated, and every guest
+replays it, seat by seat, over each roster it is sent in the lobby: so the door never
+seats a name a guest refuses, and refuses every name a guest would. The host applies the
+rules to its own names too, and a joiner to its own name before it dials.
 
 A name that *reads as a bot's* (`reads_as_a_bot`) ends, as it looks, in "(bot)": the
 mark of the bots a host seats beside itself. The command line keeps it for them (a
@@ -32,7 +33,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 # Cyrillic and Greek letters drawn like Latin ones (upper case before folding, so that
-# "В" reads "B", not "в"), and the lower-case ones drawn like Latin lower case.
+# "В" reads "B", not "в"), and the lower-case ones drawn like Latin lower case: a letter
+# not listed reads as its case folding does (a Komi "Ԁ" as "ԁ", so "d").
 _LOOKALIKES = str.maketrans({
     # Cyrillic capitals, then small letters
     "А": "A", "В": "B", "Е": "E", "Ѕ": "S", "І": "I", "Ј": "J", "К": "K", "М": "M", "Н": "H", "О": "O",
@@ -57,8 +59,11 @@ def plain_name(text: str) -> str:
 
 def skeleton(name: str) -> str:
     """What a name looks like, for "alike" (§6.4): NFKC, Cyrillic and Greek lookalikes
-    read as Latin letters, case folded, runs of white space collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", name).translate(_LOOKALIKES).casefold().split())
+    read as Latin letters, case folded, NFKC again, lookalikes read again (the letters
+    that reach one only by folding: a narrow "ᲂ" is a Cyrillic "о", so "o"), runs of
+    white space collapsed."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).translate(_LOOKALIKES).casefold())
+    return " ".join(folded.translate(_LOOKALIKES).split())
 
 
 def _script(letter: str) -> str:

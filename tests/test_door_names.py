@@ -37,20 +37,25 @@ TABLE_NONCE, HOST_NONCE = b"\x01" * 32, b"\x02" * 32
 SCHEMAS = Schemas(*lobby.MESSAGES)  # (what the front door checks a hello against before the lobby sees it)
 
 LOOKALIKE = "".join(sorted({chr(c) for c in _LOOKALIKES}))
+# letters that reach a lookalike only by case folding: Cyrillic narrow "ᲂ" and wide "ᲃ",
+# palochka "Ӏ", Komi "Ԁ"; Greek iota subscripts (folded, an "ι")
+FOLDS_TO_LOOKALIKE = "\u1c82\u1c83\u04c0\u0500\u0345\u037a\u1fb3\u1fbc\u1f80"
 CONFUSABLE = "".join(sorted(set(LOOKALIKE + LOOKALIKE.swapcase() + LOOKALIKE.upper() + LOOKALIKE.lower()
-                                + "ABEHIKMNOPTXYabcehikmnopuvxy\u00b5\u1c80\u1c82\u0345 ")))
+                                + FOLDS_TO_LOOKALIKE + "ABEHIKMNOPTXYabcehikmnopuvxy\u00b5\u1c80 ")))
 SCRIPTS = {script: "".join(c for c in CONFUSABLE if unicodedata.name(c, "").startswith(script))
            for script in ("LATIN", "CYRILLIC", "GREEK")}
 ODD = ["\u200b", "\u200e", "\u200f", "\u202e", "\u2066", "\u00ad", "\u00a0", "\u3000", "\t", "\n", "\x00", "\x1b",
        "\u0301", "\u3164", "\u2800", "\ufeff", "\ue000"]
 FULLWIDTH = {c: chr(ord(c) - 0x21 + 0xFF01) for c in map(chr, range(0x21, 0x7F))}
 TO_LOOKALIKE = {ord(latin): other for other, latin in ((chr(k), v) for k, v in _LOOKALIKES.items())}
+TO_FOLDING = str.maketrans("\u043e\u0441\u04cf\u0501\u03b9", "\u1c82\u1c83\u04c0\u0500\u0345")  # (о с ӏ ԁ ι)
 
 TRANSFORMS: list[Callable[[str], str]] = [
     str.upper, str.lower, str.swapcase, str.casefold, str.title,
     lambda s: f" {s}", lambda s: s.replace(" ", "  "), lambda s: s.replace(" ", "\u00a0"),
     lambda s: "".join(FULLWIDTH.get(c, c) for c in s), lambda s: s.translate(TO_LOOKALIKE),
     lambda s: s.upper().translate(TO_LOOKALIKE), lambda s: s.lower().translate(TO_LOOKALIKE),
+    lambda s: s.lower().translate(TO_LOOKALIKE).translate(TO_FOLDING),
     lambda s: unicodedata.normalize("NFD", s), lambda s: unicodedata.normalize("NFKC", s),
     lambda s: f"{s}\u200f", lambda s: f"\u202e{s}", lambda s: s + s, lambda s: f"{s} {BOT_MARK}",
 ]
@@ -172,6 +177,23 @@ def test_s6_4_the_door_refuses_a_name_that_differs_from_a_seated_one_only_by_the
     assert (reply["reason"], reply["detail"]) == (
         "name-taken", f"{seated!r} is already seated (seat 2) and {name!r} reads the same: names must differ by more "
                       "than case, spacing or lookalike letters (§6.4)")
+
+
+@pytest.mark.parametrize("seated,name", [
+    ("Pop", "\u0420\u1c82\u0440"),  # Cyrillic "Рᲂр", its narrow "ᲂ" folding to "о"
+    ("coco", "\u1c83\u1c82\u1c83\u1c82"),  # Cyrillic wide "ᲃ" and narrow "ᲂ"
+    ("Lea", "\u04c0\u0435\u0430"),  # Cyrillic "Ӏеа", its palochka folding to "ӏ"
+])
+def test_s6_4_the_door_refuses_a_name_whose_letters_read_as_latin_only_once_case_folded(
+        seated: str, name: str) -> None:
+    """A letter that folds to a lookalike ("ᲂ" to a Cyrillic "о") was read after the
+    lookalikes, so it read as none: an all-Cyrillic "Рᲂр" sat beside "Pop" and passed for
+    its player on every screen. It reads as the Latin letter its folding reads as now."""
+    host = HostLobby(HOST, name=seated, table="T", seats=6, table_nonce=TABLE_NONCE, port=4000)
+    reply, _ = host.on_hello(raw_hello(JOINERS[0], name, b"\x03" * 32), HOST_NONCE, "10.0.0.2")
+    assert (reply["type"], reply["reason"]) == ("lobby.refuse", "name-taken"), reply
+    assert reply["detail"].startswith(
+        f"{seated!r} is already seated (seat 1) and {name!r} (in Cyrillic letters) reads the same: "), reply
 
 
 @pytest.mark.parametrize("name,problem", [

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import pytest
 
 from cli.argtypes import bot_player, player
 from cli.bots import BOT_NAMES, bot_names
-from p2p.names import alike, name_problem, plain_name, reads_as_a_bot, skeleton
+from p2p.names import _LOOKALIKES, alike, name_problem, plain_name, reads_as_a_bot, skeleton
 
 # (the protocol's examples, §6.4: a name as typed, and as it is sent; or why it is refused)
 PLAIN = [("  Ann ", "Ann"), ("Mary\u00a0 Jo", "Mary Jo"), ("Zoe\u0308", "Zo\u00eb")]
@@ -22,7 +23,9 @@ REFUSED = [
     ("x" * 25, "is longer than 24 characters"),
 ]
 ALIKE = [("Ann", "ANN"), ("alice", "\uff41\uff4c\uff49\uff43\uff45"), ("ABBA", "\u0410\u0412\u0412\u0410"),
-         ("Mary Jo", "mary  jo"), ("ONO", "\u039f\u039d\u039f")]
+         ("Mary Jo", "mary  jo"), ("ONO", "\u039f\u039d\u039f"),
+         ("Pop", "\u0420\u1c82\u0440"), ("coco", "\u1c83\u1c82\u1c83\u1c82"),  # (narrow о, wide с: Cyrillic)
+         ("Lea", "\u04c0\u0435\u0430"), ("dao", "\u0500\u0430\u043e")]  # (Cyrillic palochka, Komi de)
 
 
 @pytest.mark.parametrize("typed,sent", PLAIN)
@@ -38,6 +41,14 @@ def test_s6_4_a_name_nobody_can_tell_apart_is_refused(name: str, why: str) -> No
 @pytest.mark.parametrize("a,b", ALIKE)
 def test_s6_4_names_alike_have_one_skeleton(a: str, b: str) -> None:
     assert alike(a, b), (skeleton(a), skeleton(b))
+
+
+def test_s6_4_a_skeleton_leaves_no_letter_that_reads_as_latin() -> None:
+    """Every character, case folded or not, is read to the end: a letter that reaches a
+    lookalike only by folding ("\u1c82", a narrow Cyrillic "о") reads as that letter's
+    Latin one too, so no skeleton keeps a letter the table reads as Latin."""
+    lookalikes = {chr(c) for c in _LOOKALIKES}
+    assert [f"U+{c:04X}" for c in range(sys.maxunicode + 1) if lookalikes.intersection(skeleton(chr(c)))] == []
 
 
 @pytest.mark.parametrize("a,b", [("Ann", "Anna"), ("Bo", "B\u00f6"), ("\u0432\u0430\u043d\u044f", "bahr")])
