@@ -8,11 +8,12 @@ NFC, no white space at its ends, single spaces inside. It is *refused* (`name_pr
 when it is blank, holds a control or format character (an invisible one, a direction
 override), is only white space and combining marks, or mixes Latin, Cyrillic and Greek
 letters inside one word (``Аnn`` with a Cyrillic А, the usual way to pass for another).
-Two names are *alike* when their skeletons are equal (`skeleton`): NFKC, the common
-Cyrillic and Greek letters that look Latin read as those Latin letters, case folded,
-those letters read again (a letter that folds to one: a narrow Cyrillic "ᲂ" folds to
-"о", so reads "o"), spaces collapsed; so "ALICE", "ａｌｉｃｅ", an all-Cyrillic "АВВА"
-beside "ABBA" and "Рᲂр" beside "Pop" are alike. So are two names a roster may not seat
+Two names are *alike* when their skeletons are equal (`skeleton`): NFKD, the common
+Cyrillic and Greek letters that look Latin read as those Latin letters (under their
+marks too: a Cyrillic "ё" reads "ë"), case folded, those letters read again (a letter
+that folds to one: a narrow Cyrillic "ᲂ" folds to "о", so reads "o"), NFKC, spaces
+collapsed; so "ALICE", "ａｌｉｃｅ", an all-Cyrillic "АВВА" beside "ABBA", "Рᲂр" beside
+"Pop" and "Јоё" beside "Joë" are alike. So are two names a roster may not seat
 together (`name_key`: the same after NFKC and case folding), though a lookalike letter
 and its other case read differently (a Cyrillic "М" reads as "M", its small "м" as none).
 `refusal` is the front door's verdict on a name beside those seated, and every guest
@@ -58,12 +59,14 @@ def plain_name(text: str) -> str:
 
 
 def skeleton(name: str) -> str:
-    """What a name looks like, for "alike" (§6.4): NFKC, Cyrillic and Greek lookalikes
-    read as Latin letters, case folded, NFKC again, lookalikes read again (the letters
-    that reach one only by folding: a narrow "ᲂ" is a Cyrillic "о", so "o"), runs of
-    white space collapsed."""
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).translate(_LOOKALIKES).casefold())
-    return " ".join(folded.translate(_LOOKALIKES).split())
+    """What a name looks like, for "alike" (§6.4): NFKD (letters apart from their marks:
+    a Cyrillic "ё" is an "е" and a diaeresis), Cyrillic and Greek lookalikes read as Latin
+    letters, case folded, NFKD again, lookalikes read again (the letters that reach one
+    only by folding: a narrow "ᲂ" is a Cyrillic "о", so "o"), NFKC, runs of white space
+    collapsed."""
+    read = unicodedata.normalize("NFKD", name).translate(_LOOKALIKES)
+    folded = unicodedata.normalize("NFKD", read.casefold()).translate(_LOOKALIKES)
+    return " ".join(unicodedata.normalize("NFKC", folded).split())
 
 
 def _script(letter: str) -> str:

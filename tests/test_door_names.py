@@ -40,8 +40,11 @@ LOOKALIKE = "".join(sorted({chr(c) for c in _LOOKALIKES}))
 # letters that reach a lookalike only by case folding: Cyrillic narrow "ᲂ" and wide "ᲃ",
 # palochka "Ӏ", Komi "Ԁ"; Greek iota subscripts (folded, an "ι")
 FOLDS_TO_LOOKALIKE = "\u1c82\u1c83\u04c0\u0500\u0345\u037a\u1fb3\u1fbc\u1f80"
+# lookalikes under a mark, written as one letter: Cyrillic "ё Ё ӧ ї Ѐ", Greek "ό Ό έ Έ ά"
+MARKED_LOOKALIKE = "\u0451\u0401\u04e7\u0457\u0400\u03cc\u038c\u03ad\u0388\u03ac"
 CONFUSABLE = "".join(sorted(set(LOOKALIKE + LOOKALIKE.swapcase() + LOOKALIKE.upper() + LOOKALIKE.lower()
-                                + FOLDS_TO_LOOKALIKE + "ABEHIKMNOPTXYabcehikmnopuvxy\u00b5\u1c80 ")))
+                                + FOLDS_TO_LOOKALIKE + MARKED_LOOKALIKE
+                                + "ABEHIKMNOPTXYabcehikmnopuvxy\u00b5\u1c80\u00e9\u00eb\u00f3\u00c9\u00cb\u00d3 ")))
 SCRIPTS = {script: "".join(c for c in CONFUSABLE if unicodedata.name(c, "").startswith(script))
            for script in ("LATIN", "CYRILLIC", "GREEK")}
 ODD = ["\u200b", "\u200e", "\u200f", "\u202e", "\u2066", "\u00ad", "\u00a0", "\u3000", "\t", "\n", "\x00", "\x1b",
@@ -56,6 +59,7 @@ TRANSFORMS: list[Callable[[str], str]] = [
     lambda s: "".join(FULLWIDTH.get(c, c) for c in s), lambda s: s.translate(TO_LOOKALIKE),
     lambda s: s.upper().translate(TO_LOOKALIKE), lambda s: s.lower().translate(TO_LOOKALIKE),
     lambda s: s.lower().translate(TO_LOOKALIKE).translate(TO_FOLDING),
+    lambda s: unicodedata.normalize("NFC", unicodedata.normalize("NFD", s).translate(TO_LOOKALIKE)),
     lambda s: unicodedata.normalize("NFD", s), lambda s: unicodedata.normalize("NFKC", s),
     lambda s: f"{s}\u200f", lambda s: f"\u202e{s}", lambda s: s + s, lambda s: f"{s} {BOT_MARK}",
 ]
@@ -194,6 +198,20 @@ def test_s6_4_the_door_refuses_a_name_whose_letters_read_as_latin_only_once_case
     assert (reply["type"], reply["reason"]) == ("lobby.refuse", "name-taken"), reply
     assert reply["detail"].startswith(
         f"{seated!r} is already seated (seat 1) and {name!r} (in Cyrillic letters) reads the same: "), reply
+
+
+@pytest.mark.parametrize("seated,name,letters", [
+    ("Jo\u00eb", "\u0408\u043e\u0451", "Cyrillic"),  # Cyrillic "Јоё", its "ё" an "е" with a diaeresis
+    ("\u00d3PA", "\u038c\u03a1\u0391", "Greek"),  # Greek "ΌΡΑ", its "Ό" an "Ο" with a tonos
+])
+def test_s6_4_the_door_refuses_a_name_whose_lookalikes_carry_marks(seated: str, name: str, letters: str) -> None:
+    """A lookalike with a mark is written as one letter ("ё"), which the table does not
+    hold: an all-Cyrillic "Јоё" sat beside "Joë". Its letter is read apart from the mark now."""
+    host = HostLobby(HOST, name=seated, table="T", seats=6, table_nonce=TABLE_NONCE, port=4000)
+    reply, _ = host.on_hello(raw_hello(JOINERS[0], name, b"\x03" * 32), HOST_NONCE, "10.0.0.2")
+    assert (reply["type"], reply["reason"]) == ("lobby.refuse", "name-taken"), reply
+    assert reply["detail"].startswith(
+        f"{seated!r} is already seated (seat 1) and {name!r} (in {letters} letters) reads the same: "), reply
 
 
 @pytest.mark.parametrize("name,problem", [
