@@ -119,7 +119,7 @@ async def test_R4_any_key_ends_the_look_and_confirms(mock_clock: trio.testing.Mo
         assert await t.press("m") == [Ready(0)]  # a key without an action still confirms
         assert "[ 8]" not in t.text()
         await t.other(Ready(1))
-        assert "Waiting for Cy" in t.text()
+        assert "waiting for Cy" in t.text()
 
 
 async def test_R4_snap_allowed_while_looking_at_the_bottom_cards(mock_clock: trio.testing.MockClock) -> None:
@@ -129,6 +129,49 @@ async def test_R4_snap_allowed_while_looking_at_the_bottom_cards(mock_clock: tri
         assert sent == [Ready(0)]
         assert await t.press("a") == [Snap(0, top, 0, 2)]
         assert "You snapped a 10 from your bottom-left slot — it matched." in t.log
+
+
+async def test_R4_R6_the_look_says_that_space_also_starts_a_snap_that_counts_before_the_first_turn(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Space, the snap key, ends the look as any key does and starts a snap: the look's
+    prompt says so before the player presses it, and once pressed, that the snap is their
+    one snap for the time before the first turn (R6)."""
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        rows = t.text().splitlines()
+        assert rows[PROMPT_ROW].strip() == "Your two bottom cards — remember them! Enter or any key when done (0:10)."
+        assert rows[PROMPT_ROW + 1].strip() == "Space also starts a snap: your one snap before the first turn (R6)."
+        assert await t.press("space") == [Ready(0)]
+        rows = t.text().splitlines()
+        assert rows[PROMPT_ROW].strip().startswith("Snap the 10: slot your card") and "[ 8]" not in my_box(t.text())[1]
+        assert rows[PROMPT_ROW + 1].strip() == "Look ended (R4). This is your one snap before the first turn (R6)."
+        mock_clock.jump(MESSAGE_S)
+        await t.settle()
+        assert t.text().splitlines()[PROMPT_ROW + 1].strip() == (
+            "This is your one snap before the first turn (R6); a failed one counts too.")
+        assert await t.press("esc") == []
+        assert "Ready (R4) · waiting for Bo, Cy" in prompt_line(t)
+
+
+async def test_R6_a_snap_begun_as_the_look_ended_names_the_turn_it_counts_in_once_the_first_turn_began(
+        mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        await t.other(Ready(1))
+        assert await t.press("space") == [Ready(0)]
+        assert t.message == "Look ended (R4). This is your one snap before the first turn (R6)."
+        await t.other(Ready(2))  # the first turn (mine) begins before the snap is made
+        assert t.message == "Look ended (R4). This is your one snap in your turn (R6)."
+        assert await t.press("q") == [Snap(0, t.scene.top_card, 0, 0)]
+
+
+async def test_R4_a_turn_key_during_the_look_says_it_ended_the_look_and_who_still_looks(
+        mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        await t.other(Ready(1))
+        assert await t.press("x") == [Ready(0)]
+        assert t.message == ("Your look ended: you are ready for the first turn (R4). "
+                             "The first turn has not started: Cy is still looking at their bottom cards (R4).")
+        assert await t.press("q") == []
+        assert t.message == "To snap a card press Space first, then its slot."  # (the look was over already)
 
 
 # --- R6: snaps --------------------------------------------------------------------------

@@ -207,6 +207,7 @@ class TableUi:
         self._model: TableModel | None = None
         self._held: list[str] = []  # turn keys typed while a card was being turned over, or a move was on its way
         self._moved = False  # a turn move went out since the model was last updated: the next key waits for it
+        self._look_snap: Message | None = None  # said as Space ended the look: which turn the snap counts in
         # why a half-typed action was cancelled (or a snap refused), and how said; its keys land until then
         self._stale: tuple[str, float, Literal["warning", "error"]] | None = None
 
@@ -295,6 +296,8 @@ class TableUi:
                 self._cancel_covered(pending, now)
         if self.message is not None and self.message.until <= now:
             self.message = None
+        if self.message is not None and self.message is self._look_snap:  # (the first turn began meanwhile)
+            self.message = self._look_snap = replace(self.message, text=look_snap(model))
         if self._held and not model.busy and not model.turn_sent:  # type-ahead: the table is ready for them now
             held, self._held = self._held, []
             for key in held:
@@ -434,11 +437,22 @@ class TableUi:
 
     def _press_table(self, key: str, model: TableModel, shown: TableScene | None) -> list[Intent]:
         """A key on the table: a key that starts or advances an action shows its prompt
-        at once (a message said before it gives way)."""
+        at once (a message said before it gives way). A key that ends the look at the
+        bottom cards says so with what else it did (R4): Space began a snap, which counts
+        as this player's one snap of that turn (R6); a key that only ends it leaves the
+        prompt to say who the first turn waits for."""
         pending = self.pending
+        message = self.message
+        looking = self._round.bottom_until is not None and not self._round.bottom_done
         out = self._table_key(key, model, shown)
         if self.pending is not None and self.pending != pending:
             self.message = None
+        if looking and self._round.bottom_done:
+            if self.pending is not None and self.pending.action == "snap":
+                self._say(look_snap(model))
+                self._look_snap = self.message
+            elif self.message is not None and self.message is not message:  # (what the key did besides)
+                self._say(f"{look_ended(model)} {self.message.text}", self.message.kind)
         return out
 
     def _table_key(self, key: str, model: TableModel, shown: TableScene | None) -> list[Intent]:
@@ -763,6 +777,29 @@ def on_its_way(kind: str, model: TableModel) -> str:
     return f"Your {move} is on its way."
 
 
+def snap_turn(model: TableModel) -> str:
+    """Which turn a snap made now counts for (R6: one per player per turn, the time
+    before the first turn being one): "before the first turn", "in your turn", "in Bo's turn"."""
+    view = model.view
+    if view.phase is Phase.PEEK:
+        return "before the first turn"
+    if view.turn_seat == model.me:
+        return "in your turn"
+    return "in this turn" if view.turn_seat is None else f"in {model.name(view.turn_seat)}'s turn"
+
+
+def look_snap(model: TableModel) -> str:
+    """What Space did when it ended the look at the bottom cards (R4, R6)."""
+    return f"Look ended (R4). This is your one snap {snap_turn(model)} (R6)."
+
+
+def look_ended(model: TableModel) -> str:
+    """What ending the look at the bottom cards did (R4)."""
+    if model.view.phase is Phase.PEEK:
+        return "Your look ended: you are ready for the first turn (R4)."
+    return "Your look at your bottom cards ended (R4)."
+
+
 def no_card(model: TableModel, seat: int, slot: int) -> str:
     """Why `seat` has no card in `slot`: a slot a snap emptied, or one its tableau does
     not have (a penalty slot, R6, comes with a penalty card)."""
@@ -780,7 +817,11 @@ def explain(intent: Intent, model: TableModel) -> str:
     if view.needs and phase in TURN_PHASES:
         return "One moment: the table is turning a card over."
     if phase is Phase.PEEK:
-        return "The first turn has not started: everyone is looking at their bottom cards."
+        looking = [model.name(seat) for seat in range(model.players) if seat != model.me and not view.ready[seat]]
+        if not looking:
+            return "The first turn starts once your \"ready\" counts (R4)."
+        verb = "is" if len(looking) == 1 else "are"
+        return f"The first turn has not started: {listed(looking)} {verb} still looking at their bottom cards (R4)."
     if phase not in TURN_PHASES:
         return "No turn is being played right now."
     if view.turn_seat != model.me:

@@ -30,7 +30,7 @@ from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
 from cli.tui.keymap import HELP_BAR, opponent_keys, slot_key, slot_position
 from cli.tui.log_view import LOG_TOP, draw_log
-from cli.tui.table_ui import LOOKED_CARD_LEFT, SLOW_MOVE, Pending, TableScene, on_its_way
+from cli.tui.table_ui import LOOKED_CARD_LEFT, SLOW_MOVE, Pending, TableScene, on_its_way, snap_turn
 
 NAME_COLUMNS = 12
 TOP, MIDDLE, BOTTOM = 2, 6, 10
@@ -368,12 +368,17 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
     and the look's time too."""
     message = scene.message
     said = None if message is None else PromptLine(message.text, f"class:message.{message.kind}", marked=False)
+    model = scene.model
     if scene.pending is not None:
         next_step = PromptLine(_pending_text(scene, scene.pending))
+        if said is None and scene.pending.action == "snap" and model.view.phase is Phase.PEEK:
+            said = PromptLine(f"This is your one snap {snap_turn(model)} (R6); a failed one counts too.", marked=False)
         return (next_step,) if said is None else (next_step, said)
     first = said or PromptLine(prompt_text(scene))
     if scene.bottom_until is not None and _my_turn(scene):
         return first, PromptLine(_look_text(scene))
+    if scene.bottom_until is not None and said is None and model.can_snap:  # (R6: Space is a snap, as ever)
+        return first, PromptLine(f"{{Space}} also starts a snap: your one snap {snap_turn(model)} (R6).")
     return (first,)
 
 
@@ -422,7 +427,7 @@ def prompt_text(scene: TableScene) -> str:
         if not view.ready[me]:
             return "Press {Enter} when you are ready for the first turn."
         waiting = [model.name(s) for s in range(model.players) if not view.ready[s]]
-        return f"Waiting for {', '.join(waiting)} · {{Space}}+slot snaps the first discard."
+        return f"Ready (R4) · waiting for {', '.join(waiting)} · {{Space}}+slot snaps the first discard."
     if phase in (Phase.REVEAL, Phase.BETWEEN):
         if not view.round:  # (every seat's keys, then the shuffle, come first: §9.2)
             return "The cards are being shuffled for the first round."
@@ -471,7 +476,7 @@ def _look_text(scene: TableScene) -> str:
     """The look at my bottom cards (R4.3), with the time it has left."""
     assert scene.bottom_until is not None
     left = clock(scene.bottom_until - scene.model.now)
-    return f"Your two bottom cards — remember them! {{any key}} when done ({left})."
+    return f"Your two bottom cards — remember them! {{Enter}} or any key when done ({left})."
 
 
 def _pending_text(scene: TableScene, pending: Pending) -> str:
