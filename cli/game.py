@@ -190,6 +190,7 @@ async def play_seat(
     slot_label: Callable[[int], str] = str
     if not headless:  # the full-screen client is only loaded for a person
         from cli.tui import keymap, run_client
+        from cli.tui.client import JournalLooks, look_seen
 
         slot_label = keymap.slot_label  # the table log names a penalty slot by its key
     try:
@@ -217,7 +218,9 @@ async def play_seat(
 
             nursery.start_soon(run_peer)
             try:
-                await run_client(peer, memory_aid=args.memory_aid, terminal=terminal)  # type: ignore[arg-type]
+                seen = None if resume is None else look_seen(resume.journal_contents, resume.journal.stopped)
+                await run_client(peer, memory_aid=args.memory_aid, terminal=terminal,  # type: ignore[arg-type]
+                                 looks=JournalLooks(peer.journal, seen))
             except Exception:  # (a fault of the screen is no end of the game: the seat stays resumable)
                 peer.failed = True
                 raise

@@ -66,6 +66,7 @@ SCHEMAS = Schemas(
     Message("journal.seat", 3, "§11.3", SEAT_V3),
     Message("journal.seat", 4, "§11.3", {**SEAT_V3, "first_use": Bool()}),
     Message("journal.sent", 1, "§11.3", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
+    Message("journal.look", 1, "§11.3", {"round": Int(0, 2**31), "at_ms": Int(0, 2**53)}),
 )
 
 
@@ -100,6 +101,7 @@ class JournalContents:
     roster: bytes = b""  # R, as this seat signed it (§6.6); b"" in a journal of version 2, written as the game began
     first_use: bool = False  # it joined by address without the host's fingerprint, trusted on first use (§4.1)
     sent: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig) in the order sent
+    look: tuple[int, float] | None = None  # (round, wall clock) its player's look at the bottom cards began (R4.3)
     intact: int = 0
 
     def began(self) -> bool:
@@ -186,6 +188,11 @@ class Journal:
         return cls(AppendFile.reopen(path, contents.intact, lock=True), stopped), contents
 
     @property
+    def stopped(self) -> float | None:
+        """A reopened journal: when its seat stopped (its last mark of life, wall clock)."""
+        return self._stopped
+
+    @property
     def failure(self) -> str | None:
         """Why writing stopped, once the disk failed (None while all is well)."""
         return self._out.failure
@@ -204,6 +211,12 @@ class Journal:
     def sent(self, message: SignedMessage) -> None:
         """Record a message about to be sent (call before handing it to the network)."""
         self._write({"type": "journal.sent", "v": 1, "body": message.body, "sig": message.sig})
+
+    def look(self, number: int, at: float) -> None:
+        """Record that the player's look at the bottom cards of round `number` began at `at`
+        (wall clock, less the time it stood): a seat taken back shows what is left of it
+        (R4.3)."""
+        self._write({"type": "journal.look", "v": 1, "round": number, "at_ms": max(0, round(at * 1000))})
 
     def close(self, *, finished: bool) -> None:
         """Close; a game that ended needs no resuming, so its journal (and seed) go."""
@@ -281,6 +294,8 @@ def read_journal(path: Path) -> JournalContents:
                 )
             elif frame["type"] == "journal.sent":
                 contents.sent.append((frame["body"], frame["sig"]))
+            elif frame["type"] == "journal.look":
+                contents.look = (frame["round"], frame["at_ms"] / 1000)
             else:
                 raise JournalError("§11.3", f"a second seat record at byte {offset}")
             contents.intact = offset + 4 + len(payload)

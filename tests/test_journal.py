@@ -130,3 +130,26 @@ def test_s9_12_the_journal_keeps_the_seat_seed_from_other_users_and_from_reprs(t
             assert seated.seed.hex() not in repr(holder) and repr(seated.seed) not in repr(holder)
     finally:
         seated.journal.close(finished=True)
+
+
+def test_R4_s11_3_the_journal_keeps_when_the_look_at_the_bottom_cards_began(tmp_path: Path) -> None:
+    """A seat restarted during its look at the bottom cards is shown only what is left of
+    R4.3's 10 s: its journal keeps when the look began (the last record of it), and the
+    time it stopped tells how long it was shown."""
+    import os
+
+    from cli.tui.client import look_seen
+
+    path = tmp_path / "g.journal"
+    journal = Journal.create(path, game=bytes(32), seat=1, seed=bytes(32), log=tmp_path / "g.log", port=4000,
+                             addresses=[None, None], roster=b"R")
+    journal.look(1, 1_000_000.25)
+    journal.sent(SignedMessage(bytes(32), {}, b"ready", bytes(64)))
+    journal.look(2, 1_000_100.5)  # (the next round's)
+    journal.close(finished=False)
+    os.utime(path, (1_000_106.5, 1_000_106.5))  # its last mark of life: 6 s into round 2's look
+    reopened, contents = Journal.reopen(path)
+    assert contents.look == (2, 1_000_100.5) and contents.sent == [(b"ready", bytes(64))]
+    seen = look_seen(contents, reopened.stopped)
+    assert seen is not None and (seen.round, seen.shown_s) == (2, 6.0)
+    reopened.release()

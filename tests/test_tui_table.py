@@ -33,7 +33,7 @@ from engine import (
 )
 from cli.tui.canvas import text_width
 from cli.tui.model import TableModel
-from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, MESSAGE_S, STALE_KEYS_S, Overlay, TableUi
+from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, MESSAGE_S, STALE_KEYS_S, LookSeen, Overlay, TableUi
 from cli.tui.table_view import PROMPT_ROW
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 from p2p.table.messages import WIRE_NAME
@@ -897,6 +897,59 @@ async def test_R4_a_screen_opened_before_the_bottom_cards_were_confirmed_shows_t
         await again.settle()
         assert my_box(again.text())[1].strip() == "a[ 8] s[ 2]" and "remember them" in again.text()
         assert await again.press("enter") == [Ready(0)]
+
+
+async def test_R4_a_look_taken_back_after_a_restart_shows_only_the_time_it_has_left(
+        mock_clock: trio.testing.MockClock) -> None:
+    """A seat restarted 6 s into its look (its journal says so: `LookSeen`) is shown its
+    bottom cards for the 4 s left of R4's 10 s, not 10 s again; its countdown runs though
+    the table's barrier has no countdown after a restart (time left unknown)."""
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        again = UiDriver(t.session)
+        again.ui = TableUi(0, seen=LookSeen(t.scene.model.view.round, 6.0))
+        t.session._deadlines.peek, t.session._deadlines.unknown = None, True  # (as a resumed seat's)
+        await again.settle()
+        assert my_box(again.text())[1].strip() == "a[ 8] s[ 2]" and "when done (0:04)" in again.text()
+        began = again.ui.look_began
+        assert began is not None and began[1] == trio.current_time() - 6.0  # (what the journal keeps)
+        mock_clock.jump(0.5)
+        await again.settle()
+        assert again.ui.wakeup() == trio.current_time() + 0.5  # the countdown's next second
+        mock_clock.jump(3.5)
+        await again.settle()
+        assert again.sent == [Ready(0)] and my_box(again.text())[1].strip() == "a[••] s[••]"
+
+
+async def test_R4_a_look_that_ran_out_before_a_restart_is_not_shown_again(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        again = UiDriver(t.session)
+        again.ui = TableUi(0, seen=LookSeen(t.scene.model.view.round, 10.5))
+        await again.settle()
+        assert again.sent == [Ready(0)] and my_box(again.text())[1].strip() == "a[••] s[••]"
+        assert again.message == "Your look at your bottom cards is over: its 10 s ran out before this program restarted (R4)."
+
+
+async def test_R4_a_look_whose_ready_was_sent_before_a_restart_is_not_shown_again(mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        t.session.progress.sending = ("ready",)  # (sent before the restart, not yet in the agreed order)
+        again = UiDriver(t.session)
+        await again.settle()
+        assert my_box(again.text())[1].strip() == "a[••] s[••]" and "remember them" not in again.text()
+        assert again.ui.wakeup() == trio.current_time() + 1.0  # (the barrier's countdown: no look to count)
+        mock_clock.jump(BOTTOM_PEEK_S)
+        await again.settle()
+        assert again.sent == []  # (no second "ready")
+
+
+async def test_R4_the_start_of_the_look_kept_for_a_restart_leaves_out_the_time_this_program_stood(
+        mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        began = t.ui.look_began
+        assert began is not None and began[1] == trio.current_time()
+        mock_clock.jump(2)
+        t.session.progress.stopped_s += 5.0
+        await t.settle()
+        assert t.ui.look_began == (began[0], began[1] + 5.0)
 
 
 async def test_s11_3_a_turn_whose_player_is_away_says_the_table_waits_for_them(mock_clock: trio.testing.MockClock) -> None:

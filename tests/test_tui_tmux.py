@@ -247,6 +247,40 @@ def test_s11_3_after_a_crash_the_next_play_offers_the_game_its_bots_still_wait_i
         assert audit.returncode == 0 and f"Ana left the table ({why})" in audit.stdout, audit.stdout + audit.stderr
 
 
+def test_R4_s11_3_a_seat_killed_during_its_look_is_shown_what_is_left_of_it_when_taken_back(tmp_path: Path) -> None:
+    """The player's `play` is killed 4 s or more into the look at the bottom cards; `play
+    --resume` shows the cards again for what is left of R4.3's 10 s (its journal kept
+    when the look began), not for 10 s anew, and counts it down."""
+    command = [sys.executable, "-m", "cli", "play", "--bots", "1", "--name", "Ana", "--seed", "5",
+               "--state-dir", str(tmp_path / "state"), "--log-dir", str(tmp_path / "logs")]
+    first = Tmux(tmp_path, command)
+    try:
+        text = first.wait_for(lambda t: re.search(r"when done \(0:0[1-6]\)", t) is not None, "the look 4 s in")
+        shell = first.tmux("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
+        pid = int(subprocess.run(["pgrep", "-P", shell, "-f", "cli play"], capture_output=True, text=True).stdout.split()[0])
+        os.kill(pid, signal.SIGKILL)
+        first.wait_text("EXITED 137")
+        left = int(re.findall(r"when done \(0:0(\d)\)", first.screen())[-1])
+    finally:
+        first.close()
+    again_root = tmp_path / "again"
+    again_root.mkdir()
+    again = Tmux(again_root, [sys.executable, "-m", "cli", "play", "--resume", "--state-dir", str(tmp_path / "state")])
+    try:
+        text = again.wait_text("remember them", "Round 1")
+        shown = int(re.findall(r"when done \(0:(\d\d)\)", text)[0])
+        assert shown <= min(left + 2, 9), text  # (the journal's last mark of life: at most 2 s before the kill)
+        again.wait_for(lambda t: f"when done (0:{shown - 1:02d})" in t, "the look counted down", timeout=10)
+        again.wait_for(lambda t: "remember them" not in t, "the look over", timeout=15)
+        again.keys("C-c")
+        again.wait_text("Leave the table?")
+        again.keys("y")
+        assert "EXITED 0" in again.wait_text("EXITED", timeout=60)
+    finally:
+        again.close()
+        subprocess.run(["pkill", "-f", str(tmp_path / "state")], capture_output=True)  # (the bot, if the test failed)
+
+
 def test_a_sure_snap_in_a_real_terminal_on_the_in_process_table(tmp_path: Path) -> None:
     """The client on `tests/tui_launcher.py` (an in-process table dealt so that your
     bottom-left card matches the first discard): Space, a — it matched (R6)."""

@@ -2,7 +2,7 @@
 
 Public API (called from the commands):
 
-- `run_client(session, memory_aid=False, *, terminal=None)` — play a seat of a running
+- `run_client(session, memory_aid=False, *, terminal=None, looks=None)` — play a seat of a running
   table (`p2p.session.TableSession`) until the player leaves or the game is over;
 - `open_terminal()` — take over the terminal once, for the lobby screens and then the
   table, so nothing flickers in between;

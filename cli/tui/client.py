@@ -17,34 +17,67 @@ client calls `session.leave()`, which closes the fairness log valid, and returns
 does when the seat is leaving for another reason (the process was told to stop). After the
 game has ended the player reads the final screens and returns with Enter (or a stop
 signal closes them: the seat is then marked leaving, with nothing left to leave).
+
+The look at the bottom cards (R4.3) is kept in the seat's journal as it begins
+(`JournalLooks`): a seat taken back after a crash shows what is left of its 10 s.
 """
 
 from __future__ import annotations
 
+import time
 from collections import deque
+from dataclasses import dataclass
 
 import trio
 
 from cli.stopping import TERMINAL_CLOSED
+from p2p.journal import Journal, JournalContents
 from p2p.session import TableSession
 from cli.tui.model import TableModel
-from cli.tui.table_ui import TableUi
+from cli.tui.table_ui import BOTTOM_PEEK_S, LookSeen, TableUi
 from cli.tui.terminal import KeyPress, LogNote, Resized, Terminal, TerminalClosed, TerminalEvent, open_terminal
 
 
-async def run_client(session: TableSession, memory_aid: bool = False, *, terminal: Terminal | None = None) -> None:
+@dataclass
+class JournalLooks:
+    """Where the seat keeps when its player's look at the bottom cards began (R4.3): its
+    journal (§11.3), if it has one; `seen`, the look a restarted seat had begun."""
+
+    journal: Journal | None
+    seen: LookSeen | None = None
+
+    def began(self, number: int, at: float) -> None:
+        """The look of round `number` began at `at` (wall clock, less the time it stood)."""
+        if self.journal is not None:
+            self.journal.look(number, at)
+
+
+def look_seen(contents: JournalContents, stopped: float | None) -> LookSeen | None:
+    """The look a seat taken back had begun, and how long it was shown: from its start
+    until the journal's last mark of life (`stopped`, at most a couple of seconds before
+    the stop: the player is never shown less than R4.3's 10 s in all)."""
+    if contents.look is None or stopped is None:
+        return None
+    number, began = contents.look
+    return LookSeen(number, min(max(0.0, stopped - began), BOTTOM_PEEK_S))
+
+
+async def run_client(session: TableSession, memory_aid: bool = False, *, terminal: Terminal | None = None,
+                     looks: JournalLooks | None = None) -> None:
     """Play `session`'s seat from the terminal until the player leaves or closes the
     game-end screen. Opens the terminal unless one is given (the lobby screens pass
-    theirs on, so the screen does not flicker between lobby and table)."""
+    theirs on, so the screen does not flicker between lobby and table). `looks` keeps
+    the look at the bottom cards for a restart."""
     if terminal is None:
         async with open_terminal() as opened:
-            await _play(session, opened, memory_aid)
+            await _play(session, opened, memory_aid, looks)
     else:
-        await _play(session, terminal, memory_aid)
+        await _play(session, terminal, memory_aid, looks)
 
 
-async def _play(session: TableSession, terminal: Terminal, memory_aid: bool) -> None:
-    ui = TableUi(session.me, memory_aid=memory_aid)
+async def _play(session: TableSession, terminal: Terminal, memory_aid: bool, looks: JournalLooks | None) -> None:
+    ui = TableUi(session.me, memory_aid=memory_aid, seen=None if looks is None else looks.seen)
+    kept: tuple[int, float] | None = None  # the look's start as last kept in the journal
     ui.resize(terminal.size())  # (a lobby drew at this size already: the terminal says so only of a new one)
     events: deque[TerminalEvent] = deque()
     shown: tuple[object, ...] = ()  # the picture on screen: a change that shows nothing new redraws nothing
@@ -85,6 +118,10 @@ async def _play(session: TableSession, terminal: Terminal, memory_aid: bool) -> 
                     ui.resize(event.size)
             for intent in intents:
                 session.submit(intent)
+            began = ui.look_began
+            if looks is not None and began is not None and began != kept:
+                looks.began(began[0], time.time() - (session.now() - began[1]))
+                kept = began
             if gone:  # (whichever comes first, this or the hang-up signal, says the same)
                 await session.leave(TERMINAL_CLOSED)
                 break

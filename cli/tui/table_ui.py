@@ -104,6 +104,15 @@ class Pending:
 
 
 @dataclass(frozen=True, slots=True)
+class LookSeen:
+    """A look at the bottom cards begun before this program restarted (R4.3): its round,
+    and how long it was shown then (its seat's journal tells, `cli.game`)."""
+
+    round: int
+    shown_s: float
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     text: str
     kind: Literal["info", "warning", "error"] = "info"
@@ -168,6 +177,8 @@ class _RoundState:
     flashes: dict[int, float] = field(default_factory=dict)  # card id -> shown until
     looking: set[int] = field(default_factory=set)  # my look targets waiting to be shown
     bottom: tuple[int, ...] = ()  # my dealt bottom cards
+    bottom_s: float = BOTTOM_PEEK_S  # how long they are still to be shown (less after a restart)
+    bottom_began: float | None = None  # when the look began, less the time it stood (session clock)
     bottom_until: float | None = None
     bottom_done: bool = False
     ready_sent: bool = False
@@ -177,15 +188,18 @@ class _RoundState:
         shows for a while was seen by nobody meanwhile, and is shown that much longer."""
         if self.bottom_until is not None and not self.bottom_done:
             self.bottom_until += seconds
+            if self.bottom_began is not None:
+                self.bottom_began += seconds
         self.flashes = {card: until + seconds for card, until in self.flashes.items()}
 
 
 class TableUi:
     """The table screen of seat `me` (see the module docstring)."""
 
-    def __init__(self, me: int, *, memory_aid: bool = False) -> None:
+    def __init__(self, me: int, *, memory_aid: bool = False, seen: LookSeen | None = None) -> None:
         self.me = me
         self.memory_aid = memory_aid
+        self._seen = seen  # the look of this seat's round before a restart, if it had begun
         self._stopped_s: float | None = None  # `TableModel.stopped_s` as of the last update
         self.pending: Pending | None = None
         self.message: Message | None = None
@@ -251,7 +265,14 @@ class TableUi:
             bottom = tuple(c.card for c in mine[2:4] if c is not None and c.face is not None)
             if len(bottom) == 2 and view.phase is Phase.PEEK:
                 rs.bottom = bottom
-                rs.bottom_done = rs.ready_sent = view.ready[self.me]  # (confirmed before this screen opened)
+                # (confirmed before this screen opened, or sent and not yet in the order: a restart is no second look)
+                rs.bottom_done = rs.ready_sent = view.ready[self.me] or "ready" in model.sending
+                if self._seen is not None and self._seen.round == view.round and not rs.bottom_done:
+                    rs.bottom_s = BOTTOM_PEEK_S - self._seen.shown_s  # (what is left of it, R4.3)
+                    if rs.bottom_s <= 0:
+                        rs.bottom_done = True  # (its "ready" goes below)
+                        self._say("Your look at your bottom cards is over: its 10 s ran out before this program "
+                                  "restarted (R4).", "warning")
         if live and not opening:  # what was known before the screen opened was seen then
             for fresh in known_now - rs.known:
                 if fresh in in_tableau and fresh not in rs.bottom:
@@ -321,6 +342,9 @@ class TableUi:
             times += self._round.flashes.values()
             if self._round.bottom_until is not None and not self._round.bottom_done:
                 times.append(self._round.bottom_until)
+                left = self._round.bottom_until - now
+                if left > 0:
+                    times.append(now + (left - math.floor(left) or 1.0))  # the look's countdown's next second
         if self.message is not None:
             times.append(self.message.until)
         for deadline in (model.turn_deadline, model.peek_deadline, model.grace_deadline):
@@ -328,6 +352,14 @@ class TableUi:
                 left = deadline - now
                 times.append(now + (left - math.floor(left) or 1.0))  # the countdown's next second
         return min(times) if times else None
+
+    @property
+    def look_began(self) -> tuple[int, float] | None:
+        """(round, when) the look at the bottom cards began, on the session's clock, less
+        the time it stood and counting what was shown before a restart (R4.3): the seat's
+        journal keeps it, so that a restart shows only what is left of it."""
+        rs = self._round
+        return None if rs.bottom_began is None else (rs.number, rs.bottom_began)
 
     @property
     def table_shown(self) -> bool:
@@ -360,7 +392,7 @@ class TableUi:
             shown.update(rs.bottom)
             bottom_until = rs.bottom_until
         elif rs.bottom and not rs.bottom_done and not self.table_shown and self.overlay is None:
-            bottom_until = model.now + BOTTOM_PEEK_S  # (it starts once the table is shown)
+            bottom_until = model.now + rs.bottom_s  # (it starts once the table is shown)
         view = model.view
         if view.phase is Phase.DECIDE and view.turn_seat == self.me and view.looked is not None:
             own_slot, owner, slot = view.looked  # the look & swap stays visible until decided
@@ -730,7 +762,8 @@ class TableUi:
         """R4.3: the look at the bottom cards starts once the table is on screen."""
         rs = self._round
         if rs.bottom_until is None and self.overlay is None and not self.quit_open and self.table_shown:
-            rs.bottom_until = now + BOTTOM_PEEK_S
+            rs.bottom_until = now + rs.bottom_s
+            rs.bottom_began = rs.bottom_until - BOTTOM_PEEK_S
 
     def _end_bottom_peek(self, model: TableModel) -> list[Intent]:
         self._round.bottom_done = True
