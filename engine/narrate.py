@@ -208,7 +208,8 @@ class Narrator:
         who = "Your" if intent.seat == self.me else self._possessive(intent.seat)  # (a name stays as typed)
         kind = "error" if intent.seat == self.me else "table" if rule.startswith("R") else "warning"
         why = reason if isinstance(reason, str) else self._reason(reason, intent.seat)
-        return Told(f"{who} {_intent_words(intent)} did not count ({rule}: {why}).",
+        unturned = ": no card was turned, no penalty card drawn" if isinstance(intent, Snap) else ""  # (R6)
+        return Told(f"{who} {_intent_words(intent)} did not count ({rule}: {why}){unturned}.",
                     kind, intent.seat)
 
     def _reason(self, words: Words, actor: int) -> str:
@@ -577,16 +578,17 @@ class Narrator:
                     given = self._which(game, self._at(game, note.owner, note.slot))
                     text += f"; {giver}{given} went to {'you' if note.owner == self.me else self.names[note.owner]}, unseen"
                 if penalties:
-                    text += "; no cards left, so a penalty card"
+                    text += "; no cards left (R6), so a penalty card"
             elif note.outcome is SnapOutcome.WRONG:
-                text = (f"{self.name(seat)} tried {self._words(game, note.card)} from {target} on {top} — wrong, "
-                        f"{self._penalty_words(penalties, story)}")
+                text = (f"{self.name(seat)} tried {self._words(game, note.card)} from {target} on {top} — wrong "
+                        f"(R6): it went back face down, {self._penalty_words(penalties, story)}")
             else:  # R6: the card stays unrevealed (an auditor names it from the openings)
-                first = f" ({story.covered_by} covered it first)" if story.covered_by else ""
+                first = f"; {story.covered_by} covered it first" if story.covered_by else ""
                 named = self._moved(game, note.card)
                 unturned = f" ({named}; it stayed face down)" if named else ""
-                text = (f"{self.name(seat)} tried {target}{unturned} on {top} — not the fastest"
-                        f"{first}, {self._penalty_words(penalties, story)}")
+                stayed = "" if named else "it stayed face down, unseen, "
+                text = (f"{self.name(seat)} tried {target}{unturned} on {top} — not the fastest (R6{first}): "
+                        f"{stayed}{self._penalty_words(penalties, story)}")
             out.append(Told(text + self._penalty_where(game, penalties) + ".", "snap", seat))
         return out
 
@@ -594,7 +596,7 @@ class Narrator:
     def _penalty_words(penalties: Sequence[PenaltyDrawn], story: _Story) -> str:
         """R6's penalty card, unless R7 ended the round because nothing was left to draw."""
         if not penalties and any(isinstance(n, RoundEnded) and n.exhausted for n in story.notes):
-            return "but nothing was left to draw for the penalty"
+            return "but nothing was left to draw for the penalty (R7)"
         return "penalty card"
 
     def _penalty_where(self, game: Game, penalties: Sequence[PenaltyDrawn]) -> str:

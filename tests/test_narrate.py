@@ -98,7 +98,7 @@ def test_R6_snap_that_matches_is_told_with_the_card_and_the_gift() -> None:
 def test_R6_wrong_snap_is_told_with_both_cards_and_the_penalty_slot() -> None:
     table = scripted(tableaux={2: [6, 0, 0, 0]}, discard=10)
     out = table.do(Snap(2, table.t.top(), 2, 0))
-    assert texts(out[None]) == ["Cy tried a 6 from their top-left slot on a 10 — wrong, penalty card (into slot 4)."]
+    assert texts(out[None]) == ["Cy tried a 6 from their top-left slot on a 10 — wrong (R6): it went back face down, penalty card (into slot 4)."]
 
 
 def test_R6_a_screen_names_a_penalty_slot_by_the_key_that_plays_it() -> None:
@@ -107,7 +107,7 @@ def test_R6_a_screen_names_a_penalty_slot_by_the_key_that_plays_it() -> None:
     screen = Narrator(NAMES, 2, slot_label=slot_label)
     table.seats[2] = screen
     out = table.do(Snap(2, table.t.top(), 2, 0))
-    assert texts(out[2]) == ["You tried a 6 from your top-left slot on a 10 — wrong, penalty card (into slot e)."]
+    assert texts(out[2]) == ["You tried a 6 from your top-left slot on a 10 — wrong (R6): it went back face down, penalty card (into slot e)."]
     assert texts(out[None])[0].endswith("(into slot 4).")  # the words everywhere else keep the number
     seat = table.t.game.turn_seat  # a turn passes: one snap per player per turn
     table.do(Draw(seat))
@@ -121,8 +121,8 @@ def test_R6_not_the_fastest_names_no_card() -> None:
     top = table.t.top()
     table.do(Snap(0, top, 0, 0))
     out = table.do(Snap(1, top, 1, 0))
-    assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest (Ana's snap of a 10 covered "
-                                "it first), penalty card (into slot 4)."]
+    assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest (R6; Ana's snap of a 10 "
+                                "covered it first): it stayed face down, unseen, penalty card (into slot 4)."]
 
 
 def test_R6_not_the_fastest_names_what_covered_its_top_first() -> None:
@@ -133,14 +133,14 @@ def test_R6_not_the_fastest_names_what_covered_its_top_first() -> None:
     top = table.t.top()
     out = table.do(Snap(0, top, 0, 0))
     out = table.do(Snap(1, top, 1, 0))
-    assert texts(out[0]) == ["Bo tried their top-left slot on a 10 — not the fastest (your snap of a 10 covered it "
-                             "first), penalty card (into slot 4)."]
+    assert texts(out[0]) == ["Bo tried their top-left slot on a 10 — not the fastest (R6; your snap of a 10 covered "
+                             "it first): it stayed face down, unseen, penalty card (into slot 4)."]
     snapped = table.t.top()
     table.do(Draw(0))
     table.do(Discard(0))  # Ana's 6 covers her snapped 10
     out = table.do(Snap(2, snapped, 2, 0))
-    assert texts(out[None]) == ["Cy tried their top-left slot on a 10 — not the fastest (Ana's discard of a 6 covered "
-                                "it first), penalty card (into slot 4)."]
+    assert texts(out[None]) == ["Cy tried their top-left slot on a 10 — not the fastest (R6; Ana's discard of a 6 "
+                                "covered it first): it stayed face down, unseen, penalty card (into slot 4)."]
 
 
 def test_R6_not_the_fastest_names_the_card_that_covered_its_top_first_not_what_lies_on_it_now() -> None:
@@ -154,8 +154,8 @@ def test_R6_not_the_fastest_names_the_card_that_covered_its_top_first_not_what_l
     table.do(SkipPower(0))
     table.do(TakeDiscard(1, table.t.top(), 0))  # (Bo takes the 6: his 2 lies on the 10 now)
     out = table.do(Snap(2, first, 2, 0))
-    assert texts(out[None]) == ["Cy tried their top-left slot on a 10 — not the fastest (Ana's discard of a 6 covered "
-                                "it first), penalty card (into slot 4)."], texts(out[None])
+    assert texts(out[None]) == ["Cy tried their top-left slot on a 10 — not the fastest (R6; Ana's discard of a 6 "
+                                "covered it first): it stayed face down, unseen, penalty card (into slot 4)."], texts(out[None])
 
 
 def auditor(table: Told3) -> Narrator:
@@ -196,12 +196,12 @@ def test_R6_the_audit_says_a_card_not_the_fastest_stayed_face_down() -> None:
     out = table.do(Snap(1, top, 1, 0))
     face = table.t.oracle.faces[late]
     assert texts(out[audit]) == [f"Bo tried their top-left slot (a 10 [card {face}], known from the openings; it "
-                                 f"stayed face down) on a 10 [card {table.t.oracle.faces[top]}] — not the fastest "
-                                 f"(Ana's snap of a 10 [card {table.t.oracle.faces[table.t.top()]}] covered it first), penalty card "
+                                 f"stayed face down) on a 10 [card {table.t.oracle.faces[top]}] — not the fastest (R6; Ana's "
+                                 f"snap of a 10 [card {table.t.oracle.faces[table.t.top()]}] covered it first): penalty card "
                                  "(into slot 4: a 2 [card "
                                  f"{table.t.oracle.faces[table.t.card(1, 4)]}], known from the openings)."], texts(out[audit])
-    assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest (Ana's snap of a 10 covered "
-                                "it first), penalty card (into slot 4)."]
+    assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest (R6; Ana's snap of a 10 "
+                                "covered it first): it stayed face down, unseen, penalty card (into slot 4)."]
 
 
 def test_s10_2_a_card_moved_unseen_is_named_from_the_openings() -> None:
@@ -247,7 +247,7 @@ def test_R6_snapping_your_last_card_is_told_with_its_penalty() -> None:
         table.do(Discard(seat))
     assert told[0] == ["Ana snapped a 4 from their top-left slot — it matched."]
     assert told[3] == ["Ana snapped a 4 from their bottom-right slot — it matched; "
-                       "no cards left, so a penalty card (into slot 4)."]
+                       "no cards left (R6), so a penalty card (into slot 4)."]
 
 
 def test_R5_options_are_told_with_public_cards_only() -> None:
@@ -316,10 +316,10 @@ def test_R6_R7_a_penalty_with_nothing_left_to_draw_is_told_as_not_drawn() -> Non
     ten = Skills((CardKind(6, 2), CardKind(0, 6), CardKind(10, 1), CardKind(4, 1)))
     table = Told3(ScriptedTable(2, {0: [6, 0, 0, 0], 1: [6, 0, 0, 0]}, discard=10, draw=[4], skills=ten))
     out = table.do(Snap(0, table.t.top(), 0, 0))
-    assert texts(out[None]) == ["Ana tried a 6 from their top-left slot on a 10 — wrong, penalty card (into slot 4)."]
+    assert texts(out[None]) == ["Ana tried a 6 from their top-left slot on a 10 — wrong (R6): it went back face down, penalty card (into slot 4)."]
     out = table.do(Snap(1, table.t.top(), 1, 0))
-    assert texts(out[None]) == ["Bo tried a 6 from their top-left slot on a 10 — wrong, but nothing was left to draw "
-                                "for the penalty.", "Round 1 is over — nothing left to draw (R7): Ana 10, Bo 6."]
+    assert texts(out[None]) == ["Bo tried a 6 from their top-left slot on a 10 — wrong (R6): it went back face down, but "
+                                "nothing was left to draw for the penalty (R7).", "Round 1 is over — nothing left to draw (R7): Ana 10, Bo 6."]
 
 
 def test_R3_swap_and_look_and_swap_are_told() -> None:
@@ -452,7 +452,8 @@ def test_R4_round_start_and_R9_round_end_are_told() -> None:
 def test_refusals_name_the_rule() -> None:
     narrator = Narrator(NAMES, 1)
     told = narrator.refusal(Snap(1, 9, 1, 0), "R6", "one immediate discard per player per turn")
-    assert told == Told("Your immediate discard did not count (R6: one immediate discard per player per turn).", "error", 1)
+    assert told == Told("Your immediate discard did not count (R6: one immediate discard per player per turn): no card was "
+                        "turned, no penalty card drawn.", "error", 1)
     other = narrator.refusal(Draw(2), "R5", "it is seat 0's turn")
     assert other == Told("Cy's draw did not count (R5: it is seat 0's turn).", "table", 2)
     lower = Narrator(("ana", "bo", "cy"), 1).refusal(Draw(2), "R5", "it is seat 0's turn")
@@ -477,14 +478,15 @@ def test_R3_R5_R6_a_refusal_names_players_and_slots_as_the_table_does_where_the_
     told = {me: [Narrator(NAMES, me).refusal(i, e.rule, e.words).text for i, e in refused] for me in (0, 1, 2)}
     assert told[0] == [
         "Bo's draw did not count (R5: cannot draw: it is your turn).",
-        "Cy's immediate discard did not count (R6: an immediate discard of Bo's card must name one of their slots to give).",
+        "Cy's immediate discard did not count (R6: an immediate discard of Bo's card must name one of their slots to give): "
+        "no card was turned, no penalty card drawn.",
         "Bo's spy did not count (R3: cannot spy: it is your turn).",
     ]
     assert told[1][1] == ("Cy's immediate discard did not count (R6: an immediate discard of your card must name one "
-                          "of their slots to give).")
+                          "of their slots to give): no card was turned, no penalty card drawn.")
     assert told[2][0] == "Bo's draw did not count (R5: cannot draw: it is Ana's turn)."
     assert told[2][1] == ("Your immediate discard did not count (R6: an immediate discard of Bo's card must name one "
-                          "of your slots to give).")
+                          "of your slots to give): no card was turned, no penalty card drawn.")
     with_spy = ScriptedTable(3, {1: [0, 2, 10, 4]}, draw=[8, 0, 0])
     with_spy.do(Draw(0))
     with_spy.do(Discard(0))
@@ -500,7 +502,8 @@ def test_R3_R5_R6_a_refusal_names_players_and_slots_as_the_table_does_where_the_
 def test_R6_a_snap_that_raced_the_end_of_the_game_is_told_as_play_and_a_table_refusal_as_a_warning() -> None:
     narrator = Narrator(NAMES, 1)
     late = narrator.refusal(Snap(0, 9, 0, 0), "R6", "no immediate discard after the game has ended")
-    assert late == Told("Ana's immediate discard did not count (R6: no immediate discard after the game has ended).",
+    assert late == Told("Ana's immediate discard did not count (R6: no immediate discard after the game has ended): no card "
+                        "was turned, no penalty card drawn.",
                         "table", 0)
     unseen = narrator.refusal(Snap(2, 9, 2, 0), "§9.5", "a snap on a card its sender had not seen turned face up")
     assert unseen.kind == "warning" and "(§9.5: " in unseen.text

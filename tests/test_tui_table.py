@@ -194,7 +194,7 @@ async def test_R6_the_slot_key_typed_for_a_refused_snap_says_why_again(mock_cloc
         top = t.scene.top_card
         assert await t.press("space", "a") == [Snap(0, top, 0, 2)]
         assert await t.press("space") == []
-        refusal = "You already tried an immediate discard this turn (R6: one per turn)."
+        refusal = "You already tried your one snap in your turn (R6; a failed one counts too): this Space turned no card."
         assert t.message == refusal
         assert await t.press("s") == [] and t.message == refusal
         mock_clock.jump(STALE_KEYS_S + 0.1)
@@ -250,7 +250,8 @@ async def test_R6_a_half_typed_snap_is_cancelled_when_the_pile_changes(mock_cloc
         await t.press("space", "1")
         await t.other(Draw(1), Discard(1))  # Bo covers the 10 with an 8
         assert t.ui.pending is None
-        assert "snap cancelled" in t.message
+        assert t.message == ("The discard pile changed: snap cancelled, no card turned (R6: a snap on a covered card "
+                             "is not the fastest, and costs a penalty card).")
         assert await t.press("q") == []  # the slot key does not finish a stale snap …
         assert "snap cancelled" in t.message  # … and the player still sees why
         await t.press("space", "1")
@@ -278,9 +279,36 @@ async def test_R6_a_key_that_starts_or_advances_a_snap_shows_its_prompt_at_once(
 async def test_R6_one_snap_per_turn_is_explained_not_sent(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 0, 2]}, discard=10) as t:
         assert len(await t.press("space", "q")) == 1  # wrong: a 4 on a 10 → penalty
-        assert "wrong, penalty card" in t.log
+        assert "wrong (R6): it went back face down, penalty card" in t.log
         assert await t.press("space") == []
-        assert "one per turn" in t.message
+        assert t.message == ("You already tried your one snap in your turn (R6; a failed one counts too): this Space "
+                             "turned no card.")
+
+
+async def test_R6_a_snap_after_the_round_says_when_snaps_are_not_allowed(mock_clock: trio.testing.MockClock) -> None:
+    session = LocalSession(2, 0, script=Script([arranged(2, {0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4,
+                                                         draw=[0, 2, 0])], [0]), bots_play=False)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(session.run)
+        t = UiDriver(session)
+        await t.settle()
+        await t.press("enter")
+        await t.other(Ready(1))
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))  # the last final turn (R8): the round is over
+        await t.press("enter")  # (its report closed)
+        assert await t.press("space") == []
+        assert t.message == "No snaps between rounds (R6): this Space turned no card."
+        nursery.cancel_scope.cancel()
+
+
+async def test_R4_R6_a_second_snap_before_the_first_turn_names_that_time_as_the_turn_it_had(
+        mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2]}, discard=10, ready=False) as t:
+        assert await t.press("enter", "space", "q") == [Ready(0), Snap(0, t.scene.top_card, 0, 0)]
+        assert await t.press("space") == []
+        assert t.message == ("You already tried your one snap before the first turn (R6; a failed one counts too): "
+                             "this Space turned no card.")
 
 
 async def test_R6_escape_and_space_cancel_a_snap(mock_clock: trio.testing.MockClock) -> None:
@@ -351,9 +379,9 @@ async def test_R5_a_half_typed_take_is_cancelled_when_the_pile_changes(mock_cloc
         await t.other(Snap(1, top, 1, 0))  # Bo snaps a red Bandit onto it: it matched
         new = t.scene.top_card
         assert new != top and t.ui.pending is None
-        assert t.message == "The discard pile changed: take cancelled."
+        assert t.message == "The discard pile changed: take cancelled, nothing taken (R5 C: c takes the card on top now)."
         assert await t.press("q") == []  # the slot key does not take the card that covered it …
-        assert t.message == "The discard pile changed: take cancelled."  # … and the player still sees why
+        assert t.message.startswith("The discard pile changed: take cancelled")  # … and the player still sees why
         assert await t.press("c", "q") == [TakeDiscard(0, new, 0)]
 
 
@@ -383,7 +411,7 @@ async def test_R5_a_take_the_table_finds_covered_did_not_count_and_the_turn_goes
 async def test_R5_out_of_turn_keys_are_explained(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], first=1) as t:
         assert await t.press("x") == []
-        assert t.message == "It is Bo's turn."
+        assert t.message == "It is Bo's turn (R5): nothing was played."
         assert await t.press("q") == []
         assert "Space first" in t.message
         assert await t.press("%") == []

@@ -57,7 +57,7 @@ from engine import (
     TakeDiscard,
 )
 from engine.narrate import listed
-from engine.phases import SNAP_PHASES, TURN_PHASES
+from engine.phases import PHASE_WORDS, SNAP_PHASES, TURN_PHASES
 from cli.tui.canvas import Canvas
 from cli.tui.keymap import Command, Press, opponent_keys, press_for, slot_label
 from cli.tui.log_view import log_scroll_limit
@@ -558,7 +558,7 @@ class TableUi:
         """The table covered the card a half-typed snap or take names: it is cancelled,
         saying so, and the slot keys typed for it next are swallowed (`STALE_KEYS_S`)."""
         self.pending = None
-        why = f"The discard pile changed: {pending.action} cancelled."
+        why = covered_words(pending.action)
         self._say(why, "warning")
         self._stale = (why, now + STALE_KEYS_S, "warning")
 
@@ -574,8 +574,11 @@ class TableUi:
             return self._refuse_snap(f"One snap per turn (R6). {on_its_way('snap', model)}", model)
         if not model.can_snap:
             if view.phase in SNAP_PHASES and view.snapped[self.me]:
-                return self._refuse_snap("You already tried an immediate discard this turn (R6: one per turn).", model)
-            return self._refuse_snap("No immediate discards right now (R6).", model)
+                return self._refuse_snap(f"You already tried your one snap {snap_turn(model)} (R6; a failed one counts "
+                                         "too): this Space turned no card.", model)
+            if view.phase not in SNAP_PHASES:
+                return self._refuse_snap(f"No snaps {PHASE_WORDS[view.phase]} (R6): this Space turned no card.", model)
+            return self._refuse_snap("No snap yet: the discard pile's top card is still being turned up (R6).", model)
         self.pending = Pending("snap", top=self._top_seen(model, shown))
         return []
 
@@ -589,7 +592,7 @@ class TableUi:
     def _snap_complete(self, model: TableModel, pending: Pending) -> list[Intent]:
         self.pending = None
         if self._covered(pending, model) or not model.can_snap:
-            self._say("The discard pile changed: snap cancelled.", "warning")
+            self._say(covered_words("snap"), "warning")
             return []
         if pending.seat is None:
             assert pending.own is not None
@@ -625,7 +628,7 @@ class TableUi:
         if pending.action == "take":
             self.pending = None
             if self._covered(pending, model):
-                self._say("The discard pile changed: take cancelled.", "warning")
+                self._say(covered_words("take"), "warning")
                 return []
             assert pending.top is not None
             return self._turn(TakeDiscard(self.me, pending.top, slot), model)
@@ -810,6 +813,14 @@ def on_its_way(kind: str, model: TableModel) -> str:
     return f"Your {move} is on its way."
 
 
+def covered_words(action: PendingAction) -> str:
+    """Why a half-typed snap or take was cancelled: the card it names was covered."""
+    if action == "snap":
+        return ("The discard pile changed: snap cancelled, no card turned (R6: a snap on a covered card is not the "
+                "fastest, and costs a penalty card).")
+    return f"The discard pile changed: {action} cancelled, nothing taken (R5 C: c takes the card on top now)."
+
+
 def snap_turn(model: TableModel) -> str:
     """Which turn a snap made now counts for (R6: one per player per turn, the time
     before the first turn being one): "before the first turn", "in your turn", "in Bo's turn"."""
@@ -858,7 +869,7 @@ def explain(intent: Intent, model: TableModel) -> str:
     if phase not in TURN_PHASES:
         return "No turn is being played right now."
     if view.turn_seat != model.me:
-        return f"It is {model.name(view.turn_seat or 0)}'s turn."
+        return f"It is {model.name(view.turn_seat or 0)}'s turn (R5): nothing was played."
     if isinstance(intent, CallBandit):
         if view.caller is not None:
             who = "you" if view.caller == model.me else model.name(view.caller)
