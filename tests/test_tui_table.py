@@ -174,6 +174,15 @@ async def test_R4_a_turn_key_during_the_look_says_it_ended_the_look_and_who_stil
         assert t.message == "To snap a card press Space first, then its slot."  # (the look was over already)
 
 
+async def test_R4_a_turn_key_that_ends_the_last_look_says_the_first_turn_begins_once_ready_counts(
+        mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        await t.other(Ready(1), Ready(2))
+        assert await t.press("x") == [Ready(0)]
+        assert t.message == ("Your look ended: you are ready for the first turn (R4). The first turn starts once your "
+                             "\"ready\" counts (R4): nothing was played before it.")
+
+
 # --- R6: snaps --------------------------------------------------------------------------
 
 

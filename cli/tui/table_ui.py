@@ -863,7 +863,7 @@ def explain(intent: Intent, model: TableModel) -> str:
     if phase is Phase.PEEK:
         looking = [model.name(seat) for seat in range(model.players) if seat != model.me and not view.ready[seat]]
         if not looking:
-            return "The first turn starts once your \"ready\" counts (R4)."
+            return "The first turn starts once your \"ready\" counts (R4): nothing was played before it."
         verb = "is" if len(looking) == 1 else "are"
         return f"The first turn has not started: {listed(looking)} {verb} still looking at their bottom cards (R4)."
     if phase not in TURN_PHASES:
