@@ -122,6 +122,19 @@ async def test_R4_any_key_ends_the_look_and_confirms(mock_clock: trio.testing.Mo
         assert "waiting for Cy" in t.text()
 
 
+async def test_R4_help_and_the_log_s_scrolling_leave_the_look_at_the_bottom_cards_open(
+        mock_clock: trio.testing.MockClock) -> None:
+    """A player who presses ? to learn what to do during the look lost it: the help key
+    ended the look (and sent "ready") before the help opened. Help and PgUp/PgDn play
+    nothing and answer nothing, so the look stays; any other key still ends it."""
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        assert await t.press("?") == [] and t.ui.help_open
+        assert await t.press("?") == [] and not t.ui.help_open  # (any key closes the help)
+        assert await t.press("pageup") == [] and await t.press("pagedown") == []
+        assert "[ 8]" in my_box(t.text())[1]  # still looking
+        assert await t.press("m") == [Ready(0)]
+
+
 async def test_R4_snap_allowed_while_looking_at_the_bottom_cards(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 10, 2]}, discard=10, ready=False) as t:
         top = t.scene.top_card

@@ -490,11 +490,11 @@ class TableUi:
     def _table_key(self, key: str, model: TableModel, shown: TableScene | None) -> list[Intent]:
         out: list[Intent] = []
         rs = self._round
-        if rs.bottom_until is not None and not rs.bottom_done:
-            out += self._end_bottom_peek(model)
-            if key in ("enter", "esc", "z") or (key != "space" and press_for(key) is None):
-                return out  # the key that closes the look does nothing else
         press = press_for(key)
+        if rs.bottom_until is not None and not rs.bottom_done and (press is None or press.command not in _BESIDE_THE_LOOK):
+            out += self._end_bottom_peek(model)
+            if key in ("enter", "esc", "z") or (key != "space" and press is None):
+                return out  # the key that closes the look does nothing else
         if press is None:
             self._say("No action on that key — press ? for help.", "warning")
             return out
@@ -830,6 +830,11 @@ def snap_turn(model: TableModel) -> str:
     if view.turn_seat == model.me:
         return "in your turn"
     return "in this turn" if view.turn_seat is None else f"in {model.name(view.turn_seat)}'s turn"
+
+
+# Keys that neither play nor answer: the help and the log's scrolling leave the look at the
+# bottom cards open (a player who asks what to do does not lose the look, R4).
+_BESIDE_THE_LOOK = frozenset({Command.HELP, Command.LOG_UP, Command.LOG_DOWN})
 
 
 def look_snap(model: TableModel) -> str:
