@@ -279,7 +279,7 @@ class TablePeer(SessionRecord):
         self._returned: dict[int, tuple[float, Mark]] = {}  # seat -> (how long it was away, the table's mark) at its return
         self._back_at: dict[int, float] = {}  # seat -> when its link came back after an absence
         self._told_cut: set[int] = set()  # seats whose report of a missing link the player was told
-        self._unsaid_cut: set[int] = set()  # seats whose report named only seats this one misses too (not told yet)
+        self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
@@ -732,7 +732,7 @@ class TablePeer(SessionRecord):
             # (this seat is left out: the report came on the reporter's own link to it, so
             # it is stale, an ack made before that link was back, or false)
             others = [s for s in away if s != self._me]
-            just_back = now - self._back_at.get(seat, -JUST_BACK) < JUST_BACK  # (a seat that resumed dials anew)
+            just_back = self._just_back(seat, now)  # (a seat that resumed dials anew)
             # (a report that changed only in naming this seat changed nothing it was told: a seat
             # resumed first names every seat, then the others once its link to this one is up)
             before = self._cut_off.get(seat)
@@ -742,6 +742,9 @@ class TablePeer(SessionRecord):
             news = [s for s in others if s not in self._progress.waiting_for]
             if others and not news:  # (every seat it misses this seat misses too: said once, as this seat's own)
                 self._unsaid_cut.add(seat)  # (said once this seat has its own links back, if it still holds)
+                continue
+            if news and all(self._just_back(s, now) for s in news):  # (their own dialling anew, which they report)
+                self._unsaid_cut.add(seat)  # (said if it outlasts their return)
                 continue
             self._unsaid_cut.discard(seat)
             others = news
@@ -770,6 +773,11 @@ class TablePeer(SessionRecord):
             clock(trio.current_time())
         self._suspended = suspended
         return told
+
+    def _just_back(self, seat: int, now: float) -> bool:
+        """Whether `seat` came back from an absence within the last `JUST_BACK` seconds:
+        the links it lacks meanwhile are the ones it is dialling anew."""
+        return now - self._back_at.get(seat, -JUST_BACK) < JUST_BACK
 
     def _claims_wait(self) -> bool:
         """Whether a link of the table is down: ours, or one another peer reports."""

@@ -505,6 +505,32 @@ async def test_11_3_a_seat_just_back_that_reaches_this_one_again_is_not_told_as_
     assert told == [f"{ann.names[back.me]} is still reconnecting to {ann.names[bo.me]}; the table waits for that."], told
 
 
+async def test_11_3_another_seat_s_report_of_a_seat_just_back_is_not_told_as_a_lost_link(tmp_path: Path) -> None:
+    """A player crashed and resumed: every other seat read "Cy is back." and then, from
+    each player the resumed seat had not dialled yet, "Bo lost the link to Cy; … the game
+    ends if it is not back within 120 s". Within its first seconds back, a seat others
+    miss is dialling them anew (its own report says "… is still reconnecting"): another
+    seat's report of it is told only if it outlasts that, and then its end too."""
+    from p2p.peer import JUST_BACK
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    ann, bo, back = peers
+    async with stack:
+        with trio.fail_after(30):
+            async with running(peers):
+                await until(lambda: ann.machine.playing, ann)
+                ann._back_at[back.me] = trio.current_time()  # (as its link coming back after an absence sets it)
+                _reports(bo, {back.me})
+                await until(lambda: ann._cut_off.get(bo.me) == (back.me,), ann)  # (that report, read)
+                assert not any("lost the link" in line.text for line in ann.lines), [x.text for x in ann.lines][-3:]
+                ann._back_at[back.me] = trio.current_time() - JUST_BACK  # (its return, long past)
+                await _told(ann, f"{ann.names[bo.me]} lost the link to {ann.names[back.me]}; the table waits")
+                _reports(bo, set())
+                await _told(ann, f"{ann.names[bo.me]} reaches everybody again.")
+                await ann.leave()
+
+
 @pytest.mark.parametrize("busy", [False, True], ids=["silent", "sends-an-intent-each-return"])
 async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still_ends_the_game(
     tmp_path: Path, busy: bool
