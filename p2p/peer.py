@@ -753,7 +753,7 @@ class TablePeer(SessionRecord):
                 self._say(f"{self.names[seat]} says it has no link to you, though its messages reach you; the game "
                           f"ends if that is not over within {self.grace:.0f} s.", "warning", seat)
                 continue
-            missing = " and ".join(self.names[s] for s in others)
+            missing = listed([self.names[s] for s in others])
             if just_back:
                 self._say(f"{self.names[seat]} is still reconnecting to {missing}; the table waits for that.",
                           "table", seat)
@@ -1013,13 +1013,13 @@ class TablePeer(SessionRecord):
             self.mesh.detach()
         behind = farewell.staying_for(holds)
         if behind:
-            names = " and ".join(self.names[s] for s in behind)
+            names = listed([self.names[s] for s in behind])
             self._say(f"Left the table without word from {names} within {farewell.until - began:.0f} s.", "warning")
             self._watch.poke()
 
     def _tell_dropped(self, seats: list[int], staying: float) -> None:
         if seats:
-            names = " and ".join(self.names[s] for s in seats)
+            names = listed([self.names[s] for s in seats])
             how = "; ".join(f"{self.names[s]}: {self._lost_why[s]}" for s in seats if s in self._lost_why)
             self._say(f"The link to {names} dropped as the game ended{f' ({how})' if how else ''}: staying up to "
                       f"{max(staying, 0):.0f} s so that {names} can finish it too.", "table")
@@ -1202,7 +1202,7 @@ class TablePeer(SessionRecord):
                 if all(s in self._absent for s in away):  # (away from this seat too: said as the others say it)
                     expired.append((away[0], away[0], "was away", "did not come back"))
                     continue
-                missing = " and ".join(self.names[s] for s in away)
+                missing = listed([self.names[s] for s in away])
                 # (one that cannot reach this seat, while it speaks to it, is the one this
                 # seat waits for: a table waits for others, never for itself, §10.2)
                 absent = seat if self._me in away else away[0]

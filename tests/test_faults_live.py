@@ -531,6 +531,29 @@ async def test_11_3_another_seat_s_report_of_a_seat_just_back_is_not_told_as_a_l
                 await ann.leave()
 
 
+async def test_11_3_a_seat_reconnecting_to_three_others_names_them_as_a_list(tmp_path: Path) -> None:
+    """A host resumed at a table of five read, on every other screen, "Ann is still
+    reconnecting to Bo and Cy and Dee": the names are listed as in every other line."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 5, person=False)
+    me, back, *rest = peers
+    async with stack:
+        with trio.fail_after(60):
+            async with running(peers):
+                await until(lambda: me.machine.playing, me)
+                me._back_at[back.me] = trio.current_time()  # (as its link coming back after an absence sets it)
+                _reports(back, {me.me, *(peer.me for peer in rest)})
+                await _told(me, f"{me.names[back.me]} is still reconnecting to ")
+                told = next(line.text for line in me.lines if "is still reconnecting to" in line.text)
+                missing = told.split(" is still reconnecting to ")[1].split(";")[0]
+                assert missing.count(" and ") == 1, told
+                assert sorted(missing.replace(" and ", ", ").split(", ")) == sorted(me.names[p.me] for p in rest), told
+                _reports(back, set())
+                await _told(me, f"{me.names[back.me]} reaches everybody again.")
+                await me.leave()
+
+
 @pytest.mark.parametrize("busy", [False, True], ids=["silent", "sends-an-intent-each-return"])
 async def test_11_3_a_link_that_keeps_dropping_while_the_table_waits_on_it_still_ends_the_game(
     tmp_path: Path, busy: bool
