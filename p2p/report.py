@@ -138,7 +138,7 @@ def overall(agreement: Agreement) -> str:
                     f"differ on who was away: {agreement.away} ({AWAY_WORD}).")
         if first.left is not None:
             return f"Overall: FAIR: {every} hold every check and tell the same game, which ended early: {first.left.told}."
-        won = f" Winner{'s' if len(first.winners) > 1 else ''}: {' and '.join(first.winners)}." if first.winners else ""
+        won = f" Winner{'s' if len(first.winners) > 1 else ''}: {listed(first.winners)}." if first.winners else ""
         return f"Overall: FAIR: {every} hold every check and tell the same game.{won}"
     damaged = agreement.damaged
     if damaged:  # (told apart from the others, which may still agree: §10.3)
@@ -365,7 +365,7 @@ def _verdict(result: AuditResult) -> Iterator[str]:
         if result.left is not None:
             yield f"Verdict: the log is intact; the game ended early because {result.left.told}."
         else:
-            winners = " and ".join(result.winners)
+            winners = listed(result.winners)
             yield f"Verdict: FAIR. Every check holds. Winner{'s' if len(result.winners) > 1 else ''}: {winners}."
         return
     failure = result.first_failure

@@ -183,3 +183,16 @@ def test_s10_3_json_agree_is_over_the_logs_compared_the_damaged_set_aside(
     assert out["agree"] is agree, out
     assert (None if out["parting"] is None else out["parting"]["what"]) == parting, out  # type: ignore[index]
     assert len(out["damaged"]) == mix.count("damaged")  # type: ignore[arg-type]
+
+
+def test_r1_a_win_shared_by_three_names_them_as_a_list() -> None:
+    """Equal lowest totals share the win (R1): three of them read "Winners: Bo and Cy and
+    Di"; they are listed as everywhere else ("Bo, Cy and Di")."""
+    from types import SimpleNamespace
+
+    from p2p.report import _verdict, overall
+
+    shared = SimpleNamespace(ok=True, left=None, winners=["Bo", "Cy", "Di"])
+    assert list(_verdict(shared))[-1] == "Verdict: FAIR. Every check holds. Winners: Bo, Cy and Di."  # type: ignore[arg-type]
+    agreement = SimpleNamespace(logs=[shared, shared], verified=True, away=None)
+    assert overall(agreement).endswith("tell the same game. Winners: Bo, Cy and Di.")  # type: ignore[arg-type]
