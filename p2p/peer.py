@@ -1098,8 +1098,19 @@ class TablePeer(SessionRecord):
             else:
                 self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]} "
                           f"(the game ends if they are not back within {left:.0f} s).", "warning", seat)
+                self._fold_told_cuts()
         if self._dials(seat):  # it keeps trying until the peer is back (§11.3)
             self._start_redial(seat)
+
+    def _fold_told_cuts(self) -> None:
+        """Another seat's report told just before this seat lost the same links itself
+        (one player's crash, heard of first from another) is now this seat's own loss:
+        its end is not told as "… reaches everybody again" (unless it outlasts this
+        seat's own return, `_track_links`)."""
+        for seat in list(self._told_cut):
+            if all(s in self._progress.waiting_for for s in self._cut_off.get(seat, ()) if s != self._me):
+                self._told_cut.discard(seat)
+                self._unsaid_cut.add(seat)
 
     def _tell_gone(self, seat: int) -> None:
         """`seat` left the table and its link is gone, its `leave` not yet delivered: the

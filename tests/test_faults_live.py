@@ -531,6 +531,31 @@ async def test_11_3_another_seat_s_report_of_a_seat_just_back_is_not_told_as_a_l
                 await ann.leave()
 
 
+async def test_11_3_a_report_told_just_before_this_seat_lost_the_same_link_ends_unsaid(tmp_path: Path) -> None:
+    """A player's crash heard of first from another seat ("Bo lost the link to Cy"), then
+    as this seat's own loss ("Lost the link to Cy"), ended in "Bo reaches everybody
+    again." once Cy was back, though Bo's links were never the trouble: a report this
+    seat's own loss took over ends as that loss does ("Cy is back.")."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    ann, bo, cy = peers
+    async with stack:
+        with trio.fail_after(30):
+            async with running(peers):
+                await until(lambda: ann.machine.playing and ann.machine.seats[cy.me] in ann.mesh.linked(), ann)
+                _reports(bo, {cy.me})
+                await _told(ann, f"{ann.names[bo.me]} lost the link to {ann.names[cy.me]}; the table waits")
+                ann.mesh.close_link(cy.identity.peer_id, "as a crash would")
+                await _told(ann, f"Lost the link to {ann.names[cy.me]} (as a crash would)")
+                await _told(ann, f"{ann.names[cy.me]} is back.")
+                _reports(bo, set())
+                await until(lambda: bo.me not in ann._cut_off, ann)
+                await ann.leave()
+    assert not any(line.text.startswith(f"{ann.names[bo.me]} reaches everybody") for line in ann.lines), \
+        [line.text for line in ann.lines][-6:]
+
+
 async def test_11_3_a_seat_reconnecting_to_three_others_names_them_as_a_list(tmp_path: Path) -> None:
     """A host resumed at a table of five read, on every other screen, "Ann is still
     reconnecting to Bo and Cy and Dee": the names are listed as in every other line."""
