@@ -63,7 +63,7 @@ async def test_snapshots_bottom_cards_turn_snap_and_round_end(mock_clock: trio.t
     async with client_on_screen(session, harness):
         check_snapshot("bottom_cards", await harness.wait_for_text("remember them", "a[ 8] s[ 2]"))
         harness.press("enter")
-        await harness.wait_for_text("waiting for Bo, Cy, Di")
+        await harness.wait_for_text("waiting for Bo, Cy and Di")
         for seat in (1, 2, 3):
             session.submit(Ready(seat))
         check_snapshot("turn", await harness.wait_for_text("Your turn: x draw"))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine import Phase, Power, final_turn_seats
-from engine.narrate import card_words, power_words
+from engine.narrate import card_words, listed, power_words
 from engine.phases import TURN_PHASES
 from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
@@ -427,7 +427,7 @@ def prompt_text(scene: TableScene) -> str:
         if not view.ready[me]:
             return "Press {Enter} when you are ready for the first turn."
         waiting = [model.name(s) for s in range(model.players) if not view.ready[s]]
-        return f"Ready (R4) · waiting for {', '.join(waiting)} · {{Space}}+slot snaps the first discard."
+        return f"Ready (R4) · waiting for {listed(waiting)} · {{Space}}+slot snaps the first discard."
     if phase in (Phase.REVEAL, Phase.BETWEEN):
         if not view.round:  # (every seat's keys, then the shuffle, come first: §9.2)
             return "The cards are being shuffled for the first round."
