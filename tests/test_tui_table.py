@@ -841,6 +841,23 @@ async def test_R5_a_move_sent_while_the_table_waits_holds_the_next_keys_until_it
     assert ui.message is not None and ui.message.kind == "error", ui.message
 
 
+async def test_R5_a_move_sent_while_the_table_waits_is_no_longer_said_on_its_way_once_the_others_are_back() -> None:
+    """Bo drew while Ann and Cy were away: once they were back and the draw had counted,
+    the prompt still said "Your draw is sent: it counts once Ann and Cy are back." for
+    seconds, over what to do with the drawn card. A message on who is awaited goes when
+    nobody is."""
+    from cli.tui.table_view import prompt_lines
+
+    session = AwayTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+    ui, press = pressing(session)
+    press("x")
+    assert [line.text for line in prompt_lines(ui.scene())] == ["Your draw is sent: it counts once Bo is back."]
+    session.land()
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    shown = [line.text for line in prompt_lines(ui.scene())]
+    assert len(shown) == 1 and shown[0].startswith("You drew a 0:"), shown
+
+
 async def test_s7_4_a_move_that_does_not_come_back_at_once_names_whom_the_order_waits_for() -> None:
     """Ana pressed x while Bo's program had stopped, before anyone knew his
     link was gone (that takes seconds, §11.3): nothing happened and the prompt still said

@@ -117,6 +117,7 @@ class Message:
     text: str
     kind: Literal["info", "warning", "error"] = "info"
     until: float = 0.0
+    while_away: bool = False  # it tells what waits for players away: it goes once none is
 
 
 class Overlay(enum.Enum):
@@ -315,7 +316,7 @@ class TableUi:
                 self.pending = None
             elif pending.action == "take" and self._covered(pending, model):
                 self._cancel_covered(pending, now)
-        if self.message is not None and self.message.until <= now:
+        if self.message is not None and (self.message.until <= now or (self.message.while_away and not model.waiting_for)):
             self.message = None
         if self.message is not None and self.message is self._look_snap:  # (the first turn began meanwhile)
             self.message = self._look_snap = replace(self.message, text=look_snap(model))
@@ -513,7 +514,8 @@ class TableUi:
             # the key acts when it is done (sent now, it would be judged before it, R5)
             self._held.append(key)
             if model.turn_sent and model.waiting_for:
-                self._say(f"{on_its_way(model.turn_sent, model)} The keys you type meanwhile wait for it.")
+                self._say(f"{on_its_way(model.turn_sent, model)} The keys you type meanwhile wait for it.",
+                          while_away=True)
             return out
         if command is Command.HELP:
             self.help_open = True
@@ -740,7 +742,7 @@ class TableUi:
                 self._looking(intent, model)
             self.message = None
             if model.waiting_for:
-                self._say(on_its_way(WIRE_NAME[type(intent)], model))
+                self._say(on_its_way(WIRE_NAME[type(intent)], model), while_away=True)
             self._moved = True
             return [intent]
         self._say(explain(intent, model), "error")
@@ -783,9 +785,9 @@ class TableUi:
         """Something the program logged while the screen was up."""
         self._say(text, "warning")
 
-    def _say(self, text: str, kind: Literal["info", "warning", "error"] = "info") -> None:
+    def _say(self, text: str, kind: Literal["info", "warning", "error"] = "info", *, while_away: bool = False) -> None:
         now = self._model.now if self._model is not None else 0.0
-        self.message = Message(text, kind, now + MESSAGE_S)
+        self.message = Message(text, kind, now + MESSAGE_S, while_away)
 
 
 def table_fits(size: tuple[int, int]) -> bool:
