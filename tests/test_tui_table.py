@@ -631,6 +631,23 @@ async def test_R1_game_end_screen_shows_standings_log_and_audit_command(mock_clo
         assert t.ui.finished
 
 
+async def test_R1_a_terminal_too_small_for_the_game_s_end_says_the_game_is_over(mock_clock: trio.testing.MockClock) -> None:
+    """A player at 60×20 when the game ended read "Enlarge it: the game goes on meanwhile"
+    over standings they could not see: a screen too small once the game is over says
+    so, and that Ctrl-C leaves (it does, at once)."""
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2,
+                     target=20) as t:
+        assert "the game goes on meanwhile" in " ".join(t.text(60, 20).split())  # (while it is played)
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        mock_clock.jump(1.0)
+        await t.settle()
+        small = " ".join(t.text(60, 20).split())
+        assert "goes on" not in small, small
+        assert "This terminal is 60×20; the end of the game needs 80×24. The game is over" in small, small
+        assert "press Ctrl-C to leave" in small, small
+
+
 async def test_R9_R1_the_round_and_game_screens_close_only_on_enter(mock_clock: trio.testing.MockClock) -> None:
     """Keys mashed at the end of the last final turn (Space is the snap key, q a slot,
     Esc cancels a snap) close neither the round screen nor the final standings, whose

@@ -40,8 +40,11 @@ def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
 def too_small_words(scene: TableScene, width: int, height: int) -> list[str]:
     """What a screen too small for the table says: how much room it needs, that keys
     wait for it, and what runs meanwhile (your turn's timer; your look at your bottom
-    cards, R4.3, waits for the table)."""
+    cards, R4.3, waits for the table); once the game is over, only that."""
     model = scene.model
+    if model.ended:  # (nothing goes on: what is left is to read how it ended)
+        return [f"This terminal is {width}×{height}; the end of the game needs {MIN_WIDTH}×{MIN_HEIGHT}. "
+                "The game is over: enlarge it to read how it ended, or press Ctrl-C to leave."]
     words = [f"This terminal is {width}×{height}; the table needs {MIN_WIDTH}×{MIN_HEIGHT}. "
              "Enlarge it: the game goes on meanwhile. Keys do nothing until the table is shown (Ctrl-C still leaves, asking first)."]
     if scene.bottom_until is not None:
