@@ -602,7 +602,7 @@ async def test_R9_round_end_screen_shows_every_card_the_bonus_and_the_audit(mock
         assert t.scene.overlay is Overlay.ROUND
         text = t.text()
         assert "Round 1 is over" in text
-        assert "You announced Bandit with 4, strictly the lowest: -10." in text
+        assert "You announced Bandit with 4, strictly the lowest: -10 (R9)." in text
         assert "[18]" in text and "[16]" in text  # every card face up
         assert "checking the shuffles" in text
         mock_clock.jump(1.0)
@@ -1383,7 +1383,7 @@ def test_R9_the_round_screen_says_you_have_when_you_beat_the_caller(mine: int, s
     report = RoundReport(1, (0, 0), (0, 0), caller=1, exhausted=False,
                          tableaus=(((0, face(mine // 2)), (1, face(mine // 2))), ((0, face(10)), (1, face(10)))))
     assert caller_words(report, DEFAULT_SKILLS, ["You", "Bo"], 0) == (
-        f"Bo announced Bandit with 20, {said}: not strictly the lowest, +10.")
+        f"Bo announced Bandit with 20, {said}: not strictly the lowest, +10 (R9).")
 
 
 def test_s11_3_a_turn_begun_before_a_restart_says_its_time_left_is_unknown() -> None:

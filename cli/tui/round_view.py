@@ -37,12 +37,12 @@ def caller_words(report: RoundReport, skills: Skills, name: list[str], me: int) 
     best_seat, best = min(others, key=lambda sv: sv[1])
     who = name[caller]
     if all(mine < v for _, v in others):
-        return f"{who} announced Bandit with {mine}, strictly the lowest: -{CALLER_BONUS}."
+        return f"{who} announced Bandit with {mine}, strictly the lowest: -{CALLER_BONUS} (R9)."
     has = "have" if best_seat == me else "has"
     lower = "you" if best_seat == me else name[best_seat]
     relation = f"also {has}" if best == mine else has
     return (f"{who} announced Bandit with {mine}, but {lower} {relation} {best}: "
-            f"not strictly the lowest, +{CALLER_BONUS}.")
+            f"not strictly the lowest, +{CALLER_BONUS} (R9).")
 
 
 def slot_counts(report: RoundReport, slots: tuple[int, ...] = ()) -> list[int]:
