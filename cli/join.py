@@ -16,6 +16,7 @@ from cli.lobby_common import (
     load_identity, lobby_schemas, player_name, roster_progress, say, then_shown,
 )
 from cli.stopping import run_until_stopped
+from cli.tables import LISTED_WHILE_OPEN
 from cli.game import (
     SeatBook, bot_without_a_terminal, host_trusted_on_first_use, play_seat, report, seat_log_path, trusted_on_first_use,
 )
@@ -51,7 +52,7 @@ async def _find(args: argparse.Namespace, say_: Callable[[str], None],
     found = [t for t in found if t.compatible]
     if not found:
         which = f"no table named {args.table!r}" if args.table else "no table with free seats"
-        complain(f"{which} found on the LAN (looked for {args.timeout:g} s). "
+        complain(f"{which} found on the LAN (looked for {args.timeout:g} s). {LISTED_WHILE_OPEN} "
                  "Try `bandit-lan tables`, or join directly with --peer HOST:PORT.")
         return None
     if len(found) > 1:

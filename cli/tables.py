@@ -15,6 +15,9 @@ from cli.lobby_common import add_interface_option, say, tell
 from p2p.discovery import TableAd, browse
 from p2p.identity import short_id
 
+LISTED_WHILE_OPEN = "A table is listed while it waits for players, no longer once its game has begun."
+"""Why a table the players know of may not be found: its game began (nobody joins it then)."""
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("tables", help="list the tables on the LAN",
@@ -31,7 +34,7 @@ def render(tables: list[TableAd], width: int | None = None) -> list[str]:
     for each thing (wrapped at word breaks where even that is too long: a long table or host
     name), so that no address or fingerprint is broken where the terminal wraps."""
     if not tables:
-        return ["No tables found on the LAN."]
+        return [f"No tables found on the LAN. {LISTED_WHILE_OPEN}"]
     rows = [("TABLE", "HOST", "SEATS", "FREE", "CODE", "ADDRESS", "FINGERPRINT", "")]
     for t in tables:
         where = f"{t.addresses[0]}:{t.port}" if t.addresses else f"?:{t.port}"

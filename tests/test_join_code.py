@@ -88,3 +88,22 @@ def test_join_code_from_the_input_is_read_once_the_table_is_found(
     # (found by name: no address typed, to check on the host's screen)
     assert err == f"bandit-lan: nothing answers at 127.0.0.1:{port}\n", err
     assert stdin.read() == ""  # (read, to join with)
+
+
+def test_s5_a_table_not_found_by_name_may_be_one_whose_game_began(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A late friend ran `join Friday` while Friday's game was on and read only that no
+    table of that name was on the LAN, as `tables` said "No tables found": both say that
+    a table is listed only until its game begins."""
+    from cli.tables import render
+
+    async def browse(*_given: object, **_named: object) -> list[TableAd]:
+        return []
+
+    monkeypatch.setattr(cli.join, "browse", browse)
+    assert main(["join", "Friday", "--headless", "--bind", "127.0.0.1", "--state-dir", str(tmp_path)]) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "no table named 'Friday' found on the LAN (looked for 5 s). A table is listed while it waits for " \
+           "players, no longer once its game has begun." in err, err
+    assert render([]) == ["No tables found on the LAN. A table is listed while it waits for players, no longer "
+                          "once its game has begun."]
