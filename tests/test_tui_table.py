@@ -162,7 +162,7 @@ async def test_R4_R6_the_look_says_that_space_also_starts_a_snap_that_counts_bef
         assert t.text().splitlines()[PROMPT_ROW + 1].strip() == (
             "This is your one snap before the first turn (R6); a failed one counts too.")
         assert await t.press("esc") == []
-        assert "Ready (R4) · waiting for Bo, Cy" in prompt_line(t)
+        assert "Ready (R4) · waiting for Bo and Cy" in prompt_line(t)
 
 
 async def test_R6_a_snap_begun_as_the_look_ended_names_the_turn_it_counts_in_once_the_first_turn_began(
