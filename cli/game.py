@@ -19,7 +19,7 @@ import trio
 from cli.argtypes import integer
 from cli.cells import ljust, text_width
 from cli.commands import audit_command
-from cli.lobby_common import at_a_terminal, complain, records_unwritable, say, tell
+from cli.lobby_common import at_a_terminal, cannot_draw, complain, records_unwritable, say, tell
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from p2p.identity import Certificate, Identity, default_state_dir
@@ -162,7 +162,11 @@ def bot_without_a_terminal(args: argparse.Namespace) -> None:
     and says so, rather than seat a full-screen client nobody can see or type at (it left
     the table at once, ending the game for all)."""
     if seat_for_a_person(args) and not at_a_terminal():
-        complain("no terminal to play on: a bot plays your seat, as with --headless")
+        if cannot_draw():
+            complain("this terminal (TERM=dumb) cannot draw the table: a bot plays your seat, as with --headless "
+                     "(play in a terminal that can, e.g. with TERM=xterm-256color)")
+        else:
+            complain("no terminal to play on: a bot plays your seat, as with --headless")
         args.headless = True
 
 

@@ -107,14 +107,21 @@ def at_a_terminal() -> bool:
     process has in the foreground, and the input is that terminal too, or a pipe (as with
     ``printf … | bandit-lan join --code -``: the keys are then read from the terminal).
     Input from a file or /dev/null, output to a file, a job in the background, or none of
-    them open: nobody is at the keyboard, or nobody would see the screen."""
-    if sys.stdin is None or sys.stdout is None:
+    them open: nobody is at the keyboard, or nobody would see the screen. A terminal that
+    says it cannot move its cursor (`TERM=dumb`) would show the screen's codes, not a table."""
+    if sys.stdin is None or sys.stdout is None or cannot_draw():
         return False
     try:
         return (sys.stdout.isatty() and (sys.stdin.isatty() or input_piped())
                 and in_the_foreground(sys.stdout.fileno()))
     except (OSError, ValueError):  # (closed, or no terminal after all)
         return False
+
+
+def cannot_draw() -> bool:
+    """Whether the terminal says it cannot draw a screen (`TERM=dumb`: an editor's shell
+    buffer, a plain serial line): it would show the codes that draw the table as text."""
+    return os.environ.get("TERM") == "dumb"
 
 
 def input_piped() -> bool:

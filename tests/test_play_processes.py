@@ -319,6 +319,21 @@ def test_play_without_a_terminal_has_a_bot_play_the_seat_as_host_and_join_do(tmp
     assert json.loads(done.stdout.splitlines()[-1])["finished"]
 
 
+def test_a_terminal_that_cannot_draw_has_a_bot_play_the_seat_and_says_why(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`TERM=dumb` (an editor's shell buffer) got the full screen, drawn as codes; now a
+    bot plays the seat, as without a terminal, and the player reads why and what to do."""
+    import argparse
+
+    from cli.game import bot_without_a_terminal
+
+    monkeypatch.setenv("TERM", "dumb")
+    args = argparse.Namespace(headless=False, bot=False, lobby_only=False)
+    bot_without_a_terminal(args)
+    assert args.headless
+    assert "this terminal (TERM=dumb) cannot draw the table: a bot plays your seat" in capsys.readouterr().err
+
+
 def test_host_and_join_without_a_terminal_have_a_bot_play_the_seat_as_play_does(tmp_path: Path) -> None:
     """No keyboard (input from /dev/null, output to a file): `host` (here with a bot
     guest) seated a full-screen client nobody could see, which left the table at once,

@@ -446,7 +446,8 @@ def test_a_typed_address_nobody_answers_at_is_said_on_the_picker_which_stays_up(
 def test_a_person_is_at_the_keyboard_only_with_a_terminal_in_the_foreground(tmp_path: Path) -> None:
     """Who plays full screen (`at_a_terminal`): in the terminal's foreground, with its
     keys or input piped in (`printf … | bandit-lan join --code -`), yes; input from
-    /dev/null or closed, output to a file, or a job sent to the background, no: those play
+    /dev/null or closed, output to a file, a terminal that cannot draw (`TERM=dumb`: it
+    showed the screen's codes as text), or a job sent to the background, no: those play
     headless (a background job that opened the full screen was stopped by the terminal,
     holding up the table; output to a file drew the screen into it; a closed input was a
     traceback)."""
@@ -454,11 +455,11 @@ def test_a_person_is_at_the_keyboard_only_with_a_terminal_in_the_foreground(tmp_
     q = _quote(sys.executable)
     run = f"{q} -c \"{probe}\""
     script = (f"printf 'x\\n' | {run}; {run}; {run} </dev/null; {run} >out.txt; cat out.txt; {run} <&-; "
-              f"set -m; printf 'x\\n' | {run} & wait; {run} & wait")
+              f"TERM=dumb {run}; set -m; printf 'x\\n' | {run} & wait; {run} & wait")
     screen = Tmux(tmp_path, ["sh", "-c", f"cd {_quote(str(tmp_path))} && {script}"])
     try:
         text = screen.wait_text("EXITED")
-        assert re.findall(r"PERSON (\w+)", text) == ["True", "True", "False", "False", "False", "False", "False"], text
+        assert re.findall(r"PERSON (\w+)", text) == ["True", "True", "False", "False", "False", "False", "False", "False"], text
     finally:
         screen.close()
 
