@@ -18,7 +18,7 @@ from typing import TextIO
 from cli.argtypes import ipv4, player
 from cli.cells import ljust, text_width
 from cli.ttymode import in_the_foreground, point_at_nowhere
-from p2p.errors import FingerprintMismatch, JoinRefused, ProtocolError, TableClosed
+from p2p.errors import FingerprintMismatch, HostGone, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
 from p2p.lobby import LobbyResult, RosterChanged, Signing
 from p2p.lobby_runner import DialFailure, SigningCallback, TableUnreachable
@@ -234,7 +234,7 @@ def explain(error: BaseException, by_address: bool = False) -> str:
         if (advice := REFUSAL_ADVICE.get(error.code)) is not None:  # (our words first: the host's are the host's)
             return f"the host refused your name: {detail}; {advice}"
         return f"the host refused: {hint} ({detail})"
-    if isinstance(error, TableClosed):
+    if isinstance(error, (TableClosed, HostGone)):  # (plain words: no section, no peer id)
         return error.reason
     if isinstance(error, FingerprintMismatch):
         return (f"fingerprint mismatch: expected {error.expected}, but the peer presented {error.presented or 'none'}. "

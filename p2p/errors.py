@@ -97,6 +97,17 @@ class TableClosed(ProtocolError):
         super().__init__("§6.5", f"{host} closed the table", peer)
 
 
+class HostGone(ProtocolError):
+    """The host's table no longer answers while this guest waits in its lobby (§6.5): it
+    closed without a word, or its program stopped or crashed. Said plainly, with where
+    to look next."""
+
+    def __init__(self, host: str, table: str, where: str, detail: str = "", peer: str | None = None) -> None:
+        answered = f" ({detail})" if detail else ""
+        super().__init__("§6.5", f"lost the host: {host}'s table {table!r} at {where} no longer answers{answered}: "
+                                 "it closed, or its program stopped (look again with `bandit-lan tables`)", peer)
+
+
 class StartFailed(ProtocolError):
     """Another member's lobby ended while the roster was being signed, and it said why
     (``lobby.fail``, §6.6): the game cannot start at this table."""

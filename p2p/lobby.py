@@ -61,7 +61,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
-from p2p.errors import JoinRefused, NotReached, OtherRelease, ProtocolError, StartFailed, TableClosed, printable
+from p2p.errors import HostGone, JoinRefused, NotReached, OtherRelease, ProtocolError, StartFailed, TableClosed, printable
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 from p2p.names import problem_of, refusal, written_in
 from p2p.roster import (
@@ -1107,8 +1107,8 @@ class GuestLobby(_SignsRoster):
             return []  # (the host is there, and dials again; or it already did)
         assert self.host_address is not None
         where = "{}:{}".format(*self.host_address)
-        raise ProtocolError("§6.5", f"lost the host: its table at {where} no longer answers"
-                            + (f" ({detail})" if detail else ""), self.host.short)
+        assert self.roster is not None
+        raise HostGone(self.roster.members[0].name, self.roster.table, where, detail, self.host.short)
 
 
 class SigningAgain(_SignsRoster):
