@@ -207,6 +207,8 @@ class TablePeer(SessionRecord):
         # (back from a stop that ran past the others' grace period for this seat: its whole
         # seconds, until every seat is reached again; it then names nobody absent)
         self._past_grace: int | None = None
+        # (then: when the player reads which seats answered and how long it waits for the others)
+        self._answers_due: float | None = None
         self._left_for_stop = False  # (it leaves for that stop: said once)
         # (the log's words for an end whose screen words say "you": the log is read by others)
         self._log_words: dict[str, str] = {YOU_LEFT: left_the_table(self.names[self._me])}
@@ -584,6 +586,8 @@ class TablePeer(SessionRecord):
             self._say(f"{self.names[seat]} is back.", "table", seat)
             return
         if self._progress.waiting_for:
+            if self._answers_due is None:  # (after its stop past the grace period: once the first answers are told)
+                self._tell_unanswered(trio.current_time())
             return
         back = listed([self.names[s] for s in self._reconnecting])
         self._say(f"Back at the table: reconnected to {back}.", "table")
@@ -904,6 +908,7 @@ class TablePeer(SessionRecord):
             self._say(self._stop_told(stopped, since, now), "warning")
             if since + self.grace <= now:  # (the others, if they ran, have ended the game for this seat)
                 self._past_grace = stopped
+                self._answers_due = now + BACK_FROM_STOP_WAIT
             self._woke_at = now  # (the links the others closed meanwhile are this seat's reconnecting, not news)
         self.machine.clocks.stand_while_stopped(since, now)
         self._progress.stopped_s += now - ran  # (what the player's screen showed nobody meanwhile)
@@ -1092,7 +1097,10 @@ class TablePeer(SessionRecord):
             ends = self._rejoin[0] if self._rejoin is not None else self._absent[seat] + self.grace
             left = max(0.0, ends - trio.current_time())
             if trio.current_time() - self._woke_at < JUST_BACK:  # (the others took this seat for gone: not theirs)
-                if self._reconnecting is None:
+                if self._reconnecting is None and self._past_grace is not None:  # (then it waits for every seat)
+                    self._say(f"Reconnecting to the table (you leave it if no seat answers within {left:.0f} s)…",
+                              "table")
+                elif self._reconnecting is None:
                     self._say(f"Reconnecting to the table (the game ends if that takes more than {left:.0f} s)…", "table")
                 self._reconnecting = (*(self._reconnecting or ()), seat)
             else:
@@ -1178,7 +1186,7 @@ class TablePeer(SessionRecord):
 
     def _link_deadline(self) -> float | None:
         grace = self._grace_ends()
-        times = [] if grace is None else [grace]
+        times = [t for t in (grace, self._answers_due) if t is not None]
         linked = self.mesh.linked()
         times += [heard + SILENCE for seat, heard in self._heard.items()
                   if seat not in self._absent and self.machine.seats[seat] in linked]
@@ -1203,6 +1211,9 @@ class TablePeer(SessionRecord):
             if not reached and self._leaving_why is None and not self._done.is_set():
                 self._rejoin_failed(stopped)
                 return
+        if self._answers_due is not None and now >= self._answers_due:
+            self._answers_due = None
+            self._tell_unanswered(now)
         reports = self._link_reports()
         if self._past_grace is not None and not self._absent and not reports:
             self._past_grace = None  # (every seat is reached again: the others did not end the game)
@@ -1220,8 +1231,7 @@ class TablePeer(SessionRecord):
                 expired.append((seat, absent, f"could not reach {missing}", f"could not reach {missing}"))
         if expired and self._past_grace is not None:  # (its own stop ran past the grace period: it names nobody)
             if not self._left_for_stop and self._leaving_why is None and not self._done.is_set():
-                unreached = set(self._absent) | {s for _, away in reports.values() for s in away}
-                self._rejoin_failed(self._past_grace, tuple(sorted(unreached - {self._me})))
+                self._rejoin_failed(self._past_grace, self._unreached())
             return
         if expired:
             seat, absent, what, told = expired[0]
@@ -1233,6 +1243,29 @@ class TablePeer(SessionRecord):
                       + (f" (round {round_} does not count)." if round_ else ", before its first round."),
                       "error", seat)
             self._finish(f"{name} {why}", absent=absent)
+
+    def _unreached(self) -> tuple[int, ...]:
+        """The other seats this seat cannot reach, or another seat reports it cannot."""
+        reports = self._link_reports()
+        unreached = set(self._absent) | {s for _, away in reports.values() for s in away}
+        return tuple(sorted(unreached - {self._me}))
+
+    def _tell_unanswered(self, now: float) -> None:
+        """Back from a stop past the grace period (§11.3), this seat reached some seats:
+        the player reads which answered, which did not, and how long it waits for those
+        before it leaves (they likely ended the game). Said once its wait to reach the
+        table is over, and again as a seat answers later; nothing while it is leaving."""
+        unreached = self._unreached()
+        ends = self._grace_ends()
+        if (self._past_grace is None or not unreached or ends is None or ends <= now or self._left_for_stop
+                or self._leaving_why is not None or self._done.is_set()):
+            return
+        answered = [self.names[s] for s in range(len(self.names)) if s != self._me and s not in unreached]
+        missing = listed([self.names[s] for s in unreached])
+        has = "has" if len(unreached) == 1 else "have"
+        who = f"{listed(answered)} answered; {missing} {has} not" if answered else f"{missing} {has} not answered"
+        self._say(f"{who}: waiting {ends - now:.0f} s more for {missing if len(unreached) == 1 else 'them'}, then you "
+                  f"leave the table ({missing} {has} likely ended the game, naming you away).", "warning")
 
     def _begin_resumed(self) -> None:
         """A restarted peer (§11.3): say so, send what the crash kept from being sent,

@@ -1460,7 +1460,8 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_names_nobody_
                 break
             mock_clock.jump(1.0)
     how = "program was stopped for 30 s, longer than the table's grace period (15 s)"
-    gone, has = ("Bot 2", "has") if seats == 3 else ("Bot 2 and Bot 3", "have")
+    gone = " and ".join(ann.names[peer.me] for peer in sorted(others, key=lambda peer: peer.me))  # (in seat order)
+    has = "has" if seats == 3 else "have"
     ended = f"{gone} {has} likely ended the game, naming you away, and could not be reached again"  # (Bot 1 was reached)
     assert summaries[0].why == f"your {how}: {ended}", summaries[0].why
     assert [line.text for line in ann.lines if line.kind == "error"] == [f"Your {how}: {ended}."]
@@ -1474,6 +1475,52 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_names_nobody_
     named = "Bot 2's log names" if seats == 3 else "Bot 2's and Bot 3's logs name"
     assert agreement.agree and agreement.away == (f"Ann's log says its writer, Ann, left; {named} Ann absent; Bot 1's "
                                                   "log says its writer, Bot 1, left"), agreement.away
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_some_seats_says_who_answered(
+        tmp_path: Path, mock_clock: trio.testing.MockClock, seats: int) -> None:
+    """The processes of Ann and Bot 1 stop for 30 s, longer than the grace period (15 s),
+    and the others end the game meanwhile. Running again, Ann read "Reconnecting to the
+    table (the game ends if that takes more than 7 s)…", then nothing for 15 s although
+    Bot 1 answered and the game did not end 7 s later. Now she reads that she leaves if no
+    seat answers within 7 s, then who answered, who did not, and how long her peer waits
+    for them before it leaves."""
+    from engine import Phase
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, seats)
+    ann, bot1, *others = peers
+    for peer in peers:
+        peer.grace = 15.0
+    async with stack, running(peers):
+        await until(lambda: ann.view().phase is Phase.PEEK, ann)  # (the person's turn to look: nothing moves)
+        mock_clock.jump(1.0)
+        await trio.testing.wait_all_tasks_blocked()
+        before = len(ann.lines)
+        mock_clock.jump(30.0)  # (Ann and Bot 1 stopped; the others, running, end the game for Ann:)
+        woke = ann.now()
+        for other in others:
+            other._finish("Ann was away for more than 15 s; round 1 is void", absent=ann.me)
+        said: dict[str, float] = {}  # (what Ann reads after the stop, and how long after it)
+        for _ in range(60):
+            await trio.testing.wait_all_tasks_blocked()
+            for line in ann.lines[before:]:
+                said.setdefault(line.text, ann.now() - woke)
+            if ann.progress.ended and bot1.progress.ended:
+                break
+            mock_clock.jump(1.0)
+    gone = " and ".join(ann.names[peer.me] for peer in sorted(others, key=lambda peer: peer.me))  # (in seat order)
+    has = "has" if seats == 3 else "have"
+    told = [text for text in said if not text.startswith("This program did not run")]
+    assert told[:3] == [
+        "Reconnecting to the table (you leave it if no seat answers within 7 s)…",
+        f"Bot 1 answered; {gone} {has} not: waiting 8 s more for {'Bot 2' if seats == 3 else 'them'}, then you leave "
+        f"the table ({gone} {has} likely ended the game, naming you away).",
+        "Your program was stopped for 30 s, longer than the table's grace period (15 s): "
+        f"{gone} {has} likely ended the game, naming you away, and could not be reached again.",
+    ], told
+    assert [said[text] for text in told[:3]] == [0.0, 7.0, 15.0]
 
 
 async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_everybody_plays_on_as_before(
