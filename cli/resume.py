@@ -41,7 +41,8 @@ from p2p.lobby import LobbyResult, fail_message
 from p2p.lobby_runner import sign_again
 from p2p.log import FairnessLog, LogContents, LogError, read_log
 from p2p.peer import GameSummary, Resumption
-from p2p.session import YOU_LEFT, ended_unanswered_after_stop, left_the_table
+from engine.narrate import listed
+from p2p.session import YOU_LEFT, ended_unanswered_after_stop, left_the_table, unanswered_named
 from p2p.wire import decode_map
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
@@ -273,6 +274,9 @@ class OwnLeave:
     reason: str  # the leave's reason, as the others read it after this player's name
     log: Path
     ended_by_it: bool = True  # the others' game ended with this leave (else they had ended it already, §11.3)
+    # (else: the seats that did not answer after this seat's stop, "Bo and Cy", and whether it reached any other)
+    unanswered: str = "the others"
+    reached_some: bool = False
 
     def words(self, now: float | None = None) -> str:
         """Why there is nothing to go back to, to the player who left."""
@@ -280,8 +284,11 @@ class OwnLeave:
         at = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.when))
         when = f"at {at} ({_ago(max(0.0, now - self.when))} ago)"
         if not self.ended_by_it:
-            return (f"your last game, at table {self.table!r}, ended {when}: {_yours(self.reason)}, so the others "
-                    f"ended the game, naming you away; there is no game to go back to (its log: {self.log})")
+            how = (f"{self.unanswered} did not answer after it, so {self.unanswered} likely ended the game"
+                   if self.reached_some else
+                   f"no other seat answered after it, so {self.unanswered} ended the game")
+            return (f"your last game, at table {self.table!r}, ended {when}: {_yours(self.reason)}, and {how}, "
+                    f"naming you away; there is no game to go back to (its log: {self.log})")
         return (f"you left your last game, at table {self.table!r}, {when}, "
                 f"because {_yours(self.reason)}; the game ended for the others then too, so there is no game to "
                 f"go back to (its log: {self.log})")
@@ -315,7 +322,11 @@ def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: byt
         reason = contents.left or _leave_reason(contents, peer)
         if reason is None:
             return None
-        return OwnLeave(roster.table, closed, reason, path, ended_by_it)
+        if ended_by_it:
+            return OwnLeave(roster.table, closed, reason, path)
+        unanswered = unanswered_named(member.name, contents.ended or "")
+        others = listed([m.name for m in roster.members if m.seat != member.seat])
+        return OwnLeave(roster.table, closed, reason, path, False, unanswered or others, unanswered is not None)
     return None
 
 

@@ -26,19 +26,30 @@ def left_the_table(name: str) -> str:
     return f"{name} left the table"
 
 
+NO_SEAT_ANSWERED = "no other seat answered after it"
+DID_NOT_ANSWER = " did not answer after it"
+
+
 def unanswered_after_stop(name: str, how: str, unanswered: str | None = None) -> str:
     """What a seat's log says (`log.end`) when, back from a stop of its program (`how`:
-    "was stopped for 30 s, …"), it reached no other seat (or not `unanswered`, "Ann and
-    Dan", after a stop past the grace period): they ended the game, naming it away (§11.3)."""
+    "was stopped for 30 s, …", no "; " in it), it reached no other seat (or not
+    `unanswered`, "Ann and Dan", after a stop past the grace period): they ended the
+    game, naming it away (§11.3)."""
     if unanswered is None:
-        return f"{name}'s program {how}; no other seat answered after it"
-    return f"{name}'s program {how}; {unanswered} did not answer after it"
+        return f"{name}'s program {how}; {NO_SEAT_ANSWERED}"
+    return f"{name}'s program {how}; {unanswered}{DID_NOT_ANSWER}"
 
 
 def ended_unanswered_after_stop(name: str, why: str) -> bool:
     """Whether `why` (a `log.end`'s) is `unanswered_after_stop` for `name`."""
-    return why.startswith(f"{name}'s program ") and why.endswith((
-        "; no other seat answered after it", " did not answer after it"))
+    return why.startswith(f"{name}'s program ") and why.endswith((f"; {NO_SEAT_ANSWERED}", DID_NOT_ANSWER))
+
+
+def unanswered_named(name: str, why: str) -> str | None:
+    """Whom `why` (`unanswered_after_stop` for `name`) says did not answer ("Ann and
+    Dan"); None where no other seat answered."""
+    _, _, unanswered = why.removeprefix(f"{name}'s program ").partition("; ")
+    return None if unanswered == NO_SEAT_ANSWERED else unanswered.removesuffix(DID_NOT_ANSWER)
 
 
 LineKind = Literal["turn", "snap", "power", "round", "table", "private", "warning", "error"]

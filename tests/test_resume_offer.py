@@ -500,26 +500,30 @@ def test_s9_6_resume_after_a_stop_past_the_grace_period_says_which_game_ended_an
         tmp_path: Path, capsys: pytest.CaptureFixture[str], unanswered: str | None) -> None:
     """A player whose program was stopped (Ctrl-Z) longer than the grace period, back
     too late, left; `join --resume` then said only "a game that ended needs no
-    resuming". It names the table, when, and why: the stop, and the others' ending
-    (`unanswered`: the seats it could not reach again, where it reached some)."""
+    resuming". It names the table, when, and why: the stop, and who ended the game
+    (`unanswered`: the seats it could not reach again, where it reached some; else every
+    other seat), as its log's end does (it said "the others", naming nobody)."""
     from p2p.log import header_for
     from p2p.roster import Member, Roster
     from p2p.session import unanswered_after_stop
 
-    identities = [seeded_identity(bytes([i]) * 32) for i in range(2)]
-    roster = Roster("Friday", bytes(32), 2, tuple(Member(i, name, ident.certificate, bytes([i]) * 32)
-                                                  for i, (name, ident) in enumerate(zip(("Ann", "Bo"), identities))))
+    names = ("Ann", "Bo", "Cy")
+    identities = [seeded_identity(bytes([i]) * 32) for i in range(len(names))]
+    roster = Roster("Friday", bytes(32), len(names), tuple(Member(i, name, ident.certificate, bytes([i]) * 32)
+                                                           for i, (name, ident) in enumerate(zip(names, identities))))
     path = tmp_path / "logs" / "0a0b0c-seat1.bandit-log"
     path.parent.mkdir(parents=True)
     how = "was stopped for 31 s, longer than the table's grace period (10 s)"
-    log = FairnessLog.create(path, header_for(roster.canonical(), (bytes(64),) * 2, 0), identities[0])
+    log = FairnessLog.create(path, header_for(roster.canonical(), (bytes(64),) * len(names), 0), identities[0])
     log.close(unanswered_after_stop("Ann", how, unanswered), left=f"their program {how}")
     resume_args = argparse.Namespace(state_dir=tmp_path, log=None, log_dir=None, bind="0.0.0.0")
     assert trio.run(cli.resume.resume_seat, resume_args, identities[0]) == 1
     said = " ".join(capsys.readouterr().err.split())
+    who = ("no other seat answered after it, so Bo and Cy ended the game" if unanswered is None
+           else "Bo did not answer after it, so Bo likely ended the game")
     assert re.search(r"no unfinished game to resume in \S+: your last game, at table 'Friday', ended at "
                      r"\d{4}-\d\d-\d\d \d\d:\d\d \(\d+ s ago\): your program was stopped for 31 s, longer than "
-                     r"the table's grace period \(10 s\), so the others ended the game, naming you away; there is "
+                     rf"the table's grace period \(10 s\), and {who}, naming you away; there is "
                      r"no game to go back to \(its log: \S+\)", said), said
 
 
