@@ -63,6 +63,7 @@ from p2p.lobby import (
     LobbyResult, Pin, Probe, Redial, RosterChanged, SendTo, Signing, SigningAgain, Started, TurnedAway, Unpin,
 )
 from p2p.roster import DEFAULT_RULES, MIN_SEATS, TableRules
+from p2p.stops import OVERSLEPT, stop_began
 from p2p.tls import ALPN, check_peer, describe_tls_failure, front_door_context
 from p2p.tlsstream import TlsStream
 from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, SILENCE, LinkDown, LinkUp, Mesh, MeshEvent, Received
@@ -73,7 +74,6 @@ HELLO_TIMEOUT = 10.0
 MAX_EARLY = 1024  # messages of the game a peer may send before this peer's lobby is over (§4.7)
 WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, doubled per wrong code…
 WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
-OVERSLEPT = 1.0  # seconds past its deadline the lobby woke: this peer was stopped; it hears everyone anew and waits on
 LEAVE_WAIT = 2.0  # seconds a guest that leaves waits for the host's link, to say goodbye over it
 TOLD_EVERY = 10.0  # seconds at least between two lines of joiners turned away (§6.3, §6.4)
 RosterCallback = Callable[[RosterChanged], None]
@@ -152,6 +152,9 @@ class _Driver:
         self._waiting: trio.CancelScope | None = None  # the wait for the next mesh event
         self._fault: BaseException | None = None  # what failed in a call made outside `run` (`call`)
         self.heard: dict[bytes, float] = {}  # linked peer: when a frame last came from it
+        self._due = math.inf  # when the lobby next looks, at the latest (the deadline of its wait)
+        self._ran_at: float | None = None  # the last moment this process is known to have run (`_notice_stop`)
+        self._stopped = 0.0  # how long this process did not run, noticed and not yet taken into the lobby's waits
 
     def apply(self, actions: Sequence[Action]) -> None:
         for action in actions:
@@ -286,15 +289,18 @@ class _Driver:
                     deadline = min([at + waits[key] for key, at in since.items() if told.get(key) != version]
                                    + [signing_since + SIGN_WAIT, self.turned_away.due]
                                    + [at + SILENCE for peer, at in self.heard.items() if peer in linked])
+                    self._due = deadline
                     with trio.move_on_at(deadline) as self._waiting:
                         event = await self.mesh.receive()
                     woke = trio.current_time()
-                    if woke > deadline + OVERSLEPT:
+                    self._notice_stop(woke)
+                    if self._stopped:
                         # this peer was stopped itself (or starved): it listened to nobody, so it blames
-                        # nobody's silence, and each wait goes on from where it stood when it last looked,
-                        # a second more, to read what came meanwhile before anything is overdue
+                        # nobody's silence, and each wait goes on from where it stood when the process
+                        # last ran, a second more (`OVERSLEPT`), to read what came meanwhile before
+                        # anything is overdue
                         self.heard = dict.fromkeys(self.heard, woke)
-                        away = woke - now + OVERSLEPT
+                        away, self._stopped = self._stopped + OVERSLEPT, 0.0
                         since = {key: at + away for key, at in since.items()}
                         signing_since += away
                     if not self._waiting.cancelled_caught:
@@ -310,9 +316,21 @@ class _Driver:
         """A `lobby.beat` on every link every `BEAT_EVERY` seconds (§6.6): the mark of
         life by which the other side knows this peer is still there."""
         while True:
+            self._notice_stop(trio.current_time())  # (each beat is a moment the process ran)
             for peer in self.mesh.linked():
                 self.mesh.send(peer, BEAT)
             await trio.sleep(BEAT_EVERY)
+
+    def _notice_stop(self, now: float) -> None:
+        """If the lobby should have looked more than `OVERSLEPT` ago, this process was
+        stopped (`stop_began`), from the last moment it is known to have run (the lobby's
+        last look, or a beat since): that long is added to `_stopped`, once, for the lobby
+        to take into its waits. The beats and the lobby call this, whichever runs first."""
+        began = stop_began(self._due, self._ran_at, now)
+        if began is not None:
+            self._due = now  # (noticed: the lobby, running next, finds it in `_stopped`)
+            self._stopped += now - began
+        self._ran_at = now
 
     def _close_silent(self, now: float, linked: frozenset[bytes]) -> None:
         """Close each of the `linked` links nothing came on for `SILENCE` seconds (§6.6):

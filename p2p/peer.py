@@ -34,7 +34,6 @@ others have what they need from it to get there too.
 from __future__ import annotations
 
 import logging
-import math
 import os
 import time
 from collections.abc import Callable
@@ -60,6 +59,7 @@ from p2p.schema import Schemas
 from p2p.session import (CHOSE_TO_LEAVE, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord, left_the_table,
                          unanswered_after_stop)
 from p2p.signing import SignedMessage, signed_message
+from p2p.stops import stop_began
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told, listed
 from p2p.rejoin import restore
@@ -91,7 +91,6 @@ LEAVE_WAIT = 3.0  # seconds a leaving peer waits for its leave to come back in o
 # (§9.11, §11.3): with a shorter turn time, a silent link would be taken for withholding.
 STALL_AT_LEAST = SILENCE + HEARTBEAT_EVERY
 ALIVE_EVERY = 2.0  # seconds between marks of life on the journal (after a crash: when it stopped)
-OVERSLEPT = 1.0  # seconds past its deadline the timer task woke: this process was stopped (§9.6)
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
 JUST_BACK = 5.0  # seconds after a seat's return during which its missing links are its reconnecting
 # Seconds a process back from a stop the others noticed tries to reach them, at least:
@@ -866,18 +865,19 @@ class TablePeer(SessionRecord):
             self._after_processing(from_timers=True, changed=step.changed())
 
     def _notice_stop(self, now: float) -> None:
-        """If the timer task should have run more than `OVERSLEPT` ago, this process was
-        stopped: take it into account once, before anything that came meanwhile. Whatever
-        runs first after a stop calls this before it acts (the timer task, a link's events,
-        an intent of the player's screen or of the bot, a leave): a frame sent first would
-        pass for the last one the others heard before the stop (`orderer.last_sent`), so
-        the stop would seem too short for them to have missed this seat."""
-        due = self._timer_at
-        if math.isfinite(due) and now > due + OVERSLEPT:
+        """If the timer task should have run more than `stops.OVERSLEPT` ago, this process
+        was stopped (`stop_began`): take it into account once, before anything that came
+        meanwhile. Whatever runs first after a stop calls this before it acts (the timer
+        task, a link's events, an intent of the player's screen or of the bot, a leave): a
+        frame sent first would pass for the last one the others heard before the stop
+        (`orderer.last_sent`), so the stop would seem too short for them to have missed
+        this seat."""
+        # (the stop began after the last moment this process is known to have run, not
+        # at the deadline it missed, up to a heartbeat later)
+        began = stop_began(self._timer_at, self._ran_at, now)
+        if began is not None:
             self._timer_at = now  # (noticed: the timer task, running next, finds nothing overdue)
-            # (the stop began after the last moment this process is known to have run, not
-            # at the deadline it missed, up to a heartbeat later)
-            self._woke_from_a_stop(due if self._ran_at is None else self._ran_at, now)
+            self._woke_from_a_stop(began, now)
         self._ran_at = now
 
     def _woke_from_a_stop(self, ran: float, now: float) -> None:

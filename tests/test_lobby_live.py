@@ -1105,14 +1105,17 @@ async def test_s6_6_a_peer_that_was_stopped_itself_blames_nobody_for_the_silence
 @pytest.mark.parametrize("wait", ["a member's dial", "the roster's signatures"])
 async def test_s6_6_a_peer_that_was_stopped_itself_takes_nothing_for_overdue_before_it_reads_what_came(
         autojump_clock: trio.testing.MockClock, wait: str) -> None:
-    """This peer's own process was stopped for 100 s, ten seconds into a 30 s wait: what it
-    waited for may well have come meanwhile and be waiting unread (a link, a roster
-    signature). So its waits go on from where they stood when it last looked, a second
-    later (`OVERSLEPT`), instead of running out the moment it wakes."""
+    """This peer's own process was stopped for 100 s, ten and a half seconds into a 30 s
+    wait: what it waited for may well have come meanwhile and be waiting unread (a link, a
+    roster signature). So its waits go on from where they stood when the process last ran
+    (its last beat, at 10 s), a second later (`OVERSLEPT`), instead of running out the
+    moment it wakes. (The stop was timed from when the lobby last looked, at the start of
+    the wait: it read 110.5 s, and the wait began again in full.)"""
     from types import SimpleNamespace
 
     from p2p.lobby import MESH_WAIT, SIGN_WAIT
-    from p2p.lobby_runner import OVERSLEPT, _Driver
+    from p2p.lobby_runner import _Driver
+    from p2p.stops import OVERSLEPT
 
     class Overdue(Exception):
         pass
@@ -1134,10 +1137,10 @@ async def test_s6_6_a_peer_that_was_stopped_itself_takes_nothing_for_overdue_bef
             nursery.cancel_scope.cancel()
 
         nursery.start_soon(run)
-        await trio.sleep(10.0)
+        await trio.sleep(10.5)  # (half a second after a beat)
         autojump_clock.jump(100.0)  # (stopped)
         await trio.sleep_forever()
-    assert told[0] == 10.0 + 100.0 + (SIGN_WAIT if signing else MESH_WAIT) + OVERSLEPT
+    assert told[0] == 10.5 + 100.0 + ((SIGN_WAIT if signing else MESH_WAIT) - 10.0) + OVERSLEPT
 
 
 async def test_s6_6_a_link_that_drops_while_the_roster_is_signed_costs_nobody_the_game(
