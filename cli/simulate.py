@@ -35,7 +35,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     parser.add_argument("--target", type=target, default=100, help="a game ends when a total reaches this (default 100)")
     parser.add_argument("--skills", type=skills_file, metavar="FILE", help="a TOML skills table replacing the default deck")
-    parser.add_argument("--json", action="store_true", help="also print the summary as one JSON object on the last line")
+    parser.add_argument("--json", action="store_true",
+                        help="also print the summary as one JSON object on the last line (per-seat lists: seat 1 first)")
     parser.set_defaults(func=run, parser=parser)
 
 
@@ -86,7 +87,7 @@ def render(summary: Summary, skills: Skills, games_per_s: float) -> str:
     for seat in range(summary.players):
         rows.append(
             (
-                str(seat),
+                str(seat + 1),  # (as players count seats; the JSON's lists are in seat order)
                 summary.bots[seat],
                 f"{summary.wins[seat]:.0f}" if whole else f"{summary.wins[seat]:.2f}",
                 f"{100 * summary.win_rate[seat]:.1f}%",

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
+
+SQUARE_WORDS: Final = ("top-left", "top-right", "bottom-left", "bottom-right")
+"""R4: slots 0..3 of the 2×2 square."""
 
 
 @dataclass(frozen=True, slots=True)
 class Who:
-    """A seat named in a refusal: "seat 2" ("seat 2's") in the logs; a screen says the
-    player's name, "you" for its own seat, "they" for the seat whose intent it was."""
+    """A seat named in a refusal: "seat 2" ("seat 2's") in the logs, counted from 1 (the
+    wire's seat 1); a screen says the player's name, "you" for its own seat, "they" for
+    the seat whose intent it was."""
 
     seat: int
     form: Literal["subject", "object", "possessive"] = "subject"
@@ -24,8 +28,8 @@ class Who:
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    """A slot named in a refusal: "seat 1's slot 0" in the logs, "Bo's top-left slot"
-    on a screen."""
+    """A slot named in a refusal: "seat 2's top-left slot" in the logs, "Bo's top-left
+    slot" on a screen."""
 
     owner: int
     slot: int
@@ -39,16 +43,33 @@ def spell(words: Words, who: Callable[[Who], str], where: Callable[[Where], str]
     return "".join(who(w) if isinstance(w, Who) else where(w) if isinstance(w, Where) else w for w in words)
 
 
+def slot_words(slot: int) -> str:
+    """"top-left" … "bottom-right" for the square, "slot 4" for a penalty slot (R6)."""
+    return SQUARE_WORDS[slot] if 0 <= slot < len(SQUARE_WORDS) else f"slot {slot}"
+
+
+def slot_named(slot: int) -> str:
+    """A slot in a sentence, after its owner's name: "top-left slot", "slot 4" (R6)."""
+    return f"{slot_words(slot)} slot" if 0 <= slot < len(SQUARE_WORDS) else slot_words(slot)
+
+
+def seat_counted(seat: int) -> str:
+    """A seat as a person reads it: "seat 1" is the wire's seat 0, the host's."""
+    return f"seat {seat + 1}"
+
+
 def plain(words: Words) -> str:
-    """`words` as the logs write them: seats and slots by number."""
-    return spell(words, lambda w: f"seat {w.seat}'s" if w.form == "possessive" else f"seat {w.seat}",
-                 lambda w: f"seat {w.owner}'s slot {w.slot}")
+    """`words` as the logs write them, for whoever reads them without the players' names:
+    seats by number, counted from 1 ("seat 2" is the wire's seat 1), slots in words."""
+    return spell(words, lambda w: f"{seat_counted(w.seat)}'s" if w.form == "possessive" else seat_counted(w.seat),
+                 lambda w: f"{seat_counted(w.owner)}'s {slot_named(w.slot)}")
 
 
 class EngineError(Exception):
     """Base class of every error raised by the engine. `message` is the text the logs
-    keep; `words` is the same message with its seats and slots left for a narrator to
-    name (a screen names players, not seat numbers)."""
+    keep, its seats counted from 1 (`plain`), as `str()` counts `seat` before it; `words`
+    is the same message with its seats and slots left for a narrator to name (a screen
+    names players, not seat numbers). The `seat` field keeps the wire's number, from 0."""
 
     rule: str
     seat: int | None
@@ -60,7 +81,7 @@ class EngineError(Exception):
         self.seat = seat
         self.words = (message,) if isinstance(message, str) else message
         self.message = plain(self.words)
-        who = f"seat {seat}: " if seat is not None else ""
+        who = f"{seat_counted(seat)}: " if seat is not None else ""
         super().__init__(f"{rule}: {who}{self.message}")
 
 

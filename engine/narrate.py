@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from engine.errors import Who, Words, spell
+from engine.errors import SQUARE_WORDS, Who, Words, slot_words, spell
 from engine.events import (
     ALL,
     CallBandit,
@@ -81,9 +81,6 @@ TOLD_KINDS: Final = ("turn", "snap", "power", "round", "table", "private", "warn
 """What a line is about (screens colour by it); `private` lines name a face only the
 narrator's seat may know."""
 
-SQUARE_WORDS: Final = ("top-left", "top-right", "bottom-left", "bottom-right")
-"""R4: slots 0..3 of the 2×2 square."""
-
 POWER_WORDS: Final = {Power.PEEK: "peek", Power.SPY: "spy", Power.SWAP: "swap", Power.LOOK_SWAP: "look & swap"}
 
 
@@ -94,11 +91,6 @@ class Told:
     text: str
     kind: str = "table"  # one of TOLD_KINDS
     seat: int | None = None  # the seat it is mostly about
-
-
-def slot_words(slot: int) -> str:
-    """"top-left" … "bottom-right" for the square, "slot 4" for a penalty slot (R6)."""
-    return SQUARE_WORDS[slot] if 0 <= slot < len(SQUARE_WORDS) else f"slot {slot}"
 
 
 def value_words(skills: Skills, face: int) -> str:

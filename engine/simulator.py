@@ -179,7 +179,8 @@ class Simulation:
             if game.phase is Phase.PEEK:
                 intent = bot.act(game.view(seat), rng)
                 if type(intent) is not Ready:
-                    raise EngineError("R4", seat, f"bot {bot.name!r} answered {intent!r} before the first turn")
+                    raise EngineError("R4", seat, f"bot {bot.name!r} answered {type(intent).__name__}, not Ready, "
+                                      "before the first turn")
                 self.feed(intent)
         self.snap_window()  # (the first turn begins on the first discard: a live seat is asked again)
         cap = self.max_turns_per_round

@@ -27,8 +27,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from engine.errors import Where, Who, Words, spell
-from engine.narrate import slot_words
+from engine.errors import Where, Who, Words, slot_named, spell
 from p2p.errors import ProtocolError
 from p2p.order import ForeignGame, OrderError
 from p2p.table.machine import Refused, TableViolation
@@ -66,8 +65,7 @@ class Verdict:
 
     def told(self, names: Sequence[str]) -> str:
         """The reason with the seats and slots it names told by their players' names, as
-        the audit's report tells them (the bare reason counts them as its maker did: an
-        engine's refusal from 0, as the wire does; a table's violation from 1)."""
+        the audit's report tells them (the bare reason counts them from 1, as people do)."""
         return told_with(self.words, self.reason, names)
 
     def line(self, names: Sequence[str]) -> str:
@@ -93,7 +91,7 @@ def told_with(words: Words, reason: str, names: Sequence[str]) -> str:
     if not words or any(not 0 <= s < len(names) for s in _seats_in(words)):
         return reason
     return spell(words, lambda w: f"{names[w.seat]}'s" if w.form == "possessive" else names[w.seat],
-                 lambda w: f"{names[w.owner]}'s {slot_words(w.slot)} slot")
+                 lambda w: f"{names[w.owner]}'s {slot_named(w.slot)}")
 
 
 def _seats_in(words: Words) -> Iterator[int]:

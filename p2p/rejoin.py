@@ -88,7 +88,7 @@ def restore(
     the machine in its new state, `on_step` after every call to the machine."""
     me, game = journal.seat, journal.game
     if log.header.seat != me:
-        raise ResumeError(f"the log was written by seat {log.header.seat}, the journal by seat {me}")
+        raise ResumeError(f"the log was written by seat {log.header.seat + 1}, the journal by seat {me + 1}")
     orderer = Orderer(seats=seats, me=me, game=game, sign=sign)
     machine = TableMachine(game_id=game, seats=seats, rules=rules, me=me, secrets=SeatSecrets(journal.seed))
     if on_applied is not None:

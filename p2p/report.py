@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
-from engine.errors import spell
+from engine.errors import slot_named, spell
 from engine.narrate import Narrator, card_named, listed, slot_words
 from p2p.agreement import AWAY_WORD, TOO_FEW, Agreement
 from p2p.audit import AuditResult
@@ -282,7 +282,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         yield f"Moves that did not count ({len(result.refused)}; told above at their place), by record and rule:"
         for r in result.refused[:50]:  # (its seats and slots named as the story names them: no seat counted from 0)
             reason = spell(r.told, lambda w: f"{names[w.seat]}'s" if w.form == "possessive" else names[w.seat],
-                           lambda w: f"{names[w.owner]}'s {slot_words(w.slot)} slot")
+                           lambda w: f"{names[w.owner]}'s {slot_named(w.slot)}")
             yield f"  record {r.position + 1}: {names[r.seat]}: {r.section}: {reason}"  # (from 1, §10.2)
 
 

@@ -94,17 +94,29 @@ def test_s11_2_a_refusal_s_note_names_the_seats_in_its_reason_as_its_culprit_is_
     """The fairness log's note of a refused move (§10.1, quoted by the audit's report)
     names the players its reason speaks of, not their seats counted from 0 beside the
     culprit's seat counted from 1 ("Bo (seat 3): … the card seat 2 chose …")."""
-    refused = Refused(87, 2, TakeDiscard(2, 25, 2), "R5", "the card seat 2 chose to take is no longer the discard "
-                      "pile's top: an immediate discard covered it first; seat 2 may choose again",
+    refused = Refused(87, 2, TakeDiscard(2, 25, 2), "R5", "the card seat 3 chose to take is no longer the discard "
+                      "pile's top: an immediate discard covered it first; seat 3 may choose again",
                       ("the card ", Who(2), " chose to take is no longer the discard pile's top: an immediate discard "
                        "covered it first; ", Who(2), " may choose again"))
     assert on_refusal(refused).note(["Ann", "Ada", "Bo", "Cy"]) == (
         "Bo (seat 3): R5: the card Bo chose to take is no longer the discard pile's top: an immediate discard covered "
         "it first; Bo may choose again (refused: it changes nothing)")
-    blind = Refused(90, 1, Snap(1, 9, 2, 3, 0), "§9.5", "seat 1 never saw seat 2's slot 3",
+    blind = Refused(90, 1, Snap(1, 9, 2, 3, 0), "§9.5", "seat 2 never saw seat 3's bottom-right slot",
                     (Who(1), " never saw ", Where(2, 3), ""))
     assert on_refusal(blind).note(["Ann", "Ada", "Bo"]) == (
         "Ada (seat 2): §9.5: Ada never saw Bo's bottom-right slot (refused: it changes nothing)")
+
+
+def test_s11_2_a_penalty_slot_is_named_once_as_a_slot() -> None:
+    """A penalty slot (R6) in a refusal's words read "Bo's slot 4 slot" in the log's note
+    and the audit's report ("seat 3's slot 4 slot" in the bare reason)."""
+    from engine.errors import plain
+
+    words = (Who(1), " never saw ", Where(2, 4), "")
+    assert plain(words) == "seat 2 never saw seat 3's slot 4"
+    blind = Refused(90, 1, Snap(1, 9, 2, 4, 0), "§9.5", plain(words), words)
+    assert on_refusal(blind).note(["Ann", "Ada", "Bo"]) == (
+        "Ada (seat 2): §9.5: Ada never saw Bo's slot 4 (refused: it changes nothing)")
 
 
 

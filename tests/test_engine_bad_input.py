@@ -132,7 +132,7 @@ def test_bad_input_is_refused_with_the_rule_and_state_unchanged(
     assert info.value.rule == rule
     assert info.value.seat == seat
     if seat is not None:
-        assert f"seat {seat}:" in str(info.value)
+        assert f"seat {seat + 1}:" in str(info.value)  # (counted from 1, as people count seats)
     assert str(info.value).startswith(f"{rule}: ")
     assert t.game.state_hash() == digest
     assert t.game.generation == generation
@@ -194,3 +194,13 @@ def test_a_seat_the_table_lacks_is_named_counted_from_1_as_players_count_seats(e
     with pytest.raises(MalformedEvent) as info:
         Game(3).apply(event)  # type: ignore[arg-type]
     assert info.value.message == said
+
+
+def test_a_refusal_counts_its_seats_from_1_throughout() -> None:
+    """The seat whose intent was refused and the seats its reason names are counted
+    alike, from 1 (it read "R3: seat 1: there is no seat 6 …", counting both ways in one
+    line); the `seat` field keeps the wire's number."""
+    with pytest.raises(MalformedEvent) as info:
+        Game(3).apply(Spy(1, 5, 0))
+    assert str(info.value) == "R3: seat 2: there is no seat 6 at this table of 3 seats"
+    assert info.value.seat == 1

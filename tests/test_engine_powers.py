@@ -128,7 +128,7 @@ def test_R3_look_and_swap_cannot_exchange_a_card_that_left_its_slot() -> None:
     t.do(Snap(2, t.top(), 2, 3))  # seat 2 snaps it onto the discarded 16 before seat 0 decides
     assert not t.view(0).looked_in_place
     digest = t.game.state_hash()
-    with pytest.raises(BadTarget, match="R3: seat 0: cannot exchange"):
+    with pytest.raises(BadTarget, match="R3: seat 1: cannot exchange"):
         t.do(DecideSwap(0, True))
     assert t.game.state_hash() == digest
     t.do(DecideSwap(0, False))
@@ -138,7 +138,7 @@ def test_R3_look_and_swap_cannot_exchange_a_card_that_left_its_slot() -> None:
 def test_R3_a_power_intent_must_match_the_discarded_cards_power() -> None:
     t = with_power(4)
     for intent in (Spy(0, 1, 0), Swap(0, 0, 1, 0), LookSwap(0, 0, 1, 0)):
-        with pytest.raises(WrongPhase, match="R3: seat 0: .* the discarded card's power is peek"):
+        with pytest.raises(WrongPhase, match="R3: seat 1: .* the discarded card's power is peek"):
             t.do(intent)
     with pytest.raises(OutOfTurn, match="R3"):
         t.do(Peek(1, 0))
@@ -148,10 +148,10 @@ def test_R3_power_targets_must_be_valid() -> None:
     spy = with_power(8)
     with pytest.raises(BadTarget, match="another player's card"):
         spy.do(Spy(0, 0, 1))
-    with pytest.raises(BadTarget, match="there is no card in seat 1's slot 4"):
+    with pytest.raises(BadTarget, match="there is no card in seat 2's slot 4"):
         spy.do(Spy(0, 1, 4))
     peek = with_power(6)
-    with pytest.raises(BadTarget, match="there is no card in seat 0's slot 5"):
+    with pytest.raises(BadTarget, match="there is no card in seat 1's slot 5"):
         peek.do(Peek(0, 5))
     swap = with_power(14)
     with pytest.raises(BadTarget, match="another player's card"):
@@ -160,7 +160,7 @@ def test_R3_power_targets_must_be_valid() -> None:
 
 def test_R3_no_power_without_option_A() -> None:
     t = ScriptedTable(2)
-    with pytest.raises(WrongPhase, match="R3: seat 0: cannot peek at the start of a turn"):
+    with pytest.raises(WrongPhase, match="R3: seat 1: cannot peek at the start of a turn"):
         t.do(Peek(0, 0))
 
 

@@ -95,7 +95,7 @@ def test_R4_intents_wait_until_the_deal_is_revealed() -> None:
     with pytest.raises(AwaitingTable) as info:
         game.apply(Ready(0))
     assert info.value.rule == "§9" and info.value.seat == 0
-    assert "the table owes a reveal of card 2 to seat 0" in str(info.value)
+    assert "the table owes a reveal of card 2 to seat 1" in str(info.value)
     assert game.state_hash() == digest
 
 
@@ -213,10 +213,10 @@ def test_R5_option_C_a_take_of_a_top_card_an_immediate_discard_covered_first_is_
     assert [n.outcome for n in t.do(Snap(1, green, 1, 0)) if isinstance(n, SnapResolved)] == [SnapOutcome.MATCHED]
     digest = t.game.state_hash()
     with pytest.raises(BadTarget, match=re.escape(
-            "R5: seat 0: the card seat 0 chose to take is no longer the discard pile's top: "
-            "an immediate discard covered it first; seat 0 may choose again")):
+            "R5: seat 1: the card seat 1 chose to take is no longer the discard pile's top: "
+            "an immediate discard covered it first; seat 1 may choose again")):
         t.do(TakeDiscard(0, green, 0))
-    with pytest.raises(BadTarget, match="R5: seat 0: card 1 has never been the top of the discard pile this round"):
+    with pytest.raises(BadTarget, match="R5: seat 1: card 1 has never been the top of the discard pile this round"):
         t.do(TakeDiscard(0, 1, 0))
     assert t.game.state_hash() == digest
     assert t.card(0, 0) == mine and t.values(0)[0] == 18
@@ -234,7 +234,7 @@ def test_R5_options_are_exclusive_within_a_turn() -> None:
         t.do(TakeDiscard(0, t.top(), 0))
     with pytest.raises(WrongPhase, match="R5"):
         t.do(Draw(0))
-    with pytest.raises(OutOfTurn, match="R5: seat 1: cannot discard the drawn card: it is seat 0's turn"):
+    with pytest.raises(OutOfTurn, match="R5: seat 2: cannot discard the drawn card: it is seat 1's turn"):
         t.do(Discard(1))
 
 
@@ -412,10 +412,10 @@ def test_R8_only_one_announcement_per_round_and_only_at_the_start_of_a_turn() ->
         t.do(CallBandit(0))
     t.do(Discard(0))
     t.do(CallBandit(1))
-    with pytest.raises(BanditAlreadyCalled, match="R8: seat 1: Bandit was already announced this round \\(by seat 1\\)"):
+    with pytest.raises(BanditAlreadyCalled, match="R8: seat 2: Bandit was already announced this round \\(by seat 2\\)"):
         t.do(CallBandit(1))
     pass_turn(t, 1)
-    with pytest.raises(BanditAlreadyCalled, match="by seat 1"):
+    with pytest.raises(BanditAlreadyCalled, match="by seat 2"):
         t.do(CallBandit(2))
     pass_turn(t, 2)
     pass_turn(t, 0)
@@ -468,7 +468,7 @@ def test_R5_bandit_comes_before_anything_else_in_the_turn_a_snap_of_one_s_own_in
     notes = t.do(Snap(0, t.top(), 0, 0))
     assert [n.outcome for n in notes if isinstance(n, SnapResolved)] == [SnapOutcome.MATCHED]
     assert CallBandit(0) not in legal_intents(t.game.view(0))
-    with pytest.raises(WrongPhase, match="R5: seat 0: cannot announce Bandit: it comes before anything else"):
+    with pytest.raises(WrongPhase, match="R5: seat 1: cannot announce Bandit: it comes before anything else"):
         t.do(CallBandit(0))
     assert t.game.caller is None
     other = ScriptedTable(2, {1: [0, 2, 4, 6]}, discard=0, draw=[2, 2], first=0)

@@ -192,10 +192,10 @@ def test_R6_snap_targets_must_exist() -> None:
     cases = [
         (Snap(1, 999, 1, 0), "card 999 has never been the top"),
         (Snap(1, 0, 1, 0), "card 0 has never been the top"),
-        (Snap(1, top, 1, 9), "there is no slot 9 among seat 1's cards"),
-        (Snap(1, top, 0, 0), "must name one of seat 1's slots to give"),
+        (Snap(1, top, 1, 9), "there is no slot 9 among seat 2's cards"),
+        (Snap(1, top, 0, 0), "must name one of seat 2's slots to give"),
         (Snap(1, top, 1, 0, give=1), "gives no card away"),
-        (Snap(1, top, 0, 0, give=7), "there is no slot 7 among seat 1's cards to give"),
+        (Snap(1, top, 0, 0, give=7), "there is no slot 7 among seat 2's cards to give"),
     ]
     for snap, message in cases:
         with pytest.raises(BadTarget, match=message) as info:
@@ -208,7 +208,7 @@ def test_R6_a_fresh_snap_on_an_emptied_slot_is_refused_but_a_stale_one_is_not_th
     t = ScriptedTable(3, {1: [0, 2, 10, 4]}, discard=10)
     top = t.top()
     t.do(Snap(1, top, 1, 2))
-    with pytest.raises(BadTarget, match="seat 1's slot 2 is empty"):
+    with pytest.raises(BadTarget, match="seat 2's bottom-left slot is empty"):
         t.do(Snap(2, t.top(), 1, 2, give=0))
     # seat 2 pressed at the same moment as seat 1, on the old top: a lost race
     assert outcomes(t.do(Snap(2, top, 1, 2, give=0))) == [SnapOutcome.NOT_FASTEST]
@@ -222,5 +222,5 @@ def test_R6_no_snaps_once_the_round_is_over() -> None:
     pass_turn(t, 0)
     pass_turn(t, 1)
     assert t.game.phase is Phase.BETWEEN
-    with pytest.raises(WrongPhase, match="R6: seat 1: no immediate discard between rounds"):
+    with pytest.raises(WrongPhase, match="R6: seat 2: no immediate discard between rounds"):
         t.do(Snap(1, t.top(), 1, 2))

@@ -153,3 +153,18 @@ def test_R4_s11_3_the_journal_keeps_when_the_look_at_the_bottom_cards_began(tmp_
     seen = look_seen(contents, reopened.stopped)
     assert seen is not None and (seen.round, seen.shown_s) == (2, 6.0)
     reopened.release()
+
+
+def test_11_3_a_log_and_journal_of_different_seats_are_named_as_players_count_seats() -> None:
+    """A resume given the log of another seat than its journal's says so, counting the
+    seats from 1 as every screen does (it said "seat 0" for the host's)."""
+    from types import SimpleNamespace
+
+    from p2p.rejoin import ResumeError, restore
+
+    log = SimpleNamespace(header=SimpleNamespace(seat=1))
+    journal = SimpleNamespace(seat=0, game=bytes(32))
+    with pytest.raises(ResumeError) as info:
+        restore(log=log, journal=journal, seats=(), rules=None, keys={}, schemas=None, sign=None,  # type: ignore[arg-type]
+                now=0.0)
+    assert str(info.value) == "the log was written by seat 2, the journal by seat 1"

@@ -471,9 +471,9 @@ def test_R3_R5_R6_a_refusal_names_players_and_slots_as_the_table_does_where_the_
             t.do(intent)
         refused.append((intent, info.value))
     assert [error.message for _, error in refused] == [
-        "cannot draw: it is seat 0's turn",
-        "an immediate discard of seat 1's card must name one of seat 2's slots to give",
-        "cannot spy: it is seat 0's turn",
+        "cannot draw: it is seat 1's turn",
+        "an immediate discard of seat 2's card must name one of seat 3's slots to give",
+        "cannot spy: it is seat 1's turn",
     ]
     told = {me: [Narrator(NAMES, me).refusal(i, e.rule, e.words).text for i, e in refused] for me in (0, 1, 2)}
     assert told[0] == [

@@ -31,8 +31,10 @@ def test_simulate_prints_a_readable_table(capsys: pytest.CaptureFixture[str]) ->
     assert lines[0] == "Bandit: 5 games, 4 players, to 100 points, default deck, seed 0"
     header = next(line for line in lines if line.startswith("seat"))
     assert "win rate" in header and "mean total" in header
-    rows = [line for line in lines if line.split()[:1] in (["0"], ["1"], ["2"], ["3"])]
-    assert len(rows) == 4 and all("normal" in r and "%" in r for r in rows)
+    at = lines.index(header)
+    rows = lines[at + 2:at + 6]
+    assert [row.split()[0] for row in rows] == ["1", "2", "3", "4"]  # (seats as players count them: the host is 1)
+    assert all("normal" in r and "%" in r for r in rows)
     assert any(line.startswith("rounds per game:") for line in lines)
     assert lines[-1].startswith("speed: ") and lines[-1].endswith(" games/s")
 
@@ -145,6 +147,30 @@ class Stubborn:
 
     def snap(self, view, rng):  # type: ignore[no-untyped-def]
         return None
+
+
+def test_simulate_names_a_seat_in_its_errors_as_players_count_seats(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that draws before the first turn stops the run; the error named the first
+    seat "seat 0" (and the bot's move by its fields, "Draw(seat=0)"), where the table
+    below it and every screen count seats from 1."""
+    from types import MappingProxyType
+
+    import cli.simulate
+    import engine.bots
+
+    class Eager(Stubborn):
+        name = "eager"
+
+        def act(self, view, rng):  # type: ignore[no-untyped-def]
+            return Draw(view.seat)
+
+    bots = MappingProxyType({**engine.bots.BOTS, "eager": Eager})
+    monkeypatch.setattr(engine.bots, "BOTS", bots)
+    monkeypatch.setattr(cli.simulate, "BOTS", bots)
+    code, out, err = run_cli(capsys, "--players", "2", "--games", "1", "--bots", "eager")
+    assert (code, out) == (1, "")
+    assert err == "bandit-lan simulate: R4: seat 1: bot 'eager' answered Draw, not Ready, before the first turn\n"
 
 
 def test_simulator_stops_a_round_that_never_ends() -> None:

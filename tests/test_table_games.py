@@ -254,8 +254,8 @@ def test_R5_a_take_whose_top_a_snap_covered_first_is_refused_at_every_seat_and_t
         net.run_until(net.now + 0.01)
     refused = [(r.position, r.section, r.reason) for t in net.tables for r in judged(t) if not isinstance(r, Applied)]
     assert len(refused) == 2 and len(set(refused)) == 1, refused
-    assert refused[0][1:] == ("R5", f"the card seat {taker} chose to take is no longer the discard pile's top: "
-                                    f"an immediate discard covered it first; seat {taker} may choose again")
+    assert refused[0][1:] == ("R5", f"the card seat {taker + 1} chose to take is no longer the discard pile's top: "
+                                    f"an immediate discard covered it first; seat {taker + 1} may choose again")
     for t in net.tables:
         e = t.machine.engine
         assert e.zones().tableaux[taker][0] == kept and e.turn_seat == taker and e.phase is Phase.START

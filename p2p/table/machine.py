@@ -88,8 +88,7 @@ from engine import (
     TurnTimedOut,
     Words,
 )
-from engine.errors import Who, spell
-from engine.narrate import slot_words
+from engine.errors import Who, plain
 from p2p.deck import (
     Beacon,
     BeaconCommit,
@@ -151,17 +150,11 @@ class TableViolation(Exception):
     def __init__(self, section: str, seat: int | None, reason: str | Words, *,
                  suspects: tuple[int, ...] = ()) -> None:
         self.words: Words = () if isinstance(reason, str) else reason
-        self.reason = reason if isinstance(reason, str) else counted(reason)
+        self.reason = reason if isinstance(reason, str) else plain(reason)
         super().__init__(f"{section}: {self.reason}")
         self.section = section
         self.seat = seat
         self.suspects = suspects  # (seat None) the seats one of which broke it: nothing tells which (§7.5)
-
-
-def counted(words: Words) -> str:
-    """`words` with their seats counted from 1 ("seat 2" is the wire's seat 1)."""
-    return spell(words, lambda w: f"seat {w.seat + 1}'s" if w.form == "possessive" else f"seat {w.seat + 1}",
-                 lambda w: f"seat {w.owner + 1}'s {slot_words(w.slot)} slot")
 
 
 class SeatLeft(TableViolation):
