@@ -12,7 +12,8 @@ from pathlib import Path
 from cli.lobby_common import complain, say, tell
 from p2p.agreement import Agreement, compare
 from p2p.audit import AuditResult, audit
-from p2p.report import comparison_report, game_report, passed_over, told_from
+from p2p.log import Note
+from p2p.report import comparison_report, game_report, noted_about, noted_elsewhere, passed_over, told_from
 from p2p.policy import told_with
 
 
@@ -77,8 +78,8 @@ def _end(result: AuditResult, peer: Callable[[int | None], str | None]) -> dict[
 
 def agreement_verdict(agreement: Agreement) -> dict[str, object]:
     """What `--json` adds for several logs (protocol.md §10.3): each log's own verdict, the
-    logs set aside as damaged, whether the others agree and where they part; `ok` then
-    holds only if every log holds and they agree."""
+    logs set aside as damaged, whether the others agree and where they part, and the other
+    logs' notes; `ok` then holds only if every log holds and they agree."""
     parting = agreement.parted
     logs = []
     for result in agreement.logs:
@@ -98,7 +99,19 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
         "parting": None if parting is None else {
             "section": parting.section, "what": parting.what, "record": parting.record, "seat": parting.seat,
             "peer": None if parting.seat is None or parting.seat >= len(names) else names[parting.seat]},
+        "notes": [{"path": str(r.path), "writer": r.writer, "peer": r.writer_name, "after": note.index,
+                   "section": note.section, "text": note.text, "about": _about(r, note)}
+                  for r, note in noted_elsewhere(told, agreement.logs)],
     }
+
+
+def _about(result: AuditResult, note: Note) -> dict[str, object] | None:
+    """The peer a note names, in `--json`: its seat (from 0) and name, or, where it is no
+    member of the game, no seat and its short id."""
+    if note.peer is None:
+        return None
+    member = result.member(note.peer)
+    return {"seat": member.seat if member is not None else None, "peer": noted_about(result, note)}
 
 
 def _seat_of(seat: int, names: Sequence[str]) -> dict[str, object]:
@@ -132,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         for line in passed_over(results, told, damaged):
             say(line)
-        for line in game_report(told, brief=args.brief):
+        for line in game_report(told, brief=args.brief, others=results):
             say(line)
         if agreement is not None:
             for line in comparison_report(agreement):

@@ -2,7 +2,7 @@
 every snap and how it was resolved, who saw which card when, what the writer's peer
 noted as it played (lost links, a restart: its own, unsigned account), how and why it
 closed its log (its `log.end`), and the verdict (what `bandit-lan audit` prints); given
-several logs of one game, how they compare.
+several logs of one game, what each other log's writer noted, and how they compare.
 
 The story of a round is the table's own narration (`engine.narrate`, the lines a player
 reads on screen), told by an all-knowing narrator: a fresh engine replays the audited
@@ -16,7 +16,7 @@ are counted from 1 in each round."""
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
 
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
@@ -26,14 +26,16 @@ from p2p.agreement import AWAY_WORD, TOO_FEW, Agreement
 from p2p.audit import AuditResult
 from p2p.errors import printable
 from p2p.identity import short_id
+from p2p.log import Note
 
 
-def game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
+def game_report(result: AuditResult, *, brief: bool = False, others: Sequence[AuditResult] = ()) -> Iterator[str]:
     """The report's lines, each printed safely (§4.6): a log holds text its writer's peer
     chose (its notes, the reason in its `log.end`) and text other peers sent (a leave's
     reason), and an auditor reads a suspect's log, so none of it may move the cursor,
-    clear the screen or start a line of its own (a fake verdict)."""
-    return (printable(line) for line in _game_report(result, brief=brief))
+    clear the screen or start a line of its own (a fake verdict). `others`: the logs
+    given with it (§10.3), whose writers' notes follow its own (`noted_elsewhere`)."""
+    return (printable(line) for line in _game_report(result, brief=brief, others=others))
 
 
 def comparison_report(agreement: Agreement) -> Iterator[str]:
@@ -72,7 +74,7 @@ def passed_over(results: Sequence[AuditResult], told: AuditResult,
     yield ""
 
 
-def _game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
+def _game_report(result: AuditResult, *, brief: bool = False, others: Sequence[AuditResult] = ()) -> Iterator[str]:
     if result.not_a_log:  # (no log at all: no violation of one)
         yield f"{result.path} {NOT_A_LOG}; nothing to check."
         return
@@ -94,6 +96,7 @@ def _game_report(result: AuditResult, *, brief: bool = False) -> Iterator[str]:
     if not brief:
         yield from _rounds(result)
         yield from _notes(result, writer)
+        yield from _notes_elsewhere(result, noted_elsewhere(result, others))
     yield from _end(result)
     yield from _verdict(result)
 
@@ -322,18 +325,76 @@ def _notes(result: AuditResult, writer: str) -> Iterator[str]:
     yield ""
     yield f"What {writer}'s peer noted as it played ({len(notes)}; its own account, unsigned, no part of the verdict):"
     for note in notes[:NOTES_SHOWN]:
-        # (its section before its words, as the moves that did not count and the verdict give theirs)
-        text = note.text if not note.section or note.section in note.text else f"{note.section}: {note.text}"
-        who = None
-        if note.peer is not None:
-            member = result.member(note.peer)
-            who = member.name if member is not None else short_id(note.peer)
-        if who is not None and who not in text:
-            text += f" (about {who})"
-        where = "before the first message" if not note.index else f"after {note.index} message{'s' if note.index > 1 else ''}"
-        yield f"  {where}: {text}"
+        yield f"  {_noted_when(note)}: {_noted(result, note)}"
     if len(notes) > NOTES_SHOWN:
         yield f"  … and {len(notes) - NOTES_SHOWN} more"
+
+
+def _noted(result: AuditResult, note: Note) -> str:
+    """A note's words as the report gives them: its section before them, as the moves that
+    did not count and the verdict give theirs, and the peer it is about after them."""
+    text = note.text if not note.section or note.section in note.text else f"{note.section}: {note.text}"
+    about = noted_about(result, note)
+    if about is not None and about not in text:
+        text += f" (about {about})"
+    return text
+
+
+def noted_about(result: AuditResult, note: Note) -> str | None:
+    """The player a note of `result`'s log names (its `peer`), or that peer's short id
+    where it is no member of the game."""
+    if note.peer is None:
+        return None
+    member = result.member(note.peer)
+    return member.name if member is not None else short_id(note.peer)
+
+
+def _noted_when(note: Note) -> str:
+    return "before the first message" if not note.index else f"after {note.index} message{'s' * (note.index > 1)}"
+
+
+def _notes_elsewhere(told: AuditResult, noted: Sequence[tuple[AuditResult, Note]]) -> Iterator[str]:
+    """The other logs' notes (`noted_elsewhere`), each after its place in the game and
+    attributed to its log: "Bo's log notes, after 40 messages: resumed after a restart …";
+    a log is also named by its file where another given has the same writer's name."""
+    if not noted:
+        return
+    logs = {id(result): result for result, _ in noted} | {id(told): told}
+    named = Counter(result.writer_name for result in logs.values())
+    yield ""
+    yield (f"What the other logs' writers noted as they played ({len(noted)}; each one's own account, unsigned, "
+           "no part of the verdict):")
+    for result, note in noted[:NOTES_SHOWN]:
+        name = result.writer_name
+        log = f"{name}'s log" if name is not None and named[name] == 1 else _log_named(result)
+        yield f"  {log} notes, {_noted_when(note)}: {_noted(result, note)}"
+    if len(noted) > NOTES_SHOWN:
+        yield f"  … and {len(noted) - NOTES_SHOWN} more"
+
+
+def noted_elsewhere(told: AuditResult, others: Sequence[AuditResult]) -> list[tuple[AuditResult, Note]]:
+    """The notes (§10.1 `log.note`) of the logs of `told`'s game other than `told`, each
+    with its log: what each of the other writers' peers noted as it played (its own crash
+    and restart, a stop of its program, a peer's garbage), which `told`'s story does not
+    hold. In the game's order (after how many messages: the same in every log of the
+    game, §10.1), then the order the logs were given. A note that `told` or a log given
+    before it already holds, from the same writer, is not repeated (one log given twice,
+    or a copy); the same event noted by two writers is two accounts, and both are given."""
+    def key(result: AuditResult, note: Note) -> tuple[object, Note]:
+        return (result.writer if result.writer is not None else id(result), note)  # (a writer not proven: its own)
+
+    given = Counter(key(told, note) for note in (told.contents.notes if told.contents is not None else ()))
+    noted: list[tuple[AuditResult, Note]] = []
+    for result in others:
+        if result is told or result.contents is None or result.game_id != told.game_id:
+            continue
+        own: Counter[tuple[object, Note]] = Counter()
+        for note in result.contents.notes:
+            own[key(result, note)] += 1
+            if own[key(result, note)] > given[key(result, note)]:
+                noted.append((result, note))
+        given |= own
+    return sorted(noted, key=lambda noted: noted[1].index)
 
 
 def _end(result: AuditResult) -> Iterator[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from engine import Intent, Prng, make_bot
 from p2p.deck import SeededSource
 from p2p.order import Delivered, Envelope, is_side
-from p2p.log import FairnessLog, header_for
+from p2p.log import FairnessLog, Note, header_for
 from p2p.roster import Member, Roster, TableRules, game_id_of, sign_roster
 from p2p.table import Intake, SeatDriver, Step, TableMachine, TableViolation
 from tests.ordersim import Network, SimPeer, seeded_identity
@@ -190,17 +190,25 @@ class TableNetwork(Network):
             for peer, table in zip(self.peers, self.tables):
                 self._drive(peer, table)
 
-    def write_logs(self, folder: Path, *, absent: int | None = None) -> list[Path]:
+    def write_logs(self, folder: Path, *, absent: int | None = None,
+                   notes: Mapping[int, Sequence[Note]] | None = None) -> list[Path]:
         """Each peer's fairness log, as a live peer writes it (§10); `absent`: the seat
-        whose absence ended the others' game (§11.3), which writes no log."""
+        whose absence ended the others' game (§11.3), which writes no log; `notes`: per
+        seat, the `log.note`s its peer writes, each after its `index` messages."""
         paths = []
         for seat, table in enumerate(self.tables):
             if seat == absent:
                 continue
             path = folder / f"seat{seat}.bandit-log"
             log = FairnessLog.create(path, header_for(self.canonical, self.signatures, seat), self.peers[seat].identity)
+            pending = sorted((notes or {}).get(seat, ()), key=lambda note: note.index)
             for side, envelope in table.records:
+                while pending and not side and pending[0].index <= log.messages:
+                    note = pending.pop(0)
+                    log.note(note.text, peer=note.peer, section=note.section)
                 (log.append_side if side else log.append)(envelope)
+            for note in pending:
+                log.note(note.text, peer=note.peer, section=note.section)
             if absent is not None:
                 log.close(f"P{absent + 1} was away for more than 120 s", absent=absent)
             else:

@@ -3,6 +3,7 @@ part and names a sender only when the logs prove it signed two different message
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -643,3 +644,59 @@ def test_s10_3_logs_that_name_different_seats_absent_say_so_in_the_overall_verdi
                            f"they differ on who was away: {differ} ("), last
     same = compare([results[1], results[2]])  # (Ann's and Cy's: one story)
     assert same.away is None and "differ" not in list(comparison_report(same))[-1]
+
+
+def test_s10_3_the_report_gives_every_other_log_s_notes_attributed_to_its_writer(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The game is told from Ann's log, with her notes; Bo's restart and Cy's lost link are
+    in their own logs only: the report gives them after her notes, in the game's order,
+    each as its writer's, and `--json` in `notes`. A note Ann's log already gives is not
+    repeated (her log given twice); one event noted by Ann and by Cy is two accounts."""
+    from cli.main import main
+    from p2p.log import Note
+
+    net, _ = table
+    bo_id = net.peers[1].identity.peer_id
+    lost = "link to Bo lost: connection closed"
+    ann, bo, cy = net.write_logs(tmp_path, notes={
+        0: [Note(38, lost)],
+        1: [Note(40, "resumed after a restart: 40 records replayed from this log in 12 ms"),
+            Note(52, "a frame that is not msgpack", net.peers[2].identity.peer_id, "§4.3")],
+        2: [Note(38, lost, bo_id, "§11.3")],
+    })
+    assert main(["audit", str(ann), str(ann), str(bo), str(cy)]) == 0
+    report = capsys.readouterr().out.splitlines()
+    assert report.count(f"  after 38 messages: {lost}") == 1
+    noted = report.index("What the other logs' writers noted as they played (3; each one's own account, unsigned, "
+                         "no part of the verdict):")
+    assert report[noted + 1:noted + 5] == [
+        f"  Cy's log notes, after 38 messages: §11.3: {lost}",
+        "  Bo's log notes, after 40 messages: resumed after a restart: 40 records replayed from this log in 12 ms",
+        "  Bo's log notes, after 52 messages: §4.3: a frame that is not msgpack (about Cy)",
+        "",
+    ]
+    assert report[-1].startswith("Overall: FAIR")
+
+    assert main(["audit", "--json", str(ann), str(bo), str(cy)]) == 0
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["notes"] == [
+        {"path": str(cy), "writer": 2, "peer": "Cy", "after": 38, "section": "§11.3", "text": lost,
+         "about": {"seat": 1, "peer": "Bo"}},
+        {"path": str(bo), "writer": 1, "peer": "Bo", "after": 40, "section": None,
+         "text": "resumed after a restart: 40 records replayed from this log in 12 ms", "about": None},
+        {"path": str(bo), "writer": 1, "peer": "Bo", "after": 52, "section": "§4.3",
+         "text": "a frame that is not msgpack", "about": {"seat": 2, "peer": "Cy"}},
+    ]
+    assert main(["audit", "--brief", str(ann), str(bo), str(cy)]) == 0
+    assert "noted" not in capsys.readouterr().out
+    # (told from Bo's log, Ann's and Cy's notes are the others')
+    assert main(["audit", "--json", str(bo), str(ann)]) == 0
+    assert [(n["peer"], n["after"]) for n in json.loads(capsys.readouterr().out.splitlines()[-1])["notes"]] == [
+        ("Ann", 38)]
+    # (another log of Ann's, with a note hers lacks: that one is given, named by its file)
+    (tmp_path / "copy").mkdir()
+    copy = net.write_logs(tmp_path / "copy", notes={0: [Note(38, lost), Note(0, "no link to Cy yet")]})[0]
+    main(["audit", str(ann), str(copy)])
+    report = capsys.readouterr().out.splitlines()
+    assert [line for line in report if " notes, " in line] == [
+        f"  Ann's log ({copy.name}) notes, before the first message: no link to Cy yet"]
