@@ -22,7 +22,8 @@ aid. An auditor that knows every face (after the round's openings) passes
 `me=None, private_faces=True` and gets every look with its face; with `card_ids` as
 well (the audit's report) every card is named with its number in the deck, so that a
 reader can follow one physical card through the game ("a 14 [card 36]"), and a card
-whose face the narrator does not know is "an unknown card" wherever it would be named;
+whose face the narrator does not know is "an unknown card" wherever it would be named
+(bottom cards it cannot name are said to be unknown, with why: their round was cut short);
 a matched snap then names the top card it was made on too (of two equal cards snapped
 in a row, the second matched the first, not the card the first one covered). Given the
 faces its round's openings (§9.7) re-derived (`opened`), it names a card that moved
@@ -133,6 +134,10 @@ class _Story:
     top_face: int | None = None  # Snap: the face of the top card it targeted
     covered_by: str | None = None  # Snap on a covered top: whose card covered it first, in words
     discarding: bool = False  # TurnTimedOut: a card is being discarded for the player
+
+
+UNOPENED: Final = "the round was cut short before its shuffles were opened"
+"""Why an auditor cannot name a card only a seat saw (§9.7: only the openings tell it)."""
 
 
 def listed(names: Sequence[str]) -> str:
@@ -403,11 +408,24 @@ class Narrator:
         if self.private_faces:
             for seat in range(game.players) if self.me is None else (self.me,):
                 tableau = game.zones().tableaux[seat]
-                suffix = self._look_suffix(game, [tableau[2], tableau[3]])
-                if suffix:
-                    whose = "your" if seat == self.me else "their"
-                    out.append(Told(f"{self.name(seat)} saw {whose} bottom cards{suffix}.", "private", seat))
+                whose = "your" if seat == self.me else "their"
+                saw = self._bottom_cards(game, [tableau[2], tableau[3]])
+                if saw:
+                    out.append(Told(f"{self.name(seat)} saw {whose} {saw}.", "private", seat))
         return out
+
+    def _bottom_cards(self, game: Game, cards: Sequence[int]) -> str:
+        """R4.3: "bottom cards: a 4 [card 11] and a 20 [card 28]" as a look names them; an
+        auditor's (`card_ids`) says which it cannot name, and why, instead of "an unknown card"."""
+        if not self.card_ids:
+            suffix = self._look_suffix(game, cards)
+            return f"bottom cards{suffix}" if suffix else ""
+        named = [self._words(game, c) for c in cards if self._face(game, c) is not None]
+        if not named:
+            return f"two bottom cards, unknown: {UNOPENED}"
+        if len(named) == 1:
+            return f"bottom cards: {named[0]} and another, unknown: {UNOPENED}"
+        return f"bottom cards: {' and '.join(named)}"
 
     def _tell_ready(self, game: Game, story: _Story) -> list[Told]:
         return []  # the screen shows who is ready; the first turn is told by the status line

@@ -11,7 +11,8 @@ so every look is told with its card. A card is named, with its number in the dec
 followed through the game, wherever the log tells it: every card of a finished round
 (its openings re-derive them all), and in any round every card that was turned face up
 for all (its shares are in the log), also where a seat had seen it privately before. A
-card seen only privately in a round that did not finish stays "an unknown card". Turns
+card seen only privately in a round that did not finish stays "an unknown card" (bottom
+cards: "unknown", with why: the round was cut short before its shuffles were opened). Turns
 are counted from 1 in each round."""
 
 from __future__ import annotations
