@@ -128,7 +128,7 @@ class SnapLimit(RuleViolation):
 
 
 class BanditAlreadyCalled(RuleViolation):
-    """A second Bandit announcement in one round (R8)."""
+    """A second Bandit announcement in one round (R5: "if nobody has announced it yet")."""
 
 
 class SkillsError(EngineError):

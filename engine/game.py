@@ -694,13 +694,13 @@ class Game:
     # ------------------------------------------------------------------ turn intents
 
     def _on_call_bandit(self, event: CallBandit) -> None:
-        seat = self._seat(event, "R8")
-        self._turn_action(seat, Phase.START, "R8", "announce Bandit")
+        seat = self._seat(event, "R5")  # (R5 says when Bandit may be announced; R8, what follows)
+        self._turn_action(seat, Phase.START, "R5", "announce Bandit")
         if self.snapped_this_turn(seat):  # R5: "at the very start of your turn, before anything else"
             raise WrongPhase("R5", seat, "cannot announce Bandit: it comes before anything else in your turn, "
                                          "and you have snapped in it")
         if self._caller >= 0:
-            raise BanditAlreadyCalled("R8", seat,
+            raise BanditAlreadyCalled("R5", seat,
                                       ("Bandit was already announced this round (by ", Who(self._caller, "object"), ")"))
         self._caller = seat
         self._notes.append(BanditCalled(seat))

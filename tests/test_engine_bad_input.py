@@ -88,7 +88,7 @@ CASES: list[tuple[str, Callable[[], ScriptedTable], object, type[EngineError], s
     ("decide without looking", at_turn_start, DecideSwap(0, True), WrongPhase, "R3", 0),
     ("decide with a non-bool", decide, DecideSwap(0, "yes"), MalformedEvent, "R3", 0),  # type: ignore[arg-type]
     ("decide out of turn", decide, DecideSwap(1, False), OutOfTurn, "R3", 1),
-    ("bandit out of turn", at_turn_start, CallBandit(1), OutOfTurn, "R8", 1),
+    ("bandit out of turn", at_turn_start, CallBandit(1), OutOfTurn, "R5", 1),
     ("ready during a turn", at_turn_start, Ready(0), WrongPhase, "R4", 0),
     ("second snap in a turn", after_a_snap, Snap(1, 12, 1, 1), SnapLimit, "R6", 1),
     ("snap on a card never on top", at_turn_start, Snap(1, 3, 1, 1), BadTarget, "R6", 1),

@@ -405,14 +405,17 @@ def test_R8_snaps_stay_allowed_during_final_turns() -> None:
     assert notes[0].outcome is SnapOutcome.MATCHED
 
 
-def test_R8_only_one_announcement_per_round_and_only_at_the_start_of_a_turn() -> None:
+def test_R5_only_one_announcement_per_round_and_only_at_the_start_of_a_turn() -> None:
+    """R5 says when Bandit may be announced (at the very start of a turn, if nobody has
+    yet this round): every refusal of a call at the wrong time cites it (R8 tells what
+    follows a call)."""
     t = ScriptedTable(3, draw=[0, 2] * 4)
     t.do(Draw(0))
-    with pytest.raises(WrongPhase, match="R8"):
+    with pytest.raises(WrongPhase, match="^R5: .*cannot announce Bandit"):
         t.do(CallBandit(0))
     t.do(Discard(0))
     t.do(CallBandit(1))
-    with pytest.raises(BanditAlreadyCalled, match="R8: seat 2: Bandit was already announced this round \\(by seat 2\\)"):
+    with pytest.raises(BanditAlreadyCalled, match="R5: seat 2: Bandit was already announced this round \\(by seat 2\\)"):
         t.do(CallBandit(1))
     pass_turn(t, 1)
     with pytest.raises(BanditAlreadyCalled, match="by seat 2"):

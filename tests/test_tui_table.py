@@ -349,14 +349,16 @@ async def test_R5_options_A_B_C_and_R8_bandit_from_the_keyboard(mock_clock: trio
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2, 0, 14, 2]) as t:
         assert await t.press("b") == [CallBandit(0)]
         assert await t.press("b") == []
-        assert "already announced" in t.message
+        assert t.message == "Bandit was already announced this round (by you) — R5."
         assert await t.press("x") == [Draw(0)]
         assert "You drew a 0" in t.text() and "[ 0]" in t.text()  # the drawn card, to me
         assert await t.press("z") == [Discard(0)]  # option A (a 0: no power)
         await t.other(Draw(1), Exchange(1, 0))  # Bo: option B
         await t.other(TakeDiscard(2, t.scene.top_card, 1))  # Cy: option C
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
-        assert await t.press("x", "s") == [Draw(0), Exchange(0, 3)]  # option B: the slot key keeps it
+        assert await t.press("x", "b") == [Draw(0)]  # (R5 says when Bandit is announced, as the engine cites)
+        assert t.message == "Bandit is announced at the very start of your turn, before drawing (R5)."
+        assert await t.press("s") == [Exchange(0, 3)]  # option B: the slot key keeps it
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
         top = t.scene.top_card
         assert await t.press("c") == []

@@ -120,7 +120,7 @@ KEYMAP: Final = (
     KeyHelp("z", "discard the drawn card (A) · skip a power · keep both cards"),
     KeyHelp("slot", "with a drawn card: keep it there, its card is discarded (B)"),
     KeyHelp("c + slot", "take the discard pile's top card into that slot (C)"),
-    KeyHelp("b", "announce Bandit, at the very start of your turn (R8)"),
+    KeyHelp("b", "announce Bandit, at the very start of your turn (R5)"),
     KeyHelp("powers", "peek: slot · spy: opponent + slot · swaps: slot + opponent + slot"),
     KeyHelp("Enter", "ready after your bottom cards · close the round and game screens"),
     KeyHelp("Esc", "cancel a half-typed action · PgUp/PgDn scroll the log"),

@@ -880,10 +880,10 @@ def explain(intent: Intent, model: TableModel) -> str:
     if isinstance(intent, CallBandit):
         if view.caller is not None:
             who = "you" if view.caller == model.me else model.name(view.caller)
-            return f"Bandit was already announced this round (by {who}) — R8."
+            return f"Bandit was already announced this round (by {who}) — R5."
         if view.snapped[model.me]:
             return "Bandit comes before anything else in your turn, and you have snapped in it (R5)."
-        return "Bandit is announced at the very start of your turn, before drawing (R8)."
+        return "Bandit is announced at the very start of your turn, before drawing (R5)."
     if isinstance(intent, (Exchange, TakeDiscard, Peek)):
         if model.card_in(model.me, getattr(intent, "slot", 0)) is None and phase is not Phase.DECIDE:
             return no_card(model, model.me, getattr(intent, "slot", 0))
