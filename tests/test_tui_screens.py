@@ -235,6 +235,31 @@ def test_standings_line_up_with_names_in_wide_characters() -> None:
     assert wrap("漢", 1) == ["漢"]  # (a character wider than the line goes whole: it looped for ever)
 
 
+def test_s10_the_game_end_screen_of_a_game_with_no_round_scored_does_not_offer_to_check_scores() -> None:
+    """A game that ended before any round was scored has no score, nor an opened shuffle,
+    for an audit to check: the screen says no round was scored, and still gives the
+    command that audits the log; a game with scores offers to check them."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_game_end
+
+    def shown(history: tuple[tuple[int, ...], ...]) -> str:
+        view = SimpleNamespace(totals=history[-1] if history else (0, 0), winners=(), history=history, target=100)
+        model = SimpleNamespace(view=view, me=0, players=2, name=lambda s: ("You", "Bo")[s], ended=True,
+                                finished=False, ended_why="Bo left the table", log_path="game.bandit-log")
+        canvas = Canvas(80, 24)
+        draw_game_end(canvas, model)  # type: ignore[arg-type]
+        return "\n".join(canvas.row_text(y).rstrip() for y in range(24))
+
+    unscored = shown(())
+    assert "every shuffle, reveal, move and score" not in unscored
+    assert "No round was scored before the game ended." in unscored
+    assert "There is no score to check in it, but anyone can still audit it:" in unscored
+    assert "audit game.bandit-log" in unscored
+    assert "Anyone can check every shuffle, reveal, move and score in it:" in shown(((3, 9),))
+
+
 def test_a_wide_character_drawn_over_in_part_is_blanked_whole() -> None:
     """A dialog over a row of CJK names cut a wide character in two: its half left the
     row 81 cells wide on an 80-column screen (or a cell short)."""

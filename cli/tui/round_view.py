@@ -8,6 +8,8 @@ this seat's fairness log is and the command that audits it.
 
 from __future__ import annotations
 
+from typing import Final
+
 from cli.commands import audit_command
 from engine import CALLER_BONUS, Skills
 from engine.narrate import listed
@@ -116,6 +118,12 @@ def _column_names(model: TableModel) -> list[str]:
     return ["You" if s == model.me else name for s, name in enumerate(fitted)]
 
 
+CHECK_SCORED: Final = "Anyone can check every shuffle, reveal, move and score in it:"
+CHECK_UNSCORED: Final = "There is no score to check in it, but anyone can still audit it:"
+"""What anyone can do with the game's log, said under its path on the game-end screen
+(§10): a game with no round scored has no score, nor a shuffle opened, to check."""
+
+
 def draw_game_end(canvas: Canvas, model: TableModel) -> None:
     view = model.view
     width = canvas.width
@@ -169,7 +177,7 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
     if model.log_path:  # (wrapped, not cut: the path is there to be read; both are printed whole on leaving)
         lines = [(1, "Your fairness log of this game:", "class:prompt"),
                  *((3, line, "class:message.info") for line in wrap(model.log_path, width - 4)),
-                 (1, "Anyone can check every shuffle, reveal, move and score in it:", "class:prompt"),
+                 (1, CHECK_SCORED if history else CHECK_UNSCORED, "class:prompt"),
                  *((3, line, "class:prompt.key") for line in wrap(audit_command([model.log_path]), width - 4))]
         for x, line, style in lines[: max(0, canvas.height - 2 - y)]:  # (never over the last line's "Enter")
             canvas.write(x, y, line, style)
