@@ -7,6 +7,7 @@ import errno
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from typing import Final
 
 from cli.lobby_common import complain, let_go, settle
 
@@ -28,8 +29,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+NO_RESUME: Final = ("there is no `resume` command: to take your seat back in the game this program was playing, "
+                    "run the command you started it with, adding --resume: `bandit-lan join --resume` "
+                    "(or `host --resume`, `play --resume`)")
+"""Said to `bandit-lan resume`, the word other programs use."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if list(sys.argv[1:] if argv is None else argv)[:1] == ["resume"]:
+        parser.error(NO_RESUME)  # (exit status 2, as for any other unknown command)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         getattr(args, "command_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")

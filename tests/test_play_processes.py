@@ -109,6 +109,18 @@ def test_a_value_out_of_range_is_refused_in_the_option_s_own_words_before_anythi
     assert "no terminal" not in done.stderr and "Traceback" not in done.stderr
 
 
+def test_s11_3_bandit_lan_resume_says_which_command_takes_a_seat_back() -> None:
+    """`resume`, the word other programs use, is no command: refused as any unknown one
+    (exit status 2), with the commands that do take a seat back (--resume)."""
+    done = run_cli("resume")
+    assert done.returncode == 2 and not done.stdout and "Traceback" not in done.stderr, done
+    assert done.stderr.strip().splitlines()[-1] == (
+        "bandit-lan: error: there is no `resume` command: to take your seat back in the game this program was "
+        "playing, run the command you started it with, adding --resume: `bandit-lan join --resume` "
+        "(or `host --resume`, `play --resume`)")
+    assert "invalid choice: 'resumes'" in run_cli("resumes").stderr  # (another word: argparse's own)
+
+
 def test_host_bots_and_a_code_on_stdin_are_checked_before_the_lobby(tmp_path: Path) -> None:
     state = ("--state-dir", str(tmp_path))
     full = run_cli("host", "--headless", "--seats", "3", "--bots", "3", "--no-discovery", *state)
