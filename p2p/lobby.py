@@ -60,6 +60,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.narrate import listed
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
 from p2p.errors import HostGone, JoinRefused, NotReached, OtherRelease, ProtocolError, StartFailed, TableClosed, printable
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
@@ -423,7 +424,7 @@ class _Signatures:
         """The end of a lobby whose roster was not signed by everyone `waited` seconds
         after it was frozen (§6.6): it names the members whose signature is missing."""
         missing = self.missing()
-        names = " and ".join(m.name for m in missing)
+        names = listed([m.name for m in missing])
         return ProtocolError("§6.6", f"{names} did not sign the roster within {waited:.0f} s",
                              ", ".join(m.cert.short for m in missing))
 

@@ -814,6 +814,16 @@ def test_s6_6_a_roster_some_member_does_not_sign_in_time_ends_the_lobby_naming_i
     assert carol.sign_overdue().reason == f"bob did not sign the roster within {SIGN_WAIT:.0f} s"
 
 
+def test_s6_6_three_members_who_did_not_sign_are_named_in_a_list(tmp_path: Path) -> None:
+    """Three names or more read "bob, carol and dan", as everywhere else, not "bob and
+    carol and dan"."""
+    ids, host, _ = seat_bob_carol_dan(tmp_path, seats=4)
+    guests = [ident.peer_id for ident in ids[1:4]]
+    linked_to(host, *guests)
+    assert any(isinstance(a, Broadcast) for a in [*linked(host, *guests), *host.start()])
+    assert host.sign_overdue().reason == f"bob, carol and dan did not sign the roster within {SIGN_WAIT:.0f} s"
+
+
 def signing(tmp_path: Path):  # type: ignore[no-untyped-def]
     """alice, bob and carol, every link up and reported: alice starts; the start is sent
     (carol has not read it yet)."""
