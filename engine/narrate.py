@@ -153,7 +153,7 @@ class Narrator:
                  slot_label: Callable[[int], str] = str) -> None:
         self.names = tuple(names)
         if me is not None and not 0 <= me < len(self.names):
-            raise ValueError(f"seat {me} is not one of the {len(self.names)} named seats")
+            raise ValueError(f"seat {me + 1} is not one of the {len(self.names)} named seats")  # (from 1)
         self.me = me
         self.private_faces = private_faces
         self.card_ids = card_ids  # name every card with its number in the deck (the audit's report)

@@ -77,7 +77,7 @@ class SeatView:
     def _g(self) -> Game:
         game = self._game
         if game.generation != self._generation:
-            raise StaleView(f"this view of seat {self.seat} is from before the game's last event; take a new one")
+            raise StaleView(f"this view of seat {self.seat + 1} is from before the game's last event; take a new one")
         return game
 
     # --- table and game ---------------------------------------------------------------

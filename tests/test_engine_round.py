@@ -479,3 +479,15 @@ def test_R5_bandit_comes_before_anything_else_in_the_turn_a_snap_of_one_s_own_in
     assert CallBandit(0) in legal_intents(other.game.view(0))
     other.do(CallBandit(0))
     assert other.game.caller == 0
+
+
+def test_a_stale_view_names_its_seat_counting_from_1() -> None:
+    """A view used after the game moved on is refused; its words, read by a person, count
+    the seat from 1 as every other message does."""
+    from engine import StaleView
+
+    t = ScriptedTable(3, draw=[0, 2] * 4)
+    view = t.game.view(1)
+    t.do(Draw(0))
+    with pytest.raises(StaleView, match=r"^this view of seat 2 is from before the game's last event"):
+        view.phase  # noqa: B018

@@ -70,6 +70,11 @@ def scripted(players: int = 3, **kw) -> Told3:  # type: ignore[no-untyped-def]
     return Told3(ScriptedTable(players, **kw))
 
 
+def test_a_seat_without_a_name_is_refused_counting_seats_from_1() -> None:
+    with pytest.raises(ValueError, match=r"^seat 4 is not one of the 3 named seats$"):
+        Narrator(NAMES, 3)
+
+
 def test_words_for_cards_and_slots() -> None:
     faces = {v: DEFAULT_SKILLS.values.index(v) for v in (0, 2, 8, 10, 18, -2, 20)}
     assert card_words(DEFAULT_SKILLS, faces[8]) == "an 8"
