@@ -185,11 +185,12 @@ async def worker(seat: int, peers: int, folder: Path, port_file: Path, flood: bo
             ready.write_text(f"{mesh.port} {identity.peer_id.hex()}")
             ready.rename(port_file)  # atomic: readers never see a half-written file
             listening.set()
-            result = await host_table(mesh, name=f"p{seat}", table="bench", seats=peers, rules=rules)
+            result = await host_table(mesh, name=f"p{seat + 1}", table="bench", seats=peers, rules=rules)
         else:
             await listening.wait()
             port, fp = port_file.read_text().split()
-            result = await join_table(mesh, [("127.0.0.1", int(port))], name=f"p{seat}", expect_host=bytes.fromhex(fp))
+            result = await join_table(mesh, [("127.0.0.1", int(port))], name=f"p{seat + 1}",
+                                      expect_host=bytes.fromhex(fp))
         pace = FULL_SPEED if flood else Pace(think=0.3, react=True)
         # each seat keeps its fairness log and its journal (written before every message it
         # sends, §11.3) in a folder of its own, as a `bandit-lan` seat does on its machine
@@ -198,7 +199,7 @@ async def worker(seat: int, peers: int, folder: Path, port_file: Path, flood: bo
                          journal_dir=folder / f"state{seat}")
         summary = await peer.run()
         if not summary.finished:
-            raise SystemExit(f"seat {seat}: {summary.why}")
+            raise SystemExit(f"seat {seat + 1}: {summary.why}")  # (seats and names p1, p2 … from 1)
 
 
 def timed_claims(sent: dict, applied: dict, peers: int) -> list[tuple[float, Any]]:  # type: ignore[type-arg]
@@ -207,15 +208,22 @@ def timed_claims(sent: dict, applied: dict, peers: int) -> list[tuple[float, Any
     return sorted((max(ts) - sent[c], c) for c, ts in applied.items() if c in sent and len(ts) == peers)
 
 
+def claim_words(claim: tuple[int, int]) -> str:
+    """A claim (seat, sequence number) as the report names it: "p2's claim 7" (its
+    player's name, whose number counts seats from 1)."""
+    seat, seq = claim
+    return f"p{seat + 1}'s claim {seq}"
+
+
 def story(timeline: list[list[Any]], sent: dict, applied: dict, peers: int) -> None:  # type: ignore[type-arg]
     """Print every send, delivery and outcome around the median claim."""
     done = timed_claims(sent, applied, peers)
     _, claim = done[len(done) // 2]
     t0, t1 = sent[claim], max(applied[claim])
-    print(f"median claim {claim}: {(t1 - t0) * 1000:.1f} ms")
+    print(f"median claim, {claim_words(claim)}: {(t1 - t0) * 1000:.1f} ms")
     for t, me, what, seat, kind, seq, stamp in timeline:
         if t0 - 0.002 <= t <= t1 + 0.001 and (what != "recv" or kind != "ack"):
-            print(f"{(t - t0) * 1000:8.2f} ms  p{me} {what:<8} p{seat} {kind:<12} seq={seq} L={stamp}")
+            print(f"{(t - t0) * 1000:8.2f} ms  p{me + 1} {what:<8} p{seat + 1} {kind:<12} seq={seq} L={stamp}")
 
 
 def slowest(timeline: list[list[Any]], sent: dict, applied: dict, peers: int, count: int = 3) -> None:  # type: ignore[type-arg]
@@ -230,8 +238,8 @@ def slowest(timeline: list[list[Any]], sent: dict, applied: dict, peers: int, co
                         if t0 - 0.05 <= t <= t1 + 0.05 and kind not in ("snap", "ack", "shares")})
         tally = ", ".join(f"{what} {kind} {n}" for (what, kind), n in sorted(collections.Counter(window).items())
                           if what in ("send", "recv"))
-        print(f"slow claim {claim}: {took * 1000:.1f} ms; claims in its race (sent from 10 ms before it until its "
-              f"outcome was applied everywhere): {race}; meanwhile {tally}; other messages within 50 ms: "
+        print(f"slow claim, {claim_words(claim)}: {took * 1000:.1f} ms; claims in its race (sent from 10 ms before it "
+              f"until its outcome was applied everywhere): {race}; meanwhile {tally}; other messages within 50 ms: "
               f"{', '.join(other) or 'none'}")
 
 

@@ -191,7 +191,7 @@ def leave_game(seed: int) -> tuple[str, str | None]:
                        act_delay=rng.choice([0.0, 0.3]))
     leaver, at, with_move = rng.randrange(players), rng.uniform(0.0, 4.0), rng.random() < 0.7
     lag = rng.choice([0.0, 0.002, 0.005])
-    what = (f"{players} players, {deck} deck, {options}, seat {leaver} leaves after {at:.2f} s"
+    what = (f"{players} players, {deck} deck, {options}, seat {leaver + 1} leaves after {at:.2f} s"
             f"{' with its next move' if with_move else ''}, shares {lag * 1000:g} ms behind acks")
     net = LeavingTable(leaver, at, with_move, players, seed, rules=rules, share_lag=lag, **options)
     if deck == "race" or rng.random() < 0.3:
@@ -213,7 +213,7 @@ def leave_game(seed: int) -> tuple[str, str | None]:
         for path in net.write_logs(Path(folder)):
             result = audit(path)
             if not result.ok or result.left is None or result.left.seat != leaver:
-                return what, f"{path.name} does not audit as left by seat {leaver}: {result.first_failure}"
+                return what, f"{path.name} does not audit as left by seat {leaver + 1}: {result.first_failure}"
     return what, None
 
 

@@ -53,11 +53,11 @@ def test_R6_only_claims_applied_at_every_peer_are_timed_slowest_last(snap) -> No
 def test_R6_the_slowest_claims_report_their_race_and_what_else_was_sent(snap, capsys) -> None:  # type: ignore[no-untyped-def]
     snap.slowest(TIMELINE, SENT, APPLIED, 3, count=2)
     first, second = capsys.readouterr().out.splitlines()
-    assert first.startswith("slow claim (0, 5): 9.0 ms; claims in its race")
+    assert first.startswith("slow claim, p1's claim 5: 9.0 ms; claims in its race")
     assert "its race (sent from 10 ms before it until its outcome was applied everywhere): 2;" in first
     assert "recv ack 2, recv shares 1, recv snap 2, send ack 1, send shares 1, send snap 2;" in first
     assert first.endswith("other messages within 50 ms: shuffle")
-    assert second.startswith("slow claim (1, 7): 6.0 ms;")
+    assert second.startswith("slow claim, p2's claim 7: 6.0 ms;")
     assert "recv ack 2, recv shares 1, send ack 1, send shares 1, send snap 1;" in second
 
 
@@ -92,3 +92,47 @@ def test_the_report_names_the_interpreter_the_peers_ran_on(snap) -> None:  # typ
     said = snap.interpreter()
     assert said.startswith(f"{platform.python_implementation()} {platform.python_version()} (")
     assert platform.python_compiler() in said
+
+
+def test_a_seat_whose_game_did_not_finish_is_named_counting_from_1(snap, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """What the benchmark says of a seat is read by a person: the guest in seat index 1 is
+    "seat 2", its player "p2", as the program counts seats."""
+    from contextlib import asynccontextmanager
+    from types import SimpleNamespace
+
+    import trio
+
+    joined: list[str] = []
+
+    @asynccontextmanager
+    async def mesh(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        yield SimpleNamespace(port=4000)
+
+    async def join_table(mesh: object, hosts: object, *, name: str, expect_host: bytes) -> object:
+        joined.append(name)
+        return object()
+
+    class Peer:
+        def __init__(self, *args: object, **kwargs: object) -> None: ...
+
+        async def run(self) -> object:
+            return SimpleNamespace(finished=False, why="p1 left the table")
+
+    monkeypatch.setattr(snap, "open_mesh", mesh)
+    monkeypatch.setattr(snap, "load_or_create_identity", lambda folder: SimpleNamespace())
+    monkeypatch.setattr(snap, "join_table", join_table)
+    monkeypatch.setattr(snap, "TimedPeer", Peer)
+    (tmp_path / "port").write_text("4000 00")
+    listening = trio.Event()
+    listening.set()
+    with pytest.raises(SystemExit, match=r"^seat 2: p1 left the table"):
+        trio.run(snap.worker, 1, 2, tmp_path, tmp_path / "port", False, 5, False, listening)
+    assert joined == ["p2"]
+
+
+def test_the_median_claim_s_story_names_players_as_they_are_named(snap, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The claims and the peers of the story are named as the players are, p1, p2 …"""
+    snap.story(TIMELINE, SENT, APPLIED, 3)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "median claim, p2's claim 7: 6.0 ms"  # (seat index 1: player p2)
+    assert "0.00 ms  p2 send     p2 snap " in "\n".join(lines), lines

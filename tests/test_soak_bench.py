@@ -37,3 +37,23 @@ def test_a_process_told_to_stop_mid_game_ends_everybody_s_game_at_its_leave() ->
     """One game of the `stop` kind: real processes, one sent a stop signal mid-game (§9.8)."""
     result, _ = run_bench("soak.py", "--kind", "stop", "--seed", "1", "--games", "1")
     assert result["games"] == {"stop": 1} and result["failures"] == []
+
+
+def test_a_leave_game_names_its_leaver_counting_seats_from_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a leave game was and why it failed are read by a person: the seat that left
+    is counted from 1, as the program counts seats everywhere a person reads them."""
+    from bench import soak
+    from p2p.audit import AuditResult, Failure
+
+    leavers: list[int] = []
+    leaving = soak.LeavingTable
+
+    def table(leaver: int, *args: object, **options: object) -> soak.LeavingTable:
+        leavers.append(leaver)
+        return leaving(leaver, *args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(soak, "LeavingTable", table)
+    monkeypatch.setattr(soak, "audit", lambda path: AuditResult(path, first_failure=Failure(3, 1, "§7.2", "chain broken")))
+    what, why = soak.leave_game(5)  # (seed 5: its leave comes before that game ends)
+    seat = leavers[0] + 1
+    assert f"seat {seat} leaves after " in what and f"does not audit as left by seat {seat}: " in (why or ""), (what, why)
