@@ -126,13 +126,29 @@ async def test_R4_help_and_the_log_s_scrolling_leave_the_look_at_the_bottom_card
         mock_clock: trio.testing.MockClock) -> None:
     """A player who presses ? to learn what to do during the look lost it: the help key
     ended the look (and sent "ready") before the help opened. Help and PgUp/PgDn play
-    nothing and answer nothing, so the look stays; any other key still ends it."""
+    nothing and answer nothing, so the look stays (any other key ends it). The
+    look is 10 s of being shown (R4.3): while the help, or the leave question, covers the
+    table its time stands (a player who read the help for 10 s lost the look anyway)."""
     async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        mock_clock.jump(2)
+        await t.settle()
         assert await t.press("?") == [] and t.ui.help_open
+        mock_clock.jump(BOTTOM_PEEK_S + 1)  # (all of it within the table's 30 s ready barrier)
+        await t.settle()
+        assert t.sent == []
         assert await t.press("?") == [] and not t.ui.help_open  # (any key closes the help)
         assert await t.press("pageup") == [] and await t.press("pagedown") == []
         assert "[ 8]" in my_box(t.text())[1]  # still looking
-        assert await t.press("m") == [Ready(0)]
+        assert await t.press("ctrl-c") == [] and t.scene.quitting
+        mock_clock.jump(5)
+        await t.settle()
+        assert await t.press("n") == [] and not t.scene.quitting
+        mock_clock.jump(BOTTOM_PEEK_S - 2 - 0.5)
+        await t.settle()
+        assert "[ 8]" in my_box(t.text())[1] and t.sent == []  # shown 9.5 s of 10
+        mock_clock.jump(0.5)
+        await t.settle()
+        assert t.sent == [Ready(0)] and "[ 8]" not in my_box(t.text())[1]
 
 
 async def test_R4_snap_allowed_while_looking_at_the_bottom_cards(mock_clock: trio.testing.MockClock) -> None:

@@ -245,7 +245,7 @@ class TableUi:
         if self._stopped_s is not None and model.stopped_s > self._stopped_s:  # (R4.3: 10 s of being shown)
             rs.stood(model.stopped_s - self._stopped_s)
         self._stopped_s = model.stopped_s
-        if not self.table_shown and self._updated is not None and now > self._updated:
+        if not self.table_in_view and self._updated is not None and now > self._updated:
             rs.stood(now - self._updated)  # (nothing runs out unseen while the table is not on screen)
         self._updated = now
 
@@ -339,7 +339,7 @@ class TableUi:
             return None
         now = model.now
         times: list[float] = []
-        if self.table_shown:  # (else they wait for it)
+        if self.table_in_view:  # (else they wait for it)
             times += self._round.flashes.values()
             if self._round.bottom_until is not None and not self._round.bottom_done:
                 times.append(self._round.bottom_until)
@@ -366,6 +366,12 @@ class TableUi:
     def table_shown(self) -> bool:
         """The screen is large enough to show the table (or what covers it)."""
         return table_fits(self.screen_size)
+
+    @property
+    def table_in_view(self) -> bool:
+        """The table is on screen and nothing covers it (help, a round's or the game's end,
+        the leave question): what it shows for a while runs only then (R4.3)."""
+        return self.table_shown and self.overlay is None and not self.quit_open
 
     def resize(self, size: tuple[int, int]) -> None:
         """The screen is now drawn to `size` (width, height)."""
@@ -766,7 +772,7 @@ class TableUi:
     def _start_bottom_peek(self, now: float) -> None:
         """R4.3: the look at the bottom cards starts once the table is on screen."""
         rs = self._round
-        if rs.bottom_until is None and self.overlay is None and not self.quit_open and self.table_shown:
+        if rs.bottom_until is None and self.table_in_view:
             rs.bottom_until = now + rs.bottom_s
             rs.bottom_began = rs.bottom_until - BOTTOM_PEEK_S
 
@@ -835,7 +841,8 @@ def snap_turn(model: TableModel) -> str:
 
 
 # Keys that neither play nor answer: the help and the log's scrolling leave the look at the
-# bottom cards open (a player who asks what to do does not lose the look, R4).
+# bottom cards open (a player who asks what to do does not lose the look, R4); its time
+# stands while the help covers the table (`table_in_view`).
 _BESIDE_THE_LOOK = frozenset({Command.HELP, Command.LOG_UP, Command.LOG_DOWN})
 
 
