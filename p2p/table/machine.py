@@ -303,6 +303,13 @@ EARLY_PROOFS_AHEAD = 4  # needs ahead of the last opened whose early plain share
 EARLY_SHARES_HELD = 4096  # shares one seat may have waiting for needs not open here (§9.4): no honest lag comes near
 
 
+def _open_here(opened: int) -> str:
+    """Which needs this peer has opened, the first `opened` (§9.4): "while needs 0–11 are open here"."""
+    if opened == 0:
+        return "while no need is open here"
+    return "while need 0 is open here" if opened == 1 else f"while needs 0–{opened - 1} are open here"
+
+
 class TableMachine:
     """A replica of one game, from seat `me`'s point of view (`me=None`: an observer)."""
 
@@ -926,7 +933,7 @@ class TableMachine:
                     held = self._early_from[seat] = self._early_from.get(seat, 0) + 1
                     if held > EARLY_SHARES_HELD:
                         raise TableViolation("§9.4", seat, f"more than {EARLY_SHARES_HELD} of its shares are for needs "
-                                             f"not open yet (the latest for need {number}, while {self._needs_opened} are)")
+                                             f"not open yet (the latest for need {number}, {_open_here(self._needs_opened)})")
                     waiting = self._early.setdefault(number, [])
                     waiting.append((seat, share, sseq, digest, self._proven_early(seat, share, number, waiting)))
                     continue
