@@ -36,7 +36,8 @@ class Ready:
 
 @dataclass(frozen=True, slots=True)
 class CallBandit:
-    """R8: `seat` announces Bandit at the very start of its turn (once per round)."""
+    """`seat` announces Bandit at the very start of its turn, if nobody has yet this round
+    (R5); R8 says what follows."""
 
     seat: int
 

@@ -27,14 +27,14 @@ creates a draw pile of fresh ids numbered on from the highest id used, drawn in
 increasing order.
 
 Turn model (R5, our reading): a turn starts in phase START, where the player may call
-Bandit (once per round, R8), `Draw` (options A and B both begin by drawing and looking)
-or `TakeDiscard(top, slot)` (option C: it names the top card it takes, and is refused if
-an immediate discard covered that card first; the player then chooses again). After a
-draw the phase is DRAWN: `Discard` (A) or `Exchange(slot)` (B). A discarded card with a
-power opens phase POWER (any power intent or `SkipPower`); Look & swap passes through
-DECIDE (`DecideSwap`). Snaps (R6) are accepted in every phase from the first discard to
-the end of the last final turn, by anyone, one per player per turn (the time before the
-first turn counts as a turn).
+Bandit (if nobody has yet this round, R5; R8 says what follows), `Draw` (options A and
+B both begin by drawing and looking) or `TakeDiscard(top, slot)` (option C: it names the
+top card it takes, and is refused if an immediate discard covered that card first; the
+player then chooses again). After a draw the phase is DRAWN: `Discard` (A) or
+`Exchange(slot)` (B). A discarded card with a power opens phase POWER (any power intent
+or `SkipPower`); Look & swap passes through DECIDE (`DecideSwap`). Snaps (R6) are
+accepted in every phase from the first discard to the end of the last final turn, by
+anyone, one per player per turn (the time before the first turn counts as a turn).
 
 Turn timer fallback (R5): `TurnTimedOut(turn)` plays option A without a power from
 wherever the turn is: in START the top card is drawn and discarded face up without

@@ -405,10 +405,10 @@ def test_R8_snaps_stay_allowed_during_final_turns() -> None:
     assert notes[0].outcome is SnapOutcome.MATCHED
 
 
-def test_R5_only_one_announcement_per_round_and_only_at_the_start_of_a_turn() -> None:
+def test_R5_R8_only_one_announcement_per_round_and_only_at_the_start_of_a_turn() -> None:
     """R5 says when Bandit may be announced (at the very start of a turn, if nobody has
     yet this round): every refusal of a call at the wrong time cites it (R8 tells what
-    follows a call)."""
+    follows a call, and its checklist line is "one announcement per round")."""
     t = ScriptedTable(3, draw=[0, 2] * 4)
     t.do(Draw(0))
     with pytest.raises(WrongPhase, match="^R5: .*cannot announce Bandit"):
