@@ -266,12 +266,14 @@ def say_listening(args: argparse.Namespace, where: str, fingerprint: bytes) -> N
 def said_in_lines(args: argparse.Namespace, news: str | JoinHint) -> None:
     """What the line-mode host prints of `_advertising`'s news: the news, then the join
     command a `JoinHint` calls for (as the host's first lines, not with --quiet or --json).
-    With --json the news goes to standard error: standard output holds only JSON."""
+    With --quiet or --json the news goes to standard error: standard output holds only
+    the result (and the listening line)."""
+    aside = bool(args.quiet or args.json)
     if isinstance(news, str):
-        say(news, aside=args.json)
+        say(news, aside=aside)
         return
-    say(news.news, aside=args.json)
-    if not (args.quiet or args.json):
+    say(news.news, aside=aside)
+    if not aside:
         say(f"Others join with: {news.command}")
 
 

@@ -274,10 +274,10 @@ def test_s6_6_a_joiner_whose_host_process_is_killed_or_stopped_in_the_lobby_is_t
         assert 6 <= waited < 25, waited  # (6 s of silence, then a handshake that times out after 10 s)
 
 
-def test_host_json_tells_its_table_s_news_on_standard_error(capsys: pytest.CaptureFixture[str]) -> None:
+def test_host_json_or_quiet_tells_its_table_s_news_on_standard_error(capsys: pytest.CaptureFixture[str]) -> None:
     """What a host hears of its table while it waits (mDNS cannot run here, another table
-    of its name): with --json on standard error, standard output being JSON alone; else
-    on standard output, with the join command."""
+    of its name): with --json or --quiet on standard error, standard output being JSON
+    alone or the result alone; else on standard output, with the join command."""
     import argparse
 
     from cli.host import said_in_lines
@@ -290,6 +290,8 @@ def test_host_json_tells_its_table_s_news_on_standard_error(capsys: pytest.Captu
     out, err = capsys.readouterr()
     assert (out, err) == ("", "Another table on this LAN is also called 'Pair'\n"
                               "The table is not advertised on the LAN (no IPv4)\n")
+    said_in_lines(argparse.Namespace(quiet=True, json=False), news)
+    assert capsys.readouterr() == ("", "Another table on this LAN is also called 'Pair'\n")
     said_in_lines(argparse.Namespace(quiet=False, json=False), news)
     assert capsys.readouterr().out == ("Another table on this LAN is also called 'Pair'\n"
                                        "Others join with: bandit-lan join Pair --fingerprint abc\n")
