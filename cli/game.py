@@ -19,7 +19,7 @@ import trio
 from cli.argtypes import integer
 from cli.cells import ljust, text_width
 from cli.commands import audit_command
-from cli.lobby_common import at_a_terminal, cannot_draw, complain, records_unwritable, say, tell
+from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, tell, why_not_full_screen
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from p2p.identity import Certificate, Identity, default_state_dir
@@ -157,16 +157,14 @@ def seat_for_a_person(args: argparse.Namespace) -> bool:
 
 
 def bot_without_a_terminal(args: argparse.Namespace) -> None:
-    """A person plays a seat only at a terminal (`at_a_terminal`): without one (a script,
-    input from /dev/null, a job in the background), a bot plays it, as with --headless,
-    and says so, rather than seat a full-screen client nobody can see or type at (it left
-    the table at once, ending the game for all)."""
-    if seat_for_a_person(args) and not at_a_terminal():
-        if cannot_draw():
-            complain("this terminal (TERM=dumb) cannot draw the table: a bot plays your seat, as with --headless "
-                     "(play in a terminal that can, e.g. with TERM=xterm-256color)")
-        else:
-            complain("no terminal to play on: a bot plays your seat, as with --headless")
+    """A person plays a seat only at a terminal that can draw it (`why_not_full_screen`):
+    without one (a script, input from /dev/null, a job in the background, TERM=dumb), a
+    bot plays it, as with --headless, and says why, rather than seat a full-screen client
+    nobody can see or type at (it left the table at once, ending the game for all)."""
+    why = why_not_full_screen() if seat_for_a_person(args) else None
+    if why is not None:
+        advice = " (play in a terminal that can, e.g. with TERM=xterm-256color)" if why == CANNOT_DRAW else ""
+        complain(f"{why}: a bot plays your seat, as with --headless{advice}")
         args.headless = True
 
 

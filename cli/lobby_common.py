@@ -102,14 +102,32 @@ def lobby_schemas() -> Schemas:
     return table_schemas()
 
 
+NO_TERMINAL = "no terminal to play on"
+CANNOT_DRAW = "this terminal (TERM=dumb) cannot draw the table"
+
+
 def at_a_terminal() -> bool:
-    """Whether a person can play here, full screen: the output is the terminal this
-    process has in the foreground, and the input is that terminal too, or a pipe (as with
-    ``printf … | bandit-lan join --code -``: the keys are then read from the terminal).
-    Input from a file or /dev/null, output to a file, a job in the background, or none of
-    them open: nobody is at the keyboard, or nobody would see the screen. A terminal that
-    says it cannot move its cursor (`TERM=dumb`) would show the screen's codes, not a table."""
-    if sys.stdin is None or sys.stdout is None or cannot_draw():
+    """Whether a person can play here, full screen (`why_not_full_screen`)."""
+    return why_not_full_screen() is None
+
+
+def why_not_full_screen() -> str | None:
+    """Why a person cannot play here full screen (`NO_TERMINAL`, `CANNOT_DRAW`), or None
+    if they can. A terminal that says it cannot move its cursor (`TERM=dumb`) would show
+    the screen's codes, not a table: said only of a terminal (`terminal_at_hand`), not of
+    output to a file, where nobody would see the screen anyway."""
+    if not terminal_at_hand():
+        return NO_TERMINAL
+    return CANNOT_DRAW if cannot_draw() else None
+
+
+def terminal_at_hand() -> bool:
+    """Whether the output is the terminal this process has in the foreground, and the
+    input is that terminal too, or a pipe (as with ``printf … | bandit-lan join --code -``:
+    the keys are then read from the terminal). Input from a file or /dev/null, output to a
+    file, a job in the background, or none of them open: nobody is at the keyboard, or
+    nobody would see the screen."""
+    if sys.stdin is None or sys.stdout is None:
         return False
     try:
         return (sys.stdout.isatty() and (sys.stdin.isatty() or input_piped())

@@ -331,19 +331,26 @@ def test_play_without_a_terminal_has_a_bot_play_the_seat_as_host_and_join_do(tmp
     assert json.loads(done.stdout.splitlines()[-1])["finished"]
 
 
+@pytest.mark.parametrize("terminal", [True, False])
 def test_a_terminal_that_cannot_draw_has_a_bot_play_the_seat_and_says_why(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        terminal: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """`TERM=dumb` (an editor's shell buffer) got the full screen, drawn as codes; now a
-    bot plays the seat, as without a terminal, and the player reads why and what to do."""
+    bot plays the seat, as without a terminal, and the player reads why and what to do.
+    With no terminal at all (output to a file, CI, an editor's compile buffer), that is
+    why, whatever TERM says."""
     import argparse
 
+    from cli import lobby_common
     from cli.game import bot_without_a_terminal
 
     monkeypatch.setenv("TERM", "dumb")
+    monkeypatch.setattr(lobby_common, "terminal_at_hand", lambda: terminal)
     args = argparse.Namespace(headless=False, bot=False, lobby_only=False)
     bot_without_a_terminal(args)
     assert args.headless
-    assert "this terminal (TERM=dumb) cannot draw the table: a bot plays your seat" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert ("this terminal (TERM=dumb) cannot draw the table: a bot plays your seat" in err) is terminal, err
+    assert ("no terminal to play on: a bot plays your seat, as with --headless\n" in err) is not terminal, err
 
 
 def test_host_and_join_without_a_terminal_have_a_bot_play_the_seat_as_play_does(tmp_path: Path) -> None:
