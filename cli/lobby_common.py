@@ -252,7 +252,9 @@ def explain(error: BaseException, by_address: bool = False) -> str:
         if (advice := REFUSAL_ADVICE.get(error.code)) is not None:  # (our words first: the host's are the host's)
             return f"the host refused your name: {detail}; {advice}"
         return f"the host refused: {hint} ({detail})"
-    if isinstance(error, (TableClosed, HostGone)):  # (plain words: no section, no peer id)
+    if isinstance(error, HostGone):  # (a table found by name may be listed again, under another address)
+        return error.reason if by_address else f"{error.reason} (look again with `bandit-lan tables`)"
+    if isinstance(error, TableClosed):  # (plain words: no section, no peer id)
         return error.reason
     if isinstance(error, FingerprintMismatch):
         return (f"fingerprint mismatch: expected {error.expected}, but the peer presented {error.presented or 'none'}. "

@@ -99,13 +99,14 @@ class TableClosed(ProtocolError):
 
 class HostGone(ProtocolError):
     """The host's table no longer answers while this guest waits in its lobby (§6.5): it
-    closed without a word, or its program stopped or crashed. Said plainly, with where
-    to look next."""
+    closed without a word, or its program stopped or crashed. Said plainly; where to
+    look next is the command line's to say (`cli.lobby_common.explain`: it knows whether
+    the table was found by name)."""
 
     def __init__(self, host: str, table: str, where: str, detail: str = "", peer: str | None = None) -> None:
         answered = f" ({detail})" if detail else ""
         super().__init__("§6.5", f"lost the host: {host}'s table {table!r} at {where} no longer answers{answered}: "
-                                 "it closed, or its program stopped (look again with `bandit-lan tables`)", peer)
+                                 "it closed, or its program stopped", peer)
 
 
 class StartFailed(ProtocolError):

@@ -598,6 +598,9 @@ def test_s6_6_a_guest_that_loses_the_host_asks_whether_its_table_still_answers(t
     with pytest.raises(ProtocolError, match=r"lost the host: \w+'s table '[^']*' at 127\.0\.0\.1:4000 no longer answers \(refused\): it closed") as info:
         bob.on_probe(alice, False, "refused")
     assert info.value.section == "§6.5" and info.value.peer == ids[0].certificate.short
+    # what the player reads: `bandit-lan tables` lists a table found by name, never one joined by address
+    assert explain(info.value).endswith(": it closed, or its program stopped (look again with `bandit-lan tables`)")
+    assert explain(info.value, by_address=True).endswith(": it closed, or its program stopped")
     with pytest.raises(ProtocolError, match=f"did not dial this peer again within {MESH_WAIT:.0f} s"):
         bob.on_overdue(alice)  # (a table that answered, but whose host never dialled again)
     with pytest.raises(TableClosed, match="^§6.5: alice closed the table") as closed:
