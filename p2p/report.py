@@ -12,7 +12,7 @@ followed through the game, wherever the log tells it: every card of a finished r
 (its openings re-derive them all), and in any round every card that was turned face up
 for all (its shares are in the log), also where a seat had seen it privately before. A
 card seen only privately in a round that did not finish stays "an unknown card" (bottom
-cards: "unknown", with why: the round was cut short before its shuffles were opened). Turns
+cards: "unknown", with why: the round's shuffles were not opened and verified). Turns
 are counted from 1 in each round."""
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def _game_report(result: AuditResult, *, brief: bool = False, others: Sequence[A
     if not brief:
         yield from _rounds(result)
         yield from _notes(result, writer)
-        yield from _notes_elsewhere(result, noted_elsewhere(result, others))
+        yield from _notes_elsewhere(result, noted_elsewhere(result, others), others)
     yield from _end(result)
     yield from _verdict(result)
 
@@ -354,13 +354,15 @@ def _noted_when(note: Note) -> str:
     return "before the first message" if not note.index else f"after {note.index} message{'s' * (note.index > 1)}"
 
 
-def _notes_elsewhere(told: AuditResult, noted: Sequence[tuple[AuditResult, Note]]) -> Iterator[str]:
+def _notes_elsewhere(told: AuditResult, noted: Sequence[tuple[AuditResult, Note]],
+                     given: Sequence[AuditResult]) -> Iterator[str]:
     """The other logs' notes (`noted_elsewhere`), each after its place in the game and
     attributed to its log: "Bo's log notes, after 40 messages: resumed after a restart …";
-    a log is also named by its file where another given has the same writer's name."""
+    a log is also named by its file where another log `given` (notes or none) has the
+    same writer's name."""
     if not noted:
         return
-    logs = {id(result): result for result, _ in noted} | {id(told): told}
+    logs = {id(result): result for result in (*given, *(result for result, _ in noted), told)}
     named = Counter(result.writer_name for result in logs.values())
     yield ""
     yield (f"What the other logs' writers noted as they played ({len(noted)}; each one's own account, unsigned, "

@@ -700,3 +700,11 @@ def test_s10_3_the_report_gives_every_other_log_s_notes_attributed_to_its_writer
     report = capsys.readouterr().out.splitlines()
     assert [line for line in report if " notes, " in line] == [
         f"  Ann's log ({copy.name}) notes, before the first message: no link to Cy yet"]
+    # (told from Bo's log: another log of Ann's, with no note, names hers by its file too)
+    (tmp_path / "plain").mkdir()
+    plain = net.write_logs(tmp_path / "plain")[0]
+    main(["audit", str(bo), str(plain), str(copy)])
+    report = capsys.readouterr().out.splitlines()
+    assert [line for line in report if " notes, " in line] == [
+        f"  Ann's log ({copy.name}) notes, before the first message: no link to Cy yet",
+        f"  Ann's log ({copy.name}) notes, after 38 messages: {lost}"]
