@@ -136,8 +136,10 @@ class _Story:
     discarding: bool = False  # TurnTimedOut: a card is being discarded for the player
 
 
-UNOPENED: Final = "the round was cut short before its shuffles were opened"
-"""Why an auditor cannot name a card only a seat saw (§9.7: only the openings tell it)."""
+UNOPENED: Final = ("the round's shuffles were not opened and verified (it was cut short before its openings, "
+                   "or they failed to verify)")
+"""Why an auditor cannot name a card only a seat saw (§9.7: only the openings tell it,
+and only once they verify, §8.9)."""
 
 
 def listed(names: Sequence[str]) -> str:

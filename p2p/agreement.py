@@ -84,7 +84,9 @@ class Agreement:
     records: int  # `log.msg` records of the longest log
     parting: Parting | None
     twice: tuple[str, ...] = ()  # one log given twice: "a and b are one log of seat 2 (Bo), given twice"
-    others: Agreement | None = None  # (a damaged log parts them) the comparison of the others, if two or more
+    # (a damaged log parts them) the comparison of the others, if two or more are left; of
+    # one left, whether it is damaged too (`_damaged_beside`: an Agreement of that one log)
+    others: Agreement | None = None
 
     @property
     def ok(self) -> bool:

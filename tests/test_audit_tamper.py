@@ -688,7 +688,8 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
         if " saw their bottom cards: " in line:  # (R4.3: those it cannot name are said unknown once, with why)
             who = line.split(" saw ", 1)[0]
             named = [m[0] for m in card.finditer(line) if int(m[1]) in public.values()]
-            why = "unknown: the round was cut short before its shuffles were opened."
+            why = ("unknown: the round's shuffles were not opened and verified (it was cut short before its "
+                   "openings, or they failed to verify).")
             if not named:
                 return f"{who} saw their two bottom cards, {why}"
             if len(named) == 1:
@@ -699,7 +700,7 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
     assert told == [as_the_cut_log_knows(line) for line in known[:len(told)]]
     bottoms = [line for line in told if " bottom cards" in line and "(private)" in line]
     assert bottoms and not any("unknown card" in line for line in bottoms)
-    assert any("saw their two bottom cards, unknown: the round was cut short" in line for line in bottoms)
+    assert any("saw their two bottom cards, unknown: the round's shuffles were not opened" in line for line in bottoms)
     assert any(card.search(line) for line in told)  # the log names cards of the unfinished round
     assert any("(private)" in line and "an unknown card" in line for line in told)  # and keeps the private ones
 
