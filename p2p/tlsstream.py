@@ -16,7 +16,8 @@ in an `ssl.SSLObject` over two memory BIOs and owns a non-blocking socket:
 * ``await receive_some()`` decrypts every whole record that has arrived, waiting for the
   socket to become readable only when none is buffered; a peer's ``close_notify``, or
   the end of the TCP stream, reads as end of stream (``b""``): whether the stream ended
-  at a frame boundary is the framing layer's judgement (§4.2);
+  at a frame boundary is the framing layer's judgement (§4.2). An end (or a reset) right
+  behind the data is read with it, and the next call says so at once;
 * ``await do_handshake()`` runs the TLS 1.3 handshake; certificate checks, ALPN and
   pinning are the caller's (`p2p.tls`).
 
@@ -157,6 +158,8 @@ class TlsStream(trio.abc.Stream):
         self._check_open()
         if self._reading:
             raise trio.BusyResourceError("another task is already reading this stream")
+        if self._ended:  # (read with the data before it: the end is told at once, not a turn later)
+            return b""
         self._reading = True
         try:
             waited = False
@@ -209,7 +212,9 @@ class TlsStream(trio.abc.Stream):
         return b"" if self._ended else None
 
     async def _fill(self) -> None:
-        """Wait for the socket, then move what it holds into the TLS object."""
+        """Wait for the socket, then move what it holds into the TLS object; an end of
+        the connection right behind the data (a peer that died after its last frame) is
+        taken with it, so that it shows now, not after another wait."""
         while True:
             self._check_open()
             await trio.lowlevel.wait_readable(self._sock)
@@ -219,8 +224,19 @@ class TlsStream(trio.abc.Stream):
                 continue
             except OSError as exc:
                 raise self._break(exc) from exc
-            if data:
-                self._incoming.write(data)
+            if not data:
+                self._incoming.write_eof()
+                return
+            self._incoming.write(data)
+            try:
+                more = self._sock.recv(RECORD_READ)
+            except BlockingIOError:
+                return
+            except OSError as exc:  # (a reset: what came before it is read first, `_check_open` raises next)
+                self._break(exc)
+                return
+            if more:
+                self._incoming.write(more)
             else:
                 self._incoming.write_eof()
             return

@@ -118,6 +118,29 @@ async def test_a_tcp_end_without_close_notify_is_an_end_too(tmp_path: Path) -> N
             assert await server.receive_some() == b""
 
 
+
+@pytest.mark.parametrize("end", ["closed", "reset"])
+async def test_s11_3_an_end_right_behind_the_last_data_is_known_with_it(tmp_path: Path, end: str) -> None:
+    """A peer killed just after its last frame: its connection closed (or reset, with data
+    of ours unread) behind it. The end is read with the data, and the next read says so at
+    once, without another wait for the socket (the link's end is told before the next
+    frame from anyone else, §11.3)."""
+    with trio.fail_after(10):
+        async with tls_pair(tmp_path) as (client, server):
+            if end == "reset":
+                server.write(b"unread")  # (in the client's socket, never read: its close resets)
+            client.write(b"last frame")
+            client._sock.close()  # noqa: SLF001 - killed: no TLS goodbye
+            assert await read_exactly(server, 10) == b"last frame"
+            with trio.CancelScope() as waiting:
+                waiting.cancel()  # (a read that had to wait for the socket would end here)
+                if end == "closed":
+                    assert await server.receive_some() == b""
+                else:
+                    with pytest.raises(trio.BrokenResourceError):
+                        await server.receive_some()
+            assert not waiting.cancelled_caught
+
 async def test_s4_6_what_came_before_a_reset_is_still_read_after_a_write_failed_on_it(tmp_path: Path) -> None:
     """The peer wrote its last words and closed with data of ours unread, so its kernel
     reset the connection. Our next write fails; what it wrote before is still read (a
