@@ -21,15 +21,18 @@ operations and one stream of events:
 Each link is a reader task and a writer task. The reader decodes strictly, checks
 schemas and signatures; any violation gets the peer an ``error`` frame naming the rule,
 closes that link, is logged, and surfaces as `LinkDown` with the `ProtocolError`;
-nothing else is touched. The writer only flushes what the socket could not take at
-once; when more than the outbox allows is waiting (the peer stopped reading), that link
-is dropped with the reason and what it had not taken is discarded: a slow peer never
-stalls the sender or the other links. (What surfaces as an event is logged at INFO:
-the layer that takes the event tells its user, in the table's words. Only what no
-event carries, a TLS client refused at the door, is a warning.) Frames sent while a peer has no link wait in its
-backlog (bounded too), which outlives links, so a peer that reconnects (``dial(peer)``,
-or an incoming link from it) gets them first; replaying what was lost is the order
-layer's job.
+nothing else is touched. A link's end surfaces as `LinkDown` the moment it is known, and
+its connection is closed after (the ``error`` frame, the ``close_notify``): a peer hears
+of a link it lost no later than of another peer's report of the same loss (§11.3). The
+writer only flushes what the socket could not take at once; when more than the outbox
+allows is waiting (the peer stopped reading), that link is dropped with the reason and
+what it had not taken is discarded: a slow peer never stalls the sender or the other
+links. (What surfaces as an event is logged at INFO: the layer that takes the event
+tells its user, in the table's words. Only what no event carries, a TLS client refused
+at the door, is a warning.) Frames sent while a peer has no link wait in its backlog
+(bounded too), which outlives links, so a peer that reconnects (``dial(peer)``, or an
+incoming link from it) gets them first; replaying what was lost is the order layer's
+job.
 
 An ``ack`` (§7.1) that arrives on its own signer's link is authenticated by that TLS
 link; its Ed25519 signature, which only matters if the ack ever serves as evidence, is
@@ -153,7 +156,7 @@ class _Peer:
     closing: bool = False  # forgotten, or the mesh is closing: the link says bye and ends
 
 
-@dataclass
+@dataclass(eq=False)  # (one link is itself: kept in a set while it runs)
 class _Link:
     stream: FramedStream
     tls: TlsStream
@@ -166,6 +169,7 @@ class _Link:
     end_error: ProtocolError | None = None
     clean: bool = False
     said: str = ""  # (the peer's goodbye's words)
+    told: bool = False  # its end was handed up (`Mesh._link_ended`)
 
     def end(self, reason: str) -> None:
         if self.end_reason is None:
@@ -220,6 +224,7 @@ class Mesh:
         self._dispatching = False
         self._closing: str | None = None
         self._away = False  # closing without a goodbye: the peers take it for a link lost (`aclose`)
+        self._links: set[_Link] = set()  # links up or closing (one ended, told, may still be closing)
         self.farewell: str | None = None  # why this peer goes, for its goodbye when it closes (`aclose`)
 
     # -- peers ------------------------------------------------------------------------
@@ -587,18 +592,18 @@ class Mesh:
                 raise ProtocolError("§4.6", "link.hello names another table", stream.label)
         except ProtocolError as exc:
             log.info("link to %s refused: %s", stream.label, exc)
-            await stream.reject(exc)
             self._emit(LinkDown(peer_id, str(exc), exc))
+            await stream.reject(exc)
             return
         except (PeerLeft, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             reason = describe_tls_failure(exc) if not isinstance(exc, PeerLeft) else exc.reason
             if isinstance(exc, PeerLeft) and not exc.clean and isinstance(stream.stream, TlsStream):
                 reason = f"{reason} (the peer may not have pinned this certificate)"
-            await stream.aclose()
             # (a goodbye in place of the hello is a goodbye: the peer is leaving, §4.6)
             left = isinstance(exc, PeerLeft) and exc.clean
             self._emit(LinkDown(peer_id, f"link setup failed: {reason}", clean=left,
                                 said=exc.said if isinstance(exc, PeerLeft) else ""))
+            await stream.aclose()
             return
         if self._peers.get(peer_id) is not peer:
             await stream.say_bye("removed from the table")
@@ -613,28 +618,44 @@ class Mesh:
             if link.write(peer.backlog.popleft()) is None:
                 break
         link.wake.set()
-        with link.scope:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._guarded, self._write, peer, link)
-                nursery.start_soon(self._guarded, self._reader, peer, link)
-        replaced = peer.link is not None and peer.link is not link
-        if peer.link is link:
-            peer.link = None
-        if link.end_error is not None and not isinstance(link.end_error, RemoteError):
-            log.info("peer %s broke the protocol: %s", stream.label, link.end_error)
-            await stream.reject(link.end_error)
-        else:
-            await stream.aclose()
-        link.done.set()
-        if not replaced:  # a link replaced by a newer one is not a peer lost
-            fault = link.end_error is not None and not isinstance(link.end_error, RemoteError)
-            self._emit(LinkDown(peer_id, link.end_reason or "link closed", link.end_error, link.clean, fault, link.said))
+        self._links.add(link)
+        try:
+            with link.scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._guarded, self._write, peer, link)
+                    nursery.start_soon(self._guarded, self._reader, peer, link)
+            self._link_ended(peer, link)  # (ended from outside: `close_link`, an overflow, a mesh closing)
+            if link.end_error is not None and not isinstance(link.end_error, RemoteError):
+                log.info("peer %s broke the protocol: %s", stream.label, link.end_error)
+                await stream.reject(link.end_error)
+            else:
+                await stream.aclose()
+        finally:
+            self._links.discard(link)
+            link.done.set()
+
+    def _link_ended(self, peer: _Peer, link: _Link) -> None:
+        """Hand up `link`'s end, once, as soon as it is known: before its connection is
+        closed (an ``error`` frame sent, a ``close_notify``), so that this peer learns of a
+        link it lost no later than of another peer's report of the same loss (§11.3). A
+        link replaced by a newer one is not a peer lost."""
+        if link.told:
+            return
+        link.told = True
+        if peer.link is not link:
+            return
+        peer.link = None  # (from now on, what is sent to the peer waits in its backlog)
+        fault = link.end_error is not None and not isinstance(link.end_error, RemoteError)
+        self._emit(LinkDown(peer.cert.peer_id, link.end_reason or "link closed", link.end_error, link.clean, fault,
+                            link.said))
 
     async def _guarded(self, fn: Callable[[_Peer, _Link], Awaitable[None]], peer: _Peer, link: _Link) -> None:
-        """Run a link half; the first way it ends becomes the link's end reason. When
-        the writer finds the connection gone (the peer closed it, or reset it), what the
-        peer sent before that may still wait in the socket, its goodbye among it: the
-        reader gets up to `LINGER` seconds to take it, so a goodbye counts as one."""
+        """Run a link half; the first way it ends becomes the link's end reason, handed
+        up at once (`_link_ended`). When the writer finds the connection gone (the peer
+        closed it, or reset it), what the peer sent before that may still wait in the
+        socket, its goodbye among it: the reader gets up to `LINGER` seconds to take it,
+        so a goodbye counts as one (it ends the link first, as soon as it has taken what
+        came, a few milliseconds in practice)."""
         reason: str | None = None
         try:
             await fn(peer, link)
@@ -653,6 +674,7 @@ class Mesh:
                     await link.read_over.wait()
         if link.end_reason is None:
             link.end_reason = reason
+        self._link_ended(peer, link)
         link.scope.cancel()
 
     async def _reader(self, peer: _Peer, link: _Link) -> None:
@@ -742,7 +764,7 @@ class Mesh:
         not reach them all, and keeps its journal to try again)."""
         self._away = self._away or away
         self._closing = reason or self.farewell or "leaving the table"
-        links = [peer.link for peer in self._peers.values() if peer.link is not None]
+        links = list(self._links)  # (those that ended, told already, finish their close too)
         for peer in self._peers.values():
             peer.closing = True
         while self._take_queued() is not None:  # (a reader waiting for room in the queue reads on)

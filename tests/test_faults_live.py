@@ -556,6 +556,69 @@ async def test_11_3_a_report_told_just_before_this_seat_lost_the_same_link_ends_
         [line.text for line in ann.lines][-6:]
 
 
+def _kill(peer: TablePeer, run: trio.CancelScope) -> None:
+    """`peer`'s program is killed (kill -9): everything it runs stops at once, then its
+    kernel closes its connections, without a word (no TLS close, no goodbye)."""
+    mesh = peer.mesh
+    mesh._nursery.cancel_scope.cancel()  # (its links and its listener)
+    run.cancel()
+    for other in mesh._peers.values():
+        if other.link is not None:
+            sock = other.link.tls._sock
+            trio.lowlevel.notify_closing(sock)
+            sock.close()
+
+
+async def test_11_3_a_seat_hears_of_its_own_lost_link_before_the_others_reports_of_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bo's program is killed (its connections close without a word) while Cy is busy for a
+    moment, reading none of its sockets: by the time Cy reads on, Bo's connection has ended
+    behind Bo's last frames, and Ann's and Dee's reports of the same loss have come (§7.1
+    `away`). Cy's screen read "Ann lost the link to Bo…" and "Dee lost the link to Bo…"
+    before its own "Lost the link to Bo", as if its own link had been fine. A link's end is
+    read with the frames before it and told at once, before its connection is closed; the
+    others' reports of a loss this seat has too are then not told besides (§11.3)."""
+    from tests.live_support import seat_live_table
+
+    busy: set[socket.socket] = set()  # (Cy's connections: what comes waits in them until Cy reads on)
+    reads_on = trio.Event()
+    wait_readable = trio.lowlevel.wait_readable
+
+    async def held(sock: socket.socket) -> None:
+        await wait_readable(sock)
+        if sock in busy:
+            await reads_on.wait()
+
+    monkeypatch.setattr(trio.lowlevel, "wait_readable", held)
+    stack, peers = await seat_live_table(tmp_path, 4, person=False)
+    ann, bo, cy, dee = peers
+    async with stack:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                runs = {peer.me: trio.CancelScope() for peer in peers}
+
+                async def run(peer: TablePeer) -> None:
+                    with runs[peer.me]:
+                        await peer.run()
+
+                for peer in peers:
+                    nursery.start_soon(run, peer)
+                others = {p.identity.peer_id for p in (ann, bo, dee)}
+                await until(lambda: len(cy.machine.outcomes) >= 1 and others <= cy.mesh.linked(), cy)  # (mid-game)
+                busy.update(p.link.tls._sock for p in cy.mesh._peers.values() if p.link is not None)
+                before = len(cy.lines)
+                _kill(bo, runs[bo.me])
+                # (both reports sent: each has read the other's, and Cy's socket holds them)
+                await until(lambda: ann.me in dee.orderer.cut_off() and dee.me in ann.orderer.cut_off(), ann, dee)
+                reads_on.set()
+                await _told(cy, f"Lost the link to {cy.names[bo.me]}")
+                await until(lambda: {ann.me, dee.me} <= set(cy._cut_off), cy)  # (their reports, read)
+                told = [line.text for line in cy.lines[before:] if cy.names[bo.me] in line.text]
+                assert told[0].startswith(f"Lost the link to {cy.names[bo.me]}"), told
+                assert not any("lost the link" in text for text in told), told
+                nursery.cancel_scope.cancel()
+
+
 async def test_11_3_a_seat_reconnecting_to_three_others_names_them_as_a_list(tmp_path: Path) -> None:
     """A host resumed at a table of five read, on every other screen, "Ann is still
     reconnecting to Bo and Cy and Dee": the names are listed as in every other line."""
