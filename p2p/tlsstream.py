@@ -29,6 +29,7 @@ Only one task may wait to read and one to drain at a time (`trio.BusyResourceErr
 
 from __future__ import annotations
 
+import select
 import socket
 import ssl
 
@@ -43,6 +44,8 @@ class TlsStream(trio.abc.Stream):
     def __init__(self, sock: socket.socket, context: ssl.SSLContext, *, server_side: bool) -> None:
         sock.setblocking(False)
         self._sock = sock
+        self._behind = select.poll()  # whether more (or the end) waits right behind what was read
+        self._behind.register(sock, select.POLLIN)
         self._incoming = ssl.MemoryBIO()
         self._outgoing = ssl.MemoryBIO()
         self._tls = context.wrap_bio(self._incoming, self._outgoing, server_side=server_side)
@@ -228,6 +231,8 @@ class TlsStream(trio.abc.Stream):
                 self._incoming.write_eof()
                 return
             self._incoming.write(data)
+            if not self._behind.poll(0):  # (nothing more there: asked without a failed read's exception)
+                return
             try:
                 more = self._sock.recv(RECORD_READ)
             except BlockingIOError:
