@@ -1904,3 +1904,32 @@ async def test_11_3_the_grace_period_is_the_table_s_rule_for_every_seat(tmp_path
 
     told = list(game_report(audit(tmp_path / "seat2.bandit-log")))
     assert any(line.startswith("Rules: ") and line.endswith("a player away is waited for 45 s.") for line in told), told
+
+
+async def test_s9_6_a_timer_task_starved_past_its_deadline_by_work_that_ran_is_not_a_stop(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """The timer task, due at a deadline, runs only 1.49 s later, but the process ran
+    0.9 s past that deadline (a link's frames taken, then a long verification): late,
+    not stopped. Before, the stop was dated from that last moment it ran, 0.59 s: the
+    log said "this peer did not run for 1 s", and every link's silence was forgiven."""
+    from engine import Phase
+    from tests.live_support import seat_live_table
+
+    stack, (me, bot) = await seat_live_table(tmp_path, 2)
+    async with stack, running([me, bot]):
+        await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[1], me, bot)
+        for _ in range(20):  # (to a moment the process ran whose next deadline is well after it)
+            mock_clock.jump(max(0.0, me._timer_at - me.now()))
+            await trio.testing.wait_all_tasks_blocked()
+            if me._timer_at > me.now() + 0.5:
+                break
+        due = me._timer_at
+        assert due > me.now() + 0.5
+        mock_clock.jump(due + 0.9 - me.now())
+        me._notice_stop(me.now())  # (frames came on a link: the process ran; no checkpoint since)
+        mock_clock.jump(0.59)  # (then it worked on, and the timer task runs only now)
+        await trio.testing.wait_all_tasks_blocked()
+        assert me._stops == [] and me.progress.stopped_s == 0.0
+        await me.leave()
+    notes = [note for note in read_text_notes(me.log.path) if note.startswith("this peer did not run")]
+    assert notes == [], notes
