@@ -1230,7 +1230,9 @@ class TablePeer(SessionRecord):
                 absent = seat if self._me in away else away[0]
                 expired.append((seat, absent, f"could not reach {missing}", f"could not reach {missing}"))
         if expired and self._past_grace is not None:  # (its own stop ran past the grace period: it names nobody)
-            if not self._left_for_stop and self._leaving_why is None and not self._done.is_set():
+            if self._leaving_why is not None:  # (its player's own leave, or a failed store: that ends it, now)
+                self._finish(self._leaving_why)
+            elif not self._left_for_stop and not self._done.is_set():
                 self._rejoin_failed(self._past_grace, self._unreached())
             return
         if expired:

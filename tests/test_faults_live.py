@@ -1933,3 +1933,53 @@ async def test_s9_6_a_timer_task_starved_past_its_deadline_by_work_that_ran_is_n
         await me.leave()
     notes = [note for note in read_text_notes(me.log.path) if note.startswith("this peer did not run")]
     assert notes == [], notes
+
+
+async def test_s11_3_a_seat_leaving_as_the_grace_period_after_its_stop_runs_out_ends_at_once(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Ann's program is back from a 30 s stop (the grace period is 15 s); she reads
+    "waiting 8 s more…" and leaves (Ctrl-C) 1 s before that runs out. Before, the grace
+    period that ran out was the timer task's deadline again and again while her leave
+    waited to come back: it ran without pause, and its log took a note "this peer did not
+    run for 0 s" on each pass. Now her own leave ends her game then, as any absence would."""
+    from engine import Phase
+    from p2p.log import read_log
+    from p2p.session import CHOSE_TO_LEAVE, YOU_LEFT
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3)
+    ann, bot1, bot2 = peers
+    for peer in peers:
+        peer.grace = 15.0
+    passes: dict[float, int] = {}  # (the timer task's passes, by the moment they ran)
+    check = ann._check_links
+
+    def counted(now: float) -> None:
+        passes[now] = passes.get(now, 0) + 1
+        if passes[now] > 50:  # (a busy loop: the mock clock would never move on)
+            ann._finish("the test ends a busy loop")
+        check(now)
+
+    ann._check_links = counted  # type: ignore[method-assign]
+    async with stack, running(peers) as summaries:
+        await until(lambda: ann.view().phase is Phase.PEEK, ann)  # (the person's turn to look: nothing moves)
+        mock_clock.jump(1.0)
+        await trio.testing.wait_all_tasks_blocked()
+        mock_clock.jump(30.0)  # (Ann and Bot 1 stopped; Bot 2, running, ends the game for Ann:)
+        woke = ann.now()
+        bot2._finish("Ann was away for more than 15 s; round 1 is void", absent=ann.me)
+        async with trio.open_nursery() as nursery:
+            for _ in range(60):
+                await trio.testing.wait_all_tasks_blocked()
+                if ann.now() - woke == 14.0:
+                    assert any(line.text.startswith("Bot 1 answered; ") for line in ann.lines), ann.lines[-3:]
+                    nursery.start_soon(ann.leave)
+                    await trio.testing.wait_all_tasks_blocked()
+                if ann.progress.ended and bot1.progress.ended:
+                    break
+                mock_clock.jump(1.0)
+    assert max(passes.values()) <= 5, max(passes.items(), key=lambda item: item[1])
+    assert summaries[0].why == YOU_LEFT and ann.now() - woke == 15.0
+    notes = [note for note in read_text_notes(ann.log.path) if note.startswith("this peer did not run")]
+    assert len(notes) == 1 and notes[0].startswith("this peer did not run for 30 s"), notes
+    assert len(ann._stops) == 1 and read_log(ann.log.path).left == CHOSE_TO_LEAVE
