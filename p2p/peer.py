@@ -1114,9 +1114,11 @@ class TablePeer(SessionRecord):
         """Another seat's report told just before this seat lost the same links itself
         (one player's crash, heard of first from another) is now this seat's own loss:
         its end is not told as "… reaches everybody again" (unless it outlasts this
-        seat's own return, `_track_links`)."""
+        seat's own return, `_track_links`). A report that names only this seat is another
+        matter (a link broken one way): it stays told."""
         for seat in list(self._told_cut):
-            if all(s in self._progress.waiting_for for s in self._cut_off.get(seat, ()) if s != self._me):
+            others = [s for s in self._cut_off.get(seat, ()) if s != self._me]
+            if others and all(s in self._progress.waiting_for for s in others):
                 self._told_cut.discard(seat)
                 self._unsaid_cut.add(seat)
 

@@ -892,6 +892,27 @@ async def test_11_3_a_report_that_names_this_seat_tells_only_the_others(tmp_path
         me.log.close("the test ends here")
 
 
+async def test_11_3_a_report_that_names_only_this_seat_is_not_told_again_when_this_seat_loses_a_link(
+        tmp_path: Path) -> None:
+    """Bo's acks say he has no link to Ann, though they reach her: Ann reads it once. Then
+    Ann loses her own link to Cy: she read Bo's report again, with a fresh "within 15 s",
+    as if it were news (an empty list of other seats was taken for one her loss covers)."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3)
+    async with stack:
+        ann, bo, cy = peers
+        ann.orderer.cut_off = lambda: {bo.me: (0.0, (ann.me,))}  # type: ignore[method-assign]
+        ann._track_links()
+        said = f"{ann.names[bo.me]} says it has no link to you"
+        assert ann.lines[-1].text.startswith(said), ann.lines[-1]
+        ann._progress.waiting_for = (cy.me,)  # (as `_link_down` has it, as it folds what was told)
+        ann._fold_told_cuts()
+        ann._track_links()
+        assert sum(line.text.startswith(said) for line in ann.lines) == 1, ann.lines[-2:]
+        ann.log.close("the test ends here")
+
+
 async def test_s11_3_a_report_by_or_about_a_seat_that_left_and_is_gone_says_nothing_of_the_table(tmp_path: Path) -> None:
     """The last ack of a seat that left (§9.8) stands for good: had it reported a link it
     missed, that report would hold claims and end the game after the grace period,
