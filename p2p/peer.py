@@ -729,9 +729,11 @@ class TablePeer(SessionRecord):
         waited for as away, but what it last reported of its links says nothing now
         (`_link_reports`). True if the player was told of a change."""
         self.orderer.reports_seen()
-        cut_off = {seat: away for seat, (_, away) in self._link_reports().items()}
+        reports = self._link_reports()
+        cut_off = {seat: away for seat, (_, away) in reports.items()}
         now = trio.current_time()
         for seat, away in cut_off.items():
+            left = max(0.0, reports[seat][0] + self.grace - now)  # (a report told late: its grace period ran meanwhile)
             # (this seat is left out: the report came on the reporter's own link to it, so
             # it is stale, an ack made before that link was back, or false)
             others = [s for s in away if s != self._me]
@@ -754,7 +756,7 @@ class TablePeer(SessionRecord):
             self._told_cut.add(seat)
             if not others:  # (a link broken one way, or a lie: it still ends the game after the grace period)
                 self._say(f"{self.names[seat]} says it has no link to you, though its messages reach you; the game "
-                          f"ends if that is not over within {self.grace:.0f} s.", "warning", seat)
+                          f"ends if that is not over within {left:.0f} s.", "warning", seat)
                 continue
             missing = listed([self.names[s] for s in others])
             if just_back:
@@ -762,7 +764,7 @@ class TablePeer(SessionRecord):
                           "table", seat)
             else:
                 self._say(f"{self.names[seat]} lost the link to {missing}; the table waits for that link "
-                          f"(the game ends if it is not back within {self.grace:.0f} s).", "warning", seat)
+                          f"(the game ends if it is not back within {left:.0f} s).", "warning", seat)
         for seat in self._cut_off.keys() - cut_off.keys():
             self._unsaid_cut.discard(seat)
             if seat in self._told_cut:

@@ -913,6 +913,31 @@ async def test_11_3_a_report_that_names_only_this_seat_is_not_told_again_when_th
         ann.log.close("the test ends here")
 
 
+async def test_11_3_a_report_told_late_says_how_long_its_link_has_left(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Bo reports no link to Cy just as Cy is back here: that is Cy dialling anew, so the
+    report waits. Still there 5 s later, it is told: the game ends if the link is not back
+    within the 115 s left of its grace period (it said 120 s, the whole of it)."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3)
+    async with stack:
+        ann, bo, cy = peers
+        ann.grace = 120.0
+        since = ann.now()
+        ann._back_at[cy.me] = since  # (Cy's link came back here just now)
+        ann.orderer.cut_off = lambda: {bo.me: (since, (cy.me,))}  # type: ignore[method-assign]
+        before = len(ann.lines)
+        ann._track_links()
+        assert ann.lines[before:] == [] and bo.me in ann._unsaid_cut
+        mock_clock.jump(5.0)
+        ann._track_links()
+        assert [line.text for line in ann.lines[before:]] == [
+            f"{ann.names[bo.me]} lost the link to {ann.names[cy.me]}; the table waits for that link (the game ends "
+            "if it is not back within 115 s)."]
+        ann.log.close("the test ends here")
+
+
 async def test_s11_3_a_report_by_or_about_a_seat_that_left_and_is_gone_says_nothing_of_the_table(tmp_path: Path) -> None:
     """The last ack of a seat that left (§9.8) stands for good: had it reported a link it
     missed, that report would hold claims and end the game after the grace period,
