@@ -56,8 +56,8 @@ from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
-from p2p.session import (CHOSE_TO_LEAVE, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord, left_the_table,
-                         unanswered_after_stop)
+from p2p.session import (CHOSE_TO_LEAVE, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord, cut_after_stop,
+                         left_the_table, unanswered_after_stop)
 from p2p.signing import SignedMessage, signed_message
 from p2p.stops import stop_began
 from p2p.table import MESSAGES as TABLE_MESSAGES
@@ -932,25 +932,33 @@ class TablePeer(SessionRecord):
                      f"have likely ended the game.")
         return text
 
-    def _rejoin_failed(self, stopped: float, unreached: tuple[int, ...] = ()) -> None:
+    def _rejoin_failed(self, stopped: float, unreached: tuple[int, ...] = (),
+                       cuts: tuple[tuple[int, tuple[int, ...]], ...] = ()) -> None:
         """Back from a stop, this seat reached no other seat before their grace period for
-        it ran out (or, after a stop past that grace period, not the seats `unreached`
-        within the grace period after it): they have ended the game, naming it away
-        (§11.3). It names nobody absent (a table waits for others, never for itself,
-        §10.2, and the others did not go away): it leaves (§9.8), and its log closes as
-        after a leave that could not come back delivered (§10.1)."""
+        it ran out (or, after a stop past that grace period, not the seats `unreached`,
+        or other seats could not reach the ones they report, `cuts`, within the grace
+        period after it): they have ended the game, naming it away (§11.3). It names
+        nobody absent (a table waits for others, never for itself, §10.2, and the others
+        did not go away): it leaves (§9.8), and its log closes as after a leave that could
+        not come back delivered (§10.1)."""
         self._left_for_stop = True
         grace = f"{self.grace:.0f} s"
         how = (f"was stopped for {stopped:.0f} s, longer than the table's grace period ({grace})"
                if stopped > self.grace else
                f"was stopped for {stopped:.0f} s, and could not reach the table again within its grace period ({grace})")
+        me = self.names[self._me]
+        cut_you, cut_it, cut_log = (self._cut_words(cuts, "could not reach", word) for word in ("you", "it", me))
         if unreached:
             names = listed([self.names[s] for s in unreached])
             ended = (f"{names} {'has' if len(unreached) == 1 else 'have'} likely ended the game, naming you away, "
-                     "and could not be reached again")
-            noted = (f"could not reach {names} after it: {names} likely ended the game, naming it away; "
-                     "it names nobody absent")
-            words = unanswered_after_stop(self.names[self._me], how, names)
+                     "and could not be reached again" + (f" ({cut_you} either)" if cuts else ""))
+            noted = (f"could not reach {names} after it: {names} likely ended the game, naming it away"
+                     + (f" ({cut_it} either)" if cuts else "") + "; it names nobody absent")
+            words = unanswered_after_stop(me, how, names, cut_log if cuts else None)
+        elif cuts:  # (every seat answered here: what the others report is not theirs to answer)
+            ended = f"every other seat answered after it, but {cut_you} within the grace period"
+            noted = f"reached every other seat after it, but {cut_it} within the grace period; it names nobody absent"
+            words = cut_after_stop(me, how, f"{cut_log} within the grace period")
         else:
             ended = "the others have ended the game, naming you away"
             noted = "reached no other seat after it: the others have ended the game, naming it away"
@@ -1237,7 +1245,7 @@ class TablePeer(SessionRecord):
             if self._leaving_why is not None:  # (its player's own leave, or a failed store: that ends it, now)
                 self._finish(self._leaving_why)
             elif not self._left_for_stop and not self._done.is_set():
-                self._rejoin_failed(self._past_grace, self._unreached())
+                self._rejoin_failed(self._past_grace, self._unreached(), self._cuts())
             return
         if expired:
             seat, absent, what, told = expired[0]
@@ -1251,26 +1259,49 @@ class TablePeer(SessionRecord):
             self._finish(f"{name} {why}", absent=absent)
 
     def _unreached(self) -> tuple[int, ...]:
-        """The other seats this seat cannot reach, or another seat reports it cannot."""
+        """The other seats this seat cannot reach."""
+        return tuple(sorted(set(self._absent) - {self._me}))
+
+    def _cuts(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """What seats this one reaches report they cannot reach, of seats this one does
+        reach (a seat missed here too is said as missed here): (reporter, seats)."""
         reports = self._link_reports()
-        unreached = set(self._absent) | {s for _, away in reports.values() for s in away}
-        return tuple(sorted(unreached - {self._me}))
+        cuts = ((seat, tuple(s for s in away if s not in self._absent)) for seat, (_, away) in sorted(reports.items())
+                if seat not in self._absent)
+        return tuple((seat, away) for seat, away in cuts if away)
+
+    def _cut_words(self, cuts: tuple[tuple[int, tuple[int, ...]], ...], verb: str, me: str) -> str:
+        """`cuts` (`_cuts`) in words: "Bo cannot reach Cy and Dan cannot reach you", with
+        `verb` ("cannot reach") and `me` for this seat ("" for none)."""
+
+        def named(seats: tuple[int, ...]) -> str:
+            return listed([me if s == self._me else self.names[s] for s in seats])
+
+        return listed([f"{self.names[seat]} {verb} {named(away)}" for seat, away in cuts]) if cuts else ""
 
     def _tell_unanswered(self, now: float) -> None:
         """Back from a stop past the grace period (§11.3), this seat reached some seats:
-        the player reads which answered, which did not, and how long it waits for those
-        before it leaves (they likely ended the game). Said once its wait to reach the
-        table is over, and again as a seat answers later; nothing while it is leaving."""
-        unreached = self._unreached()
+        the player reads which answered, which did not, what those it reached report they
+        cannot reach (`_cuts`: theirs, not a seat unanswered here), and how long it waits
+        before it leaves (those that did not answer likely ended the game). Said once its
+        wait to reach the table is over, and again as a seat answers later; nothing while
+        it is leaving."""
+        unreached, cuts = self._unreached(), self._cuts()
         ends = self._grace_ends()
-        if (self._past_grace is None or not unreached or ends is None or ends <= now or self._left_for_stop
+        if (self._past_grace is None or not (unreached or cuts) or ends is None or ends <= now or self._left_for_stop
                 or self._leaving_why is not None or self._done.is_set()):
+            return
+        cut = self._cut_words(cuts, "cannot reach", "you")
+        if not unreached:  # (what another seat reports is no answer missing here)
+            self._say(f"Every other seat answered, but {cut}: waiting {ends - now:.0f} s more, then you leave the "
+                      "table.", "warning")
             return
         answered = [self.names[s] for s in range(len(self.names)) if s != self._me and s not in unreached]
         missing = listed([self.names[s] for s in unreached])
         has = "has" if len(unreached) == 1 else "have"
         who = f"{listed(answered)} answered; {missing} {has} not" if answered else f"{missing} {has} not answered"
-        self._say(f"{who}: waiting {ends - now:.0f} s more for {missing if len(unreached) == 1 else 'them'}, then you "
+        whom = missing if len(unreached) == 1 and not cuts else "them"
+        self._say(f"{who}{f'; {cut}' if cut else ''}: waiting {ends - now:.0f} s more for {whom}, then you "
                   f"leave the table ({missing} {has} likely ended the game, naming you away).", "warning")
 
     def _begin_resumed(self) -> None:

@@ -28,16 +28,25 @@ def left_the_table(name: str) -> str:
 
 NO_SEAT_ANSWERED = "no other seat answered after it"
 DID_NOT_ANSWER = " did not answer after it"
+EVERY_SEAT_ANSWERED = "every other seat answered after it"
 
 
-def unanswered_after_stop(name: str, how: str, unanswered: str | None = None) -> str:
+def unanswered_after_stop(name: str, how: str, unanswered: str | None = None, cut: str | None = None) -> str:
     """What a seat's log says (`log.end`) when, back from a stop of its program (`how`:
     "was stopped for 30 s, …", no "; " in it), it reached no other seat (or not
     `unanswered`, "Ann and Dan", after a stop past the grace period): they ended the
-    game, naming it away (§11.3)."""
+    game, naming it away (§11.3). `cut`: what other seats reported they could not reach
+    meanwhile ("Bo could not reach Cy", no "; " in it), said before whom it could not."""
     if unanswered is None:
         return f"{name}'s program {how}; {NO_SEAT_ANSWERED}"
-    return f"{name}'s program {how}; {unanswered}{DID_NOT_ANSWER}"
+    return f"{name}'s program {how}; {f'{cut}; ' if cut else ''}{unanswered}{DID_NOT_ANSWER}"
+
+
+def cut_after_stop(name: str, how: str, cut: str) -> str:
+    """What a seat's log says (`log.end`) when, back from a stop of its program past the
+    grace period (`how`), it reached every other seat, but some reported links they
+    could not get back within it (`cut`, "Bo could not reach Cy"): it leaves (§11.3)."""
+    return f"{name}'s program {how}; {EVERY_SEAT_ANSWERED}; {cut}"
 
 
 def ended_unanswered_after_stop(name: str, why: str) -> bool:
@@ -48,7 +57,7 @@ def ended_unanswered_after_stop(name: str, why: str) -> bool:
 def unanswered_named(name: str, why: str) -> str | None:
     """Whom `why` (`unanswered_after_stop` for `name`) says did not answer ("Ann and
     Dan"); None where no other seat answered."""
-    _, _, unanswered = why.removeprefix(f"{name}'s program ").partition("; ")
+    _, _, unanswered = why.removeprefix(f"{name}'s program ").rpartition("; ")
     return None if unanswered == NO_SEAT_ANSWERED else unanswered.removesuffix(DID_NOT_ANSWER)
 
 

@@ -18,6 +18,7 @@ import pytest
 import trio
 
 from engine import NormalBot
+from engine.narrate import listed
 from p2p.audit import audit
 from p2p.journal import read_journal, unfinished_journals
 from p2p.peer import TablePeer
@@ -1537,7 +1538,7 @@ async def test_s11_3_the_time_a_process_was_stopped_counts_toward_no_absence(
                 peer._finish("the test ends here")
 
 
-@pytest.mark.parametrize("seats", [3, 4])
+@pytest.mark.parametrize("seats", [3, 4, 5])
 async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_names_nobody_it_cannot_reach(
         tmp_path: Path, mock_clock: trio.testing.MockClock, seats: int) -> None:
     """The processes of Ann and Bot 1 stop for 30 s, longer than the grace period (15 s);
@@ -1569,7 +1570,7 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_names_nobody_
                 break
             mock_clock.jump(1.0)
     how = "program was stopped for 30 s, longer than the table's grace period (15 s)"
-    gone = " and ".join(ann.names[peer.me] for peer in sorted(others, key=lambda peer: peer.me))  # (in seat order)
+    gone = listed([ann.names[peer.me] for peer in sorted(others, key=lambda peer: peer.me)])  # (in seat order)
     has = "has" if seats == 3 else "have"
     ended = f"{gone} {has} likely ended the game, naming you away, and could not be reached again"  # (Bot 1 was reached)
     assert summaries[0].why == f"your {how}: {ended}", summaries[0].why
@@ -1581,12 +1582,13 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_names_nobody_
     assert all(result.ok for result in results), [r.first_failure for r in results]
     assert [r.left.seat for r in results if r.left is not None] == [ann.me, bot1.me] + [ann.me] * len(others)
     agreement = compare(results)
-    named = "Bot 2's log names" if seats == 3 else "Bot 2's and Bot 3's logs name"
+    named = {3: "Bot 2's log names", 4: "Bot 2's and Bot 3's logs name",
+             5: "Bot 2's, Bot 3's and Bot 4's logs name"}[seats]
     assert agreement.agree and agreement.away == (f"Ann's log says its writer, Ann, left; {named} Ann absent; Bot 1's "
                                                   "log says its writer, Bot 1, left"), agreement.away
 
 
-@pytest.mark.parametrize("seats", [3, 4])
+@pytest.mark.parametrize("seats", [3, 4, 5])
 async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_some_seats_says_who_answered(
         tmp_path: Path, mock_clock: trio.testing.MockClock, seats: int) -> None:
     """The processes of Ann and Bot 1 stop for 30 s, longer than the grace period (15 s),
@@ -1619,7 +1621,7 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_
             if ann.progress.ended and bot1.progress.ended:
                 break
             mock_clock.jump(1.0)
-    gone = " and ".join(ann.names[peer.me] for peer in sorted(others, key=lambda peer: peer.me))  # (in seat order)
+    gone = listed([ann.names[peer.me] for peer in sorted(others, key=lambda peer: peer.me)])  # (in seat order)
     has = "has" if seats == 3 else "have"
     told = [text for text in said if not text.startswith("This program did not run")]
     assert told[:3] == [
@@ -1630,6 +1632,71 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_
         f"{gone} {has} likely ended the game, naming you away, and could not be reached again.",
     ], told
     assert [said[text] for text in told[:3]] == [0.0, 7.0, 15.0]
+
+
+@pytest.mark.parametrize("case", ["between-others", "to-this-seat", "and-one-away"])
+async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_tells_reports_apart_from_answers(
+        tmp_path: Path, mock_clock: trio.testing.MockClock, case: str) -> None:
+    """Ann's program is back from a 30 s stop (the grace period is 15 s) and reaches Bot 1
+    and Bot 2, but Bot 1 reports no link to Bot 2 (or to Ann). Ann read "Bot 1 answered;
+    Bot 2 has not", and her log's end said "Bot 2 did not answer after it", though Bot 2
+    did; with only Ann in the report, she read that no seat answered. Now what others
+    report is told as theirs, apart from who answered here ("and-one-away": Bot 3 ended
+    the game meanwhile and does not answer)."""
+    from engine import Phase
+    from p2p.log import read_log
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 4 if case == "and-one-away" else 3)
+    ann, bot1, bot2, *others = peers
+    for peer in peers:
+        peer.grace = 15.0
+    async with stack, running(peers) as summaries:
+        await until(lambda: ann.view().phase is Phase.PEEK, ann)  # (the person's turn to look: nothing moves)
+        mock_clock.jump(1.0)
+        await trio.testing.wait_all_tasks_blocked()
+        before = len(ann.lines)
+        mock_clock.jump(30.0)  # (every process stopped but Bot 3's, which ends the game for Ann)
+        woke = ann.now()
+        for other in others:
+            other._finish("Ann was away for more than 15 s; round 1 is void", absent=ann.me)
+        cut = (ann.me,) if case == "to-this-seat" else (bot2.me,)
+        ann.orderer.cut_off = lambda: {bot1.me: (woke, cut)}  # type: ignore[method-assign]
+        said: dict[str, float] = {}
+        for _ in range(60):
+            await trio.testing.wait_all_tasks_blocked()
+            for line in ann.lines[before:]:
+                said.setdefault(line.text, ann.now() - woke)
+            if ann.progress.ended:
+                break
+            mock_clock.jump(1.0)
+        for peer in (bot1, bot2):
+            peer._finish("the test ends here")
+    how = "program was stopped for 30 s, longer than the table's grace period (15 s)"
+    told = [text for text in said if "answered" in text or text.startswith("Your program")]
+    one, two = ann.names[bot1.me], ann.names[bot2.me]
+    if case == "and-one-away":
+        three = ann.names[others[0].me]
+        answered = listed([ann.names[seat] for seat in sorted((bot1.me, bot2.me))])
+        assert told == [
+            f"{answered} answered; {three} has not; {one} cannot reach {two}: waiting 8 s more for them, then you "
+            f"leave the table ({three} has likely ended the game, naming you away).",
+            f"Your {how}: {three} has likely ended the game, naming you away, and could not be reached again ({one} "
+            f"could not reach {two} either).",
+        ], told
+        ended = f"Ann's {how}; {one} could not reach {two}; {three} did not answer after it"
+    else:
+        whom, them = ("you", "Ann") if case == "to-this-seat" else (two, two)
+        assert told == [
+            f"Every other seat answered, but {one} cannot reach {whom}: waiting 8 s more, then you leave the table.",
+            f"Your {how}: every other seat answered after it, but {one} could not reach {whom} within the grace "
+            "period.",
+        ], told
+        ended = f"Ann's {how}; every other seat answered after it; {one} could not reach {them} within the grace period"
+    assert [said[text] for text in told] == [7.0, 15.0]
+    assert summaries[0].why == f"your {told[-1][len('Your '):-1]}"
+    log = read_log(ann.log.path)
+    assert log.absent is None and log.left == f"their {how}" and log.ended == ended, log.ended
 
 
 async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_everybody_plays_on_as_before(

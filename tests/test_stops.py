@@ -22,3 +22,22 @@ def test_a_task_starved_past_its_deadline_by_work_that_ran_meanwhile_finds_no_st
     assert stop_began(10.0, 11.49, 11.5) is None
     assert stop_began(10.0, 10.6, 11.5) is None  # (ran 0.9 s before: no stop either)
     assert stop_began(10.0, 10.4, 11.5) == 10.4  # (more than `OVERSLEPT` without running: a stop)
+
+
+def test_a_log_end_after_a_stop_names_whom_it_did_not_reach_apart_from_what_others_reported() -> None:
+    """A log's end after a stop past the grace period says what other seats reported they
+    could not reach before whom this seat could not reach; a later `resume` reads only the
+    latter as the seats that did not answer. Where every seat answered, it is no end of a
+    seat that did not answer."""
+    from p2p.session import cut_after_stop, ended_unanswered_after_stop, unanswered_after_stop, unanswered_named
+
+    how = "was stopped for 30 s, longer than the table's grace period (15 s)"
+    ended = unanswered_after_stop("Ann", how, "Cy", "Bo could not reach Dan")
+    assert ended == f"Ann's program {how}; Bo could not reach Dan; Cy did not answer after it"
+    assert ended_unanswered_after_stop("Ann", ended) and unanswered_named("Ann", ended) == "Cy"
+    assert unanswered_named("Ann", unanswered_after_stop("Ann", how, "Bo, Cy and Dan")) == "Bo, Cy and Dan"
+    assert unanswered_named("Ann", unanswered_after_stop("Ann", how)) is None
+    alone = cut_after_stop("Ann", how, "Bo could not reach Ann within the grace period")
+    assert alone == (f"Ann's program {how}; every other seat answered after it; Bo could not reach Ann within the "
+                     "grace period")
+    assert not ended_unanswered_after_stop("Ann", alone)
