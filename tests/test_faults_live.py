@@ -205,6 +205,16 @@ async def _run_in(scope: trio.CancelScope, peer) -> None:  # type: ignore[no-unt
         await peer.run()
 
 
+async def _at_the_look(peer: TablePeer, mock_clock: trio.testing.MockClock) -> None:
+    """Until `peer`'s player looks at their bottom cards (the person's turn to look:
+    nothing moves), and a second on, every task settled: the moment a stop begins."""
+    from engine import Phase
+
+    await until(lambda: peer.view().phase is Phase.PEEK, peer)
+    mock_clock.jump(1.0)
+    await trio.testing.wait_all_tasks_blocked()
+
+
 async def _play_until_storage_fails(tmp_path: Path, part: str):  # type: ignore[no-untyped-def]
     """Three live peers; mid-game the disk under seat 2's `part` ("log" or "journal")
     fills up: its descriptor is pointed at /dev/full, which fails every write with
@@ -1548,7 +1558,6 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_names_nobody_
     signed log. A seat whose own stop ran past the grace period names nobody absent,
     whatever it reaches after it: it leaves, saying whom it could not reach, and every
     log audits (the others' name Ann absent; Ann's and Bot 1's say that their writer left)."""
-    from engine import Phase
     from p2p.agreement import compare
     from p2p.log import read_log
     from tests.live_support import seat_live_table
@@ -1558,9 +1567,7 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_names_nobody_
     for peer in peers:
         peer.grace = 15.0
     async with stack, running(peers) as summaries:
-        await until(lambda: ann.view().phase is Phase.PEEK, ann)  # (the person's turn to look: nothing moves)
-        mock_clock.jump(1.0)
-        await trio.testing.wait_all_tasks_blocked()
+        await _at_the_look(ann, mock_clock)
         mock_clock.jump(30.0)  # (Ann and Bot 1 stopped; the others, running, end the game for Ann:)
         for other in others:
             other._finish("Ann was away for more than 15 s; round 1 is void", absent=ann.me)
@@ -1597,7 +1604,6 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_
     Bot 1 answered and the game did not end 7 s later. Now she reads that she leaves if no
     seat answers within 7 s, then who answered, who did not, and how long her peer waits
     for them before it leaves."""
-    from engine import Phase
     from tests.live_support import seat_live_table
 
     stack, peers = await seat_live_table(tmp_path, seats)
@@ -1605,9 +1611,7 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_
     for peer in peers:
         peer.grace = 15.0
     async with stack, running(peers):
-        await until(lambda: ann.view().phase is Phase.PEEK, ann)  # (the person's turn to look: nothing moves)
-        mock_clock.jump(1.0)
-        await trio.testing.wait_all_tasks_blocked()
+        await _at_the_look(ann, mock_clock)
         before = len(ann.lines)
         mock_clock.jump(30.0)  # (Ann and Bot 1 stopped; the others, running, end the game for Ann:)
         woke = ann.now()
@@ -1643,7 +1647,6 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_tells_reports
     did; with only Ann in the report, she read that no seat answered. Now what others
     report is told as theirs, apart from who answered here ("and-one-away": Bot 3 ended
     the game meanwhile and does not answer)."""
-    from engine import Phase
     from p2p.log import read_log
     from tests.live_support import seat_live_table
 
@@ -1652,9 +1655,7 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_tells_reports
     for peer in peers:
         peer.grace = 15.0
     async with stack, running(peers) as summaries:
-        await until(lambda: ann.view().phase is Phase.PEEK, ann)  # (the person's turn to look: nothing moves)
-        mock_clock.jump(1.0)
-        await trio.testing.wait_all_tasks_blocked()
+        await _at_the_look(ann, mock_clock)
         before = len(ann.lines)
         mock_clock.jump(30.0)  # (every process stopped but Bot 3's, which ends the game for Ann)
         woke = ann.now()
@@ -1705,7 +1706,6 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_
     period (15 s): nobody ended the game, and every seat is reached again. The table
     plays on as before the stop: a seat gone later is named absent when it stays away
     past the grace period, as ever."""
-    from engine import Phase
     from tests.live_support import seat_live_table
 
     stack, peers = await seat_live_table(tmp_path, 3)
@@ -1718,9 +1718,7 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_
                 nursery.start_soon(peer.run)
             cy_scope = trio.CancelScope()
             nursery.start_soon(_run_in, cy_scope, cy)
-            await until(lambda: me.view().phase is Phase.PEEK, me)  # (the person's turn to look: nothing moves)
-            mock_clock.jump(1.0)
-            await trio.testing.wait_all_tasks_blocked()
+            await _at_the_look(me, mock_clock)
             mock_clock.jump(30.0)
             for _ in range(10):  # (the wait to reach the table again, `BACK_FROM_STOP_WAIT`)
                 await trio.testing.wait_all_tasks_blocked()
@@ -2055,7 +2053,6 @@ async def test_s11_3_a_seat_leaving_as_the_grace_period_after_its_stop_runs_out_
     period that ran out was the timer task's deadline again and again while her leave
     waited to come back: it ran without pause, and its log took a note "this peer did not
     run for 0 s" on each pass. Now her own leave ends her game then, as any absence would."""
-    from engine import Phase
     from p2p.log import read_log
     from p2p.session import CHOSE_TO_LEAVE, YOU_LEFT
     from tests.live_support import seat_live_table
@@ -2075,9 +2072,7 @@ async def test_s11_3_a_seat_leaving_as_the_grace_period_after_its_stop_runs_out_
 
     ann._check_links = counted  # type: ignore[method-assign]
     async with stack, running(peers) as summaries:
-        await until(lambda: ann.view().phase is Phase.PEEK, ann)  # (the person's turn to look: nothing moves)
-        mock_clock.jump(1.0)
-        await trio.testing.wait_all_tasks_blocked()
+        await _at_the_look(ann, mock_clock)
         mock_clock.jump(30.0)  # (Ann and Bot 1 stopped; Bot 2, running, ends the game for Ann:)
         woke = ann.now()
         bot2._finish("Ann was away for more than 15 s; round 1 is void", absent=ann.me)
