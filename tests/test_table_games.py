@@ -929,6 +929,18 @@ def test_s9_4_a_share_that_overtakes_its_snap_is_proven_as_it_arrives_and_not_ag
     assert early + late == 2  # once at each of the two other seats, never twice
 
 
+def _seat_1_s_share_once_the_first_card_is_up() -> tuple[TableNetwork, Any, Any, Any]:
+    """Three seats dealt, the first card turned up: the table, seats 0 and 1's machines,
+    and seat 1's share of its own bottom-left card (what it would send, §9.4)."""
+    net = TableNetwork(3, 11, rules=SMALL, act_delay=0.3)
+    net.start()
+    seat0, seat1 = net.tables[0].machine, net.tables[1].machine
+    while seat1.engine.discard_top() is None:  # until the deal is done and the first card is up
+        net.run_until(net.now + 0.001)
+    deck, position = seat1._round.location[seat1.engine.zones().tableaux[1][2]]  # noqa: SLF001
+    return net, seat0, seat1, seat1._my_share(deck, position)  # noqa: SLF001
+
+
 def test_s9_4_shares_sent_far_ahead_or_twice_are_not_proven_on_arrival(monkeypatch: pytest.MonkeyPatch) -> None:
     """Proving an early share costs a peer about half a millisecond, so it is done only for
     the next few needs (`EARLY_PROOFS_AHEAD`) and once per seat and need: a peer that sends
@@ -936,13 +948,7 @@ def test_s9_4_shares_sent_far_ahead_or_twice_are_not_proven_on_arrival(monkeypat
     are judged when their needs open, as ever)."""
     from p2p.table import machine as table_machine
 
-    net = TableNetwork(3, 11, rules=SMALL, act_delay=0.3)
-    net.start()
-    seat0, seat1 = net.tables[0].machine, net.tables[1].machine
-    while seat1.engine.discard_top() is None:  # until the deal is done and the first card is up
-        net.run_until(net.now + 0.001)
-    deck, position = seat1._round.location[seat1.engine.zones().tableaux[1][2]]  # noqa: SLF001
-    share = seat1._my_share(deck, position)  # noqa: SLF001
+    net, seat0, seat1, share = _seat_1_s_share_once_the_first_card_is_up()
     proofs: list[int] = []
     original = table_machine.verify_share
     monkeypatch.setattr(table_machine, "verify_share", lambda *a: (proofs.append(1), original(*a))[1])
@@ -962,13 +968,8 @@ def test_s9_4_a_seat_that_floods_shares_for_needs_not_open_is_stopped_before_the
 
     from p2p.table import machine as table_machine
 
-    net = TableNetwork(3, 11, rules=SMALL, act_delay=0.3)
-    net.start()
-    seat0, seat1 = net.tables[0].machine, net.tables[1].machine
-    while seat1.engine.discard_top() is None:  # until the deal is done and the first card is up
-        net.run_until(net.now + 0.001)
-    deck, position = seat1._round.location[seat1.engine.zones().tableaux[1][2]]  # noqa: SLF001
-    item = seat1._my_share(deck, position).to_wire()  # noqa: SLF001
+    net, seat0, seat1, share = _seat_1_s_share_once_the_first_card_is_up()
+    item = share.to_wire()
     opened = seat0._needs_opened  # noqa: SLF001
     far = opened + 1000
 
