@@ -203,13 +203,45 @@ async def test_R4_a_turn_key_during_the_look_says_it_ended_the_look_and_who_stil
         assert t.message == "To snap a card press Space first, then its slot."  # (the look was over already)
 
 
-async def test_R4_a_turn_key_that_ends_the_last_look_says_the_first_turn_begins_once_ready_counts(
-        mock_clock: trio.testing.MockClock) -> None:
-    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+@pytest.mark.parametrize("keys", ["x", "b", "cq"])
+async def test_R4_R5_the_move_that_ends_the_last_look_is_played_as_the_first_turn_begins(
+        keys: str, mock_clock: trio.testing.MockClock) -> None:
+    """Ana plays first, and Bo and Cy are ready: her x ended her look at the bottom cards
+    and sent "ready", but drew nothing, and she had to press x again once her turn began.
+    A key that ends the last look and begins a turn (x, c, b; R5) is kept for the first
+    turn, hers, and played as it begins."""
+    async with table({0: [4, 6, 8, 2]}, discard=10, draw=[0, 2], ready=False) as t:
+        await t.other(Ready(1), Ready(2))
+        top = t.scene.top_card
+        move = {"x": Draw(0), "b": CallBandit(0), "cq": TakeDiscard(0, top, 0)}[keys]
+        assert await t.press(*keys) == [Ready(0), move]
+        if keys == "x":
+            await t.settle()  # (the draw, sent as the turn began, is taken in)
+            assert prompt_line(t).startswith("You drew a 0: z discard it")
+
+
+async def test_R4_a_key_that_ends_the_last_look_says_who_plays_first() -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False, first=1) as t:
         await t.other(Ready(1), Ready(2))
         assert await t.press("x") == [Ready(0)]
-        assert t.message == ("Your look ended: you are ready for the first turn (R4). The first turn starts once your "
-                             "\"ready\" counts (R4): nothing was played before it.")
+        assert t.message == "Your look ended: you are ready for the first turn (R4). Bo plays first (R4): nothing was played."
+
+
+def test_R4_R5_a_draw_typed_while_the_ready_that_starts_the_first_turn_is_on_its_way_is_played_then() -> None:
+    """Ana's "ready" is all her first turn waits for, and is on its way: her x waits for
+    the turn, saying so, and draws as it begins."""
+    session = AwayTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2], ready=False))
+    session.table.do(Ready(1))
+    session.table.do(Ready(2))
+    ui, press = pressing(session)
+    press("enter")
+    assert session.sent == [Ready(0)]
+    press("x")
+    assert session.sent == [Ready(0)]
+    assert ui.message is not None and ui.message.text == "Your draw (x) is played as your first turn begins, in a moment (R5)."
+    session.land()
+    settle(ui, session)
+    assert session.sent == [Ready(0), Draw(0)]
 
 
 # --- R6: snaps --------------------------------------------------------------------------

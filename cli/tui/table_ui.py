@@ -91,6 +91,10 @@ PendingAction = Literal["snap", "take", "spy", "swap", "look_swap"]
 _TURN_COMMANDS: Final = (Command.SLOT, Command.SEAT, Command.DRAW, Command.PASS, Command.TAKE, Command.BANDIT)
 """Keys that act on the turn: typed while the table turns a card over, they wait for it."""
 
+_OPENING_MOVES: Final = {Command.DRAW: "draw (x)", Command.TAKE: "take (c)", Command.BANDIT: "Bandit call (b)"}
+"""Keys that begin a turn (R5): typed as the first turn, this player's, is about to begin
+(their "ready" ended the last look), they are kept for it."""
+
 
 @dataclass(frozen=True, slots=True)
 class Pending:
@@ -320,7 +324,8 @@ class TableUi:
             self.message = None
         if self.message is not None and self.message is self._look_snap:  # (the first turn began meanwhile)
             self.message = self._look_snap = replace(self.message, text=look_snap(model))
-        if self._held and not model.busy and not model.turn_sent:  # type-ahead: the table is ready for them now
+        if self._held and not model.busy and not model.turn_sent and not self._first_turn_coming(model):
+            # type-ahead: the table is ready for them now
             held, self._held = self._held, []
             for key in held:
                 out += self._press_table(key, model, None)
@@ -478,8 +483,9 @@ class TableUi:
         """A key on the table: a key that starts or advances an action shows its prompt
         at once (a message said before it gives way). A key that ends the look at the
         bottom cards says so with what else it did (R4): Space began a snap, which counts
-        as this player's one snap of that turn (R6); a key that only ends it leaves the
-        prompt to say who the first turn waits for."""
+        as this player's one snap of that turn (R6); x, c or b, when the first turn is
+        this player's and waits only for them, is kept for that turn (R5); a key that only
+        ends it leaves the prompt to say who the first turn waits for."""
         pending = self.pending
         message = self.message
         looking = self._round.bottom_until is not None and not self._round.bottom_done
@@ -514,7 +520,12 @@ class TableUi:
                 self._say(why, kind)
                 return out
             self._stale = None
-        if (model.busy or model.turn_sent or self._moved) and command in _TURN_COMMANDS and (
+        if command in _OPENING_MOVES and self.pending is None and not self._held and self._first_turn_coming(model):
+            # R4, R5: my "ready" is all the first turn, mine, waits for: the move is kept for it
+            self._held.append(key)
+            self._say(f"Your {_OPENING_MOVES[command]} is played as your first turn begins, in a moment (R5).")
+            return out
+        if (model.busy or model.turn_sent or self._moved or self._held) and command in _TURN_COMMANDS and (
                 self.pending is None or self.pending.action != "snap"):
             # a card is being turned over, or my last move is not yet in the agreed order:
             # the key acts when it is done (sent now, it would be judged before it, R5)
@@ -545,6 +556,13 @@ class TableUi:
         else:
             out += self._act(press, model, shown)
         return out
+
+    def _first_turn_coming(self, model: TableModel) -> bool:
+        """The first turn is mine and waits only for my "ready", sent (R4, R5)."""
+        view = model.view
+        me = self.me
+        return (view.phase is Phase.PEEK and view.first_player == me and self._round.ready_sent
+                and all(ready for seat, ready in enumerate(view.ready) if seat != me))
 
     # --- the discard top a snap or a take names (R5, R6) ------------------------------------
 
@@ -877,6 +895,9 @@ def explain(intent: Intent, model: TableModel) -> str:
     if phase is Phase.PEEK:
         looking = [model.name(seat) for seat in range(model.players) if seat != model.me and not view.ready[seat]]
         if not looking:
+            first = view.first_player
+            if first is not None and first != model.me:
+                return f"{model.name(first)} plays first (R4): nothing was played."
             return "The first turn starts once your \"ready\" counts (R4): nothing was played before it."
         verb = "is" if len(looking) == 1 else "are"
         return f"The first turn has not started: {listed(looking)} {verb} still looking at their bottom cards (R4)."
