@@ -390,6 +390,48 @@ async def test_R6_escape_and_space_cancel_a_snap(mock_clock: trio.testing.MockCl
         assert t.sent == [Ready(0)]
 
 
+async def test_R6_enter_cancels_a_snap_with_no_card_chosen_and_says_so(mock_clock: trio.testing.MockClock) -> None:
+    """Space, then Enter: the snap stayed half-open and nothing was said, so the next slot
+    key, meant for the turn, would turn a card (R6). Enter finishes no snap: with no card
+    chosen it cancels it, saying so; c then Enter cancels the take alike."""
+    async with table({0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]) as t:
+        assert await t.press("space", "enter") == []
+        assert t.ui.pending is None and t.message == "Snap cancelled: no card chosen, none turned."
+        assert await t.press("c", "enter") == []
+        assert t.ui.pending is None and t.message == "Take cancelled: no slot chosen, nothing taken."
+        assert await t.press("x") == [Draw(0)]
+
+
+async def test_R6_enter_in_a_snap_on_an_opponent_s_card_says_which_key_finishes_it(
+        mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 0, 2], 1: [0, 10, 2, 4]}, discard=10) as t:
+        top = t.scene.top_card
+        assert await t.press("space", "1", "enter") == []
+        assert t.message == "Enter does not finish the snap: press the slot of Bo's card."
+        rows = t.text().splitlines()
+        assert rows[PROMPT_ROW].strip().startswith("Snap the 10 with Bo's card: slot which one?")
+        assert rows[PROMPT_ROW + 1].strip() == t.message
+        assert await t.press("w", "enter") == []
+        assert t.message == "Enter does not finish the snap: press your slot to give Bo."
+        assert await t.press("q") == [Snap(0, top, 1, 1, give=0)]
+
+
+async def test_R6_a_turn_key_typed_in_a_half_typed_snap_neither_plays_nor_drops_the_snap(
+        mock_clock: trio.testing.MockClock) -> None:
+    """x (beside s) or z (beside a) typed in a snap cancelled it without a word and drew
+    or discarded: the snap stays, and the player reads how to finish or cancel it."""
+    async with table({0: [4, 6, 10, 2]}, discard=10, draw=[0, 2]) as t:
+        top = t.scene.top_card
+        assert await t.press("space", "x") == []
+        assert t.message == "Finish the snap first: a slot or an opponent's number. Esc cancels it."
+        assert t.text().splitlines()[PROMPT_ROW + 1].strip() == t.message
+        assert await t.press("a") == [Snap(0, top, 0, 2)]
+    async with table({0: [4, 6, 10, 2]}, discard=10, draw=[0, 2]) as t:
+        assert await t.press("x", "space", "z") == [Draw(0)]
+        assert t.scene.model.view.phase is Phase.DRAWN and t.ui.pending is not None  # (the drawn card is still held)
+        assert await t.press("esc", "z") == [Discard(0)]
+
+
 # --- R5 and R8: turns from the keyboard -----------------------------------------------
 
 

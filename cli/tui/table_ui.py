@@ -547,7 +547,9 @@ class TableUi:
         elif command is Command.QUIT:
             self.quit_open, self.quit_again = True, False
         elif command is Command.CONFIRM:
-            if model.view.phase is Phase.PEEK and not model.view.ready[self.me] and not rs.ready_sent:
+            if self.pending is not None:
+                self._confirm_half_typed(self.pending, model)
+            elif model.view.phase is Phase.PEEK and not model.view.ready[self.me] and not rs.ready_sent:
                 out += self._ready(model)
         elif command is Command.SNAP:
             out += self._snap_key(model, shown)
@@ -647,6 +649,9 @@ class TableUi:
             return []
         if command is not Command.SLOT:
             if command in (Command.DRAW, Command.PASS, Command.TAKE, Command.BANDIT):
+                if pending.action == "snap":  # (x sits by s, z by a: a slip must not draw or discard)
+                    self._say(f"Finish the snap first: {still_needed(pending, model)}. Esc cancels it.", "warning")
+                    return []
                 self.pending = None
                 return self._act(press, model, shown)
             return []
@@ -689,6 +694,17 @@ class TableUi:
             kind = Swap if pending.action == "swap" else LookSwap
             return self._turn(kind(self.me, pending.own, pending.seat, pending.slot), model)
         return []
+
+    def _confirm_half_typed(self, pending: Pending, model: TableModel) -> None:
+        """Enter finishes no action: a snap or take with nothing chosen yet is cancelled,
+        saying so; one partly typed stays, and the player reads what finishes it."""
+        if pending.seat is None and pending.own is None and pending.action in ("snap", "take"):
+            self.pending = None
+            what = "no card chosen, none turned" if pending.action == "snap" else "no slot chosen, nothing taken"
+            self._say(f"{pending.action.capitalize()} cancelled: {what}.")
+            return
+        words = _ACTION_WORDS[pending.action]
+        self._say(f"Enter does not finish the {words}: press {still_needed(pending, model)}.", "warning")
 
     @staticmethod
     def _has_cards(model: TableModel, seat: int) -> bool:
@@ -837,6 +853,23 @@ def on_its_way(kind: str, model: TableModel) -> str:
         who = listed([model.name(seat) for seat in model.held_by])
         return f"Your {move} is sent and waits for {who} to answer ({model.sending_for:.0f} s); it counts once they do."
     return f"Your {move} is on its way."
+
+
+_ACTION_WORDS: Final[dict[PendingAction, str]] = {
+    "snap": "snap", "take": "take", "spy": "spy", "swap": "swap", "look_swap": "look & swap"}
+
+
+def still_needed(pending: Pending, model: TableModel) -> str:
+    """The keys that finish a half-typed action, in words: "a slot or an opponent's
+    number", "the slot of Bo's card", "your slot to give Bo", …"""
+    if pending.action == "take":
+        return "a slot of yours"
+    if pending.seat is None:
+        return "a slot or an opponent's number" if pending.action == "snap" else "an opponent's number and slot"
+    theirs = model.name(pending.seat)
+    if pending.slot is None:
+        return f"the slot of {theirs}'s card"
+    return f"your slot to give {theirs}" if pending.action == "snap" else "your slot"
 
 
 def covered_words(action: PendingAction) -> str:
