@@ -723,21 +723,38 @@ async def test_R1_game_end_screen_shows_standings_log_and_audit_command(mock_clo
         assert t.ui.finished
 
 
-async def test_R1_a_terminal_too_small_for_the_game_s_end_says_the_game_is_over(mock_clock: trio.testing.MockClock) -> None:
-    """A player at 60×20 when the game ended read "Enlarge it: the game goes on meanwhile"
-    over standings they could not see: a screen too small once the game is over says
-    so, and that Ctrl-C leaves (it does, at once)."""
+async def test_R1_a_terminal_too_small_for_the_game_s_end_shows_the_standings_if_they_fit(
+        mock_clock: trio.testing.MockClock) -> None:
+    """A player at 60×20 when the game ended read only that it was over, though who won
+    and every total fit: a screen too small for the game-end screen shows the standings
+    (places, names, totals, the winner, why the game ended) and that Ctrl-C leaves (it
+    does, at once); one too small even for them says the game is over, as before."""
     async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2,
-                     target=20) as t:
+                     target=20, log_path="logs/game-test.bandit") as t:
         assert "the game goes on meanwhile" in " ".join(t.text(60, 20).split())  # (while it is played)
         await t.press("b", "x", "z")
         await t.other(Draw(1), Discard(1))
         mock_clock.jump(1.0)
         await t.settle()
-        small = " ".join(t.text(60, 20).split())
-        assert "goes on" not in small, small
-        assert "This terminal is 60×20; the end of the game needs 80×24. The game is over" in small, small
+        rows = [row.rstrip() for row in t.text(60, 20).splitlines()]
+        assert rows[:5] == [" Game over — You win with -6 points",
+                            "",
+                            "                    total    r1",
+                            "   1.  You             -6    -6",
+                            "   2.  Bo              60    60"], rows
+        small = " ".join(" ".join(rows).split())
+        assert "Bo (60) reached 20, so the game ends (R1): the lowest total wins." in small, small
+        assert "enlarge it to 80×24 to read where your fairness log is" in small, small
+        assert rows[-1] == " Ctrl-C: leave" and "goes on" not in small, small
+        assert t.scene.draw(60, 20).style_at(8, 3) == "class:good"  # (the winner's row)
+        rows = [row.rstrip() for row in t.text(26, 7).splitlines()]
+        assert rows == [" Game over — You win with", " -6 points", "", "                    total",
+                        "   1.  You             -6", "   2.  Bo              60", " Ctrl-C: leave"], rows
+        small = " ".join(t.text(70, 5).split())
+        assert "This terminal is 70×5; the end of the game needs 80×24. The game is over" in small, small
         assert "press Ctrl-C to leave" in small, small
+        t.ui.press("ctrl-c", t.ui.scene(), (26, 7))
+        assert t.ui.finished
 
 
 async def test_R9_R1_the_round_and_game_screens_close_only_on_enter(mock_clock: trio.testing.MockClock) -> None:

@@ -127,48 +127,13 @@ CHECK_UNSCORED: Final = "There is no score to check in it, but anyone can still 
 def draw_game_end(canvas: Canvas, model: TableModel) -> None:
     view = model.view
     width = canvas.width
-    totals = view.totals
-    names = ["You" if s == model.me else model.name(s) for s in range(model.players)]
-    column_names = _column_names(model)
-    winners = view.winners or tuple(s for s, t in enumerate(totals) if t == min(totals))
-    if len(winners) == 1:
-        verb = "win" if winners[0] == model.me else "wins"
-        title = f"Game over — {names[winners[0]]} {verb} with {totals[winners[0]]} points"
-    else:
-        sharing = [names[s] if i == 0 or s != model.me else "you" for i, s in enumerate(winners)]
-        title = f"Game over — {listed(sharing)} share the win with {totals[winners[0]]} points"
-    if model.ended and not model.finished:  # left, cheated or away: the last round never stood
-        title = f"Game ended: {model.ended_why}"
-    elif not model.ended:  # the last round is scored, but stands only once its shuffles open (§8.9)
-        title = "Game over — checking the last round's shuffles before the result stands…"
-    titled = wrap(title, width - 2)  # (why a game ended is read whole: it may say what to do next)
+    names = _names(model)
+    titled = wrap(game_title(model, names), width - 2)  # (why a game ended is read whole: it may say what to do next)
     for y, line in enumerate(titled):
         canvas.write(1, y, line, "class:title")
-    y = len(titled) + 1
-    history = view.history
-    early = model.ended and not model.finished  # (no winner: the totals as they stood, unranked)
-    if early and not history:
-        canvas.write(1, y, "No round was scored before the game ended.", "class:dim")
-        y += 1
-    else:
-        order = sorted(range(model.players), key=lambda s: (totals[s], s))
-        shown_rounds = history[-max(0, (width - 26) // 6):] if history else ()
-        first_round = len(history) - len(shown_rounds) + 1
-        total = "so far" if early else " total"
-        header = " " * (5 + NAME_COLUMNS) + total + "".join(f"{'r' + str(first_round + i):>6}"
-                                                              for i in range(len(shown_rounds)))
-        canvas.write(1, y, clip(header, width - 2), "class:dim")
-        y += 1
-        for seat in order:
-            rank = 1 + sum(total < totals[seat] for total in totals)  # equal totals share a place (R1)
-            style = "class:good" if seat in winners and not early else (
-                "class:seat.me" if seat == model.me else "class:seat")
-            place = "    " if early else f"{rank:>3}."
-            row = f"{place}  {pad(column_names[seat], NAME_COLUMNS)} {totals[seat]:>5}"
-            row += "".join(f"{scores[seat]:>6}" for scores in shown_rounds)
-            canvas.write(1, y, clip(row, width - 2), style)
-            y += 1
-    if model.ended and not early and (why := why_the_game_ended(totals, view.target, names, model.me)):
+    y = _standings(canvas, model, len(titled) + 1)
+    why = _why(model, names)
+    if why:
         y += 1
         for line in wrap(why, width - 2):
             canvas.write(1, y, line, "class:dim")
@@ -177,12 +142,107 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
     if model.log_path:  # (wrapped, not cut: the path is there to be read; both are printed whole on leaving)
         lines = [(1, "Your fairness log of this game:", "class:prompt"),
                  *((3, line, "class:message.info") for line in wrap(model.log_path, width - 4)),
-                 (1, CHECK_SCORED if history else CHECK_UNSCORED, "class:prompt"),
+                 (1, CHECK_SCORED if view.history else CHECK_UNSCORED, "class:prompt"),
                  *((3, line, "class:prompt.key") for line in wrap(audit_command([model.log_path]), width - 4))]
         for x, line, style in lines[: max(0, canvas.height - 2 - y)]:  # (never over the last line's "Enter")
             canvas.write(x, y, line, style)
             y += 1
     canvas.write(1, canvas.height - 1, "Enter: leave", "class:prompt.key")
+
+
+STANDING_COLUMNS: Final = 6 + NAME_COLUMNS + 6
+"""Columns a row of the standings needs: its place, the name and the total."""
+
+
+def draw_small_game_end(canvas: Canvas, model: TableModel, note: str, footer: str) -> bool:
+    """The game's end on a screen too small for `draw_game_end`: its title (who won),
+    the standings and `footer` on the last row, with why it ended and `note` (what a
+    larger screen shows) if there is room; False, drawing nothing, if even those do not fit."""
+    width, height = canvas.width, canvas.height
+    names = _names(model)
+    titled = wrap(game_title(model, names), width - 2)
+    rows = 1 + model.players if model.view.history or not _early(model) else 1
+    if width - 2 < STANDING_COLUMNS or text_width(footer) > width - 2 or len(titled) + 1 + rows + 1 > height:
+        return False
+    for y, line in enumerate(titled):
+        canvas.write(1, y, line, "class:title")
+    y = _standings(canvas, model, len(titled) + 1)
+    for text, style in ((_why(model, names), "class:dim"), (note, "class:message.warning")):
+        lines = wrap(text, width - 2) if text else []
+        if lines and y + 1 + len(lines) <= height - 2:  # (a blank row above it, and one above the footer)
+            for line in lines:
+                y += 1
+                canvas.write(1, y, line, style)
+            y += 1
+    canvas.write(1, height - 1, footer, "class:prompt.key")
+    return True
+
+
+def _names(model: TableModel) -> list[str]:
+    """Each seat's name in sentences ("You" for mine)."""
+    return ["You" if s == model.me else model.name(s) for s in range(model.players)]
+
+
+def _early(model: TableModel) -> bool:
+    """The game ended before a total reached the target (left, cheated or away): no winner."""
+    return model.ended and not model.finished
+
+
+def _why(model: TableModel, names: list[str]) -> str | None:
+    """Why a game played out ended (R1), once it stands."""
+    if not model.ended or _early(model):
+        return None
+    return why_the_game_ended(model.view.totals, model.view.target, names, model.me)
+
+
+def game_title(model: TableModel, names: list[str]) -> str:
+    """The game-end screen's title: who won with what (R1), that the last round is being
+    checked (§8.9), or why the game ended early."""
+    totals = model.view.totals
+    winners = model.view.winners or tuple(s for s, t in enumerate(totals) if t == min(totals))
+    if _early(model):  # left, cheated or away: the last round never stood
+        return f"Game ended: {model.ended_why}"
+    if not model.ended:  # the last round is scored, but stands only once its shuffles open (§8.9)
+        return "Game over — checking the last round's shuffles before the result stands…"
+    if len(winners) == 1:
+        verb = "win" if winners[0] == model.me else "wins"
+        return f"Game over — {names[winners[0]]} {verb} with {totals[winners[0]]} points"
+    sharing = [names[s] if i == 0 or s != model.me else "you" for i, s in enumerate(winners)]
+    return f"Game over — {listed(sharing)} share the win with {totals[winners[0]]} points"
+
+
+def _standings(canvas: Canvas, model: TableModel, y: int) -> int:
+    """The standings from row `y` (places, names, totals and as many rounds' scores as the
+    width holds; unranked if the game ended early); returns the row under them."""
+    view = model.view
+    width = canvas.width
+    totals = view.totals
+    winners = view.winners or tuple(s for s, t in enumerate(totals) if t == min(totals))
+    column_names = _column_names(model)
+    history = view.history
+    early = _early(model)  # (no winner: the totals as they stood, unranked)
+    if early and not history:
+        canvas.write(1, y, clip("No round was scored before the game ended.", width - 2), "class:dim")
+        return y + 1
+    order = sorted(range(model.players), key=lambda s: (totals[s], s))
+    room = max(0, (width - 2 - STANDING_COLUMNS) // 6)  # (the last rounds' scores, as many as fit)
+    shown_rounds = history[len(history) - room:] if room else ()
+    first_round = len(history) - len(shown_rounds) + 1
+    total = "so far" if early else " total"
+    header = " " * (6 + NAME_COLUMNS) + total + "".join(f"{'r' + str(first_round + i):>6}"
+                                                          for i in range(len(shown_rounds)))
+    canvas.write(1, y, clip(header, width - 2), "class:dim")
+    y += 1
+    for seat in order:
+        rank = 1 + sum(total < totals[seat] for total in totals)  # equal totals share a place (R1)
+        style = "class:good" if seat in winners and not early else (
+            "class:seat.me" if seat == model.me else "class:seat")
+        place = "    " if early else f"{rank:>3}."
+        row = f"{place}  {pad(column_names[seat], NAME_COLUMNS)} {totals[seat]:>5}"
+        row += "".join(f"{scores[seat]:>6}" for scores in shown_rounds)
+        canvas.write(1, y, clip(row, width - 2), style)
+        y += 1
+    return y
 
 
 def why_the_game_ended(totals: tuple[int, ...], target: int, names: list[str], me: int) -> str | None:

@@ -7,7 +7,7 @@ import math
 from cli.tui.canvas import Canvas, text_width, wrap
 from cli.tui.dialog import LEAVE_AGAIN, draw_dialog
 from cli.tui.help_view import draw_help
-from cli.tui.round_view import draw_game_end, draw_round_end
+from cli.tui.round_view import draw_game_end, draw_round_end, draw_small_game_end
 from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH, Overlay, TableScene, table_fits
 from cli.tui.table_view import clock, draw_table
 
@@ -35,6 +35,10 @@ def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
         lines = (*LEAVE_LINES, "", LEAVE_AGAIN) if scene.quit_again else LEAVE_LINES
         draw_dialog(canvas, "Leave the table?", lines, "Enter/y: leave    Esc/n: stay")
     return canvas
+
+
+SMALL_FOOTER = "Ctrl-C: leave"
+"""What leaves a game-end screen too small for the table (its keys wait for the table)."""
 
 
 def too_small_words(scene: TableScene, width: int, height: int) -> list[str]:
@@ -74,7 +78,14 @@ def _fitting(texts: list[str], width: int, height: int) -> list[str] | None:
 
 
 def _too_small(canvas: Canvas, scene: TableScene) -> None:
+    """A screen too small for the table: at the game's end the standings if they fit
+    (`draw_small_game_end`), else what `too_small_words` says, as much as fits."""
     width, height = canvas.width, canvas.height
+    if scene.model.ended or scene.overlay is Overlay.GAME:  # (the standings, if they fit: R1)
+        note = (f"This terminal is {width}×{height}: enlarge it to {MIN_WIDTH}×{MIN_HEIGHT} to read where your "
+                "fairness log is and how to audit it.") if scene.model.log_path else ""
+        if draw_small_game_end(canvas, scene.model, note, SMALL_FOOTER):
+            return
     lines = (_fitting(too_small_words(scene, width, height), width, height)
              or _fitting(too_small_short(scene, width, height), width, height)
              or [line for text in too_small_short(scene, width, height) for line in wrap(text, width)][:height])
