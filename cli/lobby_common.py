@@ -138,7 +138,10 @@ def terminal_at_hand() -> bool:
 
 def cannot_draw() -> bool:
     """Whether the terminal says it cannot draw a screen (`TERM=dumb`: an editor's shell
-    buffer, a plain serial line): it would show the codes that draw the table as text."""
+    buffer, a plain serial line): it would show the codes that draw the table as text.
+    TERM unset (`env -i`) says nothing of the kind: prompt_toolkit then draws with the
+    usual escape codes and 256 colours, as for any xterm-like terminal, and the table is
+    drawn, coloured, resized and played as with TERM set."""
     return os.environ.get("TERM") == "dumb"
 
 
