@@ -8,12 +8,14 @@ NFC, no white space at its ends, single spaces inside. It is *refused* (`name_pr
 when it is blank, holds a control or format character (an invisible one, a direction
 override), is only white space and combining marks, or mixes Latin, Cyrillic and Greek
 letters inside one word (``Аnn`` with a Cyrillic А, the usual way to pass for another).
-Two names are *alike* when their skeletons are equal (`skeleton`): NFKD, the common
-Cyrillic and Greek letters that look Latin read as those Latin letters (under their
-marks too: a Cyrillic "ё" reads "ë"), case folded, those letters read again (a letter
-that folds to one: a narrow Cyrillic "ᲂ" folds to "о", so reads "o"), NFKC, spaces
-collapsed; so "ALICE", "ａｌｉｃｅ", an all-Cyrillic "АВВА" beside "ABBA", "Рᲂр" beside
-"Pop" and "Јоё" beside "Joë" are alike. So are two names a roster may not seat
+Two names are *alike* when their skeletons are equal (`skeleton`): NFKD, the letters of
+Cyrillic, Greek, Coptic, Cherokee and Lisu drawn like Latin ones read as those Latin
+letters (under their marks too: a Cyrillic "ё" reads "ë"), case folded, those letters
+read again (a letter that folds to one: a narrow Cyrillic "ᲂ" folds to "о", so reads
+"o"), NFKC, spaces collapsed; a letter drawn as a bare stroke (a palochka "Ӏ") reads as
+"i" or "l", as the other name has it. So "ALICE", "ａｌｉｃｅ", an all-Cyrillic "АВВА"
+beside "ABBA", "Рᲂр" beside "Pop", "Јоё" beside "Joë", a Cherokee "ᎫᎪᏦᎬ" beside "Jake"
+and a Lisu "ꓮꓲ" beside "AI" and "Al" are alike. So are two names a roster may not seat
 together (`name_key`: the same after NFKC and case folding), though a lookalike letter
 and its other case read differently (a Cyrillic "М" reads as "M", its small "м" as none).
 `refusal` is the front door's verdict on a name beside those seated, and every guest
@@ -33,20 +35,42 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-# Cyrillic and Greek letters drawn like Latin ones (upper case before folding, so that
-# "В" reads "B", not "в"), and the lower-case ones drawn like Latin lower case: a letter
-# not listed reads as its case folding does (a Komi "Ԁ" as "ԁ", so "d").
+# Letters of other scripts drawn like Latin ones, read as those Latin letters (Unicode's
+# confusables, UTS #39, is the reference; a letter a player could pass off as another's):
+# a capital before folding (so that "В" reads "B", not "в"), a small letter as it is
+# drawn. A letter not listed reads as its case folding does (a Komi "Ԁ" as "ԁ", so "d"):
+# so a small letter whose capital folds to it and looks like nothing Latin is left out
+# (Greek "γ", "σ", Cyrillic "г" look like "y", "o", "r"; their "Γ", "Σ", "Г" would too).
 _LOOKALIKES = str.maketrans({
     # Cyrillic capitals, then small letters
     "А": "A", "В": "B", "Е": "E", "Ѕ": "S", "І": "I", "Ј": "J", "К": "K", "М": "M", "Н": "H", "О": "O",
-    "Р": "P", "С": "C", "Т": "T", "У": "Y", "Х": "X", "Ү": "Y", "Һ": "H", "Ԛ": "Q", "Ԝ": "W",
+    "Р": "P", "С": "C", "Т": "T", "У": "Y", "Х": "X", "Ү": "Y", "Һ": "H", "Ԛ": "Q", "Ԝ": "W", "Ь": "b",
+    "Ѵ": "V", "Ԍ": "G",
     "а": "a", "е": "e", "ѕ": "s", "і": "i", "ј": "j", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x",
-    "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ү": "y", "ӏ": "l",
-    # Greek capitals, then small letters
+    "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ү": "y", "ѵ": "v", "ѡ": "w",
+    # Greek capitals, then small letters (the lunate sigmas are read before NFKD makes them "Σ", "σ")
     "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
-    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
-    "ο": "o", "ν": "v", "ρ": "p", "ι": "i", "α": "a", "κ": "k", "υ": "u", "τ": "t",
+    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "Ϲ": "C", "Ϳ": "J", "Ϻ": "M", "Ϝ": "F",
+    "ο": "o", "ν": "v", "ρ": "p", "ι": "i", "α": "a", "κ": "k", "υ": "u", "τ": "t", "ϲ": "c", "ϳ": "j", "η": "n",
+    # Coptic capitals, then small letters: drawn like Latin letters, or like Greek ones
+    "Ⲥ": "C", "Ⲏ": "H", "Ⲕ": "K", "Ⳑ": "L", "Ⲙ": "M", "Ⲛ": "N", "Ⲟ": "O", "Ⲣ": "P", "Ⲧ": "T", "Ⲩ": "Y",
+    "Ⲭ": "X", "Ⲅ": "Γ", "Ⲇ": "Δ", "Ⲗ": "λ", "Ⲡ": "Π", "Ⲫ": "Φ", "Ⲯ": "Ψ",
+    "ⲥ": "c", "ⲟ": "o", "ⲣ": "p", "ⲕ": "k", "ⲅ": "r", "ⲭ": "χ", "ⲱ": "ω",
+    # Cherokee, drawn like Latin capitals: read in small letters, as Unicode folds a small
+    # Cherokee letter ("ꭺ") to its capital ("Ꭺ"), which the table then reads
+    "Ꭺ": "a", "Ꮟ": "b", "Ᏼ": "b", "Ꮯ": "c", "Ꭰ": "d", "Ꮷ": "d", "Ꭼ": "e", "Ꮐ": "g", "Ᏻ": "g", "Ꮋ": "h",
+    "Ꮒ": "h", "Ꭵ": "i", "Ꭻ": "j", "Ꮶ": "k", "Ꮮ": "l", "Ꮇ": "m", "Ꮲ": "p", "Ꭱ": "r", "Ꮢ": "r", "Ꮥ": "s",
+    "Ꮪ": "s", "Ꭲ": "t", "Ꮩ": "v", "Ꮃ": "w", "Ꮤ": "w", "Ꭹ": "y", "Ꮍ": "y", "Ꮓ": "z",
+    # Lisu (one case), drawn like Latin capitals
+    "ꓮ": "A", "ꓐ": "B", "ꓚ": "C", "ꓓ": "D", "ꓒ": "d", "ꓰ": "E", "ꓝ": "F", "ꓖ": "G", "ꓧ": "H", "ꓙ": "J",
+    "ꓗ": "K", "ꓡ": "L", "ꓟ": "M", "ꓠ": "N", "ꓳ": "O", "ꓑ": "P", "ꓣ": "R", "ꓢ": "S", "ꓔ": "T", "ꓴ": "U",
+    "ꓦ": "V", "ꓪ": "W", "ꓫ": "X", "ꓬ": "Y", "ꓜ": "Z",
+    # a bare upright stroke (Cyrillic palochka, Lisu "ꓲ", Coptic "Ⲓ"): an "I" or an "l" (`_STROKE`)
+    "Ӏ": "\u04cf", "ꓲ": "\u04cf", "Ⲓ": "\u04cf",
 })
+_STROKE = "\u04cf"
+"""How a skeleton holds a letter drawn as a bare upright stroke (a small palochka "ӏ"):
+`alike` reads it as "i" (an "I") or "l", whichever the other name has there."""
 # letters that draw nothing at all, though Unicode calls them letters or symbols
 _BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
@@ -58,15 +82,27 @@ def plain_name(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
-def skeleton(name: str) -> str:
-    """What a name looks like, for "alike" (§6.4): NFKD (letters apart from their marks:
-    a Cyrillic "ё" is an "е" and a diaeresis), Cyrillic and Greek lookalikes read as Latin
-    letters, case folded, NFKD again, lookalikes read again (the letters that reach one
-    only by folding: a narrow "ᲂ" is a Cyrillic "о", so "o"), NFKC, runs of white space
-    collapsed."""
-    read = unicodedata.normalize("NFKD", name).translate(_LOOKALIKES)
+def _letters(name: str) -> str:
+    """`skeleton` decomposed (NFD), a bare stroke held as `_STROKE`."""
+    read = unicodedata.normalize("NFKD", name.translate(_LOOKALIKES)).translate(_LOOKALIKES)
     folded = unicodedata.normalize("NFKD", read.casefold()).translate(_LOOKALIKES)
-    return " ".join(unicodedata.normalize("NFKC", folded).split())
+    return unicodedata.normalize("NFD", " ".join(unicodedata.normalize("NFKC", folded).split()))
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like, for "alike" (§6.4): lookalikes read as Latin letters (the
+    table's letters themselves first, before NFKD can make a lunate "ϲ" a "σ"), NFKD (a
+    Cyrillic "ё" is an "е" and a diaeresis), lookalikes read again, case folded, NFKD
+    again, lookalikes read again (the letters that reach one only by folding: a narrow
+    "ᲂ" is a Cyrillic "о", so "o"), NFKC, runs of white space collapsed; a bare stroke
+    (a palochka "Ӏ") reads "l" here, and "i" or "l" in `alike`."""
+    return unicodedata.normalize("NFC", _letters(name).replace(_STROKE, "l"))
+
+
+def _read_alike(a: str, b: str) -> bool:
+    """Whether two `_letters` read the same, letter for letter: a stroke as "i" or "l"."""
+    return a == b or len(a) == len(b) and all(
+        x == y or {x, y} in ({_STROKE, "i"}, {_STROKE, "l"}) for x, y in zip(a, b))
 
 
 def _script(letter: str) -> str:
@@ -116,9 +152,10 @@ def name_key(name: str) -> str:
 
 
 def alike(a: str, b: str) -> bool:
-    """Whether two names are alike (§6.4): equal skeletons, or equal keys (`name_key`:
-    no roster seats both)."""
-    return skeleton(a) == skeleton(b) or name_key(a) == name_key(b)
+    """Whether two names are alike (§6.4): equal skeletons, a bare stroke (a palochka
+    "Ӏ") reading as "i" or "l" ("ꓮꓲ" in Lisu letters is alike "AI" and "Al"), or equal
+    keys (`name_key`: no roster seats both)."""
+    return _read_alike(_letters(a), _letters(b)) or name_key(a) == name_key(b)
 
 
 def written_in(name: str, beside: str) -> str:

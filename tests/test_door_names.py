@@ -38,8 +38,9 @@ SCHEMAS = Schemas(*lobby.MESSAGES)  # (what the front door checks a hello agains
 
 LOOKALIKE = "".join(sorted({chr(c) for c in _LOOKALIKES}))
 # letters that reach a lookalike only by case folding: Cyrillic narrow "ᲂ" and wide "ᲃ",
-# palochka "Ӏ", Komi "Ԁ"; Greek iota subscripts (folded, an "ι")
-FOLDS_TO_LOOKALIKE = "\u1c82\u1c83\u04c0\u0500\u0345\u037a\u1fb3\u1fbc\u1f80"
+# Komi "Ԁ"; Cherokee small "ꭺ ꮯ ꮮ" (folded, capitals); Greek iota subscripts (folded, an "ι");
+# and the small palochka "ӏ", a stroke read as "i" or "l"
+FOLDS_TO_LOOKALIKE = "\u1c82\u1c83\u0500\uab7a\uabaf\uabae\u0345\u037a\u1fb3\u1fbc\u1f80\u04cf"
 # lookalikes under a mark, written as one letter: Cyrillic "ё Ё ӧ ї Ѐ", Greek "ό Ό έ Έ ά"
 MARKED_LOOKALIKE = "\u0451\u0401\u04e7\u0457\u0400\u03cc\u038c\u03ad\u0388\u03ac"
 CONFUSABLE = "".join(sorted(set(LOOKALIKE + LOOKALIKE.swapcase() + LOOKALIKE.upper() + LOOKALIKE.lower()
@@ -50,8 +51,10 @@ SCRIPTS = {script: "".join(c for c in CONFUSABLE if unicodedata.name(c, "").star
 ODD = ["\u200b", "\u200e", "\u200f", "\u202e", "\u2066", "\u00ad", "\u00a0", "\u3000", "\t", "\n", "\x00", "\x1b",
        "\u0301", "\u3164", "\u2800", "\ufeff", "\ue000"]
 FULLWIDTH = {c: chr(ord(c) - 0x21 + 0xFF01) for c in map(chr, range(0x21, 0x7F))}
-TO_LOOKALIKE = {ord(latin): other for other, latin in ((chr(k), v) for k, v in _LOOKALIKES.items())}
-TO_FOLDING = str.maketrans("\u043e\u0441\u04cf\u0501\u03b9", "\u1c82\u1c83\u04c0\u0500\u0345")  # (о с ӏ ԁ ι)
+TO_LOOKALIKE: dict[int, str] = {}  # (a Latin letter's first lookalike in the table: Cyrillic, then Greek, ...)
+for _other, _latin in ((chr(k), v) for k, v in _LOOKALIKES.items()):
+    TO_LOOKALIKE.setdefault(ord(_latin), _other)
+TO_FOLDING = str.maketrans("\u043e\u0441\u13de\u0501\u03b9", "\u1c82\u1c83\uabae\u0500\u0345")  # (о с Ꮮ ԁ ι)
 
 TRANSFORMS: list[Callable[[str], str]] = [
     str.upper, str.lower, str.swapcase, str.casefold, str.title,
@@ -186,7 +189,7 @@ def test_s6_4_the_door_refuses_a_name_that_differs_from_a_seated_one_only_by_the
 @pytest.mark.parametrize("seated,name", [
     ("Pop", "\u0420\u1c82\u0440"),  # Cyrillic "Рᲂр", its narrow "ᲂ" folding to "о"
     ("coco", "\u1c83\u1c82\u1c83\u1c82"),  # Cyrillic wide "ᲃ" and narrow "ᲂ"
-    ("Lea", "\u04c0\u0435\u0430"),  # Cyrillic "Ӏеа", its palochka folding to "ӏ"
+    ("Lea", "\u04c0\u0435\u0430"),  # Cyrillic "Ӏеа", its palochka a stroke, here an "l"
 ])
 def test_s6_4_the_door_refuses_a_name_whose_letters_read_as_latin_only_once_case_folded(
         seated: str, name: str) -> None:
@@ -212,6 +215,42 @@ def test_s6_4_the_door_refuses_a_name_whose_lookalikes_carry_marks(seated: str, 
     assert (reply["type"], reply["reason"]) == ("lobby.refuse", "name-taken"), reply
     assert reply["detail"].startswith(
         f"{seated!r} is already seated (seat 1) and {name!r} (in {letters} letters) reads the same: "), reply
+
+
+ACROSS_SCRIPTS = [
+    ("Coco", "\u03f9\u03bf\u03f2\u03bf"),  # Greek lunate sigmas "Ϲοϲο"
+    ("Jo", "\u037f\u03bf"),  # Greek capital yot "Ϳο"
+    ("Anna", "\u0391\u03b7\u03b7\u03b1"),  # Greek small eta "Αηηα"
+    ("Jake", "\u13ab\u13aa\u13e6\u13ac"),  # Cherokee "ᎫᎪᏦᎬ"
+    ("Jake", "\uab7b\uab7a\uabb6\uab7c"),  # Cherokee small letters "ꭻꭺꮶꭼ", folded to those
+    ("Tom", "\u2ca6\u2c9e\u2c98"),  # Coptic "ⲦⲞⲘ"
+    ("\u03a0\u039f\u03a0", "\u2ca0\u2c9e\u2ca0"),  # Coptic "ⲠⲞⲠ" beside Greek "ΠΟΠ"
+    ("Dan", "\ua4d3\ua4ee\ua4e0"),  # Lisu "ꓓꓮꓠ"
+    ("IKEA", "\u04c0\u041a\u0415\u0410"),  # Cyrillic palochka "ӀКЕА", read as an "I"
+    ("AI", "\ua4ee\ua4f2"), ("Al", "\ua4ee\ua4f2"),  # Lisu "ꓮꓲ", its stroke an "I" or an "l"
+]
+
+
+@pytest.mark.parametrize("seated,name", ACROSS_SCRIPTS)
+def test_s6_4_the_door_refuses_a_name_drawn_in_another_script_s_lookalikes(seated: str, name: str) -> None:
+    """Greek "ϲ Ϲ ϳ Ϳ η", Cherokee, Coptic and Lisu letters drawn like a seated player's
+    letters were read as none: the door seated "ᎫᎪᏦᎬ" beside "Jake", and each screen
+    showed two players of one name. It refuses them now, as taken."""
+    host = HostLobby(HOST, name=seated, table="T", seats=6, table_nonce=TABLE_NONCE, port=4000)
+    reply, _ = host.on_hello(raw_hello(JOINERS[0], name, b"\x03" * 32), HOST_NONCE, "10.0.0.2")
+    assert (reply["type"], reply["reason"]) == ("lobby.refuse", "name-taken"), reply
+    assert reply["detail"].startswith(f"{seated!r} is already seated (seat 1) and {name!r}"), reply
+
+
+@pytest.mark.parametrize("seated,name", ACROSS_SCRIPTS)
+def test_s6_4_a_guest_refuses_a_roster_seating_another_script_s_lookalikes(seated: str, name: str) -> None:
+    """A guest replays the door (§6.4): a roster from a host that seated such a name
+    (an earlier release's door did) ends its lobby, naming both seats."""
+    members = tuple(Member(seat, n, ident.certificate, bytes([seat + 5]) * 32, ("10.0.0.9", 4000 + seat))
+                    for seat, (n, ident) in enumerate(zip((seated, name), IDS)))
+    with pytest.raises(ProtocolError, match=rf"^§6\.4: the host seats {re.escape(repr(seated))} \(seat 1\) and "
+                                            rf"{re.escape(repr(name))}.* \(seat 2\), names that read the same"):
+        check_names(Roster("T", TABLE_NONCE, 6, members), HOST.short)
 
 
 @pytest.mark.parametrize("name,problem", [

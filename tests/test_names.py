@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from pathlib import Path
 from unicodedata import normalize
 
 import pytest
@@ -53,6 +55,52 @@ def test_s6_4_a_skeleton_leaves_no_letter_that_reads_as_latin() -> None:
     lookalikes = {chr(c) for c in _LOOKALIKES}
     left = [c for c in range(sys.maxunicode + 1) if lookalikes.intersection(normalize("NFD", skeleton(chr(c))))]
     assert [f"U+{c:04X}" for c in left] == []
+
+
+# letters of other scripts drawn like Latin (or Greek) ones, by script
+ALIKE_ACROSS_SCRIPTS = [
+    ("Coco", "\u03f9\u03bf\u03f2\u03bf"),  # Greek lunate sigmas "Ϲοϲο"
+    ("Jo", "\u037f\u03bf"), ("jo", "\u03f3\u03bf"),  # Greek yot "Ϳο", "ϳο"
+    ("Anna", "\u0391\u03b7\u03b7\u03b1"),  # Greek small eta "Αηηα"
+    ("Bob", "\u042c\u043e\u042c"), ("Viv", "\u0474\u0456\u0475"),  # Cyrillic soft sign, izhitsa "ЬоЬ", "Ѵіѵ"
+    ("Jake", "\u13ab\u13aa\u13e6\u13ac"), ("Jake", "\uab7b\uab7a\uabb6\uab7c"),  # Cherokee "ᎫᎪᏦᎬ", "ꭻꭺꮶꭼ"
+    ("Tom", "\u2ca6\u2c9e\u2c98"), ("coco", "\u2ca5\u2c9f\u2ca5\u2c9f"),  # Coptic "ⲦⲞⲘ", "ⲥⲟⲥⲟ"
+    ("\u03a0\u039f\u03a0", "\u2ca0\u2c9e\u2ca0"),  # Coptic "ⲠⲞⲠ" beside Greek "ΠΟΠ"
+    ("Dan", "\ua4d3\ua4ee\ua4e0"),  # Lisu "ꓓꓮꓠ"
+    ("IKEA", "\u04c0\u041a\u0415\u0410"), ("Alex", "\u0410\u04cf\u0435\u0445"),  # palochkas "ӀКЕА", "Аӏех"
+    ("AI", "\ua4ee\ua4f2"), ("Al", "\ua4ee\ua4f2"), ("Lisa", "\ua4e1\ua4f2\ua4e2\ua4ee"),  # Lisu "ꓮꓲ", "ꓡꓲꓢꓮ"
+]
+
+
+@pytest.mark.parametrize("a,b", ALIKE_ACROSS_SCRIPTS)
+def test_s6_4_letters_of_other_scripts_drawn_like_latin_ones_read_as_them(a: str, b: str) -> None:
+    """Greek "ϲ Ϲ ϳ Ϳ η", Cherokee, Coptic and Lisu letters drawn like Latin (or Greek)
+    ones read as those: each passed for a player's letter, and sat beside the player."""
+    assert alike(a, b) and alike(b, a), (skeleton(a), skeleton(b))
+
+
+def test_s6_4_a_bare_stroke_reads_as_i_or_l_whichever_the_other_name_has() -> None:
+    """A palochka "Ӏ" (a Lisu "ꓲ", a Coptic "Ⲓ") is drawn as an "I" or an "l", as the
+    font has it: it read as "l" only, so "ӀКЕА" sat beside "IKEA". It reads as either
+    now, and "AI" and "Al", drawn apart in Latin letters, stay apart."""
+    for stroke in "\u04c0\u04cf\ua4f2\u2c92":
+        assert alike(f"A{stroke}", "AI") and alike(f"A{stroke}", "Al") and alike(f"A{stroke}", f"A{stroke}")
+        assert not alike(f"A{stroke}", "A") and not alike(f"A{stroke}", "AO")
+    assert not alike("AI", "Al") and not alike("Ian", "lan")
+    assert skeleton("\u04c0\u0435\u0430") == skeleton("Lea") == "lea"  # (a skeleton reads it "l")
+
+
+def test_s6_4_protocol_md_lists_the_lookalikes_the_code_reads() -> None:
+    """§6.4's table of lookalikes ("| script | letters | read as |") is the code's, letter
+    for letter: a peer of another program reads names alike as this one does."""
+    text = (Path(__file__).resolve().parent.parent / "protocol.md").read_text(encoding="utf-8")
+    section = text[text.index("### 6.4"):text.index("### 6.5")]
+    listed: dict[str, str] = {}
+    for letters, read in re.findall(r"^\| [^|]+ \| ([^|]+) \| ([^|]+) \|$", section, re.M):
+        if letters.strip() not in ("letters", "---"):
+            assert len(letters.split()) == len(read.split()), letters
+            listed.update(zip(letters.split(), read.split()))
+    assert listed == {chr(k): v for k, v in _LOOKALIKES.items()}
 
 
 @pytest.mark.parametrize("a,b", [("Ann", "Anna"), ("Bo", "B\u00f6"), ("\u0432\u0430\u043d\u044f", "bahr")])
