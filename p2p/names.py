@@ -13,7 +13,8 @@ Cyrillic, Greek, Coptic, Cherokee and Lisu drawn like Latin ones read as those L
 letters (under their marks too: a Cyrillic "ё" reads "ë"), case folded, those letters
 read again (a letter that folds to one: a narrow Cyrillic "ᲂ" folds to "о", so reads
 "o"), NFKC, spaces collapsed; a letter drawn as a bare stroke (a palochka "Ӏ") reads as
-"i" or "l", as the other name has it. So "ALICE", "ａｌｉｃｅ", an all-Cyrillic "АВВА"
+"i" or "l", as the other name has it, and the Greek iota subscript as the ogonek it looks
+like ("ᾳ" as "ą", not "ai"). So "ALICE", "ａｌｉｃｅ", an all-Cyrillic "АВВА"
 beside "ABBA", "Рᲂр" beside "Pop", "Јоё" beside "Joë", a Cherokee "ᎫᎪᏦᎬ" beside "Jake"
 and a Lisu "ꓮꓲ" beside "AI" and "Al" are alike. So are two names a roster may not seat
 together (`name_key`: the same after NFKC and case folding), though a lookalike letter
@@ -67,6 +68,9 @@ _LOOKALIKES = str.maketrans({
     "ꓦ": "V", "ꓪ": "W", "ꓫ": "X", "ꓬ": "Y", "ꓜ": "Z",
     # a bare upright stroke (Cyrillic palochka, Lisu "ꓲ", Coptic "Ⲓ"): an "I" or an "l" (`_STROKE`)
     "Ӏ": "\u04cf", "ꓲ": "\u04cf", "Ⲓ": "\u04cf",
+    # the Greek iota subscript ("ᾳ" is an "α" and it), a hook beneath its letter: an ogonek
+    # ("ą"), not the letter "ι" case folding makes of it (which read "ᾳ" as "ai")
+    "\u0345": "\u0328",
 })
 _STROKE = "\u04cf"
 """How a skeleton holds a letter drawn as a bare upright stroke (a small palochka "ӏ"):

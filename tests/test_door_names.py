@@ -38,8 +38,8 @@ SCHEMAS = Schemas(*lobby.MESSAGES)  # (what the front door checks a hello agains
 
 LOOKALIKE = "".join(sorted({chr(c) for c in _LOOKALIKES}))
 # letters that reach a lookalike only by case folding: Cyrillic narrow "ᲂ" and wide "ᲃ",
-# Komi "Ԁ"; Cherokee small "ꭺ ꮯ ꮮ" (folded, capitals); Greek iota subscripts (folded, an "ι");
-# and the small palochka "ӏ", a stroke read as "i" or "l"
+# Komi "Ԁ"; Cherokee small "ꭺ ꮯ ꮮ" (folded, capitals); Greek iota subscripts (read as an
+# ogonek, though folded they are an "ι"); and the small palochka "ӏ", read as "i" or "l"
 FOLDS_TO_LOOKALIKE = "\u1c82\u1c83\u0500\uab7a\uabaf\uabae\u0345\u037a\u1fb3\u1fbc\u1f80\u04cf"
 # lookalikes under a mark, written as one letter: Cyrillic "ё Ё ӧ ї Ѐ", Greek "ό Ό έ Έ ά"
 MARKED_LOOKALIKE = "\u0451\u0401\u04e7\u0457\u0400\u03cc\u038c\u03ad\u0388\u03ac"
@@ -250,6 +250,23 @@ def test_s6_4_a_guest_refuses_a_roster_seating_another_script_s_lookalikes(seate
                     for seat, (n, ident) in enumerate(zip((seated, name), IDS)))
     with pytest.raises(ProtocolError, match=rf"^§6\.4: the host seats {re.escape(repr(seated))} \(seat 1\) and "
                                             rf"{re.escape(repr(name))}.* \(seat 2\), names that read the same"):
+        check_names(Roster("T", TABLE_NONCE, 6, members), HOST.short)
+
+
+def test_s6_4_an_iota_subscript_is_read_as_a_mark_at_the_door_and_by_each_guest() -> None:
+    """The iota subscript reads as the ogonek it looks like, not as the letter "ι" case
+    folding makes of it: the door refused Greek "Κᾳ" beside "Kai", and seated "Βᾳκ"
+    beside "Bąk". Now it seats the one and refuses the other, and a guest agrees."""
+    host = HostLobby(HOST, name="Kai", table="T", seats=6, table_nonce=TABLE_NONCE, port=4000)
+    reply, _ = host.on_hello(raw_hello(JOINERS[0], "\u039a\u1fb3", b"\x03" * 32), HOST_NONCE, "10.0.0.2")
+    assert reply["type"] == "lobby.welcome", reply
+    check_names(host.roster, HOST.short)
+    host = HostLobby(HOST, name="B\u0105k", table="T", seats=6, table_nonce=TABLE_NONCE, port=4000)
+    reply, _ = host.on_hello(raw_hello(JOINERS[0], "\u0392\u1fb3\u03ba", b"\x03" * 32), HOST_NONCE, "10.0.0.2")
+    assert (reply["type"], reply["reason"]) == ("lobby.refuse", "name-taken"), reply
+    members = tuple(Member(seat, n, ident.certificate, bytes([seat + 5]) * 32, ("10.0.0.9", 4000 + seat))
+                    for seat, (n, ident) in enumerate(zip(("B\u0105k", "\u0392\u1fb3\u03ba"), IDS)))
+    with pytest.raises(ProtocolError, match="names that read the same"):
         check_names(Roster("T", TABLE_NONCE, 6, members), HOST.short)
 
 
