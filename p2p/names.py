@@ -45,18 +45,19 @@ from typing import Literal
 _LOOKALIKES = str.maketrans({
     # Cyrillic capitals, then small letters
     "А": "A", "В": "B", "Е": "E", "Ѕ": "S", "І": "I", "Ј": "J", "К": "K", "М": "M", "Н": "H", "О": "O",
-    "Р": "P", "С": "C", "Т": "T", "У": "Y", "Х": "X", "Ү": "Y", "Һ": "H", "Ԛ": "Q", "Ԝ": "W", "Ь": "b",
-    "Ѵ": "V", "Ԍ": "G",
+    "Р": "P", "С": "C", "Т": "T", "У": "Y", "Х": "X", "Ү": "Y", "Һ": "H", "Ԛ": "Q", "Ԝ": "W", "Ѵ": "V",
     "а": "a", "е": "e", "ѕ": "s", "і": "i", "ј": "j", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x",
-    "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ү": "y", "ѵ": "v", "ѡ": "w",
+    "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ү": "y", "ѵ": "v", "ѡ": "w", "ԍ": "g",
     # Greek capitals, then small letters (the lunate sigmas are read before NFKD makes them "Σ", "σ")
     "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
-    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "Ϲ": "C", "Ϳ": "J", "Ϻ": "M", "Ϝ": "F",
+    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "Ϲ": "C", "Ϳ": "J",
     "ο": "o", "ν": "v", "ρ": "p", "ι": "i", "α": "a", "κ": "k", "υ": "u", "τ": "t", "ϲ": "c", "ϳ": "j", "η": "n",
-    # Coptic capitals, then small letters: drawn like Latin letters, or like Greek ones
-    "Ⲥ": "C", "Ⲏ": "H", "Ⲕ": "K", "Ⳑ": "L", "Ⲙ": "M", "Ⲛ": "N", "Ⲟ": "O", "Ⲣ": "P", "Ⲧ": "T", "Ⲩ": "Y",
-    "Ⲭ": "X", "Ⲅ": "Γ", "Ⲇ": "Δ", "Ⲗ": "λ", "Ⲡ": "Π", "Ⲫ": "Φ", "Ⲯ": "Ψ",
-    "ⲥ": "c", "ⲟ": "o", "ⲣ": "p", "ⲕ": "k", "ⲅ": "r", "ⲭ": "χ", "ⲱ": "ω",
+    "ϝ": "f", "ϻ": "m",  # (small digamma and san, drawn as small capitals "F", "M", as "ԍ" as a "G")
+    # Coptic: small letters, drawn as small capitals, so that a capital, folded, reads as its
+    # small letter does ("Ⲙ" and "ⲙ" as "m"); but a capital gamma "Ⲅ" is a "Γ", its small "ⲅ" an "r"
+    "Ⲅ": "Γ",
+    "ⲅ": "r", "ⲇ": "δ", "ⲏ": "h", "ⲕ": "k", "ⲗ": "λ", "ⲙ": "m", "ⲛ": "n", "ⲟ": "o", "ⲡ": "π", "ⲣ": "p",
+    "ⲥ": "c", "ⲧ": "t", "ⲩ": "y", "ⲫ": "φ", "ⲭ": "x", "ⲯ": "ψ", "ⲱ": "ω", "ⳑ": "l",
     # Cherokee, drawn like Latin capitals: read in small letters, as Unicode folds a small
     # Cherokee letter ("ꭺ") to its capital ("Ꭺ"), which the table then reads
     "Ꭺ": "a", "Ꮟ": "b", "Ᏼ": "b", "Ꮯ": "c", "Ꭰ": "d", "Ꮷ": "d", "Ꭼ": "e", "Ꮐ": "g", "Ᏻ": "g", "Ꮋ": "h",
@@ -66,8 +67,8 @@ _LOOKALIKES = str.maketrans({
     "ꓮ": "A", "ꓐ": "B", "ꓚ": "C", "ꓓ": "D", "ꓒ": "d", "ꓰ": "E", "ꓝ": "F", "ꓖ": "G", "ꓧ": "H", "ꓙ": "J",
     "ꓗ": "K", "ꓡ": "L", "ꓟ": "M", "ꓠ": "N", "ꓳ": "O", "ꓑ": "P", "ꓣ": "R", "ꓢ": "S", "ꓔ": "T", "ꓴ": "U",
     "ꓦ": "V", "ꓪ": "W", "ꓫ": "X", "ꓬ": "Y", "ꓜ": "Z",
-    # a bare upright stroke (Cyrillic palochka, Lisu "ꓲ", Coptic "Ⲓ"): an "I" or an "l" (`_STROKE`)
-    "Ӏ": "\u04cf", "ꓲ": "\u04cf", "Ⲓ": "\u04cf",
+    # a bare upright stroke (Cyrillic palochka, Lisu "ꓲ", Coptic "Ⲓ" folded): an "I" or an "l" (`_STROKE`)
+    "Ӏ": "\u04cf", "ꓲ": "\u04cf", "ⲓ": "\u04cf",
     # the Greek iota subscript ("ᾳ" is an "α" and it), a hook beneath its letter: an ogonek
     # ("ą"), not the letter "ι" case folding makes of it (which read "ᾳ" as "ai")
     "\u0345": "\u0328",

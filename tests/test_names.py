@@ -62,9 +62,11 @@ ALIKE_ACROSS_SCRIPTS = [
     ("Coco", "\u03f9\u03bf\u03f2\u03bf"),  # Greek lunate sigmas "Ϲοϲο"
     ("Jo", "\u037f\u03bf"), ("jo", "\u03f3\u03bf"),  # Greek yot "Ϳο", "ϳο"
     ("Anna", "\u0391\u03b7\u03b7\u03b1"),  # Greek small eta "Αηηα"
-    ("Bob", "\u042c\u043e\u042c"), ("Viv", "\u0474\u0456\u0475"),  # Cyrillic soft sign, izhitsa "ЬоЬ", "Ѵіѵ"
+    ("Gog", "\u050c\u043e\u050d"), ("Viv", "\u0474\u0456\u0475"),  # Cyrillic Komi sje, izhitsa "Ԍоԍ", "Ѵіѵ"
+    ("Fam", "\u03dc\u03b1\u03fb"),  # Greek digamma, small san "Ϝαϻ"
     ("Jake", "\u13ab\u13aa\u13e6\u13ac"), ("Jake", "\uab7b\uab7a\uabb6\uab7c"),  # Cherokee "ᎫᎪᏦᎬ", "ꭻꭺꮶꭼ"
-    ("Tom", "\u2ca6\u2c9e\u2c98"), ("coco", "\u2ca5\u2c9f\u2ca5\u2c9f"),  # Coptic "ⲦⲞⲘ", "ⲥⲟⲥⲟ"
+    ("Tom", "\u2ca6\u2c9e\u2c98"), ("Tom", "\u2ca7\u2c9f\u2c99"),  # Coptic "ⲦⲞⲘ", its small "ⲧⲟⲙ"
+    ("coco", "\u2ca5\u2c9f\u2ca5\u2c9f"),  # Coptic "ⲥⲟⲥⲟ"
     ("\u03a0\u039f\u03a0", "\u2ca0\u2c9e\u2ca0"),  # Coptic "ⲠⲞⲠ" beside Greek "ΠΟΠ"
     ("Dan", "\ua4d3\ua4ee\ua4e0"),  # Lisu "ꓓꓮꓠ"
     ("IKEA", "\u04c0\u041a\u0415\u0410"), ("Alex", "\u0410\u04cf\u0435\u0445"),  # palochkas "ӀКЕА", "Аӏех"
@@ -83,7 +85,7 @@ def test_s6_4_a_bare_stroke_reads_as_i_or_l_whichever_the_other_name_has() -> No
     """A palochka "Ӏ" (a Lisu "ꓲ", a Coptic "Ⲓ") is drawn as an "I" or an "l", as the
     font has it: it read as "l" only, so "ӀКЕА" sat beside "IKEA". It reads as either
     now, and "AI" and "Al", drawn apart in Latin letters, stay apart."""
-    for stroke in "\u04c0\u04cf\ua4f2\u2c92":
+    for stroke in "\u04c0\u04cf\ua4f2\u2c92\u2c93":
         assert alike(f"A{stroke}", "AI") and alike(f"A{stroke}", "Al") and alike(f"A{stroke}", f"A{stroke}")
         assert not alike(f"A{stroke}", "A") and not alike(f"A{stroke}", "AO")
     assert not alike("AI", "Al") and not alike("Ian", "lan")
