@@ -22,8 +22,8 @@ aid. An auditor that knows every face (after the round's openings) passes
 `me=None, private_faces=True` and gets every look with its face; with `card_ids` as
 well (the audit's report) every card is named with its number in the deck, so that a
 reader can follow one physical card through the game ("a 14 [card 36]"), and a card
-whose face the narrator does not know is "an unknown card" wherever it would be named
-(bottom cards it cannot name are said to be unknown, with why: their round was cut short);
+whose face the narrator does not know is "an unopened card" wherever it would be named
+(only a seat saw it, and its round was cut short before its openings: `cut_short`);
 a matched snap then names the top card it was made on too (of two equal cards snapped
 in a row, the second matched the first, not the card the first one covered). Given the
 faces its round's openings (§9.7) re-derived (`opened`), it names a card that moved
@@ -108,8 +108,8 @@ def card_words(skills: Skills, face: int) -> str:
 
 def card_named(skills: Skills, face: int | None) -> str:
     """A card with its number in the deck (its face), as the audit names it: "an 8 [card
-    22]"; "an unknown card" when the face is not known."""
-    return "an unknown card" if face is None else f"{card_words(skills, face)} [card {face}]"
+    22]"; "an unopened card" when the face is not known (`UNOPENED_CARD`)."""
+    return UNOPENED_CARD if face is None else f"{card_words(skills, face)} [card {face}]"
 
 
 def _article(words: str) -> str:
@@ -136,10 +136,17 @@ class _Story:
     discarding: bool = False  # TurnTimedOut: a card is being discarded for the player
 
 
-UNOPENED: Final = ("the round's shuffles were not opened and verified (it was cut short before its openings, "
-                   "or they failed to verify)")
-"""Why an auditor cannot name a card only a seat saw (§9.7: only the openings tell it,
-and only once they verify, §8.9)."""
+UNOPENED_CARD: Final = "an unopened card"
+"""A card the audit's report cannot name: only a seat saw it, in a round whose shuffles
+were not opened and checked (§9.7: only the openings tell it, and only once they verify,
+§8.9). `cut_short` says why, once for the round."""
+
+
+def cut_short(round_no: int) -> str:
+    """What a round that ended without its openings means for its cards, in a sentence:
+    the table's screen, the line-mode client and the audit's report say it alike."""
+    return (f"Round {round_no} was cut short: its shuffles were not opened and checked (§9.7), so a card only one "
+            "player saw in it stays unopened, unknown to everyone else, an audit of the logs included.")
 
 
 def listed(names: Sequence[str]) -> str:
@@ -418,16 +425,14 @@ class Narrator:
 
     def _bottom_cards(self, game: Game, cards: Sequence[int]) -> str:
         """R4.3: "bottom cards: a 4 [card 11] and a 20 [card 28]" as a look names them; an
-        auditor's (`card_ids`) says which it cannot name, and why, instead of "an unknown card"."""
+        auditor's (`card_ids`) says those it cannot name are unopened (`UNOPENED_CARD`)."""
         if not self.card_ids:
             suffix = self._look_suffix(game, cards)
             return f"bottom cards{suffix}" if suffix else ""
         named = [self._words(game, c) for c in cards if self._face(game, c) is not None]
         if not named:
-            return f"two bottom cards, unknown: {UNOPENED}"
-        if len(named) == 1:
-            return f"bottom cards: {named[0]} and another, unknown: {UNOPENED}"
-        return f"bottom cards: {' and '.join(named)}"
+            return "two bottom cards, both unopened"
+        return f"bottom cards: {' and '.join(named)}" + (f" and {UNOPENED_CARD}" if len(named) == 1 else "")
 
     def _tell_ready(self, game: Game, story: _Story) -> list[Told]:
         return []  # the screen shows who is ready; the first turn is told by the status line
@@ -658,5 +663,6 @@ def _intent_words(intent: Intent) -> str:
 
 
 __all__ = [
-    "Narrator", "Told", "TOLD_KINDS", "card_words", "card_named", "value_words", "slot_words", "power_words",
+    "Narrator", "Told", "TOLD_KINDS", "UNOPENED_CARD", "card_words", "card_named", "cut_short", "value_words",
+    "slot_words", "power_words",
 ]  # fmt: skip

@@ -11,8 +11,8 @@ so every look is told with its card. A card is named, with its number in the dec
 followed through the game, wherever the log tells it: every card of a finished round
 (its openings re-derive them all), and in any round every card that was turned face up
 for all (its shares are in the log), also where a seat had seen it privately before. A
-card seen only privately in a round that did not finish stays "an unknown card" (bottom
-cards: "unknown", with why: the round's shuffles were not opened and verified). Turns
+card seen only privately in a round that did not finish stays "an unopened card", and the
+round says why, first (`cut_short`: its shuffles were not opened and checked). Turns
 are counted from 1 in each round."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
 from engine.errors import slot_named, spell
-from engine.narrate import Narrator, card_named, listed, slot_words
+from engine.narrate import Narrator, card_named, cut_short, listed, slot_words
 from p2p.agreement import AWAY_WORD, TOO_FEW, Agreement
 from p2p.audit import AuditResult
 from p2p.errors import printable
@@ -227,7 +227,9 @@ def _rounds(result: AuditResult) -> Iterator[str]:
     def flush() -> Iterator[str]:
         outcome = outcomes.get(round_no)
         yield ""
-        yield f"Round {round_no}" + ("" if outcome else " (not finished)")
+        yield f"Round {round_no}"
+        if outcome is None:  # (first: why a card only a seat saw is not named in it)
+            yield f"  {cut_short(round_no)}"
         yield from (f"  {line}" for line in lines)
         if outcome is not None:  # (after the story, whose last move they follow: R8 turns them up then)
             yield "  Every card turned face up at the end of the round (R8):"
