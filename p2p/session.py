@@ -97,6 +97,13 @@ class RoundReport:
     audit: str = ""  # the verdict in words
 
 
+def round_cut_short(round_no: int, played_out: int) -> int | None:
+    """Of a game that ended early (§9.8, §11.3), the round it was in, if that round had
+    been dealt and was not played out (its shuffles never opened, §9.7), or None:
+    `round_no` is the engine's round, `played_out` the rounds whose scores stand."""
+    return round_no if round_no > played_out else None
+
+
 @dataclass(slots=True)
 class Deadlines:
     """Timers the screen shows, on the session's clock (`TableSession.now()`)."""

@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 from tui_support import LocalSession, ScreenHarness, Script, arranged, real_time_limit
@@ -244,10 +245,12 @@ def test_s10_the_game_end_screen_of_a_game_with_no_round_scored_does_not_offer_t
     from cli.tui.canvas import Canvas
     from cli.tui.round_view import draw_game_end
 
-    def shown(history: tuple[tuple[int, ...], ...]) -> str:
-        view = SimpleNamespace(totals=history[-1] if history else (0, 0), winners=(), history=history, target=100)
+    def shown(history: tuple[tuple[int, ...], ...]) -> str:  # (ended between rounds: none under way)
+        view = SimpleNamespace(totals=history[-1] if history else (0, 0), winners=(), history=history, target=100,
+                               round=len(history))
         model = SimpleNamespace(view=view, me=0, players=2, name=lambda s: ("You", "Bo")[s], ended=True,
-                                finished=False, ended_why="Bo left the table", log_path="game.bandit-log")
+                                finished=False, ended_why="Bo left the table", log_path="game.bandit-log",
+                                reports=history)
         canvas = Canvas(80, 24)
         draw_game_end(canvas, model)  # type: ignore[arg-type]
         return "\n".join(canvas.row_text(y).rstrip() for y in range(24))
@@ -258,6 +261,42 @@ def test_s10_the_game_end_screen_of_a_game_with_no_round_scored_does_not_offer_t
     assert "There is no score to check in it, but anyone can still audit it:" in unscored
     assert "audit game.bandit-log" in unscored
     assert "Anyone can check every shuffle, reveal, move and score in it:" in shown(((3, 9),))
+    assert "cut short" not in shown(((3, 9),))
+
+
+@pytest.mark.parametrize("played_out", [0, 1, 2])
+def test_s10_2_a_game_ended_in_a_round_under_way_says_that_round_was_cut_short_and_what_can_be_checked(
+        played_out: int) -> None:
+    """A game left in round 3 (§9.8: the round under way is void) did not let anyone check
+    "every shuffle, reveal, move and score in it": the rounds played out can be checked in
+    full; of the round cut short, whose shuffles were never opened, only the moves and the
+    cards turned face up for all (§10.2), and a card only one player saw stays unopened."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_game_end
+    from engine.narrate import cut_short
+
+    history = ((3, 9), (12, 20))[:played_out]
+    view = SimpleNamespace(totals=history[-1] if history else (0, 0), winners=(), history=history, target=100,
+                           round=played_out + 1)
+    model = SimpleNamespace(view=view, me=0, players=2, name=lambda s: ("You", "Bo")[s], ended=True, finished=False,
+                            ended_why="Bo left the table", log_path="game.bandit-log", reports=history)
+    canvas = Canvas(100, 30)
+    draw_game_end(canvas, model)  # type: ignore[arg-type]
+    text = " ".join(" ".join(canvas.row_text(y).split()) for y in range(30))
+    cut = played_out + 1
+    assert " ".join(cut_short(cut).split()) in text
+    assert f"Round {cut} was cut short: its shuffles were not opened and checked" in text
+    assert "every shuffle, reveal, move and score in it" not in text
+    what = "every move and every card turned face up, but not the cards only one player saw:"
+    played = {0: f"There is no score to check in it; of round 1, cut short, anyone can check {what}",
+              1: f"Anyone can check every shuffle, reveal, move and score of round 1 in it, played out; of round 2, cut "
+                 f"short, {what}",
+              2: f"Anyone can check every shuffle, reveal, move and score of rounds 1 and 2 in it, played out; of round "
+                 f"3, cut short, {what}"}
+    assert played[played_out] in text
+    assert "audit game.bandit-log" in text
 
 
 def test_a_wide_character_drawn_over_in_part_is_blanked_whole() -> None:

@@ -12,13 +12,13 @@ from typing import Final
 
 from cli.commands import audit_command
 from engine import CALLER_BONUS, Skills
-from engine.narrate import listed
+from engine.narrate import cut_short, listed
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.cards import Shown, card_width, empty_cell, value_cell
 from cli.tui.keymap import slot_position
 from cli.tui.model import TableModel
 from cli.tui.seat_names import fit_names
-from p2p.session import RoundReport
+from p2p.session import RoundReport, round_cut_short
 
 NAME_COLUMNS = 12
 
@@ -120,8 +120,22 @@ def _column_names(model: TableModel) -> list[str]:
 
 CHECK_SCORED: Final = "Anyone can check every shuffle, reveal, move and score in it:"
 CHECK_UNSCORED: Final = "There is no score to check in it, but anyone can still audit it:"
-"""What anyone can do with the game's log, said under its path on the game-end screen
-(§10): a game with no round scored has no score, nor a shuffle opened, to check."""
+
+
+def check_words(played_out: int, cut: int | None) -> str:
+    """What anyone can check in the game's log (§10.2), said under its path on the
+    game-end screen: every shuffle, reveal, move and score of the `played_out` rounds; of
+    round `cut`, cut short before its openings (`cut_short`), only its moves and the
+    cards turned face up for all. A game with no round scored has no score, nor a shuffle
+    opened, to check."""
+    if cut is None:
+        return CHECK_SCORED if played_out else CHECK_UNSCORED
+    what = "every move and every card turned face up, but not the cards only one player saw:"
+    if not played_out:
+        return f"There is no score to check in it; of round {cut}, cut short, anyone can check {what}"
+    rounds = {1: "round 1", 2: "rounds 1 and 2"}.get(played_out, f"rounds 1 to {played_out}")
+    return (f"Anyone can check every shuffle, reveal, move and score of {rounds} in it, played out; of round {cut}, "
+            f"cut short, {what}")
 
 
 def draw_game_end(canvas: Canvas, model: TableModel) -> None:
@@ -138,11 +152,19 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
         for line in wrap(why, width - 2):
             canvas.write(1, y, line, "class:dim")
             y += 1
+    early = _early(model)
+    played_out = len(model.reports) if early else len(view.history)  # (early: only the rounds whose scores stand)
+    cut = round_cut_short(view.round, played_out) if early else None
+    if cut is not None:  # (its cards were dealt and never opened: say what that means)
+        y += 1
+        for line in wrap(cut_short(cut), width - 2):
+            canvas.write(1, y, line, "class:dim")
+            y += 1
     y += 1
     if model.log_path:  # (wrapped, not cut: the path is there to be read; both are printed whole on leaving)
         lines = [(1, "Your fairness log of this game:", "class:prompt"),
                  *((3, line, "class:message.info") for line in wrap(model.log_path, width - 4)),
-                 (1, CHECK_SCORED if view.history else CHECK_UNSCORED, "class:prompt"),
+                 *((1, line, "class:prompt") for line in wrap(check_words(played_out, cut), width - 2)),
                  *((3, line, "class:prompt.key") for line in wrap(audit_command([model.log_path]), width - 4))]
         for x, line, style in lines[: max(0, canvas.height - 2 - y)]:  # (never over the last line's "Enter")
             canvas.write(x, y, line, style)
