@@ -22,12 +22,13 @@ from cli.commands import audit_command
 from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, tell, why_not_full_screen
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
+from engine.narrate import cut_short
 from p2p.identity import Certificate, Identity, default_state_dir
 from p2p.journal import SeatJournal, forget_stale_journals, open_seat_journal
 from p2p.lobby import LobbyResult, Signing
 from p2p.peer import FULL_SPEED, HUMAN_PACE, GameSummary, Resumption, TablePeer
 from p2p.roster import Member
-from p2p.session import Line
+from p2p.session import Line, round_cut_short
 from p2p.transport import Mesh
 
 
@@ -145,9 +146,22 @@ def log_unwritable(state_dir: Path | None, explicit: Path | None, log_dir: Path 
 
 
 def print_line(line: Line) -> None:
-    """Headless progress: how each round ended, and anything that went wrong."""
-    if line.kind in ("round", "table", "warning", "error"):
+    """Line-mode progress: how each round ended, anything that went wrong, and what the
+    full screen's table log tells of this seat's own cards (its own moves, and a power,
+    a swap or a snap of anyone's on one of its cards), in the same words."""
+    if line.kind in ("round", "table", "warning", "error") or line.yours:
         say(f"  {line.text}")
+
+
+def tell_cut_short(peer: TablePeer) -> None:
+    """Where the game ended in a round under way (a seat left, or was away too long), end
+    the table log, which a line-mode seat prints, with what that means for the round's
+    cards (`cut_short`: its shuffles were never opened), as the full screen's game end says."""
+    progress = peer.progress
+    if progress.ended and not progress.finished:
+        cut = round_cut_short(peer.view().round, len(peer.reports))
+        if cut is not None:
+            peer.tell(cut_short(cut), "round")
 
 
 def seat_for_a_person(args: argparse.Namespace) -> bool:
@@ -209,7 +223,9 @@ async def play_seat(
         if leave_first is not None:
             return await leave_at_once(peer, leave_first)
         if headless:
-            return await peer.run()
+            summary = await peer.run()
+            tell_cut_short(peer)
+            return summary
         # The screen stays up after the game: the player reads the last round and the final
         # standings, then closes it. Leaving mid-game (asked first) ends the peer, log valid.
         finished: list[GameSummary] = []

@@ -37,7 +37,7 @@ look & swap awaiting its decision.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from engine.errors import SQUARE_WORDS, Who, Words, slot_words, spell
@@ -92,6 +92,7 @@ class Told:
     text: str
     kind: str = "table"  # one of TOLD_KINDS
     seat: int | None = None  # the seat it is mostly about
+    yours: bool = False  # it tells of a move of the narrator's seat, or of one on its cards (`Narrator.seats_in`)
 
 
 def value_words(skills: Skills, face: int) -> str:
@@ -344,10 +345,26 @@ class Narrator:
         self._place(game, story)
         teller = _TELLERS.get(type(event))
         if teller is not None:
-            out += teller(self, game, story)
+            yours = self.me is not None and self.me in self.seats_in(story)  # (before the teller forgets a look)
+            out += [replace(told, yours=True) if yours else told for told in teller(self, game, story)]
         out += self._turn_notes(story.notes)
         out += self._round_notes(game, story.notes)
         return out
+
+    def seats_in(self, story: _Story) -> set[int]:
+        """The seats whose move, or whose cards, `story` tells of: the one who acted, the
+        owner of the card a power or a snap was used on (or a look & swap's, decided now),
+        whoever drew a penalty card, and whose turn timed out."""
+        event = story.event
+        seats = {getattr(event, "seat", None), getattr(event, "owner", None)}
+        if isinstance(event, DecideSwap) and self._looked is not None:
+            seats.add(self._looked.owner)
+        for note in story.notes:
+            if isinstance(note, (SnapResolved, PenaltyDrawn, TimerFallback)):
+                seats.add(note.seat)
+            if isinstance(note, SnapResolved):
+                seats.add(note.owner)
+        return {seat for seat in seats if type(seat) is int}
 
     def _turn_notes(self, notes: Sequence[Note]) -> list[Told]:
         """Where a turn begins (R5), so that a snap is read in the turn it was made in (R6)."""
@@ -628,7 +645,8 @@ class Narrator:
         story = self._story
         if story is None or not isinstance(story.event, Draw) or game.zones().hand != event.card:
             return []
-        return [Told(f"{self.name(event.to)} drew {self._words(game, event.card)}.", "private", event.to)]
+        return [Told(f"{self.name(event.to)} drew {self._words(game, event.card)}.", "private", event.to,
+                     yours=event.to == self.me)]
 
 
 _TELLERS = {

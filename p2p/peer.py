@@ -1361,8 +1361,8 @@ class TablePeer(SessionRecord):
         """Add a line of the caller's own to the table's event log (what the lobby knew)."""
         self._say(text, kind)
 
-    def _say(self, text: str, kind: Any = "table", seat: int | None = None) -> None:
-        line = Line(text, kind, seat)
+    def _say(self, text: str, kind: Any = "table", seat: int | None = None, yours: bool = False) -> None:
+        line = Line(text, kind, seat, yours)
         self._lines.append(line)
         if self._on_line is not None:
             self._on_line(line)
@@ -1377,7 +1377,7 @@ class TablePeer(SessionRecord):
             self._game_over = ended[-1]
             notes = [note for note in notes if not isinstance(note, GameEnded)]
         for told in self._narrator.narrate(machine.engine, event, notes):
-            self._say(told.text, told.kind, told.seat)  # type: ignore[arg-type]
+            self._say(told.text, told.kind, told.seat, told.yours)  # type: ignore[arg-type]
 
     def _tell_refusals(self, step: Step, *, live: bool) -> None:
         """Tell the player each intent `step` refused, in the table's words. Live, another

@@ -81,6 +81,7 @@ class Line:
     text: str
     kind: LineKind = "table"
     seat: int | None = None  # the seat it is mostly about, for colouring
+    yours: bool = False  # it tells of a move of the local seat's, or of one on its cards (`Told.yours`)
 
 
 @dataclass(frozen=True, slots=True)

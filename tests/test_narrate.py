@@ -534,3 +534,34 @@ def test_R7_a_reshuffle_is_told_before_the_card_drawn_from_it() -> None:
     assert texts(out[1])[0] == reshuffle and re.fullmatch(r"You drew a [02]\.", texts(out[1])[1]), texts(out[1])
     assert texts(out[0]) == [reshuffle]  # (what Bo does with it is told once he has)
     assert texts(out[2])[0] == reshuffle and texts(out[2])[1].startswith("Bo drew "), texts(out[2])
+
+
+def test_a_seat_s_lines_on_its_own_cards_are_marked_yours_and_no_other() -> None:
+    """A line-mode seat prints the table log's lines on its own cards (`Told.yours`): its
+    own moves, and another's power, swap or snap on one of its cards (R3, R6); a move of
+    another player's on their own cards is not one of them."""
+    table = scripted(tableaux={0: [12, 14, 0, 2], 1: [0, 18, 6, 8], 2: [10, 4, 4, 4]}, discard=10,
+                     draw=[12, 0, 8, 16, 0, 0])
+    bo = 1
+
+    def yours(event: Event) -> list[tuple[str, bool]]:
+        return [(told.text, told.yours) for told in table.do(event)[bo]]
+
+    assert yours(Snap(0, table.t.top(), 2, 0, give=0)) == [  # Ana snaps Cy's 10: not Bo's cards
+        ("Ana snapped a 10 from Cy's top-left slot — it matched; Ana's top-left card went to Cy, unseen.", False)]
+    table.do(Draw(0))
+    table.do(Discard(0))  # a 12: swap
+    assert yours(Swap(0, 1, bo, 3)) == [("Ana swapped their top-right card with your bottom-right card, unseen.", True)]
+    assert yours(Draw(bo)) + yours(Exchange(bo, 0)) == [
+        ("You kept the drawn card in your top-left slot and discarded a 0.", True)]
+    table.do(Draw(2))
+    table.do(Discard(2))  # an 8: spy
+    assert yours(Spy(2, bo, 1)) == [("Cy spied on your top-right card.", True)]
+    table.do(Draw(0))
+    table.do(Discard(0))  # a 16: look & swap
+    assert yours(LookSwap(0, 1, bo, 2)) == [("Ana looked at their top-right card and your bottom-left card.", True)]
+    assert yours(DecideSwap(0, True)) == [("Ana exchanged their top-right card with your bottom-left card.", True)]
+    assert yours(Draw(bo)) + yours(Discard(bo)) == [("You drew and discarded a 0.", True)]
+    assert yours(Snap(2, table.t.top(), bo, 1, give=0)) == [
+        ("Cy tried an 18 from your top-right slot on a 0 — wrong (R6): it went back face down, penalty card (into slot "
+         "4).", True)]
