@@ -850,6 +850,22 @@ async def test_help_screen_explains_snap_and_bandit(mock_clock: trio.testing.Moc
         assert t.scene.overlay is None
 
 
+def test_R5_R8_the_help_s_bandit_note_cites_when_it_may_be_announced_and_what_follows() -> None:
+    """The note said "Bandit (R8): announce it before drawing": when Bandit may be
+    announced is R5 (the very start of a turn, once a round), what follows it R8 (the
+    final turns), the caller's -10 or +10 R9. Shown whole on the smallest table screen."""
+    from cli.tui.canvas import Canvas
+    from cli.tui.help_view import draw_help
+    from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH
+
+    canvas = Canvas(MIN_WIDTH, MIN_HEIGHT)
+    draw_help(canvas)
+    shown = " ".join(" ".join(canvas.row_text(y).split()) for y in range(MIN_HEIGHT - 1))
+    assert ("Bandit (R5): announce it at the very start of your turn, before drawing, if nobody has this round and "
+            "your cards' sum seems lowest. Then (R8) you play that turn and the next two players one final turn each "
+            "(with two players, the other). Strictly lowest: -10, otherwise +10 (R9).") in shown
+
+
 # --- a live table turns cards over asynchronously -------------------------------------------
 
 

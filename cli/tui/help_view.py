@@ -10,8 +10,9 @@ KEY_COLUMN = 12
 NOTES = (
     "Snap (R6): snap a face-down card identical to the discard top (green and red Bandit "
     "match). One try per turn; wrong or too late: a penalty card.",
-    "Bandit (R8): announce it before drawing if your cards' sum seems lowest; the others play "
-    "final turns. Strictly lowest: -10, otherwise +10 (R9).",
+    "Bandit (R5): announce it at the very start of your turn, before drawing, if nobody has this round "
+    "and your cards' sum seems lowest. Then (R8) you play that turn and the next two players one final "
+    "turn each (with two players, the other). Strictly lowest: -10, otherwise +10 (R9).",
 )
 
 LEGEND = ("[░░] face down", "[••] seen by you", "[ 8] shown", "[-2] green", "[20] red")
