@@ -18,7 +18,7 @@ them: cards face up for everyone, and cards `me` saw itself. Private looks (a dr
 card, a peek, a spy, the bottom cards) are told *without* their face unless
 `private_faces` is set: the terminal client shows a look on the card itself for a few
 seconds, and writing it into the log would turn every look into a permanent memory
-aid. An auditor that knows every face (after the round's openings) passes
+aid (a seat played without a screen, whose lines are all it shows, sets it). An auditor that knows every face (after the round's openings) passes
 `me=None, private_faces=True` and gets every look with its face; with `card_ids` as
 well (the audit's report) every card is named with its number in the deck, so that a
 reader can follow one physical card through the game ("a 14 [card 36]"), and a card
@@ -437,7 +437,7 @@ class Narrator:
                 whose = "your" if seat == self.me else "their"
                 saw = self._bottom_cards(game, [tableau[2], tableau[3]])
                 if saw:
-                    out.append(Told(f"{self.name(seat)} saw {whose} {saw}.", "private", seat))
+                    out.append(Told(f"{self.name(seat)} saw {whose} {saw}.", "private", seat, yours=seat == self.me))
         return out
 
     def _bottom_cards(self, game: Game, cards: Sequence[int]) -> str:

@@ -172,11 +172,13 @@ class TablePeer(SessionRecord):
         written in `journal_dir` now, if given); `resume`: a seat taken back after its
         game began (§11.3). `grace`: how long this seat waits for a seat away, if not the
         table's rule (`grace_s`, §6.8; tests shorten it). `slot_label` names a penalty
-        slot in the table log's lines (a screen: its key)."""
+        slot in the table log's lines (a screen: its key). `on_line` is given each line
+        as it is told by a seat played without a screen (line mode): its lines tell its
+        looks with their faces, which a screen shows on the cards instead."""
         SessionRecord.__init__(self, log_path=str(log_path))
         self._on_line: Callable[[Line], None] | None = None  # (set after a replay: its lines were printed before)
         self._narrator = Narrator(tuple(m.name for m in lobby_result.roster.members), lobby_result.seat,
-                                  turns=True, slot_label=slot_label)
+                                  turns=True, slot_label=slot_label, private_faces=on_line is not None)
         self._game_over: GameEnded | None = None  # told once the last round's scores stand
         roster = lobby_result.roster
         grace = float(roster.rules.grace_s) if grace is None else grace

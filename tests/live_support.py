@@ -8,7 +8,7 @@ the others are played by the normal bot. Used by the client's live tests and by
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +23,7 @@ from p2p.lobby import LobbyResult, Signing
 from p2p.lobby_runner import StartCall, host_table, join_table
 from p2p.peer import FULL_SPEED, GameSummary, Pace, TablePeer, table_schemas
 from p2p.roster import TableRules
+from p2p.session import Line
 from p2p.transport import Mesh, open_mesh
 
 LOOPBACK = "127.0.0.1"
@@ -72,11 +73,13 @@ def journal_as_signed(book: SeatBook, result: LobbyResult) -> SeatJournal | None
 async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: Pace = FULL_SPEED,
                           rules: TableRules | None = None,
                           classes: Mapping[int, type[TablePeer]] | None = None,
-                          journals: bool = False) -> tuple[AsyncExitStack, list[TablePeer]]:
+                          journals: bool = False,
+                          on_line: Callable[[Line], None] | None = None) -> tuple[AsyncExitStack, list[TablePeer]]:
     """Seat `peers` live peers; seat 1 without a bot when `person`. Close the returned
     stack (after the peers' `run` ended) to close their meshes. `classes` gives some
     seats another kind of peer (a cheating one, in tests); with `journals` every seat
-    keeps a journal (§11.3) in its own state folder under `root`."""
+    keeps a journal (§11.3) in its own state folder under `root`; `on_line` is given
+    seat 1's lines, as a seat played in line mode gives them."""
     stack = AsyncExitStack()
     lobby = await seat_live_lobby(root, peers, stack, rules)
     table = []
@@ -84,7 +87,8 @@ async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: 
         bot = None if (i == 0 and person) else NormalBot()
         cls = (classes or {}).get(i, TablePeer)
         table.append(cls(mesh, result, lobby.ids[i], log_path=root / f"seat{i + 1}.bandit-log", bot=bot, seed=i,
-                         pace=pace, journal_dir=root / f"peer{i}" if journals else None))
+                         pace=pace, journal_dir=root / f"peer{i}" if journals else None,
+                         on_line=on_line if i == 0 else None))
     return stack, table
 
 

@@ -190,19 +190,22 @@ def test_join_help_tells_bot_from_headless() -> None:
     assert "the normal bot plays this seat at a person's pace" in text and "as fast as it can" in text, text
 
 
-async def test_s9_8_a_line_mode_seat_prints_the_moves_on_its_own_cards_and_the_round_its_game_cut_short(
+async def test_s9_8_a_line_mode_seat_prints_its_own_cards_as_the_screen_shows_them_and_the_round_its_game_cut_short(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Without the full screen a seat's output held no line on its own cards: only round
     ends and what went wrong. It prints what the table log tells of them, in its words
-    ("You drew and discarded …"), and not the other players' moves on their own cards; a
+    ("You drew and discarded …"), with the faces the screen shows on the cards (its bottom
+    cards, R4.3; its drawn card), and not the other players' moves on their own cards; a
     game left in a round under way ends with that round cut short, its shuffles never
     opened (§9.7, §9.8), as the full screen's game end says."""
+    import re
+
     from cli.game import print_line, tell_cut_short
     from engine import Discard, Draw, Ready, SkipPower, legal_intents
     from engine.narrate import cut_short
     from tests.live_support import running, seat_live_table, until
 
-    stack, peers = await seat_live_table(tmp_path, 2)  # (the first a person's seat: it moves when told)
+    stack, peers = await seat_live_table(tmp_path, 2, on_line=print_line)  # (the first: moves when told)
     me = peers[0]
 
     async def play(intent) -> None:  # type: ignore[no-untyped-def]
@@ -220,13 +223,14 @@ async def test_s9_8_a_line_mode_seat_prints_the_moves_on_its_own_cards_and_the_r
                     me.submit(SkipPower(me.me))
                 await me.leave()  # (in round 1: its last turn waits for this seat, R8)
     tell_cut_short(me)
-    for line in me.lines:
-        print_line(line)
     printed = capsys.readouterr().out.splitlines()
-    mine = [line.text for line in me.lines if line.yours]
-    assert any(text.startswith("You drew and discarded ") for text in mine), mine
-    assert all(f"  {text}" in printed for text in mine)
+    assert printed == [f"  {line.text}" for line in me.lines
+                       if line.kind in ("round", "table", "warning", "error") or line.yours]
+    card = r"an? -?\d+|an? \w+ Bandit \([+-]\d+\)"
+    assert any(re.fullmatch(rf"  You saw your bottom cards: ({card}) and ({card})\.", line) for line in printed), printed
+    assert any(re.fullmatch(rf"  You drew ({card})\.", line) for line in printed), printed
+    assert any(line.startswith("  You drew and discarded ") for line in printed), printed
     others = [line.text for line in me.lines if line.kind in ("turn", "power", "snap") and not line.yours]
-    assert all(f"  {text}" not in printed for text in others) and not any(t.startswith("You ") for t in others)
+    assert not any(text.startswith("You ") or " your " in text for text in others), others
     assert me.view().round == 1 and not me.reports
     assert printed[-1] == f"  {cut_short(1)}"
