@@ -42,7 +42,7 @@ from p2p.lobby_runner import sign_again
 from p2p.log import FairnessLog, LogContents, LogError, read_log
 from p2p.peer import GameSummary, Resumption
 from engine.narrate import listed
-from p2p.session import YOU_LEFT, ended_unanswered_after_stop, left_the_table, unanswered_named
+from p2p.session import YOU_LEFT, ended_cut_after_stop, ended_unanswered_after_stop, left_the_table, unanswered_named
 from p2p.wire import decode_map
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
@@ -277,12 +277,17 @@ class OwnLeave:
     # (else: the seats that did not answer after this seat's stop, "Bo and Cy", and whether it reached any other)
     unanswered: str = "the others"
     reached_some: bool = False
+    cut: str | None = None  # (else: every other seat answered, but what they could not reach: "Bo could not reach Cy …")
 
     def words(self, now: float | None = None) -> str:
         """Why there is nothing to go back to, to the player who left."""
         now = time.time() if now is None else now
         at = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.when))
         when = f"at {at} ({_ago(max(0.0, now - self.when))} ago)"
+        if self.cut is not None:
+            return (f"your last game, at table {self.table!r}, ended {when}: {_yours(self.reason)}; every other "
+                    f"seat answered after it, but {self.cut}, so you left the table and the others ended the game "
+                    f"for that lost link; there is no game to go back to (its log: {self.log})")
         if not self.ended_by_it:
             how = (f"{self.unanswered} did not answer after it, so {self.unanswered} likely ended the game"
                    if self.reached_some else
@@ -317,13 +322,16 @@ def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: byt
         if member.peer_id != peer:
             continue  # (another identity's log in the same folder: a bot's, beside `play`)
         ended_by_it = contents.ended == left_the_table(member.name)
-        if not ended_by_it and not ended_unanswered_after_stop(member.name, contents.ended or ""):
+        cut = ended_cut_after_stop(member.name, contents.ended or "")
+        if not ended_by_it and cut is None and not ended_unanswered_after_stop(member.name, contents.ended or ""):
             return None  # (the last game ended otherwise)
         reason = contents.left or _leave_reason(contents, peer)
         if reason is None:
             return None
         if ended_by_it:
             return OwnLeave(roster.table, closed, reason, path)
+        if cut is not None:
+            return OwnLeave(roster.table, closed, reason, path, False, cut=cut)
         unanswered = unanswered_named(member.name, contents.ended or "")
         others = listed([m.name for m in roster.members if m.seat != member.seat])
         return OwnLeave(roster.table, closed, reason, path, False, unanswered or others, unanswered is not None)

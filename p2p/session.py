@@ -54,6 +54,14 @@ def ended_unanswered_after_stop(name: str, why: str) -> bool:
     return why.startswith(f"{name}'s program ") and why.endswith((f"; {NO_SEAT_ANSWERED}", DID_NOT_ANSWER))
 
 
+def ended_cut_after_stop(name: str, why: str) -> str | None:
+    """What other seats could not reach ("Bo could not reach Cy within the grace
+    period"), if `why` (a `log.end`'s) is `cut_after_stop` for `name`; else None."""
+    head = f"{name}'s program "
+    _, found, cut = why.partition(f"; {EVERY_SEAT_ANSWERED}; ")
+    return cut if why.startswith(head) and found and cut else None
+
+
 def unanswered_named(name: str, why: str) -> str | None:
     """Whom `why` (`unanswered_after_stop` for `name`) says did not answer ("Ann and
     Dan"); None where no other seat answered."""

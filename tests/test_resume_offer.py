@@ -527,6 +527,36 @@ def test_s9_6_resume_after_a_stop_past_the_grace_period_says_which_game_ended_an
                      r"no game to go back to \(its log: \S+\)", said), said
 
 
+def test_s9_6_resume_after_a_stop_past_the_grace_period_with_a_cut_link_says_who_ended_the_game_and_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Back from a stop past the grace period, every other seat answered, but one reported
+    that it could not reach another: the seat left. `join --resume` then fell back to "a
+    game that ended needs no resuming"; it names the table, the stop and the lost link
+    the others ended the game for, as the log's end does."""
+    from p2p.log import header_for
+    from p2p.roster import Member, Roster
+    from p2p.session import cut_after_stop
+
+    names = ("Ann", "Bo", "Cy")
+    identities = [seeded_identity(bytes([i]) * 32) for i in range(len(names))]
+    roster = Roster("Friday", bytes(32), len(names), tuple(Member(i, name, ident.certificate, bytes([i]) * 32)
+                                                           for i, (name, ident) in enumerate(zip(names, identities))))
+    path = tmp_path / "logs" / "0a0b0c-seat1.bandit-log"
+    path.parent.mkdir(parents=True)
+    how = "was stopped for 31 s, longer than the table's grace period (10 s)"
+    log = FairnessLog.create(path, header_for(roster.canonical(), (bytes(64),) * len(names), 0), identities[0])
+    log.close(cut_after_stop("Ann", how, "Bo could not reach Cy within the grace period"),
+              left=f"their program {how}")
+    resume_args = argparse.Namespace(state_dir=tmp_path, log=None, log_dir=None, bind="0.0.0.0")
+    assert trio.run(cli.resume.resume_seat, resume_args, identities[0]) == 1
+    said = " ".join(capsys.readouterr().err.split())
+    assert re.search(r"no unfinished game to resume in \S+: your last game, at table 'Friday', ended at "
+                     r"\d{4}-\d\d-\d\d \d\d:\d\d \(\d+ s ago\): your program was stopped for 31 s, longer than "
+                     r"the table's grace period \(10 s\); every other seat answered after it, but Bo could not reach "
+                     r"Cy within the grace period, so you left the table and the others ended the game for that lost "
+                     r"link; there is no game to go back to \(its log: \S+\)", said), said
+
+
 def test_s11_3_a_screen_mark_kept_stays_when_its_block_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A client whose screen closed in the background with its screen still up (SIGSTOP,
     SIGCONT, SIGTERM) keeps its mark, so that the next question puts the terminal's own

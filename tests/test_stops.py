@@ -29,7 +29,8 @@ def test_a_log_end_after_a_stop_names_whom_it_did_not_reach_apart_from_what_othe
     could not reach before whom this seat could not reach; a later `resume` reads only the
     latter as the seats that did not answer. Where every seat answered, it is no end of a
     seat that did not answer."""
-    from p2p.session import cut_after_stop, ended_unanswered_after_stop, unanswered_after_stop, unanswered_named
+    from p2p.session import (cut_after_stop, ended_cut_after_stop, ended_unanswered_after_stop, unanswered_after_stop,
+                             unanswered_named)
 
     how = "was stopped for 30 s, longer than the table's grace period (15 s)"
     ended = unanswered_after_stop("Ann", how, "Cy", "Bo could not reach Dan")
@@ -41,3 +42,5 @@ def test_a_log_end_after_a_stop_names_whom_it_did_not_reach_apart_from_what_othe
     assert alone == (f"Ann's program {how}; every other seat answered after it; Bo could not reach Ann within the "
                      "grace period")
     assert not ended_unanswered_after_stop("Ann", alone)
+    assert ended_cut_after_stop("Ann", alone) == "Bo could not reach Ann within the grace period"
+    assert ended_cut_after_stop("Ann", ended) is None and ended_cut_after_stop("Bo", alone) is None
