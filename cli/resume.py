@@ -278,6 +278,10 @@ class OwnLeave:
     unanswered: str = "the others"
     reached_some: bool = False
     cut: str | None = None  # (else: every other seat answered, but what they could not reach: "Bo could not reach Cy …")
+    # the table had not delivered the leave when this seat's log closed (a seat was away, §9.8): the others'
+    # game goes on until it does, or until their grace period (`grace`, seconds) runs out
+    undelivered: bool = False
+    grace: float = 0.0
 
     def words(self, now: float | None = None) -> str:
         """Why there is nothing to go back to, to the player who left."""
@@ -297,6 +301,19 @@ class OwnLeave:
         return (f"you left your last game, at table {self.table!r}, {when}, "
                 f"because {_yours(self.reason)}; the game ended for the others then too, so there is no game to "
                 f"go back to (its log: {self.log})")
+
+    def goes_on(self, now: float | None = None) -> str | None:
+        """What to tell the player who starts a new game while the others may still play
+        this one (its leave not yet delivered when the log closed, within their grace
+        period of it, §9.8), or None when it is over for them too."""
+        now = time.time() if now is None else now
+        if not (self.ended_by_it and self.undelivered and now < self.when + self.grace):
+            return None
+        at = time.strftime("%H:%M", time.localtime(self.when))
+        return (f"your last game, at table {self.table!r}, may still go on without you: you left it at {at} "
+                f"({_ago(max(0.0, now - self.when))} ago) because {_yours(self.reason)}, before the table took your "
+                f"leave, and the others end it at that leave or within {_ago(self.grace)} of it; you cannot take "
+                f"that seat back, since you left it")
 
 
 def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: bytes) -> OwnLeave | None:
@@ -329,7 +346,8 @@ def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: byt
         if reason is None:
             return None
         if ended_by_it:
-            return OwnLeave(roster.table, closed, reason, path)
+            return OwnLeave(roster.table, closed, reason, path, undelivered=contents.left is not None,
+                            grace=float(roster.rules.grace_s))
         if cut is not None:
             return OwnLeave(roster.table, closed, reason, path, False, cut=cut)
         unanswered = unanswered_named(member.name, contents.ended or "")
