@@ -9,8 +9,11 @@ multicast from first, container bridges last), and the TXT record says ``table``
 ``host``, ``seats``, ``free``, ``proto`` and ``fp`` (the host's full peer id in hex).
 Standard tools see it (``avahi-browse -rt _bandit-lan._tcp``). The TXT record is
 refreshed as seats fill; the instance is withdrawn when the game starts or the host
-leaves. If mDNS cannot run here the advertisement says why (`Advertisement.failed`) and
-the table goes on without it: ``--peer`` needs no discovery.
+leaves. A host killed without that goodbye is dropped by a watch (a browse that runs on)
+once it leaves asks past the cache unanswered (`_AskAgain`); restarted, it takes its
+instance name back and its records replace the old ones at once. If mDNS cannot run
+here the advertisement says why (`Advertisement.failed`) and the table goes on without
+it: ``--peer`` needs no discovery.
 
 Discovery is only a hint: anyone on the LAN can answer mDNS, with anything. A browser
 resolves the names it hears side by side (one that never answers holds up nobody),
@@ -45,8 +48,12 @@ from typing import Any
 
 import ifaddr
 import trio
-from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
+from zeroconf import (
+    DNSOutgoing, DNSQuestion, InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf,
+    current_time_millis,
+)
 from zeroconf import Error as ZeroconfError
+from zeroconf.const import _CLASS_IN, _FLAGS_QR_QUERY, _TYPE_SRV
 
 from p2p.groups import lone_exception_unwrapped
 from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, other_release
@@ -60,6 +67,10 @@ RESOLVING_AT_ONCE = 32
 """Instances resolved at the same time: one that never answers holds up nobody else."""
 SAME_NAME_S = 0.5
 """How long a browse for one table listens on after finding it, for another of that name."""
+ASK_AGAIN_S = 4.0
+"""How often a watch asks each instance it lists again, past its cache (§5.3)."""
+SILENT_ASKS = 3
+"""Asks in a row an instance leaves unanswered before a watch takes it for gone (§5.3)."""
 INSTANCE_BYTES = 53
 """The table name's share of an instance name: DNS's 63-byte label holds it, the host's
 " (1a2b)" and the responder's "-2" should two hosts' tags ever coincide (§5.1)."""
@@ -344,9 +355,9 @@ class _Tables:
     its record changed, ("gone", table) once no instance advertises it any more.
 
     Of a table's instances, the one told is the one added last, not the one resolved
-    last: a host restarted after a crash (no goodbye) under the same identity advertises
-    anew while its old record, with the dead port, is still cached, and may resolve
-    again after the new one."""
+    last: an instance resolved again (a record cached of an older run, say) does not
+    take the place of a newer one. (A host restarted after a crash under the same
+    identity takes its instance name back, §5.1: its records replace the old ones.)"""
 
     def __init__(self) -> None:
         self._instances: dict[str, TableAd] = {}  # (instance name → its record, latest added last)
@@ -355,6 +366,11 @@ class _Tables:
     @property
     def found(self) -> list[TableAd]:
         return list(self._told.values())
+
+    @property
+    def instances(self) -> set[str]:
+        """The instance names resolved and not removed."""
+        return set(self._instances)
 
     def resolved(self, instance: str, ad: TableAd) -> list[tuple[str, TableAd]]:
         before = self._instances.get(instance)
@@ -381,15 +397,86 @@ def _table_key(ad: TableAd) -> tuple[str, bytes]:
     return (ad.table, ad.fingerprint)
 
 
+SILENT, ANSWERS = "silent", "answers"
+"""What `_AskAgain` tells of an instance: it no longer answers; it answers again."""
+
+
+class _AskAgain:
+    """A watch's check that the instances it lists still answer (§5.3). A host that
+    stopped without its goodbye (killed, its machine off) leaves its records in every
+    cache until they expire (python-zeroconf keeps a PTR record at least 1125 s), so a
+    watch asks each instance for its SRV record again every `ASK_AGAIN_S`, past the cache:
+    one whose answer has not come by the next ask `SILENT_ASKS` times in a row is told
+    `SILENT` (taken for gone), and told `ANSWERS` if it answers again (its host restarted
+    on the same port: its records are the same, so nothing else would tell it)."""
+
+    def __init__(self, misses: int = SILENT_ASKS) -> None:
+        self._misses = misses
+        self._asked: dict[str, float] = {}  # (instance name → when it was last asked, zeroconf's clock in ms)
+        self._missed: dict[str, int] = {}
+        self.silent: set[str] = set()
+
+    def ask(self, names: set[str], answered: Callable[[str], float | None], now: float) -> list[tuple[str, str]]:
+        """A round: of `names` (those listed, and those silent), whether each answered
+        since it was last asked (`answered`: when its SRV record last arrived, or None),
+        then each asked now. Returns what to tell, (name, `SILENT` or `ANSWERS`)."""
+        news = []
+        for name in sorted(names):
+            asked = self._asked.get(name)
+            if asked is not None:
+                at = answered(name)
+                if at is not None and at >= asked:
+                    self._missed[name] = 0
+                    if name in self.silent:
+                        self.silent.discard(name)
+                        news.append((name, ANSWERS))
+                else:
+                    self._missed[name] = self._missed.get(name, 0) + 1
+                    if self._missed[name] >= self._misses and name not in self.silent:
+                        self.silent.add(name)
+                        news.append((name, SILENT))
+            self._asked[name] = now
+        for name in set(self._asked) - names:
+            self.forget(name)
+        return news
+
+    def forget(self, name: str) -> None:
+        """`name` was removed (its goodbye, or its records' end): nothing more to ask."""
+        self._asked.pop(name, None)
+        self._missed.pop(name, None)
+        self.silent.discard(name)
+
+
+def _ask_again(zc: Zeroconf, asking: _AskAgain, names: set[str],
+               events: queue.Queue[tuple[str, ServiceStateChange | TableAd | str | None]]) -> None:
+    """An `_AskAgain` round on zeroconf's own loop (its cache is read there): what it
+    tells goes on `events`, and each of `names` is asked for its SRV record."""
+
+    def on_loop() -> None:
+        def answered(name: str) -> float | None:
+            return max((r.created for r in zc.cache.async_all_by_details(name, _TYPE_SRV, _CLASS_IN)), default=None)
+
+        for name, news in asking.ask(names, answered, current_time_millis()):
+            events.put((name, news))
+        for name in names:
+            out = DNSOutgoing(_FLAGS_QR_QUERY)
+            out.add_question(DNSQuestion(name, _TYPE_SRV, _CLASS_IN))
+            zc.async_send(out)
+
+    assert zc.loop is not None
+    zc.loop.call_soon_threadsafe(on_loop)
+
+
 def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: str | None, stop: threading.Event,
                      heard: Callable[[TableAd], None] | None = None,
-                     gone: Callable[[TableAd], None] | None = None) -> list[TableAd]:
+                     gone: Callable[[TableAd], None] | None = None, ask_again: float | None = None) -> list[TableAd]:
     """Browse until `timeout` (or `stop`); `heard` is told each table as it resolves,
     when it is first seen and again whenever its record changes, and `gone` each table
-    heard whose advertisement went away (its host's goodbye, or its records' end). A
-    table renamed by its responder is neither (`_Tables`)."""
+    heard whose advertisement went away (its host's goodbye, or its records' end, or,
+    every `ask_again` seconds if given, its instance's silence: `_AskAgain`). A table
+    renamed by its responder is neither (`_Tables`)."""
     zc = _zeroconf(interfaces)
-    events: queue.Queue[tuple[str, ServiceStateChange | TableAd | None]] = queue.Queue()
+    events: queue.Queue[tuple[str, ServiceStateChange | TableAd | str | None]] = queue.Queue()
     told = {"heard": heard, "gone": gone}
 
     def on_change(zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
@@ -401,11 +488,16 @@ def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: st
     resolving: set[str] = set()
     removed: set[str] = set()  # names removed while they resolved: what comes of that is stale
     deadline = time.monotonic() + timeout
+    asking = _AskAgain() if ask_again is not None else None
+    next_ask = time.monotonic() + (ask_again or 0.0)
     try:
         while not stop.is_set():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
+            if asking is not None and ask_again is not None and time.monotonic() >= next_ask:
+                next_ask = time.monotonic() + ask_again
+                _ask_again(zc, asking, tables.instances | asking.silent, events)
             while waiting and len(resolving) < RESOLVING_AT_ONCE:
                 name = waiting.popleft()
                 resolving.add(name)
@@ -414,19 +506,21 @@ def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: st
                 name, news = events.get(timeout=min(remaining, 0.1))
             except queue.Empty:
                 continue
-            if news is ServiceStateChange.Removed:
+            if news is ServiceStateChange.Removed or news == SILENT:
                 with suppress(ValueError):
                     waiting.remove(name)
                 if name in resolving:
                     removed.add(name)
+                if asking is not None and news is ServiceStateChange.Removed:
+                    asking.forget(name)
                 for what, ad in tables.removed(name):
                     if (tell := told[what]) is not None:
                         tell(ad)
-            elif isinstance(news, ServiceStateChange):  # (added or updated: resolve it again)
+            elif isinstance(news, ServiceStateChange) or news == ANSWERS:  # (added or updated: resolve it again)
                 removed.discard(name)
                 if name not in resolving and name not in waiting:
                     waiting.append(name)
-            else:
+            elif not isinstance(news, str):
                 resolving.discard(name)
                 if name in removed:
                     removed.discard(name)
@@ -442,7 +536,8 @@ def _browse_blocking(timeout: float, interfaces: Sequence[str] | None, table: st
     return sorted(tables.found, key=lambda a: (a.table.casefold(), a.host.casefold()))
 
 
-def _resolve(zc: Zeroconf, name: str, ms: int, events: queue.Queue[tuple[str, ServiceStateChange | TableAd | None]]) -> None:
+def _resolve(zc: Zeroconf, name: str, ms: int,
+             events: queue.Queue[tuple[str, ServiceStateChange | TableAd | str | None]]) -> None:
     """Start resolving `name` on zeroconf's own loop; its `TableAd` (None if it did not
     resolve or is malformed) arrives on `events`. Any name is someone's answer on the
     LAN: one that is not an instance of our type is ignored like a malformed record."""
@@ -487,7 +582,8 @@ async def watch(heard: Callable[[TableAd], None], gone: Callable[[TableAd], None
                 interfaces: Sequence[str] | None = None) -> None:
     """Browse until cancelled, calling `heard` (in trio's thread) with each table as it
     is found and again whenever its record changes, and `gone` with each table found
-    whose advertisement went away. What either raises ends the watch."""
+    whose advertisement went away: its host's goodbye, or its silence when asked again
+    (a host that stopped without one, `_AskAgain`). What either raises ends the watch."""
     stop = threading.Event()
 
     def tell(told: Callable[[TableAd], None]) -> Callable[[TableAd], None]:
@@ -498,6 +594,6 @@ async def watch(heard: Callable[[TableAd], None], gone: Callable[[TableAd], None
 
     try:
         await trio.to_thread.run_sync(_browse_blocking, math.inf, interfaces, None, stop, tell(heard), tell(gone),
-                                      abandon_on_cancel=True)
+                                      ASK_AGAIN_S, abandon_on_cancel=True)
     finally:
         stop.set()

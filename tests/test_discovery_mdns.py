@@ -489,3 +489,80 @@ def test_s5_3_a_host_restarted_after_a_crash_is_listed_with_its_new_port_though_
     assert tables.resolved("Solo (0001)-2", fuller) == [("heard", fuller)]
     assert tables.removed("Solo (0001)") == [] and tables.found == [fuller]  # (the old record's end)
     assert tables.removed("Solo (0001)-2") == [("gone", fuller)] and tables.found == []
+
+
+async def test_s5_3_a_host_killed_without_its_goodbye_is_gone_from_a_watch_and_back_at_once_when_restarted(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A host killed without its mDNS goodbye stayed in a watch (a host's look-out for
+    namesakes) until its records expired: python-zeroconf keeps a PTR record at least
+    1125 s. Asked again past the cache, its silence tells it gone; restarted under the
+    same identity (the same instance name, §5.1) on a new port, it is heard again at once,
+    and a fresh browse lists it with its new port only."""
+    import math
+    import signal
+
+    from p2p import discovery
+    from tests.cli_support import bandit, kill_all, read_until
+
+    monkeypatch.setattr(discovery, "ASK_AGAIN_S", 1.0, raising=False)
+    news, told = trio.open_memory_channel[tuple[str, TableAd]](math.inf)
+    procs = []
+
+    async def hosting() -> int:
+        """A real `host` of "Phoenix" in this state directory: the port it listens on."""
+        proc = bandit("host", "--table", "Phoenix", "--name", "bob", "--headless", "--seats", "2",
+                      "--bind", "127.0.0.1", "--interface", "127.0.0.1", "--state-dir", str(tmp_path))
+        procs.append(proc)
+        found = await trio.to_thread.run_sync(read_until, proc, r'Hosting "Phoenix" on 127\.0\.0\.1:(\d+)', [])
+        return int(found.group(1))
+
+    async def next_of_phoenix() -> tuple[str, int]:
+        while True:
+            what, ad = await told.receive()
+            if ad.table == "Phoenix":
+                return what, ad.port
+
+    try:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_watched, news, LO)
+                first = await hosting()
+                assert await next_of_phoenix() == ("heard", first)
+                procs[0].send_signal(signal.SIGKILL)  # (no goodbye)
+                await trio.to_thread.run_sync(procs[0].wait)
+                assert await next_of_phoenix() == ("gone", first)
+                again = await hosting()
+                assert again != first
+                assert await next_of_phoenix() == ("heard", again)
+                found = [t for t in await browse(5, interfaces=LO, table="Phoenix") if t.table == "Phoenix"]
+                assert [t.port for t in found] == [again], found
+                nursery.cancel_scope.cancel()
+    finally:
+        kill_all(procs)
+
+
+async def _watched(news: trio.MemorySendChannel[tuple[str, TableAd]], interfaces: list[str]) -> None:
+    """`watch`, its news sent on `news` as ("heard" or "gone", table)."""
+    from p2p.discovery import watch
+
+    await watch(lambda ad: news.send_nowait(("heard", ad)), lambda ad: news.send_nowait(("gone", ad)),
+                interfaces=interfaces)
+
+
+def test_s5_3_an_instance_is_silent_after_asks_in_a_row_left_unanswered_and_answers_again() -> None:
+    """`_AskAgain`: an answer between two asks resets the count; the third unanswered ask
+    in a row makes an instance silent (once); its next answer makes it answer again."""
+    from p2p.discovery import ANSWERS, SILENT, _AskAgain
+
+    asking = _AskAgain(misses=3)
+    at: dict[str, float | None] = {"a": None}
+    assert asking.ask({"a"}, at.get, 0) == []  # (first asked)
+    assert asking.ask({"a"}, at.get, 10) == [] and asking.ask({"a"}, at.get, 20) == []
+    at["a"] = 25  # (an answer: the count starts again)
+    assert asking.ask({"a"}, at.get, 30) == []
+    assert [asking.ask({"a"}, at.get, t) for t in (40, 50, 60, 70)] == [[], [], [("a", SILENT)], []]
+    assert asking.silent == {"a"}
+    at["a"] = 75
+    assert asking.ask({"a"}, at.get, 80) == [("a", ANSWERS)] and not asking.silent
+    asking.ask(set(), at.get, 90)  # (removed: nothing more to ask, nothing kept)
+    assert asking.ask({"a"}, at.get, 100) == []
