@@ -53,7 +53,6 @@ from zeroconf import (
     current_time_millis,
 )
 from zeroconf import Error as ZeroconfError
-from zeroconf.const import _CLASS_IN, _FLAGS_QR_QUERY, _TYPE_SRV
 
 from p2p.groups import lone_exception_unwrapped
 from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, other_release
@@ -71,6 +70,8 @@ ASK_AGAIN_S = 4.0
 """How often a watch asks each instance it lists again, past its cache (§5.3)."""
 SILENT_ASKS = 3
 """Asks in a row an instance leaves unanswered before a watch takes it for gone (§5.3)."""
+DNS_QUERY, DNS_CLASS_IN, DNS_TYPE_SRV = 0x0000, 1, 33
+"""A DNS query's flags, the Internet class and the SRV type (RFC 1035, RFC 2782)."""
 INSTANCE_BYTES = 53
 """The table name's share of an instance name: DNS's 63-byte label holds it, the host's
 " (1a2b)" and the responder's "-2" should two hosts' tags ever coincide (§5.1)."""
@@ -454,13 +455,13 @@ def _ask_again(zc: Zeroconf, asking: _AskAgain, names: set[str],
 
     def on_loop() -> None:
         def answered(name: str) -> float | None:
-            return max((r.created for r in zc.cache.async_all_by_details(name, _TYPE_SRV, _CLASS_IN)), default=None)
+            return max((r.created for r in zc.cache.async_all_by_details(name, DNS_TYPE_SRV, DNS_CLASS_IN)), default=None)
 
         for name, news in asking.ask(names, answered, current_time_millis()):
             events.put((name, news))
         for name in names:
-            out = DNSOutgoing(_FLAGS_QR_QUERY)
-            out.add_question(DNSQuestion(name, _TYPE_SRV, _CLASS_IN))
+            out = DNSOutgoing(DNS_QUERY)
+            out.add_question(DNSQuestion(name, DNS_TYPE_SRV, DNS_CLASS_IN))
             zc.async_send(out)
 
     assert zc.loop is not None
