@@ -169,7 +169,6 @@ class _Link:
     end_error: ProtocolError | None = None
     clean: bool = False
     said: str = ""  # (the peer's goodbye's words)
-    told: bool = False  # its end was handed up (`Mesh._link_ended`)
 
     def end(self, reason: str) -> None:
         if self.end_reason is None:
@@ -639,10 +638,7 @@ class Mesh:
         closed (an ``error`` frame sent, a ``close_notify``), so that this peer learns of a
         link it lost no later than of another peer's report of the same loss (§11.3). A
         link replaced by a newer one is not a peer lost."""
-        if link.told:
-            return
-        link.told = True
-        if peer.link is not link:
+        if peer.link is not link:  # (handed up already, or replaced)
             return
         peer.link = None  # (from now on, what is sent to the peer waits in its backlog)
         fault = link.end_error is not None and not isinstance(link.end_error, RemoteError)
