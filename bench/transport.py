@@ -44,7 +44,7 @@ from p2p.identity import Identity, load_or_create_identity  # noqa: E402
 from p2p.lobby_runner import host_table, join_table  # noqa: E402
 from p2p.schema import PEER_ID, Bin, Int, Message, OneOf, Schemas  # noqa: E402
 from p2p.signing import sign, signed_frame  # noqa: E402
-from p2p.transport import LinkUp, Mesh, Received, link_schemas, open_mesh  # noqa: E402
+from p2p.transport import LinkUp, Mesh, Received, Sent, link_schemas, open_mesh  # noqa: E402
 
 SNAP = Message("bench.snap", 1, "§9", {
     "from": PEER_ID, "lamport": Int(0), "seq": Int(0), "prev": Bin(size=32), "game": Bin(size=32),
@@ -56,6 +56,14 @@ PLAIN = Message("bench.plain", 1, "§9", {"body": Bin(max_len=1024)})
 def snap(peer: bytes, i: int) -> dict:
     return {"type": "bench.snap", "v": 1, "from": peer, "lamport": 1000 + i, "seq": i, "prev": bytes(32),
             "game": bytes(range(32)), "slot": i % 8, "target": i % 4, "claim": "own"}
+
+
+async def send_paced(mesh: Mesh, peer: bytes, message: dict) -> None:
+    """`Mesh.send_paced` for a run that counts every message: a message the link did not
+    take (it ended) ends the run, which would otherwise wait for it for good."""
+    sent = await mesh.send_paced(peer, message)
+    if sent is not Sent.TAKEN:
+        raise RuntimeError(f"the link to the receiver ended during the run (a message was {sent.value}): no figure")
 
 
 async def events(mesh, kind: type, count: int = 1) -> None:  # type: ignore[no-untyped-def]
@@ -89,9 +97,9 @@ async def throughput(root: Path, n: int, signed: bool) -> float:
             for i in range(n):
                 if signed:
                     body, sig = sign(a, snap(a.peer_id, i))
-                    await ma.send_paced(b.peer_id, signed_frame(body, sig))
+                    await send_paced(ma, b.peer_id, signed_frame(body, sig))
                 else:
-                    await ma.send_paced(b.peer_id, {"type": "bench.plain", "v": 1, "body": bytes(body_len)})
+                    await send_paced(ma, b.peer_id, {"type": "bench.plain", "v": 1, "body": bytes(body_len)})
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(send)
@@ -112,7 +120,7 @@ async def split_sender(root: Path, n: int, conn: Connection) -> float:
         t0 = time.perf_counter()
         for i in range(n):
             body, sig = sign(a, snap(a.peer_id, i))
-            await ma.send_paced(b.peer_id, signed_frame(body, sig))
+            await send_paced(ma, b.peer_id, signed_frame(body, sig))
         await events(ma, Received)
         return n / (time.perf_counter() - t0)
 

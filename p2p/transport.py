@@ -53,6 +53,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import trio
@@ -146,6 +147,16 @@ MeshEvent = LinkUp | LinkDown | Received
 FrontDoor = Callable[[FramedStream, tuple[str, int]], Awaitable[None]]
 
 
+class Sent(Enum):
+    """What became of a frame sent to one peer (`Mesh.send_paced`, §4.7)."""
+
+    TAKEN = "taken"  # its link took it (the link may still end before the peer reads it)
+    BACKLOG = "backlog"  # the peer has no link: it waits in the peer's backlog for its next link
+    # Not sent, or likely not: its link ended before it took it (what a link had not taken
+    # ends with it, §4.7), the backlog overflowed, or the peer was forgotten or the mesh closes.
+    LOST = "lost"
+
+
 @dataclass
 class _Peer:
     cert: Certificate
@@ -163,7 +174,7 @@ class _Link:
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     done: trio.Event = field(default_factory=trio.Event)
     wake: trio.Event = field(default_factory=trio.Event)  # the writer has bytes to flush, or must close
-    flushed: trio.Event = field(default_factory=trio.Event)  # set (and replaced) each time the writer flushed
+    flushed: trio.Event = field(default_factory=trio.Event)  # set (and replaced) at each flush, and as the link ends
     read_over: trio.Event = field(default_factory=trio.Event)  # the reader stopped
     end_reason: str | None = None
     end_error: ProtocolError | None = None
@@ -292,19 +303,23 @@ class Mesh:
         """Send `message` to one peer now; never blocks (§4.7 overflow policy)."""
         self._queue(peer_id, encode_frame(message, self.limits))
 
-    async def send_paced(self, peer_id: bytes, message: Mapping[str, Any]) -> None:
-        """Send `message` to one peer, then wait while more than half its outbox is
-        unsent (for bulk transfers where the caller prefers backpressure to the
-        overflow policy)."""
+    async def send_paced(self, peer_id: bytes, message: Mapping[str, Any]) -> Sent:
+        """Send `message` to one peer, then wait while more than half its link's outbox
+        is unsent (for bulk transfers where the caller prefers backpressure to the
+        overflow policy). Says what became of it: `Sent.LOST` if the link ended while
+        this waited (re-sending it is the caller's business), `Sent.BACKLOG` if the peer
+        has no link (nothing paces a backlog: its overflow policy bounds it)."""
         peer = self._peers.get(peer_id)
         if peer is None:
             raise KeyError(f"{short_id(peer_id)} is not a pinned peer of this table")
-        self._queue(peer_id, encode_frame(message, self.limits))
+        sent = self._queue(peer_id, encode_frame(message, self.limits))
         link = peer.link
-        if link is None or link.tls.pending <= self._outbox_bytes // 2:
+        if sent is not Sent.TAKEN or link is None or link.tls.pending <= self._outbox_bytes // 2:
             await trio.lowlevel.checkpoint()
-        while link is not None and link is peer.link and link.tls.pending > self._outbox_bytes // 2:
-            await link.flushed.wait()
+            return sent
+        while link is peer.link and link.tls.pending > self._outbox_bytes // 2:
+            await link.flushed.wait()  # (set as the writer flushes, and as the link ends: `_unlink`)
+        return Sent.TAKEN if link is peer.link else Sent.LOST
 
     def broadcast(self, message: Mapping[str, Any], exclude: Iterable[bytes] = ()) -> None:
         """Send `message` to every pinned peer now (encoded once)."""
@@ -333,26 +348,28 @@ class Mesh:
             raise ValueError(f"frame of {len(frame) - 4} bytes exceeds the {self.limits.max_frame}-byte limit (§4.2)")
         return frame
 
-    def _queue(self, peer_id: bytes, frame: bytes) -> None:
+    def _queue(self, peer_id: bytes, frame: bytes) -> Sent:
         peer = self._peers.get(peer_id)
         if peer is None:
             raise KeyError(f"{short_id(peer_id)} is not a pinned peer of this table")
         if peer.closing:
-            return  # forgotten, or the mesh is closing
+            return Sent.LOST  # forgotten, or the mesh is closing
         link = peer.link
         if link is None or peer.backlog:
             if len(peer.backlog) < self._outbox_frames:
                 peer.backlog.append(frame)
-                return
+                return Sent.BACKLOG
             self._overflow(peer, f"send queue overflow ({len(peer.backlog)} frames unsent)")
-            return
+            return Sent.LOST
         unsent = link.write(frame)
         if unsent is None:
-            return
+            return Sent.LOST
         if unsent > self._outbox_bytes:
             self._overflow(peer, f"send queue overflow ({unsent} bytes unsent)")
-        elif unsent:
+            return Sent.LOST
+        if unsent:
             link.wake.set()
+        return Sent.TAKEN
 
     def _overflow(self, peer: _Peer, what: str) -> None:
         """§4.7: a peer that does not read loses its link and what was waiting for it."""
@@ -630,6 +647,7 @@ class Mesh:
             else:
                 await stream.aclose()
         finally:
+            self._unlink(peer, link)  # (cancelled with the mesh's links: not handed up, but its senders are woken)
             self._links.discard(link)
             link.done.set()
 
@@ -638,12 +656,22 @@ class Mesh:
         closed (an ``error`` frame sent, a ``close_notify``), so that this peer learns of a
         link it lost no later than of another peer's report of the same loss (§11.3). A
         link replaced by a newer one is not a peer lost."""
-        if peer.link is not link:  # (handed up already, or replaced)
+        if not self._unlink(peer, link):  # (handed up already, or replaced)
             return
-        peer.link = None  # (from now on, what is sent to the peer waits in its backlog)
         fault = link.end_error is not None and not isinstance(link.end_error, RemoteError)
         self._emit(LinkDown(peer.cert.peer_id, link.end_reason or "link closed", link.end_error, link.clean, fault,
                             link.said))
+
+    @staticmethod
+    def _unlink(peer: _Peer, link: _Link) -> bool:
+        """`link` has ended: wake whoever waits for it to flush (`send_paced`), and if it
+        is still `peer`'s link, take it away (from now on, what is sent to the peer waits in
+        its backlog). Whether it was."""
+        link.flushed.set()
+        if peer.link is not link:
+            return False
+        peer.link = None
+        return True
 
     async def _guarded(self, fn: Callable[[_Peer, _Link], Awaitable[None]], peer: _Peer, link: _Link) -> None:
         """Run a link half; the first way it ends becomes the link's end reason, handed

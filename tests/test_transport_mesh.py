@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from p2p.identity import Identity, load_or_create_identity
 from p2p.schema import Bin, Message
 from p2p.tls import mesh_client_context
-from p2p.transport import LinkDown, LinkUp, Mesh, Received, link_schemas, open_mesh
+from p2p.transport import LinkDown, LinkUp, Mesh, Received, Sent, link_schemas, open_mesh
 from p2p.wire import encode_frame
 
 BLOB = Message("test.blob", 1, "§9", {"data": Bin(max_len=1 << 20)})
@@ -77,6 +78,62 @@ async def test_a_peer_that_stops_reading_is_dropped_and_others_are_unaffected(tm
                 if isinstance(event, Received):
                     got += 1
             await trio.aclose_forcefully(stalled)
+
+
+async def _stalled_link(mesh: Mesh, peer: Identity) -> trio.SSLStream:
+    """`peer` links to `mesh` (a TLS client with its certificate), then never reads."""
+    sock = await trio.open_tcp_stream("127.0.0.1", mesh.port)
+    stalled = trio.SSLStream(sock, mesh_client_context(peer, mesh.identity.certificate), server_side=False)
+    await stalled.do_handshake()
+    await stalled.send_all(encode_frame({"type": "link.hello", "v": 1, "table": TABLE}))
+    return stalled
+
+
+@pytest.mark.parametrize("end", ["the peer resets it", "closed here", "a new link replaces it", "the mesh closes"])
+async def test_s4_7_a_sender_waiting_for_a_link_that_ends_is_told_what_it_sent_is_lost(tmp_path: Path,
+                                                                                          end: str) -> None:
+    """A bulk sender waits in `send_paced` for a peer that stopped reading to take half
+    the link's outbox, and the link ends: it waited for good, since only the link's
+    writer woke it, as it flushed. Now every end of a link wakes it, and it is told that
+    what the link had not taken is lost (§4.7); what it sends next goes to the backlog,
+    the new link, or nowhere (the mesh is closing)."""
+    a_id, m_id = (load_or_create_identity(tmp_path / n) for n in "am")
+    big = {"type": "test.blob", "v": 1, "data": bytes(60_000)}
+    with trio.fail_after(30):
+        async with open_mesh(a_id, link_schemas(BLOB), bind="127.0.0.1", outbox_bytes=1 << 18) as a:
+            a.set_table(TABLE)
+            a.expect(m_id.certificate)
+            stalled = [await _stalled_link(a, m_id)]
+            assert await a.receive() == LinkUp(m_id.peer_id)
+            told: list[Sent] = []
+            done = trio.Event()
+
+            async def bulk() -> None:
+                while (sent := await a.send_paced(m_id.peer_id, big)) is Sent.TAKEN:
+                    pass
+                told.append(sent)
+                done.set()
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(bulk)
+                await trio.testing.wait_all_tasks_blocked()  # (the sender waits for M to read)
+                assert not done.is_set() and m_id.peer_id in a.linked()
+                if end == "the peer resets it":
+                    await trio.aclose_forcefully(stalled[0])  # (closed with what came unread: a reset)
+                elif end == "closed here":
+                    a.close_link(m_id.peer_id, "nothing heard for 6 s")
+                elif end == "a new link replaces it":
+                    stalled.append(await _stalled_link(a, m_id))
+                else:
+                    await a.aclose("leaving the table", timeout=0)
+                with trio.fail_after(5):
+                    await done.wait()
+            assert told == [Sent.LOST]
+            after = await a.send_paced(m_id.peer_id, {"type": "test.blob", "v": 1, "data": b"next"})
+            assert after is {"the peer resets it": Sent.BACKLOG, "closed here": Sent.BACKLOG,
+                             "a new link replaces it": Sent.TAKEN, "the mesh closes": Sent.LOST}[end]
+            for stream in stalled:
+                await trio.aclose_forcefully(stream)
 
 
 async def test_an_attached_handler_gets_every_event_as_it_happens_in_order(tmp_path: Path) -> None:
