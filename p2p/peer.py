@@ -362,19 +362,29 @@ class TablePeer(SessionRecord):
             self._watch.poke()
             return
         self._notice_stop(trio.current_time())  # (before the leave goes out, §9.6)
-        if self._leaving_why is not None:  # already on the way out
+        if not self._send_leave(reason, YOU_LEFT):  # already on the way out
             with trio.move_on_after(LEAVE_WAIT):
                 await self._done.wait()
             return
         self._progress.leaving = True
-        self._watch.poke()
-        await self._say_goodbye(reason, YOU_LEFT)
+        await self._await_leave()
 
-    async def _say_goodbye(self, reason: str, why: str, wait: float = LEAVE_WAIT) -> None:
-        """Send `leave` (§9.8) and wait `wait` seconds at most for it to come back
-        delivered; the game then ends here with `why`, whichever way the ending arrives."""
+    def _send_leave(self, reason: str, why: str) -> bool:
+        """Send this seat's `leave` (§9.8) with `reason`: the game is to end here with
+        `why` (`_await_leave`). The one place where the seat decides to leave: only the
+        first call sends (its player leaving just as a stop's end makes the seat leave,
+        say), and its reason stands, on the wire and in the log. Whether it was the first."""
+        if self._leaving_why is not None:
+            return False
         self._leaving_why, self._leave_reason = why, reason
         self._send({"type": "leave", "v": 1, "reason": reason})
+        return True
+
+    async def _await_leave(self, wait: float = LEAVE_WAIT) -> None:
+        """Once this seat sent its leave (`_send_leave`), wait `wait` seconds at most for it
+        to come back delivered; the game then ends here as the leave said, whichever way
+        the ending arrives."""
+        assert self._leaving_why is not None
         self._after_processing()
         with trio.move_on_after(wait):
             await self._done.wait()
@@ -384,7 +394,7 @@ class TablePeer(SessionRecord):
             self._note(f"the table had not delivered this seat's leave after {wait:g} s{awaited}: the log "
                        "closes without it; the others' game ends at that leave, or when their grace period runs out",
                        "§9.8")
-        self._finish(why)
+        self._finish(self._leaving_why)
 
     def _own_leave(self) -> SignedMessage | None:
         """The `leave` this seat signed when its player left (or it was stopped), if it
@@ -394,12 +404,13 @@ class TablePeer(SessionRecord):
     def _check_storage(self) -> None:
         """Once the log or the journal failed (a full disk, say), leave the table once."""
         failure = self.log.failure or self._journal_failure
-        if failure is not None and self._leaving_why is None and self._nursery is not None and not self._done.is_set():
-            # This seat can no longer record the game (§10.1): it leaves, so the others' game
-            # ends cleanly at one point of the order and no move goes unrecorded here.
+        # This seat can no longer record the game (§10.1): it leaves, so the others' game
+        # ends cleanly at one point of the order and no move goes unrecorded here.
+        if (failure is not None and self._nursery is not None and not self._done.is_set()
+                and self._send_leave(f"its records could not be written ({failure})",
+                                     f"this game's records could not be written here ({failure})")):
             self._say(f"This game's records cannot be written here ({failure}): you leave the table.", "error")
-            self._nursery.start_soon(self._say_goodbye, f"its records could not be written ({failure})",
-                                     f"this game's records could not be written here ({failure})")
+            self._nursery.start_soon(self._await_leave)
 
     # -- running ---------------------------------------------------------------------
 
@@ -943,7 +954,6 @@ class TablePeer(SessionRecord):
         nobody absent (a table waits for others, never for itself, §10.2, and the others
         did not go away): it leaves (§9.8), and its log closes as after a leave that could
         not come back delivered (§10.1)."""
-        self._left_for_stop = True
         grace = f"{self.grace:.0f} s"
         how = (f"was stopped for {stopped:.0f} s, longer than the table's grace period ({grace})"
                if stopped > self.grace else
@@ -966,11 +976,14 @@ class TablePeer(SessionRecord):
             noted = "reached no other seat after it: the others have ended the game, naming it away"
             words = unanswered_after_stop(self.names[self._me], how)
         why = f"your program {how}: {ended}"
+        if not self._send_leave(f"their program {how}", why):  # (the leave's reason, §9.8)
+            return  # (its player left first: that leave stands)
+        self._left_for_stop = True
         self._note(f"this peer {how}, and {noted}; it leaves the table", "§11.3")
         self._log_words[why] = words
         self._say(f"Your program {how}: {ended}.", "error")
         assert self._nursery is not None
-        self._nursery.start_soon(self._say_goodbye, f"their program {how}", why, 0.0)  # (the leave's reason, §9.8)
+        self._nursery.start_soon(self._await_leave, 0.0)
 
     def _send_timed(self, now: float) -> None:
         """What the order's timer has due: retransmissions, a heartbeat, evidence."""

@@ -1514,6 +1514,47 @@ async def test_s11_3_a_seat_back_from_a_stop_within_the_grace_period_that_reache
     assert said in [line.text for line in me.lines], me.lines  # (the round's first line may come after it)
 
 
+@pytest.mark.parametrize("first", ["the stop's end", "the player"])
+async def test_s9_8_a_seat_that_leaves_for_a_stop_as_its_player_leaves_sends_one_leave_and_the_first_reason_stands(
+        tmp_path: Path, first: str) -> None:
+    """Back from a stop, Ann's seat finds it reached nobody in time and leaves; her player
+    leaves at the same moment. The stop's end had its goodbye sent by a task of its own:
+    the player's leave, taken before that task ran (or after it), went out as well, two
+    `leave`s, and the later reason replaced the first in the log's end. Now the first
+    decision to leave sends the one `leave`; the second only waits with it."""
+    from engine import Phase
+    from p2p.log import read_log
+    from p2p.session import CHOSE_TO_LEAVE, left_the_table, unanswered_after_stop
+    from p2p.wire import decode_map
+    from tests.live_support import seat_live_table
+
+    stack, (me, bot) = await seat_live_table(tmp_path, 2)
+    me.grace = 15.0
+    how = "was stopped for 10 s, and could not reach the table again within its grace period (15 s)"
+    async with stack, running([me, bot]) as summaries:
+        await until(lambda: me.view().phase is Phase.PEEK, me)
+        if first == "the stop's end":
+            me._rejoin_failed(10.0)  # (and the player leaves before anything else runs)
+            await me.leave()
+        else:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(me.leave)
+                await until(lambda: me.progress.leaving, me)  # (the player's leave is sent)
+                me._rejoin_failed(10.0)
+        await until(lambda: me._done.is_set(), me)
+        bot._finish("the test ends here")
+    reason, why, ended = ((f"their program {how}", f"your program {how}: the others have ended the game, naming you "
+                           "away", unanswered_after_stop("Ann", how)) if first == "the stop's end"
+                          else (CHOSE_TO_LEAVE, "you left the table", left_the_table("Ann")))
+    assert [e.inner["reason"] for e in me.orderer.sent_of("leave")] == [reason]
+    assert summaries[0].why == why
+    log = read_log(me.log.path)  # (the leave comes back delivered here, bot being reachable, or the log says it left)
+    delivered = [inner["reason"] for inner in (decode_map(body) for body, _ in log.messages) if inner["type"] == "leave"]
+    assert log.ended == ended and (log.left == reason or delivered == [reason]), (log.left, log.ended, delivered)
+    assert (f"Your program {how}: the others have ended the game, naming you away." in [line.text for line in me.lines]) \
+        is (first == "the stop's end")
+
+
 async def test_s11_3_the_time_a_process_was_stopped_counts_toward_no_absence(
         tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
     """cy is gone; then the process of the other two stops (a laptop asleep) for 20 s,
