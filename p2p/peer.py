@@ -959,22 +959,24 @@ class TablePeer(SessionRecord):
                if stopped > self.grace else
                f"was stopped for {stopped:.0f} s, and could not reach the table again within its grace period ({grace})")
         me = self.names[self._me]
-        cut_you, cut_it, cut_log = (self._cut_words(cuts, "could not reach", word) for word in ("you", "it", me))
+        you = it = logged = ""  # (what the seats reached report they cannot reach: on screen, in the note, in the log)
+        if cuts:
+            you, it, logged = (self._cut_words(cuts, "could not reach", word) for word in ("you", "it", me))
         if unreached:
             names = listed([self.names[s] for s in unreached])
             ended = (f"{names} {'has' if len(unreached) == 1 else 'have'} likely ended the game, naming you away, "
-                     "and could not be reached again" + (f" ({cut_you} either)" if cuts else ""))
+                     "and could not be reached again" + (f" ({you} either)" if you else ""))
             noted = (f"could not reach {names} after it: {names} likely ended the game, naming it away"
-                     + (f" ({cut_it} either)" if cuts else "") + "; it names nobody absent")
-            words = unanswered_after_stop(me, how, names, cut_log if cuts else None)
+                     + (f" ({it} either)" if it else "") + "; it names nobody absent")
+            words = unanswered_after_stop(me, how, names, logged)
         elif cuts:  # (every seat answered here: what the others report is not theirs to answer)
-            ended = f"every other seat answered after it, but {cut_you} within the grace period"
-            noted = f"reached every other seat after it, but {cut_it} within the grace period; it names nobody absent"
-            words = cut_after_stop(me, how, f"{cut_log} within the grace period")
+            ended = f"every other seat answered after it, but {you} within the grace period"
+            noted = f"reached every other seat after it, but {it} within the grace period; it names nobody absent"
+            words = cut_after_stop(me, how, f"{logged} within the grace period")
         else:
             ended = "the others have ended the game, naming you away"
             noted = "reached no other seat after it: the others have ended the game, naming it away"
-            words = unanswered_after_stop(self.names[self._me], how)
+            words = unanswered_after_stop(me, how)
         why = f"your program {how}: {ended}"
         if not self._send_leave(f"their program {how}", why):  # (the leave's reason, §9.8)
             return  # (its player left first: that leave stands)
