@@ -1,12 +1,16 @@
 """Bot seats as real peers, for `play` and `host --bots`.
 
-Each bot is a `bandit-lan join --bot --headless` process of its own, with its own
+Each bot is a `bandit-lan join --bot` process of its own, with its own
 identity (kept under the state folder, one per bot), its own TLS links to every other
 seat and its own fairness log: nothing about a bot's seat is simulated. It dials the
 host at the address the other players reach the host at, so the roster gives every
 player an address of the bot that works for them (a player in a lower seat dials it,
 and so does a resumed peer, §6.5, §11.3). A table code goes to the bot on its standard
-input, never on its command line.
+input, never on its command line. A bot plays at a person's pace (`--bot`: it thinks
+before each decision and snaps after a reaction time), so that the people at its table
+get their chance in the race for a snap (R6, R10); only a table whose host's seat plays
+at full speed (`--headless`: everyone there is a bot, as in the benchmarks) has its bots
+play at full speed too.
 
 A bot runs in a session of its own, away from the terminal of the person beside it: a
 Ctrl-C, a Ctrl-Z or a closed window there is the person's alone (their seat leaves, or
@@ -60,6 +64,7 @@ class BotTable:
     seed: int = 0
     code: str | None = None
     lobby_only: bool = False
+    full_speed: bool = False  # the host's seat is `--headless`: the bots play as fast as they can too
 
 
 @dataclass
@@ -150,7 +155,8 @@ class BotSeats:
 def bot_command(i: int, name: str, table: BotTable) -> list[str]:
     return [
         sys.executable, "-m", "cli", "join", "--peer", f"{table.host}:{table.port}", "--fingerprint", table.fingerprint,
-        "--bot-name", name, "--bot", "--headless", "--quiet", "--seed", str(table.seed), "--bind", table.bind,
+        "--bot-name", name, "--bot", *(["--headless"] if table.full_speed else []), "--quiet",
+        "--seed", str(table.seed), "--bind", table.bind,
         "--state-dir", str(table.state_dir / "bots" / f"bot{i + 1}"), "--log-dir", str(table.log_dir), "--json",
         *(["--code", "-"] if table.code is not None else []), *(["--lobby-only"] if table.lobby_only else []),
     ]

@@ -26,7 +26,7 @@ from engine.narrate import cut_short
 from p2p.identity import Certificate, Identity, default_state_dir
 from p2p.journal import SeatJournal, forget_stale_journals, open_seat_journal
 from p2p.lobby import LobbyResult, Signing
-from p2p.peer import FULL_SPEED, HUMAN_PACE, GameSummary, Resumption, TablePeer
+from p2p.peer import FULL_SPEED, HUMAN_PACE, GameSummary, Pace, Resumption, TablePeer
 from p2p.roster import Member
 from p2p.session import Line, round_cut_short
 from p2p.transport import Mesh
@@ -182,6 +182,12 @@ def bot_without_a_terminal(args: argparse.Namespace) -> None:
         args.headless = True
 
 
+def seat_pace(args: argparse.Namespace) -> Pace:
+    """How fast a bot plays this seat: as fast as it can with --headless, else at a
+    person's pace (`--bot`)."""
+    return FULL_SPEED if args.headless else HUMAN_PACE
+
+
 async def play_seat(
     mesh: Mesh,
     result: LobbyResult,
@@ -202,7 +208,7 @@ async def play_seat(
     leave_first: str | None = getattr(args, "leave_first", None)
     bot = NormalBot() if headless and leave_first is None else None
     quiet = getattr(args, "quiet", False) or args.json
-    pace = getattr(args, "pace", None) or (FULL_SPEED if args.headless else HUMAN_PACE)
+    pace = getattr(args, "pace", None) or seat_pace(args)
     slot_label: Callable[[int], str] = str
     if not headless:  # the full-screen client is only loaded for a person
         from cli.tui import keymap, run_client

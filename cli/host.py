@@ -303,12 +303,14 @@ def namesake_gone(ad: TableAd) -> str:
 
 def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> BotTable:  # type: ignore[no-untyped-def]
     """The bots dial the host where the other players do, so the roster gives everyone an
-    address of each bot that works for them (`cli.bots`); they listen where the host does."""
+    address of each bot that works for them (`cli.bots`); they listen where the host does.
+    They play at a person's pace, for people may join (R6, R10), unless the host's own
+    seat plays at full speed (`--headless`)."""
     host = "127.0.0.1" if where in ("0.0.0.0", "") else where
     state_dir = args.state_dir or default_state_dir()
     log_dir = args.log.parent if args.log is not None else log_folder(args.state_dir, args.log_dir)
     return BotTable(host, port, identity.peer_id.hex(), args.bind, state_dir, log_dir, args.seed, args.code,
-                    args.lobby_only)
+                    args.lobby_only, full_speed=args.headless)
 
 
 async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None,  # type: ignore[no-untyped-def]

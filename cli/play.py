@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0) as mesh:
-            table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed)
+            table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed,
+                             full_speed=args.headless)  # (a person's pace when you play: R6, R10)
             async with bot_seats(bot_names(args.bots, name), table, every_bot_needed=True) as bots:
                 if not args.json:  # (a person's too: the screen opens as the game begins, bots being started first)
                     say(f"Seating you and {args.bots} bot{'s' if args.bots != 1 else ''} at a table on 127.0.0.1 "
