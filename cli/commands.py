@@ -7,14 +7,29 @@ from collections.abc import Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 
+DOUBLE_QUOTE_SPECIALS = frozenset('"$`\\!')
+"""What a shell's double quotes do not keep as typed (`!`: an interactive bash's history)."""
+
+
+def shell_word(text: str) -> str:
+    """`text` as one word of a command line, quoted for people to read and type: bare
+    if the shell needs no quotes ("Friday"), in double quotes if it holds a single quote
+    and nothing double quotes change ("Ana's table"), else in single quotes."""
+    quoted = shlex.quote(text)
+    if quoted == text:
+        return text
+    if "'" in text and not DOUBLE_QUOTE_SPECIALS & set(text):
+        return f'"{text}"'
+    return quoted
+
 
 def audit_command(logs: Sequence[Path | str]) -> str:
-    """`bandit-lan audit` over `logs`, every path quoted as its shell needs; one game's
+    """`bandit-lan audit` over `logs`, every path quoted as its shell needs (`shell_word`); one game's
     seats in one folder become one pattern (`<game>-seat*.bandit-log`, §10.3)."""
     paths = [Path(p) for p in logs]
     first = paths[0]
     pattern = f"{first.name.rsplit('-seat', 1)[0]}-seat*.bandit-log"
     if len(paths) > 1 and "-seat" in first.name and all(p.parent == first.parent and fnmatch(p.name, pattern)
                                                         for p in paths):
-        return f"bandit-lan audit {shlex.quote(str(first.parent))}/{pattern}"
-    return "bandit-lan audit " + " ".join(shlex.quote(str(p)) for p in paths)
+        return f"bandit-lan audit {shell_word(str(first.parent))}/{pattern}"
+    return "bandit-lan audit " + " ".join(shell_word(str(p)) for p in paths)

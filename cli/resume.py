@@ -13,7 +13,6 @@ import argparse
 import contextlib
 import errno
 import ipaddress
-import shlex
 import signal
 import sys
 import time
@@ -27,6 +26,7 @@ from typing import IO, Literal
 import trio
 
 from cli.argtypes import new_table_options
+from cli.commands import shell_word
 from cli.game import REJOIN_WAIT, host_trusted_on_first_use, log_folder, play_seat, trusted_on_first_use
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
@@ -205,7 +205,7 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
         say(f"Your last game ended while you were away ({waiting.over}); starting a new one.")
         return "new"
     words = waiting.words(local)
-    same_dir = "" if args.state_dir is None else f" --state-dir {shlex.quote(str(args.state_dir))}"
+    same_dir = "" if args.state_dir is None else f" --state-dir {shell_word(str(args.state_dir))}"
     going_back = f"`bandit-lan {command} --resume{same_dir}` goes back to it"
     if not person:
         complain(f"{words}: {going_back}; starting a new game")
