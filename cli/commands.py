@@ -23,6 +23,17 @@ def shell_word(text: str) -> str:
     return quoted
 
 
+def logs_together(logs: Sequence[Path | str], seats: int) -> tuple[str, str] | None:
+    """How to check a seat's log (`logs[0]`) together with the other logs of its game kept
+    on this machine (its bots'): what to say before the command, and the command; None
+    if there are no others."""
+    if len(logs) < 2:
+        return None
+    if len(logs) == seats:  # (`play`: every seat's)
+        return "Every seat's log is here; check them together:", audit_command(logs)
+    return "Your bots' logs are here too; check them together with yours:", audit_command(logs)  # (people keep theirs)
+
+
 def audit_command(logs: Sequence[Path | str]) -> str:
     """`bandit-lan audit` over `logs`, every path quoted as its shell needs (`shell_word`); one game's
     seats in one folder become one pattern (`<game>-seat*.bandit-log`, §10.3)."""

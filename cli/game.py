@@ -11,14 +11,14 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import trio
 
 from cli.argtypes import integer
 from cli.cells import ljust, text_width
-from cli.commands import audit_command
+from cli.commands import audit_command, logs_together
 from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, tell, why_not_full_screen
 from cli.stopping import LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
@@ -57,7 +57,13 @@ def log_path_for(result: LobbyResult | Signing, state_dir: Path | None, explicit
     """Where this seat's log goes: --log PATH, else DIR/<game>-seat<N>.bandit-log."""
     if explicit is not None:
         return explicit
-    return log_folder(state_dir, log_dir) / f"{result.game_id[:6].hex()}-seat{result.seat + 1}.bandit-log"
+    return log_folder(state_dir, log_dir) / log_name(result.game_id, result.seat)
+
+
+def log_name(game_id: bytes, seat: int) -> str:
+    """The name of the log of `seat` (from 0) in the game `game_id`, without --log: its
+    first twelve digits, then the seat from 1."""
+    return f"{game_id[:6].hex()}-seat{seat + 1}.bandit-log"
 
 
 def seat_log_path(result: LobbyResult | Signing, args: argparse.Namespace) -> Path:
@@ -182,6 +188,13 @@ def bot_without_a_terminal(args: argparse.Namespace) -> None:
         args.headless = True
 
 
+class SeatPeer(TablePeer):
+    """This command's seat, with the other logs of its game kept beside its own on this
+    machine (the bots it seated): its game-end screen names them (`TableModel.logs_beside`)."""
+
+    logs_beside: tuple[str, ...] = ()
+
+
 def seat_pace(args: argparse.Namespace) -> Pace:
     """How fast a bot plays this seat: as fast as it can with --headless, else at a
     person's pace (`--bot`)."""
@@ -199,11 +212,14 @@ async def play_seat(
     seated: SeatJournal | None = None,
     resume: Resumption | None = None,
     note: str | None = None,
+    beside: Sequence[Path] = (),
 ) -> GameSummary:
     """Play this seat to the end of the game (on `terminal`, if the lobby opened one),
     with the journal written as it signed the roster (`seated`, `SeatBook`), or taken
     back (`resume`); `args.leave_first` (a resumed seat's reason to leave): only take the
-    seat back and leave. `note` is the table log's first line (a warning)."""
+    seat back and leave. `note` is the table log's first line (a warning); `beside`: the
+    other logs of the game on this machine (of the bots the command seated), which the
+    game-end screen names with this seat's."""
     headless = args.headless or getattr(args, "bot", False)
     leave_first: str | None = getattr(args, "leave_first", None)
     bot = NormalBot() if headless and leave_first is None else None
@@ -216,13 +232,14 @@ async def play_seat(
 
         slot_label = keymap.slot_label  # the table log names a penalty slot by its key
     try:
-        peer = TablePeer(
+        peer = SeatPeer(
             mesh, result, identity, log_path=log_path, bot=bot, seed=args.seed, pace=pace,
             on_line=None if (quiet or not headless) else print_line,
             seated=seated, resume=resume, slot_label=slot_label,
         )
     except OSError as exc:  # the disk filled (say) since the lobby checked the log's place
         return await unrecorded(mesh, result, log_path, exc)
+    peer.logs_beside = tuple(str(path) for path in beside)
     if note is not None:
         peer.tell(note, "warning")
     with leaving_on_stop(peer.leave):  # a signal to stop makes this seat leave the table (§9.8)
@@ -314,10 +331,8 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
                     "(the game was not played out, so nobody won):")
                 _standings(summary)
         say(f"Log: {summary.log_path}   (check it with: {audit_command([summary.log_path])})")
-        if len(logs) == len(summary.names) > 1:  # (the bots' logs are on this machine too)
-            say(f"Every seat's log is here; check them together: {audit_command(logs)}")
-        elif len(logs) > 1:  # (the people who joined keep theirs: each can check those here beside theirs)
-            say(f"Your bots' logs are here too; check them together with yours: {audit_command(logs)}")
+        if (together := logs_together(logs, len(summary.names))) is not None:  # (the bots' logs are here too)
+            say(" ".join(together))
     else:
         out = summary.to_json()
         out["logs"] = [str(p) for p in logs]

@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
                 bots.seated()
                 if result is not None:
                     summary = await play_seat(mesh, result, identity, args, seat_log_path(result, args),
-                                              terminal=terminal, seated=book.seated)
+                                              terminal=terminal, seated=book.seated, beside=bots.logs_of(result))
             if result is None:  # (said once the screen is closed)
                 say("You closed the table before the game began.")
                 return 0

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                     if result is None:
                         return 1
                     summary = await play_seat(mesh, result, identity, args, seat_log_path(result, args),
-                                              seated=book.seated)
+                                              seated=book.seated, beside=bots.logs_of(result))
                 logs = await bots.logs_after(summary.log_path)
             return report(summary, args, logs)
 

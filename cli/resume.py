@@ -27,7 +27,7 @@ import trio
 
 from cli.argtypes import new_table_options
 from cli.commands import shell_word
-from cli.game import REJOIN_WAIT, host_trusted_on_first_use, log_folder, play_seat, trusted_on_first_use
+from cli.game import REJOIN_WAIT, host_trusted_on_first_use, log_folder, log_name, play_seat, trusted_on_first_use
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
 from cli.ttymode import ready_to_ask
@@ -139,15 +139,17 @@ def bots_gone(contents: JournalContents) -> str | None:
 
 
 def bot_logs(summary: GameSummary) -> list[Path] | None:
-    """The logs of a `play` or `host` game taken back that lie beside this seat's (each
-    bot writes `<game>-seat<N>.bandit-log` there), this seat's first, so they can be
-    checked together; None if there are no others."""
-    logs = [summary.log_path.with_name(f"{summary.game_id[:6].hex()}-seat{seat + 1}.bandit-log")
-            for seat in range(len(summary.names))]
-    if summary.log_path not in logs:
-        return None
-    others = [p for p in logs if p != summary.log_path and p.exists()]
+    """The logs of a `play` or `host` game taken back that lie beside this seat's, this
+    seat's first, so they can be checked together; None if there are no others."""
+    others = logs_beside(summary.log_path, summary.game_id, len(summary.names))
     return [summary.log_path, *others] if others else None
+
+
+def logs_beside(log: Path, game_id: bytes, seats: int) -> list[Path]:
+    """The other seats' logs of a `play` or `host` game that lie beside this seat's `log`
+    (each bot writes `<game>-seat<N>.bandit-log` there), in seat order."""
+    logs = [log.with_name(log_name(game_id, seat)) for seat in range(seats)]
+    return [p for p in logs if p != log and p.exists()] if log in logs else []
 
 
 Choice = Literal["back", "leave", "new"]
@@ -506,9 +508,11 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             return await _sign_again_and_play(mesh, journal, jc, identity, args, terminal, unreachable, told, note)
         result = LobbyResult(game_id_of(canonical), roster, canonical, signatures, jc.seat)
         try:
+            seated_bots = getattr(args, "command", None) in ("play", "host")  # (their bots' logs lie beside theirs)
             return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
                                    resume=Resumption(log, contents, journal, jc, unreachable, tuple(warned)),
-                                   note=note)
+                                   note=note, beside=logs_beside(jc.log, result.game_id, len(roster.members))
+                                   if seated_bots else ())
         except ResumeError as exc:  # its log and journal do not replay (changed, or of two games): nothing written
             journal.release()
             complain(f"cannot resume: {exc}")

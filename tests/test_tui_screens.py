@@ -249,7 +249,7 @@ def test_s10_the_game_end_screen_of_a_game_with_no_round_scored_does_not_offer_t
         view = SimpleNamespace(totals=history[-1] if history else (0, 0), winners=(), history=history, target=100,
                                round=len(history))
         model = SimpleNamespace(view=view, me=0, players=2, name=lambda s: ("You", "Bo")[s], ended=True,
-                                finished=False, ended_why="Bo left the table", log_path="game.bandit-log",
+                                finished=False, ended_why="Bo left the table", log_path="game.bandit-log", logs_beside=(),
                                 reports=history)
         canvas = Canvas(80, 24)
         draw_game_end(canvas, model)  # type: ignore[arg-type]
@@ -281,7 +281,8 @@ def test_s10_2_a_game_ended_in_a_round_under_way_says_that_round_was_cut_short_a
     view = SimpleNamespace(totals=history[-1] if history else (0, 0), winners=(), history=history, target=100,
                            round=played_out + 1)
     model = SimpleNamespace(view=view, me=0, players=2, name=lambda s: ("You", "Bo")[s], ended=True, finished=False,
-                            ended_why="Bo left the table", log_path="game.bandit-log", reports=history)
+                            ended_why="Bo left the table", log_path="game.bandit-log", reports=history,
+                            logs_beside=())
     canvas = Canvas(100, 30)
     draw_game_end(canvas, model)  # type: ignore[arg-type]
     text = " ".join(" ".join(canvas.row_text(y).split()) for y in range(30))

@@ -723,6 +723,31 @@ async def test_R1_game_end_screen_shows_standings_log_and_audit_command(mock_clo
         assert t.ui.finished
 
 
+@pytest.mark.parametrize(("players", "bots", "words"), [
+    (4, 3, "Every seat's log is here; check them together:"),  # `play` (3 bots, the default)
+    (4, 2, "Your bots' logs are here too; check them together with yours:"),  # `host --bots 2`: a person joined
+])
+async def test_R1_the_game_end_screen_of_a_seat_that_seated_bots_shows_how_to_audit_their_logs_with_its_own(
+        mock_clock: trio.testing.MockClock, players: int, bots: int, words: str) -> None:
+    """`play` and `host --bots`: the bots' logs lie beside the seat's own, and the game-end
+    screen says how to check them together, as the terminal does once it is closed (an
+    80×24 screen holds it, with four players)."""
+    others = {s: [18, 16, 14, 12] for s in range(1, players)}
+    async with table({0: [0, 0, 2, 2], **others}, discard=4, draw=[0, 2, 0], players=players, target=20,
+                     log_path="logs/0a1b2c3d4e5f-seat1.bandit-log") as t:
+        t.session.logs_beside = tuple(f"logs/0a1b2c3d4e5f-seat{s + 1}.bandit-log" for s in range(1, bots + 1))
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1), Draw(2), Discard(2))
+        await t.press("enter")
+        mock_clock.jump(1.0)
+        await t.settle()
+        assert t.scene.overlay is Overlay.GAME
+        text = " ".join(t.text(80, 24).split())
+        assert "Game over — You win" in text, text
+        assert f"{words} bandit-lan audit logs/0a1b2c3d4e5f-seat*.bandit-log" in text, text
+        assert "bandit-lan audit logs/0a1b2c3d4e5f-seat1.bandit-log" in text, text  # (its own, as before)
+
+
 async def test_R1_a_terminal_too_small_for_the_game_s_end_shows_the_standings_if_they_fit(
         mock_clock: trio.testing.MockClock) -> None:
     """A player at 60×20 when the game ended read only that it was over, though who won

@@ -44,6 +44,7 @@ class TableModel:
     leaving: bool  # this seat is leaving (the player asked, or the process was told to stop)
     log_path: str
     now: float
+    logs_beside: tuple[str, ...] = ()  # the game's other logs on this machine: its bots' (`cli.game.SeatPeer`)
     stopped_s: float = 0.0  # how long this program did not run in all (`Progress.stopped_s`)
     sending_for: float = 0.0  # how long the first of `sending` has waited (`Progress.sending_for`)
     held_by: tuple[int, ...] = ()  # the seats whose word the order waits for before it counts (§7.4)
@@ -78,6 +79,7 @@ class TableModel:
             leaving=progress.leaving,
             log_path=progress.log_path,
             now=session.now(),
+            logs_beside=tuple(getattr(session, "logs_beside", ())),
             stopped_s=progress.stopped_s,
         )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from cli.commands import audit_command
+from cli.commands import audit_command, logs_together
 from engine import CALLER_BONUS, Skills
 from engine.narrate import cut_short, listed
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
@@ -166,6 +166,11 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
                  *((3, line, "class:message.info") for line in wrap(model.log_path, width - 4)),
                  *((1, line, "class:prompt") for line in wrap(check_words(played_out, cut), width - 2)),
                  *((3, line, "class:prompt.key") for line in wrap(audit_command([model.log_path]), width - 4))]
+        together = logs_together([model.log_path, *model.logs_beside], model.players)
+        if together is not None:  # (as the terminal says once the screen is closed)
+            words, command = together
+            lines += [*((1, line, "class:prompt") for line in wrap(words, width - 2)),
+                      *((3, line, "class:prompt.key") for line in wrap(command, width - 4))]
         for x, line, style in lines[: max(0, canvas.height - 2 - y)]:  # (never over the last line's "Enter")
             canvas.write(x, y, line, style)
             y += 1
