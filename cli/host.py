@@ -20,8 +20,8 @@ from cli.argtypes import (
 )
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
-    JoinHint, LOBBY_CHECK, SIGNING_NOW, lobby_schemas, player_name, print_result, roster_progress, say, tell,
-    then_shown,
+    JoinHint, LOBBY_CHECK, SIGNING_NOW, lobby_schemas, player_name, print_result, remember_name, roster_progress, say,
+    tell, then_shown,
 )
 from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
 from cli.commands import shell_word
@@ -107,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     except IdentityError as exc:
         complain(str(exc))
         return 1
+    remember_name(args)
     show = (lambda change: None) if args.quiet or args.json else roster_progress(identity.peer_id)
 
     async def main() -> int:

@@ -13,7 +13,7 @@ import trio
 from cli.argtypes import NewTableOption, address, bot_player, host_sets_grace, port, seconds, target
 from cli.lobby_common import (
     SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, input_piped,
-    load_identity, lobby_schemas, player_name, roster_progress, say, then_shown,
+    load_identity, lobby_schemas, player_name, remember_name, roster_progress, say, then_shown,
 )
 from cli.stopping import run_until_stopped
 from cli.tables import LISTED_WHILE_OPEN
@@ -161,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
     except IdentityError as exc:
         complain(str(exc))
         return 1
+    remember_name(args)
     if (goes_on := _left_game_goes_on(args, identity.peer_id)) is not None:
         complain(f"{goes_on}; joining anew.")
 

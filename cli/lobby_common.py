@@ -54,7 +54,8 @@ def add_identity_options(parser: argparse.ArgumentParser,
                                             "live (default: the user data directory, ~/.local/share/bandit-lan "
                                             "on Linux)"),
                          ) -> None:
-    parser.add_argument("--name", type=player, help="your name at the table (default: your login name)")
+    parser.add_argument("--name", type=player, help="your name at the table, kept as the default for your next "
+                                                    "games (default: the --name you gave last, else your login name)")
     parser.add_argument("--state-dir", type=Path, metavar="DIR", help=state_help)
 
 
@@ -81,14 +82,48 @@ def add_interface_option(parser: argparse.ArgumentParser) -> None:
                         help="use only the interface with this IPv4 address for discovery (repeatable; default: all)")
 
 
+NAME_FILE = "name"
+"""In the state directory, beside the identity: the --name last given, the default name."""
+
+
 def player_name(args: argparse.Namespace) -> str:
-    """--name, else the login name (if it makes a name at a table, §6.2), else "player"."""
+    """--name, else the name last given with this identity (`remember_name`), else the
+    login name (if it makes a name at a table, §6.2), else "player"."""
     if args.name:
         return args.name
+    if (kept := kept_name(args.state_dir or default_state_dir())) is not None:
+        return kept
     try:
         return player(getpass.getuser()[:24].strip() or "player")
     except (argparse.ArgumentTypeError, OSError, KeyError):  # (no login name, or none that is a name)
         return "player"
+
+
+def kept_name(state_dir: Path) -> str | None:
+    """The name `remember_name` kept in `state_dir`, if it is still a player's name."""
+    try:
+        return player((state_dir / NAME_FILE).read_text(encoding="utf-8").strip())
+    except (OSError, UnicodeDecodeError, argparse.ArgumentTypeError):
+        return None
+
+
+def remember_name(args: argparse.Namespace) -> None:
+    """Keep --name beside the identity (once it is loaded: the state directory exists),
+    as the default name of this identity's next games. A bot's name is not kept, and a
+    name that cannot be kept only leaves the default as it was."""
+    if not args.name:
+        return
+    try:
+        name = player(args.name)
+    except argparse.ArgumentTypeError:  # (a bot a host seats: "Ada (bot)")
+        return
+    path = (args.state_dir or default_state_dir()) / NAME_FILE
+    new = path.with_name(f".{NAME_FILE}.new")
+    try:
+        new.write_text(f"{name}\n", encoding="utf-8")
+        new.replace(path)  # (whole, or not at all)
+    except OSError:
+        pass
 
 
 def load_identity(args: argparse.Namespace) -> Identity:

@@ -15,7 +15,7 @@ from pathlib import Path
 from cli.argtypes import NewTableOption, add_grace_option, target, whole
 from cli.bots import BotTable, bot_names, bot_seats, seat_with_bots
 from cli.game import SeatBook, add_game_options, bot_without_a_terminal, log_unwritable, play_seat, report, seat_log_path
-from cli.lobby_common import add_identity_options, complain, load_identity, player_name, say
+from cli.lobby_common import add_identity_options, complain, load_identity, player_name, remember_name, say
 from cli.resume import offer_resume_first
 from cli.stopping import run_until_stopped
 from p2p.identity import IdentityError, default_state_dir
@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if (back := offer_resume_first(args, "play", resume=run)) is not None:
         return back
+    remember_name(args)
     name = player_name(args)
 
     async def main() -> int:
