@@ -35,8 +35,8 @@ import trio
 
 from cli.game import log_name
 from cli.lobby_common import complain
-from p2p.lobby import LobbyResult
 from p2p.groups import lone_exception_unwrapped
+from p2p.lobby import LobbyResult
 from p2p.names import BOT_MARK, alike
 
 BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve", "Fay")

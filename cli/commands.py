@@ -35,8 +35,8 @@ def logs_together(logs: Sequence[Path | str], seats: int) -> tuple[str, str] | N
 
 
 def audit_command(logs: Sequence[Path | str]) -> str:
-    """`bandit-lan audit` over `logs`, every path quoted as its shell needs (`shell_word`); one game's
-    seats in one folder become one pattern (`<game>-seat*.bandit-log`, §10.3)."""
+    """`bandit-lan audit` over `logs`, every path quoted for people (`shell_word`); one
+    game's seats in one folder become one pattern (`<game>-seat*.bandit-log`, §10.3)."""
     paths = [Path(p) for p in logs]
     first = paths[0]
     pattern = f"{first.name.rsplit('-seat', 1)[0]}-seat*.bandit-log"
