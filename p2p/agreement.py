@@ -30,8 +30,11 @@ can produce and proves nothing about any player: one of the logs was altered, or
 peer did not follow the order, and nobody is blamed; a copy that differs from
 another's and does not verify was changed or damaged in its log (an honest peer logs
 only what verifies), whether or not the other copy verifies: that log is named damaged
-and set aside, and the others are compared on their own. Each log's own
-audit (§10.2) is separate; this compares what the logs hold, readable records only.
+and set aside, and the others are compared on their own. So is every log whose own
+audit (§10.2) finds its file changed or damaged (a record dropped, repeated or moved,
+its end's signature, its header: `AuditResult.altered`), where some log is not: it must
+not hide the game the others hold. This compares what the logs hold, readable records
+only.
 Logs that agree may still name different seats as the one whose departure ended the
 game (each writer's word, §10.2: seats that lost each other each see the other away):
 `away` says which log names whom.
@@ -205,9 +208,10 @@ def compare(results: Sequence[AuditResult]) -> Agreement:
     if len(logs) < 2:
         return Agreement(tuple(results), records, Parting("§10.3", TOO_FEW))
     assert longest is not None
-    twice, copies = _one_writer_each(logs)
-    parting = (_same_game(logs) or twice or _forked(logs) or _prefixes(logs, longest) or _past_the_end(logs)
-               or _cut_short(logs))
+    aside = _altered(logs)
+    twice, copies = _one_writer_each(logs, aside)
+    parting = (_same_game(logs) or twice or _forked(logs) or _damaged_copy(logs, longest) or _set_aside(logs, aside)
+               or _prefixes(logs, longest) or _past_the_end(logs) or _cut_short(logs))
     others = None
     if parting is not None and parting.damaged:  # (how the others compare, or whether the one left is damaged too)
         rest = [r for r in results if all(r is not d for d in parting.damaged)]
@@ -241,10 +245,12 @@ def _same_game(logs: Sequence[AuditResult]) -> Parting | None:
     return None
 
 
-def _one_writer_each(logs: Sequence[AuditResult]) -> tuple[Parting | None, tuple[str, ...]]:
+def _one_writer_each(logs: Sequence[AuditResult],
+                     aside: Sequence[AuditResult] = ()) -> tuple[Parting | None, tuple[str, ...]]:
     """Two logs of one seat (its writer, as each header's signature proves): the one log
     given twice, said so; two different ones, where they part (a seat writes one log of a
-    game, §10.1, and resumes in it, §11.3)."""
+    game, §10.1, and resumes in it, §11.3), unless one is to be set aside as damaged
+    (`aside`): a damaged copy of a seat's log is that log, changed."""
     copies: list[str] = []
     seen: dict[int, AuditResult] = {}
     for result in logs:
@@ -255,6 +261,8 @@ def _one_writer_each(logs: Sequence[AuditResult]) -> tuple[Parting | None, tuple
             continue
         seat, one, other = f"seat {result.writer + 1} ({result.writer_name})", Path(first.path), Path(result.path)
         if first.contents != result.contents:
+            if any(r is first or r is result for r in aside):
+                continue  # (a damaged copy of the seat's log, set aside: not a second log)
             return Parting("§10.3", f"two logs of {seat}: {one.name} and {other.name} differ, and a seat writes one "
                                     "log of a game (it goes on in it when it resumes, §11.3), so one was altered, or "
                                     "is another seat's log signed again as its own (nobody is blamed)"), ()
@@ -263,6 +271,50 @@ def _one_writer_each(logs: Sequence[AuditResult]) -> tuple[Parting | None, tuple
         else:
             copies.append(f"{one.name} and {other.name} are one log of {seat}, given twice")
     return None, tuple(copies)
+
+
+def _altered(logs: Sequence[AuditResult]) -> tuple[AuditResult, ...]:
+    """The logs whose own audit finds the file changed or damaged (§10.2 steps 1-2: its
+    header, a record or frame, a chain, the order, its end's signature), where at least
+    one log is not: those are set aside (§10.3). Where every log is, none is set aside
+    for it (there is nothing sounder to tell the game from), and they are compared."""
+    altered = tuple(r for r in logs if r.altered)
+    return altered if len(altered) < len(logs) else ()
+
+
+def _set_aside(logs: Sequence[AuditResult], aside: Sequence[AuditResult]) -> Parting | None:
+    """The first log of `aside` (`_altered`), named damaged: what its own audit found,
+    and where its records part from those of the logs not set aside, if they do (a record
+    dropped, repeated or moved), or that they do not (its end, a note, a frame after them
+    changed)."""
+    if not aside:
+        return None
+    bad = aside[0]
+    failure = bad.first_failure
+    assert failure is not None and bad.contents is not None
+    sound = [r for r in logs if all(r is not d for d in aside)]
+    longest = max(sound, key=lambda r: len(r.contents.messages))  # type: ignore[union-attr]
+    full, mine = longest.contents.messages, bad.contents.messages  # type: ignore[union-attr]
+    at = "" if failure.record is None else f" at record {failure.record + 1}"
+    found = (f"{_name(bad)} is damaged (see its verdict): its own audit finds the file altered{at} ({failure.section}: "
+             "nobody is blamed)")
+    others = "the other logs" if len(sound) > 1 else _name(sound[0])
+    index = next((i for i, record in enumerate(mine) if i >= len(full) or record != full[i]), None)
+    if not mine:
+        return Parting("§10.3", f"{found}; it holds no record", None, None, (bad,))
+    if index is None:
+        holds = "hold" if len(sound) > 1 else "holds"
+        return Parting("§10.3", f"{found}, though {others} {holds} the same {len(mine)} records in the same order",
+                       None, None, (bad,))
+    if index >= len(full):
+        there = f"it holds {len(mine) - index} more records than {others}"
+    else:
+        holding = [r for r in sound if index < len(r.contents.messages)  # type: ignore[union-attr]
+                   and r.contents.messages[index] == full[index]]  # type: ignore[union-attr]
+        whose = others if len(holding) == len(sound) else listed([_name(r) for r in holding])
+        there = f"it holds {_about(bad, mine[index][0])} there, {whose} {_about(longest, full[index][0])}"
+    return Parting("§10.3", f"{found}, and it parts from {others} at record {index + 1}: {there}",
+                   None, index, (bad,))
 
 
 def _forked(logs: Sequence[AuditResult]) -> Parting | None:
@@ -323,6 +375,14 @@ def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | No
             if record != full[index]:
                 return _differ(logs, index, (result, *record), (longest, *full[index]))
     return None
+
+
+def _damaged_copy(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | None:
+    """Where the logs' ordered records first differ, a copy there that does not verify
+    (`_differ`: its log is damaged, told by that copy), before a log is set aside for
+    what its own audit finds (`_set_aside`)."""
+    parting = _prefixes(logs, longest)
+    return parting if parting is not None and parting.damaged else None
 
 
 def _differ(logs: Sequence[AuditResult], index: int, one: tuple[AuditResult, bytes, bytes],
@@ -508,8 +568,9 @@ def _writer(result: AuditResult) -> str:
 
 
 def _name(result: AuditResult) -> str:
-    """"Bo's log (…/x-seat2.bandit-log)"."""
-    return f"{_writer(result)}'s log ({Path(result.path).name})"
+    """"Bo's log (x-seat2.bandit-log)", or the file's name alone where no writer is proven."""
+    name = Path(result.path).name
+    return f"{result.writer_name}'s log ({name})" if result.writer_name else name
 
 
 def _index(record: Place) -> int | None:
@@ -539,7 +600,8 @@ def _about(result: AuditResult, body: bytes) -> str:
         return "a record that does not decode"
     member = result.member(inner.get("from"))
     who = member.name if member is not None else "an unknown peer"
-    return f"{who}'s message {str(inner.get('seq'))[:20]} ({str(inner.get('type'))[:40]})"
+    elsewhere = " of another game" if inner.get("game") != result.game_id else ""
+    return f"{who}'s message {str(inner.get('seq'))[:20]} ({str(inner.get('type'))[:40]}){elsewhere}"
 
 
 __all__ = ["Agreement", "Parting", "compare"]

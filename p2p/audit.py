@@ -76,6 +76,9 @@ class Failure:
     what: str
     suspects: tuple[int, ...] = ()  # (seat None) the seats one of which broke it: nothing tells which (§7.5)
     words: Words = ()  # `what` with its seats and slots left to name, where the table gave them so
+    # the file is not as an honest peer writes and closes a log (§10.2 steps 1-2: its header, a record or
+    # frame, a chain, the order, its end's signature): changed or damaged, whoever did it; nobody is blamed
+    altered: bool = False
 
     def describe(self, names: Sequence[str] = ()) -> str:
         where = "the log" if self.record is None else f"record {self.record + 1}"  # (from 1, as seats are)
@@ -123,6 +126,12 @@ class AuditResult:
         return self.first_failure is None
 
     @property
+    def altered(self) -> bool:
+        """Whether its own audit finds the file changed or damaged (`Failure.altered`):
+        beside logs that are not, it is set aside as damaged (§10.3)."""
+        return self.first_failure is not None and self.first_failure.altered
+
+    @property
     def names(self) -> tuple[str, ...]:
         return tuple(m.name for m in self.roster.members) if self.roster else ()
 
@@ -158,7 +167,8 @@ def audit(path: Path) -> AuditResult:
         # (a changed length shows a whole header record in it: a log's, so no doubt that it is one)
         doubt = "" if "length was changed" in exc.reason else " (or the file is not a fairness log)"
         result.first_failure = Failure(None, None, exc.section, _header_damaged(
-            f"its first frame, which starts at byte {exc.offset}{doubt}", "it cannot be read as a log.header", exc.reason))
+            f"its first frame, which starts at byte {exc.offset}{doubt}", "it cannot be read as a log.header", exc.reason),
+            altered=True)
         return result
     except NotALog as exc:  # (no log at all: nothing in it is checked, §10.2)
         result.first_failure = Failure(None, None, exc.section, exc.reason)
@@ -182,25 +192,26 @@ def audit(path: Path) -> AuditResult:
     members = roster.members
     if header.seat >= len(members):  # (then the log has no writer: nothing may name one)
         result.first_failure = Failure(None, None, "§10.1", f"the header names its writer as seat {header.seat + 1}, "
-                                                            f"but the roster has {len(members)} seats")
+                                                            f"but the roster has {len(members)} seats", altered=True)
         return result
     writer = members[header.seat]
     if not verify_signature(writer.cert.public_key, contents.header_signature[1], contents.header_signature[0]):
         result.first_failure = Failure(None, None, "§10.1", f"the log.header names seat {header.seat + 1} ({writer.name}) "
                                                             "as its writer, but its signature does not verify under "
                                                             f"{writer.name}'s key: the header was altered, and nothing "
-                                                            "says whose log this is")
+                                                            "says whose log this is", altered=True)
         return result
     result.writer = header.seat
     if len(header.signatures) != len(members):
-        result.first_failure = Failure(None, None, "§10.1", "the header does not hold one roster signature per seat")
+        result.first_failure = Failure(None, None, "§10.1", "the header does not hold one roster signature per seat",
+                                       altered=True)
         return result
     for member, sig in zip(members, header.signatures):
         if not roster_signature_valid(member.cert, header.roster, sig):  # (not its signature: nobody is blamed)
             result.first_failure = Failure(None, None, "§6.6", f"the log's header does not hold: the signature it gives "
                                                                f"as seat {member.seat + 1}'s ({member.name}) over the "
                                                                f"roster does not verify under {member.name}'s key: the "
-                                                               "header was altered")
+                                                               "header was altered", altered=True)
             return result
 
     seats = [m.peer_id for m in members]
@@ -219,13 +230,14 @@ def audit(path: Path) -> AuditResult:
             side = open_signed(signed_frame(body, sig), keys, schemas)
             sides.append((integrity.side(side), side))
         except ProtocolError as exc:
-            broken = Failure(None, None, exc.section, _damaged(contents.side_at[index], exc.reason, body, roster, "side "))
+            broken = Failure(None, None, exc.section, _damaged(contents.side_at[index], exc.reason, body, roster, "side "),
+                             altered=True)
         except ForeignGame as exc:
             broken = Failure(None, None, exc.section, f"the side record that starts at byte {contents.side_at[index]}: "
-                                                      f"{_foreign(exc.peer, roster, side, 'side ')}")
+                                                      f"{_foreign(exc.peer, roster, side, 'side ')}", altered=True)
         except OrderError as exc:  # (its place in the file, and in its sender's side chain, §7.8)
             broken = Failure(None, None, exc.section, f"the side record that starts at byte {contents.side_at[index]}, "
-                                                      f"{_whose(exc.peer, roster)}: {exc.reason}{ALTERED}")
+                                                      f"{_whose(exc.peer, roster)}: {exc.reason}{ALTERED}", altered=True)
         if broken is not None:  # (the game is still told up to there: every message the file holds before it)
             messages = messages[:sum(1 for side, _ in contents.sequence[:contents.sequence.index((True, index))]
                                      if not side)]
@@ -238,27 +250,29 @@ def audit(path: Path) -> AuditResult:
             # a record no member signed, or signed but malformed (which no honest peer logs,
             # the order refuses it first): the log was altered, and nobody is blamed
             # (before any side record that failed, by the cut above: the first thing that fails)
-            broken = Failure(index, None, exc.section, _damaged(contents.message_at[index], exc.reason, body, roster))
+            broken = Failure(index, None, exc.section, _damaged(contents.message_at[index], exc.reason, body, roster),
+                             altered=True)
             break
         except ForeignGame as exc:  # (a replay: its signer may have sent it honestly in that game, §7.10)
-            broken = Failure(index, None, exc.section, _foreign(exc.peer, roster, message))
+            broken = Failure(index, None, exc.section, _foreign(exc.peer, roster, message), altered=True)
             break
         except OrderError as exc:
             # a record out of place says the log was altered: nobody at the table is blamed
-            broken = Failure(index, None, exc.section, f"{_whose(exc.peer, roster)} message: {exc.reason}{ALTERED}")
+            broken = Failure(index, None, exc.section, f"{_whose(exc.peer, roster)} message: {exc.reason}{ALTERED}",
+                             altered=True)
             break
         opened.append(message)
     if broken is None and contents.damaged is not None:
         at, why = contents.damaged
         broken = Failure(None, None, "§10.1", f"the file was changed or damaged in the frame that starts at byte {at}: "
                                               f"{why}; it and everything after it cannot be checked, only the "
-                                              "records before it")
+                                              "records before it", altered=True)
     if contents.end_signature is not None:  # (the writer's signature over everything before its end)
         result.end_signed = verify_signature(writer.cert.public_key, contents.end_signature[1], contents.end_signature[0])
         if not result.end_signed and broken is None:
             broken = Failure(None, None, "§10.1", f"the log.end's signature does not verify under its writer's key "
                                                   f"({writer.name}, seat {writer.seat + 1}): the log was altered after "
-                                                  "it was closed (its end, or a record before it)")
+                                                  "it was closed (its end, or a record before it)", altered=True)
 
     # Pass 2, the game: the agreed order with its ties and heads (§7.4, §7.5), then every
     # message through the table machine, up to where the log's integrity holds. A log
@@ -281,7 +295,8 @@ def audit(path: Path) -> AuditResult:
             delivered = replay.next(message)
         except OrderError as exc:
             result.first_failure = _first(broken, Failure(index, None, exc.section,
-                                                          f"{_whose(exc.peer, roster)} message: {exc.reason}{ALTERED}"))
+                                                          f"{_whose(exc.peer, roster)} message: {exc.reason}{ALTERED}",
+                                                          altered=True))
             return result
         unjudged = _order_verdict(result, index, delivered)
         if unjudged is not None:
@@ -553,7 +568,8 @@ def _first(broken: Failure | None, found: Failure) -> Failure:
         return broken
     return Failure(found.record, None, broken.section,
                    f"the log was altered: a record is missing or out of place here, where the agreed order stops "
-                   f"holding ({found.section}); record {broken.record + 1} shows it ({broken.what.removesuffix(ALTERED)})")
+                   f"holding ({found.section}); record {broken.record + 1} shows it ({broken.what.removesuffix(ALTERED)})",
+                   altered=True)
 
 
 def _header_damaged(where: str, what: str, reason: str) -> str:
@@ -571,17 +587,18 @@ def _roster_failure(contents: LogContents, exc: ProtocolError) -> Failure:
     refused = _refused_certificate(contents.header.roster) if exc.section == "§3.1" else None
     if refused is None:
         return Failure(None, None, exc.section, _header_damaged(
-            f"the roster that starts at byte {contents.roster_at}", "it cannot be read as a roster", exc.reason))
+            f"the roster that starts at byte {contents.roster_at}", "it cannot be read as a roster", exc.reason),
+                       altered=True)
     whose, der = refused
     at = contents.roster_at + contents.header.roster.find(der)
     if isinstance(exc, CertificateRefused):
         return Failure(None, None, exc.section,
                        f"the log's header does not hold: {whose} certificate in its roster (from byte {at}) reads as a "
                        f"certificate but does not hold ({exc.reason}): it is not a certificate as its player made it, "
-                       "so the roster was altered, and nothing in the log can be checked")
+                       "so the roster was altered, and nothing in the log can be checked", altered=True)
     return Failure(None, None, exc.section, _header_damaged(
         f"{whose} certificate in its roster, which starts at byte {at}", "it cannot be read as a certificate",
-        exc.reason))
+        exc.reason), altered=True)
 
 
 def _refused_certificate(roster: bytes) -> tuple[str, bytes] | None:

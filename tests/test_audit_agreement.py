@@ -75,7 +75,7 @@ def test_s10_3_a_log_closed_early_holds_a_prefix_and_agrees(table: tuple[TableNe
     assert not results[1].ok  # (its own audit still says it ends before the game did)
 
 
-def test_s10_1_a_log_whose_header_names_a_seat_the_roster_lacks_has_no_writer_and_compares_cleanly(
+def test_s10_1_a_log_whose_header_names_a_seat_the_roster_lacks_has_no_writer_and_is_set_aside_as_damaged(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """Found by the fuzzer: a log closed early whose header named seat 4 of three failed its
     own audit, but kept that seat as its writer, and comparing it with another log looked
@@ -92,8 +92,11 @@ def test_s10_1_a_log_whose_header_names_a_seat_the_roster_lacks_has_no_writer_an
     assert stray.writer is None and stray.first_failure is not None
     assert stray.first_failure.section == "§10.1"
     assert stray.first_failure.what == "the header names its writer as seat 4, but the roster has 3 seats"
-    agreement = compare([audit(logs[0]), stray])
-    assert agreement.ok, agreement.parting  # (its records are a prefix; its own audit says what is wrong)
+    agreement = compare([audit(logs[0]), stray])  # (its header was altered: it is damaged, §10.3)
+    assert agreement.damaged == (stray,) and agreement.parting is not None and agreement.parting.seat is None
+    assert agreement.parting.what.startswith("tampered.bandit-log is damaged (see its verdict): its own audit finds "
+                                             "the file altered (§10.1: nobody is blamed), though Ann's log (seat0.bandit-log) "
+                                             "holds the same 60 records in the same order"), agreement.parting.what
 
 
 def test_s10_3_logs_of_two_games_do_not_agree(table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
@@ -114,11 +117,12 @@ def test_s10_3_the_same_messages_in_another_order_part_the_logs_and_blame_nobody
         messages[40], messages[41] = messages[41], messages[40]
         return messages
 
-    agreement = compare([audit(logs[0]), audit(rewrite(logs[1], tmp_path, swap))])
+    swapped = audit(rewrite(logs[1], tmp_path, swap))
+    agreement = compare([audit(logs[0]), swapped])  # (its own audit finds Bo's chain broken: it is set aside)
     parting = agreement.parting
-    assert parting is not None and parting.record == 40 and parting.seat is None
+    assert parting is not None and parting.record == 40 and parting.seat is None and agreement.damaged == (swapped,)
     assert parting.section == "§10.3" and "nobody is blamed" in parting.what
-    assert parting.what.startswith("record 41: "), parting.what  # (in words from 1, §10.2; `record` from 0)
+    assert "it parts from Ann's log (seat0.bandit-log) at record 41: " in parting.what, parting.what  # (from 1 in words, §10.2)
 
 
 def test_s10_3_two_bodies_signed_under_one_seq_name_their_signer(table: tuple[TableNetwork, list[Path]],

@@ -274,11 +274,11 @@ def test_s10_3_the_report_ends_with_one_overall_verdict_that_the_exit_status_fol
     assert any(line.startswith("Verdict: FAIR") for line in told)  # (Ann's own, told first)
     frames = frames_of(logs[1])
     one, other = [i for i, frame in enumerate(frames) if frame["type"] == "log.msg"][40:42]
-    frames[one], frames[other] = frames[other], frames[one]  # (two signed records in another order: not damage)
-    assert main(["audit", str(logs[0]), str(write_frames(tmp_path / "swapped.bandit-log", frames))]) == 1
+    frames[one], frames[other] = frames[other], frames[one]  # (two signed records in another order: Bo's chain
+    assert main(["audit", str(logs[0]), str(write_frames(tmp_path / "swapped.bandit-log", frames))]) == 1  # breaks)
     told = capsys.readouterr().out.splitlines()
-    assert told[-1] == ("Overall: NOT VERIFIED: Bo's log (swapped.bandit-log) fails its own audit; the logs do not "
-                        "tell the same game."), told[-1]
+    assert told[-1] == ("Overall: NOT VERIFIED: Ann's log (seat0.bandit-log) holds every check, but Bo's log "
+                        "(swapped.bandit-log) is damaged, and a damaged log cannot be verified."), told[-1]
     short = write_frames(tmp_path / "short.bandit-log", frames_of(logs[1])[:40])  # (agrees, but was never closed)
     assert main(["audit", str(logs[0]), str(short)]) == 1
     told = capsys.readouterr().out.splitlines()

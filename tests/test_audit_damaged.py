@@ -1,0 +1,193 @@
+"""§10.3: a log whose own audit finds its file altered or damaged (a record dropped,
+repeated or moved, records cut off under a kept end, a byte of its end or a record
+changed, a frame's length changed, its header changed), given first beside logs that
+hold, is set aside as damaged and the game is told from them; a log cut short with no
+end, or torn, is a prefix that agrees; a writer's own message signed again is its
+writer's lie, named (§7.10)."""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from p2p.agreement import compare
+from p2p.audit import audit
+from p2p.log import LOG_LIMITS, read_log
+from p2p.report import comparison_report, told_from
+from p2p.signing import sign
+from p2p.wire import decode_map, encode_frame, split_frames
+from tests.tablesim import TableNetwork
+from tests.test_audit_agreement import finished_table
+from tests.test_audit_tamper import rewrite
+
+RECORD = 40  # the `log.msg` record (from 0) the damage is done at
+Frames = list[bytes]
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[TableNetwork, list[Path]]:
+    return finished_table(tmp_path_factory, 130, ("Ann", "Bo", "Cy"))
+
+
+def edited(original: Path, path: Path, change: Callable[[Frames, list[int]], Frames]) -> Path:
+    """A copy of `original` whose frames (each its bytes, length included) went through
+    `change`, given them and which of them are `log.msg` records: what anyone (a disk, an
+    editor) can do to a file, nothing signed again."""
+    data = original.read_bytes()
+    starts = [at for at, _ in split_frames(data, LOG_LIMITS)]
+    frames = [data[a:b] for a, b in zip(starts, [*starts[1:], len(data)])]
+    records = [starts.index(at) for at in read_log(original).message_at]
+    path.write_bytes(b"".join(change(frames, records)))
+    return path
+
+
+def _moved(frames: Frames, records: list[int]) -> Frames:
+    one, other = records[RECORD], records[RECORD + 1]
+    frames[one], frames[other] = frames[other], frames[one]
+    return frames
+
+
+def _flipped(frame: bytes, at: int) -> bytes:
+    changed = bytearray(frame)
+    changed[at] ^= 1
+    return bytes(changed)
+
+
+def _lengthened(frame: bytes) -> bytes:
+    (length,) = struct.unpack(">I", frame[:4])
+    return struct.pack(">I", length + 1) + frame[4:]
+
+
+def _header_of_seat(frame: bytes, seat: int) -> bytes:
+    header = decode_map(frame[4:], LOG_LIMITS)
+    return encode_frame(dict(header, seat=seat), LOG_LIMITS)
+
+
+DAMAGE: dict[str, Callable[[Frames, list[int]], Frames]] = {
+    "a record dropped": lambda f, r: f[:r[RECORD]] + f[r[RECORD] + 1:],
+    "a record repeated": lambda f, r: f[:r[RECORD] + 1] + f[r[RECORD]:],
+    "two records moved": _moved,
+    "records cut off under its end": lambda f, r: f[:r[60]] + f[-1:],
+    "a byte of its end changed": lambda f, r: f[:-1] + [_flipped(f[-1], len(f[-1]) - 2)],
+    "a byte of a record's signature changed": lambda f, r: f[:r[RECORD]]
+    + [_flipped(f[r[RECORD]], f[r[RECORD]].index(b"\xa3sig\xc4\x40") + 15)] + f[r[RECORD] + 1:],
+    "a byte of a record's name changed": lambda f, r: f[:r[RECORD]] + [_flipped(f[r[RECORD]], -10)]
+    + f[r[RECORD] + 1:],  # ("log.msg" read "mog.msg": a frame that is not a record)
+    "a frame's length changed": lambda f, r: f[:r[RECORD]] + [_lengthened(f[r[RECORD]])] + f[r[RECORD] + 1:],
+    "its header naming another writer": lambda f, r: [_header_of_seat(f[0], 2)] + f[1:],
+}
+
+
+@pytest.mark.parametrize("damage", [*DAMAGE, "a record dropped, closed again by its writer"])
+def test_s10_3_a_log_its_own_audit_finds_altered_is_set_aside_and_the_game_told_from_the_others(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, damage: str) -> None:
+    """Bo's log damaged, given first: it hid the game the others hold (told from it, cut
+    short at the damage, and "the logs do not tell the same game") where its copy of a
+    record still verified; now it is set aside as a flipped byte's log is (§10.3)."""
+    _, logs = table
+    if damage in DAMAGE:
+        bad = edited(logs[1], tmp_path / "bad.bandit-log", DAMAGE[damage])
+    else:  # (its writer signs the end over what it left: no honest peer writes that either)
+        bad = rewrite(logs[1], tmp_path, lambda m: m[:RECORD] + m[RECORD + 1:]).rename(tmp_path / "bad.bandit-log")
+    results = [audit(bad), audit(logs[0]), audit(logs[2])]
+    assert results[0].altered and not results[1].altered and not results[2].altered, results[0].first_failure
+    agreement = compare(results)
+    assert agreement.damaged == (results[0],), agreement.parting
+    assert agreement.parting is not None and agreement.parting.seat is None
+    assert agreement.agree and told_from(results, agreement.damaged) is results[1]
+    records = len(results[1].contents.messages)  # type: ignore[union-attr]
+    assert agreement.summary().endswith(f" The other 2 logs tell the same game: {records} messages in the same order.")
+    named = "Bo's log (bad.bandit-log)" if results[0].writer is not None else "bad.bandit-log"
+    assert agreement.parting.what.startswith(f"{named} is damaged (see its verdict): "), agreement.parting.what
+    assert list(comparison_report(agreement))[-1] == (
+        "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, but "
+        f"{named} is damaged, and a damaged log cannot be verified.")
+
+
+def test_s10_3_a_dropped_record_is_told_where_the_log_parts_from_the_others(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    _, logs = table
+    bad = audit(edited(logs[1], tmp_path / "bad.bandit-log", DAMAGE["a record dropped"]))
+    failure = bad.first_failure
+    assert failure is not None and failure.section == "§7.2" and failure.record == RECORD
+    parting = compare([bad, audit(logs[0]), audit(logs[2])]).parting
+    assert parting is not None and parting.record == RECORD
+    full = audit(logs[0]).contents.messages  # type: ignore[union-attr]
+    who = {m.peer_id: m.name for m in bad.roster.members}  # type: ignore[union-attr]
+
+    def about(index: int) -> str:
+        inner = decode_map(full[index][0])
+        return f"{who[inner['from']]}'s message {inner['seq']} ({inner['type']})"
+
+    assert parting.what == (f"Bo's log (bad.bandit-log) is damaged (see its verdict): its own audit finds the file "
+                            f"altered at record {RECORD + 1} (§7.2: nobody is blamed), and it parts from the other "
+                            f"logs at record {RECORD + 1}: it holds {about(RECORD + 1)} there, the other logs "
+                            f"{about(RECORD)}")
+
+
+def test_s10_3_the_report_of_a_log_with_a_record_dropped_given_first_tells_the_game_the_others_hold(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, logs = table
+    bad = edited(logs[1], tmp_path / "dropped.bandit-log", DAMAGE["a record dropped"])
+    given = [str(bad), str(logs[0]), str(logs[2])]
+    assert main(["audit", *given]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("dropped.bandit-log is damaged (see its own verdict with the logs compared below): the game "
+                        "is told from seat0.bandit-log, the first readable log that is not damaged.")
+    assert lines[2] == f"Fairness log: {logs[0]}"
+    assert not any("cut short" in line or "unopened" in line for line in lines), lines
+    assert lines[-1].startswith("Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game")
+    assert main(["audit", "--json", *given]) == 1
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["told"] == str(logs[0]) and out["agree"] is True and out["parting"] is None
+    assert out["damaged"] == [{"path": str(bad), "writer": 1, "peer": "Bo"}]
+    assert out["finished"] is True and out["winners"]
+
+
+@pytest.mark.parametrize("cut", ["after a record, its end gone", "torn in a record"])
+def test_s10_3_a_log_cut_short_with_no_end_is_not_damaged_and_agrees(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, cut: str) -> None:
+    """Nothing tells a log cut after a record from one whose peer stopped there, nor a torn
+    one from a crash while writing (§10.1): a prefix, not damage."""
+    _, logs = table
+    tail: Callable[[bytes], list[bytes]] = (lambda frame: []) if cut.startswith("after") else (lambda f: [f[:20]])
+    bad = audit(edited(logs[1], tmp_path / "cut.bandit-log", lambda f, r: f[:r[60]] + tail(f[r[60]])))
+    assert not bad.ok and not bad.altered
+    agreement = compare([bad, audit(logs[0]), audit(logs[2])])
+    assert agreement.ok and not agreement.damaged, agreement.parting
+    assert "Bo's ends after 60: " in agreement.summary()
+
+
+def test_s10_3_a_writer_s_own_message_signed_again_is_its_lie_named_not_damage(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Bo signs one of its own messages again, changed, and its end over the log: its own
+    audit finds the log altered (its chain breaks), but the others' logs prove what Bo
+    did, which names Bo (§7.10) before any log is set aside."""
+    net, logs = table
+    messages = audit(logs[1]).contents.messages  # type: ignore[union-attr]
+    bo = net.peers[0].orderer.seats[1]
+    index = next(i for i in range(RECORD, len(messages)) if decode_map(messages[i][0])["from"] == bo)
+    inner = decode_map(messages[index][0])
+    lie = sign(net.peers[1].identity, dict(inner, lamport=inner["lamport"] + 1))
+    results = [audit(rewrite(logs[1], tmp_path, lambda m: m[:index] + [lie] + m[index + 1:])), audit(logs[0])]
+    assert results[0].altered
+    agreement = compare([*results, audit(logs[2])])
+    assert agreement.parting is not None and agreement.parting.section == "§7.10" and agreement.parting.seat == 1
+    assert not agreement.damaged
+
+
+def test_s10_3_a_damaged_copy_of_a_seat_s_log_is_set_aside_not_told_as_its_second_log(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Bo's log and a copy of it with a record dropped: the copy is damaged, not a second
+    log its writer signed (§10.3), and the others agree."""
+    _, logs = table
+    results = [audit(edited(logs[1], tmp_path / "bad.bandit-log", DAMAGE["a record dropped"])), audit(logs[1]),
+               audit(logs[0])]
+    agreement = compare(results)
+    assert agreement.damaged == (results[0],) and agreement.agree, agreement.parting
+    assert "two logs of seat 2" not in agreement.summary()
