@@ -38,7 +38,7 @@ from pathlib import Path
 
 from engine.errors import Words
 from p2p.errors import ProtocolError
-from p2p.identity import Certificate, CertificateRefused, short_id, verify_signature
+from p2p.identity import MAX_CERT_SIZE, Certificate, CertificateRefused, short_id, verify_signature
 from p2p.log import HeaderUnreadable, LogContents, LogError, NotALog, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Delivered, ForeignGame, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
@@ -167,7 +167,8 @@ def audit(path: Path) -> AuditResult:
         # (a changed length shows a whole header record in it: a log's, so no doubt that it is one)
         doubt = "" if "length was changed" in exc.reason else " (or the file is not a fairness log)"
         result.first_failure = Failure(None, None, exc.section, _header_damaged(
-            f"its first frame, which starts at byte {exc.offset}{doubt}", "it cannot be read as a log.header", exc.reason),
+            f"its first frame, which starts at byte {exc.offset}{doubt}", "it cannot be read as a log.header", exc.reason,
+            inside=False),
             altered=True)
         return result
     except NotALog as exc:  # (no log at all: nothing in it is checked, §10.2)
@@ -572,11 +573,14 @@ def _first(broken: Failure | None, found: Failure) -> Failure:
                    altered=True)
 
 
-def _header_damaged(where: str, what: str, reason: str) -> str:
+def _header_damaged(where: str, what: str, reason: str, *, inside: bool = True) -> str:
     """A log's header that cannot be read (§10.1), in plain words, as a damaged record is:
-    where in the file, and the check that failed; nothing after it can be checked."""
-    told = f"{what}: {reason}" if reason.startswith("its ") else f"{what} ({reason})"  # (in words: `read_log`'s)
-    return (f"the file was changed or damaged in the log's header, in {where}: {told}; "
+    where in the file (`inside` its record: the roster in it, a certificate in that), and
+    the check that failed; nothing after it can be checked."""
+    # (`read_log`'s reasons are in words, "its length says …"; a check's, in brackets; none: `what` says it)
+    told = f"{what}: {reason}" if reason.startswith("its ") else f"{what} ({reason})" if reason else what
+    header = "the log's header (its first record, at byte 0)" if inside else "the log's header"
+    return (f"the file was changed or damaged in {header}, in {where}: {told}; "
             "without its header nothing in the log can be checked")
 
 
@@ -588,9 +592,14 @@ def _roster_failure(contents: LogContents, exc: ProtocolError) -> Failure:
     if refused is None:
         return Failure(None, None, exc.section, _header_damaged(
             f"the roster that starts at byte {contents.roster_at}", "it cannot be read as a roster", exc.reason),
-                       altered=True)
+            altered=True)
     whose, der = refused
     at = contents.roster_at + contents.header.roster.find(der)
+    if not isinstance(exc, CertificateRefused) and 0 < len(der) <= MAX_CERT_SIZE:
+        # (its bytes do not parse: the parser's own account of where in them says nothing to an auditor)
+        return Failure(None, None, exc.section, _header_damaged(
+            f"{whose} certificate in its roster, which starts at byte {at}",
+            "it is not a valid certificate (its bytes do not read as an X.509 certificate)", ""), altered=True)
     if isinstance(exc, CertificateRefused):
         return Failure(None, None, exc.section,
                        f"the log's header does not hold: {whose} certificate in its roster (from byte {at}) reads as a "

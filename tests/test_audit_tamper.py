@@ -418,22 +418,51 @@ def test_s10_2_a_damaged_header_is_told_as_damage_with_its_byte(game_log: Path, 
     assert game_log.read_bytes()[at:at + len(roster)] == roster
     cert = decode(roster)["members"][1]["cert"]
     payload = game_log.read_bytes()[4:]
-    cases = [  # (byte changed, the part named, with its byte, what it cannot be read as)
-        (4 + payload.index(b"roster") - 1, "its first frame, which starts at byte 0 (or the file is not a fairness log)",
-         "a log.header"),  # (a key's length: not msgpack)
-        (at + roster.index(b"members") - 1, f"the roster that starts at byte {at}", "a roster"),
-        (at + roster.index(cert) + 1, f"seat 2's (P1) certificate in its roster, which starts at byte "
-                                      f"{at + roster.index(cert)}", "a certificate"),  # (its DER length)
+    record = "the log's header (its first record, at byte 0)"  # (the roster, and a certificate in it, are in it)
+    cases = [  # (byte changed, the part named, with its byte, what it is not)
+        (4 + payload.index(b"roster") - 1, "the log's header, in its first frame, which starts at byte 0 (or the file "
+                                           "is not a fairness log)",
+         "it cannot be read as a log.header: its bytes are not a record ("),  # (a key's length: not msgpack)
+        (at + roster.index(b"members") - 1, f"{record}, in the roster that starts at byte {at}",
+         "it cannot be read as a roster ("),
+        (at + roster.index(cert) + 1, f"{record}, in seat 2's (P1) certificate in its roster, which starts at byte "
+                                      f"{at + roster.index(cert)}",
+         "it is not a valid certificate (its bytes do not read as an X.509 certificate)"),  # (its DER length)
     ]
     for byte, part, kind in cases:
         result = audit(flipped(game_log, tmp_path, byte))
         failure = result.first_failure
         assert failure is not None and failure.record is None and failure.seat is None, failure
-        said = ": its bytes are not a record (" if kind == "a log.header" else " ("  # (its frame: said as any frame's)
-        assert failure.what.startswith(f"the file was changed or damaged in the log's header, in {part}: it cannot be "
-                                       f"read as {kind}{said}"), failure.what
+        assert failure.what.startswith(f"the file was changed or damaged in {part}: {kind}"), failure.what
         assert failure.what.endswith("); without its header nothing in the log can be checked"), failure.what
         assert list(game_report(result))[-1].startswith("Verdict: NOT VERIFIED. First violation: the log: §")
+
+
+def test_s10_2_a_certificate_in_the_header_that_does_not_parse_is_told_in_the_auditor_s_words(
+        game_log: Path, tmp_path: Path) -> None:
+    """A byte of a certificate's DER changed so that it no longer parses: the verdict names
+    the header record, the seat and that its certificate is not a valid certificate, not
+    the certificate library's own account ("error parsing asn1 value: ParseError { kind:
+    InvalidLength, location: [\"Certificate::tbs_cert\"] }")."""
+    from p2p.identity import Certificate, CertificateRefused
+    from p2p.wire import decode
+
+    contents = read_log(game_log)
+    roster = contents.header.roster
+    cert = decode(roster)["members"][1]["cert"]
+    start = contents.roster_at + roster.index(cert)
+    for offset in (1, 5, 9):  # (its length, and lengths inside its signed part)
+        changed = bytearray(cert)
+        changed[offset] ^= 1
+        with pytest.raises(ProtocolError) as refused:
+            Certificate.from_der(bytes(changed))
+        assert not isinstance(refused.value, CertificateRefused)  # (its bytes do not parse)
+        failure = audit(flipped(game_log, tmp_path, start + offset)).first_failure
+        assert failure is not None and failure.section == "§3.1" and failure.seat is None, failure
+        assert failure.what == ("the file was changed or damaged in the log's header (its first record, at byte 0), "
+                                f"in seat 2's (P1) certificate in its roster, which starts at byte {start}: it is not "
+                                "a valid certificate (its bytes do not read as an X.509 certificate); without its "
+                                "header nothing in the log can be checked"), failure.what
 
 
 def test_s10_2_a_header_whose_length_was_changed_is_not_doubted_as_a_log(game_log: Path, tmp_path: Path) -> None:
