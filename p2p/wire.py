@@ -67,7 +67,10 @@ class _Rejected(Exception):
 
 
 def _pairs_to_map(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
+    try:
+        out = dict(pairs)
+    except TypeError:  # (an array or map as a key: told below, as any key that is not str)
+        out = {}
     if len(out) == len(pairs):
         for key in out:  # (a loop: every map of every frame passes here)
             if type(key) is not str:

@@ -83,6 +83,7 @@ def test_limits_are_enforced() -> None:
     ("payload", "reason"),
     [
         (b"\x81\x01\x02", "keys must be str"),
+        (b"\x81\x91\x01\x02", r"map key \[1\] is array, keys must be str"),  # (not "unhashable type: 'list'")
         (b"\x82\xa1a\x01\xa1a\x02", "duplicate map key 'a'"),
         (b"\xcb" + bytes(8), "float values are not allowed"),
         (b"\xd6\xff" + bytes(4), "not valid msgpack"),  # the timestamp extension
