@@ -112,6 +112,16 @@ def encoded_frame(body: bytes, sig: bytes) -> bytes:
     return frame_bytes(pack_canonical({"body": bytes(body), "sig": bytes(sig), "type": "signed", "v": 1}))
 
 
+def unpinned(sender: bytes, keys: Mapping[bytes, bytes]) -> str:
+    """A sender id no key is pinned for, in words: its short form (§3.2), or all of it
+    when a pinned peer's short form is the same (the two differ past its first 10
+    bytes: a changed byte there must not read as that peer's name)."""
+    near = next((peer for peer in keys if short_id(peer) == short_id(sender)), None)
+    if near is None:
+        return short_id(sender)
+    return f"{sender.hex()} (not {short_id(near)}'s peer id, though its short form reads the same)"
+
+
 def open_signed(
     frame: Mapping[str, Any],
     keys: Mapping[bytes, bytes],
@@ -139,7 +149,7 @@ def open_signed(
         raise ProtocolError("§4.5", "the signed body has no 'from' peer id (bin of 32 bytes)")
     key = keys.get(sender)
     if key is None:
-        raise ProtocolError("§4.5", f"signed by {short_id(sender)}, who is not a pinned peer of this table")
+        raise ProtocolError("§4.5", f"signed by {unpinned(sender, keys)}, who is not a pinned peer of this table")
     deferred = sender == link and inner["type"] in link_authenticated
     if not deferred and not verify_signature(key, sig, SIGNED_DOMAIN + body):
         kind = str(inner["type"])[:64]

@@ -10,11 +10,11 @@ import msgpack
 import pytest
 
 from p2p.errors import ProtocolError
-from p2p.identity import load_or_create_identity
+from p2p.identity import load_or_create_identity, short_id
 from p2p.peer import table_schemas
 from p2p.signing import SIGNED_DOMAIN, SignedMessage, encoded_frame, open_signed, sign, signed_frame, signed_message
 from p2p.transport import LINK_AUTHENTICATED, Received, open_mesh
-from p2p.wire import Limits, encode_frame
+from p2p.wire import Limits, encode, encode_frame
 
 
 def ack_of(identity, forged: bool = False):  # type: ignore[no-untyped-def]
@@ -49,6 +49,24 @@ def test_s4_5_relayed_acks_and_all_other_messages_are_verified_at_once(tmp_path:
     with pytest.raises(ProtocolError, match="bad signature on a 'leave' message"):  # content: never deferred
         open_signed(signed_frame(body, bytes(64)), keys, schemas, link=a.peer_id, link_authenticated=LINK_AUTHENTICATED)
     assert open_signed(ack_of(a), keys, schemas).verified
+
+
+def test_s4_5_a_sender_id_unpinned_though_its_short_form_is_a_pinned_peer_s_is_told_in_full(tmp_path: Path) -> None:
+    """A sender id changed past its first 10 bytes reads, in short, as a pinned peer's
+    (§3.2): the refusal gives it in full and says it is not that peer's."""
+    a, b = load_or_create_identity(tmp_path / "a"), load_or_create_identity(tmp_path / "b")
+    keys = {p.peer_id: p.certificate.public_key for p in (a, b)}
+    stranger = load_or_create_identity(tmp_path / "s").peer_id
+    for sender, said in ((a.peer_id[:31] + bytes([a.peer_id[31] ^ 1]), None), (stranger, short_id(stranger))):
+        note = {"type": "leave", "v": 1, "from": sender, "game": bytes(32), "lamport": 1, "seq": 0,
+                "prev": bytes(32), "heads": [[-1, bytes(32)]], "reason": "bye"}
+        with pytest.raises(ProtocolError) as refused:  # (refused before its signature is read)
+            open_signed(signed_frame(encode(note), bytes(64)), keys, table_schemas())
+        words = str(refused.value)
+        if said is None:
+            assert sender.hex() in words and f"not {short_id(a.peer_id)}'s peer id" in words, words
+        else:
+            assert f"signed by {said}, who is not a pinned peer" in words, words
 
 
 def test_s4_3_a_signed_body_is_held_to_the_strict_subset_when_its_schema_does_not_match(tmp_path: Path) -> None:
