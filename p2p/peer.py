@@ -315,7 +315,10 @@ class TablePeer(SessionRecord):
     @property
     def progress(self) -> Progress:
         """As recorded (`SessionRecord`), with the intents this seat sent that the agreed
-        order has not delivered yet: asked when a screen looks, not after every frame."""
+        order has not delivered yet: asked when a screen looks, not after every frame. A
+        screen that looks first after a stop learns of it (`stopped_s`) before it acts."""
+        if not self._done.is_set():
+            self._notice_stop(trio.current_time())
         progress = self._progress
         progress.sending = tuple(kind for kind in self.orderer.unsettled() if kind in INTENTS)
         now, oldest = trio.current_time(), self.orderer.delivered_mine  # (the first not delivered: its number)

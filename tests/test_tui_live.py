@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 from live_support import seat_live_table
-from tui_support import ScreenHarness
+from tui_support import ScreenHarness, real_time_limit
 
 from engine import Phase
 from cli.tui import run_client
@@ -158,3 +159,42 @@ async def test_R5_a_refused_move_is_told_as_play_on_every_screen_not_as_a_broken
         assert mine.removeprefix("Your") == theirs.removeprefix("Ann's") and theirs.endswith(").")
         assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
         await me.leave()
+
+
+async def test_R4_s9_6_a_screen_that_runs_first_after_a_long_stop_keeps_the_look_at_the_bottom_cards(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Ann's program was stopped (Ctrl-Z) 2 s into her look at her bottom cards, for 15 s,
+    longer than the others take to miss her (6 s). Running again, her screen's task ran
+    before anything of her seat: it found the look's 10 s past, ended it and sent her
+    "ready", and then the seat learned of the stop; she saw her cards for under a second.
+    A screen that looks first after a stop learns of it: the look goes on for its 8 s."""
+    from engine import Ready
+    from live_support import running, until
+    from cli.tui.table_ui import BOTTOM_PEEK_S, TableUi
+
+    stack, (me, bot) = await seat_live_table(tmp_path, 2)
+    ui = TableUi(me.me)
+    async with stack, running([me, bot]):
+        await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[bot.me], me)
+        await trio.testing.wait_all_tasks_blocked()
+        assert ui.update(TableModel.capture(me)) == [] and ui.scene().bottom_until is not None  # (the look begins)
+        for _ in range(8):  # (2 s go by as the program runs: its tasks run as they are due)
+            mock_clock.jump(0.25)
+            await trio.testing.wait_all_tasks_blocked()
+            assert ui.update(TableModel.capture(me)) == []
+        mock_clock.jump(15.0)  # (stopped; the screen's task is the first to run again:)
+        model = TableModel.capture(me)
+        assert ui.update(model) == [], "the look ended as the program ran again"
+        scene = ui.scene()
+        assert scene.bottom_until is not None and scene.bottom_until - model.now == pytest.approx(BOTTOM_PEEK_S - 2.0)
+        await trio.testing.wait_all_tasks_blocked()
+        assert ui.update(TableModel.capture(me)) == [] and not me.view().ready[me.me]
+        for _ in range(31):
+            mock_clock.jump(0.25)
+            await trio.testing.wait_all_tasks_blocked()
+            assert ui.update(TableModel.capture(me)) == []
+        mock_clock.jump(0.25)
+        await trio.testing.wait_all_tasks_blocked()
+        assert ui.update(TableModel.capture(me)) == [Ready(me.me)]  # (its 10 s are over)
+        for peer in (me, bot):
+            peer._finish("the test ends here")

@@ -114,6 +114,50 @@ async def test_R4_the_look_at_the_bottom_cards_counts_only_while_this_program_ru
         assert t.sent == [Ready(0)] and "[ 8]" not in my_box(t.text())[1]
 
 
+@pytest.mark.parametrize("first", [0, 1])
+async def test_R4_a_look_whose_first_turn_began_while_this_program_was_stopped_goes_on_alongside_it(
+        mock_clock: trio.testing.MockClock, first: int) -> None:
+    """The player's program was stopped 2 s into the look, and the table's ready barrier
+    ran out meanwhile: the first turn began without their "ready". Running again, the look
+    goes on for the 8 s it had left, beside the turn, and the prompt says why."""
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False, first=first) as t:
+        await t.other(Ready(1), Ready(2))
+        mock_clock.jump(2)
+        await t.settle()
+        t.session.progress.stopped_s += 30.0  # (as `TablePeer` tells it, waking from a stop)
+        mock_clock.jump(30)  # (the barrier ran out meanwhile)
+        await t.settle()
+        assert t.scene.model.view.phase is Phase.START and t.sent == []
+        assert "[ 8]" in my_box(t.text())[1]
+        rows = t.text().splitlines()
+        said = "The first turn began; your look goes on (its 10 s do not count the stop, R4)."
+        assert rows[PROMPT_ROW].strip() == said
+        assert rows[PROMPT_ROW + 1].strip() == "Your two bottom cards — remember them! Enter or any key when done (0:08)."
+        mock_clock.jump(MESSAGE_S)
+        await t.settle()
+        rows = t.text().splitlines()
+        if first == 0:  # (the turn's keys on the prompt line, the look under it)
+            assert rows[PROMPT_ROW].strip() == "Your turn: x draw · c+slot take the 10 · b Bandit.", rows[PROMPT_ROW]
+            assert rows[PROMPT_ROW + 1].strip().startswith("Your two bottom cards — remember them!")
+        else:
+            assert rows[PROMPT_ROW].strip().startswith("Your two bottom cards — remember them!"), rows[PROMPT_ROW]
+        mock_clock.jump(BOTTOM_PEEK_S - 2 - MESSAGE_S)
+        await t.settle()
+        assert "[ 8]" not in my_box(t.text())[1] and t.sent == []  # (over: no "ready" after the barrier)
+
+
+async def test_R4_a_look_during_which_the_ready_barrier_runs_out_goes_on_alongside_the_first_turn(
+        mock_clock: trio.testing.MockClock) -> None:
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False, first=1, peek_barrier=5.0) as t:
+        await t.other(Ready(1), Ready(2))
+        mock_clock.jump(5)
+        await t.settle()
+        assert t.scene.model.view.phase is Phase.START and t.sent == [] and "[ 8]" in my_box(t.text())[1]
+        rows = t.text().splitlines()
+        assert rows[PROMPT_ROW].strip() == "The first turn began; your look at your bottom cards goes on (R4)."
+        assert rows[PROMPT_ROW + 1].strip() == "Your two bottom cards — remember them! Enter or any key when done (0:05)."
+
+
 async def test_R4_any_key_ends_the_look_and_confirms(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
         assert await t.press("m") == [Ready(0)]  # a key without an action still confirms

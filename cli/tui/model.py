@@ -51,9 +51,9 @@ class TableModel:
 
     @classmethod
     def capture(cls, session: TableSession) -> TableModel:
+        progress = session.progress  # (first: a live seat's progress takes in a stop of its program, §9.6)
         view = session.view()
         lines = session.lines
-        progress = session.progress
         deadlines = session.deadlines
         return cls(
             me=session.me,

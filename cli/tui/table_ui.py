@@ -187,12 +187,15 @@ class _RoundState:
     bottom_until: float | None = None
     bottom_done: bool = False
     ready_sent: bool = False
+    bottom_stood: bool = False  # the look was shown longer for a stop of this program
+    phase: Phase | None = None  # the phase as last seen (the first turn may begin during the look)
 
     def stood(self, seconds: float) -> None:
         """This program did not run for `seconds` (stopped, or its machine slept): what it
         shows for a while was seen by nobody meanwhile, and is shown that much longer."""
         if self.bottom_until is not None and not self.bottom_done:
             self.bottom_until += seconds
+            self.bottom_stood = True
             if self.bottom_began is not None:
                 self.bottom_began += seconds
         self.flashes = {card: until + seconds for card, until in self.flashes.items()}
@@ -309,6 +312,9 @@ class TableUi:
                 out += self._end_bottom_peek(model)
         if view.phase is Phase.PEEK and rs.bottom_done and not rs.ready_sent and not view.ready[self.me]:
             out += self._ready(model)
+        if rs.phase is Phase.PEEK and view.phase is not Phase.PEEK and rs.bottom_until is not None and not rs.bottom_done:
+            self._say(look_goes_on(rs.bottom_stood))  # (R4: the look is the player's)
+        rs.phase = view.phase
 
         # a half-typed action that the table overtook
         pending = self.pending
@@ -900,6 +906,15 @@ _BESIDE_THE_LOOK = frozenset({Command.HELP, Command.LOG_UP, Command.LOG_DOWN})
 def look_snap(model: TableModel) -> str:
     """What Space did when it ended the look at the bottom cards (R4, R6)."""
     return f"Look ended (R4). This is your one snap {snap_turn(model)} (R6)."
+
+
+def look_goes_on(stood: bool) -> str:
+    """Why the look at the bottom cards goes on as the first turn begins (the table's
+    ready barrier ran out, R4.3), after a stop of this program (`stood`) or not: the line
+    under it gives its time."""
+    if stood:
+        return f"The first turn began; your look goes on (its {BOTTOM_PEEK_S:.0f} s do not count the stop, R4)."
+    return "The first turn began; your look at your bottom cards goes on (R4)."
 
 
 def look_ended(model: TableModel) -> str:

@@ -9,7 +9,8 @@ Layout (80×24 and up; extra rows go to the log, extra columns spread the seats)
     row 13     the prompt: what you can do now, or what a half-typed action needs
     row 14     what must be read at once with the prompt, while it lasts: a message said
                during a half-typed action, or the look at your bottom cards during your
-               turn (the log gives up its top row meanwhile, so neither hides the other)
+               turn or under a message (the log gives up its top row meanwhile, so neither
+               hides the other)
     rows 14-   the table log, newest last
     last row   the help bar
 
@@ -365,7 +366,7 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
     second line: a message said while an action is half-typed (a refused key), so the
     player reads what went wrong and what to type next at once; and the look at the
     bottom cards when their turn comes during it (R4), so the turn's keys stay on screen
-    and the look's time too."""
+    and the look's time too, or when a message is said during it."""
     message = scene.message
     said = None if message is None else PromptLine(message.text, f"class:message.{message.kind}", marked=False)
     model = scene.model
@@ -375,7 +376,7 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
             said = PromptLine(f"This is your one snap {snap_turn(model)} (R6); a failed one counts too.", marked=False)
         return (next_step,) if said is None else (next_step, said)
     first = said or PromptLine(prompt_text(scene))
-    if scene.bottom_until is not None and _my_turn(scene):
+    if scene.bottom_until is not None and (_my_turn(scene) or said is not None):  # (the look's time stays in view)
         return first, PromptLine(_look_text(scene))
     if scene.bottom_until is not None and said is None and model.can_snap:  # (R6: Space is a snap, as ever)
         return first, PromptLine(f"{{Space}} also starts a snap: your one snap {snap_turn(model)} (R6).")
