@@ -328,6 +328,7 @@ class TablePeer(SessionRecord):
             self._sending_since = (oldest, now)
         progress.sending_for = 0.0 if self._sending_since is None else now - self._sending_since[1]
         progress.held_by = tuple(self.orderer.holding_ours()) if progress.sending else ()
+        progress.stopped_past_grace = self._past_grace
         return progress
 
     def submit(self, intent: Intent) -> None:

@@ -198,3 +198,35 @@ async def test_R4_s9_6_a_screen_that_runs_first_after_a_long_stop_keeps_the_look
         assert ui.update(TableModel.capture(me)) == [Ready(me.me)]  # (its 10 s are over)
         for peer in (me, bot):
             peer._finish("the test ends here")
+
+
+async def test_s11_3_a_screen_back_from_a_stop_past_the_grace_period_offers_no_move(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Ann's program was stopped in her turn for 30 s, longer than the grace period (15 s):
+    the others have likely ended the game. Running again, her screen offered "Your turn:
+    x draw …" for 7 s, until her seat gave up reaching them. It says at once that her seat
+    is reaching the others after a long stop, and that moves wait; x draws nothing."""
+    from engine import Ready
+    from live_support import running, until
+    from cli.tui.table_ui import TableUi
+    from cli.tui.table_view import PROMPT_ROW
+
+    stack, (me, bot) = await seat_live_table(tmp_path, 2)
+    me.grace = bot.grace = 15.0
+    ui = TableUi(me.me)
+    async with stack, running([me, bot]):
+        await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[bot.me], me)
+        me.submit(Ready(me.me))
+        await until(lambda: me.view().turn_seat == me.me and me.view().phase is Phase.START and not me.view().needs, me)
+        await trio.testing.wait_all_tasks_blocked()
+        ui.update(TableModel.capture(me))
+        assert ui.scene().draw(80, 24).text().splitlines()[PROMPT_ROW].strip().startswith("Your turn: x draw")
+        mock_clock.jump(30.0)  # (stopped; the screen's task is the first to run again:)
+        assert ui.update(TableModel.capture(me)) == []
+        prompt = ui.scene().draw(80, 24).text().splitlines()[PROMPT_ROW].strip()
+        assert prompt == "After a 30 s stop past the grace period: reaching the others; moves wait.", prompt
+        assert ui.press("x", ui.scene()) == []
+        assert ui.scene().message is not None and ui.scene().message.text.startswith("Moves wait: this program was "
+                                                                                     "stopped for 30 s")
+        for peer in (me, bot):
+            peer._finish("the test ends here")

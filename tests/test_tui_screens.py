@@ -329,7 +329,7 @@ def test_s9_2_before_the_first_round_the_prompt_says_the_cards_are_being_shuffle
     def scene(round_: int) -> Any:
         view = SimpleNamespace(phase=Phase.BETWEEN, round=round_)
         return SimpleNamespace(model=SimpleNamespace(view=view, me=0, players=3, skills=None, now=0.0, sending=(),
-                                                     waiting_for=(), turn_sent=None),
+                                                     waiting_for=(), turn_sent=None, stopped_past_grace=None),
                                pending=None, bottom_until=None)
 
     assert prompt_text(scene(0)) == "The cards are being shuffled for the first round."

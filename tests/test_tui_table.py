@@ -1230,6 +1230,35 @@ async def test_R4_the_start_of_the_look_kept_for_a_restart_leaves_out_the_time_t
         assert t.ui.look_began == (began[0], began[1] + 5.0)
 
 
+async def test_s11_3_back_from_a_stop_past_the_grace_period_no_key_plays_a_move(mock_clock: trio.testing.MockClock) -> None:
+    """A seat back from a stop longer than the grace period reaches the others, who have
+    likely ended the game (§11.3): a snap half-typed before the stop is dropped, the
+    prompt offers no move and says why, and move keys play nothing; the look at the bottom
+    cards of a round dealt meanwhile still shows, under the prompt."""
+    async with table({0: [4, 6, 8, 2]}, discard=4, first=0) as t:
+        await t.press("space")
+        assert t.scene.pending is not None
+        t.session.progress.stopped_past_grace = 60  # (as `TablePeer` tells it, back from such a stop)
+        await t.settle()
+        assert t.scene.pending is None
+        said = "After a 60 s stop past the grace period: reaching the others; moves wait."
+        assert prompt_line(t) == said
+        for key in ("x", "c", "b", "space", "a"):
+            assert await t.press(key) == []
+            assert t.message.startswith("Moves wait: this program was stopped for 60 s"), (key, t.message)
+        t.session.progress.stopped_past_grace = None  # (every seat answered: the game goes on)
+        mock_clock.jump(MESSAGE_S)
+        await t.settle()
+        assert prompt_line(t).startswith("Your turn: x draw")
+        assert await t.press("x") == [Draw(0)]
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        t.session.progress.stopped_past_grace = 60
+        await t.settle()
+        rows = t.text().splitlines()
+        assert rows[PROMPT_ROW].strip() == said and "[ 8]" in my_box(t.text())[1]
+        assert rows[PROMPT_ROW + 1].strip().startswith("Your two bottom cards — remember them!")
+
+
 async def test_s11_3_a_turn_whose_player_is_away_says_the_table_waits_for_them(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
         assert "Bo is playing" in t.text()

@@ -46,6 +46,7 @@ class TableModel:
     now: float
     logs_beside: tuple[str, ...] = ()  # the game's other logs on this machine: its bots' (`cli.game.SeatPeer`)
     stopped_s: float = 0.0  # how long this program did not run in all (`Progress.stopped_s`)
+    stopped_past_grace: int | None = None  # back from a stop this long, past the grace period: moves wait (§11.3)
     sending_for: float = 0.0  # how long the first of `sending` has waited (`Progress.sending_for`)
     held_by: tuple[int, ...] = ()  # the seats whose word the order waits for before it counts (§7.4)
 
@@ -81,6 +82,7 @@ class TableModel:
             now=session.now(),
             logs_beside=tuple(getattr(session, "logs_beside", ())),
             stopped_s=progress.stopped_s,
+            stopped_past_grace=progress.stopped_past_grace,
         )
 
     # --- conveniences for the screens -----------------------------------------------------

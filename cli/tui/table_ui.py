@@ -91,6 +91,9 @@ PendingAction = Literal["snap", "take", "spy", "swap", "look_swap"]
 _TURN_COMMANDS: Final = (Command.SLOT, Command.SEAT, Command.DRAW, Command.PASS, Command.TAKE, Command.BANDIT)
 """Keys that act on the turn: typed while the table turns a card over, they wait for it."""
 
+_MOVE_COMMANDS: Final = (*_TURN_COMMANDS, Command.SNAP)
+"""Keys that play a move (a turn's, or a snap)."""
+
 _OPENING_MOVES: Final = {Command.DRAW: "draw (x)", Command.TAKE: "take (c)", Command.BANDIT: "Bandit call (b)"}
 """Keys that begin a turn (R5): typed as the first turn, this player's, is about to begin
 (their "ready" ended the last look), they are kept for it."""
@@ -316,6 +319,10 @@ class TableUi:
             self._say(look_goes_on(rs.bottom_stood))  # (R4: the look is the player's)
         rs.phase = view.phase
 
+        if model.stopped_past_grace is not None:  # (§11.3: no move counts now; keys typed for one act on nothing later)
+            self.pending = None
+            self._held = []
+
         # a half-typed action that the table overtook
         pending = self.pending
         if pending is not None:
@@ -526,6 +533,9 @@ class TableUi:
                 self._say(why, kind)
                 return out
             self._stale = None
+        if model.stopped_past_grace is not None and command in _MOVE_COMMANDS:
+            self._say(moves_wait(model.stopped_past_grace), "warning")
+            return out
         if command in _OPENING_MOVES and self.pending is None and not self._held and self._first_turn_coming(model):
             # R4, R5: my "ready" is all the first turn, mine, waits for: the move is kept for it
             self._held.append(key)
@@ -915,6 +925,18 @@ def look_goes_on(stood: bool) -> str:
     if stood:
         return f"The first turn began; your look goes on (its {BOTTOM_PEEK_S:.0f} s do not count the stop, R4)."
     return "The first turn began; your look at your bottom cards goes on (R4)."
+
+
+def reaching_after_stop(stopped: int) -> str:
+    """The prompt of a seat back from a stop of `stopped` seconds, longer than the grace
+    period, while it reaches the others again (§11.3): it offers no move."""
+    return f"After a {stopped} s stop past the grace period: reaching the others; moves wait."
+
+
+def moves_wait(stopped: int) -> str:
+    """Why a move key does nothing after a stop of `stopped` seconds past the grace period."""
+    return (f"Moves wait: this program was stopped for {stopped} s, longer than the table's grace period, and is "
+            "reaching the others again (they have likely ended the game).")
 
 
 def look_ended(model: TableModel) -> str:

@@ -31,7 +31,8 @@ from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
 from cli.tui.keymap import HELP_BAR, opponent_keys, slot_key, slot_position
 from cli.tui.log_view import LOG_TOP, draw_log
-from cli.tui.table_ui import LOOKED_CARD_LEFT, SLOW_MOVE, Pending, TableScene, on_its_way, snap_turn
+from cli.tui.table_ui import (LOOKED_CARD_LEFT, SLOW_MOVE, Pending, TableScene, on_its_way, reaching_after_stop,
+                              snap_turn)
 
 NAME_COLUMNS = 12
 TOP, MIDDLE, BOTTOM = 2, 6, 10
@@ -366,7 +367,8 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
     second line: a message said while an action is half-typed (a refused key), so the
     player reads what went wrong and what to type next at once; and the look at the
     bottom cards when their turn comes during it (R4), so the turn's keys stay on screen
-    and the look's time too, or when a message is said during it."""
+    and the look's time too, or when the prompt line says something else meanwhile (a
+    message; a seat back from a stop past the grace period, whose moves wait, §11.3)."""
     message = scene.message
     said = None if message is None else PromptLine(message.text, f"class:message.{message.kind}", marked=False)
     model = scene.model
@@ -376,7 +378,8 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
             said = PromptLine(f"This is your one snap {snap_turn(model)} (R6); a failed one counts too.", marked=False)
         return (next_step,) if said is None else (next_step, said)
     first = said or PromptLine(prompt_text(scene))
-    if scene.bottom_until is not None and (_my_turn(scene) or said is not None):  # (the look's time stays in view)
+    reaching = model.stopped_past_grace is not None  # (its prompt offers no move)
+    if scene.bottom_until is not None and (_my_turn(scene) or said is not None or reaching):
         return first, PromptLine(_look_text(scene))
     if scene.bottom_until is not None and said is None and model.can_snap:  # (R6: Space is a snap, as ever)
         return first, PromptLine(f"{{Space}} also starts a snap: your one snap {snap_turn(model)} (R6).")
@@ -412,6 +415,8 @@ def prompt_text(scene: TableScene) -> str:
     me = model.me
     pending = scene.pending
     skills = model.skills
+    if model.stopped_past_grace is not None:  # (§11.3: back from a stop past the grace period)
+        return reaching_after_stop(model.stopped_past_grace)
     if scene.bottom_until is not None and not _my_turn(scene):  # (in your turn, the line under it: `prompt_lines`)
         return _look_text(scene)
     if pending is not None:
