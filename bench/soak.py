@@ -17,8 +17,9 @@ Five kinds of game, each seed drawing its own table:
   headless bots, TLS on loopback) playing to 100; one of them, host or guest, is SIGKILLed at a random
   moment (up to a second after one of the first six rounds began) and restarted at once
   with ``--resume`` (§11.3). A game that ended before its kill is counted as skipped.
-- ``stop``: the same processes, but one of them is told to stop (SIGINT, SIGTERM or
-  SIGHUP, as Ctrl-C, a shutdown or a closed terminal window do) at such a moment: it must
+- ``stop``: the same processes, but one of them is told to stop (SIGINT or SIGTERM, as
+  Ctrl-C or a shutdown do; a hang-up sends a seat away to come back instead, §11.3) at
+  such a moment: it must
   leave the table (§9.8) and exit 0, the others must end their game at its `leave` at
   once (not after the grace period) and exit 0 too (a departure is no failure), and every log must audit clean, report that
   departure with the signal's reason, and hold the same records up to it.
@@ -56,6 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cli.stopping import REASONS  # noqa: E402  (why a seat told to stop leaves, as the others read it)
+LEAVING = [s for s in REASONS if s != signal.SIGHUP]  # (a hang-up sends the seat away instead, to come back: §11.3)
 from p2p.agreement import compare  # noqa: E402
 from p2p.audit import audit  # noqa: E402
 from p2p.journal import unfinished_journals  # noqa: E402
@@ -358,7 +360,7 @@ def stop_game(seed: int) -> tuple[str, str | None]:
     victim_seat = rng.randrange(len(names))
     stop_round = rng.randint(1, 6)
     delay = rng.uniform(0.0, 1.0)
-    signum = rng.choice(list(REASONS))
+    signum = rng.choice(LEAVING)
     victim_is = "the host" if victim_seat == 0 else f"guest {names[victim_seat]}"
     what = f"{len(names)} processes, {victim_is} sent {signal.Signals(signum).name} {delay:.2f} s into round {stop_round}"
     return what, _kept_if_failed("stop", lambda folder: _stop_mid_game(folder, names, victim_seat, stop_round, delay,

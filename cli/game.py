@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -20,7 +21,7 @@ from cli.argtypes import integer
 from cli.cells import ljust, text_width
 from cli.commands import audit_command, logs_together
 from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, tell, why_not_full_screen
-from cli.stopping import LEAVE_WITHIN, leaving_on_stop
+from cli.stopping import INTERRUPTED, LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from engine.narrate import cut_short
 from p2p.identity import Certificate, Identity, default_state_dir
@@ -35,7 +36,8 @@ from p2p.transport import Mesh
 EXIT_STATUS = ("exit status: 0 when the game ended where every seat's log ends (played out, or left on purpose by "
                "anyone); 1 when a fault stopped it (broken rules, a player away longer than the grace period, this "
                "seat's log or journal failing) or it could not start; 2 for a command line that cannot be run; 130 "
-               "when a signal cut it short outside a game, or a second one came before its leaving was done.")
+               "when a signal cut it short outside a game, a second one came before its leaving was done, or its "
+               "terminal hung up at the table (the seat went away: --resume takes it back).")
 
 REJOIN_WAIT = 10.0  # seconds a seat taken back only to leave waits for its links first
 
@@ -242,7 +244,12 @@ async def play_seat(
     peer.logs_beside = tuple(str(path) for path in beside)
     if note is not None:
         peer.tell(note, "warning")
-    with leaving_on_stop(peer.leave):  # a signal to stop makes this seat leave the table (§9.8)
+    # A seat taken back only to leave does not come back; nor one whose command seated bots
+    # of its own (`play`, `host --bots`): they are told to stop as the command ends.
+    peer.comes_back = leave_first is None and not (getattr(args, "bots", 0) and not getattr(args, "resume", False))
+    # A signal to stop makes this seat leave the table (§9.8); a hang-up, go away meaning to
+    # come back (§11.3) where it can.
+    with leaving_on_stop(peer.leave, peer.go_away):
         if leave_first is not None:
             return await leave_at_once(peer, leave_first)
         if headless:
@@ -299,6 +306,15 @@ async def unrecorded(mesh: Mesh, result: LobbyResult, log_path: Path, exc: OSErr
     return GameSummary(result.game_id, names, 0, {name: 0 for name in names}, [], log_path, False, why)
 
 
+def yours(reason: str) -> str:
+    """A leave's reason, worded for the others ("their terminal was closed"), to the
+    player who left ("your terminal was closed")."""
+    for theirs, own in (("their ", "your "), ("they ", "you "), ("the player ", "you ")):
+        if reason.startswith(theirs):
+            return own + reason[len(theirs):]
+    return reason
+
+
 def after_rounds(rounds: int) -> str:
     """When a game that was not played out ended: "after 2 rounds", or before any ended."""
     return f"after {rounds} round{'s' if rounds != 1 else ''}" if rounds else "before the first round ended"
@@ -319,6 +335,11 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
         if summary.finished:
             say(f"Game over after {summary.rounds} round{'s' if summary.rounds != 1 else ''}. Standings:")
             _standings(summary)
+        elif summary.away is not None:  # (its terminal is gone: said for a log of the output, if any)
+            state_dir = "" if args.state_dir is None else f" --state-dir {shlex.quote(str(args.state_dir))}"
+            say(f"Your seat went away from the table {after_rounds(summary.rounds)} ({yours(summary.away)}): the "
+                f"others wait for you as for a crash; `bandit-lan {getattr(args, 'command', 'join')} --resume"
+                f"{state_dir}` takes your seat back while they do.")
         else:
             if summary.left:
                 say(f"You left the table {after_rounds(summary.rounds)}.")
@@ -340,5 +361,7 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
         tell(json.dumps(out), sys.stdout)  # (a bot's host may be gone: its pipe with it)
     # A game that ends where every seat's log ends, played out or left on purpose by
     # anyone, is no failure; one stopped by a fault (broken rules, a player away too
-    # long, this seat's own trouble) is.
+    # long, this seat's own trouble) is; a seat that went away was cut short by its hang-up.
+    if summary.away is not None:
+        return INTERRUPTED
     return 0 if summary.finished or summary.left or summary.departed else 1

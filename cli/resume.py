@@ -27,7 +27,7 @@ import trio
 
 from cli.argtypes import new_table_options
 from cli.commands import shell_word
-from cli.game import REJOIN_WAIT, host_trusted_on_first_use, log_folder, log_name, play_seat, trusted_on_first_use
+from cli.game import REJOIN_WAIT, host_trusted_on_first_use, log_folder, log_name, play_seat, trusted_on_first_use, yours
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
 from cli.ttymode import ready_to_ask
@@ -91,7 +91,9 @@ class WaitingGame:
         if not self.contents.began():  # (stopped as the seating was signed: nobody may be waiting, §11.3)
             return (f"your last game stopped as it was about to begin, {_ago(self.age)} ago: {others} may have begun "
                     f"it without you, and then wait for you up to {_ago(self.contents.grace)}")
-        return f"your last game stopped {_ago(self.age)} ago and {others} wait for you up to {_ago(self.contents.grace)}"
+        how = "" if self.contents.away is None else f" when {yours(self.contents.away)}"  # (a hang-up, §11.3)
+        return (f"your last game stopped {_ago(self.age)} ago{how} and {others} wait for you up to "
+                f"{_ago(self.contents.grace)}")
 
 
 def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> WaitingGame | None:
@@ -291,17 +293,17 @@ class OwnLeave:
         at = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.when))
         when = f"at {at} ({_ago(max(0.0, now - self.when))} ago)"
         if self.cut is not None:
-            return (f"your last game, at table {self.table!r}, ended {when}: {_yours(self.reason)}; every other "
+            return (f"your last game, at table {self.table!r}, ended {when}: {yours(self.reason)}; every other "
                     f"seat answered after it, but {self.cut}, so you left the table and the others ended the game "
                     f"for that lost link; there is no game to go back to (its log: {self.log})")
         if not self.ended_by_it:
             how = (f"{self.unanswered} did not answer after it, so {self.unanswered} likely ended the game"
                    if self.reached_some else
                    f"no other seat answered after it, so {self.unanswered} ended the game")
-            return (f"your last game, at table {self.table!r}, ended {when}: {_yours(self.reason)}, and {how}, "
+            return (f"your last game, at table {self.table!r}, ended {when}: {yours(self.reason)}, and {how}, "
                     f"naming you away; there is no game to go back to (its log: {self.log})")
         return (f"you left your last game, at table {self.table!r}, {when}, "
-                f"because {_yours(self.reason)}; the game ended for the others then too, so there is no game to "
+                f"because {yours(self.reason)}; the game ended for the others then too, so there is no game to "
                 f"go back to (its log: {self.log})")
 
     def goes_on(self, now: float | None = None) -> str | None:
@@ -313,7 +315,7 @@ class OwnLeave:
             return None
         at = time.strftime("%H:%M", time.localtime(self.when))
         return (f"your last game, at table {self.table!r}, may still go on without you: you left it at {at} "
-                f"({_ago(max(0.0, now - self.when))} ago) because {_yours(self.reason)}, before the table took your "
+                f"({_ago(max(0.0, now - self.when))} ago) because {yours(self.reason)}, before the table took your "
                 f"leave, and the others end it at that leave or within {_ago(self.grace)} of it; you cannot take "
                 f"that seat back, since you left it")
 
@@ -368,15 +370,6 @@ def _leave_reason(contents: LogContents, peer: bytes) -> str | None:
         if inner.get("type") == "leave" and inner.get("from") == peer and isinstance(inner.get("reason"), str):
             return printable(inner["reason"])
     return None
-
-
-def _yours(reason: str) -> str:
-    """A leave's reason, worded for the others ("their terminal was closed"), to the
-    player who left ("your terminal was closed")."""
-    for theirs, yours in (("their ", "your "), ("they ", "you "), ("the player ", "you ")):
-        if reason.startswith(theirs):
-            return yours + reason[len(theirs):]
-    return reason
 
 
 def _ago(seconds: float) -> str:
@@ -469,6 +462,8 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             say(text)
 
     me = f"{roster.members[jc.seat].name} (seat {jc.seat + 1})"
+    if jc.away is not None:  # (a hang-up: the seat went away meaning to come back, §11.3)
+        tell(f"Your seat went away {_ago(age)} ago, when {yours(jc.away)}: taking it back.", warning=True)
     if began:
         tell(f"Resuming game {game_id_of(canonical)[:6].hex()} as {me} from {jc.log} ...")
     else:

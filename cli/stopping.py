@@ -7,7 +7,8 @@ Theory of operation
 signals. Outside a game (the lobby, a table list) a signal cancels everything at once.
 At a table, vanishing would leave the others waiting out the grace period for a seat
 that will not come back (§11.3) and this seat's log ending in mid-game; so while a seat
-plays (`leaving_on_stop`), the first signal makes it *leave*: a `leave` in the agreed
+plays (`leaving_on_stop`), the first interrupt or termination request makes it *leave*
+(a hang-up is another matter, below): a `leave` in the agreed
 order (§9.8) with a reason that says what happened, after which every peer's game ends
 at the same point and every log closes valid. Its stay for the others after the end
 (§11.4) is cut to fit, so the command then finishes as after any leaving, within
@@ -18,9 +19,16 @@ leave: the full-screen client reads the key itself and asks first), so the other
 it as the choice it is; the bots a command seats beside the person run in sessions of
 their own (`cli.bots`), so only the person's process hears it.
 
-A hang-up means the terminal is gone: output to it would only fail, so standard output
-and error are pointed at /dev/null first where they were that terminal (a JSON line
-piped to another program still gets through).
+A hang-up means the terminal is gone (its window closed, its ssh connection dropped):
+no choice of the player's to leave, but the seat going away meaning to come back. So
+at a table that can take it back (`leaving_on_stop`'s `away`), a hang-up does not leave:
+the seat stops as a crash would for the others, its links closed without a goodbye, so
+they wait out their grace period for it (§11.3), and cleanly for itself, its log and
+journal made durable for `--resume`; the command then ends with `INTERRUPTED`. Output to
+the terminal would only fail, so standard output and error are pointed at /dev/null
+first where they were that terminal (a JSON line piped to another program still gets
+through). Outside a game (the lobby) a hang-up cancels like any signal: the seat leaves
+the lobby, as there is no game yet to come back to.
 """
 
 from __future__ import annotations
@@ -45,7 +53,8 @@ STOP_WAIT: Final = 10.0  # seconds a seat gets to leave its table after a signal
 LEAVE_WITHIN: Final = STOP_WAIT - 2.0  # ... to end its stay after the game (§11.4), leaving time to close
 INTERRUPTED: Final = 130  # exit status when a signal cut the command short
 
-# Why the seat leaves, as the others read it after its name ("Bo left the table (…)").
+# Why the seat leaves, as the others read it after its name ("Bo left the table (…)"); a
+# hang-up leaves only where the seat cannot go away instead (`leaving_on_stop`).
 TERMINAL_CLOSED: Final = "their terminal was closed"  # (also when the client sees it go first)
 REASONS: Final = {
     signal.SIGINT: CHOSE_TO_LEAVE,  # (Ctrl-C at the terminal: the person's own doing)
@@ -57,28 +66,33 @@ Leave = Callable[[str, float], Awaitable[None]]  # (reason, seconds it has to be
 
 
 class _Stop:
-    """The leaving a signal should start, while a seat plays."""
+    """The leaving a signal should start, while a seat plays, and the going away a
+    hang-up should start instead, where the seat can be taken back."""
 
     def __init__(self) -> None:
         self.leave: Leave | None = None
+        self.away: Leave | None = None
 
 
 _STOP: ContextVar[_Stop] = ContextVar("bandit_lan_stop")
 
 
 @contextmanager
-def leaving_on_stop(leave: Leave) -> Iterator[None]:
+def leaving_on_stop(leave: Leave, away: Leave | None = None) -> Iterator[None]:
     """While this block runs (a seat plays), a stop signal calls `leave(reason, within)`
-    instead of cancelling the command: the seat has `within` seconds to be gone."""
+    instead of cancelling the command: the seat has `within` seconds to be gone. A
+    hang-up calls `away(reason, within)` instead, if given: the seat goes away meaning to
+    come back (§11.3)."""
     stop = _STOP.get(None)
     if stop is None:  # not under run_until_stopped (a test): nothing watches signals
         yield
         return
-    previous, stop.leave = stop.leave, leave
+    previous = stop.leave, stop.away
+    stop.leave, stop.away = leave, away
     try:
         yield
     finally:
-        stop.leave = previous
+        stop.leave, stop.away = previous
 
 
 def _tell(text: str) -> None:
@@ -126,8 +140,11 @@ def run_until_stopped(main: Callable[[], Awaitable[int]], *, heard: list[signal.
                                 point_at_nowhere(terminal)  # (the hung-up terminal)
                             if stop.leave is not None and not leaving:
                                 leaving = True
-                                _tell("\nLeaving the table.")
-                                nursery.start_soon(stop.leave, REASONS[signal.Signals(signum)], LEAVE_WITHIN)
+                                if signum == signal.SIGHUP and stop.away is not None:
+                                    nursery.start_soon(stop.away, TERMINAL_CLOSED, LEAVE_WITHIN)
+                                else:
+                                    _tell("\nLeaving the table.")
+                                    nursery.start_soon(stop.leave, REASONS[signal.Signals(signum)], LEAVE_WITHIN)
                                 nursery.start_soon(cancel_after, STOP_WAIT)
                                 continue
                             _tell("\nStopped." if leaving else "\nLeaving the table.")

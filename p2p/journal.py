@@ -18,10 +18,11 @@ one ``journal.seat`` frame, written as the seat signs R, before its signature go
 take its seat back; then one ``journal.sent`` frame per message, each written with a
 single unbuffered write *before* the message is handed to the network, so a killed
 process never sent what its journal lacks. A last frame cut short is ignored (it
-was never sent). The journal is removed when its game ends cleanly (or, if its seat
-stopped between closing its log and removing the journal, when the journals are next
-listed), and, when the state directory's next game starts, if its seat stopped over a
-day before.
+was never sent). A seat that goes away meaning to come back (its terminal hung up)
+writes ``journal.away`` last, saying why, for its player's resume. The journal is
+removed when its game ends cleanly (or, if its seat stopped between closing its log and
+removing the journal, when the journals are next listed), and, when the state
+directory's next game starts, if its seat stopped over a day before.
 
 The process playing a seat holds its journal (an exclusive `flock`): no second process
 resumes a seat that still plays, which would sign in its place. The writes are not
@@ -67,6 +68,7 @@ SCHEMAS = Schemas(
     Message("journal.seat", 4, "§11.3", {**SEAT_V3, "first_use": Bool()}),
     Message("journal.sent", 1, "§11.3", {"body": Bin(min_len=1, max_len=1 << 20), "sig": Bin(size=64)}),
     Message("journal.look", 1, "§11.3", {"round": Int(0, 2**31), "at_ms": Int(0, 2**53)}),
+    Message("journal.away", 1, "§11.3", {"reason": Str(max_len=200)}),
 )
 
 
@@ -102,6 +104,7 @@ class JournalContents:
     first_use: bool = False  # it joined by address without the host's fingerprint, trusted on first use (§4.1)
     sent: list[tuple[bytes, bytes]] = field(default_factory=list)  # (body, sig) in the order sent
     look: tuple[int, float] | None = None  # (round, wall clock) its player's look at the bottom cards began (R4.3)
+    away: str | None = None  # why the seat went away meaning to come back, if that was how it last stopped
     intact: int = 0
 
     def began(self) -> bool:
@@ -218,6 +221,13 @@ class Journal:
         (R4.3)."""
         self._write({"type": "journal.look", "v": 1, "round": number, "at_ms": max(0, round(at * 1000))})
 
+    def away(self, reason: str) -> None:
+        """Record that the seat goes away meaning to come back (`reason`, as the others
+        would read it: "their terminal was closed"), and make the journal durable: its
+        player is told so as the seat is offered back (§11.3)."""
+        self._write({"type": "journal.away", "v": 1, "reason": reason[:200]})
+        self._out.sync()
+
     def close(self, *, finished: bool) -> None:
         """Close; a game that ended needs no resuming, so its journal (and seed) go."""
         if self._out.closed:
@@ -294,8 +304,12 @@ def read_journal(path: Path) -> JournalContents:
                 )
             elif frame["type"] == "journal.sent":
                 contents.sent.append((frame["body"], frame["sig"]))
+                contents.away = None  # (taken back since: it ran again)
             elif frame["type"] == "journal.look":
                 contents.look = (frame["round"], frame["at_ms"] / 1000)
+                contents.away = None
+            elif frame["type"] == "journal.away":
+                contents.away = frame["reason"]
             else:
                 raise JournalError("§11.3", f"a second seat record at byte {offset}")
             contents.intact = offset + 4 + len(payload)

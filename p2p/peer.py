@@ -25,9 +25,11 @@ owns the I/O and the clock; every decision belongs to the machines:
 
 Processing is synchronous between awaits, so each received frame is handled
 atomically. The log is fsync'd at every round end and closed on the way out, whatever
-the way out is (game over, a violation, a leave, Ctrl-C). A game that ended at a point
-of the agreed order (the last round scored, a delivered `leave`) is then seen off
-(`p2p.farewell`, §11.4): the peer stays on its links, answering as before, until the
+the way out is (game over, a violation, a leave, Ctrl-C), but two: a seat that goes away
+meaning to come back (`go_away`: its terminal hung up) and one whose program failed leave
+it open, synced, with their journal, to be taken back as after a kill. A game that
+ended at a point of the agreed order (the last round scored, a delivered `leave`) is
+then seen off (`p2p.farewell`, §11.4): the peer stays on its links, answering as before, until the
 others have what they need from it to get there too.
 """
 
@@ -56,8 +58,8 @@ from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
-from p2p.session import (CHOSE_TO_LEAVE, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord, cut_after_stop,
-                         left_the_table, unanswered_after_stop)
+from p2p.session import (CHOSE_TO_LEAVE, WENT_AWAY, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord,
+                         cut_after_stop, left_the_table, unanswered_after_stop)
 from p2p.signing import SignedMessage, signed_message
 from p2p.stops import stop_began
 from p2p.table import MESSAGES as TABLE_MESSAGES
@@ -113,6 +115,7 @@ class GameSummary:
     why: str
     left: bool = False  # this seat left the table on purpose (`leave`)
     departed: str | None = None  # the other player whose `leave` ended the game, in the agreed order (§9.8)
+    away: str | None = None  # this seat went away meaning to come back, and why (`TablePeer.go_away`, §11.3)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -124,6 +127,7 @@ class GameSummary:
             "why": self.why,
             "left": self.left,
             "departed": self.departed,
+            "away": self.away,
         }
 
 
@@ -274,6 +278,10 @@ class TablePeer(SessionRecord):
         self._arrived = trio.Event()  # frames were taken into the order: `_work` has work
         self._journal_failure: str | None = None  # why the journal stopped taking records
         self._leaving_why: str | None = None  # why this seat is leaving, once it said goodbye
+        self._away_reason: str | None = None  # why this seat went away meaning to come back (`go_away`)
+        self.comes_back = True
+        """Whether the seat can go away meaning to come back (`go_away`): not one taken back
+        only to leave, nor one whose bots end with its command (nothing would wait for it)."""
         self._done = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._why = ""
@@ -373,6 +381,21 @@ class TablePeer(SessionRecord):
         self._progress.leaving = True
         await self._await_leave()
 
+    async def go_away(self, reason: str, within: float | None = None) -> None:
+        """Stop playing this seat meaning to come back (its terminal was closed, §11.3):
+        no `leave`; the log is left open and the journal kept, both made durable, the
+        journal saying why (`reason`, as the others would read it), so that `--resume`
+        takes the seat back; the links close without a goodbye, so the others wait for
+        it as for a crash. A seat that cannot come back (`comes_back` false), or whose
+        game ended, or that is leaving already, leaves as `leave` would (`within` as there)."""
+        if not self.comes_back or self._done.is_set() or self._leaving_why is not None:
+            await self.leave(reason, within)
+            return
+        self._away_reason = reason
+        self._why = WENT_AWAY
+        self._progress.leaving = True  # (a screen closes: its seat is gone from it)
+        self._done.set()
+
     def _send_leave(self, reason: str, why: str) -> bool:
         """Send this seat's `leave` (§9.8) with `reason`: the game is to end here with
         `why` (`_await_leave`). The one place where the seat decides to leave: only the
@@ -438,7 +461,9 @@ class TablePeer(SessionRecord):
             self.failed = True
             raise
         finally:
-            if self.failed:
+            if self._away_reason is not None and self.journal is not None:
+                self.journal.away(self._away_reason)
+            if self.failed or self._away_reason is not None:  # (both resumable, as after a kill)
                 self.log.drop()
                 if self.journal is not None:
                     self.journal.close(finished=False)
@@ -461,7 +486,7 @@ class TablePeer(SessionRecord):
             await self._see_off()
         # (a `bye` on every link: we are gone; its reason is for the others: the one our
         # `leave` gave, not our own screen's "you left the table")
-        await self.mesh.aclose(self._leave_reason or self._why or "the game ended")
+        await self.mesh.aclose(self._leave_reason or self._why or "the game ended", away=self._away_reason is not None)
         self._watch.poke()
         return self.summary()
 
@@ -475,7 +500,7 @@ class TablePeer(SessionRecord):
         # This seat left if it said goodbye when asked to (a stop after the game only closes the screen).
         left = self._progress.leaving and self._leaving_why is not None
         return GameSummary(self.game_id, self.names, len(m.outcomes), totals, winners, self.log.path, m.finished, self._why,
-                           left=left, departed=None if left else self._departed)
+                           left=left, departed=None if left else self._departed, away=self._away_reason)
 
     def _on_events(self, events: list[MeshEvent]) -> None:
         """Frames that arrived together on one link (the mesh calls this from the link's

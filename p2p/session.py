@@ -18,6 +18,7 @@ from engine import Intent, SeatView
 
 CHOSE_TO_LEAVE = "the player chose to leave"  # a `leave`'s reason when the player asked for it (§9.8)
 YOU_LEFT = "you left the table"  # why a seat's own game ended when its player left: its own screen's words
+WENT_AWAY = "you went away from the table, meaning to come back"  # (`TableSession.go_away`): its own screen's words
 
 
 def left_the_table(name: str) -> str:
@@ -187,6 +188,12 @@ class TableSession(Protocol):
     async def leave(self, reason: str = CHOSE_TO_LEAVE) -> None:
         """Leave the table: the log is closed valid; the others see the seat go, and
         read `reason` (by default: the player chose to)."""
+        ...
+
+    async def go_away(self, reason: str) -> None:
+        """Stop playing the seat meaning to come back (its terminal was closed): no
+        leave; the seat can be taken back (`--resume`) while the others wait for it,
+        which they do as for a crash (§11.3)."""
         ...
 
 

@@ -93,6 +93,53 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
     assert any("resumed after a restart" in n for n in carol_log)
 
 
+def test_s11_3_a_seat_whose_terminal_hung_up_is_waited_for_and_taken_back_and_the_game_audits_fair(
+        tmp_path: Path) -> None:
+    """A hang-up (SIGHUP: a closed window, a dropped ssh connection) is no choice to leave:
+    dee's seat goes away as a crash would for the others, who wait for it, but cleanly for
+    itself, its log and journal kept; `join --resume` takes it back, and the game is
+    played out, every log auditing FAIR."""
+    host, where, host_seen, common = porch(tmp_path, 3, 100, 60)
+    procs = [host]
+    try:
+        bob = bandit("join", "--peer", where, "--name", "bob", "--state-dir", str(tmp_path / "b"), *common)
+        dee = bandit("join", "--peer", where, "--name", "dee", "--state-dir", str(tmp_path / "d"), *common)
+        procs += [bob, dee]
+        bob_seen: list[str] = []
+        dee_seen: list[str] = []
+        read_until(dee, r"Round 1: every shuffle", dee_seen)  # mid-game: round 2 is being dealt
+        dee.send_signal(signal.SIGHUP)
+        status, dee_out = finish(dee, dee_seen, 60)
+        waiting = read_until(bob, r"Lost the link to dee \(.*\); waiting for dee", bob_seen).group(0)
+        [journal] = unfinished_journals(tmp_path / "d")
+        away = read_journal(journal).away
+        again = bandit("join", "--resume", "--state-dir", str(tmp_path / "d"), *common)
+        procs.append(again)
+        results = [finish(p, s, 240) for p, s in ((bob, bob_seen), (again, []), (host, host_seen))]
+    finally:
+        kill_all(procs)
+    assert status == 130, dee_out  # (cut short by its hang-up: its game goes on)
+    assert re.search(r"Your seat went away from the table after \d+ rounds? \(your terminal was closed\)",
+                     dee_out), dee_out
+    assert "Leaving the table" not in dee_out, dee_out
+    assert "(left:" not in waiting, waiting  # (no goodbye: as for a crash, §4.6)
+    assert away == "their terminal was closed"
+    for rc, out in results:
+        assert rc == 0, out
+        assert "left the table" not in out, out
+    assert re.search(r"Your seat went away \d+ s ago, when your terminal was closed: taking it back\.", results[1][1])
+    assert "dee is back." in results[0][1], results[0][1]
+    assert not unfinished_journals(tmp_path / "d")  # the game ended: nothing left to resume
+    logs = sorted((tmp_path / "logs").glob("*.bandit-log"))
+    assert len(logs) == 3, logs
+    totals = set()
+    for path in logs:
+        result = audit(path)
+        assert result.ok and result.finished and result.left is None, result.first_failure
+        totals.add(tuple(sorted(result.totals.items())))
+    assert len(totals) == 1  # everybody computed the same game
+
+
 def porch(tmp_path: Path, seats: int, target: int, grace: int):  # type: ignore[no-untyped-def]
     """alice's headless table "Porch" on 127.0.0.1 for `seats`, logs in tmp_path/logs:
     (her process, where it listens, what she printed so far, the options every seat shares)."""

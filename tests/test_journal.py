@@ -155,6 +155,22 @@ def test_R4_s11_3_the_journal_keeps_when_the_look_at_the_bottom_cards_began(tmp_
     reopened.release()
 
 
+def test_s11_3_the_journal_says_its_seat_went_away_until_it_runs_again(tmp_path: Path) -> None:
+    """A seat whose terminal hung up goes away meaning to come back: its journal says so,
+    for its player's resume; once the seat is taken back and sends again, it no longer does."""
+    path = tmp_path / "g.journal"
+    journal = Journal.create(path, game=bytes(32), seat=1, seed=bytes(32), log=tmp_path / "g.log", port=4000,
+                             addresses=[None, None], roster=b"R")
+    journal.sent(SignedMessage(bytes(32), {}, b"keys", bytes(64)))
+    journal.away("their terminal was closed")
+    journal.close(finished=False)
+    reopened, contents = Journal.reopen(path)
+    assert contents.away == "their terminal was closed" and contents.sent == [(b"keys", bytes(64))]
+    reopened.sent(SignedMessage(bytes(32), {}, b"ack", bytes(64)))  # (taken back: it acknowledges at once)
+    reopened.close(finished=False)
+    assert read_journal(path).away is None
+
+
 def test_11_3_a_log_and_journal_of_different_seats_are_named_as_players_count_seats() -> None:
     """A resume given the log of another seat than its journal's says so, counting the
     seats from 1 as every screen does (it said "seat 0" for the host's)."""

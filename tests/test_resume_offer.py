@@ -43,6 +43,28 @@ def test_s11_3_only_a_game_stopped_within_the_grace_period_waits(tmp_path: Path)
         " ago and its bots wait for you up to 2 min")
 
 
+def test_s11_3_a_game_whose_terminal_hung_up_is_offered_back_saying_so(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A seat whose terminal was closed went away meaning to come back (its journal says
+    why): the next `join` says so as it offers the seat back."""
+    from p2p.journal import Journal
+
+    path = stopped(tmp_path, 1, 30, THERE)
+    journal, _ = Journal.reopen(path)
+    journal.away("their terminal was closed")
+    journal.close(finished=False)
+    at = time.time() - 30
+    os.utime(path, (at, at))
+
+    def yes(prompt: str) -> str:
+        return "y"
+
+    assert offer_resume(args(), tmp_path, "join", person=True, ask=yes) == "back"
+    said = capsys.readouterr().out
+    assert re.search(r"^Your last game stopped 3\d s ago when your terminal was closed and the other players wait "
+                     r"for you up to 2 min\.$", said, re.M), said
+
+
 def test_s11_3_a_seat_stopped_after_its_log_was_closed_leaves_no_game_to_go_back_to(tmp_path: Path) -> None:
     """Found by the soak (`bench/soak.py --kind all --seed 640000`, live seed 640052): a
     seat killed at the game's end, after it closed its log but before it removed its
@@ -479,7 +501,8 @@ def _left_game(state: Path, delivered: bool) -> tuple[Path, object]:
 @pytest.mark.parametrize("delivered", [True, False])
 def test_s11_3_resume_after_your_own_leave_says_which_game_you_left_and_why(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], delivered: bool) -> None:
-    """A player whose terminal window closed mid-game left the table; `join --resume`
+    """A player whose terminal window closed mid-game at `play` left the table (its bots
+    end with it: nothing would wait for the seat); `join --resume`
     then said only "no unfinished game to resume". It says which table's game they
     left, when and why, and that the others' game ended then."""
     log, identity = _left_game(tmp_path, delivered)

@@ -1,5 +1,6 @@
-"""A process told to stop leaves its table (§9.8) instead of vanishing: Ctrl-C, SIGTERM, and
-SIGHUP (the terminal window closed), in-process and as real processes on a real terminal."""
+"""A process told to stop leaves its table (§9.8) instead of vanishing: Ctrl-C and SIGTERM;
+a SIGHUP (the terminal window closed) sends its seat away, to come back (§11.3), or
+leaves where nothing would wait for it; in-process and as real processes on a real terminal."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from cli_support import ROOT, bandit, finish, kill_all, read_until
 
 from cli.stopping import INTERRUPTED, REASONS, STOP_WAIT, leaving_on_stop, run_until_stopped
 from p2p.audit import audit
+from p2p.journal import read_journal, unfinished_journals
 from p2p.log import read_log
 from p2p.session import CHOSE_TO_LEAVE
 
@@ -76,6 +78,30 @@ def test_a_second_signal_cancels_a_leave_that_hangs() -> None:
 
     assert run_until_stopped(main) == INTERRUPTED
     assert reasons == ["their terminal was closed"]
+
+
+def test_s11_3_a_hang_up_sends_a_playing_seat_away_rather_than_leaving() -> None:
+    """A closed terminal is no choice to leave: where the seat can go away meaning to
+    come back, a hang-up does that, saying why; other signals still leave."""
+    called: list[tuple[str, str]] = []
+
+    async def main() -> int:
+        gone = trio.Event()
+
+        async def leave(reason: str, within: float) -> None:
+            called.append(("leave", reason))
+
+        async def away(reason: str, within: float) -> None:
+            called.append(("away", reason))
+            gone.set()
+
+        with leaving_on_stop(leave, away), trio.fail_after(10):
+            _stop_self(signal.SIGHUP)
+            await gone.wait()
+        return INTERRUPTED
+
+    assert run_until_stopped(main) == INTERRUPTED
+    assert called == [("away", "their terminal was closed")]
 
 
 def _logs_end_with_one_leave(folder: Path, seats: int, reason: str) -> str:
@@ -276,10 +302,12 @@ def _read_until(fd: int, text: str, timeout: float) -> bytes:
     return shown
 
 
-def test_s9_8_closing_the_terminal_window_makes_the_player_leave_and_every_log_stays_valid(tmp_path: Path) -> None:
+def test_s9_8_closing_the_terminal_window_of_a_play_makes_the_player_leave_and_every_log_stays_valid(
+        tmp_path: Path) -> None:
     """The real client on a real terminal (a pty); closing the terminal's side, as a
     window that closes does, hangs it up: the kernel sends SIGHUP to the client (not to
-    the bots it started, which run in sessions of their own: the client leaves alone)."""
+    the bots it started, which run in sessions of their own). Those bots end with the
+    command, so nothing would wait for the seat to come back: it leaves, alone."""
     logs = tmp_path / "logs"
     argv = [sys.executable, "-m", "cli", "play", "--bots", "2", "--name", "Eve",
             "--state-dir", str(tmp_path / "state"), "--log-dir", str(logs)]
@@ -312,6 +340,75 @@ def test_s9_8_closing_the_terminal_window_makes_the_player_leave_and_every_log_s
     assert os.waitstatus_to_exitcode(wait_status) == 0
     told = _logs_end_with_one_leave(logs, 3, "their terminal was closed")
     assert told == "Eve left the table (their terminal was closed)", told
+
+
+def _on_a_terminal(argv: list[str]) -> tuple[int, int]:
+    """`bandit-lan ARGV` with a pty as its controlling terminal (110 × 40, TERM xterm):
+    its pid, and the terminal's side (closing it hangs the terminal up)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "COLUMNS": "110", "LINES": "40"}
+    argv = [sys.executable, "-m", "cli", *argv]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the pty is its controlling terminal
+        try:
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 110, 0, 0))
+            os.chdir(ROOT)
+            os.execve(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    return pid, fd
+
+
+def test_s11_3_closing_the_terminal_window_sends_the_seat_away_and_join_resume_takes_it_back(tmp_path: Path) -> None:
+    """Eve plays from the full-screen client on a real terminal (a pty) at alice's table;
+    closing the terminal's side, as a window that closes (or an ssh connection that
+    drops) does, hangs it up. That is no choice to leave: Eve's seat goes away meaning
+    to come back, its journal saying why, and alice waits for it as for a crash (§11.3);
+    `join --resume` takes it back, and every log stays valid."""
+    logs, state = tmp_path / "logs", tmp_path / "eve"
+    common = ("--bind", "127.0.0.1", "--log-dir", str(logs))
+    host = bandit("host", "--headless", "--table", "Den", "--name", "alice", "--seats", "2", "--no-discovery",
+                  "--grace", "60", "--state-dir", str(tmp_path / "alice"), *common)
+    procs = [host]
+    host_seen: list[str] = []
+    pid, fd = -1, -1
+    try:
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", host_seen).group(1)
+        pid, fd = _on_a_terminal(["join", "--peer", where, "--name", "Eve", "--state-dir", str(state), *common])
+        exited = os.pidfd_open(pid)
+        try:
+            _read_until(fd, "Everyone looks at their two bottom cards", timeout=60)  # the game is on
+            os.close(fd)  # the window closes
+            fd = -1
+            ready, _, _ = select.select([exited], [], [], 60)
+            assert ready, "the client did not exit after its terminal closed"
+        finally:
+            os.close(exited)
+        _, wait_status = os.waitpid(pid, 0)
+        pid = -1
+        assert os.waitstatus_to_exitcode(wait_status) == INTERRUPTED  # (cut short: its game goes on)
+        waiting = read_until(host, r"Lost the link to Eve \((.*)\); waiting for Eve", host_seen).group(1)
+        assert not waiting.startswith("left"), waiting  # (no goodbye: the link is lost, as in a crash)
+        [journal] = unfinished_journals(state)
+        assert read_journal(journal).away == "their terminal was closed"
+        assert all(read_log(path).ended is None for path in logs.glob("*.bandit-log"))  # nobody's game ended
+        seen: list[str] = []
+        again = bandit("join", "--resume", "--headless", "--state-dir", str(state), *common)
+        procs.append(again)
+        read_until(again, r"Back at the table: reconnected to alice", seen)
+        again.send_signal(signal.SIGTERM)  # (so that the game ends now, at one leave, every log closed)
+        (status, out), (host_status, host_out) = finish(again, seen, 60), finish(host, host_seen, 60)
+    finally:
+        kill_all(procs)
+        if fd >= 0:
+            os.close(fd)
+        if pid > 0:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    assert status == host_status == 0, out + host_out
+    assert re.search(r"Your seat went away \d+ s ago, when your terminal was closed: taking it back\.", out), out
+    assert "Eve is back." in host_out, host_out
+    told = _logs_end_with_one_leave(logs, 2, "their program was terminated")
+    assert told == "Eve left the table (their program was terminated)", told
 
 
 def test_s9_8_a_stop_line_to_a_standard_error_nobody_reads_lets_it_go(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -171,14 +171,16 @@ async def test_six_players_fit_at_80_columns(mock_clock: trio.testing.MockClock)
         assert max(len(row) for row in text.splitlines()) <= 80
 
 
-async def test_s9_8_a_terminal_that_goes_away_leaves_the_table_saying_so(mock_clock: trio.testing.MockClock) -> None:
+async def test_s11_3_a_terminal_that_goes_away_takes_the_seat_away_not_from_the_table(
+        mock_clock: trio.testing.MockClock) -> None:
+    """A closed terminal is no choice to leave: the seat goes away meaning to come back."""
     session = scripted_session()
     harness = ScreenHarness(80, 24)
     async with client_on_screen(session, harness):
         await harness.wait_for_text("remember them")
         harness.pipe.close()  # the input ends, as a closed terminal window's does
         await session._left.wait()
-    assert session.left_reason == "their terminal was closed"  # (what the others read after the name)
+    assert session.away_reason == "their terminal was closed" and session.left_reason is None
 
 
 async def test_leaving_asks_and_calls_leave(mock_clock: trio.testing.MockClock) -> None:

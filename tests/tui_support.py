@@ -105,6 +105,8 @@ class LocalSession(SessionRecord):
         self._changed = trio.Event()
         self._inbox_send, self._inbox = trio.open_memory_channel[Intent](math.inf)
         self._left = trio.Event()
+        self.left_reason: str | None = None  # (`leave`'s reason, once called)
+        self.away_reason: str | None = None  # (`go_away`'s, once called)
         self._timer_scope: trio.CancelScope | None = None
         self._nursery: trio.Nursery | None = None
         self._offered_top: tuple[int, int | None] = (0, None)  # (round, top) the bots were asked about
@@ -138,6 +140,14 @@ class LocalSession(SessionRecord):
         if not self._left.is_set():
             self._progress.ended = True
             self._progress.ended_why = "you left the table"
+            self._left.set()
+            self._touch()
+
+    async def go_away(self, reason: str) -> None:
+        self.away_reason = reason
+        if not self._left.is_set():
+            self._progress.ended = True
+            self._progress.ended_why = "you went away from the table, meaning to come back"
             self._left.set()
             self._touch()
 

@@ -12,9 +12,11 @@ those would only take time from the table). Everything the session
 exposes is read on trio's thread only; the terminal thread only ever sees frozen
 scenes.
 
-Leaving: Ctrl-C asks first; on "yes" (or when the terminal goes away, saying so) the
-client calls `session.leave()`, which closes the fairness log valid, and returns; so it
-does when the seat is leaving for another reason (the process was told to stop). After the
+Leaving: Ctrl-C asks first; on "yes" the client calls `session.leave()`, which closes
+the fairness log valid, and returns; so it does when the seat is leaving for another
+reason (the process was told to stop). A terminal that goes away (its window closed, its
+ssh connection dropped) is no choice to leave: the client calls `session.go_away()`, and
+the seat can be taken back while the others wait for it (§11.3). After the
 game has ended the player reads the final screens and returns with Enter (or a stop
 signal closes them: the seat is then marked leaving, with nothing left to leave).
 
@@ -122,8 +124,8 @@ async def _play(session: TableSession, terminal: Terminal, memory_aid: bool, loo
             if looks is not None and began is not None and began != kept:
                 looks.began(began[0], time.time() - (session.now() - began[1]))
                 kept = began
-            if gone:  # (whichever comes first, this or the hang-up signal, says the same)
-                await session.leave(TERMINAL_CLOSED)
+            if gone:  # (whichever comes first, this or the hang-up signal, does the same)
+                await session.go_away(TERMINAL_CLOSED)
                 break
             if ui.leaving or model.leaving:
                 await session.leave()
