@@ -351,9 +351,12 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
                 say(f"Totals of the {summary.rounds} round{'s' if summary.rounds != 1 else ''} that count "
                     "(the game was not played out, so nobody won):")
                 _standings(summary)
-        say(f"Log: {summary.log_path}   (check it with: {audit_command([summary.log_path])})")
-        if (together := logs_together(logs, len(summary.names))) is not None:  # (the bots' logs are here too)
-            say(" ".join(together))
+        if summary.away is not None:  # (its log stays open for the seat's return: no audit would hold yet)
+            say(f"Log: {summary.log_path}   (open until your seat's game ends)")
+        else:
+            say(f"Log: {summary.log_path}   (check it with: {audit_command([summary.log_path])})")
+            if (together := logs_together(logs, len(summary.names))) is not None:  # (the bots' logs are here too)
+                say(" ".join(together))
     else:
         out = summary.to_json()
         out["logs"] = [str(p) for p in logs]
