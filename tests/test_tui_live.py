@@ -12,7 +12,7 @@ import pytest
 import trio
 import trio.testing
 from live_support import seat_live_table
-from tui_support import ScreenHarness, real_time_limit
+from tui_support import ScreenHarness
 
 from engine import Phase
 from cli.tui import run_client
