@@ -137,6 +137,17 @@ class _Story:
     discarding: bool = False  # TurnTimedOut: a card is being discarded for the player
 
 
+@dataclass(frozen=True, slots=True)
+class _Taken:
+    """R6: a matched snap took the card from a slot: the snapped card, or the snapper's
+    own card given away (`to` the owner of the snapped card)."""
+
+    seat: int  # who snapped
+    top: int  # the top card the snap was made on (it covered it)
+    when: int  # `Narrator._tops` when that card became the top
+    to: int | None = None  # the card was given to this seat
+
+
 UNOPENED_CARD: Final = "an unopened card"
 """A card the audit's report cannot name: only a seat saw it, in a round whose shuffles
 were not opened and checked (§9.7: only the openings tell it, and only once they verify,
@@ -175,6 +186,9 @@ class Narrator:
         self._placed: dict[int, str] = {}  # this round's discards: card -> how it came on the pile ("Bo's snap")
         self._first_on: dict[int, int] = {}  # this round's discard pile: card -> the first card put on it (R6)
         self._top: int | None = None  # the discard pile's top card as last told
+        self._tops = 0  # how many times the discard pile's top changed, as told
+        self._topped: dict[int, int] = {}  # this round's discard pile: card -> `_tops` when it last became the top
+        self._taken: dict[tuple[int, int], _Taken] = {}  # this round: (owner, slot) -> the matched snap that took its card
         self._looked: LookSwap | None = None
         self._looked_cards: tuple[int | None, int | None] | None = None  # the cards looked at, where they were
 
@@ -327,9 +341,14 @@ class Narrator:
         """Remember how the discard pile's top card came there when `story` put it there
         ("Bo's snap", "your discard"): what a later snap on the card below it lost to."""
         top, event = game.discard_top(), story.event
+        if top is not None and top != self._top:
+            self._tops += 1
+            self._topped[top] = self._tops
         if isinstance(event, RoundStarted):
             self._placed.clear()
             self._first_on.clear()
+            self._topped = {top: self._tops} if top is not None else {}
+            self._taken.clear()
         elif top is not None and top != self._top:
             if self._top is not None and self._top in game.zones().discard:  # (put on it, not left by a take)
                 self._first_on.setdefault(self._top, top)
@@ -605,6 +624,7 @@ class Narrator:
             else:
                 top = "the top card" if story.top_face is None else card_words(game.skills, story.top_face)
             if note.outcome is SnapOutcome.MATCHED:
+                self._took(event, note)
                 on = f" on {top}" if self.card_ids else ""  # (which physical card it was made on, R6)
                 text = f"{self.name(seat)} snapped {self._words(game, note.card)} from {target}{on} — it matched"
                 if note.owner != seat and event.give is not None:
@@ -616,6 +636,9 @@ class Narrator:
             elif note.outcome is SnapOutcome.WRONG:
                 text = (f"{self.name(seat)} tried {self._words(game, note.card)} from {target} on {top} — wrong "
                         f"(R6): it went back face down, {self._penalty_words(penalties, story)}")
+            elif (taken := self._taken_since(event, story.covered_by)) is not None:  # (the card aimed at is gone)
+                text = (f"{self.name(seat)} tried {target} on {top} — not the fastest ({taken}): "
+                        f"{self._penalty_words(penalties, story)}")
             else:  # R6: the card stays unrevealed (an auditor names it from the openings)
                 first = f"; {story.covered_by} covered it first" if story.covered_by else ""
                 named = self._moved(game, note.card)
@@ -625,6 +648,30 @@ class Narrator:
                         f"{stayed}{self._penalty_words(penalties, story)}")
             out.append(Told(text + self._penalty_where(game, penalties) + ".", "snap", seat))
         return out
+
+    def _took(self, snap: Snap, note: SnapResolved) -> None:
+        """Remember the slots a matched snap took a card from: the snapped card's, and the
+        snapper's own that it gave away (R6)."""
+        when = self._topped.get(snap.top, 0)
+        self._taken[(note.owner, note.slot)] = _Taken(note.seat, snap.top, when)
+        if snap.give is not None and note.owner != note.seat:
+            self._taken[(note.seat, snap.give)] = _Taken(note.seat, snap.top, when, to=note.owner)
+
+    def _taken_since(self, snap: Snap, covered_by: str | None) -> str | None:
+        """R6, for a snap that was not the fastest: if a matched snap took the card from
+        the slot it names since its top card was the top (the card it aimed at is gone),
+        what became of that card, in the words of the rule's bracket: "R6; Dee had snapped
+        that card away first", "R6; Ana's discard of a 6 covered it first, and Dee had
+        given that card to you since"."""
+        taken = self._taken.get((snap.owner, snap.slot))
+        if taken is None or taken.when < self._topped.get(snap.top, 0):
+            return None
+        who = "you" if taken.seat == self.me else self.names[taken.seat]
+        what = ("snapped that card away" if taken.to is None else
+                f"given that card to {'you' if taken.to == self.me else self.names[taken.to]}")
+        if taken.top == snap.top or covered_by is None:  # (that snap covered the top card this one aimed at)
+            return f"R6; {who} had {what} first"
+        return f"R6; {covered_by} covered it first, and {who} had {what} since"
 
     @staticmethod
     def _penalty_words(penalties: Sequence[PenaltyDrawn], story: _Story) -> str:

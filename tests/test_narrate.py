@@ -163,6 +163,52 @@ def test_R6_not_the_fastest_names_the_card_that_covered_its_top_first_not_what_l
                                 "covered it first): it stayed face down, unseen, penalty card (into slot 4)."], texts(out[None])
 
 
+def test_R6_not_the_fastest_on_a_card_snapped_away_first_says_so() -> None:
+    """R6: Ana snapped her top-left 10 away; Bo's late snap named that same slot, now
+    empty. "It stayed face down, unseen" would speak of a card that is no longer there:
+    the line says Ana had snapped that card away first, for every listener and in the
+    audit's report alike."""
+    table = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6]}, discard=10)
+    audit = len(table.seats)
+    auditor(table).opened = dict(enumerate(table.t.oracle.faces))
+    top = table.t.top()
+    table.do(Snap(0, top, 0, 0))
+    out = table.do(Snap(1, top, 0, 0, give=1))
+    assert texts(out[None]) == ["Bo tried Ana's top-left slot on a 10 — not the fastest (R6; Ana had snapped that "
+                                "card away first): penalty card (into slot 4)."], texts(out[None])
+    assert texts(out[0]) == ["Bo tried your top-left slot on a 10 — not the fastest (R6; you had snapped that "
+                             "card away first): penalty card (into slot 4)."], texts(out[0])
+    assert texts(out[audit])[0].startswith(f"Bo tried Ana's top-left slot on a 10 [card {table.t.oracle.faces[top]}] — "
+                                           "not the fastest (R6; Ana had snapped that card away first): penalty card "
+                                           "(into slot 4: "), texts(out[audit])
+
+
+def test_R6_not_the_fastest_on_a_card_given_away_first_says_so() -> None:
+    """R6: Ana snapped Bo's 10 and gave him her top-left card; Cy's late snap named Ana's
+    top-left slot: that card went to Bo first."""
+    table = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6]}, discard=10)
+    top = table.t.top()
+    table.do(Snap(0, top, 1, 0, give=0))
+    out = table.do(Snap(2, top, 0, 0, give=1))
+    assert texts(out[None]) == ["Cy tried Ana's top-left slot on a 10 — not the fastest (R6; Ana had given that "
+                                "card to Bo first): penalty card (into slot 4)."], texts(out[None])
+    assert texts(out[1])[0].startswith("Cy tried Ana's top-left slot on a 10 — not the fastest (R6; Ana had given "
+                                       "that card to you first)"), texts(out[1])
+
+
+def test_R6_not_the_fastest_on_a_card_snapped_away_since_its_top_was_covered_says_both() -> None:
+    """R6: Ana's discarded 10 covered the first discard's 10, then Bo snapped his top-left
+    10 on Ana's; Cy's late snap on the first 10 named Bo's top-left slot."""
+    table = scripted(tableaux={0: [0, 0, 2, 4], 1: [10, 2, 4, 6], 2: [2, 2, 2, 0]}, discard=10, draw=[10, 0])
+    first = table.t.top()
+    table.do(Draw(0))
+    table.do(Discard(0))
+    table.do(Snap(1, table.t.top(), 1, 0))
+    out = table.do(Snap(2, first, 1, 0, give=0))
+    assert texts(out[None]) == ["Cy tried Bo's top-left slot on a 10 — not the fastest (R6; Ana's discard of a 10 "
+                                "covered it first, and Bo had snapped that card away since): penalty card (into slot 4)."]
+
+
 def auditor(table: Told3) -> Narrator:
     """The audit's narrator (every face, every card by its number), listening as one more seat."""
     narrator = Narrator(NAMES[:len(table.seats)], None, private_faces=True, card_ids=True)
