@@ -233,6 +233,17 @@ class Narrator:
         return Told(f"{who} {_intent_words(intent)} did not count ({rule}: {why}){unturned}.",
                     kind, intent.seat)
 
+    def unordered(self, intents: Sequence[type[Intent]], why: str | None) -> Told:
+        """A line for the narrator's own intents that were sent but never put in the
+        table's order: the game ended first (`why`, if it ended otherwise than at its last
+        round), so they never counted."""
+        moves = listed([_INTENT_WORDS.get(intent, intent.__name__) for intent in intents])
+        them = "it" if len(intents) == 1 else "them"
+        unturned = "; no card was turned, no penalty card drawn" if Snap in intents else ""  # (R6)
+        ended = f" ({why})" if why else ""
+        return Told(f"Your {moves} did not count: the game ended before the table put {them} in order{ended}"
+                    f"{unturned}.", "warning", self.me)
+
     def _reason(self, words: Words, actor: int) -> str:
         """An engine reason in this narrator's words: "you" for its own seat, "they" for
         the seat whose intent it was, other players by name, slots by their place."""

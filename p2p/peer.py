@@ -1396,6 +1396,20 @@ class TablePeer(SessionRecord):
             self._why = self._leaving_why or why
             self._absent_seat = absent if self._leaving_why is None else None
             self._done.set()
+            self._tell_unordered()
+
+    def _tell_unordered(self) -> None:
+        """The game ended with moves of this seat's sent but not yet in the agreed order
+        (sent while a player was away, say): they never count; the player reads so, and
+        the log notes it."""
+        kinds = [kind for kind in self.orderer.unsettled() if kind in INTENTS]
+        if not kinds:
+            return
+        why = None if self.machine.finished else self._why
+        self._note(f"the game ended before the order delivered this seat's {listed(kinds)}: "
+                   f"{'it' if len(kinds) == 1 else 'they'} never counted", "§9.8")
+        told = self._narrator.unordered([INTENTS[kind][0] for kind in kinds], why)
+        self._say(told.text, told.kind, told.seat)
 
     def _seat_of(self, peer: bytes) -> int | None:
         try:

@@ -2179,3 +2179,44 @@ async def test_s11_3_a_seat_leaving_as_the_grace_period_after_its_stop_runs_out_
     notes = [note for note in read_text_notes(ann.log.path) if note.startswith("this peer did not run")]
     assert len(notes) == 1 and notes[0].startswith("this peer did not run for 30 s"), notes
     assert len(ann._stops) == 1 and read_log(ann.log.path).left == CHOSE_TO_LEAVE
+
+
+async def test_11_3_a_move_sent_while_a_player_is_away_is_told_as_never_counted_when_the_game_ends(
+        tmp_path: Path) -> None:
+    """Dee snapped while Cy's program was gone ("Your snap is sent: it counts once Cy is
+    back"); the game then ended for Cy's absence, and nothing told Dee that her snap never
+    counted. The game's end says so, and why, on screen and in the log's notes."""
+    from engine import Snap
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3)
+    dee, bo, cy = peers
+    async with stack:
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                runs = {peer.me: trio.CancelScope() for peer in peers}
+                summaries = {}
+
+                async def run(peer: TablePeer) -> None:
+                    with runs[peer.me]:
+                        summaries[peer.me] = await peer.run()
+
+                for peer in peers:
+                    nursery.start_soon(run, peer)
+                await until(lambda: dee.machine.engine.discard_top() is not None
+                            and {bo.identity.peer_id, cy.identity.peer_id} <= dee.mesh.linked(), dee)
+                dee.grace = 1.0
+                _kill(cy, runs[cy.me])
+                await until(lambda: cy.me in dee._progress.waiting_for, dee)
+                dee.submit(Snap(dee.me, dee.machine.engine.discard_top(), dee.me, 0))
+                assert dee.progress.sending == ("snap",)
+                await until(lambda: dee.me in summaries, dee)
+                nursery.cancel_scope.cancel()
+    name = dee.names[cy.me]
+    told = [line.text for line in dee.lines]
+    ended = next(i for i, text in enumerate(told) if text.startswith(f"{name} did not come back within 1 s"))
+    assert told[ended + 1] == (f"Your immediate discard did not count: the game ended before the table put it in order "
+                               f"({name} was away for more than 1 s; round {dee.machine.round_number} is void); no card "
+                               "was turned, no penalty card drawn."), told[ended:]
+    assert "the game ended before the order delivered this seat's snap" in "\n".join(
+        note for note in read_text_notes(summaries[dee.me].log_path))

@@ -209,6 +209,18 @@ def test_R6_not_the_fastest_on_a_card_snapped_away_since_its_top_was_covered_say
                                 "covered it first, and Bo had snapped that card away since): penalty card (into slot 4)."]
 
 
+def test_moves_the_game_ended_before_they_were_ordered_are_told_as_not_counted() -> None:
+    """A seat's moves sent but never put in the table's order (the game ended first) never
+    count: the seat's own log says so, with why the game ended when it ended early."""
+    me = Narrator(NAMES, 1)
+    told = me.unordered([Draw, Snap], "Cy was away for more than 120 s; round 2 is void")
+    assert told == Told("Your draw and immediate discard did not count: the game ended before the table put them in "
+                        "order (Cy was away for more than 120 s; round 2 is void); no card was turned, no penalty card "
+                        "drawn.", "warning", 1)
+    assert me.unordered([CallBandit], None).text == ("Your Bandit announcement did not count: the game ended before "
+                                                     "the table put it in order.")
+
+
 def auditor(table: Told3) -> Narrator:
     """The audit's narrator (every face, every card by its number), listening as one more seat."""
     narrator = Narrator(NAMES[:len(table.seats)], None, private_faces=True, card_ids=True)
