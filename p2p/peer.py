@@ -95,6 +95,9 @@ STALL_AT_LEAST = SILENCE + HEARTBEAT_EVERY
 ALIVE_EVERY = 2.0  # seconds between marks of life on the journal (after a crash: when it stopped)
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
 JUST_BACK = 5.0  # seconds after a seat's return during which its missing links are its reconnecting
+# Seconds without a frame from a seat (acks come every second) after which another seat's
+# report of a link lost to it waits to be told with this seat's own loss (`_gone_quiet`).
+QUIET = 2 * HEARTBEAT_EVERY
 # Seconds a process back from a stop the others noticed tries to reach them, at least:
 # by then a link that only held what came before the stop was dropped as silent (§11.3).
 BACK_FROM_STOP_WAIT = SILENCE + 1.0
@@ -291,6 +294,7 @@ class TablePeer(SessionRecord):
         self._back_at: dict[int, float] = {}  # seat -> when its link came back after an absence
         self._told_cut: set[int] = set()  # seats whose report of a missing link the player was told
         self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
+        self._held_cut: dict[int, float] = {}  # seat -> since when its report is held: it names seats gone quiet here too
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
@@ -793,6 +797,10 @@ class TablePeer(SessionRecord):
             if news and all(self._just_back(s, now) for s in news):  # (their own dialling anew, which they report)
                 self._unsaid_cut.add(seat)  # (said if it outlasts their return)
                 continue
+            if any(self._gone_quiet(s, now) for s in news) and now < self._held_cut.setdefault(seat, now) + SILENCE:
+                self._unsaid_cut.add(seat)  # (this seat is likely losing them too: said with its own loss, once)
+                continue
+            self._held_cut.pop(seat, None)
             self._unsaid_cut.discard(seat)
             others = news
             self._told_cut.add(seat)
@@ -809,6 +817,7 @@ class TablePeer(SessionRecord):
                           f"(the game ends if it is not back within {left:.0f} s).", "warning", seat)
         for seat in self._cut_off.keys() - cut_off.keys():
             self._unsaid_cut.discard(seat)
+            self._held_cut.pop(seat, None)
             if seat in self._told_cut:
                 self._told_cut.discard(seat)
                 self._say(f"{self.names[seat]} reaches everybody again.", "table", seat)
@@ -820,6 +829,13 @@ class TablePeer(SessionRecord):
             clock(trio.current_time())
         self._suspended = suspended
         return told
+
+    def _gone_quiet(self, seat: int, now: float) -> bool:
+        """Whether nothing came from `seat` for a while (`QUIET`): another seat's report
+        that it cannot reach `seat` likely comes just before this seat loses its own link
+        too (a player's program stopped, say)."""
+        heard = self._heard.get(seat)
+        return heard is None or now - heard >= QUIET
 
     def _just_back(self, seat: int, now: float) -> bool:
         """Whether `seat` came back from an absence within the last `JUST_BACK` seconds:
@@ -1160,7 +1176,11 @@ class TablePeer(SessionRecord):
                     self._say(f"Reconnecting to the table (the game ends if that takes more than {left:.0f} s)…", "table")
                 self._reconnecting = (*(self._reconnecting or ()), seat)
             else:
-                self._say(f"Lost the link to {self.names[seat]} ({event.reason}); waiting for {self.names[seat]} "
+                name = self.names[seat]
+                also = [self.names[s] for s, (_, away) in sorted(self._link_reports().items())
+                        if seat in away and s != self._me and s not in self._absent]
+                either = f", and {listed(also)} cannot reach {name} either" if also else ""
+                self._say(f"Lost the link to {name} ({event.reason}){either}; waiting for {name} "
                           f"(the game ends if they are not back within {left:.0f} s).", "warning", seat)
                 self._fold_told_cuts()
         if self._dials(seat):  # it keeps trying until the peer is back (§11.3)

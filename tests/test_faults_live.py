@@ -944,6 +944,7 @@ async def test_11_3_a_report_that_names_this_seat_tells_only_the_others(tmp_path
     stack, peers = await seat_live_table(tmp_path, 3)
     async with stack:
         me, other = peers[0], peers[1]
+        me._heard[peers[2].me] = me.now()  # (its link is up and heard here, as at a running table)
         me.orderer.cut_off = lambda: {other.me: (0.0, (me.me, peers[2].me))}  # type: ignore[method-assign]
         me._track_links()
         assert me.lines[-1].text.startswith(f"{me.names[other.me]} lost the link to {me.names[peers[2].me]};")
@@ -983,12 +984,13 @@ async def test_11_3_a_report_told_late_says_how_long_its_link_has_left(
         ann, bo, cy = peers
         ann.grace = 120.0
         since = ann.now()
-        ann._back_at[cy.me] = since  # (Cy's link came back here just now)
+        ann._back_at[cy.me] = ann._heard[cy.me] = since  # (Cy's link came back here just now)
         ann.orderer.cut_off = lambda: {bo.me: (since, (cy.me,))}  # type: ignore[method-assign]
         before = len(ann.lines)
         ann._track_links()
         assert ann.lines[before:] == [] and bo.me in ann._unsaid_cut
         mock_clock.jump(5.0)
+        ann._heard[cy.me] = ann.now()  # (and heard since)
         ann._track_links()
         assert [line.text for line in ann.lines[before:]] == [
             f"{ann.names[bo.me]} lost the link to {ann.names[cy.me]}; the table waits for that link (the game ends "
@@ -2220,3 +2222,43 @@ async def test_11_3_a_move_sent_while_a_player_is_away_is_told_as_never_counted_
                                "was turned, no penalty card drawn."), told[ended:]
     assert "the game ended before the order delivered this seat's snap" in "\n".join(
         note for note in read_text_notes(summaries[dee.me].log_path))
+
+
+async def test_11_3_a_seat_every_player_loses_at_once_is_told_in_one_line(tmp_path: Path) -> None:
+    """Cy's program was stopped: Bo's table log read "Ana lost the link to Cy…", "Ada
+    lost the link to Cy…", then "Lost the link to Cy…", three lines for one event. A report
+    of a seat that has gone quiet here too waits for this seat's own loss, which names the
+    others who cannot reach it either."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    ann, bo, cy = peers
+    async with stack:
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                runs = {peer.me: trio.CancelScope() for peer in peers}
+                stopped = trio.Event()
+
+                async def run(peer: TablePeer) -> None:
+                    with runs[peer.me]:
+                        await peer.run()
+                    stopped.set()
+
+                for peer in peers:
+                    nursery.start_soon(run, peer)
+                cy_id = cy.identity.peer_id
+                await until(lambda: ann.machine.engine.discard_top() is not None and cy.me in ann._heard
+                            and cy.me in bo._heard, ann, bo)
+                for peer in (ann, bo):
+                    peer.mesh.dial = lambda peer_id: None  # (Cy's program, stopped, would not answer)
+                runs[cy.me].cancel()  # (it sends nothing more; its connections stay open)
+                await stopped.wait()
+                bo._heard[cy.me] -= 3.0  # (Bo misses Cy first, and says so in its acks)
+                await until(lambda: bo.me in ann._cut_off, ann)  # (Bo's report, read)
+                assert not any("link" in line.text for line in ann.lines), [x.text for x in ann.lines][-3:]
+                await _told(ann, f"Lost the link to {ann.names[cy.me]}")
+                told = [line.text for line in ann.lines if "link" in line.text or "reach" in line.text]
+                assert told == [f"Lost the link to {ann.names[cy.me]} (nothing heard for 6 s), and {ann.names[bo.me]} "
+                                f"cannot reach {ann.names[cy.me]} either; waiting for {ann.names[cy.me]} (the game ends "
+                                f"if they are not back within {ann.grace:.0f} s)."], told
+                nursery.cancel_scope.cancel()
