@@ -294,6 +294,7 @@ class TablePeer(SessionRecord):
         self._back_at: dict[int, float] = {}  # seat -> when its link came back after an absence
         self._told_cut: set[int] = set()  # seats whose report of a missing link the player was told
         self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
+        self._told_gone: set[int] = set()  # seats that left whose player was told what the table waits for
         self._held_cut: dict[int, float] = {}  # seat -> since when its report is held: it names seats gone quiet here too
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
@@ -341,6 +342,7 @@ class TablePeer(SessionRecord):
         progress.sending_for = 0.0 if self._sending_since is None else now - self._sending_since[1]
         progress.held_by = tuple(self.orderer.holding_ours()) if progress.sending else ()
         progress.stopped_past_grace = self._past_grace
+        progress.gone = tuple(sorted(self.orderer.gone()))
         return progress
 
     def submit(self, intent: Intent) -> None:
@@ -1205,7 +1207,8 @@ class TablePeer(SessionRecord):
         in order at once, and says so itself."""
         waited = [self.names[s] for s in self._progress.waiting_for if s != seat]
         ends = self._grace_ends()
-        if waited and ends is not None:
+        if waited and ends is not None and seat not in self._told_gone:  # (once: a link dialled again may end again)
+            self._told_gone.add(seat)
             self._say(f"{self.names[seat]} left the table; the game ends when {listed(waited)} "
                       f"{'is' if len(waited) == 1 else 'are'} back (or in {max(0.0, ends - trio.current_time()):.0f} s).",
                       "table", seat)

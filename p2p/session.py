@@ -137,6 +137,7 @@ class Progress:
     sending: tuple[str, ...] = ()  # the local seat's intents not yet in the agreed order (wire types, §9.5)
     sending_for: float = 0.0  # how long the first of them has waited so far (seconds, from when a screen saw it)
     held_by: tuple[int, ...] = ()  # the seats whose word the order waits for before it can count (§7.4)
+    gone: tuple[int, ...] = ()  # seats that left the table, their link down, their leave not yet delivered (§9.8)
     stopped_s: float = 0.0  # how long this program did not run in all (stopped, or its machine slept)
     # back from a stop of this many seconds, longer than the grace period: the seat is reaching
     # the others again (they have likely ended the game), and its screen offers no move meanwhile (§11.3)

@@ -1382,7 +1382,7 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     from p2p.log import FairnessLog, read_log
     from p2p.peer import Resumption, table_schemas
     from tests.live_support import LOOPBACK, seat_live_table
-    from p2p.transport import open_mesh
+    from p2p.transport import LinkDown, open_mesh
 
     stack, (stayer, leaver, gone) = await seat_live_table(tmp_path, 3, person=False, journals=True)
     stayer.grace = 1.0 if away == "never-back" else 60.0
@@ -1407,7 +1407,10 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
                     names = stayer.names
                     await _told(stayer, f"{names[leaver.me]} left the table; the game ends when {names[gone.me]} "
                                         f"is back (or in ")
-                    assert stayer.progress.waiting_for == (gone.me,)
+                    assert stayer.progress.waiting_for == (gone.me,) and stayer.progress.gone == (leaver.me,)
+                    # (its link, dialled again, came up and ended again: the countdown was told again, a second less)
+                    stayer._on_event(LinkDown(leaver.identity.peer_id, "connection closed", clean=True))
+                    assert sum(line.text.startswith(f"{names[leaver.me]} left the table;") for line in stayer.lines) == 1
                     assert not any(line.text.startswith(f"Lost the link to {names[leaver.me]}") for line in stayer.lines)
                     assert gone.journal is not None
                     log, contents = FairnessLog.reopen(gone.log.path, gone.identity)

@@ -1272,6 +1272,21 @@ async def test_s11_3_a_turn_whose_player_is_away_says_the_table_waits_for_them(m
         assert "waiting for Bo (1:00 left)" in t.text().splitlines()[0]
 
 
+async def test_s9_8_a_turn_whose_player_left_says_whom_the_table_waits_for(mock_clock: trio.testing.MockClock) -> None:
+    """Cy left while Bo was away: her turn will not be played (the game ends at her leave
+    once Bo is back), but the header still read "Cy's turn"."""
+    async with table({0: [4, 6, 0, 2]}, discard=12, first=2) as t:
+        assert "Cy's turn" in t.text().splitlines()[0]
+        t.session._progress.waiting_for = (1,)  # Bo's link is down (§11.3)
+        t.session._progress.gone = (2,)  # Cy left, her link down, her leave not yet delivered (§9.8)
+        t.session._deadlines.grace = trio.current_time() + 90  # the game ends then unless Bo is back
+        t.refresh()
+        status = t.text().splitlines()[0]
+        assert "Cy's turn" not in status and "Cy left the table · waiting for Bo (1:30 left)" in status, status
+        assert prompt_line(t) == "Cy left the table; the game ends when Bo is back.", prompt_line(t)
+        assert "Cy 0 (left)" in t.text()
+
+
 def test_R1_equal_totals_share_their_place_in_the_standings() -> None:
     """Two seats on 14 were ranked 2 and 3, as if one had done better."""
     from types import SimpleNamespace

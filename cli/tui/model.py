@@ -49,6 +49,7 @@ class TableModel:
     stopped_past_grace: int | None = None  # back from a stop this long, past the grace period: moves wait (§11.3)
     sending_for: float = 0.0  # how long the first of `sending` has waited (`Progress.sending_for`)
     held_by: tuple[int, ...] = ()  # the seats whose word the order waits for before it counts (§7.4)
+    gone: tuple[int, ...] = ()  # seats that left the table, their leave not yet delivered (`Progress.gone`)
 
     @classmethod
     def capture(cls, session: TableSession) -> TableModel:
@@ -74,6 +75,7 @@ class TableModel:
             sending=tuple(progress.sending),
             sending_for=progress.sending_for,
             held_by=tuple(progress.held_by),
+            gone=tuple(progress.gone),
             ended=progress.ended,
             ended_why=progress.ended_why,
             finished=progress.finished,

@@ -122,6 +122,9 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
             parts.append((f"first turn in {clock(left)}", "class:status"))
         elif model.clock_unknown:
             parts.append((_CLOCK_UNKNOWN, "class:status"))
+    elif view.turn_seat in model.gone:  # (its turn will not be played: the game ends at its leave, §9.8)
+        named = len(parts)
+        parts.append((f"{model.name(view.turn_seat)} left the table", "class:status"))
     elif view.turn_seat is not None:
         left = model.remaining(model.turn_deadline)
         when = f" {clock(left)}" if left is not None else f" ({_CLOCK_UNKNOWN})" if model.clock_unknown else ""
@@ -217,6 +220,8 @@ def _header(scene: TableScene, seat: int) -> list[tuple[str, str]]:
         out.append((" +card", "class:dim"))
     if seat in model.waiting_for:
         out.append((" (away)", "class:seat.away"))
+    elif seat in model.gone:
+        out.append((" (left)", "class:seat.away"))
     return out
 
 
@@ -442,6 +447,9 @@ def prompt_text(scene: TableScene) -> str:
         return "The game is over."
     if view.turn_seat != me:
         whose = model.short_name(view.turn_seat, PROMPT_NAME) if view.turn_seat is not None else "the table"
+        if view.turn_seat in model.gone and model.waiting_for:  # (the game ends at its leave once they are back, §9.8)
+            waited = listed([model.name(s) for s in model.waiting_for])
+            return f"{whose} left the table; the game ends when {waited} {'is' if len(model.waiting_for) == 1 else 'are'} back."
         if view.turn_seat in model.waiting_for:  # (its link is down: it is not playing now, §11.3)
             return f"Waiting for {whose} to come back · {{Space}}+slot snaps a card matching the discard."
         return f"{whose} is playing · {{Space}}+slot snaps a card matching the discard."
