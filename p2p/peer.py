@@ -793,16 +793,18 @@ class TablePeer(SessionRecord):
             if (unchanged and seat not in self._unsaid_cut) or (not others and just_back):
                 continue
             news = [s for s in others if s not in self._progress.waiting_for]
+            quiet = any(self._gone_quiet(s, now) for s in news)
+            if not quiet:
+                self._held_cut.pop(seat, None)
             if others and not news:  # (every seat it misses this seat misses too: said once, as this seat's own)
                 self._unsaid_cut.add(seat)  # (said once this seat has its own links back, if it still holds)
                 continue
             if news and all(self._just_back(s, now) for s in news):  # (their own dialling anew, which they report)
                 self._unsaid_cut.add(seat)  # (said if it outlasts their return)
                 continue
-            if any(self._gone_quiet(s, now) for s in news) and now < self._held_cut.setdefault(seat, now) + SILENCE:
+            if quiet and now < self._held_cut.setdefault(seat, now) + SILENCE:
                 self._unsaid_cut.add(seat)  # (this seat is likely losing them too: said with its own loss, once)
                 continue
-            self._held_cut.pop(seat, None)
             self._unsaid_cut.discard(seat)
             others = news
             self._told_cut.add(seat)
