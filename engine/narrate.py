@@ -188,7 +188,7 @@ class Narrator:
         self._top: int | None = None  # the discard pile's top card as last told
         self._tops = 0  # how many times the discard pile's top changed, as told
         self._topped: dict[int, int] = {}  # this round's discard pile: card -> `_tops` when it last became the top
-        self._taken: dict[tuple[int, int], _Taken] = {}  # this round: (owner, slot) -> the matched snap that took its card
+        self._taken: dict[tuple[int, int], _Taken] = {}  # this round: (owner, slot) -> the snap that took its card
         self._looked: LookSwap | None = None
         self._looked_cards: tuple[int | None, int | None] | None = None  # the cards looked at, where they were
 

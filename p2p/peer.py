@@ -295,7 +295,7 @@ class TablePeer(SessionRecord):
         self._told_cut: set[int] = set()  # seats whose report of a missing link the player was told
         self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
         self._told_gone: set[int] = set()  # seats that left whose player was told what the table waits for
-        self._held_cut: dict[int, float] = {}  # seat -> since when its report is held: it names seats gone quiet here too
+        self._held_cut: dict[int, float] = {}  # seat -> since when its report waits: it names seats quiet here too
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it

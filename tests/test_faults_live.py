@@ -1020,8 +1020,9 @@ async def test_11_3_a_seat_every_player_loses_at_once_is_told_in_one_line(
         assert ann.lines[before:] == []
         ann._link_down(LinkDown(cy.identity.peer_id, f"nothing heard for {SILENCE:.0f} s"))
         ann._track_links()
+        either = listed([names[s] for s in sorted([bo.me, dee.me])])
         assert [line.text for line in ann.lines[before:]] == [
-            f"Lost the link to {names[cy.me]} (nothing heard for 6 s), and {listed([names[s] for s in sorted([bo.me, dee.me])])} "
+            f"Lost the link to {names[cy.me]} (nothing heard for 6 s), and {either} "
             f"cannot reach {names[cy.me]} either; waiting for {names[cy.me]} (the game ends if they are not back "
             f"within {ann.grace:.0f} s)."]
         ann.log.close("the test ends here")

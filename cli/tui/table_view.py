@@ -449,7 +449,8 @@ def prompt_text(scene: TableScene) -> str:
         whose = model.short_name(view.turn_seat, PROMPT_NAME) if view.turn_seat is not None else "the table"
         if view.turn_seat in model.gone and model.waiting_for:  # (the game ends at its leave once they are back, §9.8)
             waited = listed([model.name(s) for s in model.waiting_for])
-            return f"{whose} left the table; the game ends when {waited} {'is' if len(model.waiting_for) == 1 else 'are'} back."
+            are = "is" if len(model.waiting_for) == 1 else "are"
+            return f"{whose} left the table; the game ends when {waited} {are} back."
         if view.turn_seat in model.waiting_for:  # (its link is down: it is not playing now, §11.3)
             return f"Waiting for {whose} to come back · {{Space}}+slot snaps a card matching the discard."
         return f"{whose} is playing · {{Space}}+slot snaps a card matching the discard."
