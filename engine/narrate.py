@@ -654,7 +654,8 @@ class Narrator:
                 first = f"; {story.covered_by} covered it first" if story.covered_by else ""
                 named = self._moved(game, note.card)
                 unturned = f" ({named}; it stayed face down)" if named else ""
-                stayed = "" if named else "it stayed face down, unseen, "
+                empty = note.card < 0  # (it named a slot emptied before its top card was: R6 lets it try)
+                stayed = "" if named else "that slot was already empty, " if empty else "it stayed face down, unseen, "
                 text = (f"{self.name(seat)} tried {target}{unturned} on {top} — not the fastest (R6{first}): "
                         f"{stayed}{self._penalty_words(penalties, story)}")
             out.append(Told(text + self._penalty_where(game, penalties) + ".", "snap", seat))

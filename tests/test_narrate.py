@@ -221,6 +221,19 @@ def test_moves_the_game_ended_before_they_were_ordered_are_told_as_not_counted()
                                                      "the table put it in order.")
 
 
+def test_R6_not_the_fastest_on_a_slot_emptied_before_its_top_card_says_the_slot_was_empty() -> None:
+    """R6: Ana snapped her top-left 10 on the first discard, then discarded a 0 on her own
+    10; Bo's late snap on that 10 named Ana's top-left slot, empty since before it."""
+    table = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6]}, discard=10, draw=[0])
+    table.do(Snap(0, table.t.top(), 0, 0))
+    snapped = table.t.top()
+    table.do(Draw(0))
+    table.do(Discard(0))
+    out = table.do(Snap(1, snapped, 0, 0, give=1))
+    assert texts(out[None]) == ["Bo tried Ana's top-left slot on a 10 — not the fastest (R6; Ana's discard of a 0 "
+                                "covered it first): that slot was already empty, penalty card (into slot 4)."]
+
+
 def auditor(table: Told3) -> Narrator:
     """The audit's narrator (every face, every card by its number), listening as one more seat."""
     narrator = Narrator(NAMES[:len(table.seats)], None, private_faces=True, card_ids=True)
