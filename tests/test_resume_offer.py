@@ -526,21 +526,11 @@ def test_s9_6_resume_after_a_stop_past_the_grace_period_says_which_game_ended_an
     resuming". It names the table, when, and why: the stop, and who ended the game
     (`unanswered`: the seats it could not reach again, where it reached some; else every
     other seat), as its log's end does (it said "the others", naming nobody)."""
-    from p2p.log import header_for
-    from p2p.roster import Member, Roster
     from p2p.session import unanswered_after_stop
 
-    names = ("Ann", "Bo", "Cy")
-    identities = [seeded_identity(bytes([i]) * 32) for i in range(len(names))]
-    roster = Roster("Friday", bytes(32), len(names), tuple(Member(i, name, ident.certificate, bytes([i]) * 32)
-                                                           for i, (name, ident) in enumerate(zip(names, identities))))
-    path = tmp_path / "logs" / "0a0b0c-seat1.bandit-log"
-    path.parent.mkdir(parents=True)
     how = "was stopped for 31 s, longer than the table's grace period (10 s)"
-    log = FairnessLog.create(path, header_for(roster.canonical(), (bytes(64),) * len(names), 0), identities[0])
-    log.close(unanswered_after_stop("Ann", how, unanswered), left=f"their program {how}")
-    resume_args = argparse.Namespace(state_dir=tmp_path, log=None, log_dir=None, bind="0.0.0.0")
-    assert trio.run(cli.resume.resume_seat, resume_args, identities[0]) == 1
+    assert _resume_after_a_stop_past_grace(tmp_path, unanswered_after_stop("Ann", how, unanswered),
+                                           f"their program {how}") == 1
     said = " ".join(capsys.readouterr().err.split())
     who = ("no other seat answered after it, so Bo and Cy ended the game" if unanswered is None
            else "Bo did not answer after it, so Bo likely ended the game")
@@ -556,22 +546,11 @@ def test_s9_6_resume_after_a_stop_past_the_grace_period_with_a_cut_link_says_who
     that it could not reach another: the seat left. `join --resume` then fell back to "a
     game that ended needs no resuming"; it names the table, the stop and the lost link
     the others ended the game for, as the log's end does."""
-    from p2p.log import header_for
-    from p2p.roster import Member, Roster
     from p2p.session import cut_after_stop
 
-    names = ("Ann", "Bo", "Cy")
-    identities = [seeded_identity(bytes([i]) * 32) for i in range(len(names))]
-    roster = Roster("Friday", bytes(32), len(names), tuple(Member(i, name, ident.certificate, bytes([i]) * 32)
-                                                           for i, (name, ident) in enumerate(zip(names, identities))))
-    path = tmp_path / "logs" / "0a0b0c-seat1.bandit-log"
-    path.parent.mkdir(parents=True)
     how = "was stopped for 31 s, longer than the table's grace period (10 s)"
-    log = FairnessLog.create(path, header_for(roster.canonical(), (bytes(64),) * len(names), 0), identities[0])
-    log.close(cut_after_stop("Ann", how, "Bo could not reach Cy within the grace period"),
-              left=f"their program {how}")
-    resume_args = argparse.Namespace(state_dir=tmp_path, log=None, log_dir=None, bind="0.0.0.0")
-    assert trio.run(cli.resume.resume_seat, resume_args, identities[0]) == 1
+    assert _resume_after_a_stop_past_grace(
+        tmp_path, cut_after_stop("Ann", how, "Bo could not reach Cy within the grace period"), f"their program {how}") == 1
     said = " ".join(capsys.readouterr().err.split())
     assert re.search(r"no unfinished game to resume in \S+: your last game, at table 'Friday', ended at "
                      r"\d{4}-\d\d-\d\d \d\d:\d\d \(\d+ s ago\): your program was stopped for 31 s, longer than "
@@ -604,3 +583,21 @@ def test_s11_3_a_screen_mark_kept_stays_when_its_block_ends(tmp_path: Path, monk
     finally:
         os.close(slave)
         os.close(master)
+
+
+def _resume_after_a_stop_past_grace(tmp_path: Path, end: str, left: str) -> int:
+    """`join --resume`'s status for Ann (seat 1 of Ann, Bo and Cy at 'Friday'), whose log
+    ends with `end` and her leave `left`."""
+    from p2p.log import header_for
+    from p2p.roster import Member, Roster
+
+    names = ("Ann", "Bo", "Cy")
+    identities = [seeded_identity(bytes([i]) * 32) for i in range(len(names))]
+    roster = Roster("Friday", bytes(32), len(names), tuple(Member(i, name, ident.certificate, bytes([i]) * 32)
+                                                           for i, (name, ident) in enumerate(zip(names, identities))))
+    path = tmp_path / "logs" / "0a0b0c-seat1.bandit-log"
+    path.parent.mkdir(parents=True)
+    log = FairnessLog.create(path, header_for(roster.canonical(), (bytes(64),) * len(names), 0), identities[0])
+    log.close(end, left=left)
+    resume_args = argparse.Namespace(state_dir=tmp_path, log=None, log_dir=None, bind="0.0.0.0")
+    return trio.run(cli.resume.resume_seat, resume_args, identities[0])

@@ -309,17 +309,8 @@ def test_s9_8_closing_the_terminal_window_of_a_play_makes_the_player_leave_and_e
     the bots it started, which run in sessions of their own). Those bots end with the
     command, so nothing would wait for the seat to come back: it leaves, alone."""
     logs = tmp_path / "logs"
-    argv = [sys.executable, "-m", "cli", "play", "--bots", "2", "--name", "Eve",
-            "--state-dir", str(tmp_path / "state"), "--log-dir", str(logs)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "COLUMNS": "110", "LINES": "40"}
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the pty is its controlling terminal
-        try:
-            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 110, 0, 0))
-            os.chdir(ROOT)
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
+    pid, fd = _on_a_terminal(["play", "--bots", "2", "--name", "Eve", "--state-dir", str(tmp_path / "state"),
+                              "--log-dir", str(logs)])
     exited = os.pidfd_open(pid)
     try:
         _read_until(fd, "Everyone looks at their two bottom cards", timeout=60)  # the table is dealt: the game is on
