@@ -212,7 +212,7 @@ def test_a_host_s_bots_dial_it_where_the_other_players_do(tmp_path: Path) -> Non
 
     identity = load_or_create_identity(tmp_path / "id")
     args = argparse.Namespace(bind="0.0.0.0", state_dir=tmp_path, log=None, log_dir=None, seed=3, code="owl",
-                              lobby_only=False)
+                              lobby_only=False, headless=False)
     table = _bot_table(args, "192.0.2.2", 4000, identity)
     assert (table.host, table.port, table.bind, table.code) == ("192.0.2.2", 4000, "0.0.0.0", "owl")
     assert _bot_table(args, "0.0.0.0", 4000, identity).host == "127.0.0.1"  # (no LAN address: this machine only)
