@@ -233,12 +233,18 @@ class Narrator:
         return Told(f"{who} {_intent_words(intent)} did not count ({rule}: {why}){unturned}.",
                     kind, intent.seat)
 
-    def unordered(self, intents: Sequence[type[Intent]], why: str | None) -> Told:
+    def unordered(self, intents: Sequence[type[Intent]], why: str | None, left: bool = False) -> Told:
         """A line for the narrator's own intents that were sent but never put in the
         table's order: the game ended first (`why`, if it ended otherwise than at its last
-        round), so they never counted."""
+        round), so they never counted; or (`left`) this seat left before its leave came
+        back in order, and the others, who order them before that leave, count them if
+        their game reaches it (§9.8)."""
         moves = listed([_INTENT_WORDS.get(intent, intent.__name__) for intent in intents])
         them = "it" if len(intents) == 1 else "them"
+        if left:
+            return Told(f"Your {moves} had not come back in order when you left: the others count {them} just "
+                        "before your leave if their game reaches it, not if it ends first (their logs tell which).",
+                        "warning", self.me)
         unturned = "; no card was turned, no penalty card drawn" if Snap in intents else ""  # (R6)
         ended = f" ({why})" if why else ""
         return Told(f"Your {moves} did not count: the game ended before the table put {them} in order{ended}"

@@ -1431,9 +1431,13 @@ class TablePeer(SessionRecord):
         if not kinds:
             return
         why = None if self.machine.finished else self._why
-        self._note(f"the game ended before the order delivered this seat's {listed(kinds)}: "
-                   f"{'it' if len(kinds) == 1 else 'they'} never counted", "§9.8")
-        told = self._narrator.unordered([INTENTS[kind][0] for kind in kinds], why)
+        left = self._leave_reason is not None and not self._in_order_end  # (its leave not back: sent before it)
+        they = "it" if len(kinds) == 1 else "they"
+        self._note(f"this seat left before the order delivered its {listed(kinds)}: the others deliver {they} "
+                   "just before its leave, if their game reaches it" if left else
+                   f"the game ended before the order delivered this seat's {listed(kinds)}: {they} never counted",
+                   "§9.8")
+        told = self._narrator.unordered([INTENTS[kind][0] for kind in kinds], why, left)
         self._say(told.text, told.kind, told.seat)
 
     def _seat_of(self, peer: bytes) -> int | None:

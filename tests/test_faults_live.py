@@ -2228,11 +2228,15 @@ async def test_s11_3_a_seat_leaving_as_the_grace_period_after_its_stop_runs_out_
     assert len(ann._stops) == 1 and read_log(ann.log.path).left == CHOSE_TO_LEAVE
 
 
+@pytest.mark.parametrize("end", ["absence", "leave"])
 async def test_11_3_a_move_sent_while_a_player_is_away_is_told_as_never_counted_when_the_game_ends(
-        tmp_path: Path) -> None:
+        tmp_path: Path, end: str) -> None:
     """Dee snapped while Cy's program was gone ("Your snap is sent: it counts once Cy is
     back"); the game then ended for Cy's absence, and nothing told Dee that her snap never
-    counted. The game's end says so, and why, on screen and in the log's notes."""
+    counted. The game's end says so, and why, on screen and in the log's notes. "leave":
+    Dee leaves instead, before her leave comes back in order: the others hold her snap,
+    and order it before her leave, so it may yet count for them: she reads that, not that
+    it never counted."""
     from engine import Snap
     from tests.live_support import seat_live_table
 
@@ -2252,15 +2256,24 @@ async def test_11_3_a_move_sent_while_a_player_is_away_is_told_as_never_counted_
                     nursery.start_soon(run, peer)
                 await until(lambda: dee.machine.engine.discard_top() is not None
                             and {bo.identity.peer_id, cy.identity.peer_id} <= dee.mesh.linked(), dee)
-                dee.grace = 1.0
+                dee.grace = 1.0 if end == "absence" else 60.0
                 _kill(cy, runs[cy.me])
                 await until(lambda: cy.me in dee._progress.waiting_for, dee)
                 dee.submit(Snap(dee.me, dee.machine.engine.discard_top(), dee.me, 0))
                 assert dee.progress.sending == ("snap",)
+                if end == "leave":
+                    await dee.leave()
                 await until(lambda: dee.me in summaries, dee)
                 nursery.cancel_scope.cancel()
     name = dee.names[cy.me]
     told = [line.text for line in dee.lines]
+    notes = "\n".join(note for note in read_text_notes(summaries[dee.me].log_path))
+    if end == "leave":
+        assert ("Your immediate discard had not come back in order when you left: the others count it just before "
+                "your leave if their game reaches it, not if it ends first (their logs tell which).") in told, told
+        assert not any("did not count" in text for text in told), told
+        assert "this seat left before the order delivered its snap: the others deliver it just before its leave" in notes
+        return
     ended = next(i for i, text in enumerate(told) if text.startswith(f"{name} did not come back within 1 s"))
     assert told[ended + 1] == (f"Your immediate discard did not count: the game ended before the table put it in order "
                                f"({name} was away for more than 1 s; round {dee.machine.round_number} is void); no card "
