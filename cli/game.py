@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -19,7 +18,7 @@ import trio
 
 from cli.argtypes import integer
 from cli.cells import ljust, text_width
-from cli.commands import audit_command, logs_together
+from cli.commands import audit_command, logs_together, shell_word
 from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, tell, why_not_full_screen
 from cli.stopping import INTERRUPTED, LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
@@ -254,7 +253,8 @@ async def play_seat(
             return await leave_at_once(peer, leave_first)
         if headless:
             summary = await peer.run()
-            tell_cut_short(peer)
+            if summary.away is None:  # (a seat gone away meaning to come back: its round goes on)
+                tell_cut_short(peer)
             return summary
         # The screen stays up after the game: the player reads the last round and the final
         # standings, then closes it. Leaving mid-game (asked first) ends the peer, log valid.
@@ -336,7 +336,7 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
             say(f"Game over after {summary.rounds} round{'s' if summary.rounds != 1 else ''}. Standings:")
             _standings(summary)
         elif summary.away is not None:  # (its terminal is gone: said for a log of the output, if any)
-            state_dir = "" if args.state_dir is None else f" --state-dir {shlex.quote(str(args.state_dir))}"
+            state_dir = "" if args.state_dir is None else f" --state-dir {shell_word(str(args.state_dir))}"
             say(f"Your seat went away from the table {after_rounds(summary.rounds)} ({yours(summary.away)}): the "
                 f"others wait for you as for a crash; `bandit-lan {getattr(args, 'command', 'join')} --resume"
                 f"{state_dir}` takes your seat back while they do.")
