@@ -66,6 +66,7 @@ from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told, listed
 from p2p.rejoin import restore
 from p2p.table import Intake, SeatDriver, SeatLeft, Step, TableMachine
+from p2p.table.driver import Basis
 from p2p.table.messages import INTENTS
 from p2p.table.secrets import SeatSecrets
 from p2p.transport import SILENCE, LinkDown, LinkUp, Mesh, MeshEvent, Received, link_schemas
@@ -266,6 +267,8 @@ class TablePeer(SessionRecord):
         """Set when this program failed while the seat played (here, or in the screen that
         drives it): its log is left open and its journal kept, resumable as after a kill."""
         self.driver = SeatDriver(self.machine, bot, Prng.derive(seed, self._me)) if bot is not None else None
+        # (the bot's turn or ready decision in its thinking time: what it was taken on, and its wait)
+        self._thinking: tuple[Intent, Basis | None, trio.CancelScope] | None = None
         self._timer_at = float("inf")  # when the timer task wakes next unless woken earlier
         self._touched = False  # the table changed since the last `_after_processing` (not only acks)
         for step in replayed:
@@ -870,23 +873,37 @@ class TablePeer(SessionRecord):
         driver = self.driver
         if driver is None or self._done.is_set():
             return
+        if self._thinking is not None and self._thinking[1] != driver.basis():
+            intent, _, waiting = self._thinking  # (taken on a table that changed: thought anew from now)
+            waiting.cancel()
+            self._thinking = None
+            driver.withdraw(intent)
         claim = driver.snap()  # a snap first: the turn is decided on the table it leaves
         if claim is not None:
             self._later(driver.snap_delay() if self.pace.react else 0.0, claim)
         while (intent := driver.act()) is not None:
-            self._later(self.pace.think, intent)
+            self._later(self.pace.think, intent, thinking=True)
 
-    def _later(self, delay: float, intent: Intent) -> None:
+    def _later(self, delay: float, intent: Intent, *, thinking: bool = False) -> None:
         """Send the bot's decision after its thinking (or reaction) time, if the table
-        has not moved on meanwhile (else the bot decides again)."""
+        has not moved on meanwhile (else the bot decides again). A decision `thinking`
+        (a turn or ready one) is given up as soon as what it was taken on changes
+        (`SeatDriver.basis`, see `_drive`)."""
         if delay <= 0 or self._nursery is None:
             self._send_intent(intent)
             return
+        waiting = trio.CancelScope()
+        if thinking:
+            assert self.driver is not None
+            self._thinking = (intent, self.driver.basis(), waiting)
 
         async def send_later() -> None:
-            await trio.sleep(delay)
-            if self._done.is_set():
+            with waiting:
+                await trio.sleep(delay)
+            if waiting.cancel_called or self._done.is_set():  # (given up, even if its time ran out meanwhile)
                 return
+            if self._thinking is not None and self._thinking[2] is waiting:
+                self._thinking = None
             self._notice_stop(trio.current_time())
             assert self.driver is not None
             if self.driver.still_wanted(intent):

@@ -117,3 +117,58 @@ async def test_R6_at_a_person_s_pace_a_discard_stays_up_a_reaction_time_before_a
         first = [up for i, (up, card) in enumerate(turned_up) if card not in [c for _, c in turned_up[:i]]]
         # (a card uncovered as the one on it is taken, R5 C, and covered again at once, was turned up before)
         assert len(first) >= 3 and min(first) >= reaction - LINK, (first, seen)
+
+
+class SnapsLate(NormalBot):
+    """The normal bot, but it snaps only in the other seat's turn, 1.4 s after the card
+    turned up (its turns at full speed): in the middle of that seat's thinking about its
+    discard, when that seat thinks at a person's pace (0.9 s to draw, 0.9 s to discard)."""
+
+    def snap(self, view: SeatView, rng: Prng) -> Snap | None:
+        return None if view.turn_seat == view.seat else NormalBot.snap(self, view, rng)
+
+
+async def test_R6_a_card_snapped_while_a_bot_thinks_stays_up_a_whole_thinking_time_before_it_covers_it(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Bot 1 has drawn and thinks (0.9 s) about its discard; 0.5 s into it, Ann snaps a
+    card onto the pile. Bot 1's decision was taken on the card below: it thinks anew,
+    and Ann's card stays up 0.9 s before Bot 1 discards onto it (or takes it), not the
+    0.4 s its first thinking had left."""
+    from tests.live_support import running, seat_live_lobby, until
+
+    async with AsyncExitStack() as stack:
+        lobby = await seat_live_lobby(tmp_path, 2, stack)
+        bots = [SnapsLate(snap_delay=SnapDelay(median=1.4, spread=0.0, minimum=0.0)), TurnsOnly()]
+        paces = [Pace(react=True), HUMAN_PACE]
+        peers = [TablePeer(mesh, result, identity, log_path=tmp_path / f"seat{i + 1}.bandit-log", bot=bots[i],
+                           seed=i, pace=paces[i])
+                 for i, (mesh, result, identity) in enumerate(zip(lobby.meshes, lobby.results, lobby.ids))]
+        ann, bot = peers
+        seen: list[tuple[float, int, int | None, bool]] = []  # at Bot 1's seat: when, round, top, it holds a card
+        covered: list[float] = []  # how long each card snapped while Bot 1 held a drawn card stood
+
+        def changed() -> bool:
+            view = bot.view()
+            shown = (view.round, view.top, view.turn_seat == bot.me and view.hand is not None)
+            if seen and seen[-1][1:] == shown:
+                return False
+            seen.append((trio.current_time(), *shown))
+            if len(seen) >= 3:
+                (_, r0, top0, held0), (snapped_at, r1, top1, held1), (at, r2, top2, _) = seen[-3:]
+                if r0 == r1 == r2 and held0 and held1 and top0 != top1 and top2 != top1:
+                    covered.append(at - snapped_at)  # (Ann's snap, then Bot 1's discard or take)
+            return len(covered) >= 2
+
+        async def clock() -> None:
+            while True:
+                await trio.testing.wait_all_tasks_blocked()
+                mock_clock.jump(0.05)
+
+        with trio.fail_after(600):
+            async with running(peers):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(clock)
+                    await until(changed, bot)
+                    await ann.leave()
+                    nursery.cancel_scope.cancel()
+    assert min(covered) >= HUMAN_PACE.think, (covered, seen)

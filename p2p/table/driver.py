@@ -8,8 +8,12 @@ pile, and once more each turn it stays on top (the simulator asks on the same sc
 table moved on meanwhile (a snap covered the card it claims or takes, emptied the slot,
 ended the turn) the intent is withdrawn and the bot decides again, as a person would (a
 take names the top card it was decided on, as a snap does, so a take of a covered card
-is no longer legal, and one already sent is refused by the table, R5). The in-memory
-test network sends at once. Both use this same module.
+is no longer legal, and one already sent is refused by the table, R5). A turn or ready
+decision still in its thinking time when what it was taken on changes (the discard
+pile's top, or the seat's own cards: `basis`) is withdrawn at once, and the bot decides
+again and thinks anew, as a person would: a card turned up while the bot thinks stays
+up for the whole thinking time before the bot covers it. The in-memory test network
+sends at once. Both use this same module.
 
 A seat's intents are delivered in the order it sends them (its chain, §7.2), so the
 driver keeps its own moves from spoiling each other, as a player would: it asks for a
@@ -29,6 +33,10 @@ from p2p.table.machine import Applied, Step, TableMachine
 
 COVERS_TOP = (Discard, Exchange, TakeDiscard)
 """Turn moves that put another card on the discard pile or take its top (R5)."""
+
+Basis = tuple[int | None, int | None, tuple[tuple[int, int, int | None], ...]]
+"""What a turn decision is taken on: the discard pile's top card and its face, and the
+seat's own cards (slot, card, value if the seat knows it)."""
 
 
 @dataclass
@@ -112,6 +120,19 @@ class SeatDriver:
         if not fits:
             self._landed(intent)
         return fits
+
+    def basis(self) -> Basis | None:
+        """What the bot's turn and ready decisions are taken on now (`Basis`); None
+        while this seat does not play."""
+        machine = self.machine
+        if machine.me is None or not machine.playing:
+            return None
+        view = machine.engine.view(machine.me)
+        return view.top, view.top_face, tuple(view.cards(machine.me))
+
+    def withdraw(self, intent: Intent) -> None:
+        """`intent`, not sent, is given up: the bot is asked again on what it sees now."""
+        self._landed(intent)
 
     def snap_delay(self) -> float:
         """The bot's reaction time before sending a snap in a live game, in seconds."""
