@@ -208,6 +208,7 @@ class TablePeer(SessionRecord):
         # once all are reached; () until a resumed peer begins)
         self._reconnecting: tuple[int, ...] | None = () if resume is not None else None
         self._woke_at = -JUST_BACK  # when this process last ran again after a stop the others noticed
+        self._back_from_stop = False  # (`_reconnecting` are the links the others closed during a stop of this process)
         self._ran_at: float | None = None  # the last moment this process is known to have run (`_notice_stop`)
         self._stops: list[tuple[float, float]] = []  # (from, to): when this process did not run
         # (back from a stop the others noticed: by when it must reach one of them, since they end
@@ -346,6 +347,7 @@ class TablePeer(SessionRecord):
         progress.held_by = tuple(self.orderer.holding_ours()) if progress.sending else ()
         progress.stopped_past_grace = self._past_grace
         progress.gone = tuple(sorted(self.orderer.gone()))
+        progress.reconnecting_after_stop = self._back_from_stop
         return progress
 
     def submit(self, intent: Intent) -> None:
@@ -642,6 +644,7 @@ class TablePeer(SessionRecord):
         back = listed([self.names[s] for s in self._reconnecting])
         self._say(f"Back at the table: reconnected to {back}.", "table")
         self._reconnecting = None
+        self._back_from_stop = False
 
     def _receive(self, link_peer: bytes, message: SignedMessage) -> None:
         """Take one signed message into the order (the machine sees it in `_process`)."""
@@ -1196,6 +1199,7 @@ class TablePeer(SessionRecord):
                 elif self._reconnecting is None:
                     self._say(f"Reconnecting to the table (the game ends if that takes more than {left:.0f} s)…", "table")
                 self._reconnecting = (*(self._reconnecting or ()), seat)
+                self._back_from_stop = True
             else:
                 name = self.names[seat]
                 also = [self.names[s] for s, (_, away) in sorted(self._link_reports().items())

@@ -142,6 +142,9 @@ class Progress:
     # back from a stop of this many seconds, longer than the grace period: the seat is reaching
     # the others again (they have likely ended the game), and its screen offers no move meanwhile (§11.3)
     stopped_past_grace: int | None = None
+    # back from a stop the others noticed, this seat re-makes the links they closed meanwhile:
+    # the seats in `waiting_for` are the ones it has not reached again, not players away (§11.3)
+    reconnecting_after_stop: bool = False
     extra: dict[str, str] = field(default_factory=dict)
 
 

@@ -230,3 +230,44 @@ async def test_s11_3_a_screen_back_from_a_stop_past_the_grace_period_offers_no_m
                                                                                      "stopped for 30 s")
         for peer in (me, bot):
             peer._finish("the test ends here")
+
+
+async def test_s11_3_back_from_a_stop_the_status_bar_says_this_seat_reconnects_not_that_others_are_away(
+        tmp_path: Path, mock_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ann's program was stopped in her turn for 20 s; meanwhile Bot 1 dropped the link,
+    silent for longer than 6 s. Running again, while her seat re-made the link, her
+    status bar read "Your turn · waiting for Bot 1 (…)" and marked Bot 1 "(away)": it
+    was Ann who was away. It says that she is reconnecting after her stop, and once the
+    link is back, nothing of it."""
+    from engine import Ready
+    from live_support import running, until
+    from cli.tui.table_ui import TableUi
+
+    stack, (me, bot) = await seat_live_table(tmp_path, 2)
+    ui = TableUi(me.me)
+    async with stack, running([me, bot]):
+        await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[bot.me], me)
+        me.submit(Ready(me.me))
+        await until(lambda: me.view().turn_seat == me.me and me.view().phase is Phase.START and not me.view().needs, me)
+        await trio.testing.wait_all_tasks_blocked()
+        dial = me.mesh.dial
+        monkeypatch.setattr(me.mesh, "dial", lambda peer_id: None)  # (the link takes its time to come back)
+        mock_clock.jump(20.0)  # (stopped; Bot 1, who heard nothing for 6 s of it, dropped the link:)
+        bot.mesh.close_link(bot.machine.seats[me.me], "nothing heard for 6 s")
+        await until(lambda: bot.me in me.progress.waiting_for, me)
+        ui.update(TableModel.capture(me))
+        text = ui.scene().draw(80, 24).text()
+        status = text.splitlines()[0]
+        assert "Your turn" in status and "reconnecting after your stop" in status, status
+        assert "waiting for" not in status and "(away)" not in text, text
+        monkeypatch.setattr(me.mesh, "dial", dial)
+        for _ in range(10):
+            mock_clock.jump(0.5)
+            await trio.testing.wait_all_tasks_blocked()
+            if not me.progress.waiting_for:
+                break
+        ui.update(TableModel.capture(me))
+        status = ui.scene().draw(80, 24).text().splitlines()[0]
+        assert "Your turn" in status and "reconnecting" not in status and "waiting for" not in status, status
+        for peer in (me, bot):
+            peer._finish("the test ends here")

@@ -1722,3 +1722,25 @@ def test_fitted_names_of_distinct_players_never_read_alike(names: list[str], wid
     fitted = fit_names(names, width)
     assert all(text_width(name) <= width for name in fitted), fitted
     assert len({skeleton(name) for name in fitted}) == len(names), fitted
+
+
+async def test_s11_3_back_from_its_own_stop_the_screen_says_this_seat_reconnects_and_blames_nobody(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Back from a stop, this seat re-makes the links the others closed meanwhile
+    (`Progress.reconnecting_after_stop`): the status bar, Bo's header, the prompt in Bo's
+    turn and a move sent meanwhile said Bo was away. They say that this seat reconnects."""
+    async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
+        t.session._progress.waiting_for = (1,)  # (the link to Bo is not made again yet)
+        t.session._progress.reconnecting_after_stop = True
+        t.session._deadlines.grace = trio.current_time() + 7
+        t.refresh()
+        text = t.text()
+        assert "reconnecting after your stop (0:07 left)" in text.splitlines()[0], text
+        assert "waiting for Bo" not in text and "(away)" not in text and "Waiting for Bo" not in text, text
+        assert prompt_line(t).startswith("Reconnecting to Bo after your stop · Space+slot snaps"), prompt_line(t)
+    async with table({0: [4, 6, 0, 2]}, discard=12, first=0) as t:
+        t.session._progress.waiting_for = (1,)
+        t.session._progress.reconnecting_after_stop = True
+        t.refresh()
+        assert await t.press("x") == [Draw(0)]
+        assert t.message == "Your draw is sent: it counts once you reach Bo again.", t.message

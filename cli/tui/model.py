@@ -47,6 +47,7 @@ class TableModel:
     logs_beside: tuple[str, ...] = ()  # the game's other logs on this machine: its bots' (`cli.game.SeatPeer`)
     stopped_s: float = 0.0  # how long this program did not run in all (`Progress.stopped_s`)
     stopped_past_grace: int | None = None  # back from a stop this long, past the grace period: moves wait (§11.3)
+    reconnecting_after_stop: bool = False  # `waiting_for` are the links this seat re-makes after its stop (§11.3)
     sending_for: float = 0.0  # how long the first of `sending` has waited (`Progress.sending_for`)
     held_by: tuple[int, ...] = ()  # the seats whose word the order waits for before it counts (§7.4)
     gone: tuple[int, ...] = ()  # seats that left the table, their leave not yet delivered (`Progress.gone`)
@@ -85,6 +86,7 @@ class TableModel:
             logs_beside=tuple(getattr(session, "logs_beside", ())),
             stopped_s=progress.stopped_s,
             stopped_past_grace=progress.stopped_past_grace,
+            reconnecting_after_stop=progress.reconnecting_after_stop,
         )
 
     # --- conveniences for the screens -----------------------------------------------------
