@@ -1744,3 +1744,20 @@ async def test_s11_3_back_from_its_own_stop_the_screen_says_this_seat_reconnects
         t.refresh()
         assert await t.press("x") == [Draw(0)]
         assert t.message == "Your draw is sent: it counts once you reach Bo again.", t.message
+
+
+def test_R5_esc_cancels_a_move_kept_for_the_first_turn() -> None:
+    """Ana's x, typed as her first turn is about to begin, is kept for it; Esc did not
+    drop it, and the draw was played as the turn began. Esc cancels it and says so."""
+    session = AwayTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2], ready=False))
+    session.table.do(Ready(1))
+    session.table.do(Ready(2))
+    ui, press = pressing(session)
+    press("enter")
+    press("x")
+    assert ui.message is not None and ui.message.text == "Your draw (x) is played as your first turn begins, in a moment (R5)."
+    press("esc")
+    assert ui.message is not None and ui.message.text == "Cancelled: your draw (x) is not played as your first turn begins."
+    session.land()
+    settle(ui, session)
+    assert session.sent == [Ready(0)]

@@ -555,6 +555,11 @@ class TableUi:
         elif command is Command.CANCEL:  # (the prompt then says what the keys do now: the power's, the turn's)
             if self.pending is not None:
                 self.message = None
+            elif self._held and self._first_turn_coming(model):  # (R5: the move kept for the first turn)
+                kept = press_for(self._held[0])
+                move = _OPENING_MOVES.get(kept.command, "move") if kept is not None else "move"
+                self._held = []
+                self._say(f"Cancelled: your {move} is not played as your first turn begins.")
             self.pending = None
         elif command is Command.LOG_UP:  # (no further than the oldest line: PgDn comes straight back)
             self.log_scroll = log_scroll_limit(model.lines, *self.screen_size, self.log_scroll + 5)
