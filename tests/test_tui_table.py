@@ -935,6 +935,22 @@ def test_R5_R8_the_help_s_bandit_note_cites_when_it_may_be_announced_and_what_fo
             "(with two players, the other). Strictly lowest: -10, otherwise +10 (R9).") in shown
 
 
+def test_R6_s11_3_the_help_says_what_enter_does_in_a_snap_and_that_moves_wait_after_a_long_stop() -> None:
+    """The help did not say that Enter cancels a half-typed snap with no card chosen, nor
+    that moves wait after a stop past the grace period. Both show whole on the smallest
+    table screen, above its footer."""
+    from cli.tui.canvas import Canvas
+    from cli.tui.help_view import draw_help
+    from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH
+
+    canvas = Canvas(MIN_WIDTH, MIN_HEIGHT)
+    draw_help(canvas)
+    rows = [" ".join(canvas.row_text(y).split()) for y in range(MIN_HEIGHT)]
+    assert "Enter ready after the look · cancel a snap with no card · close screens" in rows
+    assert "After a stop past the grace period, moves wait till the table answers (§11.3)." in rows[:-1]
+    assert rows[-1] == "Press any key to return to the table."
+
+
 # --- a live table turns cards over asynchronously -------------------------------------------
 
 

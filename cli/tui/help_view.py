@@ -13,6 +13,7 @@ NOTES = (
     "Bandit (R5): announce it at the very start of your turn, before drawing, if nobody has this round "
     "and your cards' sum seems lowest. Then (R8) you play that turn and the next two players one final "
     "turn each (with two players, the other). Strictly lowest: -10, otherwise +10 (R9).",
+    "After a stop past the grace period, moves wait till the table answers (§11.3).",
 )
 
 LEGEND = ("[░░] face down", "[••] seen by you", "[ 8] shown", "[-2] green", "[20] red")
@@ -29,7 +30,6 @@ def draw_help(canvas: Canvas) -> None:
         for i, line in enumerate(lines):
             canvas.write(2 + KEY_COLUMN, y + i, line, "class:prompt")
         y += len(lines)
-    y += 1
     x = 1
     canvas.write(x, y, "Cards", "class:title")
     x += 7

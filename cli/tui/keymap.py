@@ -122,7 +122,7 @@ KEYMAP: Final = (
     KeyHelp("c + slot", "take the discard pile's top card into that slot (C)"),
     KeyHelp("b", "announce Bandit, at the very start of your turn (R5)"),
     KeyHelp("powers", "peek: slot · spy: opponent + slot · swaps: slot + opponent + slot"),
-    KeyHelp("Enter", "ready after your bottom cards · close the round and game screens"),
+    KeyHelp("Enter", "ready after the look · cancel a snap with no card · close screens"),
     KeyHelp("Esc", "cancel a half-typed action · PgUp/PgDn scroll the log"),
     KeyHelp("?", "this help · Ctrl-C leave the table (asks first) · Ctrl-Z suspend"),
 )
