@@ -398,8 +398,9 @@ class TablePeer(SessionRecord):
         journal saying why (`reason`, as the others would read it), so that `--resume`
         takes the seat back; the links close without a goodbye, so the others wait for
         it as for a crash. A seat that cannot come back (`comes_back` false), or whose
-        game ended, or that is leaving already, leaves as `leave` would (`within` as there)."""
-        if not self.comes_back or self._done.is_set() or self._leaving_why is not None:
+        game ended, or that is leaving already, or that keeps no journal to be taken back
+        from, leaves as `leave` would (`within` as there)."""
+        if not self.comes_back or self.journal is None or self._done.is_set() or self._leaving_why is not None:
             await self.leave(reason, within)
             return
         self._away_reason = reason

@@ -2281,3 +2281,36 @@ async def test_11_3_a_move_sent_while_a_player_is_away_is_told_as_never_counted_
                                "was turned, no penalty card drawn."), told[ended:]
     assert "the game ended before the order delivered this seat's snap" in "\n".join(
         note for note in read_text_notes(summaries[dee.me].log_path))
+
+
+@pytest.mark.parametrize("journals", [True, False])
+async def test_s11_3_a_seat_goes_away_meaning_to_come_back_only_with_a_journal_to_be_taken_back_from(
+        tmp_path: Path, journals: bool) -> None:
+    """A hang-up sends a seat away without a `leave` only where `--resume` could take it
+    back: with a journal. A seat that keeps none (the lobby's `--lobby-only` tables,
+    tests) leaves instead, so the others' game ends at once rather than waiting out the
+    grace period for a seat that cannot return."""
+    from p2p.log import read_log
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 2, journals=journals)
+    ann, bo = peers
+    async with stack:
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                summaries = {}
+
+                async def run(peer: TablePeer) -> None:
+                    summaries[peer.me] = await peer.run()
+
+                for peer in peers:
+                    nursery.start_soon(run, peer)
+                await until(lambda: ann.machine.engine.discard_top() is not None, ann)
+                await ann.go_away("their terminal was closed")
+                await until(lambda: ann.me in summaries, ann)
+                if not journals:
+                    await until(lambda: bo.me in summaries, bo)
+                nursery.cancel_scope.cancel()
+    mine = summaries[ann.me]
+    assert (mine.away is not None) == journals and mine.left == (not journals), mine
+    assert (read_log(ann.log.path).ended is None) == journals  # (left open for the seat's return, or closed at its leave)
