@@ -206,8 +206,7 @@ async def test_s11_3_a_screen_back_from_a_stop_past_the_grace_period_offers_no_m
     the others have likely ended the game. Running again, her screen offered "Your turn:
     x draw …" for 7 s, until her seat gave up reaching them. It says at once that her seat
     is reaching the others after a long stop, and that moves wait; x draws nothing."""
-    from engine import Ready
-    from live_support import running, until
+    from live_support import running
     from cli.tui.table_ui import TableUi
     from cli.tui.table_view import PROMPT_ROW
 
@@ -215,10 +214,7 @@ async def test_s11_3_a_screen_back_from_a_stop_past_the_grace_period_offers_no_m
     me.grace = bot.grace = 15.0
     ui = TableUi(me.me)
     async with stack, running([me, bot]):
-        await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[bot.me], me)
-        me.submit(Ready(me.me))
-        await until(lambda: me.view().turn_seat == me.me and me.view().phase is Phase.START and not me.view().needs, me)
-        await trio.testing.wait_all_tasks_blocked()
+        await _to_my_first_turn(me, bot)
         ui.update(TableModel.capture(me))
         assert ui.scene().draw(80, 24).text().splitlines()[PROMPT_ROW].strip().startswith("Your turn: x draw")
         mock_clock.jump(30.0)  # (stopped; the screen's task is the first to run again:)
@@ -239,17 +235,13 @@ async def test_s11_3_back_from_a_stop_the_status_bar_says_this_seat_reconnects_n
     status bar read "Your turn · waiting for Bot 1 (…)" and marked Bot 1 "(away)": it
     was Ann who was away. It says that she is reconnecting after her stop, and once the
     link is back, nothing of it."""
-    from engine import Ready
     from live_support import running, until
     from cli.tui.table_ui import TableUi
 
     stack, (me, bot) = await seat_live_table(tmp_path, 2)
     ui = TableUi(me.me)
     async with stack, running([me, bot]):
-        await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[bot.me], me)
-        me.submit(Ready(me.me))
-        await until(lambda: me.view().turn_seat == me.me and me.view().phase is Phase.START and not me.view().needs, me)
-        await trio.testing.wait_all_tasks_blocked()
+        await _to_my_first_turn(me, bot)
         dial = me.mesh.dial
         monkeypatch.setattr(me.mesh, "dial", lambda peer_id: None)  # (the link takes its time to come back)
         mock_clock.jump(20.0)  # (stopped; Bot 1, who heard nothing for 6 s of it, dropped the link:)
@@ -271,3 +263,15 @@ async def test_s11_3_back_from_a_stop_the_status_bar_says_this_seat_reconnects_n
         assert "Your turn" in status and "reconnecting" not in status and "waiting for" not in status, status
         for peer in (me, bot):
             peer._finish("the test ends here")
+
+
+async def _to_my_first_turn(me: TablePeer, bot: TablePeer) -> None:
+    """`me` ready once `bot` is, then until the first turn, `me`'s, waits for its move,
+    and everything else has settled."""
+    from engine import Ready
+    from live_support import until
+
+    await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[bot.me], me)
+    me.submit(Ready(me.me))
+    await until(lambda: me.view().turn_seat == me.me and me.view().phase is Phase.START and not me.view().needs, me)
+    await trio.testing.wait_all_tasks_blocked()
