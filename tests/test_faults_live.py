@@ -1964,12 +1964,7 @@ async def test_s9_6_a_stop_is_timed_from_the_last_moment_the_process_ran_alike_o
     stack, (me, bot) = await seat_live_table(tmp_path, 2)
     async with stack, running([me, bot]):
         await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[1], me, bot)
-        for _ in range(20):  # (to a moment the process ran whose next deadline is well after it)
-            mock_clock.jump(max(0.0, me._timer_at - me.now()))
-            await trio.testing.wait_all_tasks_blocked()
-            if me._timer_at > me.now() + 0.5:
-                break
-        assert me._timer_at > me.now() + 0.5
+        await _to_a_deadline_well_ahead(me, mock_clock)
         mock_clock.jump(33.0)
         await trio.testing.wait_all_tasks_blocked()
         said = [line.text for line in me.lines if line.text.startswith("This program did not run")]
@@ -2165,13 +2160,8 @@ async def test_s9_6_a_timer_task_starved_past_its_deadline_by_work_that_ran_is_n
     stack, (me, bot) = await seat_live_table(tmp_path, 2)
     async with stack, running([me, bot]):
         await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[1], me, bot)
-        for _ in range(20):  # (to a moment the process ran whose next deadline is well after it)
-            mock_clock.jump(max(0.0, me._timer_at - me.now()))
-            await trio.testing.wait_all_tasks_blocked()
-            if me._timer_at > me.now() + 0.5:
-                break
+        await _to_a_deadline_well_ahead(me, mock_clock)
         due = me._timer_at
-        assert due > me.now() + 0.5
         mock_clock.jump(due + 0.9 - me.now())
         me._notice_stop(me.now())  # (frames came on a link: the process ran; no checkpoint since)
         mock_clock.jump(0.59)  # (then it worked on, and the timer task runs only now)
@@ -2314,3 +2304,14 @@ async def test_s11_3_a_seat_goes_away_meaning_to_come_back_only_with_a_journal_t
     mine = summaries[ann.me]
     assert (mine.away is not None) == journals and mine.left == (not journals), mine
     assert (read_log(ann.log.path).ended is None) == journals  # (left open for the seat's return, or closed at its leave)
+
+
+async def _to_a_deadline_well_ahead(me: TablePeer, mock_clock: trio.testing.MockClock) -> None:
+    """Jump `me`'s clock deadline by deadline to a moment the process ran whose timer task's
+    next deadline is over 0.5 s after it."""
+    for _ in range(20):
+        mock_clock.jump(max(0.0, me._timer_at - me.now()))
+        await trio.testing.wait_all_tasks_blocked()
+        if me._timer_at > me.now() + 0.5:
+            break
+    assert me._timer_at > me.now() + 0.5
