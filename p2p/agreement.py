@@ -210,8 +210,13 @@ def compare(results: Sequence[AuditResult]) -> Agreement:
     assert longest is not None
     aside = _altered(logs)
     twice, copies = _one_writer_each(logs, aside)
-    parting = (_same_game(logs) or twice or _forked(logs) or _damaged_copy(logs, longest) or _set_aside(logs, aside)
-               or _prefixes(logs, longest) or _past_the_end(logs) or _cut_short(logs))
+    parting = _same_game(logs) or twice or _forked(logs)
+    if parting is None:
+        # Where the ordered records first differ: a copy there that does not verify tells
+        # its log damaged (`_differ`) before a log is set aside for its own audit's finding.
+        differ = _prefixes(logs, longest)
+        parting = ((differ if differ is not None and differ.damaged else None) or _set_aside(logs, aside) or differ
+                   or _past_the_end(logs) or _cut_short(logs))
     others = None
     if parting is not None and parting.damaged:  # (how the others compare, or whether the one left is damaged too)
         rest = [r for r in results if all(r is not d for d in parting.damaged)]
@@ -375,14 +380,6 @@ def _prefixes(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | No
             if record != full[index]:
                 return _differ(logs, index, (result, *record), (longest, *full[index]))
     return None
-
-
-def _damaged_copy(logs: Sequence[AuditResult], longest: AuditResult) -> Parting | None:
-    """Where the logs' ordered records first differ, a copy there that does not verify
-    (`_differ`: its log is damaged, told by that copy), before a log is set aside for
-    what its own audit finds (`_set_aside`)."""
-    parting = _prefixes(logs, longest)
-    return parting if parting is not None and parting.damaged else None
 
 
 def _differ(logs: Sequence[AuditResult], index: int, one: tuple[AuditResult, bytes, bytes],
