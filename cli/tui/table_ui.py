@@ -724,7 +724,7 @@ class TableUi:
             what = "no card chosen, none turned" if pending.action == "snap" else "no slot chosen, nothing taken"
             self._say(f"{pending.action.capitalize()} cancelled: {what}.")
             return
-        words = _ACTION_WORDS[pending.action]
+        words = "look & swap" if pending.action == "look_swap" else pending.action  # (the others' names are their words)
         self._say(f"Enter does not finish the {words}: press {still_needed(pending, model)}.", "warning")
 
     @staticmethod
@@ -876,10 +876,6 @@ def on_its_way(kind: str, model: TableModel) -> str:
         who = listed([model.name(seat) for seat in model.held_by])
         return f"Your {move} is sent and waits for {who} to answer ({model.sending_for:.0f} s); it counts once they do."
     return f"Your {move} is on its way."
-
-
-_ACTION_WORDS: Final[dict[PendingAction, str]] = {
-    "snap": "snap", "take": "take", "spy": "spy", "swap": "swap", "look_swap": "look & swap"}
 
 
 def still_needed(pending: Pending, model: TableModel) -> str:
