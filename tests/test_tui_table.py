@@ -1275,6 +1275,21 @@ async def test_s11_3_back_from_a_stop_past_the_grace_period_no_key_plays_a_move(
         assert rows[PROMPT_ROW + 1].strip().startswith("Your two bottom cards — remember them!")
 
 
+async def test_s11_3_back_from_a_stop_past_the_grace_period_the_help_bar_offers_no_move_key(
+        mock_clock: trio.testing.MockClock) -> None:
+    """While moves wait after a stop past the grace period (§11.3), the help bar still
+    offered Space, x, z, c and b, which play nothing then. It names the keys that still
+    act, and offers the moves again once the table answers."""
+    async with table({0: [4, 6, 8, 2]}, discard=4, first=0) as t:
+        t.session.progress.stopped_past_grace = 60
+        await t.settle()
+        bar = t.text().splitlines()[-1].strip()
+        assert bar == "Moves wait till the table answers · PgUp/PgDn log · ? help · ^C quit", bar
+        t.session.progress.stopped_past_grace = None  # (every seat answered: the game goes on)
+        await t.settle()
+        assert t.text().splitlines()[-1].strip().startswith("Space snap · x draw")
+
+
 async def test_s11_3_a_turn_whose_player_is_away_says_the_table_waits_for_them(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
         assert "Bo is playing" in t.text()

@@ -130,6 +130,9 @@ KEYMAP: Final = (
 
 HELP_BAR: Final = "Space snap · x draw · z discard/skip · c take · b Bandit · ? help · ^C quit"
 
+MOVES_WAIT_BAR: Final = "Moves wait till the table answers · PgUp/PgDn log · ? help · ^C quit"
+"""The help bar after a stop past the grace period, while no move key plays (§11.3)."""
+
 
 def opponent_keys(players: int) -> str:
     """The number keys that name an opponent at a table of `players`: "1", or "1–N"."""

@@ -29,7 +29,7 @@ from engine.narrate import card_words, listed, power_words
 from engine.phases import TURN_PHASES
 from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
-from cli.tui.keymap import HELP_BAR, opponent_keys, slot_key, slot_position
+from cli.tui.keymap import HELP_BAR, MOVES_WAIT_BAR, opponent_keys, slot_key, slot_position
 from cli.tui.log_view import LOG_TOP, draw_log
 from cli.tui.table_ui import (LOOKED_CARD_LEFT, SLOW_MOVE, Pending, TableScene, on_its_way, reaching_after_stop,
                               snap_turn)
@@ -90,7 +90,8 @@ def draw_table(canvas: Canvas, scene: TableScene) -> None:
     log_top = _prompt(canvas, scene, PROMPT_ROW)
     draw_log(canvas, model.lines, scene.log_scroll, log_top, height - 1)
     canvas.fill(0, height - 1, width, "class:helpbar")
-    canvas.write(1, height - 1, clip(HELP_BAR, width - 2), "class:helpbar")
+    bar = HELP_BAR if model.stopped_past_grace is None else MOVES_WAIT_BAR  # (§11.3: no move key plays then)
+    canvas.write(1, height - 1, clip(bar, width - 2), "class:helpbar")
 
 
 # --- status bar ---------------------------------------------------------------------------
