@@ -1768,10 +1768,36 @@ async def test_s11_3_back_from_its_own_stop_the_screen_says_this_seat_reconnects
         text = t.text()
         assert "reconnecting after your stop (0:07 left)" in text.splitlines()[0], text
         assert "waiting for Bo" not in text and "(away)" not in text and "Waiting for Bo" not in text, text
-        assert prompt_line(t).startswith("Reconnecting to Bo after your stop · Space+slot snaps"), prompt_line(t)
+        assert prompt_line(t) == "Reconnecting to Bo · Space+slot snaps a card matching the discard.", prompt_line(t)
     async with table({0: [4, 6, 0, 2]}, discard=12, first=0) as t:
         t.session._progress.waiting_for = (1,)
         t.session._progress.reconnecting_after_stop = True
+        t.refresh()
+        assert await t.press("x") == [Draw(0)]
+        assert t.message == "Your draw is sent: it counts once you reach Bo again.", t.message
+
+
+async def test_s11_3_a_seat_resumed_after_a_crash_says_it_reconnects_and_blames_nobody(
+        mock_clock: trio.testing.MockClock) -> None:
+    """A seat taken back with `--resume` re-makes its links to the others
+    (`TablePeer.rejoining`): its status bar, Bo's header, the prompt in Bo's turn and a
+    move sent meanwhile said Bo was away. They say that this seat reconnects, as after
+    a stop; a link lost once every seat was reached again is Bo's absence."""
+    async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
+        t.session._progress.waiting_for = (1,)  # (the link to Bo is not made again yet)
+        t.session.rejoining = True
+        t.session._deadlines.grace = trio.current_time() + 7
+        t.refresh()
+        text = t.text()
+        assert "reconnecting after resuming (0:07 left)" in text.splitlines()[0], text
+        assert "waiting for Bo" not in text and "(away)" not in text and "Waiting for Bo" not in text, text
+        assert prompt_line(t) == "Reconnecting to Bo · Space+slot snaps a card matching the discard.", prompt_line(t)
+        t.session.rejoining = False  # (every seat reached again: then Bo's link went down)
+        t.refresh()
+        assert "waiting for Bo (0:07 left)" in t.text().splitlines()[0] and "(away)" in t.text()
+    async with table({0: [4, 6, 0, 2]}, discard=12, first=0) as t:
+        t.session._progress.waiting_for = (1,)
+        t.session.rejoining = True
         t.refresh()
         assert await t.press("x") == [Draw(0)]
         assert t.message == "Your draw is sent: it counts once you reach Bo again.", t.message

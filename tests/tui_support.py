@@ -111,6 +111,7 @@ class LocalSession(SessionRecord):
         self._nursery: trio.Nursery | None = None
         self._offered_top: tuple[int, int | None] = (0, None)  # (round, top) the bots were asked about
         self.round_started = trio.Event()
+        self.rejoining = False  # (as `TablePeer.rejoining`: a seat resumed, or back from a stop, re-making its links)
 
     # ------------------------------------------------------------------ TableSession
 

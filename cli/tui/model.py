@@ -48,6 +48,7 @@ class TableModel:
     stopped_s: float = 0.0  # how long this program did not run in all (`Progress.stopped_s`)
     stopped_past_grace: int | None = None  # back from a stop this long, past the grace period: moves wait (§11.3)
     reconnecting_after_stop: bool = False  # `waiting_for` are the links this seat re-makes after its stop (§11.3)
+    reconnecting_after_resume: bool = False  # `waiting_for` are the links this seat re-makes, resumed (§11.3)
     sending_for: float = 0.0  # how long the first of `sending` has waited (`Progress.sending_for`)
     held_by: tuple[int, ...] = ()  # the seats whose word the order waits for before it counts (§7.4)
     gone: tuple[int, ...] = ()  # seats that left the table, their leave not yet delivered (`Progress.gone`)
@@ -87,9 +88,19 @@ class TableModel:
             stopped_s=progress.stopped_s,
             stopped_past_grace=progress.stopped_past_grace,
             reconnecting_after_stop=progress.reconnecting_after_stop,
+            # (`TablePeer.rejoining`: resumed, or back from a stop, and not yet at every seat again)
+            reconnecting_after_resume=getattr(session, "rejoining", False) and not progress.reconnecting_after_stop,
         )
 
     # --- conveniences for the screens -----------------------------------------------------
+
+    @property
+    def reconnecting_after(self) -> str | None:
+        """Why the seats in `waiting_for` are links this seat re-makes, nobody else being
+        away (§11.3): "your stop", "resuming" (a seat taken back after a crash), or None."""
+        if self.reconnecting_after_stop:
+            return "your stop"
+        return "resuming" if self.reconnecting_after_resume else None
 
     @property
     def players(self) -> int:

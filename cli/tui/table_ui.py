@@ -869,7 +869,7 @@ def on_its_way(kind: str, model: TableModel) -> str:
     move = _MOVES.get(kind, kind)
     if model.waiting_for:
         who = listed([model.name(seat) for seat in model.waiting_for])
-        if model.reconnecting_after_stop:  # (nobody else is away: this seat re-makes its links after its stop)
+        if model.reconnecting_after is not None:  # (nobody else is away: this seat re-makes its links)
             return f"Your {move} is sent: it counts once you reach {who} again."
         return f"Your {move} is sent: it counts once {who} {'is' if len(model.waiting_for) == 1 else 'are'} back."
     if model.held_by and model.sending_for >= SLOW_MOVE:

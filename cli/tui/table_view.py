@@ -144,8 +144,9 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         parts.append((_bandit(scene, named=True), "class:status.alert"))
     if model.waiting_for:
         names = ", ".join(model.name(s) for s in model.waiting_for)
-        # (after this seat's own stop, the links missing are the ones it re-makes: nobody else is away, §11.3)
-        waiting = "reconnecting after your stop" if model.reconnecting_after_stop else f"waiting for {names}"
+        # (after its own stop, or resumed, this seat re-makes the links missing: nobody else is away, §11.3)
+        after = model.reconnecting_after
+        waiting = f"waiting for {names}" if after is None else f"reconnecting after {after}"
         left = model.remaining(model.grace_deadline)  # (the game ends then unless they are back, §11.3)
         parts.append((waiting + ("" if left is None else f" ({clock(left)} left)"), "class:status.alert"))
     right = f"to {view.target} · ? help "
@@ -221,7 +222,7 @@ def _header(scene: TableScene, seat: int) -> list[tuple[str, str]]:
         out.append((" ✓" if view.ready[seat] else " …", "class:dim"))
     if view.hand is not None and turn and view.phase is Phase.DRAWN:
         out.append((" +card", "class:dim"))
-    if seat in model.waiting_for and not model.reconnecting_after_stop:
+    if seat in model.waiting_for and model.reconnecting_after is None:
         out.append((" (away)", "class:seat.away"))
     elif seat in model.gone:
         out.append((" (left)", "class:seat.away"))
@@ -450,8 +451,8 @@ def prompt_text(scene: TableScene) -> str:
         return "The game is over."
     if view.turn_seat != me:
         whose = model.short_name(view.turn_seat, PROMPT_NAME) if view.turn_seat is not None else "the table"
-        if view.turn_seat in model.waiting_for and model.reconnecting_after_stop:  # (the link is ours to re-make)
-            return f"Reconnecting to {whose} after your stop · {{Space}}+slot snaps a card matching the discard."
+        if view.turn_seat in model.waiting_for and model.reconnecting_after is not None:  # (ours to re-make)
+            return f"Reconnecting to {whose} · {{Space}}+slot snaps a card matching the discard."
         if view.turn_seat in model.gone and model.waiting_for:  # (the game ends at its leave once they are back, §9.8)
             waited = listed([model.name(s) for s in model.waiting_for])
             are = "is" if len(model.waiting_for) == 1 else "are"
