@@ -1061,11 +1061,36 @@ async def test_R5_a_move_sent_while_the_table_waits_holds_the_next_keys_until_it
     assert ui.message is not None and ui.message.text == "Your draw is sent: it counts once Bo is back."
     press("x")
     assert session.sent == [Draw(0)]  # held, not sent again
-    assert ui.message.text.endswith("The keys you type meanwhile wait for it.")
+    assert ui.message.text.endswith("The keys you type meanwhile wait for it (Esc drops them).")
     session.land()
-    press("esc")  # (anything that makes the screen look again)
+    settle(ui, session)  # (the screen looks again)
     assert session.sent == [Draw(0)]  # judged now: a second draw is no move, and says why
     assert ui.message is not None and ui.message.kind == "error", ui.message
+
+
+@pytest.mark.parametrize("away", [False, True])
+def test_R5_esc_drops_keys_typed_ahead_and_says_so(away: bool) -> None:
+    """Ana's z and q, typed while her drawn card was turned over for her (or while her
+    draw was on its way to Bo, away), were played once it was done, Esc or not: Esc
+    dropped only a move kept for the first turn. It drops whatever is typed ahead, saying
+    so, and her turn waits for her next keys."""
+    table = ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2])
+    session = AwayTable(table) if away else SlowTable(table)
+    ui, press = pressing(session)
+    press("x")
+    press("z")
+    press("q")
+    assert session.sent == [Draw(0)]  # (z and q wait for the draw)
+    press("esc")
+    assert ui.message is not None and ui.message.text == "Cancelled: z and q, typed ahead, are not played."
+    if isinstance(session, AwayTable):
+        session.land()
+    else:
+        session.serve()
+    settle(ui, session)
+    assert session.sent == [Draw(0)] and session.table.game.phase is Phase.DRAWN
+    press("z")
+    assert session.sent == [Draw(0), Discard(0)]
 
 
 async def test_R5_a_move_sent_while_the_table_waits_is_no_longer_said_on_its_way_once_the_others_are_back() -> None:

@@ -123,7 +123,7 @@ KEYMAP: Final = (
     KeyHelp("b", "announce Bandit, at the very start of your turn (R5)"),
     KeyHelp("powers", "peek: slot · spy: opponent + slot · swaps: slot + opponent + slot"),
     KeyHelp("Enter", "ready after the look · cancel a snap with no card · close screens"),
-    KeyHelp("Esc", "cancel a half-typed action · PgUp/PgDn scroll the log"),
+    KeyHelp("Esc", "cancel a half-typed action or keys typed ahead · PgUp/PgDn log"),
     KeyHelp("?", "this help · Ctrl-C leave the table (asks first) · Ctrl-Z suspend"),
 )
 """Every key, for the help screen and the README."""

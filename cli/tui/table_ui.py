@@ -547,19 +547,21 @@ class TableUi:
             # the key acts when it is done (sent now, it would be judged before it, R5)
             self._held.append(key)
             if model.turn_sent and model.waiting_for:
-                self._say(f"{on_its_way(model.turn_sent, model)} The keys you type meanwhile wait for it.",
-                          while_away=True)
+                self._say(f"{on_its_way(model.turn_sent, model)} The keys you type meanwhile wait for it (Esc drops "
+                          "them).", while_away=True)
             return out
         if command is Command.HELP:
             self.help_open = True
         elif command is Command.CANCEL:  # (the prompt then says what the keys do now: the power's, the turn's)
-            if self.pending is not None:
-                self.message = None
-            elif self._held and self._first_turn_coming(model):  # (R5: the move kept for the first turn)
+            if self._held and self._first_turn_coming(model):  # (R5: the move kept for the first turn)
                 kept = press_for(self._held[0])
                 move = _OPENING_MOVES.get(kept.command, "move") if kept is not None else "move"
-                self._held = []
                 self._say(f"Cancelled: your {move} is not played as your first turn begins.")
+            elif self._held:  # (type-ahead: keys waiting for a card turned over, or a move on its way)
+                self._say(typed_ahead_dropped(self._held))
+            elif self.pending is not None:
+                self.message = None
+            self._held = []
             self.pending = None
         elif command is Command.LOG_UP:  # (no further than the oldest line: PgDn comes straight back)
             self.log_scroll = log_scroll_limit(model.lines, *self.screen_size, self.log_scroll + 5)
@@ -876,6 +878,13 @@ def on_its_way(kind: str, model: TableModel) -> str:
         who = listed([model.name(seat) for seat in model.held_by])
         return f"Your {move} is sent and waits for {who} to answer ({model.sending_for:.0f} s); it counts once they do."
     return f"Your {move} is on its way."
+
+
+def typed_ahead_dropped(keys: list[str]) -> str:
+    """What Esc did to `keys`, typed ahead while a card was turned over or a move of mine
+    was on its way: none of them is played."""
+    are = "is" if len(keys) == 1 else "are"
+    return f"Cancelled: {listed([key.lower() for key in keys])}, typed ahead, {are} not played."
 
 
 def still_needed(pending: Pending, model: TableModel) -> str:
