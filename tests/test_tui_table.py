@@ -796,8 +796,8 @@ async def test_R1_a_terminal_too_small_for_the_game_s_end_shows_the_standings_if
         mock_clock: trio.testing.MockClock) -> None:
     """A player at 60×20 when the game ended read only that it was over, though who won
     and every total fit: a screen too small for the game-end screen shows the standings
-    (places, names, totals, the winner, why the game ended) and that Ctrl-C leaves (it
-    does, at once); one too small even for them says the game is over, as before."""
+    (places, names, totals, the winner, why the game ended) and that Enter leaves (Ctrl-C
+    does too, at once); one too small even for them says the game is over, as before."""
     async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2,
                      target=20, log_path="logs/game-test.bandit") as t:
         assert "the game goes on meanwhile" in " ".join(t.text(60, 20).split())  # (while it is played)
@@ -814,15 +814,35 @@ async def test_R1_a_terminal_too_small_for_the_game_s_end_shows_the_standings_if
         small = " ".join(" ".join(rows).split())
         assert "Bo (60) reached 20, so the game ends (R1): the lowest total wins." in small, small
         assert "enlarge it to 80×24 to read where your fairness log is" in small, small
-        assert rows[-1] == " Ctrl-C: leave" and "goes on" not in small, small
+        assert rows[-1] == " Enter: leave" and "goes on" not in small, small
         assert t.scene.draw(60, 20).style_at(8, 3) == "class:good"  # (the winner's row)
         rows = [row.rstrip() for row in t.text(26, 7).splitlines()]
         assert rows == [" Game over — You win with", " -6 points", "", "                    total",
-                        "   1.  You             -6", "   2.  Bo              60", " Ctrl-C: leave"], rows
+                        "   1.  You             -6", "   2.  Bo              60", " Enter: leave"], rows
         small = " ".join(t.text(70, 5).split())
         assert "This terminal is 70×5; the end of the game needs 80×24. The game is over" in small, small
-        assert "press Ctrl-C to leave" in small, small
+        assert "press Enter to leave" in small, small
         t.ui.press("ctrl-c", t.ui.scene(), (26, 7))
+        assert t.ui.finished
+
+
+@pytest.mark.parametrize("size", [(60, 20), (26, 7), (70, 5)])
+async def test_R1_enter_leaves_the_game_s_end_on_a_terminal_too_small_for_the_table(
+        mock_clock: trio.testing.MockClock, size: tuple[int, int]) -> None:
+    """The game-end screen leaves on Enter, but shown small (the standings only, or just
+    that the game is over) Enter did nothing, though the footer is where the player looks
+    for what leaves. Enter leaves it as on the full screen; keys mashed do not."""
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2,
+                     target=20) as t:
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        mock_clock.jump(1.0)
+        await t.settle()
+        for key in ("x", "z", "space", "q", "esc", "?"):
+            assert t.ui.press(key, t.ui.scene(), size) == [] and not t.ui.finished, key
+        said = " ".join(t.text(*size).split())
+        assert "Enter: leave" in said or "press Enter to leave" in said, said
+        t.ui.press("enter", t.ui.scene(), size)
         assert t.ui.finished
 
 

@@ -37,8 +37,8 @@ def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
     return canvas
 
 
-SMALL_FOOTER = "Ctrl-C: leave"
-"""What leaves a game-end screen too small for the table (its keys wait for the table)."""
+SMALL_FOOTER = "Enter: leave"
+"""What leaves a game-end screen too small for the table, as the full one (Ctrl-C too)."""
 
 
 def too_small_words(scene: TableScene, width: int, height: int) -> list[str]:
@@ -46,9 +46,9 @@ def too_small_words(scene: TableScene, width: int, height: int) -> list[str]:
     wait for it, and what runs meanwhile (your turn's timer; your look at your bottom
     cards, R4.3, waits for the table); once the game is over, only that."""
     model = scene.model
-    if model.ended:  # (nothing goes on: what is left is to read how it ended)
+    if model.ended or scene.overlay is Overlay.GAME:  # (nothing goes on: what is left is to read how it ended)
         return [f"This terminal is {width}×{height}; the end of the game needs {MIN_WIDTH}×{MIN_HEIGHT}. "
-                "The game is over: enlarge it to read how it ended, or press Ctrl-C to leave."]
+                "The game is over: enlarge it to read how it ended, or press Enter to leave."]
     words = [f"This terminal is {width}×{height}; the table needs {MIN_WIDTH}×{MIN_HEIGHT}. "
              "Enlarge it: the game goes on meanwhile. Keys do nothing until the table is shown (Ctrl-C still leaves, asking first)."]
     if scene.bottom_until is not None:

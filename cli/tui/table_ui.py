@@ -17,8 +17,9 @@ wrong snap) is shown for a few seconds; nothing else, unless `memory_aid`. A scr
 opens on a table in play (a seat resumed after a crash, §11.3) shows none of the cards
 its player saw before, nor the bottom cards again once confirmed: they were seen then.
 While the terminal is too small for the table (`MIN_WIDTH` × `MIN_HEIGHT`, as the screen
-was last drawn: `resize`), nothing is seen: keys other than Ctrl-C do nothing, and the
-times of what is shown for a while stand still.
+was last drawn: `resize`), nothing is seen: keys other than Ctrl-C do nothing (but Enter
+on the game's end, shown small, which it closes), and the times of what is shown for a
+while stand still.
 
 Keys are read through `keymap.press_for`. An action of several keys is a `Pending`
 value that the next keys complete; a finished action is checked against
@@ -473,6 +474,8 @@ class TableUi:
                 self.quit_open, self.quit_again = True, False
             return []
         if not self.table_shown:  # (nobody sees what a key would act on: it does nothing)
+            if key == "enter" and (overlay is Overlay.GAME or model.ended):  # (but the game's end, shown small, closes)
+                self.finished = True
             return []
         if overlay is Overlay.HELP:
             self.help_open = False
