@@ -1828,6 +1828,9 @@ async def test_s11_3_a_seat_resumed_after_a_crash_says_it_reconnects_and_blames_
     (`TablePeer.rejoining`): its status bar, Bo's header, the prompt in Bo's turn and a
     move sent meanwhile said Bo was away. They say that this seat reconnects, as after
     a stop; a link lost once every seat was reached again is Bo's absence."""
+    from p2p.peer import TablePeer
+
+    assert isinstance(TablePeer.rejoining, property)  # (what `TableModel.capture` reads, as the fixture sets it)
     async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
         t.session._progress.waiting_for = (1,)  # (the link to Bo is not made again yet)
         t.session.rejoining = True
