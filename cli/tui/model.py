@@ -89,7 +89,8 @@ class TableModel:
             stopped_past_grace=progress.stopped_past_grace,
             reconnecting_after_stop=progress.reconnecting_after_stop,
             # (`TablePeer.rejoining`: resumed, or back from a stop, and not yet at every seat again)
-            reconnecting_after_resume=getattr(session, "rejoining", False) and not progress.reconnecting_after_stop,
+            reconnecting_after_resume=(bool(getattr(session, "rejoining", False))
+                                       and not progress.reconnecting_after_stop),
         )
 
     # --- conveniences for the screens -----------------------------------------------------
