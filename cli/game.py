@@ -153,9 +153,10 @@ def log_unwritable(state_dir: Path | None, explicit: Path | None, log_dir: Path 
 
 
 def print_line(line: Line) -> None:
-    """Line-mode progress: how each round ended, anything that went wrong, and what the
-    full screen's table log tells of this seat's own cards (its own moves, and a power,
-    a swap or a snap of anyone's on one of its cards), in the same words."""
+    """Line-mode progress: how each round ended, anything that went wrong, when this
+    seat's turn begins, every Bandit announcement (R8), and what the full screen's table
+    log tells of this seat's own cards (its own moves, and a power, a swap or a snap of
+    anyone's on one of its cards), in the same words (`Told.yours`)."""
     if line.kind in ("round", "table", "warning", "error") or line.yours:
         say(f"  {line.text}")
 

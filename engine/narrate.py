@@ -18,9 +18,10 @@ them: cards face up for everyone, and cards `me` saw itself. Private looks (a dr
 card, a peek, a spy, the bottom cards) are told *without* their face unless
 `private_faces` is set: the terminal client shows a look on the card itself for a few
 seconds, and writing it into the log would turn every look into a permanent memory
-aid (a seat played without a screen, whose lines are all it shows, sets it). An auditor that knows every face (after the round's openings) passes
-`me=None, private_faces=True` and gets every look with its face; with `card_ids` as
-well (the audit's report) every card is named with its number in the deck, so that a
+aid (a seat played without a screen, whose lines are all it shows, sets it; its drawn
+card is named once, in the line on what it did with the card). An auditor that knows
+every face (after the round's openings) passes `me=None, private_faces=True` and gets
+every look with its face; with `card_ids` as well (the audit's report) every card is named with its number in the deck, so that a
 reader can follow one physical card through the game ("a 14 [card 36]"), and a card
 whose face the narrator does not know is "an unopened card" wherever it would be named
 (only a seat saw it, and its round was cut short before its openings: `cut_short`);
@@ -92,7 +93,10 @@ class Told:
     text: str
     kind: str = "table"  # one of TOLD_KINDS
     seat: int | None = None  # the seat it is mostly about
-    yours: bool = False  # it tells of a move of the narrator's seat, or of one on its cards (`Narrator.seats_in`)
+    # A line a seat played without a screen prints (besides rounds, table facts and what went
+    # wrong): a move of the narrator's seat or one on its cards (`Narrator.seats_in`), the
+    # start of its turn, and any Bandit announcement (R8: it counts down everyone's turns).
+    yours: bool = False
 
 
 def value_words(skills: Skills, face: int) -> str:
@@ -206,7 +210,7 @@ class Narrator:
                 story = self._story = _Story(event)
             if isinstance(event, Reshuffled):
                 story.reshuffled.append(len(event.retired))
-            elif event.to != ALL and self.private_faces and self.me in (None, event.to):
+            elif event.to != ALL and self.private_faces and self.me is None:  # (a seat's: see `_private_look`)
                 if look := self._private_look(game, event):  # (a reshuffle it drew from comes first, R7)
                     out += self._reshuffles_told(story) + look
         else:
@@ -406,7 +410,8 @@ class Narrator:
         """Where a turn begins (R5), so that a snap is read in the turn it was made in (R6)."""
         if not self.turns:
             return []
-        return [Told(f"{'Your' if note.seat == self.me else self._possessive(note.seat)} turn.", "turn", note.seat)
+        return [Told(f"{'Your' if note.seat == self.me else self._possessive(note.seat)} turn.", "turn", note.seat,
+                     yours=note.seat == self.me)
                 for note in notes if isinstance(note, TurnStarted)]
 
     @staticmethod
@@ -501,7 +506,9 @@ class Narrator:
             then = f"{names} {'play' if finals[0] == self.me else 'plays'} one final turn"
         else:
             then = f"{names} play one final turn each"
-        return [Told(f"{self.name(seat)} announced Bandit! This turn, then {then}.", "turn", seat)]
+        # (every seat's: it says how many turns are left to each, R8)
+        return [Told(f"{self.name(seat)} announced Bandit! This turn, then {then}.", "turn", seat,
+                     yours=self.me is not None)]
 
     def _tell_draw(self, game: Game, story: _Story) -> list[Told]:
         return []  # told with what the player does with the card (discard or exchange)
@@ -705,8 +712,10 @@ class Narrator:
         return f" (into slot {self.slot_label(penalties[0].slot)}{f': {which}' if which else ''})"
 
     def _private_look(self, game: Game, event: Revealed) -> list[Told]:
-        """With private_faces: the card a player just drew, told to that player (or to
-        an all-knowing narrator)."""
+        """With private_faces, for an all-knowing narrator (the audit's): the card a
+        player just drew. A seat's own narrator names its drawn card once, in the line on
+        what it did with it ("You drew and discarded a 16", "You kept the drawn card (a
+        16) in …", "a 16 was discarded for you"), not also as it drew it."""
         story = self._story
         if story is None or not isinstance(story.event, Draw) or game.zones().hand != event.card:
             return []

@@ -212,7 +212,7 @@ async def test_s9_8_a_line_mode_seat_prints_its_own_cards_as_the_screen_shows_th
     """Without the full screen a seat's output held no line on its own cards: only round
     ends and what went wrong. It prints what the table log tells of them, in its words
     ("You drew and discarded …"), with the faces the screen shows on the cards (its bottom
-    cards, R4.3; its drawn card), and not the other players' moves on their own cards; a
+    cards, R4.3; its drawn card, once), and not the other players' moves on their own cards; a
     game left in a round under way ends with that round cut short, its shuffles never
     opened (§9.7, §9.8), as the full screen's game end says."""
     import re
@@ -245,9 +245,45 @@ async def test_s9_8_a_line_mode_seat_prints_its_own_cards_as_the_screen_shows_th
                        if line.kind in ("round", "table", "warning", "error") or line.yours]
     card = r"an? -?\d+|an? \w+ Bandit \([+-]\d+\)"
     assert any(re.fullmatch(rf"  You saw your bottom cards: ({card}) and ({card})\.", line) for line in printed), printed
-    assert any(re.fullmatch(rf"  You drew ({card})\.", line) for line in printed), printed
-    assert any(line.startswith("  You drew and discarded ") for line in printed), printed
+    assert sum(line.startswith("  You drew ") for line in printed) == 1, printed  # (the drawn card once)
+    assert any(re.fullmatch(rf"  You drew and discarded ({card})( \(.*\))?\.", line) for line in printed), printed
     others = [line.text for line in me.lines if line.kind in ("turn", "power", "snap") and not line.yours]
     assert not any(text.startswith("You ") or " your " in text for text in others), others
     assert me.view().round == 1 and not me.reports
     assert printed[-1] == f"  {cut_short(1)}"
+
+
+def test_R8_a_line_mode_seat_prints_each_move_once_every_bandit_call_and_its_own_turns(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A seat played without a screen printed its drawn card twice ("You drew a 16.",
+    then "You drew and discarded a 16 (look & swap).") and never printed another
+    player's Bandit announcement nor "Your turn.": its player could not tell when their
+    turn came, nor that the round was ending (R8). Each is printed once, and another
+    player's turn or move on their own cards is not."""
+    from cli.game import print_line
+    from engine import CallBandit, Discard, Draw, SkipPower
+    from engine.narrate import Narrator
+    from p2p.session import Line
+    from tests.engine_support import ScriptedTable
+
+    table = ScriptedTable(3, tableaux={0: [2, 2, 2, 2], 1: [4, 4, 4, 4], 2: [6, 6, 6, 6]}, discard=10,
+                          draw=[0, 16, 0])
+    bo = Narrator(("Ana", "Bo", "Cy"), 1, private_faces=True, turns=True)  # (as `TablePeer` makes it for line mode)
+
+    def do(event) -> None:  # type: ignore[no-untyped-def]
+        pending = [event]
+        while pending:
+            notes = table.game.apply(ev := pending.pop())
+            for told in bo.narrate(table.game, ev, notes):
+                print_line(Line(told.text, told.kind, told.seat, told.yours))  # type: ignore[arg-type]
+            if (need := table.game.next_need) is not None:
+                pending.append(table.oracle.answer(need))
+
+    for event in (Draw(0), Discard(0), Draw(1), Discard(1), SkipPower(1), CallBandit(2)):
+        do(event)
+    assert capsys.readouterr().out.splitlines() == [
+        "  Your turn.",
+        "  You drew and discarded a 16 (look & swap).",
+        "  You did not use the power.",
+        "  Cy announced Bandit! This turn, then Ana and you play one final turn each.",
+    ]

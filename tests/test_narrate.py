@@ -593,7 +593,8 @@ def test_narrator_rejects_a_seat_without_a_name() -> None:
 def test_R7_a_reshuffle_is_told_before_the_card_drawn_from_it() -> None:
     """The draw pile runs out as a player draws: the discards are shuffled into a new
     pile first, then the card is drawn from it (R7), and that is the order the player,
-    the others and an all-knowing narrator (the audit) tell it in."""
+    the others and an all-knowing narrator (the audit) tell it in. (The player's own
+    narrator names the drawn card once, with what they do with it.)"""
     plain = Skills((CardKind(0, 6), CardKind(2, 6)))  # 12 cards: 8 dealt, 1 discard, 3 to draw
     table = Told3(ScriptedTable(2, skills=plain), private_faces=True)
     table.seats.append(Narrator(NAMES[:2], None, private_faces=True, card_ids=True))  # (the audit's)
@@ -602,8 +603,8 @@ def test_R7_a_reshuffle_is_told_before_the_card_drawn_from_it() -> None:
         table.do(Discard(seat))
     out = table.do(Draw(1))
     reshuffle = "The draw pile ran out: 3 discarded cards were shuffled into a new one (R7)."
-    assert texts(out[1])[0] == reshuffle and re.fullmatch(r"You drew a [02]\.", texts(out[1])[1]), texts(out[1])
-    assert texts(out[0]) == [reshuffle]  # (what Bo does with it is told once he has)
+    assert texts(out[1]) == [reshuffle] and texts(out[0]) == [reshuffle]  # (what Bo does with it is told once he has)
+    assert re.fullmatch(r"You drew and discarded a [02]\.", texts(table.do(Discard(1))[1])[0])
     assert texts(out[2])[0] == reshuffle and texts(out[2])[1].startswith("Bo drew "), texts(out[2])
 
 
