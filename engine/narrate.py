@@ -143,13 +143,15 @@ class _Story:
 
 @dataclass(frozen=True, slots=True)
 class _Taken:
-    """R6: a matched snap took the card from a slot: the snapped card, or the snapper's
-    own card given away (`to` the owner of the snapped card)."""
+    """What took the card from a slot: a matched snap (R6), the snapped card or the
+    snapper's own card given away (`to` the owner of the snapped card); or a power's
+    exchange (`swapped`: a swap, or a look & swap that exchanged, R3)."""
 
-    seat: int  # who snapped
-    top: int  # the top card the snap was made on (it covered it)
-    when: int  # `Narrator._tops` when that card became the top
+    seat: int  # who snapped, or used the power
+    top: int | None  # the top card the snap was made on (it covered it); None for a power
+    when: int  # `Narrator._tops` when that card became the top (a power's: the top as it exchanged)
     to: int | None = None  # the card was given to this seat
+    swapped: bool = False  # a power exchanged it
 
 
 UNOPENED_CARD: Final = "an unopened card"
@@ -578,6 +580,7 @@ class Narrator:
         seat = event.seat
         # (told once applied: each card now lies in the other's slot)
         given, taken = self._at(game, event.owner, event.slot), self._at(game, seat, event.own_slot)
+        self._swapped(seat, (seat, event.own_slot), (event.owner, event.slot))
         return [Told(f"{self.name(seat)} swapped {self._card_of(seat, seat, event.own_slot)}{self._which(game, given)} with "
                      f"{self._card_of(seat, event.owner, event.slot)}{self._which(game, taken)}, unseen.", "power", seat)]
 
@@ -610,6 +613,7 @@ class Narrator:
             return [Told(f"{self.name(seat)} left both cards where they were.", "power", seat)]
         if looked is None:
             return [Told(f"{self.name(seat)} exchanged the two cards.", "power", seat)]
+        self._swapped(seat, (seat, looked.own_slot), (looked.owner, looked.slot))
         return [Told(f"{self.name(seat)} exchanged {self._card_of(seat, seat, looked.own_slot)} with "
                      f"{self._card_of(seat, looked.owner, looked.slot)}.", "power", seat)]
 
@@ -682,15 +686,25 @@ class Narrator:
         if snap.give is not None and note.owner != note.seat:
             self._taken[(note.seat, snap.give)] = _Taken(note.seat, snap.top, when, to=note.owner)
 
+    def _swapped(self, seat: int, *slots: tuple[int, int]) -> None:
+        """Remember the slots (owner, slot) whose cards `seat`'s power exchanged (R3)."""
+        for place in slots:
+            self._taken[place] = _Taken(seat, None, self._tops, swapped=True)
+
     def _taken_since(self, snap: Snap, covered_by: str | None) -> str | None:
-        """R6, for a snap that was not the fastest: if a matched snap took the card from
-        the slot it names since its top card was the top (the card it aimed at is gone),
-        what became of that card, in the words of the rule's bracket: "R6; Dee had snapped
-        that card away first", "R6; Ana's discard of a 6 covered it first, and Dee had
-        given that card to you since"."""
+        """R6, for a snap that was not the fastest: if a matched snap or a power's exchange
+        took the card from the slot it names since its top card was the top (the card it
+        aimed at is gone), what became of that card, in the words of the rule's bracket:
+        "R6; Dee had snapped that card away first", "R6; Ana's discard of a 6 covered it
+        first, and Dee had given that card to you since", "R6; Ana's discard of a 12
+        covered it first, and that card had been swapped away by Ana's power". The screen,
+        line mode and the audit's report all say it in these words."""
         taken = self._taken.get((snap.owner, snap.slot))
         if taken is None or taken.when < self._topped.get(snap.top, 0):
             return None
+        if taken.swapped:  # (no snap covered anything: what covered the top, if known, then the swap)
+            power = f"that card had been swapped away by {self._possessive(taken.seat)} power"
+            return f"R6; {power}" if covered_by is None else f"R6; {covered_by} covered it first, and {power}"
         who = "you" if taken.seat == self.me else self.names[taken.seat]
         what = ("snapped that card away" if taken.to is None else
                 f"given that card to {'you' if taken.to == self.me else self.names[taken.to]}")

@@ -713,7 +713,8 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
         if any(words in line for words in (" swapped ", " went to ", "not the fastest", "penalty card (into")):
             line = moved.sub(unnamed, line)
         if ("not the fastest" in line and "it stayed face down" not in line  # (said beside the card, where named)
-                and not re.search(r" had (snapped|given) that card|that slot was already empty", line)):  # (or none)
+                and not re.search(r" had (snapped|given) that card|had been swapped away|that slot was already empty",
+                                  line)):
             line = re.sub(r"(not the fastest \(R6[^)]*\)): ", r"\1: it stayed face down, unseen, ", line)
         if " saw their bottom cards: " in line:  # (R4.3: both unopened, said once)
             who = line.split(" saw ", 1)[0]

@@ -209,6 +209,54 @@ def test_R6_not_the_fastest_on_a_card_snapped_away_since_its_top_was_covered_say
                                 "covered it first, and Bo had snapped that card away since): penalty card (into slot 4)."]
 
 
+def test_R6_not_the_fastest_on_a_card_a_swap_moved_away_says_so() -> None:
+    """R3, R6: Ana's discarded 12 covered the first discard's 10, and her swap took Bo's
+    top-left card; Cy's late snap on the 10 named that slot. "It stayed face down" spoke
+    of a card no longer there: the line says Ana's power swapped it away, on the screen,
+    in line mode (its faces) and in the audit's report alike."""
+    table = Told3(ScriptedTable(3, tableaux={0: [0, 0, 2, 4], 1: [10, 2, 4, 6], 2: [2, 2, 2, 0]}, discard=10,
+                                draw=[12, 0]), private_faces=True)  # (each seat as line mode tells it)
+    audit = len(table.seats)
+    auditor(table)
+    screen = len(table.seats)
+    table.seats.append(Narrator(NAMES, 1))  # (Bo's full screen)
+    first = table.t.top()
+    table.do(Draw(0))
+    table.do(Discard(0))  # (a 12: swap)
+    table.do(Swap(0, 1, 1, 0))
+    out = table.do(Snap(2, first, 1, 0, give=0))
+    bracket = "(R6; Ana's discard of a 12 covered it first, and that card had been swapped away by {} power)"
+    anas = bracket.format("Ana's")
+    assert texts(out[None]) == [f"Cy tried Bo's top-left slot on a 10 — not the fastest {anas}: "
+                                "penalty card (into slot 4)."], texts(out[None])
+    assert texts(out[1]) == texts(out[screen]) == [
+        f"Cy tried your top-left slot on a 10 — not the fastest {anas}: penalty card (into slot 4)."]
+    assert out[1][0].yours  # (line mode prints it: Bo's card)
+    assert texts(out[0]) == ["Cy tried Bo's top-left slot on a 10 — not the fastest (R6; your discard of a 12 "
+                             "covered it first, and that card had been swapped away by your power): penalty card "
+                             "(into slot 4)."]
+    assert re.fullmatch(r"Cy tried Bo's top-left slot on a 10 \[card \d+\] — not the fastest \(R6; Ana's discard of "
+                        r"a 12 \[card \d+\] covered it first, and that card had been swapped away by Ana's power\): "
+                        r"penalty card \(into slot 4.*", texts(out[audit])[0]), texts(out[audit])
+
+
+def test_R6_not_the_fastest_on_a_card_a_look_and_swap_exchanged_says_so() -> None:
+    """R3, R6: Ana looked at her top-right card and Bo's top-left one (a 16); Cy snapped a
+    16 on it, then Ana exchanged the two cards. Bo's late snap of his top-left card on
+    the 16 aimed at a card Ana's power had swapped away."""
+    table = scripted(tableaux={0: [0, 0, 2, 4], 1: [16, 2, 4, 6], 2: [16, 2, 2, 0]}, discard=10, draw=[16, 0])
+    table.do(Draw(0))
+    table.do(Discard(0))  # (a 16: look & swap)
+    sixteen = table.t.top()
+    table.do(LookSwap(0, 1, 1, 0))
+    table.do(Snap(2, sixteen, 2, 0))
+    table.do(DecideSwap(0, True))
+    out = table.do(Snap(1, sixteen, 1, 0))
+    assert texts(out[1]) == ["You tried your top-left slot on a 16 — not the fastest (R6; Cy's snap of a 16 covered "
+                             "it first, and that card had been swapped away by Ana's power): penalty card (into slot "
+                             "4)."]
+
+
 def test_moves_the_game_ended_before_they_were_ordered_are_told_as_not_counted() -> None:
     """A seat's moves sent but never put in the table's order (the game ended first) never
     count: the seat's own log says so, with why the game ended when it ended early."""
