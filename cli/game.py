@@ -22,7 +22,7 @@ from cli.commands import audit_command, logs_together, shell_word
 from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, tell, why_not_full_screen
 from cli.stopping import INTERRUPTED, LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
-from engine.narrate import cut_short
+from engine.narrate import cut_short, game_won
 from p2p.identity import Certificate, Identity, default_state_dir
 from p2p.journal import SeatJournal, forget_stale_journals, open_seat_journal
 from p2p.lobby import LobbyResult, Signing
@@ -161,6 +161,13 @@ def print_line(line: Line) -> None:
         say(f"  {line.text}")
 
 
+def in_line_mode(args: argparse.Namespace) -> bool:
+    """Whether the seat prints the table log's lines as it plays (`print_line`): without
+    the full screen (`--headless`, `--bot`), and not only its result (`--quiet`, `--json`)."""
+    headless = getattr(args, "headless", False) or getattr(args, "bot", False)
+    return headless and not (getattr(args, "quiet", False) or args.json)
+
+
 def tell_cut_short(peer: TablePeer) -> None:
     """Where the game ended in a round under way (a seat left, or was away too long), end
     the table log, which a line-mode seat prints, with what that means for the round's
@@ -225,7 +232,6 @@ async def play_seat(
     headless = args.headless or getattr(args, "bot", False)
     leave_first: str | None = getattr(args, "leave_first", None)
     bot = NormalBot() if headless and leave_first is None else None
-    quiet = getattr(args, "quiet", False) or args.json
     pace = getattr(args, "pace", None) or seat_pace(args)
     slot_label: Callable[[int], str] = str
     if not headless:  # the full-screen client is only loaded for a person
@@ -236,7 +242,7 @@ async def play_seat(
     try:
         peer = SeatPeer(
             mesh, result, identity, log_path=log_path, bot=bot, seed=args.seed, pace=pace,
-            on_line=None if (quiet or not headless) else print_line,
+            on_line=print_line if in_line_mode(args) else None,
             seated=seated, resume=resume, slot_label=slot_label,
         )
     except OSError as exc:  # the disk filled (say) since the lobby checked the log's place
@@ -334,7 +340,12 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
     logs = logs or [summary.log_path]
     if not args.json:
         if summary.finished:
-            say(f"Game over after {summary.rounds} round{'s' if summary.rounds != 1 else ''}. Standings:")
+            won = ""
+            # (by name, as the standings give them; a seat in line mode has just printed it, in the table log)
+            if summary.winners and not in_line_mode(args):
+                points = summary.totals[summary.winners[0]]
+                won = f": {game_won(summary.winners, range(len(summary.winners)), points)}"
+            say(f"Game over after {summary.rounds} round{'s' if summary.rounds != 1 else ''}{won}. Standings:")
             _standings(summary)
         elif summary.away is not None:  # (its terminal is gone: said for a log of the output, if any)
             state_dir = "" if args.state_dir is None else f" --state-dir {shell_word(str(args.state_dir))}"

@@ -172,6 +172,18 @@ def listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def game_won(names: Sequence[str], winners: Sequence[int], points: int, me: int | None = None) -> str:
+    """Who won the game (R1), as the game-end screen's title, the table log (and so a
+    line-mode seat) and the terminal after the game say it: "Cy wins with 4 points",
+    "You win with -6 points", "Ada and you share the win with 4 points". `names` by seat
+    as their players wrote them; `me`'s is "You"."""
+    if len(winners) == 1:
+        seat = winners[0]
+        return f"You win with {points} points" if seat == me else f"{names[seat]} wins with {points} points"
+    sharing = [("You" if i == 0 else "you") if seat == me else names[seat] for i, seat in enumerate(winners)]
+    return f"{listed(sharing)} share the win with {points} points"
+
+
 class Narrator:
     """Tells a game's events as `Told` lines, as seat `me` may hear them."""
 
@@ -458,12 +470,7 @@ class Narrator:
         return Told(self._game_words(note), "round")
 
     def _game_words(self, note: GameEnded) -> str:
-        best = note.totals[note.winners[0]]
-        names = [self.name(s) for s in note.winners]
-        if len(names) == 1:
-            verb = "win" if note.winners[0] == self.me else "wins"
-            return f"Game over: {names[0]} {verb} with {best} points."
-        return f"Game over: {listed(names)} share the win with {best} points."
+        return f"Game over: {game_won(self.names, note.winners, note.totals[note.winners[0]], self.me)}."
 
     # --- one teller per kind of event ---------------------------------------------------
 
@@ -769,6 +776,6 @@ def _intent_words(intent: Intent) -> str:
 
 
 __all__ = [
-    "Narrator", "Told", "TOLD_KINDS", "UNOPENED_CARD", "card_words", "card_named", "cut_short", "value_words",
-    "slot_words", "power_words",
+    "Narrator", "Told", "TOLD_KINDS", "UNOPENED_CARD", "card_words", "card_named", "cut_short", "game_won",
+    "value_words", "slot_words", "power_words",
 ]  # fmt: skip

@@ -287,3 +287,37 @@ def test_R8_a_line_mode_seat_prints_each_move_once_every_bandit_call_and_its_own
         "  You did not use the power.",
         "  Cy announced Bandit! This turn, then Ana and you play one final turn each.",
     ]
+
+
+@pytest.mark.parametrize(("winners", "won"), [((0,), "Ana wins with 12 points"),
+                                              ((0, 1), "Ana and Bo share the win with 12 points")])
+def test_R1_who_won_is_said_in_the_same_words_on_screen_in_the_table_log_and_on_the_terminal(
+        winners: tuple[int, ...], won: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The game-end screen's title, the table log's last line (which a line-mode seat
+    prints) and what the terminal prints after the game each wrote who won in their own
+    words: the table log's read "Ana and You share the win" where the screen's read
+    "Ana and you", and the terminal named nobody. One sentence serves all three (said
+    once to a seat in line mode, whose table log the terminal shows)."""
+    from types import SimpleNamespace
+
+    from cli.tui.round_view import game_title
+    from engine import GameEnded
+    from engine.narrate import Narrator
+
+    names, totals = ("Ana", "Bo"), (12, 12 if len(winners) == 2 else 40)
+    ended = GameSummary(bytes(32), names, 2, dict(zip(names, totals)), [names[s] for s in winners],
+                        Path("seat0.bandit-log"), True, "the game ended")
+    for me in (None, 0, 1):
+        mine = won.replace("Ana wins", "You win").replace("Ana and", "You and") if me == 0 else \
+            won.replace("and Bo", "and you") if me == 1 else won
+        told = Narrator(names, me).game_over(GameEnded(winners, totals)).text
+        assert told == f"Game over: {mine}.", told
+        if me is not None:
+            view = SimpleNamespace(totals=totals, winners=winners)
+            model = SimpleNamespace(view=view, me=me, players=2, name=lambda s: names[s], ended=True, finished=True)
+            assert game_title(model, ["You" if s == me else names[s] for s in range(2)]) == f"Game over — {mine}"
+    assert report(ended, argparse.Namespace(json=False)) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"Game over after 2 rounds: {won}. Standings:"
+    # (a seat in line mode has just printed the table log's "Game over: …" line: not twice)
+    assert report(ended, argparse.Namespace(json=False, headless=True)) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "Game over after 2 rounds. Standings:"

@@ -12,7 +12,7 @@ from typing import Final
 
 from cli.commands import audit_command, logs_together
 from engine import CALLER_BONUS, Skills
-from engine.narrate import cut_short, listed
+from engine.narrate import cut_short, game_won, listed
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.cards import Shown, card_width, empty_cell, value_cell
 from cli.tui.keymap import slot_position
@@ -231,11 +231,7 @@ def game_title(model: TableModel, names: list[str]) -> str:
         return f"Game ended: {model.ended_why}"
     if not model.ended:  # the last round is scored, but stands only once its shuffles open (§8.9)
         return "Game over — checking the last round's shuffles before the result stands…"
-    if len(winners) == 1:
-        verb = "win" if winners[0] == model.me else "wins"
-        return f"Game over — {names[winners[0]]} {verb} with {totals[winners[0]]} points"
-    sharing = [names[s] if i == 0 or s != model.me else "you" for i, s in enumerate(winners)]
-    return f"Game over — {listed(sharing)} share the win with {totals[winners[0]]} points"
+    return f"Game over — {game_won(names, winners, totals[winners[0]], model.me)}"
 
 
 def _standings(canvas: Canvas, model: TableModel, y: int) -> int:
