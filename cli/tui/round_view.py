@@ -67,11 +67,7 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
     if report.exhausted:
         title += " — nothing left to draw (R7)"
     canvas.write(1, 0, clip(title, width - 2), "class:title")
-    y = 1
-    for line in wrap(caller_words(report, skills, names, model.me), width - 2):
-        canvas.write(1, y, line, "class:message.info")
-        y += 1
-    y += 1
+    y = _paragraph(canvas, 1, caller_words(report, skills, names, model.me), "class:message.info") + 1
     sums = round_sums(report, skills)
     step = card_width(skills) + 1
     counts = slot_counts(report, slots)
@@ -102,9 +98,7 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
         verdict, style = f"Audit of this round: ✓ {report.audit or 'everything checked'}", "class:good"
     else:
         verdict, style = f"Audit of this round: ✗ {report.audit or 'a check failed'}", "class:bad"
-    for line in wrap(verdict, width - 2):
-        canvas.write(1, y, line, style)
-        y += 1
+    _paragraph(canvas, y, verdict, style)
     more = len(model.reports) - 1 > index or model.view.round > report.round
     footer = "Enter: back to the table" + (" (the next round has started)" if more else "")
     if model.ended or (not more and max(report.totals) >= model.view.target):  # (the last round, R1)
@@ -138,28 +132,26 @@ def check_words(played_out: int, cut: int | None) -> str:
             f"cut short, {what}")
 
 
+def _paragraph(canvas: Canvas, y: int, text: str, style: str) -> int:
+    """`text` wrapped to the screen's width from row `y` (read whole, never cut); the row under it."""
+    for line in wrap(text, canvas.width - 2):
+        canvas.write(1, y, line, style)
+        y += 1
+    return y
+
+
 def draw_game_end(canvas: Canvas, model: TableModel) -> None:
     view = model.view
     width = canvas.width
     names = _names(model)
-    titled = wrap(game_title(model, names), width - 2)  # (why a game ended is read whole: it may say what to do next)
-    for y, line in enumerate(titled):
-        canvas.write(1, y, line, "class:title")
-    y = _standings(canvas, model, len(titled) + 1)
-    why = _why(model, names)
-    if why:
-        y += 1
-        for line in wrap(why, width - 2):
-            canvas.write(1, y, line, "class:dim")
-            y += 1
     early = _early(model)
     played_out = len(model.reports) if early else len(view.history)  # (early: only the rounds whose scores stand)
     cut = round_cut_short(view.round, played_out) if early else None
-    if cut is not None:  # (its cards were dealt and never opened: say what that means)
-        y += 1
-        for line in wrap(cut_short(cut), width - 2):
-            canvas.write(1, y, line, "class:dim")
-            y += 1
+    # (why a game ended is read whole: it may say what to do next; a round cut short, what that means for its cards)
+    y = _standings(canvas, model, _paragraph(canvas, 0, game_title(model, names), "class:title") + 1)
+    for text in (_why(model, names), None if cut is None else cut_short(cut)):
+        if text:
+            y = _paragraph(canvas, y + 1, text, "class:dim")
     y += 1
     if model.log_path:  # (wrapped, not cut: the path is there to be read; both are printed whole on leaving)
         lines = [(1, "Your fairness log of this game:", "class:prompt"),
