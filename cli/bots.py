@@ -8,9 +8,9 @@ player an address of the bot that works for them (a player in a lower seat dials
 and so does a resumed peer, §6.5, §11.3). A table code goes to the bot on its standard
 input, never on its command line. A bot plays at a person's pace (`--bot`: it thinks
 before each decision and snaps after a reaction time), so that the people at its table
-get their chance in the race for a snap (R6, R10); only a table whose host's seat plays
-at full speed (`--headless`: everyone there is a bot, as in the benchmarks) has its bots
-play at full speed too.
+get their chance in the race for a snap (R6, R10); only a table whose host chose full
+speed (a `--headless` typed: everyone there is a bot, as in the benchmarks,
+`cli.game.full_speed`) has its bots play at full speed too.
 
 A bot runs in a session of its own, away from the terminal of the person beside it: a
 Ctrl-C, a Ctrl-Z or a closed window there is the person's alone (their seat leaves, or
@@ -66,7 +66,7 @@ class BotTable:
     seed: int = 0
     code: str | None = None
     lobby_only: bool = False
-    full_speed: bool = False  # the host's seat is `--headless`: the bots play as fast as they can too
+    full_speed: bool = False  # the host chose `--headless`: the bots play as fast as they can too
 
 
 @dataclass

@@ -41,14 +41,19 @@ EXIT_STATUS = ("exit status: 0 when the game ended where every seat's log ends (
 REJOIN_WAIT = 10.0  # seconds a seat taken back only to leave waits for its links first
 
 
-def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True) -> None:
+def add_game_options(parser: argparse.ArgumentParser, *, bot_flag: bool = True, seats_bots: bool = False) -> None:
+    """The options of playing a seat; `seats_bots`: the command seats bots of its own
+    (`play`, `host --bots`), whose pace --headless sets too (`full_speed`)."""
     parser.epilog = EXIT_STATUS
     if bot_flag:
         parser.add_argument("--bot", action="store_true",
                             help="no full-screen client: the normal bot plays this seat at a person's pace, its "
                                  "progress printed")
+    bots = ("; so do your bots (--bots), which otherwise play at a person's pace, even where no terminal is at "
+            "hand") if seats_bots else ""
     parser.add_argument("--headless", action="store_true",
-                        help="no full-screen client: a bot plays this seat as fast as it can, its progress printed")
+                        help=f"no full-screen client: a bot plays this seat as fast as it can, its progress "
+                             f"printed{bots}")
     parser.add_argument("--seed", type=integer, default=0, help="seed of the bots' decisions (never of the cryptography)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on the last line")
     parser.add_argument("--memory-aid", action="store_true", help="keep the cards you have seen on screen")
@@ -188,13 +193,16 @@ def seat_for_a_person(args: argparse.Namespace) -> bool:
 def bot_without_a_terminal(args: argparse.Namespace) -> None:
     """A person plays a seat only at a terminal that can draw it (`why_not_full_screen`):
     without one (a script, input from /dev/null, a job in the background, TERM=dumb), a
-    bot plays it, as with --headless, and says why, rather than seat a full-screen client
-    nobody can see or type at (it left the table at once, ending the game for all)."""
+    bot plays it without the full screen, as with --headless, and says why, rather than
+    seat a full-screen client nobody can see or type at (it left the table at once, ending
+    the game for all). It plays at a person's pace, as the command's bots do: people may
+    sit at its table, and only a --headless typed chose full speed (`full_speed`)."""
     why = why_not_full_screen() if seat_for_a_person(args) else None
     if why is not None:
         advice = " (play in a terminal that can, e.g. with TERM=xterm-256color)" if why == CANNOT_DRAW else ""
-        complain(f"{why}: a bot plays your seat, as with --headless{advice}")
+        complain(f"{why}: a bot plays your seat at a person's pace (--headless: as fast as it can){advice}")
         args.headless = True
+        args.no_terminal = why
 
 
 class SeatPeer(TablePeer):
@@ -204,10 +212,18 @@ class SeatPeer(TablePeer):
     logs_beside: tuple[str, ...] = ()
 
 
+def full_speed(args: argparse.Namespace) -> bool:
+    """Whether the bots of this command play as fast as they can, its seat's and the ones
+    it seats (`play`, `host --bots`): only with a --headless typed, where its player chose
+    a table of bots (R6 is a race people must be able to win, and R10 treats every player
+    alike). A seat a bot plays for want of a terminal (`bot_without_a_terminal`) is no such
+    choice: people may still join its table."""
+    return args.headless and getattr(args, "no_terminal", None) is None
+
+
 def seat_pace(args: argparse.Namespace) -> Pace:
-    """How fast a bot plays this seat: as fast as it can with --headless, else at a
-    person's pace (`--bot`)."""
-    return FULL_SPEED if args.headless else HUMAN_PACE
+    """How fast a bot plays this seat (`full_speed`): else at a person's pace (`--bot`)."""
+    return FULL_SPEED if full_speed(args) else HUMAN_PACE
 
 
 async def play_seat(

@@ -28,7 +28,8 @@ from cli.commands import shell_word
 from cli.stopping import run_until_stopped
 from cli.ttymode import in_the_foreground
 from cli.game import (
-    SeatBook, bot_without_a_terminal, log_folder, log_unwritable, play_seat, report, seat_for_a_person, seat_log_path,
+    SeatBook, bot_without_a_terminal, full_speed, log_folder, log_unwritable, play_seat, report, seat_for_a_person,
+    seat_log_path,
 )
 from p2p.discovery import TableAd, advertise, advertised_addresses, watch
 from p2p.errors import ProtocolError
@@ -65,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="your own skills table (TOML), as in engine/skills.toml")
     p.add_argument("--bots", type=whole, default=0, metavar="N",
                    action=NewTableOption, help="fill N seats with bots, each a peer of its own on this machine as in `play` (default 0)")
-    add_seat_options(p)
+    add_seat_options(p, seats_bots=True)
     add_identity_options(p)
     add_interface_option(p)
     p.set_defaults(func=run)
@@ -305,13 +306,13 @@ def namesake_gone(ad: TableAd) -> str:
 def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> BotTable:  # type: ignore[no-untyped-def]
     """The bots dial the host where the other players do, so the roster gives everyone an
     address of each bot that works for them (`cli.bots`); they listen where the host does.
-    They play at a person's pace, for people may join (R6, R10), unless the host's own
-    seat plays at full speed (`--headless`)."""
+    They play at a person's pace, for people may join (R6, R10), unless the host chose
+    full speed for its table (`full_speed`: a --headless typed)."""
     host = "127.0.0.1" if where in ("0.0.0.0", "") else where
     state_dir = args.state_dir or default_state_dir()
     log_dir = args.log.parent if args.log is not None else log_folder(args.state_dir, args.log_dir)
     return BotTable(host, port, identity.peer_id.hex(), args.bind, state_dir, log_dir, args.seed, args.code,
-                    args.lobby_only, full_speed=args.headless)
+                    args.lobby_only, full_speed=full_speed(args))
 
 
 async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None,  # type: ignore[no-untyped-def]

@@ -59,11 +59,12 @@ def add_identity_options(parser: argparse.ArgumentParser,
     parser.add_argument("--state-dir", type=Path, metavar="DIR", help=state_help)
 
 
-def add_seat_options(parser: argparse.ArgumentParser) -> None:
-    """What `host` and `join` add to play the game after the lobby."""
+def add_seat_options(parser: argparse.ArgumentParser, *, seats_bots: bool = False) -> None:
+    """What `host` and `join` add to play the game after the lobby (`seats_bots`: as
+    `add_game_options`)."""
     from cli.game import add_game_options
 
-    add_game_options(parser)
+    add_game_options(parser, seats_bots=seats_bots)
     parser.add_argument("--log", type=Path, metavar="PATH", help="write this seat's fairness log here")
     parser.add_argument("--log-dir", type=Path, metavar="DIR",
                         help="write this seat's log into DIR, named after the game and seat (default: logs/ in the "

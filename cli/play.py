@@ -14,7 +14,9 @@ from pathlib import Path
 
 from cli.argtypes import NewTableOption, add_grace_option, target, whole
 from cli.bots import BotTable, bot_names, bot_seats, seat_with_bots
-from cli.game import SeatBook, add_game_options, bot_without_a_terminal, log_unwritable, play_seat, report, seat_log_path
+from cli.game import (
+    SeatBook, add_game_options, bot_without_a_terminal, full_speed, log_unwritable, play_seat, report, seat_log_path,
+)
 from cli.lobby_common import add_identity_options, complain, load_identity, player_name, remember_name, say
 from cli.resume import offer_resume_first
 from cli.stopping import run_until_stopped
@@ -41,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--resume", action="store_true",
                    help="continue the game you were playing when this program stopped (same --state-dir): the bots "
                         "wait for you within the grace period")
-    add_game_options(p, bot_flag=False)
+    add_game_options(p, bot_flag=False, seats_bots=True)
     p.set_defaults(func=run)
 
 
@@ -73,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> int:
         async with open_mesh(identity, table_schemas(), bind="127.0.0.1", port=0) as mesh:
             table = BotTable("127.0.0.1", mesh.port, identity.peer_id.hex(), "127.0.0.1", state_dir, log_dir, args.seed,
-                             full_speed=args.headless)  # (a person's pace when you play: R6, R10)
+                             full_speed=full_speed(args))  # (a person's pace unless chosen: R6, R10)
             async with bot_seats(bot_names(args.bots, name), table, every_bot_needed=True) as bots:
                 if not args.json:  # (a person's too: the screen opens as the game begins, bots being started first)
                     say(f"Seating you and {args.bots} bot{'s' if args.bots != 1 else ''} at a table on 127.0.0.1 "

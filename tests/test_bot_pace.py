@@ -58,6 +58,67 @@ def test_R6_R10_the_bots_of_play_think_and_react_as_a_person_does_unless_every_s
     assert len(started) == 1 and pace_of(started[0]) == pace
 
 
+def test_R6_R10_play_without_a_terminal_starts_its_bots_at_a_person_s_pace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """No terminal (the test's output is no terminal): a bot plays the player's seat, at a
+    person's pace, and so do the bots `play` seats; only a --headless typed means full
+    speed. (It counted as --headless: every bot at full speed.)"""
+    started: list[list[str]] = []
+
+    async def bot_process(command: list[str], **_: object) -> subprocess.CompletedProcess[bytes]:
+        started.append(command)
+        return subprocess.CompletedProcess(command, 1, b"", b"not run here")
+
+    monkeypatch.setattr(trio, "run_process", bot_process)
+    assert main(["play", "--bots", "1", "--state-dir", str(tmp_path)]) == 1
+    assert len(started) == 1 and pace_of(started[0]) == HUMAN_PACE
+    assert ("no terminal to play on: a bot plays your seat at a person's pace (--headless: as fast as it can)"
+            in capsys.readouterr().err)
+
+
+def test_R6_R10_a_host_without_a_terminal_and_its_bots_play_at_a_person_s_pace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`host --bots` with no terminal (a job whose output goes to a file): a bot plays the
+    host's seat, and its table is open to people on the LAN, so that bot and the bots it
+    seats play at a person's pace (R6, R10). It counted as --headless: all at full speed.
+    The real bot joins the real host; the host's seat stops once its pace is known, as a
+    seat whose log cannot be written does (`unrecorded`: its bot sees it go, and ends)."""
+    started: list[list[str]] = []
+    paces: list[Pace] = []
+    real_run_process = trio.run_process
+
+    async def bot_process(command: list[str], **options: object) -> subprocess.CompletedProcess[bytes]:
+        started.append(command)
+        return await real_run_process(command, **options)  # type: ignore[arg-type]
+
+    class PaceSeen(cli.game.SeatPeer):
+        def __init__(self, *args: object, pace: Pace, **options: object) -> None:
+            paces.append(pace)
+            raise OSError(28, "not played here")
+
+    monkeypatch.setattr(trio, "run_process", bot_process)
+    monkeypatch.setattr(cli.game, "SeatPeer", PaceSeen)
+    host = ["host", "--seats", "2", "--bots", "1", "--no-discovery", "--bind", "127.0.0.1", "--quiet",
+            "--state-dir", str(tmp_path)]
+    assert main(host) == 1
+    assert len(started) == 1 and pace_of(started[0]) == HUMAN_PACE
+    assert paces == [HUMAN_PACE]
+    assert "no terminal to play on: a bot plays your seat at a person's pace" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("command", "bots"), [("play", True), ("host", True), ("join", False)])
+def test_R6_R10_the_headless_help_says_what_it_does_to_the_pace_of_the_command_s_bots(
+        command: str, bots: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--headless` sets the pace of the bots `play` and `host --bots` seat too: their help
+    says so; `join` seats no bots."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--headless no full-screen client: a bot plays this seat as fast as it can, its progress printed" in text
+    assert ("so do your bots (--bots), which otherwise play at a person's pace, even where no terminal is at hand"
+            in text) is bots, text
+
+
 @pytest.mark.parametrize(("options", "pace"), [
     ((), HUMAN_PACE),  # a person hosts: people play beside the bots
     (("--bot",), HUMAN_PACE),  # a bot plays the host's seat, at a person's pace, and people may join

@@ -324,11 +324,27 @@ def test_play_seats_a_player_whose_login_name_is_a_bot_s_in_another_case(tmp_pat
 
 def test_play_without_a_terminal_has_a_bot_play_the_seat_as_host_and_join_do(tmp_path: Path) -> None:
     """No keyboard to play with (input from /dev/null): the seat was taken and left at
-    once ("You left the table before the first round ended", exit 0); a bot plays it, as --headless."""
-    done = run_cli("play", "--bots", "1", "--target", "10", "--json", "--state-dir", str(tmp_path), timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert "no terminal to play on: a bot plays your seat, as with --headless" in done.stderr
-    assert json.loads(done.stdout.splitlines()[-1])["finished"]
+    once ("You left the table before the first round ended", exit 0); a bot plays it, at
+    a person's pace (only --headless plays at full speed), and says so."""
+    _a_bot_plays_the_seat("play", "--bots", "1", "--state-dir", str(tmp_path))
+
+
+def _a_bot_plays_the_seat(*command: str) -> None:
+    """`bandit-lan COMMAND` run with no terminal says that a bot plays its seat, whose
+    moves it prints ("You drew …"); stopped then (SIGTERM), the seat leaves (exit 0)."""
+    from cli_support import bandit, finish, kill_all, read_until
+
+    proc = bandit(*command)
+    seen: list[str] = []
+    try:
+        read_until(proc, "no terminal to play on: a bot plays your seat at a person's pace "
+                         r"\(--headless: as fast as it can\)$", seen)
+        read_until(proc, r"^  You drew ", seen)  # (a move of this seat's: its bot plays it)
+        proc.terminate()
+        status, said = finish(proc, seen)
+    finally:
+        kill_all([proc])
+    assert status == 0 and "You left the table" in said, said
 
 
 @pytest.mark.parametrize("terminal", [True, False])
@@ -350,19 +366,16 @@ def test_a_terminal_that_cannot_draw_has_a_bot_play_the_seat_and_says_why(
     assert args.headless
     err = capsys.readouterr().err
     assert ("this terminal (TERM=dumb) cannot draw the table: a bot plays your seat" in err) is terminal, err
-    assert ("no terminal to play on: a bot plays your seat, as with --headless\n" in err) is not terminal, err
+    assert ("no terminal to play on: a bot plays your seat at a person's pace (--headless: as fast as it can)\n" in err) is not terminal, err
 
 
 def test_host_and_join_without_a_terminal_have_a_bot_play_the_seat_as_play_does(tmp_path: Path) -> None:
     """No keyboard (input from /dev/null, output to a file): `host` (here with a bot
     guest) seated a full-screen client nobody could see, which left the table at once,
     ending the game for all (`join` did the same: both share `bot_without_a_terminal`
-    with `play`). Now a bot plays the seat, as with --headless, and says so."""
-    done = run_cli("host", "--seats", "2", "--bots", "1", "--target", "10", "--no-discovery", "--bind", "127.0.0.1",
-                   "--json", "--state-dir", str(tmp_path), timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert "no terminal to play on: a bot plays your seat, as with --headless" in done.stderr
-    assert json.loads(done.stdout.splitlines()[-1])["finished"]
+    with `play`). Now a bot plays the seat, at a person's pace, and says so."""
+    _a_bot_plays_the_seat("host", "--seats", "2", "--bots", "1", "--no-discovery", "--bind", "127.0.0.1",
+                          "--state-dir", str(tmp_path))
 
 
 def test_a_host_not_advertised_tells_others_to_join_by_address_only(tmp_path: Path) -> None:
