@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if seat_log_unwritable(args):
         return 2
-    from cli.resume import offer_resume_first
+    from cli.resume import offer_resume_first, say_if_last_game_goes_on
 
     if (back := offer_resume_first(args, "host")) is not None:
         return back
@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         complain(str(exc))
         return 1
     remember_name(args)
+    say_if_last_game_goes_on(args, identity.peer_id, "hosting anew")
     show = (lambda change: None) if args.quiet or args.json else roster_progress(identity.peer_id)
 
     async def main() -> int:

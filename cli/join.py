@@ -22,11 +22,11 @@ from cli.game import (
 )
 from p2p.peer import GameSummary
 from cli.host import after_lobby, is_person, seat_log_unwritable
-from cli.resume import offer_resume_first, own_leave
+from cli.resume import offer_resume_first, say_if_last_game_goes_on
 from p2p.discovery import browse
 from p2p.errors import JoinRefused, ProtocolError
 from p2p.identity import (
-    Certificate, IdentityError, default_state_dir, fingerprint_matches, parse_fingerprint, short_id,
+    Certificate, IdentityError, fingerprint_matches, parse_fingerprint, short_id,
 )
 from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_linked, join_table
@@ -68,15 +68,6 @@ async def _find(args: argparse.Namespace, say_: Callable[[str], None],
         return None
     ad = found[0]
     return [(a, ad.port) for a in ad.addresses], f'"{ad.table}" hosted by {ad.host}', ad.fingerprint
-
-
-def _left_game_goes_on(args: argparse.Namespace, me: bytes) -> str | None:
-    """If this player left their last game and the others may still play it (§9.8),
-    what to tell them before they join anew (`OwnLeave.goes_on`)."""
-    if getattr(args, "bot", False):  # (a host's bot: its host's command speaks for it)
-        return None
-    left = own_leave(args.state_dir or default_state_dir(), None, getattr(args, "log_dir", None), me)
-    return None if left is None else left.goes_on()
 
 
 class NotSeated(Exception):
@@ -162,8 +153,7 @@ def run(args: argparse.Namespace) -> int:
         complain(str(exc))
         return 1
     remember_name(args)
-    if (goes_on := _left_game_goes_on(args, identity.peer_id)) is not None:
-        complain(f"{goes_on}; joining anew.")
+    say_if_last_game_goes_on(args, identity.peer_id, "joining anew")
 
     quiet = args.quiet or args.json
 

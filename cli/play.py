@@ -18,7 +18,7 @@ from cli.game import (
     SeatBook, add_game_options, bot_without_a_terminal, full_speed, log_unwritable, play_seat, report, seat_log_path,
 )
 from cli.lobby_common import add_identity_options, complain, load_identity, player_name, remember_name, say
-from cli.resume import offer_resume_first
+from cli.resume import offer_resume_first, say_if_last_game_goes_on
 from cli.stopping import run_until_stopped
 from p2p.identity import IdentityError, default_state_dir
 from p2p.lobby_runner import host_table
@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if (back := offer_resume_first(args, "play", resume=run)) is not None:
         return back
     remember_name(args)
+    say_if_last_game_goes_on(args, identity.peer_id, "starting a new game")
     name = player_name(args)
 
     async def main() -> int:

@@ -40,6 +40,7 @@ from p2p.journal import (
 from p2p.lobby import LobbyResult, fail_message
 from p2p.lobby_runner import sign_again
 from p2p.log import FairnessLog, LogContents, LogError, read_log
+from p2p.names import reads_as_a_bot
 from p2p.peer import GameSummary, Resumption
 from engine.narrate import listed
 from p2p.session import YOU_LEFT, ended_cut_after_stop, ended_unanswered_after_stop, left_the_table, unanswered_named
@@ -358,6 +359,18 @@ def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: byt
         others = listed([m.name for m in roster.members if m.seat != member.seat])
         return OwnLeave(roster.table, closed, reason, path, False, unanswered or others, unanswered is not None)
     return None
+
+
+def say_if_last_game_goes_on(args: argparse.Namespace, me: bytes, then: str) -> None:
+    """Before a new game (`play`, `host`, `join`): if this player left their last game and
+    the others may still play it (§9.8), say so (`OwnLeave.goes_on`), then what the
+    command does (`then`: "joining anew"). A bot a host seats (named as one) says
+    nothing: its host's command speaks for it."""
+    if args.name and reads_as_a_bot(args.name):
+        return
+    left = own_leave(args.state_dir or default_state_dir(), None, getattr(args, "log_dir", None), me)
+    if left is not None and (goes_on := left.goes_on()) is not None:
+        complain(f"{goes_on}; {then}.")
 
 
 def _leave_reason(contents: LogContents, peer: bytes) -> str | None:

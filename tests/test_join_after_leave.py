@@ -1,5 +1,5 @@
-"""`join` (a new game) after this player left their last one, whose others may still
-play it: it says so, then joins anew (§9.8, §11.3)."""
+"""`join`, `host` and `play` (a new game) after this player left their last one, whose
+others may still play it: each says so, then starts anew (§9.8, §11.3)."""
 
 from __future__ import annotations
 
@@ -62,6 +62,43 @@ def test_s9_8_join_after_your_own_leave_the_others_still_play_says_so_then_joins
                      r"\d\d:\d\d \(\d+ s ago\) because your terminal was closed, before the table took your leave, "
                      r"and the others end it at that leave or within 1 min of it; you cannot take that seat back, "
                      r"since you left it; joining anew\. bandit-lan: nothing answers at 127\.0\.0\.1", said), said
+
+
+def _host_or_play(command: str, state: Path, capsys: pytest.CaptureFixture[str],
+                  monkeypatch: pytest.MonkeyPatch) -> str:
+    """`bandit-lan host` on a port another program holds, or `play` whose bot cannot sit
+    down (a new game that ends before its lobby): what it says."""
+    if command == "play":
+        import subprocess
+
+        import trio
+
+        async def no_bot(cmd: list[str], **_: object) -> subprocess.CompletedProcess[bytes]:
+            return subprocess.CompletedProcess(cmd, 1, b"", b"not run here")
+
+        monkeypatch.setattr(trio, "run_process", no_bot)
+        assert main(["play", "--headless", "--bots", "1", "--state-dir", str(state)]) == 1
+    else:
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            assert main(["host", "--headless", "--no-discovery", "--bind", "127.0.0.1", "--port",
+                         str(taken.getsockname()[1]), "--state-dir", str(state)]) == 1
+    return " ".join(capsys.readouterr().err.split())
+
+
+@pytest.mark.parametrize(("command", "then"), [("host", "hosting anew"), ("play", "starting a new game")])
+def test_s9_8_host_and_play_after_your_own_leave_the_others_still_play_say_so_as_join_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str,
+        then: str) -> None:
+    """`host` and `play` began a new game without a word of the last one, which the others
+    may still play without the player (`join` said so): they say it in `join`'s words."""
+    _left(tmp_path, delivered=False)
+    said = _host_or_play(command, tmp_path, capsys, monkeypatch)
+    assert re.search(r"bandit-lan: your last game, at table 'Friday', may still go on without you: you left it at "
+                     r"\d\d:\d\d \(\d+ s ago\) because your terminal was closed, before the table took your leave, "
+                     r"and the others end it at that leave or within 1 min of it; you cannot take that seat back, "
+                     rf"since you left it; {then}\. bandit-lan: ", said), said
 
 
 @pytest.mark.parametrize("how", ["delivered", "past the grace period"])
