@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -336,6 +337,24 @@ def yours(reason: str) -> str:
         if reason.startswith(theirs):
             return own + reason[len(theirs):]
     return reason
+
+
+YOUR_VERBS = {"was": "were", "is": "are", "has": "have"}
+"""The verbs a log's words put after a player's name, as they go after "you"."""
+
+
+def to_you(words: str, name: str) -> str:
+    """A log's `words`, which name every player, as the player `name` reads them: "you"
+    where they name that player ("Ann was away …" → "you were away …", "Ann's program" →
+    "your program", "Bo could not reach Ann" → "Bo could not reach you")."""
+
+    def you(named: re.Match[str]) -> str:
+        if named["own"]:
+            return "your"
+        return f"you {YOUR_VERBS[named['verb']]}" if named["verb"] else "you"
+
+    verbs = "|".join(YOUR_VERBS)
+    return re.sub(rf"(?<!\w){re.escape(name)}(?:(?P<own>'s)| (?P<verb>{verbs}))?(?!\w)", you, words)
 
 
 def after_rounds(rounds: int) -> str:

@@ -27,7 +27,9 @@ import trio
 
 from cli.argtypes import new_table_options
 from cli.commands import shell_word
-from cli.game import REJOIN_WAIT, host_trusted_on_first_use, log_folder, log_name, play_seat, trusted_on_first_use, yours
+from cli.game import (
+    REJOIN_WAIT, host_trusted_on_first_use, log_folder, log_name, play_seat, to_you, trusted_on_first_use, yours,
+)
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
 from cli.ttymode import ready_to_ask
@@ -131,13 +133,14 @@ def bots_gone(contents: JournalContents) -> str | None:
         except (LogError, OSError):
             continue
         try:
-            name = parse_canonical(log.header.roster).members[log.header.seat].name
+            members = parse_canonical(log.header.roster).members
+            name, player = members[log.header.seat].name, members[contents.seat].name
         except (ProtocolError, IndexError):
-            name = f"seat {seat + 1}"
+            name, player = f"seat {seat + 1}", None
         if log.ended in (YOU_LEFT, left_the_table(name)):  # (YOU_LEFT: its own screen's words, in older logs)
             return left_the_table(name) + (f" ({log.left})" if log.left else "")
-        if log.ended is not None:
-            return log.ended
+        if log.ended is not None:  # (said to the player: "you were away …", not their name)
+            return log.ended if player is None else to_you(log.ended, player)
     return None
 
 
@@ -353,8 +356,8 @@ def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: byt
         if ended_by_it:
             return OwnLeave(roster.table, closed, reason, path, undelivered=contents.left is not None,
                             grace=float(roster.rules.grace_s))
-        if cut is not None:
-            return OwnLeave(roster.table, closed, reason, path, False, cut=cut)
+        if cut is not None:  # (said to the player: "Bo could not reach you", not their name)
+            return OwnLeave(roster.table, closed, reason, path, False, cut=to_you(cut, member.name))
         unanswered = unanswered_named(member.name, contents.ended or "")
         others = listed([m.name for m in roster.members if m.seat != member.seat])
         return OwnLeave(roster.table, closed, reason, path, False, unanswered or others, unanswered is not None)

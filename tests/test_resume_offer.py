@@ -118,6 +118,28 @@ def test_s11_3_play_offers_no_game_its_bots_have_left(tmp_path: Path, capsys: py
     assert waiting is not None and waiting.over == "seat 2 left the table"
 
 
+def test_s11_3_play_resume_tells_the_player_how_their_bots_ended_the_game_as_said_to_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ann's `play` stopped longer than its grace period: her bots ended the game, their
+    logs closed with "Ann was away …". `play --resume` quoted that to Ann, her own name
+    and all; it says "you were away …"."""
+    from cli.main import main
+    from p2p.log import header_for
+    from p2p.roster import Member, Roster
+
+    stopped(tmp_path, 5, 10, HERE, HERE)
+    names = ("Ann", "Bo (bot)", "Cy (bot)")
+    ids = [seeded_identity(bytes([i]) * 32) for i in range(3)]
+    members = tuple(Member(i, name, ident.certificate, bytes([i]) * 32) for i, (name, ident) in enumerate(zip(names, ids)))
+    roster = Roster("A game on this machine", bytes(32), 3, members)
+    bot_log = FairnessLog.create(tmp_path / f"{(bytes([5]) * 6).hex()}-seat2.bandit-log",
+                                 header_for(roster.canonical(), (bytes(64),) * 3, 1), ids[1])
+    bot_log.close("Ann was away for more than 120 s; round 2 is void")
+    assert main(["play", "--resume", "--headless", "--state-dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == ("bandit-lan: cannot resume: that game ended for its bots while you were away "
+                                       "(you were away for more than 120 s; round 2 is void)\n")
+
+
 def test_s11_3_play_offers_only_a_game_of_this_machine_and_host_or_join_any(tmp_path: Path) -> None:
     stopped(tmp_path, 1, 50, HERE)
     lan = stopped(tmp_path, 2, 10, THERE, HERE)
@@ -557,6 +579,21 @@ def test_s9_6_resume_after_a_stop_past_the_grace_period_with_a_cut_link_says_who
                      r"the table's grace period \(10 s\); every other seat answered after it, but Bo could not reach "
                      r"Cy within the grace period, so you left the table and the others ended the game for that lost "
                      r"link; there is no game to go back to \(its log: \S+\)", said), said
+
+
+def test_s9_6_resume_after_a_stop_past_the_grace_period_says_you_where_the_cut_link_was_to_you(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The lost link the others ended the game for was Bo's to Ann: the log says "Bo could
+    not reach Ann", and `join --resume` quoted that to Ann; it says "Bo could not reach you"."""
+    from p2p.session import cut_after_stop
+
+    how = "was stopped for 31 s, longer than the table's grace period (10 s)"
+    assert _resume_after_a_stop_past_grace(
+        tmp_path, cut_after_stop("Ann", how, "Bo could not reach Ann and Cy within the grace period"),
+        f"their program {how}") == 1
+    said = " ".join(capsys.readouterr().err.split())
+    assert ("every other seat answered after it, but Bo could not reach you and Cy within the grace period, so you "
+            "left the table" in said), said
 
 
 def test_s11_3_a_screen_mark_kept_stays_when_its_block_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
