@@ -33,10 +33,8 @@ from typing import TypeVar
 
 import trio
 
-from cli.game import log_name
 from cli.lobby_common import complain
 from p2p.groups import lone_exception_unwrapped
-from p2p.lobby import LobbyResult
 from p2p.names import BOT_MARK, alike
 
 BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve", "Fay")
@@ -80,7 +78,6 @@ class BotSeats:
     names: Sequence[str]
     every_bot_needed: bool = False  # nobody else will come (`play`): one lost bot ends the table
     done: list[subprocess.CompletedProcess[bytes] | None] = field(default_factory=list)
-    log_dir: Path | None = None  # where they write their logs
     _all_done: trio.Event = field(default_factory=trio.Event)
     _seated: bool = False
     _lost: tuple[trio.MemorySendChannel[str], trio.MemoryReceiveChannel[str]] = field(
@@ -118,14 +115,6 @@ class BotSeats:
         """Once the bots are done: `own` (the log of the seat that seated them), then theirs."""
         await self.finish()
         return [own, *self.logs()]
-
-    def logs_of(self, result: LobbyResult) -> list[Path]:
-        """Where the bots seated at `result`'s table write their logs of its game, in seat
-        order (as any seat without --log names its log in the folder it is given)."""
-        if self.log_dir is None:
-            return []
-        return [self.log_dir / log_name(result.game_id, seat)
-                for seat, member in enumerate(result.roster.members) if member.name in self.names]
 
     def log(self, i: int) -> Path | None:
         """Bot `i`'s log, from the JSON line it printed at its game's end."""
@@ -177,7 +166,7 @@ def bot_command(i: int, name: str, table: BotTable) -> list[str]:
 async def bot_seats(names: Sequence[str], table: BotTable, *, every_bot_needed: bool = False) -> AsyncIterator[BotSeats]:
     """Start one bot process per name, joining `table`; leaving the block stops any
     that are still running (a bot told to stop leaves its table, §9.8)."""
-    seats = BotSeats(names, every_bot_needed, [None] * len(names), log_dir=table.log_dir)
+    seats = BotSeats(names, every_bot_needed, [None] * len(names))
     if not names:
         seats._all_done.set()
     stdin = b"" if table.code is None else table.code.encode() + b"\n"

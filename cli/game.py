@@ -27,6 +27,7 @@ from engine.narrate import cut_short, game_won
 from p2p.identity import Certificate, Identity, default_state_dir
 from p2p.journal import SeatJournal, forget_stale_journals, open_seat_journal
 from p2p.lobby import LobbyResult, Signing
+from p2p.names import reads_as_a_bot
 from p2p.peer import FULL_SPEED, HUMAN_PACE, GameSummary, Pace, Resumption, TablePeer
 from p2p.roster import Member
 from p2p.session import Line, round_cut_short
@@ -71,6 +72,15 @@ def log_name(game_id: bytes, seat: int) -> str:
     """The name of the log of `seat` (from 0) in the game `game_id`, without --log: its
     first twelve digits, then the seat from 1."""
     return f"{game_id[:6].hex()}-seat{seat + 1}.bandit-log"
+
+
+def bot_logs_beside(log: Path, game_id: bytes, names: Sequence[str]) -> list[Path]:
+    """Where the bots a `play` or `host --bots` seated keep their logs of the game
+    `game_id`, whose seats are `names`, in seat order: each seat named as a bot
+    (`reads_as_a_bot`, as `cli.bots.bot_names` names them) writes
+    `<game>-seat<N>.bandit-log` in the folder of the `log` of the seat that seated them
+    (`cli.bots.BotTable.log_dir`). The same as the game begins and once it is taken back."""
+    return [log.with_name(log_name(game_id, seat)) for seat, name in enumerate(names) if reads_as_a_bot(name)]
 
 
 def seat_log_path(result: LobbyResult | Signing, args: argparse.Namespace) -> Path:
@@ -208,7 +218,8 @@ def bot_without_a_terminal(args: argparse.Namespace) -> None:
 
 class SeatPeer(TablePeer):
     """This command's seat, with the other logs of its game kept beside its own on this
-    machine (the bots it seated): its game-end screen names them (`TableModel.logs_beside`)."""
+    machine (the bots it seated, `bot_logs_beside`): its game-end screen names them
+    (`TableModel.logs_beside`)."""
 
     logs_beside: tuple[str, ...] = ()
 

@@ -28,8 +28,8 @@ from cli.commands import shell_word
 from cli.stopping import run_until_stopped
 from cli.ttymode import in_the_foreground
 from cli.game import (
-    SeatBook, bot_without_a_terminal, full_speed, log_folder, log_unwritable, play_seat, report, seat_for_a_person,
-    seat_log_path,
+    SeatBook, bot_logs_beside, bot_without_a_terminal, full_speed, log_folder, log_unwritable, play_seat, report,
+    seat_for_a_person, seat_log_path,
 )
 from p2p.discovery import TableAd, advertise, advertised_addresses, watch
 from p2p.errors import ProtocolError
@@ -145,8 +145,10 @@ def run(args: argparse.Namespace) -> int:
                     )
                 bots.seated()
                 if result is not None:
-                    summary = await play_seat(mesh, result, identity, args, seat_log_path(result, args),
-                                              terminal=terminal, seated=book.seated, beside=bots.logs_of(result))
+                    log = seat_log_path(result, args)
+                    beside = bot_logs_beside(log, result.game_id, [m.name for m in result.roster.members])
+                    summary = await play_seat(mesh, result, identity, args, log, terminal=terminal, seated=book.seated,
+                                              beside=beside)
             if result is None:  # (said once the screen is closed)
                 say("You closed the table before the game began.")
                 return 0

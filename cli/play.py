@@ -15,7 +15,8 @@ from pathlib import Path
 from cli.argtypes import NewTableOption, add_grace_option, target, whole
 from cli.bots import BotTable, bot_names, bot_seats, seat_with_bots
 from cli.game import (
-    SeatBook, add_game_options, bot_without_a_terminal, full_speed, log_unwritable, play_seat, report, seat_log_path,
+    SeatBook, add_game_options, bot_logs_beside, bot_without_a_terminal, full_speed, log_unwritable, play_seat, report,
+    seat_log_path,
 )
 from cli.lobby_common import add_identity_options, complain, load_identity, player_name, remember_name, say
 from cli.resume import offer_resume_first, say_if_last_game_goes_on
@@ -86,8 +87,9 @@ def run(args: argparse.Namespace) -> int:
                                                                 seats=args.bots + 1, rules=rules, on_signing=book.sign))
                     if result is None:
                         return 1
-                    summary = await play_seat(mesh, result, identity, args, seat_log_path(result, args),
-                                              seated=book.seated, beside=bots.logs_of(result))
+                    log = seat_log_path(result, args)
+                    beside = bot_logs_beside(log, result.game_id, [m.name for m in result.roster.members])
+                    summary = await play_seat(mesh, result, identity, args, log, seated=book.seated, beside=beside)
                 logs = await bots.logs_after(summary.log_path)
             return report(summary, args, logs)
 

@@ -28,7 +28,8 @@ import trio
 from cli.argtypes import new_table_options
 from cli.commands import shell_word
 from cli.game import (
-    REJOIN_WAIT, host_trusted_on_first_use, log_folder, log_name, play_seat, to_you, trusted_on_first_use, yours,
+    REJOIN_WAIT, bot_logs_beside, host_trusted_on_first_use, log_folder, log_name, play_seat, to_you,
+    trusted_on_first_use, yours,
 )
 from cli.lobby_common import complain, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
@@ -123,9 +124,8 @@ def bots_gone(contents: JournalContents) -> str | None:
     a leave, §9.8, or once the grace period for a seat away is over, §11.3), so a seat
     that goes back to it would only wait out the grace period. None while every bot's
     log is open."""
-    prefix = contents.game[:6].hex()
     for seat in range(len(contents.addresses)):
-        path = contents.log.parent / f"{prefix}-seat{seat + 1}.bandit-log"
+        path = contents.log.with_name(log_name(contents.game, seat))
         if seat == contents.seat or not path.exists():
             continue
         try:
@@ -145,17 +145,10 @@ def bots_gone(contents: JournalContents) -> str | None:
 
 
 def bot_logs(summary: GameSummary) -> list[Path] | None:
-    """The logs of a `play` or `host` game taken back that lie beside this seat's, this
-    seat's first, so they can be checked together; None if there are no others."""
-    others = logs_beside(summary.log_path, summary.game_id, len(summary.names))
-    return [summary.log_path, *others] if others else None
-
-
-def logs_beside(log: Path, game_id: bytes, seats: int) -> list[Path]:
-    """The other seats' logs of a `play` or `host` game that lie beside this seat's `log`
-    (each bot writes `<game>-seat<N>.bandit-log` there), in seat order."""
-    logs = [log.with_name(log_name(game_id, seat)) for seat in range(seats)]
-    return [p for p in logs if p != log and p.exists()] if log in logs else []
+    """The logs of a `play` or `host --bots` game taken back, this seat's and its bots'
+    (`bot_logs_beside`), so they can be checked together; None if it seated no bots."""
+    bots = bot_logs_beside(summary.log_path, summary.game_id, summary.names)
+    return [summary.log_path, *bots] if bots else None
 
 
 Choice = Literal["back", "leave", "new"]
@@ -520,10 +513,10 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         result = LobbyResult(game_id_of(canonical), roster, canonical, signatures, jc.seat)
         try:
             seated_bots = getattr(args, "command", None) in ("play", "host")  # (their bots' logs lie beside theirs)
+            beside = bot_logs_beside(jc.log, result.game_id, [m.name for m in roster.members]) if seated_bots else []
             return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
                                    resume=Resumption(log, contents, journal, jc, unreachable, tuple(warned)),
-                                   note=note, beside=logs_beside(jc.log, result.game_id, len(roster.members))
-                                   if seated_bots else ())
+                                   note=note, beside=beside)
         except ResumeError as exc:  # its log and journal do not replay (changed, or of two games): nothing written
             journal.release()
             complain(f"cannot resume: {exc}")

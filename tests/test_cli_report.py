@@ -104,15 +104,13 @@ def test_s10_3_the_bots_logs_are_known_where_they_will_be_as_the_game_begins(tmp
     folder it was given; a person's seat (here Cy's) keeps its log on its own machine."""
     from types import SimpleNamespace
 
-    from cli.bots import BotSeats
-    from cli.game import log_path_for
+    from cli.game import bot_logs_beside, log_path_for
 
-    result = SimpleNamespace(game_id=bytes(range(32)), seat=0, roster=SimpleNamespace(
-        members=[SimpleNamespace(name=name) for name in ("Ana", "Bo (bot)", "Cy", "Ada (bot)")]))
-    bots = BotSeats(["Ada (bot)", "Bo (bot)"], log_dir=tmp_path)
-    assert bots.logs_of(result) == [tmp_path / f"000102030405-seat{n}.bandit-log" for n in (2, 4)]
-    seat = SimpleNamespace(game_id=result.game_id, seat=1)
-    assert bots.logs_of(result)[0] == log_path_for(seat, None, None, tmp_path)  # (as the bot in seat 2 names its log)
+    game = bytes(range(32))
+    logs = bot_logs_beside(tmp_path / "000102030405-seat1.bandit-log", game, ("Ana", "Bo (bot)", "Cy", "Ada (bot)"))
+    assert logs == [tmp_path / f"000102030405-seat{n}.bandit-log" for n in (2, 4)]
+    seat = SimpleNamespace(game_id=game, seat=1)
+    assert logs[0] == log_path_for(seat, None, None, tmp_path)  # (as the bot in seat 2 names its log)
 
 
 async def test_s9_8_waiting_for_bots_that_cannot_end_their_game_is_said_and_bounded(

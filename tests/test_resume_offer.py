@@ -317,12 +317,25 @@ def test_s10_3_a_play_game_taken_back_names_every_seat_s_log_to_check_together(t
     paths = [tmp_path / f"{game[:6].hex()}-seat{seat}.bandit-log" for seat in (1, 2, 3)]
     for path in paths:
         path.touch()
-    summary = GameSummary(game, ("you", "Ada", "Bo"), 2, {}, [], paths[1], True, "the game ended")
+    summary = GameSummary(game, ("Ada (bot)", "you", "Bo (bot)"), 2, {}, [], paths[1], True, "the game ended")
     assert bot_logs(summary) == [paths[1], paths[0], paths[2]]  # (this seat's first)
-    paths[2].unlink()  # (a host's table: the people who joined keep theirs)
-    assert bot_logs(summary) == [paths[1], paths[0]]
-    paths[0].unlink()
+    summary = GameSummary(game, ("Ada (bot)", "you", "Bo"), 2, {}, [], paths[1], True, "the game ended")
+    assert bot_logs(summary) == [paths[1], paths[0]]  # (a host's table: a person's log is theirs, here or not)
+    summary = GameSummary(game, ("Ann", "you", "Bo"), 2, {}, [], paths[1], True, "the game ended")
     assert bot_logs(summary) is None
+
+
+def test_s10_3_a_host_game_taken_back_names_its_bots_logs_beside_a_log_at_a_path_of_its_own(tmp_path: Path) -> None:
+    """`host --bots --log PATH`: the bots write their logs in PATH's folder, named by their
+    seats, and the game's start names them so (`bot_logs_beside`); taken back, it named
+    none, as the host's log was not named by its seat."""
+    from cli.resume import bot_logs
+    from p2p.peer import GameSummary
+
+    game = bytes([9]) * 32
+    own = tmp_path / "friday.bandit-log"
+    summary = GameSummary(game, ("you", "Ada (bot)", "Bo"), 2, {}, [], own, True, "the game ended")
+    assert bot_logs(summary) == [own, tmp_path / f"{game[:6].hex()}-seat2.bandit-log"]
 
 
 @pytest.mark.parametrize("command", [["play", "--bots", "2", "--target", "50"], ["host", "--seats", "3", "--grace", "60"]])
