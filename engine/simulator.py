@@ -9,10 +9,11 @@ each bot still only sees its own `SeatView`) and reshuffles retired cards (R7).
 
 Each round: `RoundStarted` (first player drawn from the PRNG, as the beacon would), a
 snap window on the first discard, `Ready` from every bot, then turns until the round is
-scored. After every change of the discard pile's top card every bot is offered a snap;
-competing claims are ordered by a seeded lottery (standing in for the Lamport order
-and its tie-break), so a later claim on the same top card is "not the fastest" when an
-earlier one succeeded. Windows repeat while the top keeps changing.
+scored. After every change of the discard pile's top card, of the turn, and after a
+Bandit call, every bot is offered a snap; competing claims are ordered by a seeded
+lottery (standing in for the Lamport order and its tie-break), so a later claim on the
+same top card is "not the fastest" when an earlier one succeeded. Windows repeat while
+the top keeps changing.
 
 Everything is a pure function of (seed, bots, skills, target): same arguments, same
 games. Game number g of a run uses the stream `Prng.derive(seed, g)`.
@@ -191,15 +192,16 @@ class Simulation:
                 )
             mover = game.turn_seat
             assert mover is not None
-            top, turn = game.discard_top(), game.turn
+            top, turn, caller = game.discard_top(), game.turn, game.caller
             self.feed(bots[mover].act(game.view(mover), rng))
-            if game.discard_top() != top or game.turn != turn:  # (as a live seat: once a top, once a turn)
-                self.snap_window()
+            if game.discard_top() != top or game.turn != turn or game.caller != caller:
+                self.snap_window()  # (as a live seat: once a top, once a turn, once more after a call)
 
     def snap_window(self) -> None:
         """Offer every bot a snap on the current top; resolve claims in lottery order.
-        A window opens when the top changes and when a turn begins on the same top: a
-        live seat's driver asks its bot once per (top, turn) (`SeatDriver.snap`)."""
+        A window opens when the top changes, when a turn begins on the same top and
+        when Bandit is announced (a bot about to call holds its snap until then, R5): a
+        live seat's driver asks its bot once per (top, turn, caller) (`SeatDriver.snap`)."""
         game = self.game
         rng = self.rng
         while game.phase in SNAP_PHASES:

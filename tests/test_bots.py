@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from engine_support import ScriptedTable
 
@@ -33,7 +35,10 @@ from engine import (
     play_game,
     simulate,
 )
+from engine.bots.normal import _Estimate
 from engine.simulator import Simulation
+from engine.view import SeatView
+from p2p.table import SeatDriver
 
 RNG = Prng(0)
 
@@ -182,6 +187,85 @@ def test_normal_bot_calls_bandit_when_clearly_lowest() -> None:
     t.do(SkipPower(1))
     assert t.game.turn_seat == 0 and t.game.card_count(0) == 2
     assert NormalBot().act(t.view(0), RNG) == CallBandit(0)
+
+
+def calling_with_a_match() -> ScriptedTable:
+    """Seat 0 starts its turn on a 2 it knows to hold (slot 3), its other card a known 0:
+    clearly lowest, it should announce Bandit, and snap its 2 as well."""
+    t = ScriptedTable(2, {0: [10, 4, 0, 2], 1: [8, 8, 16, 16]}, discard=10, draw=[4, 0, 2], first=1, ready=False)
+    t.do(Snap(0, t.top(), 0, 0))  # (lucky snaps of its two unknown cards)
+    t.do_all([Ready(0), Ready(1), Draw(1), Discard(1)])  # a 4 (peek)
+    t.do(Snap(0, t.top(), 0, 1))
+    t.do_all([SkipPower(1), Draw(0), Discard(0), Draw(1), Discard(1)])  # a 0, then a 2 on top
+    assert t.game.turn_seat == 0 and t.game.phase is Phase.START and t.top_value() == 2
+    return t
+
+
+def test_R5_the_normal_bot_announces_bandit_before_its_snap() -> None:
+    """R5: Bandit comes "at the very start of your turn, before anything else", and the
+    engine refuses it after a snap of the seat's own in that turn. The simulator and the
+    live driver ask for a snap before the turn decision, so the bot holds its snap until
+    it has called, and is asked again after the call."""
+    t = calling_with_a_match()
+    bot = NormalBot()
+    assert bot.snap(t.view(0), RNG) is None  # held: a snap now would forbid the call
+    assert bot.act(t.view(0), RNG) == CallBandit(0)
+    t.do(CallBandit(0))
+    assert bot.snap(t.view(0), RNG) == Snap(0, t.top(), 0, 3)
+
+    # the live driver asks on the same schedule: once more after the seat's own call
+    t = calling_with_a_match()
+    driver = SeatDriver(SimpleNamespace(engine=t.game, me=0, playing=True), bot, RNG)  # type: ignore[arg-type]
+    assert driver.snap() is None and driver.act() == CallBandit(0)
+    t.do(CallBandit(0))
+    driver.acts_in_flight = 0  # (landed)
+    assert driver.snap() == Snap(0, t.top(), 0, 3) and driver.act() is None  # the turn waits for the snap
+
+
+class CallWatch:
+    """A normal bot that counts the snaps it sends while it means to announce Bandit at
+    the start of its own turn (each forbids the call, R5), and those it sends at the start
+    of its turn after its own call."""
+
+    def __init__(self) -> None:
+        self.bot = NormalBot()
+        self.name = self.bot.name
+        self.snap_delay = self.bot.snap_delay
+        self.calls = self.lost = self.after_call = 0
+
+    @staticmethod
+    def starting(view: SeatView) -> bool:
+        return view.phase is Phase.START and view.turn_seat == view.seat
+
+    def act(self, view, rng):  # type: ignore[no-untyped-def]
+        intent = self.bot.act(view, rng)
+        self.calls += type(intent) is CallBandit
+        return intent
+
+    def snap(self, view, rng):  # type: ignore[no-untyped-def]
+        claim = self.bot.snap(view, rng)
+        if claim is not None and self.starting(view):
+            if view.caller is None and self.bot._should_call(view, _Estimate(view)):
+                self.lost += 1
+            self.after_call += view.caller == view.seat
+        return claim
+
+
+def test_R5_no_wanted_bandit_call_is_lost_to_a_snap_in_simulated_games() -> None:
+    """Over seeded games of 2 to 4 normal bots, no bot snaps at the start of its turn
+    while it means to call (20 such snaps here before the bot held them), and the
+    held snaps are made after the call."""
+    calls = lost = after_call = 0
+    for seed in range(20):
+        for players in (2, 3, 4):
+            bots = [CallWatch() for _ in range(players)]
+            play_game(bots, seed)  # type: ignore[arg-type]
+            calls += sum(b.calls for b in bots)
+            lost += sum(b.lost for b in bots)
+            after_call += sum(b.after_call for b in bots)
+    assert calls > 300
+    assert lost == 0
+    assert after_call > 0
 
 
 def test_normal_bot_does_not_call_with_unknown_cards_and_an_even_table() -> None:

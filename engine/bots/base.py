@@ -2,8 +2,10 @@
 
 A bot never sees more than its seat's view. `act` is asked when the seat has an intent
 to send (a turn decision, or `Ready` before the first turn); `snap` is asked whenever
-the discard pile's top card changed, and again when a turn begins on the same top (what
-a bot learned since may make a snap on it), and may return an immediate discard or None.
+the discard pile's top card changed, again when a turn begins on the same top (what
+a bot learned since may make a snap on it) and again after the seat's own Bandit call (a
+bot about to call holds its snap: R5 puts the call before anything else in the turn),
+and may return an immediate discard or None.
 
 `SnapDelay` is the human-like reaction time a live table waits before sending a bot's
 snap (the simulator ignores it: its snap races are decided by a seeded lottery).

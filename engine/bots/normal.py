@@ -9,7 +9,9 @@ place (`SeatView.unseen_faces`). With that estimate it
 - peeks at its unknown cards, spies on the opponent closest to calling Bandit, swaps a
   known high card for a low or unknown opponent card, and look-&-swaps when it gains;
 - snaps only cards it knows to be identical to the top (its own, or an opponent's while
-  giving away its worst card), when that lowers its total;
+  giving away its worst card), when that lowers its total; at the start of its own turn
+  it holds such a snap until it has announced Bandit, if it means to (R5: the call
+  comes before anything else, a snap of its own included);
 - calls Bandit when its estimated total is low and clearly below everyone else's;
   both bars relax with every round of turns, so rounds always end.
 """
@@ -135,6 +137,12 @@ class NormalBot:
         lowest_other = min(est.total(cards) for cards in est.others.values())
         return mine + self.call_lead - self.call_patience * rounds_played <= lowest_other
 
+    def _calls_first(self, view: SeatView, est: _Estimate) -> bool:
+        """Whether this seat is at the start of its turn and will announce Bandit: a snap
+        of its own now would forbid the call (R5), so any snap waits until after it."""
+        return (view.phase is Phase.START and view.turn_seat == view.seat and view.caller is None
+                and self._should_call(view, est))
+
     def _drawn(self, view: SeatView, est: _Estimate) -> Intent:
         seat = view.seat
         hand = view.hand
@@ -238,6 +246,8 @@ class NormalBot:
         top = view.top
         assert top is not None
         est = _Estimate(view)
+        if self._calls_first(view, est):
+            return None  # (offered again once the call is made)
         snapped = view.snapped
         count = len(est.mine)
         best: Snap | None = None

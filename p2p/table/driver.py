@@ -4,16 +4,18 @@ Theory of operation: a bot is a pure decision function over its seat's view
 (`engine.bots`). The driver asks it at the right moments and no more: for a turn or
 ready decision when the engine waits on this seat and none of its intents is still
 travelling through the order; for a snap once per card turned face up on the discard
-pile, and once more each turn it stays on top (the simulator asks on the same schedule). A live peer waits the bot's thinking or reaction time before sending; if the
-table moved on meanwhile (a snap covered the card it claims or takes, emptied the slot,
-ended the turn) the intent is withdrawn and the bot decides again, as a person would (a
-take names the top card it was decided on, as a snap does, so a take of a covered card
-is no longer legal, and one already sent is refused by the table, R5). A turn or ready
-decision still in its thinking time when what it was taken on changes (the discard
-pile's top, or the seat's own cards: `basis`) is withdrawn at once, and the bot decides
-again and thinks anew, as a person would: a card turned up while the bot thinks stays
-up for the whole thinking time before the bot covers it. The in-memory test network
-sends at once. Both use this same module.
+pile, once more each turn it stays on top, and once more after the seat's own Bandit
+call (a bot about to call holds its snap, as R5 puts the call before anything else in
+the turn; the simulator asks on the same schedule). A live peer waits the bot's thinking
+or reaction time before sending; if the table moved on meanwhile (a snap covered the
+card it claims or takes, emptied the slot, ended the turn) the intent is withdrawn and
+the bot decides again, as a person would (a take names the top card it was decided on,
+as a snap does, so a take of a covered card is no longer legal, and one already sent is
+refused by the table, R5). A turn or ready decision still in its thinking time when what
+it was taken on changes (the discard pile's top, or the seat's own cards: `basis`) is
+withdrawn at once, and the bot decides again and thinks anew, as a person would: a card
+turned up while the bot thinks stays up for the whole thinking time before the bot
+covers it. The in-memory test network sends at once. Both use this same module.
 
 A seat's intents are delivered in the order it sends them (its chain, §7.2), so the
 driver keeps its own moves from spoiling each other, as a player would: it asks for a
@@ -48,7 +50,7 @@ class SeatDriver:
     rng: Prng
     acts_in_flight: int = 0
     snaps_in_flight: int = 0
-    _considered: tuple[int | None, int, int] | None = None  # (top, its face, turn) already offered
+    _considered: tuple[int | None, int, int, int | None] | None = None  # (top, its face, turn, caller) offered
     _covering: list[Intent] = field(default_factory=list)  # sent, not landed, and they cover the top
 
     def observe(self, step: Step) -> None:
@@ -95,7 +97,7 @@ class SeatDriver:
         top, face = view.top, view.top_face
         if top is None or face is None or not view.can_snap:
             return None
-        key = (top, face, view.turn)
+        key = (top, face, view.turn, view.caller)
         if key == self._considered:
             return None
         self._considered = key
