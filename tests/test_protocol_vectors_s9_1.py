@@ -8,8 +8,22 @@ import hashlib
 import re
 from pathlib import Path
 
-from engine import Draw, Game, Ready, Revealed, RoundStarted
+from engine import (
+    CallBandit,
+    Draw,
+    Event,
+    Game,
+    Note,
+    Ready,
+    Revealed,
+    RoundEnded,
+    RoundStarted,
+    Snap,
+    SnapOutcome,
+    SnapResolved,
+)
 from engine.needs import Reveal
+from engine.skills import load_skills
 from p2p.table.messages import state_digest
 from p2p.wire import encode
 from vectors_support import protocol_vectors
@@ -80,3 +94,59 @@ def test_s9_1_the_digest_ignores_what_a_peer_was_told_privately() -> None:
         blind.apply(Revealed(need.card, need.to, None))
     assert blind.public_state() == told.public_state() and state_digest(blind) == state_digest(told)
     assert blind.state_hash() == told.state_hash() and blind.known_face(9) is None and told.known_face(9) == 40
+
+
+HELD = protocol_vectors()["table-state-digest-held"]
+HELD_DECK = """\
+[[card]]
+value = 0
+count = 4
+
+[[card]]
+value = 2
+count = 4
+
+[[card]]
+value = 4
+count = 2
+power = "peek"
+"""
+
+
+def _held_game() -> tuple[Game, list[Note]]:
+    """The vector `table-state-digest-held`: every need answered with face = card id."""
+    game = Game(2, load_skills(HELD_DECK), target=100)
+    notes: list[Note] = []
+
+    def apply(event: Event) -> None:
+        notes.extend(game.apply(event))
+        while game.needs:
+            need = game.next_need
+            assert isinstance(need, Reveal), need
+            notes.extend(game.apply(Revealed(need.card, need.to, need.card)))
+
+    for event in (RoundStarted(0), Ready(0), Ready(1), CallBandit(0), Draw(0)):
+        apply(event)
+    assert game.public_state()["draw"] == [] and game.public_state()["hand"] == 9
+    apply(Snap(1, 8, 1, 0))
+    return game, notes
+
+
+def test_R7_s9_1_a_round_that_ends_with_a_drawn_card_held_keeps_it_in_hand() -> None:
+    """R7 ends the round at once when a penalty card finds nothing to draw, here while
+    the caller holds the card it drew: §9.1 says that card stays in `hand`, unrevealed and
+    counting for nobody, until the next deal, so that every implementation digests the
+    same state."""
+    game, notes = _held_game()
+    wrong, ended = notes[-2:]
+    assert isinstance(wrong, SnapResolved) and wrong.outcome is SnapOutcome.WRONG
+    assert isinstance(ended, RoundEnded) and ended.exhausted
+    assert ended.scores == (-10, 8)  # (the held 4 counts for nobody)
+    state = game.public_state()
+    assert state["phase"] == "between" and state["hand"] == 9 and state["faces"][9] is None
+    assert encode(state).hex() == HELD["encoding"]
+    assert state_digest(game) == HELD["digest"]
+    row = next(line for line in _section().splitlines() if line.startswith("| `hand` |"))
+    assert "until the next round is dealt" in row and "counts for nobody" in row
+    game.apply(RoundStarted(1))
+    assert game.public_state()["hand"] is None
