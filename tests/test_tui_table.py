@@ -941,8 +941,9 @@ async def test_help_screen_explains_snap_and_bandit(mock_clock: trio.testing.Moc
 
 def test_R5_R8_the_help_s_bandit_note_cites_when_it_may_be_announced_and_what_follows() -> None:
     """The note said "Bandit (R8): announce it before drawing": when Bandit may be
-    announced is R5 (the very start of a turn, once a round), what follows it R8 (the
-    final turns), the caller's -10 or +10 R9. Shown whole on the smallest table screen."""
+    announced is R5 (the very start of a turn, before anything else: a snap of your own
+    in that turn forbids it too, once a round), what follows it R8 (the final turns), the
+    caller's -10 or +10 R9. Shown whole on the smallest table screen."""
     from cli.tui.canvas import Canvas
     from cli.tui.help_view import draw_help
     from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH
@@ -950,9 +951,9 @@ def test_R5_R8_the_help_s_bandit_note_cites_when_it_may_be_announced_and_what_fo
     canvas = Canvas(MIN_WIDTH, MIN_HEIGHT)
     draw_help(canvas)
     shown = " ".join(" ".join(canvas.row_text(y).split()) for y in range(MIN_HEIGHT - 1))
-    assert ("Bandit (R5): announce it at the very start of your turn, before drawing, if nobody has this round and "
-            "your cards' sum seems lowest. Then (R8) you play that turn and the next two players one final turn each "
-            "(with two players, the other). Strictly lowest: -10, otherwise +10 (R9).") in shown
+    assert ("Bandit (R5): announce it at the very start of your turn, before anything else (a draw or a snap of "
+            "yours), if nobody has this round and your sum seems lowest. Then (R8) you play that turn and the next "
+            "two players one final turn each (at a table of two, the other). Strictly lowest: -10, else +10 (R9).") in shown
 
 
 def test_R6_s11_3_the_help_says_what_enter_does_in_a_snap_and_that_moves_wait_after_a_long_stop() -> None:

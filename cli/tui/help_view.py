@@ -10,9 +10,9 @@ KEY_COLUMN = 12
 NOTES = (
     "Snap (R6): snap a face-down card identical to the discard top (green and red Bandit "
     "match). One try per turn; wrong or too late: a penalty card.",
-    "Bandit (R5): announce it at the very start of your turn, before drawing, if nobody has this round "
-    "and your cards' sum seems lowest. Then (R8) you play that turn and the next two players one final "
-    "turn each (with two players, the other). Strictly lowest: -10, otherwise +10 (R9).",
+    "Bandit (R5): announce it at the very start of your turn, before anything else (a draw or a snap of "
+    "yours), if nobody has this round and your sum seems lowest. Then (R8) you play that turn and the next "
+    "two players one final turn each (at a table of two, the other). Strictly lowest: -10, else +10 (R9).",
     "After a stop past the grace period, moves wait till the table answers (§11.3).",
 )
 
