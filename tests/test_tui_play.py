@@ -31,7 +31,7 @@ from engine import (
 )
 from cli.tui.canvas import Canvas
 from cli.tui.cards import card_width
-from cli.tui.keymap import slot_key
+from cli.tui.keymap import slot_keys
 from cli.tui.model import TableModel
 from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, Overlay, TableScene
 
@@ -50,21 +50,21 @@ def keys_for(intent: Intent, model: TableModel, rng: Prng) -> list[str]:
     if isinstance(intent, DecideSwap):
         return ["x" if intent.swap else "z"]
     if isinstance(intent, Exchange):
-        return [slot_key(intent.slot)]
+        return list(slot_keys(intent.slot))
     if isinstance(intent, TakeDiscard):
-        return ["c", slot_key(intent.slot)]
+        return ["c", *slot_keys(intent.slot)]
     if isinstance(intent, Peek):
-        return [slot_key(intent.slot)]
+        return list(slot_keys(intent.slot))
     if isinstance(intent, Spy):
-        return [seat(intent.owner), slot_key(intent.slot)]
+        return [seat(intent.owner), *slot_keys(intent.slot)]
     if isinstance(intent, (Swap, LookSwap)):
-        mine, theirs = [slot_key(intent.own_slot)], [seat(intent.owner), slot_key(intent.slot)]
+        mine, theirs = list(slot_keys(intent.own_slot)), [seat(intent.owner), *slot_keys(intent.slot)]
         return mine + theirs if rng.chance(0.5) else theirs + mine  # either order works
     assert isinstance(intent, Snap)
     if intent.owner == intent.seat:
-        return ["space", slot_key(intent.slot)]
+        return ["space", *slot_keys(intent.slot)]
     assert intent.give is not None
-    return ["space", seat(intent.owner), slot_key(intent.slot), slot_key(intent.give)]
+    return ["space", seat(intent.owner), *slot_keys(intent.slot), *slot_keys(intent.give)]
 
 
 def tableau_cards_on_screen(canvas: Canvas, model: TableModel) -> int:

@@ -476,6 +476,60 @@ async def test_R6_a_turn_key_typed_in_a_half_typed_snap_neither_plays_nor_drops_
         assert await t.press("esc", "z") == [Discard(0)]
 
 
+LEFT_HAND = frozenset("`12345qwertasdfgzxcvb")
+"""The keys a left hand types on a QWERTY keyboard (R10: "snapping a one-hand action")."""
+
+
+def test_R10_every_slot_a_tableau_can_hold_has_keys_of_the_left_hand() -> None:
+    """A tableau grows by one slot for every penalty card of the round (R6), with no bound
+    in the rules; the table's messages name slots 0–255 (protocol.md §9). The rows of
+    slot keys ran on to the right hand (y/h for slots 10 and 11, …) and ended at slot 19:
+    past the fifth column, v before a slot key names the card five columns further right."""
+    from cli.tui.keymap import FURTHER_KEY, Command, Press, press_for, slot_key, slot_keys
+    from p2p.table.messages import SLOT
+
+    named = {}
+    for slot in range(SLOT.max + 1):
+        keys = slot_keys(slot)
+        assert keys and set(keys) <= LEFT_HAND, (slot, keys)
+        assert press_for(slot_key(slot)) == Press(Command.SLOT, slot)
+        named[slot_key(slot)] = slot
+    assert len(named) == SLOT.max + 1
+    assert [slot_key(s) for s in (8, 9, 10, 11, 19, 20)] == ["t", "g", "vq", "va", "vg", "vvq"]
+    assert press_for(FURTHER_KEY) == Press(Command.FURTHER, 1)
+    from cli.tui.canvas import Canvas
+    from cli.tui.help_view import draw_help
+    from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH
+
+    canvas = Canvas(MIN_WIDTH, MIN_HEIGHT)  # (the help says so, on the smallest table screen)
+    draw_help(canvas)
+    rows = [" ".join(canvas.row_text(y).split()) for y in range(MIN_HEIGHT)]
+    assert "e/d r/f t/g penalty slots, a column per two cards · v + slot: five columns on" in rows
+
+
+async def test_R10_a_snap_on_a_slot_past_the_fifth_column_is_typed_with_the_left_hand(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Seven wrong snaps give me penalty cards in slots 4 to 10 (R6); slot 10 is in the
+    sixth column, written "vq" by its card, and Space v q snaps it."""
+    draws = [4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 6, 0, 0, 0]  # a penalty card, then a drawn card, in turn
+    async with table({0: [18, 18, 18, 18], 1: [16, 16, 16, 16]}, discard=0, draw=draws, players=2) as t:
+        for turn in range(7):  # one wrong snap of my 18 in each turn
+            assert await t.press("space", "q") == [Snap(0, t.scene.top_card, 0, 0)]
+            if turn % 2 == 0:
+                assert await t.press("x", "z") == [Draw(0), Discard(0)]
+            else:
+                await t.other(Draw(1), Discard(1))
+        assert len(t.scene.model.slots(0)) == 11
+        box = my_box(t.text())
+        assert box[0].split() == ["q[18]", "w[░░]", "e[░░]", "r[░░]", "t[░░]", "vq[░░]"]  # (no slot 11 yet)
+        assert box[1].split() == ["a[••]", "s[••]", "d[░░]", "f[░░]", "g[░░]"]
+        top = t.scene.top_card
+        assert await t.press("space", "v") == []
+        assert t.message == "v: the next slot key names a card 5 columns further right."
+        assert await t.press("q") == [Snap(0, top, 0, 10)]
+        assert t.log.endswith("You snapped a 0 from your slot 10 — it matched.")  # (this test table numbers slots)
+
+
 # --- R5 and R8: turns from the keyboard -----------------------------------------------
 
 

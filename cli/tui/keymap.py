@@ -1,13 +1,16 @@
 """The keymap: every action from the keyboard, made for one (left) hand.
 
-Slots are chosen with the same keys on every tableau, and the keys are laid out like
-the cards: the 2×2 square is ``q w / a s`` (R4: slots 0 1 / 2 3) and each penalty
-column to its right takes the next two keys of the rows (``e/d`` for slots 4/5,
-``r/f`` for 6/7, …). Opponents are chosen with ``1``–``5``, counting clockwise from
+Slots are chosen with the same keys on every tableau, and the keys are laid out like the
+cards: the 2×2 square is ``q w / a s`` (R4: slots 0 1 / 2 3) and each penalty column to
+its right takes the next two keys of the rows (``e/d`` for slots 4/5, ``r/f`` for 6/7,
+``t/g`` for 8/9). The rows end there, under the left hand: ``v`` before a slot key names
+the card five columns further right (``v q`` is slot 10, ``v v q`` slot 20, …), so every
+slot a tableau can hold has keys of the left hand (R10), and the table screen writes
+them by the card ("vq"). Opponents are chosen with ``1``–``5``, counting clockwise from
 your left (the number is shown by each name). Space is the snap key: the thumb rests on
-it while the fingers rest on the slot keys, so snapping your own card is two
-keystrokes — Space, then the slot — and an opponent's card is Space, their number,
-their slot, then your slot to give (R6).
+it while the fingers rest on the slot keys, so snapping your own card is two keystrokes
+— Space, then the slot — and an opponent's card is Space, their number, their slot, then
+your slot to give (R6).
 
 The turn keys sit under the fingers too: ``x`` draws (and, in a look & swap, exchanges),
 ``z`` is "put it down / no" (discard the drawn card, skip a power, keep the looked-at
@@ -20,8 +23,12 @@ import enum
 from dataclasses import dataclass
 from typing import Final
 
-SLOT_ROWS: Final = ("qwertyuiop", "asdfghjkl;")
-"""Top and bottom row of slot keys; column k of the rows is column k of a tableau."""
+SLOT_ROWS: Final = ("qwert", "asdfg")
+"""Top and bottom row of slot keys; column k of the rows is column k of a tableau, and
+column k + 5n after `n` presses of `FURTHER_KEY`."""
+
+FURTHER_KEY: Final = "v"
+"""Before a slot key: the card five columns further right (one more each press)."""
 
 SEAT_KEYS: Final = "12345"
 """Opponents clockwise from your left."""
@@ -29,6 +36,7 @@ SEAT_KEYS: Final = "12345"
 
 class Command(enum.Enum):
     SLOT = "slot"
+    FURTHER = "further"  # v: the next slot key names a card five columns further right
     SEAT = "seat"
     SNAP = "snap"
     DRAW = "draw"  # x: draw; exchange in a look & swap
@@ -45,7 +53,8 @@ class Command(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Press:
-    """A key as a command; `number` is the slot or the opponent's position (1..5)."""
+    """A key as a command; `number` is the slot, the opponent's position (1..5) or the
+    presses of `FURTHER_KEY` so far."""
 
     command: Command
     number: int = 0
@@ -78,23 +87,30 @@ def slot_at(column: int, row: int) -> int:
     return column + 2 * row if column < 2 else 4 + 2 * (column - 2) + row
 
 
-def slot_key(slot: int) -> str:
-    """The key that names `slot` ('' when the slot is beyond the keyboard)."""
+def slot_keys(slot: int) -> tuple[str, ...]:
+    """The keys that name `slot`, in order: `FURTHER_KEY` once for every five columns
+    the slot lies beyond the first five, then the slot key of its column and row."""
     column, row = slot_position(slot)
-    keys = SLOT_ROWS[row]
-    return keys[column] if column < len(keys) else ""
+    further, column = divmod(column, len(SLOT_ROWS[row]))
+    return (FURTHER_KEY,) * further + (SLOT_ROWS[row][column],)
+
+
+def slot_key(slot: int) -> str:
+    """The keys that name `slot` as the screen writes them: "q", "vq", "vvq"."""
+    return "".join(slot_keys(slot))
 
 
 def slot_label(slot: int) -> str:
-    """How the screen names `slot` in words: its key, or its number beyond the keyboard."""
-    return slot_key(slot) or str(slot)
+    """How the screen names `slot` in words: its keys."""
+    return slot_key(slot)
 
 
 SLOT_KEYS: Final = {slot_key(s): s for s in range(2 * len(SLOT_ROWS[0]))}
 
 
 def press_for(key: str) -> Press | None:
-    """The command a key stands for (case-insensitive letters), or None."""
+    """The command a key stands for (case-insensitive letters), or None. A slot key
+    typed after `FURTHER_KEY` comes joined to it ("vq", `slot_key`): the slot it names."""
     low = key.lower() if len(key) == 1 else key
     if key in _FIXED or low in _FIXED:  # (Caps Lock: "X" draws as "x" does)
         return Press(_FIXED[key] if key in _FIXED else _FIXED[low])
@@ -102,7 +118,17 @@ def press_for(key: str) -> Press | None:
         return Press(Command.SLOT, SLOT_KEYS[low])
     if low in SEAT_KEYS:
         return Press(Command.SEAT, int(low))
-    return None
+    low = key.lower()
+    rest = low.lstrip(FURTHER_KEY)
+    further = len(low) - len(rest)
+    if not further:
+        return None
+    if not rest:
+        return Press(Command.FURTHER, further)
+    if rest not in SLOT_KEYS:
+        return None
+    column, row = slot_position(SLOT_KEYS[rest])
+    return Press(Command.SLOT, slot_at(column + further * len(SLOT_ROWS[row]), row))
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +139,7 @@ class KeyHelp:
 
 KEYMAP: Final = (
     KeyHelp("q w / a s", "slots of any tableau, laid out like its 2×2 square"),
-    KeyHelp("e/d r/f …", "penalty slots: one more column of two for each two cards"),
+    KeyHelp("e/d r/f t/g", "penalty slots, a column per two cards · v + slot: five columns on"),
     KeyHelp("1 – 5", "an opponent, clockwise from your left (the number by the name)"),
     KeyHelp("Space", "snap: Space + your slot · Space + opponent + slot + your slot"),
     KeyHelp("x", "draw (options A and B) · look & swap: exchange the two cards"),

@@ -21,12 +21,13 @@ was last drawn: `resize`), nothing is seen: keys other than Ctrl-C do nothing (b
 on the game's end, shown small, which it closes), and the times of what is shown for a
 while stand still.
 
-Keys are read through `keymap.press_for`. An action of several keys is a `Pending`
-value that the next keys complete; a finished action is checked against
-`legal_intents` (turn actions) or the snap rules before it is sent, so a mistake gets
-an explanation on the prompt line instead of a refusal from the table. A snap claims
-the discard top that was on screen when Space was pressed (`Snap.top`), a take the one
-on screen when c was pressed (`TakeDiscard.top`); if the top changes before the action is
+Keys are read through `keymap.press_for`, presses of `v` joined to the slot key that
+follows them ("vq": a card five columns further right). An action of several keys is a
+`Pending` value that the next keys complete; a finished action is checked against
+`legal_intents` (turn actions) or the snap rules before it is sent, so a mistake gets an
+explanation on the prompt line instead of a refusal from the table. A snap claims the
+discard top that was on screen when Space was pressed (`Snap.top`), a take the one on
+screen when c was pressed (`TakeDiscard.top`); if the top changes before the action is
 complete it is cancelled, as a player at a real table stops reaching when the pile is
 covered.
 """
@@ -60,7 +61,7 @@ from engine import (
 from engine.narrate import listed
 from engine.phases import PHASE_WORDS, SNAP_PHASES, TURN_PHASES
 from cli.tui.canvas import Canvas
-from cli.tui.keymap import Command, Press, opponent_keys, press_for, slot_label
+from cli.tui.keymap import FURTHER_KEY, SLOT_ROWS, Command, Press, opponent_keys, press_for, slot_label
 from cli.tui.log_view import log_scroll_limit
 from cli.tui.model import TableModel
 from p2p.table.messages import WIRE_NAME
@@ -232,6 +233,7 @@ class TableUi:
         self._round = _RoundState()
         self._model: TableModel | None = None
         self._held: list[str] = []  # turn keys typed while a card was being turned over, or a move was on its way
+        self._further = ""  # presses of FURTHER_KEY waiting for the slot key they lead to
         self._moved = False  # a turn move went out since the model was last updated: the next key waits for it
         self._look_snap: Message | None = None  # said as Space ended the look: which turn the snap counts in
         # why a half-typed action was cancelled (or a snap refused), and how said; its keys land until then
@@ -251,6 +253,7 @@ class TableUi:
             self._round = _RoundState(number=view.round)
             self.pending = None
             self._held = []
+            self._further = ""
         rs = self._round
         live = view.phase in SNAP_PHASES
         if self._stopped_s is not None and model.stopped_s > self._stopped_s:  # (R4.3: 10 s of being shown)
@@ -493,7 +496,21 @@ class TableUi:
             elif key == "?":
                 self.help_open = True
             return []
-        return self._press_table(key, model, shown)
+        joined = self._joined(key)
+        return [] if joined is None else self._press_table(joined, model, shown)
+
+    def _joined(self, key: str) -> str | None:
+        """`key` joined to the presses of `FURTHER_KEY` before it when together they name
+        a slot further right ("vq", `keymap.press_for`), else `key` alone (they lead to
+        nothing else); None for one more such press, kept for the next key."""
+        joined = self._further + key
+        press = press_for(joined)
+        if press is not None and press.command is Command.FURTHER:
+            self._further = joined
+            self._say(further_words(press.number))
+            return None
+        self._further = ""
+        return joined if press is not None else key
 
     def _press_table(self, key: str, model: TableModel, shown: TableScene | None) -> list[Intent]:
         """A key on the table: a key that starts or advances an action shows its prompt
@@ -881,6 +898,13 @@ def on_its_way(kind: str, model: TableModel) -> str:
         who = listed([model.name(seat) for seat in model.held_by])
         return f"Your {move} is sent and waits for {who} to answer ({model.sending_for:.0f} s); it counts once they do."
     return f"Your {move} is on its way."
+
+
+def further_words(presses: int) -> str:
+    """What `presses` presses of `FURTHER_KEY` did: the next slot key names a card that
+    many groups of five columns further right (R10: every slot has left-hand keys)."""
+    keys = " ".join([FURTHER_KEY] * presses)
+    return f"{keys}: the next slot key names a card {presses * len(SLOT_ROWS[0])} columns further right."
 
 
 def typed_ahead_dropped(keys: list[str]) -> str:

@@ -200,9 +200,15 @@ def _columns(scene: TableScene, seat: int) -> int:
     return max([2] + [slot_position(s)[0] + 1 for s in range(len(slots))])
 
 
-def _cell_width(scene: TableScene, compact: bool) -> int:
-    """A card column: slot key, card, gap (no key column when compact)."""
-    return card_width(scene.model.skills) + (1 if compact else 2)
+def _key_width(scene: TableScene, seat: int) -> int:
+    """Room for the keys of `seat`'s slots beside its cards: "q", or "vq" once a
+    column lies beyond the keyboard's five (every column of the tableau gets as much)."""
+    return max([1] + [len(slot_key(s)) for s in range(len(scene.model.slots(seat)))])
+
+
+def _cell_width(scene: TableScene, seat: int, compact: bool) -> int:
+    """A card column: slot keys, card, gap (no key column when compact)."""
+    return card_width(scene.model.skills) + 1 + (0 if compact else _key_width(scene, seat))
 
 
 def _header(scene: TableScene, seat: int) -> list[tuple[str, str]]:
@@ -238,7 +244,7 @@ def _targeted(pending: Pending | None, seat: int, me: bool) -> bool:
 
 
 def _box_width(scene: TableScene, seat: int, compact: bool) -> int:
-    cards = _columns(scene, seat) * _cell_width(scene, compact) - 1
+    cards = _columns(scene, seat) * _cell_width(scene, seat, compact) - 1
     header = sum(text_width(t) for t, _ in _header(scene, seat))
     return max(cards, header)
 
@@ -251,7 +257,8 @@ def _tableau(canvas: Canvas, scene: TableScene, seat: int, x: int, y: int, compa
         hx = canvas.write(hx, y, text, style)
     keys_on = me or _targeted(scene.pending, seat, me) or (scene.pending is not None and scene.pending.seat == seat)
     target = _targeted(scene.pending, seat, me)
-    step = _cell_width(scene, compact)
+    step = _cell_width(scene, seat, compact)
+    key_width = _key_width(scene, seat)
     skills = model.skills
     slots = model.slots(seat)
     for slot in range(max(4, len(slots))):
@@ -261,10 +268,11 @@ def _tableau(canvas: Canvas, scene: TableScene, seat: int, x: int, y: int, compa
         if slot >= len(slots) and slot >= 4:
             continue
         if not compact:
-            key = slot_key(slot)
-            if keys_on and key:
-                canvas.write(cx, y + 1 + row, key, "class:slotkey.target" if target else "class:slotkey")
-            cx += 1
+            if keys_on:
+                key = slot_key(slot)
+                canvas.write(cx + key_width - len(key), y + 1 + row, key,
+                             "class:slotkey.target" if target else "class:slotkey")
+            cx += key_width
         cell = tableau_cell(skills, card, shown=card is not None and card.card in scene.shown,
                             memory_aid=scene.memory_aid)
         if card is not None and _chosen(scene.pending, seat, slot, me):
