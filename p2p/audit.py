@@ -16,9 +16,12 @@ as signed. The audit checks, in order, and stops at the first thing that does no
 3. the game: an observer `TableMachine` (no seat, no secrets) replays every record,
    which re-verifies every key proof, beacon, shuffle step, share and proof (§8), every
    engine transition (R1–R10), every round's openings with every card re-derived, and
-   every score; a peer's violation stops the replay exactly where it stopped the game,
-   and records past a message the table held behind shares the log lacks (with no stall
-   claim about them) say the log was altered: no honest peer hands those over (§10.1);
+   every score; the records of each stamp are held against the tie-break before the first
+   of them is replayed, so that a record moved ahead of another of its stamp says the log
+   was altered before it can seem to break a rule; a peer's violation stops the replay
+   exactly where it stopped the game, and records past a message the table held behind
+   shares the log lacks (with no stall claim about them) say the log was altered: no
+   honest peer hands those over (§10.1);
 4. the end: the game finished (every seat said ``done``) and the log was closed; its
    ``absent`` names neither its writer nor anybody at all once the game ended. A log
    that stopped because the order refused a peer's message keeps that peer's signed
@@ -259,8 +262,7 @@ def audit(path: Path) -> AuditResult:
             break
         except OrderError as exc:
             # a record out of place says the log was altered: nobody at the table is blamed
-            broken = Failure(index, None, exc.section, f"{_whose(exc.peer, roster)} message: {exc.reason}{ALTERED}",
-                             altered=True)
+            broken = _out_of_place(index, exc, roster)
             break
         opened.append(message)
     if broken is None and contents.damaged is not None:
@@ -290,19 +292,29 @@ def audit(path: Path) -> AuditResult:
     # Records handed over while the machine held one behind a reveal's missing shares, not
     # closed by a stall claim about shares: no honest peer hands its table those (§10.1).
     unhanded: int | None = None
+    # Where the tie-break breaks among the records of the stamp being replayed (§7.4): known
+    # before any of them is judged, it comes first, as a record out of place there may seem
+    # to break a rule (a share for another card) that it broke only in the altered order.
+    ahead: tuple[int, OrderError] | None = None
+
+    def stop(found: Failure) -> AuditResult:
+        if ahead is not None:
+            result.records = ahead[0] + 1
+            found = _out_of_place(*ahead, roster)
+        result.first_failure = _first(broken, found)
+        return result
+
     for index, message in enumerate(opened):
         result.records = index + 1
+        if ahead is None and (tie := replay.ties_ahead(opened[index:index + len(seats)])) is not None:
+            ahead = index + tie[0], tie[1]  # (a stamp's records are at most one per seat, by the first pass)
         try:
             delivered = replay.next(message)
         except OrderError as exc:
-            result.first_failure = _first(broken, Failure(index, None, exc.section,
-                                                          f"{_whose(exc.peer, roster)} message: {exc.reason}{ALTERED}",
-                                                          altered=True))
-            return result
+            return stop(_out_of_place(index, exc, roster))
         unjudged = _order_verdict(result, index, delivered)
         if unjudged is not None:
-            result.first_failure = _first(broken, unjudged)
-            return result
+            return stop(unjudged)
         if machine.holding and unhanded is None:
             unhanded = index
         step = machine.deliver(delivered, 0.0)
@@ -321,8 +333,7 @@ def audit(path: Path) -> AuditResult:
             continue
         if step.violation is not None:
             v = step.violation
-            result.first_failure = _first(broken, Failure(index, v.seat, v.section, v.reason, v.suspects, v.words))
-            return result
+            return stop(Failure(index, v.seat, v.section, v.reason, v.suspects, v.words))
     if broken is not None:
         result.records = broken.record + 1 if broken.record is not None else result.records
         result.first_failure = broken
@@ -571,6 +582,12 @@ def _first(broken: Failure | None, found: Failure) -> Failure:
                    f"the log was altered: a record is missing or out of place here, where the agreed order stops "
                    f"holding ({found.section}); record {broken.record + 1} shows it ({broken.what.removesuffix(ALTERED)})",
                    altered=True)
+
+
+def _out_of_place(index: int, exc: OrderError, roster: Roster) -> Failure:
+    """Record `index` out of place in its sender's chain or in the agreed order (§7.2,
+    §7.4): an honest peer logs only what its order accepted, so the log was altered."""
+    return Failure(index, None, exc.section, f"{_whose(exc.peer, roster)} message: {exc.reason}{ALTERED}", altered=True)
 
 
 def _header_damaged(where: str, what: str, reason: str, *, inside: bool = True) -> str:

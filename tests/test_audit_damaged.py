@@ -109,6 +109,33 @@ def test_s10_3_a_log_its_own_audit_finds_altered_is_set_aside_and_the_game_told_
         f"{named} is damaged, and a damaged log cannot be verified.")
 
 
+@pytest.mark.parametrize("first", [True, False])
+def test_s10_3_a_log_with_two_records_of_one_stamp_swapped_by_its_writer_is_set_aside(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, first: bool) -> None:
+    """Bo swaps two records of one stamp in its own log and signs its end again, at every
+    such pair: its own audit finds the agreed order broken (§7.4), blaming nobody, even
+    where the record it put first seems to break a rule before the tie-break breaks; so
+    beside the others' logs, given before or after them, it is set aside as damaged and
+    the game is told from an honest log (it was told as Bo's, blaming a player)."""
+    _, logs = table
+    others = [audit(logs[0]), audit(logs[2])]
+    heads = [decode_map(body) for body, _ in others[0].contents.messages]  # type: ignore[union-attr]
+    ties = [i for i in range(len(heads) - 1)
+            if heads[i]["lamport"] == heads[i + 1]["lamport"] and heads[i]["from"] != heads[i + 1]["from"]]
+    assert len(ties) > 5
+    for i in ties:
+        bad = audit(rewrite(logs[1], tmp_path, lambda m: m[:i] + [m[i + 1], m[i]] + m[i + 2:]))
+        failure = bad.first_failure
+        assert failure is not None and failure.seat is None and failure.section == "§7.4" and bad.altered, failure
+        results = [bad, *others] if first else [*others, bad]
+        agreement = compare(results)
+        assert agreement.damaged == (bad,) and agreement.agree, (i, agreement.parting)
+        assert told_from(results, agreement.damaged) is others[0]
+        assert agreement.parting is not None and agreement.parting.what.startswith(
+            f"Bo's log (tampered.bandit-log) is damaged (see its verdict): its own audit finds the file altered at "
+            f"record {i + 2} (§7.4: nobody is blamed), and it parts from the other logs at record {i + 1}: ")
+
+
 def test_s10_3_a_dropped_record_is_told_where_the_log_parts_from_the_others(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     _, logs = table

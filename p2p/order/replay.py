@@ -68,8 +68,7 @@ class OrderReplay(Positions):
         key = self.salts.key(header.stamp, envelope.sender) if self.ties else (header.stamp, b"")
         if self._last is not None and (key <= self._last if self.ties else key < self._last):
             if key[0] == self._last[0]:
-                raise OutOfOrder(envelope.sender, f"stamp {header.stamp} comes after a message of the same stamp "
-                                                  "that the agreed tie-break (§7.4) puts after it: not the agreed order")
+                raise _tie_broken(envelope.sender, header.stamp)
             raise OutOfOrder(envelope.sender, f"stamp {header.stamp} comes after stamp {self._last[0]} in the record: not the agreed order")
         verdict = heads_violation(self._peers, seat, envelope, header.stamp) if self.ties else None
         if self.ties and verdict is None:  # §7.3, as the live peer vouched for it
@@ -81,6 +80,28 @@ class OrderReplay(Positions):
             peer.vouched = header.seq
         self._last = key
         return self._deliver(seat, envelope, header.stamp, verdict)
+
+    def ties_ahead(self, upcoming: Sequence[Envelope]) -> tuple[int, OutOfOrder] | None:
+        """Where the agreed tie-break (§7.4) breaks among the next records of one stamp
+        (`upcoming`, from the next record on, each through the first pass already): the
+        offset in `upcoming` at which `next` will raise, and what it will raise.
+
+        The salt for that stamp is set before any of them is delivered, so the whole
+        stamp's order is known before the first of them is judged: a record a swap moved
+        ahead of its stamp's others must not be judged (by the heads or the table) before
+        the order says the log was altered (§10.2)."""
+        if not self.ties or not upcoming:
+            return None
+        stamp = upcoming[0].inner["lamport"]
+        last = self._last if self._last is not None and self._last[0] == stamp else None
+        for offset, envelope in enumerate(upcoming):
+            if envelope.inner["lamport"] != stamp:
+                break
+            key = self.salts.key(stamp, envelope.sender)
+            if last is not None and key <= last:
+                return offset, _tie_broken(envelope.sender, stamp)
+            last = key
+        return None
 
     def side(self, envelope: Envelope) -> int:
         """Check the next recorded side message of its sender (§7.8); return its seat."""
@@ -101,3 +122,9 @@ class OrderReplay(Positions):
 
     def set_salt(self, salt: bytes) -> None:
         self.salts.set_after(self._delivering, salt)
+
+
+def _tie_broken(sender: bytes, stamp: int) -> OutOfOrder:
+    """A message after one of its own stamp that the salted tie-break puts after it (§7.4)."""
+    return OutOfOrder(sender, f"stamp {stamp} comes after a message of the same stamp that the agreed tie-break "
+                              "(§7.4) puts after it: not the agreed order")
