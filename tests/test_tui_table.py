@@ -236,6 +236,20 @@ async def test_R6_a_snap_begun_as_the_look_ended_names_the_turn_it_counts_in_onc
         assert await t.press("q") == [Snap(0, t.scene.top_card, 0, 0)]
 
 
+async def test_R4_R6_the_hint_of_the_one_snap_before_the_first_turn_goes_once_that_snap_is_made(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Space ended the look and began a snap, and the prompt said it was the player's one
+    snap before the first turn; it still said so after that snap was made (a wrong one,
+    its penalty card in the log)."""
+    async with table({0: [4, 6, 8, 2]}, discard=10, draw=[0], ready=False) as t:
+        top = t.scene.top_card
+        assert await t.press("space") == [Ready(0)]
+        assert "Look ended (R4). This is your one snap" in t.text()
+        assert await t.press("s") == [Snap(0, top, 0, 3)]  # a 2 on the 10: wrong (R6)
+        assert "penalty card" in t.log
+        assert "one snap" not in t.text() and "Look ended" not in t.message, t.text()
+
+
 async def test_R4_a_turn_key_during_the_look_says_it_ended_the_look_and_who_still_looks(
         mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:

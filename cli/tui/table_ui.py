@@ -662,6 +662,8 @@ class TableUi:
 
     def _snap_complete(self, model: TableModel, pending: Pending) -> list[Intent]:
         self.pending = None
+        if self.message is not None and self.message is self._look_snap:  # (the snap it offered is made: R6)
+            self.message = self._look_snap = None
         if self._covered(pending, model) or not model.can_snap:
             self._say(covered_words("snap"), "warning")
             return []
