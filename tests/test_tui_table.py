@@ -378,8 +378,9 @@ async def test_R6_a_half_typed_snap_is_cancelled_when_the_pile_changes(mock_cloc
         await t.press("space", "1")
         await t.other(Draw(1), Discard(1))  # Bo covers the 10 with an 8
         assert t.ui.pending is None
-        assert t.message == ("The discard pile changed: snap cancelled, no card turned (R6: a snap on a covered card "
-                             "is not the fastest, and costs a penalty card).")
+        assert t.message == ("The discard pile changed: snap cancelled, not sent — no card turned, no penalty card "
+                             "drawn (R6: sent now, it would not be the fastest and would cost one).")
+        assert "penalty" not in t.log  # (none was drawn, as it says)
         assert await t.press("q") == []  # the slot key does not finish a stale snap …
         assert "snap cancelled" in t.message  # … and the player still sees why
         await t.press("space", "1")

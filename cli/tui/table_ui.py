@@ -932,8 +932,8 @@ def still_needed(pending: Pending, model: TableModel) -> str:
 def covered_words(action: PendingAction) -> str:
     """Why a half-typed snap or take was cancelled: the card it names was covered."""
     if action == "snap":
-        return ("The discard pile changed: snap cancelled, no card turned (R6: a snap on a covered card is not the "
-                "fastest, and costs a penalty card).")
+        return ("The discard pile changed: snap cancelled, not sent — no card turned, no penalty card drawn (R6: sent "
+                "now, it would not be the fastest and would cost one).")
     return f"The discard pile changed: {action} cancelled, nothing taken (R5 C: c takes the card on top now)."
 
 
