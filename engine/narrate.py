@@ -163,8 +163,9 @@ were not opened and checked (§9.7: only the openings tell it, and only once the
 def cut_short(round_no: int) -> str:
     """What a round that ended without its openings means for its cards, in a sentence:
     the table's screen, the line-mode client and the audit's report say it alike."""
-    return (f"Round {round_no} was cut short: its shuffles were not opened and checked (§9.7), so a card only one "
-            "player saw in it stays unopened, unknown to everyone else, an audit of the logs included.")
+    return (f"Round {round_no} was cut short: its shuffles were not opened and checked (as they are once a round is "
+            "played out), so a card only one player saw in it stays unopened, unknown to everyone else, an audit of "
+            "the logs included.")
 
 
 def listed(names: Sequence[str]) -> str:

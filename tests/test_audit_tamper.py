@@ -755,8 +755,9 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
         return card.sub(lambda m: m[0] if int(m[1]) in public.values() else "an unopened card", line)
 
     told, known = round_two(cut), round_two(finished)
-    assert told[0] == ("  Round 2 was cut short: its shuffles were not opened and checked (§9.7), so a card only one "
-                       "player saw in it stays unopened, unknown to everyone else, an audit of the logs included.")
+    assert told[0] == ("  Round 2 was cut short: its shuffles were not opened and checked (as they are once a round "
+                       "is played out), so a card only one player saw in it stays unopened, unknown to everyone else, "
+                       "an audit of the logs included.")
     told = told[1:]
     assert told == [as_the_cut_log_knows(line) for line in known[:len(told)]]
     bottoms = [line for line in told if " bottom cards" in line and "(private)" in line]

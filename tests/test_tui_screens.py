@@ -300,6 +300,7 @@ def test_s10_2_a_game_ended_in_a_round_under_way_says_that_round_was_cut_short_a
                  f"3, cut short, {what}"}
     assert played[played_out] in text
     assert "audit game.bandit-log" in text
+    assert "§" not in text  # (players know the rules' R-numbers, not the protocol's sections)
 
 
 def test_a_wide_character_drawn_over_in_part_is_blanked_whole() -> None:

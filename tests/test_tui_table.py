@@ -1037,7 +1037,8 @@ def test_R6_s11_3_the_help_says_what_enter_does_in_a_snap_and_that_moves_wait_af
     draw_help(canvas)
     rows = [" ".join(canvas.row_text(y).split()) for y in range(MIN_HEIGHT)]
     assert "Enter ready after the look · cancel a snap with no card · close screens" in rows
-    assert "After a stop past the grace period, moves wait till the table answers (§11.3)." in rows[:-1]
+    assert "After a stop past the table's grace period, moves wait till the table answers." in rows[:-1]
+    assert "§" not in canvas.text()  # (players know the rules' R-numbers, not the protocol's sections)
     assert rows[-1] == "Press any key to return to the table."
 
 
