@@ -886,7 +886,7 @@ async def test_R1_a_terminal_too_small_for_the_game_s_end_shows_the_standings_if
         assert rows[-1] == " Enter: leave" and "goes on" not in small, small
         assert t.scene.draw(60, 20).style_at(8, 3) == "class:good"  # (the winner's row)
         rows = [row.rstrip() for row in t.text(26, 7).splitlines()]
-        assert rows == [" Game over — You win with", " -6 points", "", "                    total",
+        assert rows == [" Game over — You win with", " -6 points", "", " (r1 not shown)     total",
                         "   1.  You             -6", "   2.  Bo              60", " Enter: leave"], rows
         small = " ".join(t.text(70, 5).split())
         assert "This terminal is 70×5; the end of the game needs 80×24. The game is over" in small, small
@@ -1451,6 +1451,54 @@ def test_R1_equal_totals_share_their_place_in_the_standings() -> None:
     assert [(row[0], row[1], row[2]) for row in rows] == [("1.", "Cy", "4"), ("2.", "You", "14"), ("2.", "Ada", "14"),
                                                           ("4.", "Bo", "32")]
     assert "Game over — Cy wins with 4 points" in canvas.text()
+
+
+@pytest.mark.parametrize(("rounds", "note"), [(6, "(r1 not shown)"), (8, "(r1–r3 not shown)"), (5, "")])
+def test_R1_standings_too_narrow_for_every_round_say_which_rounds_they_leave_out(rounds: int, note: str) -> None:
+    """At 60 columns the final standings showed rounds 2 to 6 under "r2 … r6" and nothing
+    said that round 1 was left out: a player adding the columns up missed its points."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_small_game_end
+
+    history = tuple((10 * r, 20 * r) for r in range(1, rounds + 1))
+    totals = tuple(sum(scores[s] for scores in history) for s in range(2))
+    view = SimpleNamespace(totals=totals, winners=(0,), history=history, target=100)
+    model = SimpleNamespace(view=view, me=0, players=2, name=lambda s: ("Ann", "Bo")[s], ended=True, finished=True,
+                            ended_why=None, log_path=None)
+    canvas = Canvas(60, 20)
+    assert draw_small_game_end(canvas, model, "", "Enter: leave")  # type: ignore[arg-type]
+    header = next(canvas.row_text(y) for y in range(20) if " total" in canvas.row_text(y))
+    shown = header.split()[-5:]
+    assert shown == [f"r{r}" for r in range(rounds - 4, rounds + 1)], header
+    assert header.strip().startswith(note + " " if note else "total"), header
+
+
+@pytest.mark.parametrize("folder", ["logs/a-folder-whose-name-is-long-enough-to-fill", "logs/a-folder-name-long-enough1",
+                                    "logs/short"])
+def test_R1_the_audit_command_on_the_game_end_screen_stays_on_one_row_at_80_columns(folder: str) -> None:
+    """At 80 columns the game-end screen wrapped `bandit-lan audit <path>` over two rows,
+    which copy as two commands: it is written on one row when the screen holds it, and
+    else says that it is printed on one line as the player leaves."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import PRINTED_WHOLE, draw_game_end
+
+    path = f"{folder}/0a1b2c3d4e5f-seat1.bandit-log"
+    view = SimpleNamespace(totals=(4, 120), winners=(0,), history=((4, 120),), target=100)
+    model = SimpleNamespace(view=view, me=0, players=2, name=lambda s: ("Ann", "Bo")[s], ended=True, finished=True,
+                            ended_why=None, log_path=path, logs_beside=())
+    canvas = Canvas(80, 24)
+    draw_game_end(canvas, model)  # type: ignore[arg-type]
+    rows = [canvas.row_text(y).strip() for y in range(24)]
+    command = f"bandit-lan audit {path}"
+    if len(command) <= 78:
+        assert command in rows, rows
+        assert PRINTED_WHOLE not in rows
+    else:
+        assert PRINTED_WHOLE in rows and command.replace(" ", "") in "".join(rows).replace(" ", ""), rows
 
 
 def test_R9_the_round_screen_tags_every_lowest_sum_of_the_round() -> None:

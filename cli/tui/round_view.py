@@ -157,16 +157,28 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
         lines = [(1, "Your fairness log of this game:", "class:prompt"),
                  *((3, line, "class:message.info") for line in wrap(model.log_path, width - 4)),
                  *((1, line, "class:prompt") for line in wrap(check_words(played_out, cut), width - 2)),
-                 *((3, line, "class:prompt.key") for line in wrap(audit_command([model.log_path]), width - 4))]
+                 *_command_lines(audit_command([model.log_path]), width)]
         together = logs_together([model.log_path, *model.logs_beside], model.players)
         if together is not None:  # (as the terminal says once the screen is closed)
             words, command = together
-            lines += [*((1, line, "class:prompt") for line in wrap(words, width - 2)),
-                      *((3, line, "class:prompt.key") for line in wrap(command, width - 4))]
+            lines += [*((1, line, "class:prompt") for line in wrap(words, width - 2)), *_command_lines(command, width)]
         for x, line, style in lines[: max(0, canvas.height - 2 - y)]:  # (never over the last line's "Enter")
             canvas.write(x, y, line, style)
             y += 1
     canvas.write(1, canvas.height - 1, "Enter: leave", "class:prompt.key")
+
+
+PRINTED_WHOLE: Final = "(printed on one line as you leave, to copy whole)"
+
+
+def _command_lines(command: str, width: int) -> list[tuple[int, str, str]]:
+    """A command to copy, as (x, text, style) rows: on one row, indented if there is
+    room; else wrapped, saying that it is printed whole once the screen closes."""
+    if text_width(command) <= width - 4:
+        return [(3, command, "class:prompt.key")]
+    if text_width(command) <= width - 2:
+        return [(1, command, "class:prompt.key")]
+    return [*((3, line, "class:prompt.key") for line in wrap(command, width - 4)), (3, PRINTED_WHOLE, "class:dim")]
 
 
 STANDING_COLUMNS: Final = 6 + NAME_COLUMNS + 6
@@ -244,8 +256,9 @@ def _standings(canvas: Canvas, model: TableModel, y: int) -> int:
     shown_rounds = history[len(history) - room:] if room else ()
     first_round = len(history) - len(shown_rounds) + 1
     total = "so far" if early else " total"
-    header = " " * (6 + NAME_COLUMNS) + total + "".join(f"{'r' + str(first_round + i):>6}"
-                                                          for i in range(len(shown_rounds)))
+    hidden = {1: "", 2: "(r1 not shown)"}.get(first_round, f"(r1–r{first_round - 1} not shown)")  # (left out: said)
+    header = pad(hidden, 5 + NAME_COLUMNS) + " " + total + "".join(f"{'r' + str(first_round + i):>6}"
+                                                                   for i in range(len(shown_rounds)))
     canvas.write(1, y, clip(header, width - 2), "class:dim")
     y += 1
     for seat in order:
