@@ -506,7 +506,12 @@ class Narrator:
         return []  # the screen shows who is ready; the first turn is told by the status line
 
     def _tell_barrier(self, game: Game, story: _Story) -> list[Told]:
-        return [Told("Not everyone was ready in time: the first turn starts (R4).", "table")]
+        late = [seat for seat in range(game.players) if not game.is_ready(seat)]
+        if not late:
+            return [Told("Not everyone was ready in time: the first turn starts (R4).", "table")]
+        names = listed([self.name(s) if i == 0 or s != self.me else "you" for i, s in enumerate(late)])
+        were = "were" if len(late) > 1 or late[0] == self.me else "was"
+        return [Told(f"{names} {were} not ready in time: the first turn starts (R4).", "table")]
 
     def _tell_call(self, game: Game, story: _Story) -> list[Told]:
         seat = story.event.seat  # type: ignore[union-attr]

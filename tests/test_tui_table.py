@@ -817,6 +817,47 @@ async def test_R9_round_end_screen_shows_every_card_the_bonus_and_the_audit(mock
         assert t.scene.overlay is None
 
 
+async def test_R4_R5_the_round_screen_says_live_what_the_next_round_does_while_it_is_read(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Gus read round 1's scores for 40 s: the screen said only that the next round had
+    started, while its look at the bottom cards ran out without him and then his turn's
+    20 s; back at the table he had 6 s left, and the log said "Not everyone was ready in
+    time" without saying who. The round screen says, as the time runs, that the look
+    (R4) is on and he is not ready, then that it is his turn and how long he has (R5);
+    the log names who was not ready."""
+    deal = arranged(2, {0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0])
+    session = LocalSession(2, 0, script=Script([deal], [0, 0]), bots_play=False, turn_timeout=20.0)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(session.run)
+        t = UiDriver(session)
+        await t.settle()
+        await t.press("enter")
+        await t.other(Ready(1))
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))  # Bo's final turn (R8): round 1 is over
+        assert t.scene.overlay is Overlay.ROUND
+        assert "has begun" not in t.text()  # (not yet)
+        mock_clock.jump(session.between_rounds)
+        await t.settle()
+        await t.other(Ready(1))  # Bo is ready, Gus reads on
+        said = " ".join(t.text().split())
+        assert ("Round 2 has begun: first turn in 0:30, ready or not (R4). You are not ready: Enter, then look at "
+                "your bottom cards.") in said, t.text()
+        mock_clock.jump(12)
+        await t.settle()
+        assert "first turn in 0:18" in " ".join(t.text().split())
+        mock_clock.jump(18)  # the ready barrier runs out: the first turn, Gus's, begins (R4)
+        await t.settle()
+        assert t.scene.overlay is Overlay.ROUND
+        assert "Round 2 has begun. It is your turn: 0:20 left." in " ".join(t.text().split()), t.text()
+        mock_clock.jump(8)
+        await t.settle()
+        assert "It is your turn: 0:12 left." in " ".join(t.text().split())
+        assert t.text().splitlines()[-1] == " Enter: back to the table"
+        assert "You were not ready in time: the first turn starts (R4)." in t.log
+        nursery.cancel_scope.cancel()
+
+
 async def test_R1_game_end_screen_shows_standings_log_and_audit_command(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2,
                      target=20, log_path="logs/game-test.bandit") as t:

@@ -11,13 +11,15 @@ from __future__ import annotations
 from typing import Final
 
 from cli.commands import audit_command, logs_together
-from engine import CALLER_BONUS, Skills
+from engine import CALLER_BONUS, Phase, Skills
+from engine.phases import TURN_PHASES
 from engine.narrate import cut_short, game_won, listed
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.cards import Shown, card_width, empty_cell, value_cell
 from cli.tui.keymap import slot_position
 from cli.tui.model import TableModel
 from cli.tui.seat_names import fit_names
+from cli.tui.table_view import clock, your_turn_left
 from p2p.session import RoundReport, round_cut_short
 
 NAME_COLUMNS = 12
@@ -99,11 +101,42 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
     else:
         verdict, style = f"Audit of this round: ✗ {report.audit or 'a check failed'}", "class:bad"
     _paragraph(canvas, y, verdict, style)
+    going_on = meanwhile(model, report.round)
+    if going_on is not None:  # (live, right above the footer: what runs out while this is read)
+        text, style = going_on
+        lines = wrap(text, width - 2)
+        for row, line in enumerate(lines, start=canvas.height - 1 - len(lines)):
+            canvas.write(1, row, line, style)
     more = len(model.reports) - 1 > index or model.view.round > report.round
-    footer = "Enter: back to the table" + (" (the next round has started)" if more else "")
+    footer = "Enter: back to the table" + (" (the next round has started)" if more and going_on is None else "")
     if model.ended or (not more and max(report.totals) >= model.view.target):  # (the last round, R1)
         footer = "Enter: the final standings"
     canvas.write(1, canvas.height - 1, clip(footer, width - 2), "class:prompt.key")
+
+
+def meanwhile(model: TableModel, shown_round: int) -> tuple[str, str] | None:
+    """What the table does while the screen of round `shown_round` is read, once the
+    next round has begun, and its style: the look at the bottom cards (R4) and its time,
+    whether this player is ready; then whose turn it is, this player's with its time
+    (R5: when it runs out a card is discarded for them). None before the next round."""
+    view = model.view
+    if view.round <= shown_round or model.ended:
+        return None
+    begun = f"Round {view.round} has begun"
+    if view.phase is Phase.PEEK:
+        left = model.remaining(model.peek_deadline)
+        when = "" if left is None else f" in {clock(left)}"
+        if not view.ready[model.me]:
+            return (f"{begun}: first turn{when}, ready or not (R4). You are not ready: Enter, then look at your "
+                    "bottom cards.", "class:message.warning")
+        waiting = [model.name(s) for s in range(model.players) if not view.ready[s]]
+        return (f"{begun}: you are ready; first turn{when}, or once {listed(waiting)} "
+                f"{'is' if len(waiting) == 1 else 'are'} ready (R4).", "class:message.info")
+    if (turn := your_turn_left(model)) is not None:
+        return f"{begun}. {turn}", "class:message.warning"
+    if view.turn_seat is not None and view.phase in TURN_PHASES:
+        return f"{begun}: {model.name(view.turn_seat)}'s turn.", "class:message.info"
+    return None
 
 
 def _column_names(model: TableModel) -> list[str]:

@@ -9,7 +9,7 @@ from cli.tui.dialog import LEAVE_AGAIN, draw_dialog
 from cli.tui.help_view import draw_help
 from cli.tui.round_view import draw_game_end, draw_round_end, draw_small_game_end
 from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH, Overlay, TableScene, table_fits
-from cli.tui.table_view import clock, draw_table
+from cli.tui.table_view import clock, draw_table, your_turn_left
 
 LEAVE_LINES = (
     "Leaving ends the game for the whole table, and",
@@ -53,10 +53,8 @@ def too_small_words(scene: TableScene, width: int, height: int) -> list[str]:
              "Enlarge it: the game goes on meanwhile. Keys do nothing until the table is shown (Ctrl-C still leaves, asking first)."]
     if scene.bottom_until is not None:
         words.append(f"Your look at your bottom cards waits for it ({math.ceil(scene.bottom_until - model.now)} s).")
-    view = model.view
-    left = model.remaining(model.turn_deadline)
-    if view.turn_seat == model.me and left is not None and not model.ended:
-        words.append(f"It is your turn: {clock(left)} left.")
+    if model.remaining(model.turn_deadline) is not None and (turn := your_turn_left(model)) is not None:
+        words.append(turn)
     return words
 
 

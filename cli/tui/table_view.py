@@ -31,6 +31,7 @@ from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
 from cli.tui.keymap import HELP_BAR, MOVES_WAIT_BAR, opponent_keys, slot_key, slot_position
 from cli.tui.log_view import LOG_TOP, draw_log
+from cli.tui.model import TableModel
 from cli.tui.table_ui import (LOOKED_CARD_LEFT, SLOW_MOVE, Pending, TableScene, on_its_way, reaching_after_stop,
                               snap_turn)
 
@@ -102,6 +103,15 @@ def clock(seconds: float | None) -> str:
         return ""
     whole = int(seconds + 0.999)
     return f"{whole // 60}:{whole % 60:02d}"
+
+
+def your_turn_left(model: TableModel) -> str | None:
+    """"It is your turn: 0:42 left.", while this seat's turn runs (R5: when its time runs
+    out, a card is discarded for the player), said where the table is not on screen."""
+    left = model.remaining(model.turn_deadline)
+    if model.view.turn_seat != model.me or model.view.phase not in TURN_PHASES or model.ended:
+        return None
+    return "It is your turn." if left is None else f"It is your turn: {clock(left)} left."
 
 
 _CLOCK_UNKNOWN: Final = "time left unknown"
