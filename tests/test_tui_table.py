@@ -1568,6 +1568,56 @@ def test_R9_the_round_screen_tags_every_lowest_sum_of_the_round() -> None:
     assert "lowest" not in rows["You"]  # (the lowest total)
 
 
+@pytest.mark.parametrize("columns", [7, 10])
+def test_R6_R9_a_wide_tableau_is_read_whole_on_the_round_screen_at_80_columns(columns: int) -> None:
+    """Nia's tableau had six columns of cards (R6: penalty slots): at 80 columns the
+    figures were written over its last cards ("[ 0] [ 8] [1  104"). A tableau too wide
+    for the room left of the figures goes on in rows under itself: every card, the sum
+    and the total are read whole, the figures of every seat in one column."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.keymap import slot_position
+    from cli.tui.round_view import draw_round_end
+    from engine.skills import DEFAULT_SKILLS
+    from p2p.session import RoundReport
+
+    face = {value: face for face, value in enumerate(DEFAULT_SKILLS.values)}
+    values = [4, 16, 0, 8, 14, 8, 2, 6, 10, 12, 18, -2, 20, 0, 4, 6, 8, 10, 12, 14]
+    wide = tuple((slot, face[values[slot]]) for slot in range(2 * columns) if slot != 2)  # (slot 2 snapped away)
+    square = tuple((slot, face[v]) for slot, v in enumerate((0, 2, 4, 6)))
+    tableaus = (square, wide, square, square, square, square)
+    sums = tuple(sum(DEFAULT_SKILLS.values[f] for _, f in tableau) for tableau in tableaus)
+    report = RoundReport(3, sums, tuple(s + 40 for s in sums), None, False, tableaus)
+    names = ("Ann", "Nia", "Cy", "Di", "Ed", "Flo")
+    model = SimpleNamespace(reports=[report], skills=DEFAULT_SKILLS, me=0, players=6, ended=False,
+                            view=SimpleNamespace(round=3, target=200), name=lambda s: names[s])
+    canvas = Canvas(80, 24)
+    draw_round_end(canvas, model, 0)  # type: ignore[arg-type]
+    rows = [canvas.row_text(y) for y in range(24)]
+    top = next(y for y, row in enumerate(rows) if row.startswith("  Nia "))
+    end = next(y for y, row in enumerate(rows) if row.startswith("  Cy "))
+    block = rows[top:end]
+    cells = [re.findall(r"\[\s*-?\d+\]| ·· ", row[14:]) for row in block]
+    per_row = max(map(len, cells))
+    # (the cards in the order the tableau lays them out: column by column, two rows each)
+    read = {}
+    for chunk in range(len(block) // 2):
+        for row in range(2):
+            for i, cell in enumerate(cells[2 * chunk + row]):
+                read[(chunk * per_row + i, row)] = cell.strip()
+    expected = {slot_position(slot): f"[{DEFAULT_SKILLS.values[f]:>2}]" for slot, f in wide}
+    expected[slot_position(2)] = "··"
+    assert read == expected, block
+    figures = block[0].split()[-3:]
+    assert figures == [str(sums[1]), str(sums[1]), str(sums[1] + 40)], block[0]
+    end_of_sum = next(row for row in rows if " sum  Bandit" in row).index(" sum  Bandit") + 4
+    seat_rows = [row for row in rows if row[:3] == "  " + row[2:3] and row[2:3].isalpha()]
+    assert [row[end_of_sum - 5:end_of_sum].strip() for row in seat_rows] == [str(s) for s in sums], rows
+    assert all(len(row.rstrip()) <= 80 for row in rows)
+    assert rows[-1].startswith(" Enter")
+
+
 def test_R6_R9_a_slot_a_snap_emptied_shows_as_empty_on_the_round_screen() -> None:
     """The round screen left an emptied slot blank, where the table (and
     the README's legend) show ` ·· `."""

@@ -23,6 +23,8 @@ from cli.tui.table_view import clock, your_turn_left
 from p2p.session import RoundReport, round_cut_short
 
 NAME_COLUMNS = 12
+FIGURES_COLUMNS = 38
+"""The round screen's figures: sum, Bandit, round and total, and the "lowest sum" tag."""
 
 
 def round_sums(report: RoundReport, skills: Skills) -> list[int]:
@@ -73,9 +75,11 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
     sums = round_sums(report, skills)
     step = card_width(skills) + 1
     counts = slot_counts(report, slots)
-    columns = max(slot_position(count - 1)[0] + 1 for count in counts)
+    columns = [slot_position(count - 1)[0] + 1 for count in counts]
     cards_x = 2 + NAME_COLUMNS + 1
-    figures_x = min(width - 38, cards_x + columns * step + 2)
+    # (a tableau wider than the room left of the figures goes on in rows under itself: R6 penalty columns)
+    shown = min(max(columns), max(2, (width - FIGURES_COLUMNS - 2 - cards_x) // step))
+    figures_x = cards_x + shown * step + 2
     canvas.write(figures_x, y, f"{'sum':>5} {'Bandit':>7} {'round':>6} {'total':>6}", "class:dim")
     y += 1
     lowest = min(sums)  # (R9: the caller's bonus asks whether their sum is strictly the lowest)
@@ -86,13 +90,13 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
         for slot in range(counts[seat]):  # (a slot that a snap emptied shows empty: R6)
             column, row = slot_position(slot)
             cell = value_cell(skills, held[slot], Shown.FACE_UP) if slot in held else empty_cell(skills)
-            canvas.write(cards_x + column * step, y + row, cell.text, cell.style)
+            canvas.write(cards_x + column % shown * step, y + 2 * (column // shown) + row, cell.text, cell.style)
         bonus = f"{report.scores[seat] - sums[seat]:+d}" if seat == report.caller else ""
         figures = f"{sums[seat]:>5} {bonus:>7} {report.scores[seat]:>6} {report.totals[seat]:>6}"
         canvas.write(figures_x, y, figures, "class:prompt")
         if sums[seat] == lowest:  # (every one of equal sums)
             canvas.write(figures_x + text_width(figures) + 1, y, "lowest sum", "class:good")
-        y += 2
+        y += 2 * -(-columns[seat] // shown)
     y += 1
     if report.audit_ok is None:
         verdict, style = "Audit of this round: checking the shuffles and every reveal…", "class:dim"
