@@ -1796,6 +1796,35 @@ async def test_names_cut_in_a_narrow_column_never_read_alike(mock_clock: trio.te
         assert prompt_line(t).startswith("Ada (bot) is playing")
 
 
+@pytest.mark.parametrize("columns", [7, 10])
+async def test_R6_a_wide_tableau_on_the_left_keeps_clear_of_the_piles_at_80_columns(
+        mock_clock: trio.testing.MockClock, columns: int) -> None:
+    """Bo's tableau, on the left, had seven columns of cards (R6: penalty slots): at 80
+    columns the draw pile was drawn two columns after its last card, as far as its
+    cards are apart, and read as an eighth card of Bo's. The piles keep a clear gap from
+    a side tableau, stacked, or beside my tableau, where the middle row has no room."""
+    from dataclasses import replace
+
+    from engine.view import CardView
+
+    async with table({1: [4, 6, 8, 2]}, discard=10, players=6, first=1) as t:
+        model = TableModel.capture(t.session)
+        view = model.view
+        extra = tuple(CardView(60 + i, None, None, (), False) for i in range(2 * columns - 4))
+        t.ui.update(replace(model, view=replace(view, tableaux=(view.tableaux[0], view.tableaux[1] + extra,
+                                                                *view.tableaux[2:]))))
+        rows = t.ui.scene().draw(80, 24).text().splitlines()
+    table_rows = rows[2:PROMPT_ROW]
+    cell = re.compile(r"\[(?:░░|••| ?-?\d+)\]")
+    assert all(row.count("[") == len(cell.findall(row)) for row in table_rows), "\n".join(table_rows)  # (none cut)
+    for y in (7, 8):  # Bo's card rows: his cards, then a clear gap
+        cells = [m.start() for m in cell.finditer(rows[y])]
+        run = 1 + next((i for i, (a, b) in enumerate(zip(cells, cells[1:])) if b - a > 6), len(cells) - 1)
+        assert run == columns and cells[run] - (cells[run - 1] + 4) >= 4, rows[y]
+    text = "\n".join(table_rows)
+    assert "draw pile" in text and "discard" in text and "[10] 1" in text, text
+
+
 @pytest.mark.parametrize("width", range(2, 17))
 def test_fitted_names_fit_and_never_read_alike(width: int) -> None:
     from cli.tui.seat_names import fit_names

@@ -5,6 +5,8 @@ Layout (80×24 and up; extra rows go to the log, extra columns spread the seats)
     row 0      status: round, whose turn and its timer, Bandit and final turns
     rows 2-4   opponents across the table (two or three at 5-6 players)
     rows 6-8   the opponent on your left | draw pile, discard pile, drawn card | on your right
+               (the piles one under the other, or beside your tableau, where side tableaux
+               wide with penalty columns leave them no room in a row, with a clear gap)
     rows 10-12 your tableau, with the slot keys beside the cards
     row 13     the prompt: what you can do now, or what a half-typed action needs
     row 14     what must be read at once with the prompt, while it lasts: a message said
@@ -72,22 +74,31 @@ def draw_table(canvas: Canvas, scene: TableScene) -> None:
         center = width * (i + 1) // (count + 1)
         x = min(max(0, center - box // 2), max(0, width - box))
         _tableau(canvas, scene, seat, x, TOP, compact)
-    left_end = 1
-    right_start = width - 1
-    if where.left is not None:
-        seat = model.opponent(where.left)
-        assert seat is not None
-        _tableau(canvas, scene, seat, 1, MIDDLE, compact)
-        left_end = 1 + _box_width(scene, seat, compact)
-    if where.right is not None:
-        seat = model.opponent(where.right)
-        assert seat is not None
-        box = _box_width(scene, seat, compact)
-        right_start = max(left_end + 2, width - 1 - box)
-        _tableau(canvas, scene, seat, right_start, MIDDLE, compact)
-    _piles(canvas, scene, left_end + 2, right_start - 2)
+    left = None if where.left is None else model.opponent(where.left)
+    right = None if where.right is None else model.opponent(where.right)
+    # the middle row: the piles between the tableaux on my left and right, a clear gap after
+    # the left one's cards (the drawn card's column ends in blank room: 2 columns suffice on
+    # the right); side tableaux compact, the piles stacked, or beside my tableau, as room asks
+    for side_compact in dict.fromkeys((compact, True)):
+        left_end, right_start = _sides(scene, left, right, width, side_compact)
+        clear = left_end + (2 if left is None else PILE_GAP)  # (where the piles may start)
+        x1 = right_start - 2
+        if x1 - clear >= _piles_width(scene) or x1 - clear >= STACKED_PILES + PILE_GAP - 2:
+            break
+    if left is not None:
+        _tableau(canvas, scene, left, 1, MIDDLE, side_compact)
+    if right is not None:
+        _tableau(canvas, scene, right, right_start, MIDDLE, side_compact)
     box = _box_width(scene, model.me, False)
-    _tableau(canvas, scene, model.me, max(0, (width - box) // 2), BOTTOM, False)
+    mine = max(0, (width - box) // 2)
+    _tableau(canvas, scene, model.me, mine, BOTTOM, False)
+    if x1 - clear >= _piles_width(scene):
+        _piles(canvas, scene, left_end + 2, x1, clear)
+    elif x1 - clear >= STACKED_PILES + PILE_GAP - 2:
+        _stacked_piles(canvas, scene, clear, x1 + 2 - PILE_GAP, MIDDLE)
+    else:  # (no room between them even so: beside my tableau, keeping the gap)
+        x0 = mine - PILE_GAP - STACKED_PILES if mine - PILE_GAP - STACKED_PILES >= 1 else mine + box + PILE_GAP
+        _stacked_piles(canvas, scene, x0, x0 + STACKED_PILES, BOTTOM)
     log_top = _prompt(canvas, scene, PROMPT_ROW)
     draw_log(canvas, model.lines, scene.log_scroll, log_top, height - 1)
     canvas.fill(0, height - 1, width, "class:helpbar")
@@ -300,15 +311,88 @@ def _chosen(pending: Pending | None, seat: int, slot: int, me: bool) -> bool:
 
 # --- piles --------------------------------------------------------------------------------
 
+PILE_GAP: Final = 4
+"""Columns kept clear between a side tableau and the piles: twice the gap between two
+cards of a tableau, so that a pile never reads as one more card of the tableau beside it."""
 
-def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int) -> None:
+STACKED_PILES: Final = 18
+"""Columns the piles take stacked, one under the other ("draw pile [░░] 50")."""
+
+
+def _sides(scene: TableScene, left: int | None, right: int | None, width: int, compact: bool) -> tuple[int, int]:
+    """Where the tableau on my left ends and the one on my right starts, drawn `compact` or not."""
+    left_end = 1 if left is None else 1 + _box_width(scene, left, compact)
+    right_start = width - 1
+    if right is not None:
+        right_start = max(left_end + 2, width - 1 - _box_width(scene, right, compact))
+    return left_end, right_start
+
+
+def _piles_width(scene: TableScene) -> int:
+    """Columns the piles take side by side: draw pile, discard and the drawn card."""
+    return 3 * (card_width(scene.model.skills) + 6)
+
+
+def _top_cell(scene: TableScene, face: int) -> CardCell:
+    """The discard pile's top card, marked while a snap names it (R6)."""
+    cell = value_cell(scene.model.skills, face, Shown.FACE_UP)
+    if scene.pending is not None and scene.pending.action == "snap":
+        return CardCell(cell.text, cell.style + " class:card.target")
+    return cell
+
+
+def _stacked_piles(canvas: Canvas, scene: TableScene, x0: int, x1: int, y: int) -> None:
+    """The piles one under the other from row `y`, labels on the left, where a row has no
+    room for them side by side; in the middle row, a power under them (on the row free
+    above my tableau)."""
+    model = scene.model
+    view = model.view
+    skills = model.skills
+    label = len("draw pile ")
+    canvas.write(x0, y, "draw pile", "class:pile.label")
+    back = hidden_cell(skills, known=False)
+    if view.draw_count:
+        after = canvas.write(x0 + label, y, back.text, back.style)
+        canvas.write(after + 1, y, str(view.draw_count), "class:dim")
+    else:
+        canvas.write(x0 + label, y, "empty", "class:dim")
+    canvas.write(x0, y + 1, "discard", "class:pile.label")
+    top = model.top
+    power = None
+    if top is not None and top.face is not None:
+        cell = _top_cell(scene, top.face)
+        after = canvas.write(x0 + label, y + 1, cell.text, cell.style)
+        canvas.write(after + 1, y + 1, str(len(view.discard)), "class:dim")
+        top_power = skills.powers[top.face]
+        if view.phase is Phase.POWER and top_power is not None:
+            power = f"power: {power_words(top_power)}"
+    elif view.in_transit is not None:
+        canvas.write(x0 + label, y + 1, "turning…", "class:dim")
+    hand = view.hand
+    if hand is not None and view.turn_seat is not None:
+        mine = view.turn_seat == model.me
+        canvas.write(x0, y + 2, "your card" if mine else "drawn", "class:pile.label")
+        if mine and hand.face is not None:
+            cell = value_cell(skills, hand.face, Shown.HAND)
+            canvas.write(x0 + label, y + 2, cell.text, cell.style)
+            hand_power = skills.powers[hand.face]
+            if hand_power is not None:
+                power = power_words(hand_power)
+        else:
+            canvas.write(x0 + label, y + 2, back.text, back.style)
+    if power is not None and y == MIDDLE:  # (beside my tableau, the prompt under it names the power)
+        canvas.write(x0, y + 3, clip(power, max(1, x1 - x0)), "class:message.info")
+
+
+def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int, clear: int) -> None:
+    """The piles side by side, centred between `x0` and `x1`, starting at `clear` or after."""
     model = scene.model
     view = model.view
     skills = model.skills
     width = max(0, x1 - x0)
     cw = card_width(skills)
     column = max(cw + 6, min(16, width // 3))
-    x = x0 + max(0, (width - 3 * column) // 2)
+    x = max(clear, x0 + max(0, (width - 3 * column) // 2))
     # draw pile
     canvas.write(x, MIDDLE, "draw pile", "class:pile.label")
     back = hidden_cell(skills, known=False)
@@ -322,9 +406,8 @@ def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int) -> None:
     canvas.write(x, MIDDLE, "discard", "class:pile.label")
     top = model.top
     if top is not None and top.face is not None:
-        cell = value_cell(skills, top.face, Shown.FACE_UP)
-        style = cell.style + (" class:card.target" if scene.pending is not None and scene.pending.action == "snap" else "")
-        after = canvas.write(x, MIDDLE + 1, cell.text, style)
+        cell = _top_cell(scene, top.face)
+        after = canvas.write(x, MIDDLE + 1, cell.text, cell.style)
         canvas.write(after + 1, MIDDLE + 1, str(len(view.discard)), "class:dim")
         power = skills.powers[top.face]
         if view.phase is Phase.POWER and power is not None:  # (no drawn card beside it then: its room too)
