@@ -13,7 +13,8 @@ from cli.lobby_common import complain, say, tell
 from p2p.agreement import Agreement, compare
 from p2p.audit import AuditResult, audit
 from p2p.log import Note
-from p2p.report import comparison_report, game_report, noted_about, noted_elsewhere, passed_over, told_from
+from p2p.report import comparison_report, game_report, noted_about, noted_elsewhere, passed_over, stands, told_from
+from p2p.plain import verdict as plain_verdict
 from p2p.policy import told_with
 
 
@@ -53,6 +54,7 @@ def verdict(result: AuditResult) -> dict[str, object]:
         "totals": result.totals,
         "winners": result.winners,
         "finished": result.finished,
+        "stands": stands(result),
         "left": None if result.left is None else {
             "seat": result.left.seat, "peer": peer(result.left.seat), "why": result.left.why,
             "told": result.left.told},
@@ -62,6 +64,7 @@ def verdict(result: AuditResult) -> dict[str, object]:
             "record": failure.record, "seat": failure.seat, "section": failure.section,
             "what": told_with(failure.words, failure.what, result.names),
             "peer": peer(failure.seat), "suspects": [peer(s) for s in failure.suspects],
+            "plain": plain_verdict(result),
         },
     }
 

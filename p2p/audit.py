@@ -105,6 +105,30 @@ class Departure:
     named: str = ""  # what the log says of that seat, beside the others' (§10.3): "names Bo absent"
 
 
+@dataclass(frozen=True)
+class RoundStep:
+    """A message of the round's protocol the story tells at its place (§9.7, §9.10): a
+    seat's `challenge` (`card` and `check` as it sent them) or its `opening`."""
+
+    record: int  # its log.msg index, from 0
+    seat: int
+    round: int
+    kind: str  # "challenge" or "opening"
+    card: int | None = None
+    check: str | None = None
+
+
+@dataclass(frozen=True)
+class Voided:
+    """Where and why a round became void (§9.10), as `TableMachine.void` says."""
+
+    record: int  # the log.msg index (from 0) of the message at which it became void
+    round: int
+    check: str  # "not-a-card", "duplicate-card" (a card every seat saw) or "challenge"
+    card: int
+    challenger: int | None
+
+
 @dataclass
 class AuditResult:
     path: Path
@@ -115,6 +139,8 @@ class AuditResult:
     applied: list[Applied] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
     rounds: list[RoundOutcome] = field(default_factory=list)
+    steps: list[RoundStep] = field(default_factory=list)  # every challenge and opening delivered
+    voided: list[Voided] = field(default_factory=list)
     finished: bool = False
     left: Departure | None = None  # a player left, or was away too long, and the game ended there
     closed: str | None = None
@@ -156,7 +182,9 @@ class AuditResult:
 
     @property
     def winners(self) -> list[str]:
-        if self.machine is None or not self.machine.engine.over:
+        """Who won: nobody until the game finished (every seat said done, §9.8) and its log
+        holds as a whole; a game stopped after its last round has no winner (§10.2)."""
+        if self.machine is None or not self.finished or not self.machine.engine.over:
             return []
         return [self.names[s] for s in self.machine.engine.winners]
 
@@ -325,6 +353,7 @@ def audit(path: Path) -> AuditResult:
         result.applied.extend(step.applied)
         result.refused.extend(step.refused)
         result.rounds.extend(step.rounds)
+        _round_steps(result, index, delivered)
         if isinstance(step.violation, SeatLeft):  # the game ends; later records are still checked
             assert step.violation.seat is not None
             seat, reason = step.violation.seat, step.violation.reason
@@ -384,6 +413,19 @@ def audit(path: Path) -> AuditResult:
     elif contents.ended is None:
         result.first_failure = Failure(None, None, "§10.1", f"the log was not closed: {UNCLOSED_END}")
     return result
+
+
+def _round_steps(result: AuditResult, index: int, delivered: Delivered) -> None:
+    """Keep what the story tells of the round's protocol at record `index`: a challenge
+    or an opening delivered there, and the round becoming void there."""
+    assert result.machine is not None
+    inner = delivered.envelope.inner
+    if delivered.rejected is None and inner["type"] in ("challenge", "opening"):
+        result.steps.append(RoundStep(index, delivered.seat, inner["round"], inner["type"], inner.get("card"),
+                                      inner.get("check")))
+    void, number = result.machine.void, result.machine.round_number
+    if void is not None and not any(v.round == number for v in result.voided):
+        result.voided.append(Voided(index, number, *void))
 
 
 def _left_early(result: AuditResult, contents: LogContents, opened: Sequence[SignedMessage],

@@ -11,21 +11,28 @@ so every look is told with its card. A card is named, with its number in the dec
 followed through the game, wherever the log tells it: every card of a finished round
 (its openings re-derive them all), and in any round every card that was turned face up
 for all (its shares are in the log), also where a seat had seen it privately before. A
-card seen only privately in a round that did not finish stays "an unopened card", and the
-round says why, first (`cut_short`: its shuffles were not opened and checked). Turns
-are counted from 1 in each round."""
+card seen only privately in a round that did not count stays "an unopened card", and the
+round says first why it does not count (`_uncounted`: cut short before its openings, made
+void by a challenge or a card all saw, or played out with openings that failed or never
+all came). A challenge, a move that did not count and the violation the game stopped at
+are told at their record, the verdict in plain words first (`p2p.plain`), and what of an
+unfinished game's score stands in a sentence (`stands`). Turns are counted from 1 in each
+round."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
 
-from engine import ALL, Game, Revealed, RoundStarted, TurnStarted
+from engine import ALL, Game, Revealed, RoundEnded, RoundStarted, TurnStarted
 from engine.errors import slot_named, spell
 from engine.narrate import Narrator, card_named, cut_short, listed, slot_words
 from p2p.agreement import AWAY_WORD, TOO_FEW, Agreement
 from p2p.audit import AuditResult
 from p2p.errors import printable
+from p2p.plain import link_fault, plain, verdict
+from p2p.table import Refused
 from p2p.identity import short_id
 from p2p.log import Note
 
@@ -96,8 +103,9 @@ def _game_report(result: AuditResult, *, brief: bool = False, others: Sequence[A
     yield f"Records: {result.records} signed messages checked."
     if not brief:
         yield from _rounds(result)
-        yield from _notes(result, writer)
-        yield from _notes_elsewhere(result, noted_elsewhere(result, others), others)
+        noted = noted_elsewhere(result, others)
+        yield from _notes(result, writer, noted, others)
+        yield from _notes_elsewhere(result, noted, others)
     yield from _end(result)
     yield from _verdict(result)
 
@@ -119,7 +127,7 @@ def _comparison_report(agreement: Agreement) -> Iterator[str]:
                      else f"intact, the game ended early because {result.left.told}")
         else:
             assert result.first_failure is not None
-            state = f"NOT VERIFIED: {result.first_failure.describe(result.names)}"
+            state = f"NOT VERIFIED: {verdict(result)} In detail: {result.first_failure.describe(result.names)}"
         yield f"  {result.path.name}, written by {writer}: {result.records} messages checked; {state}"
     yield agreement.summary()
     yield ""
@@ -221,6 +229,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
     narrator = Narrator(names, None, private_faces=True, card_ids=True, scores=False)
     round_no = 0
     turn = 0  # the round's turns so far (0: before its first turn)
+    ended: int | None = None  # the record at which the round under way was played to its end (R7, R8)
     lines: list[str] = []
     faces: Mapping[int, int] = {}
 
@@ -228,8 +237,8 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         outcome = outcomes.get(round_no)
         yield ""
         yield f"Round {round_no}"
-        if outcome is None:  # (first: why a card only a seat saw is not named in it)
-            yield f"  {cut_short(round_no)}"
+        if outcome is None:  # (first: why it does not count, and why a card only a seat saw is not named in it)
+            yield f"  {_uncounted(result, round_no, ended)}"
         yield from (f"  {line}" for line in lines)
         if outcome is not None:  # (after the story, whose last move they follow: R8 turns them up then)
             yield "  Every card turned face up at the end of the round (R8):"
@@ -249,27 +258,30 @@ def _rounds(result: AuditResult) -> Iterator[str]:
             yield "  Totals: " + ", ".join(f"{n} {t}" for n, t in zip(names, outcome.totals))
             yield "  Shuffles opened by every seat and re-run: every card was where the reveals said."
 
-    # Moves that did not count are told at their place in the story, as the table told them.
-    refused = deque(sorted(result.refused, key=lambda r: r.position))
+    # Told at their place in the story, with their record: the moves that did not count, as
+    # the table told them, a challenge, a round becoming void, and the violation the game stopped at.
+    placed = deque(sorted(_placed(result), key=lambda told: told[0]))
 
-    def tell_refused(before: float) -> None:
-        while refused and refused[0].position < before:
-            r = refused.popleft()
-            told = narrator.refusal(r.intent, r.section, r.told)
-            lines.append(f"{when()}: {told.text}")
+    def tell_placed(before: float) -> None:
+        while placed and placed[0][0] < before:
+            position, told = placed.popleft()
+            text = told if isinstance(told, str) else narrator.refusal(told.intent, told.section, told.told).text
+            lines.append(f"{when(position)}: {text}")
 
-    def when() -> str:
-        return f"turn {turn}" if turn else "before the first turn"
+    def when(position: int | None = None) -> str:
+        at = "" if position is None else f", record {position + 1}"
+        return f"turn {turn}{at}" if turn else f"before the first turn{at}"
 
     for applied in result.applied:
         event = applied.event
-        tell_refused(applied.position)
+        tell_placed(applied.position)
         if isinstance(event, RoundStarted):
             if round_no:
                 yield from flush()
                 lines = []  # (what came before round 1, a move sent during the deal, is told in it)
             round_no += 1
             turn = 0
+            ended = None
             outcome = outcomes.get(round_no)
             faces = {**public[round_no - 1], **(outcome.faces if outcome else {})}
             narrator.opened = outcome.faces if outcome else {}  # (a card nobody saw, named from the openings)
@@ -278,8 +290,10 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         game.apply(event)
         for told in narrator.narrate(game, event, applied.notes):
             lines.append(f"{when()}: {'(private) ' if told.kind == 'private' else ''}{told.text}")
+        if any(isinstance(note, RoundEnded) for note in applied.notes):
+            ended = applied.position
         turn += sum(isinstance(note, TurnStarted) for note in applied.notes)
-    tell_refused(float("inf"))
+    tell_placed(float("inf"))
     if round_no:
         yield from flush()
     yield from _how_it_ended(result)
@@ -292,51 +306,174 @@ def _rounds(result: AuditResult) -> Iterator[str]:
             yield f"  record {r.position + 1}: {names[r.seat]}: {r.section}: {reason}"  # (from 1, §10.2)
 
 
+CHALLENGED = {"not-a-card": "is no card of the deck", "duplicate-card": "is a second copy of a card already seen"}
+"""What a challenge (§9.10) or a round made void by a card all saw says of its card, by its check."""
+
+
+def _placed(result: AuditResult) -> Iterator[tuple[int, Refused | str]]:
+    """What the story tells at a record besides the moves: each refused move, each
+    challenge (§9.10), a card everyone saw fail its check (the round void from there), and
+    the violation the game stopped at in the round it made void or cut short (in plain
+    words, `p2p.plain`)."""
+    names = result.names
+    yield from ((r.position, r) for r in result.refused)
+    for step in result.steps:
+        if step.kind == "challenge":
+            claim = CHALLENGED.get(step.check or "", "failed its check")
+            voided = any(v.round == step.round and v.challenger == step.seat for v in result.voided)
+            then = (f"round {step.round} is void from here (§9.10): every seat opens its shuffles, which show who "
+                    "cheated" if voided else "every seat's opening of its shuffles shows who cheated (§9.10)")
+            yield step.record, (f"{names[step.seat]} challenged round {step.round}: they say a card only they saw, "
+                                f"[card {step.card}], {claim}; {then}.")
+    for void in result.voided:
+        if void.challenger is None:
+            claim = CHALLENGED.get(void.check, "failed its check")
+            yield void.record, (f"[card {void.card}], turned face up for all, {claim}: round {void.round} is void from "
+                                "here (§9.10); every seat opens its shuffles, which show who cheated.")
+    failure = result.first_failure
+    starts = [a.position for a in result.applied if isinstance(a.event, RoundStarted)]
+    if (failure is not None and failure.record is not None and not failure.altered and len(starts) > len(result.rounds)
+            and failure.record >= starts[-1]):  # (in the round under way, which does not count)
+        yield failure.record, f"{plain(failure, names)} The game stops here (§9.9)."
+
+
+def _uncounted(result: AuditResult, round_no: int, ended: int | None) -> str:
+    """Why round `round_no`, which has no verified outcome, does not count, first in its
+    story: made void (§9.10) by a challenge or by a card everyone saw, with what its
+    openings showed; played to its end but its openings failed or never all came (§9.7);
+    or cut short (`cut_short`)."""
+    names, failure = result.names, result.first_failure
+    void = next((v for v in result.voided if v.round == round_no), None)
+    challenge = next((s for s in result.steps if s.round == round_no and s.kind == "challenge"), None)
+    openings = [s.record for s in result.steps if s.round == round_no and s.kind == "opening"]
+    if void is None and challenge is None and ended is None:
+        return cut_short(round_no)
+    if void is not None and void.challenger is not None:
+        why = f"Round {round_no} is void (§9.10): {names[void.challenger]} challenged it at record {void.record + 1}"
+    elif void is None and challenge is not None:  # (after the round ended: its openings judge it)
+        why = f"Round {round_no} is void (§9.10): {names[challenge.seat]} challenged it at record {challenge.record + 1}"
+    elif void is not None:
+        why = f"Round {round_no} is void (§9.10): [card {void.card}], turned face up for all at record {void.record + 1}, " \
+              f"{CHALLENGED.get(void.check, 'failed its check')}"
+    else:
+        assert ended is not None
+        why = f"Round {round_no} was played to its end (record {ended + 1}), but its scores do not count"
+    judged = failure is not None and failure.record is not None and failure.record in openings
+    if judged:
+        assert failure is not None and failure.record is not None
+        opened = f"its shuffles were opened, and record {failure.record + 1} shows who cheated (told there)"
+    elif openings and len(openings) == len(names):
+        opened = "its shuffles were opened"
+    else:
+        opened = "the log stops before every seat had opened its shuffles (§9.7)"
+    scores = "" if void is None and challenge is None else " Its scores do not count."
+    return (f"{why}: {opened}.{scores} A card only one player saw in it is named where it was turned face up for "
+            "all, and stays unopened otherwise.")
+
+
+def stands(result: AuditResult) -> str | None:
+    """What of an unfinished game's score stands, in a sentence (§10.2): the rounds whose
+    shuffles were opened and checked count, the round under way does not, and nobody won
+    ("Round 1 does not count; the game has no winner."). None for a finished game."""
+    machine = result.machine
+    if machine is None or result.roster is None or (machine.finished and result.rounds):
+        return None
+    if result.altered:
+        return "The log was changed or damaged, so none of its score can be held to; the game has no winner."
+    counted = len(result.rounds)
+    under_way = sum(isinstance(applied.event, RoundStarted) for applied in result.applied)  # (rounds dealt)
+    parts = []
+    if under_way > counted:
+        parts.append(f"round {under_way} does not count")
+    if counted:
+        totals = ", ".join(f"{n} {t}" for n, t in zip(result.names, result.rounds[-1].totals))
+        parts.append(f"the totals after round {counted} stand ({totals})")
+    said = "; ".join(parts) or "no round was played"
+    return f"{said[0].upper()}{said[1:]}; the game has no winner."
+
+
 def _how_it_ended(result: AuditResult) -> Iterator[str]:
     """Why the game ended, after its last round: R1 (whose total reached the target, and
     who won), a player's leave (§9.8) or an absence (§11.3), or the violation it stopped
-    at (§9.9); where the log stops short of any of those, that the verdict says why."""
+    at (§9.9); where the log stops short of any of those, that the verdict says why; and
+    for a game that did not finish, what of its score stands (`stands`)."""
     machine, failure, names = result.machine, result.first_failure, result.names
     if machine is None or result.roster is None:
         return
     yield ""
     if machine.finished and result.rounds:  # (its last round replayed: a log.end altered after it says nothing of that)
         target, totals = result.roster.rules.target, result.rounds[-1].totals
+        winners = [names[s] for s in machine.engine.winners]
         reached = listed([f"{name} ({total})" for name, total in zip(names, totals) if total >= target])
-        won = "the lowest total wins" if len(result.winners) == 1 else "the lowest totals share the win"
+        won = "the lowest total wins" if len(winners) == 1 else "the lowest totals share the win"
         yield (f"Game over after round {len(result.rounds)} (R1): {reached} reached the target of {target}; "
-               f"{won}: {listed(result.winners)}, with {min(totals)}.")
+               f"{won}: {listed(winners)}, with {min(totals)}.")
     elif result.left is not None:
         yield f"The game ended early, in round {machine.round_number}: {result.left.told}."
     elif failure is not None and (failure.seat is not None or failure.suspects) and failure.record is not None:
-        yield f"The game stopped at record {failure.record + 1}, on a violation (§9.9): the verdict below names it."
+        yield f"The game stopped at record {failure.record + 1}, on a violation (§9.9): {plain(failure, names)}"
+    elif failure is not None and (fault := link_fault(result)) is not None:
+        yield (f"The log stops before the end of the game: {result.writer_name}'s table stopped because of "
+               f"{names[fault[0]]} under {fault[1]}, by its writer's word: the verdict below says more.")
     else:
         yield "The log stops before the end of the game: the verdict below says why."
+    if (standing := stands(result)) is not None:
+        yield standing
 
 
 NOTES_SHOWN = 200
 """The writer's notes told in full up to this many (a link that kept dropping writes many)."""
 
 
-def _notes(result: AuditResult, writer: str) -> Iterator[str]:
+def _notes(result: AuditResult, writer: str, noted: Sequence[tuple[AuditResult, Note]] = (),
+           given: Sequence[AuditResult] = ()) -> Iterator[str]:
     """What the writer's peer noted as it played (§10.1 `log.note`: lost and restored
     links, a restart, a peer's garbage with its section): its own account, unsigned and
-    no part of the verdict, but where an auditor looks first when a game went strangely."""
+    no part of the verdict, but where an auditor looks first when a game went strangely.
+    A note the other logs' writers `noted` alike (the same event) says whose logs hold it too."""
     notes = result.contents.notes if result.contents is not None else []
     if not notes:
         return
+    alike = _alike(noted)
     yield ""
     yield f"What {writer}'s peer noted as it played ({len(notes)}; its own account, unsigned, no part of the verdict):"
     for note in notes[:NOTES_SHOWN]:
-        yield f"  {_noted_when(note)}: {_noted(result, note)}"
+        also = alike.get(_event(result, note), [])
+        same = f" (also noted by {listed(_logs_named(also, (result, *given)))})" if also else ""
+        yield f"  {_noted_when(note)}: {_noted(result, note)}{same}"
     if len(notes) > NOTES_SHOWN:
         yield f"  … and {len(notes) - NOTES_SHOWN} more"
 
 
+def _event(result: AuditResult, note: Note) -> tuple[object, ...]:
+    """What makes two logs' notes one event told alike: its place, section, words and peer."""
+    return note.index, note.section, note.text, noted_about(result, note)
+
+
+def _alike(noted: Sequence[tuple[AuditResult, Note]]) -> dict[tuple[object, ...], list[AuditResult]]:
+    """The other logs' notes grouped by event (`_event`), each with the logs that note it."""
+    alike: dict[tuple[object, ...], list[AuditResult]] = {}
+    for result, note in noted:
+        logs = alike.setdefault(_event(result, note), [])
+        if all(result is not log for log in logs):
+            logs.append(result)
+    return alike
+
+
+def _logs_named(logs: Sequence[AuditResult], given: Sequence[AuditResult]) -> list[str]:
+    """Each log as the notes name it: "Bo's log", or by its file too where another log
+    `given` has the same writer's name."""
+    named = Counter(r.writer_name for r in {id(r): r for r in (*given, *logs)}.values())
+    return [f"{r.writer_name}'s log" if r.writer_name is not None and named[r.writer_name] == 1 else _log_named(r)
+            for r in logs]
+
+
 def _noted(result: AuditResult, note: Note) -> str:
     """A note's words as the report gives them: its section before them, as the moves that
-    did not count and the verdict give theirs, and the peer it is about after them."""
+    did not count and the verdict give theirs, and the peer it is about after them (an
+    empty reason after a colon left out)."""
     text = note.text if not note.section or note.section in note.text else f"{note.section}: {note.text}"
+    text = re.sub(r":\s+(?=\()|:\s*$", "", text)
     about = noted_about(result, note)
     if about is not None and about not in text:
         text += f" (about {about})"
@@ -358,23 +495,26 @@ def _noted_when(note: Note) -> str:
 
 def _notes_elsewhere(told: AuditResult, noted: Sequence[tuple[AuditResult, Note]],
                      given: Sequence[AuditResult]) -> Iterator[str]:
-    """The other logs' notes (`noted_elsewhere`), each after its place in the game and
-    attributed to its log: "Bo's log notes, after 40 messages: resumed after a restart …";
-    a log is also named by its file where another log `given` (notes or none) has the
-    same writer's name."""
-    if not noted:
+    """The other logs' notes (`noted_elsewhere`), each event once (`_event`: the same
+    note in several logs is told once, naming each of them) and after its place in the
+    game: "Bo's log notes, after 40 messages: resumed after a restart …"; an event the
+    told log notes too is told there, not here. A log is also named by its file where
+    another log `given` (notes or none) has the same writer's name."""
+    own = {_event(told, note) for note in (told.contents.notes if told.contents is not None else ())}
+    events = [(event, logs) for event, logs in _alike(noted).items() if event not in own]
+    if not events:
         return
-    logs = {id(result): result for result in (*given, *(result for result, _ in noted), told)}
-    named = Counter(result.writer_name for result in logs.values())
     yield ""
-    yield (f"What the other logs' writers noted as they played ({len(noted)}; each one's own account, unsigned, "
+    yield (f"What the other logs' writers noted as they played ({len(events)}; each one's own account, unsigned, "
            "no part of the verdict):")
-    for result, note in noted[:NOTES_SHOWN]:
-        name = result.writer_name
-        log = f"{name}'s log" if name is not None and named[name] == 1 else _log_named(result)
-        yield f"  {log} notes, {_noted_when(note)}: {_noted(result, note)}"
-    if len(noted) > NOTES_SHOWN:
-        yield f"  … and {len(noted) - NOTES_SHOWN} more"
+    for (index, section, text, about), logs in events[:NOTES_SHOWN]:
+        note = Note(int(index), str(text), None, section)  # type: ignore[arg-type]
+        named = _logs_named(logs, given)
+        words = _noted(logs[0], note) + (f" (about {about})" if about is not None and str(about) not in str(text) else "")
+        verb = "notes" if len(logs) == 1 else "note"
+        yield f"  {listed(named)} {verb}, {_noted_when(note)}: {words}"
+    if len(events) > NOTES_SHOWN:
+        yield f"  … and {len(events) - NOTES_SHOWN} more"
 
 
 def noted_elsewhere(told: AuditResult, others: Sequence[AuditResult]) -> list[tuple[AuditResult, Note]]:
@@ -436,4 +576,4 @@ def _verdict(result: AuditResult) -> Iterator[str]:
         return
     failure = result.first_failure
     assert failure is not None
-    yield f"Verdict: NOT VERIFIED. First violation: {failure.describe(result.names)}"
+    yield f"Verdict: NOT VERIFIED. {verdict(result)} First violation: {failure.describe(result.names)}"

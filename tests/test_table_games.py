@@ -171,7 +171,8 @@ def test_s9_5_a_move_sent_before_the_deal_is_refused_everywhere_saying_so() -> N
 
     with tempfile.TemporaryDirectory() as folder:
         report = list(game_report(audit(net.write_logs(Path(folder))[0])))
-    told = "  before the first turn: P1's spy did not count (§9.5: spy arrived before round 1 was dealt)."
+    told = (f"  before the first turn, record {refused[0][0] + 1}: P1's spy did not count (§9.5: spy arrived before "
+            "round 1 was dealt).")
     after = report.index("Round 2") if "Round 2" in report else len(report)  # (a game of one round has none)
     assert told in report and report.index("Round 1") < report.index(told) < after, report[:12]
 

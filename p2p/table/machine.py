@@ -389,6 +389,14 @@ class TableMachine:
     def round_number(self) -> int:
         return self._round.number if self._round else 0
 
+    @property
+    def void(self) -> tuple[str, int, int | None] | None:
+        """Why the round under way became void (§9.10), or None: the check its card
+        failed ("not-a-card", "duplicate-card", or "challenge"), that card, and the seat
+        whose challenge voided it (None: a failure every seat saw)."""
+        void = self._round.void if self._round else None
+        return None if void is None else (void.check, void.card, void.challenger)
+
     def start(self) -> Step:
         """The first message of a seated peer: its key with proof (§9.2)."""
         step = Step()

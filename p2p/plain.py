@@ -1,0 +1,139 @@
+"""A verdict in a player's words (§10.2): who did what, with the rule and the record in
+brackets, before the check's own technical account, which follows it for experts.
+
+`CHECKS` (by the name of the check that failed, as the card protocol gives it: §8) and
+`SECTIONS` (by the rule, where no check is named) are the one table of plain words the
+audit's report uses wherever it tells a verdict: its story, its verdict line and the
+line of each log compared (§10.3)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from p2p.audit import AuditResult, Failure
+from p2p.policy import either
+
+CHECKS: dict[str, str] = {
+    # the shared random seed (§8.6)
+    "beacon-commitment": "revealed another random value for the shuffle's seed than the one they had committed to",
+    "duplicate-commit": "committed twice to the shuffle's random seed",
+    "duplicate-reveal": "revealed their part of the shuffle's random seed twice",
+    "reveal-too-early": "revealed their part of the shuffle's random seed before everyone had committed",
+    "reused-nonce": "reused a value that must be fresh for the shuffle's random seed",
+    # keys (§8.3)
+    "schnorr": "gave a proof of their deck key that does not hold",
+    "duplicate-key": "gave a deck key that another player had already given",
+    "joint-key": "gave a deck key that cannot be used at the table",
+    # shuffles (§8.4, §8.7)
+    "not-a-reencryption": "shuffled a card into the deck that is not one of the cards they were given: they changed a card",
+    "shuffle-commitment": "opened their shuffle differently from the shuffle they had committed to: they could have "
+                          "arranged the deck",
+    "missing-opening": "did not open every step of their shuffle",
+    "duplicate-opening": "opened a step of their shuffle twice",
+    "duplicate-ciphertext": "shuffled two copies of one card into the deck",
+    "deck-size": "sent a shuffled deck that does not hold the table's number of cards",
+    "deck-point": "sent a shuffled deck that holds something that is no card",
+    "wrong-step": "sent a shuffle step out of its turn",
+    "wrong-chain": "sent a shuffle step for a shuffle that is not under way",
+    "out-of-turn": "sent a shuffle step out of its turn",
+    "chain-complete": "sent a shuffle step after the shuffle was complete",
+    "duplicate-card": "shuffled a copy of a card into the deck, so one card turned up twice",
+    "not-a-card": "shuffled something that is no card into the deck",
+    # shares of a card (§8.5)
+    "chaum-pedersen": "published a share of a card whose proof does not hold: a false share, which could show a wrong card",
+    "share-point": "published a share of a card that is not a valid share",
+    "seal": "sealed a share of a card for a player with a proof that does not hold",
+    "sealed-point": "sealed a share of a card for a player that is not a valid share",
+    "own-share-published": "published openly a share of a card that was for a player's eyes only",
+    "not-owed": "sent a share of a card that was not theirs to reveal to that player",
+    "duplicate-share": "sent their share of one card twice",
+    "wrong-card": "sent a share for another card than the one being turned up",
+    "wrong-kind": "sent a share of the wrong kind (open where it had to be sealed for a player, or the reverse)",
+}
+"""A failed check of the card protocol (§8), as its name starts the technical account."""
+
+SECTIONS: dict[str, str] = {
+    "§4.2": "sent a frame larger than the protocol allows",
+    "§4.3": "sent bytes that are not a message (a garbled frame)",
+    "§4.4": "sent a message of the wrong form",
+    "§4.5": "sent a message whose signature is not theirs: a forged or altered message",
+    "§7.1": "sent a message of another game",
+    "§7.2": "signed two different messages as one: told players different things",
+    "§7.3": "stamped a message with a place in the order that the rules do not allow",
+    "§7.5": "claimed to have seen messages they had not seen",
+    "§8.3": "gave a proof of their deck key that does not hold",
+    "§8.5": "published a false share of a card",
+    "§8.6": "broke the procedure for the shuffle's random seed",
+    "§8.7": "shuffled the deck dishonestly",
+    "§9.2": "did not give their deck key",
+    "§9.3": "sent a message that does not belong to the round under way",
+    "§9.4": "withheld their share of a card, so it could not be turned up",
+    "§9.6": "ran out a player's time by their own clock",
+    "§9.7": "did not end the round as everyone else did: a different game state, or a missing or early opening",
+    "§9.8": "did not end the game as the rules say",
+    "§9.10": "challenged the round falsely: every shuffle opened and every card checks out",
+    "§9.11": "withheld their part of the protocol, so the table could not go on",
+}
+"""A broken rule, where no check of `CHECKS` names it (a player's action after a name)."""
+
+_CODE = re.compile(r"(?:round \d+ is void: )?([a-z]+(?:-[a-z]+)+|seal|schnorr): ")
+
+
+def did(failure: Failure) -> str:
+    """What the one who broke `failure`'s rule did, in a player's words."""
+    code = _CODE.match(failure.what)
+    if code is not None and code.group(1) in CHECKS:
+        return CHECKS[code.group(1)]
+    return SECTIONS.get(failure.section, f"broke rule {failure.section}")
+
+
+def plain(failure: Failure, names: Sequence[str]) -> str:
+    """The verdict in a sentence: who, what they did, [the rule, the record]."""
+    where = failure.section if failure.record is None else f"{failure.section}, record {failure.record + 1}"
+    if failure.altered:
+        return (f"The log file was changed or damaged after its writer wrote it, so nothing in it can be held "
+                f"against anyone and nobody is blamed [{where}].")
+    if failure.seat is not None and failure.seat < len(names):
+        return f"{names[failure.seat]} (seat {failure.seat + 1}) {did(failure)} [{where}]."
+    if failure.suspects and all(s < len(names) for s in failure.suspects):
+        return f"{either(failure.suspects, names)} {did(failure)}, and one log cannot tell which [{where}]."
+    if failure.section == "§10.2":
+        return f"The log stops before the game ended; what it holds proves nothing against anyone [{where}]."
+    return f"The log is incomplete, or was not closed as a player's program closes it; nobody is blamed [{where}]."
+
+
+def verdict(result: AuditResult) -> str:
+    """The verdict of a log that fails its audit in a sentence (`plain`); for a log that
+    stops because its writer's table was stopped by a fault on a link (§4: no signed
+    message shows it), who stopped it by its writer's word (`link_fault`)."""
+    failure = result.first_failure
+    assert failure is not None
+    if result.not_a_log:
+        return "The file is not a fairness log, so nothing in it is checked."
+    fault = link_fault(result)
+    if fault is None or failure.section != "§10.2":
+        return plain(failure, result.names)
+    seat, section = fault
+    name = result.names[seat]
+    return (f"The table stopped because of {name} (seat {seat + 1}) under {section}: {name} "
+            f"{SECTIONS.get(section, f'broke rule {section}')}, by the word of the log's writer, "
+            f"{result.writer_name} (its note, and its signed log.end). Such a fault happens on a link, in a frame "
+            f"{name} did not sign, so the log holds no signed proof of it and blames nobody [{failure.section}].")
+
+
+def link_fault(result: AuditResult) -> tuple[int, str] | None:
+    """The seat and section (§4) of the fault on a link that stopped the writer's table,
+    as its writer noted it (a note about that seat that stopped the game) and closed its
+    log for it (its `log.end` names that seat and section), or None."""
+    contents = result.contents
+    if contents is None or contents.ended is None or result.end_signed is not True:
+        return None
+    for note in contents.notes:
+        member = result.member(note.peer) if note.peer is not None else None
+        if (member is None or member.seat == result.writer or not (note.section or "").startswith("§4.")
+                or not note.text.endswith("(the game stops)")):
+            continue
+        if member.name in contents.ended and f"({note.section})" in contents.ended:
+            return member.seat, note.section or ""
+    return None

@@ -1,0 +1,140 @@
+"""§10.2: the audit's story of a game a cheat stopped, on the honest players' real logs
+(`tests.cheat_runs` stages each cheat): a void round is told as void, with the challenge
+or the failed opening that made it so, at its record; what stands of the score is said in
+a sentence, and `--json` says the same; a verdict starts with a plain sentence; a fault
+on a link (§4) is told by whose word it stopped the table; the other logs' notes of one
+event are told once."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from p2p.audit import audit
+from p2p.plain import CHECKS
+from p2p.report import game_report
+from tests.cheat_runs import MEMORY, run_live_frame, run_table
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The folder of each staged cheat's logs (seat0, seat1: honest; seat2: the cheat's)."""
+    root = tmp_path_factory.mktemp("cheats")
+    for name in ("commitment", "false-challenge", "duplicate-card", "withheld-done", "replay-earlier-round"):
+        make, sections, policy = MEMORY[name]
+        _, judged = run_table(make(), sections, policy, root / name)
+        assert judged.ok, judged.explain()
+    return {p.name: p for p in root.iterdir()}
+
+
+def report(log: Path, *others: Path) -> list[str]:
+    return list(game_report(audit(log), others=[audit(p) for p in (log, *others)] if others else ()))
+
+
+def round_lines(lines: list[str], number: int) -> list[str]:
+    start = lines.index(f"Round {number}")
+    return lines[start + 1:lines.index("", start)]
+
+
+def test_s8_7_a_round_played_out_whose_opening_fails_is_told_void_not_cut_short(staged: dict[str, Path]) -> None:
+    """Round 1 was played to its end and P2's opening does not open its commitment: the
+    round is void (not "cut short … not opened"), its scores do not count, and the line
+    of record 47 tells who cheated, in plain words, as the verdict does."""
+    lines = report(staged["commitment"] / "seat0.bandit-log")
+    told = round_lines(lines, 1)
+    assert re.fullmatch(r"  Round 1 was played to its end \(record \d+\), but its scores do not count: its shuffles were "
+                        r"opened, and record 47 shows who cheated \(told there\)\. A card .*", told[0]), told[0]
+    assert not any("cut short" in line or "not opened" in line for line in lines)
+    assert told[-1] == ("  turn 12, record 47: P2 (seat 3) opened their shuffle differently from the shuffle they had "
+                        "committed to: they could have arranged the deck [§8.7, record 47]. The game stops here (§9.9).")
+    assert "Round 1 does not count; the game has no winner." in lines
+
+
+@pytest.mark.parametrize("name, challenger, at", [("false-challenge", "P2", 16), ("duplicate-card", "P0", 13)])
+def test_s9_10_a_challenge_is_told_where_it_happened_and_voids_its_round(
+        staged: dict[str, Path], name: str, challenger: str, at: int) -> None:
+    """The §9.10 challenge is told at its record, before the moves it made void; the round
+    is told void by that challenge, its shuffles opened, never "cut short … not opened"."""
+    lines = report(staged[name] / "seat0.bandit-log")
+    told = round_lines(lines, 1)
+    assert told[0].startswith(f"  Round 1 is void (§9.10): {challenger} challenged it at record {at}: its shuffles "
+                              "were opened, and record "), told[0]
+    challenge = next(i for i, line in enumerate(told) if f"record {at}: {challenger} challenged round 1" in line)
+    void = next(i for i, line in enumerate(told) if "did not count (§9.10: round 1 is void)" in line)
+    assert challenge < void
+    assert not any("cut short" in line or "not opened" in line for line in lines)
+
+
+def test_s10_2_the_record_a_verdict_names_is_on_a_line_of_the_story(staged: dict[str, Path]) -> None:
+    """"record 47" in a verdict can be found in the story above it."""
+    for name in ("commitment", "false-challenge", "duplicate-card", "replay-earlier-round"):
+        lines = report(staged[name] / "seat0.bandit-log")
+        record = audit(staged[name] / "seat0.bandit-log").first_failure.record  # type: ignore[union-attr]
+        assert record is not None
+        story = lines[:lines.index(next(line for line in lines if line.startswith("The game stopped")))]
+        assert any(f", record {record + 1}: " in line for line in story), (name, record)
+
+
+@pytest.mark.parametrize("name, stands", [
+    ("withheld-done", "The totals after round 2 stand (P0 -2, P1 32, P2 20); the game has no winner."),
+    ("replay-earlier-round", "Round 2 does not count; the totals after round 1 stand (P0 -12, P1 0, P2 0); the game "
+                             "has no winner."),
+    ("commitment", "Round 1 does not count; the game has no winner."),
+])
+def test_s10_2_what_stands_of_a_stopped_game_is_said_alike_in_words_and_json(
+        staged: dict[str, Path], name: str, stands: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A game stopped by a cheat has no winner, even one stopped after its last round
+    (P2 withheld its end of game): the report says what stands, and `--json` names no
+    winner and says the same sentence."""
+    log = staged[name] / "seat0.bandit-log"
+    assert stands in report(log)
+    assert main(["audit", "--json", str(log)]) == 1
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["winners"] == [] and out["finished"] is False and out["stands"] == stands
+
+
+def test_s10_2_a_verdict_starts_in_plain_words_before_its_check(staged: dict[str, Path]) -> None:
+    """The verdict says who did what in a player's words, the rule and record in brackets;
+    the check's own name and account come after it, for experts."""
+    verdict = report(staged["duplicate-card"] / "seat0.bandit-log")[-1]
+    plain, detail = verdict.split(" First violation: ")
+    assert plain == ("Verdict: NOT VERIFIED. P2 (seat 3) shuffled a card into the deck that is not one of the cards "
+                     "they were given: they changed a card [§8.7, record 19].")
+    assert detail.startswith("record 19 by P2 (seat 3): §8.7: round 1 is void: not-a-reencryption: ")
+    assert not re.search(r"[a-z]+-[a-z]+:", plain)
+    assert {"chaum-pedersen", "not-a-reencryption", "shuffle-commitment", "wrong-kind", "seal", "schnorr",
+            "not-owed"} <= CHECKS.keys()
+
+
+@pytest.mark.parametrize("name, section", [("forged-signature", "§4.5"), ("garbled-frame", "§4.3")])
+async def test_s4_a_fault_on_a_link_is_told_by_whose_word_it_stopped_the_table(
+        name: str, section: str, tmp_path: Path) -> None:
+    """Bot 2's forged or garbled frame stopped the table: an honest log's verdict names
+    Bot 2 and the rule by its writer's word (its signed log.end), and says such a fault
+    leaves no signed proof in the log, so nobody is blamed."""
+    judged = await run_live_frame(name, tmp_path)
+    assert judged.ok, judged.explain()
+    log = tmp_path / "seat1.bandit-log"
+    result = audit(log)
+    culprit = next(m for m in result.roster.members if m.name == "Bot 2")  # type: ignore[union-attr]
+    assert result.first_failure is not None and result.first_failure.seat is None
+    lines = report(log)
+    assert lines[-1].startswith(f"Verdict: NOT VERIFIED. The table stopped because of Bot 2 (seat {culprit.seat + 1}) "
+                                f"under {section}: "), lines[-1]
+    assert "so the log holds no signed proof of it and blames nobody [§10.2]." in lines[-1]
+    assert (f"The log stops before the end of the game: Ann's table stopped because of Bot 2 under {section}, by its "
+            "writer's word: the verdict below says more.") in lines
+
+
+def test_s10_3_an_event_the_other_logs_note_alike_is_told_once(staged: dict[str, Path]) -> None:
+    """Each log notes the same refusals and halt: told once each, with the logs noting them."""
+    folder = staged["duplicate-card"]
+    lines = report(folder / "seat1.bandit-log", folder / "seat0.bandit-log", folder / "seat2.bandit-log")
+    notes = [line for line in lines if "§9.10: round 1 is void (refused" in line or "(the game stops)" in line]
+    events = [re.sub(r"^.*messages: ", "", line).split(" (also noted by")[0] for line in notes]
+    assert len(events) == len(set(events)), notes
+    assert any("(also noted by P0's log)" in line for line in notes), notes
