@@ -24,7 +24,8 @@ from tests.cheat_runs import MEMORY, run_live_frame, run_table
 def staged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The folder of each staged cheat's logs (seat0, seat1: honest; seat2: the cheat's)."""
     root = tmp_path_factory.mktemp("cheats")
-    for name in ("commitment", "false-challenge", "duplicate-card", "withheld-done", "replay-earlier-round"):
+    for name in ("commitment", "false-challenge", "duplicate-card", "withheld-done", "replay-earlier-round",
+                 "other-digest"):
         make, sections, policy = MEMORY[name]
         _, judged = run_table(make(), sections, policy, root / name)
         assert judged.ok, judged.explain()
@@ -110,6 +111,15 @@ def test_s10_2_a_verdict_starts_in_plain_words_before_its_check(staged: dict[str
             "not-owed"} <= CHECKS.keys()
 
 
+def test_s9_7_a_state_that_differs_is_told_against_the_agreed_order_not_ours(staged: dict[str, Path]) -> None:
+    """An audit has no state of its own: P2's state at the round's end differs from the
+    one the agreed order gives, not "from ours"."""
+    lines = report(staged["other-digest"] / "seat0.bandit-log")
+    assert lines[-1].startswith("Verdict: NOT VERIFIED. P2 (seat 3) did not end the round as everyone else did"), lines[-1]
+    assert lines[-1].endswith("its engine state at the end of the round differs from the one the agreed order gives")
+    assert not any("ours" in line for line in lines)
+
+
 @pytest.mark.parametrize("name, section", [("forged-signature", "§4.5"), ("garbled-frame", "§4.3")])
 async def test_s4_a_fault_on_a_link_is_told_by_whose_word_it_stopped_the_table(
         name: str, section: str, tmp_path: Path) -> None:
@@ -128,6 +138,7 @@ async def test_s4_a_fault_on_a_link_is_told_by_whose_word_it_stopped_the_table(
     assert "so the log holds no signed proof of it and blames nobody [§10.2]." in lines[-1]
     assert (f"The log stops before the end of the game: Ann's table stopped because of Bot 2 under {section}, by its "
             "writer's word: the verdict below says more.") in lines
+    assert not any(re.search(r":\s+\(|:$", line) for line in lines if "messages: " in line), lines  # (no empty reason)
 
 
 def test_s10_3_an_event_the_other_logs_note_alike_is_told_once(staged: dict[str, Path]) -> None:

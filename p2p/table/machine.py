@@ -756,7 +756,7 @@ class TableMachine:
     def _close_round(self, rnd: _Round, step: Step) -> None:
         for seat, (digest, _) in rnd.openings.items():
             if digest != rnd.digest:
-                raise TableViolation("§9.7", seat, "its engine state at the end of the round differs from ours")
+                raise TableViolation("§9.7", seat, "its engine state at the end of the round differs from the one the agreed order gives")
         chains = [c for c in rnd.chains if c.complete]  # a void round may stop in a reshuffle (§9.10)
         try:
             by_chain = verify_round_opening(
@@ -815,7 +815,7 @@ class TableMachine:
         if not self.engine.over or not self.outcomes or self.outcomes[-1].round != self.engine.round:
             raise TableViolation("§9.8", seat, "said the game is done before it was")
         if inner["digest"] != state_digest(self.engine) or tuple(inner["totals"]) != self.engine.totals:
-            raise TableViolation("§9.8", seat, "its final state differs from ours")
+            raise TableViolation("§9.8", seat, "its final state differs from the one the agreed order gives")
         self._done[seat] = inner["digest"]
         if len(self._done) == len(self.seats):
             self.finished = True
