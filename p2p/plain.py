@@ -50,6 +50,16 @@ CHECKS: dict[str, str] = {
     "duplicate-share": "sent their share of one card twice",
     "wrong-card": "sent a share for another card than the one being turned up",
     "wrong-kind": "sent a share of the wrong kind (open where it had to be sealed for a player, or the reverse)",
+    "not-rerandomized": "shuffled the deck without disguising a card anew, so it could be followed through the shuffle",
+    # any card-protocol message
+    "wrong-round": "sent a card-protocol message for another round than the one under way",
+    "unknown-peer": "sent a card-protocol message naming someone not seated at the table",
+    "point": "sent a value that is not a valid card-protocol value",
+    "length": "sent a card-protocol message of the wrong form",
+    "permutation": "sent a card-protocol message of the wrong form",
+    "range": "sent a card-protocol message of the wrong form",
+    "scalar": "sent a card-protocol message of the wrong form",
+    "type": "sent a card-protocol message of the wrong form",
 }
 """A failed check of the card protocol (§8), as its name starts the technical account."""
 
@@ -77,7 +87,7 @@ SECTIONS: dict[str, str] = {
 }
 """A broken rule, where no check of `CHECKS` names it (a player's action after a name)."""
 
-_CODE = re.compile(r"(?:round \d+ is void: )?([a-z]+(?:-[a-z]+)+|seal|schnorr): ")
+_CODE = re.compile(r"(?:round \d+ is void: )?([a-z]+(?:-[a-z]+)*): ")
 
 
 def did(failure: Failure) -> str:

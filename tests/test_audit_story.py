@@ -107,8 +107,18 @@ def test_s10_2_a_verdict_starts_in_plain_words_before_its_check(staged: dict[str
                      "they were given: they changed a card [§8.7, record 19].")
     assert detail.startswith("record 19 by P2 (seat 3): §8.7: round 1 is void: not-a-reencryption: ")
     assert not re.search(r"[a-z]+-[a-z]+:", plain)
+
+
+def test_s8_every_check_of_the_card_protocol_has_plain_words() -> None:
+    """Each check the card protocol can fail a peer's message on (§8) is in the one table
+    the report tells verdicts by, so no verdict starts with a check's own name."""
+    raised = set()
+    for source in (Path(__file__).parent.parent / "p2p" / "deck").glob("*.py"):
+        raised |= set(re.findall(r"(?:ProtocolViolation|InvalidProof|InvalidPoint|CommitmentMismatch|ShuffleMismatch|"
+                                 r"CardMismatch|MalformedMessage)\(\s*[^,()]+,\s*\"([a-z-]+)\"", source.read_text()))
     assert {"chaum-pedersen", "not-a-reencryption", "shuffle-commitment", "wrong-kind", "seal", "schnorr",
-            "not-owed"} <= CHECKS.keys()
+            "not-owed"} <= raised
+    assert raised - CHECKS.keys() == set()
 
 
 def test_s9_7_a_state_that_differs_is_told_against_the_agreed_order_not_ours(staged: dict[str, Path]) -> None:
