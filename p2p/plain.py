@@ -87,6 +87,7 @@ SECTIONS: dict[str, str] = {
 }
 """A broken rule, where no check of `CHECKS` names it (a player's action after a name)."""
 
+_WITHHELD = re.compile(r"withheld its ([^:]+):")
 _CODE = re.compile(r"(?:round \d+ is void: )?([a-z]+(?:-[a-z]+)*): ")
 
 
@@ -95,6 +96,9 @@ def did(failure: Failure) -> str:
     code = _CODE.match(failure.what)
     if code is not None and code.group(1) in CHECKS:
         return CHECKS[code.group(1)]
+    withheld = _WITHHELD.match(failure.what)
+    if withheld is not None:  # (§9.11: every other seat claimed it stalled the table)
+        return f"withheld their {withheld.group(1)}, so the table could not go on"
     return SECTIONS.get(failure.section, f"broke rule {failure.section}")
 
 

@@ -364,6 +364,8 @@ def _uncounted(result: AuditResult, round_no: int, ended: int | None) -> str:
         opened = f"its shuffles were opened, and record {failure.record + 1} shows who cheated (told there)"
     elif openings and len(openings) == len(names):
         opened = "its shuffles were opened"
+    elif failure is not None and failure.record is not None:
+        opened = "not every seat had opened its shuffles when the game stopped (§9.7)"
     else:
         opened = "the log stops before every seat had opened its shuffles (§9.7)"
     scores = "" if void is None and challenge is None else " Its scores do not count."

@@ -25,7 +25,7 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The folder of each staged cheat's logs (seat0, seat1: honest; seat2: the cheat's)."""
     root = tmp_path_factory.mktemp("cheats")
     for name in ("commitment", "false-challenge", "duplicate-card", "withheld-done", "replay-earlier-round",
-                 "other-digest"):
+                 "other-digest", "withheld-opening"):
         make, sections, policy = MEMORY[name]
         _, judged = run_table(make(), sections, policy, root / name)
         assert judged.ok, judged.explain()
@@ -53,6 +53,18 @@ def test_s8_7_a_round_played_out_whose_opening_fails_is_told_void_not_cut_short(
     assert told[-1] == ("  turn 12, record 47: P2 (seat 3) opened their shuffle differently from the shuffle they had "
                         "committed to: they could have arranged the deck [§8.7, record 47]. The game stops here (§9.9).")
     assert "Round 1 does not count; the game has no winner." in lines
+
+
+def test_s9_11_a_round_whose_opening_was_withheld_is_told_so(staged: dict[str, Path]) -> None:
+    """P2 never opened its shuffles after round 1: the round's scores do not count because
+    not every seat had opened when the game stopped (not because the log stops), and the
+    verdict says in a player's words that P2 withheld its opening."""
+    lines = report(staged["withheld-opening"] / "seat0.bandit-log")
+    assert round_lines(lines, 1)[0].startswith(
+        "  Round 1 was played to its end (record 44), but its scores do not count: not every seat had opened its "
+        "shuffles when the game stopped (§9.7). ")
+    assert lines[-1].startswith("Verdict: NOT VERIFIED. P2 (seat 3) withheld their opening, so the table could not go "
+                                "on [§9.7, record 48]. First violation: "), lines[-1]
 
 
 @pytest.mark.parametrize("name, challenger, at", [("false-challenge", "P2", 16), ("duplicate-card", "P0", 13)])
