@@ -71,7 +71,8 @@ SECTIONS: dict[str, str] = {
     "§7.1": "sent a message of another game",
     "§7.2": "signed two different messages as one: told players different things",
     "§7.3": "stamped a message with a place in the order that the rules do not allow",
-    "§7.5": "claimed to have seen messages they had not seen",
+    "§7.5": "signed something false about which messages were sent (a message named as seen that its sender's "
+            "promises say it had not sent)",
     "§8.3": "gave a proof of their deck key that does not hold",
     "§8.5": "published a false share of a card",
     "§8.6": "broke the procedure for the shuffle's random seed",
@@ -80,12 +81,22 @@ SECTIONS: dict[str, str] = {
     "§9.3": "sent a message that does not belong to the round under way",
     "§9.4": "withheld their share of a card, so it could not be turned up",
     "§9.6": "ran out a player's time by their own clock",
-    "§9.7": "did not end the round as everyone else did: a different game state, or a missing or early opening",
+    "§9.7": "did not end the round as the rules say",
     "§9.8": "did not end the game as the rules say",
     "§9.10": "challenged the round falsely: every shuffle opened and every card checks out",
     "§9.11": "withheld their part of the protocol, so the table could not go on",
 }
 """A broken rule, where no check of `CHECKS` names it (a player's action after a name)."""
+
+SAID: tuple[tuple[str, str, str], ...] = (
+    ("§9.7", "its engine state", "ended the round in another game state than the agreed order gives"),
+    ("§9.7", "opened its shuffles before", "opened their shuffles before the round ended, which would show the deck"),
+    ("§9.7", "a second opening", "opened their shuffles twice"),
+    ("§9.8", "its final state", "ended the game in another state than the agreed order gives"),
+    ("§9.8", "said the game is done", "said the game was over before it was"),
+    ("§9.10", "challenged a round whose cards", "challenged a round before its cards were dealt"),
+)
+"""Where one rule is broken in several ways: (rule, how the table's account starts, the words)."""
 
 _WITHHELD = re.compile(r"withheld its ([^:]+):")
 _CODE = re.compile(r"(?:round \d+ is void: )?([a-z]+(?:-[a-z]+)*): ")
@@ -96,6 +107,10 @@ def did(failure: Failure) -> str:
     code = _CODE.match(failure.what)
     if code is not None and code.group(1) in CHECKS:
         return CHECKS[code.group(1)]
+    said = next((words for section, start, words in SAID
+                 if failure.section == section and failure.what.startswith(start)), None)
+    if said is not None:
+        return said
     withheld = _WITHHELD.match(failure.what)
     if withheld is not None:  # (§9.11: every other seat claimed it stalled the table)
         return f"withheld their {withheld.group(1)}, so the table could not go on"

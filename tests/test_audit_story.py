@@ -137,7 +137,8 @@ def test_s9_7_a_state_that_differs_is_told_against_the_agreed_order_not_ours(sta
     """An audit has no state of its own: P2's state at the round's end differs from the
     one the agreed order gives, not "from ours"."""
     lines = report(staged["other-digest"] / "seat0.bandit-log")
-    assert lines[-1].startswith("Verdict: NOT VERIFIED. P2 (seat 3) did not end the round as everyone else did"), lines[-1]
+    assert lines[-1].startswith("Verdict: NOT VERIFIED. P2 (seat 3) ended the round in another game state than the "
+                                "agreed order gives [§9.7, record 47]."), lines[-1]
     assert lines[-1].endswith("its engine state at the end of the round differs from the one the agreed order gives")
     assert not any("ours" in line for line in lines)
 
