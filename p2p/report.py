@@ -283,8 +283,9 @@ def _rounds(result: AuditResult) -> Iterator[str]:
             turn = 0
             ended = None
             outcome = outcomes.get(round_no)
-            faces = {**public[round_no - 1], **(outcome.faces if outcome else {})}
-            narrator.opened = outcome.faces if outcome else {}  # (a card nobody saw, named from the openings)
+            opened = outcome.faces if outcome else _opened(result, round_no)  # (a void round's too, once they held)
+            faces = {**public[round_no - 1], **opened}
+            narrator.opened = opened  # (a card nobody saw, named from the openings)
         elif isinstance(event, Revealed) and event.face is None:
             event = Revealed(event.card, event.to, faces.get(event.card))  # what the auditor knows
         game.apply(event)
@@ -323,8 +324,7 @@ def _placed(result: AuditResult) -> Iterator[tuple[int, Refused | str]]:
             voided = any(v.round == step.round and v.challenger == step.seat for v in result.voided)
             then = (f"round {step.round} is void from here (§9.10): every seat opens its shuffles, which show who "
                     "cheated" if voided else "every seat's opening of its shuffles shows who cheated (§9.10)")
-            yield step.record, (f"{names[step.seat]} challenged round {step.round}: they say a card only they saw, "
-                                f"[card {step.card}], {claim}; {then}.")
+            yield step.record, f"{names[step.seat]} challenged round {step.round}, saying [card {step.card}] {claim}; {then}."
     for void in result.voided:
         if void.challenger is None:
             claim = CHALLENGED.get(void.check, "failed its check")
@@ -359,7 +359,12 @@ def _uncounted(result: AuditResult, round_no: int, ended: int | None) -> str:
         assert ended is not None
         why = f"Round {round_no} was played to its end (record {ended + 1}), but its scores do not count"
     judged = failure is not None and failure.record is not None and failure.record in openings
-    if judged:
+    unseen = (" A card only one player saw in it is named where it was turned face up for all, and stays unopened "
+              "otherwise.")
+    if _opened(result, round_no):  # (its openings held: every card is known, as in a round that counts)
+        shows = f", and record {failure.record + 1} shows who cheated (told there)" if judged else ""  # type: ignore[union-attr]
+        opened, unseen = f"its shuffles were opened and every card checks out, so each is named{shows}", ""
+    elif judged:
         assert failure is not None and failure.record is not None
         opened = f"its shuffles were opened, and record {failure.record + 1} shows who cheated (told there)"
     elif openings and len(openings) == len(names):
@@ -369,8 +374,13 @@ def _uncounted(result: AuditResult, round_no: int, ended: int | None) -> str:
     else:
         opened = "the log stops before every seat had opened its shuffles (§9.7)"
     scores = "" if void is None and challenge is None else " Its scores do not count."
-    return (f"{why}: {opened}.{scores} A card only one player saw in it is named where it was turned face up for "
-            "all, and stays unopened otherwise.")
+    return f"{why}: {opened}.{scores}{unseen}"
+
+
+def _opened(result: AuditResult, round_no: int) -> Mapping[int, int]:
+    """Every card's face in round `round_no` from its openings, where they verified,
+    whether or not the round counts (a void round's, §9.10), else none."""
+    return result.machine.opened.get(round_no, {}) if result.machine is not None else {}
 
 
 def stands(result: AuditResult) -> str | None:

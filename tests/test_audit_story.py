@@ -67,19 +67,30 @@ def test_s9_11_a_round_whose_opening_was_withheld_is_told_so(staged: dict[str, P
                                 "on [§9.7, record 48]. First violation: "), lines[-1]
 
 
-@pytest.mark.parametrize("name, challenger, at", [("false-challenge", "P2", 16), ("duplicate-card", "P0", 13)])
+@pytest.mark.parametrize("name, challenger, at, opened", [
+    ("false-challenge", "P2", 16, "its shuffles were opened and every card checks out, so each is named, and record 20"),
+    ("duplicate-card", "P0", 13, "its shuffles were opened, and record 19"),
+])
 def test_s9_10_a_challenge_is_told_where_it_happened_and_voids_its_round(
-        staged: dict[str, Path], name: str, challenger: str, at: int) -> None:
+        staged: dict[str, Path], name: str, challenger: str, at: int, opened: str) -> None:
     """The §9.10 challenge is told at its record, before the moves it made void; the round
     is told void by that challenge, its shuffles opened, never "cut short … not opened"."""
     lines = report(staged[name] / "seat0.bandit-log")
     told = round_lines(lines, 1)
-    assert told[0].startswith(f"  Round 1 is void (§9.10): {challenger} challenged it at record {at}: its shuffles "
-                              "were opened, and record "), told[0]
+    assert told[0].startswith(f"  Round 1 is void (§9.10): {challenger} challenged it at record {at}: {opened} "
+                              "shows who cheated (told there). Its scores do not count."), told[0]
     challenge = next(i for i, line in enumerate(told) if f"record {at}: {challenger} challenged round 1" in line)
     void = next(i for i, line in enumerate(told) if "did not count (§9.10: round 1 is void)" in line)
     assert challenge < void
     assert not any("cut short" in line or "not opened" in line for line in lines)
+
+
+def test_s9_10_a_void_round_whose_openings_hold_names_every_card(staged: dict[str, Path]) -> None:
+    """P2's challenge was false: every shuffle opened and every card checks out, so the
+    cards only one player saw are named from the openings, none left unopened."""
+    lines = report(staged["false-challenge"] / "seat0.bandit-log")
+    assert "  before the first turn: (private) P0 saw their bottom cards: a 0 [card 0] and an 18 [card 21]." in lines
+    assert not any("unopened" in line for line in lines)
 
 
 def test_s10_2_the_record_a_verdict_names_is_on_a_line_of_the_story(staged: dict[str, Path]) -> None:

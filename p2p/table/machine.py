@@ -379,6 +379,8 @@ class TableMachine:
         self.halted: TableViolation | None = None
         self.finished = False
         self.outcomes: list[RoundOutcome] = []
+        # every card's face of each round whose openings verified (§8.7), a void one's too
+        self.opened: dict[int, Mapping[int, int]] = {}
         # `awaited()` as of the last message (`_track_stall`; what `clocks.wait` names); before the
         # first, every seat's keys (§9.2), so a return then is judged like any other (§11.3)
         self._awaited: Awaited | None = self.awaited()
@@ -772,6 +774,7 @@ class TableMachine:
             known = self.engine.known_face(card)
             if known is not None and known != face:
                 raise TableViolation("§8.7", None, f"card {card} was revealed as face {known} but the openings say {face}")
+        self.opened[rnd.number] = faces
         void = rnd.void
         challenger = rnd.challenger if void is None else void.challenger
         if challenger is not None:
