@@ -31,10 +31,10 @@ from engine.narrate import Narrator, card_named, cut_short, listed, slot_words
 from p2p.agreement import AWAY_WORD, TOO_FEW, Agreement
 from p2p.audit import AuditResult
 from p2p.errors import printable
-from p2p.plain import link_fault, plain, verdict
-from p2p.table import Refused
 from p2p.identity import short_id
 from p2p.log import Note
+from p2p.plain import link_fault, plain, verdict
+from p2p.table import Refused
 
 
 def game_report(result: AuditResult, *, brief: bool = False, others: Sequence[AuditResult] = ()) -> Iterator[str]:
@@ -450,7 +450,7 @@ def _notes(result: AuditResult, writer: str, noted: Sequence[tuple[AuditResult, 
     yield ""
     yield f"What {writer}'s peer noted as it played ({len(notes)}; its own account, unsigned, no part of the verdict):"
     for note in notes[:NOTES_SHOWN]:
-        also = alike.get(_event(result, note), [])
+        also = [log for log, _ in alike.get(_event(result, note), [])]
         same = f" (also noted by {listed(_logs_named(also, (result, *given)))})" if also else ""
         yield f"  {_noted_when(note)}: {_noted(result, note)}{same}"
     if len(notes) > NOTES_SHOWN:
@@ -462,13 +462,14 @@ def _event(result: AuditResult, note: Note) -> tuple[object, ...]:
     return note.index, note.section, note.text, noted_about(result, note)
 
 
-def _alike(noted: Sequence[tuple[AuditResult, Note]]) -> dict[tuple[object, ...], list[AuditResult]]:
-    """The other logs' notes grouped by event (`_event`), each with the logs that note it."""
-    alike: dict[tuple[object, ...], list[AuditResult]] = {}
+def _alike(noted: Sequence[tuple[AuditResult, Note]]) -> dict[tuple[object, ...], list[tuple[AuditResult, Note]]]:
+    """The other logs' notes grouped by event (`_event`), in their order: each event with
+    every log that notes it, and its note there."""
+    alike: dict[tuple[object, ...], list[tuple[AuditResult, Note]]] = {}
     for result, note in noted:
         logs = alike.setdefault(_event(result, note), [])
-        if all(result is not log for log in logs):
-            logs.append(result)
+        if all(result is not log for log, _ in logs):
+            logs.append((result, note))
     return alike
 
 
@@ -519,12 +520,10 @@ def _notes_elsewhere(told: AuditResult, noted: Sequence[tuple[AuditResult, Note]
     yield ""
     yield (f"What the other logs' writers noted as they played ({len(events)}; each one's own account, unsigned, "
            "no part of the verdict):")
-    for (index, section, text, about), logs in events[:NOTES_SHOWN]:
-        note = Note(int(index), str(text), None, section)  # type: ignore[arg-type]
-        named = _logs_named(logs, given)
-        words = _noted(logs[0], note) + (f" (about {about})" if about is not None and str(about) not in str(text) else "")
+    for _, logs in events[:NOTES_SHOWN]:
+        first, note = logs[0]
         verb = "notes" if len(logs) == 1 else "note"
-        yield f"  {listed(named)} {verb}, {_noted_when(note)}: {words}"
+        yield f"  {listed(_logs_named([log for log, _ in logs], given))} {verb}, {_noted_when(note)}: {_noted(first, note)}"
     if len(events) > NOTES_SHOWN:
         yield f"  … and {len(events) - NOTES_SHOWN} more"
 
