@@ -388,7 +388,7 @@ def stands(result: AuditResult) -> str | None:
     shuffles were opened and checked count, the round under way does not, and nobody won
     ("Round 1 does not count; the game has no winner."). None for a finished game."""
     machine = result.machine
-    if machine is None or result.roster is None or (machine.finished and result.rounds):
+    if machine is None or result.roster is None or (result.finished and result.rounds):
         return None
     if result.altered:
         return "The log was changed or damaged, so none of its score can be held to; the game has no winner."

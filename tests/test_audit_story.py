@@ -183,3 +183,27 @@ def test_s10_3_an_event_the_other_logs_note_alike_is_told_once(staged: dict[str,
     events = [re.sub(r"^.*messages: ", "", line).split(" (also noted by")[0] for line in notes]
     assert len(events) == len(set(events)), notes
     assert any("(also noted by P0's log)" in line for line in notes), notes
+
+
+def test_s10_2_a_finished_game_whose_log_was_changed_after_it_has_no_winner_by_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The replay reaches the game's end, but the log's end no longer verifies: the game
+    over line stays, and what stands says none of the score can be held to, as `--json`
+    does, with no winner."""
+    from p2p.roster import TableRules
+    from tests.tablesim import TableNetwork
+    from tests.test_table_games import SMALL_DECK
+
+    net = TableNetwork(3, 7, rules=TableRules(target=25, skills_text=SMALL_DECK))
+    net.run()
+    log = net.write_logs(tmp_path)[0]
+    data = bytearray(log.read_bytes())
+    data[-3] ^= 1  # (in the log.end's signature)
+    log.write_bytes(bytes(data))
+    result = audit(log)
+    assert result.altered and result.machine is not None and result.machine.finished
+    altered = "The log was changed or damaged, so none of its score can be held to; the game has no winner."
+    assert altered in list(game_report(result))
+    assert main(["audit", "--json", str(log)]) == 1
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["winners"] == [] and out["stands"] == altered
