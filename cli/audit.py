@@ -89,10 +89,16 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
         own = verdict(result)
         logs.append({"path": str(result.path), "writer": result.writer, "peer": result.writer_name,
                      **{k: own[k] for k in ("ok", "records", "finished", "first_violation")}})
-    told = told_from(agreement.logs, agreement.damaged)
+    told = agreement.told
     names = told.names
+    proof = agreement.proof
     return {
         "ok": agreement.verified,
+        "first_violation": None if proof is None else {
+            "record": proof.record, "seat": proof.seat, "section": proof.section, "what": proof.what,
+            "peer": None if proof.seat is None or proof.seat >= len(names) else names[proof.seat],
+            "suspects": [names[s] for s in proof.suspects if s < len(names)],
+            "holders": [str(r.path) for r in proof.holders]},
         "told": str(told.path),
         "agree": agreement.agree,
         "logs": logs,
@@ -144,9 +150,11 @@ def run(args: argparse.Namespace) -> int:
     results = [audit(path) for path in args.logs]
     agreement = compare(results) if len(results) > 1 else None
     damaged = agreement.damaged if agreement is not None else ()
-    told = told_from(results, damaged)  # (the first log that can be read and is not damaged: told from it)
+    proof = agreement.proof if agreement is not None else None
+    cheater = proof.seat if proof is not None else None
+    told = agreement.told if agreement is not None else results[0]  # (§10.3: `p2p.agreement.story`)
     if not args.json:
-        for line in passed_over(results, told, damaged):
+        for line in passed_over(results, told, damaged, cheater):
             say(line)
         for line in game_report(told, brief=args.brief, others=results):
             say(line)

@@ -22,7 +22,9 @@ logs of one game *agree* when
    a seat signs ``done`` only once it has delivered, and so logged, the end of the game
    (the last round's openings), and anything of a round once its table began it.
 
-Where they do not, the first thing that breaks is named. Two bodies under one sequence
+Where they do not, the first thing that breaks is named. Logs of another game id than the
+most writers' are set aside as damaged where their own audit finds them altered (a
+header changed); else the logs are of several games, each game's named. Two bodies under one sequence
 number that both carry their sender's valid signature prove that sender signed two
 different messages as one (equivocation, §7.10): it is named. Anything else (the same
 messages in two orders, a record only one log holds) is not something an honest table
@@ -35,6 +37,12 @@ audit (§10.2) finds its file changed or damaged (a record dropped, repeated or 
 its end's signature, its header: `AuditResult.altered`), where some log is not: it must
 not hide the game the others hold. This compares what the logs hold, readable records
 only.
+A log closed early whose writer's signed `done` (or later message) another log holds had
+records removed: it is set aside as damaged too.
+What the logs prove against a seat (`Agreement.proof`: a violation their own audits find
+with a seat named, or a seat's two signed messages they part on) and the log the game is
+told from (`story`: not the proven seat's, one that holds its own checks, the longest)
+are decided here, once.
 Logs that agree may still name different seats as the one whose departure ended the
 game (each writer's word, §10.2: seats that lost each other each see the other away):
 `away` says which log names whom.
@@ -50,6 +58,7 @@ from engine.narrate import listed
 from p2p.audit import NEVER_CLOSED, AuditResult, torn_at
 from p2p.errors import ProtocolError
 from p2p.identity import verify_signature
+from p2p.policy import either, either_seats, told_with
 from p2p.signing import SIGNED_DOMAIN
 from p2p.wire import DEFAULT_LIMITS, decode_map
 
@@ -77,6 +86,36 @@ class Parting:
     seat: int | None = None  # a seat the logs prove broke the protocol (equivocation)
     record: int | None = None  # the `log.msg` index (from 0) where they part, if they part there
     damaged: tuple[AuditResult, ...] = field(default=(), compare=False)  # the logs whose copy of a record was changed
+    games: tuple[tuple[AuditResult, ...], ...] = field(default=(), compare=False)  # (logs of several games) each game's
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A seat the logs prove broke a rule (§10.3): its violating message among the
+    delivered records, or signed evidence (`log.evidence`), as the logs' own audits find
+    it, or its two signed messages under one sequence number (equivocation)."""
+
+    seat: int | None  # (None: one of `suspects`, nothing tells which, §7.5)
+    suspects: tuple[int, ...]
+    section: str
+    record: int | None  # the `log.msg` index (from 0) of the violating message (None: evidence kept in the log)
+    what: str
+    holders: tuple[AuditResult, ...]  # the logs that hold the proof, in the order given
+
+    def told(self, names: Sequence[str]) -> str:
+        """"P2 (seat 3) broke §8.7 at record 47 (signed proof in P0's and P1's logs)"."""
+        if not self.holders:  # (two signed messages under one number, as the logs part on them)
+            return self.what
+        if self.seat is not None:
+            who = f"{names[self.seat]} (seat {self.seat + 1})"
+        else:
+            who = f"{either(self.suspects, names)} ({either_seats(self.suspects)})"
+        at = "" if self.record is None else f" at record {self.record + 1}"
+        kept = " kept as evidence" if self.record is None else ""
+        whose = listed([f"{_writer(r)}'s" for r in self.holders])
+        proof = f"signed proof{kept} in {whose} log{'s' if len(self.holders) > 1 else ''}"
+        which = "; nothing tells which of them" if self.seat is None else ""
+        return f"{who} broke {self.section}{at} ({proof}{which})"
 
 
 @dataclass(frozen=True)
@@ -122,6 +161,40 @@ class Agreement:
         readable logs to compare" where no two are left once the damaged are set aside."""
         parting = self.rest.parting
         return Parting("§10.3", TOO_FEW) if parting is not None and parting.damaged else parting
+
+    @property
+    def proof(self) -> Proof | None:
+        """The seat the logs prove broke a rule (`Proof`), if they do: two signed messages
+        under one sequence number where the logs part on them; else the violation the
+        most logs' own audits find proven (a seat named on its signed message or on
+        signed evidence, the file not found altered), the first given of those."""
+        parting = self.parting
+        if parting is not None and parting.seat is not None:
+            return Proof(parting.seat, (), parting.section, parting.record, parting.what, ())
+        found: dict[tuple[object, ...], list[AuditResult]] = {}
+        for result in self.compared:
+            failure = result.first_failure
+            if failure is not None and not failure.altered and (failure.seat is not None or failure.suspects):
+                found.setdefault((failure.seat, failure.suspects, failure.section, failure.record), []).append(result)
+        if not found:
+            return None
+        holders = max(found.values(), key=len)  # (dicts keep the order found: the first given wins a tie)
+        failure = holders[0].first_failure
+        assert failure is not None
+        return Proof(failure.seat, failure.suspects, failure.section, failure.record,
+                     told_with(failure.words, failure.what, holders[0].names), tuple(holders))
+
+    @property
+    def compared(self) -> tuple[AuditResult, ...]:
+        """The readable logs not set aside as damaged, in the order given."""
+        return tuple(r for r in self.logs if r.contents is not None and r.roster is not None
+                     and all(r is not d for d in self.damaged))
+
+    @property
+    def told(self) -> AuditResult:
+        """The log the game is told from (`story`)."""
+        proof = self.proof
+        return story(self.logs, self.damaged, proof.seat if proof is not None else None)
 
     @property
     def verified(self) -> bool:
@@ -176,8 +249,9 @@ class Agreement:
         if self.parting is not None:
             logs = every if others else "The logs"
             return f"{logs} do not tell the same game: {self.parting.section}: {self.parting.what}"
-        shorter = [f"{_writer(r)}'s ends after {len(r.contents.messages)}: {_ending(r)}" for r in self.logs
-                   if r.contents is not None and len(r.contents.messages) < self.records]
+        proof = self.proof
+        shorter = [f"{_writer(r)}'s ends after {len(r.contents.messages)}: {_ending(r)}{_before(r, proof)}"
+                   for r in self.logs if r.contents is not None and len(r.contents.messages) < self.records]
         said = shorter + list(self.twice)
         tail = f" ({'; '.join(said)})" if said else ""
         altered = [r for r in self.logs if r.contents is not None and len(r.contents.messages) == self.records
@@ -192,6 +266,31 @@ class Agreement:
             return f"{every} hold the same {self.records} messages in the same order{tail}, but {failing}."
         away = "" if self.away is None else " They differ on who was away: see the Overall line."
         return f"{every} tell the same game: {self.records} messages in the same order{tail}.{away}"
+
+
+def story(results: Sequence[AuditResult], damaged: Sequence[AuditResult] = (),
+          cheater: int | None = None) -> AuditResult:
+    """The log the game is told from, of several given (§10.3): of the readable logs not
+    set aside as `damaged` (else of the readable ones, else the first given), one not
+    written by the seat the logs prove broke a rule (`cheater`), then one that is `sound`,
+    then the longest, then the first given."""
+    readable = [r for r in results if r.contents is not None and r.roster is not None]
+    if not readable:
+        return results[0]
+    kept = [r for r in readable if all(r is not d for d in damaged)] or readable
+
+    def rank(result: AuditResult) -> tuple[bool, bool, int]:
+        return (cheater is not None and result.writer == cheater, not sound(result),
+                -len(result.contents.messages))  # type: ignore[union-attr]
+
+    return min(kept, key=rank)  # (min keeps the first of equals: the first given)
+
+
+def sound(result: AuditResult) -> bool:
+    """Whether a log holds its own audit, or fails it only on a violation it proves
+    against a seat (a seat named, the file not found altered)."""
+    failure = result.first_failure
+    return failure is None or (not failure.altered and (failure.seat is not None or bool(failure.suspects)))
 
 
 AWAY_WORD = ("which seat's departure ended the game is each writer's own word, §10.2: seats that lost each other "
@@ -242,12 +341,29 @@ def _damaged_beside(result: AuditResult, aside: Sequence[AuditResult]) -> Partin
 
 
 def _same_game(logs: Sequence[AuditResult]) -> Parting | None:
-    first = logs[0]
-    for other in logs[1:]:
-        if other.game_id != first.game_id:
-            return Parting("§10.3", f"{_name(first)} is of game {first.game_id.hex()[:16]}…, {_name(other)} of game "
-                                    f"{other.game_id.hex()[:16]}…: these are not logs of one game")
-    return None
+    """Logs of more than one game id: those whose own audit finds the file altered (a
+    header changed) set aside as damaged where the others, the most writers first, are of
+    one game; else the logs are of several games, each game's named."""
+    games: dict[bytes, list[AuditResult]] = {}
+    for result in logs:
+        games.setdefault(result.game_id, []).append(result)
+    if len(games) == 1:
+        return None
+    ranked = sorted(games.values(), key=lambda g: (all(r.altered for r in g), -len({r.writer for r in g}), -len(g)))
+    odd = [r for group in ranked[1:] for r in group]
+    if all(r.altered for r in odd) and not all(r.altered for r in ranked[0]):
+        one = len(odd) == 1
+        game = ranked[0][0].game_id.hex()[:16]
+        found = listed(sorted({r.first_failure.section for r in odd}))  # type: ignore[union-attr]
+        its, it_is = ("its", "it is") if one else ("their", "they are")
+        return Parting("§10.3", f"{listed([_name(r) for r in odd])} {'is' if one else 'are'} damaged (see "
+                                f"{'its verdict' if one else 'their verdicts'}): {its} own audit finds the file "
+                                f"altered ({found}: nobody is blamed), and {it_is} not of game {game}…, which the "
+                                "other logs are of", None, None, tuple(odd))
+    groups = tuple(tuple(g) for g in games.values())  # (in the order given)
+    each = ", ".join(f"{listed([str(r.path) for r in g])} of game {g[0].game_id.hex()[:16]}…" for g in groups)
+    return Parting("§10.3", f"these are logs of {len(groups)} different games ({each}): audit each game's logs apart",
+                   games=groups)
 
 
 def _one_writer_each(logs: Sequence[AuditResult],
@@ -456,6 +572,19 @@ def _signed(result: AuditResult, body: bytes, sig: bytes) -> bool:
     return member is not None and verify_signature(member.cert.public_key, sig, SIGNED_DOMAIN + body)
 
 
+def signed_by(result: AuditResult, seat: int, body: bytes, sig: bytes) -> bool:
+    """Whether `body` says it is from `seat` and that seat's key signs it (§4.5)."""
+    member = result.roster.members[seat] if result.roster is not None and seat < len(result.roster.members) else None
+    return member is not None and _signed(result, body, sig) and result.member(_sender(body)) is member
+
+
+def _sender(body: bytes) -> object:
+    try:
+        return decode_map(body, DEFAULT_LIMITS, tree=False).get("from")
+    except ProtocolError:
+        return None
+
+
 def _unsigned_copy(logs: Sequence[AuditResult], message: str, content: bool,
                    one: tuple[AuditResult, Place, bytes, bytes], other: tuple[AuditResult, Place, bytes, bytes]) -> Parting:
     """Two bodies of one `message` ("Cy's content message 14", of its `content` chain or
@@ -539,8 +668,19 @@ def _cut_short(logs: Sequence[AuditResult]) -> Parting | None:
                 what = "done" if not later else f"a {inner.get('type')} of round {number}"
                 return Parting("§10.3", f"{_name(result)} ends after {held} messages, closed early ("
                                         f"{result.left.told}), but {member.name} signed {what}, {_at(other, index)}: "
-                                        f"{why}, so records were removed from its log (nobody is blamed)", None, held)
+                                        f"{why}, so records were removed from its log (nobody is blamed)", None, held,
+                               (result,))  # (set aside: the others may still tell the game)
     return None
+
+
+def _before(result: AuditResult, proof: Proof | None) -> str:
+    """", before record 47, the proof against P2", where a log stops before the message
+    the others hold as proof against a seat."""
+    if proof is None or proof.record is None or not proof.holders or proof.seat is None:
+        return ""
+    if len(result.contents.messages) > proof.record:  # type: ignore[union-attr]
+        return ""
+    return f", before record {proof.record + 1}, the proof against {proof.holders[0].names[proof.seat]}"
 
 
 def _ending(result: AuditResult) -> str:
@@ -601,4 +741,4 @@ def _about(result: AuditResult, body: bytes) -> str:
     return f"{who}'s message {str(inner.get('seq'))[:20]} ({str(inner.get('type'))[:40]}){elsewhere}"
 
 
-__all__ = ["Agreement", "Parting", "compare"]
+__all__ = ["Agreement", "Parting", "Proof", "compare", "signed_by", "sound", "story"]

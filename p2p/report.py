@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from engine import ALL, Game, Revealed, RoundEnded, RoundStarted, TurnStarted
 from engine.errors import slot_named, spell
 from engine.narrate import Narrator, card_named, cut_short, listed, slot_words
-from p2p.agreement import AWAY_WORD, TOO_FEW, Agreement
+from p2p.agreement import AWAY_WORD, TOO_FEW, Agreement, Proof, signed_by, sound, story
 from p2p.audit import AuditResult
 from p2p.errors import printable
 from p2p.identity import short_id
@@ -52,31 +52,46 @@ def comparison_report(agreement: Agreement) -> Iterator[str]:
     return (printable(line) for line in _comparison_report(agreement))
 
 
-def told_from(results: Sequence[AuditResult], damaged: Sequence[AuditResult] = ()) -> AuditResult:
-    """The log the game is told from, of several given (§10.3): the first whose header can
-    be read (so its roster, the game's players and rules) and that is not set aside as
-    `damaged`, else the first that can be read, else the first."""
-    readable = [r for r in results if r.contents is not None and r.roster is not None]
-    return next((r for r in readable if all(r is not d for d in damaged)), readable[0] if readable else results[0])
+def told_from(results: Sequence[AuditResult], damaged: Sequence[AuditResult] = (),
+              cheater: int | None = None) -> AuditResult:
+    """The log the game is told from, of several given (§10.3, `p2p.agreement.story`)."""
+    return story(results, damaged, cheater)
 
 
 def passed_over(results: Sequence[AuditResult], told: AuditResult,
-                damaged: Sequence[AuditResult] = ()) -> Iterator[str]:
-    """Where the game is told from a log other than the first given: that those before it
-    cannot be read, or are `damaged`, named (their own verdicts come with the comparison);
-    printed safely."""
+                damaged: Sequence[AuditResult] = (), cheater: int | None = None) -> Iterator[str]:
+    """Where the game is told from a log other than the first given: why each given
+    before it is not (it cannot be read, is `damaged`, is the proven `cheater`'s, fails
+    its own audit, or holds fewer messages), named (their own verdicts come with the
+    comparison); printed safely."""
     before = results[:next(i for i, r in enumerate(results) if r is told)]
     if not before:
         return
     aside = [r.path.name for r in before if any(r is d for d in damaged)]
-    unreadable = [r.path.name for r in before if all(r is not d for d in damaged)]
+    unreadable = [r.path.name for r in before if r.roster is None or r.contents is None]
+    kept = [r for r in before if r.roster is not None and r.contents is not None and all(r is not d for d in damaged)]
     why = []
     if unreadable:
         why.append(f"{listed(unreadable)} cannot be read as {'a log' if len(unreadable) == 1 else 'logs'}")
     if aside:
         why.append(f"{listed(aside)} {'is' if len(aside) == 1 else 'are'} damaged")
+    for result in kept:
+        held = len(result.contents.messages)  # type: ignore[union-attr]
+        if cheater is not None and result.writer == cheater:
+            why.append(f"{result.path.name} is {result.writer_name}'s")
+        elif not sound(result):
+            why.append(f"{result.path.name} fails its own audit")
+        else:
+            why.append(f"{result.path.name} holds {held} message{'s' * (held != 1)}, fewer than {told.path.name}")
     see = "its own verdict" if len(before) == 1 else "their own verdicts"
-    first = "the first that can" if not aside else "the first readable log that is not damaged"
+    if kept and told.ok:
+        first = "the longest log that holds every check"
+    elif kept and cheater is not None:
+        first = f"the longest log not written by {told.names[cheater]}, whom the logs prove broke the rules"
+    elif kept:
+        first = "the longest of the others"
+    else:
+        first = "the first that can" if not aside else "the first readable log that is not damaged"
     yield printable(f"{'; '.join(why)} (see {see} with the logs compared below): the game is told from "
                     f"{told.path.name}, {first}.")
     yield ""
@@ -140,29 +155,127 @@ NOT_A_LOG = "is not a bandit-lan fairness log (its first bytes are not a log's h
 
 def overall(agreement: Agreement) -> str:
     """The last line of a report on several logs (§10.3): one verdict over them all, the
-    one the exit status gives (each log's own verdict and the comparison come before)."""
+    one the exit status gives (each log's own verdict and the comparison come before).
+    A seat the logs prove broke a rule is named first; logs of several games are told
+    apart; where the logs agree, a log that fails its own audit is named with what is odd
+    about it, and what the logs that hold every check tell follows."""
     logs = agreement.logs
-    every = "both logs" if len(logs) == 2 else f"all {len(logs)} logs"
     if agreement.verified:
-        first = logs[0]
+        told = agreement.told
+        given = len(logs) - len(agreement.twice)
+        every = "both logs" if given == 2 else f"all {given} logs"
+        after = "".join(f" {line[0].upper()}{line[1:]}." for line in (*agreement.twice, *unsupported(agreement)))
+        if given == 1:
+            return f"Overall: FAIR: {_log_named(told)} holds every check.{after}"
         if agreement.away is not None:  # (not one log's story: each says its own, §10.3)
             return (f"Overall: FAIR: {every} hold every check and tell the same game, which ended early, but they "
-                    f"differ on who was away: {agreement.away} ({AWAY_WORD}).")
-        if first.left is not None:
-            return f"Overall: FAIR: {every} hold every check and tell the same game, which ended early: {first.left.told}."
-        won = f" Winner{'s' if len(first.winners) > 1 else ''}: {listed(first.winners)}." if first.winners else ""
-        return f"Overall: FAIR: {every} hold every check and tell the same game.{won}"
+                    f"differ on who was away: {agreement.away} ({AWAY_WORD}).{after}")
+        if told.left is not None:
+            return (f"Overall: FAIR: {every} hold every check and tell the same game, which ended early: "
+                    f"{told.left.told}.{after}")
+        won = f" Winner{'s' if len(told.winners) > 1 else ''}: {listed(told.winners)}." if told.winners else ""
+        return f"Overall: FAIR: {every} hold every check and tell the same game.{won}{after}"
+    proof = agreement.proof
+    first = [] if proof is None else [_proven(agreement, proof)]
+    parting = agreement.parting
+    if parting is not None and parting.games:
+        return f"Overall: NOT VERIFIED: {'; '.join([*first, parting.what])}."
     damaged = agreement.damaged
     if damaged:  # (told apart from the others, which may still agree: §10.3)
-        return _overall_damaged(agreement, damaged)
-    why = _own_failures(logs)
-    if agreement.parting is not None:
-        why.append("the logs cannot be compared" if agreement.parting.what == TOO_FEW
-                   else "the logs do not tell the same game")
+        return _overall_damaged(agreement, damaged, first)
+    why = [*first, *_own_failures([r for r in logs if not _proves(r, proof)], agreement)]
+    if parting is not None and parting.seat is None:
+        why.append("the logs cannot be compared" if parting.what == TOO_FEW else "the logs do not tell the same game")
+    elif parting is None and proof is None:
+        held = [r for r in logs if r.ok]
+        if held:
+            result = _result(agreement.told)
+            whose = listed([f"{_writer(r)}'s" for r in held])
+            why.append(f"{whose} log{'s hold' if len(held) > 1 else ' holds'} every check"
+                       f"{' and tell the same game' if len(held) > 1 else ''}{result}")
     return f"Overall: NOT VERIFIED: {'; '.join(why)}."
 
 
-def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult]) -> str:
+def unsupported(agreement: Agreement) -> list[str]:
+    """What the logs say against a player that no signed record in them supports (§10.3),
+    each in a clause: a note naming a seat under a rule that no log's refused moves or
+    proof show it broke, a `log.end` of a finished game that names a player or a rule,
+    and `log.evidence` against a seat that does not verify as signed by it. Such words
+    are their writer's alone; the verdict does not rest on them."""
+    said: list[str] = []
+    refused = {(r.seat, r.section) for result in agreement.compared for r in result.refused}
+    proof = agreement.proof
+    accused: dict[tuple[int, str], list[str]] = {}  # (seat, section) -> the writers whose notes name it
+    for result in agreement.compared:
+        for note in result.contents.notes:  # type: ignore[union-attr]
+            member = result.member(note.peer)
+            if member is None or member.seat == result.writer or not note.section or note.section == "§11.3":
+                continue
+            if (member.seat, note.section) in refused or (proof is not None and proof.seat == member.seat):
+                continue
+            writers = accused.setdefault((member.seat, note.section), [])
+            if _writer(result) not in writers:
+                writers.append(_writer(result))
+    for (seat, section), writers in accused.items():
+        many = len(writers) > 1
+        whose = listed([f"{writer}'s" for writer in writers])
+        owner = "their writers'" if many else f"{writers[0]}'s"
+        said.append(f"{whose} log{'s name' if many else ' names'} {agreement.told.names[seat]} under {section} in "
+                    f"{'notes' if many else 'a note'}: those words are {owner} alone, unsigned, and nothing in the "
+                    "logs supports them")
+    for result in agreement.compared:
+        contents, writer = result.contents, _writer(result)
+        assert contents is not None
+        ended = contents.ended or ""
+        if result.finished and ("§" in ended or any(name in ended for name in result.names)):
+            said.append(f"{writer}'s log ends saying \"{ended}\": those words are {writer}'s alone, and nothing in "
+                        "the logs supports them: every record checks and the game finished")
+        for record in contents.evidence:
+            member = result.member(record.peer)
+            if member is None:
+                continue
+            if not all(signed_by(result, member.seat, body, sig) for body, sig in record.items):
+                said.append(f"{writer}'s log keeps evidence against {member.name} under {record.section} that does "
+                            f"not verify as {member.name}'s: it proves nothing")
+            else:
+                said.append(f"{writer}'s log keeps messages of {member.name}'s as evidence under {record.section}, "
+                            "which prove no violation")
+    return said
+
+
+def _proves(result: AuditResult, proof: Proof | None) -> bool:
+    """Whether a log fails its own audit on the proof against a seat (named with it, not
+    apart), or on another violation it proves against the same seat."""
+    if proof is None:
+        return False
+    failure = result.first_failure
+    return any(result is h for h in proof.holders) or (
+        failure is not None and sound(result) and (failure.seat, failure.suspects) == (proof.seat, proof.suspects))
+
+
+def _result(told: AuditResult) -> str:
+    """How the game the logs agree on ended, after what they hold: ", won by Di"."""
+    if told.left is not None:
+        return ", which ended early"
+    return f", won by {listed(told.winners)}" if told.winners else ""
+
+
+def _proven(agreement: Agreement, proof: Proof) -> str:
+    """The proof against a seat in words, and the logs that stop before it, unsaid in them."""
+    names = agreement.told.names
+    said = proof.told(names)
+    if proof.record is None or not proof.holders:
+        return said
+    short = [r for r in agreement.compared if all(r is not h for h in proof.holders)
+             and len(r.contents.messages) <= proof.record]  # type: ignore[union-attr]
+    if not short:
+        return said
+    stops = [f"{_writer(r)}'s log stops before that proof, after {len(r.contents.messages)} messages"  # type: ignore[union-attr]
+             for r in short]
+    return "; ".join([said, *stops])
+
+
+def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult], first: Sequence[str] = ()) -> str:
     """The overall line where a log's copy of a record was changed or damaged (§10.3):
     that log cannot be verified; what the others hold, and whether they agree."""
     logs = [r for r in agreement.logs if all(r is not d for d in damaged)]
@@ -174,29 +287,56 @@ def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult]) -> st
     if all(r.ok for r in logs) and (rest.ok if compared else len(logs) == 1):
         held = (f"the {len(logs)} undamaged logs hold every check and tell the same game" if compared
                 else f"{_log_named(logs[0])} holds every check")
-        return f"Overall: NOT VERIFIED: {held}, but {broken}."
-    why = [broken, *_own_failures(logs)]
+        return f"Overall: NOT VERIFIED: {'; '.join([*first, f'{held}, but {broken}'])}."
+    proof = agreement.proof
+    why = [*first, broken, *_own_failures([r for r in logs if not _proves(r, proof)])]
     if compared and not rest.ok:
         others = f"the other {len(readable)}{'' if len(readable) == len(logs) else ' readable'} logs"
         why.append(f"{others} do not tell the same game")
     return f"Overall: NOT VERIFIED: {'; '.join(why)}."
 
 
-def _own_failures(logs: Sequence[AuditResult]) -> list[str]:
+def _own_failures(logs: Sequence[AuditResult], agreement: Agreement | None = None) -> list[str]:
     """Of `logs`, those that fail their own audit, those whose header cannot be read, and
     those that are no log at all, each named once: "Bo's log (b.bandit-log) fails its own
-    audit", "e cannot be read as a log", "c and d are not fairness logs"."""
-    failing = [_log_named(r) for r in logs if not r.ok and not r.not_a_log and r.roster is not None]
+    audit", "e cannot be read as a log", "c and d are not fairness logs". Given the
+    `agreement` of logs that tell the same game, each failing log is named apart with
+    what is odd about it beside the others (`_odd`)."""
+    failing = [r for r in logs if not r.ok and not r.not_a_log and r.roster is not None]
     unreadable = [r.path.name for r in logs if r.roster is None and not r.not_a_log]
     strangers = [r.path.name for r in logs if r.not_a_log]
     why = []
-    if failing:
-        why.append(f"{listed(failing)} {'fails its own audit' if len(failing) == 1 else 'fail their own audits'}")
+    odd = {id(r): _odd(r, agreement) for r in failing} if agreement is not None and agreement.ok else {}
+    if failing and not any(odd.values()):
+        named = [_log_named(r) for r in failing]
+        why.append(f"{listed(named)} {'fails its own audit' if len(failing) == 1 else 'fail their own audits'}")
+    elif failing:
+        why.extend(f"{_log_named(r)} fails its own audit{': ' + odd[id(r)] if odd[id(r)] else ''}" for r in failing)
     if unreadable:
         why.append(f"{listed(unreadable)} cannot be read as {'a log' if len(unreadable) == 1 else 'logs'}")
     if strangers:
         why.append(f"{listed(strangers)} {'is not a fairness log' if len(strangers) == 1 else 'are not fairness logs'}")
     return why
+
+
+def _odd(result: AuditResult, agreement: Agreement) -> str:
+    """What is odd about a log that fails its own audit beside the others, which agree
+    with it: that it stops short of the game they hold, or that its end names a seat away
+    after the end of the game ("" where it is neither)."""
+    contents, told = result.contents, agreement.told
+    assert contents is not None
+    held = len(contents.messages)
+    if told is not result and told.contents is not None and held < len(told.contents.messages):
+        closed = f", where its end says \"{contents.ended}\"" if contents.ended is not None else ""
+        return f"it stops after {held} of the {len(told.contents.messages)} messages in {_writer(told)}'s log{closed}"
+    if contents.absent is not None and result.machine is not None and result.machine.finished \
+            and contents.absent < len(result.names):
+        return f"its end names {result.names[contents.absent]} away after the end of the game, which no table does"
+    return ""
+
+
+def _writer(result: AuditResult) -> str:
+    return result.writer_name or result.path.name
 
 
 def _log_named(result: AuditResult) -> str:

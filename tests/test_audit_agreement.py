@@ -105,7 +105,7 @@ def test_s10_3_logs_of_two_games_do_not_agree(table: tuple[TableNetwork, list[Pa
     other.run()
     agreement = compare([audit(logs[0]), audit(other.write_logs(tmp_path)[0])])
     assert not agreement.ok and agreement.parting is not None
-    assert agreement.parting.section == "§10.3" and "not logs of one game" in agreement.parting.what
+    assert agreement.parting.section == "§10.3" and "these are logs of 2 different games" in agreement.parting.what
     assert agreement.parting.seat is None
 
 
@@ -247,6 +247,7 @@ def test_s10_3_a_log_cut_short_with_an_absence_is_given_away_by_its_writer_s_don
     parting = agreement.parting
     assert parting is not None and parting.section == "§10.3" and parting.seat is None and parting.record == 60
     assert "Ann signed done" in parting.what and "records were removed" in parting.what
+    assert agreement.damaged == (cut,) and agreement.rest.ok and agreement.told.path == logs[1]  # (set aside)
     # honest: the seat went away after the last round's openings, before every done arrived
     total = len(audit(logs[0]).contents.messages)  # type: ignore[union-attr]
     late = audit(rewrite(logs[0], tmp_path, lambda m: m[:total - 1], why=why, absent=2))

@@ -282,7 +282,8 @@ def test_s10_3_the_report_ends_with_one_overall_verdict_that_the_exit_status_fol
     short = write_frames(tmp_path / "short.bandit-log", frames_of(logs[1])[:40])  # (agrees, but was never closed)
     assert main(["audit", str(logs[0]), str(short)]) == 1
     told = capsys.readouterr().out.splitlines()
-    assert told[-1] == "Overall: NOT VERIFIED: Bo's log (short.bandit-log) fails its own audit.", told[-1]
+    assert told[-1] == ("Overall: NOT VERIFIED: Bo's log (short.bandit-log) fails its own audit: it stops after 25 of "
+                        "the 95 messages in Ann's log; Ann's log holds every check, won by Ann."), told[-1]
     assert "Both logs tell the same game" in told[-3]
 
 
@@ -332,7 +333,8 @@ def test_s10_3_the_overall_verdict_of_logs_of_a_game_that_ended_early_is_a_fair_
     from p2p.report import overall
 
     log = SimpleNamespace(left=SimpleNamespace(told="Bo left the table (the player chose to leave)"), winners=())
-    agreement = SimpleNamespace(logs=[log, log], verified=True, parting=None, away=None)
+    agreement = SimpleNamespace(logs=[log, log], verified=True, parting=None, away=None, told=log,
+                                twice=(), compared=(), proof=None)
     assert overall(agreement) == ("Overall: FAIR: both logs hold every check and tell the same game, which ended early: "  # type: ignore[arg-type]
                                   "Bo left the table (the player chose to leave).")
 

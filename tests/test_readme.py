@@ -131,7 +131,8 @@ def test_a_log_is_named_by_the_first_twelve_digits_of_its_game() -> None:
 
 def test_the_readme_quotes_the_overall_verdict_as_the_audit_prints_it() -> None:
     logs = [SimpleNamespace(left=None, winners=["Ada"]) for _ in range(4)]
-    line = overall(SimpleNamespace(logs=logs, verified=True, away=None))  # type: ignore[arg-type]
+    line = overall(SimpleNamespace(logs=logs, verified=True, away=None, told=logs[0], twice=(), compared=(),  # type: ignore[arg-type]
+                                   proof=None))
     assert f'"{line}"' in " ".join(readme().split())
 
 

@@ -1,0 +1,239 @@
+"""§10.3: the overall verdict over several logs of one game says what the logs prove: the
+seat whose signed messages broke a rule first, whichever log is given first and however
+its writer cut it; the game as the logs that agree tell it, with the odd log named; words
+in a log that nothing signed supports, said to be its writer's alone; and logs of two
+games, or one log given twice, said so."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from p2p.agreement import compare
+from p2p.audit import audit
+from p2p.log import FairnessLog, LogContents, read_log
+from p2p.report import comparison_report
+from p2p.roster import TableRules, parse_canonical
+from p2p.wire import decode_map, encode
+from tests.cheat_runs import CHEATER, MEMORY, run_table
+from tests.tablesim import TableNetwork
+from tests.test_audit_tamper import rewrite, writer_of
+from tests.test_table_games import SMALL_DECK
+
+NAMES = ("Ann", "Bo", "Cy", "Di")
+
+
+def staged(name: str, folder: Path) -> list[Path]:
+    """The 3 logs of a table where seat `CHEATER` (P2) runs the cheat `name` of §11.2."""
+    make, sections, policy = MEMORY[name]
+    run_table(make(), sections, policy, folder)
+    return [folder / f"seat{seat}.bandit-log" for seat in range(3)]
+
+
+def audited(capsys: pytest.CaptureFixture[str], *logs: Path) -> tuple[list[str], dict[str, object]]:
+    """The report's lines and the `--json` object of `bandit-lan audit` on `logs`."""
+    main(["audit", "--brief", *map(str, logs)])
+    lines = capsys.readouterr().out.splitlines()
+    main(["audit", "--json", *map(str, logs)])
+    return lines, json.loads(capsys.readouterr().out.splitlines()[-1])
+
+
+@pytest.mark.parametrize(("cheat", "said"), [
+    ("commitment", "P2 (seat 3) broke §8.7 at record 47 (signed proof in P0's, P1's and P2's logs)."),
+    ("wrong-share", "P2 (seat 3) broke §8.5 at record 12 (signed proof in P0's, P1's and P2's logs)."),
+    ("equivocation", "P2 (seat 3) broke §7.2 (signed proof kept as evidence in P0's and P1's logs); "),
+    ("side-equivocation", "P2 (seat 3) signed two different messages as its side message 0: "),
+    ("unseen-heads", "P2 or P0 (seats 3 or 1) broke §7.5 at record 14 (signed proof in P0's, P1's and P2's logs; "
+                     "nothing tells which of them)."),
+])
+def test_s10_3_the_overall_line_names_the_seat_the_logs_prove_broke_a_rule_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], cheat: str, said: str) -> None:
+    """Every log holds the proof, so every log fails its own audit: the line said only
+    that ("P0's log …, P1's log … and P2's log … fail their own audits"), which reads as
+    every log being bad; it names the proven seat, and `first_violation` is that proof."""
+    logs = staged(cheat, tmp_path)
+    lines, out = audited(capsys, *logs)
+    assert lines[-1].startswith(f"Overall: NOT VERIFIED: {said}"), lines[-1]
+    assert "fail their own audits" not in lines[-1] and "P0's log (seat0.bandit-log) fails" not in lines[-1]
+    violation = out["first_violation"]
+    assert isinstance(violation, dict) and out["ok"] is False
+    assert violation["seat"] == CHEATER or (violation["seat"] is None and "P2" in violation["suspects"]), violation
+    assert out["told"] != str(logs[CHEATER])  # (the story is an honest seat's)
+
+
+def test_s10_3_a_cheater_s_log_cut_before_its_violation_does_not_hide_the_proof_the_others_hold(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """P2 cuts its log before its opening that does not open (record 47) and signs an end
+    naming P0 away: alone it holds. Given first beside the others, the game was told as
+    P2's, with no violation in the JSON; the honest logs' proof wins."""
+    logs = staged("commitment", tmp_path)
+    cut = tmp_path / "cut" / "seat2.bandit-log"
+    cut.parent.mkdir()
+    rewrite(logs[2], cut.parent, lambda m: m[:40], why="P0 was away for more than 120 s", absent=0).rename(cut)
+    alone = audit(cut)
+    assert alone.ok and alone.left is not None and alone.records == 40
+    lines, out = audited(capsys, cut, logs[0], logs[1])
+    assert lines[0].startswith("seat2.bandit-log is P2's (see its own verdict with the logs compared below): the game "
+                               "is told from seat0.bandit-log, the longest log not written by P2"), lines[0]
+    assert lines[2] == f"Fairness log: {logs[0]}"
+    assert ("All 3 logs tell the same game: 47 messages in the same order (P2's ends after 40: it was closed early, "
+            "before record 47, the proof against P2).") in lines
+    assert lines[-1] == ("Overall: NOT VERIFIED: P2 (seat 3) broke §8.7 at record 47 (signed proof in P0's and P1's "
+                         "logs); P2's log stops before that proof, after 40 messages."), lines[-1]
+    assert out["told"] == str(logs[0])
+    assert out["first_violation"]["seat"] == 2 and out["first_violation"]["record"] == 46  # type: ignore[index]
+    assert out["first_violation"]["holders"] == [str(logs[0]), str(logs[1])]  # type: ignore[index]
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """The 4 logs of a finished game (Di wins), named after their writers."""
+    net = TableNetwork(4, 131, rules=TableRules(target=25, skills_text=SMALL_DECK), names=NAMES)
+    net.run()
+    assert all(t.machine.finished for t in net.tables)
+    folder = tmp_path_factory.mktemp("game")
+    return [path.rename(folder / f"{NAMES[seat].lower()}.bandit-log")
+            for seat, path in enumerate(net.write_logs(folder))]
+
+
+def ann_s(game: list[Path], folder: Path, make: Callable[[Path, Path], object]) -> list[Path]:
+    """Ann's log as `make(original, path)` writes it, given first, then the others'."""
+    folder.mkdir(exist_ok=True)
+    ann = folder / "ann.bandit-log"
+    make(game[0], ann)
+    return [ann, *game[1:]]
+
+
+def resigned(change: Callable[[list[tuple[bytes, bytes]]], list[tuple[bytes, bytes]]], **end: object
+             ) -> Callable[[Path, Path], object]:
+    """A log's writer writing it again with its records through `change`, closed with `end`."""
+    return lambda original, path: rewrite(original, path.parent, change, **end).rename(path)  # type: ignore[arg-type]
+
+
+def no_done(messages: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    return [(body, sig) for body, sig in messages if decode_map(body).get("type") != "done"]
+
+
+GAME_OVER = "Game over after round 3 (R1): Ann (40) reached the target of 25; the lowest total wins: Di, with 4."
+
+
+@pytest.mark.parametrize(("how", "make", "said"), [
+    ("her 4 done dropped", resigned(no_done),
+     "Ann's log (ann.bandit-log) fails its own audit: it stops after 181 of the 185 messages in Bo's log, where its "
+     "end says \"the game ended\"; Bo's, Cy's and Di's logs hold every check and tell the same game, won by Di."),
+    ("an end naming Bo away", resigned(lambda m: m, why="Bo was away for more than 120 s", absent=1),
+     "Ann's log (ann.bandit-log) fails its own audit: its end names Bo away after the end of the game, which no table "
+     "does; Bo's, Cy's and Di's logs hold every check and tell the same game, won by Di."),
+])
+def test_s10_3_a_log_that_fails_given_first_does_not_hide_the_game_the_others_agree_on(
+        game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str,
+        make: Callable[[Path, Path], object], said: str) -> None:
+    """The game was told from the first log given, Ann's: no "Game over" line, and an
+    overall line that named her log and nothing of the game the other 3 hold."""
+    logs = ann_s(game, tmp_path / "ann", make)
+    main(["audit", *map(str, logs)])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("ann.bandit-log fails its own audit (see its own verdict with the logs compared below): the "
+                        "game is told from bo.bandit-log, the longest log that holds every check."), lines[0]
+    assert lines[2] == f"Fairness log: {logs[1]}" and GAME_OVER in lines
+    assert lines[-1] == f"Overall: NOT VERIFIED: {said}", lines[-1]
+
+
+def test_s10_3_a_log_whose_header_was_changed_is_damaged_beside_the_others_not_of_another_game(
+        game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ann plays to 99 in her header, signed again by her: its game id is not the others'.
+    That read "these are not logs of one game"; her log is damaged, and the others agree."""
+    def header(h):  # type: ignore[no-untyped-def]
+        roster = decode_map(h.roster, tree=False)
+        roster["rules"] = {**roster["rules"], "target": 99}
+        return type(h)(encode(roster), h.signatures, h.seat, h.software)
+
+    def same(messages):  # type: ignore[no-untyped-def]
+        return messages
+
+    same.header = header  # type: ignore[attr-defined]
+    logs = ann_s(game, tmp_path / "ann", resigned(same))
+    main(["audit", *map(str, logs)])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == f"Fairness log: {logs[1]}" and GAME_OVER in lines
+    assert any(line.startswith("Ann's log (ann.bandit-log) is damaged (see its verdict): its own audit finds the file "
+                               "altered (§6.6: nobody is blamed), and it is not of game ") for line in lines), lines
+    assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, but "
+                         "Ann's log (ann.bandit-log) is damaged, and a damaged log cannot be verified."), lines[-1]
+
+
+def copied(extra: Callable[[FairnessLog, LogContents], None]) -> Callable[[Path, Path], None]:
+    """A log's writer writing it again as it was, `extra` added before its end."""
+    def make(original: Path, path: Path) -> None:
+        contents = read_log(original)
+        log = FairnessLog.create(path, contents.header, writer_of(contents.header))
+        for side, body, sig in contents.records():
+            log._write({"type": "log.side" if side else "log.msg", "v": 1, "body": body, "sig": sig})
+        extra(log, contents)
+        log.close(contents.ended or "the game ended")
+    return make
+
+
+def bo_id(contents: LogContents) -> bytes:
+    return parse_canonical(contents.header.roster).members[1].peer_id
+
+
+def forged_evidence(log: FairnessLog, contents: LogContents) -> None:
+    body, sig = contents.messages[10]
+    log._write({"type": "log.evidence", "v": 1, "section": "§7.2", "peer": bo_id(contents),
+                "items": [{"body": body, "sig": bytes(64)}, {"body": body[:-1] + bytes([body[-1] ^ 1]), "sig": sig}]})
+
+
+@pytest.mark.parametrize(("how", "make", "said"), [
+    ("a note", copied(lambda log, c: log.note("Bo broke the rules: a false share", peer=bo_id(c), section="§8.5")),
+     "Ann's log names Bo under §8.5 in a note: those words are Ann's alone, unsigned, and nothing in the logs "
+     "supports them."),
+    ("an end", resigned(lambda m: m, why="Bo broke the rules (§8.5)"),
+     "Ann's log ends saying \"Bo broke the rules (§8.5)\": those words are Ann's alone, and nothing in the logs "
+     "supports them: every record checks and the game finished."),
+    ("forged evidence", copied(forged_evidence),
+     "Ann's log keeps evidence against Bo under §7.2 that does not verify as Bo's: it proves nothing."),
+])
+def test_s10_3_words_against_a_player_that_nothing_signed_supports_are_said_to_be_their_writer_s(
+        game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str,
+        make: Callable[[Path, Path], object], said: str) -> None:
+    """Ann accuses Bo in words of her own beside a FAIR game: a reader was left to weigh
+    them against the verdict, and forged evidence was passed over without a word."""
+    logs = ann_s(game, tmp_path / "ann", make)
+    assert audit(logs[0]).ok
+    assert main(["audit", "--brief", *map(str, logs)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == f"Overall: FAIR: all 4 logs hold every check and tell the same game. Winner: Di. {said}", last
+    assert not any("under" in line for line in comparison_report(compare([audit(p) for p in game])))
+
+
+def test_s10_3_one_log_given_twice_is_said_so_in_the_overall_line(
+        game: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Bo's log given twice beside Ann's: 2 logs, not "all 3 logs"."""
+    assert main(["audit", "--brief", str(game[0]), str(game[1]), str(game[1])]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "Overall: FAIR: both logs hold every check and tell the same game. Winner: Di. The log of seat 2 (Bo), "
+        "bo.bandit-log, is given twice."), "given twice"
+    assert main(["audit", "--brief", str(game[1]), str(game[1])]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "Overall: FAIR: Bo's log (bo.bandit-log) holds every check. The log of seat 2 (Bo), bo.bandit-log, is given "
+        "twice.")
+
+
+def test_s10_3_logs_of_two_games_are_told_apart(
+        game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Logs of two games read "the logs do not tell the same game": which is which, and
+    that each game's logs are audited apart."""
+    other = TableNetwork(3, 124, rules=TableRules(target=25, skills_text=SMALL_DECK))
+    other.run()
+    stranger = shutil.copy(other.write_logs(tmp_path)[0], tmp_path / "other.bandit-log")
+    assert main(["audit", "--brief", str(game[0]), str(game[1]), str(stranger)]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    ours, theirs = audit(game[0]).game_id.hex()[:16], audit(Path(stranger)).game_id.hex()[:16]
+    assert last == (f"Overall: NOT VERIFIED: these are logs of 2 different games ({game[0]} and {game[1]} of game "
+                    f"{ours}…, {stranger} of game {theirs}…): audit each game's logs apart."), last
