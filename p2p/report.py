@@ -286,7 +286,7 @@ def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult], first
     compared = len(readable) > 1
     if all(r.ok for r in logs) and (rest.ok if compared else len(logs) == 1):
         held = (f"the {len(logs)} undamaged logs hold every check and tell the same game" if compared
-                else f"{_log_named(logs[0])} holds every check")
+                else f"{_log_named(logs[0])} holds every check") + _result(agreement.told)
         return f"Overall: NOT VERIFIED: {'; '.join([*first, f'{held}, but {broken}'])}."
     proof = agreement.proof
     why = [*first, broken, *_own_failures([r for r in logs if not _proves(r, proof)])]

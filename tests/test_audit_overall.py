@@ -127,10 +127,10 @@ def test_s10_3_the_overall_line_tells_each_log_once_with_true_counts(logs: Logs,
      "Bo's log (bo.bandit-log) and Cy's log (cy.bandit-log) are damaged, and a damaged log cannot be verified; "
      "di.bandit-log is not a fairness log."),
     (("fine", "fine", "damaged"),
-     "the 2 undamaged logs hold every check and tell the same game, but Cy's log (cy.bandit-log) is damaged, and a "
+     "the 2 undamaged logs hold every check and tell the same game, won by Ann, but Cy's log (cy.bandit-log) is damaged, and a "
      "damaged log cannot be verified."),
     (("fine", "damaged", "damaged"),
-     "Ann's log (ann.bandit-log) holds every check, but Bo's log (bo.bandit-log) and Cy's log (cy.bandit-log) are "
+     "Ann's log (ann.bandit-log) holds every check, won by Ann, but Bo's log (bo.bandit-log) and Cy's log (cy.bandit-log) are "
      "damaged, and a damaged log cannot be verified."),
     (("fine", "fails", "cut", "not a log", "not a log"),
      "Bo's log (bo.bandit-log) fails its own audit: its end names Cy away after the end of the game, which no table "

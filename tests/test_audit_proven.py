@@ -163,7 +163,7 @@ def test_s10_3_a_log_whose_header_was_changed_is_damaged_beside_the_others_not_o
     assert lines[2] == f"Fairness log: {logs[1]}" and GAME_OVER in lines
     assert any(line.startswith("Ann's log (ann.bandit-log) is damaged (see its verdict): its own audit finds the file "
                                "altered (§6.6: nobody is blamed), and it is not of game ") for line in lines), lines
-    assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, but "
+    assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, won by Di, but "
                          "Ann's log (ann.bandit-log) is damaged, and a damaged log cannot be verified."), lines[-1]
 
 
@@ -237,3 +237,18 @@ def test_s10_3_logs_of_two_games_are_told_apart(
     ours, theirs = audit(game[0]).game_id.hex()[:16], audit(Path(stranger)).game_id.hex()[:16]
     assert last == (f"Overall: NOT VERIFIED: these are logs of 2 different games ({game[0]} and {game[1]} of game "
                     f"{ours}…, {stranger} of game {theirs}…): audit each game's logs apart."), last
+
+
+def test_s10_3_a_log_cut_under_an_end_naming_a_seat_away_is_set_aside_and_the_others_give_the_result(
+        game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ann cuts her log in the last round and signs an end naming Bo away: alone it holds.
+    Her `done` in the others' logs gives her away; that read "the logs do not tell the
+    same game", told as hers, with neither her log nor the winner named."""
+    logs = ann_s(game, tmp_path / "ann", resigned(lambda m: m[:170], why="Bo was away for more than 120 s", absent=1))
+    assert audit(logs[0]).ok
+    main(["audit", *map(str, logs)])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == f"Fairness log: {logs[1]}" and GAME_OVER in lines
+    assert any(line.startswith("Ann's log (ann.bandit-log) ends after 170 messages, closed early") for line in lines)
+    assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, won by "
+                         "Di, but Ann's log (ann.bandit-log) is damaged, and a damaged log cannot be verified."), lines[-1]
