@@ -80,9 +80,10 @@ def _end(result: AuditResult, peer: Callable[[int | None], str | None]) -> dict[
 
 
 def agreement_verdict(agreement: Agreement) -> dict[str, object]:
-    """What `--json` adds for several logs (protocol.md §10.3): each log's own verdict, the
-    logs set aside as damaged, whether the others agree and where they part, and the other
-    logs' notes; `ok` then holds only if every log holds and they agree."""
+    """What `--json` adds for several logs (protocol.md §10.3): the proof against a seat the
+    logs hold, as `first_violation`; each log's own verdict, the logs set aside as
+    damaged, whether the others agree and where they part, and the other logs' notes;
+    `ok` then holds only if every log holds and they agree."""
     parting = agreement.parted
     logs = []
     for result in agreement.logs:
@@ -92,13 +93,14 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
     told = agreement.told
     names = told.names
     proof = agreement.proof
+    proven = {} if proof is None else {"first_violation": {  # (else the told log's own, §10.2)
+        "record": proof.record, "seat": proof.seat, "section": proof.section, "what": proof.what,
+        "peer": None if proof.seat is None or proof.seat >= len(names) else names[proof.seat],
+        "suspects": [names[s] for s in proof.suspects if s < len(names)],
+        "holders": [str(r.path) for r in proof.holders]}}
     return {
         "ok": agreement.verified,
-        "first_violation": None if proof is None else {
-            "record": proof.record, "seat": proof.seat, "section": proof.section, "what": proof.what,
-            "peer": None if proof.seat is None or proof.seat >= len(names) else names[proof.seat],
-            "suspects": [names[s] for s in proof.suspects if s < len(names)],
-            "holders": [str(r.path) for r in proof.holders]},
+        **proven,
         "told": str(told.path),
         "agree": agreement.agree,
         "logs": logs,

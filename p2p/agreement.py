@@ -24,13 +24,13 @@ logs of one game *agree* when
 
 Where they do not, the first thing that breaks is named. Logs of another game id than the
 most writers' are set aside as damaged where their own audit finds them altered (a
-header changed); else the logs are of several games, each game's named. Two bodies under one sequence
-number that both carry their sender's valid signature prove that sender signed two
-different messages as one (equivocation, §7.10): it is named. Anything else (the same
-messages in two orders, a record only one log holds) is not something an honest table
-can produce and proves nothing about any player: one of the logs was altered, or its
-peer did not follow the order, and nobody is blamed; a copy that differs from
-another's and does not verify was changed or damaged in its log (an honest peer logs
+header changed); else the logs are of several games, each game's named. Two bodies
+under one sequence number that both carry their sender's valid signature prove that
+sender signed two different messages as one (equivocation, §7.10): it is named.
+Anything else (the same messages in two orders, a record only one log holds) is not
+something an honest table can produce and proves nothing about any player: one of the
+logs was altered, or its peer did not follow the order, and nobody is blamed; a copy
+that differs from another's and does not verify was changed or damaged in its log (an honest peer logs
 only what verifies), whether or not the other copy verifies: that log is named damaged
 and set aside, and the others are compared on their own. So is every log whose own
 audit (§10.2) finds its file changed or damaged (a record dropped, repeated or moved,

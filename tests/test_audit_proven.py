@@ -16,10 +16,10 @@ import pytest
 from cli.main import main
 from p2p.agreement import compare
 from p2p.audit import audit
-from p2p.log import FairnessLog, LogContents, read_log
+from p2p.log import LOG_LIMITS, FairnessLog, LogContents, read_log
 from p2p.report import comparison_report
 from p2p.roster import TableRules, parse_canonical
-from p2p.wire import decode_map, encode
+from p2p.wire import decode_map, encode, split_frames
 from tests.cheat_runs import CHEATER, MEMORY, run_table
 from tests.tablesim import TableNetwork
 from tests.test_audit_tamper import rewrite, writer_of
@@ -252,3 +252,20 @@ def test_s10_3_a_log_cut_under_an_end_naming_a_seat_away_is_set_aside_and_the_ot
     assert any(line.startswith("Ann's log (ann.bandit-log) ends after 170 messages, closed early") for line in lines)
     assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, won by "
                          "Di, but Ann's log (ann.bandit-log) is damaged, and a damaged log cannot be verified."), lines[-1]
+
+
+def test_s10_3_json_first_violation_is_the_told_log_s_own_where_nothing_is_proven(
+        game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two logs cut before the end (never closed): no seat is proven, and the object's
+    `first_violation` stays that of the log it is of (the longer: its game is told)."""
+    cut = []
+    for seat, keep in ((0, 60), (1, 90)):
+        frames = [at for at, _ in split_frames(game[seat].read_bytes(), LOG_LIMITS)]
+        cut.append(tmp_path / game[seat].name)
+        cut[-1].write_bytes(game[seat].read_bytes()[:frames[keep]])
+    assert main(["audit", "--json", *map(str, cut)]) == 1
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    own = audit(cut[1]).first_failure
+    assert out["told"] == str(cut[1]) and own is not None
+    assert out["first_violation"] == {"record": own.record, "seat": None, "section": own.section, "what": own.what,
+                                      "peer": None, "suspects": []}, out["first_violation"]
