@@ -227,7 +227,7 @@ def unsupported(agreement: Agreement) -> list[str]:
         contents, writer = result.contents, _writer(result)
         assert contents is not None
         ended = contents.ended or ""
-        named = any(re.search(rf"\b{re.escape(name)}\b", ended) for name in result.names)
+        named = any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", ended) for name in result.names)
         if result.finished and ("§" in ended or named):
             said.append(f"{writer}'s log ends saying \"{ended}\": those words are {writer}'s alone, and nothing in "
                         "the logs supports them: every record checks and the game finished")

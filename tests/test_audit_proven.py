@@ -269,3 +269,17 @@ def test_s10_3_json_first_violation_is_the_told_log_s_own_where_nothing_is_prove
     assert out["told"] == str(cut[1]) and own is not None
     assert out["first_violation"] == {"record": own.record, "seat": None, "section": own.section, "what": own.what,
                                       "peer": None, "suspects": []}, out["first_violation"]
+
+
+def test_s10_3_an_end_that_names_a_bot_player_on_a_fair_game_is_said_to_be_its_writer_s_word(tmp_path: Path) -> None:
+    """A player's name may end in a bracket ("Bo (bot)"): an end naming it, with no rule
+    cited, is found all the same."""
+    net = TableNetwork(3, 104, rules=TableRules(target=25, skills_text=SMALL_DECK), names=("Ann", "Bo (bot)", "Cy"))
+    net.run()
+    logs = net.write_logs(tmp_path)
+    ann = rewrite(logs[0], tmp_path, lambda m: m, why="Bo (bot) cheated")
+    agreement = compare([audit(ann), audit(logs[1]), audit(logs[2])])
+    assert agreement.verified
+    assert list(comparison_report(agreement))[-1].endswith(
+        " Ann's log ends saying \"Bo (bot) cheated\": those words are Ann's alone, and nothing in the logs supports "
+        "them: every record checks and the game finished.")
