@@ -28,8 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                     "messages in the same order.",
     )
     p.add_argument("logs", type=Path, nargs="+", metavar="LOG",
-                   help="a .bandit-log file written by a peer (several: logs of one game, told from the first "
-                        "that can be read)")
+                   help="a .bandit-log file written by a peer (several: logs of one game, told from the longest "
+                        "that holds its checks and is not the proven cheater's)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object with the verdict on the last line (seats and record indexes "
                         "counted from 0, as on the wire, each seat with its player's name; the report counts both "
