@@ -15,7 +15,7 @@ from p2p.audit import AuditResult, audit
 from p2p.log import Note
 from p2p.plain import verdict as plain_verdict
 from p2p.policy import told_with
-from p2p.report import comparison_report, game_report, noted_about, noted_elsewhere, passed_over, stands, told_from
+from p2p.report import comparison_report, game_report, noted_about, noted_elsewhere, passed_over, stands
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
