@@ -1188,8 +1188,10 @@ class TablePeer(SessionRecord):
             else:
                 self._note(f"link to {self.names[seat]} lost: {event.reason}")
         if seat in self.orderer.gone():  # it left (§9.8): its leave, not its return, is what the table waits for
+            # (nor is it dialled again, and a dial to it that fails, under way as its leave came, loses no link)
             self._tell_gone(seat)
-        elif seat not in self._progress.waiting_for:
+            return
+        if seat not in self._progress.waiting_for:
             self._progress.waiting_for = (*self._progress.waiting_for, seat)
             ends = self._rejoin[0] if self._rejoin is not None else self._absent[seat] + self.grace
             left = max(0.0, ends - trio.current_time())
@@ -1231,7 +1233,7 @@ class TablePeer(SessionRecord):
         in order at once, and says so itself."""
         waited = [self.names[s] for s in self._progress.waiting_for if s != seat]
         ends = self._grace_ends()
-        if waited and ends is not None and seat not in self._told_gone:  # (once: a link dialled again may end again)
+        if waited and ends is not None and seat not in self._told_gone:  # (once: a link it dials again may end again)
             self._told_gone.add(seat)
             self._say(f"{self.names[seat]} left the table; the game ends when {listed(waited)} "
                       f"{'is' if len(waited) == 1 else 'are'} back (or in {max(0.0, ends - trio.current_time()):.0f} s).",
@@ -1258,7 +1260,9 @@ class TablePeer(SessionRecord):
             self._nursery.start_soon(self._redial, seat, wanted or partial(self._still_away, seat))
 
     def _still_away(self, seat: int) -> bool:
-        return seat in self._absent and not self._done.is_set()
+        """Whether `seat` is away during the game and may come back: not one that left and
+        is gone (§9.8), which is not dialled again."""
+        return seat in self._absent and seat not in self.orderer.gone() and not self._done.is_set()
 
     async def _redial(self, seat: int, wanted: Callable[[], bool]) -> None:
         peer = self.machine.seats[seat]

@@ -1451,7 +1451,7 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
                     await _told(stayer, f"{names[leaver.me]} left the table; the game ends when {names[gone.me]} "
                                         f"is back (or in ")
                     assert stayer.progress.waiting_for == (gone.me,) and stayer.progress.gone == (leaver.me,)
-                    # (its link, dialled again, came up and ended again: the countdown was told again, a second less)
+                    # (a link to it came up again, dialled by the seat itself, and ended again: not told again)
                     stayer._on_event(LinkDown(leaver.identity.peer_id, "connection closed", clean=True))
                     assert sum(line.text.startswith(f"{names[leaver.me]} left the table;") for line in stayer.lines) == 1
                     assert not any(line.text.startswith(f"Lost the link to {names[leaver.me]}") for line in stayer.lines)
@@ -1492,6 +1492,48 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     assert read_log(stayer.log.path).messages[-1][0] == ended.leave[0]  # (the leave the leaver's log holds)
     agreement = compare(logs)
     assert agreement.ok, agreement.parting
+
+
+async def test_s9_8_a_seat_that_left_is_not_dialled_again_and_a_seat_away_still_is(tmp_path: Path) -> None:
+    """Bo leaves while Cy is away (its program died): Bo's leave cannot come back, so he
+    goes once his wait is over, saying goodbye. Ann, the lower seat of both pairs, went on
+    dialling Bo's old address until her game ended, though he had left for good (§9.8);
+    she dials only Cy, who may come back (§11.3)."""
+    from tests.live_support import seat_live_table
+
+    stack, (ann, bo, cy) = await seat_live_table(tmp_path, 3, person=False)
+    dialled: list[bytes] = []
+    dial = ann.mesh.dial
+
+    def dialling(peer: bytes) -> None:
+        dialled.append(peer)
+        dial(peer)
+
+    ann.mesh.dial = dialling  # type: ignore[method-assign]
+    summaries = {}
+    cy_id = cy.identity.peer_id
+    async with stack:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+
+                async def run(peer: TablePeer) -> None:
+                    summaries[peer.me] = await peer.run()
+
+                nursery.start_soon(run, ann)
+                nursery.start_soon(run, bo)
+                nursery.start_soon(_run_crashing, cy)
+                await until(lambda: ann.machine.round_number >= 1, ann)
+                await _crash(cy)
+                await until(lambda: cy.me in ann.progress.waiting_for and cy.me in bo.progress.waiting_for, ann, bo)
+                await bo.leave("they had to go")  # (his leave cannot come back: he goes after his wait)
+                await until(lambda: bo.me in summaries, bo)
+                names = ann.names
+                await _told(ann, f"{names[bo.me]} left the table; the game ends when {names[cy.me]} is back")
+                assert bo.me in ann.orderer.gone() and summaries[bo.me].left
+                before = len(dialled)
+                await until(lambda: dialled[before:].count(cy_id) >= 3, ann)  # (a dial of Cy fails: Ann is told)
+                ann._finish("the test ends here")
+    assert dialled.count(bo.identity.peer_id) == 0
 
 
 async def test_s10_2_a_leaver_that_catches_a_fork_while_it_waits_keeps_its_own_leave_and_the_proof(tmp_path: Path) -> None:
