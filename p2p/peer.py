@@ -254,6 +254,8 @@ class TablePeer(SessionRecord):
                 sign=self._sign, now=trio.current_time(), on_applied=self._narrate, on_step=self._replayed_step,
             )
             self.orderer, self.machine = back.orderer, back.machine
+            if self.orderer.sent_of("leave"):  # (it had left: the others no longer dial it, §9.8)
+                self._dials_all = True
             self.log, self.journal = resume.log, resume.journal
             self._resumed, replayed = back.unsent, back.steps
             # (a crash between logging what ended the game and closing the log: it is over)

@@ -1536,6 +1536,61 @@ async def test_s9_8_a_seat_that_left_is_not_dialled_again_and_a_seat_away_still_
     assert dialled.count(bo.identity.peer_id) == 0
 
 
+async def test_s9_8_a_seat_killed_after_it_sent_its_leave_dials_every_seat_when_it_is_taken_back(
+        tmp_path: Path) -> None:
+    """Bo sends his leave while Cy is away and his program dies before it came back: Ann,
+    who took the leave, no longer dials him (§9.8), so Bo, taken back, must dial her
+    himself, though she sits lower. (His dead mesh still holds his old port here, so he
+    listens on another, but is taken back as if his old port were free: not `unreachable`,
+    which would have him dial every seat anyway.)"""
+    from p2p.journal import Journal
+    from p2p.lobby import LobbyResult
+    from p2p.log import FairnessLog
+    from p2p.peer import Resumption, table_schemas
+    from p2p.transport import open_mesh
+    from tests.live_support import LOOPBACK, seat_live_table
+
+    stack, (ann, bo, cy) = await seat_live_table(tmp_path, 3, person=False, journals=True)
+    async with stack:
+        with trio.fail_after(90):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(ann.run)
+                nursery.start_soon(_run_crashing, bo)
+                nursery.start_soon(_run_crashing, cy)
+                await until(lambda: ann.machine.round_number >= 1, ann)
+                await _crash(cy)
+                await until(lambda: cy.me in ann.progress.waiting_for and cy.me in bo.progress.waiting_for, ann, bo)
+                leaving = trio.CancelScope()
+
+                async def leave() -> None:
+                    with leaving:
+                        await bo.leave("they had to go")
+
+                nursery.start_soon(leave)
+                await until(lambda: bool(bo.orderer.sent_of("leave")), bo)
+                leaving.cancel()
+                await _crash(bo)  # (its leave went out before its goodbye)
+                await until(lambda: bo.me in ann.orderer.gone(), ann)
+                assert bo.journal is not None
+                log, contents = FairnessLog.reopen(bo.log.path, bo.identity)
+                journal, held = Journal.reopen(bo.journal.path)
+                seated = LobbyResult(bo.game_id, bo.roster, contents.header.roster, contents.header.signatures, bo.me)
+                async with open_mesh(bo.identity, table_schemas(), bind=LOOPBACK) as mesh:  # (another port)
+                    mesh.set_table(bo.roster.table_nonce)
+                    for member, address in zip(bo.roster.members, held.addresses):
+                        if member.seat != bo.me:
+                            mesh.expect(member.cert, address)
+                    back = TablePeer(mesh, seated, bo.identity, log_path=bo.log.path, bot=NormalBot(),
+                                     resume=Resumption(log, contents, journal, held))
+                    nursery.start_soon(back.run)
+                    with trio.move_on_after(20):
+                        await until(lambda: bo.identity.peer_id in ann.mesh.linked(), ann)
+                    reached = bo.identity.peer_id in ann.mesh.linked()
+                    for peer in (ann, back):
+                        peer._finish("the test ends here")
+    assert reached
+
+
 async def test_s10_2_a_leaver_that_catches_a_fork_while_it_waits_keeps_its_own_leave_and_the_proof(tmp_path: Path) -> None:
     """Seat 0 leaves (§9.8) while seat 1 is away, so its leave cannot come back; as it
     waits, a second body signed as seat 2's seq 0 arrives: a fork, proven (§7.10), and
