@@ -331,13 +331,18 @@ class TablePeer(SessionRecord):
     def view(self) -> SeatView:
         return self.machine.engine.view(self._me)
 
+    def notice_stop(self) -> None:
+        """A screen about to look: if this process was stopped and nothing of the seat ran
+        since, the stop is taken in now (`_notice_stop`), so that a screen that runs first
+        after a stop reads it (`Progress.stopped_s`) before it acts."""
+        if not self._done.is_set():
+            self._notice_stop(trio.current_time())
+
     @property
     def progress(self) -> Progress:
         """As recorded (`SessionRecord`), with the intents this seat sent that the agreed
-        order has not delivered yet: asked when a screen looks, not after every frame. A
-        screen that looks first after a stop learns of it (`stopped_s`) before it acts."""
-        if not self._done.is_set():
-            self._notice_stop(trio.current_time())
+        order has not delivered yet: asked when a screen looks, not after every frame (a
+        screen calls `notice_stop` first)."""
         progress = self._progress
         progress.sending = tuple(kind for kind in self.orderer.unsettled() if kind in INTENTS)
         now, oldest = trio.current_time(), self.orderer.delivered_mine  # (the first not delivered: its number)

@@ -181,6 +181,13 @@ class TableSession(Protocol):
     @property
     def progress(self) -> Progress: ...
 
+    def notice_stop(self) -> None:
+        """Take in, before a screen reads the rest, whether this program did not run for a
+        while (it was stopped, its machine slept): a live seat learns of the stop now
+        (§9.6) if nothing of it ran since, so that what the screen reads and does next
+        counts it (`Progress.stopped_s`)."""
+        ...
+
     def now(self) -> float:
         """The clock `deadlines` are on (trio's clock)."""
         ...
@@ -226,3 +233,6 @@ class SessionRecord:
     @property
     def progress(self) -> Progress:
         return self._progress
+
+    def notice_stop(self) -> None:
+        """A session with no clocks of its own to stand has no stop to notice."""

@@ -200,6 +200,29 @@ async def test_R4_s9_6_a_screen_that_runs_first_after_a_long_stop_keeps_the_look
             peer._finish("the test ends here")
 
 
+async def test_s9_6_reading_a_seat_s_progress_does_nothing_and_its_screen_takes_in_a_stop_first(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Reading a seat's `progress` took in a stop of its program (a side effect in a
+    getter): any reader could stand the table's clocks and tell the player of the stop.
+    It only reads now; the screen's capture takes the stop in, as its first step."""
+    from live_support import running, until
+
+    stopped = "This program did not run for 15 s"
+    stack, (me, bot) = await seat_live_table(tmp_path, 2)
+    async with stack, running([me, bot]):
+        await until(lambda: me.view().phase is Phase.PEEK and me.view().ready[bot.me], me)
+        await trio.testing.wait_all_tasks_blocked()
+        mock_clock.jump(15.0)  # (stopped; nothing of the seat has run since)
+        read = me.progress.stopped_s
+        told = any(line.text.startswith(stopped) for line in me.lines)
+        model = TableModel.capture(me)
+        for peer in (me, bot):
+            peer._finish("the test ends here")
+    assert read == 0.0 and not told
+    assert model.stopped_s == pytest.approx(15.0, abs=0.5)
+    assert any(line.text.startswith(stopped) for line in model.lines)
+
+
 async def test_s11_3_a_screen_back_from_a_stop_past_the_grace_period_offers_no_move(
         tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
     """Ann's program was stopped in her turn for 30 s, longer than the grace period (15 s):

@@ -1120,6 +1120,9 @@ class SlowTable:
     def now(self) -> float:
         return 0.0
 
+    def notice_stop(self) -> None:
+        """(a scripted game is never stopped)"""
+
 
 def pressing(session: SlowTable) -> tuple[TableUi, Callable[[str], None]]:
     """A screen on the session's seat 0, and a key pressed on it: what the key sends is

@@ -55,7 +55,8 @@ class TableModel:
 
     @classmethod
     def capture(cls, session: TableSession) -> TableModel:
-        progress = session.progress  # (first: a live seat's progress takes in a stop of its program, §9.6)
+        session.notice_stop()  # (first: a live seat takes in a stop of its program, §9.6)
+        progress = session.progress
         view = session.view()
         lines = session.lines
         deadlines = session.deadlines
