@@ -208,6 +208,32 @@ def test_s10_3_a_writer_s_own_message_signed_again_is_its_lie_named_not_damage(
     assert not agreement.damaged
 
 
+def test_s10_3_the_game_is_told_from_an_honest_log_when_the_liar_s_is_given_first(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bo signs one of his own messages again, changed, in his log, given first: the
+    comparison names him (§7.10), but the game was told from his log, his account of a
+    game he lied in. It is told from the first log that is not his, and says why."""
+    net, logs = table
+    messages = audit(logs[1]).contents.messages  # type: ignore[union-attr]
+    bo = net.peers[0].orderer.seats[1]
+    index = next(i for i in range(RECORD, len(messages)) if decode_map(messages[i][0])["from"] == bo)
+    inner = decode_map(messages[index][0])
+    lie = sign(net.peers[1].identity, dict(inner, lamport=inner["lamport"] + 1))
+    liar = rewrite(logs[1], tmp_path, lambda m: m[:index] + [lie] + m[index + 1:]).rename(tmp_path / "bo.bandit-log")
+    given = [str(liar), str(logs[0]), str(logs[2])]
+    assert main(["audit", *given]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("bo.bandit-log is Bo's (see its own verdict with the logs compared below): the game is told "
+                        "from seat0.bandit-log, the longest log that holds every check.")
+    assert lines[2] == f"Fairness log: {logs[0]}"
+    assert any(line.startswith("The logs do not tell the same game: §7.10: Bo (seat 2) signed two different "
+                               "messages as its content message") for line in lines), lines[-5:]
+    assert main(["audit", "--json", *given]) == 1
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["told"] == str(logs[0]) and out["parting"]["seat"] == 1 and out["parting"]["section"] == "§7.10"
+    assert out["game_id"] == audit(logs[0]).game_id.hex() and out["ok"] is False
+
+
 def test_s10_3_a_damaged_copy_of_a_seat_s_log_is_set_aside_not_told_as_its_second_log(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """Bo's log and a copy of it with a record dropped: the copy is damaged, not a second
