@@ -3,14 +3,17 @@
 Times one deal of the default 50-card deck at an N-seat table, in one process, through the
 same code a live peer runs (`p2p.deck.LocalTable`):
   key setup  — every seat's key and Schnorr proof, created and verified;
-  shuffle    — the N-step chain: each step re-encrypts and permutes every card and
-               commits; each step's deck is validated once, as a receiving peer does;
+  shuffle    — the N-step chain: each step re-encrypts and permutes every card,
+               commits and proves its shuffle; each step's deck and proof are checked
+               once, as a receiving peer does;
   deal       — 4 cards per seat dealt face down (positions only, no cryptography), the
                private peek at every seat's two bottom cards (N−1 proven shares each,
                created and verified, plus the recipient's own share) and the first
                discard revealed to all (N shares).
-and compares it with
-  bound_s        — N × cards × 2 variable-base scalar multiplications (libsodium), and
+times one step's proof of the shuffle alone (proof_ms: made; verify_ms: checked), and
+compares the deal with
+  bound_s        — N × cards × 2 variable-base scalar multiplications (libsodium): the
+                   re-encryption alone, without the proofs of the shuffle, and
   mentalpoker_s  — PyPI mentalpoker 0.5.0 `DealerEC`: a shuffle pass and a lock pass of a
                    50-card deck by N players, installed with ecdsa and gmpy2 into a
                    throwaway virtual environment and timed in a subprocess.
@@ -37,9 +40,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from p2p.deck import GameContext, LocalTable, make_share, verify_round_opening, verify_share  # noqa: E402
+from p2p.deck import GameContext, LocalTable, ShuffleChain, make_share, verify_round_opening, verify_share  # noqa: E402
 from p2p.deck.group import mul, mul_base  # noqa: E402
-from p2p.deck.sampling import random_scalar  # noqa: E402
+from p2p.deck.hashing import u32  # noqa: E402
+from p2p.deck.sampling import random_permutation, random_scalar  # noqa: E402
+from p2p.deck.shuffle import rerandomize  # noqa: E402
+from p2p.deck.shuffle_proof import prove_shuffle, verify_shuffle  # noqa: E402
 
 CARDS = 50
 SLOTS = 4
@@ -116,6 +122,24 @@ def share_once(players: int, count: int = 100) -> float:
     return (time.perf_counter() - t) / count
 
 
+def proof_once(players: int) -> tuple[float, float]:
+    """One 50-card step's proof of the shuffle: (seconds to make it, seconds to check it)."""
+    table = LocalTable(GameContext(os.urandom(16), tuple(os.urandom(32) for _ in range(players)), CARDS), os.urandom)
+    chain = ShuffleChain(table.joint, 1)
+    n = CARDS
+    perm = random_permutation(os.urandom, n)
+    scalars = tuple(random_scalar(os.urandom) for _ in range(n))
+    y = table.joint.point
+    out = rerandomize(chain.input_deck, perm, scalars, y)
+    context = (chain.chain_id, u32(0), table.game.seats[0])
+    t0 = time.perf_counter()
+    proof = prove_shuffle(context, y, chain.input_deck, out, perm, scalars, os.urandom)
+    t1 = time.perf_counter()
+    if not verify_shuffle(context, y, chain.input_deck, out, proof):
+        raise SystemExit("proof check failed: an honest shuffle's proof does not verify")
+    return t1 - t0, time.perf_counter() - t1
+
+
 def mentalpoker_times(players: int, runs: int, venv: Path | None) -> tuple[list[float] | None, str | None]:
     """Install mentalpoker into a throwaway venv and time it there; (None, reason) on failure."""
     own = venv is None
@@ -184,6 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     med = {k: statistics.median(v) for k, v in phases.items()}
     bound_s = statistics.median(bound_once(n) for _ in range(args.runs))
     share_s = statistics.median(share_once(n) for _ in range(args.runs))
+    proofs = [proof_once(n) for _ in range(args.runs)]
+    proof_s = statistics.median(p for p, _ in proofs)
+    verify_s = statistics.median(v for _, v in proofs)
     mp, mp_error = mentalpoker_times(n, max(3, min(args.runs, 5)), args.venv)
     mentalpoker_s = statistics.median(mp) if mp else None
 
@@ -198,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         "bound_s": round(bound_s, 6),
         "bound_ratio": round(deal_s / bound_s, 4),
         "share_ms": round(share_s * 1e3, 4),
+        "proof_ms": round(proof_s * 1e3, 3),
+        "verify_ms": round(verify_s * 1e3, 3),
         "keys_s": round(med["keys_s"], 6),
         "shuffle_s": round(med["shuffle_s"], 6),
         "reveals_s": round(med["reveals_s"], 6),
@@ -219,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         ),
         ("mentalpoker_s (DealerEC shuffle + lock)", mentalpoker_s, mp_note),
         ("one share, created + verified", share_s, "goal <= 1 ms"),
+        (f"one step's shuffle proof ({CARDS} cards), made", proof_s, ""),
+        (f"one step's shuffle proof ({CARDS} cards), checked", verify_s, ""),
         ("round opening verified (auditor)", result["opening_s"], ""),
     ]
     print(f"card protocol, {n} players, {CARDS} cards, median of {args.runs} runs")

@@ -37,7 +37,7 @@ from p2p.names import name_key
 from p2p.schema import NONCE, Bin, Int, ListOf, Message, Optional, Record, Schemas, Str
 from p2p.wire import decode, encode
 
-PROTOCOL_VERSION = 6
+PROTOCOL_VERSION = 7
 
 
 def other_release(speaker: str, proto: int) -> str:

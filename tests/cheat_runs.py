@@ -210,7 +210,7 @@ def judge_table(net: CheatingTable, cheat: Cheat, sections: tuple[str, ...], pol
     return judged
 
 
-def run_table(cheat: Cheat, sections: tuple[str, ...], policy: Response, logs: Path, *, seed: int = 5,
+def run_table(cheat: Cheat, sections: tuple[str, ...], policy: Response, logs: Path, *, seed: int = 6,
               **net: Any) -> tuple[CheatingTable, Judged]:
     """Play a table where seat `CHEATER` runs `cheat`, and judge it."""
     table = CheatingTable(PLAYERS, seed, cheat, CHEATER, **{"rules": RULES, **cheat.table, **net})
@@ -228,10 +228,10 @@ MEMORY: dict[str, tuple[Callable[[], Cheat], tuple[str, ...], Response]] = {
     "sealed-to-accomplice": (AccompliceSeal, ("§8.5",), Response.ABORT),
     "bad-proof": (BadKeyProof, ("§8.3",), Response.ABORT),
     "commitment": (OpeningDoesNotOpen, ("§8.7",), Response.ABORT),
-    "not-a-card-public": (lambda: ForgedCard("not-a-card public"), ("§8.7",), Response.ABORT),
-    "not-a-card-private": (lambda: ForgedCard("not-a-card private"), ("§8.7",), Response.ABORT),
-    "duplicate-card": (lambda: ForgedCard("duplicate"), ("§8.7",), Response.ABORT),
-    "replaced-card": (lambda: ForgedCard("replaced"), ("§8.7",), Response.ABORT),
+    "not-a-card-public": (lambda: ForgedCard("not-a-card public"), ("§8.4",), Response.ABORT),
+    "not-a-card-private": (lambda: ForgedCard("not-a-card private"), ("§8.4",), Response.ABORT),
+    "duplicate-card": (lambda: ForgedCard("duplicate"), ("§8.4",), Response.ABORT),
+    "replaced-card": (lambda: ForgedCard("replaced"), ("§8.4",), Response.ABORT),
     "copied-ciphertext": (lambda: ForgedCard("verbatim"), ("§8.4",), Response.ABORT),
     "false-challenge": (FalseChallenge, ("§9.10",), Response.ABORT),
     "other-digest": (OtherDigest, ("§9.7",), Response.ABORT),

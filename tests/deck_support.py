@@ -8,7 +8,9 @@ from collections.abc import Callable
 from p2p.deck import GameContext, LocalTable, SeededSource, ShuffleChain, ShuffleOpening, ShuffleStep
 from p2p.deck.group import IDENTITY, add, mul, mul_base, sub
 from p2p.deck.sampling import random_permutation, random_scalar
+from p2p.deck.hashing import u32
 from p2p.deck.shuffle import Ciphertext, rerandomize, shuffle_commitment
+from p2p.deck.shuffle_proof import prove_shuffle
 
 # A point of order 8 on edwards25519: adding it to a valid point leaves the prime-order subgroup.
 TORSION8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
@@ -40,7 +42,8 @@ def cheating_step(
     t: LocalTable, chain: ShuffleChain, tamper: Callable[[list[Ciphertext]], None]
 ) -> tuple[ShuffleStep, ShuffleOpening]:
     """The next seat's honest step, then `tamper(deck_list)` edits its output deck; the
-    commitment and opening stay those of the honest (π, r, salt): what a cheater publishes."""
+    commitment, the proof and the opening stay those of the honest (π, r, salt): what a
+    cheater publishes, since it cannot prove the deck it sends (§8.4)."""
     p = chain.expected
     k = len(chain.steps)
     n = len(chain.cards)
@@ -49,9 +52,19 @@ def cheating_step(
     salt = t.source(32)
     previous = chain.steps[-1].deck if chain.steps else chain.input_deck
     deck = list(rerandomize(previous, perm, scalars, t.joint.point))
+    proof = prove_shuffle((chain.chain_id, u32(k), p), t.joint.point, previous, deck, perm, scalars, t.source)
     tamper(deck)
-    step = ShuffleStep(chain.chain_id, k, tuple(deck), shuffle_commitment(chain.chain_id, k, p, perm, scalars, salt))
+    step = ShuffleStep(
+        chain.chain_id, k, tuple(deck), shuffle_commitment(chain.chain_id, k, p, perm, scalars, salt), proof
+    )
     return step, ShuffleOpening(chain.chain_id, k, perm, scalars, salt)
+
+
+def record_unproven(chain: ShuffleChain, sender: bytes, step: ShuffleStep) -> None:
+    """Record `step` as if its proof had verified (it cannot): for the checks behind the
+    proof, the reveal's and the opening's (§8.5, §8.7), on a chain no honest peer builds."""
+    chain._own = step  # the chain's own step skips its proof check
+    chain.receive(sender, step)
 
 
 def encrypt(t: LocalTable, point: bytes, seed: bytes = b"r") -> Ciphertext:

@@ -465,11 +465,12 @@ class ForgingShuffler(TableMachine):
 
 
 class ForgedCard(Cheat):
-    """§8.4/§8.9: a shuffle step that is not a permutation of its input."""
+    """§8.4/§8.9: a shuffle step that is not a permutation of its input (its proof, made
+    for the honest deck, cannot cover it)."""
 
     NAMES = {
-        "not-a-card public": "non-card in its shuffle, shown to all",
-        "not-a-card private": "non-card in its shuffle, shown to one",
+        "not-a-card public": "non-card in its shuffle, placed to be shown to all",
+        "not-a-card private": "non-card in its shuffle, placed to be shown to one",
         "duplicate": "duplicated card in its shuffle",
         "replaced": "replaced card in its shuffle",
         "verbatim": "ciphertext copied unchanged in its shuffle",

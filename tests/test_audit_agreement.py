@@ -486,7 +486,7 @@ def test_s10_3_two_copies_of_one_record_that_differ_and_neither_verify_set_both_
     from p2p.report import comparison_report, passed_over, told_from
 
     _, logs = table
-    index = 46
+    index = 47  # Cy's message
     changed = []
     for seat in (0, 1):
         contents = read_log(logs[seat])
@@ -576,7 +576,7 @@ def test_s10_3_the_one_log_left_once_a_damaged_log_is_set_aside_is_set_aside_too
     two = compare([ann, bo])
     assert two.damaged == (ann, bo), two.summary()
     assert two.summary().endswith(". Bo's log (bo2.bandit-log) and Ann's log (ann2.bandit-log) are damaged (see "
-                                  "their verdicts): their copies of record 47, Cy's message 14 (swap), differ, and "
+                                  "their verdicts): their copies of record 47, Bo's message 16 (beacon.commit), differ, and "
                                   "neither verifies."), two.summary()
 
 

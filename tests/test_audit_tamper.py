@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    net = TableNetwork(3, 104, rules=TableRules(target=25, skills_text=SMALL_DECK))
+    net = TableNetwork(3, 120, rules=TableRules(target=25, skills_text=SMALL_DECK))
     net.run()
     assert all(t.machine.finished for t in net.tables)
     return net.write_logs(tmp_path_factory.mktemp("logs"))[1]
@@ -764,7 +764,7 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
     told = told[1:]
     assert told == [as_the_cut_log_knows(line) for line in known[:len(told)]]
     bottoms = [line for line in told if " bottom cards" in line and "(private)" in line]
-    assert any("saw their two bottom cards, both unopened." in line for line in bottoms)
+    assert any("saw their two bottom cards, both unopened." in line for line in bottoms), bottoms
     assert any(card.search(line) for line in told)  # the log names cards of the unfinished round
     assert any("(private)" in line and "an unopened card" in line for line in told)  # and keeps the private ones
     assert not any("unknown card" in line for line in told)

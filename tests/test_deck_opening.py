@@ -1,11 +1,15 @@
-"""§8.7: the round opening re-derives every card and names any dishonest step."""
+"""§8.7: the round opening re-derives every card and names any dishonest step.
+
+A step that is no permutation of its input cannot prove itself and is refused on receipt
+(§8.4, tests/test_deck_shuffle_proof.py); the checks behind the proof, at reveals and at
+the opening, are tested here on chains that recorded such a step regardless."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
-from deck_support import cheating_step, encrypt, honest_steps_until, peer, reencrypt, table
+from deck_support import cheating_step, encrypt, honest_steps_until, peer, record_unproven, reencrypt, table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +18,7 @@ from p2p.deck import (
     CardMismatch,
     CommitmentMismatch,
     DeckError,
+    InvalidProof,
     LocalTable,
     ProtocolViolation,
     ShuffleChain,
@@ -24,18 +29,26 @@ from p2p.deck import (
 )
 from p2p.deck.group import G
 from p2p.deck.sampling import random_scalar
+from p2p.deck.hashing import u32
 from p2p.deck.shuffle import Ciphertext, ShuffleStep, rerandomize, shuffle_commitment
+from p2p.deck.shuffle_proof import prove_shuffle
 
 
 def chain_with_cheater(
     t: LocalTable, cheater_seat: int, tamper
 ) -> tuple[ShuffleChain, list[tuple[bytes, ShuffleOpening]]]:
-    """A complete chain where seat `cheater_seat` tampers with its output deck."""
+    """A complete chain where seat `cheater_seat` tampered with its output deck: refused on
+    receipt for its proof (§8.4, the chain unchanged), then recorded regardless."""
     chain = ShuffleChain(t.joint, 1)
     openings = honest_steps_until(t, chain, cheater_seat)
     step, opening = cheating_step(t, chain, tamper)
     cheater = chain.expected
-    chain.receive(cheater, step)  # passes every receipt check
+    assert cheater is not None
+    with pytest.raises(InvalidProof) as e:
+        chain.receive(cheater, step)
+    assert (e.value.section, e.value.check, e.value.peer) == ("§8.4", "shuffle-proof", cheater)
+    assert len(chain.steps) == cheater_seat
+    record_unproven(chain, cheater, step)  # passes every other receipt check
     openings.append((cheater, opening))
     for p in t.game.seats[cheater_seat + 1 :]:
         s, o = chain.make_step(p, t.source)
@@ -97,7 +110,8 @@ def test_8_7_a_replaced_card_is_named_at_opening() -> None:
 def test_8_7_a_step_that_shuffles_an_earlier_deck_instead_of_its_input_is_named() -> None:
     """Seats 0 and 2 collude: seat 2 re-encrypts seat 0's deck (whose order seat 0 knows)
     instead of seat 1's, so the honest shuffle counts for nothing. Every c1 is fresh, so
-    the step passes its receipt checks; the opening names seat 2."""
+    the step passes its receipt checks but its proof; recorded regardless, the opening
+    names seat 2."""
     t = table(3)
     chain = ShuffleChain(t.joint, 1)
     openings = honest_steps_until(t, chain, 2)
@@ -107,7 +121,12 @@ def test_8_7_a_step_that_shuffles_an_earlier_deck_instead_of_its_input_is_named(
     forged = rerandomize(colluder_deck, perm, scalars, t.joint.point)
     salt = bytes(32)
     commit = shuffle_commitment(chain.chain_id, 2, peer(2), perm, scalars, salt)
-    chain.receive(peer(2), ShuffleStep(chain.chain_id, 2, forged, commit))
+    proof = prove_shuffle((chain.chain_id, u32(2), peer(2)), t.joint.point, colluder_deck, forged, perm, scalars, t.source)
+    step = ShuffleStep(chain.chain_id, 2, forged, commit, proof)
+    with pytest.raises(InvalidProof) as refused:
+        chain.receive(peer(2), step)  # proven against seat 0's deck, not its input
+    assert refused.value.peer == peer(2) and len(chain.steps) == 2
+    record_unproven(chain, peer(2), step)
     openings.append((peer(2), ShuffleOpening(chain.chain_id, 2, perm, scalars, salt)))
     with pytest.raises(ShuffleMismatch) as e:
         verify_round_opening([chain], openings)
@@ -127,7 +146,9 @@ def test_8_7_a_card_brought_in_from_another_chain_is_named() -> None:
 
     openings = honest_steps_until(t, pile, 1)
     step, opening = cheating_step(t, pile, smuggle)
-    pile.receive(peer(1), step)  # fresh c1: passes every receipt check
+    with pytest.raises(InvalidProof):
+        pile.receive(peer(1), step)
+    record_unproven(pile, peer(1), step)  # fresh c1: passes every other receipt check
     openings.append((peer(1), opening))
     last, last_opening = pile.make_step(peer(2), t.source)
     pile.receive(peer(2), last)

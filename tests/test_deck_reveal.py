@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import msgpack
 import pytest
-from deck_support import TORSION8, peer, table
+from deck_support import TORSION8, peer, record_unproven, table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -367,7 +367,8 @@ def test_8_5_an_invalid_sealed_point_is_caught_and_attributed(dealt, which: str,
 
 def _deck_with_copied_c1(t, deck, position: int, round: int):
     """The final deck of a chain of `round` whose last step put `deck`'s c1 at `position`
-    verbatim at the same position (a cheat the round opening names; here only the deck matters)."""
+    verbatim at the same position (a cheat its proof cannot cover, refused on receipt, §8.4;
+    recorded regardless, since here only the deck matters)."""
     chain = ShuffleChain(t.joint, round)
     for p in t.game.seats[:-1]:
         step, _ = chain.make_step(p, t.source)
@@ -376,5 +377,5 @@ def _deck_with_copied_c1(t, deck, position: int, round: int):
     step, _ = chain.make_step(last, t.source)
     cards = list(step.deck)
     cards[position] = replace(cards[position], c1=deck.ciphertexts[position].c1)
-    chain.receive(last, replace(step, deck=tuple(cards)))
+    record_unproven(chain, last, replace(step, deck=tuple(cards)))
     return chain.deck()

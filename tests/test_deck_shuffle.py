@@ -180,7 +180,8 @@ def test_8_4_step_wire_form_is_strict() -> None:
     t = table(2)
     step, opening = ShuffleChain(t.joint, 1).make_step(peer(0), t.source)
     wire = step.to_wire()
-    assert set(wire) == {"chain", "step", "deck", "commit"} and len(wire["deck"]) == 50 * 64
+    assert set(wire) == {"chain", "step", "deck", "commit", "proof"} and len(wire["deck"]) == 50 * 64
+    assert len(wire["proof"]) == 32 * (4 * 50 + 5)
     assert ShuffleStep.from_wire(wire, peer(0)) == step
     for bad in [
         {**wire, "deck": wire["deck"][:-1]},
@@ -191,6 +192,9 @@ def test_8_4_step_wire_form_is_strict() -> None:
         {**wire, "step": True},
         {**wire, "chain": wire["chain"] + b"\x00"},
         {**wire, "commit": "x" * 32},
+        {**wire, "proof": wire["proof"][:-32]},
+        {**wire, "proof": wire["proof"][:-32] + b"\xff" * 32},  # a scalar not below L
+        {k: v for k, v in wire.items() if k != "proof"},
         {k: v for k, v in wire.items() if k != "commit"},
         "not a map",
     ]:

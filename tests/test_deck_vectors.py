@@ -12,12 +12,24 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from p2p.deck import CardShares, GameContext, KeySetup, Reveal, ShuffleChain, ShuffleStep, make_sealed_share, make_share, unseal
+from p2p.deck import (
+    CardShares,
+    GameContext,
+    KeySetup,
+    Reveal,
+    SeededSource,
+    ShuffleChain,
+    ShuffleStep,
+    make_sealed_share,
+    make_share,
+    unseal,
+)
 from p2p.deck.beacon import Beacon, BeaconCommit, BeaconReveal, beacon_commitment
 from p2p.deck.group import hash_to_scalar, mul_base
 from p2p.deck.hashing import TAG_DECK_ID, TAG_NONCE, TAG_SCHNORR, transcript, u32
 from p2p.deck.keys import DeckKeys
 from p2p.deck.shuffle import rerandomize, shuffle_commitment
+from p2p.deck.shuffle_proof import prove_shuffle
 
 ROOT = Path(__file__).resolve().parent.parent
 Values = dict[str, "bytes | int | tuple[int, ...]"]
@@ -82,7 +94,9 @@ def _chain(v: Values) -> tuple[GameContext, ShuffleChain]:
         previous = chain.steps[-1].deck if chain.steps else chain.input_deck
         deck = rerandomize(previous, perm, scalars, joint.point)
         commit = shuffle_commitment(chain.chain_id, k, game.seats[k], perm, scalars, v[f"salt_{k}"])
-        step = ShuffleStep(chain.chain_id, k, deck, commit)
+        draws = SeededSource(v[f"proof_seed_{k}"])
+        proof = prove_shuffle((chain.chain_id, u32(k), game.seats[k]), joint.point, previous, deck, perm, scalars, draws)
+        step = ShuffleStep(chain.chain_id, k, deck, commit, proof)
         chain.receive(game.seats[k], ShuffleStep.from_wire(step.to_wire(), game.seats[k]))
     return game, chain
 
@@ -95,7 +109,18 @@ def v_shuffle(v: Values) -> Values:
         for j, c in enumerate(step.deck):
             out[f"step_{k}_c1_{j}"] = c.c1
             out[f"step_{k}_c2_{j}"] = c.c2
+        proof = step.proof
+        for name, points in (("C", proof.perm_commit), ("C_hat", proof.chain_commit)):
+            out.update({f"proof_{k}_{name}_{j}": p for j, p in enumerate(points)})
+        out[f"proof_{k}_e"] = _scalar(proof.e)
+        out.update({f"proof_{k}_s{i + 1}": _scalar(x) for i, x in enumerate(proof.s)})
+        for name, scalars in (("s_hat", proof.s_hat), ("s_prime", proof.s_prime)):
+            out.update({f"proof_{k}_{name}_{j}": _scalar(x) for j, x in enumerate(scalars)})
     return out
+
+
+def _scalar(x: int) -> bytes:
+    return x.to_bytes(32, "little")
 
 
 def v_reveal(v: Values) -> Values:
@@ -165,6 +190,8 @@ CHAIN: Values = {
     **{f"r_{k}_{j}": bytes([0x10 * (k + 1) + j + 1]) + bytes(31) for k in (0, 1) for j in range(4)},
     "salt_0": b"\x5a" * 32,
     "salt_1": b"\xa5" * 32,
+    "proof_seed_0": b"\x5b" * 32,
+    "proof_seed_1": b"\xb5" * 32,
 }
 VECTORS: dict[str, tuple[Values, Callable[[Values], Values]]] = {
     "deck": (COMMON, v_deck),

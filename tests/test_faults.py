@@ -27,7 +27,7 @@ def play_with_fault(seed: int) -> tuple[FaultNetwork, str]:
     kind = "kill" if seed % 2 else "cut"
     victim = rng.randrange(players)
     other = rng.choice([s for s in range(players) if s != victim])
-    at_records = rng.randrange(5, 50)  # a short game has ~50 records: every game gets its fault
+    at_records = rng.randrange(5, 40)  # a short game has 40 to 60 records: every game gets its fault
     down_for = rng.uniform(0.3, 8.0)
     injected_at: float | None = None
     net.start()

@@ -10,14 +10,17 @@ the joint key Y whose order nobody knows:
 2. Each peer in seat order takes the previous deck, picks a permutation π and a fresh
    scalar r_j per position and publishes
        out[j] = (in[π(j)].c1 + r_j·G,  in[π(j)].c2 + r_j·Y)
-   with a commitment H32(shuffle-commit, chain id, step, peer, π, r, salt).
+   with a commitment H32(shuffle-commit, chain id, step, peer, π, r, salt) and a proof
+   of the shuffle (`shuffle_proof`) that the output holds exactly the input's cards.
    Re-encryption keeps every plaintext and makes the ciphertexts unlinkable to anyone
    not knowing π and r, so one honest shuffler hides the order from everybody else.
 3. Every received step is checked before it is recorded: right sender (seat order),
    right chain and step, right size, every point valid, no two c1 equal, no c1 passed
-   through unchanged from the input (a card left un-re-randomized is traceable).
+   through unchanged from the input (a card left un-re-randomized is traceable), and
+   its proof verifies: no step can replace, copy or invent a card.
 4. At round end each peer opens its steps (π, r, salt); `verify_opening` checks the
-   commitment, then recomputes the step and compares every ciphertext (§8.7).
+   commitment, then recomputes the step and compares every ciphertext (§8.7), which
+   names where every card of the deck lay.
 
 `ShuffleChain` is the state of one chain, fed with every delivered `ShuffleStep` (the
 local peer's too). `make_step` computes the local peer's step without recording it; when
@@ -38,6 +41,7 @@ from .errors import (
     DeckError,
     InvalidPoint,
     MalformedMessage,
+    InvalidProof,
     ProtocolViolation,
     ShuffleMismatch,
     UsageError,
@@ -46,6 +50,7 @@ from .group import IDENTITY, POINT_BYTES, SCALAR_BYTES, add, is_point, is_scalar
 from .hashing import TAG_CHAIN_ID, TAG_SHUFFLE_COMMIT, digest32, u32, u32s
 from .keys import JointKey
 from .sampling import ByteSource, random_permutation, random_scalar
+from .shuffle_proof import ShuffleProof, proof_bytes, prove_shuffle, verify_shuffle
 from .wire import Reader, chunks, expect_bytes, expect_int
 
 SECTION: Final = "§8.4"
@@ -99,14 +104,16 @@ def rerandomize(
 
 @dataclass(frozen=True)
 class ShuffleStep:
-    """One peer's shuffled deck and commitment.
+    """One peer's shuffled deck, commitment and proof of the shuffle.
 
-    Wire: {"chain": bin 32, "step": int, "deck": bin 64·n (c1‖c2 per position), "commit": bin 32}."""
+    Wire: {"chain": bin 32, "step": int, "deck": bin 64·n (c1‖c2 per position), "commit": bin 32,
+    "proof": bin 32·(4n + 5) (`ShuffleProof`)}."""
 
     chain: bytes
     step: int
     deck: tuple[Ciphertext, ...]
     commit: bytes
+    proof: ShuffleProof
 
     def __post_init__(self) -> None:
         expect_bytes(self.chain, ID_BYTES, "chain id", SECTION)
@@ -119,19 +126,27 @@ class ShuffleStep:
                 raise MalformedMessage(SECTION, "type", "deck must hold ciphertexts")
             expect_bytes(c.c1, POINT_BYTES, "c1", SECTION)
             expect_bytes(c.c2, POINT_BYTES, "c2", SECTION)
+        if not isinstance(self.proof, ShuffleProof):
+            raise MalformedMessage(SECTION, "type", "proof must be a shuffle proof")
 
     def to_wire(self) -> dict[str, Any]:
         deck = b"".join(c.c1 + c.c2 for c in self.deck)
-        return {"chain": self.chain, "step": self.step, "deck": deck, "commit": self.commit}
+        return {"chain": self.chain, "step": self.step, "deck": deck, "commit": self.commit,
+                "proof": self.proof.to_bytes()}
 
     @classmethod
     def from_wire(cls, obj: Any, sender: bytes) -> ShuffleStep:
-        r = Reader(obj, "shuffle step", ("chain", "step", "deck", "commit"), SECTION, sender)
+        r = Reader(obj, "shuffle step", ("chain", "step", "deck", "commit", "proof"), SECTION, sender)
         chain = r.bin("chain", ID_BYTES)
         step = r.integer("step", 0, MAX_SEATS - 1)
         raw = r.bin("deck", multiple_of=CIPHERTEXT_BYTES, max_items=MAX_CARDS)
         deck = tuple(Ciphertext(c[:POINT_BYTES], c[POINT_BYTES:]) for c in chunks(raw, CIPHERTEXT_BYTES))
-        return cls(chain, step, deck, r.bin("commit", ID_BYTES))
+        commit = r.bin("commit", ID_BYTES)
+        try:
+            proof = ShuffleProof.from_bytes(r.bin("proof", proof_bytes(len(deck))), len(deck))
+        except DeckError as err:
+            raise err.attributed(sender) from None
+        return cls(chain, step, deck, commit, proof)
 
 
 @dataclass(frozen=True, repr=False)
@@ -263,8 +278,11 @@ class ShuffleChain:
         scalars = tuple(random_scalar(source) for _ in range(n))
         salt = source(SALT_BYTES)
         k = len(self._steps)
-        deck = rerandomize(self._decks[-1], perm, scalars, self.joint.point)
-        step = ShuffleStep(self.chain_id, k, deck, shuffle_commitment(self.chain_id, k, peer, perm, scalars, salt))
+        y = self.joint.point
+        deck = rerandomize(self._decks[-1], perm, scalars, y)
+        proof = prove_shuffle(self._proof_context(k, peer), y, self._decks[-1], deck, perm, scalars, source)
+        commit = shuffle_commitment(self.chain_id, k, peer, perm, scalars, salt)
+        step = ShuffleStep(self.chain_id, k, deck, commit, proof)
         self._own = step
         return step, ShuffleOpening(self.chain_id, k, perm, scalars, salt)
 
@@ -309,9 +327,28 @@ class ShuffleChain:
                     f"position {unchanged} passes a ciphertext through unchanged",
                     peer=sender,
                 )
+        if step != self._own and not self._proven(sender, step):
+            raise InvalidProof(
+                SECTION,
+                "shuffle-proof",
+                f"step {step.step}'s proof does not show its deck to be the previous deck's cards, shuffled",
+                peer=sender,
+            )
         self._steps.append(step)
         self._decks.append(step.deck)
         self._own = None
+
+    def _proven(self, sender: bytes, step: ShuffleStep) -> bool:
+        """Whether `step`'s proof verifies against the previous deck (§8.4)."""
+        context = self._proof_context(step.step, sender)
+        try:
+            return verify_shuffle(context, self.joint.point, self._decks[-1], step.deck, step.proof)
+        except DeckError as err:
+            raise err.attributed(sender) from None
+
+    def _proof_context(self, step: int, peer: bytes) -> tuple[bytes, bytes, bytes]:
+        """What a step's proof is bound to: chain id, u32(step), the shuffler's peer id."""
+        return self.chain_id, u32(step), peer
 
     def deck(self) -> Deck:
         """The final deck; `UsageError` until every seat has shuffled."""

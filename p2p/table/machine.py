@@ -681,7 +681,7 @@ class TableMachine:
         if chain is None:
             raise TableViolation("§9.3", seat, "a shuffle step for a chain the table did not start")
         peer = self.seats[seat]
-        chain.receive(peer, ShuffleStep.from_wire(_pick(inner, "chain", "step", "deck", "commit"), peer))
+        chain.receive(peer, ShuffleStep.from_wire(_pick(inner, "chain", "step", "deck", "commit", "proof"), peer))
         if chain.complete:
             if chain is rnd.chains[0]:
                 self._maybe_deal(step)

@@ -96,7 +96,8 @@ MESSAGES: tuple[Message, ...] = (
     content_message(
         "shuffle",
         "§9.3",
-        {"round": ROUND, "chain": B32, "step": Int(0, 15), "deck": Bin(min_len=64, max_len=64 * MAX_CARDS), "commit": B32},
+        {"round": ROUND, "chain": B32, "step": Int(0, 15), "deck": Bin(min_len=64, max_len=64 * MAX_CARDS), "commit": B32,
+         "proof": Bin(min_len=32 * 9, max_len=32 * (4 * MAX_CARDS + 5))},
     ),
     side_message(
         "shares", "§9.4", {"round": ROUND, "items": ListOf(SHARE, 0, 256), "sealed": Optional(ListOf(SEALED, 1, 256))}

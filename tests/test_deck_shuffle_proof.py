@@ -1,0 +1,155 @@
+"""§8.4: the proof of a shuffle holds for every honest step and for nothing else."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from deck_support import encrypt, honest_steps_until, peer, reencrypt, table
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p.deck import InvalidPoint, InvalidProof, MalformedMessage, SeededSource, ShuffleChain, ShuffleStep
+from p2p.deck.group import L, hash_to_point
+from p2p.deck.hashing import u32
+from p2p.deck.sampling import random_permutation, random_scalar
+from p2p.deck.shuffle import rerandomize
+from p2p.deck.shuffle_proof import ShuffleProof, proof_bytes, prove_shuffle, verify_shuffle
+
+
+def statement(seed: bytes, n: int, steps_before: int = 0):  # type: ignore[no-untyped-def]
+    """A table, the input deck of step `steps_before` of a chain over n cards, a source."""
+    t = table(3, seed, cards=max(n, 2))
+    chain = ShuffleChain(t.joint, 1, 0, list(range(n)))
+    honest_steps_until(t, chain, steps_before)
+    inp = chain.steps[-1].deck if chain.steps else chain.input_deck
+    return t, chain, inp
+
+
+def shuffled(t, inp, source):  # type: ignore[no-untyped-def]
+    perm = random_permutation(source, len(inp))
+    scalars = tuple(random_scalar(source) for _ in inp)
+    return perm, scalars, rerandomize(inp, perm, scalars, t.joint.point)
+
+
+CONTEXT = (b"\x01" * 32, u32(0), peer(0))
+
+
+@settings(max_examples=12, deadline=None)
+@given(n=st.integers(1, 9), before=st.integers(0, 2), seed=st.binary(min_size=1, max_size=4))
+def test_8_4_every_honest_step_proves_itself(n: int, before: int, seed: bytes) -> None:
+    t, _, inp = statement(seed, n, before)
+    source = SeededSource(seed + b"proof")
+    perm, scalars, out = shuffled(t, inp, source)
+    proof = prove_shuffle(CONTEXT, t.joint.point, inp, out, perm, scalars, source)
+    assert verify_shuffle(CONTEXT, t.joint.point, inp, out, proof)
+    raw = proof.to_bytes()
+    assert len(raw) == proof_bytes(n) == 32 * (4 * n + 5)
+    assert ShuffleProof.from_bytes(raw, n) == proof
+
+
+def test_8_4_a_proof_holds_for_its_own_statement_only() -> None:
+    t, _, inp = statement(b"own", 50, 1)
+    source = SeededSource(b"own proof")
+    perm, scalars, out = shuffled(t, inp, source)
+    y = t.joint.point
+    proof = prove_shuffle(CONTEXT, y, inp, out, perm, scalars, source)
+    swapped = list(out)
+    swapped[3], swapped[4] = swapped[4], swapped[3]
+    other_y = t.keys[peer(0)].public
+    for context, key, deck_in, deck_out in [
+        ((b"\x02" * 32, *CONTEXT[1:]), y, inp, out),  # another chain
+        ((CONTEXT[0], u32(1), CONTEXT[2]), y, inp, out),  # another step
+        ((*CONTEXT[:2], peer(1)), y, inp, out),  # another shuffler
+        (CONTEXT, other_y, inp, out),  # another key
+        (CONTEXT, y, inp, tuple(swapped)),  # the output reordered after proving
+        (CONTEXT, y, tuple(reversed(inp)), out),  # the input reordered
+        (CONTEXT, y, inp, out[:-1]),  # a card dropped
+    ]:
+        assert not verify_shuffle(context, key, deck_in, deck_out, proof)
+
+
+@pytest.mark.parametrize("cheat", ["replace", "duplicate", "invent", "other-deck"])
+def test_8_4_a_step_that_is_not_the_input_s_cards_cannot_be_proven(cheat: str) -> None:
+    """The cheater proves its altered deck with everything it knows (the permutation and
+    scalars it used for the honest part): the proof fails, whatever it changed."""
+    t, chain, inp = statement(b"cheat", 50, 1)
+    source = SeededSource(b"cheat proof")
+    perm, scalars, out = shuffled(t, inp, source)
+    deck = list(out)
+    if cheat == "replace":  # a fresh encryption of a card of its choosing
+        deck[7] = encrypt(t, t.game.card_points[0])
+    elif cheat == "duplicate":  # a re-randomized copy of another position
+        deck[7] = reencrypt(t, deck[20])
+    elif cheat == "invent":  # no card at all
+        deck[7] = encrypt(t, hash_to_point(b"not a card", b"test"))
+    else:  # a re-randomized card of another chain of the game
+        other, _ = ShuffleChain(t.joint, 2).make_step(peer(0), t.source)
+        deck[7] = reencrypt(t, other.deck[0])
+    proof = prove_shuffle(CONTEXT, t.joint.point, inp, deck, perm, scalars, source)
+    assert not verify_shuffle(CONTEXT, t.joint.point, inp, deck, proof)
+
+
+def test_8_4_a_map_that_is_no_permutation_cannot_be_proven() -> None:
+    """Two outputs re-encrypt one input and another input is dropped: every output is a
+    true re-encryption of some input card, yet the proof fails."""
+    t, _, inp = statement(b"map", 10, 1)
+    source = SeededSource(b"map proof")
+    perm = (0, 0, *range(2, 10))  # input 1 is dropped, input 0 doubled
+    scalars = tuple(random_scalar(source) for _ in inp)
+    out = rerandomize(inp, perm, scalars, t.joint.point)
+    proof = prove_shuffle(CONTEXT, t.joint.point, inp, out, perm, scalars, source)
+    assert not verify_shuffle(CONTEXT, t.joint.point, inp, out, proof)
+
+
+def test_8_4_every_part_of_a_proof_counts() -> None:
+    t, _, inp = statement(b"parts", 8, 1)
+    source = SeededSource(b"parts proof")
+    perm, scalars, out = shuffled(t, inp, source)
+    y = t.joint.point
+    proof = prove_shuffle(CONTEXT, y, inp, out, perm, scalars, source)
+    other_point = hash_to_point(b"another point", b"test")
+    altered = [
+        replace(proof, e=(proof.e + 1) % L),
+        *(replace(proof, s=tuple((v + 1) % L if k == i else v for k, v in enumerate(proof.s))) for i in range(4)),
+        replace(proof, s_hat=((proof.s_hat[0] + 1) % L, *proof.s_hat[1:])),
+        replace(proof, s_prime=(*proof.s_prime[:-1], (proof.s_prime[-1] + 1) % L)),
+        replace(proof, perm_commit=(other_point, *proof.perm_commit[1:])),
+        replace(proof, chain_commit=(*proof.chain_commit[:3], other_point, *proof.chain_commit[4:])),
+        replace(proof, perm_commit=(proof.perm_commit[1], proof.perm_commit[0], *proof.perm_commit[2:])),
+    ]
+    for bad in altered:
+        assert not verify_shuffle(CONTEXT, y, inp, out, bad)
+    for field in ("perm_commit", "chain_commit"):
+        points = getattr(proof, field)
+        with pytest.raises(InvalidPoint) as e:
+            verify_shuffle(CONTEXT, y, inp, out, replace(proof, **{field: (b"\x02" * 32, *points[1:])}))
+        assert (e.value.section, e.value.check) == ("§8.4", "shuffle-proof")
+
+
+def test_8_4_a_proof_is_read_strictly() -> None:
+    t, _, inp = statement(b"wire", 4, 0)
+    source = SeededSource(b"wire proof")
+    perm, scalars, out = shuffled(t, inp, source)
+    raw = prove_shuffle(CONTEXT, t.joint.point, inp, out, perm, scalars, source).to_bytes()
+    for bad in (raw[:-1], raw + b"\x00", raw[:-32] + L.to_bytes(32, "little")):
+        with pytest.raises(MalformedMessage):
+            ShuffleProof.from_bytes(bad, 4)
+
+
+def test_8_4_a_step_whose_proof_fails_is_refused_and_blamed_and_the_chain_is_unchanged() -> None:
+    t = table(3, b"chain")
+    chain = ShuffleChain(t.joint, 1)
+    honest_steps_until(t, chain, 1)
+    honest, _ = chain.make_step(peer(1), t.source)
+    chain._own = None  # as received from peer 1, not computed here
+    with pytest.raises(InvalidProof) as e:
+        chain.receive(peer(1), replace(honest, proof=replace(honest.proof, e=(honest.proof.e + 1) % L)))
+    assert (e.value.section, e.value.check, e.value.peer) == ("§8.4", "shuffle-proof", peer(1))
+    assert len(chain.steps) == 1
+    bad_point = replace(honest, proof=replace(honest.proof, chain_commit=(b"\x02" * 32, *honest.proof.chain_commit[1:])))
+    with pytest.raises(InvalidPoint) as e:
+        chain.receive(peer(1), bad_point)
+    assert e.value.peer == peer(1) and len(chain.steps) == 1
+    chain.receive(peer(1), ShuffleStep.from_wire(honest.to_wire(), peer(1)))  # the honest step, received
+    assert len(chain.steps) == 2
