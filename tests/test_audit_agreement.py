@@ -460,11 +460,11 @@ def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
         assert summary.startswith(parting.what + ". The other 2 logs tell the same game: "), summary
         assert "do not tell the same game" not in summary and "(its bytes)" not in summary
         assert list(comparison_report(agreement))[-1] == (
-            "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, won by Ann, but Bo's log "
+            "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, won by Cy, but Bo's log "
             "(flip.bandit-log) is damaged, and a damaged log cannot be verified.")
         two = compare([audit(logs[0]), bo])
         assert list(comparison_report(two))[-1] == (
-            f"Overall: NOT VERIFIED: Ann's log ({logs[0].name}) holds every check, won by Ann, but Bo's log (flip.bandit-log) is "
+            f"Overall: NOT VERIFIED: Ann's log ({logs[0].name}) holds every check, won by Cy, but Bo's log (flip.bandit-log) is "
             "damaged, and a damaged log cannot be verified.")
         assert "differs from Ann's (" in two.summary(), two.summary()
         assert agreement_verdict(two)["damaged"] == [{"path": str(damaged), "writer": 1, "peer": "Bo"}]
@@ -515,7 +515,7 @@ def test_s10_3_two_copies_of_one_record_that_differ_and_neither_verify_set_both_
         three = compare(given)
         assert three.damaged == (ann, bo) and told_from(given, three.damaged) is cy
         assert list(comparison_report(three))[-1] == (
-            f"Overall: NOT VERIFIED: Cy's log ({logs[2].name}) holds every check, won by Ann, but {both}, and a damaged log "
+            f"Overall: NOT VERIFIED: Cy's log ({logs[2].name}) holds every check, won by Cy, but {both}, and a damaged log "
             "cannot be verified.")
     assert main(["audit", "--json", str(changed[0]), str(changed[1]), str(logs[2])]) == 1
     out = json.loads(capsys.readouterr().out.splitlines()[-1])

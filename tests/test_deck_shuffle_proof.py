@@ -153,3 +153,52 @@ def test_8_4_a_step_whose_proof_fails_is_refused_and_blamed_and_the_chain_is_unc
     assert e.value.peer == peer(1) and len(chain.steps) == 1
     chain.receive(peer(1), ShuffleStep.from_wire(honest.to_wire(), peer(1)))  # the honest step, received
     assert len(chain.steps) == 2
+
+
+def test_8_4_a_proof_holds_n_of_each_part() -> None:
+    """A proof object with one chain commitment too many (whose last one the product check
+    would read while no T̂ ties it) cannot even be made, whatever hands it over."""
+    t, _, inp = statement(b"parts", 6, 1)
+    source = SeededSource(b"count proof")
+    perm, scalars, out = shuffled(t, inp, source)
+    proof = prove_shuffle(CONTEXT, t.joint.point, inp, out, perm, scalars, source)
+    for changed in (
+        {"chain_commit": (*proof.chain_commit, proof.chain_commit[0])},
+        {"chain_commit": proof.chain_commit[:-1]},
+        {"s_hat": proof.s_hat[:-1]},
+        {"s_prime": (*proof.s_prime, 1)},
+        {"s": proof.s[:3]},
+        {"e": L},
+        {"s_hat": (L, *proof.s_hat[1:])},
+    ):
+        with pytest.raises(MalformedMessage):
+            replace(proof, **changed)
+
+
+def test_8_4_the_challenges_are_hashed_from_everything_a_prover_could_choose_before_them() -> None:
+    """u answers the whole statement and C (so neither deck, nor Y, nor C can be chosen
+    after u), and e answers Ĉ and every T (so Ĉ cannot be chosen after e): each part
+    changed changes the hash, as §8.4 writes it."""
+    from p2p.deck.hashing import TAG_SHUFFLE_PROOF, digest
+    from p2p.deck.shuffle_proof import _challenge, _statement
+
+    t, _, inp = statement(b"hash", 4, 1)
+    source = SeededSource(b"hash proof")
+    _, _, out = shuffled(t, inp, source)
+    y, commit = t.joint.point, (hash_to_point(b"c", b"0"), hash_to_point(b"c", b"1"))
+    x = _statement(CONTEXT, y, inp, out, commit)
+    deck = lambda cards: b"".join(c.c1 + c.c2 for c in cards)  # noqa: E731
+    assert x == digest(TAG_SHUFFLE_PROOF, b"x", *CONTEXT, y, deck(inp), deck(out), b"".join(commit))
+    for changed in (
+        _statement(CONTEXT, y, inp, out[::-1], commit),
+        _statement(CONTEXT, y, inp[::-1], out, commit),
+        _statement(CONTEXT, t.keys[peer(0)].public, inp, out, commit),
+        _statement(CONTEXT, y, inp, out, commit[::-1]),
+        _statement((CONTEXT[0], u32(1), CONTEXT[2]), y, inp, out, commit),
+    ):
+        assert changed != x
+    points = [hash_to_point(b"t", bytes([i])) for i in range(7)]
+    e = _challenge(x, points[:2], points[2:5] + points[:2], points[5:])
+    assert e != _challenge(x, points[1::-1], points[2:5] + points[:2], points[5:])  # Ĉ
+    assert e != _challenge(x, points[:2], points[2:5] + points[1::-1], points[5:])  # a T
+    assert e != _challenge(x, points[:2], points[2:5] + points[:2], points[:0:-1][:2])  # T̂

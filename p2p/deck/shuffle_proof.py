@@ -70,6 +70,15 @@ class ShuffleProof:
     s_hat: tuple[int, ...]
     s_prime: tuple[int, ...]
 
+    def __post_init__(self) -> None:
+        n = len(self.perm_commit)
+        if n < 1 or any(len(part) != n for part in (self.chain_commit, self.s_hat, self.s_prime)) or len(self.s) != 4:
+            raise MalformedMessage(SECTION, "length", "a shuffle proof holds n of each C, Ĉ, ŝ, s' and four s, n ≥ 1")
+        if any(not isinstance(p, bytes) or len(p) != POINT_BYTES for p in (*self.perm_commit, *self.chain_commit)):
+            raise MalformedMessage(SECTION, "length", "a point of the shuffle proof is not 32 bytes")
+        if any(type(v) is not int or not 0 <= v < L for v in (self.e, *self.s, *self.s_hat, *self.s_prime)):
+            raise MalformedMessage(SECTION, "scalar", "a scalar of the shuffle proof is not below L")
+
     def __repr__(self) -> str:
         return f"ShuffleProof(n={len(self.perm_commit)}, e={self.e:064x})"
 
@@ -84,8 +93,6 @@ class ShuffleProof:
             raise MalformedMessage(SECTION, "length", f"shuffle proof has {len(raw)} bytes, not {proof_bytes(n)}")
         points = chunks(raw[: 2 * n * POINT_BYTES], POINT_BYTES)
         scalars = [int.from_bytes(b, "little") for b in chunks(raw[2 * n * POINT_BYTES :], SCALAR_BYTES)]
-        if any(v >= L for v in scalars):
-            raise MalformedMessage(SECTION, "scalar", "a scalar of the shuffle proof is not below L")
         return cls(points[:n], points[n:], scalars[0], (scalars[1], scalars[2], scalars[3], scalars[4]),
                    tuple(scalars[5 : 5 + n]), tuple(scalars[5 + n :]))
 
@@ -152,7 +159,7 @@ def verify_shuffle(
     Every point of `out` must already be valid (the receipt checks of §8.4); the proof's
     own points are checked here (`InvalidPoint`, naming the position)."""
     n = len(inp)
-    if len(out) != n or len(proof.perm_commit) != n:
+    if len(out) != n or len(proof.perm_commit) != n:  # (a proof holds n of each of its parts: `ShuffleProof`)
         return False
     for what, points in (("permutation commitment", proof.perm_commit), ("chain commitment", proof.chain_commit)):
         for i, p in enumerate(points):
