@@ -32,7 +32,7 @@ CHECKS: dict[str, str] = {
     "missing-opening": "did not open every step of their shuffle",
     "duplicate-opening": "opened a step of their shuffle twice",
     "duplicate-ciphertext": "shuffled two copies of one card into the deck",
-    "shuffle-proof": "sent a shuffled deck it could not prove holds exactly the cards it was given (a card "
+    "shuffle-proof": "sent a shuffled deck they could not prove holds exactly the cards they were given (a card "
                      "changed, copied or invented)",
     "deck-size": "sent a shuffled deck that does not hold the table's number of cards",
     "deck-point": "sent a shuffled deck that holds something that is no card",

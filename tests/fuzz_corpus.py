@@ -37,7 +37,7 @@ from tests.ordersim import make_signer, seeded_identity, transmit
 from tests.tablesim import TableNetwork
 from tests.test_table_games import SMALL_DECK
 
-GAME_SEED = 4
+GAME_SEED = 6
 RULES = TableRules(target=10, skills_text=SMALL_DECK)
 MAX_POINTS = 48  # saved states per stateful target
 
@@ -408,7 +408,7 @@ def deck_records() -> list[tuple[str, dict[str, Any]]]:
         elif kind == "beacon.reveal":
             out.append(("beacon reveal", {k: inner[k] for k in ("round", "nonce")}))
         elif kind == "shuffle":
-            out.append(("shuffle step", {k: inner[k] for k in ("chain", "step", "deck", "commit")}))
+            out.append(("shuffle step", {k: inner[k] for k in ("chain", "step", "deck", "commit", "proof")}))
         elif kind == "opening":
             out += [("shuffle opening", dict(o)) for o in inner["steps"]]
         elif kind == "shares":

@@ -125,8 +125,8 @@ def test_s10_2_a_verdict_starts_in_plain_words_before_its_check(staged: dict[str
     the check's own name and account come after it, for experts."""
     verdict = report(staged["duplicate-card"] / "seat0.bandit-log")[-1]
     plain, detail = verdict.split(" First violation: ")
-    assert plain == ("Verdict: NOT VERIFIED. P2 (seat 3) sent a shuffled deck it could not prove holds exactly the "
-                     "cards it was given (a card changed, copied or invented) [§8.4, record 12].")
+    assert plain == ("Verdict: NOT VERIFIED. P2 (seat 3) sent a shuffled deck they could not prove holds exactly the "
+                     "cards they were given (a card changed, copied or invented) [§8.4, record 12].")
     assert detail.startswith("record 12 by P2 (seat 3): §8.4: shuffle-proof: ")
     assert not re.search(r"[a-z]+-[a-z]+:", plain)
 

@@ -95,7 +95,7 @@ def test_mutated_card_structures_round_trip_or_blame_their_sender(data: st.DataO
 @settings(SLOW_OK, max_examples=100)
 @given(st.integers(0, len(PARSER_NAMES) - 1), st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.binary(max_size=70) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["chain", "step", "deck", "perm", "e", "s", "key", "round", "nonce", "commit", "position", "share", "scalars", "salt"]), inner, max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["chain", "step", "deck", "perm", "e", "s", "key", "round", "nonce", "commit", "position", "share", "scalars", "salt", "proof"]), inner, max_size=6),
     max_leaves=12))
 def test_any_value_read_as_a_card_structure_is_parsed_or_malformed(parser: int, value: object) -> None:
     make_target("deck").run(encode([parser, value]))

@@ -997,7 +997,7 @@ def test_s10_2_a_move_naming_a_seat_the_table_lacks_counts_it_from_1_in_the_stor
     from p2p.policy import on_refusal
     from p2p.report import game_report
 
-    net = TableNetwork(3, 12, rules=TableRules(target=40))
+    net = TableNetwork(3, 14, rules=TableRules(target=40))
     net.start()
     machine = net.tables[0].machine
     while machine.round_number == 0 or machine.engine.phase is not Phase.START:
@@ -1023,7 +1023,7 @@ def test_s10_2_the_audit_s_list_of_refused_moves_names_the_players_not_seat_numb
     counts them from 1): it names the player, as the story does."""
     from engine import Draw, Phase
 
-    net = TableNetwork(3, 12, rules=TableRules(target=40))
+    net = TableNetwork(3, 14, rules=TableRules(target=40))
     net.start()
     machine = net.tables[0].machine
     while machine.round_number == 0 or machine.engine.phase is not Phase.START:
