@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cli.lobby_common import complain, say, tell
-from p2p.agreement import Agreement, compare
+from p2p.agreement import Agreement, Proof, compare
 from p2p.audit import AuditResult, audit
 from p2p.log import Note
 from p2p.plain import verdict as plain_verdict
@@ -97,7 +97,7 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
         "record": proof.record, "seat": proof.seat, "section": proof.section, "what": proof.what,
         "peer": None if proof.seat is None or proof.seat >= len(names) else names[proof.seat],
         "suspects": [names[s] for s in proof.suspects if s < len(names)],
-        "holders": [str(r.path) for r in proof.holders]}}
+        "plain": _proof_plain(proof), "holders": [str(r.path) for r in proof.holders]}}
     return {
         "ok": agreement.verified,
         **proven,
@@ -114,6 +114,14 @@ def agreement_verdict(agreement: Agreement) -> dict[str, object]:
                    "section": note.section, "text": note.text, "about": _about(r, note)}
                   for r, note in noted_elsewhere(told, agreement.logs)],
     }
+
+
+def _proof_plain(proof: Proof) -> str:
+    """The plain sentence of a proof the logs hold (§10.2's `plain`): the first holder's
+    verdict, or, for two signed messages the logs part on (no holder), that parting's."""
+    if proof.holders:
+        return plain_verdict(proof.holders[0])
+    return f"{proof.what} [{proof.section}]."
 
 
 def _about(result: AuditResult, note: Note) -> dict[str, object] | None:

@@ -285,3 +285,21 @@ def test_s10_3_an_end_that_names_a_bot_player_on_a_fair_game_is_said_to_be_its_w
     assert list(comparison_report(agreement))[-1].endswith(
         " Ann's log ends saying \"Bo (bot) cheated\": those words are Ann's alone, and nothing in the logs supports "
         "them: every record checks and the game finished.")
+
+
+@pytest.mark.parametrize(("cheat", "plain"), [
+    ("wrong-share", "P2 (seat 3) published a share of a card whose proof does not hold: a false share, which could "
+                    "show a wrong card [§8.5, record 12]."),
+    ("side-equivocation", "P2 (seat 3) signed two different messages as its side message 0: P0's log "
+                          "(seat0.bandit-log) in the side record that starts at byte "),
+])
+def test_s10_3_json_first_violation_proven_by_the_logs_has_its_plain_sentence(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], cheat: str, plain: str) -> None:
+    """§10.2 promises `plain` in every `first_violation`: the proof the logs hold together
+    had none (the first holder's sentence; for two signed messages no log holds alone,
+    the parting's)."""
+    logs = staged(cheat, tmp_path)
+    main(["audit", "--json", *map(str, logs)])
+    violation = json.loads(capsys.readouterr().out.splitlines()[-1])["first_violation"]
+    assert "holders" in violation and violation["plain"].startswith(plain), violation
+    assert violation["plain"].endswith("]."), violation
