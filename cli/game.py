@@ -354,18 +354,24 @@ YOUR_VERBS = {"was": "were", "is": "are", "has": "have"}
 """The verbs a log's words put after a player's name, as they go after "you"."""
 
 
-def to_you(words: str, name: str) -> str:
-    """A log's `words`, which name every player, as the player `name` reads them: "you"
-    where they name that player ("Ann was away …" → "you were away …", "Ann's program" →
-    "your program", "Bo could not reach Ann" → "Bo could not reach you")."""
+def to_you(words: str, name: str, names: Sequence[str]) -> str:
+    """A log's `words`, which name every player (`names`, the roster's), as the player
+    `name` reads them: "you" where they name that player ("Ann was away …" → "you were
+    away …", "Ann's program" → "your program", "Bo could not reach Ann" → "Bo could not
+    reach you"), never inside another player's name ("Ann Lee") or a "(bot)" mark."""
 
     def you(named: re.Match[str]) -> str:
+        whole = named[0]
+        if named["name"] != name or (words[named.start() - 1:named.start()] == "("
+                                     and words[named.end("name"):named.end("name") + 1] == ")"):
+            return whole
         if named["own"]:
             return "your"
         return f"you {YOUR_VERBS[named['verb']]}" if named["verb"] else "you"
 
+    every = "|".join(re.escape(n) for n in sorted({name, *names}, key=len, reverse=True))
     verbs = "|".join(YOUR_VERBS)
-    return re.sub(rf"(?<!\w){re.escape(name)}(?:(?P<own>'s)| (?P<verb>{verbs}))?(?!\w)", you, words)
+    return re.sub(rf"(?<!\w)(?P<name>{every})(?!\w)(?:(?P<own>'s)| (?P<verb>{verbs}))?(?!\w)", you, words)
 
 
 def after_rounds(rounds: int) -> str:

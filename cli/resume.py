@@ -136,11 +136,11 @@ def bots_gone(contents: JournalContents) -> str | None:
             members = parse_canonical(log.header.roster).members
             name, player = members[log.header.seat].name, members[contents.seat].name
         except (ProtocolError, IndexError):
-            name, player = f"seat {seat + 1}", None
+            name, player, members = f"seat {seat + 1}", None, ()
         if log.ended in (YOU_LEFT, left_the_table(name)):  # (YOU_LEFT: its own screen's words, in older logs)
             return left_the_table(name) + (f" ({log.left})" if log.left else "")
         if log.ended is not None:  # (said to the player: "you were away …", not their name)
-            return log.ended if player is None else to_you(log.ended, player)
+            return log.ended if player is None else to_you(log.ended, player, [m.name for m in members])
     return None
 
 
@@ -350,7 +350,8 @@ def own_leave(state_dir: Path, log: Path | None, log_dir: Path | None, peer: byt
             return OwnLeave(roster.table, closed, reason, path, undelivered=contents.left is not None,
                             grace=float(roster.rules.grace_s))
         if cut is not None:  # (said to the player: "Bo could not reach you", not their name)
-            return OwnLeave(roster.table, closed, reason, path, False, cut=to_you(cut, member.name))
+            names = [m.name for m in roster.members]
+            return OwnLeave(roster.table, closed, reason, path, False, cut=to_you(cut, member.name, names))
         unanswered = unanswered_named(member.name, contents.ended or "")
         others = listed([m.name for m in roster.members if m.seat != member.seat])
         return OwnLeave(roster.table, closed, reason, path, False, unanswered or others, unanswered is not None)

@@ -319,3 +319,20 @@ def test_R1_who_won_is_said_in_the_same_words_on_screen_in_the_table_log_and_on_
     # (a seat in line mode has just printed the table log's "Game over: …" line: not twice)
     assert report(ended, argparse.Namespace(json=False, headless=True)) == 0
     assert capsys.readouterr().out.splitlines()[0] == "Game over after 2 rounds. Standings:"
+
+
+@pytest.mark.parametrize(("words", "name", "names", "said"), [
+    ("Ann Lee was away for more than 120 s", "Ann", ("Ann", "Ann Lee"), "Ann Lee was away for more than 120 s"),
+    ("Bo could not reach Ann Lee", "Ann", ("Bo", "Ann", "Ann Lee"), "Bo could not reach Ann Lee"),
+    ("Ada (bot) ended the game: bot was away", "bot", ("Ada (bot)", "bot"), "Ada (bot) ended the game: you were away"),
+    ("Ada (bot) ended the game: bot was away", "bot", ("Ada", "bot"), "Ada (bot) ended the game: you were away"),
+    ("Bo could not reach Ann and Ann Lee; Ann's program", "Ann", ("Bo", "Ann", "Ann Lee"),
+     "Bo could not reach you and Ann Lee; your program"),
+])
+def test_s11_3_a_log_s_words_say_you_only_where_they_name_this_player(
+        words: str, name: str, names: tuple[str, ...], said: str) -> None:
+    """"Ann Lee was away" read by Ann was "you Lee was away"; "(bot)" read by a player
+    named bot was "(you)"."""
+    from cli.game import to_you
+
+    assert to_you(words, name, names) == said
