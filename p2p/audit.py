@@ -183,8 +183,9 @@ class AuditResult:
     @property
     def winners(self) -> list[str]:
         """Who won: nobody until the game finished (every seat said done, §9.8) and its log
-        holds as a whole; a game stopped after its last round has no winner (§10.2)."""
-        if self.machine is None or not self.finished or not self.machine.engine.over:
+        holds as a whole (a log cut before its `log.end` does not); a game stopped after its
+        last round has no winner (§10.2)."""
+        if self.machine is None or not self.finished or not self.machine.engine.over or not self.ok:
             return []
         return [self.names[s] for s in self.machine.engine.winners]
 

@@ -559,8 +559,10 @@ def _how_it_ended(result: AuditResult) -> Iterator[str]:
         winners = [names[s] for s in machine.engine.winners]
         reached = listed([f"{name} ({total})" for name, total in zip(names, totals) if total >= target])
         won = "the lowest total wins" if len(winners) == 1 else "the lowest totals share the win"
-        yield (f"Game over after round {len(result.rounds)} (R1): {reached} reached the target of {target}; "
-               f"{won}: {listed(winners)}, with {min(totals)}.")
+        over = (f"Game over after round {len(result.rounds)} (R1): {reached} reached the target of {target}; "
+                f"{won}: {listed(winners)}, with {min(totals)}.")
+        # (a log that does not hold names no winner, §10.2: what it tells is only its claim)
+        yield over if result.ok else over.replace("Game over", "As this log tells it, the game was over", 1)
     elif result.left is not None:
         yield f"The game ended early, in round {machine.round_number}: {result.left.told}."
     elif failure is not None and (failure.seat is not None or failure.suspects) and failure.record is not None:

@@ -187,8 +187,9 @@ def test_s10_3_an_event_the_other_logs_note_alike_is_told_once(staged: dict[str,
 def test_s10_2_a_finished_game_whose_log_was_changed_after_it_has_no_winner_by_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The replay reaches the game's end, but the log's end no longer verifies: the game
-    over line stays, and what stands says none of the score can be held to, as `--json`
-    does, with no winner."""
+    over line is told as the log's claim (it said "the lowest total wins: P0" above "the
+    game has no winner"), and what stands says none of the score can be held to, as
+    `--json` does, with no winner."""
     from p2p.roster import TableRules
     from tests.tablesim import TableNetwork
     from tests.test_table_games import SMALL_DECK
@@ -202,7 +203,35 @@ def test_s10_2_a_finished_game_whose_log_was_changed_after_it_has_no_winner_by_i
     result = audit(log)
     assert result.altered and result.machine is not None and result.machine.finished
     altered = "The log was changed or damaged, so none of its score can be held to; the game has no winner."
-    assert altered in list(game_report(result))
+    lines = list(game_report(result))
+    assert altered in lines
+    over = lines[lines.index(altered) - 1]
+    assert over.startswith("As this log tells it, the game was over after round "), over
+    assert not any(line.startswith("Game over") for line in lines)
     assert main(["audit", "--json", str(log)]) == 1
     out = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert out["winners"] == [] and out["stands"] == altered
+
+
+def test_s10_2_a_finished_log_cut_before_its_end_names_no_winner(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Cut before its `log.end`, a finished game's log fails §10.1: `--json` said
+    `winners: ["P0"]` and the report "the lowest total wins", though only a log that holds
+    as a whole names a winner (§10.2)."""
+    from p2p.log import LOG_LIMITS
+    from p2p.roster import TableRules
+    from p2p.wire import split_frames
+    from tests.tablesim import TableNetwork
+    from tests.test_table_games import SMALL_DECK
+
+    net = TableNetwork(3, 7, rules=TableRules(target=25, skills_text=SMALL_DECK))
+    net.run()
+    log = net.write_logs(tmp_path)[0]
+    data = log.read_bytes()
+    log.write_bytes(data[:[at for at, _ in split_frames(data, LOG_LIMITS)][-1]])
+    result = audit(log)
+    assert result.finished and not result.ok and result.winners == []
+    lines = list(game_report(result))
+    assert any(line.startswith("As this log tells it, the game was over after round ") for line in lines), lines
+    assert main(["audit", "--json", str(log)]) == 1
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["winners"] == []

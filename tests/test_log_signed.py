@@ -95,7 +95,7 @@ def test_s10_1_an_edited_log_end_fails_and_is_shown_safely(
     assert result.end_signed is False
     report = list(game_report(result))
     assert [line for line in report if line.startswith("Verdict")] == [report[-1]]
-    assert any(line.startswith("Game over after round ") for line in report)  # (every record replayed: it ended)
+    assert any(line.startswith("As this log tells it, the game was over after round ") for line in report)  # (replayed)
     assert report[-1].startswith("Verdict: NOT VERIFIED") and not any("\x1b" in line or "\n" in line for line in report)
     shown = next(line for line in report if line.startswith("Its log.end, whose signature does not verify under Bo's key "
                                                             "(it signs every byte before it: a change anywhere"))
