@@ -424,6 +424,12 @@ class TablePeer(SessionRecord):
             return False
         self._leaving_why, self._leave_reason = why, reason
         self._send({"type": "leave", "v": 1, "reason": reason})
+        # (the others no longer dial a seat whose leave they took: while it waits for its
+        # leave to come back, it re-makes every link it loses itself, §9.8)
+        self._dials_all = True
+        for seat in list(self._absent):
+            if self._still_away(seat):
+                self._start_redial(seat)
         return True
 
     async def _await_leave(self, wait: float = LEAVE_WAIT) -> None:
@@ -1248,7 +1254,8 @@ class TablePeer(SessionRecord):
 
     def _dials(self, seat: int) -> bool:
         """Whether this peer dials `seat` when their link is down: the lower seat does
-        (§6.5), and a resumed peer that the others cannot reach at its old port dials all."""
+        (§6.5); a seat that sent its leave (§9.8), and a resumed peer that the others
+        cannot reach at its old port, dial all."""
         return self._me < seat or self._dials_all
 
     def _never_sat_down(self, seat: int) -> bool:

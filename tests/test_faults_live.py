@@ -1536,6 +1536,40 @@ async def test_s9_8_a_seat_that_left_is_not_dialled_again_and_a_seat_away_still_
     assert dialled.count(bo.identity.peer_id) == 0
 
 
+async def test_s9_8_a_seat_waiting_for_its_leave_to_come_back_dials_a_lower_seat_whose_link_it_lost(
+        tmp_path: Path) -> None:
+    """Bo leaves while Cy is away, so his leave cannot come back yet, and his link to Ann
+    drops as he waits: Ann, who took his leave, no longer dials him (§9.8), and Bo, the
+    higher seat, did not dial her, so nobody made the link again. He dials every seat
+    once his leave is sent."""
+    from functools import partial
+
+    from tests.live_support import seat_live_table
+
+    stack, (ann, bo, cy) = await seat_live_table(tmp_path, 3, person=False)
+    bo._await_leave = partial(TablePeer._await_leave, bo, 60.0)  # type: ignore[method-assign]  # (waits on)
+    bo_id = bo.identity.peer_id
+    async with stack:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(ann.run)
+                nursery.start_soon(bo.run)
+                nursery.start_soon(_run_crashing, cy)
+                await until(lambda: ann.machine.round_number >= 1, ann)
+                await _crash(cy)
+                await until(lambda: cy.me in ann.progress.waiting_for and cy.me in bo.progress.waiting_for, ann, bo)
+                nursery.start_soon(bo.leave, "they had to go")
+                await until(lambda: bo.me in ann.orderer._departed and bo_id in ann.mesh.linked(), ann)
+                ann.mesh.close_link(bo_id, "as a lost link would")
+                await until(lambda: ann.me in bo._absent, bo)
+                with trio.move_on_after(20):
+                    await until(lambda: bo_id in ann.mesh.linked(), ann)
+                reached = bo_id in ann.mesh.linked()
+                for peer in (ann, bo):
+                    peer._finish("the test ends here")
+    assert reached
+
+
 async def test_s9_8_a_seat_killed_after_it_sent_its_leave_dials_every_seat_when_it_is_taken_back(
         tmp_path: Path) -> None:
     """Bo sends his leave while Cy is away and his program dies before it came back: Ann,
