@@ -2108,3 +2108,13 @@ def test_R5_esc_cancels_a_move_kept_for_the_first_turn() -> None:
     session.land()
     settle(ui, session)
     assert session.sent == [Ready(0)]
+
+
+async def test_R10_esc_after_v_says_the_presses_of_v_were_dropped(mock_clock: trio.testing.MockClock) -> None:
+    """v v v v said "the next slot key names a card 20 columns further right"; Esc dropped
+    those presses but left that message up, so q, which plays slot 0, seemed to name slot 20."""
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
+        assert await t.press("v", "v", "v", "v") == []
+        assert t.message == "v v v v: the next slot key names a card 20 columns further right."
+        assert await t.press("esc") == []
+        assert t.message == "Cancelled: v v v v: the next slot key names a card of the first five columns again."

@@ -234,6 +234,7 @@ class TableUi:
         self._model: TableModel | None = None
         self._held: list[str] = []  # turn keys typed while a card was being turned over, or a move was on its way
         self._further = ""  # presses of FURTHER_KEY waiting for the slot key they lead to
+        self._further_dropped = ""  # those the last key dropped, as it led to no slot
         self._moved = False  # a turn move went out since the model was last updated: the next key waits for it
         self._look_snap: Message | None = None  # said as Space ended the look: which turn the snap counts in
         # why a half-typed action was cancelled (or a snap refused), and how said; its keys land until then
@@ -509,6 +510,7 @@ class TableUi:
             self._further = joined
             self._say(further_words(press.number))
             return None
+        self._further_dropped = "" if press is not None else self._further
         self._further = ""
         return joined if press is not None else key
 
@@ -581,6 +583,9 @@ class TableUi:
                 self._say(typed_ahead_dropped(self._held))
             elif self.pending is not None:
                 self.message = None
+            elif self._further_dropped:  # (its message said what the next slot key would name)
+                keys = " ".join(self._further_dropped)
+                self._say(f"Cancelled: {keys}: the next slot key names a card of the first five columns again.")
             self._held = []
             self.pending = None
         elif command is Command.LOG_UP:  # (no further than the oldest line: PgDn comes straight back)
