@@ -196,6 +196,13 @@ def overall(agreement: Agreement) -> str:
     return f"Overall: NOT VERIFIED: {'; '.join(why)}."
 
 
+def unsigned_fault(section: str) -> bool:
+    """Whether a fault under `section` is one no signed message shows, by its nature: on
+    a link (§4: a frame no seat signed) or a replay of a signed message (§7.1: its signer
+    sent it honestly, once), so a log can hold no proof of it."""
+    return section.startswith("§4.") or section == "§7.1"
+
+
 def unsupported(agreement: Agreement) -> list[str]:
     """What the logs say against a player that no signed record in them supports (§10.3),
     each in a clause: a note naming a seat under a rule that no log's refused moves or
@@ -220,9 +227,12 @@ def unsupported(agreement: Agreement) -> list[str]:
         many = len(writers) > 1
         whose = listed([f"{writer}'s" for writer in writers])
         owner = "their writers'" if many else f"{writers[0]}'s"
-        said.append(f"{whose} log{'s name' if many else ' names'} {agreement.told.names[seat]} under {section} in "
-                    f"{'notes' if many else 'a note'}: those words are {owner} alone, unsigned, and nothing in the "
-                    "logs supports them")
+        named = (f"{whose} log{'s name' if many else ' names'} {agreement.told.names[seat]} under {section} in "
+                 f"{'notes' if many else 'a note'}")
+        if unsigned_fault(section):  # (no log can hold proof of it, nor of its absence)
+            said.append(f"{named}, unsigned: the logs can neither confirm nor refute {'them' if many else 'it'}")
+        else:
+            said.append(f"{named}: those words are {owner} alone, unsigned, and nothing in the logs supports them")
     for result in agreement.compared:
         contents, writer = result.contents, _writer(result)
         assert contents is not None
