@@ -190,18 +190,24 @@ def test_s10_3_a_log_cut_short_with_no_end_is_not_damaged_and_agrees(
     assert "Bo's ends after 60: " in agreement.summary()
 
 
-def test_s10_3_a_writer_s_own_message_signed_again_is_its_lie_named_not_damage(
-        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
-    """Bo signs one of its own messages again, changed, and its end over the log: its own
-    audit finds the log altered (its chain breaks), but the others' logs prove what Bo
-    did, which names Bo (§7.10) before any log is set aside."""
+def bo_lies(table: tuple[TableNetwork, list[Path]], folder: Path) -> Path:
+    """Bo's log with one of his own messages after `RECORD` signed again by him, changed."""
     net, logs = table
     messages = audit(logs[1]).contents.messages  # type: ignore[union-attr]
     bo = net.peers[0].orderer.seats[1]
     index = next(i for i in range(RECORD, len(messages)) if decode_map(messages[i][0])["from"] == bo)
     inner = decode_map(messages[index][0])
     lie = sign(net.peers[1].identity, dict(inner, lamport=inner["lamport"] + 1))
-    results = [audit(rewrite(logs[1], tmp_path, lambda m: m[:index] + [lie] + m[index + 1:])), audit(logs[0])]
+    return rewrite(logs[1], folder, lambda m: m[:index] + [lie] + m[index + 1:])
+
+
+def test_s10_3_a_writer_s_own_message_signed_again_is_its_lie_named_not_damage(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Bo signs one of its own messages again, changed, and its end over the log: its own
+    audit finds the log altered (its chain breaks), but the others' logs prove what Bo
+    did, which names Bo (§7.10) before any log is set aside."""
+    _, logs = table
+    results = [audit(bo_lies(table, tmp_path)), audit(logs[0])]
     assert results[0].altered
     agreement = compare([*results, audit(logs[2])])
     assert agreement.parting is not None and agreement.parting.section == "§7.10" and agreement.parting.seat == 1
@@ -213,13 +219,8 @@ def test_s10_3_the_game_is_told_from_an_honest_log_when_the_liar_s_is_given_firs
     """Bo signs one of his own messages again, changed, in his log, given first: the
     comparison names him (§7.10), but the game was told from his log, his account of a
     game he lied in. It is told from the first log that is not his, and says why."""
-    net, logs = table
-    messages = audit(logs[1]).contents.messages  # type: ignore[union-attr]
-    bo = net.peers[0].orderer.seats[1]
-    index = next(i for i in range(RECORD, len(messages)) if decode_map(messages[i][0])["from"] == bo)
-    inner = decode_map(messages[index][0])
-    lie = sign(net.peers[1].identity, dict(inner, lamport=inner["lamport"] + 1))
-    liar = rewrite(logs[1], tmp_path, lambda m: m[:index] + [lie] + m[index + 1:]).rename(tmp_path / "bo.bandit-log")
+    _, logs = table
+    liar = bo_lies(table, tmp_path).rename(tmp_path / "bo.bandit-log")
     given = [str(liar), str(logs[0]), str(logs[2])]
     assert main(["audit", *given]) == 1
     lines = capsys.readouterr().out.splitlines()

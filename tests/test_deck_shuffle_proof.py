@@ -35,6 +35,14 @@ def shuffled(t, inp, source):  # type: ignore[no-untyped-def]
 CONTEXT = (b"\x01" * 32, u32(0), peer(0))
 
 
+def proven(seed: bytes, n: int, steps_before: int = 1):  # type: ignore[no-untyped-def]
+    """An honest step over n cards and its proof: (table, input, output, proof)."""
+    t, _, inp = statement(seed, n, steps_before)
+    source = SeededSource(seed + b" proof")
+    perm, scalars, out = shuffled(t, inp, source)
+    return t, inp, out, prove_shuffle(CONTEXT, t.joint.point, inp, out, perm, scalars, source)
+
+
 @settings(max_examples=12, deadline=None)
 @given(n=st.integers(1, 9), before=st.integers(0, 2), seed=st.binary(min_size=1, max_size=4))
 def test_8_4_every_honest_step_proves_itself(n: int, before: int, seed: bytes) -> None:
@@ -49,11 +57,8 @@ def test_8_4_every_honest_step_proves_itself(n: int, before: int, seed: bytes) -
 
 
 def test_8_4_a_proof_holds_for_its_own_statement_only() -> None:
-    t, _, inp = statement(b"own", 50, 1)
-    source = SeededSource(b"own proof")
-    perm, scalars, out = shuffled(t, inp, source)
+    t, inp, out, proof = proven(b"own", 50)
     y = t.joint.point
-    proof = prove_shuffle(CONTEXT, y, inp, out, perm, scalars, source)
     swapped = list(out)
     swapped[3], swapped[4] = swapped[4], swapped[3]
     other_y = t.keys[peer(0)].public
@@ -103,11 +108,8 @@ def test_8_4_a_map_that_is_no_permutation_cannot_be_proven() -> None:
 
 
 def test_8_4_every_part_of_a_proof_counts() -> None:
-    t, _, inp = statement(b"parts", 8, 1)
-    source = SeededSource(b"parts proof")
-    perm, scalars, out = shuffled(t, inp, source)
+    t, inp, out, proof = proven(b"parts", 8)
     y = t.joint.point
-    proof = prove_shuffle(CONTEXT, y, inp, out, perm, scalars, source)
     other_point = hash_to_point(b"another point", b"test")
     altered = [
         replace(proof, e=(proof.e + 1) % L),
@@ -128,10 +130,7 @@ def test_8_4_every_part_of_a_proof_counts() -> None:
 
 
 def test_8_4_a_proof_is_read_strictly() -> None:
-    t, _, inp = statement(b"wire", 4, 0)
-    source = SeededSource(b"wire proof")
-    perm, scalars, out = shuffled(t, inp, source)
-    raw = prove_shuffle(CONTEXT, t.joint.point, inp, out, perm, scalars, source).to_bytes()
+    raw = proven(b"wire", 4, 0)[3].to_bytes()
     for bad in (raw[:-1], raw + b"\x00", raw[:-32] + L.to_bytes(32, "little")):
         with pytest.raises(MalformedMessage):
             ShuffleProof.from_bytes(bad, 4)
@@ -158,10 +157,7 @@ def test_8_4_a_step_whose_proof_fails_is_refused_and_blamed_and_the_chain_is_unc
 def test_8_4_a_proof_holds_n_of_each_part() -> None:
     """A proof object with one chain commitment too many (whose last one the product check
     would read while no T̂ ties it) cannot even be made, whatever hands it over."""
-    t, _, inp = statement(b"parts", 6, 1)
-    source = SeededSource(b"count proof")
-    perm, scalars, out = shuffled(t, inp, source)
-    proof = prove_shuffle(CONTEXT, t.joint.point, inp, out, perm, scalars, source)
+    proof = proven(b"count", 6)[3]
     for changed in (
         {"chain_commit": (*proof.chain_commit, proof.chain_commit[0])},
         {"chain_commit": proof.chain_commit[:-1]},

@@ -79,6 +79,16 @@ def prompt_line(t: UiDriver) -> str:
 # --- R4: the bottom cards, once --------------------------------------------------------
 
 
+
+async def round_one_called_and_over(t: UiDriver) -> None:
+    """At a table of two: the look, Bo ready, this seat calls Bandit and plays its turn, and
+    Bo's final turn (R8) ends round 1."""
+    await t.settle()
+    await t.press("enter")
+    await t.other(Ready(1))
+    await t.press("b", "x", "z")
+    await t.other(Draw(1), Discard(1))
+
 async def test_R4_bottom_cards_are_shown_once_then_ready_after_ten_seconds(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
         assert [row.strip() for row in my_box(t.text())] == ["q[░░] w[░░]", "a[ 8] s[ 2]"]
@@ -420,11 +430,7 @@ async def test_R6_a_snap_after_the_round_says_when_snaps_are_not_allowed(mock_cl
     async with trio.open_nursery() as nursery:
         await nursery.start(session.run)
         t = UiDriver(session)
-        await t.settle()
-        await t.press("enter")
-        await t.other(Ready(1))
-        await t.press("b", "x", "z")
-        await t.other(Draw(1), Discard(1))  # the last final turn (R8): the round is over
+        await round_one_called_and_over(t)  # (Bo's final turn, R8, ends round 1)
         await t.press("enter")  # (its report closed)
         assert await t.press("space") == []
         assert t.message == "No snaps between rounds (R6): this Space turned no card."
@@ -830,11 +836,7 @@ async def test_R4_R5_the_round_screen_says_live_what_the_next_round_does_while_i
     async with trio.open_nursery() as nursery:
         await nursery.start(session.run)
         t = UiDriver(session)
-        await t.settle()
-        await t.press("enter")
-        await t.other(Ready(1))
-        await t.press("b", "x", "z")
-        await t.other(Draw(1), Discard(1))  # Bo's final turn (R8): round 1 is over
+        await round_one_called_and_over(t)  # (Bo's final turn, R8, ends round 1)
         assert t.scene.overlay is Overlay.ROUND
         assert "has begun" not in t.text()  # (not yet)
         mock_clock.jump(session.between_rounds)
@@ -989,11 +991,7 @@ async def test_R4_a_look_at_the_bottom_cards_leaves_the_turn_that_comes_during_i
     async with trio.open_nursery() as nursery:
         await nursery.start(session.run)
         t = UiDriver(session)
-        await t.settle()
-        await t.press("enter")
-        await t.other(Ready(1))
-        await t.press("b", "x", "z")
-        await t.other(Draw(1), Discard(1))  # the last final turn (R8): round 1 is over
+        await round_one_called_and_over(t)  # (Bo's final turn, R8, ends round 1)
         assert t.scene.overlay is Overlay.ROUND
         mock_clock.jump(session.between_rounds)
         await t.settle()
