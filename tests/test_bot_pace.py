@@ -218,7 +218,7 @@ async def test_R6_a_card_snapped_while_a_bot_thinks_stays_up_a_whole_thinking_ti
                 (_, r0, top0, held0), (snapped_at, r1, top1, held1), (at, r2, top2, _) = seen[-3:]
                 if r0 == r1 == r2 and held0 and held1 and top0 != top1 and top2 != top1:
                     covered.append(at - snapped_at)  # (Ann's snap, then Bot 1's discard or take)
-            return len(covered) >= 2
+            return len(covered) >= 1  # (a game may hold only one such card)
 
         async def clock() -> None:
             while True:

@@ -198,3 +198,21 @@ def test_8_4_the_challenges_are_hashed_from_everything_a_prover_could_choose_bef
     assert e != _challenge(x, points[1::-1], points[2:5] + points[:2], points[5:])  # Ĉ
     assert e != _challenge(x, points[:2], points[2:5] + points[1::-1], points[5:])  # a T
     assert e != _challenge(x, points[:2], points[2:5] + points[:2], points[:0:-1][:2])  # T̂
+
+
+def test_8_4_a_step_checked_again_in_one_process_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The audit of several logs of one game (and peers run together) check each step's
+    proof once: the verdict is kept for the exact statement and proof, nothing else."""
+    import p2p.deck.shuffle_proof as module
+
+    t, inp, out, proof = proven(b"kept", 5)
+    calls = []
+    real = module._verify
+    monkeypatch.setattr(module, "_verify", lambda *args: calls.append(1) or real(*args))
+    assert verify_shuffle(CONTEXT, t.joint.point, inp, out, proof)
+    assert verify_shuffle(CONTEXT, t.joint.point, inp, out, proof)
+    assert len(calls) == 1
+    forged = replace(proof, e=(proof.e + 1) % L)
+    assert not verify_shuffle(CONTEXT, t.joint.point, inp, out, forged)
+    assert not verify_shuffle((CONTEXT[0], u32(1), CONTEXT[2]), t.joint.point, inp, out, proof)
+    assert len(calls) == 3

@@ -1,5 +1,6 @@
 """§11.3 faults on the in-memory table: links cut and restored, peers killed and resumed
-from their log and journal. 50 seeded games, one fault each; every game completes, the
+from their log and journal. Seeded games with one fault each (ten by default, fifty with
+`-m slow`; `bench/soak.py --kind faults` plays far more); every game completes, the
 honest peers agree and every log audits clean. (The same faults over real TLS sockets and
 processes: tests/test_faults_live.py and bench/faults.py.)"""
 
@@ -65,7 +66,8 @@ def fault_game_fails(seed: int) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("chunk", range(GAMES // 10))
+@pytest.mark.parametrize(  # (the first ten games run by default; bench/soak.py --kind faults plays far more)
+    "chunk", [chunk if chunk == 0 else pytest.param(chunk, marks=pytest.mark.slow) for chunk in range(GAMES // 10)])
 def test_11_3_a_game_with_one_fault_completes_and_every_log_audits(chunk: int) -> None:
     assert spread(fault_game_fails, range(chunk * 10, chunk * 10 + 10)) == []
 

@@ -157,7 +157,35 @@ def verify_shuffle(
     """True if `proof` shows that `out` is a permutation and re-encryption of `inp` under Y.
 
     Every point of `out` must already be valid (the receipt checks of §8.4); the proof's
-    own points are checked here (`InvalidPoint`, naming the position)."""
+    own points are checked here (`InvalidPoint`, naming the position). A verdict is kept
+    for its exact statement and proof (a digest of every byte of them), so one process
+    that checks the same step again (the audit of several logs of one game, peers run
+    together) does the work once."""
+    key = _transcript_key(context, y, inp, out, proof)
+    verdict = _verdicts.get(key)
+    if verdict is None:
+        verdict = _verify(context, y, inp, out, proof)
+        _verdicts[key] = verdict
+        if len(_verdicts) > _VERDICTS_KEPT:
+            del _verdicts[next(iter(_verdicts))]
+    return verdict
+
+
+_VERDICTS_KEPT: Final = 1024
+_verdicts: dict[bytes, bool] = {}
+
+
+def _transcript_key(
+    context: Sequence[bytes], y: bytes, inp: Sequence[Ciphertext], out: Sequence[Ciphertext], proof: ShuffleProof
+) -> bytes:
+    deck_in = b"".join(c.c1 + c.c2 for c in inp)
+    deck_out = b"".join(c.c1 + c.c2 for c in out)
+    return digest(TAG_SHUFFLE_PROOF, b"kept", *context, y, deck_in, deck_out, proof.to_bytes())
+
+
+def _verify(
+    context: Sequence[bytes], y: bytes, inp: Sequence[Ciphertext], out: Sequence[Ciphertext], proof: ShuffleProof
+) -> bool:
     n = len(inp)
     if len(out) != n or len(proof.perm_commit) != n:  # (a proof holds n of each of its parts: `ShuffleProof`)
         return False
