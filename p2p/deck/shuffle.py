@@ -50,7 +50,7 @@ from .group import IDENTITY, POINT_BYTES, SCALAR_BYTES, add, is_point, is_scalar
 from .hashing import TAG_CHAIN_ID, TAG_SHUFFLE_COMMIT, digest32, u32, u32s
 from .keys import JointKey
 from .sampling import ByteSource, random_permutation, random_scalar
-from .shuffle_proof import ShuffleProof, proof_bytes, prove_shuffle, verify_shuffle
+from .shuffle_proof import ShuffleProof, deck_bytes, proof_bytes, prove_shuffle, verify_shuffle
 from .wire import Reader, chunks, expect_bytes, expect_int
 
 SECTION: Final = "§8.4"
@@ -130,8 +130,7 @@ class ShuffleStep:
             raise MalformedMessage(SECTION, "type", "proof must be a shuffle proof")
 
     def to_wire(self) -> dict[str, Any]:
-        deck = b"".join(c.c1 + c.c2 for c in self.deck)
-        return {"chain": self.chain, "step": self.step, "deck": deck, "commit": self.commit,
+        return {"chain": self.chain, "step": self.step, "deck": deck_bytes(self.deck), "commit": self.commit,
                 "proof": self.proof.to_bytes()}
 
     @classmethod

@@ -52,6 +52,11 @@ if TYPE_CHECKING:
 SECTION: Final = "§8.4"
 
 
+def deck_bytes(deck: Sequence[Ciphertext]) -> bytes:
+    """A deck as it travels and is hashed: c1 ‖ c2 of each position, in order (§8.8)."""
+    return b"".join(c.c1 + c.c2 for c in deck)
+
+
 def proof_bytes(n: int) -> int:
     """The length of a proof for a deck of n cards: 2n points and 2n + 5 scalars."""
     return POINT_BYTES * 2 * n + SCALAR_BYTES * (2 * n + 5)
@@ -178,9 +183,7 @@ _verdicts: dict[bytes, bool] = {}
 def _transcript_key(
     context: Sequence[bytes], y: bytes, inp: Sequence[Ciphertext], out: Sequence[Ciphertext], proof: ShuffleProof
 ) -> bytes:
-    deck_in = b"".join(c.c1 + c.c2 for c in inp)
-    deck_out = b"".join(c.c1 + c.c2 for c in out)
-    return digest(TAG_SHUFFLE_PROOF, b"kept", *context, y, deck_in, deck_out, proof.to_bytes())
+    return digest(TAG_SHUFFLE_PROOF, b"kept", *context, y, deck_bytes(inp), deck_bytes(out), proof.to_bytes())
 
 
 def _verify(
@@ -226,9 +229,7 @@ def _statement(
     context: Sequence[bytes], y: bytes, inp: Sequence[Ciphertext], out: Sequence[Ciphertext], commit: Sequence[bytes]
 ) -> bytes:
     """x = H(shuffle-proof, "x", context…, Y, input deck, output deck, C): what u and e answer."""
-    deck_in = b"".join(c.c1 + c.c2 for c in inp)
-    deck_out = b"".join(c.c1 + c.c2 for c in out)
-    return digest(TAG_SHUFFLE_PROOF, b"x", *context, y, deck_in, deck_out, b"".join(commit))
+    return digest(TAG_SHUFFLE_PROOF, b"x", *context, y, deck_bytes(inp), deck_bytes(out), b"".join(commit))
 
 
 def _u(x: bytes, j: int) -> int:
