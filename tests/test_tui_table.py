@@ -2040,20 +2040,26 @@ def test_fitted_names_of_distinct_players_never_read_alike(names: list[str], wid
     assert len({skeleton(name) for name in fitted}) == len(names), fitted
 
 
+
+def reconnecting_in_bo_s_turn(t: UiDriver, status: str) -> None:
+    """In Bo's turn, the link to Bo not made again yet, 7 s of grace left: the status bar
+    says `status`, nobody is blamed as away, and the prompt says this seat reconnects."""
+    t.session._progress.waiting_for = (1,)
+    t.session._deadlines.grace = trio.current_time() + 7
+    t.refresh()
+    text = t.text()
+    assert status in text.splitlines()[0], text
+    assert "waiting for Bo" not in text and "(away)" not in text and "Waiting for Bo" not in text, text
+    assert prompt_line(t) == "Reconnecting to Bo · Space+slot snaps a card matching the discard.", prompt_line(t)
+
 async def test_s11_3_back_from_its_own_stop_the_screen_says_this_seat_reconnects_and_blames_nobody(
         mock_clock: trio.testing.MockClock) -> None:
     """Back from a stop, this seat re-makes the links the others closed meanwhile
     (`Progress.reconnecting_after_stop`): the status bar, Bo's header, the prompt in Bo's
     turn and a move sent meanwhile said Bo was away. They say that this seat reconnects."""
     async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
-        t.session._progress.waiting_for = (1,)  # (the link to Bo is not made again yet)
         t.session._progress.reconnecting_after_stop = True
-        t.session._deadlines.grace = trio.current_time() + 7
-        t.refresh()
-        text = t.text()
-        assert "reconnecting after your stop (0:07 left)" in text.splitlines()[0], text
-        assert "waiting for Bo" not in text and "(away)" not in text and "Waiting for Bo" not in text, text
-        assert prompt_line(t) == "Reconnecting to Bo · Space+slot snaps a card matching the discard.", prompt_line(t)
+        reconnecting_in_bo_s_turn(t, "reconnecting after your stop (0:07 left)")
     async with table({0: [4, 6, 0, 2]}, discard=12, first=0) as t:
         t.session._progress.waiting_for = (1,)
         t.session._progress.reconnecting_after_stop = True
@@ -2072,14 +2078,8 @@ async def test_s11_3_a_seat_resumed_after_a_crash_says_it_reconnects_and_blames_
 
     assert isinstance(TablePeer.rejoining, property)  # (what `TableModel.capture` reads, as the fixture sets it)
     async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
-        t.session._progress.waiting_for = (1,)  # (the link to Bo is not made again yet)
         t.session.rejoining = True
-        t.session._deadlines.grace = trio.current_time() + 7
-        t.refresh()
-        text = t.text()
-        assert "reconnecting after resuming (0:07 left)" in text.splitlines()[0], text
-        assert "waiting for Bo" not in text and "(away)" not in text and "Waiting for Bo" not in text, text
-        assert prompt_line(t) == "Reconnecting to Bo · Space+slot snaps a card matching the discard.", prompt_line(t)
+        reconnecting_in_bo_s_turn(t, "reconnecting after resuming (0:07 left)")
         t.session.rejoining = False  # (every seat reached again: then Bo's link went down)
         t.refresh()
         assert "waiting for Bo (0:07 left)" in t.text().splitlines()[0] and "(away)" in t.text()
