@@ -439,6 +439,8 @@ def _read(source: BinaryIO, partial: bool = False) -> LogContents:
                 break
             offset, payload = item
             if payload is None:  # a final frame cut short
+                if contents is not None and contents.ended is not None:  # (a closed log holds nothing after its end)
+                    raise LogError("§10.1", f"frame at byte {offset} follows the log's end")
                 if contents is None:
                     if partial:
                         raise HeaderUnreadable(offset, "cut short: the file ends inside it")

@@ -80,6 +80,8 @@ DAMAGE: dict[str, Callable[[Frames, list[int]], Frames]] = {
     + f[r[RECORD] + 1:],  # ("log.msg" read "mog.msg": a frame that is not a record)
     "a frame's length changed": lambda f, r: f[:r[RECORD]] + [_lengthened(f[r[RECORD]])] + f[r[RECORD] + 1:],
     "its header naming another writer": lambda f, r: [_header_of_seat(f[0], 2)] + f[1:],
+    "a record after its end": lambda f, r: f + [f[r[RECORD]]],
+    "zeros after its end": lambda f, r: f + [bytes(16)],  # (§10.1: a closed log is not torn; nothing follows its end)
 }
 
 

@@ -187,6 +187,7 @@ def test_order_rejects_malformed_headers() -> None:
         {"prev": b"short"},
         {"heads": []},
         {"heads": [[0, b"x"], [0, b"y"]]},
+        {"heads": [[-1, b"\x2a" * 32], [-1, ZERO_HASH]]},  # (§7.1: no message is [-1, 32 zero bytes] only)
         {"game": b"\x00" * 32},
     ]:
         with pytest.raises(MalformedHeader):
@@ -203,6 +204,9 @@ def test_order_rejects_malformed_headers() -> None:
         ({"heads": [[-1, ZERO_HASH], (-1, ZERO_HASH)]}, "a head must be"),
         ({"last": [True, ZERO_HASH]}, "a head must be"),
         ({"slast": [-1, b"short"]}, "a head must be"),
+        ({"last": [-1, b"\x2a" * 32]}, "a head must be"),  # (none is [-1, 32 zero bytes] and nothing else)
+        ({"heads": [[-1, ZERO_HASH], [-1, b"\x01" + bytes(31)]]}, "a head must be"),
+        ({"sides": [[-1, b"\x2a" * 32], [-1, ZERO_HASH]]}, "a head must be"),
         ({"sides": [[-1, ZERO_HASH]]}, "sides must list the 2 other seats"),
         ({"sides": [[-1, ZERO_HASH], [-1]]}, "a head must be"),
         ({"away": [2, 0]}, "away must list distinct seats"),

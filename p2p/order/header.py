@@ -161,19 +161,21 @@ def parse_side(envelope: Envelope, game: bytes) -> tuple[int, bytes]:
     return sseq, sprev
 
 
-BAD_HEAD = "a head must be [seq >= -1, 32-byte hash]"
+BAD_HEAD = "a head must be [seq >= 0, 32-byte hash] or [-1, 32 zero bytes]"
 
 
 def _head_valid(head: Any) -> bool:
+    """A head names a message, [seq, its hash], or none: [-1, 32 zero bytes] and nothing
+    else, so that one meaning has one encoding (§7.1)."""
     return (isinstance(head, list) and len(head) == 2 and type(head[0]) is int and -1 <= head[0] < MAX_STAMP
-            and isinstance(head[1], bytes) and len(head[1]) == 32)
+            and isinstance(head[1], bytes) and len(head[1]) == 32 and (head[0] >= 0 or head[1] == ZERO_HASH))
 
 
 def _heads_valid(heads: list[Any]) -> bool:
     """Every one of `heads` is a head (`_head_valid`, written out: an ack has up to 30)."""
     for head in heads:
         if not (isinstance(head, list) and len(head) == 2 and type(head[0]) is int and -1 <= head[0] < MAX_STAMP
-                and isinstance(head[1], bytes) and len(head[1]) == 32):
+                and isinstance(head[1], bytes) and len(head[1]) == 32 and (head[0] >= 0 or head[1] == ZERO_HASH)):
             return False
     return True
 
