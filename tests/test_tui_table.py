@@ -2116,3 +2116,20 @@ async def test_R10_esc_after_v_says_the_presses_of_v_were_dropped(mock_clock: tr
         assert t.message == "v v v v: the next slot key names a card 20 columns further right."
         assert await t.press("esc") == []
         assert t.message == "Cancelled: v v v v: the next slot key names a card of the first five columns again."
+
+
+@pytest.mark.parametrize(("presses", "key", "said"), [
+    (("v",), "enter", "Enter is not a slot key: the v before it is dropped."),
+    (("v", "v"), "pageup", "PgUp is not a slot key: the v v before it are dropped."),
+])
+async def test_R10_a_key_after_v_that_is_not_a_slot_key_says_the_v_is_dropped(
+        mock_clock: trio.testing.MockClock, presses: tuple[str, ...], key: str, said: str) -> None:
+    """v said "the next slot key names a card 5 columns further right"; Enter (or PgUp)
+    after it, no slot key, dropped the v but left that message on the prompt line, so the
+    slot key typed next seemed to name a card five columns on. The screen says the v is
+    dropped, and the slot key typed next names its own slot."""
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2]) as t:
+        assert await t.press("x") == [Draw(0)]
+        assert await t.press(*presses, key) == []
+        assert prompt_line(t) == said
+        assert await t.press("q") == [Exchange(0, 0)]

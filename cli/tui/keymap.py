@@ -160,6 +160,17 @@ MOVES_WAIT_BAR: Final = "Moves wait till the table answers · PgUp/PgDn log · ?
 """The help bar after a stop past the grace period, while no move key plays (§11.3)."""
 
 
+_KEY_WORDS: Final = {"space": "Space", "enter": "Enter", "esc": "Esc", "tab": "Tab", "backspace": "Backspace",
+                     "pageup": "PgUp", "pagedown": "PgDn", "home": "Home", "end": "End", "delete": "Delete",
+                     "up": "Up", "down": "Down", "left": "Left", "right": "Right", "ctrl-d": "Ctrl-D"}
+
+
+def key_words(key: str) -> str:
+    """How the screens write a key the terminal names ("enter" as "Enter", as the help
+    does); a character as itself, anything else (pasted text) as "That key"."""
+    return _KEY_WORDS.get(key, key if len(key) == 1 else "That key")
+
+
 def opponent_keys(players: int) -> str:
     """The number keys that name an opponent at a table of `players`: "1", or "1–N"."""
     others = players - 1

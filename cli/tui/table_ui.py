@@ -61,7 +61,8 @@ from engine import (
 from engine.narrate import listed
 from engine.phases import PHASE_WORDS, SNAP_PHASES, TURN_PHASES
 from cli.tui.canvas import Canvas
-from cli.tui.keymap import FURTHER_KEY, SLOT_ROWS, Command, Press, opponent_keys, press_for, slot_label
+from cli.tui.keymap import (FURTHER_KEY, SLOT_ROWS, Command, Press, key_words, opponent_keys, press_for,
+                            slot_label)
 from cli.tui.log_view import log_scroll_limit
 from cli.tui.model import TableModel
 from p2p.table.messages import WIRE_NAME
@@ -512,6 +513,8 @@ class TableUi:
             return None
         self._further_dropped = "" if press is not None else self._further
         self._further = ""
+        if self._further_dropped:  # (its message, still up, said what this key would name)
+            self._say(further_dropped(self._further_dropped, key), "warning")
         return joined if press is not None else key
 
     def _press_table(self, key: str, model: TableModel, shown: TableScene | None) -> list[Intent]:
@@ -912,6 +915,13 @@ def further_words(presses: int) -> str:
     many groups of five columns further right (R10: every slot has left-hand keys)."""
     keys = " ".join([FURTHER_KEY] * presses)
     return f"{keys}: the next slot key names a card {presses * len(SLOT_ROWS[0])} columns further right."
+
+
+def further_dropped(presses: str, key: str) -> str:
+    """What a key that is not a slot key did to the `presses` of `FURTHER_KEY` before
+    it: they name nothing, and the key does what it always does."""
+    are = "is" if len(presses) == 1 else "are"
+    return f"{key_words(key)} is not a slot key: the {' '.join(presses)} before it {are} dropped."
 
 
 def typed_ahead_dropped(keys: list[str]) -> str:
