@@ -1619,6 +1619,48 @@ def test_R6_R9_a_wide_tableau_is_read_whole_on_the_round_screen_at_80_columns(co
     assert rows[-1].startswith(" Enter")
 
 
+@pytest.mark.parametrize("wide", [(1, 3), (0, 1, 2, 3, 4, 5)])
+def test_R4_R9_the_round_screen_of_six_with_wrapped_tableaux_draws_nothing_over_the_audit_at_80x24(
+        wide: tuple[int, ...]) -> None:
+    """At 80×24, a table of six with two tableaux wrapped under themselves (R6: penalty
+    columns): the live countdown of the next round's look (R4) was drawn over the last
+    row of the round's audit verdict. Rows too few leave out what matters least (the
+    blank rows, the caller's words, a tableau's last rows of cards, the verdict's words
+    past its first row), and the footer says what a larger terminal shows."""
+    from types import SimpleNamespace
+
+    from cli.tui.round_view import draw_round_end
+    from engine.skills import DEFAULT_SKILLS
+    from p2p.session import RoundReport
+    from tui_support import OverlapCanvas
+
+    face = {value: face for face, value in enumerate(DEFAULT_SKILLS.values)}
+    values = [4, 16, 0, 8, 14, 8, 2, 6, 10, 12, 18, -2, 20, 0, 4, 6, 8, 10, 12, 14] * 2
+    slots = 14 if len(wide) == 2 else 24  # (7 columns: two rows of cards; 12: three)
+    tableaus = tuple(tuple((slot, face[values[slot]]) for slot in range(slots if seat in wide else 4))
+                     for seat in range(6))
+    sums = tuple(sum(DEFAULT_SKILLS.values[f] for _, f in tableau) for tableau in tableaus)
+    scores = tuple(s + 10 * (seat == 1) for seat, s in enumerate(sums))
+    verdict = "every shuffle opened and checked: every card was where it should be"
+    report = RoundReport(3, scores, scores, 1, False, tableaus, True, verdict)
+    names = ("Ann", "Nia", "Cy", "Di", "Ed", "Flo")
+    view = SimpleNamespace(round=4, target=200, phase=Phase.PEEK, ready=(False,) * 6)
+    model = SimpleNamespace(reports=[report], skills=DEFAULT_SKILLS, me=0, players=6, ended=False, view=view,
+                            name=lambda s: names[s], remaining=lambda deadline: 25.0, peek_deadline=30.0)
+    canvas = OverlapCanvas(80, 24)
+    draw_round_end(canvas, model, 0)  # type: ignore[arg-type]
+    rows = [canvas.row_text(y).rstrip() for y in range(24)]
+    assert canvas.overlaps == [], "\n".join(rows)
+    said = " ".join(" ".join(rows).split())
+    assert f"Audit of this round: ✓ {verdict}" in said, rows
+    assert ("Round 4 has begun: first turn in 0:25, ready or not (R4). You are not ready: Enter, then look at your "
+            "bottom cards.") in said, rows
+    assert [row.split()[0] for row in rows if row.startswith("  ") and row[2:3].isalpha()] == ["You", *names[1:]]
+    assert all(text_width(row) <= 80 for row in rows)
+    left_out = "why Nia scored +10 (R9)" if len(wide) == 2 else "the rest"
+    assert rows[-1] == f" Enter: back to the table · a larger terminal shows {left_out}", rows[-1]
+
+
 def test_R6_R9_a_slot_a_snap_emptied_shows_as_empty_on_the_round_screen() -> None:
     """The round screen left an emptied slot blank, where the table (and
     the README's legend) show ` ·· `."""

@@ -50,6 +50,7 @@ from engine import (
 from engine.bots import Bot
 from engine.narrate import Narrator
 from p2p.session import CHOSE_TO_LEAVE, Line, RoundReport, SeatInfo, SessionRecord
+from cli.tui.canvas import Canvas
 from cli.tui.table_ui import TableScene
 from cli.tui.terminal import Screen, Terminal, open_terminal
 
@@ -314,6 +315,31 @@ class LocalSession(SessionRecord):
 
 
 # ---------------------------------------------------------------------------- the real screen
+
+
+class OverlapCanvas(Canvas):
+    """A `Canvas` that keeps every cell drawn twice (`overlaps`: the cell, and the texts
+    that drew it): what a screen draws over something else. A `fill` is background,
+    not a drawing."""
+
+    __slots__ = ("_drawn", "overlaps")
+
+    def __init__(self, width: int, height: int) -> None:
+        super().__init__(width, height)
+        self._drawn: dict[tuple[int, int], str] = {}
+        self.overlaps: list[tuple[tuple[int, int], str, str]] = []
+
+    def write(self, x: int, y: int, text: str, style: str = "") -> int:
+        end = super().write(x, y, text, style)
+        if 0 <= y < self.height:
+            for cell in range(max(0, x), min(self.width, end)):
+                if (cell, y) in self._drawn:
+                    self.overlaps.append(((cell, y), self._drawn[(cell, y)], text))
+                self._drawn[(cell, y)] = text
+        return end
+
+    def fill(self, x: int, y: int, width: int, style: str, char: str = " ") -> None:
+        Canvas.write(self, x, y, char * max(0, width), style)
 
 
 class _Sink:

@@ -8,6 +8,8 @@ this seat's fairness log is and the command that audits it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Final
 
 from cli.commands import audit_command, logs_together
@@ -61,17 +63,19 @@ def slot_counts(report: RoundReport, slots: tuple[int, ...] = ()) -> list[int]:
 
 def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[int, ...] = ()) -> None:
     """The round `model.reports[index]`; `slots`: each seat's slot count as the table last
-    showed that round, if known."""
+    showed that round, if known. Rows too few for all of it leave out what matters least
+    (`fit_round_rows`), and the footer says what a larger terminal shows, rather than
+    draw one part over another."""
     report = model.reports[index]
     skills = model.skills
-    width = canvas.width
+    width, height = canvas.width, canvas.height
     names = ["You" if s == model.me else model.name(s) for s in range(model.players)]
     column_names = _column_names(model)
     title = f"Round {report.round} is over"
     if report.exhausted:
         title += " — nothing left to draw (R7)"
     canvas.write(1, 0, clip(title, width - 2), "class:title")
-    y = _paragraph(canvas, 1, caller_words(report, skills, names, model.me), "class:message.info") + 1
+    said = caller_words(report, skills, names, model.me)
     sums = round_sums(report, skills)
     step = card_width(skills) + 1
     counts = slot_counts(report, slots)
@@ -80,6 +84,20 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
     # (a tableau wider than the room left of the figures goes on in rows under itself: R6 penalty columns)
     shown = min(max(columns), max(2, (width - FIGURES_COLUMNS - 2 - cards_x) // step))
     figures_x = cards_x + shown * step + 2
+    bands = [-(-c // shown) for c in columns]
+    if report.audit_ok is None:
+        verdict, verdict_style = "Audit of this round: checking the shuffles and every reveal…", "class:dim"
+    elif report.audit_ok:
+        verdict, verdict_style = f"Audit of this round: ✓ {report.audit or 'everything checked'}", "class:good"
+    else:
+        verdict, verdict_style = f"Audit of this round: ✗ {report.audit or 'a check failed'}", "class:bad"
+    said_lines, verdict_lines = wrap(said, width - 2), wrap(verdict, width - 2)
+    going_on = meanwhile(model, report.round)
+    going_lines = wrap(going_on[0], width - 2) if going_on is not None else []
+    fit = fit_round_rows(height - 2 - len(going_lines), len(said_lines), bands, len(verdict_lines))
+    y = 1
+    if fit.said:
+        y = _lines(canvas, y, said_lines, "class:message.info") + fit.gap_said
     canvas.write(figures_x, y, f"{'sum':>5} {'Bandit':>7} {'round':>6} {'total':>6}", "class:dim")
     y += 1
     lowest = min(sums)  # (R9: the caller's bonus asks whether their sum is strictly the lowest)
@@ -89,33 +107,91 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
         held = dict(tableau)
         for slot in range(counts[seat]):  # (a slot that a snap emptied shows empty: R6)
             column, row = slot_position(slot)
-            cell = value_cell(skills, held[slot], Shown.FACE_UP) if slot in held else empty_cell(skills)
-            canvas.write(cards_x + column % shown * step, y + 2 * (column // shown) + row, cell.text, cell.style)
+            if column // shown < fit.bands[seat]:
+                cell = value_cell(skills, held[slot], Shown.FACE_UP) if slot in held else empty_cell(skills)
+                canvas.write(cards_x + column % shown * step, y + 2 * (column // shown) + row, cell.text, cell.style)
+        if fit.bands[seat] < bands[seat]:  # (its last cards left out: the row ends in …)
+            canvas.write(cards_x + shown * step - 1, y + 2 * fit.bands[seat] - 1, "…", "class:dim")
         bonus = f"{report.scores[seat] - sums[seat]:+d}" if seat == report.caller else ""
         figures = f"{sums[seat]:>5} {bonus:>7} {report.scores[seat]:>6} {report.totals[seat]:>6}"
         canvas.write(figures_x, y, figures, "class:prompt")
         if sums[seat] == lowest:  # (every one of equal sums)
             canvas.write(figures_x + text_width(figures) + 1, y, "lowest sum", "class:good")
-        y += 2 * -(-columns[seat] // shown)
-    y += 1
-    if report.audit_ok is None:
-        verdict, style = "Audit of this round: checking the shuffles and every reveal…", "class:dim"
-    elif report.audit_ok:
-        verdict, style = f"Audit of this round: ✓ {report.audit or 'everything checked'}", "class:good"
-    else:
-        verdict, style = f"Audit of this round: ✗ {report.audit or 'a check failed'}", "class:bad"
-    _paragraph(canvas, y, verdict, style)
-    going_on = meanwhile(model, report.round)
+        y += 2 * fit.bands[seat]
+    verdict_cut = fit.verdict < len(verdict_lines)
+    if verdict_cut:  # (its last row ends in …)
+        verdict_lines = [*verdict_lines[:fit.verdict - 1], clip(" ".join(verdict_lines[fit.verdict - 1:]), width - 2)]
+    _lines(canvas, y + fit.gap_verdict, verdict_lines, verdict_style)
     if going_on is not None:  # (live, right above the footer: what runs out while this is read)
-        text, style = going_on
-        lines = wrap(text, width - 2)
-        for row, line in enumerate(lines, start=canvas.height - 1 - len(lines)):
-            canvas.write(1, row, line, style)
+        _lines(canvas, height - 1 - len(going_lines), going_lines, going_on[1])
     more = len(model.reports) - 1 > index or model.view.round > report.round
-    footer = "Enter: back to the table" + (" (the next round has started)" if more and going_on is None else "")
+    key, started = "Enter: back to the table", " (the next round has started)" if more and going_on is None else ""
     if model.ended or (not more and max(report.totals) >= model.view.target):  # (the last round, R1)
-        footer = "Enter: the final standings"
-    canvas.write(1, canvas.height - 1, clip(footer, width - 2), "class:prompt.key")
+        key, started = "Enter: the final standings", ""
+    left_out = []
+    if not fit.said and said:
+        caller = report.caller
+        left_out.append("that nobody announced Bandit" if caller is None else
+                        f"why {'you' if caller == model.me else column_names[caller]} scored "
+                        f"{report.scores[caller] - sums[caller]:+d} (R9)")
+    if cut := [s for s in range(model.players) if fit.bands[s] < bands[s]]:
+        owners = ["your" if s == model.me else f"{column_names[s]}'s" for s in cut]
+        left_out.append(f"{listed(owners)} last cards")
+    if verdict_cut:
+        left_out.append("the audit's words in full")
+    footer, note = _footer(key, started, left_out, width - 2)
+    after = canvas.write(1, height - 1, footer, "class:prompt.key")
+    canvas.write(after, height - 1, note, "class:dim")
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRows:
+    """What the round screen draws between its title and its live lines (`fit_round_rows`)."""
+
+    said: bool  # the caller's paragraph (why -10 or +10, R9)
+    gap_said: bool  # the blank row under it
+    bands: tuple[int, ...]  # by seat, the rows of two card rows drawn of its tableau
+    gap_verdict: bool  # the blank row above the audit's verdict
+    verdict: int  # the rows of the verdict drawn
+
+    def height(self, said: int) -> int:
+        """The rows it takes, with a caller's paragraph of `said` rows."""
+        return (said if self.said else 0) + self.gap_said + 1 + 2 * sum(self.bands) + self.gap_verdict + self.verdict
+
+
+def fit_round_rows(room: int, said: int, bands: Sequence[int], verdict: int) -> RoundRows:
+    """What of the round screen fits in `room` rows: the caller's paragraph of `said`
+    rows, the figures' header, each seat's `bands` of cards and the audit's verdict of
+    `verdict` rows, leaving out what matters least first: the blank rows, the caller's
+    paragraph (its -10 or +10 stays in the figures), the rows of cards of a tableau past
+    its first (the most first, the last seat first among equals: its sum stays), and the
+    verdict's words past its first row."""
+    fit = RoundRows(True, True, tuple(bands), True, verdict)
+    for less in ({"gap_verdict": False}, {"gap_said": False}, {"said": False}):
+        if fit.height(said) <= room:
+            return fit
+        fit = replace(fit, **less)  # type: ignore[arg-type]
+    while fit.height(said) > room and max(fit.bands, default=1) > 1:
+        most = max(reversed(range(len(fit.bands))), key=lambda seat: fit.bands[seat])
+        fit = replace(fit, bands=tuple(n - (seat == most) for seat, n in enumerate(fit.bands)))
+    fit = replace(fit, verdict=max(1, verdict - max(0, fit.height(said) - room)))
+    for more in ({"gap_verdict": True}, {"gap_said": True}):  # (a blank row again where what was left out made room)
+        if replace(fit, **more).height(said) <= room:  # type: ignore[arg-type]
+            fit = replace(fit, **more)  # type: ignore[arg-type]
+    return fit
+
+
+def _footer(key: str, started: str, left_out: list[str], room: int) -> tuple[str, str]:
+    """The round screen's footer, `key` and what it adds (`started`), and a note of what
+    rows too few `left_out`, in the words that fit `room` columns."""
+    if not left_out:
+        return clip(key + started, room), ""
+    for added in dict.fromkeys((started, "")):
+        for what in (listed(left_out), "the rest"):
+            note = f" · a larger terminal shows {what}"
+            if text_width(key + added + note) <= room:
+                return key + added, note
+    return clip(key, room), ""
 
 
 def meanwhile(model: TableModel, shown_round: int) -> tuple[str, str] | None:
@@ -171,7 +247,12 @@ def check_words(played_out: int, cut: int | None) -> str:
 
 def _paragraph(canvas: Canvas, y: int, text: str, style: str) -> int:
     """`text` wrapped to the screen's width from row `y` (read whole, never cut); the row under it."""
-    for line in wrap(text, canvas.width - 2):
+    return _lines(canvas, y, wrap(text, canvas.width - 2), style)
+
+
+def _lines(canvas: Canvas, y: int, lines: Sequence[str], style: str) -> int:
+    """`lines` one a row from row `y`; the row under them."""
+    for line in lines:
         canvas.write(1, y, line, style)
         y += 1
     return y
