@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import trio
 import trio.testing
 from engine_support import GREEN, RED, ScriptedTable
-from tui_support import LocalSession, Script, UiDriver, arranged
+from tui_support import NAMES, LocalSession, Script, UiDriver, arranged
 
 from engine import (
     CallBandit,
@@ -34,7 +34,7 @@ from engine import (
 from cli.tui.canvas import text_width
 from cli.tui.model import TableModel
 from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, MESSAGE_S, STALE_KEYS_S, LookSeen, Overlay, TableUi
-from cli.tui.table_view import PROMPT_ROW
+from cli.tui.table_view import MIDDLE, PROMPT_ROW, places
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 from p2p.table.messages import WIRE_NAME
 
@@ -1866,6 +1866,43 @@ async def test_R6_a_wide_tableau_on_the_left_keeps_clear_of_the_piles_at_80_colu
         assert run == columns and cells[run] - (cells[run - 1] + 4) >= 4, rows[y]
     text = "\n".join(table_rows)
     assert "draw pile" in text and "discard" in text and "[10] 1" in text, text
+
+
+@pytest.mark.parametrize(("players", "position", "columns"), [(6, 2, 7), (6, 3, 7), (6, 4, 12), (5, 2, 10), (3, 2, 12),
+                                                             (4, 2, 20), (6, 3, 40)])
+async def test_R6_a_wide_tableau_across_the_table_fits_clear_of_the_others_at_80_columns(
+        mock_clock: trio.testing.MockClock, players: int, position: int, columns: int) -> None:
+    """An opponent across the table had seven columns of cards (R6: penalty slots): at 80
+    columns the tableaux there were each centred on their share of the row, so the wide one
+    was drawn over its neighbour's cards ("[░░]] [░░]░]"), and with more columns it ran
+    past the screen's edge. They are pushed aside, drawn compact, or the widest goes on in
+    a row of cards under itself (their row moving up into the blank row under the status
+    bar), its last row ending in … where even two rows would not hold it."""
+    from dataclasses import replace
+
+    from cli.tui.table_view import draw_table
+    from engine.view import CardView
+    from tui_support import OverlapCanvas
+
+    async with table({1: [4, 6, 8, 2]}, discard=10, players=players, first=1) as t:
+        model = TableModel.capture(t.session)
+        view = model.view
+        extra = tuple(CardView(60 + i, None, None, (), False) for i in range(2 * columns - 4))
+        wide = (model.me + position) % players
+        tableaux = tuple(tableau + extra if seat == wide else tableau for seat, tableau in enumerate(view.tableaux))
+        t.ui.update(replace(model, view=replace(view, tableaux=tableaux)))
+        canvas = OverlapCanvas(80, 24)
+        draw_table(canvas, t.ui.scene())
+    rows = [canvas.row_text(y).rstrip() for y in range(24)]
+    assert canvas.overlaps == [], "\n".join(rows)
+    across = rows[1:MIDDLE]
+    cells = sum(row.count("[░░]") for row in across)
+    top = len(places(players).top)
+    if columns <= 2 * 16:
+        assert cells == 4 * top + len(extra), "\n".join(across)  # (every card, none past the edge)
+    else:  # (more than two rows of cards hold: as many as they do, then …)
+        assert across[-1].endswith("[░░]…") and across[-2].endswith("[░░]"), "\n".join(across)
+    assert all(f"{p} {NAMES[(model.me + p) % players]} 0" in "\n".join(across) for p in places(players).top), across
 
 
 @pytest.mark.parametrize("width", range(2, 17))

@@ -3,7 +3,9 @@
 Layout (80×24 and up; extra rows go to the log, extra columns spread the seats)::
 
     row 0      status: round, whose turn and its timer, Bandit and final turns
-    rows 2-4   opponents across the table (two or three at 5-6 players)
+    rows 2-4   opponents across the table (two or three at 5-6 players), each near its share
+               of the width, pushed aside by a wide one; rows 1-5 where one too wide even
+               compact goes on in a second row of cards under itself (`across`)
     rows 6-8   the opponent on your left | draw pile, discard pile, drawn card | on your right
                (the piles one under the other, or beside your tableau, where side tableaux
                wide with penalty columns leave them no room in a row, with a clear gap)
@@ -23,6 +25,7 @@ name is the key that chooses them.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -58,22 +61,80 @@ def places(players: int) -> Places:
     return Places(opponents[1:-1], opponents[0], opponents[-1])
 
 
+ACROSS_GAP: Final = 4
+"""Columns kept clear between two tableaux across the table, as between a side tableau and
+the piles (`PILE_GAP`): a card never reads as one more card of the tableau beside it."""
+
+BANDS: Final = 2
+"""Rows of cards, two each, a tableau across the table may take (moving its row up into
+the blank row under the status bar): the room above the middle row."""
+
+
+@dataclass(frozen=True, slots=True)
+class Across:
+    """How the opponents across the table are drawn (`across`): compact (no slot keys) or
+    not, the columns of each one's cards in a row (those past them go on in a row of cards
+    under them, `BANDS`), the columns of their names and where each begins."""
+
+    compact: bool
+    shown: tuple[int, ...]
+    names: int
+    xs: tuple[int, ...]
+    y: int
+
+
+def across(scene: TableScene, seats: Sequence[int], width: int) -> Across:
+    """The opponents across the table (`seats`, left to right) in `width` columns, never
+    one over another nor past the edge: with their slot keys if all fit so, else compact;
+    a tableau still too wide (R6: penalty columns) goes on in a row of cards under itself,
+    the widest first (the row moves up a row for it), as the round screen does; as a last
+    resort their names give way. Each sits near its share of the width, pushed aside as
+    the others' room asks."""
+    columns = [_columns(scene, seat) for seat in seats]
+
+    def boxes(compact: bool, shown: Sequence[int], names: int) -> list[int]:
+        return [_box_width(scene, seat, compact, n, names) for seat, n in zip(seats, shown, strict=True)]
+
+    def over(compact: bool, shown: Sequence[int], names: int = NAME_COLUMNS) -> int:
+        return sum(boxes(compact, shown, names)) + ACROSS_GAP * (len(seats) - 1) - width
+
+    compact = over(False, columns) > 0
+    shown = list(columns)
+    for i in sorted(range(len(seats)), key=lambda i: -columns[i]):  # (the widest first)
+        header = _header_width(scene, seats[i])  # (cards no wider than their header: the names give way)
+        while compact and over(True, shown) > 0 and shown[i] > 2 and _cards_width(scene, seats[i], shown[i]) > header:
+            shown[i] -= 1
+        if (bands := -(-columns[i] // shown[i])) <= BANDS:  # (as many cards in each row as it can)
+            shown[i] = -(-columns[i] // bands)
+    names = NAME_COLUMNS
+    while names > 4 and over(compact, shown, names) > 0:
+        names -= 1
+    return Across(compact, tuple(shown), names, _spread(boxes(compact, shown, names), width),
+                  TOP - 1 if shown != columns else TOP)
+
+
+def _spread(boxes: Sequence[int], width: int) -> tuple[int, ...]:
+    """Where boxes of `boxes` columns begin, each centred on its share of `width` where it
+    can be, else pushed aside, `ACROSS_GAP` apart."""
+    count = len(boxes)
+    xs = [min(max(0, width * (i + 1) // (count + 1) - box // 2), max(0, width - box)) for i, box in enumerate(boxes)]
+    for i in range(1, count):  # (clear of the one on its left)
+        xs[i] = max(xs[i], xs[i - 1] + boxes[i - 1] + ACROSS_GAP)
+    for i in reversed(range(count)):  # (clear of the edge and of the one on its right)
+        xs[i] = max(0, min(xs[i], (width if i == count - 1 else xs[i + 1] - ACROSS_GAP) - boxes[i]))
+    return tuple(xs)
+
+
 def draw_table(canvas: Canvas, scene: TableScene) -> None:
     model = scene.model
     width, height = canvas.width, canvas.height
     _status(canvas, scene)
     where = places(model.players)
-    across = [model.opponent(p) for p in where.top]
-    compact = sum(_box_width(scene, s, False) + 2 for s in across if s is not None) > width
-    # opponents across the table, spread evenly
-    count = len(where.top)
-    for i, position in enumerate(where.top):
-        seat = model.opponent(position)
-        assert seat is not None
-        box = _box_width(scene, seat, compact)
-        center = width * (i + 1) // (count + 1)
-        x = min(max(0, center - box // 2), max(0, width - box))
-        _tableau(canvas, scene, seat, x, TOP, compact)
+    seats = [seat for position in where.top if (seat := model.opponent(position)) is not None]
+    top = across(scene, seats, width)
+    for seat, x, shown in zip(seats, top.xs, top.shown, strict=True):  # (opponents across the table)
+        _tableau(canvas, scene, seat, x, top.y, top.compact, shown, top.names)
+    compact = top.compact
     left = None if where.left is None else model.opponent(where.left)
     right = None if where.right is None else model.opponent(where.right)
     # the middle row: the piles between the tableaux on my left and right, a clear gap after
@@ -232,12 +293,13 @@ def _cell_width(scene: TableScene, seat: int, compact: bool) -> int:
     return card_width(scene.model.skills) + 1 + (0 if compact else _key_width(scene, seat))
 
 
-def _header(scene: TableScene, seat: int) -> list[tuple[str, str]]:
+def _header(scene: TableScene, seat: int, names: int = NAME_COLUMNS) -> list[tuple[str, str]]:
+    """The name over `seat`'s tableau (in at most `names` columns) and what it tells."""
     model = scene.model
     view = model.view
     me = seat == model.me
     turn = view.turn_seat == seat
-    name = "You" if me else model.short_name(seat, NAME_COLUMNS)
+    name = "You" if me else model.short_name(seat, names)
     label = name if me else f"{model.position(seat)} {name}"
     style = "class:seat.turn" if turn else ("class:seat.me" if me else "class:seat")
     if _targeted(scene.pending, seat, me):
@@ -264,17 +326,34 @@ def _targeted(pending: Pending | None, seat: int, me: bool) -> bool:
     return pending.seat == seat and pending.slot is None
 
 
-def _box_width(scene: TableScene, seat: int, compact: bool) -> int:
-    cards = _columns(scene, seat) * _cell_width(scene, seat, compact) - 1
-    header = sum(text_width(t) for t, _ in _header(scene, seat))
-    return max(cards, header)
+def _box_width(scene: TableScene, seat: int, compact: bool, shown: int | None = None,
+               names: int = NAME_COLUMNS) -> int:
+    """Columns `seat`'s tableau takes, `shown` columns of cards in a row (all if None):
+    with one more for the "…" that ends its last row when more than `BANDS` rows of
+    cards would not hold them."""
+    return max(_cards_width(scene, seat, shown, compact), _header_width(scene, seat, names))
 
 
-def _tableau(canvas: Canvas, scene: TableScene, seat: int, x: int, y: int, compact: bool) -> None:
+def _cards_width(scene: TableScene, seat: int, shown: int | None = None, compact: bool = True) -> int:
+    """Columns `seat`'s cards take, `shown` in a row (`_box_width`)."""
+    columns = _columns(scene, seat)
+    shown = columns if shown is None else shown
+    return min(columns, shown) * _cell_width(scene, seat, compact) - 1 + (columns > BANDS * shown)
+
+
+def _header_width(scene: TableScene, seat: int, names: int = NAME_COLUMNS) -> int:
+    return sum(text_width(t) for t, _ in _header(scene, seat, names))
+
+
+def _tableau(canvas: Canvas, scene: TableScene, seat: int, x: int, y: int, compact: bool, shown: int | None = None,
+             names: int = NAME_COLUMNS) -> None:
+    """`seat`'s tableau from (`x`, `y`): its header, then its cards, `shown` columns in a
+    row (all if None), those past them in rows under them (`BANDS` at most, the last
+    ending in "…" if more would not hold them)."""
     model = scene.model
     me = seat == model.me
     hx = x
-    for text, style in _header(scene, seat):
+    for text, style in _header(scene, seat, names):
         hx = canvas.write(hx, y, text, style)
     keys_on = me or _targeted(scene.pending, seat, me) or (scene.pending is not None and scene.pending.seat == seat)
     target = _targeted(scene.pending, seat, me)
@@ -282,11 +361,17 @@ def _tableau(canvas: Canvas, scene: TableScene, seat: int, x: int, y: int, compa
     key_width = _key_width(scene, seat)
     skills = model.skills
     slots = model.slots(seat)
+    shown = _columns(scene, seat) if shown is None else shown
+    left_out = False
     for slot in range(max(4, len(slots))):
-        column, row = slot_position(slot)
+        band, column = divmod(slot_position(slot)[0], shown)
+        row = 2 * band + slot_position(slot)[1]
         cx = x + column * step
         card = slots[slot] if slot < len(slots) else None
         if slot >= len(slots) and slot >= 4:
+            continue
+        if band >= BANDS:  # (no room for it: the last row ends in …, once)
+            left_out = True
             continue
         if not compact:
             if keys_on:
@@ -299,6 +384,8 @@ def _tableau(canvas: Canvas, scene: TableScene, seat: int, x: int, y: int, compa
         if card is not None and _chosen(scene.pending, seat, slot, me):
             cell = CardCell(cell.text, cell.style + " class:card.target")
         canvas.write(cx, y + 1 + row, cell.text, cell.style)
+    if left_out:
+        canvas.write(x + shown * step - 1, y + 2 * BANDS, "…", "class:dim")
 
 
 def _chosen(pending: Pending | None, seat: int, slot: int, me: bool) -> bool:
