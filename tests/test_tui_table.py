@@ -1937,6 +1937,65 @@ async def test_a_long_wide_name_leaves_the_header_and_the_prompt_their_keys(mock
             assert said in shown and shown.endswith(said[-6:] if width == 12 else "asking first)."), shown
 
 
+WIDEST = ("山田太郎山田太郎", "山田次郎山田次郎", "佐藤花子佐藤花子", "鈴木一郎鈴木一郎", "高橋美咲高橋美咲")
+"""Five names of 16 columns each, in East Asian wide characters."""
+
+
+def said_whole(t: UiDriver) -> list[str]:
+    """The prompt area's rows at 80×24, checked: every word of what it says is on screen,
+    in order, the players' names in it whole."""
+    from cli.tui.table_view import prompt_lines, unmarked
+
+    rows = t.text().splitlines()
+    end = next(y for y in range(PROMPT_ROW, len(rows)) if rows[y].startswith("──"))
+    area = [row.strip() for row in rows[PROMPT_ROW:end]]
+    lines = prompt_lines(t.scene)
+    said = " ".join(unmarked(line.text) if line.marked else line.text for line in lines)
+    assert " ".join(" ".join(area).split()) == " ".join(said.split()), "\n".join(area)
+    model = t.scene.model
+    named = [name for name in map(model.said_name, range(1, model.players)) if name in said]
+    assert named and all(name in " ".join(area) for name in named), "\n".join(area)
+    return area
+
+
+@pytest.mark.parametrize("names", [WIDEST, tuple(name * 3 for name in WIDEST)])
+async def test_sentences_naming_players_of_the_widest_names_are_read_whole_at_80_columns(
+        mock_clock: trio.testing.MockClock, names: tuple[str, ...]) -> None:
+    """With names of 16 columns in wide characters, the prompt line was cut ("Waiting for
+    山田太郎山田太郎 to come back · Space+slot snaps a card matc…"), the message naming the
+    five players still looking at their bottom cards lost its end (R4), and the status
+    bar's list of players waited for ran past the screen's edge. A name in a sentence
+    takes 16 columns at most (a longer one ends in …, after a whole character); what does
+    not fit a row goes on in the next, the table log giving up rows; the status bar counts
+    the players it waits for where their names do not fit."""
+    from dataclasses import replace
+
+    async with table({0: [4, 6, 8, 2]}, discard=10, players=6, first=1, ready=False) as t:
+        seats = t.session._seats
+        t.session._seats = (seats[0], *(replace(info, name=name) for info, name in zip(seats[1:], names, strict=True)))
+        assert await t.press("x") == [Ready(0)]  # (the look ends: the first turn waits for the others, R4)
+        said_whole(t)
+        mock_clock.jump(MESSAGE_S)
+        await t.settle()
+        assert said_whole(t)[0].startswith("Ready (R4) · waiting for")
+        await t.other(*(Ready(s) for s in range(1, 6)))
+        await t.press("space", "1", "q", "x")  # (a snap of the first player's card, and a slip)
+        assert len(said_whole(t)) == 2
+        await t.press("esc")
+        t.session._progress.waiting_for = (1, 2, 3)  # (their links are down, §11.3)
+        t.session._deadlines.grace = trio.current_time() + 90
+        t.refresh()
+        assert said_whole(t)[0].startswith("Waiting for")
+        assert "· waiting for 3 players (1:30 left)" in t.text().splitlines()[0]
+        t.session._progress.reconnecting_after_stop = True  # (this seat's own stop, §11.3)
+        t.refresh()
+        assert said_whole(t)[0].startswith("Reconnecting to")
+        t.session._progress.reconnecting_after_stop = False
+        t.session._progress.gone, t.session._progress.waiting_for = (1,), (2, 3)  # (§9.8)
+        t.refresh()
+        assert " left the table; the game ends when " in " ".join(said_whole(t))
+
+
 async def test_R5_keys_pressed_while_the_table_is_not_on_screen_do_nothing(mock_clock: trio.testing.MockClock) -> None:
     """At a terminal too small for the table, x drew a card nobody could
     see. While the table is not shown its keys do nothing, and the screen says so;

@@ -9,6 +9,8 @@ clipped, so a small terminal degrades instead of crashing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from cli.cells import cell_width, text_width  # (the client's modules take text_width from here)
@@ -110,14 +112,15 @@ def clip(text: str, width: int, ellipsis: str = "…") -> str:
     return "".join(out) + ellipsis
 
 
-def wrap(text: str, width: int) -> list[str]:
-    """Word-wrap `text` to lines of at most `width` columns (long words are cut)."""
+def wrap(text: str, width: int, measure: Callable[[str], int] = text_width) -> list[str]:
+    """Word-wrap `text` to lines of at most `width` columns (long words are cut), each
+    word `measure` columns wide (as written, unless told)."""
     if width <= 0:
         return []
     lines: list[str] = []
     line, used = "", 0
     for word in text.split(" "):
-        size = text_width(word)
+        size = measure(word)
         if line and used + 1 + size <= width:
             line, used = f"{line} {word}", used + 1 + size
             continue
@@ -127,7 +130,7 @@ def wrap(text: str, width: int) -> list[str]:
             head = clip(word, width, "") or word[0]  # (a wide character in one column: it goes whole)
             lines.append(head)
             word = word[len(head):]
-            size = text_width(word)
+            size = measure(word)
         line, used = word, size
     if line or not lines:  # (not the empty rest of a word cut to the last character)
         lines.append(line)

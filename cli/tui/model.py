@@ -18,6 +18,11 @@ from cli.tui.seat_names import fit_names
 KEEP_LINES = 300
 """Log lines kept for the screen (the session keeps them all)."""
 
+SAID_NAME = 16
+"""Columns a player's name takes at most in what the screen says in sentences (the prompt
+line, its messages, the status bar's list of players waited for): a longer name ends in …
+(`fit_names`), so that a sentence naming two players keeps its keys on an 80-column screen."""
+
 
 @dataclass(frozen=True, slots=True)
 class TableModel:
@@ -114,6 +119,10 @@ class TableModel:
     def short_name(self, seat: int, width: int) -> str:
         """`seat`'s name in at most `width` columns, unlike every other seat's (`fit_names`)."""
         return fit_names([self.name(s) for s in range(self.players)], width)[seat]
+
+    def said_name(self, seat: int) -> str:
+        """`seat`'s name as the screen's sentences write it (`SAID_NAME`)."""
+        return self.short_name(seat, SAID_NAME)
 
     def opponent(self, position: int) -> int | None:
         """The seat `position` places clockwise from me (1 = on my left), if any."""

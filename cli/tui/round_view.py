@@ -209,13 +209,13 @@ def meanwhile(model: TableModel, shown_round: int) -> tuple[str, str] | None:
         if not view.ready[model.me]:
             return (f"{begun}: first turn{when}, ready or not (R4). You are not ready: Enter, then look at your "
                     "bottom cards.", "class:message.warning")
-        waiting = [model.name(s) for s in range(model.players) if not view.ready[s]]
+        waiting = [model.said_name(s) for s in range(model.players) if not view.ready[s]]
         return (f"{begun}: you are ready; first turn{when}, or once {listed(waiting)} "
                 f"{'is' if len(waiting) == 1 else 'are'} ready (R4).", "class:message.info")
     if (turn := your_turn_left(model)) is not None:
         return f"{begun}. {turn}", "class:message.warning"
     if view.turn_seat is not None and view.phase in TURN_PHASES:
-        return f"{begun}: {model.name(view.turn_seat)}'s turn.", "class:message.info"
+        return f"{begun}: {model.said_name(view.turn_seat)}'s turn.", "class:message.info"
     return None
 
 

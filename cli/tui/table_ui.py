@@ -696,7 +696,7 @@ class TableUi:
                 self._say(f"There is no opponent {press.number} at this table.", "error")
                 return []
             if not self._has_cards(model, seat):
-                self._say(f"{model.name(seat)} has no cards.", "error")
+                self._say(f"{model.said_name(seat)} has no cards.", "error")
                 return []
             self.pending = replace(pending, seat=seat, slot=None)
             return []
@@ -819,7 +819,7 @@ class TableUi:
             if mine and phase is Phase.POWER and view.power in (Power.SPY, Power.SWAP, Power.LOOK_SWAP):
                 self.pending = Pending(self._power_action(view.power), seat=seat)
                 return []
-            self._say(f"To snap {model.name(seat)}'s card: Space, {press.number}, their slot, your slot to give.",
+            self._say(f"To snap {model.said_name(seat)}'s card: Space, {press.number}, their slot, your slot to give.",
                       "warning")
             return []
         return []
@@ -900,12 +900,12 @@ def on_its_way(kind: str, model: TableModel) -> str:
     if it has waited `SLOW_MOVE` for players whose links are up, once they answer."""
     move = _MOVES.get(kind, kind)
     if model.waiting_for:
-        who = listed([model.name(seat) for seat in model.waiting_for])
+        who = listed([model.said_name(seat) for seat in model.waiting_for])
         if model.reconnecting_after is not None:  # (nobody else is away: this seat re-makes its links)
             return f"Your {move} is sent: it counts once you reach {who} again."
         return f"Your {move} is sent: it counts once {who} {'is' if len(model.waiting_for) == 1 else 'are'} back."
     if model.held_by and model.sending_for >= SLOW_MOVE:
-        who = listed([model.name(seat) for seat in model.held_by])
+        who = listed([model.said_name(seat) for seat in model.held_by])
         return f"Your {move} is sent and waits for {who} to answer ({model.sending_for:.0f} s); it counts once they do."
     return f"Your {move} is on its way."
 
@@ -938,7 +938,7 @@ def still_needed(pending: Pending, model: TableModel) -> str:
         return "a slot of yours"
     if pending.seat is None:
         return "a slot or an opponent's number" if pending.action == "snap" else "an opponent's number and slot"
-    theirs = model.name(pending.seat)
+    theirs = model.said_name(pending.seat)
     if pending.slot is None:
         return f"the slot of {theirs}'s card"
     return f"your slot to give {theirs}" if pending.action == "snap" else "your slot"
@@ -960,7 +960,7 @@ def snap_turn(model: TableModel) -> str:
         return "before the first turn"
     if view.turn_seat == model.me:
         return "in your turn"
-    return "in this turn" if view.turn_seat is None else f"in {model.name(view.turn_seat)}'s turn"
+    return "in this turn" if view.turn_seat is None else f"in {model.said_name(view.turn_seat)}'s turn"
 
 
 # Keys that neither play nor answer: the help and the log's scrolling leave the look at the
@@ -1007,8 +1007,8 @@ def no_card(model: TableModel, seat: int, slot: int) -> str:
     not have (a penalty slot, R6, comes with a penalty card)."""
     label = slot_label(slot)
     if slot < len(model.slots(seat)):
-        return f"Your slot {label} is empty." if seat == model.me else f"{model.name(seat)} has no card in slot {label}."
-    who = "You have" if seat == model.me else f"{model.name(seat)} has"
+        return f"Your slot {label} is empty." if seat == model.me else f"{model.said_name(seat)} has no card in slot {label}."
+    who = "You have" if seat == model.me else f"{model.said_name(seat)} has"
     return f"{who} no penalty slot {label}." if slot >= 4 else f"{who} no slot {label}."
 
 
@@ -1019,21 +1019,21 @@ def explain(intent: Intent, model: TableModel) -> str:
     if view.needs and phase in TURN_PHASES:
         return "One moment: the table is turning a card over."
     if phase is Phase.PEEK:
-        looking = [model.name(seat) for seat in range(model.players) if seat != model.me and not view.ready[seat]]
+        looking = [model.said_name(seat) for seat in range(model.players) if seat != model.me and not view.ready[seat]]
         if not looking:
             first = view.first_player
             if first is not None and first != model.me:
-                return f"{model.name(first)} plays first (R4): nothing was played."
+                return f"{model.said_name(first)} plays first (R4): nothing was played."
             return "The first turn starts once your \"ready\" counts (R4): nothing was played before it."
         verb = "is" if len(looking) == 1 else "are"
         return f"The first turn has not started: {listed(looking)} {verb} still looking at their bottom cards (R4)."
     if phase not in TURN_PHASES:
         return "No turn is being played right now."
     if view.turn_seat != model.me:
-        return f"It is {model.name(view.turn_seat or 0)}'s turn (R5): nothing was played."
+        return f"It is {model.said_name(view.turn_seat or 0)}'s turn (R5): nothing was played."
     if isinstance(intent, CallBandit):
         if view.caller is not None:
-            who = "you" if view.caller == model.me else model.name(view.caller)
+            who = "you" if view.caller == model.me else model.said_name(view.caller)
             return f"Bandit was already announced this round (by {who}) — R5."
         if view.snapped[model.me]:
             return "Bandit comes before anything else in your turn, and you have snapped in it (R5)."

@@ -14,7 +14,7 @@ Layout (80×24 and up; extra rows go to the log, extra columns spread the seats)
     row 14     what must be read at once with the prompt, while it lasts: a message said
                during a half-typed action, or the look at your bottom cards during your
                turn or under a message (the log gives up its top row meanwhile, so neither
-               hides the other)
+               hides the other; and a row more for a line too long for one, `PROMPT_ROWS`)
     rows 14-   the table log, newest last
     last row   the help bar
 
@@ -224,18 +224,27 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
     if view.caller is not None:
         bandit = len(parts)
         parts.append((_bandit(scene, named=True), "class:status.alert"))
+    waited: int | None = None  # the part that names the players waited for (their names give way to a count)
+    left = model.remaining(model.grace_deadline)  # (the game ends then unless they are back, §11.3)
+    until = "" if left is None else f" ({clock(left)} left)"
     if model.waiting_for:
-        names = ", ".join(model.name(s) for s in model.waiting_for)
         # (after its own stop, or resumed, this seat re-makes the links missing: nobody else is away, §11.3)
         after = model.reconnecting_after
+        if after is None:
+            waited = len(parts)
+        names = ", ".join(model.name(s) for s in model.waiting_for)
         waiting = f"waiting for {names}" if after is None else f"reconnecting after {after}"
-        left = model.remaining(model.grace_deadline)  # (the game ends then unless they are back, §11.3)
-        parts.append((waiting + ("" if left is None else f" ({clock(left)} left)"), "class:status.alert"))
+        parts.append((waiting + until, "class:status.alert"))
     right = f"to {view.target} · ? help "
 
     def over() -> int:
         return sum(text_width(t) for t, _ in parts) + 3 * (len(parts) - 1) + text_width(right) + 2 - canvas.width
 
+    if waited is not None and over() > 0:
+        parts[waited] = (f"waiting for {', '.join(model.said_name(s) for s in model.waiting_for)}{until}",
+                         parts[waited][1])
+    if waited is not None and over() > 0 and len(model.waiting_for) > 1:  # (their headers say "(away)")
+        parts[waited] = (f"waiting for {len(model.waiting_for)} players{until}", parts[waited][1])
     if bandit is not None and over() > 0:
         parts[bandit] = (_bandit(scene, named=False), parts[bandit][1])
     if named is not None and view.turn_seat is not None:
@@ -247,10 +256,10 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
     if bandit is not None and (excess := over()) > 0 and view.caller != model.me:
         parts[bandit] = (_bandit(scene, named=False, cut=excess), parts[bandit][1])
     x = 0
-    for i, (text, style) in enumerate(parts):
+    for i, (text, style) in enumerate(parts):  # (what even so does not fit ends in …, at the edge)
         if i:
-            x = canvas.write(x, 0, " · ", "class:status")
-        x = canvas.write(x, 0, text, style)
+            x = canvas.write(x, 0, clip(" · ", canvas.width - x, ""), "class:status")
+        x = canvas.write(x, 0, clip(text, max(0, canvas.width - x)), style)
     if x + text_width(right) + 2 <= canvas.width:
         canvas.write(canvas.width - text_width(right), 0, right, "class:status")
 
@@ -583,26 +592,34 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
     return (first,)
 
 
+PROMPT_ROWS: Final = 4
+"""Rows the prompt area takes at most: a line too long for a row (a refusal with its rule
+at the end, a sentence naming several players) goes on in the next, never cut nor past
+the screen's edge, the table log giving up its rows meanwhile."""
+
+
 def _prompt(canvas: Canvas, scene: TableScene, y: int) -> int:
-    """The prompt area from row `y`; returns the row under it (the table log's rule)."""
-    lines = prompt_lines(scene)
+    """The prompt area from row `y`, its lines wrapped to the screen's width, at most
+    `PROMPT_ROWS` rows (the last ending in … if even they do not hold it); returns the row
+    under it (the table log's rule)."""
     room = canvas.width - 2
-    if len(lines) == 1 and not lines[0].marked and text_width(lines[0].text) > room:
-        # a message alone, too long for one row (a refusal, with its rule at the end):
-        # it takes two, as a second line would
-        lines = tuple(PromptLine(part, lines[0].style, marked=False) for part in wrap(lines[0].text, room)[:2])
-    for row, line in enumerate(lines, start=y):
-        plain = unmarked(line.text) if line.marked else line.text
-        if not line.marked or text_width(plain) > room:
-            canvas.write(1, row, clip(plain, room), line.style)
+    rows: list[PromptLine] = []
+    for line in prompt_lines(scene):
+        if line.marked and all(text_width(unmarked(word)) <= room for word in line.text.split(" ")):
+            rows += [PromptLine(part, line.style) for part in wrap(line.text, room, lambda w: text_width(unmarked(w)))]
         else:
+            plain = unmarked(line.text) if line.marked else line.text
+            rows += [PromptLine(part, line.style, marked=False) for part in wrap(plain, room)]
+    if len(rows) > PROMPT_ROWS:
+        last = rows[PROMPT_ROWS - 1]
+        end = clip(f"{unmarked(last.text) if last.marked else last.text} …", room)
+        rows = [*rows[:PROMPT_ROWS - 1], PromptLine(end, last.style, marked=False)]
+    for row, line in enumerate(rows, start=y):
+        if line.marked:
             write_marked(canvas, 1, row, line.text, line.style)
-    return y + len(lines)
-
-
-PROMPT_NAME: Final = 16
-"""Columns a player's name takes at most on the prompt line (a longer one ends in …),
-so that the keys after it stay on an 80-column screen."""
+        else:
+            canvas.write(1, row, line.text, line.style)
+    return y + len(rows)
 
 
 def prompt_text(scene: TableScene) -> str:
@@ -629,7 +646,7 @@ def prompt_text(scene: TableScene) -> str:
             return on_its_way("ready", model)
         if not view.ready[me]:
             return "Press {Enter} when you are ready for the first turn."
-        waiting = [model.name(s) for s in range(model.players) if not view.ready[s]]
+        waiting = [model.said_name(s) for s in range(model.players) if not view.ready[s]]
         return f"Ready (R4) · waiting for {listed(waiting)} · {{Space}}+slot snaps the first discard."
     if phase in (Phase.REVEAL, Phase.BETWEEN):
         if not view.round:  # (every seat's keys, then the shuffle, come first: §9.2)
@@ -638,11 +655,11 @@ def prompt_text(scene: TableScene) -> str:
     if phase is Phase.OVER:
         return "The game is over."
     if view.turn_seat != me:
-        whose = model.short_name(view.turn_seat, PROMPT_NAME) if view.turn_seat is not None else "the table"
+        whose = model.said_name(view.turn_seat) if view.turn_seat is not None else "the table"
         if view.turn_seat in model.waiting_for and model.reconnecting_after is not None:  # (ours to re-make)
             return f"Reconnecting to {whose} · {{Space}}+slot snaps a card matching the discard."
         if view.turn_seat in model.gone and model.waiting_for:  # (the game ends at its leave once they are back, §9.8)
-            waited = listed([model.name(s) for s in model.waiting_for])
+            waited = listed([model.said_name(s) for s in model.waiting_for])
             are = "is" if len(model.waiting_for) == 1 else "are"
             return f"{whose} left the table; the game ends when {waited} {are} back."
         if view.turn_seat in model.waiting_for:  # (its link is down: it is not playing now, §11.3)
@@ -692,7 +709,7 @@ def _pending_text(scene: TableScene, pending: Pending) -> str:
     model = scene.model
     seats = opponent_keys(model.players)
     top = model.top
-    theirs = model.name(pending.seat) if pending.seat is not None else ""
+    theirs = model.said_name(pending.seat) if pending.seat is not None else ""
     what = f"the {top.value}" if top is not None and top.value is not None else "the top card"
     if pending.action == "snap":
         if pending.seat is None:
