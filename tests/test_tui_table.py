@@ -363,6 +363,28 @@ async def test_R5_after_a_snap_in_your_turn_the_discard_goes_into_a_slot_with_a_
             "Start your turn: x draws, c + slot takes the discard, b announces Bandit.")
 
 
+async def test_R5_a_take_stays_chosen_after_an_empty_slot_as_a_drawn_card_does(mock_clock: trio.testing.MockClock) -> None:
+    """Eve's snap emptied her slot a; in her turn c, then a, said "Your slot a is empty."
+    and forgot the take: q then said "First x (draw) or c …". With a drawn card an empty
+    slot keeps the choice open; a take now does too (R5 C), and the next slot takes."""
+    async with table({0: [4, 6, 10, 2]}, discard=10, draw=[0]) as t:
+        ten = t.scene.top_card
+        assert await t.press("space", "a") == [Snap(0, ten, 0, 2)]
+        top = t.scene.top_card
+        assert await t.press("c", "a") == []
+        assert t.message == "Your slot a is empty." and t.ui.pending is not None
+        rows = t.text().splitlines()
+        assert rows[PROMPT_ROW].strip().startswith("Take the 10 into which slot?"), rows[PROMPT_ROW]
+        assert rows[PROMPT_ROW + 1].strip() == "Your slot a is empty.", rows[PROMPT_ROW + 1]
+        assert await t.press("q") == [TakeDiscard(0, top, 0)]
+    async with table({0: [4, 6, 10, 2]}, discard=10, draw=[0]) as t:
+        ten = t.scene.top_card
+        assert await t.press("space", "a") == [Snap(0, ten, 0, 2)]
+        assert await t.press("x", "a") == [Draw(0)]
+        assert t.message == "Your slot a is empty."
+        assert await t.press("w") == [Exchange(0, 1)]
+
+
 async def test_R6_snapping_an_opponents_card_names_their_slot_and_yours_to_give(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 0, 2], 1: [0, 10, 2, 4]}, discard=10) as t:
         top = t.scene.top_card

@@ -710,10 +710,14 @@ class TableUi:
             return []
         slot = press.number
         if pending.action == "take":
-            self.pending = None
             if self._covered(pending, model):
+                self.pending = None
                 self._say(covered_words("take"), "warning")
                 return []
+            if model.card_in(self.me, slot) is None:  # (the take stays chosen, as a drawn card does: R5 C)
+                self._say(no_card(model, self.me, slot), "error")
+                return []
+            self.pending = None
             assert pending.top is not None
             return self._turn(TakeDiscard(self.me, pending.top, slot), model)
         if pending.seat is not None and pending.slot is None:
