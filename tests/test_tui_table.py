@@ -260,6 +260,21 @@ async def test_R4_R6_the_hint_of_the_one_snap_before_the_first_turn_goes_once_th
         assert "one snap" not in t.text() and "Look ended" not in t.message, t.text()
 
 
+async def test_R4_R6_the_ready_prompt_offers_the_snap_before_the_first_turn_only_until_it_is_made(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Ada snapped before the first turn (R4, R6: her one snap then); the prompt still
+    said "Ready (R4) · waiting for Bo and Cy · Space+slot snaps the first discard."."""
+    async with table({0: [10, 6, 8, 2]}, discard=10, ready=False) as t:
+        assert await t.press("enter") == [Ready(0)]
+        assert prompt_line(t) == "Ready (R4) · waiting for Bo and Cy · Space+slot snaps the first discard."
+        top = t.scene.top_card
+        assert await t.press("space", "q") == [Snap(0, top, 0, 0)]
+        assert "it matched" in t.log
+        mock_clock.jump(MESSAGE_S)
+        await t.settle()
+        assert prompt_line(t) == "Ready (R4) · waiting for Bo and Cy.", prompt_line(t)
+
+
 async def test_R4_a_turn_key_during_the_look_says_it_ended_the_look_and_who_still_looks(
         mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:

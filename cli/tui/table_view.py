@@ -647,7 +647,9 @@ def prompt_text(scene: TableScene) -> str:
         if not view.ready[me]:
             return "Press {Enter} when you are ready for the first turn."
         waiting = [model.said_name(s) for s in range(model.players) if not view.ready[s]]
-        return f"Ready (R4) · waiting for {listed(waiting)} · {{Space}}+slot snaps the first discard."
+        # (R6: one snap before the first turn; once made, or on its way, Space offers none)
+        snap = " · {Space}+slot snaps the first discard" if model.can_snap and "snap" not in model.sending else ""
+        return f"Ready (R4) · waiting for {listed(waiting)}{snap}."
     if phase in (Phase.REVEAL, Phase.BETWEEN):
         if not view.round:  # (every seat's keys, then the shuffle, come first: §9.2)
             return "The cards are being shuffled for the first round."
