@@ -1837,6 +1837,21 @@ async def test_a_terminal_smaller_than_the_layout_is_asked_to_grow(mock_clock: t
             t.text(width, height)  # (draws, and returns: a wide name wrapped to one column looped for ever)
 
 
+async def test_R5_a_terminal_too_small_for_the_table_says_so_in_one_block_with_your_turn_s_time(
+        mock_clock: trio.testing.MockClock) -> None:
+    """At 70×20 in a player's turn the message's first two lines began in column 1 and
+    its last two, each centred alone, in column 21: its lines begin in one column now,
+    the block centred as a whole."""
+    async with table({0: [4, 6, 0, 2]}, discard=12) as t:
+        for width, height in ((70, 20), (100, 12), (30, 20)):
+            rows = [row for row in t.text(width, height).splitlines() if row.strip()]
+            shown = " ".join(" ".join(rows).split())
+            assert shown.endswith("(Ctrl-C still leaves, asking first). It is your turn: 1:00 left."), shown
+            starts = {len(row) - len(row.lstrip()) for row in rows}
+            widest = max(len(row.strip()) for row in rows)
+            assert starts == {(width - widest) // 2}, "\n".join(rows)
+
+
 BOTS = ("Ada (bot)", "Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)")
 
 

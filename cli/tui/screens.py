@@ -87,6 +87,8 @@ def _too_small(canvas: Canvas, scene: TableScene) -> None:
     lines = (_fitting(too_small_words(scene, width, height), width, height)
              or _fitting(too_small_short(scene, width, height), width, height)
              or [line for text in too_small_short(scene, width, height) for line in wrap(text, width)][:height])
+    # (one block, centred as a whole: its lines begin in one column, as a paragraph's do)
     top = max(0, (canvas.height - len(lines)) // 2)
+    left = max(0, (canvas.width - max(map(text_width, lines), default=0)) // 2)
     for i, line in enumerate(lines):
-        canvas.write(max(0, (canvas.width - text_width(line)) // 2), top + i, line, "class:message.warning")
+        canvas.write(left, top + i, line, "class:message.warning")
