@@ -603,6 +603,30 @@ def test_a_second_ctrl_c_does_not_answer_the_lobby_s_leave_question() -> None:
         assert reopened.quitting and LEAVE_AGAIN not in reopened.draw(80, 24).text()  # (asked afresh)
 
 
+def test_while_the_lobby_s_leave_question_is_open_its_help_bar_offers_only_the_question_s_keys() -> None:
+    """While "Close the table? … Enter/y: yes" was open, the help bar under it still read
+    "Enter start now with 3 players" (Enter answers the question, and closes the table):
+    the help bar offers the question's keys, and the screen's own once it is answered."""
+    from cli.tui.lobby import _question
+    from cli.tui.lobby_view import HostScene, JoinScene, ReturnScene, Seat
+
+    seats = tuple(Seat(i, name, "NW77-F6HD-L3JV-RRPS", i == 0, i == 0) for i, name in enumerate(("alice", "bob", "cy")))
+    for scene, own in ((HostScene("Friday", 4, seats, "NW77-F6HD-L3JV-RRPS", "bandit-lan join Friday", False, False),
+                        "Enter start now with 3 players · Ctrl-C close the table"),
+                       (HostScene("Friday", 4, seats, "NW77-F6HD-L3JV-RRPS", "bandit-lan join Friday", False, True),
+                        "Ctrl-C close the table"),
+                       (JoinScene("Friday", "", seats, 4, "waiting"), "Ctrl-C leave"),
+                       (ReturnScene(("Taking your seat back…",), 30), "Ctrl-C give up this seat")):
+        assert scene.draw(80, 24).text().splitlines()[-1].strip() == own
+        asked, _ = _question(scene, "ctrl-c") or (scene, None)  # type: ignore[type-var]
+        for width in (80, 30):
+            rows = asked.draw(width, 24).text().splitlines()
+            assert "Enter/y: yes" in "\n".join(rows) and rows[-1].strip() == "Enter/y yes · Esc/n no", rows
+            assert not any(word in "\n".join(rows[-3:]) for word in ("start", "Ctrl-C")), rows
+        closed, _ = _question(asked, "n") or (asked, None)
+        assert closed.draw(80, 24).text().splitlines()[-1].strip() == own
+
+
 async def test_s5_3_the_host_screen_shows_the_join_command_a_namesake_calls_for_and_takes_it_back(
         tmp_path: Path) -> None:
     """While another table on the LAN has the host's table's name, the screen warns and

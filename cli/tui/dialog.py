@@ -11,6 +11,13 @@ LEAVE_AGAIN = "Ctrl-C does not answer: press Enter or y to leave."
 (a double press is no "yes")."""
 
 
+def answer_keys(yes: str, no: str) -> tuple[str, str]:
+    """The keys that answer a question, `yes` and `no` in words: as its box lists them,
+    and as the help bar under it offers them ({keys} marked), for while it is open they
+    are the only keys that do anything."""
+    return f"Enter/y: {yes}    Esc/n: {no}", f"{{Enter}}/{{y}} {yes} · {{Esc}}/{{n}} {no}"
+
+
 def draw_dialog(canvas: Canvas, title: str, lines: Sequence[str], keys: str) -> None:
     """A box centred on `canvas` with a title, some lines and a row of keys."""
     inner = max([text_width(title) + 2, text_width(keys)] + [text_width(line) for line in lines])

@@ -207,15 +207,15 @@ class HostScene:
             y = _note(canvas, y, Note(_starting(self.members)))
         y = _note(canvas, y, self.note)
         y = _note(canvas, y, self.turned_away)
-        if self.starting:
+        if self.quitting:
+            _ask_leave(canvas, "Close the table?", "The game is about to begin: closing stops it for everyone."
+                       if self.starting else "Players seated so far will be told.", self.quit_again)
+        elif self.starting:
             _footer(canvas, "{Ctrl-C} close the table")
         elif taken >= 2:
             _footer(canvas, f"{{Enter}} start now with {taken} players · {{Ctrl-C}} close the table")
         else:
             _footer(canvas, "Waiting for players (a game needs at least 2) · {Ctrl-C} close the table")
-        if self.quitting:
-            _ask_leave(canvas, "Close the table?", "The game is about to begin: closing stops it for everyone."
-                       if self.starting else "Players seated so far will be told.", self.quit_again)
         return canvas
 
 
@@ -319,13 +319,13 @@ class JoinScene:
                 "Waiting for the table to fill or the host to start…"
             y = _text(canvas, 1, y, waiting, "class:dim") + 1
         _note(canvas, y, self.note)
-        if self.state == "code":
-            _footer(canvas, "{Enter} join with this code · {Esc} give up")
-        else:
-            _footer(canvas, "{Ctrl-C} leave")
         if self.quitting:
             _ask_leave(canvas, "Leave this table?", "The game is about to begin: leaving stops it for everyone."
                        if self.state == "starting" else "You can join again while seats are free.", self.quit_again)
+        elif self.state == "code":
+            _footer(canvas, "{Enter} join with this code · {Esc} give up")
+        else:
+            _footer(canvas, "{Ctrl-C} leave")
         return canvas
 
 
@@ -348,11 +348,11 @@ class ReturnScene:
         doing = ("Telling the other players that you gave your seat up…" if self.leaving else
                  f"Reaching the other players, who sign the seating again (up to {self.wait_s} s)…")
         _text(canvas, 1, y, doing, "class:dim")
-        if not self.leaving:
-            _footer(canvas, "{Ctrl-C} give up this seat")
         if self.quitting:
             _ask_leave(canvas, "Give up this seat?", "The others cannot play without you: giving up ends their game.",
                        self.quit_again)
+        elif not self.leaving:
+            _footer(canvas, "{Ctrl-C} give up this seat")
         return canvas
 
 
@@ -366,10 +366,13 @@ def _starting(members: Sequence[Seat]) -> str:
 
 
 def _ask_leave(canvas: Canvas, title: str, line: str, again: bool) -> None:
-    """The leave question `title`, saying `line`; `again`: Ctrl-C was pressed at it, and
-    the question says that it does not answer."""
-    from cli.tui.dialog import LEAVE_AGAIN, draw_dialog
+    """The leave question `title`, saying `line`, over the screen, and the keys that
+    answer it as the help bar (the screen's own keys wait for the answer); `again`:
+    Ctrl-C was pressed at it, and the question says that it does not answer."""
+    from cli.tui.dialog import LEAVE_AGAIN, answer_keys, draw_dialog
 
+    box, bar = answer_keys("yes", "no")
+    _footer(canvas, bar)
     width = max(16, min(64, canvas.width - 6))  # (wrapped to the box a narrow terminal leaves, rather than cut)
     lines = [*wrap(line, width), *(["", *wrap(LEAVE_AGAIN, width)] if again else [])]
-    draw_dialog(canvas, title, lines, "Enter/y: yes    Esc/n: no")
+    draw_dialog(canvas, title, lines, box)
