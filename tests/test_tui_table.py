@@ -1059,6 +1059,27 @@ async def test_quitting_asks_first(mock_clock: trio.testing.MockClock) -> None:
         assert t.ui.leaving
 
 
+async def test_while_the_leave_question_is_open_the_last_row_offers_only_its_keys(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Under "Leave the table? … Enter/y: leave" the help bar still offered the table's
+    keys, and the round's screen "Enter: back to the table" (Enter leaves the table):
+    the last row offers the question's keys while it is open."""
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2) as t:
+        assert t.text().splitlines()[-1].startswith(" Space snap")
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        assert t.scene.overlay is Overlay.ROUND and t.text().splitlines()[-1].strip() == "Enter: back to the table"
+        await t.press("ctrl-c")
+        for width, height in ((80, 24), (132, 40)):
+            rows = t.text(width, height).splitlines()
+            assert "Leave the table?" in "\n".join(rows) and rows[-1].strip() == "Enter/y leave · Esc/n stay", rows
+        await t.press("esc", "enter")
+        assert t.scene.overlay is None
+        await t.press("ctrl-c")
+        rows = t.text().splitlines()
+        assert rows[-1].strip() == "Enter/y leave · Esc/n stay" and "Space snap" not in rows[-1], rows
+
+
 async def test_a_second_ctrl_c_does_not_answer_the_leave_question(mock_clock: trio.testing.MockClock) -> None:
     """A reflex double Ctrl-C left the table at once, ending the game for everyone,
     though the question lists only Enter/y and Esc/n: the second one now says so."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 from cli.tui.canvas import Canvas, text_width, wrap
-from cli.tui.dialog import LEAVE_AGAIN, draw_dialog
+from cli.tui.dialog import LEAVE_AGAIN, answer_keys, draw_dialog
 from cli.tui.help_view import draw_help
 from cli.tui.round_view import draw_game_end, draw_round_end, draw_small_game_end
 from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH, Overlay, TableScene, table_fits
-from cli.tui.table_view import clock, draw_table, your_turn_left
+from cli.tui.table_view import clock, draw_table, write_marked, your_turn_left
 
 LEAVE_LINES = (
     "Leaving ends the game for the whole table, and",
@@ -31,9 +31,12 @@ def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
         draw_game_end(canvas, scene.model)
     else:
         draw_table(canvas, scene)
-    if scene.quitting:
+    if scene.quitting:  # (the screen's last row offers its keys: no other key acts while it is asked)
         lines = (*LEAVE_LINES, "", LEAVE_AGAIN) if scene.quit_again else LEAVE_LINES
-        draw_dialog(canvas, "Leave the table?", lines, "Enter/y: leave    Esc/n: stay")
+        box, bar = answer_keys("leave", "stay")
+        draw_dialog(canvas, "Leave the table?", lines, box)
+        canvas.fill(0, height - 1, width, "class:helpbar")
+        write_marked(canvas, 1, height - 1, bar, "class:helpbar")
     return canvas
 
 
