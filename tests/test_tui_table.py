@@ -916,6 +916,41 @@ async def test_R1_game_end_screen_shows_standings_log_and_audit_command(mock_clo
         assert t.ui.finished
 
 
+async def test_R9_R1_the_last_round_s_screen_says_the_game_is_over_and_whose_total_reached_the_target(
+        mock_clock: trio.testing.MockClock) -> None:
+    """The last round's screen only offered "Enter: the final standings": it says, under
+    the round's audit, that the game is over and why (R9: Bo's total reached the target),
+    before and after the audit; with no room for it, the footer says it in short; a game
+    that ended early (Bo left) says so instead."""
+    from dataclasses import replace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_round_end
+
+    said = "The game is over: Bo (60) reached 20 (R9); the lowest total wins (R1)."
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2, target=20,
+                     audit_delay=1.0) as t:
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        for audited in (False, True):
+            rows = [row.strip() for row in t.text().splitlines()]
+            assert rows[-1] == "Enter: the final standings", rows
+            verdict = next(i for i, row in enumerate(rows) if row.startswith("Audit of this round:"))
+            assert ("✓ replayed" in rows[verdict]) if audited else rows[verdict].endswith("…"), rows[verdict]
+            assert rows[verdict + 2] == said, rows
+            mock_clock.jump(1.0)
+            await t.settle()
+        assert t.scene.model.ended and t.scene.overlay is Overlay.ROUND
+        model = t.scene.model
+        canvas = Canvas(80, 11)
+        draw_round_end(canvas, model, 0)
+        assert canvas.text().splitlines()[-1].strip() == "The game is over (R9) · Enter: the final standings"
+        assert "The game is over:" not in canvas.text()
+        canvas = Canvas(80, 24)
+        draw_round_end(canvas, replace(model, finished=False, ended_why="Bo left the table"), 0)
+        assert "Game ended: Bo left the table." in canvas.text() and "reached" not in canvas.text(), canvas.text()
+
+
 @pytest.mark.parametrize(("players", "bots", "words"), [
     (4, 3, "Every seat's log is here; check them together:"),  # `play` (3 bots, the default)
     (4, 2, "Your bots' logs are here too; check them together with yours:"),  # `host --bots 2`: a person joined

@@ -121,13 +121,19 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
     verdict_cut = fit.verdict < len(verdict_lines)
     if verdict_cut:  # (its last row ends in …)
         verdict_lines = [*verdict_lines[:fit.verdict - 1], clip(" ".join(verdict_lines[fit.verdict - 1:]), width - 2)]
-    _lines(canvas, y + fit.gap_verdict, verdict_lines, verdict_style)
+    y = _lines(canvas, y + fit.gap_verdict, verdict_lines, verdict_style)
     if going_on is not None:  # (live, right above the footer: what runs out while this is read)
         _lines(canvas, height - 1 - len(going_lines), going_lines, going_on[1])
     more = len(model.reports) - 1 > index or model.view.round > report.round
     key, started = "Enter: back to the table", " (the next round has started)" if more and going_on is None else ""
     if model.ended or (not more and max(report.totals) >= model.view.target):  # (the last round, R1)
         key, started = "Enter: the final standings", ""
+        over, short = game_over_words(model, report)
+        over_lines = wrap(over, width - 2)
+        if y + 1 + len(over_lines) <= height - 1 - len(going_lines):  # (under the verdict, read whole, above the footer)
+            _lines(canvas, y + 1, over_lines, "class:title")
+        else:
+            key = f"{short} · {key}"
     left_out = []
     if not fit.said and said:
         caller = report.caller
@@ -192,6 +198,19 @@ def _footer(key: str, started: str, left_out: list[str], room: int) -> tuple[str
             if text_width(key + added + note) <= room:
                 return key + added, note
     return clip(key, room), ""
+
+
+def game_over_words(model: TableModel, report: RoundReport) -> tuple[str, str]:
+    """What the round screen of the game's last round says of the game's end, before the
+    final standings, in a sentence and in a few words: whose total reached the target
+    (R9, R1), or why the game ended early (no round stands after it)."""
+    names = _names(model)
+    if _early(model):
+        return f"{game_title(model, names)}.", "The game ended"
+    totals = model.view.totals if model.ended else report.totals  # (the last round's, as the game ended)
+    reached = reached_target(totals, model.view.target, names, model.me)
+    why = "" if reached is None else f": {reached} (R9)"
+    return f"The game is over{why}; the lowest total wins (R1).", "The game is over (R9)"
 
 
 def meanwhile(model: TableModel, shown_round: int) -> tuple[str, str] | None:
@@ -393,9 +412,15 @@ def _standings(canvas: Canvas, model: TableModel, y: int) -> int:
 
 def why_the_game_ended(totals: tuple[int, ...], target: int, names: list[str], me: int) -> str | None:
     """Why a game played out ended, in a sentence (R1): whose total reached the target."""
+    reached = reached_target(totals, target, names, me)
+    return None if reached is None else f"{reached}, so the game ends (R1): the lowest total wins."
+
+
+def reached_target(totals: Sequence[int], target: int, names: list[str], me: int) -> str | None:
+    """Whose total reached the target, highest first: "Bo (104) and you (100) reached 100"."""
     over = sorted((s for s, total in enumerate(totals) if total >= target), key=lambda s: (-totals[s], s))
     if not over:
         return None
     reached = listed([f"{('You' if i == 0 else 'you') if s == me else names[s]} ({totals[s]})"
                       for i, s in enumerate(over)])  # (a name is written as its player wrote it)
-    return f"{reached} reached {target}, so the game ends (R1): the lowest total wins."
+    return f"{reached} reached {target}"
