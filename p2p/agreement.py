@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from engine.narrate import listed
@@ -162,12 +163,13 @@ class Agreement:
         parting = self.rest.parting
         return Parting("§10.3", TOO_FEW) if parting is not None and parting.damaged else parting
 
-    @property
+    @cached_property
     def proof(self) -> Proof | None:
         """The seat the logs prove broke a rule (`Proof`), if they do: two signed messages
         under one sequence number where the logs part on them; else the violation the
         most logs' own audits find proven (a seat named on its signed message or on
-        signed evidence, the file not found altered), the first given of those."""
+        signed evidence, the file not found altered), the first given of those. Found
+        once: the comparison and its logs' audits do not change once made."""
         parting = self.parting
         if parting is not None and parting.seat is not None:
             return Proof(parting.seat, (), parting.section, parting.record, parting.what, ())

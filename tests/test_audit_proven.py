@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+import p2p.agreement as agreement_module
+from cli.audit import agreement_verdict
 from cli.main import main
 from p2p.agreement import compare
 from p2p.audit import audit
@@ -310,3 +312,20 @@ def test_s10_3_json_first_violation_proven_by_the_logs_has_its_plain_sentence(
     violation = json.loads(capsys.readouterr().out.splitlines()[-1])["first_violation"]
     assert "holders" in violation and violation["plain"].startswith(plain), violation
     assert violation["plain"].endswith("]."), violation
+
+
+def test_s10_3_the_proof_against_a_seat_is_found_once_however_often_it_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The overall line, the summary, the log the story is told from and `--json` each
+    read `Agreement.proof`, which was found anew at every read: it is found once, and
+    every read gets that one proof."""
+    agreement = compare([audit(p) for p in staged("commitment", tmp_path)])
+    found: list[object] = []
+    real = agreement_module.told_with
+    monkeypatch.setattr(agreement_module, "told_with", lambda *args: found.append(args) or real(*args))
+    first = agreement.proof
+    lines = list(comparison_report(agreement))
+    out = agreement_verdict(agreement)
+    assert agreement.told is not None and agreement.proof is first and len(found) == 1
+    assert first is not None and first.seat == CHEATER and lines[-1].startswith("Overall: NOT VERIFIED: P2 (seat 3) ")
+    assert out["first_violation"]["seat"] == CHEATER  # type: ignore[index]
