@@ -200,6 +200,12 @@ def forged_evidence(log: FairnessLog, contents: LogContents) -> None:
      "Ann's log names Bo under §4.5 in a note, unsigned: the logs can neither confirm nor refute it."),
     ("a note of a replay", copied(lambda log, c: log.note("a message of another game", peer=bo_id(c), section="§7.1")),
      "Ann's log names Bo under §7.1 in a note, unsigned: the logs can neither confirm nor refute it."),
+    ("a note of a certificate refused", copied(lambda log, c: log.note("link to Bo closed: certificate does not parse",
+                                                                      peer=bo_id(c), section="§3.1")),
+     "Ann's log names Bo under §3.1 in a note, unsigned: the logs can neither confirm nor refute it."),
+    ("a note of a link refused by the lobby", copied(lambda log, c: log.note(
+        "link to Bo closed: the peer reported: this peer is not hosting a table", peer=bo_id(c), section="§6.2")),
+     "Ann's log names Bo under §6.2 in a note, unsigned: the logs can neither confirm nor refute it."),
     ("an end", resigned(lambda m: m, why="Bo broke the rules (§8.5)"),
      "Ann's log ends saying \"Bo broke the rules (§8.5)\": those words are Ann's alone, and nothing in the logs "
      "supports them: every record checks and the game finished."),
@@ -211,8 +217,8 @@ def test_s10_3_words_against_a_player_that_nothing_signed_supports_are_said_to_b
         make: Callable[[Path, Path], object], said: str) -> None:
     """Ann accuses Bo in words of her own beside a FAIR game: a reader was left to weigh
     them against the verdict, and forged evidence was passed over without a word. A note
-    of a fault no signed message can show (on a link, §4; a replay, §7.1) may be true: it
-    was told as a lie all the same."""
+    of a fault no signed message can show (on a link, §3–§6: a certificate refused at
+    TLS, a frame; a replay, §7.1) may be true: it was told as a lie all the same."""
     logs = ann_s(game, tmp_path / "ann", make)
     assert audit(logs[0]).ok
     assert main(["audit", "--brief", *map(str, logs)]) == 0
