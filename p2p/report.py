@@ -15,7 +15,8 @@ card seen only privately in a round that did not count stays "an unopened card",
 round says first why it does not count (`_uncounted`: cut short before its openings, made
 void by a challenge or a card all saw, or played out with openings that failed or never
 all came). A challenge, a move that did not count and the violation the game stopped at
-are told at their record, the verdict in plain words first (`p2p.plain`), and what of an
+are told at their record, the verdict in plain words first (`p2p.plain`), a violation that
+stopped the game before a round's deal under that round's title (`undealt`), and what of an
 unfinished game's score stands in a sentence (`stands`). Turns are counted from 1 in each
 round."""
 
@@ -418,6 +419,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
     # Told at their place in the story, with their record: the moves that did not count, as
     # the table told them, a challenge, a round becoming void, and the violation the game stopped at.
     placed = deque(sorted(_placed(result), key=lambda told: told[0]))
+    stopped = undealt(result)
 
     def tell_placed(before: float) -> None:
         while placed and placed[0][0] < before:
@@ -427,6 +429,8 @@ def _rounds(result: AuditResult) -> Iterator[str]:
 
     def when(position: int | None = None) -> str:
         at = "" if position is None else f", record {position + 1}"
+        if round_no == stopped:  # (a round the game stopped in before its deal: no turn of it began)
+            return f"before the deal{at}"
         return f"turn {turn}{at}" if turn else f"before the first turn{at}"
 
     for applied in result.applied:
@@ -451,6 +455,13 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         if any(isinstance(note, RoundEnded) for note in applied.notes):
             ended = applied.position
         turn += sum(isinstance(note, TurnStarted) for note in applied.notes)
+    if stopped is not None:  # (the violation is told under the round it stopped, never dealt)
+        assert result.first_failure is not None and result.first_failure.record is not None
+        tell_placed(result.first_failure.record)  # (what came before it stays where it came)
+        if round_no:
+            yield from flush()
+            lines = []
+        round_no, turn, ended = stopped, 0, None
     tell_placed(float("inf"))
     if round_no:
         yield from flush()
@@ -471,8 +482,8 @@ CHALLENGED = {"not-a-card": "is no card of the deck", "duplicate-card": "is a se
 def _placed(result: AuditResult) -> Iterator[tuple[int, Refused | str]]:
     """What the story tells at a record besides the moves: each refused move, each
     challenge (§9.10), a card everyone saw fail its check (the round void from there), and
-    the violation the game stopped at in the round it made void or cut short (in plain
-    words, `p2p.plain`)."""
+    the violation the game stopped at in the round it made void or cut short, or stopped
+    before its deal (`undealt`) (in plain words, `p2p.plain`)."""
     names = result.names
     yield from ((r.position, r) for r in result.refused)
     for step in result.steps:
@@ -489,9 +500,30 @@ def _placed(result: AuditResult) -> Iterator[tuple[int, Refused | str]]:
                                 "here (§9.10); every seat opens its shuffles, which show who cheated.")
     failure = result.first_failure
     starts = [a.position for a in result.applied if isinstance(a.event, RoundStarted)]
-    if (failure is not None and failure.record is not None and not failure.altered and len(starts) > len(result.rounds)
-            and failure.record >= starts[-1]):  # (in the round under way, which does not count)
+    if failure is None or failure.record is None or failure.altered:
+        return
+    if (len(starts) > len(result.rounds) and failure.record >= starts[-1]) or undealt(result) is not None:
+        # (in the round under way, which does not count, dealt or not)
         yield failure.record, f"{plain(failure, names)} The game stops here (§9.9)."
+
+
+def undealt(result: AuditResult) -> int | None:
+    """The round a violation stopped the game in before its deal, while its deck was made
+    ready (the keys, round 1's: §9.2; its shuffle's random seed and its shuffle: §9.3),
+    which the story tells under that round's title all the same (`_never_dealt`); None
+    where the game stopped elsewhere, or no violation stopped it."""
+    failure, machine = result.first_failure, result.machine
+    if failure is None or failure.record is None or failure.altered or machine is None:
+        return None
+    dealt = sum(isinstance(applied.event, RoundStarted) for applied in result.applied)
+    stopped = max(machine.round_number, 1)  # (the keys come before round 1 begins)
+    return stopped if stopped > dealt else None
+
+
+def _never_dealt(round_no: int) -> str:
+    """Why a round the game stopped in before its deal (`undealt`) does not count, first in its story."""
+    return (f"Round {round_no} was never dealt: the game stopped while its deck was being made ready, so no card of "
+            "it was seen, and it does not count.")
 
 
 def _uncounted(result: AuditResult, round_no: int, ended: int | None) -> str:
@@ -500,6 +532,8 @@ def _uncounted(result: AuditResult, round_no: int, ended: int | None) -> str:
     openings showed; played to its end but its openings failed or never all came (§9.7);
     or cut short (`cut_short`)."""
     names, failure = result.names, result.first_failure
+    if round_no == undealt(result):
+        return _never_dealt(round_no)
     void = next((v for v in result.voided if v.round == round_no), None)
     challenge = next((s for s in result.steps if s.round == round_no and s.kind == "challenge"), None)
     openings = [s.record for s in result.steps if s.round == round_no and s.kind == "opening"]
@@ -551,6 +585,7 @@ def stands(result: AuditResult) -> str | None:
         return "The log was changed or damaged, so none of its score can be held to; the game has no winner."
     counted = len(result.rounds)
     under_way = sum(isinstance(applied.event, RoundStarted) for applied in result.applied)  # (rounds dealt)
+    under_way = max(under_way, undealt(result) or 0)  # (and one a violation stopped before its deal)
     parts = []
     if under_way > counted:
         parts.append(f"round {under_way} does not count")

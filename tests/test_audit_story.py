@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The folder of each staged cheat's logs (seat0, seat1: honest; seat2: the cheat's)."""
     root = tmp_path_factory.mktemp("cheats")
     for name in ("commitment", "false-challenge", "duplicate-card", "withheld-done", "replay-earlier-round",
-                 "other-digest", "withheld-opening"):
+                 "other-digest", "withheld-opening", "bad-proof"):
         make, sections, policy = MEMORY[name]
         _, judged = run_table(make(), sections, policy, root / name)
         assert judged.ok, judged.explain()
@@ -94,7 +95,7 @@ def test_s9_10_a_void_round_whose_openings_hold_names_every_card(staged: dict[st
 
 def test_s10_2_the_record_a_verdict_names_is_on_a_line_of_the_story(staged: dict[str, Path]) -> None:
     """"record 47" in a verdict can be found in the story above it."""
-    for name in ("commitment", "false-challenge", "replay-earlier-round"):
+    for name in ("commitment", "false-challenge", "replay-earlier-round", "duplicate-card", "bad-proof"):
         lines = report(staged[name] / "seat0.bandit-log")
         record = audit(staged[name] / "seat0.bandit-log").first_failure.record  # type: ignore[union-attr]
         assert record is not None
@@ -118,6 +119,53 @@ def test_s10_2_what_stands_of_a_stopped_game_is_said_alike_in_words_and_json(
     assert main(["audit", "--json", str(log)]) == 1
     out = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert out["winners"] == [] and out["finished"] is False and out["stands"] == stands
+
+
+@pytest.mark.parametrize("name, record, plain", [
+    ("duplicate-card", 12, "P2 (seat 3) sent a shuffled deck they could not prove holds exactly the cards they were "
+                           "given (a card changed, copied or invented) [§8.4, record 12]."),
+    ("bad-proof", 2, "P2 (seat 3) gave a proof of their deck key that does not hold [§8.3, record 2]."),
+])
+def test_s9_9_a_violation_before_the_first_deal_is_told_under_round_1_as_one_in_play_is(
+        staged: dict[str, Path], name: str, record: int, plain: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """P2's forged shuffle step (stopped on receipt, §8.4) or false key proof (§8.3) stops
+    the game before round 1 is dealt: the story had no line for it, only the line on how
+    the game ended, and `stands` said no round was played. Round 1 is told, never dealt,
+    with the violation at its record in the verdict's plain words, as in play; `--json`
+    says what stands as for a violation in play."""
+    log = staged[name] / "seat0.bandit-log"
+    lines = report(log)
+    assert round_lines(lines, 1) == [
+        "  Round 1 was never dealt: the game stopped while its deck was being made ready, so no card of it was seen, "
+        "and it does not count.",
+        f"  before the deal, record {record}: {plain} The game stops here (§9.9)."], lines
+    assert "Round 1 does not count; the game has no winner." in lines
+    assert main(["audit", "--json", str(log)]) == 1
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["stands"] == "Round 1 does not count; the game has no winner."
+    assert out["first_violation"]["record"] == record - 1 and out["first_violation"]["plain"] == plain
+
+
+def test_s9_9_a_violation_before_a_later_round_s_deal_is_told_under_that_round(tmp_path: Path) -> None:
+    """P2 withholds its shuffle step of round 2 (§9.3, §9.11) after round 1 counted: the
+    stall was told nowhere in the story (round 1's ended with its scores), and what stands
+    did not say round 2 does not count."""
+    from p2p.policy import Response
+    from tests.malicious import CheatingTable, Withhold
+
+    class SecondShuffle(Withhold):
+        def content(self, net: CheatingTable, payload: dict[str, Any]) -> dict[str, Any] | None:
+            return super().content(net, payload) if payload.get("round") == 2 else payload
+
+    _, judged = run_table(SecondShuffle("shuffle", "shuffle step of round 2"), ("§9.3",), Response.ABORT, tmp_path)
+    assert judged.ok, judged.explain()
+    lines = report(tmp_path / "seat0.bandit-log")
+    assert round_lines(lines, 1)[-1].startswith("  Shuffles opened by every seat and re-run")
+    told = round_lines(lines, 2)
+    assert told[0].startswith("  Round 2 was never dealt: ") and len(told) == 2, told
+    assert re.fullmatch(r"  before the deal, record \d+: P2 \(seat 3\) withheld their shuffle step, so the table could "
+                        r"not go on \[§9\.3, record \d+\]\. The game stops here \(§9\.9\)\.", told[1]), told[1]
+    assert any(line.startswith("Round 2 does not count; the totals after round 1 stand (") for line in lines), lines
 
 
 def test_s10_2_a_verdict_starts_in_plain_words_before_its_check(staged: dict[str, Path]) -> None:
