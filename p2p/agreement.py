@@ -59,7 +59,8 @@ from engine.narrate import listed
 from p2p.audit import NEVER_CLOSED, AuditResult, torn_at
 from p2p.errors import ProtocolError
 from p2p.identity import verify_signature
-from p2p.policy import either, either_seats, told_with
+from p2p.plain import either, either_seats
+from p2p.policy import told_with
 from p2p.signing import SIGNED_DOMAIN
 from p2p.wire import DEFAULT_LIMITS, decode_map
 

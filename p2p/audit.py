@@ -45,7 +45,8 @@ from p2p.identity import MAX_CERT_SIZE, Certificate, CertificateRefused, short_i
 from p2p.log import HeaderUnreadable, LogContents, LogError, NotALog, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Delivered, ForeignGame, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
-from p2p.policy import either, either_seats, told_with
+from p2p.plain import either, either_seats
+from p2p.policy import told_with
 from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.schema import Schemas
 from p2p.signing import SignedMessage, open_signed, signed_frame

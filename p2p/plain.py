@@ -1,18 +1,22 @@
 """A verdict in a player's words (§10.2): who did what, with the rule and the record in
 brackets, before the check's own technical account, which follows it for experts.
 
-`CHECKS` (by the name of the check that failed, as the card protocol gives it: §8) and
-`SECTIONS` (by the rule, where no check is named) are the one table of plain words the
-audit's report uses wherever it tells a verdict: its story, its verdict line and the
-line of each log compared (§10.3)."""
+`CHECKS` (by the name of the check that failed, as the card protocol gives it: §8),
+`SAID` (by how the table's account starts, where one rule is broken in several ways) and
+`SECTIONS` (by the rule, where no check is named) are the one table of plain words that
+tells a violation (`broke`): the audit's report wherever it tells a verdict (its story,
+its verdict line, the line of each log compared, §10.3), and the table itself, on its
+player's screen and in its log's note, when it stops a peer (`p2p.policy.Verdict`), so a
+player reads the same sentence at the table and in the audit."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from p2p.audit import AuditResult, Failure
-from p2p.policy import either
+if TYPE_CHECKING:  # (the audit's results are only read here: the table's words must not need the audit)
+    from p2p.audit import AuditResult, Failure
 
 CHECKS: dict[str, str] = {
     # the shared random seed (§8.6)
@@ -66,10 +70,11 @@ CHECKS: dict[str, str] = {
 """A failed check of the card protocol (§8), as its name starts the technical account."""
 
 SECTIONS: dict[str, str] = {
-    "§4.2": "sent a frame larger than the protocol allows",
+    "§4.2": "sent a frame of a length the protocol does not allow",
     "§4.3": "sent bytes that are not a message (a garbled frame)",
     "§4.4": "sent a message of the wrong form",
     "§4.5": "sent a message whose signature is not theirs: a forged or altered message",
+    "§4.6": "sent a link message that does not belong on the link (a second hello, or another table's)",
     "§7.1": "sent a message of another game",
     "§7.2": "signed two different messages as one: told players different things",
     "§7.3": "stamped a message with a place in the order that the rules do not allow",
@@ -79,6 +84,7 @@ SECTIONS: dict[str, str] = {
     "§8.5": "published a false share of a card",
     "§8.6": "broke the procedure for the shuffle's random seed",
     "§8.7": "shuffled the deck dishonestly",
+    "§9": "sent a message that is not one of the table's",
     "§9.2": "did not give their deck key",
     "§9.3": "sent a message that does not belong to the round under way",
     "§9.4": "withheld their share of a card, so it could not be turned up",
@@ -91,32 +97,66 @@ SECTIONS: dict[str, str] = {
 """A broken rule, where no check of `CHECKS` names it (a player's action after a name)."""
 
 SAID: tuple[tuple[str, str, str], ...] = (
+    ("§4.2", "empty frame", "sent an empty frame"),
+    ("§7.1", "sender is not another seat", "sent a message whose header names no other seat of the table as its "
+                                           "sender"),
+    ("§7.1", "away names the sender's own", "sent a message whose header names its own seat away"),
+    ("§7.2", r".*(?:already wait|or more beyond its seq)", "sent more of their messages ahead of one still missing "
+                                                           "than a table keeps"),
+    ("§9.2", "a second key", "gave a second deck key"),
+    ("§9.3", "a shuffle step for a chain", "sent a shuffle step for a shuffle the table did not start"),
+    ("§9.4", "'[^']*' is not a side message", "sent a side message that is not one of the table's"),
+    ("§9.4", "a shares message that carries no share", "sent a message of shares that holds none"),
+    ("§9.4", "more than", "sent more shares for cards not yet being turned up than a table keeps"),
+    ("§9.4", "a share for need", "sent a share of a card that was not being turned up"),
     ("§9.7", "its engine state", "ended the round in another game state than the agreed order gives"),
     ("§9.7", "opened its shuffles before", "opened their shuffles before the round ended, which would show the deck"),
     ("§9.7", "a second opening", "opened their shuffles twice"),
     ("§9.8", "its final state", "ended the game in another state than the agreed order gives"),
     ("§9.8", "said the game is done", "said the game was over before it was"),
     ("§9.10", "challenged a round whose cards", "challenged a round before its cards were dealt"),
+    ("§9.11", "a stall claim must", "said the table was held up by seats it did not name as the rules say"),
 )
-"""Where one rule is broken in several ways: (rule, how the table's account starts, the words)."""
+"""Where one rule is broken in several ways: (rule, how the table's account starts, as a
+pattern, the words)."""
 
 _WITHHELD = re.compile(r"withheld its ([^:]+):")
+_STOPPED = re.compile(r".+ stopped waiting for .+?'s (.+?) \(§9\.11\), and at a table of two")
 _CODE = re.compile(r"(?:round \d+ is void: )?([a-z]+(?:-[a-z]+)*): ")
 
 
 def did(failure: Failure) -> str:
     """What the one who broke `failure`'s rule did, in a player's words."""
-    code = _CODE.match(failure.what)
+    return broke(failure.section, failure.what) or f"broke rule {failure.section}"
+
+
+def broke(section: str, what: str) -> str | None:
+    """What the one who broke rule `section` did, in a player's words, from the table's
+    own account of it (`what`, seats counted from 1: a failed check's name first, where
+    one failed); None where these words do not tell it (a rule of the game, R1–R10)."""
+    code = _CODE.match(what)
     if code is not None and code.group(1) in CHECKS:
         return CHECKS[code.group(1)]
-    said = next((words for section, start, words in SAID
-                 if failure.section == section and failure.what.startswith(start)), None)
+    said = next((words for rule, start, words in SAID if section == rule and re.match(start, what)), None)
     if said is not None:
         return said
-    withheld = _WITHHELD.match(failure.what)
+    withheld = _WITHHELD.match(what)
     if withheld is not None:  # (§9.11: every other seat claimed it stalled the table)
         return f"withheld their {withheld.group(1)}, so the table could not go on"
-    return SECTIONS.get(failure.section, f"broke rule {failure.section}")
+    stopped = _STOPPED.match(what)
+    if stopped is not None:  # (§9.11 at a table of two: the one named, or the one who named it)
+        return f"withheld their {stopped.group(1)}, or said falsely that the other had, so the table could not go on"
+    return SECTIONS.get(section)
+
+
+def either(suspects: Sequence[int], names: Sequence[str]) -> str:
+    """Suspects by name, one of whom broke a rule (§7.5): "Bo or Cy"."""
+    return " or ".join(names[s] for s in suspects)
+
+
+def either_seats(suspects: Sequence[int]) -> str:
+    """Suspects by seat, counted from 1: "seats 2 or 3"."""
+    return "seats " + " or ".join(str(s + 1) for s in suspects)
 
 
 def plain(failure: Failure, names: Sequence[str]) -> str:

@@ -18,7 +18,9 @@ every kind of misbehaviour alike, and name the same culprit for it:
   also says why it leaves (a ``leave`` naming the culprit) so that the others end too.
 
 A verdict never depends on which peer judges it, except in *who noticed first*: the
-culprit and the section are the same wherever they are found.
+culprit and the section are the same wherever they are found. A violation that stops the
+game is told in the audit's plain words (`p2p.plain`), its section in brackets, before
+the check's own account: the player reads at the table what the audit will say.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from enum import Enum
 from engine.errors import Where, Who, Words, slot_named, spell
 from p2p.errors import ProtocolError
 from p2p.order import ForeignGame, OrderError
+from p2p.plain import broke, either, either_seats
 from p2p.table.machine import Refused, TableViolation
 
 
@@ -68,21 +71,43 @@ class Verdict:
         the audit's report tells them (the bare reason counts them from 1, as people do)."""
         return told_with(self.words, self.reason, names)
 
+    def did(self) -> str | None:
+        """What the culprit did, in the audit's plain words (`p2p.plain.broke`), for a
+        violation that stops the game (of suspects: that nothing tells which); None for a
+        refusal (the rules' own words tell it) or where those words do not tell it."""
+        did = broke(self.section, self.reason) if self.aborts else None
+        return f"{did}, and nothing tells which" if did is not None and self.seat is None and self.suspects else did
+
+    def _plainly(self, who: str, names: Sequence[str], then: str = "") -> str | None:
+        """"Bo sent … [§4.5]`then`. In detail: §4.5: …": the plain words (`did`) first, as the
+        audit's verdict gives them, then the check's own account; None where `did` is."""
+        did = self.did()
+        if did is None:
+            return None
+        return f"{who} {did} [{self.section}]{then}. In detail: {self.section}: {self.told(names)}"
+
     def line(self, names: Sequence[str]) -> str:
-        """The sentence for the screen."""
+        """The sentence for the screen: what the culprit did in plain words, then the detail."""
+        plainly = self._plainly(self.who(names), names, "; the game stops")
+        if plainly is not None:
+            return plainly
         if self.aborts:
             return f"{self.who(names)} broke the rules of the table ({self.section}: {self.told(names)}); the game stops."
         return f"{self.who(names)}'s message was refused ({self.section}: {self.told(names)})."
 
     def note(self, names: Sequence[str]) -> str:
-        """The sentence for the fairness log (§10.1 ``log.note``)."""
+        """The sentence for the fairness log (§10.1 ``log.note``), in the words of `line`."""
         # (a refusal may come after the game's end: it changed nothing, and nothing goes on)
         what = "the game stops" if self.aborts else "refused: it changes nothing"
+        plainly = self._plainly(f"{self.who(names)} ({self._seats()})", names)
+        if plainly is not None:
+            return f"{plainly} ({what})"
         return f"{self.who(names)} ({self._seats()}): {self.section}: {self.told(names)} ({what})"
 
     def leave_reason(self, names: Sequence[str]) -> str:
         """Why this seat leaves, for the others' screens (a §9.8 ``leave``, ≤ 200 characters)."""
-        return f"{self.who(names)} broke {self.section}: {self.told(names)}"[:200]
+        plainly = self._plainly(self.who(names), names)
+        return (plainly or f"{self.who(names)} broke {self.section}: {self.told(names)}")[:200]
 
 
 def told_with(words: Words, reason: str, names: Sequence[str]) -> str:
@@ -101,16 +126,6 @@ def _seats_in(words: Words) -> Iterator[int]:
             yield word.seat
         elif isinstance(word, Where):
             yield word.owner
-
-
-def either(suspects: Sequence[int], names: Sequence[str]) -> str:
-    """Suspects by name, one of whom broke a rule (§7.5): "Bo or Cy"."""
-    return " or ".join(names[s] for s in suspects)
-
-
-def either_seats(suspects: Sequence[int]) -> str:
-    """Suspects by seat, counted from 1: "seats 2 or 3"."""
-    return "seats " + " or ".join(str(s + 1) for s in suspects)
 
 
 def on_link_fault(error: ProtocolError, seat: int | None) -> Verdict:

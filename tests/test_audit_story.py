@@ -1,9 +1,10 @@
 """§10.2: the audit's story of a game a cheat stopped, on the honest players' real logs
 (`tests.cheat_runs` stages each cheat): a void round is told as void, with the challenge
 or the failed opening that made it so, at its record; what stands of the score is said in
-a sentence, and `--json` says the same; a verdict starts with a plain sentence; a fault
-on a link (§4) is told by whose word it stopped the table; the other logs' notes of one
-event are told once."""
+a sentence, and `--json` says the same; a verdict starts with a plain sentence, the one
+the table's own note and screen gave (§11.2); a violation before a round's deal is told
+under that round; a fault on a link (§4) is told by whose word it stopped the table; the
+other logs' notes of one event are told once."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import pytest
 
 from cli.main import main
 from p2p.audit import audit
-from p2p.plain import CHECKS
+from p2p.log import read_log
+from p2p.plain import CHECKS, SECTIONS, broke, verdict
 from p2p.report import game_report
 from tests.cheat_runs import MEMORY, run_live_frame, run_table
 
@@ -212,6 +214,11 @@ async def test_s4_a_fault_on_a_link_is_told_by_whose_word_it_stopped_the_table(
     log = tmp_path / "seat1.bandit-log"
     result = audit(log)
     culprit = next(m for m in result.roster.members if m.name == "Bot 2")  # type: ignore[union-attr]
+    # (§11.2: the table's own line and note said it in other words than the audit's table of them)
+    told = f"Bot 2 {SECTIONS[section]} [{section}]"
+    assert judged.named.startswith(f"{told}; the game stops. In detail: {section}: "), judged.named
+    assert any(note.text.startswith(f"Bot 2 (seat {culprit.seat + 1}) {SECTIONS[section]} [{section}]. In detail: ")
+               for note in read_log(log).notes), read_log(log).notes
     assert result.first_failure is not None and result.first_failure.seat is None
     lines = report(log)
     assert lines[-1].startswith(f"Verdict: NOT VERIFIED. The table stopped because of Bot 2 (seat {culprit.seat + 1}) "
@@ -220,6 +227,49 @@ async def test_s4_a_fault_on_a_link_is_told_by_whose_word_it_stopped_the_table(
     assert (f"The log stops before the end of the game: Ann's table stopped because of Bot 2 under {section}, by its "
             "writer's word: the verdict below says more.") in lines
     assert not any(re.search(r":\s+\(|:$", line) for line in lines if "messages: " in line), lines  # (no empty reason)
+
+
+@pytest.mark.parametrize("name", ["commitment", "false-challenge", "duplicate-card", "withheld-done",
+                                  "replay-earlier-round", "other-digest", "withheld-opening", "bad-proof"])
+def test_s11_2_the_table_notes_a_violation_in_the_plain_words_of_the_audit_s_verdict(
+        staged: dict[str, Path], name: str) -> None:
+    """Each honest seat that stopped P2 noted it in words of its own ("P2 (seat 3): §8.4:
+    shuffle-proof: …"), not the plain sentence the audit's verdict gives for it: the note
+    now starts with that sentence, the rule in brackets, and gives the check's account after."""
+    for log in (staged[name] / "seat0.bandit-log", staged[name] / "seat1.bandit-log"):
+        result = audit(log)
+        plain = verdict(result)
+        (note,) = [n for n in read_log(log).notes if n.text.endswith("(the game stops)")]
+        said, _, detail = note.text.partition(" In detail: ")
+        assert said.split(" [")[0] == plain.split(" [")[0] and said.endswith(f" [{note.section}]."), (said, plain)
+        assert detail.startswith(f"{note.section}: ") and result.first_failure is not None
+        assert result.first_failure.section == note.section
+
+
+@pytest.mark.parametrize("section, what, words", [
+    ("§9.2", "a second key for this game", "gave a second deck key"),
+    ("§9.4", "a share for need 7, which is not waiting for shares", "sent a share of a card that was not being "
+                                                                   "turned up"),
+    ("§9.4", "'snap' is not a side message of the table", "sent a side message that is not one of the table's"),
+    ("§9.3", "a shuffle step for a chain the table did not start", "sent a shuffle step for a shuffle the table did "
+                                                                  "not start"),
+    ("§9.3", "seat 1 stopped waiting for seat 2's shuffle step (§9.11), and at a table of two nothing tells which of "
+             "them is right", "withheld their shuffle step, or said falsely that the other had, so the table could "
+                              "not go on"),
+    ("§9", "'x' is not a table message", "sent a message that is not one of the table's"),
+    ("§4.2", "empty frame (length 0)", "sent an empty frame"),
+    ("§7.2", "seq 90: 64 of its messages already wait for its seq 20", "sent more of their messages ahead of one "
+                                                                       "still missing than a table keeps"),
+    ("R7", "the engine refused reveal 5: no card", None),
+])
+def test_s11_2_a_rule_broken_in_several_ways_is_told_in_the_words_of_its_way(
+        section: str, what: str, words: str | None) -> None:
+    """The table of plain words, now on the table's screen too, told each of these by its
+    rule alone, and wrongly ("did not give their deck key" for a second key, "withheld
+    their share" for a share nobody waited for, "sent a message that does not belong to
+    the round under way" for a shuffle step withheld at a table of two); where it has no
+    words for a rule, it says so (None), and the screen keeps the table's own account."""
+    assert broke(section, what) == words
 
 
 def test_s10_3_an_event_the_other_logs_note_alike_is_told_once(staged: dict[str, Path]) -> None:

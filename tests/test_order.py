@@ -872,7 +872,9 @@ def test_s7_5_a_head_naming_a_message_a_promise_denies_names_both_suspects_and_n
     assert isinstance(replay.next(transmit(m)).rejected, HeadsUnheld)
     verdict = on_violation(TableViolation(rejected.section, None, rejected.reason, suspects=(1, rejected.other)))
     assert verdict.seat is None and verdict.who(["Ann", "Bo", "Cy"]) == "Bo or Ann"
-    assert verdict.note(["Ann", "Bo", "Cy"]).startswith("Bo or Ann (seats 2 or 1): §7.5:")
+    assert verdict.note(["Ann", "Bo", "Cy"]).startswith(
+        "Bo or Ann (seats 2 or 1) signed something false about which messages were sent (a message named as seen that "
+        "its sender's promises say it had not sent), and nothing tells which [§7.5]. In detail: §7.5: ")
 
 
 def test_order_unsettled_names_our_messages_until_they_are_delivered() -> None:

@@ -732,8 +732,9 @@ def test_s9_6_at_a_table_of_two_a_turn_held_open_ends_the_game_with_both_seats_s
     # (the players' names where they are known: the log's note and the screens; else seats counted from 1)
     assert halted.reason.startswith("seat 1's time ran out by seat 2's clock and not by its own"), halted.reason
     assert on_violation(halted).note(["Ann", "Bo"]) == (
-        "Ann or Bo (seats 1 or 2): §9.6: Ann's time ran out by Bo's clock and not by its own, and nothing tells "
-        "which clock is right (the game stops)")
+        "Ann or Bo (seats 1 or 2) ran out a player's time by their own clock, and nothing tells which [§9.6]. In "
+        "detail: §9.6: Ann's time ran out by Bo's clock and not by its own, and nothing tells which clock is right "
+        "(the game stops)")
 
 
 def test_s10_2_the_audit_tells_a_violation_s_reason_with_the_players_names(tmp_path: Path) -> None:
