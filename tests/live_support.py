@@ -12,8 +12,10 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 
 import trio
+import trio.testing
 
 from cli.game import SeatBook
 from engine import NormalBot
@@ -41,26 +43,45 @@ class LiveLobby:
 async def seat_live_lobby(root: Path, peers: int, stack: AsyncExitStack,
                           rules: TableRules | None = None) -> LiveLobby:
     """Run the lobby of `peers` live peers (seat 0 hosts as "Ann"); their meshes close
-    with `stack`."""
+    with `stack`, or here if the lobby fails. A test that fails with the meshes open ends
+    with its failure, on a MockClock too (`_failure_unsticks_the_clock`)."""
     ids = [load_or_create_identity(root / f"peer{i}") for i in range(peers)]
-    meshes = [await stack.enter_async_context(open_mesh(ident, table_schemas(), bind=LOOPBACK, hold_incoming=i > 0))
-              for i, ident in enumerate(ids)]
     results: list[LobbyResult | None] = [None] * peers
-    async with trio.open_nursery() as nursery:
+    try:
+        meshes = [await stack.enter_async_context(open_mesh(ident, table_schemas(), bind=LOOPBACK,
+                                                            hold_incoming=i > 0))
+                  for i, ident in enumerate(ids)]
+        stack.push(_failure_unsticks_the_clock)
+        async with trio.open_nursery() as nursery:
 
-        async def host(task_status: trio.TaskStatus[StartCall]) -> None:
-            results[0] = await host_table(meshes[0], name="Ann", table="in-process table", seats=peers,
-                                          rules=rules or TableRules(), task_status=task_status)
+            async def host(task_status: trio.TaskStatus[StartCall]) -> None:
+                results[0] = await host_table(meshes[0], name="Ann", table="in-process table", seats=peers,
+                                              rules=rules or TableRules(), task_status=task_status)
 
-        async def guest(i: int) -> None:
-            results[i] = await join_table(meshes[i], [(LOOPBACK, meshes[0].port)], name=f"Bot {i}",
-                                          expect_host=ids[0].peer_id)
+            async def guest(i: int) -> None:
+                results[i] = await join_table(meshes[i], [(LOOPBACK, meshes[0].port)], name=f"Bot {i}",
+                                              expect_host=ids[0].peer_id)
 
-        await nursery.start(host)
-        for i in range(1, peers):
-            nursery.start_soon(guest, i)
+            await nursery.start(host)
+            for i in range(1, peers):
+                nursery.start_soon(guest, i)
+    except BaseException as exc:  # (the meshes open so far close here, the failure goes on as itself)
+        await stack.__aexit__(type(exc), exc, exc.__traceback__)
+        raise
     assert all(result is not None for result in results)
     return LiveLobby(ids, meshes, results)  # type: ignore[arg-type]
+
+
+def _failure_unsticks_the_clock(kind: type[BaseException] | None, failure: BaseException | None,
+                                traceback: TracebackType | None) -> None:
+    """Exit callback of a live table's stack, run before its meshes close: after a
+    failure, a MockClock jumps by itself. The meshes' goodbyes are bounded in the clock's
+    time (`transport.LINGER`, `Mesh.aclose`), and a peer that failed leaves its links
+    unanswered: on a clock that only the test advances, the failing test would hang there
+    instead of failing."""
+    clock = trio.lowlevel.current_clock()
+    if failure is not None and isinstance(clock, trio.testing.MockClock):
+        clock.autojump_threshold = 0
 
 
 def journal_as_signed(book: SeatBook, result: LobbyResult) -> SeatJournal | None:
