@@ -462,25 +462,47 @@ class TablePeer(SessionRecord):
                 and self._send_leave(f"its records could not be written ({failure})",
                                      f"this game's records could not be written here ({failure})")):
             self._say(f"This game's records cannot be written here ({failure}): you leave the table.", "error")
-            self._nursery.start_soon(self._await_leave)
+            self._spawn(self._await_leave)
 
     # -- running ---------------------------------------------------------------------
+
+    def _spawn(self, fn: Callable[..., Any], *args: Any) -> bool:
+        """Start `fn(*args)` in the seat's task group (the game's, then the farewell's)
+        while it runs; whether it was started. Once that group began to close (the game
+        ended, the seat was stopped or failed), nothing more is started in it: what was
+        asked of the seat has no game left to be done in."""
+        if self._nursery is None:
+            return False
+        self._nursery.start_soon(fn, *args)
+        return True
+
+    def _stand_down(self) -> None:
+        """The seat's task group begins to close (its tasks are being cancelled, and
+        may take a while): from now on nothing is started in it (`_spawn`), and the mesh
+        queues what its links bring instead of calling this seat from their tasks (the
+        farewell takes it, or nobody). A link's task does not wait for the seat's, so it
+        could otherwise call in once the group has closed, and start a task there."""
+        self._nursery = None
+        self.mesh.detach()
 
     async def run(self) -> GameSummary:
         """Play until the game ends (or stops); the log is closed on every way out."""
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
-                nursery.start_soon(self._timers)
-                nursery.start_soon(self._work)
-                if self._resumed is None:
-                    self._handle(self.machine.start())
-                else:
-                    self._begin_resumed()
-                self._after_processing()
-                quiet.settle()  # (before any frame is taken: nothing is timed yet)
-                self.mesh.attach(self._on_events)
-                await self._done.wait()
+                try:
+                    nursery.start_soon(self._timers)
+                    nursery.start_soon(self._work)
+                    if self._resumed is None:
+                        self._handle(self.machine.start())
+                    else:
+                        self._begin_resumed()
+                    self._after_processing()
+                    quiet.settle()  # (before any frame is taken: nothing is timed yet)
+                    self.mesh.attach(self._on_events)
+                    await self._done.wait()
+                finally:
+                    self._stand_down()
                 nursery.cancel_scope.cancel()
         except Exception:  # a fault of this program, not an end of the game: resumable, as after a kill (§11.3)
             self.failed = True
@@ -492,7 +514,6 @@ class TablePeer(SessionRecord):
                 self.log.drop()
                 if self.journal is not None:
                     self.journal.close(finished=False)
-            self.mesh.detach()
             quiet.release()
             if self.orderer.ack_due() and not self.log.closed:
                 self._broadcast(self.orderer.ack(trio.current_time()))
@@ -906,13 +927,10 @@ class TablePeer(SessionRecord):
         has not moved on meanwhile (else the bot decides again). A decision `thinking`
         (a turn or ready one) is given up as soon as what it was taken on changes
         (`SeatDriver.basis`, see `_drive`)."""
-        if delay <= 0 or self._nursery is None:
+        if delay <= 0:
             self._send_intent(intent)
             return
         waiting = trio.CancelScope()
-        if thinking:
-            assert self.driver is not None
-            self._thinking = (intent, self.driver.basis(), waiting)
 
         async def send_later() -> None:
             with waiting:
@@ -927,7 +945,11 @@ class TablePeer(SessionRecord):
                 self._send_intent(intent)
             self._after_processing()
 
-        self._nursery.start_soon(send_later)
+        if not self._spawn(send_later):  # (the seat no longer plays)
+            return
+        if thinking:
+            assert self.driver is not None
+            self._thinking = (intent, self.driver.basis(), waiting)
 
     def _next_deadline(self) -> float:
         """The earliest moment the timer task has work (see `_timers` for the machine's)."""
@@ -1067,8 +1089,7 @@ class TablePeer(SessionRecord):
         self._note(f"this peer {how}, and {noted}; it leaves the table", "§11.3")
         self._log_words[why] = words
         self._say(f"Your program {how}: {ended}.", "error")
-        assert self._nursery is not None
-        self._nursery.start_soon(self._await_leave, 0.0)
+        self._spawn(self._await_leave, 0.0)
 
     def _send_timed(self, now: float) -> None:
         """What the order's timer has due: retransmissions, a heartbeat, evidence."""
@@ -1104,9 +1125,9 @@ class TablePeer(SessionRecord):
         late, self._late = self._late, []
         on_events(late)
         self.mesh.broadcast(self._ack_frame())  # our promise at the end, with our heads: all a seat may lack
-        try:
-            async with trio.open_nursery() as nursery:
-                self._nursery = nursery
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            try:
                 self.mesh.attach(on_events)
                 while True:
                     farewell.until = min(farewell.until, self._gone_by)  # told to stop: cut short
@@ -1123,9 +1144,9 @@ class TablePeer(SessionRecord):
                         await self._see_off_wake.wait()
                     self._see_off_wake = trio.Event()
                     self._send_timed(trio.current_time())
-                nursery.cancel_scope.cancel()
-        finally:
-            self.mesh.detach()
+            finally:
+                self._stand_down()
+            nursery.cancel_scope.cancel()
         behind = farewell.staying_for(holds)
         if behind:
             names = listed([self.names[s] for s in behind])
@@ -1269,9 +1290,8 @@ class TablePeer(SessionRecord):
     def _start_redial(self, seat: int, wanted: Callable[[], bool] | None = None) -> None:
         """Dial `seat` until `wanted()` no longer holds (by default: while it is away
         during the game)."""
-        if seat not in self._redialing and self._nursery is not None:
+        if seat not in self._redialing and self._spawn(self._redial, seat, wanted or partial(self._still_away, seat)):
             self._redialing.add(seat)
-            self._nursery.start_soon(self._redial, seat, wanted or partial(self._still_away, seat))
 
     def _still_away(self, seat: int) -> bool:
         """Whether `seat` is away during the game and may come back: not one that left and

@@ -253,6 +253,85 @@ async def _run_in(scope: trio.CancelScope, peer) -> None:  # type: ignore[no-unt
         await peer.run()
 
 
+class _AtExit(trio.abc.Instrument):
+    """Calls `then` the moment `task` has exited, before any other task runs: if it was
+    the last task of a task group whose body had ended, the group has just closed, and
+    the task that opened it has not run on yet."""
+
+    def __init__(self, task: trio.lowlevel.Task, then) -> None:  # type: ignore[no-untyped-def]
+        self.task, self.then = task, then
+
+    def task_exited(self, task: trio.lowlevel.Task) -> None:
+        if task is self.task:
+            self.then()
+
+
+async def test_11_3_a_link_that_ends_as_a_crashed_seat_s_tasks_close_starts_nothing_there(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Ann's program is stopped mid-game (her seat's task group cancelled) while her mesh
+    runs on, and one of her links (to a seat she dials, §6.5) ends just as her task group
+    closes, before her run goes on. The link's task handed its end to her seat, which
+    started its redial in the closed group: trio refused ("Nursery is closed to new
+    arrivals"), and the link's task failed with it, taking her mesh down. A seat stands
+    down as its task group begins to close: its mesh keeps what comes, nothing is
+    started, and the two others end the game past the grace period, naming Ann away."""
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    ann, others = peers[0], peers[1:]  # (the host sits at seat 0: she dials every other seat)
+    for peer in others:
+        peer.grace = 1.0
+    crashed = trio.CancelScope()
+    held = trio.Event()  # (the last task of her group waits for it as it is cancelled)
+    failures: list[BaseException] = []
+    summaries = []
+    async with stack:
+        async with trio.open_nursery() as nursery:
+
+            async def run(peer) -> None:  # type: ignore[no-untyped-def]
+                summaries.append(await peer.run())
+
+            for peer in others:
+                nursery.start_soon(run, peer)
+            nursery.start_soon(_run_in, crashed, ann)
+            await until(lambda: ann.machine.playing and ann.machine.round_number >= 1, ann)
+            last: list[trio.lowlevel.Task] = []
+
+            async def last_to_go() -> None:
+                last.append(trio.lowlevel.current_task())
+                try:
+                    await trio.sleep_forever()
+                finally:
+                    with trio.CancelScope(shield=True):
+                        await held.wait()
+
+            assert ann._nursery is not None
+            ann._nursery.start_soon(last_to_go)
+            crashed.cancel()  # (mid-game: on this clock, the table would play the game out in one wait)
+            await trio.testing.wait_all_tasks_blocked()  # (every other task of her group is gone)
+            gone = ann.mesh._peers[others[0].identity.peer_id]
+            assert gone.link is not None
+
+            def link_ends() -> None:  # (as the link's task hands up its end, `Mesh._guarded`)
+                gone.link.end_reason = "connection lost (reset by peer)"
+                try:
+                    ann.mesh._link_ended(gone, gone.link)
+                except BaseException as exc:  # (it would end the link's task, and her mesh)
+                    failures.append(exc)
+
+            trio.lowlevel.add_instrument(_AtExit(last[0], link_ends))
+            held.set()
+            await trio.testing.wait_all_tasks_blocked()
+            assert failures == []
+            await ann.mesh.aclose("gone")
+            mock_clock.autojump_threshold = 0  # (past the others' grace period)
+    assert len(summaries) == 2 and not any(s.finished for s in summaries)
+    for summary in summaries:
+        assert "was away for more than 1 s" in summary.why
+        result = audit(summary.log_path)
+        assert result.ok and result.left is not None and result.left.seat == ann.me, result.first_failure
+
+
 async def _at_the_look(peer: TablePeer, mock_clock: trio.testing.MockClock) -> None:
     """Until `peer`'s player looks at their bottom cards (the person's turn to look:
     nothing moves), and a second on, every task settled: the moment a stop begins."""
