@@ -250,12 +250,13 @@ class Mesh:
         self.table_id = table_id
 
     def expect(self, cert: Certificate, address: tuple[str, int] | None = None, *, dial: bool = False) -> None:
-        """Pin `cert`; with `dial`, connect to `address` (and keep the link)."""
+        """Pin `cert`; with `dial`, connect to `address` (and keep the link). A peer pinned
+        as the mesh closes is closing too: it gets no link, nothing sent to it waits."""
         if cert.peer_id == self.me:
             raise ValueError("a peer does not link to itself")
         peer = self._peers.get(cert.peer_id)
         if peer is None:
-            peer = self._peers[cert.peer_id] = _Peer(cert, address)
+            peer = self._peers[cert.peer_id] = _Peer(cert, address, closing=self._closing is not None)
             self._keys[cert.peer_id] = cert.public_key
             self._server_ctx = None
         elif address is not None:
@@ -275,11 +276,12 @@ class Mesh:
             peer.link.wake.set()
 
     def dial(self, peer_id: bytes) -> None:
-        """Connect to a pinned peer (no-op while linked or dialing)."""
+        """Connect to a pinned peer (no-op while linked or dialing, and once the mesh is
+        closing: it takes no new link, and its tasks may be gone; a caller may outlive it)."""
         peer = self._peers[peer_id]
         if peer.address is None:
             raise ValueError(f"no address known for {short_id(peer_id)}")
-        if peer.link is None and not peer.dialing:
+        if peer.link is None and not peer.dialing and not peer.closing:
             peer.dialing = True
             self._nursery.start_soon(self._dial, peer)
 

@@ -197,6 +197,28 @@ async def test_s4_6_a_mesh_that_is_leaving_takes_no_new_link(tmp_path: Path) -> 
             assert a_id.peer_id not in b.linked()
 
 
+async def test_s4_6_a_mesh_that_has_closed_dials_nobody_for_a_caller_that_outlived_it(tmp_path: Path) -> None:
+    """A task that outlives its seat's mesh (a seat's redial, a lobby's late action) pins
+    and dials a peer after the mesh closed: the mesh started the dial in its closed task
+    group, trio refused ("Nursery is closed to new arrivals") and the caller failed. A mesh
+    that is leaving takes no new link (§4.6): it dials nobody, and what is sent to a peer
+    pinned meanwhile is lost, not kept for a link that cannot come."""
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    schemas = link_schemas(BLOB)
+    with trio.fail_after(30):
+        async with open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+            b.set_table(TABLE)
+            b.expect(a_id.certificate)
+            async with open_mesh(a_id, schemas, bind="127.0.0.1") as a:
+                a.set_table(TABLE)
+            a.expect(b_id.certificate, ("127.0.0.1", b.port), dial=True)
+            a.dial(b_id.peer_id)
+            blob = {"type": "test.blob", "v": 1, "data": b"late"}
+            assert await a.send_paced(b_id.peer_id, blob) is Sent.LOST
+            await trio.testing.wait_all_tasks_blocked()
+            assert a.linked() == b.linked() == frozenset() and b.receive_nowait() is None
+
+
 async def test_s4_6_a_goodbye_counts_even_when_a_write_found_the_connection_gone_first(tmp_path: Path) -> None:
     """B says goodbye and closes while A's reader has not yet taken the goodbye (a busy
     peer), and A's next write finds the connection reset. The goodbye still counts: the
