@@ -10,7 +10,9 @@ import re
 import signal
 import socket
 import time
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from engine import NormalBot
 from engine.narrate import listed
 from p2p.audit import audit
 from p2p.journal import read_journal, unfinished_journals
-from p2p.peer import TablePeer
+from p2p.peer import GameSummary, TablePeer
 from tests.cli_support import bandit, finish, kill_all, read_until
 from tests.live_support import journal_as_signed, running, until
 
@@ -226,31 +228,56 @@ async def test_11_3_a_peer_away_past_the_grace_period_ends_the_game_and_the_logs
     for peer in peers[:2]:
         peer.grace = 1.0
     gone = peers[2]
-    summaries = []
     async with stack:
         with trio.fail_after(60):
-            async with trio.open_nursery() as nursery:
-
-                async def run(peer) -> None:  # type: ignore[no-untyped-def]
-                    summaries.append(await peer.run())
-
-                nursery.start_soon(run, peers[0])
-                nursery.start_soon(run, peers[1])
-                gone_scope = trio.CancelScope()
-                nursery.start_soon(_run_in, gone_scope, gone)
+            async with _one_to_crash(peers, gone) as table:
                 await until(lambda: peers[0].machine.round_number >= 1, peers[0])
-                gone_scope.cancel()  # its process is gone ...
-                await gone.mesh.aclose("gone")  # ... and so are its links
-    assert len(summaries) == 2 and not any(s.finished for s in summaries)
-    for summary in summaries:
+                await table.crash()
+    assert len(table.summaries) == 2 and not any(s.finished for s in table.summaries)
+    for summary in table.summaries:
         assert "was away for more than 1 s" in summary.why
         result = audit(summary.log_path)
         assert result.ok and result.left is not None and result.left.seat == gone.me, result.first_failure
 
 
-async def _run_in(scope: trio.CancelScope, peer) -> None:  # type: ignore[no-untyped-def]
-    with scope:
-        await peer.run()
+@dataclass
+class _OneToCrash:
+    """A live table whose seats all play, `gone`'s in a cancel scope of its own (`run`),
+    for the test to crash it (`_one_to_crash`). The others' summaries come in as their
+    games end."""
+
+    gone: TablePeer
+    run: trio.CancelScope = field(default_factory=trio.CancelScope)
+    summaries: list[GameSummary] = field(default_factory=list)
+
+    def stop(self) -> None:
+        """`gone`'s program stops where it is: its tasks are cancelled, its log stays
+        unclosed; its mesh runs on."""
+        self.run.cancel()
+
+    async def crash(self) -> None:
+        """`gone`'s process is gone: its program stops (`stop`), and so do its links."""
+        self.stop()
+        await self.gone.mesh.aclose("gone")
+
+
+@asynccontextmanager
+async def _one_to_crash(peers: Sequence[TablePeer], gone: TablePeer) -> AsyncIterator[_OneToCrash]:
+    """Start every seat of `peers` (in that order); `gone` crashes when the test says
+    (`_OneToCrash.crash`). Leaving the block waits until the others' games ended."""
+    table = _OneToCrash(gone)
+    async with trio.open_nursery() as nursery:
+
+        async def run(peer: TablePeer) -> None:
+            if peer is gone:
+                with table.run:
+                    await peer.run()
+            else:
+                table.summaries.append(await peer.run())
+
+        for peer in peers:
+            nursery.start_soon(run, peer)
+        yield table
 
 
 class _AtExit(trio.abc.Instrument):
@@ -258,7 +285,7 @@ class _AtExit(trio.abc.Instrument):
     the last task of a task group whose body had ended, the group has just closed, and
     the task that opened it has not run on yet."""
 
-    def __init__(self, task: trio.lowlevel.Task, then) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, task: trio.lowlevel.Task, then: Callable[[], None]) -> None:
         self.task, self.then = task, then
 
     def task_exited(self, task: trio.lowlevel.Task) -> None:
@@ -281,19 +308,10 @@ async def test_11_3_a_link_that_ends_as_a_crashed_seat_s_tasks_close_starts_noth
     ann, others = peers[0], peers[1:]  # (the host sits at seat 0: she dials every other seat)
     for peer in others:
         peer.grace = 1.0
-    crashed = trio.CancelScope()
     held = trio.Event()  # (the last task of her group waits for it as it is cancelled)
     failures: list[BaseException] = []
-    summaries = []
     async with stack:
-        async with trio.open_nursery() as nursery:
-
-            async def run(peer) -> None:  # type: ignore[no-untyped-def]
-                summaries.append(await peer.run())
-
-            for peer in others:
-                nursery.start_soon(run, peer)
-            nursery.start_soon(_run_in, crashed, ann)
+        async with _one_to_crash(peers, ann) as table:
             await until(lambda: ann.machine.playing and ann.machine.round_number >= 1, ann)
             last: list[trio.lowlevel.Task] = []
 
@@ -307,7 +325,7 @@ async def test_11_3_a_link_that_ends_as_a_crashed_seat_s_tasks_close_starts_noth
 
             assert ann._nursery is not None
             ann._nursery.start_soon(last_to_go)
-            crashed.cancel()  # (mid-game: on this clock, the table would play the game out in one wait)
+            table.stop()  # (mid-game: on this clock, the table would play the game out in one wait)
             await trio.testing.wait_all_tasks_blocked()  # (every other task of her group is gone)
             gone = ann.mesh._peers[others[0].identity.peer_id]
             assert gone.link is not None
@@ -319,14 +337,16 @@ async def test_11_3_a_link_that_ends_as_a_crashed_seat_s_tasks_close_starts_noth
                 except BaseException as exc:  # (it would end the link's task, and her mesh)
                     failures.append(exc)
 
-            trio.lowlevel.add_instrument(_AtExit(last[0], link_ends))
+            at_exit = _AtExit(last[0], link_ends)
+            trio.lowlevel.add_instrument(at_exit)
             held.set()
             await trio.testing.wait_all_tasks_blocked()
+            trio.lowlevel.remove_instrument(at_exit)
             assert failures == []
-            await ann.mesh.aclose("gone")
+            await table.crash()  # (her links go too)
             mock_clock.autojump_threshold = 0  # (past the others' grace period)
-    assert len(summaries) == 2 and not any(s.finished for s in summaries)
-    for summary in summaries:
+    assert len(table.summaries) == 2 and not any(s.finished for s in table.summaries)
+    for summary in table.summaries:
         assert "was away for more than 1 s" in summary.why
         result = audit(summary.log_path)
         assert result.ok and result.left is not None and result.left.seat == ann.me, result.first_failure
@@ -1875,14 +1895,9 @@ async def test_s11_3_the_time_a_process_was_stopped_counts_toward_no_absence(
     for peer in (me, bot):
         peer.grace = 15.0
     async with stack:
-        async with trio.open_nursery() as nursery:
-            for peer in (me, bot):
-                nursery.start_soon(peer.run)
-            cy_scope = trio.CancelScope()
-            nursery.start_soon(_run_in, cy_scope, cy)
+        async with _one_to_crash(peers, cy) as table:
             await until(lambda: me.view().phase is Phase.PEEK, me)  # (the person's turn to look: nothing moves)
-            cy_scope.cancel()
-            await cy.mesh.aclose("gone")
+            await table.crash()
             await until(lambda: cy.me in me._absent and cy.me in bot._absent, me, bot)
             since = me._absent[cy.me]
             mock_clock.jump(20.0)
@@ -2059,11 +2074,7 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_
     for peer in peers:
         peer.grace = 15.0
     async with stack:
-        async with trio.open_nursery() as nursery:
-            for peer in (me, bot):
-                nursery.start_soon(peer.run)
-            cy_scope = trio.CancelScope()
-            nursery.start_soon(_run_in, cy_scope, cy)
+        async with _one_to_crash(peers, cy) as table:
             await _at_the_look(me, mock_clock)
             mock_clock.jump(30.0)
             for _ in range(10):  # (the wait to reach the table again, `BACK_FROM_STOP_WAIT`)
@@ -2071,8 +2082,7 @@ async def test_s11_3_a_seat_back_from_a_stop_past_the_grace_period_that_reaches_
                 mock_clock.jump(1.0)
             others = set(me.machine.seats) - {me.machine.seats[me.me]}
             assert not me.progress.ended and not me.rejoining and me.mesh.linked() >= others
-            cy_scope.cancel()
-            await cy.mesh.aclose("gone")
+            await table.crash()
             for _ in range(30):
                 await trio.testing.wait_all_tasks_blocked()
                 if me.progress.ended:
