@@ -107,6 +107,8 @@ class Verdict:
     def leave_reason(self, names: Sequence[str]) -> str:
         """Why this seat leaves, for the others' screens (a §9.8 ``leave``, ≤ 200 characters)."""
         plainly = self._plainly(self.who(names), names)
+        if plainly is not None and len(plainly) > 200:  # (the plain sentence whole, rather than its detail cut)
+            plainly = f"{self.who(names)} {self.did()} [{self.section}]"
         return (plainly or f"{self.who(names)} broke {self.section}: {self.told(names)}")[:200]
 
 

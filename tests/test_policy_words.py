@@ -1,0 +1,24 @@
+"""§9.8: the reason a seat gives in its `leave` when it stops a peer (`Verdict.leave_reason`)."""
+
+from __future__ import annotations
+
+from p2p.plain import broke
+from p2p.policy import Response, Verdict
+
+NAMES = ["Ann", "Bo", "Cy"]
+
+
+def test_s9_8_a_leave_names_the_culprit_in_plain_words_with_the_detail_when_it_fits() -> None:
+    verdict = Verdict(Response.ABORT, 1, "§8.4", "shuffle-proof: step 1's proof does not hold")
+    did = broke("§8.4", verdict.reason)
+    assert did is not None
+    assert verdict.leave_reason(NAMES) == f"Bo {did} [§8.4]. In detail: §8.4: shuffle-proof: step 1's proof does not hold"
+
+
+def test_s9_8_a_leave_whose_detail_is_too_long_keeps_the_plain_sentence_whole_not_cut() -> None:
+    """A `leave` reason holds 200 characters: the plain sentence goes whole, its detail left
+    to the log's note, rather than a sentence cut in the middle of a word."""
+    verdict = Verdict(Response.ABORT, 1, "§8.4", "shuffle-proof: " + "the deck at position 7 " * 12)
+    reason = verdict.leave_reason(NAMES)
+    assert len(reason) <= 200
+    assert reason == f"Bo {broke('§8.4', verdict.reason)} [§8.4]"
