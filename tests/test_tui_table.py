@@ -1610,6 +1610,29 @@ def test_R1_standings_too_narrow_for_every_round_say_which_rounds_they_leave_out
     assert header.strip().startswith(note + " " if note else "total"), header
 
 
+@pytest.mark.parametrize(("columns", "rounds"), [(80, 5), (80, 8), (60, 3)])
+def test_R1_the_standings_show_every_round_where_the_width_holds_them(columns: int, rounds: int) -> None:
+    """At 80 columns the standings of an eight-round game showed round 8 alone, "(r1–r7 not
+    shown)", where nine rounds fit: a game of fewer rounds than the width holds shows
+    them all."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_game_end
+
+    history = tuple((r, 2 * r) for r in range(1, rounds + 1))
+    totals = tuple(sum(scores[s] for scores in history) for s in range(2))
+    view = SimpleNamespace(totals=totals, winners=(0,), history=history, target=totals[1])
+    model = SimpleNamespace(view=view, me=0, players=2, name=lambda s: ("Ann", "Bo")[s], ended=True, finished=True,
+                            ended_why=None, log_path=None)
+    canvas = Canvas(columns, 24)
+    draw_game_end(canvas, model)  # type: ignore[arg-type]
+    header = next(canvas.row_text(y) for y in range(24) if " total" in canvas.row_text(y))
+    assert header.split() == ["total", *(f"r{r}" for r in range(1, rounds + 1))], header
+    row = next(canvas.row_text(y) for y in range(24) if "  Bo " in canvas.row_text(y))
+    assert row.split()[3:] == [str(2 * r) for r in range(1, rounds + 1)], row
+
+
 @pytest.mark.parametrize("folder", ["logs/a-folder-whose-name-is-long-enough-to-fill", "logs/a-folder-name-long-enough1",
                                     "logs/short"])
 def test_R1_the_audit_command_on_the_game_end_screen_stays_on_one_row_at_80_columns(folder: str) -> None:

@@ -389,7 +389,7 @@ def _standings(canvas: Canvas, model: TableModel, y: int) -> int:
         canvas.write(1, y, clip("No round was scored before the game ended.", width - 2), "class:dim")
         return y + 1
     order = sorted(range(model.players), key=lambda s: (totals[s], s))
-    room = max(0, (width - 2 - STANDING_COLUMNS) // 6)  # (the last rounds' scores, as many as fit)
+    room = min(len(history), max(0, (width - 2 - STANDING_COLUMNS) // 6))  # (the last rounds' scores, as many as fit)
     shown_rounds = history[len(history) - room:] if room else ()
     first_round = len(history) - len(shown_rounds) + 1
     total = "so far" if early else " total"
