@@ -34,7 +34,7 @@ from engine import (
 from cli.tui.canvas import text_width
 from cli.tui.model import TableModel
 from cli.tui.table_ui import BOTTOM_PEEK_S, FLASH_S, MESSAGE_S, STALE_KEYS_S, LookSeen, Overlay, TableUi
-from cli.tui.table_view import MIDDLE, PROMPT_ROW, places
+from cli.tui.table_view import BOTTOM, MIDDLE, PROMPT_ROW, places
 from p2p.session import Deadlines, Line, Progress, RoundReport, SeatInfo
 from p2p.table.messages import WIRE_NAME
 
@@ -1965,9 +1965,202 @@ async def test_names_cut_in_a_narrow_column_never_read_alike(mock_clock: trio.te
         t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
         await t.other(Draw(3))
         rows = t.text().splitlines()
-        assert "2 Alexandr…dis 0" in rows[2] and "1 Alexandr…ova 0" in rows[6], rows
+        assert "2 Alexandr…idis 0" in rows[2] and "1 Alexandr…nova 0" in rows[6], rows  # (13 columns free at 80)
         assert " Ada…'s card " in rows[6], rows[6]
         assert prompt_line(t).startswith("Ada (bot) is playing")
+
+
+async def test_names_of_up_to_16_columns_are_shown_whole_where_the_screen_has_room(
+        mock_clock: trio.testing.MockClock) -> None:
+    """"Evangelina-Maxi1" read "Evangelina-…" on the table and in the standings even at
+    132×40: a name of up to 16 columns is shown whole where the screen has room (a wide
+    one too, never cut inside a character), and shortened only where it has not (six
+    players at 80 columns: the tableaux across the table keep clear of each other)."""
+    from dataclasses import replace
+
+    names = ("Ana", "Evangelina-Maxi1", "山田太郎山田太郎", "Cy", "Dorothea-Elisabe", "Ed")
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=6, first=1) as t:
+        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
+        await t.settle()
+        rows = t.text(132, 40).splitlines()
+        assert "2 山田太郎山田太郎 0" in rows[2] and "4 Dorothea-Elisabe 0" in rows[2], rows[2]
+        assert "1 Evangelina-Maxi1 0" in rows[6], rows[6]
+        rows = t.text(80, 24).splitlines()
+        headers = re.findall(r"\d [^\d]+ 0", rows[2])
+        assert len(headers) == 3 and all("…" in header for header in headers[::2]), rows[2]
+        assert re.search(r"\S {4,}\S.* {4,}\S", rows[2].strip()), rows[2]  # (apart, not run together)
+        assert "1 Evangelina-" in rows[6] and "…" in rows[6], rows[6]
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2, target=20) as t:
+        t.session._seats = (t.session._seats[0], replace(t.session._seats[1], name=names[1]))
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        assert "  Evangelina-Maxi1 [18] [16]" in t.text(), t.text()  # the round's screen, at 80×24
+        await t.press("enter")
+        mock_clock.jump(1.0)
+        await t.settle()
+        assert "2.  Evangelina-Maxi1    60    60" in t.text(), t.text()  # the standings
+
+
+@pytest.mark.parametrize(("players", "columns"), [(3, 80), (5, 100)])
+async def test_a_name_shown_whole_stays_whole_while_its_header_says_a_card_is_drawn(
+        mock_clock: trio.testing.MockClock, players: int, columns: int) -> None:
+    """A name of 16 columns shown whole keeps its width while its header says " +card"
+    (across the table at 80 columns, beside it at 100): the room a name may take is
+    measured without the marks that come and go, so no name is cut and whole again at
+    every turn."""
+    from dataclasses import replace
+
+    names = ("Ana", "Evangelina-Maxi1", "山田太郎山田太郎", "Cy", "Dorothea-Elisabe")
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=players, first=1) as t:
+        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=False))
+        await t.settle()
+        before = t.text(columns, 24)
+        await t.other(Draw(1))
+        after = t.text(columns, 24)
+        assert "1 Evangelina-Maxi1 0 +card" in after, after
+        for text in (before, after):
+            assert "1 Evangelina-Maxi1 0" in text and "2 山田太郎山田太郎 0" in text, text
+            assert players < 5 or "4 Dorothea-Elisabe 0" in text, text
+
+
+async def test_names_across_the_table_are_shortened_rather_than_push_a_tableau_off_its_place(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Six players at 80 columns: names of 16 columns across the table would push the
+    tableaux there off their shares of the row (each sits where its player sits); they are
+    shortened there, and shown whole at 100 columns, each tableau centred on its share of
+    the row."""
+    from dataclasses import replace
+
+    names = ("Ana", "Bo", "山田太郎山田太郎", "Cy", "Dorothea-Elisabe", "Ed")
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=6, first=1) as t:
+        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
+        await t.settle()
+        row = t.text(80, 24).splitlines()[2]
+        assert "2 山田太郎山… 0" in row and "4 Dorothea-El… 0" in row, row  # (never cut inside a character)
+        for columns in (80, 100):
+            row = t.text(columns, 24).splitlines()[2]
+            assert columns == 80 or ("2 山田太郎山田太郎 0" in row and "4 Dorothea-Elisabe 0" in row), row
+            for i, key in enumerate("234"):  # (each centred on its quarter of the row: its header, or its cards)
+                header = re.search(rf" {key} \D+ 0", row)
+                assert header is not None, row
+                box = max(len("[░░]  [░░]") + 1, text_width(header.group()))
+                assert text_width(row[:header.start()]) + box // 2 == columns * (i + 1) // 4, (key, row)
+
+
+@pytest.mark.parametrize("columns", [84, 100])
+async def test_R6_a_long_name_never_makes_a_wide_tableau_across_the_table_compact(
+        mock_clock: trio.testing.MockClock, columns: int) -> None:
+    """Three players at 84 columns, nine columns of cards across the table (R6: penalty
+    slots): names of 16 columns would leave the tableaux there no room for their slot
+    keys' column (drawn compact, cards five columns apart); the names are shortened
+    instead, and are whole where the row has room for both."""
+    from dataclasses import replace
+
+    from engine.view import CardView
+
+    names = ("Ana", "Evangelina-Maxi1", "山田太郎山田太郎")
+    async with table({1: [4, 6, 8, 2]}, discard=10, players=3, first=1) as t:
+        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
+        model = TableModel.capture(t.session)
+        view = model.view
+        extra = tuple(CardView(60 + i, None, None, (), False) for i in range(14))
+        t.ui.update(replace(model, view=replace(view, tableaux=(*view.tableaux[:2], view.tableaux[2] + extra))))
+        rows = t.ui.scene().draw(columns, 24).text().splitlines()
+    cells = [m.start() for m in re.finditer(r"\[░░\]", rows[3])]
+    assert len(cells) == 11 and cells[-1] - cells[-2] == 7, rows[3]  # (a key column: "vq" by each card)
+    whole = "1 Evangelina-Maxi1 0" in rows[2] and "2 山田太郎山田太郎 0" in rows[2]
+    assert whole == (columns == 100) and (whole or rows[2].count("…") == 2), rows[2]
+
+
+async def test_R6_R8_a_long_name_beside_the_table_never_makes_the_side_tableaux_compact(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Four players at 82 columns, five columns of cards on my right (R6), BANDIT by the
+    name on my left (R8): names of 16 columns would leave the side tableaux no room for
+    their slot keys' column beside the piles; the names are shortened instead."""
+    from dataclasses import replace
+
+    from engine.view import CardView
+
+    names = ("Ana", "Evangelina-Maxi1", "山田太郎山田太郎", "Dorothea-Elisabe")
+    async with table({1: [4, 6, 8, 2]}, discard=10, players=4, first=1) as t:
+        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
+        model = TableModel.capture(t.session)
+        view = model.view
+        extra = tuple(CardView(60 + i, None, None, (), False) for i in range(6))
+        t.ui.update(replace(model, view=replace(view, caller=1, tableaux=(*view.tableaux[:3], view.tableaux[3] + extra))))
+        rows = t.ui.scene().draw(82, 24).text().splitlines()
+    cells = [m.start() for m in re.finditer(r"\[░░\]", rows[MIDDLE + 1])]
+    assert len(cells) == 7 and cells[1] - cells[0] == 6 and cells[-1] - cells[-2] == 6, rows[MIDDLE + 1]
+    assert "1 Evangelina-" in rows[MIDDLE] and "BANDIT" in rows[MIDDLE] and rows[MIDDLE].count("…") == 2, rows[MIDDLE]
+    assert "draw pile" in rows[MIDDLE], rows[MIDDLE]
+
+
+async def test_R6_side_tableaux_with_no_piles_between_them_keep_apart_for_a_long_name(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Four players at 80 columns, eleven columns of cards on my right (R6): the piles go
+    beside my tableau, and the side tableaux keep four columns apart, as from the piles;
+    names of 16 columns would bring them within three, so they are shortened."""
+    from dataclasses import replace
+
+    from engine.view import CardView
+
+    names = ("Ana", "Evangelina-Maxi1", "山田太郎山田太郎", "Dorothea-Elisabe")
+    async with table({1: [4, 6, 8, 2]}, discard=10, players=4, first=1) as t:
+        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
+        model = TableModel.capture(t.session)
+        view = model.view
+        extra = tuple(CardView(60 + i, None, None, (), False) for i in range(18))
+        t.ui.update(replace(model, view=replace(view, tableaux=(*view.tableaux[:3], view.tableaux[3] + extra))))
+        rows = t.ui.scene().draw(80, 24).text().splitlines()
+    assert "draw pile" in rows[BOTTOM] and len(re.findall(r"\[░░\]", rows[MIDDLE + 1])) == 13, "\n".join(rows)
+    header = re.search(r"1 Evangelina-\S* 0( +)3 Dorothea-\S* 0", rows[MIDDLE])
+    assert header is not None and len(header.group(1)) >= 4 + 1, rows[MIDDLE]  # (4 clear, then its tag's column)
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_R6_a_long_name_on_the_round_screen_leaves_a_wide_tableau_its_cards_in_one_row(columns: int) -> None:
+    """A tableau of five columns of cards (R6: penalty slots) holds in one row of cards
+    left of the round screen's figures at 80 columns beside names of 12 columns, not of
+    16: a name is shown whole only where no tableau goes on in more rows for it."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_round_end
+    from engine.skills import DEFAULT_SKILLS
+    from p2p.session import RoundReport
+
+    face = {value: face for face, value in enumerate(DEFAULT_SKILLS.values)}
+    wide = tuple((slot, face[value]) for slot, value in enumerate((4, 16, 0, 8, 14, 8, 2, 6, 10, 12)))
+    square = tuple((slot, face[value]) for slot, value in enumerate((0, 2, 4, 6)))
+    report = RoundReport(3, (12, 80), (12, 80), None, False, (square, wide))
+    names = ("Ann", "Evangelina-Maxi1")
+    model = SimpleNamespace(reports=[report], skills=DEFAULT_SKILLS, me=0, players=2, ended=False,
+                            view=SimpleNamespace(round=3, target=200), name=lambda s: names[s])
+    canvas = Canvas(columns, 24)
+    draw_round_end(canvas, model, 0)  # type: ignore[arg-type]
+    rows = [canvas.row_text(y).rstrip() for y in range(24)]
+    top = next(y for y, row in enumerate(rows) if row.startswith("  Evangelina-"))
+    assert rows[top].startswith("  Evangelina-Maxi1 " if columns == 100 else "  Evangelina-… "), rows[top]
+    assert [len(re.findall(r"\[\s*-?\d+\]", row)) for row in rows[top:top + 3]] == [5, 5, 0], rows[top:top + 3]
+
+
+@pytest.mark.parametrize(("rounds", "name"), [(8, "Evangelina-Maxi1"), (9, "Evangelina-…")])
+def test_R1_a_long_name_in_the_standings_leaves_no_round_out(rounds: int, name: str) -> None:
+    """At 80 columns the standings show nine rounds beside names of 12 columns, eight
+    beside names of 16: a name is shown whole only where no round is left out for it."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import draw_game_end
+
+    history = tuple((1, 2) for _ in range(rounds))
+    view = SimpleNamespace(totals=(rounds, 2 * rounds), winners=(0,), history=history, target=rounds)
+    model = SimpleNamespace(view=view, me=0, players=2, name=lambda s: ("Ann", "Evangelina-Maxi1")[s], ended=True,
+                            finished=True, ended_why=None, log_path=None)
+    canvas = Canvas(80, 24)
+    draw_game_end(canvas, model)  # type: ignore[arg-type]
+    text = canvas.text()
+    assert f"2.  {name} " in text and "(r1 not shown)" not in text and f"r{rounds}" in text, text
 
 
 @pytest.mark.parametrize("columns", [7, 10])

@@ -20,11 +20,10 @@ from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.cards import Shown, card_width, empty_cell, value_cell
 from cli.tui.keymap import slot_position
 from cli.tui.model import TableModel
-from cli.tui.seat_names import fit_names
+from cli.tui.seat_names import NAME_COLUMNS, fit_names, name_columns
 from cli.tui.table_view import clock, your_turn_left
 from p2p.session import RoundReport, round_cut_short
 
-NAME_COLUMNS = 12
 FIGURES_COLUMNS = 38
 """The round screen's figures: sum, Bandit, round and total, and the "lowest sum" tag."""
 
@@ -70,7 +69,6 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
     skills = model.skills
     width, height = canvas.width, canvas.height
     names = ["You" if s == model.me else model.name(s) for s in range(model.players)]
-    column_names = _column_names(model)
     title = f"Round {report.round} is over"
     if report.exhausted:
         title += " — nothing left to draw (R7)"
@@ -80,9 +78,16 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
     step = card_width(skills) + 1
     counts = slot_counts(report, slots)
     columns = [slot_position(count - 1)[0] + 1 for count in counts]
-    cards_x = 2 + NAME_COLUMNS + 1
-    # (a tableau wider than the room left of the figures goes on in rows under itself: R6 penalty columns)
-    shown = min(max(columns), max(2, (width - FIGURES_COLUMNS - 2 - cards_x) // step))
+
+    def shown_columns(name_width: int) -> int:
+        # (a tableau wider than the room left of the figures goes on in rows under itself: R6 penalty columns)
+        return min(max(columns), max(2, (width - FIGURES_COLUMNS - 2 - (2 + name_width + 1)) // step))
+
+    # (names wider than the least only where no tableau goes on in more rows for them)
+    name_width = name_columns(names, lambda wider: shown_columns(wider) == shown_columns(NAME_COLUMNS))
+    column_names = _column_names(model, name_width)
+    cards_x = 2 + name_width + 1
+    shown = shown_columns(name_width)
     figures_x = cards_x + shown * step + 2
     bands = [-(-c // shown) for c in columns]
     if report.audit_ok is None:
@@ -238,9 +243,10 @@ def meanwhile(model: TableModel, shown_round: int) -> tuple[str, str] | None:
     return None
 
 
-def _column_names(model: TableModel) -> list[str]:
-    """The names in the screens' name column: cut readably, unlike each other (mine: "You")."""
-    fitted = fit_names([model.name(s) for s in range(model.players)], NAME_COLUMNS)
+def _column_names(model: TableModel, width: int) -> list[str]:
+    """The names in the screens' name column, `width` wide: cut readably, unlike each other
+    (mine: "You")."""
+    fitted = fit_names([model.name(s) for s in range(model.players)], width)
     return ["You" if s == model.me else name for s, name in enumerate(fitted)]
 
 
@@ -319,7 +325,8 @@ def _command_lines(command: str, width: int) -> list[tuple[int, str, str]]:
 
 
 STANDING_COLUMNS: Final = 6 + NAME_COLUMNS + 6
-"""Columns a row of the standings needs: its place, the name and the total."""
+"""Columns a row of the standings needs: its place, the name (in `NAME_COLUMNS` at least)
+and the total."""
 
 
 def draw_small_game_end(canvas: Canvas, model: TableModel, note: str, footer: str) -> bool:
@@ -382,20 +389,26 @@ def _standings(canvas: Canvas, model: TableModel, y: int) -> int:
     width = canvas.width
     totals = view.totals
     winners = view.winners or tuple(s for s, t in enumerate(totals) if t == min(totals))
-    column_names = _column_names(model)
     history = view.history
     early = _early(model)  # (no winner: the totals as they stood, unranked)
     if early and not history:
         canvas.write(1, y, clip("No round was scored before the game ended.", width - 2), "class:dim")
         return y + 1
     order = sorted(range(model.players), key=lambda s: (totals[s], s))
-    room = min(len(history), max(0, (width - 2 - STANDING_COLUMNS) // 6))  # (the last rounds' scores, as many as fit)
+
+    def rounds_shown(name_width: int) -> int:  # (the last rounds' scores, as many as fit)
+        return min(len(history), max(0, (width - 2 - STANDING_COLUMNS - (name_width - NAME_COLUMNS)) // 6))
+
+    # (names wider than the least only where no round's scores are left out for them)
+    name_width = name_columns(_names(model), lambda wider: rounds_shown(wider) == rounds_shown(NAME_COLUMNS))
+    column_names = _column_names(model, name_width)
+    room = rounds_shown(name_width)
     shown_rounds = history[len(history) - room:] if room else ()
     first_round = len(history) - len(shown_rounds) + 1
     total = "so far" if early else " total"
     hidden = {1: "", 2: "(r1 not shown)"}.get(first_round, f"(r1–r{first_round - 1} not shown)")  # (left out: said)
-    header = pad(hidden, 5 + NAME_COLUMNS) + " " + total + "".join(f"{'r' + str(first_round + i):>6}"
-                                                                   for i in range(len(shown_rounds)))
+    header = pad(hidden, 5 + name_width) + " " + total + "".join(f"{'r' + str(first_round + i):>6}"
+                                                                 for i in range(len(shown_rounds)))
     canvas.write(1, y, clip(header, width - 2), "class:dim")
     y += 1
     for seat in order:
@@ -403,7 +416,7 @@ def _standings(canvas: Canvas, model: TableModel, y: int) -> int:
         style = "class:good" if seat in winners and not early else (
             "class:seat.me" if seat == model.me else "class:seat")
         place = "    " if early else f"{rank:>3}."
-        row = f"{place}  {pad(column_names[seat], NAME_COLUMNS)} {totals[seat]:>5}"
+        row = f"{place}  {pad(column_names[seat], name_width)} {totals[seat]:>5}"
         row += "".join(f"{scores[seat]:>6}" for scores in shown_rounds)
         canvas.write(1, y, clip(row, width - 2), style)
         y += 1

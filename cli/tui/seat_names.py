@@ -7,20 +7,45 @@ alone would read like another seat's (§6.4: a player may be called "Ada" beside
 halfway through the mark ("Ada (b…"). Names that would then read alike keep their ends
 as well, "…" moving into the middle ("Alexa…nova" and "Alexa…idis"); names alike at both
 ends show where they differ ("…pher A Wil…"), and as a last resort their seats' numbers.
+
+How wide a screen's names are is one rule (`name_columns`): 16 columns where the screen
+has room, so that a name of 16 columns reads whole, and no fewer than 12 where it has not.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Final
 
 from cli.tui.canvas import clip, text_width
 from p2p.names import BOT_MARK, skeleton
 
 _MARKED = f" {BOT_MARK}"
 
+NAME_COLUMNS: Final = 12
+"""The columns a screen's column of names always has: a longer name is cut to them where
+the screen has no more room."""
+
+NAME_COLUMNS_MOST: Final = 16
+"""The columns a screen gives names where it has room: a name this wide is shown whole."""
+
+
+def name_columns(names: Sequence[str], room: Callable[[int], bool]) -> int:
+    """The columns a screen gives `names`: as many as the widest needs, from `NAME_COLUMNS`
+    up to `NAME_COLUMNS_MOST`, as far as `room(columns)` says the screen has room for
+    them (nothing else it shows giving way for them)."""
+    need = min(NAME_COLUMNS_MOST, max([NAME_COLUMNS, *map(text_width, names)]))
+    return next((columns for columns in range(need, NAME_COLUMNS, -1) if room(columns)), NAME_COLUMNS)
+
 
 def fit_names(names: Sequence[str], width: int) -> tuple[str, ...]:
     """Every seat's name in at most `width` columns (see the module)."""
+    return _fitted(tuple(names), width)
+
+
+@lru_cache(maxsize=64)  # (a redraw fits the same names to a few widths, many times over)
+def _fitted(names: tuple[str, ...], width: int) -> tuple[str, ...]:
     fitted = [_fit(name, width, names) for name in names]
     for group in _alike_groups(fitted):
         for tail in range(max(1, min(4, (width - 1) // 3)), width - 1):  # (an end long enough to read)

@@ -19,7 +19,9 @@ Layout (80×24 and up; extra rows go to the log, extra columns spread the seats)
     last row   the help bar
 
 Opponents sit clockwise from your left (R5: play goes clockwise); the number by each
-name is the key that chooses them.
+name is the key that chooses them. Their names take up to 16 columns where the table has
+room for them, and are shortened to 12 where it has not (`name_width`); fewer only across
+the table, as the last resort of `across`.
 """
 
 from __future__ import annotations
@@ -37,10 +39,10 @@ from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell
 from cli.tui.keymap import HELP_BAR, MOVES_WAIT_BAR, opponent_keys, slot_key, slot_position
 from cli.tui.log_view import LOG_TOP, draw_log
 from cli.tui.model import TableModel
+from cli.tui.seat_names import NAME_COLUMNS, name_columns
 from cli.tui.table_ui import (LOOKED_CARD_LEFT, SLOW_MOVE, Pending, TableScene, on_its_way, reaching_after_stop,
                               snap_turn)
 
-NAME_COLUMNS = 12
 TOP, MIDDLE, BOTTOM = 2, 6, 10
 PROMPT_ROW = LOG_TOP - 1
 
@@ -83,30 +85,29 @@ class Across:
     y: int
 
 
-def across(scene: TableScene, seats: Sequence[int], width: int) -> Across:
+def across(scene: TableScene, seats: Sequence[int], width: int, names: int = NAME_COLUMNS) -> Across:
     """The opponents across the table (`seats`, left to right) in `width` columns, never
     one over another nor past the edge: with their slot keys if all fit so, else compact;
     a tableau still too wide (R6: penalty columns) goes on in a row of cards under itself,
     the widest first (the row moves up a row for it), as the round screen does; as a last
-    resort their names give way. Each sits near its share of the width, pushed aside as
-    the others' room asks."""
+    resort their names, of `names` columns at most (`name_width`), give way. Each sits
+    near its share of the width, pushed aside as the others' room asks."""
     columns = [_columns(scene, seat) for seat in seats]
 
     def boxes(compact: bool, shown: Sequence[int], names: int) -> list[int]:
         return [_box_width(scene, seat, compact, n, names) for seat, n in zip(seats, shown, strict=True)]
 
-    def over(compact: bool, shown: Sequence[int], names: int = NAME_COLUMNS) -> int:
+    def over(compact: bool, shown: Sequence[int], names: int) -> int:
         return sum(boxes(compact, shown, names)) + ACROSS_GAP * (len(seats) - 1) - width
 
-    compact = over(False, columns) > 0
+    compact = over(False, columns, names) > 0
     shown = list(columns)
     for i in sorted(range(len(seats)), key=lambda i: -columns[i]):  # (the widest first)
-        header = _header_width(scene, seats[i])  # (cards no wider than their header: the names give way)
-        while compact and over(True, shown) > 0 and shown[i] > 2 and _cards_width(scene, seats[i], shown[i]) > header:
+        header = _header_width(scene, seats[i], names)  # (cards no wider than their header: the names give way)
+        while compact and over(True, shown, names) > 0 and shown[i] > 2 and _cards_width(scene, seats[i], shown[i]) > header:
             shown[i] -= 1
         if (bands := -(-columns[i] // shown[i])) <= BANDS:  # (as many cards in each row as it can)
             shown[i] = -(-columns[i] // bands)
-    names = NAME_COLUMNS
     while names > 4 and over(compact, shown, names) > 0:
         names -= 1
     return Across(compact, tuple(shown), names, _spread(boxes(compact, shown, names), width),
@@ -125,38 +126,109 @@ def _spread(boxes: Sequence[int], width: int) -> tuple[int, ...]:
     return tuple(xs)
 
 
+@dataclass(frozen=True, slots=True)
+class Middle:
+    """How the middle row is drawn (`middle`): the side tableaux compact or not, where the
+    one on my left ends and the one on my right starts, the columns the piles may lie in
+    (from `clear` to `x1`), and how they lie there: 2 side by side, 1 stacked, 0 not at
+    all (beside my tableau)."""
+
+    compact: bool
+    left_end: int
+    right_start: int
+    clear: int
+    x1: int
+    piles: int
+
+    def pile_column(self, scene: TableScene) -> int | None:
+        """The columns of each pile where they lie side by side (`_piles`)."""
+        return _pile_column(scene, self.x1 - self.left_end - 2) if self.piles == 2 else None
+
+
+def middle(scene: TableScene, width: int, compact: bool, names: int = NAME_COLUMNS, marks: bool = True) -> Middle:
+    """The middle row in `width` columns: the piles between the tableaux on my left and
+    right (their names in `names` columns at most), a clear gap after the left one's cards
+    (the drawn card's column ends in blank room: 2 columns suffice on the right); the side
+    tableaux `compact` as those across the table are, or compact to leave the piles room,
+    the piles stacked, or beside my tableau, as room asks (their headers' `marks` counted,
+    or not: `name_width`)."""
+    left, right = _beside(scene)
+    for side_compact in dict.fromkeys((compact, True)):
+        left_end, right_start = _sides(scene, left, right, width, side_compact, names, marks)
+        clear = left_end + (2 if left is None else PILE_GAP)  # (where the piles may start)
+        x1 = right_start - 2
+        if (piles := _piles_room(scene, x1 - clear)):
+            break
+    return Middle(side_compact, left_end, right_start, clear, x1, piles)
+
+
+def _beside(scene: TableScene) -> tuple[int | None, int | None]:
+    """The seats on my left and on my right, where someone sits there (4 players or more)."""
+    model = scene.model
+    where = places(model.players)
+    return (None if where.left is None else model.opponent(where.left),
+            None if where.right is None else model.opponent(where.right))
+
+
+def name_width(scene: TableScene, seats: Sequence[int], width: int) -> int:
+    """The columns of the opponents' names on a table `width` wide (`name_columns`), the
+    same for every one of them: more than `NAME_COLUMNS` only as far as nothing else gives
+    way for them. The tableaux across the table (`seats`) are drawn as they would be (with
+    their slot keys or compact, in as many rows of cards, their names not giving way), and
+    none takes more than its share of the row for its name; the side tableaux are drawn as
+    they would be, and the piles lie as they would, in columns as wide (where they have no
+    room between the side tableaux, those keep `PILE_GAP` apart). A tableau's share and the
+    piles' columns are measured without the marks that come and go in the headers (" +card",
+    " BANDIT", "(away)", `_header`): a name keeps its width while one is shown, unless a
+    tableau would be drawn compact or the piles lie elsewhere for it."""
+    model = scene.model
+    least = across(scene, seats, width)
+    share = width // (len(seats) + 1) - ACROSS_GAP  # (the room between two seats' places, less the gap)
+    least_marked, least_plain = (middle(scene, width, least.compact, marks=marks) for marks in (True, False))
+
+    def room(names: int) -> bool:
+        top = across(scene, seats, width, names)
+        if (top.compact, top.shown, top.names) != (least.compact, least.shown, names):
+            return False  # (compact, in more rows of cards, or other names giving way, for a name)
+        if any(_box_width(scene, seat, least.compact, n, names, marks=False)
+               > max(share, _box_width(scene, seat, least.compact, n, marks=False))
+               for seat, n in zip(seats, least.shown, strict=True)):
+            return False  # (more than its share of the row)
+        marked, plain = (middle(scene, width, least.compact, names, marks) for marks in (True, False))
+        if (marked.compact, marked.piles) != (least_marked.compact, least_marked.piles):
+            return False  # (side tableaux compact, or the piles out of their place)
+        if (plain.compact, plain.piles, plain.pile_column(scene)) != (
+                least_plain.compact, least_plain.piles, least_plain.pile_column(scene)):
+            return False  # (the piles in narrower columns)
+        apart = marked.right_start - marked.left_end  # (no piles between the side tableaux: kept apart)
+        return marked.piles > 0 or apart >= min(PILE_GAP, least_marked.right_start - least_marked.left_end)
+
+    return name_columns([model.name(s) for s in range(model.players) if s != model.me], room)
+
+
 def draw_table(canvas: Canvas, scene: TableScene) -> None:
     model = scene.model
     width, height = canvas.width, canvas.height
     _status(canvas, scene)
     where = places(model.players)
     seats = [seat for position in where.top if (seat := model.opponent(position)) is not None]
-    top = across(scene, seats, width)
+    names = name_width(scene, seats, width)
+    top = across(scene, seats, width, names)
     for seat, x, shown in zip(seats, top.xs, top.shown, strict=True):  # (opponents across the table)
         _tableau(canvas, scene, seat, x, top.y, top.compact, shown, top.names)
-    compact = top.compact
-    left = None if where.left is None else model.opponent(where.left)
-    right = None if where.right is None else model.opponent(where.right)
-    # the middle row: the piles between the tableaux on my left and right, a clear gap after
-    # the left one's cards (the drawn card's column ends in blank room: 2 columns suffice on
-    # the right); side tableaux compact, the piles stacked, or beside my tableau, as room asks
-    for side_compact in dict.fromkeys((compact, True)):
-        left_end, right_start = _sides(scene, left, right, width, side_compact)
-        clear = left_end + (2 if left is None else PILE_GAP)  # (where the piles may start)
-        x1 = right_start - 2
-        if x1 - clear >= _piles_width(scene) or x1 - clear >= STACKED_PILES + PILE_GAP - 2:
-            break
+    left, right = _beside(scene)
+    row = middle(scene, width, top.compact, names)
     if left is not None:
-        _tableau(canvas, scene, left, 1, MIDDLE, side_compact)
+        _tableau(canvas, scene, left, 1, MIDDLE, row.compact, names=names)
     if right is not None:
-        _tableau(canvas, scene, right, right_start, MIDDLE, side_compact)
+        _tableau(canvas, scene, right, row.right_start, MIDDLE, row.compact, names=names)
     box = _box_width(scene, model.me, False)
     mine = max(0, (width - box) // 2)
     _tableau(canvas, scene, model.me, mine, BOTTOM, False)
-    if x1 - clear >= _piles_width(scene):
-        _piles(canvas, scene, left_end + 2, x1, clear)
-    elif x1 - clear >= STACKED_PILES + PILE_GAP - 2:
-        _stacked_piles(canvas, scene, clear, x1 + 2 - PILE_GAP, MIDDLE)
+    if row.piles == 2:
+        _piles(canvas, scene, row.left_end + 2, row.x1, row.clear)
+    elif row.piles == 1:
+        _stacked_piles(canvas, scene, row.clear, row.x1 + 2 - PILE_GAP, MIDDLE)
     else:  # (no room between them even so: beside my tableau, keeping the gap)
         x0 = mine - PILE_GAP - STACKED_PILES if mine - PILE_GAP - STACKED_PILES >= 1 else mine + box + PILE_GAP
         _stacked_piles(canvas, scene, x0, x0 + STACKED_PILES, BOTTOM)
@@ -303,7 +375,8 @@ def _cell_width(scene: TableScene, seat: int, compact: bool) -> int:
 
 
 def _header(scene: TableScene, seat: int, names: int = NAME_COLUMNS) -> list[tuple[str, str]]:
-    """The name over `seat`'s tableau (in at most `names` columns) and what it tells."""
+    """The name over `seat`'s tableau (in at most `names` columns) and what it tells: its
+    turn tag, key and name, and total, then the marks that come and go."""
     model = scene.model
     view = model.view
     me = seat == model.me
@@ -336,11 +409,11 @@ def _targeted(pending: Pending | None, seat: int, me: bool) -> bool:
 
 
 def _box_width(scene: TableScene, seat: int, compact: bool, shown: int | None = None,
-               names: int = NAME_COLUMNS) -> int:
+               names: int = NAME_COLUMNS, marks: bool = True) -> int:
     """Columns `seat`'s tableau takes, `shown` columns of cards in a row (all if None):
     with one more for the "…" that ends its last row when more than `BANDS` rows of
-    cards would not hold them."""
-    return max(_cards_width(scene, seat, shown, compact), _header_width(scene, seat, names))
+    cards would not hold them (its header's `marks` counted, or not: `_header_width`)."""
+    return max(_cards_width(scene, seat, shown, compact), _header_width(scene, seat, names, marks))
 
 
 def _cards_width(scene: TableScene, seat: int, shown: int | None = None, compact: bool = True) -> int:
@@ -350,8 +423,10 @@ def _cards_width(scene: TableScene, seat: int, shown: int | None = None, compact
     return min(columns, shown) * _cell_width(scene, seat, compact) - 1 + (columns > BANDS * shown)
 
 
-def _header_width(scene: TableScene, seat: int, names: int = NAME_COLUMNS) -> int:
-    return sum(text_width(t) for t, _ in _header(scene, seat, names))
+def _header_width(scene: TableScene, seat: int, names: int = NAME_COLUMNS, marks: bool = True) -> int:
+    """Columns of `seat`'s header, with or without the `marks` that come and go (`_header`:
+    its turn tag, key and name, and total come first)."""
+    return sum(text_width(t) for t, _ in _header(scene, seat, names)[:None if marks else 3])
 
 
 def _tableau(canvas: Canvas, scene: TableScene, seat: int, x: int, y: int, compact: bool, shown: int | None = None,
@@ -415,13 +490,21 @@ STACKED_PILES: Final = 18
 """Columns the piles take stacked, one under the other ("draw pile [░░] 50")."""
 
 
-def _sides(scene: TableScene, left: int | None, right: int | None, width: int, compact: bool) -> tuple[int, int]:
-    """Where the tableau on my left ends and the one on my right starts, drawn `compact` or not."""
-    left_end = 1 if left is None else 1 + _box_width(scene, left, compact)
+def _sides(scene: TableScene, left: int | None, right: int | None, width: int, compact: bool,
+           names: int, marks: bool = True) -> tuple[int, int]:
+    """Where the tableau on my left ends and the one on my right starts, drawn `compact` or
+    not, their names in `names` columns at most (their headers' `marks` counted, or not)."""
+    left_end = 1 if left is None else 1 + _box_width(scene, left, compact, names=names, marks=marks)
     right_start = width - 1
     if right is not None:
-        right_start = max(left_end + 2, width - 1 - _box_width(scene, right, compact))
+        right_start = max(left_end + 2, width - 1 - _box_width(scene, right, compact, names=names, marks=marks))
     return left_end, right_start
+
+
+def _piles_room(scene: TableScene, room: int) -> int:
+    """How the piles lie in `room` columns of the middle row: 2 side by side, 1 stacked,
+    0 not at all (beside my tableau)."""
+    return 2 if room >= _piles_width(scene) else 1 if room >= STACKED_PILES + PILE_GAP - 2 else 0
 
 
 def _piles_width(scene: TableScene) -> int:
@@ -486,8 +569,7 @@ def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int, clear: int) -> N
     view = model.view
     skills = model.skills
     width = max(0, x1 - x0)
-    cw = card_width(skills)
-    column = max(cw + 6, min(16, width // 3))
+    column = _pile_column(scene, width)
     x = max(clear, x0 + max(0, (width - 3 * column) // 2))
     # draw pile
     canvas.write(x, MIDDLE, "draw pile", "class:pile.label")
@@ -526,6 +608,11 @@ def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int, clear: int) -> N
                 _label(canvas, x, MIDDLE + 2, power_words(power), max(column, x1 - x) - 1)
         else:
             canvas.write(x, MIDDLE + 1, back.text, back.style)
+
+
+def _pile_column(scene: TableScene, width: int) -> int:
+    """The columns of each pile side by side in `width` columns (16 at most)."""
+    return max(card_width(scene.model.skills) + 6, min(16, width // 3))
 
 
 def _label(canvas: Canvas, x: int, y: int, text: str, room: int) -> None:
