@@ -276,8 +276,9 @@ class Mesh:
             peer.link.wake.set()
 
     def dial(self, peer_id: bytes) -> None:
-        """Connect to a pinned peer (no-op while linked or dialing, and once the mesh is
-        closing: it takes no new link, and its tasks may be gone; a caller may outlive it)."""
+        """Connect to a pinned peer (no-op while linked, while a dial is under way: until
+        its `link.hello` exchange is over, §4.7, and once the mesh is closing: it takes no
+        new link, and its tasks may be gone; a caller may outlive it)."""
         peer = self._peers[peer_id]
         if peer.address is None:
             raise ValueError(f"no address known for {short_id(peer_id)}")
@@ -566,8 +567,9 @@ class Mesh:
                 self._emit(LinkDown(peer.cert.peer_id, f"could not connect: {failure}", error))
                 return
         finally:
-            peer.dialing = False
-        await self._run_link(peer, stream)
+            if stream is None:
+                peer.dialing = False
+        await self._run_link(peer, stream, dialled=True)
 
     async def _connect(self, peer: _Peer) -> FramedStream:
         assert peer.address is not None
@@ -592,9 +594,13 @@ class Mesh:
 
     # -- links ------------------------------------------------------------------------
 
-    async def _run_link(self, peer: _Peer, stream: FramedStream) -> None:
+    async def _run_link(self, peer: _Peer, stream: FramedStream, *, dialled: bool = False) -> None:
+        """Set up a link on `stream` and serve it until it ends. `dialled`: this peer's dial
+        made it, and that dial lasts until the `link.hello` exchange is over (§4.7)."""
         peer_id = peer.cert.peer_id
         if self._closing is not None or peer.closing:
+            if dialled:
+                peer.dialing = False
             # A mesh that is leaving takes no new link: one that came up only to say bye
             # would look to the other peer like a return (and restart its wait, §11.3).
             if self._away:
@@ -603,9 +609,17 @@ class Mesh:
                 await stream.say_bye(self._closing or "removed from the table")
             return
         try:
-            with trio.fail_after(HANDSHAKE_TIMEOUT):
-                await stream.send({"type": "link.hello", "v": 1, "table": self.table_id or bytes(32)})
-                hello = await stream.expect("link.hello")
+            try:
+                with trio.fail_after(HANDSHAKE_TIMEOUT):
+                    await stream.send({"type": "link.hello", "v": 1, "table": self.table_id or bytes(32)})
+                    hello = await stream.expect("link.hello")
+            finally:
+                # (over before its end is told: whoever hears of a failed setup may dial again.
+                # Not before: a dial again meanwhile, as a table dials a lost peer again and
+                # again, §11.3, made a second connection; it replaced the first at one end,
+                # and the other could see the first closed before the second came up)
+                if dialled:
+                    peer.dialing = False
             if self.table_id is None or hello["table"] != self.table_id:
                 raise ProtocolError("§4.6", "link.hello names another table", stream.label)
         except ProtocolError as exc:

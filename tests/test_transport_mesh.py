@@ -338,3 +338,43 @@ async def test_s11_3_a_peer_that_stays_unreachable_is_an_event_at_every_redial_a
             assert isinstance(await a.receive(), LinkDown)
             assert (failures(logging.WARNING), failures(logging.INFO)) == (0, 4)
             assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+async def test_s4_7_a_dial_again_while_its_link_is_set_up_makes_no_second_connection(tmp_path: Path) -> None:
+    """A table dials a lost peer again and again until it is back (§11.3). A dial lasts
+    until its link has exchanged `link.hello` (§4.7): one made again while that exchange
+    is under way (a peer slow to answer, such as one busy catching up after a seat
+    resumed) is the same dial. A second connection replaced the first at one end, and the
+    other end could see the first closed before the second came up: a link lost just
+    after it came back ("ada is back", "Lost the link to ada", "ada is back")."""
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    schemas = link_schemas(BLOB)
+    with trio.fail_after(30):
+        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+            settled: list[object] = []  # connections B took through their TLS handshake
+            answer = trio.Event()  # until set, B holds each one there: A waits for B's link.hello
+            settle = b._settle  # noqa: SLF001
+
+            async def slow_to_answer(*args):  # type: ignore[no-untyped-def]
+                got = await settle(*args)
+                settled.append(got)
+                await answer.wait()
+                return got
+
+            b._settle = slow_to_answer  # type: ignore[method-assign]  # noqa: SLF001
+            a.set_table(TABLE)
+            b.set_table(TABLE)
+            b.expect(a_id.certificate)
+            a.expect(b_id.certificate, ("127.0.0.1", b.port), dial=True)
+            while not settled:
+                await trio.testing.wait_all_tasks_blocked()
+            await trio.testing.wait_all_tasks_blocked()  # A sent its link.hello and waits for B's
+            a.dial(b_id.peer_id)  # as the table's redial loop does while the peer is away
+            await trio.testing.wait_all_tasks_blocked()
+            assert len(settled) == 1, "a dial again during link setup made a second connection"
+            answer.set()
+            assert await a.receive() == LinkUp(b_id.peer_id)
+            assert await b.receive() == LinkUp(a_id.peer_id)
+            await trio.testing.wait_all_tasks_blocked()
+            assert (a.receive_nowait(), b.receive_nowait()) == (None, None)  # one link, up once, never lost
+            assert len(settled) == 1
