@@ -190,7 +190,8 @@ async def test_R4_help_and_the_log_s_scrolling_leave_the_look_at_the_bottom_card
         mock_clock.jump(BOTTOM_PEEK_S + 1)  # (all of it within the table's 30 s ready barrier)
         await t.settle()
         assert t.sent == []
-        assert await t.press("?") == [] and not t.ui.help_open  # (any key closes the help)
+        assert await t.press("?") == [] and t.scene.overlay is Overlay.RULES  # (? turns the help's screen)
+        assert await t.press("x") == [] and not t.ui.help_open  # (any other key closes it)
         assert await t.press("pageup") == [] and await t.press("pagedown") == []
         assert "[ 8]" in my_box(t.text())[1]  # still looking
         assert await t.press("ctrl-c") == [] and t.scene.quitting
@@ -1171,7 +1172,93 @@ def test_R6_s11_3_the_help_says_what_enter_does_in_a_snap_and_that_moves_wait_af
     assert "Enter ready after the look · cancel a snap with no card · close screens" in rows
     assert "After a stop past the table's grace period, moves wait till the table answers." in rows[:-1]
     assert "§" not in canvas.text()  # (players know the rules' R-numbers, not the protocol's sections)
-    assert rows[-1] == "Press any key to return to the table."
+    assert rows[-1] == "? how to win, options A B C, the cards · any other key: back to the table"
+
+
+def _help_rows(draw: Callable[..., None], *args: object, width: int = 80, height: int = 24) -> list[str]:
+    from cli.tui.canvas import Canvas
+
+    canvas = Canvas(width, height)
+    draw(canvas, *args)
+    return [" ".join(canvas.row_text(y).split()) for y in range(height)]
+
+
+def test_R1_R3_R5_R9_the_help_s_second_screen_says_how_to_win_the_turn_s_options_and_the_cards() -> None:
+    """A first-time player read the keys and "Snap (R6)" and "Bandit (R5)" in the help but
+    not how to win, what options A, B and C are, nor which card has which power (they
+    learnt a power only by drawing its card). `?` again shows how to play, whole and
+    above its footer on the smallest table screen: nothing more shows on a taller one."""
+    from cli.tui.help_view import RULES_FOOTER, draw_rules
+    from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH
+    from engine.skills import DEFAULT_SKILLS
+
+    rows = _help_rows(draw_rules, DEFAULT_SKILLS, 100, width=MIN_WIDTH, height=MIN_HEIGHT)
+    said = " ".join(rows)
+    assert ("How to win (R1, R9): the lowest total wins (equal lowest share the win); the game ends after the "
+            "round in which a total reaches or passes 100.") in said
+    assert "Bandit call and its final turns (R8), or when nothing is left to draw (R7)" in said
+    assert "A x z draw, look, discard it face up; then you may use its power" in rows
+    assert "B x slot draw, look, put it in that slot; the card there is discarded unseen" in rows
+    assert "C c slot take the discard top into that slot; the card there is discarded" in rows
+    assert "Cards (R2, R3): a power is used only in option A, after its card is discarded." in rows
+    assert "0 2 no power" in rows
+    assert "4 6 peek: look at one of your own cards" in rows
+    assert "8 10 spy: look at one card of another player" in rows
+    assert "12 14 swap: exchange one of yours with another player's card; nobody looks" in rows
+    assert ("16 18 look & swap: look at one of yours and one of another player's, then exchange them or not"
+            in said)
+    assert "-2 20 green Bandit and red Bandit: no power; identical to each other in a snap (R6)" in said
+    assert rows[-1] == RULES_FOOTER and rows[-2] == ""
+    taller = _help_rows(draw_rules, DEFAULT_SKILLS, 100, width=MIN_WIDTH, height=60)
+    assert [row for row in taller if row][:-1] == [row for row in rows if row][:-1]  # (nothing left out at 80×24)
+
+
+def test_R2_R3_the_help_lists_the_cards_of_the_table_s_skills_table_and_its_target() -> None:
+    """A table playing with its own skills table (`--skills`) and to 50: the help names
+    its cards and powers and its target, not the default deck's."""
+    from cli.tui.help_view import draw_rules
+    from engine.skills import Skills
+
+    skills = Skills.from_toml("""
+[[card]]
+value = 1
+count = 20
+[[card]]
+value = 5
+count = 10
+power = "spy"
+[[card]]
+value = 9
+count = 10
+power = "spy"
+[[card]]
+name = "joker"
+value = -5
+count = 4
+bandit = true
+""")
+    rows = _help_rows(draw_rules, skills, 50)
+    said = " ".join(rows)
+    assert "1 no power" in rows and "5 9 spy: look at one card of another player" in rows, rows
+    assert "-5 joker: no power; identical to each other in a snap (R6)" in rows, rows
+    assert "a total reaches or passes 50." in said and "peek" not in said and "swap:" not in said
+
+
+async def test_R1_R5_question_mark_turns_the_help_to_how_to_play_and_back(mock_clock: trio.testing.MockClock) -> None:
+    """The help's footer says `?` again shows how to win, the options and the cards; `?`
+    there goes back to the keys, and any other key returns to the table, playing nothing."""
+    async with table({0: [0, 0, 2, 2]}, discard=4) as t:
+        await t.press("?")
+        rows = t.text().splitlines()
+        assert rows[-1].strip() == "? how to win, options A B C, the cards · any other key: back to the table"
+        assert await t.press("?") == [] and t.scene.overlay is Overlay.RULES
+        assert "How to win (R1, R9): the lowest total wins" in t.text(), t.text()
+        assert t.text().splitlines()[-1].strip() == "? the keys · any other key: back to the table"
+        assert await t.press("?") == [] and t.scene.overlay is Overlay.HELP
+        await t.press("?")
+        assert await t.press("x") == [] and t.scene.overlay is None  # (closes the help, does not draw)
+
+
 
 
 # --- a live table turns cards over asynchronously -------------------------------------------

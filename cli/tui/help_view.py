@@ -1,8 +1,12 @@
-"""The `?` screen: every key, how to snap and how to announce Bandit, and the card legend."""
+"""The `?` screens: the keys (how to snap, how to announce Bandit, the card legend), then,
+at `?` again, how to play: how to win, what a round and a turn are, and the cards with
+their powers, read from the table's skills table (R2, R3)."""
 
 from __future__ import annotations
 
-from cli.tui.canvas import Canvas, clip, wrap
+from engine.narrate import listed, power_words
+from engine.skills import CardKind, Power, Skills
+from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.keymap import KEYMAP
 
 KEY_COLUMN = 12
@@ -18,8 +22,17 @@ NOTES = (
 
 LEGEND = ("[░░] face down", "[••] seen by you", "[ 8] shown", "[-2] green", "[20] red")
 
+KEYS_FOOTER = "? how to win, options A B C, the cards · any other key: back to the table"
+RULES_FOOTER = "? the keys · any other key: back to the table"
+
+
+def _footer(canvas: Canvas, footer: str) -> None:
+    canvas.write(max(0, canvas.width - text_width(footer) - 1), canvas.height - 1, clip(footer, canvas.width),
+                 "class:dim")
+
 
 def draw_help(canvas: Canvas) -> None:
+    """The first `?` screen: every key, the card legend, how to snap and announce Bandit."""
     width = canvas.width
     canvas.write(1, 0, clip("Bandit — keys for one hand: fingers on q w / a s, thumb on Space", width - 2), "class:title")
     y = 2
@@ -43,5 +56,91 @@ def draw_help(canvas: Canvas) -> None:
         for line in wrap(note, width - 2):
             canvas.write(1, y, line, "class:prompt")
             y += 1
-    footer = "Press any key to return to the table."
-    canvas.write(max(0, width - len(footer) - 1), canvas.height - 1, footer, "class:dim")
+    _footer(canvas, KEYS_FOOTER)
+
+
+# --- how to play ---------------------------------------------------------------------------
+
+
+def goal_words(target: int) -> str:
+    """How to win (R1, R9) and what a round is (R4, R7, R8), for a table playing to `target`."""
+    return (f"How to win (R1, R9): the lowest total wins (equal lowest share the win); the game ends after "
+            f"the round in which a total reaches or passes {target}. A round: 4 face-down cards each; look once "
+            "at your bottom two (R4). It ends after a Bandit call and its final turns (R8), or when nothing is "
+            "left to draw (R7); your cards' sum adds to your total.")
+
+
+TURN_HEADING = "Your turn (R5): one of three options."
+
+TURN_OPTIONS = (
+    ("A", "x z", "draw, look, discard it face up; then you may use its power"),
+    ("B", "x slot", "draw, look, put it in that slot; the card there is discarded unseen"),
+    ("C", "c slot", "take the discard top into that slot; the card there is discarded"),
+)
+"""Options A, B and C of a turn (R5), with their keys."""
+
+CARDS_HEADING = "Cards (R2, R3): a power is used only in option A, after its card is discarded."
+
+POWER_EFFECTS = {
+    Power.PEEK: "look at one of your own cards",
+    Power.SPY: "look at one card of another player",
+    Power.SWAP: "exchange one of yours with another player's card; nobody looks",
+    Power.LOOK_SWAP: "look at one of yours and one of another player's, then exchange them or not",
+}
+"""What each power does (R3)."""
+
+
+def card_rows(skills: Skills) -> list[tuple[list[CardKind], str]]:
+    """The deck as the help lists it: its kinds of one power (or none) together, in the
+    table's order, then the Bandit cards."""
+    rows: dict[Power | None, list[CardKind]] = {}
+    for kind in skills.kinds:
+        if not kind.bandit:
+            rows.setdefault(kind.power, []).append(kind)
+    out = [(kinds, "no power" if power is None else f"{power_words(power)}: {POWER_EFFECTS[power]}")
+           for power, kinds in rows.items()]
+    bandits = [k for k in skills.kinds if k.bandit]
+    if bandits:
+        names = listed([k.name or f"the {k.value} Bandit" for k in bandits])
+        out.append((bandits, f"{names}: no power; identical to each other in a snap (R6)"))
+    return out
+
+
+def _bandit_style(kind: CardKind) -> str:
+    if not kind.bandit:
+        return "class:prompt.key"
+    return "class:card.green" if kind.value < 0 else "class:card.red"
+
+
+def draw_rules(canvas: Canvas, skills: Skills, target: int) -> None:
+    """The second `?` screen: how to win, a round, a turn's options and the cards."""
+    width = canvas.width
+    room = width - 2
+    canvas.write(1, 0, clip("Bandit — how to win, a turn, the cards", room), "class:title")
+    y = 2
+    for line in wrap(goal_words(target), room):
+        canvas.write(1, y, line, "class:prompt")
+        y += 1
+    y += 1
+    canvas.write(1, y, clip(TURN_HEADING, room), "class:title")
+    y += 1
+    for letter, keys, what in TURN_OPTIONS:
+        canvas.write(2, y, letter, "class:title")
+        canvas.write(5, y, keys, "class:prompt.key")
+        for line in wrap(what, max(10, width - 13)):
+            canvas.write(12, y, line, "class:prompt")
+            y += 1
+    y += 1
+    for line in wrap(CARDS_HEADING, room):
+        canvas.write(1, y, line, "class:title")
+        y += 1
+    rows = card_rows(skills)
+    column = min(width // 3, 4 + max(sum(len(str(k.value)) + 1 for k in kinds) for kinds, _ in rows))
+    for kinds, what in rows:
+        x = 2
+        for kind in kinds:
+            x = canvas.write(x, y, str(kind.value), _bandit_style(kind)) + 1
+        for i, line in enumerate(wrap(what, max(10, width - column - 1))):
+            canvas.write(column, y + i if x <= column else y + i + 1, line, "class:prompt")
+        y += len(wrap(what, max(10, width - column - 1))) + (x > column)
+    _footer(canvas, RULES_FOOTER)

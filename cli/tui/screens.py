@@ -6,7 +6,7 @@ import math
 
 from cli.tui.canvas import Canvas, text_width, wrap
 from cli.tui.dialog import LEAVE_AGAIN, answer_keys, draw_dialog
-from cli.tui.help_view import draw_help
+from cli.tui.help_view import draw_help, draw_rules
 from cli.tui.round_view import draw_game_end, draw_round_end, draw_small_game_end
 from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH, Overlay, TableScene, table_fits
 from cli.tui.table_view import clock, draw_table, write_marked, your_turn_left
@@ -25,6 +25,8 @@ def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
         _too_small(canvas, scene)
     elif overlay is Overlay.HELP:
         draw_help(canvas)
+    elif overlay is Overlay.RULES:
+        draw_rules(canvas, scene.model.skills, scene.model.view.target)
     elif overlay is Overlay.ROUND and scene.report is not None:
         draw_round_end(canvas, scene.model, scene.report, scene.report_slots)
     elif overlay is Overlay.GAME:

@@ -135,6 +135,7 @@ class Overlay(enum.Enum):
     top of any of them)."""
 
     HELP = "help"
+    RULES = "rules"  # the help's second screen (? again): how to win, a turn, the cards
     ROUND = "round"
     GAME = "game"
 
@@ -218,6 +219,7 @@ class TableUi:
         self.pending: Pending | None = None
         self.message: Message | None = None
         self.help_open = False
+        self.rules_open = False  # the help shows how to play (? turns its two screens)
         self.quit_open = False
         self.quit_again = False  # Ctrl-C pressed at the open leave question: the question says which keys answer
         self.game_open = False
@@ -406,7 +408,7 @@ class TableUi:
     @property
     def overlay(self) -> Overlay | None:
         if self.help_open:
-            return Overlay.HELP
+            return Overlay.RULES if self.rules_open else Overlay.HELP
         if self.report_open is not None:
             return Overlay.ROUND
         if self.game_open:
@@ -482,8 +484,9 @@ class TableUi:
             if key == "enter" and (overlay is Overlay.GAME or model.ended):  # (but the game's end, shown small, closes)
                 self.finished = True
             return []
-        if overlay is Overlay.HELP:
-            self.help_open = False
+        if overlay in (Overlay.HELP, Overlay.RULES):  # (? turns the help's screen, any other key closes it)
+            self.rules_open = key == "?" and not self.rules_open
+            self.help_open = key == "?"
             return []
         if overlay is Overlay.ROUND:  # (closed by the key it names only: a game key mashed as it opens is lost)
             if key == "?":
