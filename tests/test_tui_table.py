@@ -633,7 +633,7 @@ async def test_R8_the_status_bar_names_the_players_of_the_final_turns_still_to_p
         seats = t.session._seats
         t.session._seats = (seats[0], seats[1], replace(seats[2], name="山田太郎" * 6), seats[3])
         await t.settle()
-        assert re.search(r"Your turn 1:00 · Bandit by 山田.*…, 1 final turn left +to 100 · \? help$", status(t)), status(t)
+        assert re.search(r"Your turn 1:00 · Bandit by 山.*…, 1 final turn left +\? help$", status(t)), status(t)
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=4) as t:
         await t.press("b")
         assert "Your turn 1:00 · Bandit by you, final turns: Bo, Cy" in status(t), status(t)
@@ -1258,6 +1258,34 @@ async def test_R1_R5_question_mark_turns_the_help_to_how_to_play_and_back(mock_c
         await t.press("?")
         assert await t.press("x") == [] and t.scene.overlay is None  # (closes the help, does not draw)
 
+
+async def test_R1_the_header_says_the_game_ends_at_the_target_and_the_lowest_total_wins(
+        mock_clock: trio.testing.MockClock) -> None:
+    """The header said "to 100", which reads as a race to 100: it says that the game ends
+    at 100 and the lowest total wins, in as many words as the row has room for (at 80
+    and 132 columns), while what the table is doing keeps its words."""
+    from dataclasses import replace
+
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2, 0, 2], players=4, first=1) as t:
+        for columns in (80, 132):
+            header = t.text(columns).splitlines()[0]
+            assert header.startswith(" Round 1 · Bo's turn 1:00 ") and header.endswith(
+                "game ends at 100 · lowest total wins · ? help"), header
+        seats = t.session._seats
+        t.session._seats = (seats[0], replace(seats[1], name="Maximilianus"), *seats[2:])
+        await t.settle()
+        header = t.text(80).splitlines()[0]
+        assert header.startswith(" Round 1 · Maximilianus's turn 1:00  ") and header.endswith(
+            "  ends at 100 · lowest wins · ? help"), header
+        header = t.text(132).splitlines()[0]
+        assert header.startswith(" Round 1 · Maximilianus's turn 1:00  ") and header.endswith(
+            "  game ends at 100 · lowest total wins · ? help"), header
+        t.session._seats = seats
+        await t.other(CallBandit(1))  # (the final turns' names come first: the goal's words give way)
+        for columns, words in ((80, ""), (132, " game ends at 100 · lowest total wins")):
+            header = t.text(columns).splitlines()[0]
+            assert header.startswith(" Round 1 · Bo's turn 1:00 · Bandit by Bo, final turns: Cy, Di ") and (
+                header.endswith(f"{words} · ? help" if words else "  ? help")), header
 
 
 
@@ -2328,7 +2356,7 @@ def test_fitted_names_fit_and_never_read_alike(width: int) -> None:
 
 
 async def test_a_long_wide_name_leaves_the_header_and_the_prompt_their_keys(mock_clock: trio.testing.MockClock) -> None:
-    """A name of 24 wide characters whose turn it is pushed "to 100 · ? help" off the
+    """A name of 24 wide characters whose turn it is pushed "to 100 · ? help" (now "ends at 100 · ? help") off the
     80-column header and cut the prompt's keys ("… is playing · Space+slot snap…"): the
     name is shortened with … instead. A 12×4 or 40×12 screen says it is too small whole,
     in fewer words when it must."""
@@ -2340,7 +2368,7 @@ async def test_a_long_wide_name_leaves_the_header_and_the_prompt_their_keys(mock
         t.session._seats = (seats[0], replace(seats[1], name=wide), *seats[2:])
         await t.settle()
         rows = t.text().splitlines()
-        assert rows[0].rstrip().endswith("to 100 · ? help") and "…'s turn" in rows[0], rows[0]
+        assert rows[0].rstrip().endswith("ends at 100 · ? help") and "…'s turn" in rows[0], rows[0]
         assert prompt_line(t).endswith("is playing · Space+slot snaps a card matching the discard."), prompt_line(t)
         assert "…" in prompt_line(t)
         for width, height, said in ((12, 4, "Too small: need 80×24."), (40, 12, "the table needs 80×24.")):

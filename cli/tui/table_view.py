@@ -307,33 +307,40 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         names = ", ".join(model.name(s) for s in model.waiting_for)
         waiting = f"waiting for {names}" if after is None else f"reconnecting after {after}"
         parts.append((waiting + until, "class:status.alert"))
-    right = f"to {view.target} · ? help "
+    target = view.target  # (R1: a total reaching it ends the game, and the lowest total wins)
+    rights = (f"game ends at {target} · lowest total wins · ? help ", f"ends at {target} · lowest wins · ? help ",
+              f"ends at {target} · ? help ", "? help ")
 
     def over() -> int:
         return sum(text_width(t) for t, _ in parts) + 3 * (len(parts) - 1) + text_width(right) + 2 - canvas.width
 
+    # (what the table is doing gives way for "? help" only, a long name for the target too; the words
+    # of the goal take the room left, as many as fit)
+    right = rights[-1]
     if waited is not None and over() > 0:
         parts[waited] = (f"waiting for {', '.join(model.said_name(s) for s in model.waiting_for)}{until}",
                          parts[waited][1])
     if waited is not None and over() > 0 and len(model.waiting_for) > 1:  # (their headers say "(away)")
         parts[waited] = (f"waiting for {len(model.waiting_for)} players{until}", parts[waited][1])
-    if bandit is not None and over() > 0:
+    unnamed = bandit is not None and over() > 0
+    if unnamed:
         parts[bandit] = (_bandit(scene, named=False), parts[bandit][1])
+    right = rights[-2]
     if named is not None and view.turn_seat is not None:
         if (excess := over()) > 0:
             name = model.name(view.turn_seat)
             text, style = parts[named]
             parts[named] = (model.short_name(view.turn_seat, max(4, text_width(name) - excess)) + text[len(name):],
                             style)
-    if bandit is not None and (excess := over()) > 0 and view.caller != model.me:
+    if unnamed and (excess := over()) > 0 and view.caller != model.me:
         parts[bandit] = (_bandit(scene, named=False, cut=excess), parts[bandit][1])
     x = 0
     for i, (text, style) in enumerate(parts):  # (what even so does not fit ends in …, at the edge)
         if i:
             x = canvas.write(x, 0, clip(" · ", canvas.width - x, ""), "class:status")
         x = canvas.write(x, 0, clip(text, max(0, canvas.width - x)), style)
-    if x + text_width(right) + 2 <= canvas.width:
-        canvas.write(canvas.width - text_width(right), 0, right, "class:status")
+    right = next((r for r in rights if x + text_width(r) + 2 <= canvas.width), "")  # (the most that fits now)
+    canvas.write(canvas.width - text_width(right), 0, right, "class:status")
 
 
 def _bandit(scene: TableScene, named: bool, cut: int = 0) -> str:
