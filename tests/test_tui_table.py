@@ -1288,6 +1288,24 @@ async def test_R1_the_header_says_the_game_ends_at_the_target_and_the_lowest_tot
                 header.endswith(f"{words} · ? help" if words else "  ? help")), header
 
 
+async def test_R4_the_first_round_s_look_says_where_the_rules_are(mock_clock: trio.testing.MockClock) -> None:
+    """A first-time player's first screen, the look at the bottom cards (R4), says under
+    the look where the rules are; once the look is over, and in a later round's look, the
+    line is gone."""
+    from dataclasses import replace
+
+    from cli.tui.table_view import NEW_PLAYER_HINT, prompt_lines
+
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        lines = [line.text for line in prompt_lines(t.scene)]
+        assert lines[0].startswith("Your two bottom cards — remember them!") and lines[-1] == NEW_PLAYER_HINT, lines
+        assert "New to Bandit? ? shows the keys, ? again how to win and what the cards do." in t.text()
+        model = t.scene.model
+        later = replace(t.scene, model=replace(model, view=replace(model.view, round=2)))
+        assert NEW_PLAYER_HINT not in [line.text for line in prompt_lines(later)]
+        await t.press("enter")
+        assert "New to Bandit?" not in t.text()
+
 
 # --- a live table turns cards over asynchronously -------------------------------------------
 

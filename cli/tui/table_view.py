@@ -668,7 +668,9 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
     player reads what went wrong and what to type next at once; and the look at the
     bottom cards when their turn comes during it (R4), so the turn's keys stay on screen
     and the look's time too, or when the prompt line says something else meanwhile (a
-    message; a seat back from a stop past the grace period, whose moves wait, §11.3)."""
+    message; a seat back from a stop past the grace period, whose moves wait, §11.3).
+    During the game's first look, and while no message is said, a last line says where
+    the rules are (`NEW_PLAYER_HINT`)."""
     message = scene.message
     said = None if message is None else PromptLine(message.text, f"class:message.{message.kind}", marked=False)
     model = scene.model
@@ -679,11 +681,17 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
         return (next_step,) if said is None else (next_step, said)
     first = said or PromptLine(prompt_text(scene))
     reaching = model.stopped_past_grace is not None  # (its prompt offers no move)
+    # (the game's first look: where a new player finds the rules, under what the look says)
+    new = (PromptLine(NEW_PLAYER_HINT),) if scene.bottom_until is not None and model.view.round == 1 else ()
     if scene.bottom_until is not None and (_my_turn(scene) or said is not None or reaching):
-        return first, PromptLine(_look_text(scene))
+        return first, PromptLine(_look_text(scene)), *(new if said is None else ())
     if scene.bottom_until is not None and said is None and model.can_snap:  # (R6: Space is a snap, as ever)
-        return first, PromptLine(f"{{Space}} also starts a snap: your one snap {snap_turn(model)} (R6).")
-    return (first,)
+        return first, PromptLine(f"{{Space}} also starts a snap: your one snap {snap_turn(model)} (R6)."), *new
+    return (first, *(new if said is None else ()))
+
+
+NEW_PLAYER_HINT: Final = "New to Bandit? {?} shows the keys, {?} again how to win and what the cards do."
+"""Said under the look at the bottom cards in a game's first round (R4.3)."""
 
 
 PROMPT_ROWS: Final = 4
