@@ -31,6 +31,13 @@ faces its round's openings (§9.7) re-derived (`opened`), it names a card that m
 with nobody having seen it (swapped, given by a snap, a penalty card) with its face,
 "known from the openings", so that the reader can tell it from a card some seat knew.
 
+Who was first: the shell passes each intent's Lamport stamp (§7.3) with its event. A
+snap that lost its race (R6) to a claim of an earlier stamp lost to a faster one; one
+that lost to a claim of the *same* stamp lost the table's lot, the salted tie-break
+(§7.4), not a race, and its line says so ("R6, §7.4; at the same moment as Ada's snap
+of an 8, which covered it: the lot put Ada first"). Without stamps (a scripted game)
+every earlier claim is told as first.
+
 The narrator is pure: no I/O, no clock. It holds only the story being told and the
 look & swap awaiting its decision.
 """
@@ -138,7 +145,18 @@ class _Story:
     reshuffled: list[int] = field(default_factory=list)  # sizes of R7 reshuffles
     top_face: int | None = None  # Snap: the face of the top card it targeted
     covered_by: str | None = None  # Snap on a covered top: whose card covered it first, in words
+    cover: _Placed | None = None  # Snap on a covered top: how the card that covered it came there
+    stamp: int | None = None  # the Lamport stamp of the intent that started it (§7.3), if known
     discarding: bool = False  # TurnTimedOut: a card is being discarded for the player
+
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    """How a card came on the discard pile: by whose snap or discard, and when."""
+
+    seat: int
+    how: str  # "snap" or "discard"
+    stamp: int | None  # the Lamport stamp of the intent that put it there (§7.3), if known
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +170,7 @@ class _Taken:
     when: int  # `Narrator._tops` when that card became the top (a power's: the top as it exchanged)
     to: int | None = None  # the card was given to this seat
     swapped: bool = False  # a power exchanged it
+    stamp: int | None = None  # the snap's Lamport stamp (§7.3), if known
 
 
 UNOPENED_CARD: Final = "an unopened card"
@@ -202,7 +221,7 @@ class Narrator:
         self.slot_label = slot_label  # how a penalty slot is named: "4", or the key a screen gives it
         self.opened: Mapping[int, int] = {}  # the round's faces from its openings (§9.7), for an auditor (`card_ids`)
         self._story: _Story | None = None
-        self._placed: dict[int, str] = {}  # this round's discards: card -> how it came on the pile ("Bo's snap")
+        self._placed: dict[int, _Placed] = {}  # this round's discards: card -> how it came on the pile (Bo's snap)
         self._first_on: dict[int, int] = {}  # this round's discard pile: card -> the first card put on it (R6)
         self._top: int | None = None  # the discard pile's top card as last told
         self._tops = 0  # how many times the discard pile's top changed, as told
@@ -213,8 +232,9 @@ class Narrator:
 
     # ------------------------------------------------------------------ feeding
 
-    def narrate(self, game: Game, event: Event, notes: Sequence[Note]) -> list[Told]:
-        """Lines for `event`, just applied to `game` (which produced `notes`).
+    def narrate(self, game: Game, event: Event, notes: Sequence[Note], stamp: int | None = None) -> list[Told]:
+        """Lines for `event`, just applied to `game` (which produced `notes`); `stamp` is
+        the Lamport stamp of the message that carried it (§7.3), if known.
 
         Most events of an action return nothing; the action is told when its last
         fact has been applied."""
@@ -231,7 +251,7 @@ class Narrator:
         else:
             if self._story is not None:  # unfinished (cannot happen with a sound driver)
                 out += self._tell(game, self._story)
-            story = self._story = self._open(game, event)
+            story = self._story = self._open(game, event, stamp)
         story.notes.extend(notes)
         if not game.needs:
             self._story = None
@@ -349,29 +369,29 @@ class Narrator:
 
     # ------------------------------------------------------------------ stories
 
-    def _open(self, game: Game, event: Event) -> _Story:
-        story = _Story(event)
+    def _open(self, game: Game, event: Event, stamp: int | None) -> _Story:
+        story = _Story(event, stamp=stamp)
         if isinstance(event, Snap):
             story.top_face = game.known_face(event.top)  # a top card is always public
-            story.covered_by = self._covered(game, event.top)
+            story.covered_by, story.cover = self._covered(game, event.top)
         elif isinstance(event, TurnTimedOut):  # R5: from START or DRAWN a card is discarded for the player
             story.discarding = game.zones().in_transit is not None or isinstance(game.next_need, Reshuffle)
         elif isinstance(event, LookSwap):
             self._looked = event
         return story
 
-    def _covered(self, game: Game, top: int) -> str | None:
+    def _covered(self, game: Game, top: int) -> tuple[str | None, _Placed | None]:
         """R6: what covered `top` on the discard pile, if something did ("Cy's snap of a
         6"): the first card put on it (one taken away since, R5 C, covered it all the same),
         and who put it there. None while it is still the top (or once a reshuffle, R7, took
         it away)."""
         pile = game.zones().discard
         if top not in pile[:-1]:
-            return None
+            return None, None
         card = self._first_on.get(top, pile[pile.index(top) + 1])
-        how = self._placed.get(card)
+        placed = self._placed.get(card)
         words = self._words(game, card)
-        return f"{how} of {words}" if how else words
+        return (f"{self._possessive(placed.seat)} {placed.how} of {words}" if placed else words), placed
 
     def _place(self, game: Game, story: _Story) -> None:
         """Remember how the discard pile's top card came there when `story` put it there
@@ -391,7 +411,7 @@ class Narrator:
             seat = next((n.seat for n in story.notes if isinstance(n, TimerFallback)), None) \
                 if isinstance(event, TurnTimedOut) else getattr(event, "seat", None)
             if type(seat) is int:
-                self._placed[top] = f"{self._possessive(seat)} {'snap' if isinstance(event, Snap) else 'discard'}"
+                self._placed[top] = _Placed(seat, "snap" if isinstance(event, Snap) else "discard", story.stamp)
         self._top = top
 
     def _tell(self, game: Game, story: _Story) -> list[Told]:
@@ -665,7 +685,7 @@ class Narrator:
             else:
                 top = "the top card" if story.top_face is None else card_words(game.skills, story.top_face)
             if note.outcome is SnapOutcome.MATCHED:
-                self._took(event, note)
+                self._took(event, note, story.stamp)
                 on = f" on {top}" if self.card_ids else ""  # (which physical card it was made on, R6)
                 text = f"{self.name(seat)} snapped {self._words(game, note.card)} from {target}{on} — it matched"
                 if note.owner != seat and event.give is not None:
@@ -677,53 +697,75 @@ class Narrator:
             elif note.outcome is SnapOutcome.WRONG:
                 text = (f"{self.name(seat)} tried {self._words(game, note.card)} from {target} on {top} — wrong "
                         f"(R6): it went back face down, {self._penalty_words(penalties, story)}")
-            elif (taken := self._taken_since(event, story.covered_by)) is not None:  # (the card aimed at is gone)
+            elif (taken := self._taken_since(event, story)) is not None:  # (the card aimed at is gone)
                 text = (f"{self.name(seat)} tried {target} on {top} — not the fastest ({taken}): "
                         f"{self._penalty_words(penalties, story)}")
             else:  # R6: the card stays unrevealed (an auditor names it from the openings)
-                first = f"; {story.covered_by} covered it first" if story.covered_by else ""
+                why = self._covered_first(story) if story.covered_by else "R6"
                 named = self._moved(game, note.card)
                 unturned = f" ({named}; it stayed face down)" if named else ""
                 empty = note.card < 0  # (it named a slot emptied before its top card was: R6 lets it try)
                 stayed = "" if named else "that slot was already empty, " if empty else "it stayed face down, unseen, "
-                text = (f"{self.name(seat)} tried {target}{unturned} on {top} — not the fastest (R6{first}): "
+                text = (f"{self.name(seat)} tried {target}{unturned} on {top} — not the fastest ({why}): "
                         f"{stayed}{self._penalty_words(penalties, story)}")
             out.append(Told(text + self._penalty_where(game, penalties) + ".", "snap", seat))
         return out
 
-    def _took(self, snap: Snap, note: SnapResolved) -> None:
-        """Remember the slots a matched snap took a card from: the snapped card's, and the
-        snapper's own that it gave away (R6)."""
+    def _took(self, snap: Snap, note: SnapResolved, stamp: int | None) -> None:
+        """Remember the slots a matched snap (of Lamport stamp `stamp`) took a card from:
+        the snapped card's, and the snapper's own that it gave away (R6)."""
         when = self._topped.get(snap.top, 0)
-        self._taken[(note.owner, note.slot)] = _Taken(note.seat, snap.top, when)
+        self._taken[(note.owner, note.slot)] = _Taken(note.seat, snap.top, when, stamp=stamp)
         if snap.give is not None and note.owner != note.seat:
-            self._taken[(note.seat, snap.give)] = _Taken(note.seat, snap.top, when, to=note.owner)
+            self._taken[(note.seat, snap.give)] = _Taken(note.seat, snap.top, when, to=note.owner, stamp=stamp)
 
     def _swapped(self, seat: int, *slots: tuple[int, int]) -> None:
         """Remember the slots (owner, slot) whose cards `seat`'s power exchanged (R3)."""
         for place in slots:
             self._taken[place] = _Taken(seat, None, self._tops, swapped=True)
 
-    def _taken_since(self, snap: Snap, covered_by: str | None) -> str | None:
+    def _taken_since(self, snap: Snap, story: _Story) -> str | None:
         """R6, for a snap that was not the fastest: if a matched snap or a power's exchange
         took the card from the slot it names since its top card was the top (the card it
         aimed at is gone), what became of that card, in the words of the rule's bracket:
         "R6; Dee had snapped that card away first", "R6; Ana's discard of a 6 covered it
         first, and Dee had given that card to you since", "R6; Ana's discard of a 12
-        covered it first, and that card had been swapped away by Ana's power". The screen,
-        line mode and the audit's report all say it in these words."""
+        covered it first, and that card had been swapped away by Ana's power"; a claim of
+        the same stamp won the lot, not a race (`_covered_first`): "R6, §7.4; at the same
+        moment as Dee's snap, which took that card away: the lot put Dee first". The
+        screen, line mode and the audit's report all say it in these words."""
         taken = self._taken.get((snap.owner, snap.slot))
         if taken is None or taken.when < self._topped.get(snap.top, 0):
             return None
         if taken.swapped:  # (no snap covered anything: what covered the top, if known, then the swap)
             power = f"that card had been swapped away by {self._possessive(taken.seat)} power"
-            return f"R6; {power}" if covered_by is None else f"R6; {covered_by} covered it first, and {power}"
+            return f"R6; {power}" if story.covered_by is None else f"{self._covered_first(story)}, and {power}"
         who = "you" if taken.seat == self.me else self.names[taken.seat]
-        what = ("snapped that card away" if taken.to is None else
-                f"given that card to {'you' if taken.to == self.me else self.names[taken.to]}")
-        if taken.top == snap.top or covered_by is None:  # (that snap covered the top card this one aimed at)
+        to = None if taken.to is None else "you" if taken.to == self.me else self.names[taken.to]
+        what = "snapped that card away" if to is None else f"given that card to {to}"
+        if taken.top == snap.top or story.covered_by is None:  # (that snap covered the top card this one aimed at)
+            if _tied(taken.stamp, story.stamp):
+                did = "took that card away" if to is None else f"gave that card to {to}"
+                return self._lot(taken.seat, f"{self._possessive(taken.seat)} snap", did)
             return f"R6; {who} had {what} first"
-        return f"R6; {covered_by} covered it first, and {who} had {what} since"
+        return f"{self._covered_first(story)}, and {who} had {what} since"
+
+    def _covered_first(self, story: _Story) -> str:
+        """R6: what covered the top card a losing snap aimed at, in the rule's bracket:
+        "R6; Ada's snap of an 8 covered it first" when it came at an earlier stamp; at the
+        same stamp the two claims were made at the same moment, and the salted tie-break
+        (§7.4), a lot, not speed, ordered them: "R6, §7.4; at the same moment as Ada's
+        snap of an 8, which covered it: the lot put Ada first"."""
+        cover = story.cover
+        if cover is not None and _tied(cover.stamp, story.stamp):
+            return self._lot(cover.seat, str(story.covered_by), "covered it")
+        return f"R6; {story.covered_by} covered it first"
+
+    def _lot(self, seat: int, what: str, did: str) -> str:
+        """R6's bracket for a race `seat`'s claim (`what`) won by the table's lot, not by
+        speed (§7.4). (No bracket inside it: the audit's readers and tests split on them.)"""
+        winner = "you" if seat == self.me else self.names[seat]
+        return f"R6, §7.4; at the same moment as {what}, which {did}: the lot put {winner} first"
 
     @staticmethod
     def _penalty_words(penalties: Sequence[PenaltyDrawn], story: _Story) -> str:
@@ -775,6 +817,11 @@ _INTENT_WORDS: Final = {
     TakeDiscard: "take from the discard pile", Peek: "peek", Spy: "spy", Swap: "swap", LookSwap: "look & swap",
     DecideSwap: "look & swap decision", SkipPower: "skipping the power", Snap: "immediate discard",
 }
+
+
+def _tied(first: int | None, then: int | None) -> bool:
+    """Two claims of one Lamport stamp: the salted tie-break ordered them (§7.4)."""
+    return first is not None and first == then
 
 
 def _intent_words(intent: Intent) -> str:

@@ -1516,16 +1516,17 @@ class TablePeer(SessionRecord):
         if self._on_line is not None:
             self._on_line(line)
 
-    def _narrate(self, machine: TableMachine, event: Any, notes: Any) -> None:
+    def _narrate(self, machine: TableMachine, event: Any, notes: Any, stamp: int | None = None) -> None:
         """Tell the player what the machine just applied (live, and again when a resumed
-        seat replays its log, so its screen shows the story so far)."""
+        seat replays its log, so its screen shows the story so far); `stamp` is its
+        message's Lamport stamp (§7.3), which tells a race from the table's lot (§7.4)."""
         # The engine ends the game when it scores the last round, but that round's result
         # is provisional until its shuffles are opened (§8.9, §9.7): who won is told then.
         ended = [note for note in notes if isinstance(note, GameEnded)]
         if ended:
             self._game_over = ended[-1]
             notes = [note for note in notes if not isinstance(note, GameEnded)]
-        for told in self._narrator.narrate(machine.engine, event, notes):
+        for told in self._narrator.narrate(machine.engine, event, notes, stamp):
             self._say(told.text, told.kind, told.seat, told.yours)  # type: ignore[arg-type]
 
     def _tell_refusals(self, step: Step, *, live: bool) -> None:

@@ -78,7 +78,7 @@ def restore(
     schemas: Schemas,
     sign: Sign,
     now: float,
-    on_applied: Callable[[TableMachine, Event, Sequence[Note]], None] | None = None,
+    on_applied: Callable[[TableMachine, Event, Sequence[Note], int | None], None] | None = None,
     on_step: Callable[[Step], None] | None = None,
 ) -> Restored:
     """Replay `log` and `journal` into fresh machines for seat `journal.seat`.

@@ -450,7 +450,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
         elif isinstance(event, Revealed) and event.face is None:
             event = Revealed(event.card, event.to, faces.get(event.card))  # what the auditor knows
         game.apply(event)
-        for told in narrator.narrate(game, event, applied.notes):
+        for told in narrator.narrate(game, event, applied.notes, applied.stamp):
             lines.append(f"{when()}: {'(private) ' if told.kind == 'private' else ''}{told.text}")
         if any(isinstance(note, RoundEnded) for note in applied.notes):
             ended = applied.position

@@ -45,8 +45,9 @@ class Told3:
         self.seats = [Narrator(NAMES[:n], seat, private_faces=private_faces) for seat in range(n)]
         self.public = Narrator(NAMES[:n], None)
 
-    def do(self, event: Event) -> dict[int | None, list[Told]]:
-        """Apply `event` and every fact it needs; the lines each narrator told."""
+    def do(self, event: Event, stamp: int | None = None) -> dict[int | None, list[Told]]:
+        """Apply `event` (its message stamped `stamp`, §7.3) and every fact it needs; the
+        lines each narrator told."""
         out: dict[int | None, list[Told]] = {s: [] for s in range(len(self.seats))}
         out[None] = []
         game = self.t.game
@@ -54,9 +55,10 @@ class Told3:
         while pending:
             ev = pending.pop()
             notes = game.apply(ev)
+            at = stamp if ev is event else None  # (a fact the table answers has no message of its own)
             for seat, narrator in enumerate(self.seats):
-                out[seat] += narrator.narrate(game, ev, notes)
-            out[None] += self.public.narrate(game, ev, notes)
+                out[seat] += narrator.narrate(game, ev, notes, at)
+            out[None] += self.public.narrate(game, ev, notes, at)
             if (need := game.next_need) is not None:
                 pending.append(self.t.oracle.answer(need))
         return out
@@ -128,6 +130,46 @@ def test_R6_not_the_fastest_names_no_card() -> None:
     out = table.do(Snap(1, top, 1, 0))
     assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest (R6; Ana's snap of a 10 "
                                 "covered it first): it stayed face down, unseen, penalty card (into slot 4)."]
+
+
+def test_s7_4_not_the_fastest_at_the_same_stamp_says_the_lot_put_the_other_first() -> None:
+    """§7.4, R6: two snaps of one Lamport stamp were made without either seeing the other;
+    the salted tie-break put Ana's first. Bo was not slower: his line says the lot decided,
+    not speed. A claim of an earlier stamp still covered it "first"."""
+    table = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6]}, discard=10)
+    top = table.t.top()
+    table.do(Snap(0, top, 0, 0), stamp=7)
+    out = table.do(Snap(1, top, 1, 0), stamp=7)
+    assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest (R6, §7.4; at the same moment as "
+                                "Ana's snap of a 10, which covered it: the lot put Ana first): it stayed face "
+                                "down, unseen, penalty card (into slot 4)."], texts(out[None])
+    assert texts(out[1])[0].startswith("You tried your top-left slot on a 10 — not the fastest (R6, §7.4; at the same moment "
+                                       "as Ana's snap of a 10, which covered it: the lot put Ana first)")
+    assert "(R6, §7.4; at the same moment as your snap of a 10, which covered it: the lot put you first)" in \
+        texts(out[0])[0]
+    late = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6]}, discard=10)
+    top = late.t.top()
+    late.do(Snap(0, top, 0, 0), stamp=6)
+    out = late.do(Snap(1, top, 1, 0), stamp=7)
+    assert "(R6; Ana's snap of a 10 covered it first)" in texts(out[None])[0], texts(out[None])
+
+
+def test_s7_4_not_the_fastest_on_a_card_snapped_away_at_the_same_stamp_says_the_lot_decided() -> None:
+    """§7.4, R6: Ana and Bo snapped Ana's top-left 10 at one stamp; the lot put Ana's claim
+    first, which took the card away (and a card given away the same way is told alike)."""
+    table = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6]}, discard=10)
+    top = table.t.top()
+    table.do(Snap(0, top, 0, 0), stamp=3)
+    out = table.do(Snap(1, top, 0, 0, give=1), stamp=3)
+    assert texts(out[None]) == ["Bo tried Ana's top-left slot on a 10 — not the fastest (R6, §7.4; at the same moment as "
+                                "Ana's snap, which took that card away: the lot put Ana first): penalty card "
+                                "(into slot 4)."], texts(out[None])
+    given = scripted(tableaux={0: [10, 0, 2, 4], 1: [10, 2, 4, 6]}, discard=10)
+    top = given.t.top()
+    given.do(Snap(0, top, 1, 0, give=0), stamp=3)
+    out = given.do(Snap(2, top, 0, 0, give=1), stamp=3)
+    assert "(R6, §7.4; at the same moment as Ana's snap, which gave that card to you: the lot put Ana first)" in \
+        texts(out[1])[0], texts(out[1])
 
 
 def test_R6_not_the_fastest_names_what_covered_its_top_first() -> None:

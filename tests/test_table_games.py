@@ -202,6 +202,35 @@ def test_R6_snap_race_first_in_order_wins_rest_not_fastest(players: int) -> None
     pytest.fail(f"no seed gave a {players}-way race")
 
 
+def test_s7_4_a_snap_race_lost_at_the_same_stamp_is_told_as_the_table_s_lot_everywhere(tmp_path: Path) -> None:
+    """R6, §7.4: claims of one Lamport stamp are ordered by the salted tie-break, not by
+    speed. The machine hands every applied move its message's stamp, so the seat's own
+    narration (as the shell feeds it) and the audit's story both say a lost race at the
+    same stamp was the table's lot, and keep "first" for a claim of an earlier stamp."""
+    from engine.narrate import Narrator
+    from p2p.report import game_report
+
+    names = ("Ana", "Bo", "Cy")
+    net = TableNetwork(3, 0, rules=TableRules(target=5, skills_text=RACE_DECK), latency=0.002, jitter=0.002,
+                       snap_delay=0.05, act_delay=0.3, names=names)
+    for t in net.tables:
+        t.driver.bot = EagerBot(name="eager")
+    bo, told = net.tables[1].machine, []
+    narrator = Narrator(names, 1)
+    bo.on_applied = lambda event, notes, stamp: told.extend(narrator.narrate(bo.engine, event, notes, stamp))
+    net.run()
+    stamps = {d.position: d.stamp for d in net.tables[1].log}
+    snaps = [a for step in net.tables[1].steps for a in step.applied if isinstance(a.event, Snap)]
+    assert snaps and all(a.stamp == stamps[a.position] for a in snaps)
+    lost = [line.text for line in told if "not the fastest" in line.text]
+    lot = [text for text in lost if ", which covered it: the lot put " in text]
+    assert lot and lot[0].startswith("You tried your bottom-left slot on a 0 — not the fastest (R6, §7.4; at the same moment "
+                                     "as Cy's snap of a 0, which covered it: the lot put Cy first)"), lost
+    assert any("covered it first" in text for text in lost), lost  # (an earlier stamp: it was first)
+    report = list(game_report(audit(net.write_logs(tmp_path)[0])))
+    assert sum(", which covered it: the lot put " in line for line in report) >= len(lot), report
+
+
 def settle_on(net: TableNetwork, done: Any, limit: float = 30.0) -> None:
     """Run the network until every peer's machine is `done` and owes its engine nothing."""
     while not all(done(t.machine) and not t.machine.engine.needs for t in net.tables):

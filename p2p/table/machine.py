@@ -191,12 +191,14 @@ class _Void:
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    """An engine event applied at `position` of the order (`seat`: who caused it, if anyone)."""
+    """An engine event applied at `position` of the order (`seat`: who caused it, if anyone;
+    `stamp`: the Lamport stamp of the message that did, §7.3, None for a table fact)."""
 
     position: int
     seat: int | None
     event: Event
     notes: tuple[Note, ...]
+    stamp: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +261,7 @@ class _Queued:
     event: Event
     turn: int | None
     seen: list[list[Any]] | None = None
+    stamp: int | None = None  # its message's Lamport stamp (§7.3)
 
 
 @dataclass
@@ -373,9 +376,10 @@ class TableMachine:
         # (wait, a seat it waits on) -> the seats whose delivered claims say it withheld (§9.11)
         self._stall_claims: dict[tuple[tuple[str, int, int], int], set[int]] = {}
         self.position = -1
-        self.on_applied: Callable[[Event, Sequence[Note]], None] | None = None
-        """Called right after every engine transition, with the game in its new state
-        (what a narrator needs; the shell sets it)."""
+        self.on_applied: Callable[[Event, Sequence[Note], int | None], None] | None = None
+        """Called right after every engine transition, with the game in its new state, its
+        notes and the Lamport stamp of the message that caused it (what a narrator needs;
+        the shell sets it)."""
         self.halted: TableViolation | None = None
         self.finished = False
         self.outcomes: list[RoundOutcome] = []
@@ -897,7 +901,8 @@ class TableMachine:
 
     def _queue(self, seat: int, inner: Mapping[str, Any], event: Event) -> None:
         self._fifo.append(
-            _Queued(self.position, seat, int(inner["seq"]), inner["heads"], event, inner.get("turn"), inner.get("seen"))
+            _Queued(self.position, seat, int(inner["seq"]), inner["heads"], event, inner.get("turn"), inner.get("seen"),
+                    int(inner["lamport"]))
         )
 
     def _on_intent(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
@@ -1140,12 +1145,12 @@ class TableMachine:
             )
             return
         try:
-            self._apply(item.seat, event, step, position=item.position)
+            self._apply(item.seat, event, step, position=item.position, stamp=item.stamp)
         except EngineError as exc:
             step.refused.append(Refused(item.position, item.seat, event, exc.rule, exc.message, exc.words))
             return
         if isinstance(event, Ready):  # the last seat still in time confirmed: the barrier may end (§9.6)
-            self._end_timer(item.seat, step, item.position)
+            self._end_timer(item.seat, step, item.position, item.stamp)
 
     def _apply_timeout(self, item: _Queued, event: TurnTimedOut | PeekBarrierExpired, step: Step) -> None:
         """A seat's timer ran out (§9.6). A claim that comes after what it would end (the
@@ -1158,16 +1163,18 @@ class TableMachine:
         if isinstance(event, TurnTimedOut) and event.turn != self.engine.turn:
             return
         self._timer_claims = {key: self._timer_claims.get(key, set()) | {item.seat}}  # (only the running timer's)
-        self._end_timer(item.seat, step, item.position)
+        self._end_timer(item.seat, step, item.position, item.stamp)
 
-    def _end_timer(self, seat: int | None, step: Step, position: int) -> None:
+    def _end_timer(self, seat: int | None, step: Step, position: int, stamp: int | None) -> None:
         """Apply the end of the running timer once every player it times is out of time
-        (`_out_of_time`): the turn's player, or each seat not ready at the barrier."""
+        (`_out_of_time`): the turn's player, or each seat not ready at the barrier (the
+        message at `position`, stamped `stamp`, made it so)."""
         key = self._timer_key()
         if key is None or key not in self._timer_claims:
             return
         if all(self._out_of_time(key, s) for s in self._timed(key)):
-            self._apply(seat, TurnTimedOut(key[2]) if key[0] == "turn" else PeekBarrierExpired(), step, position=position)
+            event = TurnTimedOut(key[2]) if key[0] == "turn" else PeekBarrierExpired()
+            self._apply(seat, event, step, position=position, stamp=stamp)
 
     def _timed(self, key: tuple[str, int, int]) -> list[int]:
         """The players the running timer `key` times: the turn's, or each seat not ready
@@ -1211,13 +1218,14 @@ class TableMachine:
         *,
         position: int | None = None,
         reveal: _RevealWork | None = None,
+        stamp: int | None = None,
     ) -> None:
         notes = self.engine.apply(event)  # raises EngineError with the state unchanged
         private = isinstance(event, Revealed) and event.to != ALL and event.face is not None
         self._public_events.append(replace(event, face=None) if private else event)
-        step.applied.append(Applied(self.position if position is None else position, seat, event, tuple(notes)))
+        step.applied.append(Applied(self.position if position is None else position, seat, event, tuple(notes), stamp))
         if self.on_applied is not None:
-            self.on_applied(event, notes)
+            self.on_applied(event, notes, stamp)
         self._note_top(reveal)
         for note in notes:
             if isinstance(note, TurnStarted):
