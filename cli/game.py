@@ -202,18 +202,40 @@ def seat_for_a_person(args: argparse.Namespace) -> bool:
 
 
 def bot_without_a_terminal(args: argparse.Namespace) -> None:
-    """A person plays a seat only at a terminal that can draw it (`why_not_full_screen`):
-    without one (a script, input from /dev/null, a job in the background, TERM=dumb), a
-    bot plays it without the full screen, as with --headless, and says why, rather than
-    seat a full-screen client nobody can see or type at (it left the table at once, ending
-    the game for all). It plays at a person's pace, as the command's bots do: people may
-    sit at its table, and only a --headless typed chose full speed (`full_speed`)."""
+    """`play`, a game against bots only: a person plays a seat only at a terminal that can
+    draw it (`why_not_full_screen`); without one (a script, input from /dev/null, a job in
+    the background, TERM=dumb), a bot plays it without the full screen, as with
+    --headless, and says why, rather than seat a full-screen client nobody can see or type
+    at (it left the table at once, ending the game). It plays at a person's pace, as the
+    command's bots do: only a --headless typed chose full speed (`full_speed`). (`host`
+    and `join` seat people's tables: they refuse instead, `refused_without_a_terminal`.)"""
     why = why_not_full_screen() if seat_for_a_person(args) else None
     if why is not None:
         advice = " (play in a terminal that can, e.g. with TERM=xterm-256color)" if why == CANNOT_DRAW else ""
         complain(f"{why}: a bot plays your seat at a person's pace (--headless: as fast as it can){advice}")
         args.headless = True
         args.no_terminal = why
+
+
+AT_A_TERMINAL = ("You play your seat full screen, in a terminal; without one (input from a file or /dev/null, output "
+                 "to a file, a job in the background, TERM=dumb) the command stops before it contacts anyone, unless "
+                 "--bot or --headless lets a bot play your seat.")
+"""What `host --help` and `join --help` say of playing without a terminal (`refused_without_a_terminal`)."""
+
+
+def refused_without_a_terminal(args: argparse.Namespace, command: str) -> bool:
+    """`host` and `join` (and their --resume): a person's seat at a table of people needs
+    a terminal that can draw it (`why_not_full_screen`). Without one, say so and how to
+    play (in a terminal) or to let a bot play (--bot, --headless), and True: the command
+    stops before it contacts anyone. A bot that took the seat unasked filled a table of
+    people and started its game, and stopping it ended that game for all."""
+    why = why_not_full_screen() if seat_for_a_person(args) else None
+    if why is None:
+        return False
+    where = "a terminal that can (e.g. with TERM=xterm-256color)" if why == CANNOT_DRAW else "a terminal"
+    complain(f"{why}: run `bandit-lan {command}` in {where} to play your seat yourself, or add --bot to let a bot "
+             "play it at a person's pace (--headless: as fast as it can). Nobody was contacted.")
+    return True
 
 
 class SeatPeer(TablePeer):

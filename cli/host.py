@@ -28,7 +28,7 @@ from cli.commands import shell_word
 from cli.stopping import run_until_stopped
 from cli.ttymode import in_the_foreground
 from cli.game import (
-    SeatBook, bot_logs_beside, bot_without_a_terminal, full_speed, log_folder, log_unwritable, play_seat, report,
+    AT_A_TERMINAL, SeatBook, bot_logs_beside, refused_without_a_terminal, full_speed, log_folder, log_unwritable, play_seat, report,
     seat_for_a_person, seat_log_path,
 )
 from p2p.discovery import TableAd, advertise, advertised_addresses, watch
@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("host", help="host a table on the LAN and play when it is full",
                               description="Host a table: announce it on the LAN, let players in, and play its game "
                                           "once the table is full (or earlier, at Enter, with at least two players "
-                                          "seated).")
+                                          f"seated). {AT_A_TERMINAL}")
     p.add_argument("--table", action=NewTableOption, help="table name shown to others (default: NAME's table)")
     p.add_argument("--seats", type=whole, default=4, action=NewTableOption,
                    help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume:
         from cli.resume import refuse_new_table, run_resume
 
-        return refuse_new_table(args) or run_resume(args)
+        return refuse_new_table(args) or (2 if refused_without_a_terminal(args, "host --resume") else run_resume(args))
     name = player_name(args)
     if not MIN_SEATS <= args.seats <= MAX_SEATS:
         complain(f"--seats must be between {MIN_SEATS} and {MAX_SEATS}")
@@ -84,7 +84,6 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.bots < args.seats:
         complain(f"--bots must be between 0 and {args.seats - 1} (the seats but yours)")
         return 2
-    bot_without_a_terminal(args)
     try:  # (the player's name was checked as it was read, `argtypes.player`)
         table = plain(args.table or f"{name}'s table", "table's name", TABLE_NAME.max_len)
     except argparse.ArgumentTypeError as exc:
@@ -97,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     except (ProtocolError, SkillsError) as exc:
         complain(f"these table rules cannot be played: {exc}")
         return 2
-    if seat_log_unwritable(args):
+    if refused_without_a_terminal(args, "host") or seat_log_unwritable(args):
         return 2
     from cli.resume import offer_resume_first, say_if_last_game_goes_on
 

@@ -18,7 +18,7 @@ from cli.lobby_common import (
 from cli.stopping import run_until_stopped
 from cli.tables import LISTED_WHILE_OPEN
 from cli.game import (
-    SeatBook, bot_without_a_terminal, host_trusted_on_first_use, play_seat, report, seat_log_path, trusted_on_first_use,
+    AT_A_TERMINAL, SeatBook, refused_without_a_terminal, host_trusted_on_first_use, play_seat, report, seat_log_path, trusted_on_first_use,
 )
 from p2p.peer import GameSummary
 from cli.host import after_lobby, is_person, seat_log_unwritable
@@ -105,7 +105,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("join", help="join a table on the LAN",
                               description="Join a table found on the LAN by name (or the only one with free seats), "
                                           "or directly with --peer HOST:PORT, and play its game once the host starts "
-                                          "it (when the table is full, or earlier at the host's Enter).")
+                                          f"it (when the table is full, or earlier at the host's Enter). {AT_A_TERMINAL}")
     p.add_argument("table", nargs="?", metavar="TABLE", help="name of the table (see `bandit-lan tables`)")
     p.add_argument("--peer", type=address, metavar="HOST:PORT", action=NewTableOption,
                    help="the host's address (no discovery needed)")
@@ -133,9 +133,8 @@ def run(args: argparse.Namespace) -> int:
     if args.resume:
         from cli.resume import refuse_new_table, run_resume
 
-        return refuse_new_table(args) or run_resume(args)
+        return refuse_new_table(args) or (2 if refused_without_a_terminal(args, "join --resume") else run_resume(args))
     name = player_name(args)
-    bot_without_a_terminal(args)
     expect: bytes | str | None = None
     if args.fingerprint:
         try:
@@ -143,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             complain(str(exc))
             return 2
-    if seat_log_unwritable(args):
+    if refused_without_a_terminal(args, "join") or seat_log_unwritable(args):
         return 2
     if (back := offer_resume_first(args, "join")) is not None:
         return back

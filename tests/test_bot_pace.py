@@ -76,13 +76,13 @@ def test_R6_R10_play_without_a_terminal_starts_its_bots_at_a_person_s_pace(
             in capsys.readouterr().err)
 
 
-def test_R6_R10_a_host_without_a_terminal_and_its_bots_play_at_a_person_s_pace(
+def test_R6_R10_a_host_whose_seat_a_bot_plays_and_its_bots_play_at_a_person_s_pace(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """`host --bots` with no terminal (a job whose output goes to a file): a bot plays the
-    host's seat, and its table is open to people on the LAN, so that bot and the bots it
-    seats play at a person's pace (R6, R10). It counted as --headless: all at full speed.
-    The real bot joins the real host; the host's seat stops once its pace is known, as a
-    seat whose log cannot be written does (`unrecorded`: its bot sees it go, and ends)."""
+    """`host --bots --bot` with no terminal (a job whose output goes to a file): a bot
+    plays the host's seat, and its table is open to people on the LAN, so that bot and the
+    bots it seats play at a person's pace (R6, R10); only a --headless typed means full
+    speed. The real bot joins the real host; the host's seat stops once its pace is known,
+    as a seat whose log cannot be written does (`unrecorded`: its bot sees it go, and ends)."""
     started: list[list[str]] = []
     paces: list[Pace] = []
     real_run_process = trio.run_process
@@ -98,12 +98,12 @@ def test_R6_R10_a_host_without_a_terminal_and_its_bots_play_at_a_person_s_pace(
 
     monkeypatch.setattr(trio, "run_process", bot_process)
     monkeypatch.setattr(cli.game, "SeatPeer", PaceSeen)
-    host = ["host", "--seats", "2", "--bots", "1", "--no-discovery", "--bind", "127.0.0.1", "--quiet",
+    host = ["host", "--bot", "--seats", "2", "--bots", "1", "--no-discovery", "--bind", "127.0.0.1", "--quiet",
             "--state-dir", str(tmp_path)]
     assert main(host) == 1
     assert len(started) == 1 and pace_of(started[0]) == HUMAN_PACE
     assert paces == [HUMAN_PACE]
-    assert "no terminal to play on: a bot plays your seat at a person's pace" in capsys.readouterr().err
+    assert "no terminal" not in capsys.readouterr().err  # (a bot was asked for: nothing to say)
 
 
 @pytest.mark.parametrize(("command", "bots"), [("play", True), ("host", True), ("join", False)])

@@ -217,21 +217,22 @@ def test_host_json_prints_only_json_where_it_listens_first_and_its_result_last(t
 
 def test_wrong_fingerprint_and_unreachable_host_fail_clearly(tmp_path: Path) -> None:
     seen: list[str] = []
-    host = bandit("host", "--table", "Cellar", "--name", "alice", "--seats", "2", "--bind", "127.0.0.1",
+    host = bandit("host", "--headless", "--table", "Cellar", "--name", "alice", "--seats", "2", "--bind", "127.0.0.1",
                   "--no-discovery", "--state-dir", str(tmp_path / "h"))
     try:
         where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
-        wrong = bandit("join", "--peer", where, "--fingerprint", "AAAA-AAAA-AAAA-AAAA", "--state-dir", str(tmp_path / "j"))
+        wrong = bandit("join", "--headless", "--peer", where, "--fingerprint", "AAAA-AAAA-AAAA-AAAA",
+                       "--state-dir", str(tmp_path / "j"))
         rc, out = finish(wrong, [])
         assert rc == 1 and "fingerprint mismatch: expected AAAA-AAAA-AAAA-AAAA" in out
     finally:
         host.kill()
         host.wait()
-    gone = bandit("join", "--peer", where, "--state-dir", str(tmp_path / "j"))
+    gone = bandit("join", "--headless", "--peer", where, "--state-dir", str(tmp_path / "j"))
     rc, out = finish(gone, [])
     assert rc == 1 and f"nothing answers at {where}; check the address and port on the host's screen" in out
     for name in ("a..b", "١٢"):  # (names no resolver takes: they raised from the resolver, a traceback)
-        nameless = bandit("join", "--peer", f"{name}:4000", "--state-dir", str(tmp_path / "j"))
+        nameless = bandit("join", "--headless", "--peer", f"{name}:4000", "--state-dir", str(tmp_path / "j"))
         rc, out = finish(nameless, [])
         assert rc == 1 and f"{name} is not a host name or address" in out and "Traceback" not in out
 

@@ -322,10 +322,11 @@ def test_play_seats_a_player_whose_login_name_is_a_bot_s_in_another_case(tmp_pat
     assert sorted(json.loads(done.stdout.splitlines()[-1])["totals"]) == ["Ada (bot)", "Cy (bot)", "Dee (bot)", "bo"]
 
 
-def test_play_without_a_terminal_has_a_bot_play_the_seat_as_host_and_join_do(tmp_path: Path) -> None:
+def test_play_without_a_terminal_has_a_bot_play_the_seat(tmp_path: Path) -> None:
     """No keyboard to play with (input from /dev/null): the seat was taken and left at
     once ("You left the table before the first round ended", exit 0); a bot plays it, at
-    a person's pace (only --headless plays at full speed), and says so."""
+    a person's pace (only --headless plays at full speed), and says so. (`play` is a
+    game against bots only; `host` and `join`, whose tables seat people, refuse.)"""
     _a_bot_plays_the_seat("play", "--bots", "1", "--state-dir", str(tmp_path))
 
 
@@ -370,13 +371,34 @@ def test_a_terminal_that_cannot_draw_has_a_bot_play_the_seat_and_says_why(
     assert (fallback in err) is not terminal, err
 
 
-def test_host_and_join_without_a_terminal_have_a_bot_play_the_seat_as_play_does(tmp_path: Path) -> None:
-    """No keyboard (input from /dev/null, output to a file): `host` (here with a bot
-    guest) seated a full-screen client nobody could see, which left the table at once,
-    ending the game for all (`join` did the same: both share `bot_without_a_terminal`
-    with `play`). Now a bot plays the seat, at a person's pace, and says so."""
-    _a_bot_plays_the_seat("host", "--seats", "2", "--bots", "1", "--no-discovery", "--bind", "127.0.0.1",
-                          "--state-dir", str(tmp_path))
+@pytest.mark.parametrize(("said", "command"), [
+    ("join", ("join", "--peer", "{where}", "--name", "Fay")),
+    ("host", ("host", "--seats", "2", "--bots", "1", "--no-discovery", "--bind", "127.0.0.1")),
+    ("join --resume", ("join", "--resume")),
+])
+def test_host_and_join_without_a_terminal_refuse_before_contacting_anyone(
+        tmp_path: Path, said: str, command: tuple[str, ...]) -> None:
+    """No keyboard (input from /dev/null, output to a file): a bot took the seat unasked
+    (`join Friday --name Fay </dev/null`), filled a table of people and started its game,
+    and stopping it ended that game for all. Now `host` and `join` stop at once (exit 2),
+    saying how to play (in a terminal) or to let a bot play (--bot, --headless); the
+    table `join` names hears nothing, and `host` seats no bot."""
+    import socket
+
+    with socket.socket() as table:  # (what the join would dial)
+        table.bind(("127.0.0.1", 0))
+        table.listen()
+        table.setblocking(False)
+        where = f"127.0.0.1:{table.getsockname()[1]}"
+        done = run_cli(*(word.format(where=where) for word in command), "--state-dir", str(tmp_path), timeout=30)
+        with pytest.raises(BlockingIOError):
+            table.accept()  # nobody dialled
+    words = f"bandit-lan: no terminal to play on: run `bandit-lan {said}` in a terminal "
+    assert done.returncode == 2 and done.stderr.startswith(words), done.stderr
+    assert ("to play your seat yourself, or add --bot to let a bot play it at a person's pace (--headless: as fast as "
+            "it can). Nobody was contacted.") in done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    assert not (tmp_path / "bots").exists() and not (tmp_path / "logs").exists()  # (no bot seated, no log begun)
 
 
 def test_a_host_not_advertised_tells_others_to_join_by_address_only(tmp_path: Path) -> None:
