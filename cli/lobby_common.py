@@ -7,6 +7,7 @@ import errno
 import getpass
 import os
 import re
+import shutil
 import stat
 import sys
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from typing import TextIO
 
 
 from cli.argtypes import ipv4, player
-from cli.cells import ljust, text_width
+from cli.cells import ljust, text_width, wrapped
 from cli.ttymode import in_the_foreground, point_at_nowhere
 from p2p.errors import FingerprintMismatch, HostGone, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
@@ -191,21 +192,41 @@ def input_piped() -> bool:
 
 def say(text: str = "", *, aside: bool = False) -> None:
     """Print `text` for the person at the terminal: on standard output, or on standard
-    error if `aside` (when standard output is for a script, --json or --quiet)."""
-    tell(text, sys.stderr if aside else sys.stdout)
+    error if `aside` (when standard output is for a script, --json or --quiet); broken
+    at words to the terminal's width (`for_the_terminal`)."""
+    stream = sys.stderr if aside else sys.stdout
+    tell(for_the_terminal(text, stream), stream)
 
 
 def complain(text: str) -> None:
-    tell(f"bandit-lan: {text}", sys.stderr)
+    tell(for_the_terminal(f"bandit-lan: {text}", sys.stderr), sys.stderr)
+
+
+TERMINAL_SIZE = (80, 24)
+"""The size of a terminal that does not tell its own (`shutil.get_terminal_size`)."""
+
+
+def for_the_terminal(text: str, stream: TextIO | None) -> str:
+    """`text` as the person at the terminal `stream` reads it: every line broken at
+    words to the terminal's width (`cli.cells.wrapped`), which would otherwise break it
+    mid-word ("…the other playe / rs wait"); $COLUMNS, where set, is the width. Unchanged
+    where `stream` is no terminal (a file, a pipe: a script reads whole lines, and JSON,
+    printed with `tell`, never goes here)."""
+    try:
+        at_a_terminal = stream is not None and stream.isatty()
+    except (OSError, ValueError):  # (closed)
+        at_a_terminal = False
+    return wrapped(text, shutil.get_terminal_size(TERMINAL_SIZE).columns) if at_a_terminal else text
 
 
 def tell(line: str, stream: TextIO) -> None:
     """Print `line` on `stream` (a terminal, a pipe such as `| head`, or one to the command
-    that started this one, such as the host of a bot). Where its reader went away (its
-    window closed, `head` had its lines, the host killed) nobody is left to read it: the
-    stream goes to nowhere from then on (`let_go`), and the command goes on to its own
-    exit status. Any other failure to write (a full disk) is raised: what the command
-    writes is lost, and it must say so."""
+    that started this one, such as the host of a bot), as it is: `say` and `complain` break
+    a person's lines at words first (`for_the_terminal`), JSON goes here whole. Where its
+    reader went away (its window closed, `head` had its lines, the host killed) nobody is
+    left to read it: the stream goes to nowhere from then on (`let_go`), and the command
+    goes on to its own exit status. Any other failure to write (a full disk) is raised:
+    what the command writes is lost, and it must say so."""
     try:
         print(line, file=stream, flush=True)
     except OSError as error:

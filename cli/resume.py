@@ -31,7 +31,7 @@ from cli.game import (
     REJOIN_WAIT, bot_logs_beside, host_trusted_on_first_use, log_folder, log_name, play_seat, to_you,
     trusted_on_first_use, yours,
 )
-from cli.lobby_common import complain, input_piped, lobby_schemas, say
+from cli.lobby_common import complain, for_the_terminal, input_piped, lobby_schemas, say
 from cli.stopping import INTERRUPTED, run_until_stopped
 from cli.ttymode import ready_to_ask
 from p2p.appendfile import FileInUse
@@ -177,9 +177,11 @@ def ready_the_terminal() -> None:
 
 
 def ask_at_the_terminal(prompt: str) -> str:
-    """`input`, at the terminal even when the standard input is a pipe (`_the_terminal`)."""
+    """`input`, at the terminal even when the standard input is a pipe (`_the_terminal`);
+    the prompt broken at words to its width, as every line said there (`for_the_terminal`)."""
     try:
         with _the_terminal() as (keys, out):
+            prompt = for_the_terminal(prompt, out)
             if keys is sys.stdin:
                 return input(prompt)
             out.write(prompt)

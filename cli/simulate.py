@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     games_per_s = args.games / elapsed if elapsed > 0 else float("inf")
     say(render(summary, skills, games_per_s))
     if args.json:
-        say(json.dumps(summary.to_json(games_per_s), separators=(",", ":")))
+        tell(json.dumps(summary.to_json(games_per_s), separators=(",", ":")), sys.stdout)  # (whole: for scripts)
     return 0
 
 

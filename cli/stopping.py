@@ -43,7 +43,7 @@ from typing import Final
 
 import trio
 
-from cli.lobby_common import tell
+from cli.lobby_common import for_the_terminal, tell
 from cli.ttymode import point_at_nowhere
 from p2p.groups import lone_exception_unwrapped
 from p2p.session import CHOSE_TO_LEAVE
@@ -96,7 +96,7 @@ def leaving_on_stop(leave: Leave, away: Leave | None = None) -> Iterator[None]:
 
 
 def _tell(text: str) -> None:
-    tell(text, sys.stderr)  # (a terminal that is gone is let go of, as every other line's)
+    tell(for_the_terminal(text, sys.stderr), sys.stderr)  # (a terminal that is gone is let go of, as every other line's)
 
 
 def _terminal_outputs() -> list[int]:

@@ -341,8 +341,8 @@ def test_join_target_is_kept_by_a_person_s_join_too(tmp_path: Path) -> None:
                                  "--state-dir", str(tmp_path / "guest")])
         try:
             text = screen.wait_text("EXITED 1")
-            assert "bandit-lan: this table plays to 100, not 50; leaving before the seating is signed" in "".join(
-                text.splitlines()), text  # (the pane wraps at 80 columns)
+            assert "bandit-lan: this table plays to 100, not 50; leaving before the seating is signed" in " ".join(
+                text.split()), text  # (broken at a space to the pane's 80 columns)
             assert host.poll() is None  # (no game began: the host's lobby goes on)
         finally:
             screen.close()
@@ -378,7 +378,7 @@ def test_join_code_from_the_input_keeps_a_person_at_the_table(tmp_path: Path, gi
         screen.keys("y")
         text = screen.wait_text("EXITED 0")
         assert "You left the table" in text, text
-        assert "trusted on first use; compare it with the host's screen" in "".join(text.splitlines()), text  # (the pane wraps)
+        assert "trusted on first use; compare it with the host's screen" in " ".join(text.split()), text  # (broken at spaces)
         out, _ = host.communicate(timeout=30)
         assert "Ana left the table (the player chose to leave)" in out, out
 
@@ -636,7 +636,7 @@ def test_s11_3_a_seat_taken_back_after_joining_by_address_shows_the_host_s_finge
         again.keys("y")
         text = again.wait_text("EXITED", timeout=60)
         assert "EXITED 0" in text and "You left the table" in text, text
-        assert said.group(0) in "".join(text.splitlines()), text  # (the pane wraps)
+        assert said.group(0) in " ".join(text.split()), text  # (broken at spaces to the pane's width)
 
 
 def test_join_code_from_the_input_is_left_unread_by_a_person_s_join_whose_table_is_not_found(tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.output import Output, create_output
 
+from cli.lobby_common import for_the_terminal
 from cli.ttymode import TERMINAL_ERRORS, full_screen_mark, in_the_foreground, point_at_nowhere
 from cli.tui.canvas import Canvas
 from cli.tui.styles import STYLE
@@ -543,7 +544,7 @@ async def open_terminal(*, input: Input | None = None, output: Output | None = N
         if held is not None:
             sys.stderr = stderr
             try:
-                stderr.write(held.getvalue())
+                stderr.write(for_the_terminal(held.getvalue(), stderr))  # (broken at words, as it would have been)
                 stderr.flush()
             except (OSError, ValueError):  # (the terminal went away: nobody is left to read it)
                 pass
