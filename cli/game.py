@@ -30,7 +30,7 @@ from p2p.lobby import LobbyResult, Signing
 from p2p.names import reads_as_a_bot
 from p2p.peer import FULL_SPEED, HUMAN_PACE, GameSummary, Pace, Resumption, TablePeer
 from p2p.roster import Member
-from p2p.session import Line, round_cut_short
+from p2p.session import Line, round_cut_short, yours
 from p2p.transport import Mesh
 
 
@@ -361,15 +361,6 @@ async def unrecorded(mesh: Mesh, result: LobbyResult, log_path: Path, exc: OSErr
     where = exc.filename or log_path  # (the log, or the folder it goes in)
     why = records_unwritable(where, problem)
     return GameSummary(result.game_id, names, 0, {name: 0 for name in names}, [], log_path, False, why)
-
-
-def yours(reason: str) -> str:
-    """A leave's reason, worded for the others ("their terminal was closed"), to the
-    player who left ("your terminal was closed")."""
-    for theirs, own in (("their ", "your "), ("they ", "you "), ("the player ", "you ")):
-        if reason.startswith(theirs):
-            return own + reason[len(theirs):]
-    return reason
 
 
 YOUR_VERBS = {"was": "were", "is": "are", "has": "have"}

@@ -29,9 +29,10 @@ from cli.argtypes import new_table_options
 from cli.commands import shell_word
 from cli.game import (
     REJOIN_WAIT, bot_logs_beside, host_trusted_on_first_use, log_folder, log_name, play_seat, to_you,
-    trusted_on_first_use, yours,
+    trusted_on_first_use,
 )
 from cli.lobby_common import complain, for_the_terminal, input_piped, lobby_schemas, say
+from p2p.session import yours
 from cli.stopping import INTERRUPTED, run_until_stopped
 from cli.ttymode import ready_to_ask
 from p2p.appendfile import FileInUse

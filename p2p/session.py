@@ -21,6 +21,23 @@ YOU_LEFT = "you left the table"  # why a seat's own game ended when its player l
 WENT_AWAY = "you went away from the table, meaning to come back"  # (`TableSession.go_away`): its own screen's words
 
 
+def yours(reason: str) -> str:
+    """A leave's reason, worded for the others ("their terminal was closed", "the player
+    chose to leave"), to the player who left ("your terminal was closed", "you chose to
+    leave")."""
+    for theirs, own in (("their ", "your "), ("they ", "you "), ("the player ", "you ")):
+        if reason.startswith(theirs):
+            return own + reason[len(theirs):]
+    return reason
+
+
+def left_yourself(left: str) -> str:
+    """A leave as every log has it ("left the table (their program was terminated)", §9.8),
+    told to the seat that left: "left the table (your program was terminated)"."""
+    head, bracket, reason = left.partition(" (")
+    return f"{head}{bracket}{yours(reason)}" if bracket else left
+
+
 def left_the_table(name: str) -> str:
     """What a seat's log says (`log.end`) where its screen says `YOU_LEFT`: the log is
     read by others, an auditor among them."""

@@ -16,6 +16,7 @@ import termios
 import time
 from pathlib import Path
 
+import pytest
 import trio
 from cli_support import ROOT, bandit, finish, kill_all, read_until
 
@@ -134,6 +135,24 @@ def test_s9_8_a_stopped_headless_seat_leaves_and_the_table_ends_at_once(tmp_path
     assert status == 0, out
     assert re.search(r"You left the table (after|before the first round ended)", out), out
     assert _logs_end_with_one_leave(logs, 3, "their program was terminated") == "Zoe left the table (their program was terminated)"
+    # (its own line mode says it in the second person: it said "You left the table (their program …)")
+    assert "  You left the table (your program was terminated); the game ends here" in out, out
+    assert "(their program was terminated)" not in out, out
+
+
+@pytest.mark.parametrize(("reason", "told"), [
+    (signal.SIGTERM, "left the table (your program was terminated)"),
+    (signal.SIGHUP, "left the table (your terminal was closed)"),
+    (signal.SIGINT, "left the table (you chose to leave)"),
+])
+def test_s9_8_a_seat_s_own_leave_is_told_to_it_in_the_second_person(reason: signal.Signals, told: str) -> None:
+    """Every log says why a seat left as the others read it ("Zoe left the table (their
+    program was terminated)"); the seat that left reads its own reason as said to it."""
+    from p2p.session import left_yourself
+
+    assert left_yourself(f"left the table ({REASONS[reason]})") == told
+    assert left_yourself("left the table (its records could not be written)") == (
+        "left the table (its records could not be written)")
 
 
 def _bots_of(host: int) -> list[int]:
