@@ -35,10 +35,12 @@ import trio
 
 from cli.lobby_common import complain
 from p2p.groups import lone_exception_unwrapped
-from p2p.names import BOT_MARK, alike
+from p2p.names import BOT_MARK, alike, bot_namesake
 
 BOT_NAMES = ("Ada", "Bo", "Cy", "Dee", "Eve", "Fay")
-"""One more than a table's bots can be, so one may give way to a player's own name."""
+"""One more than a table's bots can be, so one may give way to the first word of the
+name of the player who seats them (people who join later may not take theirs,
+`p2p.names.bot_namesake`)."""
 BOT_WAIT = 30.0  # seconds the bots get to finish after our game ended
 BOT_QUIET = 1.0  # seconds of that before the wait is worth a word
 
@@ -46,9 +48,11 @@ T = TypeVar("T")
 
 
 def bot_names(count: int, player: str) -> list[str]:
-    """`play` and `host --bots`: "Ada (bot)", "Bo (bot)", …, `count` of them, none named like
-    `player` with or without "(bot)" (names look alike as §6.4 says): that one gives way."""
-    return [f"{n} {BOT_MARK}" for n in BOT_NAMES if not (alike(player, n) or alike(player, f"{n} {BOT_MARK}"))][:count]
+    """`play` and `host --bots`: "Ada (bot)", "Bo (bot)", …, `count` of them, none sharing
+    its first word with `player`'s name ("Bo" or "Bo Lee": names look alike as §6.4 says,
+    `bot_namesake`), nor named like it (a `player` that reads as a bot's): that one gives way."""
+    return [named for named in (f"{n} {BOT_MARK}" for n in BOT_NAMES)
+            if not (alike(player, named) or bot_namesake(player, [named]))][:count]
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
                     result = await host_lobby_screen(
                         terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
                         rules=rules, join_hint=hint, on_roster=lambda change: advert(change.roster.free),
-                        warnings=(bots.lost, heard), on_signing=book.sign,
+                        warnings=(bots.lost, heard), on_signing=book.sign, bots=bots.names,
                     )
                 bots.seated()
                 if result is not None:
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
                 result = await seat_with_bots(bots, partial(
                     host_table, mesh, name=name, table=table, seats=args.seats, code=args.code, rules=rules,
                     start=None if keys is None else keys.start, on_roster=on_roster,
-                    on_signing=then_shown(book.sign, signing_shown)))
+                    on_signing=then_shown(book.sign, signing_shown), bots=bots.names))
             if result is None:  # (only a table that needs every bot gives up)
                 return 1
             if keys is not None:

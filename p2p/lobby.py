@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -64,7 +64,7 @@ from engine.narrate import listed
 from p2p.admission import code_key, host_proof, join_transcript, joiner_proof
 from p2p.errors import HostGone, JoinRefused, NotReached, OtherRelease, ProtocolError, StartFailed, TableClosed, printable
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
-from p2p.names import problem_of, refusal, written_in
+from p2p.names import bot_namesake, problem_of, reads_as_a_bot, refusal, written_in
 from p2p.roster import (
     CERT, DEFAULT_RULES, MAX_SEATS, MIN_SEATS, PLAYER_NAME, PROTOCOL_VERSION, TABLE_NAME, WIRE_ROSTER, Member,
     Roster, TableRules,
@@ -269,6 +269,14 @@ def name_taken(name: str, seated: Member) -> str:
         return f"{seated.name!r} is already seated (seat {seated.seat + 1}) (§6.4)"
     return (f"{seated.name!r} is already seated (seat {seated.seat + 1}) and {name!r}{written_in(name, seated.name)} "
             "reads the same: names must differ by more than case, spacing or lookalike letters (§6.4)")
+
+
+def bot_namesake_taken(name: str, namesake: str) -> str:
+    """Why a joiner called `name` is refused beside `namesake`, a bot's name or a person's
+    of the same first word (`bot_namesake`)."""
+    bot = "a bot" if reads_as_a_bot(namesake) else "a person"
+    return (f"{_quoted(name)} shares its first word with {_quoted(namesake)}, {bot} at this table: a person and a bot "
+            "must not, or nobody could tell them apart (§6.4)")
 
 
 def check_names(roster: Roster, host: str) -> None:
@@ -568,8 +576,10 @@ class HostLobby(_SignsRoster):
 
     def __init__(
         self, identity: Identity, *, name: str, table: str, seats: int, table_nonce: bytes, port: int,
-        code: str | None = None, rules: TableRules = DEFAULT_RULES,
+        code: str | None = None, rules: TableRules = DEFAULT_RULES, bots: Sequence[str] = (),
     ) -> None:
+        """`bots`: the names of the bots this host seats itself (`host --bots`), kept for
+        them from the start, whenever they sit down (`bot_namesake`)."""
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise ValueError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
         TABLE_NAME.check(table, "table", "§6.2")
@@ -577,6 +587,7 @@ class HostLobby(_SignsRoster):
         _check_name(table, "table", TABLE_NAME.max_len)
         _check_name(name, "player", PLAYER_NAME.max_len)
         self.identity = identity
+        self.bots = tuple(bots)
         self.code_key = code_key(code, identity.peer_id, table) if code else None
         self.roster = Roster(table, table_nonce, seats, (Member(0, name, identity.certificate, table_nonce, ("", port)),),
                              rules=rules)
@@ -629,6 +640,11 @@ class HostLobby(_SignsRoster):
                 why = f"the name {_quoted(name)} {no.problem} (§6.4)"
             return refuse(no.reason, why), [TurnedAway(name, address, hello["proto"], no.reason, cert.peer_id,
                                                        why.removesuffix(" (§6.4)"))]
+        # (a host that seats bots of its own keeps their first words from people; no guest checks it)
+        if self.bots and (namesake := bot_namesake(name, [*(m.name for m in self.roster.members), *self.bots])):
+            why = bot_namesake_taken(name, namesake)
+            return refuse("name-taken", why), [TurnedAway(name, address, hello["proto"], "name-taken", cert.peer_id,
+                                                          why.removesuffix(" (§6.4)"))]
 
         others = self.roster.members[1:]
         member = Member(len(self.roster.members), hello["name"], cert, hello["nonce"], (address, hello["port"]))

@@ -441,6 +441,7 @@ async def host_table(
     on_roster: RosterCallback | None = None,
     on_signing: SigningCallback | None = None,
     on_turned_away: TurnedAwayCallback | None = None,
+    bots: Sequence[str] = (),
     task_status: trio.TaskStatus[StartCall] = trio.TASK_STATUS_IGNORED,
 ) -> LobbyResult:
     """Host a table on `mesh` until it is full (or the host asks to start with ≥ 2
@@ -452,17 +453,18 @@ async def host_table(
     before its signature of the roster goes out (§11.3); `on_turned_away` gets a line
     for joiners turned away for another release, a wrong code or a name refused
     (`TurnAways`) until the game starts, and None once the joiner the last line named is
-    seated."""
+    seated. `bots`: the names of the bots the host seats itself, kept for them (no person
+    sits down under one of their first words, `HostLobby`)."""
     table_nonce = secrets.token_bytes(32)
     mesh.set_table(table_nonce)
     if code:
         lobby = await trio.to_thread.run_sync(
             lambda: HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port,
-                              code=code, rules=rules)
+                              code=code, rules=rules, bots=bots)
         )
     else:
         lobby = HostLobby(mesh.identity, name=name, table=table, seats=seats, table_nonce=table_nonce, port=mesh.port,
-                          rules=rules)
+                          rules=rules, bots=bots)
     driver = _Driver(mesh, on_roster, on_signing, on_turned_away)
     wrong_codes: dict[str, tuple[int, float]] = {}  # address: (wrong codes in a row, when it may try again)
     code_turns: dict[str, trio.Lock] = {}  # address: its hellos with a code are checked one at a time

@@ -27,6 +27,10 @@ rules to its own names too, and a joiner to its own name before it dials.
 A name that *reads as a bot's* (`reads_as_a_bot`) ends, as it looks, in "(bot)": the
 mark of the bots a host seats beside itself. The command line keeps it for them (a
 courtesy, not a rule of the protocol: a peer sent such a name seats it as any other).
+A person and a bot at a host's table never share a first word (`bot_namesake`: "Bo"
+beside "Bo (bot)" made "Bo (bot) cannot reach Bo" and "Bo (bot)'s turn" unreadable): a
+host that seats bots of its own refuses such a name at its door, its bots' names kept
+from the start (the host's courtesy again: no guest checks it).
 """
 
 from __future__ import annotations
@@ -200,3 +204,18 @@ def reads_as_a_bot(name: str) -> bool:
     """Whether `name` ends in `BOT_MARK` as it looks: in its skeleton, white space aside
     ("Bo (BOT)", "Bo(bot)", "Bo ( bot )", full-width brackets, "ВОТ" in Cyrillic capitals)."""
     return "".join(skeleton(name).split()).endswith(BOT_MARK)
+
+
+def first_word(name: str) -> str:
+    """What a sentence may shorten a name to, and a reader goes by: "Bo" of "Bo (bot)"."""
+    return name.split(" ", 1)[0]
+
+
+def bot_namesake(name: str, names: Sequence[str]) -> str | None:
+    """The name among `names` that `name` shares its first word with (alike, §6.4) where
+    one of the two reads as a bot's and the other not ("Bo" and "Bo (bot)", "Ada Lee" and
+    "Ada (bot)"): a person and a bot of one table, which no reader could tell apart in
+    "Bo (bot) cannot reach Bo". None if there is none."""
+    bot = reads_as_a_bot(name)
+    return next((other for other in names
+                 if reads_as_a_bot(other) != bot and alike(first_word(other), first_word(name))), None)

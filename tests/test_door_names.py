@@ -322,3 +322,41 @@ def test_s11_3_a_seat_taken_back_from_its_journal_signs_no_roster_the_door_would
     with pytest.raises(ProtocolError, match=rf"^§6\.4: {re.escape(words)}") as info:
         SigningAgain(IDS[1], canonical)
     assert info.value.peer == HOST.short
+
+
+def test_s6_4_a_host_that_seats_bots_keeps_their_first_words_from_people() -> None:
+    """`host --bots 2` named its bots "Bo (bot)" and "Cy (bot)"; people named Bo and Cy
+    then sat down, and the screens read "Bo (bot) cannot reach Bo". A person's name that
+    begins as one of the host's bots' names is refused (seated yet or not: the bots are
+    named before they sit), saying why; the bots themselves sit, and a bot-looking name
+    is refused beside a person of its first word. A host without bots refuses none of
+    these (no guest checks it: a roster seating them stays valid)."""
+    bots = ("Bo (bot)", "Cy (bot)")
+    host = HostLobby(HOST, name="Alice", table="T", seats=6, table_nonce=TABLE_NONCE, port=4000, bots=bots)
+    for k, name in enumerate(["Bo", "bo", "Bo Lee", "\u0412\u043e", "Cy Young"]):  # (a Cyrillic "Во" reads "Bo")
+        reply, actions = host.on_hello(raw_hello(JOINERS[0], name, bytes([k + 3]) * 32), HOST_NONCE, "10.0.0.2")
+        namesake = "Bo (bot)" if name != "Cy Young" else "Cy (bot)"
+        assert (reply["reason"], reply["detail"]) == ("name-taken", f"{name!r} shares its first word with "
+                                                      f"{namesake!r}, a bot at this table: a person and a bot must "
+                                                      "not, or nobody could tell them apart (§6.4)"), reply
+        assert [a.sentence() for a in actions] == [  # (the host's screen says whom it turned away, and why)
+            f"{name} (10.0.0.2) could not join under that name: {reply['detail'].removesuffix(' (§6.4)')}."]
+    assert len(host.roster.members) == 1
+    for k, name in enumerate(["Bob", "Bo (bot)", "Dee"]):  # ("Bob" is another word; the bot is the host's own)
+        reply, _ = host.on_hello(raw_hello(JOINERS[k], name, bytes([k + 10]) * 32), HOST_NONCE, f"10.0.0.{k + 2}")
+        assert reply["type"] == "lobby.welcome", (name, reply)
+    reply, _ = host.on_hello(raw_hello(JOINERS[3], "Dee (bot)", b"\x20" * 32), HOST_NONCE, "10.0.0.9")
+    assert reply["detail"].startswith("'Dee (bot)' shares its first word with 'Dee', a person at this table"), reply
+    plain_host = HostLobby(HOST, name="Alice", table="T", seats=6, table_nonce=TABLE_NONCE, port=4000)
+    for k, name in enumerate(["Bo (bot)", "Bo"]):
+        reply, _ = plain_host.on_hello(raw_hello(JOINERS[k], name, bytes([k + 30]) * 32), HOST_NONCE, "10.0.0.5")
+        assert reply["type"] == "lobby.welcome", (name, reply)
+
+
+def test_s6_4_a_host_s_bots_never_begin_as_the_host_s_own_name_does() -> None:
+    """A host called "Bo Lee" got a "Bo (bot)" (its whole name was compared): that bot
+    gives way now, as one named like the host did."""
+    from cli.bots import bot_names
+
+    assert bot_names(3, "Bo Lee") == bot_names(3, "bo") == ["Ada (bot)", "Cy (bot)", "Dee (bot)"]
+    assert bot_names(5, "Hal") == ["Ada (bot)", "Bo (bot)", "Cy (bot)", "Dee (bot)", "Eve (bot)"]

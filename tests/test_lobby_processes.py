@@ -296,3 +296,25 @@ def test_host_json_or_quiet_tells_its_table_s_news_on_standard_error(capsys: pyt
     said_in_lines(argparse.Namespace(quiet=False, json=False), news)
     assert capsys.readouterr().out == ("Another table on this LAN is also called 'Pair'\n"
                                        "Others join with: bandit-lan join Pair --fingerprint abc\n")
+
+
+def test_s6_4_a_person_named_as_a_host_s_bot_is_refused_and_told_why(tmp_path: Path) -> None:
+    """`host --bots 1` seats "Ada (bot)" (alice hosts): a person who joins as "Ada" is
+    refused, whether the bot sat down yet or not, and reads why and what to do; the host
+    reads whom it turned away. ("Ada (bot) cannot reach Ada" told nobody who was who.)"""
+    seen: list[str] = []
+    host = bandit("host", "--table", "Den", "--name", "alice", "--seats", "3", "--bots", "1", "--bind", "127.0.0.1",
+                  "--no-discovery", "--state-dir", str(tmp_path / "h"), "--lobby-only")
+    procs = [host]
+    try:
+        where = read_until(host, r"on (127\.0\.0\.1:\d+)", seen).group(1)
+        ada = bandit("join", "--peer", where, "--name", "Ada", "--state-dir", str(tmp_path / "a"), "--lobby-only")
+        procs.append(ada)
+        status, said = finish(ada, [], 40)
+        read_until(host, r"Ada \(127\.0\.0\.1\) could not join under that name: 'Ada' shares its first word with "
+                         r"'Ada \(bot\)', a bot at this table", seen)
+    finally:
+        kill_all(procs)
+    assert status == 1 and ("bandit-lan: the host refused your name: 'Ada' shares its first word with 'Ada (bot)', a "
+                            "bot at this table: a person and a bot must not, or nobody could tell them apart; pick "
+                            "another name with --name") in said, said
