@@ -13,7 +13,7 @@ from pathlib import Path
 from engine.errors import SkillsError
 from engine.game import MAX_TARGET
 from engine.skills import Skills, load_skills
-from p2p.roster import DEFAULT_RULES, MAX_GRACE_S, MAX_TURN_S, MIN_GRACE_S, MIN_TURN_S
+from p2p.roster import DEFAULT_RULES, MAX_GRACE_S, MAX_SEATS, MAX_TURN_S, MIN_GRACE_S, MIN_SEATS, MIN_TURN_S
 
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")
@@ -44,6 +44,21 @@ def integer(text: str) -> int:
 def whole(text: str) -> int:
     """A whole number, 0 or more (seats, bots: their ranges are checked with the others')."""
     return _whole(text, 0, math.inf, "a whole number", "a whole number (0 or more)")
+
+
+def seats(text: str) -> int:
+    """The seats of a table a host opens, as a table allows them."""
+    return _whole(text, MIN_SEATS, MAX_SEATS, "a whole number", f"a number of seats ({MIN_SEATS}-{MAX_SEATS})")
+
+
+def play_bots(text: str) -> int:
+    """`play --bots`: the bots against you, every seat but yours."""
+    return _whole(text, 1, MAX_SEATS - 1, "a whole number", f"a number of bots (1-{MAX_SEATS - 1})")
+
+
+def host_bots(text: str) -> int:
+    """`host --bots`: bots in some of a table's seats (fewer than its --seats, checked with them)."""
+    return _whole(text, 0, MAX_SEATS - 1, "a whole number", f"a number of bots (0-{MAX_SEATS - 1})")
 
 
 def count(text: str) -> int:

@@ -16,7 +16,7 @@ from functools import partial
 import trio
 
 from cli.argtypes import (
-    NewTableOption, add_grace_option, plain, port, skills_file, target, turn_seconds, whole,
+    NewTableOption, add_grace_option, host_bots, plain, port, seats, skills_file, target, turn_seconds,
 )
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
@@ -49,22 +49,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                           "once the table is full (or earlier, at Enter, with at least two players "
                                           f"seated). {AT_A_TERMINAL}")
     p.add_argument("--table", action=NewTableOption, help="table name shown to others (default: NAME's table)")
-    p.add_argument("--seats", type=whole, default=4, action=NewTableOption,
+    p.add_argument("--seats", type=seats, default=4, metavar="N", action=NewTableOption,
                    help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
     p.add_argument("--port", type=port, default=0, action=NewTableOption,
                    help="TCP port to listen on (default: any free port)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
-    p.add_argument("--code", action=NewTableOption,
+    p.add_argument("--code", metavar="WORD", action=NewTableOption,
                    help="a table code players must know to join (never sent over the network)")
     p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS (players join with `join --peer`)")
-    p.add_argument("--target", type=target, default=100, action=NewTableOption,
+    p.add_argument("--target", type=target, default=100, metavar="TARGET", action=NewTableOption,
                    help="end the game when a total reaches this (default 100)")
     p.add_argument("--turn-seconds", type=turn_seconds, default=60, metavar="S", action=NewTableOption,
                    help="a turn's time; when it runs out the turn is played as A without the power (default 60 s)")
     add_grace_option(p)
     p.add_argument("--skills", type=skills_file, metavar="FILE", action=NewTableOption,
                    help="your own skills table (TOML), as in engine/skills.toml")
-    p.add_argument("--bots", type=whole, default=0, metavar="N",
+    p.add_argument("--bots", type=host_bots, default=0, metavar="N",
                    action=NewTableOption, help="fill N seats with bots, each a peer of its own on this machine as in `play` (default 0)")
     add_seat_options(p, seats_bots=True)
     add_identity_options(p)
@@ -78,12 +78,9 @@ def run(args: argparse.Namespace) -> int:
 
         return refuse_new_table(args) or (2 if refused_without_a_terminal(args, "host --resume") else run_resume(args))
     name = player_name(args)
-    if not MIN_SEATS <= args.seats <= MAX_SEATS:
-        complain(f"--seats must be between {MIN_SEATS} and {MAX_SEATS}")
-        return 2
-    if not 0 <= args.bots < args.seats:
-        complain(f"--bots must be between 0 and {args.seats - 1} (the seats but yours)")
-        return 2
+    if args.bots >= args.seats:  # (each in its own range: `argtypes.seats`, `host_bots`)
+        args.command_parser.error(f"argument --bots: {args.bots} is not a number of bots for {args.seats} seats "
+                                  f"(0-{args.seats - 1}: the seats but yours)")
     try:  # (the player's name was checked as it was read, `argtypes.player`)
         table = plain(args.table or f"{name}'s table", "table's name", TABLE_NAME.max_len)
     except argparse.ArgumentTypeError as exc:

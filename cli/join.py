@@ -112,14 +112,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--fingerprint", metavar="FP", action=NewTableOption,
                    help="the host's fingerprint as shown on its screen; without it (and with --peer) the host is "
                         "trusted on first use and its fingerprint shown")
-    p.add_argument("--code", action=NewTableOption,
+    p.add_argument("--code", metavar="WORD", action=NewTableOption,
                    help="the table code, if the host set one ('-': read it from the standard input, "
                         "so it stays out of the process list and the shell's history)")
     p.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="how long to look for the table (default 5 s)")
     p.add_argument("--port", type=port, default=0, action=NewTableOption,
                    help="TCP port for links from the other players (default: any)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
-    p.add_argument("--target", type=target, metavar="P", action=NewTableOption,
+    p.add_argument("--target", type=target, metavar="TARGET", action=NewTableOption,
                    help="only play if the host's game ends at this total (the host sets the rules)")
     p.add_argument("--grace", type=host_sets_grace, help=argparse.SUPPRESS)
     add_seat_options(p)

@@ -1,4 +1,8 @@
-"""The `bandit-lan` command: one sub-command per module, registered below."""
+"""The `bandit-lan` command: one sub-command per module, registered below.
+
+This module imports only the standard library at its top: the console script imports
+it before calling `main`, and a Ctrl-C while the rest loads (most of a second) is
+caught in `main`, which then exits quietly with status 130 as at any other moment."""
 
 from __future__ import annotations
 
@@ -8,8 +12,6 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 from typing import Final
-
-from cli.lobby_common import complain, let_go, settle
 
 # Each module named here defines `register(subparsers)`; the parser it adds sets
 # `func(args) -> int` as its default. Order is the order shown in --help.
@@ -21,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="bandit-lan",
         description="Play Bandit on your LAN: no server, a joint encrypted shuffle, signed moves, auditable logs.",
     )
+    parser.add_argument("--version", action="version", version=version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         import_module(f"cli.{name}").register(sub)
@@ -35,7 +38,32 @@ NO_RESUME: Final = ("there is no `resume` command: to take your seat back in the
 """Said to `bandit-lan resume`, the word other programs use."""
 
 
+def version() -> str:
+    """This release (the installed package's version) and the protocol it speaks (§6.2's `proto`)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    from p2p.roster import PROTOCOL_VERSION
+
+    try:
+        release = installed("bandit-lan")
+    except PackageNotFoundError:  # (run from a checkout that was never installed)
+        release = "(not installed)"
+    return f"bandit-lan {release} (protocol {PROTOCOL_VERSION})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command `argv` (else the command line) and return its exit status; a
+    Ctrl-C at any moment, start-up included, ends it quietly with status 130."""
+    try:
+        return _command(argv)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _command(argv: Sequence[str] | None) -> int:
+    from cli.lobby_common import complain, settle
+
     parser = build_parser()
     if list(sys.argv[1:] if argv is None else argv)[:1] == ["resume"]:
         parser.error(NO_RESUME)  # (exit status 2, as for any other unknown command)
@@ -74,6 +102,8 @@ OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
 def _output_lost(error: OSError) -> int:
     """The command's output could not all be written: whatever its work found, what it
     told is cut short, so it fails."""
+    from cli.lobby_common import complain, let_go
+
     let_go(sys.stdout)  # (nothing more is tried there, nor flushed at exit)
     complain(f"its output could not be written ({error.strerror}): what it printed is cut short")
     return 1

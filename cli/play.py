@@ -12,7 +12,7 @@ import argparse
 from functools import partial
 from pathlib import Path
 
-from cli.argtypes import NewTableOption, add_grace_option, target, whole
+from cli.argtypes import NewTableOption, add_grace_option, play_bots, target
 from cli.bots import BotTable, bot_names, bot_seats, seat_with_bots
 from cli.game import (
     SeatBook, add_game_options, bot_logs_beside, bot_without_a_terminal, full_speed, log_unwritable, play_seat, report,
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("play", help="play against bots on this machine",
                               description="Play Bandit against bots on this machine. Every bot is a real peer "
                                           "(its own process, keys, TLS links and fairness log).")
-    p.add_argument("--bots", type=whole, default=3, action=NewTableOption,
+    p.add_argument("--bots", type=play_bots, default=3, metavar="N", action=NewTableOption,
                    help=f"number of bot opponents, 1-{MAX_SEATS - 1} (default 3)")
     p.add_argument("--target", type=target, default=100, action=NewTableOption,
                    help="end the game when a total reaches this (default 100)")
@@ -54,9 +54,6 @@ def run(args: argparse.Namespace) -> int:
 
         return refuse_new_table(args) or run_resume(argparse.Namespace(**vars(args), bind="127.0.0.1", log=None, quiet=False, bot=False,
                                              lobby_only=False))
-    if not 1 <= args.bots <= MAX_SEATS - 1:
-        complain(f"--bots must be between 1 and {MAX_SEATS - 1}")
-        return 2
     bot_without_a_terminal(args)
     rules = TableRules(target=args.target, grace_s=args.grace)  # (in range: `argtypes.target`, `grace_seconds`)
     try:

@@ -86,9 +86,12 @@ def test_play_headless_four_processes_logs_agree_and_audit_clean(tmp_path: Path)
 
 
 def test_play_rejects_bad_arguments_clearly(tmp_path: Path) -> None:
-    for args, words in [(("--bots", "0"), "--bots must be between 1 and 5"), (("--target", "0"), "--target")]:
+    """Every value out of range reads alike: play's usage, then the option and its range."""
+    for args, words in [(("--bots", "0"), "argument --bots: 0 is not a number of bots (1-5)"),
+                        (("--bots", "-1"), "argument --bots: -1 is not a number of bots (1-5)"),
+                        (("--target", "0"), "--target")]:
         done = run_cli("play", "--headless", *args, "--state-dir", str(tmp_path))
-        assert done.returncode == 2 and words in done.stderr
+        assert done.returncode == 2 and words in done.stderr and "bandit-lan play: error: " in done.stderr, done
 
 
 @pytest.mark.parametrize(("command", "said"), [
@@ -124,7 +127,8 @@ def test_s11_3_bandit_lan_resume_says_which_command_takes_a_seat_back() -> None:
 def test_host_bots_and_a_code_on_stdin_are_checked_before_the_lobby(tmp_path: Path) -> None:
     state = ("--state-dir", str(tmp_path))
     full = run_cli("host", "--headless", "--seats", "3", "--bots", "3", "--no-discovery", *state)
-    assert full.returncode == 2 and "--bots must be between 0 and 2 (the seats but yours)" in full.stderr
+    assert full.returncode == 2 and ("bandit-lan host: error: argument --bots: 3 is not a number of bots for 3 seats "
+                                     "(0-2: the seats but yours)") in full.stderr, full.stderr
     empty = run_cli("join", "--headless", "--peer", "127.0.0.1:9", "--code", "-", *state)  # (stdin: nothing)
     assert empty.returncode == 2 and "no table code on the standard input" in empty.stderr
     deck = tmp_path / "small.toml"

@@ -1,0 +1,47 @@
+"""What the `bandit-lan` command does before any command's work: start-up, --version."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.cli_support import ROOT
+from p2p.roster import PROTOCOL_VERSION
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("module", ["cli.lobby_common", "p2p.roster", "cli.audit", "trio"])
+@pytest.mark.parametrize("command", [("play", "--headless"), ("audit", "nothing.bandit-log")])
+def test_ctrl_c_during_start_up_exits_quietly_with_status_130(module: str, command: tuple[str, ...]) -> None:
+    """A real SIGINT as `module` starts loading: no traceback, status 130 (as a shell
+    reports a command a Ctrl-C stopped)."""
+    done = run("tests.interrupted_start", module, *command)
+    assert done.returncode == 130 and "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done
+
+
+def test_version_names_the_release_and_the_protocol() -> None:
+    done = run("cli", "--version")
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout.strip().startswith("bandit-lan ") and done.stdout.strip().endswith(
+        f"(protocol {PROTOCOL_VERSION})"), done.stdout
+
+
+def test_one_option_has_one_metavar_in_every_command() -> None:
+    """`--bots N`, `--target TARGET`, `--code WORD`, as README's table of options has them."""
+    from cli.main import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices
+    shown = {}
+    for name in ("play", "host", "join"):
+        for action in sub[name]._actions:
+            if action.option_strings and action.metavar is not None or action.option_strings and action.nargs != 0:
+                shown.setdefault(action.option_strings[-1], set()).add(action.metavar or action.dest.upper())
+    assert shown["--bots"] == {"N"} and shown["--target"] == {"TARGET"} and shown["--code"] == {"WORD"}, shown
