@@ -19,7 +19,7 @@ import trio
 
 from cli.argtypes import integer
 from cli.cells import ljust, text_width
-from cli.commands import audit_command, logs_together, shell_word
+from cli.commands import audit_command, logs_together, shell_word, this_program
 from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, tell, why_not_full_screen
 from cli.stopping import INTERRUPTED, LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
@@ -415,7 +415,7 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
         elif summary.away is not None:  # (its terminal is gone: said for a log of the output, if any)
             state_dir = "" if args.state_dir is None else f" --state-dir {shell_word(str(args.state_dir))}"
             say(f"Your seat went away from the table {after_rounds(summary.rounds)} ({yours(summary.away)}): the "
-                f"others wait for you as for a crash; `bandit-lan {getattr(args, 'command', 'join')} --resume"
+                f"others wait for you as for a crash; `{this_program()} {getattr(args, 'command', 'join')} --resume"
                 f"{state_dir}` takes your seat back while they do.")
         else:
             if summary.left:

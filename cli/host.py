@@ -24,7 +24,7 @@ from cli.lobby_common import (
     tell, then_shown,
 )
 from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
-from cli.commands import shell_word
+from cli.commands import shell_word, this_program
 from cli.stopping import run_until_stopped
 from cli.ttymode import in_the_foreground
 from cli.game import (
@@ -198,11 +198,11 @@ def join_hint(ad: TableAd, where: str, *, by_name: bool = True, namesake: bool =
     """The commands others join `ad` with: by its address, and by its name if it is
     advertised (`by_name`); with the host's fingerprint while another table on the LAN
     has that name (`namesake`), as joining by the name alone then fails."""
-    by_peer = f"bandit-lan join --peer {where}:{ad.port}"
+    by_peer = f"{this_program()} join --peer {where}:{ad.port}"
     if not by_name:
         return by_peer
     fingerprint = f" --fingerprint {short_id(ad.fingerprint)}" if namesake else ""
-    return f"bandit-lan join {shell_word(ad.table)}{fingerprint}   or   {by_peer}"
+    return f"{this_program()} join {shell_word(ad.table)}{fingerprint}   or   {by_peer}"
 
 
 @asynccontextmanager
@@ -220,7 +220,7 @@ async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
         async def tell_failure() -> None:
             await advert.failed.wait()
             tell(f"The table is not advertised on the LAN ({advert.failure}); "
-                 f"others join with: bandit-lan join --peer {where}:{ad.port}")
+                 f"others join with: {this_program()} join --peer {where}:{ad.port}")
 
         async def tell_namesakes() -> None:
             """Whenever another table of this name appears while the lobby runs, say so
@@ -284,7 +284,7 @@ def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:
     hosts = ", ".join(sorted({t.host for t in namesakes}))
     short = short_id(ad.fingerprint)
     return (f"Another table on this LAN is also called {ad.table!r} (hosted by {hosts}): joining by that name "
-            f"alone now fails, so give your players your fingerprint: bandit-lan join {shell_word(ad.table)} "
+            f"alone now fails, so give your players your fingerprint: {this_program()} join {shell_word(ad.table)} "
             f"--fingerprint {short} (or host under another name).")
 
 
@@ -294,12 +294,12 @@ def namesake_left(ad: TableAd, left: TableAd, staying: list[TableAd]) -> str:
     others = "another of that name is" if len(staying) == 1 else f"{len(staying)} others of that name are"
     return (f"{left.host}'s table called {ad.table!r} is gone, but {others} still on this LAN "
             f"(hosted by {listed(hosts)}): joining by the name alone still fails, so keep giving your players your "
-            f"fingerprint: bandit-lan join {shell_word(ad.table)} --fingerprint {short_id(ad.fingerprint)}.")
+            f"fingerprint: {this_program()} join {shell_word(ad.table)} --fingerprint {short_id(ad.fingerprint)}.")
 
 
 def namesake_gone(ad: TableAd) -> str:
     """What a host reads once no other table on the LAN has its table's name any more."""
-    return f"The other table called {ad.table!r} is gone: `bandit-lan join {shell_word(ad.table)}` works again."
+    return f"The other table called {ad.table!r} is gone: `{this_program()} join {shell_word(ad.table)}` works again."
 
 
 def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> BotTable:  # type: ignore[no-untyped-def]

@@ -11,6 +11,7 @@ from contextlib import AsyncExitStack
 import trio
 
 from cli.argtypes import NewTableOption, address, bot_player, host_sets_grace, port, seconds, target
+from cli.commands import this_program
 from cli.lobby_common import (
     SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, input_piped,
     load_identity, lobby_schemas, player_name, remember_name, roster_progress, say, then_shown,
@@ -55,7 +56,7 @@ async def _find(args: argparse.Namespace, say_: Callable[[str], None],
     if not found:
         which = f"no table named {args.table!r}" if args.table else "no table with free seats"
         complain(f"{which} found on the LAN (looked for {args.timeout:g} s). {LISTED_WHILE_OPEN} "
-                 "Try `bandit-lan tables`, or join directly with --peer HOST:PORT.")
+                 f"Try `{this_program()} tables`, or join directly with --peer HOST:PORT.")
         return None
     if len(found) > 1:
         if args.table:  # (one name: the fingerprint tells them apart)

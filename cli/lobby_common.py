@@ -18,6 +18,7 @@ from typing import TextIO
 
 from cli.argtypes import ipv4, player
 from cli.cells import ljust, text_width, wrapped
+from cli.commands import this_program
 from cli.ttymode import in_the_foreground, point_at_nowhere
 from p2p.errors import FingerprintMismatch, HostGone, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
@@ -313,7 +314,7 @@ def explain(error: BaseException, by_address: bool = False) -> str:
             return f"the host refused your name: {detail}; {advice}"
         return f"the host refused: {hint} ({detail})"
     if isinstance(error, HostGone):  # (a table found by name may be listed again, under another address)
-        return error.reason if by_address else f"{error.reason} (look again with `bandit-lan tables`)"
+        return error.reason if by_address else f"{error.reason} (look again with `{this_program()} tables`)"
     if isinstance(error, TableClosed):  # (plain words: no section, no peer id)
         return error.reason
     if isinstance(error, FingerprintMismatch):

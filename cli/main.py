@@ -11,7 +11,6 @@ import errno
 import sys
 from collections.abc import Sequence
 from importlib import import_module
-from typing import Final
 
 # Each module named here defines `register(subparsers)`; the parser it adds sets
 # `func(args) -> int` as its default. Order is the order shown in --help.
@@ -32,10 +31,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-NO_RESUME: Final = ("there is no `resume` command: to take your seat back in the game this program was playing, "
-                    "run the command you started it with, adding --resume: `bandit-lan join --resume` "
-                    "(or `host --resume`, `play --resume`)")
-"""Said to `bandit-lan resume`, the word other programs use."""
+def no_resume() -> str:
+    """Said to `bandit-lan resume`, the word other programs use."""
+    from cli.commands import this_program
+
+    return ("there is no `resume` command: to take your seat back in the game this program was playing, "
+            f"run the command you started it with, adding --resume: `{this_program()} join --resume` "
+            "(or `host --resume`, `play --resume`)")
 
 
 def version() -> str:
@@ -66,7 +68,7 @@ def _command(argv: Sequence[str] | None) -> int:
 
     parser = build_parser()
     if list(sys.argv[1:] if argv is None else argv)[:1] == ["resume"]:
-        parser.error(NO_RESUME)  # (exit status 2, as for any other unknown command)
+        parser.error(no_resume())  # (exit status 2, as for any other unknown command)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         getattr(args, "command_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -26,7 +26,7 @@ from typing import IO, Literal
 import trio
 
 from cli.argtypes import new_table_options
-from cli.commands import shell_word
+from cli.commands import shell_word, this_program
 from cli.game import (
     REJOIN_WAIT, bot_logs_beside, host_trusted_on_first_use, log_folder, log_name, play_seat, to_you,
     trusted_on_first_use,
@@ -210,7 +210,7 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
         return "new"
     words = waiting.words(local)
     same_dir = "" if args.state_dir is None else f" --state-dir {shell_word(str(args.state_dir))}"
-    going_back = f"`bandit-lan {command} --resume{same_dir}` goes back to it"
+    going_back = f"`{this_program()} {command} --resume{same_dir}` goes back to it"
     if not person:
         complain(f"{words}: {going_back}; starting a new game")
         return "new"
@@ -418,7 +418,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             complain(f"cannot resume the unfinished game {which}: {why}")
         elif local and find_journal(state_dir, args.log) is not None:
             complain(f"the unfinished game {which} was played with other machines, which cannot reach "
-                     f"{args.bind}: resume it with `bandit-lan join --resume` (or host)")
+                     f"{args.bind}: resume it with `{this_program()} join --resume` (or host)")
         elif (left := own_leave(state_dir, args.log, getattr(args, "log_dir", None), identity.peer_id)) is not None:
             complain(f"no unfinished game to resume {which}: {left.words()}")
         else:

@@ -16,12 +16,17 @@ from typing import IO
 
 import pytest
 
+from cli.commands import shell_word
 from cli_support import stopped_journal
 from p2p.audit import audit
 from p2p.journal import FORGET_AFTER
 from p2p.log import read_log
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+PROGRAM = f"{shell_word(sys.executable)} -m cli"
+"""How the commands these processes print begin (`cli.commands.this_program`)."""
 
 
 def run_cli(*args: str, timeout: float = 120, **environ: str) -> subprocess.CompletedProcess[str]:
@@ -119,7 +124,7 @@ def test_s11_3_bandit_lan_resume_says_which_command_takes_a_seat_back() -> None:
     assert done.returncode == 2 and not done.stdout and "Traceback" not in done.stderr, done
     assert done.stderr.strip().splitlines()[-1] == (
         "bandit-lan: error: there is no `resume` command: to take your seat back in the game this program was "
-        "playing, run the command you started it with, adding --resume: `bandit-lan join --resume` "
+        f"playing, run the command you started it with, adding --resume: `{PROGRAM} join --resume` "
         "(or `host --resume`, `play --resume`)")
     assert "invalid choice: 'resumes'" in run_cli("resumes").stderr  # (another word: argparse's own)
 
@@ -413,8 +418,8 @@ def test_a_host_not_advertised_tells_others_to_join_by_address_only(tmp_path: Pa
         with running_cli("host", "--headless", "--table", "Friday night", "--bind", "127.0.0.1",
                          "--state-dir", str(tmp_path), *extra, watch="stdout") as (_, stdout):
             hint = line_with(stdout, "Others join with:")
-        assert "bandit-lan join --peer 127.0.0.1:" in hint, hint
-        assert ("bandit-lan join 'Friday night'   or" in hint) is by_name, hint
+        assert f"{PROGRAM} join --peer 127.0.0.1:" in hint, hint  # (started as `python -m cli`: said so)
+        assert (f"{PROGRAM} join 'Friday night'   or" in hint) is by_name, hint
 
 
 def test_s6_3_a_host_with_a_table_code_says_its_players_are_asked_for_it(tmp_path: Path) -> None:
@@ -452,3 +457,4 @@ def test_11_3_a_journal_whose_seating_does_not_read_is_refused_plainly(tmp_path:
     done = run_cli("join", "--resume", "--headless", "--bind", "127.0.0.1", "--state-dir", str(tmp_path / "state"))
     assert done.returncode == 1 and "cannot resume: the seating this seat signed does not read (" in done.stderr, done
     assert "Traceback" not in done.stderr and journal.exists()
+

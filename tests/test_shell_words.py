@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.commands import audit_command, shell_word
+from cli.commands import audit_command, shell_word, this_program
 from cli.host import join_hint, namesake_gone, namesake_warning
 from p2p.discovery import TableAd
 
@@ -49,3 +49,60 @@ def test_the_audit_command_quotes_a_folder_for_people_and_leaves_its_pattern_to_
     folder = Path("/home/o'neil/bandit logs")
     logs = [folder / f"0a1b2c3d4e5f-seat{n}.bandit-log" for n in (1, 2)]
     assert audit_command(logs) == 'bandit-lan audit "/home/o\'neil/bandit logs"/0a1b2c3d4e5f-seat*.bandit-log'
+
+
+def console_script(folder: Path) -> Path:
+    """An executable named `bandit-lan` in `folder`, as a venv's bin/ holds."""
+    folder.mkdir(parents=True)
+    script = folder / "bandit-lan"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    return script
+
+
+@pytest.fixture
+def started_as(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Pretend this process is the console script at a path, with PATH as given."""
+    import sys
+    import types
+
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+    monkeypatch.chdir(tmp_path)
+
+    def start(argv0: str, path: str) -> None:
+        monkeypatch.setattr(sys, "argv", [argv0, "play"])
+        monkeypatch.setenv("PATH", path)
+    return start
+
+
+def test_printed_commands_name_the_venv_script_the_quick_start_runs(started_as, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """README's quick start runs `.venv/bin/bandit-lan` without activating .venv: every
+    printed command names that script, relative to the current folder."""
+    script = console_script(tmp_path / ".venv" / "bin")
+    started_as(".venv/bin/bandit-lan", "/nowhere")
+    assert this_program() == ".venv/bin/bandit-lan"
+    assert audit_command([Path("x.bandit-log")]) == ".venv/bin/bandit-lan audit x.bandit-log"
+    assert join_hint(ad("Friday"), "10.0.0.2").startswith(".venv/bin/bandit-lan join Friday   or   "
+                                                           ".venv/bin/bandit-lan join --peer")
+    started_as(str(script), f"/nowhere:{script.parent}")  # (activated: PATH finds this very script)
+    assert this_program() == "bandit-lan"
+
+
+def test_a_script_outside_the_current_folder_is_named_by_its_absolute_path_quoted(
+        started_as, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    script = console_script(tmp_path.parent / f"{tmp_path.name} o'env" / "bin")
+    other = console_script(tmp_path / "elsewhere")  # (another bandit-lan on PATH: not this one)
+    started_as(str(script), str(other.parent))
+    assert this_program() == shell_word(str(script)) and shlex.split(this_program()) == [str(script)]
+
+
+def test_started_as_python_m_cli_the_commands_say_so(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.cli_support import ROOT
+
+    done = subprocess.run([sys.executable, "-m", "cli", "resume"], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": str(tmp_path)}, timeout=60)
+    assert f"`{shell_word(sys.executable)} -m cli join --resume`" in done.stderr, done.stderr
