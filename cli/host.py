@@ -25,6 +25,7 @@ from cli.lobby_common import (
 )
 from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
 from cli.commands import shell_word, this_program
+from cli.listening import listening
 from cli.stopping import run_until_stopped
 from cli.ttymode import in_the_foreground
 from cli.game import (
@@ -110,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         try:
-            async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port) as mesh:
+            async with listening(open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port),
+                                 args.bind, args.port) as mesh:
                 addresses = advertised_addresses(args.bind, args.interfaces)
                 where = addresses[0] if addresses else args.bind
                 ad = TableAd(table, name, args.seats, args.seats - 1, PROTOCOL_VERSION, identity.peer_id,

@@ -12,6 +12,7 @@ import trio
 
 from cli.argtypes import NewTableOption, address, bot_player, host_sets_grace, port, seconds, target
 from cli.commands import this_program
+from cli.listening import listening
 from cli.lobby_common import (
     SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, input_piped,
     load_identity, lobby_schemas, player_name, remember_name, roster_progress, say, then_shown,
@@ -265,7 +266,8 @@ def run(args: argparse.Namespace) -> int:
         if code == "":
             complain(NO_CODE)
             return 2
-        async with open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True) as mesh:
+        async with listening(open_mesh(identity, lobby_schemas(), bind=args.bind, port=args.port, hold_incoming=True),
+                             args.bind, args.port) as mesh:
             try:
                 with SeatBook(mesh, args, first_use=expect is None) as book:
                     return await seated(mesh, addresses, what, expect, code, person, terminal, book)

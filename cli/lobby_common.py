@@ -19,6 +19,7 @@ from typing import TextIO
 from cli.argtypes import ipv4, player
 from cli.cells import ljust, text_width, wrapped
 from cli.commands import this_program
+from cli.listening import CannotListen
 from cli.ttymode import in_the_foreground, point_at_nowhere
 from p2p.errors import FingerprintMismatch, HostGone, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
@@ -323,6 +324,8 @@ def explain(error: BaseException, by_address: bool = False) -> str:
     if isinstance(error, ProtocolError):
         return str(error)
     if isinstance(error, IdentityError):
+        return str(error)
+    if isinstance(error, CannotListen):
         return str(error)
     if isinstance(error, OSError) and error.filename is not None:  # (a file of this seat's, not the network)
         return records_unwritable(error.filename, error.strerror or str(error))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -458,3 +459,22 @@ def test_11_3_a_journal_whose_seating_does_not_read_is_refused_plainly(tmp_path:
     assert done.returncode == 1 and "cannot resume: the seating this seat signed does not read (" in done.stderr, done
     assert "Traceback" not in done.stderr and journal.exists()
 
+
+@pytest.mark.parametrize("command", [("host", "--no-discovery"), ("join", "--peer", "127.0.0.1:9")])
+def test_a_port_taken_or_an_address_not_ours_is_named_with_what_to_choose(tmp_path: Path,
+                                                                         command: tuple[str, ...]) -> None:
+    """`--port` another program listens on, `--bind` an address of no interface here: the
+    address, the port and the option to change, not the system's bare words."""
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = run_cli(*command, "--headless", "--port", str(port), "--state-dir", str(tmp_path))
+    assert busy.returncode == 1 and busy.stderr.strip().splitlines()[-1] == (
+        f"bandit-lan: another program uses port {port} (at 0.0.0.0): choose another --port, or leave --port out "
+        "to let the system choose"), busy.stderr
+    elsewhere = run_cli(*command, "--headless", "--bind", "198.51.100.77", "--state-dir", str(tmp_path))
+    last = elsewhere.stderr.strip().splitlines()[-1]
+    assert elsewhere.returncode == 1 and last.startswith(
+        "bandit-lan: 198.51.100.77 is not an address of this machine: choose one of its own with --bind (") and last.endswith(
+        "), or leave --bind out to listen on all of them"), elsewhere.stderr
