@@ -11,7 +11,6 @@ import argparse
 import json
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import trio
 from cli.argtypes import integer
 from cli.cells import ljust, text_width
 from cli.commands import audit_command, logs_together, shell_word, this_program
+from cli.folders import folder_problem
 from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, tell, why_not_full_screen
 from cli.stopping import INTERRUPTED, LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
@@ -150,14 +150,7 @@ def log_place_problem(state_dir: Path | None, explicit: Path | None, log_dir: Pa
         return f"cannot keep a fairness log at {shown}: its name is not UTF-8 text; choose another place"
     if explicit is not None and (explicit.exists() or explicit.is_symlink()):
         return f"{explicit} exists already, and a fairness log is never overwritten: choose another --log"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".bandit-lan-", suffix=".probe"):
-            pass
-    except OSError as exc:
-        why = "it is a file, not a folder" if folder.exists() and not folder.is_dir() else exc.strerror or exc
-        return f"cannot write fairness logs in {folder}: {why}"
-    return None
+    return folder_problem(folder, "fairness logs", "--log" if explicit is not None else "--log-dir")
 
 
 def log_unwritable(state_dir: Path | None, explicit: Path | None, log_dir: Path | None = None) -> bool:

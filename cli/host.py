@@ -25,6 +25,7 @@ from cli.lobby_common import (
 )
 from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
 from cli.commands import shell_word, this_program
+from cli.folders import USAGE_ERROR, state_unwritable
 from cli.listening import listening
 from cli.stopping import run_until_stopped
 from cli.ttymode import in_the_foreground
@@ -94,8 +95,8 @@ def run(args: argparse.Namespace) -> int:
     except (ProtocolError, SkillsError) as exc:
         complain(f"these table rules cannot be played: {exc}")
         return 2
-    if refused_without_a_terminal(args, "host") or seat_log_unwritable(args):
-        return 2
+    if refused_without_a_terminal(args, "host") or state_unwritable(args) or seat_log_unwritable(args):
+        return USAGE_ERROR
     from cli.resume import offer_resume_first, say_if_last_game_goes_on
 
     if (back := offer_resume_first(args, "host")) is not None:

@@ -12,6 +12,7 @@ import trio
 
 from cli.argtypes import NewTableOption, address, bot_player, host_sets_grace, port, seconds, target
 from cli.commands import this_program
+from cli.folders import USAGE_ERROR, state_unwritable
 from cli.listening import listening
 from cli.lobby_common import (
     SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, input_piped,
@@ -144,8 +145,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             complain(str(exc))
             return 2
-    if refused_without_a_terminal(args, "join") or seat_log_unwritable(args):
-        return 2
+    if refused_without_a_terminal(args, "join") or state_unwritable(args) or seat_log_unwritable(args):
+        return USAGE_ERROR
     if (back := offer_resume_first(args, "join")) is not None:
         return back
     try:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cli.argtypes import NewTableOption, add_grace_option, play_bots, target
 from cli.bots import BotTable, bot_names, bot_seats, seat_with_bots
+from cli.folders import USAGE_ERROR, state_unwritable
 from cli.game import (
     SeatBook, add_game_options, bot_logs_beside, bot_without_a_terminal, full_speed, log_unwritable, play_seat, report,
     seat_log_path,
@@ -56,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
                                              lobby_only=False))
     bot_without_a_terminal(args)
     rules = TableRules(target=args.target, grace_s=args.grace)  # (in range: `argtypes.target`, `grace_seconds`)
+    if state_unwritable(args):
+        return USAGE_ERROR
     try:
         identity = load_identity(args)
     except IdentityError as exc:
@@ -64,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     state_dir = args.state_dir or default_state_dir()
     log_dir = args.log_dir or state_dir / "logs"
     if log_unwritable(state_dir, None, log_dir):
-        return 2
+        return USAGE_ERROR
     if (back := offer_resume_first(args, "play", resume=run)) is not None:
         return back
     remember_name(args)

@@ -619,11 +619,13 @@ def run_resume(args: argparse.Namespace, *, heard: list[signal.Signals] | None =
     report; `heard` as for `run_until_stopped`."""
     from cli.game import bot_without_a_terminal, report
     from cli.host import is_person
+    from cli.folders import USAGE_ERROR, state_unwritable
     from cli.lobby_common import load_identity
     from p2p.identity import IdentityError
 
     bot_without_a_terminal(args)
-
+    if state_unwritable(args):
+        return USAGE_ERROR
     try:
         identity = load_identity(args)
     except IdentityError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -45,3 +46,19 @@ def test_one_option_has_one_metavar_in_every_command() -> None:
             if action.option_strings and action.metavar is not None or action.option_strings and action.nargs != 0:
                 shown.setdefault(action.option_strings[-1], set()).add(action.metavar or action.dest.upper())
     assert shown["--bots"] == {"N"} and shown["--target"] == {"TARGET"} and shown["--code"] == {"WORD"}, shown
+
+
+def test_s10_1_a_folder_without_permission_names_the_option_that_chooses_another(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(Made to fail in the process: a test run as root may write anywhere.)"""
+    from pathlib import Path as RealPath
+
+    from cli.folders import folder_problem
+
+    def refused(self: RealPath, *args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(RealPath, "mkdir", refused)
+    assert folder_problem(tmp_path / "home" / "state", "this player's identity", "--state-dir") == (
+        f"cannot keep this player's identity in {tmp_path / 'home' / 'state'}: Permission denied; choose another "
+        "folder with --state-dir")

@@ -152,8 +152,9 @@ def test_play_gives_up_at_once_on_a_bot_that_cannot_sit_down(tmp_path: Path) -> 
     (tmp_path / "state" / "bots" / "bot2").write_text("in the way")
     done = run_cli("play", "--headless", "--bots", "3", "--state-dir", str(tmp_path / "state"), timeout=60)
     assert done.returncode == 1, done.stderr
-    assert ("bandit-lan: Bo (bot) could not sit down (exited with status 1: bandit-lan: cannot keep this player's "
-            f"identity in {tmp_path / 'state' / 'bots' / 'bot2'}: it is a file, not a folder)") in done.stderr
+    assert ("bandit-lan: Bo (bot) could not sit down (exited with status 2: bandit-lan: cannot keep this player's "
+            f"identity in {tmp_path / 'state' / 'bots' / 'bot2'}: it is a file, not a folder; choose another folder "
+            "with --state-dir)") in done.stderr
     assert "Traceback" not in done.stderr
 
 
@@ -165,7 +166,7 @@ def test_a_host_is_told_at_once_that_a_bot_could_not_sit_down_and_its_seat_stays
     with running_cli("host", "--headless", "--seats", "3", "--bots", "2", "--bind", "127.0.0.1", "--no-discovery",
                      "--name", "Hal", "--state-dir", str(tmp_path / "state"), watch="stderr") as (host, stderr):
         line = line_with(stderr, "could not sit down")
-        assert line.startswith("bandit-lan: Ada (bot) could not sit down (exited with status 1: "), line
+        assert line.startswith("bandit-lan: Ada (bot) could not sit down (exited with status 2: "), line
         assert line.rstrip().endswith("; its seat is free for a player"), line
         assert host.poll() is None  # the table is still open for a player
 
@@ -196,10 +197,12 @@ def test_s10_1_a_log_that_could_not_be_kept_is_refused_before_anybody_is_seated(
     kept.write_bytes(b"an earlier game")
     state = ("--state-dir", str(tmp_path / "state"))
     cases = [
-        (("play", "--headless", "--log-dir", str(blocker / "logs")), f"cannot write fairness logs in {blocker / 'logs'}"),
+        (("play", "--headless", "--log-dir", str(blocker / "logs")),
+         f"cannot keep fairness logs in {blocker / 'logs'}: {blocker} is a file, not a folder; choose another folder "
+         "with --log-dir"),
         (("host", "--headless", "--log", str(kept)), "is never overwritten"),
         (("join", "--headless", "--peer", "127.0.0.1:9", "--log-dir", str(blocker)),
-         f"cannot write fairness logs in {blocker}: it is a file, not a folder"),
+         f"cannot keep fairness logs in {blocker}: it is a file, not a folder; choose another folder with --log-dir"),
     ]
     for args, words in cases:
         done = run_cli(*args, *state, timeout=30)
@@ -478,3 +481,18 @@ def test_a_port_taken_or_an_address_not_ours_is_named_with_what_to_choose(tmp_pa
     assert elsewhere.returncode == 1 and last.startswith(
         "bandit-lan: 198.51.100.77 is not an address of this machine: choose one of its own with --bind (") and last.endswith(
         "), or leave --bind out to listen on all of them"), elsewhere.stderr
+
+
+@pytest.mark.parametrize("command", [("play",), ("host", "--no-discovery"), ("join", "--peer", "127.0.0.1:9")])
+def test_s10_1_a_state_or_log_folder_that_cannot_be_kept_reads_alike_and_is_a_usage_error(
+        tmp_path: Path, command: tuple[str, ...]) -> None:
+    """`--state-dir` and `--log-dir` are checked by one checker: the same words, the
+    option that chooses another, exit status 2, a file anywhere on the way named."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    for option, keeps in (("--state-dir", "this player's identity"), ("--log-dir", "fairness logs")):
+        for folder, why in ((blocker, "it is a file, not a folder"), (blocker / "sub", f"{blocker} is a file, not a folder")):
+            state = () if option == "--state-dir" else ("--state-dir", str(tmp_path / "state"))
+            done = run_cli(*command, "--headless", *state, option, str(folder), timeout=30)
+            assert done.returncode == 2 and done.stderr.strip().splitlines()[-1] == (
+                f"bandit-lan: cannot keep {keeps} in {folder}: {why}; choose another folder with {option}"), done.stderr
