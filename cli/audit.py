@@ -156,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
     for path in args.logs:
         if (wrong := unreadable(path)) is not None:
             complain(wrong)
+            if args.json:  # (a script reads the last line: it says what, too)
+                tell(json.dumps({"ok": False, "error": wrong}), sys.stdout)
             return 2
     results = [audit(path) for path in args.logs]
     agreement = compare(results) if len(results) > 1 else None

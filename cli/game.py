@@ -68,6 +68,15 @@ def log_path_for(result: LobbyResult | Signing, state_dir: Path | None, explicit
     return log_folder(state_dir, log_dir) / log_name(result.game_id, result.seat)
 
 
+def in_seat_order(logs: Sequence[Path]) -> list[Path]:
+    """`logs` of one game, seat 1's first (as `log_name` numbers them); a log named
+    otherwise (--log) keeps its place after them."""
+    def seat(place: tuple[int, Path]) -> tuple[int, int]:
+        number = re.search(r"-seat([0-9]+)\.bandit-log$", place[1].name)
+        return (0, int(number[1])) if number else (1, place[0])
+    return [path for _, path in sorted(enumerate(logs), key=seat)]
+
+
 def log_name(game_id: bytes, seat: int) -> str:
     """The name of the log of `seat` (from 0) in the game `game_id`, without --log: its
     first twelve digits, then the seat from 1."""
@@ -429,7 +438,7 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
                 say(" ".join(together))
     else:
         out = summary.to_json()
-        out["logs"] = [str(p) for p in logs]
+        out["logs"] = [str(p) for p in in_seat_order(logs)]
         out["log"] = str(summary.log_path)
         tell(json.dumps(out), sys.stdout)  # (a bot's host may be gone: its pipe with it)
     # A game that ends where every seat's log ends, played out or left on purpose by

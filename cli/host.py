@@ -260,9 +260,11 @@ def say_listening(args: argparse.Namespace, where: str, fingerprint: bytes) -> N
     """Where a host for a script (--quiet, --json) listens, on its first line of standard
     output: ``listening ADDR:PORT ID``, or with --json, where standard output holds only
     JSON, one object a line, the result last, ``{"listening": "ADDR:PORT", "fingerprint":
-    ID}`` (ID: the host's peer id in hex)."""
+    ID, "fingerprint_words": "NW77-…"}`` (ID: the host's peer id in hex; the words: its
+    fingerprint as every screen shows it, `short_id`)."""
     if args.json:
-        tell(json.dumps({"listening": where, "fingerprint": fingerprint.hex()}), sys.stdout)
+        tell(json.dumps({"listening": where, "fingerprint": fingerprint.hex(), "fingerprint_words": short_id(fingerprint)}),
+             sys.stdout)
     else:
         say(f"listening {where} {fingerprint.hex()}")
 

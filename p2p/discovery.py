@@ -55,6 +55,7 @@ from zeroconf import (
 from zeroconf import Error as ZeroconfError
 
 from p2p.groups import lone_exception_unwrapped
+from p2p.identity import short_id
 from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, other_release
 
 log = logging.getLogger("bandit_lan.discovery")
@@ -119,7 +120,8 @@ class TableAd:
         return {
             "table": self.table, "host": self.host, "address": self.addresses[0] if self.addresses else None,
             "addresses": list(self.addresses), "port": self.port, "seats": self.seats, "free": self.free,
-            "proto": self.proto, "fingerprint": self.fingerprint.hex(), "code": self.code,
+            "proto": self.proto, "fingerprint": self.fingerprint.hex(), "fingerprint_words": short_id(self.fingerprint),
+            "code": self.code,
         }
 
 

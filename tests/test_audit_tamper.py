@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -259,6 +260,10 @@ def test_s10_2_audit_of_a_path_that_names_no_file_is_a_usage_error(tmp_path: Pat
                        (tmp_path, f"bandit-lan: {tmp_path} is a folder: give the .bandit-log files in it")]:
         run = subprocess.run([sys.executable, "-m", "cli", "audit", str(path)], capture_output=True, text=True, env=env)
         assert run.returncode == 2 and run.stderr.strip() == said and not run.stdout, run
+        scripted = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", str(path)], capture_output=True,
+                                  text=True, env=env)  # (a script reads one JSON object on the last line, here too)
+        assert scripted.returncode == 2 and scripted.stderr.strip() == said, scripted
+        assert json.loads(scripted.stdout.strip().splitlines()[-1]) == {"ok": False, "error": said.split(": ", 1)[1]}
 
 
 def test_audit_torn_last_frame_is_reported(game_log: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 import trio
 import trio.testing
 
-from cli.game import report
+from cli.game import in_seat_order, report
 from p2p.peer import GameSummary
 
 
@@ -336,3 +336,11 @@ def test_s11_3_a_log_s_words_say_you_only_where_they_name_this_player(
     from cli.game import to_you
 
     assert to_you(words, name, names) == said
+
+
+def test_json_logs_are_listed_in_seat_order_whatever_order_the_bots_finished_in(tmp_path: Path) -> None:
+    """`play --json`'s "logs": seat 1's first (the bots' logs come as their processes end)."""
+    logs = [tmp_path / f"0a1b2c3d4e5f-seat{n}.bandit-log" for n in (1, 3, 4, 2)]
+    assert in_seat_order(logs) == sorted(logs)
+    mine = tmp_path / "mine.bandit-log"  # (--log: named otherwise, kept after the others)
+    assert in_seat_order([mine, logs[2], logs[0]]) == [logs[0], logs[2], mine]

@@ -13,6 +13,7 @@ import trio
 
 from cli.host import _advertising
 from cli.lobby_common import JoinHint
+from p2p.identity import short_id
 from p2p.discovery import SERVICE_TYPE, Advertisement, DiscoveryUnavailable, TableAd, advertise, browse
 from p2p.roster import PROTOCOL_VERSION
 
@@ -34,6 +35,9 @@ async def test_a_published_table_is_found_with_its_txt_record() -> None:
             mine = [t for t in found if t.table == "Kitchen table"]
             assert mine and mine[0] == _ad("Kitchen table")
             assert mine[0].to_json()["address"] == "127.0.0.1" and mine[0].to_json()["code"] is False
+            listed = mine[0].to_json()  # (`tables --json`: the peer id in hex, and the fingerprint players see)
+            assert listed["fingerprint"] == mine[0].fingerprint.hex()
+            assert listed["fingerprint_words"] == short_id(mine[0].fingerprint)
         await ad.withdrawn.wait()
         private = replace(_ad("Pantry", port=40002), code=True)  # (§5.2 `code`: the listing says it asks one)
         async with advertise(private, interfaces=LO) as ad:

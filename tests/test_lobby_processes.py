@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from p2p.identity import short_id
 from cli_support import bandit, finish, kill_all, kill_job, one_game, read_until
 
 LO = ("--interface", "127.0.0.1")
@@ -210,8 +211,9 @@ def test_host_json_prints_only_json_where_it_listens_first_and_its_result_last(t
     objects = [json.loads(line) for line in lines]  # (every line: no text beside the JSON)
     assert rc == 0 and len(objects) == 2, out
     first, result = objects
-    assert set(first) == {"listening", "fingerprint"} and re.fullmatch(r"127\.0\.0\.1:\d+", first["listening"])
-    assert re.fullmatch(r"[0-9a-f]{64}", first["fingerprint"])
+    assert set(first) == {"listening", "fingerprint", "fingerprint_words"}
+    assert re.fullmatch(r"127\.0\.0\.1:\d+", first["listening"]) and re.fullmatch(r"[0-9a-f]{64}", first["fingerprint"])
+    assert first["fingerprint_words"] == short_id(bytes.fromhex(first["fingerprint"]))  # (as the screens show it)
     assert result["log"].endswith(".bandit-log") and len(result["logs"]) == 2
 
 

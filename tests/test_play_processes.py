@@ -73,6 +73,7 @@ def test_play_headless_four_processes_logs_agree_and_audit_clean(tmp_path: Path)
     assert max(result["totals"].values()) >= 30
     logs = [Path(p) for p in result["logs"]]
     assert len(logs) == 4 and all(p.parent == tmp_path / "logs" for p in logs)
+    assert [p.name.split("-", 1)[1] for p in logs] == [f"seat{n}.bandit-log" for n in (1, 2, 3, 4)]  # (seat order)
     sequences = {tuple(read_log(p).messages) for p in logs}
     assert len(sequences) == 1  # every peer logged the same messages in the same order
     for path in logs:
