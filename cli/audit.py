@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cli.lobby_common import complain, say, tell
+from engine.narrate import listed
 from p2p.agreement import Agreement, Proof, compare
 from p2p.audit import AuditResult, audit
 from p2p.log import Note
@@ -159,7 +160,51 @@ def run(args: argparse.Namespace) -> int:
             if args.json:  # (a script reads the last line: it says what, too)
                 tell(json.dumps({"ok": False, "error": wrong}), sys.stdout)
             return 2
-    results = [audit(path) for path in args.logs]
+    games = by_game([audit(path) for path in args.logs])
+    if len(games) == 1:  # (one game: its report, or its JSON object, as ever)
+        good, out = audit_game(games[0], args)
+        if args.json:
+            tell(json.dumps(out), sys.stdout)
+        return 0 if good else 1
+    verdicts = []
+    for n, results in enumerate(games):
+        if n and not args.json:
+            say("")
+        verdicts.append(audit_game(results, args))
+    failed = [results[0] for results, (good, _) in zip(games, verdicts) if not good]
+    if args.json:
+        tell(json.dumps({"ok": not failed, "games": [out for _, out in verdicts]}), sys.stdout)
+    else:
+        say("")
+        say(games_verdict(len(games), failed))
+    return 1 if failed else 0
+
+
+def by_game(results: Sequence[AuditResult]) -> list[list[AuditResult]]:
+    """The audited logs, one list a game, in the order given: apart where they are logs of
+    several games (`compare`'s §10.3 parting names each game's), each log that cannot be
+    read on its own; else all together, compared as logs of one game."""
+    parted = compare(results).parted if len(results) > 1 else None
+    games = parted.games if parted is not None else ()
+    if not games:
+        return [list(results)]
+    grouped = [list(game) for game in games]
+    unread = [[r] for r in results if not any(r is g for game in games for g in game)]
+    first = {id(r): n for n, r in enumerate(results)}
+    return sorted(grouped + unread, key=lambda game: first[id(game[0])])
+
+
+def games_verdict(count: int, failed: Sequence[AuditResult]) -> str:
+    """The last line over the logs of several games: each game's own verdict above it."""
+    if not failed:
+        return f"Overall, all {count} games: FAIR: each game's logs hold every check."
+    which = listed([f"the game of {r.path}" if not r.game_id else f"game {r.game_id.hex()[:16]}…" for r in failed])
+    return f"Overall, {count} games: NOT VERIFIED: {which} {'does' if len(failed) == 1 else 'do'} not verify (see above)."
+
+
+def audit_game(results: Sequence[AuditResult], args: argparse.Namespace) -> tuple[bool, dict[str, object]]:
+    """Tell the logs of one game (a report, unless --json) and whether they verify; and
+    the --json object of their verdict."""
     agreement = compare(results) if len(results) > 1 else None
     damaged = agreement.damaged if agreement is not None else ()
     proof = agreement.proof if agreement is not None else None
@@ -173,10 +218,8 @@ def run(args: argparse.Namespace) -> int:
         if agreement is not None:
             for line in comparison_report(agreement):
                 say(line)
-    else:
-        out = verdict(told)
-        if agreement is not None:
-            out |= agreement_verdict(agreement)
-        tell(json.dumps(out), sys.stdout)
+    out = verdict(told)
+    if agreement is not None:
+        out |= agreement_verdict(agreement)
     good = results[0].ok if agreement is None else agreement.verified  # (the report's last line says the same)
-    return 0 if good else 1
+    return good, out

@@ -116,7 +116,7 @@ def _game_report(result: AuditResult, *, brief: bool = False, others: Sequence[A
     deck = "the default deck" if not rules.skills_text else f"a custom deck of {rules.skills.size} cards"
     yield (f"Rules: game to {rules.target}, turn timer {rules.turn_s} s, ready barrier {rules.peek_s} s, {deck}, "
            f"a player away is waited for {rules.grace_s} s.")
-    yield f"Records: {result.records} signed messages checked."
+    yield f"Records: {result.records} signed message{'' if result.records == 1 else 's'} checked."
     if not brief:
         yield from _rounds(result)
         noted = noted_elsewhere(result, others)

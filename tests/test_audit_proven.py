@@ -19,7 +19,7 @@ from cli.main import main
 from p2p.agreement import compare
 from p2p.audit import audit
 from p2p.log import LOG_LIMITS, FairnessLog, LogContents, read_log
-from p2p.report import comparison_report
+from p2p.report import comparison_report, game_report
 from p2p.roster import TableRules, parse_canonical
 from p2p.wire import decode_map, encode, split_frames
 from tests.cheat_runs import CHEATER, MEMORY, run_table
@@ -240,18 +240,42 @@ def test_s10_3_one_log_given_twice_is_said_so_in_the_overall_line(
         "twice.")
 
 
-def test_s10_3_logs_of_two_games_are_told_apart(
+def test_s10_3_logs_of_two_games_are_each_audited_with_their_own_game(
         game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Logs of two games read "the logs do not tell the same game": which is which, and
-    that each game's logs are audited apart."""
+    """`audit logs/*.bandit-log` over two games: each game's logs are audited together, a
+    report (and an Overall line) a game, then one line over all; status 0 only if every
+    game verifies. `--json`: one object, a verdict a game."""
     other = TableNetwork(3, 124, rules=TableRules(target=25, skills_text=SMALL_DECK))
     other.run()
-    stranger = shutil.copy(other.write_logs(tmp_path)[0], tmp_path / "other.bandit-log")
-    assert main(["audit", "--brief", str(game[0]), str(game[1]), str(stranger)]) == 1
+    stranger = Path(shutil.copy(other.write_logs(tmp_path)[0], tmp_path / "other.bandit-log"))
+    assert main(["audit", "--brief", str(game[0]), str(stranger), str(game[1])]) == 0
+    out = capsys.readouterr().out.splitlines()
+    told_apart = [line for line in out if line.startswith(("Overall", "Verdict", "Game "))]
+    assert told_apart == [  # (a game of one log ends with that log's verdict)
+        f"Game {audit(game[0]).game_id.hex()[:16]}…, written by seat 1 (Ann)", "Verdict: FAIR. Every check holds. Winner: Ann.",
+        "Overall: FAIR: both logs hold every check and tell the same game. Winner: Ann.",
+        f"Game {audit(stranger).game_id.hex()[:16]}…, written by seat 1 (P0)", "Verdict: FAIR. Every check holds. Winner: P1.",
+        "Overall, all 2 games: FAIR: each game's logs hold every check."], out
+    assert out[-1] == told_apart[-1]
+    assert main(["audit", "--json", str(game[0]), str(stranger), str(game[1])]) == 0
+    told = json.loads(capsys.readouterr().out.splitlines()[-1])
+    ours, theirs = audit(game[0]).game_id.hex(), audit(stranger).game_id.hex()
+    assert told["ok"] and [g["game_id"] for g in told["games"]] == [ours, theirs]
+    assert [g["ok"] for g in told["games"]] == [True, True] and len(told["games"][0]["logs"]) == 2
+    torn = tmp_path / "torn.bandit-log"  # (its last frame cut: that game does not verify)
+    torn.write_bytes(stranger.read_bytes()[:-7])
+    assert main(["audit", "--brief", str(game[0]), str(game[1]), str(torn)]) == 1
     last = capsys.readouterr().out.splitlines()[-1]
-    ours, theirs = audit(game[0]).game_id.hex()[:16], audit(Path(stranger)).game_id.hex()[:16]
-    assert last == (f"Overall: NOT VERIFIED: these are logs of 2 different games ({game[0]} and {game[1]} of game "
-                    f"{ours}…, {stranger} of game {theirs}…): audit each game's logs apart."), last
+    assert last == (f"Overall, 2 games: NOT VERIFIED: game {theirs[:16]}… does not verify (see above)."), last
+    assert main(["audit", "--json", str(game[0]), str(game[1])]) == 0  # (one game: the object as ever)
+    assert "games" not in json.loads(capsys.readouterr().out.splitlines()[-1])
+
+
+def test_s10_2_the_report_counts_one_signed_message_in_the_singular(game: list[Path]) -> None:
+    result = audit(game[0])
+    assert f"Records: {result.records} signed messages checked." in list(game_report(result, brief=True))
+    result.records = 1
+    assert "Records: 1 signed message checked." in list(game_report(result, brief=True))
 
 
 def test_s10_3_a_log_cut_under_an_end_naming_a_seat_away_is_set_aside_and_the_others_give_the_result(
