@@ -23,13 +23,14 @@ card is named once, in the line on what it did with the card). An auditor that k
 every face (after the round's openings) passes `me=None, private_faces=True` and gets
 every look with its face; with `card_ids` as well (the audit's report) every card is named with its number in the deck, so that a
 reader can follow one physical card through the game ("a 14 [card 36]"), and a card
-whose face the narrator does not know is "an unopened card" wherever it would be named
-(only a seat saw it, and its round was cut short before its openings: `cut_short`);
+whose face the narrator does not know is "a card unknown to the audit" wherever it would
+be named (only a seat saw it, and its round was cut short before its openings: `cut_short`);
 a matched snap then names the top card it was made on too (of two equal cards snapped
 in a row, the second matched the first, not the card the first one covered). Given the
 faces its round's openings (§9.7) re-derived (`opened`), it names a card that moved
 with nobody having seen it (swapped, given by a snap, a penalty card) with its face,
-"known from the openings", so that the reader can tell it from a card some seat knew.
+"known from the shuffles shown at the round's end", so that the reader can tell it from
+a card some seat knew.
 
 Who was first: the shell passes each intent's Lamport stamp (§7.3) with its event. A
 snap that lost its race (R6) to a claim of an earlier stamp lost to a faster one; one
@@ -120,8 +121,8 @@ def card_words(skills: Skills, face: int) -> str:
 
 def card_named(skills: Skills, face: int | None) -> str:
     """A card with its number in the deck (its face), as the audit names it: "an 8 [card
-    22]"; "an unopened card" when the face is not known (`UNOPENED_CARD`)."""
-    return UNOPENED_CARD if face is None else f"{card_words(skills, face)} [card {face}]"
+    22]"; "a card unknown to the audit" when the face is not known (`UNKNOWN_CARD`)."""
+    return UNKNOWN_CARD if face is None else f"{card_words(skills, face)} [card {face}]"
 
 
 def _article(words: str) -> str:
@@ -173,18 +174,20 @@ class _Taken:
     stamp: int | None = None  # the snap's Lamport stamp (§7.3), if known
 
 
-UNOPENED_CARD: Final = "an unopened card"
+UNKNOWN_CARD: Final = "a card unknown to the audit"
 """A card the audit's report cannot name: only a seat saw it, in a round whose shuffles
-were not opened and checked (§9.7: only the openings tell it, and only once they verify,
+were not shown and checked (§9.7: only the openings tell it, and only once they verify,
 §8.9). `cut_short` says why, once for the round."""
 
 
 def cut_short(round_no: int) -> str:
     """What a round that ended without its openings means for its cards, in a sentence:
-    the table's screen, the line-mode client and the audit's report say it alike."""
-    return (f"Round {round_no} was cut short: its shuffles were not opened and checked (as they are once a round is "
-            "played out), so a card only one player saw in it stays unopened, unknown to everyone else, an audit of "
-            "the logs included.")
+    the table's screen, the line-mode client and the audit's report say it alike. What
+    an opening is (§8.7) is said here in a player's words: a seat "shows how it
+    shuffled", and a round's shuffles are "shown and checked", or not."""
+    return (f"Round {round_no} was cut short, so its shuffles were never shown and checked (at the end of a round "
+            "every player's program shows how it shuffled, so that every card's way through the shuffles can be "
+            "checked): a card only one player saw in it stays unknown to everyone else, an audit of the logs included.")
 
 
 def listed(names: Sequence[str]) -> str:
@@ -342,8 +345,8 @@ class Narrator:
         """For the audit's report (`card_ids`), which card moved unseen: " (an 8 [card
         22])", so that a card can be followed through a swap, a give or a penalty; a card
         nobody had seen, named from the round's openings (`opened`), says so: " (an 8
-        [card 22], known from the openings)"; "" when its face is not known (a round that
-        did not finish) or for any other narrator."""
+        [card 22], known from the shuffles shown at the round's end)"; "" when its face is
+        not known (a round that did not finish) or for any other narrator."""
         named = self._moved(game, card)
         return f" ({named})" if named else ""
 
@@ -354,7 +357,9 @@ class Narrator:
         if self._face(game, card) is not None:
             return self._words(game, card)
         face = self.opened.get(card)
-        return None if face is None else f"{card_named(game.skills, face)}, known from the openings"
+        if face is None:
+            return None
+        return f"{card_named(game.skills, face)}, known from the shuffles shown at the round's end"
 
     def _at(self, game: Game, owner: int, slot: int) -> int | None:
         """The card in `owner`'s `slot` now (None for an empty slot)."""
@@ -513,14 +518,14 @@ class Narrator:
 
     def _bottom_cards(self, game: Game, cards: Sequence[int]) -> str:
         """R4.3: "bottom cards: a 4 [card 11] and a 20 [card 28]" as a look names them; an
-        auditor's (`card_ids`) says those it cannot name are unopened (`UNOPENED_CARD`)."""
+        auditor's (`card_ids`) says those it cannot name are unknown to it (`UNKNOWN_CARD`)."""
         if not self.card_ids:
             suffix = self._look_suffix(game, cards)
             return f"bottom cards{suffix}" if suffix else ""
         named = [self._words(game, c) for c in cards if self._face(game, c) is not None]
         if not named:
-            return "two bottom cards, both unopened"
-        return f"bottom cards: {' and '.join(named)}" + (f" and {UNOPENED_CARD}" if len(named) == 1 else "")
+            return "two bottom cards, both unknown to the audit"
+        return f"bottom cards: {' and '.join(named)}" + (f" and {UNKNOWN_CARD}" if len(named) == 1 else "")
 
     def _tell_ready(self, game: Game, story: _Story) -> list[Told]:
         return []  # the screen shows who is ready; the first turn is told by the status line
@@ -829,6 +834,6 @@ def _intent_words(intent: Intent) -> str:
 
 
 __all__ = [
-    "Narrator", "Told", "TOLD_KINDS", "UNOPENED_CARD", "card_words", "card_named", "cut_short", "game_won",
-    "value_words", "slot_words", "power_words",
+    "Narrator", "Told", "TOLD_KINDS", "UNKNOWN_CARD", "card_words", "card_named", "cut_short",
+    "game_won", "value_words", "slot_words", "power_words",
 ]  # fmt: skip

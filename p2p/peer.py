@@ -1552,9 +1552,9 @@ class TablePeer(SessionRecord):
         for outcome in step.rounds:
             self._reports.append(
                 RoundReport(outcome.round, outcome.scores, outcome.totals, outcome.caller, outcome.exhausted,
-                            outcome.tableaus, True, "every shuffle opened and checked: every card was where it should be")
+                            outcome.tableaus, True, "every seat showed how it shuffled, and every card was where it should be")
             )
-            self._say(f"Round {outcome.round}: every shuffle was opened and checked; the scores stand.", "round")
+            self._say(f"Round {outcome.round}: every shuffle was shown and checked; the scores stand.", "round")
             if self._game_over is not None:
                 told, self._game_over = self._narrator.game_over(self._game_over), None
                 self._say(told.text, told.kind, told.seat)  # type: ignore[arg-type]

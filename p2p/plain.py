@@ -31,10 +31,10 @@ CHECKS: dict[str, str] = {
     "joint-key": "gave a deck key that cannot be used at the table",
     # shuffles (§8.4, §8.7)
     "not-a-reencryption": "shuffled a card into the deck that is not one of the cards they were given: they changed a card",
-    "shuffle-commitment": "opened their shuffle differently from the shuffle they had committed to: they could have "
-                          "arranged the deck",
-    "missing-opening": "did not open every step of their shuffle",
-    "duplicate-opening": "opened a step of their shuffle twice",
+    "shuffle-commitment": "showed a shuffle other than the one they had committed to: they could have arranged the "
+                          "deck",
+    "missing-opening": "did not show every step of their shuffle",
+    "duplicate-opening": "showed a step of their shuffle twice",
     "duplicate-ciphertext": "shuffled two copies of one card into the deck",
     "shuffle-proof": "sent a shuffled deck they could not prove holds exactly the cards they were given (a card "
                      "changed, copied or invented)",
@@ -91,7 +91,7 @@ SECTIONS: dict[str, str] = {
     "§9.6": "ran out a player's time by their own clock",
     "§9.7": "did not end the round as the rules say",
     "§9.8": "did not end the game as the rules say",
-    "§9.10": "challenged the round falsely: every shuffle opened and every card checks out",
+    "§9.10": "challenged the round falsely: every shuffle was shown and checked, and every card checks out",
     "§9.11": "withheld their part of the protocol, so the table could not go on",
 }
 """A broken rule, where no check of `CHECKS` names it (a player's action after a name)."""
@@ -110,8 +110,9 @@ SAID: tuple[tuple[str, str, str], ...] = (
     ("§9.4", "more than", "sent more shares for cards not yet being turned up than a table keeps"),
     ("§9.4", "a share for need", "sent a share of a card that was not being turned up"),
     ("§9.7", "its engine state", "ended the round in another game state than the agreed order gives"),
-    ("§9.7", "opened its shuffles before", "opened their shuffles before the round ended, which would show the deck"),
-    ("§9.7", "a second opening", "opened their shuffles twice"),
+    ("§9.7", "opened its shuffles before", "showed how they shuffled before the round ended, which would give the "
+                                           "deck away"),
+    ("§9.7", "a second opening", "showed how they shuffled twice"),
     ("§9.8", "its final state", "ended the game in another state than the agreed order gives"),
     ("§9.8", "said the game is done", "said the game was over before it was"),
     ("§9.10", "challenged a round whose cards", "challenged a round before its cards were dealt"),
@@ -119,6 +120,12 @@ SAID: tuple[tuple[str, str, str], ...] = (
 )
 """Where one rule is broken in several ways: (rule, how the table's account starts, as a
 pattern, the words)."""
+
+WITHHELD: dict[str, str] = {
+    "opening": "how they shuffled, which every seat shows at the round's end",
+}
+"""What a seat withheld (§9.11), where the table's word for it (`its opening`) is the
+protocol's, in a player's words; any other is "their" thing ("their share")."""
 
 _WITHHELD = re.compile(r"withheld its ([^:]+):")
 _STOPPED = re.compile(r".+ stopped waiting for .+?'s (.+?) \(§9\.11\), and at a table of two")
@@ -142,11 +149,16 @@ def broke(section: str, what: str) -> str | None:
         return said
     withheld = _WITHHELD.match(what)
     if withheld is not None:  # (§9.11: every other seat claimed it stalled the table)
-        return f"withheld their {withheld.group(1)}, so the table could not go on"
+        return f"withheld {_withheld(withheld.group(1))}, so the table could not go on"
     stopped = _STOPPED.match(what)
     if stopped is not None:  # (§9.11 at a table of two: the one named, or the one who named it)
-        return f"withheld their {stopped.group(1)}, or said falsely that the other had, so the table could not go on"
+        return f"withheld {_withheld(stopped.group(1))}, or said falsely that the other had, so the table could not go on"
     return SECTIONS.get(section)
+
+
+def _withheld(thing: str) -> str:
+    """What a seat withheld, after "withheld" (`WITHHELD`)."""
+    return WITHHELD.get(thing, f"their {thing}")
 
 
 def either(suspects: Sequence[int], names: Sequence[str]) -> str:

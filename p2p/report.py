@@ -11,8 +11,8 @@ so every look is told with its card. A card is named, with its number in the dec
 followed through the game, wherever the log tells it: every card of a finished round
 (its openings re-derive them all), and in any round every card that was turned face up
 for all (its shares are in the log), also where a seat had seen it privately before. A
-card seen only privately in a round that did not count stays "an unopened card", and the
-round says first why it does not count (`_uncounted`: cut short before its openings, made
+card seen only privately in a round that did not count stays "a card unknown to the
+audit", and the round says first why it does not count (`_uncounted`: cut short before its openings, made
 void by a challenge or a card all saw, or played out with openings that failed or never
 all came). A challenge, a move that did not count and the violation the game stopped at
 are told at their record, the verdict in plain words first (`p2p.plain`), a violation that
@@ -414,7 +414,7 @@ def _rounds(result: AuditResult) -> Iterator[str]:
                 parts.append(f"{names[seat]} {score:+d}{note}")
             yield "  Scores: " + ", ".join(parts) + ("; the draw pile ran out (R7)" if outcome.exhausted else "")
             yield "  Totals: " + ", ".join(f"{n} {t}" for n, t in zip(names, outcome.totals))
-            yield "  Shuffles opened by every seat and re-run: every card was where the reveals said."
+            yield "  Every seat showed how it shuffled, and each shuffle was re-run: every card was where the reveals said."
 
     # Told at their place in the story, with their record: the moves that did not count, as
     # the table told them, a challenge, a round becoming void, and the violation the game stopped at.
@@ -490,14 +490,15 @@ def _placed(result: AuditResult) -> Iterator[tuple[int, Refused | str]]:
         if step.kind == "challenge":
             claim = CHALLENGED.get(step.check or "", "failed its check")
             voided = any(v.round == step.round and v.challenger == step.seat for v in result.voided)
-            then = (f"round {step.round} is void from here (§9.10): every seat opens its shuffles, which show who "
-                    "cheated" if voided else "every seat's opening of its shuffles shows who cheated (§9.10)")
+            then = (f"round {step.round} is void from here (§9.10): every seat now shows how it shuffled, and that "
+                    "tells who cheated" if voided else "how every seat shuffled, shown at the round's end, tells who "
+                    "cheated (§9.10)")
             yield step.record, f"{names[step.seat]} challenged round {step.round}, saying [card {step.card}] {claim}; {then}."
     for void in result.voided:
         if void.challenger is None:
             claim = CHALLENGED.get(void.check, "failed its check")
             yield void.record, (f"[card {void.card}], turned face up for all, {claim}: round {void.round} is void from "
-                                "here (§9.10); every seat opens its shuffles, which show who cheated.")
+                                "here (§9.10); every seat now shows how it shuffled, and that tells who cheated.")
     failure = result.first_failure
     starts = [a.position for a in result.applied if isinstance(a.event, RoundStarted)]
     if failure is None or failure.record is None or failure.altered:
@@ -550,20 +551,20 @@ def _uncounted(result: AuditResult, round_no: int, ended: int | None) -> str:
         assert ended is not None
         why = f"Round {round_no} was played to its end (record {ended + 1}), but its scores do not count"
     judged = failure is not None and failure.record is not None and failure.record in openings
-    unseen = (" A card only one player saw in it is named where it was turned face up for all, and stays unopened "
+    unseen = (" A card only one player saw in it is named where it was turned face up for all, and stays unknown "
               "otherwise.")
     if _opened(result, round_no):  # (its openings held: every card is known, as in a round that counts)
         shows = f", and record {failure.record + 1} shows who cheated (told there)" if judged else ""  # type: ignore[union-attr]
-        opened, unseen = f"its shuffles were opened and every card checks out, so each is named{shows}", ""
+        opened, unseen = f"every seat showed how it shuffled, and every card checks out, so each is named{shows}", ""
     elif judged:
         assert failure is not None and failure.record is not None
-        opened = f"its shuffles were opened, and record {failure.record + 1} shows who cheated (told there)"
+        opened = f"its shuffles were shown, and record {failure.record + 1} shows who cheated (told there)"
     elif openings and len(openings) == len(names):
-        opened = "its shuffles were opened"
+        opened = "every seat showed how it shuffled"
     elif failure is not None and failure.record is not None:
-        opened = "not every seat had opened its shuffles when the game stopped (§9.7)"
+        opened = "not every seat had shown how it shuffled when the game stopped (§9.7)"
     else:
-        opened = "the log stops before every seat had opened its shuffles (§9.7)"
+        opened = "the log stops before every seat had shown how it shuffled (§9.7)"
     scores = "" if void is None and challenge is None else " Its scores do not count."
     return f"{why}: {opened}.{scores}{unseen}"
 
@@ -576,7 +577,7 @@ def _opened(result: AuditResult, round_no: int) -> Mapping[int, int]:
 
 def stands(result: AuditResult) -> str | None:
     """What of an unfinished game's score stands, in a sentence (§10.2): the rounds whose
-    shuffles were opened and checked count, the round under way does not, and nobody won
+    shuffles were shown and checked count, the round under way does not, and nobody won
     ("Round 1 does not count; the game has no winner."). None for a finished game."""
     machine = result.machine
     if machine is None or result.roster is None or (result.finished and result.rounds):

@@ -46,37 +46,40 @@ def round_lines(lines: list[str], number: int) -> list[str]:
 
 def test_s8_7_a_round_played_out_whose_opening_fails_is_told_void_not_cut_short(staged: dict[str, Path]) -> None:
     """Round 1 was played to its end and P2's opening does not open its commitment: the
-    round is void (not "cut short … not opened"), its scores do not count, and the line
+    round is void (not "cut short … never shown"), its scores do not count, and the line
     of record 42 tells who cheated, in plain words, as the verdict does."""
     lines = report(staged["commitment"] / "seat0.bandit-log")
     told = round_lines(lines, 1)
     assert re.fullmatch(r"  Round 1 was played to its end \(record \d+\), but its scores do not count: its shuffles were "
-                        r"opened, and record 42 shows who cheated \(told there\)\. A card .*", told[0]), told[0]
-    assert not any("cut short" in line or "not opened" in line for line in lines)
-    assert told[-1] == ("  turn 11, record 42: P2 (seat 3) opened their shuffle differently from the shuffle they had "
-                        "committed to: they could have arranged the deck [§8.7, record 42]. The game stops here (§9.9).")
+                        r"shown, and record 42 shows who cheated \(told there\)\. A card .* stays unknown otherwise\.",
+                        told[0]), told[0]
+    assert not any("cut short" in line or "never shown" in line for line in lines)
+    assert told[-1] == ("  turn 11, record 42: P2 (seat 3) showed a shuffle other than the one they had committed to: "
+                        "they could have arranged the deck [§8.7, record 42]. The game stops here (§9.9).")
     assert "Round 1 does not count; the game has no winner." in lines
 
 
 def test_s9_11_a_round_whose_opening_was_withheld_is_told_so(staged: dict[str, Path]) -> None:
-    """P2 never opened its shuffles after round 1: the round's scores do not count because
-    not every seat had opened when the game stopped (not because the log stops), and the
-    verdict says in a player's words that P2 withheld its opening."""
+    """P2 never showed how it shuffled after round 1 (its opening): the round's scores do
+    not count because not every seat had shown it when the game stopped (not because the
+    log stops), and the verdict says in a player's words that P2 withheld it."""
     lines = report(staged["withheld-opening"] / "seat0.bandit-log")
     assert round_lines(lines, 1)[0].startswith(
-        "  Round 1 was played to its end (record 39), but its scores do not count: not every seat had opened its "
-        "shuffles when the game stopped (§9.7). ")
-    assert lines[-1].startswith("Verdict: NOT VERIFIED. P2 (seat 3) withheld their opening, so the table could not go "
-                                "on [§9.7, record 43]. First violation: "), lines[-1]
+        "  Round 1 was played to its end (record 39), but its scores do not count: not every seat had shown how it "
+        "shuffled when the game stopped (§9.7). ")
+    assert lines[-1].startswith("Verdict: NOT VERIFIED. P2 (seat 3) withheld how they shuffled, which every seat shows "
+                                "at the round's end, so the table could not go on [§9.7, record 43]. First violation: "
+                                ), lines[-1]
 
 
 @pytest.mark.parametrize("name, challenger, at, opened", [
-    ("false-challenge", "P2", 16, "its shuffles were opened and every card checks out, so each is named, and record 20"),
+    ("false-challenge", "P2", 16, "every seat showed how it shuffled, and every card checks out, so each is named, and "
+                                  "record 20"),
 ])
 def test_s9_10_a_challenge_is_told_where_it_happened_and_voids_its_round(
         staged: dict[str, Path], name: str, challenger: str, at: int, opened: str) -> None:
     """The §9.10 challenge is told at its record, before the moves it made void; the round
-    is told void by that challenge, its shuffles opened, never "cut short … not opened"."""
+    is told void by that challenge, its shuffles shown, never "cut short … never shown"."""
     lines = report(staged[name] / "seat0.bandit-log")
     told = round_lines(lines, 1)
     assert told[0].startswith(f"  Round 1 is void (§9.10): {challenger} challenged it at record {at}: {opened} "
@@ -84,15 +87,29 @@ def test_s9_10_a_challenge_is_told_where_it_happened_and_voids_its_round(
     challenge = next(i for i, line in enumerate(told) if f"record {at}: {challenger} challenged round 1" in line)
     void = next(i for i, line in enumerate(told) if "did not count (§9.10: round 1 is void)" in line)
     assert challenge < void
-    assert not any("cut short" in line or "not opened" in line for line in lines)
+    assert not any("cut short" in line or "never shown" in line for line in lines)
 
 
 def test_s9_10_a_void_round_whose_openings_hold_names_every_card(staged: dict[str, Path]) -> None:
-    """P2's challenge was false: every shuffle opened and every card checks out, so the
-    cards only one player saw are named from the openings, none left unopened."""
+    """P2's challenge was false: every shuffle was shown and every card checks out, so the
+    cards only one player saw are named from the openings, none left unknown."""
     lines = report(staged["false-challenge"] / "seat0.bandit-log")
     assert "  before the first turn: (private) P0 saw their bottom cards: a 16 [card 20] and a -2 [card 25]." in lines
-    assert not any("unopened" in line for line in lines)
+    assert not any("unknown to the audit" in line for line in lines)
+
+
+def test_s8_7_the_story_says_how_each_seat_shuffled_was_shown_never_that_it_opened(staged: dict[str, Path]) -> None:
+    """A player does not know what opening a shuffle means (§8.7): the report says that a
+    seat showed how it shuffled, that a round's shuffles were shown and checked or not,
+    and that a card nobody can name is unknown, never "opened" or "unopened"; only the
+    technical account after the plain words, and the words a log's writer wrote (quoted),
+    keep the protocol's term."""
+    for name, folder in staged.items():
+        for line in report(folder / "seat0.bandit-log"):
+            if line.startswith("Fairness log: "):  # (the file's name)
+                continue
+            said = re.sub(r'"[^"]*"', "", line.split(" First violation: ")[0].split(" In detail: ")[0])
+            assert not re.search(r"(?i)\b(?:un)?open(?:ed|ing|ings|s)?\b", said), (name, line)
 
 
 def test_s10_2_the_record_a_verdict_names_is_on_a_line_of_the_story(staged: dict[str, Path]) -> None:
@@ -162,7 +179,7 @@ def test_s9_9_a_violation_before_a_later_round_s_deal_is_told_under_that_round(t
     _, judged = run_table(SecondShuffle("shuffle", "shuffle step of round 2"), ("§9.3",), Response.ABORT, tmp_path)
     assert judged.ok, judged.explain()
     lines = report(tmp_path / "seat0.bandit-log")
-    assert round_lines(lines, 1)[-1].startswith("  Shuffles opened by every seat and re-run")
+    assert round_lines(lines, 1)[-1].startswith("  Every seat showed how it shuffled, and each shuffle was re-run")
     told = round_lines(lines, 2)
     assert told[0].startswith("  Round 2 was never dealt: ") and len(told) == 2, told
     assert re.fullmatch(r"  before the deal, record \d+: P2 \(seat 3\) withheld their shuffle step, so the table could "

@@ -742,7 +742,7 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
 
     # a card that moved unseen is named beside its slot only where the log knows it (none
     # of those the openings alone tell: nobody had seen them)
-    moved = re.compile(r"( \(|: )(" + card.pattern + r")(, known from the openings)?(; it stayed face down)?(?=\))\)?")
+    moved = re.compile(r"( \(|: )(" + card.pattern + r")(, known from the shuffles shown at the round's end)?(; it stayed face down)?(?=\))\)?")
 
     def unnamed(m: re.Match[str]) -> str:
         if m[4] is None and int(m[3]) in public.values():
@@ -756,22 +756,23 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
                 and not re.search(r" had (snapped|given) that card|had been swapped away|that slot was already empty",
                                   line)):
             line = re.sub(r"(not the fastest \(R6[^)]*\)): ", r"\1: it stayed face down, unseen, ", line)
-        if " saw their bottom cards: " in line:  # (R4.3: both unopened, said once)
+        if " saw their bottom cards: " in line:  # (R4.3: both unknown, said once)
             who = line.split(" saw ", 1)[0]
             if not any(int(m[1]) in public.values() for m in card.finditer(line)):
-                return f"{who} saw their two bottom cards, both unopened."
-        return card.sub(lambda m: m[0] if int(m[1]) in public.values() else "an unopened card", line)
+                return f"{who} saw their two bottom cards, both unknown to the audit."
+        return card.sub(lambda m: m[0] if int(m[1]) in public.values() else "a card unknown to the audit", line)
 
     told, known = round_two(cut), round_two(finished)
-    assert told[0] == ("  Round 2 was cut short: its shuffles were not opened and checked (as they are once a round "
-                       "is played out), so a card only one player saw in it stays unopened, unknown to everyone else, "
-                       "an audit of the logs included.")
+    assert told[0] == ("  Round 2 was cut short, so its shuffles were never shown and checked (at the end of a round "
+                       "every player's program shows how it shuffled, so that every card's way through the shuffles "
+                       "can be checked): a card only one player saw in it stays unknown to everyone else, an audit of "
+                       "the logs included.")
     told = told[1:]
     assert told == [as_the_cut_log_knows(line) for line in known[:len(told)]]
     bottoms = [line for line in told if " bottom cards" in line and "(private)" in line]
-    assert any("saw their two bottom cards, both unopened." in line for line in bottoms), bottoms
+    assert any("saw their two bottom cards, both unknown to the audit." in line for line in bottoms), bottoms
     assert any(card.search(line) for line in told)  # the log names cards of the unfinished round
-    assert any("(private)" in line and "an unopened card" in line for line in told)  # and keeps the private ones
+    assert any("(private)" in line and "a card unknown to the audit" in line for line in told)  # and keeps the private ones
     assert not any("unknown card" in line for line in told)
 
 
@@ -849,7 +850,7 @@ def test_s10_2_a_round_s_final_cards_come_after_its_story_under_their_own_title(
 def test_s10_2_every_card_moved_unseen_in_a_finished_round_is_named(game_log: Path) -> None:
     """R3, R6: a swapped card, a card given by a snap and a penalty card move unseen;
     once the round's openings are verified the report names each with its card, marking
-    the ones no seat had seen as known from the openings."""
+    the ones no seat had seen as known from the shuffles shown at the round's end."""
     import re
 
     from p2p.report import game_report
@@ -862,7 +863,7 @@ def test_s10_2_every_card_moved_unseen_in_a_finished_round_is_named(game_log: Pa
     assert all(line.count("[card ") == 2 for line in swaps), swaps
     assert all(re.search(r"card \([^()]*\[card \d+\][^()]*\) went to", line) for line in gives), gives
     assert all(re.search(r"penalty card \(into slot \d+: [^()]*\[card \d+\]", line) for line in penalties), penalties
-    assert any("known from the openings" in line for line in swaps + penalties)
+    assert any("known from the shuffles shown at the round's end" in line for line in swaps + penalties)
 
 
 def test_R1_the_report_says_why_the_game_ended(game_log: Path, tmp_path: Path) -> None:

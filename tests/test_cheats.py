@@ -397,7 +397,7 @@ async def test_s9_7_the_winner_is_told_after_the_last_rounds_scores_stand(tmp_pa
     for peer in peers:
         texts = [line.text for line in peer.lines]
         told = [i for i, t in enumerate(texts) if t.startswith("Game over")]
-        stand = texts.index(f"Round {last}: every shuffle was opened and checked; the scores stand.")
+        stand = texts.index(f"Round {last}: every shuffle was shown and checked; the scores stand.")
         assert peer.summary().finished and told == [stand + 1], texts[-6:]
 
 

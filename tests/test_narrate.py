@@ -361,11 +361,12 @@ def test_R6_the_audit_says_a_card_not_the_fastest_stayed_face_down() -> None:
     late = table.t.card(1, 0)
     out = table.do(Snap(1, top, 1, 0))
     face = table.t.oracle.faces[late]
-    assert texts(out[audit]) == [f"Bo tried their top-left slot (a 10 [card {face}], known from the openings; it "
-                                 f"stayed face down) on a 10 [card {table.t.oracle.faces[top]}] — not the fastest (R6; Ana's "
+    assert texts(out[audit]) == [f"Bo tried their top-left slot (a 10 [card {face}], known from the shuffles shown "
+                                 f"at the round's end; it stayed face down) on a 10 [card {table.t.oracle.faces[top]}] — not the fastest (R6; Ana's "
                                  f"snap of a 10 [card {table.t.oracle.faces[table.t.top()]}] covered it first): penalty card "
                                  "(into slot 4: a 2 [card "
-                                 f"{table.t.oracle.faces[table.t.card(1, 4)]}], known from the openings)."], texts(out[audit])
+                                 f"{table.t.oracle.faces[table.t.card(1, 4)]}], known from the shuffles shown at the round's "
+                                 "end)."], texts(out[audit])
     assert texts(out[None]) == ["Bo tried their top-left slot on a 10 — not the fastest (R6; Ana's snap of a 10 "
                                 "covered it first): it stayed face down, unseen, penalty card (into slot 4)."]
 
@@ -373,7 +374,8 @@ def test_R6_the_audit_says_a_card_not_the_fastest_stayed_face_down() -> None:
 def test_s10_2_a_card_moved_unseen_is_named_from_the_openings() -> None:
     """R3, R6: a swapped card, a card given by a snap and a penalty card move unseen. The
     audit's narrator, given the round's faces from its openings (§9.7), names each, and
-    marks those that nobody had seen as known from the openings; a card its owner had
+    marks those that nobody had seen as known from the shuffles shown at the round's end
+    (the openings); a card its owner had
     seen (a bottom card) is named plainly. Nobody else's narration names them (R10)."""
     table = scripted(tableaux={0: [12, 14, 0, 2], 1: [0, 18, 6, 8], 2: [4, 4, 6, 4]}, discard=8, draw=[12, 2])
     audit = len(table.seats)
@@ -381,7 +383,8 @@ def test_s10_2_a_card_moved_unseen_is_named_from_the_openings() -> None:
 
     def named(seat: int, slot: int, *, seen: bool = False) -> str:
         face = table.t.oracle.faces[table.t.card(seat, slot)]
-        return f"{card_words(DEFAULT_SKILLS, face)} [card {face}]" + ("" if seen else ", known from the openings")
+        return f"{card_words(DEFAULT_SKILLS, face)} [card {face}]" + (
+            "" if seen else ", known from the shuffles shown at the round's end")
 
     def public(out: dict[int | None, list[Told]]) -> list[str]:
         return [line for seat in (None, 0, 1, 2) for line in texts(out[seat])]

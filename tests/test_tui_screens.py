@@ -271,8 +271,8 @@ def test_s10_2_a_game_ended_in_a_round_under_way_says_that_round_was_cut_short_a
         played_out: int) -> None:
     """A game left in round 3 (§9.8: the round under way is void) did not let anyone check
     "every shuffle, reveal, move and score in it": the rounds played out can be checked in
-    full; of the round cut short, whose shuffles were never opened, only the moves and the
-    cards turned face up for all (§10.2), and a card only one player saw stays unopened."""
+    full; of the round cut short, whose shuffles were never shown, only the moves and the
+    cards turned face up for all (§10.2), and a card only one player saw stays unknown."""
     from types import SimpleNamespace
 
     from cli.tui.canvas import Canvas
@@ -290,7 +290,7 @@ def test_s10_2_a_game_ended_in_a_round_under_way_says_that_round_was_cut_short_a
     text = " ".join(" ".join(canvas.row_text(y).split()) for y in range(30))
     cut = played_out + 1
     assert " ".join(cut_short(cut).split()) in text
-    assert f"Round {cut} was cut short: its shuffles were not opened and checked" in text
+    assert f"Round {cut} was cut short, so its shuffles were never shown and checked" in text
     assert "every shuffle, reveal, move and score in it" not in text
     what = "every move and every card turned face up, but not the cards only one player saw:"
     played = {0: f"There is no score to check in it; of round 1, cut short, anyone can check {what}",

@@ -1890,7 +1890,7 @@ def test_R4_R9_the_round_screen_of_six_with_wrapped_tableaux_draws_nothing_over_
                      for seat in range(6))
     sums = tuple(sum(DEFAULT_SKILLS.values[f] for _, f in tableau) for tableau in tableaus)
     scores = tuple(s + 10 * (seat == 1) for seat, s in enumerate(sums))
-    verdict = "every shuffle opened and checked: every card was where it should be"
+    verdict = "every seat showed how it shuffled, and every card was where it should be"
     report = RoundReport(3, scores, scores, 1, False, tableaus, True, verdict)
     names = ("Ann", "Nia", "Cy", "Di", "Ed", "Flo")
     view = SimpleNamespace(round=4, target=200, phase=Phase.PEEK, ready=(False,) * 6)
