@@ -697,9 +697,9 @@ def _ending(result: AuditResult) -> str:
     if contents.ended is None:
         return NEVER_CLOSED
     if result.end_signed is None:
-        return "its log.end was not checked (its header does not say who wrote it)"
+        return "its closing record was not checked (its header does not say who wrote it)"
     if not result.end_signed:
-        return "its log.end does not verify (the log was altered after it was closed)"
+        return "its closing record does not carry its writer's signature (the log was altered after it was closed)"
     return "it was closed early"
 
 

@@ -201,8 +201,9 @@ def verdict(result: AuditResult) -> str:
     name = result.names[seat]
     return (f"The table stopped because of {name} (seat {seat + 1}) under {section}: {name} "
             f"{SECTIONS.get(section, f'broke rule {section}')}, by the word of the log's writer, "
-            f"{result.writer_name} (its note, and its signed log.end). Such a fault happens on a link, in a frame "
-            f"{name} did not sign, so the log holds no signed proof of it and blames nobody [{failure.section}].")
+            f"{result.writer_name} (a note in its log, and the reason its program signed as it closed the log). "
+            f"Such a fault happens on a link, in a frame {name} did not sign, so the log holds no signed proof of it "
+            f"and blames nobody [{failure.section}].")
 
 
 def link_fault(result: AuditResult) -> tuple[int, str] | None:

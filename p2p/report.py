@@ -751,15 +751,17 @@ def noted_elsewhere(told: AuditResult, others: Sequence[AuditResult]) -> list[tu
 def _end(result: AuditResult) -> Iterator[str]:
     """What the writer's `log.end` says (§10.1: why it closed the log, the seat it names
     absent, the reason it gave for leaving), in its words, whether or not its signature
-    verifies: the verdict may turn on it, so the auditor sees what it is."""
+    verifies: the verdict may turn on it, so the auditor sees what it is. A player reads
+    a `log.end` as the log's closing record, which the writer's program signs."""
     contents = result.contents
     if contents is None or contents.ended is None:
         return
     writer = result.writer_name
-    by = {True: f"Closed by {writer} (its log.end, signed)",
-          False: f"Its log.end, whose signature does not verify under {writer}'s key (it signs every byte before "
-                 f"it: a change anywhere in the file breaks it)",
-          None: "Its log.end (whose writer is unknown: not checked)"}[result.end_signed]
+    by = {True: f"{writer}'s program closed this log and signed it",
+          False: f"This log ends with a closing record that does not carry {writer}'s signature (that signature "
+                 f"covers every byte before it: a change anywhere in the file breaks it)",
+          None: "This log ends with a closing record that cannot be checked (the log does not prove who wrote "
+                "it)"}[result.end_signed]
     said = [f'"{contents.ended}"']
     if contents.absent is not None:
         seat = contents.absent

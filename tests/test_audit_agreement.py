@@ -75,6 +75,23 @@ def test_s10_3_a_log_closed_early_holds_a_prefix_and_agrees(table: tuple[TableNe
     assert not results[1].ok  # (its own audit still says it ends before the game did)
 
 
+def test_s10_3_a_shorter_log_whose_closing_record_its_writer_did_not_sign_is_said_so_in_a_player_s_words(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """Where every log given is damaged (none is set aside), the summary says where the
+    shorter one ends as its own verdict does, in words a player follows: its closing record
+    (its `log.end`) does not carry its writer's signature."""
+    _, logs = table
+    early = rewrite(logs[1], tmp_path, lambda m: m[:60], why="stopped")
+    changed = tmp_path / "early.bandit-log"
+    changed.write_bytes(early.read_bytes().replace(b"stopped", b"stoppex"))
+    full = tmp_path / "full.bandit-log"
+    full.write_bytes(logs[0].read_bytes().replace(b"the game ended", b"the game endex"))
+    results = [audit(full), audit(changed)]
+    assert [r.end_signed for r in results] == [False, False]
+    assert ("(Bo's ends after 60: its closing record does not carry its writer's signature (the log was altered after "
+            "it was closed))") in compare(results).summary()
+
+
 def test_s10_1_a_log_whose_header_names_a_seat_the_roster_lacks_has_no_writer_and_is_set_aside_as_damaged(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """Found by the fuzzer: a log closed early whose header named seat 4 of three failed its

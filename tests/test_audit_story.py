@@ -224,8 +224,9 @@ def test_s9_7_a_state_that_differs_is_told_against_the_agreed_order_not_ours(sta
 async def test_s4_a_fault_on_a_link_is_told_by_whose_word_it_stopped_the_table(
         name: str, section: str, tmp_path: Path) -> None:
     """Bot 2's forged or garbled frame stopped the table: an honest log's verdict names
-    Bot 2 and the rule by its writer's word (its signed log.end), and says such a fault
-    leaves no signed proof in the log, so nobody is blamed."""
+    Bot 2 and the rule by its writer's word (its note, and its signed log.end, which the
+    verdict calls the reason its program signed as it closed the log), and says such a
+    fault leaves no signed proof in the log, so nobody is blamed."""
     judged = await run_live_frame(name, tmp_path)
     assert judged.ok, judged.explain()
     log = tmp_path / "seat1.bandit-log"
@@ -240,6 +241,8 @@ async def test_s4_a_fault_on_a_link_is_told_by_whose_word_it_stopped_the_table(
     lines = report(log)
     assert lines[-1].startswith(f"Verdict: NOT VERIFIED. The table stopped because of Bot 2 (seat {culprit.seat + 1}) "
                                 f"under {section}: "), lines[-1]
+    assert (", by the word of the log's writer, Ann (a note in its log, and the reason its program signed as it "
+            "closed the log). Such a fault happens on a link") in lines[-1], lines[-1]
     assert "so the log holds no signed proof of it and blames nobody [§10.2]." in lines[-1]
     assert (f"The log stops before the end of the game: Ann's table stopped because of Bot 2 under {section}, by its "
             "writer's word: the verdict below says more.") in lines

@@ -97,8 +97,9 @@ def test_s10_1_an_edited_log_end_fails_and_is_shown_safely(
     assert [line for line in report if line.startswith("Verdict")] == [report[-1]]
     assert any(line.startswith("As this log tells it, the game was over after round ") for line in report)  # (replayed)
     assert report[-1].startswith("Verdict: NOT VERIFIED") and not any("\x1b" in line or "\n" in line for line in report)
-    shown = next(line for line in report if line.startswith("Its log.end, whose signature does not verify under Bo's key "
-                                                            "(it signs every byte before it: a change anywhere"))
+    shown = next(line for line in report if line.startswith("This log ends with a closing record that does not carry "
+                                                            "Bo's signature (that signature covers every byte before "
+                                                            "it: a change anywhere"))
     if "absent" in edit:
         assert shown.endswith(': "a player was away for more than 120 s"; absent: seat 3 (Ada)')
     else:
@@ -156,12 +157,12 @@ def test_s10_2_the_report_and_json_give_the_end_as_its_writer_signed_it(
 
     _, logs = table
     report = list(game_report(audit(logs[0])))
-    assert 'Closed by Ann (its log.end, signed): "the game ended"' in report
+    assert 'Ann\'s program closed this log and signed it: "the game ended"' in report
     why = "Ada was away for more than 120 s; round 2 is void"
     absent = rewrite(logs[0], tmp_path, lambda m: m[:60], why=why, absent=2)
     result = audit(absent)
     assert result.ok and result.end_signed is True
-    assert f'Closed by Ann (its log.end, signed): "{why}"; absent: seat 3 (Ada)' in game_report(result, brief=True)
+    assert f'Ann\'s program closed this log and signed it: "{why}"; absent: seat 3 (Ada)' in game_report(result, brief=True)
     assert main(["audit", "--json", str(absent)]) == 0
     out = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert out["end"] == {"why": why, "absent": {"seat": 2, "peer": "Ada"}, "left": None, "leave": False, "signed": True}
