@@ -59,7 +59,7 @@ from engine.narrate import listed
 from p2p.audit import NEVER_CLOSED, AuditResult, torn_at
 from p2p.errors import ProtocolError
 from p2p.identity import verify_signature
-from p2p.plain import either, either_seats
+from p2p.plain import SHARE_MESSAGES, either, either_seats, side_message
 from p2p.policy import told_with
 from p2p.signing import SIGNED_DOMAIN
 from p2p.wire import DEFAULT_LIMITS, decode_map
@@ -67,12 +67,13 @@ from p2p.wire import DEFAULT_LIMITS, decode_map
 
 @dataclass(frozen=True)
 class Side:
-    """Where a log holds a side record: the byte its frame starts at (§10.2)."""
+    """Where a log holds a side record: the byte its frame starts at (§10.2). It is told
+    after the share message it holds is named (`side_message`), as a record."""
 
     at: int
 
     def __str__(self) -> str:
-        return f"the side record that starts at byte {self.at}"
+        return f"the record that starts at byte {self.at}"
 
 
 Place = int | str | Side
@@ -477,13 +478,14 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                     continue
                 seat = member.seat
                 signed0, signed = _signed(result0, body0, sig0), _signed(result, body, sig)
-                chain = "content message" if counter == "seq" else "side message"
+                chain = (f"content message {number}" if counter == "seq"
+                         else f"{side_message(number, inner.get('type'))} ({SHARE_MESSAGES})")
                 where = f"{_at(result0, record0)} holds one, {_at(result, record)} the other"
                 if signed0 and signed:
                     return Parting("§7.10", f"{member.name} (seat {seat + 1}) signed two different messages as its "
-                                            f"{chain} {number}: {where}", seat, _index(record))
+                                            f"{chain}: {where}", seat, _index(record))
                 if unsigned is None:
-                    unsigned = _unsigned_copy(logs, f"{member.name}'s {chain} {number}", counter == "seq",
+                    unsigned = _unsigned_copy(logs, f"{member.name}'s {chain}", counter == "seq",
                                               (result0, record0, body0, sig0), (result, record, body, sig))
                 if signed and not signed0:  # (later copies are compared with the one its sender signed)
                     held[key] = (body, sig, result, record)
@@ -668,7 +670,9 @@ def _cut_short(logs: Sequence[AuditResult]) -> Parting | None:
                 why = ("a seat signs done only once it has delivered, and logged, the end of the game" if not later
                        else f"its log reaches round {reach} only, and a seat signs nothing of a round before its "
                             "table has begun it, on an opening it logged first")
-                what = "done" if not later else f"a {inner.get('type')} of round {number}"
+                kind = inner.get("type")
+                what = ("done" if not later else f"a share message of round {number}" if kind == "shares"
+                        else f"a {kind} of round {number}")
                 return Parting("§10.3", f"{_name(result)} ends after {held} messages, closed early ("
                                         f"{result.left.told}), but {member.name} signed {what}, {_at(other, index)}: "
                                         f"{why}, so records were removed from its log (nobody is blamed)", None, held,

@@ -35,6 +35,7 @@ which card) and the verdict; `first_failure` names the record, the peer and the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +46,7 @@ from p2p.identity import MAX_CERT_SIZE, Certificate, CertificateRefused, short_i
 from p2p.log import HeaderUnreadable, LogContents, LogError, NotALog, read_log
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import Delivered, ForeignGame, HeadsForked, OrderError, OrderReplay, lamport_bound, message_hash, other_seats
-from p2p.plain import either, either_seats
+from p2p.plain import SHARE_MESSAGES, either, either_seats, side_message
 from p2p.policy import told_with
 from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.schema import Schemas
@@ -264,13 +265,13 @@ def audit(path: Path) -> AuditResult:
             side = open_signed(signed_frame(body, sig), keys, schemas)
             sides.append((integrity.side(side), side))
         except ProtocolError as exc:
-            broken = Failure(None, None, exc.section, _damaged(contents.side_at[index], exc.reason, body, roster, "side "),
+            broken = Failure(None, None, exc.section, _damaged(contents.side_at[index], exc.reason, body, roster, side=True),
                              altered=True)
         except ForeignGame as exc:
-            broken = Failure(None, None, exc.section, f"the side record that starts at byte {contents.side_at[index]}: "
-                                                      f"{_foreign(exc.peer, roster, side, 'side ')}", altered=True)
+            broken = Failure(None, None, exc.section, f"{side_record(contents.side_at[index])}: "
+                                                      f"{_foreign(exc.peer, roster, side, 'share ')}", altered=True)
         except OrderError as exc:  # (its place in the file, and in its sender's side chain, §7.8)
-            broken = Failure(None, None, exc.section, f"the side record that starts at byte {contents.side_at[index]}, "
+            broken = Failure(None, None, exc.section, f"{side_record(contents.side_at[index])}, "
                                                       f"{_whose(exc.peer, roster)}: {exc.reason}{ALTERED}", altered=True)
         if broken is not None:  # (the game is still told up to there: every message the file holds before it)
             messages = messages[:sum(1 for side, _ in contents.sequence[:contents.sequence.index((True, index))]
@@ -399,7 +400,7 @@ def audit(path: Path) -> AuditResult:
     elif not machine.finished and result.left is None:
         if (awaited := _awaited_shares(result)) is not None:
             what = (f"the log ends waiting for {awaited}, which it does not hold "
-                    "(the log is incomplete, or side records were removed)")
+                    "(the log is incomplete, or records of share messages were removed)")
         elif not opened and contents.ended is not None:  # (its end signs every byte before it: nothing was cut)
             what = (f"the log holds no message: its writer closed it before the game's first message (its log.end "
                     f"says: {contents.ended!r}), so there is no game to check")
@@ -493,10 +494,11 @@ def _held_behind_shares(result: AuditResult, index: int) -> Failure:
     """The log goes on past a message its table held behind a reveal whose shares the log
     does not hold: records an honest peer never hands over (§10.1); nobody is blamed."""
     assert result.machine is not None
-    why = "records were added, or side records were removed"
+    why = "records were added, or records of share messages were removed"
     if any(result.writer in missing for missing in result.machine.waiting_for_shares.values()):
         # (an honest peer logs each share it sends as it sends it)
-        why = f"its writer, {result.names[result.writer]}, went on without sending its own, or side records were removed"
+        why = (f"its writer, {result.names[result.writer]}, went on without sending its own, or records of share "
+               "messages were removed")
     return Failure(index, None, "§10.1",
                    f"the table held the records from here on, waiting for {_awaited_shares(result) or 'shares'}, which "
                    f"the log does not hold, and no stall claim about them follows: an honest peer hands its table "
@@ -569,14 +571,16 @@ def _violation_shown(section: str, messages: Sequence[SignedMessage], seats: Seq
                 if _kind(a) == _kind(b) == "content" and a.inner["seq"] == b.inner["seq"]:
                     return f"signed two different messages with seq {a.inner['seq']}"
                 if _kind(a) == _kind(b) == "side" and a.inner["sseq"] == b.inner["sseq"]:
-                    return f"signed two different side messages with sseq {a.inner['sseq']}"
+                    return (f"signed two different messages as its {side_message(a.inner['sseq'], a.inner['type'])} "
+                            f"({SHARE_MESSAGES})")
                 if _kind(a) == _kind(b) == "content" and b.inner["seq"] == a.inner["seq"] + 1 \
                         and bytes(b.inner["prev"]) != message_hash(a.body):
                     return f"signed a seq {b.inner['seq']} that does not follow its seq {a.inner['seq']}: its chain forked"
                 if _kind(a) == _kind(b) == "side" and b.inner["sseq"] == a.inner["sseq"] + 1 \
                         and bytes(b.inner["sprev"]) != message_hash(a.body):
-                    return (f"signed a side message {b.inner['sseq']} that does not follow its side message "
-                            f"{a.inner['sseq']}: its side chain forked")
+                    return (f"signed a {side_message(b.inner['sseq'], b.inner['type'])} that does not follow its "
+                            f"{side_message(a.inner['sseq'], a.inner['type'])}: its chain of share messages forked "
+                            f"({SHARE_MESSAGES})")
                 if _kind(a) == "ack" and _kind(b) == "content" and a.inner["last"][0] == b.inner["seq"] \
                         and bytes(a.inner["last"][1]) != message_hash(b.body):
                     return f"signed an ack that names another message as its seq {b.inner['seq']}"
@@ -691,12 +695,26 @@ def _refused_certificate(roster: bytes) -> tuple[str, bytes] | None:
     return None
 
 
-def _damaged(offset: int, reason: str, body: bytes, roster: Roster, kind: str = "") -> str:
-    """A record (`kind` "side ": a side record) that does not open (§4.3–§4.5), in plain
-    words: an honest peer logs only what it verified, so the file was changed there (or
-    its disk failed)."""
-    return (f"the file was changed or damaged in the {kind}record that starts at byte {offset}: it is not a message "
-            f"as a seat of the table signed it ({reason}{_claimed(body, roster)})")
+def _damaged(offset: int, reason: str, body: bytes, roster: Roster, *, side: bool = False) -> str:
+    """A record (`side`: a side record, `side_record`) that does not open (§4.3–§4.5), in
+    plain words: an honest peer logs only what it verified, so the file was changed there
+    (or its disk failed)."""
+    where = side_record(offset) if side else f"the record that starts at byte {offset}"
+    reason = _BAD_SIGNATURE.sub(r"its signature does not verify under the key of \1, the seat it names as its sender",
+                                reason)
+    return (f"the file was changed or damaged in {where}: it is not a message as a seat of the table signed it "
+            f"({reason}{_claimed(body, roster)})")
+
+
+_BAD_SIGNATURE = re.compile(r"^bad signature on an? '[^']*' message from (\S+)$")
+"""How the signature check (§4.5) says a record's signature fails, which `_damaged` says
+in a player's words (the record's kind, and whose it says it is, `_claimed`, follow)."""
+
+
+def side_record(offset: int) -> str:
+    """A side record (§10.1 `log.side`) in a player's words, by the byte its frame starts
+    at, with what a share message is (`SHARE_MESSAGES`)."""
+    return f"the record of a share message that starts at byte {offset} ({SHARE_MESSAGES})"
 
 
 ALTERED = "; the log was altered (nobody is blamed)"
@@ -721,7 +739,8 @@ def _whose(peer: bytes, roster: Roster) -> str:
 
 def _claimed(body: bytes, roster: Roster) -> str:
     """Who a record says it is from, for telling it apart in a failure that blames nobody,
-    and for a side message its number in its sender's side chain (its `sseq`, §7.8)."""
+    and for a side message its place in its sender's side chain (its `sseq`, §7.8), in
+    words: "Bo's first share message"."""
     from p2p.wire import decode_map
 
     try:
@@ -732,5 +751,6 @@ def _claimed(body: bytes, roster: Roster) -> str:
     if member is None:
         return ""
     sseq = inner.get("sseq")
-    return f" (the record says it is {member.name}'s" + (f" side message {sseq})" if type(sseq) is int else ")")
+    said = f" {side_message(sseq, inner.get('type'))}" if type(sseq) is int else ""
+    return f"; the record says it is {member.name}'s{said}"
 

@@ -105,7 +105,8 @@ SAID: tuple[tuple[str, str, str], ...] = (
                                                            "than a table keeps"),
     ("§9.2", "a second key", "gave a second deck key"),
     ("§9.3", "a shuffle step for a chain", "sent a shuffle step for a shuffle the table did not start"),
-    ("§9.4", "'[^']*' is not a side message", "sent a side message that is not one of the table's"),
+    ("§9.4", "'[^']*' is not a side message", "sent beside the agreed order a message that is not a share message, "
+                                              "the only kind that travels there"),
     ("§9.4", "a shares message that carries no share", "sent a message of shares that holds none"),
     ("§9.4", "more than", "sent more shares for cards not yet being turned up than a table keeps"),
     ("§9.4", "a share for need", "sent a share of a card that was not being turned up"),
@@ -159,6 +160,30 @@ def broke(section: str, what: str) -> str | None:
 def _withheld(thing: str) -> str:
     """What a seat withheld, after "withheld" (`WITHHELD`)."""
     return WITHHELD.get(thing, f"their {thing}")
+
+
+SHARE_MESSAGES = "a share message carries a player's shares of cards being revealed, and travels beside the agreed order"
+"""What a side message (§7.8) is, in a player's words, said where one is told: shares
+(§9.4) are the only messages that travel beside the agreed order."""
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def ordinal(number: int) -> str:
+    """"first" for 1, …, "tenth", then "11th", "21st", "102nd"."""
+    if 1 <= number <= len(_ORDINALS):
+        return _ORDINALS[number - 1]
+    last = {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{'th' if 11 <= number % 100 <= 13 else last}"
+
+
+def side_message(sseq: object, kind: object = "shares") -> str:
+    """A side message (§7.8) by what it carried and its place in its sender's side chain
+    (its `sseq`, counted from 0), for a player: "first share message" for a `shares`
+    message of sseq 0 (any other kind: "message beside the agreed order"), as exact as
+    the number."""
+    what = "share message" if kind == "shares" else "message beside the agreed order"
+    return f"{ordinal(sseq + 1)} {what}" if type(sseq) is int and sseq >= 0 else what
 
 
 def either(suspects: Sequence[int], names: Sequence[str]) -> str:

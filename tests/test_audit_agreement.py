@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from p2p.agreement import compare
+from p2p.plain import SHARE_MESSAGES, side_message
 from p2p.audit import AuditResult, audit
 from p2p.roster import TableRules
 from p2p.signing import sign
@@ -211,9 +212,9 @@ def test_s10_3_two_side_messages_signed_under_one_sseq_are_named_by_it_and_their
     assert parting is not None and parting.section == "§7.10" and member is not None and parting.seat == member.seat
     assert parting.record is None
     assert parting.what == (
-        f"{member.name} (seat {member.seat + 1}) signed two different messages as its side message {inner['sseq']}: "
-        f"{audit(logs[0]).writer_name}'s log ({logs[0].name}) in the side record that starts "
-        f"at byte {first.side_at[4]} holds one, {audit(altered).writer_name}'s log ({altered.name}) in the side record "
+        f"{member.name} (seat {member.seat + 1}) signed two different messages as its {side_message(inner['sseq'])} "
+        f"({SHARE_MESSAGES}): {audit(logs[0]).writer_name}'s log ({logs[0].name}) in the record that starts "
+        f"at byte {first.side_at[4]} holds one, {audit(altered).writer_name}'s log ({altered.name}) in the record "
         f"that starts at byte {second.side_at[second.sides.index(forged)]} the other"), parting.what
 
 
@@ -615,7 +616,8 @@ def test_s10_3_a_side_record_damaged_in_one_log_names_its_byte_in_each_log_once(
     bo, ann, cy = audit(damaged), audit(logs[0]), audit(logs[2])
     parting = compare([ann, bo, cy]).parting
     inner = decode_map(body)
-    message = f"{bo.names[bo.roster.members.index(bo.member(inner['from']))]}'s side message {inner['sseq']}"  # type: ignore[union-attr]
+    message = (f"{bo.names[bo.roster.members.index(bo.member(inner['from']))]}'s "  # type: ignore[union-attr]
+               f"{side_message(inner['sseq'])} ({SHARE_MESSAGES})")
     ann_at = ann.contents.side_at[[b for b, _ in ann.contents.sides].index(body)]  # type: ignore[union-attr]
     assert parting is not None and parting.damaged == (bo,)
     assert parting.what == (f"Bo's log (flip.bandit-log) is damaged (see its verdict): its copy of {message} differs "

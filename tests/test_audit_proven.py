@@ -49,7 +49,8 @@ def audited(capsys: pytest.CaptureFixture[str], *logs: Path) -> tuple[list[str],
     ("commitment", "P2 (seat 3) broke §8.7 at record 42 (signed proof in P0's, P1's and P2's logs)."),
     ("wrong-share", "P2 (seat 3) broke §8.5 at record 12 (signed proof in P0's, P1's and P2's logs)."),
     ("equivocation", "P2 (seat 3) broke §7.2 (signed proof kept as evidence in P0's and P1's logs); "),
-    ("side-equivocation", "P2 (seat 3) signed two different messages as its side message 0: "),
+    ("side-equivocation", "P2 (seat 3) signed two different messages as its first share message (a share message "
+                          "carries a player's shares of cards being revealed, and travels beside the agreed order): "),
     ("unseen-heads", "P2 or P0 (seats 3 or 1) broke §7.5 at record 13 (signed proof in P0's, P1's and P2's logs; "
                      "nothing tells which of them)."),
 ])
@@ -329,8 +330,9 @@ def test_s10_3_an_end_that_names_a_bot_player_on_a_fair_game_is_said_to_be_its_w
 @pytest.mark.parametrize(("cheat", "plain"), [
     ("wrong-share", "P2 (seat 3) published a share of a card whose proof does not hold: a false share, which could "
                     "show a wrong card [§8.5, record 12]."),
-    ("side-equivocation", "P2 (seat 3) signed two different messages as its side message 0: P0's log "
-                          "(seat0.bandit-log) in the side record that starts at byte "),
+    ("side-equivocation", "P2 (seat 3) signed two different messages as its first share message (a share message "
+                          "carries a player's shares of cards being revealed, and travels beside the agreed order): "
+                          "P0's log (seat0.bandit-log) in the record that starts at byte "),
 ])
 def test_s10_3_json_first_violation_proven_by_the_logs_has_its_plain_sentence(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], cheat: str, plain: str) -> None:

@@ -270,7 +270,8 @@ def test_s11_2_the_table_notes_a_violation_in_the_plain_words_of_the_audit_s_ver
     ("§9.2", "a second key for this game", "gave a second deck key"),
     ("§9.4", "a share for need 7, which is not waiting for shares", "sent a share of a card that was not being "
                                                                    "turned up"),
-    ("§9.4", "'snap' is not a side message of the table", "sent a side message that is not one of the table's"),
+    ("§9.4", "'snap' is not a side message of the table", "sent beside the agreed order a message that is not a "
+                                                          "share message, the only kind that travels there"),
     ("§9.3", "a shuffle step for a chain the table did not start", "sent a shuffle step for a shuffle the table did "
                                                                   "not start"),
     ("§9.3", "seat 1 stopped waiting for seat 2's shuffle step (§9.11), and at a table of two nothing tells which of "

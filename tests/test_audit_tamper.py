@@ -16,6 +16,7 @@ from p2p.audit import audit
 from p2p.errors import ProtocolError
 from p2p.identity import Identity
 from p2p.log import LOG_LIMITS, FairnessLog, Header, LogError, read_log
+from p2p.plain import side_message
 from p2p.roster import TableRules, parse_canonical
 from p2p.wire import split_frames
 from tests.ordersim import seeded_identity, seeded_identity_of
@@ -78,7 +79,8 @@ def test_audit_changed_record_fails_its_signature(game_log: Path, tmp_path: Path
     result = audit(rewrite(game_log, tmp_path, change))
     assert not result.ok
     assert result.first_failure.record == 40 and result.first_failure.section == "§4.5"
-    assert "bad signature" in result.first_failure.what
+    assert "(its signature does not verify under the key of " in result.first_failure.what  # (§4.5, in plain words)
+    assert "bad signature" not in result.first_failure.what
     assert result.first_failure.seat is None  # nobody signed it: the log was altered, no player is blamed
 
 
@@ -94,7 +96,17 @@ def test_s10_2_a_record_nobody_signed_blames_nobody_and_says_whose_it_claims_to_
         result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=lambda s: zeroed(s, 3)))
     failure = result.first_failure
     assert failure is not None and failure.section == "§4.5" and failure.seat is None
-    assert "bad signature" in failure.what and "(the record says it is P" in failure.what
+    assert ", the seat it names as its sender; the record says it is P" in failure.what, failure.what
+    if where == "side":  # (by what it carried and its place in its sender's chain, and what such a message is)
+        assert failure.what.startswith("the file was changed or damaged in the record of a share message that starts "
+                                       "at byte "), failure.what
+        assert "(a share message carries a player's shares of cards being revealed, and travels beside the agreed " \
+               "order)" in failure.what
+        from p2p.wire import decode_map
+
+        inner = decode_map(read_log(game_log).sides[3][0])
+        assert failure.what.endswith(f"; the record says it is {result.member(inner['from']).name}'s "  # type: ignore[union-attr]
+                                     f"{side_message(inner['sseq'])})"), failure.what
 
 
 def test_audit_dropped_record_breaks_a_chain(game_log: Path, tmp_path: Path) -> None:
@@ -145,7 +157,8 @@ def test_s10_2_a_record_out_of_its_sender_s_chain_is_told_as_the_log_altered(gam
     assert " First violation: record 51: §7.2: " in verdict
     assert verdict.endswith("; the log was altered (nobody is blamed)")
     side = audit(rewrite(game_log, tmp_path, lambda m: m, lambda s: s[:5] + [s[4]] + s[5:])).first_failure
-    assert side is not None and side.seat is None and side.what.startswith("the side record that starts at byte ")
+    assert side is not None and side.seat is None and side.what.startswith("the record of a share message that starts "
+                                                                          "at byte ")
     assert side.what.endswith("; the log was altered (nobody is blamed)"), side.what
 
 
@@ -562,13 +575,27 @@ def test_audit_dropped_side_record_breaks_its_side_chain(game_log: Path, tmp_pat
     result = audit(path)
     failure = result.first_failure
     assert not result.ok and failure.section == "§7.2" and failure.seat is None
-    told = re.fullmatch(r"the side record that starts at byte (\d+), (\w+)'s \(\S+\): its side message (\d+) comes where "
-                        r"its side message (\d+) is due: a record is missing, repeated or out of place; the log was "
-                        r"altered \(nobody is blamed\)", failure.what)
+    told = re.fullmatch(r"the record of a share message that starts at byte (\d+) \(a share message carries a player's "
+                        r"shares of cards being revealed, and travels beside the agreed order\), (\w+)'s \(\S+\): its "
+                        r"(\w+) share message comes where its (\w+) share message is due: a record is missing, repeated "
+                        r"or out of place; the log was altered \(nobody is blamed\)", failure.what)
     assert told is not None, failure.what
     contents = read_log(path)
     inner = decode_map(contents.sides[contents.side_at.index(int(told[1]))][0])
-    assert result.member(inner["from"]).name == told[2] and inner["sseq"] == int(told[3]) == int(told[4]) + 1
+    assert result.member(inner["from"]).name == told[2]
+    assert f"{told[3]} share message" == side_message(inner["sseq"]) and f"{told[4]} share message" == side_message(
+        inner["sseq"] - 1)
+
+
+def test_s10_2_a_share_message_is_named_by_its_place_in_its_sender_s_chain_in_words() -> None:
+    """A side message's `sseq` (§7.8), counted from 0, is said as a player counts, from
+    the first, and by what it carried: sseq 0 is the first share message."""
+    assert [side_message(n) for n in (0, 1, 9, 10, 20, 101, 110, 111, 112)] == [
+        "first share message", "second share message", "tenth share message", "11th share message",
+        "21st share message", "102nd share message", "111th share message", "112th share message",
+        "113th share message"]
+    assert side_message(2, "snap") == "third message beside the agreed order"
+    assert side_message(None) == "share message"
 
 
 def test_audit_log_stripped_of_shares_blames_nobody(game_log: Path, tmp_path: Path) -> None:
@@ -577,7 +604,8 @@ def test_audit_log_stripped_of_shares_blames_nobody(game_log: Path, tmp_path: Pa
     result = audit(rewrite(game_log, tmp_path, lambda m: m, sides=lambda s: []))
     failure = result.first_failure
     assert not result.ok and failure.seat is None and failure.section == "§10.1" and failure.record is not None
-    assert "waiting for the shares of reveal 0 from" in failure.what and "side records were removed" in failure.what
+    assert "waiting for the shares of reveal 0 from" in failure.what
+    assert "records of share messages were removed" in failure.what
 
 
 def test_audit_changed_side_record_fails_its_signature(game_log: Path, tmp_path: Path) -> None:
@@ -634,11 +662,12 @@ def test_s10_2_a_byte_changed_in_a_side_record_still_lets_the_game_be_told_up_to
     result = audit(flipped(game_log, tmp_path, end - 1))
     failure = result.first_failure
     assert failure is not None and failure.record is None and failure.seat is None
-    assert failure.what.startswith(f"the file was changed or damaged in the side record that starts at byte {at}: it "
-                                   "is not a message as a seat of the table signed it ("), failure.what
-    # (whose side message it says it is, by the number it holds: `sseq`, §7.8)
-    assert failure.what.endswith(f" (the record says it is {result.member(inner['from']).name}'s side message "
-                                 f"{inner['sseq']}))"), failure.what
+    assert failure.what.startswith(f"the file was changed or damaged in the record of a share message that starts at "
+                                   f"byte {at} ("), failure.what
+    assert ": it is not a message as a seat of the table signed it (" in failure.what
+    # (whose share message it says it is, by the number it holds: `sseq`, §7.8, counted from the first in words)
+    assert failure.what.endswith(f"; the record says it is {result.member(inner['from']).name}'s "
+                                 f"{side_message(inner['sseq'])})"), failure.what
     assert result.records == before > 0
     report = list(game_report(result))
     assert f"Records: {before} signed messages checked." in report and "Round 1" in report
@@ -1152,12 +1181,12 @@ def test_s10_2_a_record_of_another_game_is_told_as_put_into_the_log_blaming_nobo
     path = rewrite(game_log, tmp_path, splice if not side else lambda m: m, splice if side else lambda s: s)
     failure = audit(path).first_failure
     name = audit(game_log).roster.member(inner["from"]).name  # type: ignore[union-attr]
-    told = (f"{name}'s ({short_id(inner['from'])}) {'side ' if side else ''}message of another game (game "
+    told = (f"{name}'s ({short_id(inner['from'])}) {'share ' if side else ''}message of another game (game "
             "0707070707070707…), not of this one: it was put into this log from elsewhere, and proves nothing against "
             "its signer; the log was altered (nobody is blamed)")
     assert failure is not None and failure.seat is None and failure.section == "§7.1"
     if side:
-        assert failure.record is None and failure.what.startswith("the side record that starts at byte ")
+        assert failure.record is None and failure.what.startswith("the record of a share message that starts at byte ")
         assert failure.what.endswith(f": {told}")
     else:
         assert failure.record == at and failure.what == told

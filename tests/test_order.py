@@ -629,8 +629,10 @@ def test_s7_10_a_side_chain_fork_or_break_carries_its_evidence() -> None:
     assert [e.body for e in info.value.evidence] == [broken.body, first.body]
     from p2p.audit import _violation_shown  # what an auditor reading that evidence in a log concludes
 
-    assert "its side chain forked" in (_violation_shown("§7.2", info.value.evidence, net.peers[0].orderer.seats) or "")
-    assert "two different side messages" in (_violation_shown("§7.2", forked.value.evidence, net.peers[0].orderer.seats) or "")
+    assert "its chain of share messages forked" in (_violation_shown("§7.2", info.value.evidence, net.peers[0].orderer.seats)
+                                                    or "")
+    assert "two different messages as its" in (_violation_shown("§7.2", forked.value.evidence, net.peers[0].orderer.seats)
+                                               or "")
 
 
 

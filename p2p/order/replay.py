@@ -21,6 +21,7 @@ from p2p.order.chains import (
 )
 from p2p.order.errors import ChainBroken, MalformedHeader, OutOfOrder, StampBackwards
 from p2p.order.header import ACK_TYPE, Envelope, message_hash, parse_header, parse_side, seat_of, side_genesis
+from p2p.plain import side_message
 
 
 class OrderReplay(Positions):
@@ -108,14 +109,15 @@ class OrderReplay(Positions):
         seat = seat_of(self._seat_of, envelope)
         peer = self._peers[seat]
         sseq, sprev = parse_side(envelope, self.game)
+        kind = envelope.inner.get("type")
         if sseq != peer.side_next:
             raise ChainBroken(
                 envelope.sender,
-                f"its side message {sseq} comes where its side message {peer.side_next} is due: a record is missing, "
-                "repeated or out of place",
+                f"its {side_message(sseq, kind)} comes where its {side_message(peer.side_next, kind)} is due: a "
+                "record is missing, repeated or out of place",
             )
         if sprev != peer.side_hash:
-            raise ChainBroken(envelope.sender, f"side message {sseq} does not chain to the previous one")
+            raise ChainBroken(envelope.sender, f"its {side_message(sseq, kind)} does not follow the one before it")
         digest = message_hash(envelope.body)
         peer.chain_side(digest)
         return seat
