@@ -190,10 +190,8 @@ def overall(agreement: Agreement) -> str:
     elif parting is None and proof is None:
         held = [r for r in logs if r.ok]
         if held:
-            result = _result(agreement.told)
             whose = listed([f"{_writer(r)}'s" for r in held])
-            why.append(f"{whose} log{'s hold' if len(held) > 1 else ' holds'} every check"
-                       f"{' and tell the same game' if len(held) > 1 else ''}{result}")
+            why.append(_held(held, agreement.told, f"{whose} log{'s' if len(held) > 1 else ''}"))
     return f"Overall: NOT VERIFIED: {'; '.join(why)}."
 
 
@@ -271,11 +269,20 @@ def _proves(result: AuditResult, proof: Proof | None) -> bool:
         failure is not None and sound(result) and (failure.seat, failure.suspects) == (proof.seat, proof.suspects))
 
 
-def _result(told: AuditResult) -> str:
-    """How the game the logs agree on ended, after what they hold: ", won by Di"."""
+def _held(logs: Sequence[AuditResult], told: AuditResult, whose: str) -> str:
+    """What `logs` that hold every check tell (`whose`: how they are named), with how the
+    game ended, so that the winner reads as the game's, never the logs': "Bo's and Cy's
+    logs hold every check and tell the same game, which Di won", "Ann's log holds every
+    check and tells a game that ended early"."""
+    if len(logs) == 1:
+        said, which, that = f"{whose} holds every check", " and tells a game that", " and tells a game whose"
+    else:
+        said, which, that = f"{whose} hold every check and tell the same game", ", which", ", whose"
     if told.left is not None:
-        return ", which ended early"
-    return f", won by {listed(told.winners)}" if told.winners else ""
+        return f"{said}{which} ended early"
+    if len(told.winners) > 1:
+        return f"{said}{that} win {listed(told.winners)} shared"
+    return f"{said}{which} {told.winners[0]} won" if told.winners else said
 
 
 def _proven(agreement: Agreement, proof: Proof) -> str:
@@ -303,9 +310,8 @@ def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult], first
     rest = agreement.rest  # (the readable others, compared on their own, where two or more are left)
     compared = len(readable) > 1
     if all(r.ok for r in logs) and (rest.ok if compared else len(logs) == 1):
-        held = (f"the {len(logs)} undamaged logs hold every check and tell the same game" if compared
-                else f"{_log_named(logs[0])} holds every check") + _result(agreement.told)
-        return f"Overall: NOT VERIFIED: {'; '.join([*first, f'{held}, but {broken}'])}."
+        held = _held(logs, agreement.told, f"the {len(logs)} undamaged logs" if compared else _log_named(logs[0]))
+        return f"Overall: NOT VERIFIED: {'; '.join([*first, f'{held}; but {broken}'])}."
     proof = agreement.proof
     why = [*first, broken, *_own_failures([r for r in logs if not _proves(r, proof)])]
     if compared and not rest.ok:

@@ -478,12 +478,12 @@ def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(
         assert summary.startswith(parting.what + ". The other 2 logs tell the same game: "), summary
         assert "do not tell the same game" not in summary and "(its bytes)" not in summary
         assert list(comparison_report(agreement))[-1] == (
-            "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, won by Cy, but Bo's log "
-            "(flip.bandit-log) is damaged, and a damaged log cannot be verified.")
+            "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, which Cy won; but "
+            "Bo's log (flip.bandit-log) is damaged, and a damaged log cannot be verified.")
         two = compare([audit(logs[0]), bo])
         assert list(comparison_report(two))[-1] == (
-            f"Overall: NOT VERIFIED: Ann's log ({logs[0].name}) holds every check, won by Cy, but Bo's log (flip.bandit-log) is "
-            "damaged, and a damaged log cannot be verified.")
+            f"Overall: NOT VERIFIED: Ann's log ({logs[0].name}) holds every check and tells a game that Cy won; but "
+            "Bo's log (flip.bandit-log) is damaged, and a damaged log cannot be verified.")
         assert "differs from Ann's (" in two.summary(), two.summary()
         assert agreement_verdict(two)["damaged"] == [{"path": str(damaged), "writer": 1, "peer": "Bo"}]
     assert agreement_verdict(compare([audit(path) for path in logs]))["damaged"] == []
@@ -533,8 +533,8 @@ def test_s10_3_two_copies_of_one_record_that_differ_and_neither_verify_set_both_
         three = compare(given)
         assert three.damaged == (ann, bo) and told_from(given, three.damaged) is cy
         assert list(comparison_report(three))[-1] == (
-            f"Overall: NOT VERIFIED: Cy's log ({logs[2].name}) holds every check, won by Cy, but {both}, and a damaged log "
-            "cannot be verified.")
+            f"Overall: NOT VERIFIED: Cy's log ({logs[2].name}) holds every check and tells a game that Cy won; but "
+            f"{both}, and a damaged log cannot be verified.")
     assert main(["audit", "--json", str(changed[0]), str(changed[1]), str(logs[2])]) == 1
     out = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert out["told"] == str(logs[2]) and out["ok"] is False and len(out["damaged"]) == 2

@@ -107,7 +107,7 @@ def test_s10_3_a_log_its_own_audit_finds_altered_is_set_aside_and_the_game_told_
     named = "Bo's log (bad.bandit-log)" if results[0].writer is not None else "bad.bandit-log"
     assert agreement.parting.what.startswith(f"{named} is damaged (see its verdict): "), agreement.parting.what
     assert list(comparison_report(agreement))[-1] == (
-        "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, won by Cy, but "
+        "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, which Cy won; but "
         f"{named} is damaged, and a damaged log cannot be verified.")
 
 

@@ -97,6 +97,9 @@ def test_s10_3_the_overall_line_tells_each_log_once_with_true_counts(logs: Logs,
         depth += {"(": 1, ")": -1}.get(ch, 0)
         assert depth in (0, 1), f"nested brackets: {line}"
     assert not re.search(r"\b1 (?:\w+ )?logs\b", line), line
+    # (R1: the winner is the game's, said after it, never as if it described a log: "…, won by Cy")
+    assert "won by" not in line and all(re.search(r"(the same game, which|tells a game that) Cy won$", clause)
+                                        for clause in re.split(r"; |, but ", line.removesuffix(".")) if " won" in clause), line
     for number in re.findall(r"the (?:other )?(\d+) (?:readable |undamaged )?logs", line):
         readable = sum(kind != "not a log" for kind in mix)
         assert int(number) == readable - len(damaged), line
@@ -127,15 +130,15 @@ def test_s10_3_the_overall_line_tells_each_log_once_with_true_counts(logs: Logs,
      "Bo's log (bo.bandit-log) and Cy's log (cy.bandit-log) are damaged, and a damaged log cannot be verified; "
      "di.bandit-log is not a fairness log."),
     (("fine", "fine", "damaged"),
-     "the 2 undamaged logs hold every check and tell the same game, won by Cy, but Cy's log (cy.bandit-log) is damaged, and a "
-     "damaged log cannot be verified."),
-    (("fine", "damaged", "damaged"),
-     "Ann's log (ann.bandit-log) holds every check, won by Cy, but Bo's log (bo.bandit-log) and Cy's log (cy.bandit-log) are "
+     "the 2 undamaged logs hold every check and tell the same game, which Cy won; but Cy's log (cy.bandit-log) is "
      "damaged, and a damaged log cannot be verified."),
+    (("fine", "damaged", "damaged"),
+     "Ann's log (ann.bandit-log) holds every check and tells a game that Cy won; but Bo's log (bo.bandit-log) and "
+     "Cy's log (cy.bandit-log) are damaged, and a damaged log cannot be verified."),
     (("fine", "fails", "cut", "not a log", "not a log"),
      "Bo's log (bo.bandit-log) fails its own audit: its end names Cy away after the end of the game, which no table "
      "does; Cy's log (cy.bandit-log) fails its own audit: it stops after 45 of the 84 messages in Ann's log; "
-     "di.bandit-log and ed.bandit-log are not fairness logs; Ann's log holds every check, won by Cy."),
+     "di.bandit-log and ed.bandit-log are not fairness logs; Ann's log holds every check and tells a game that Cy won."),
     (("cut", "not a log"),
      "Ann's log (ann.bandit-log) fails its own audit; bo.bandit-log is not a fairness log; the logs cannot be compared."),
 ])
@@ -165,7 +168,7 @@ def test_s10_3_the_game_is_told_from_the_first_log_that_can_be_read(
     assert lines[2] == f"Fairness log: {bo.path}" and f"Game {bo.game_id.hex()[:16]}…" in lines[3]
     assert "  empty.bandit-log cannot be read as a log: the log: §10.1: the log is empty" in lines, lines
     assert lines[-1] == ("Overall: NOT VERIFIED: empty.bandit-log cannot be read as a log; Bo's and Cy's logs hold "
-                         "every check and tell the same game, won by Cy."), lines[-1]
+                         "every check and tell the same game, which Cy won."), lines[-1]
 
 
 @pytest.mark.parametrize(("mix", "agree", "parting"), [
@@ -199,3 +202,28 @@ def test_r1_a_win_shared_by_three_names_them_as_a_list() -> None:
     agreement = SimpleNamespace(logs=[shared, shared], verified=True, away=None, told=shared, twice=(),
                                 compared=(), proof=None)
     assert overall(agreement).endswith("tell the same game. Winners: Bo, Cy and Di.")  # type: ignore[arg-type]
+
+
+def test_s10_3_r1_the_overall_line_tells_how_the_game_ended_as_the_game_s() -> None:
+    """"Ann's log holds every check, won by Di" read as if the log had won: what the logs
+    that hold every check tell says who won the game, with a shared win (R1) and an early
+    end, for one log and for several."""
+    from types import SimpleNamespace
+
+    from p2p.report import _held
+
+    log = SimpleNamespace()
+    won, shared = SimpleNamespace(left=None, winners=["Di"]), SimpleNamespace(left=None, winners=["Bo", "Cy"])
+    early, unknown = SimpleNamespace(left=object(), winners=[]), SimpleNamespace(left=None, winners=[])
+    one, two = [log], [log, log]
+    assert _held(one, won, "Ann's log") == "Ann's log holds every check and tells a game that Di won"  # type: ignore[arg-type]
+    assert _held(two, won, "Ann's and Bo's logs") == (  # type: ignore[arg-type]
+        "Ann's and Bo's logs hold every check and tell the same game, which Di won")
+    assert _held(one, shared, "Ann's log") == (  # type: ignore[arg-type]
+        "Ann's log holds every check and tells a game whose win Bo and Cy shared")
+    assert _held(two, shared, "the 2 undamaged logs") == (  # type: ignore[arg-type]
+        "the 2 undamaged logs hold every check and tell the same game, whose win Bo and Cy shared")
+    assert _held(one, early, "Ann's log") == "Ann's log holds every check and tells a game that ended early"  # type: ignore[arg-type]
+    assert _held(two, early, "Ann's and Bo's logs") == (  # type: ignore[arg-type]
+        "Ann's and Bo's logs hold every check and tell the same game, which ended early")
+    assert _held(one, unknown, "Ann's log") == "Ann's log holds every check"  # type: ignore[arg-type]

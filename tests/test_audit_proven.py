@@ -128,10 +128,10 @@ GAME_OVER = "Game over after round 3 (R1): Cy (32) and Di (38) reached the targe
 @pytest.mark.parametrize(("how", "make", "said"), [
     ("her 4 done dropped", resigned(no_done),
      "Ann's log (ann.bandit-log) fails its own audit: it stops after 163 of the 167 messages in Bo's log, where its "
-     "end says \"the game ended\"; Bo's, Cy's and Di's logs hold every check and tell the same game, won by Ann."),
+     "end says \"the game ended\"; Bo's, Cy's and Di's logs hold every check and tell the same game, which Ann won."),
     ("an end naming Bo away", resigned(lambda m: m, why="Bo was away for more than 120 s", absent=1),
      "Ann's log (ann.bandit-log) fails its own audit: its end names Bo away after the end of the game, which no table "
-     "does; Bo's, Cy's and Di's logs hold every check and tell the same game, won by Ann."),
+     "does; Bo's, Cy's and Di's logs hold every check and tell the same game, which Ann won."),
 ])
 def test_s10_3_a_log_that_fails_given_first_does_not_hide_the_game_the_others_agree_on(
         game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str,
@@ -166,8 +166,8 @@ def test_s10_3_a_log_whose_header_was_changed_is_damaged_beside_the_others_not_o
     assert lines[2] == f"Fairness log: {logs[1]}" and GAME_OVER in lines
     assert any(line.startswith("Ann's log (ann.bandit-log) is damaged (see its verdict): its own audit finds the file "
                                "altered (§6.6: nobody is blamed), and it is not of game ") for line in lines), lines
-    assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, won by Ann, but "
-                         "Ann's log (ann.bandit-log) is damaged, and a damaged log cannot be verified."), lines[-1]
+    assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, which "
+                         "Ann won; but Ann's log (ann.bandit-log) is damaged, and a damaged log cannot be verified."), lines[-1]
 
 
 def copied(extra: Callable[[FairnessLog, LogContents], None]) -> Callable[[Path, Path], None]:
@@ -290,8 +290,8 @@ def test_s10_3_a_log_cut_under_an_end_naming_a_seat_away_is_set_aside_and_the_ot
     lines = capsys.readouterr().out.splitlines()
     assert lines[2] == f"Fairness log: {logs[1]}" and GAME_OVER in lines
     assert any(line.startswith("Ann's log (ann.bandit-log) ends after 155 messages, closed early") for line in lines)
-    assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, won by "
-                         "Ann, but Ann's log (ann.bandit-log) is damaged, and a damaged log cannot be verified."), lines[-1]
+    assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, which "
+                         "Ann won; but Ann's log (ann.bandit-log) is damaged, and a damaged log cannot be verified."), lines[-1]
 
 
 def test_s10_3_json_first_violation_is_the_told_log_s_own_where_nothing_is_proven(

@@ -270,21 +270,21 @@ def test_s10_3_the_report_ends_with_one_overall_verdict_that_the_exit_status_fol
     changed = write_frames(tmp_path / "changed.bandit-log", frames)
     assert main(["audit", str(logs[0]), str(changed)]) == 1
     told = capsys.readouterr().out.splitlines()
-    assert told[-1] == ("Overall: NOT VERIFIED: Ann's log (seat0.bandit-log) holds every check, won by Ann, but Bo's log "
-                        "(changed.bandit-log) is damaged, and a damaged log cannot be verified."), told[-1]
+    assert told[-1] == ("Overall: NOT VERIFIED: Ann's log (seat0.bandit-log) holds every check and tells a game that "
+                        "Ann won; but Bo's log (changed.bandit-log) is damaged, and a damaged log cannot be verified."), told[-1]
     assert any(line.startswith("Verdict: FAIR") for line in told)  # (Ann's own, told first)
     frames = frames_of(logs[1])
     one, other = [i for i, frame in enumerate(frames) if frame["type"] == "log.msg"][40:42]
     frames[one], frames[other] = frames[other], frames[one]  # (two signed records in another order: Bo's chain
     assert main(["audit", str(logs[0]), str(write_frames(tmp_path / "swapped.bandit-log", frames))]) == 1  # breaks)
     told = capsys.readouterr().out.splitlines()
-    assert told[-1] == ("Overall: NOT VERIFIED: Ann's log (seat0.bandit-log) holds every check, won by Ann, but Bo's log "
-                        "(swapped.bandit-log) is damaged, and a damaged log cannot be verified."), told[-1]
+    assert told[-1] == ("Overall: NOT VERIFIED: Ann's log (seat0.bandit-log) holds every check and tells a game that "
+                        "Ann won; but Bo's log (swapped.bandit-log) is damaged, and a damaged log cannot be verified."), told[-1]
     short = write_frames(tmp_path / "short.bandit-log", frames_of(logs[1])[:40])  # (agrees, but was never closed)
     assert main(["audit", str(logs[0]), str(short)]) == 1
     told = capsys.readouterr().out.splitlines()
     assert told[-1] == ("Overall: NOT VERIFIED: Bo's log (short.bandit-log) fails its own audit: it stops after 23 of "
-                        "the 222 messages in Ann's log; Ann's log holds every check, won by Ann."), told[-1]
+                        "the 222 messages in Ann's log; Ann's log holds every check and tells a game that Ann won."), told[-1]
     assert "Both logs tell the same game" in told[-3]
 
 
