@@ -685,9 +685,9 @@ def _logs_named(logs: Sequence[AuditResult], given: Sequence[AuditResult]) -> li
 def _noted(result: AuditResult, note: Note) -> str:
     """A note's words as the report gives them: its section before them, as the moves that
     did not count and the verdict give theirs, and the peer it is about after them (an
-    empty reason after a colon left out)."""
+    empty reason after a colon left out); a count of two things as one is split (`_counted`)."""
     text = note.text if not note.section or note.section in note.text else f"{note.section}: {note.text}"
-    text = re.sub(r":\s+(?=\()|:\s*$", "", text)
+    text = _counted(re.sub(r":\s+(?=\()|:\s*$", "", text), note.index)
     about = noted_about(result, note)
     if about is not None and about not in text:
         text += f" (about {about})"
@@ -704,14 +704,37 @@ def noted_about(result: AuditResult, note: Note) -> str | None:
 
 
 def _noted_when(note: Note) -> str:
-    return "before the first message" if not note.index else f"after {note.index} message{'s' * (note.index > 1)}"
+    """Where a note lies, by the messages in the agreed order before it (`Note.index`: the
+    same count in every log of the game, §10.1; share messages are not counted)."""
+    if not note.index:
+        return "before the first message in the agreed order"
+    return f"after {note.index} message{'s' * (note.index > 1)} in the agreed order"
+
+
+_REPLAYED = re.compile(r"\b(\d+) records replayed from this log\b")
+"""How a seat's note of its resume (§11.3) counts what it replayed: the log's records,
+messages in the agreed order and share messages alike."""
+
+
+def _counted(text: str, messages: int) -> str:
+    """A note's words with each count's unit said, where one counts two things as one: a
+    resume's records replayed, written before anything new was logged, are the `messages`
+    in the agreed order before it and the rest share messages ("42 records replayed from
+    this log (30 messages in the agreed order and 12 share messages)")."""
+    replayed = _REPLAYED.search(text)
+    if replayed is None or int(replayed[1]) < messages:
+        return text
+    shares = int(replayed[1]) - messages
+    parts = (f"{messages} message{'s' * (messages != 1)} in the agreed order and "
+             f"{shares or 'no'} share message{'s' * (shares != 1)}")
+    return f"{text[:replayed.end()]} ({parts}){text[replayed.end():]}"
 
 
 def _notes_elsewhere(told: AuditResult, noted: Sequence[tuple[AuditResult, Note]],
                      given: Sequence[AuditResult]) -> Iterator[str]:
     """The other logs' notes (`noted_elsewhere`), each event once (`_event`: the same
     note in several logs is told once, naming each of them) and after its place in the
-    game: "Bo's log notes, after 40 messages: resumed after a restart …"; an event the
+    game: "Bo's log notes, after 40 messages in the agreed order: resumed after a restart …"; an event the
     told log notes too is told there, not here. A log is also named by its file where
     another log `given` (notes or none) has the same writer's name."""
     own = {_event(told, note) for note in (told.contents.notes if told.contents is not None else ())}

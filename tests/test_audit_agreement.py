@@ -684,19 +684,20 @@ def test_s10_3_the_report_gives_every_other_log_s_notes_attributed_to_its_writer
     lost = "link to Bo lost: connection closed"
     ann, bo, cy = net.write_logs(tmp_path, notes={
         0: [Note(38, lost)],
-        1: [Note(40, "resumed after a restart: 40 records replayed from this log in 12 ms"),
+        1: [Note(40, "resumed after a restart: 52 records replayed from this log in 12 ms"),
             Note(52, "a frame that is not msgpack", net.peers[2].identity.peer_id, "§4.3")],
         2: [Note(38, lost, bo_id, "§11.3")],
     })
     assert main(["audit", str(ann), str(ann), str(bo), str(cy)]) == 0
     report = capsys.readouterr().out.splitlines()
-    assert report.count(f"  after 38 messages: {lost}") == 1
+    assert report.count(f"  after 38 messages in the agreed order: {lost}") == 1
     noted = report.index("What the other logs' writers noted as they played (3; each one's own account, unsigned, "
                          "no part of the verdict):")
     assert report[noted + 1:noted + 5] == [
-        f"  Cy's log notes, after 38 messages: §11.3: {lost}",
-        "  Bo's log notes, after 40 messages: resumed after a restart: 40 records replayed from this log in 12 ms",
-        "  Bo's log notes, after 52 messages: §4.3: a frame that is not msgpack (about Cy)",
+        f"  Cy's log notes, after 38 messages in the agreed order: §11.3: {lost}",
+        "  Bo's log notes, after 40 messages in the agreed order: resumed after a restart: 52 records replayed from this "
+        "log (40 messages in the agreed order and 12 share messages) in 12 ms",
+        "  Bo's log notes, after 52 messages in the agreed order: §4.3: a frame that is not msgpack (about Cy)",
         "",
     ]
     assert report[-1].startswith("Overall: FAIR")
@@ -707,7 +708,7 @@ def test_s10_3_the_report_gives_every_other_log_s_notes_attributed_to_its_writer
         {"path": str(cy), "writer": 2, "peer": "Cy", "after": 38, "section": "§11.3", "text": lost,
          "about": {"seat": 1, "peer": "Bo"}},
         {"path": str(bo), "writer": 1, "peer": "Bo", "after": 40, "section": None,
-         "text": "resumed after a restart: 40 records replayed from this log in 12 ms", "about": None},
+         "text": "resumed after a restart: 52 records replayed from this log in 12 ms", "about": None},
         {"path": str(bo), "writer": 1, "peer": "Bo", "after": 52, "section": "§4.3",
          "text": "a frame that is not msgpack", "about": {"seat": 2, "peer": "Cy"}},
     ]
@@ -723,12 +724,12 @@ def test_s10_3_the_report_gives_every_other_log_s_notes_attributed_to_its_writer
     main(["audit", str(ann), str(copy)])
     report = capsys.readouterr().out.splitlines()
     assert [line for line in report if " notes, " in line] == [
-        f"  Ann's log ({copy.name}) notes, before the first message: no link to Cy yet"]
+        f"  Ann's log ({copy.name}) notes, before the first message in the agreed order: no link to Cy yet"]
     # (told from Bo's log: another log of Ann's, with no note, names hers by its file too)
     (tmp_path / "plain").mkdir()
     plain = net.write_logs(tmp_path / "plain")[0]
     main(["audit", str(bo), str(plain), str(copy)])
     report = capsys.readouterr().out.splitlines()
     assert [line for line in report if " notes, " in line] == [
-        f"  Ann's log ({copy.name}) notes, before the first message: no link to Cy yet",
-        f"  Ann's log ({copy.name}) notes, after 38 messages: {lost}"]
+        f"  Ann's log ({copy.name}) notes, before the first message in the agreed order: no link to Cy yet",
+        f"  Ann's log ({copy.name}) notes, after 38 messages in the agreed order: {lost}"]

@@ -298,7 +298,7 @@ def test_s10_3_an_event_the_other_logs_note_alike_is_told_once(staged: dict[str,
     folder = staged["duplicate-card"]
     lines = report(folder / "seat1.bandit-log", folder / "seat0.bandit-log", folder / "seat2.bandit-log")
     notes = [line for line in lines if "§9.10: round 1 is void (refused" in line or "(the game stops)" in line]
-    events = [re.sub(r"^.*messages: ", "", line).split(" (also noted by")[0] for line in notes]
+    events = [re.sub(r"^.*messages in the agreed order: ", "", line).split(" (also noted by")[0] for line in notes]
     assert len(events) == len(set(events)), notes
     assert any("(also noted by P0's log)" in line for line in notes), notes
 

@@ -1038,9 +1038,9 @@ def test_s10_2_the_report_gives_the_writer_s_notes_as_its_own_account(game_log: 
     noted = report.index(f"What {names[contents.header.seat]}'s peer noted as it played "
                          "(3; its own account, unsigned, no part of the verdict):")
     assert report[noted + 1:noted + 4] == [
-        f"  after 10 messages: link to {names[other]} lost: connection closed",
-        f"  after 10 messages: §4.3: a frame that is not msgpack (about {names[other]})",
-        "  after 10 messages: §9.6: this peer did not run for 14 s (its process was stopped, or its machine slept)",
+        f"  after 10 messages in the agreed order: link to {names[other]} lost: connection closed",
+        f"  after 10 messages in the agreed order: §4.3: a frame that is not msgpack (about {names[other]})",
+        "  after 10 messages in the agreed order: §9.6: this peer did not run for 14 s (its process was stopped, or its machine slept)",
     ]
     assert report[-1] == list(game_report(audit(game_log)))[-1] and report[-1].startswith("Verdict: FAIR")
     assert not any("noted as it played" in line for line in game_report(audit(game_log)))
@@ -1066,7 +1066,7 @@ def test_s10_2_text_in_a_log_cannot_move_the_cursor_or_fake_a_line_of_the_report
     report = list(game_report(audit(path)))
     assert [line for line in report if line.startswith("Verdict")] == [report[-1]]
     assert not any("\x1b" in line or "\n" in line for line in report)
-    assert "  after 60 messages: hello \\x1b[2J\\x0aVerdict: FAIR. Every check holds." in report
+    assert "  after 60 messages in the agreed order: hello \\x1b[2J\\x0aVerdict: FAIR. Every check holds." in report
     assert report[-1].startswith("Verdict: the log is intact; the game ended early because P1's table ended it, "
                                  'naming P0 absent (§11.3): "Bo was away\\x1b[31m\\x0a')
 

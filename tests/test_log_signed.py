@@ -172,7 +172,9 @@ def test_s11_3_a_resumed_log_is_signed_at_its_close_over_both_runs(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """A seat that crashed mid-write goes on in the same file (its torn frame cut off) and
     signs its end, at the close, over every record of both runs: the log audits clean.
-    Another identity cannot go on with it."""
+    Another identity cannot go on with it. Its note of the resume counts the log's records
+    replayed, which the report splits into what each count holds: the messages in the
+    agreed order the note comes after, and share messages (§11.3)."""
     net, logs = table
     contents = read_log(logs[1])
     records = list(contents.records())
@@ -192,7 +194,7 @@ def test_s11_3_a_resumed_log_is_signed_at_its_close_over_both_runs(
     def resumed(path: Path, identity: Any) -> Path:
         log, back = FairnessLog.reopen(path, identity)
         assert list(back.records()) == records[:half] and not back.torn
-        log.note("resumed after a restart: 12 records replayed from this log in 3 ms")
+        log.note(f"resumed after a restart: {half} records replayed from this log in 3 ms")
         for side, body, sig in records[half:]:
             log._write({"type": "log.side" if side else "log.msg", "v": 1, "body": body, "sig": sig})
         log.close("the game ended")
@@ -200,6 +202,11 @@ def test_s11_3_a_resumed_log_is_signed_at_its_close_over_both_runs(
 
     result = audit(resumed(crashed(tmp_path / "bo.bandit-log"), net.peers[1].identity))
     assert result.ok and result.finished and result.end_signed is True and result.writer == 1, result.first_failure
+    ordered = sum(not side for side, _, _ in records[:half])
+    assert 0 < ordered < half
+    assert (f"  after {ordered} messages in the agreed order: resumed after a restart: {half} records replayed from "
+            f"this log ({ordered} messages in the agreed order and {half - ordered} share messages) in 3 ms"
+            ) in game_report(result), list(game_report(result))
     with pytest.raises(LogError, match="only its writer goes on with it"):
         resumed(crashed(tmp_path / "bo-again.bandit-log"), net.peers[2].identity)
 
@@ -373,4 +380,4 @@ def test_s10_1_evidence_too_large_for_a_record_leaves_a_note_the_report_shows(
     assert note.text.startswith("§7.3: the evidence of this violation (3 signed messages, "), note.text
     assert note.text.endswith("): it is not kept, so the audit cannot check the claim"), note.text
     report = list(game_report(audit(path)))
-    assert f"  after 20 messages: {note.text} (about Bo)" in report, report
+    assert f"  after 20 messages in the agreed order: {note.text} (about Bo)" in report, report
