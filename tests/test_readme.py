@@ -136,6 +136,31 @@ def test_the_readme_quotes_the_overall_verdict_as_the_audit_prints_it() -> None:
     assert f'"{line}"' in " ".join(readme().split())
 
 
+def test_s10_2_the_readme_says_the_audit_s_json_counts_seats_from_0_as_it_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The report says "written by seat 1 (Ada)" and `--json` `"writer": 0` for one log:
+    the JSON counts seats (and records) from 0, as the wire does, with each seat's name
+    beside it, and tools read it so; the README says so, with that very pair."""
+    import json
+
+    from cli.main import main
+    from p2p.roster import TableRules
+    from tests.tablesim import TableNetwork
+    from tests.test_table_games import SMALL_DECK
+
+    net = TableNetwork(3, 130, rules=TableRules(target=25, skills_text=SMALL_DECK), names=("Ada", "Bo", "Cy"))
+    net.run()
+    logs = [str(path) for path in net.write_logs(tmp_path)]
+    assert main(["audit", logs[0]]) == 0
+    assert "written by seat 1 (Ada)" in capsys.readouterr().out
+    assert main(["audit", "--json", *logs]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[-1])["logs"][0]
+    assert (first["writer"], first["peer"]) == (0, "Ada")
+    assert ('in it, as on the wire, seats and records count from 0, each seat with its player\'s name beside it '
+            '(`"writer": 0, "peer": "Ada"` is the log of seat 1, Ada\'s; `"record": 40` is record 41), where the '
+            'report counts both from 1.') in " ".join(readme().split())
+
+
 def test_every_help_writes_a_range_with_a_dash() -> None:
     ranges = {action.help for command in commands().values() for action in command._actions
               if action.help and re.search(r"\d\.\.\d", action.help)}
