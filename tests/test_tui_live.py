@@ -228,7 +228,7 @@ async def test_s11_3_a_screen_back_from_a_stop_past_the_grace_period_offers_no_m
     """Ann's program was stopped in her turn for 30 s, longer than the grace period (15 s):
     the others have likely ended the game. Running again, her screen offered "Your turn:
     x draw …" for 7 s, until her seat gave up reaching them. It says at once that her seat
-    is reaching the others after a long stop, and that moves wait; x draws nothing."""
+    is reaching the others after a long stop, and that no move plays; x draws nothing."""
     from live_support import running
     from cli.tui.table_ui import TableUi
     from cli.tui.table_view import PROMPT_ROW
@@ -243,10 +243,10 @@ async def test_s11_3_a_screen_back_from_a_stop_past_the_grace_period_offers_no_m
         mock_clock.jump(30.0)  # (stopped; the screen's task is the first to run again:)
         assert ui.update(TableModel.capture(me)) == []
         prompt = ui.scene().draw(80, 24).text().splitlines()[PROMPT_ROW].strip()
-        assert prompt == "After a 30 s stop past the grace period: reaching the others; moves wait.", prompt
+        assert prompt == "Stopped 30 s, longer than the table waits for you: reaching the others.", prompt
         assert ui.press("x", ui.scene()) == []
-        assert ui.scene().message is not None and ui.scene().message.text.startswith("Moves wait: this program was "
-                                                                                     "stopped for 30 s")
+        assert ui.scene().message is not None and ui.scene().message.text.startswith(
+            "No move plays yet: your program was stopped for 30 s")
         for peer in (me, bot):
             peer._finish("the test ends here")
 

@@ -1158,9 +1158,10 @@ def test_R5_R8_the_help_s_bandit_note_cites_when_it_may_be_announced_and_what_fo
             "two players one final turn each (at a table of two, the other). Strictly lowest: -10, else +10 (R9).") in shown
 
 
-def test_R6_s11_3_the_help_says_what_enter_does_in_a_snap_and_that_moves_wait_after_a_long_stop() -> None:
+def test_R6_s11_3_the_help_says_what_enter_does_in_a_snap_and_that_no_move_plays_after_a_long_stop() -> None:
     """The help did not say that Enter cancels a half-typed snap with no card chosen, nor
-    that moves wait after a stop past the grace period. Both show whole on the smallest
+    that no move plays after a stop past the grace period, which it says in a player's
+    words (the table waits for a player away that long). Both show whole on the smallest
     table screen, above its footer."""
     from cli.tui.canvas import Canvas
     from cli.tui.help_view import draw_help
@@ -1170,7 +1171,8 @@ def test_R6_s11_3_the_help_says_what_enter_does_in_a_snap_and_that_moves_wait_af
     draw_help(canvas)
     rows = [" ".join(canvas.row_text(y).split()) for y in range(MIN_HEIGHT)]
     assert "Enter ready after the look · cancel a snap with no card · close screens" in rows
-    assert "After a stop past the table's grace period, moves wait till the table answers." in rows[:-1]
+    assert "Stopped longer than the table waits for you? No move plays till others answer." in rows[:-1]
+    assert "grace period" not in canvas.text() and "moves wait" not in canvas.text().lower()
     assert "§" not in canvas.text()  # (players know the rules' R-numbers, not the protocol's sections)
     assert rows[-1] == "? how to win, options A B C, the cards · any other key: back to the table"
 
@@ -1641,11 +1643,12 @@ async def test_s11_3_back_from_a_stop_past_the_grace_period_no_key_plays_a_move(
         t.session.progress.stopped_past_grace = 60  # (as `TablePeer` tells it, back from such a stop)
         await t.settle()
         assert t.scene.pending is None
-        said = "After a 60 s stop past the grace period: reaching the others; moves wait."
+        said = "Stopped 60 s, longer than the table waits for you: reaching the others."
         assert prompt_line(t) == said
         for key in ("x", "c", "b", "space", "a"):
             assert await t.press(key) == []
-            assert t.message.startswith("Moves wait: this program was stopped for 60 s"), (key, t.message)
+            assert t.message.startswith("No move plays yet: your program was stopped for 60 s, longer than the "
+                                        "table waits for you"), (key, t.message)
         t.session.progress.stopped_past_grace = None  # (every seat answered: the game goes on)
         mock_clock.jump(MESSAGE_S)
         await t.settle()
@@ -1661,14 +1664,14 @@ async def test_s11_3_back_from_a_stop_past_the_grace_period_no_key_plays_a_move(
 
 async def test_s11_3_back_from_a_stop_past_the_grace_period_the_help_bar_offers_no_move_key(
         mock_clock: trio.testing.MockClock) -> None:
-    """While moves wait after a stop past the grace period (§11.3), the help bar still
+    """While no move plays after a stop past the grace period (§11.3), the help bar still
     offered Space, x, z, c and b, which play nothing then. It names the keys that still
     act, and offers the moves again once the table answers."""
     async with table({0: [4, 6, 8, 2]}, discard=4, first=0) as t:
         t.session.progress.stopped_past_grace = 60
         await t.settle()
         bar = t.text().splitlines()[-1].strip()
-        assert bar == "Moves wait till the table answers · PgUp/PgDn log · ? help · ^C quit", bar
+        assert bar == "No move plays till the others answer · PgUp/PgDn log · ? help · ^C quit", bar
         t.session.progress.stopped_past_grace = None  # (every seat answered: the game goes on)
         await t.settle()
         assert t.text().splitlines()[-1].strip().startswith("Space snap · x draw")

@@ -156,7 +156,7 @@ KEYMAP: Final = (
 
 HELP_BAR: Final = "Space snap · x draw · z discard/skip · c take · b Bandit · ? help · ^C quit"
 
-MOVES_WAIT_BAR: Final = "Moves wait till the table answers · PgUp/PgDn log · ? help · ^C quit"
+MOVES_WAIT_BAR: Final = "No move plays till the others answer · PgUp/PgDn log · ? help · ^C quit"
 """The help bar after a stop past the grace period, while no move key plays (§11.3)."""
 
 

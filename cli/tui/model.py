@@ -51,7 +51,7 @@ class TableModel:
     now: float
     logs_beside: tuple[str, ...] = ()  # the game's other logs on this machine: its bots' (`cli.game.SeatPeer`)
     stopped_s: float = 0.0  # how long this program did not run in all (`Progress.stopped_s`)
-    stopped_past_grace: int | None = None  # back from a stop this long, past the grace period: moves wait (§11.3)
+    stopped_past_grace: int | None = None  # back from a stop this long, past the grace period: no move plays (§11.3)
     reconnecting_after_stop: bool = False  # `waiting_for` are the links this seat re-makes after its stop (§11.3)
     reconnecting_after_resume: bool = False  # `waiting_for` are the links this seat re-makes, resumed (§11.3)
     sending_for: float = 0.0  # how long the first of `sending` has waited (`Progress.sending_for`)

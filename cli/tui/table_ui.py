@@ -992,14 +992,16 @@ def look_goes_on(stood: bool) -> str:
 
 def reaching_after_stop(stopped: int) -> str:
     """The prompt of a seat back from a stop of `stopped` seconds, longer than the grace
-    period, while it reaches the others again (§11.3): it offers no move."""
-    return f"After a {stopped} s stop past the grace period: reaching the others; moves wait."
+    period (how long the table waits for a player away), while it reaches the others again
+    (§11.3): it offers no move (the help bar says none plays, `MOVES_WAIT_BAR`)."""
+    return f"Stopped {stopped} s, longer than the table waits for you: reaching the others."
 
 
 def moves_wait(stopped: int) -> str:
-    """Why a move key does nothing after a stop of `stopped` seconds past the grace period."""
-    return (f"Moves wait: this program was stopped for {stopped} s, longer than the table's grace period, and is "
-            "reaching the others again (they have likely ended the game).")
+    """Why a move key does nothing after a stop of `stopped` seconds past the grace period
+    (the key is not kept for later: it plays nothing)."""
+    return (f"No move plays yet: your program was stopped for {stopped} s, longer than the table waits for you, and "
+            "is reaching the others again (they have likely ended the game).")
 
 
 def look_ended(model: TableModel) -> str:
