@@ -189,7 +189,7 @@ def in_line_mode(args: argparse.Namespace) -> bool:
 def tell_cut_short(peer: TablePeer) -> None:
     """Where the game ended in a round under way (a seat left, or was away too long), end
     the table log, which a line-mode seat prints, with what that means for the round's
-    cards (`cut_short`: its shuffles were never opened), as the full screen's game end says."""
+    cards (`cut_short`: its shuffles were never shown and checked), as the full screen's game end says."""
     progress = peer.progress
     if progress.ended and not progress.finished:
         cut = round_cut_short(peer.view().round, len(peer.reports))
