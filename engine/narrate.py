@@ -186,8 +186,8 @@ def cut_short(round_no: int) -> str:
     an opening is (§8.7) is said here in a player's words: a seat "shows how it
     shuffled", and a round's shuffles are "shown and checked", or not."""
     return (f"Round {round_no} was cut short, so its shuffles were never shown and checked (at the end of a round "
-            "every player's program shows how it shuffled, so that every card's way through the shuffles can be "
-            "checked): a card only one player saw in it stays unknown to everyone else, an audit of the logs included.")
+            "every player's program shows how it shuffled): a card only one player saw in it stays unknown to "
+            "everyone else, an audit included.")
 
 
 def listed(names: Sequence[str]) -> str:

@@ -793,9 +793,8 @@ def test_s10_2_an_unfinished_round_s_report_names_every_card_turned_up_and_no_ot
 
     told, known = round_two(cut), round_two(finished)
     assert told[0] == ("  Round 2 was cut short, so its shuffles were never shown and checked (at the end of a round "
-                       "every player's program shows how it shuffled, so that every card's way through the shuffles "
-                       "can be checked): a card only one player saw in it stays unknown to everyone else, an audit of "
-                       "the logs included.")
+                       "every player's program shows how it shuffled): a card only one player saw in it stays unknown "
+                       "to everyone else, an audit included.")
     told = told[1:]
     assert told == [as_the_cut_log_knows(line) for line in known[:len(told)]]
     bottoms = [line for line in told if " bottom cards" in line and "(private)" in line]

@@ -303,6 +303,28 @@ def test_s10_2_a_game_ended_in_a_round_under_way_says_that_round_was_cut_short_a
     assert "§" not in text  # (players know the rules' R-numbers, not the protocol's sections)
 
 
+def test_s10_2_with_six_players_at_80x24_a_round_cut_short_leaves_the_audit_command_and_its_note_on_screen() -> None:
+    """The sentence on a round cut short says what showing how one shuffled is (§8.7):
+    it still takes three rows of an 80-column screen, as before it did, so six players'
+    game end keeps the audit command whole, with the note that it is printed on one line."""
+    from types import SimpleNamespace
+
+    from cli.tui.canvas import Canvas
+    from cli.tui.round_view import PRINTED_WHOLE, draw_game_end
+
+    history = ((3, 9, 1, 1, 1, 1), (12, 20, 1, 1, 1, 1))
+    view = SimpleNamespace(totals=history[-1], winners=(), history=history, target=100, round=3)
+    model = SimpleNamespace(view=view, me=0, players=6, name=lambda s: ("You", "Bo", "Cy", "Di", "Ed", "Flo")[s],
+                            ended=True, finished=False, ended_why="Bo left the table", reports=history, logs_beside=(),
+                            log_path="/home/someone/.local/share/bandit-lan/logs/0a1b2c3d4e5f-seat1.bandit-log")
+    canvas = Canvas(80, 24)
+    draw_game_end(canvas, model)  # type: ignore[arg-type]
+    rows = [canvas.row_text(y).strip() for y in range(24)]
+    assert rows.index("Round 3 was cut short, so its shuffles were never shown and checked (at the") + 3 == rows.index(
+        "Your fairness log of this game:") - 1, rows
+    assert PRINTED_WHOLE in rows, rows
+
+
 def test_a_wide_character_drawn_over_in_part_is_blanked_whole() -> None:
     """A dialog over a row of CJK names cut a wide character in two: its half left the
     row 81 cells wide on an 80-column screen (or a cell short)."""
