@@ -7,7 +7,9 @@ brackets, before the check's own technical account, which follows it for experts
 tells a violation (`broke`): the audit's report wherever it tells a verdict (its story,
 its verdict line, the line of each log compared, §10.3), and the table itself, on its
 player's screen and in its log's note, when it stops a peer (`p2p.policy.Verdict`), so a
-player reads the same sentence at the table and in the audit."""
+player reads the same sentence at the table and in the audit. A side message (§7.8) is
+named here too, by what it carried and its place in its sender's chain counted from the
+first (`side_message`: "first share message"), with what one is (`SHARE_MESSAGES`)."""
 
 from __future__ import annotations
 
