@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 from contextlib import asynccontextmanager
 
 import pytest
@@ -2090,15 +2091,33 @@ async def test_bots_names_give_way_whole_in_narrow_columns(mock_clock: trio.test
                 for info, name in zip(t.session._seats[1:], BOTS, strict=False):
                     assert f"{t.scene.model.position(info.seat)} {name} 0" in text, text  # (whole, in the headers)
 
+def _named(t: Any, names: Sequence[str]) -> None:
+    """`t`'s players renamed `names`, in seat order (seats past them keep their names)."""
+    from dataclasses import replace
+
+    t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names))
+
+
+def _widened(t: Any, seat: int, cards: int, **view: Any) -> None:
+    """`t`'s table shown with `cards` more face-down cards on `seat`'s tableau (R6: penalty
+    columns), and `view`'s other changes to what it shows."""
+    from dataclasses import replace
+
+    from engine.view import CardView
+
+    model = TableModel.capture(t.session)
+    extra = tuple(CardView(60 + i, None, None, (), False) for i in range(cards))
+    tableaux = tuple(tableau + extra if s == seat else tableau for s, tableau in enumerate(model.view.tableaux))
+    t.ui.update(replace(model, view=replace(model.view, tableaux=tableaux, **view)))
+
 
 async def test_names_cut_in_a_narrow_column_never_read_alike(mock_clock: trio.testing.MockClock) -> None:
     """Two long names that begin alike keep their ends; a bot beside a player of its
     name keeps its name marked as cut rather than reading as the player."""
-    from dataclasses import replace
 
     names = ("Ada", "Alexandra Konstantinova", "Alexandra Konstantinidis", "Ada (bot)")
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=4, first=3) as t:
-        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
+        _named(t, names)
         await t.other(Draw(3))
         rows = t.text().splitlines()
         assert "2 Alexandr…idis 0" in rows[2] and "1 Alexandr…nova 0" in rows[6], rows  # (13 columns free at 80)
@@ -2116,7 +2135,7 @@ async def test_names_of_up_to_16_columns_are_shown_whole_where_the_screen_has_ro
 
     names = ("Ana", "Evangelina-Maxi1", "山田太郎山田太郎", "Cy", "Dorothea-Elisabe", "Ed")
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=6, first=1) as t:
-        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
+        _named(t, names)
         await t.settle()
         rows = t.text(132, 40).splitlines()
         assert "2 山田太郎山田太郎 0" in rows[2] and "4 Dorothea-Elisabe 0" in rows[2], rows[2]
@@ -2144,11 +2163,10 @@ async def test_a_name_shown_whole_stays_whole_while_its_header_says_a_card_is_dr
     (across the table at 80 columns, beside it at 100): the room a name may take is
     measured without the marks that come and go, so no name is cut and whole again at
     every turn."""
-    from dataclasses import replace
 
     names = ("Ana", "Evangelina-Maxi1", "山田太郎山田太郎", "Cy", "Dorothea-Elisabe")
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=players, first=1) as t:
-        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=False))
+        _named(t, names)
         await t.settle()
         before = t.text(columns, 24)
         await t.other(Draw(1))
@@ -2165,11 +2183,10 @@ async def test_names_across_the_table_are_shortened_rather_than_push_a_tableau_o
     tableaux there off their shares of the row (each sits where its player sits); they are
     shortened there, and shown whole at 100 columns, each tableau centred on its share of
     the row."""
-    from dataclasses import replace
 
     names = ("Ana", "Bo", "山田太郎山田太郎", "Cy", "Dorothea-Elisabe", "Ed")
     async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=6, first=1) as t:
-        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
+        _named(t, names)
         await t.settle()
         row = t.text(80, 24).splitlines()[2]
         assert "2 山田太郎山… 0" in row and "4 Dorothea-El… 0" in row, row  # (never cut inside a character)
@@ -2190,17 +2207,11 @@ async def test_R6_a_long_name_never_makes_a_wide_tableau_across_the_table_compac
     slots): names of 16 columns would leave the tableaux there no room for their slot
     keys' column (drawn compact, cards five columns apart); the names are shortened
     instead, and are whole where the row has room for both."""
-    from dataclasses import replace
-
-    from engine.view import CardView
 
     names = ("Ana", "Evangelina-Maxi1", "山田太郎山田太郎")
     async with table({1: [4, 6, 8, 2]}, discard=10, players=3, first=1) as t:
-        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
-        model = TableModel.capture(t.session)
-        view = model.view
-        extra = tuple(CardView(60 + i, None, None, (), False) for i in range(14))
-        t.ui.update(replace(model, view=replace(view, tableaux=(*view.tableaux[:2], view.tableaux[2] + extra))))
+        _named(t, names)
+        _widened(t, 2, 14)
         rows = t.ui.scene().draw(columns, 24).text().splitlines()
     cells = [m.start() for m in re.finditer(r"\[░░\]", rows[3])]
     assert len(cells) == 11 and cells[-1] - cells[-2] == 7, rows[3]  # (a key column: "vq" by each card)
@@ -2213,17 +2224,11 @@ async def test_R6_R8_a_long_name_beside_the_table_never_makes_the_side_tableaux_
     """Four players at 82 columns, five columns of cards on my right (R6), BANDIT by the
     name on my left (R8): names of 16 columns would leave the side tableaux no room for
     their slot keys' column beside the piles; the names are shortened instead."""
-    from dataclasses import replace
-
-    from engine.view import CardView
 
     names = ("Ana", "Evangelina-Maxi1", "山田太郎山田太郎", "Dorothea-Elisabe")
     async with table({1: [4, 6, 8, 2]}, discard=10, players=4, first=1) as t:
-        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
-        model = TableModel.capture(t.session)
-        view = model.view
-        extra = tuple(CardView(60 + i, None, None, (), False) for i in range(6))
-        t.ui.update(replace(model, view=replace(view, caller=1, tableaux=(*view.tableaux[:3], view.tableaux[3] + extra))))
+        _named(t, names)
+        _widened(t, 3, 6, caller=1)
         rows = t.ui.scene().draw(82, 24).text().splitlines()
     cells = [m.start() for m in re.finditer(r"\[░░\]", rows[MIDDLE + 1])]
     assert len(cells) == 7 and cells[1] - cells[0] == 6 and cells[-1] - cells[-2] == 6, rows[MIDDLE + 1]
@@ -2236,17 +2241,11 @@ async def test_R6_side_tableaux_with_no_piles_between_them_keep_apart_for_a_long
     """Four players at 80 columns, eleven columns of cards on my right (R6): the piles go
     beside my tableau, and the side tableaux keep four columns apart, as from the piles;
     names of 16 columns would bring them within three, so they are shortened."""
-    from dataclasses import replace
-
-    from engine.view import CardView
 
     names = ("Ana", "Evangelina-Maxi1", "山田太郎山田太郎", "Dorothea-Elisabe")
     async with table({1: [4, 6, 8, 2]}, discard=10, players=4, first=1) as t:
-        t.session._seats = tuple(replace(info, name=name) for info, name in zip(t.session._seats, names, strict=True))
-        model = TableModel.capture(t.session)
-        view = model.view
-        extra = tuple(CardView(60 + i, None, None, (), False) for i in range(18))
-        t.ui.update(replace(model, view=replace(view, tableaux=(*view.tableaux[:3], view.tableaux[3] + extra))))
+        _named(t, names)
+        _widened(t, 3, 18)
         rows = t.ui.scene().draw(80, 24).text().splitlines()
     assert "draw pile" in rows[BOTTOM] and len(re.findall(r"\[░░\]", rows[MIDDLE + 1])) == 13, "\n".join(rows)
     header = re.search(r"1 Evangelina-\S* 0( +)3 Dorothea-\S* 0", rows[MIDDLE])
@@ -2306,16 +2305,9 @@ async def test_R6_a_wide_tableau_on_the_left_keeps_clear_of_the_piles_at_80_colu
     columns the draw pile was drawn two columns after its last card, as far as its
     cards are apart, and read as an eighth card of Bo's. The piles keep a clear gap from
     a side tableau, stacked, or beside my tableau, where the middle row has no room."""
-    from dataclasses import replace
-
-    from engine.view import CardView
 
     async with table({1: [4, 6, 8, 2]}, discard=10, players=6, first=1) as t:
-        model = TableModel.capture(t.session)
-        view = model.view
-        extra = tuple(CardView(60 + i, None, None, (), False) for i in range(2 * columns - 4))
-        t.ui.update(replace(model, view=replace(view, tableaux=(view.tableaux[0], view.tableaux[1] + extra,
-                                                                *view.tableaux[2:]))))
+        _widened(t, 1, 2 * columns - 4)
         rows = t.ui.scene().draw(80, 24).text().splitlines()
     table_rows = rows[2:PROMPT_ROW]
     cell = re.compile(r"\[(?:░░|••| ?-?\d+)\]")
@@ -2338,19 +2330,13 @@ async def test_R6_a_wide_tableau_across_the_table_fits_clear_of_the_others_at_80
     past the screen's edge. They are pushed aside, drawn compact, or the widest goes on in
     a row of cards under itself (their row moving up into the blank row under the status
     bar), its last row ending in … where even two rows would not hold it."""
-    from dataclasses import replace
 
     from cli.tui.table_view import draw_table
-    from engine.view import CardView
     from tui_support import OverlapCanvas
 
     async with table({1: [4, 6, 8, 2]}, discard=10, players=players, first=1) as t:
-        model = TableModel.capture(t.session)
-        view = model.view
-        extra = tuple(CardView(60 + i, None, None, (), False) for i in range(2 * columns - 4))
-        wide = (model.me + position) % players
-        tableaux = tuple(tableau + extra if seat == wide else tableau for seat, tableau in enumerate(view.tableaux))
-        t.ui.update(replace(model, view=replace(view, tableaux=tableaux)))
+        me = TableModel.capture(t.session).me
+        _widened(t, (me + position) % players, 2 * columns - 4)
         canvas = OverlapCanvas(80, 24)
         draw_table(canvas, t.ui.scene())
     rows = [canvas.row_text(y).rstrip() for y in range(24)]
@@ -2359,10 +2345,10 @@ async def test_R6_a_wide_tableau_across_the_table_fits_clear_of_the_others_at_80
     cells = sum(row.count("[░░]") for row in across)
     top = len(places(players).top)
     if columns <= 2 * 16:
-        assert cells == 4 * top + len(extra), "\n".join(across)  # (every card, none past the edge)
+        assert cells == 4 * top + 2 * columns - 4, "\n".join(across)  # (every card, none past the edge)
     else:  # (more than two rows of cards hold: as many as they do, then …)
         assert across[-1].endswith("[░░]…") and across[-2].endswith("[░░]"), "\n".join(across)
-    assert all(f"{p} {NAMES[(model.me + p) % players]} 0" in "\n".join(across) for p in places(players).top), across
+    assert all(f"{p} {NAMES[(me + p) % players]} 0" in "\n".join(across) for p in places(players).top), across
 
 
 @pytest.mark.parametrize("width", range(2, 17))
