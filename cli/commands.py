@@ -34,14 +34,14 @@ def this_program() -> str:
     `python -m cli`, that form, with this interpreter as the shell would find it."""
     main = sys.modules.get("__main__")
     if getattr(getattr(main, "__spec__", None), "name", None) == "cli.__main__":
-        return f"{_as_typed(sys.executable)} -m cli"
+        return f"{as_typed(sys.executable)} -m cli"
     started = sys.argv[0] if sys.argv else ""
     if os.path.basename(started) != "bandit-lan" or not os.path.isfile(started):
         return "bandit-lan"  # (not its console script: the program called from within another, as in tests)
-    return _as_typed(started)
+    return as_typed(started)
 
 
-def _as_typed(path: str) -> str:
+def as_typed(path: str) -> str:
     """`path`, an executable, as one shell word: its bare name if PATH finds that very file."""
     name = os.path.basename(path)
     found = shutil.which(name)

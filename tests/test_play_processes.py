@@ -11,13 +11,13 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import chdir, contextmanager
 from pathlib import Path
 from typing import IO
 
 import pytest
 
-from cli.commands import shell_word
+from cli.commands import as_typed
 from cli_support import stopped_journal
 from p2p.audit import audit
 from p2p.journal import FORGET_AFTER
@@ -26,8 +26,10 @@ from p2p.log import read_log
 ROOT = Path(__file__).resolve().parent.parent
 
 
-PROGRAM = f"{shell_word(sys.executable)} -m cli"
-"""How the commands these processes print begin (`cli.commands.this_program`)."""
+with chdir(ROOT):  # (where these processes run, with this PATH)
+    PROGRAM = f"{as_typed(sys.executable)} -m cli"
+"""How the commands these processes print begin (`cli.commands.this_program`): this
+interpreter as the shell finds it, relative to the checkout when it is inside it."""
 
 
 def run_cli(*args: str, timeout: float = 120, **environ: str) -> subprocess.CompletedProcess[str]:

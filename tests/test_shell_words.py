@@ -5,11 +5,12 @@ for the shell."""
 from __future__ import annotations
 
 import shlex
+from contextlib import chdir
 from pathlib import Path
 
 import pytest
 
-from cli.commands import audit_command, shell_word, this_program
+from cli.commands import as_typed, audit_command, shell_word, this_program
 from cli.host import join_hint, namesake_gone, namesake_warning
 from p2p.discovery import TableAd
 
@@ -96,7 +97,7 @@ def test_a_script_outside_the_current_folder_is_named_by_its_absolute_path_quote
     assert this_program() == shell_word(str(script)) and shlex.split(this_program()) == [str(script)]
 
 
-def test_started_as_python_m_cli_the_commands_say_so(tmp_path: Path) -> None:
+def test_started_as_python_m_cli_the_commands_say_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
     import subprocess
     import sys
@@ -105,4 +106,8 @@ def test_started_as_python_m_cli_the_commands_say_so(tmp_path: Path) -> None:
 
     done = subprocess.run([sys.executable, "-m", "cli", "resume"], cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": str(tmp_path)}, timeout=60)
-    assert f"`{shell_word(sys.executable)} -m cli join --resume`" in done.stderr, done.stderr
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with chdir(ROOT):  # (as the program saw it: its folder, and a PATH that finds no python)
+        program = as_typed(sys.executable)
+    assert program in (shell_word(sys.executable), shell_word(os.path.relpath(sys.executable, ROOT)))
+    assert f"`{program} -m cli join --resume`" in done.stderr, done.stderr
