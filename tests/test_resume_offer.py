@@ -23,6 +23,7 @@ from p2p.journal import FORGET_AFTER, forget_stale_journals, unfinished_journals
 from p2p.log import FairnessLog, Header
 from p2p.table.machine import GRACE
 from tests.ordersim import seeded_identity
+from tests.pty_support import reap, read_until
 
 HERE = ("127.0.0.1", 4000)
 THERE = ("192.0.2.7", 4000)
@@ -361,24 +362,6 @@ def test_s11_3_going_back_from_a_new_game_s_command_is_no_typed_resume_of_its_op
     assert went and went[0].resume
 
 
-def _read_until(fd: int, wanted: bytes, seen: bytearray, deadline: float) -> bool:
-    """Read the terminal's other end into `seen` until `wanted` shows or `deadline` passes."""
-    import select
-
-    while wanted not in seen:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return False
-        try:
-            chunk = os.read(fd, 1024)
-        except OSError:  # (the child is gone)
-            return False
-        if not chunk:
-            return False
-        seen += chunk
-    return True
-
-
 def test_s11_3_the_question_after_a_crash_reads_enter_on_a_terminal_the_crashed_client_left_raw() -> None:
     """A full-screen client that was killed leaves its terminal raw (no echo, Enter read as
     a carriage return). The same command run again there asks whether to go back to the
@@ -400,16 +383,14 @@ def test_s11_3_the_question_after_a_crash_reads_enter_on_a_terminal_the_crashed_
     os.close(slave)
     seen = bytearray()
     try:
-        assert _read_until(master, b"Go back? ", seen, time.monotonic() + 30), bytes(seen)
+        assert read_until(master, b"Go back? ", seen, time.monotonic() + 30), bytes(seen)
         assert seen.index(b"\x1b[?1049l") < seen.index(b"Go back? ")  # (off the dead table's screen first)
         os.write(master, b"y\r")
-        assert _read_until(master, b"got 'y'", seen, time.monotonic() + 30), bytes(seen)
+        assert read_until(master, b"got 'y'", seen, time.monotonic() + 30), bytes(seen)
         assert b"y\r\n" in seen  # (echoed as typed)
         assert child.wait(timeout=30) == 0
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        reap(child)
         os.close(master)
 
 
@@ -437,7 +418,7 @@ def test_s11_3_the_question_after_a_kill_leaves_the_screen_a_killed_client_left_
         holder = subprocess.Popen([sys.executable, "-c", mark.format("KILL" if client == "killed" else "STOP")],
                                   stdin=slave, stdout=slave, stderr=slave, cwd=root, env=env)
         seen = bytearray()
-        assert _read_until(master, b"UP", seen, time.monotonic() + 30), bytes(seen)
+        assert read_until(master, b"UP", seen, time.monotonic() + 30), bytes(seen)
         if client == "killed":
             holder.wait(timeout=30)
     terminal = os.ttyname(slave)
@@ -453,17 +434,14 @@ def test_s11_3_the_question_after_a_kill_leaves_the_screen_a_killed_client_left_
     )
     seen = bytearray()
     try:
-        assert _read_until(master, b"Go back? ", seen, time.monotonic() + 30), bytes(seen)
+        assert read_until(master, b"Go back? ", seen, time.monotonic() + 30), bytes(seen)
         assert (b"\x1b[?1049l" in seen) == (client == "killed"), bytes(seen)
         assert (b"\x1b[?7h" in seen) == (client == "killed"), bytes(seen)  # (long lines wrap again)
         os.write(master, b"y\n")
-        assert _read_until(master, b"got 'y'", seen, time.monotonic() + 30), bytes(seen)
+        assert read_until(master, b"got 'y'", seen, time.monotonic() + 30), bytes(seen)
         assert child.wait(timeout=30) == 0
     finally:
-        for process in (child, holder):
-            if process is not None and process.poll() is None:
-                process.kill()
-                process.wait()
+        reap(child, holder)
         os.close(slave)
         os.close(master)
 

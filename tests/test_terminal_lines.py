@@ -11,7 +11,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
-import select
+import re
 import struct
 import subprocess
 import sys
@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from cli.cells import text_width, wrapped
+from tests.pty_support import reap, read_until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,22 +85,12 @@ def _on_a_terminal(columns: int) -> list[str]:
     seen = bytearray()
     deadline = time.monotonic() + 30
     try:
-        while b"[Y/n] " not in seen and time.monotonic() < deadline:
-            if select.select([master], [], [], 1)[0]:
-                seen += os.read(master, 4096)
+        read_until(master, b"[Y/n] ", seen, deadline)
         os.write(master, b"y\n")
-        while b"ANSWER" not in seen or not seen.endswith(b"\n"):
-            assert time.monotonic() < deadline, bytes(seen)
-            if select.select([master], [], [], 1)[0]:
-                try:
-                    seen += os.read(master, 4096)
-                except OSError:  # (the child is gone)
-                    break
+        assert read_until(master, re.compile(rb"ANSWER [^\n]*\n"), seen, deadline), bytes(seen)
         assert child.wait(timeout=30) == 0
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        reap(child)
         os.close(master)
     return seen.decode().replace("\r\n", "\n").split("\n")
 
