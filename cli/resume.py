@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import errno
 import ipaddress
+import math
 import signal
 import sys
 import time
@@ -97,8 +98,8 @@ class WaitingGame:
             return (f"your last game stopped as it was about to begin, {_ago(self.age)} ago: {others} may have begun "
                     f"it without you, and then wait for you up to {_ago(self.contents.grace)}")
         how = "" if self.contents.away is None else f" when {yours(self.contents.away)}"  # (a hang-up, §11.3)
-        return (f"your last game stopped {_ago(self.age)} ago{how} and {others} wait for you up to "
-                f"{_ago(self.contents.grace)}")
+        return (f"your last game stopped {_ago(self.age)} ago{how} and {others} wait for you "
+                f"{_ago(math.ceil(max(0.0, self.contents.grace - self.age)))} more")
 
 
 def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> WaitingGame | None:
