@@ -36,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         "counted from 0, as on the wire, each seat with its player's name; the report counts both "
                         "from 1)")
     p.add_argument("--brief", action="store_true", help="only the verdict, not the story of the game")
+    p.json_option = "--json"  # (a usage error, too, ends in its JSON object: `cli.usage`)
     p.set_defaults(func=run)
 
 

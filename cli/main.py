@@ -23,7 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Bandit on your LAN: no server, a joint encrypted shuffle, signed moves, auditable logs.",
     )
     parser.add_argument("--version", action="version", version=version())
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from cli.usage import CommandParser
+
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for name in COMMANDS:
         import_module(f"cli.{name}").register(sub)
     for command in sub.choices.values():  # (what a command does not know, it says in its own usage)

@@ -279,6 +279,23 @@ def test_s10_2_audit_of_a_path_that_names_no_file_is_a_usage_error(tmp_path: Pat
         assert json.loads(scripted.stdout.strip().splitlines()[-1]) == {"ok": False, "error": said.split(": ", 1)[1]}
 
 
+@pytest.mark.parametrize(("words", "said"), [
+    (("--json",), "the following arguments are required: LOG"),
+    (("--json", "--bogus", "a.bandit-log"), "unrecognized arguments: --bogus"),
+    (("--bogus", "--js", "a.bandit-log"), "unrecognized arguments: --bogus"),  # (argparse's prefix of --json)
+])
+def test_s10_2_audit_json_says_a_usage_error_in_its_json_object_too(words: tuple[str, ...], said: str) -> None:
+    """Every usage error argparse catches, with --json: the JSON object on the last line
+    (as for a LOG that names no file), argparse's words on the standard error, exit 2."""
+    run = subprocess.run([sys.executable, "-m", "cli", "audit", *words], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(ROOT)})
+    assert run.returncode == 2 and run.stderr.strip().endswith(f"bandit-lan audit: error: {said}"), run
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"ok": False, "error": said}, run
+    plain = subprocess.run([sys.executable, "-m", "cli", "audit", *(w for w in words if w not in ("--json", "--js"))],
+                           capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)})
+    assert plain.returncode == 2 and not plain.stdout, plain  # (without --json, no JSON)
+
+
 def test_audit_torn_last_frame_is_reported(game_log: Path, tmp_path: Path) -> None:
     torn = tmp_path / "torn.bandit-log"
     data = game_log.read_bytes()
