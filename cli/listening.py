@@ -17,12 +17,16 @@ class CannotListen(OSError):
         return str(self.args[0])
 
 
+def port_taken_words(bind: str, port: int) -> str:
+    """That another program listens at `bind`:`port` (EADDRINUSE)."""
+    return f"another program uses port {port} (at {bind})"
+
+
 def cannot_listen_words(error: OSError, bind: str, port: int) -> str:
     """What went wrong listening at `bind`:`port`, and which option to change."""
     where = f"{bind}:{port}" if port else bind
     if error.errno == errno.EADDRINUSE:
-        return (f"another program uses port {port} (at {bind}): choose another --port, or leave --port out "
-                "to let the system choose")
+        return f"{port_taken_words(bind, port)}: choose another --port, or leave --port out to let the system choose"
     if error.errno == errno.EADDRNOTAVAIL:
         from p2p.discovery import local_addresses
 

@@ -32,6 +32,7 @@ from cli.game import (
     REJOIN_WAIT, bot_logs_beside, host_trusted_on_first_use, log_folder, log_name, play_seat, to_you,
     trusted_on_first_use,
 )
+from cli.listening import CannotListen, cannot_listen_words, listening, port_taken_words
 from cli.lobby_common import complain, for_the_terminal, input_piped, lobby_schemas, say
 from p2p.session import yours
 from cli.stopping import INTERRUPTED, run_until_stopped
@@ -496,19 +497,26 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
                 on_leaving.append(note)
     async with AsyncExitStack() as stack:
         try:
-            mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=jc.port))
-            unreachable = False
-        except OSError as exc:
-            if exc.errno != errno.EADDRINUSE:
-                journal.release()
-                complain(f"cannot resume: cannot listen on {args.bind}:{jc.port}: {exc.strerror or exc}")
-                return 1
-            # Another program took the port since: the others' dials cannot reach us there,
-            # so we listen anywhere and dial every seat ourselves (§11.3).
-            mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind, port=0))
-            unreachable = True
-            tell(f"Port {jc.port} is taken by another program now: listening on {mesh.port} and dialling every seat.",
-                 warning=True)
+            try:
+                mesh = await stack.enter_async_context(open_mesh(identity, lobby_schemas(), bind=args.bind,
+                                                                 port=jc.port))
+                unreachable = False
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise CannotListen(cannot_listen_words(exc, args.bind, jc.port)) from exc
+                # Another program took the port since: the others' dials cannot reach us there,
+                # so we listen anywhere and dial every seat ourselves (§11.3).
+                mesh = await stack.enter_async_context(listening(open_mesh(identity, lobby_schemas(), bind=args.bind,
+                                                                           port=0), args.bind, 0))
+                unreachable = True
+                taken = port_taken_words(args.bind, jc.port)
+                tell(f"{taken[0].upper()}{taken[1:]} now, the port this seat listened at: it listens at {mesh.port} "
+                     "instead, and dials every seat, as the others cannot reach it at its old port (§11.3).",
+                     warning=True)
+        except CannotListen as exc:
+            journal.release()
+            complain(f"cannot resume: {exc}")
+            return 1
         mesh.set_table(roster.table_nonce)
         for member, address in zip(roster.members, jc.addresses):
             if member.seat != jc.seat:

@@ -67,6 +67,14 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
         else:  # as if the player came back long after: the table's grace (60 s here) still holds
             at = time.time() - 600
             os.utime(unfinished_journals(tmp_path / "c")[0], (at, at))
+        resumed = read_journal(unfinished_journals(tmp_path / "c")[0]).port
+        if port_taken:  # (first at an address not this machine's: said as a fresh join says it, the seat kept)
+            nowhere = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), "--headless", "--bind",
+                             "192.0.2.1", "--log-dir", str(logs))
+            procs.append(nowhere)
+            refused = finish(nowhere, [], 60)
+            assert refused[0] == 1 and ("bandit-lan: cannot resume: 192.0.2.1 is not an address of this machine: "
+                                        "choose one of its own with --bind (") in refused[1], refused
         again = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common[:-1])
         procs.append(again)
         results = [finish(p, [], 240) for p in (bob, again, host)]
@@ -75,6 +83,10 @@ def test_11_3_a_peer_killed_mid_game_resumes_and_the_game_completes(tmp_path: Pa
         blocker.close()
     for rc, out in results:
         assert rc == 0, out
+    moved = (re.escape(f"Another program uses port {resumed} (at 127.0.0.1) now, the port this seat listened at: it "
+                       "listens at ") + r"\d+ instead, and dials every seat, as the others cannot reach it at "
+             r"its old port \(§11\.3\)\.")
+    assert (re.search(moved, results[1][1]) is not None) is port_taken, results[1][1]
     told = (r"It stopped 10 min( \d+ s)? ago, and the table waits for a player away only 1 min: the others have likely "
             r"ended it")  # (the host's --grace 60: the table's rule)
     assert (re.search(told, results[1][1]) is None) is port_taken, results[1][1]
