@@ -235,7 +235,7 @@ def refused_without_a_terminal(args: argparse.Namespace, command: str) -> bool:
     if why is None:
         return False
     where = "a terminal that can (e.g. with TERM=xterm-256color)" if why == CANNOT_DRAW else "a terminal"
-    complain(f"{why}: run `bandit-lan {command}` in {where} to play your seat yourself, or add --bot to let a bot "
+    complain(f"{why}: run `{this_program()} {command}` in {where} to play your seat yourself, or add --bot to let a bot "
              "play it at a person's pace (--headless: as fast as it can). Nobody was contacted.")
     return True
 

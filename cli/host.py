@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
     p.add_argument("--code", metavar="WORD", action=NewTableOption,
                    help="a table code players must know to join (never sent over the network)")
-    p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS (players join with `join --peer`)")
+    p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS (players join with "
+                                                                 f"`{this_program()} join --peer`)")
     p.add_argument("--target", type=target, default=100, metavar="TARGET", action=NewTableOption,
                    help="end the game when a total reaches this (default 100)")
     p.add_argument("--turn-seconds", type=turn_seconds, default=60, metavar="S", action=NewTableOption,

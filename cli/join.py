@@ -109,7 +109,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                               description="Join a table found on the LAN by name (or the only one with free seats), "
                                           "or directly with --peer HOST:PORT, and play its game once the host starts "
                                           f"it (when the table is full, or earlier at the host's Enter). {AT_A_TERMINAL}")
-    p.add_argument("table", nargs="?", metavar="TABLE", help="name of the table (see `bandit-lan tables`)")
+    p.add_argument("table", nargs="?", metavar="TABLE", help=f"name of the table (see `{this_program()} tables`)")
     p.add_argument("--peer", type=address, metavar="HOST:PORT", action=NewTableOption,
                    help="the host's address (no discovery needed)")
     p.add_argument("--fingerprint", metavar="FP", action=NewTableOption,

@@ -409,7 +409,7 @@ def test_host_and_join_without_a_terminal_refuse_before_contacting_anyone(
         done = run_cli(*(word.format(where=where) for word in command), "--state-dir", str(tmp_path), timeout=30)
         with pytest.raises(BlockingIOError):
             table.accept()  # nobody dialled
-    words = f"bandit-lan: no terminal to play on: run `bandit-lan {said}` in a terminal "
+    words = f"bandit-lan: no terminal to play on: run `{PROGRAM} {said}` in a terminal "
     assert done.returncode == 2 and done.stderr.startswith(words), done.stderr
     assert ("to play your seat yourself, or add --bot to let a bot play it at a person's pace (--headless: as fast as "
             "it can). Nobody was contacted.") in done.stderr

@@ -111,3 +111,17 @@ def test_started_as_python_m_cli_the_commands_say_so(tmp_path: Path, monkeypatch
         program = as_typed(sys.executable)
     assert program in (shell_word(sys.executable), shell_word(os.path.relpath(sys.executable, ROOT)))
     assert f"`{program} -m cli join --resume`" in done.stderr, done.stderr
+
+
+def test_help_names_other_commands_as_the_program_was_started(started_as, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`join --help`'s "see `… tables`" and `host --help`'s "`… join --peer`" after the
+    quick start (`.venv/bin/bandit-lan`, no environment activated): runnable as shown."""
+    from cli.main import build_parser
+
+    console_script(tmp_path / ".venv" / "bin")
+    started_as(".venv/bin/bandit-lan", "/nowhere")
+    monkeypatch.setenv("COLUMNS", "1000")  # (one line each: argparse wraps at the terminal's width)
+    commands = next(a for a in build_parser()._actions if a.dest == "command").choices
+    assert "(see `.venv/bin/bandit-lan tables`)" in commands["join"].format_help()
+    assert "(players join with `.venv/bin/bandit-lan join --peer`)" in commands["host"].format_help()

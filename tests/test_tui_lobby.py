@@ -118,6 +118,31 @@ async def test_s6_4_the_host_screen_names_a_joiner_of_another_release(
                 nursery.cancel_scope.cancel()
 
 
+async def test_the_host_screen_names_the_join_command_as_this_program_was_started(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given no hint, the host screen builds `… join Friday` itself: after the quick start
+    (`.venv/bin/bandit-lan`, no environment activated) it names that script, as every
+    printed command does (`cli.commands.this_program`)."""
+    import sys
+    import types
+
+    from test_shell_words import console_script
+
+    ids = make_identities(tmp_path, 1)
+    console_script(tmp_path / ".venv" / "bin")
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [".venv/bin/bandit-lan", "host"])
+    monkeypatch.setenv("PATH", "/nowhere")
+    harness = ScreenHarness()
+    async with meshes(ids) as (host,), harness.open():
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                await alice_opens_friday(harness, host, nursery)
+                await harness.wait_for_text(".venv/bin/bandit-lan join Friday")
+                nursery.cancel_scope.cancel()
+
+
 async def test_s6_3_a_joiner_turned_away_for_a_wrong_code_then_seated_is_no_longer_named(tmp_path: Path) -> None:
     """bob mistypes the table code, then gives the right one and sits down: the host's
     screen named him as turned away, and went on doing so beside his seat."""

@@ -31,7 +31,7 @@ from p2p.lobby_runner import SigningCallback, StartCall, host_table, join_table
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
 from cli.argtypes import split_address
-from cli.commands import shell_word
+from cli.commands import shell_word, this_program
 from cli.lobby_common import JoinHint, LobbyNews, then_shown
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, ReturnScene, seats_of
 from cli.tui.terminal import PASTE, KeyPress, Terminal, TerminalClosed
@@ -144,7 +144,7 @@ async def host_lobby_screen(
     (`host_table`'s `on_turned_away`). None if the host closed the table."""
     screen = _Screen(terminal)
     identity = mesh.identity
-    hint = join_hint or f"bandit-lan join {shell_word(table)}"
+    hint = join_hint or f"{this_program()} join {shell_word(table)}"
     scene = HostScene(table, seats, (), identity.short, hint, bool(code), starting=False)
     result: LobbyResult | None = None
     news = LobbyNews()
