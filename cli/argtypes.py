@@ -12,11 +12,18 @@ from pathlib import Path
 
 from engine.errors import SkillsError
 from engine.game import MAX_TARGET
-from engine.skills import Skills, load_skills
+from engine.skills import MAX_PLAYERS, MIN_PLAYERS, Skills, load_skills
 from p2p.roster import DEFAULT_RULES, MAX_GRACE_S, MAX_SEATS, MAX_TURN_S, MIN_GRACE_S, MIN_SEATS, MIN_TURN_S
 
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")
+
+SEATS_RANGE = f"{MIN_SEATS}-{MAX_SEATS}"
+PLAY_BOTS_RANGE = f"1-{MAX_SEATS - 1}"
+TARGET_RANGE = f"1-{MAX_TARGET:,}"
+TURN_RANGE = f"{MIN_TURN_S}-{MAX_TURN_S} s"
+GRACE_RANGE = f"{MIN_GRACE_S}-{MAX_GRACE_S:,} s"
+"""What a table allows (§6.8), as refusals (below) and `--help` say it alike."""
 
 
 def _whole(text: str, low: float, high: float, kind: str, limits: str) -> int:
@@ -41,24 +48,25 @@ def integer(text: str) -> int:
     return _whole(text, -math.inf, math.inf, "a whole number", "a whole number")
 
 
-def whole(text: str) -> int:
-    """A whole number, 0 or more (seats, bots: their ranges are checked with the others')."""
-    return _whole(text, 0, math.inf, "a whole number", "a whole number (0 or more)")
-
-
 def seats(text: str) -> int:
     """The seats of a table a host opens, as a table allows them."""
-    return _whole(text, MIN_SEATS, MAX_SEATS, "a whole number", f"a number of seats ({MIN_SEATS}-{MAX_SEATS})")
+    return _whole(text, MIN_SEATS, MAX_SEATS, "a whole number", f"a number of seats ({SEATS_RANGE})")
 
 
 def play_bots(text: str) -> int:
     """`play --bots`: the bots against you, every seat but yours."""
-    return _whole(text, 1, MAX_SEATS - 1, "a whole number", f"a number of bots (1-{MAX_SEATS - 1})")
+    return _whole(text, 1, MAX_SEATS - 1, "a whole number", f"a number of bots ({PLAY_BOTS_RANGE})")
 
 
 def host_bots(text: str) -> int:
     """`host --bots`: bots in some of a table's seats (fewer than its --seats, checked with them)."""
     return _whole(text, 0, MAX_SEATS - 1, "a whole number", f"a number of bots (0-{MAX_SEATS - 1})")
+
+
+def players(text: str) -> int:
+    """`simulate --players`: the players of a game (R1)."""
+    return _whole(text, MIN_PLAYERS, MAX_PLAYERS, "a whole number",
+                  f"a number of players ({MIN_PLAYERS}-{MAX_PLAYERS})")
 
 
 def count(text: str) -> int:
@@ -68,25 +76,24 @@ def count(text: str) -> int:
 
 def target(text: str) -> int:
     """The total that ends a game (R1), as a table's rules allow it (§6.8)."""
-    return _whole(text, 1, MAX_TARGET, "a number of points", f"a target (1-{MAX_TARGET:,} points)")
+    return _whole(text, 1, MAX_TARGET, "a number of points", f"a target ({TARGET_RANGE} points)")
 
 
 def turn_seconds(text: str) -> int:
     """A turn's timer (R5), as a table's rules allow it (§6.8)."""
-    return _whole(text, MIN_TURN_S, MAX_TURN_S, "a number of seconds", f"a turn time ({MIN_TURN_S}-{MAX_TURN_S} s)")
+    return _whole(text, MIN_TURN_S, MAX_TURN_S, "a number of seconds", f"a turn time ({TURN_RANGE})")
 
 
 def grace_seconds(text: str) -> int:
     """How long a table waits for a player away (§11.3), as a table's rules allow it (§6.8)."""
-    return _whole(text, MIN_GRACE_S, MAX_GRACE_S, "a number of seconds",
-                  f"a grace period ({MIN_GRACE_S}-{MAX_GRACE_S:,} s)")
+    return _whole(text, MIN_GRACE_S, MAX_GRACE_S, "a number of seconds", f"a grace period ({GRACE_RANGE})")
 
 
 def add_grace_option(parser: argparse.ArgumentParser) -> None:
     """`--grace S`: a rule of the table its host sets (§6.8), for every seat alike."""
     parser.add_argument("--grace", type=grace_seconds, default=DEFAULT_RULES.grace_s, metavar="S", action=NewTableOption,
-                        help="how long the table waits for a player whose link is lost before it ends the game "
-                             f"(default {DEFAULT_RULES.grace_s} s)")
+                        help="how long the table waits for a player whose link is lost before it ends the game, "
+                             f"{GRACE_RANGE} (default {DEFAULT_RULES.grace_s} s)")
 
 
 class NewTableOption(argparse.Action):

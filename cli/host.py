@@ -16,7 +16,8 @@ from functools import partial
 import trio
 
 from cli.argtypes import (
-    NewTableOption, add_grace_option, host_bots, plain, port, seats, skills_file, target, turn_seconds,
+    SEATS_RANGE, TARGET_RANGE, TURN_RANGE, NewTableOption, add_grace_option, host_bots, plain, port, seats, skills_file,
+    target, turn_seconds,
 )
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
@@ -41,7 +42,7 @@ from p2p.lobby import RosterChanged
 from p2p.lobby_runner import host_table
 from engine import SkillsError
 from engine.narrate import listed
-from p2p.roster import MAX_SEATS, MIN_SEATS, PROTOCOL_VERSION, TABLE_NAME, TableRules
+from p2p.roster import PROTOCOL_VERSION, TABLE_NAME, TableRules
 from p2p.transport import open_mesh
 
 
@@ -52,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                           f"seated). {AT_A_TERMINAL}")
     p.add_argument("--table", action=NewTableOption, help="table name shown to others (default: NAME's table)")
     p.add_argument("--seats", type=seats, default=4, metavar="N", action=NewTableOption,
-                   help=f"number of seats, {MIN_SEATS}-{MAX_SEATS} (default 4)")
+                   help=f"number of seats, {SEATS_RANGE} (default 4)")
     p.add_argument("--port", type=port, default=0, action=NewTableOption,
                    help="TCP port to listen on (default: any free port)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
@@ -61,14 +62,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--no-discovery", action="store_true", help="do not advertise the table by mDNS (players join with "
                                                                  f"`{this_program()} join --peer`)")
     p.add_argument("--target", type=target, default=100, metavar="TARGET", action=NewTableOption,
-                   help="end the game when a total reaches this (default 100)")
+                   help=f"end the game when a total reaches this, {TARGET_RANGE} (default 100)")
     p.add_argument("--turn-seconds", type=turn_seconds, default=60, metavar="S", action=NewTableOption,
-                   help="a turn's time; when it runs out the turn is played as A without the power (default 60 s)")
+                   help=f"a turn's time, {TURN_RANGE}; when it runs out the turn is played as A without the "
+                        "power (default 60 s)")
     add_grace_option(p)
     p.add_argument("--skills", type=skills_file, metavar="FILE", action=NewTableOption,
                    help="your own skills table (TOML), as in engine/skills.toml")
     p.add_argument("--bots", type=host_bots, default=0, metavar="N",
-                   action=NewTableOption, help="fill N seats with bots, each a peer of its own on this machine as in `play` (default 0)")
+                   action=NewTableOption, help="fill N seats with bots, up to every seat but yours, each a peer of "
+                                               "its own on this machine as in `play` (default 0)")
     add_seat_options(p, seats_bots=True)
     add_identity_options(p)
     add_interface_option(p)

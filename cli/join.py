@@ -120,7 +120,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         "so it stays out of the process list and the shell's history)")
     p.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="how long to look for the table (default 5 s)")
     p.add_argument("--port", type=port, default=0, action=NewTableOption,
-                   help="TCP port for links from the other players (default: any)")
+                   help="TCP port for links from the other players (default: any free port)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default: all)")
     p.add_argument("--target", type=target, metavar="TARGET", action=NewTableOption,
                    help="only play if the host's game ends at this total (the host sets the rules)")

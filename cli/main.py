@@ -42,6 +42,13 @@ def no_resume() -> str:
             "(or `host --resume`, `play --resume`)")
 
 
+def options_help(command: str | None) -> str:
+    """Where a command's options are listed: said with an option it does not know."""
+    from cli.commands import this_program
+
+    return f"`{' '.join(filter(None, (this_program(), command)))} --help` lists its options"
+
+
 def version() -> str:
     """This release (the installed package's version) and the protocol it speaks (§6.2's `proto`)."""
     from importlib.metadata import PackageNotFoundError
@@ -73,7 +80,8 @@ def _command(argv: Sequence[str] | None) -> int:
         parser.error(no_resume())  # (exit status 2, as for any other unknown command)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
-        getattr(args, "command_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+        getattr(args, "command_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)} "
+                                                      f"({options_help(getattr(args, 'command', None))})")
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2

@@ -12,7 +12,7 @@ import argparse
 from functools import partial
 from pathlib import Path
 
-from cli.argtypes import NewTableOption, add_grace_option, play_bots, target
+from cli.argtypes import PLAY_BOTS_RANGE, TARGET_RANGE, NewTableOption, add_grace_option, play_bots, target
 from cli.bots import BotTable, bot_names, bot_seats, seat_with_bots
 from cli.folders import USAGE_ERROR, state_unwritable
 from cli.game import (
@@ -25,7 +25,7 @@ from cli.stopping import run_until_stopped
 from p2p.identity import IdentityError, default_state_dir
 from p2p.lobby_runner import host_table
 from p2p.peer import table_schemas
-from p2p.roster import MAX_SEATS, TableRules
+from p2p.roster import TableRules
 from p2p.transport import open_mesh
 
 
@@ -34,9 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                               description="Play Bandit against bots on this machine. Every bot is a real peer "
                                           "(its own process, keys, TLS links and fairness log).")
     p.add_argument("--bots", type=play_bots, default=3, metavar="N", action=NewTableOption,
-                   help=f"number of bot opponents, 1-{MAX_SEATS - 1} (default 3)")
+                   help=f"number of bot opponents, {PLAY_BOTS_RANGE} (default 3)")
     p.add_argument("--target", type=target, default=100, action=NewTableOption,
-                   help="end the game when a total reaches this (default 100)")
+                   help=f"end the game when a total reaches this, {TARGET_RANGE} (default 100)")
     add_grace_option(p)
     p.add_argument("--log-dir", type=Path, metavar="DIR",
                    help="where to write every seat's log (default: logs/ in the --state-dir)")

@@ -7,7 +7,7 @@ import json
 import sys
 import time
 
-from cli.argtypes import integer, skills_file, target, whole
+from cli.argtypes import TARGET_RANGE, count, integer, players, skills_file, target
 from cli.lobby_common import say, tell
 from engine.bots import BOTS
 from engine.errors import EngineError, SkillsError
@@ -25,15 +25,17 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "arguments always give the same games."
         ),
     )
-    parser.add_argument("--players", type=whole, default=4, help=f"players per game, {MIN_PLAYERS}-{MAX_PLAYERS} (default 4)")
-    parser.add_argument("--games", type=whole, default=20, help="number of games (default 20)")
+    parser.add_argument("--players", type=players, default=4, metavar="N",
+                        help=f"players per game, {MIN_PLAYERS}-{MAX_PLAYERS} (default 4)")
+    parser.add_argument("--games", type=count, default=20, metavar="N", help="number of games, 1 or more (default 20)")
     parser.add_argument("--seed", type=integer, default=0, help="seed of the shuffles and bot choices (default 0)")
     parser.add_argument(
         "--bots",
         default="normal",
         help=f"bot per seat, comma separated, or one for all seats; known: {', '.join(sorted(BOTS))} (default normal)",
     )
-    parser.add_argument("--target", type=target, default=100, help="a game ends when a total reaches this (default 100)")
+    parser.add_argument("--target", type=target, default=100,
+                        help=f"a game ends when a total reaches this, {TARGET_RANGE} (default 100)")
     parser.add_argument("--skills", type=skills_file, metavar="FILE", help="a TOML skills table replacing the default deck")
     parser.add_argument("--json", action="store_true",
                         help="also print the summary as one JSON object on the last line (per-seat lists: seat 1 first)")
@@ -42,10 +44,6 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        parser.error(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, not {args.players}")
-    if args.games < 1:
-        parser.error(f"--games must be at least 1, not {args.games}")
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
     unknown = [name for name in names if name not in BOTS]
     if unknown or not names:

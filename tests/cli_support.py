@@ -10,12 +10,18 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from contextlib import suppress
+from contextlib import chdir, suppress
 from pathlib import Path
 
+from cli.commands import as_typed
 from p2p.journal import Journal, journal_path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+with chdir(ROOT):  # (where these processes run, with this PATH)
+    PROGRAM = f"{as_typed(sys.executable)} -m cli"
+"""How the commands these processes print begin (`cli.commands.this_program`): this
+interpreter as the shell finds it, relative to the checkout when it is inside it."""
 
 
 def bandit(*args: str, netns: str | None = None, stdin: int = subprocess.DEVNULL,

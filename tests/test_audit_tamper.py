@@ -281,12 +281,17 @@ def test_s10_2_audit_of_a_path_that_names_no_file_is_a_usage_error(tmp_path: Pat
 
 @pytest.mark.parametrize(("words", "said"), [
     (("--json",), "the following arguments are required: LOG"),
-    (("--json", "--bogus", "a.bandit-log"), "unrecognized arguments: --bogus"),
-    (("--bogus", "--js", "a.bandit-log"), "unrecognized arguments: --bogus"),  # (argparse's prefix of --json)
+    (("--json", "--bogus", "a.bandit-log"),
+     "unrecognized arguments: --bogus (`{program} audit --help` lists its options)"),
+    (("--bogus", "--js", "a.bandit-log"),  # (argparse's prefix of --json)
+     "unrecognized arguments: --bogus (`{program} audit --help` lists its options)"),
 ])
 def test_s10_2_audit_json_says_a_usage_error_in_its_json_object_too(words: tuple[str, ...], said: str) -> None:
     """Every usage error argparse catches, with --json: the JSON object on the last line
     (as for a LOG that names no file), argparse's words on the standard error, exit 2."""
+    from tests.cli_support import PROGRAM
+
+    said = said.format(program=PROGRAM)
     run = subprocess.run([sys.executable, "-m", "cli", "audit", *words], capture_output=True, text=True,
                          env={"PYTHONPATH": str(ROOT)})
     assert run.returncode == 2 and run.stderr.strip().endswith(f"bandit-lan audit: error: {said}"), run

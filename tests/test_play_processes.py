@@ -11,14 +11,13 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import chdir, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
 import pytest
 
-from cli.commands import as_typed
-from cli_support import stopped_journal
+from cli_support import PROGRAM, stopped_journal
 from p2p.audit import audit
 from p2p.journal import FORGET_AFTER
 from p2p.log import read_log
@@ -26,10 +25,6 @@ from p2p.log import read_log
 ROOT = Path(__file__).resolve().parent.parent
 
 
-with chdir(ROOT):  # (where these processes run, with this PATH)
-    PROGRAM = f"{as_typed(sys.executable)} -m cli"
-"""How the commands these processes print begin (`cli.commands.this_program`): this
-interpreter as the shell finds it, relative to the checkout when it is inside it."""
 
 
 def run_cli(*args: str, timeout: float = 120, **environ: str) -> subprocess.CompletedProcess[str]:
@@ -94,6 +89,40 @@ def test_play_headless_four_processes_logs_agree_and_audit_clean(tmp_path: Path)
     assert all(entry["ok"] and entry["records"] == compared["records"] for entry in compared["logs"])
 
 
+@pytest.mark.parametrize(("command", "allowed"), [
+    (("play", "--target", "0"), "argument --target: 0 is not a target (1-10,000 points)"),
+    (("host", "--target", "0"), "argument --target: 0 is not a target (1-10,000 points)"),
+    (("join", "--target", "0"), "argument --target: 0 is not a target (1-10,000 points)"),
+    (("host", "--seats", "9"), "argument --seats: 9 is not a number of seats (2-6)"),
+    (("play", "--seed", "abc"), "argument --seed: 'abc' is not a whole number"),
+    (("host", "--seed", "abc"), "argument --seed: 'abc' is not a whole number"),
+    (("join", "--seed", "abc"), "argument --seed: 'abc' is not a whole number"),
+    (("play", "--bots", "9"), "argument --bots: 9 is not a number of bots (1-5)"),
+    (("host", "--bots", "9"), "argument --bots: 9 is not a number of bots (0-5)"),
+    (("play", "--grace", "-1"), "argument --grace: -1 is not a grace period (10-86,400 s)"),
+    (("host", "--grace", "-1"), "argument --grace: -1 is not a grace period (10-86,400 s)"),
+    (("join", "--grace", "-1"),
+     "argument --grace: the grace period is a rule of the table, set by its host (host --grace S)"),
+    (("tables", "--timeout", "-1"), "argument --timeout: -1 is not a number of seconds (0 or more)"),
+    (("simulate", "--players", "9"), "argument --players: 9 is not a number of players (2-6)"),
+    (("simulate", "--games", "0"), "argument --games: 0 is not a count (1 or more)"),
+    (("audit",), "the following arguments are required: LOG"),
+    *[((name, "--frobnicate", *given), f"unrecognized arguments: --frobnicate (`{PROGRAM} {name} --help` lists its "
+                                       "options)")
+      for name, given in [("play", ()), ("host", ()), ("join", ()), ("tables", ()), ("audit", ("a.bandit-log",)),
+                          ("simulate", ())]],
+])
+def test_every_usage_error_of_every_command_reads_alike(tmp_path: Path, command: tuple[str, ...], allowed: str) -> None:
+    """A wrong value or an unknown option, at any command: its usage line, then `bandit-lan
+    COMMAND: error: …` saying what it allows (or where its options are listed), exit 2,
+    before anything starts."""
+    done = run_cli(*command, COLUMNS="500")  # (argparse's usage line wraps at the terminal's width)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and done.stdout == "", done
+    assert lines[0].startswith(f"usage: bandit-lan {command[0]} "), done.stderr
+    assert lines[-1] == f"bandit-lan {command[0]}: error: {allowed}", done.stderr
+
+
 def test_play_rejects_bad_arguments_clearly(tmp_path: Path) -> None:
     """Every value out of range reads alike: play's usage, then the option and its range."""
     for args, words in [(("--bots", "0"), "argument --bots: 0 is not a number of bots (1-5)"),
@@ -108,7 +137,8 @@ def test_play_rejects_bad_arguments_clearly(tmp_path: Path) -> None:
     (("host", "--turn-seconds", "0"), "argument --turn-seconds: 0 is not a turn time (5-3600 s)"),
     (("join", "--peer", "10.0.0.2:99999"), "argument --peer: 99999 is not a port (1-65535)"),
     (("join", "--peer", "10.0.0.2"), "argument --peer: expected HOST:PORT, got '10.0.0.2'"),
-    (("play", "--frobnicate"), "bandit-lan play: error: unrecognized arguments: --frobnicate"),  # (play's usage)
+    (("play", "--frobnicate"), f"bandit-lan play: error: unrecognized arguments: --frobnicate (`{PROGRAM} play --help` "
+                               "lists its options)"),  # (play's usage)
     *[((*command, "--name", name), f"argument --name: {name!r} cannot be a player's name: a name ending in \"(bot)\" "
        "is kept for the bots a host seats (play, host --bots), so pick another")
       for command, name in [(("join", "Bots"), "Bo (bot)"), (("play",), "Ada (bot)"), (("host",), "Hal (BOT)")]],

@@ -208,6 +208,25 @@ def test_the_defaults_the_options_table_names_are_the_commands() -> None:
     assert default("join", "timeout") == 5 and default("tables", "timeout") == 3
 
 
+def test_the_options_table_writes_each_option_its_metavar_and_its_range_as_help_does() -> None:
+    """`--table TABLE`, `--target TARGET`: as every command taking it shows it; and every
+    range a row gives (1–10,000) is the one its --help gives (1-10,000), and back."""
+    parsers = commands()
+    for options, of in options_table():
+        row = next(line for named, line in options_rows() if named == options)
+        named = ["play", "host", "join"] if of == "all three" else re.findall(r"`(\w+)`", of)
+        takers = [parsers[name] for name in named]
+        helps = [action.help or "" for command in takers for action in command._actions
+                 if set(action.option_strings) & set(options)]
+        for option, metavar in re.findall(r"`(--[a-z-]+) ([A-Z:]+)`", row.split("|")[1]):
+            for command in takers:
+                if option in shown_options(command):
+                    assert f"[{option} {metavar}]" in " ".join(command.format_usage().split()), (option, command.prog)
+        written = set(re.findall(r"\d[\d,]*–\d[\d,]*", row.split("|")[3]))
+        helped = {r.replace("-", "–") for text in helps for r in re.findall(r"\d[\d,]*-\d[\d,]*", text)}
+        assert written == helped, (options, written, helped)
+
+
 def test_every_resume_help_speaks_to_the_player() -> None:
     """As the README's options table does: your seat, when your program stopped."""
     for name in ("play", "host", "join"):

@@ -79,9 +79,9 @@ def test_simulate_summary_is_deterministic_and_splits_shared_wins() -> None:
 @pytest.mark.parametrize(
     "args,message",
     [
-        (("--players", "7"), "--players must be between 2 and 6, not 7"),
-        (("--players", "1"), "--players must be between 2 and 6, not 1"),
-        (("--games", "0"), "--games must be at least 1"),
+        (("--players", "7"), "bandit-lan simulate: error: argument --players: 7 is not a number of players (2-6)"),
+        (("--players", "1"), "argument --players: 1 is not a number of players (2-6)"),
+        (("--games", "0"), "argument --games: 0 is not a count (1 or more)"),
         (("--target", "0"), "--target: 0 is not a target (1-10,000 points)"),
         (("--target", "1000000000000"), "--target: 1000000000000 is not a target (1-10,000 points)"),
         (("--bots", "normal,genius"), "unknown bot(s) 'genius'"),
