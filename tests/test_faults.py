@@ -16,15 +16,17 @@ from p2p.audit import audit
 from p2p.roster import TableRules
 from tests.faultsim import FaultNetwork
 from tests.spread import spread
+from tests.test_table_games import SMALL_DECK
 
 RULES = TableRules(target=25)
+FAULT_GAME_RULES = TableRules(target=25, skills_text=SMALL_DECK)  # every power and both Bandits, for a third less crypto
 GAMES = 50
 
 
 def play_with_fault(seed: int) -> tuple[FaultNetwork, str]:
     rng = random.Random(f"fault-{seed}")
     players = rng.choice((2, 3, 4))
-    net = FaultNetwork(players, seed, rules=RULES)
+    net = FaultNetwork(players, seed, rules=FAULT_GAME_RULES)
     kind = "kill" if seed % 2 else "cut"
     victim = rng.randrange(players)
     other = rng.choice([s for s in range(players) if s != victim])
