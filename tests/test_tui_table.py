@@ -2442,6 +2442,78 @@ async def test_sentences_naming_players_of_the_widest_names_are_read_whole_at_80
         assert " left the table; the game ends when " in " ".join(said_whole(t))
 
 
+BRACED = ("{x}", "a{b}c", "}{Space}{")
+"""Names holding braces, as the key marks of prompts write keys ("{x} draw")."""
+
+
+def prompt_area(t: UiDriver) -> str:
+    """The prompt area's rows at 80×24, joined into one line."""
+    rows = t.text().splitlines()
+    end = next(y for y in range(PROMPT_ROW, len(rows)) if rows[y].startswith("──"))
+    return " ".join(" ".join(row.strip() for row in rows[PROMPT_ROW:end]).split())
+
+
+@given(st.text(alphabet="{}ab 山", max_size=12), st.sampled_from(["{x}", "{Space}+slot", "{Esc}"]))
+def test_a_name_put_into_marked_text_reads_as_written_beside_any_key(name: str, key: str) -> None:
+    """Whatever a name holds, marked text with it drawn reads the name as written and
+    marks only the key beside it, before or after it."""
+    from cli.tui.marks import literal, marked_parts, unmarked
+
+    for text in (f"{literal(name)}{key}", f"{key}{literal(name)}", f"{key} {literal(name)}'s card"):
+        assert [part for part, is_key in marked_parts(text) if is_key] == [key[1:key.index("}")]]
+        assert unmarked(text) == text.replace(literal(name), name).replace(key, unmarked(key))
+        assert unmarked(literal(name)) == name
+
+
+async def test_a_name_holding_braces_is_drawn_as_written_in_every_prompt_that_marks_keys(
+        mock_clock: trio.testing.MockClock) -> None:
+    """A player called "{x}" was drawn as "x" in the prompt line, as if it were the key
+    x ("waiting for x · Space+slot snaps …"), and "a{b}c" as "abc". A name put into a
+    prompt that marks keys is written as it is, in every such prompt; the keys around it
+    are still keys."""
+    from dataclasses import replace
+
+    from cli.tui.marks import marked_parts, unmarked
+    from cli.tui.table_view import prompt_lines, prompt_text
+
+    def keys(line: str) -> list[str]:
+        return [part for part, key in marked_parts(line) if key]
+
+    async with table({0: [4, 6, 8, 2]}, discard=10, players=4, first=1, ready=False) as t:
+        _named(t, ("Ada", *BRACED))
+        assert await t.press("x") == [Ready(0)]
+        mock_clock.jump(MESSAGE_S)
+        await t.settle()
+        assert prompt_area(t) == "Ready (R4) · waiting for {x}, a{b}c and }{Space}{ · Space+slot snaps the first discard."
+        await t.other(*(Ready(s) for s in range(1, 4)))
+        assert prompt_area(t).startswith("{x} is playing · Space+slot snaps")
+        assert keys(prompt_text(t.scene)) == ["Space"]
+        for seat, name in enumerate(BRACED, start=1):
+            await t.press("space", str(seat))
+            assert prompt_area(t).startswith(f"Snap the 10 with {name}'s card: slot which one? · Esc cancel."), prompt_area(t)
+            await t.press("q")
+            assert prompt_area(t).startswith(f"…and give {name} which card of yours?"), prompt_area(t)
+            await t.press("esc")
+        t.session._progress.waiting_for = (1, 2)  # (their links are down, §11.3)
+        t.session._deadlines.grace = trio.current_time() + 90
+        t.refresh()
+        assert prompt_area(t).startswith("Waiting for {x} to come back · Space+slot snaps")
+        t.session._progress.reconnecting_after_stop = True
+        t.refresh()
+        assert prompt_area(t).startswith("Reconnecting to {x} · Space+slot snaps")
+        t.session._progress.reconnecting_after_stop = False
+        t.session._progress.gone = (1,)  # (§9.8)
+        t.refresh()
+        assert prompt_area(t) == "{x} left the table; the game ends when {x} and a{b}c are back."
+        scene = t.scene  # (the look at the bottom cards going on in {x}'s turn: Space snaps, R6)
+        looking = replace(scene, message=None, bottom_until=scene.model.now + 5,
+                          model=replace(scene.model, gone=(), waiting_for=()))
+        snap_line = prompt_lines(looking)[1]
+        assert snap_line.text.endswith("your one snap in {{x}}'s turn (R6).") and keys(snap_line.text) == ["Space"]
+        sent = replace(scene, message=None, model=replace(scene.model, gone=(), sending=("snap",)))
+        assert unmarked(prompt_text(sent)) == "Your snap is sent: it counts once {x} and a{b}c are back."
+
+
 async def test_R5_keys_pressed_while_the_table_is_not_on_screen_do_nothing(mock_clock: trio.testing.MockClock) -> None:
     """At a terminal too small for the table, x drew a card nobody could
     see. While the table is not shown its keys do nothing, and the screen says so;

@@ -8,13 +8,12 @@ cut: what is there to be read or compared, a fingerprint, a key, stays whole.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cli.lobby_common import SIGNING_NOW
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
-from cli.tui.table_view import unmarked, write_marked
+from cli.tui.marks import WORD, unmarked, write_marked
 from p2p.discovery import TableAd
 from p2p.identity import short_id
 from p2p.roster import Roster
@@ -85,10 +84,6 @@ def _flow(canvas: Canvas, x: int, y: int, parts: Sequence[tuple[str, str]], inde
     return y + 1
 
 
-_WORD = re.compile(r"(?:\{[^}]*\}|[^\s{])+")
-"""A word of marked text: a {marked} key goes whole, spaces and all."""
-
-
 def _help_rows(text: str, width: int) -> list[str]:
     """The help bar's `text` (items between " · ", keys {marked}) in rows of `width`: an
     item goes whole onto the next row, and one wider than a row is wrapped by its words."""
@@ -98,7 +93,7 @@ def _help_rows(text: str, width: int) -> list[str]:
             rows[-1] = f"{rows[-1]} · {item}"
             continue
         rows.append("")
-        for word in _WORD.findall(item):
+        for word in WORD.findall(item):
             if rows[-1] and text_width(unmarked(f"{rows[-1]} {word}")) > width:
                 rows.append("")
             rows[-1] = f"{rows[-1]} {word}".lstrip()

@@ -9,7 +9,8 @@ from cli.tui.dialog import LEAVE_AGAIN, answer_keys, draw_dialog
 from cli.tui.help_view import draw_help, draw_rules
 from cli.tui.round_view import draw_game_end, draw_round_end, draw_small_game_end
 from cli.tui.table_ui import MIN_HEIGHT, MIN_WIDTH, Overlay, TableScene, table_fits
-from cli.tui.table_view import clock, draw_table, write_marked, your_turn_left
+from cli.tui.marks import write_marked
+from cli.tui.table_view import clock, draw_table, your_turn_left
 
 LEAVE_LINES = (
     "Leaving ends the game for the whole table, and",

@@ -26,7 +26,6 @@ the table, as the last resort of `across`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -38,6 +37,7 @@ from cli.tui.canvas import Canvas, clip, text_width, wrap
 from cli.tui.cards import CardCell, Shown, card_width, hidden_cell, tableau_cell, value_cell
 from cli.tui.keymap import HELP_BAR, MOVES_WAIT_BAR, opponent_keys, slot_key, slot_position
 from cli.tui.log_view import LOG_TOP, draw_log
+from cli.tui.marks import literal, unmarked, write_marked
 from cli.tui.model import TableModel
 from cli.tui.seat_names import NAME_COLUMNS, name_columns
 from cli.tui.table_ui import (LOOKED_CARD_LEFT, SLOW_MOVE, Pending, TableScene, on_its_way, reaching_after_stop,
@@ -634,24 +634,6 @@ def _label(canvas: Canvas, x: int, y: int, text: str, room: int) -> None:
 
 # --- prompt -------------------------------------------------------------------------------
 
-_KEY = re.compile(r"\{([^}]*)\}")
-
-
-def unmarked(text: str) -> str:
-    """`text` as shown: its {marked} keys without their braces."""
-    return _KEY.sub(r"\1", text)
-
-
-def write_marked(canvas: Canvas, x: int, y: int, text: str, style: str, key_style: str = "class:prompt.key") -> int:
-    """Write `text`, drawing {marked} parts (keys) in `key_style`."""
-    pos = 0
-    for m in _KEY.finditer(text):
-        x = canvas.write(x, y, text[pos:m.start()], style)
-        x = canvas.write(x, y, m.group(1), key_style)
-        pos = m.end()
-    return canvas.write(x, y, text[pos:], style)
-
-
 @dataclass(frozen=True, slots=True)
 class PromptLine:
     """One line of the prompt area: `text` in `style`, with {keys} marked if `marked`."""
@@ -686,7 +668,7 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
     if scene.bottom_until is not None and (_my_turn(scene) or said is not None or reaching):
         return first, PromptLine(_look_text(scene)), *(new if said is None else ())
     if scene.bottom_until is not None and said is None and model.can_snap:  # (R6: Space is a snap, as ever)
-        return first, PromptLine(f"{{Space}} also starts a snap: your one snap {snap_turn(model)} (R6)."), *new
+        return first, PromptLine(f"{{Space}} also starts a snap: your one snap {literal(snap_turn(model))} (R6)."), *new
     return (first, *(new if said is None else ()))
 
 
@@ -738,17 +720,17 @@ def prompt_text(scene: TableScene) -> str:
     if pending is not None:
         return _pending_text(scene, pending)
     if "snap" in model.sending and (model.waiting_for or model.sending_for >= SLOW_MOVE):  # (said here until it counts)
-        return on_its_way("snap", model)
+        return literal(on_its_way("snap", model))
     if model.turn_sent and view.turn_seat == me and (model.waiting_for or model.sending_for >= SLOW_MOVE):
-        return on_its_way(model.turn_sent, model)  # (a move that does not come back at once: who it waits for)
+        return literal(on_its_way(model.turn_sent, model))  # (a move that does not come back at once: who it waits for)
     phase = view.phase
     seats = opponent_keys(model.players)
     if phase is Phase.PEEK:
         if not view.ready[me] and "ready" in model.sending:  # (sent while the table waits for someone)
-            return on_its_way("ready", model)
+            return literal(on_its_way("ready", model))
         if not view.ready[me]:
             return "Press {Enter} when you are ready for the first turn."
-        waiting = [model.said_name(s) for s in range(model.players) if not view.ready[s]]
+        waiting = [literal(model.said_name(s)) for s in range(model.players) if not view.ready[s]]
         # (R6: one snap before the first turn; once made, or on its way, Space offers none)
         snap = " · {Space}+slot snaps the first discard" if model.can_snap and "snap" not in model.sending else ""
         return f"Ready (R4) · waiting for {listed(waiting)}{snap}."
@@ -759,11 +741,11 @@ def prompt_text(scene: TableScene) -> str:
     if phase is Phase.OVER:
         return "The game is over."
     if view.turn_seat != me:
-        whose = model.said_name(view.turn_seat) if view.turn_seat is not None else "the table"
+        whose = literal(model.said_name(view.turn_seat)) if view.turn_seat is not None else "the table"
         if view.turn_seat in model.waiting_for and model.reconnecting_after is not None:  # (ours to re-make)
             return f"Reconnecting to {whose} · {{Space}}+slot snaps a card matching the discard."
         if view.turn_seat in model.gone and model.waiting_for:  # (the game ends at its leave once they are back, §9.8)
-            waited = listed([model.said_name(s) for s in model.waiting_for])
+            waited = listed([literal(model.said_name(s)) for s in model.waiting_for])
             are = "is" if len(model.waiting_for) == 1 else "are"
             return f"{whose} left the table; the game ends when {waited} {are} back."
         if view.turn_seat in model.waiting_for:  # (its link is down: it is not playing now, §11.3)
@@ -813,7 +795,7 @@ def _pending_text(scene: TableScene, pending: Pending) -> str:
     model = scene.model
     seats = opponent_keys(model.players)
     top = model.top
-    theirs = model.said_name(pending.seat) if pending.seat is not None else ""
+    theirs = literal(model.said_name(pending.seat)) if pending.seat is not None else ""
     what = f"the {top.value}" if top is not None and top.value is not None else "the top card"
     if pending.action == "snap":
         if pending.seat is None:
