@@ -1241,9 +1241,13 @@ class TablePeer(SessionRecord):
                 self._back_from_stop = True
             else:
                 name = self.names[seat]
-                also = [self.names[s] for s, (_, away) in sorted(self._link_reports().items())
-                        if seat in away and s != self._me and s not in self._absent]
+                reports = self._link_reports()
+                others = [s for s in range(len(self.names)) if s not in (self._me, seat) and s not in self._absent]
+                also = [self.names[s] for s in others if s in reports and seat in reports[s][1]]
+                unheard = [self.names[s] for s in others if s not in reports or seat not in reports[s][1]]
+                # (what the others report, and no claim of those that have not reported losing it)
                 either = f", and {listed(also)} cannot reach {name} either" if also else ""
+                either += f" (no word of {name} yet from {listed(unheard)})" if also and unheard else ""
                 self._say(f"Lost the link to {name} ({event.reason}){either}; waiting for {name} "
                           f"(the game ends if they are not back within {left:.0f} s).", "warning", seat)
                 self._fold_told_cuts()

@@ -1,0 +1,33 @@
+"""What a seat's table log says as it loses a link (§11.3): what the other seats
+reported of it, and no claim about those that have not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio.testing
+
+
+
+async def test_11_3_a_lost_link_names_who_reported_it_and_claims_nothing_of_the_rest(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Bo's report that he cannot reach Cy had come, Dee's had not: Ann's log read "Lost
+    the link to Cy …, and Bo cannot reach Cy either", as if Dee could. It says that no
+    word of Cy has come from Dee yet."""
+    from p2p.transport import SILENCE, LinkDown
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 4)
+    async with stack:
+        ann, bo, cy, dee = peers
+        names = ann.names
+        now = ann.now()
+        ann._heard.update({bo.me: now, dee.me: now, cy.me: now - 3.0})
+        ann.orderer.cut_off = lambda: {bo.me: (now, (cy.me,))}  # type: ignore[method-assign]
+        before = len(ann.lines)
+        ann._link_down(LinkDown(cy.identity.peer_id, f"nothing heard for {SILENCE:.0f} s"))
+        assert [line.text for line in ann.lines[before:]] == [
+            f"Lost the link to {names[cy.me]} (nothing heard for 6 s), and {names[bo.me]} cannot reach "
+            f"{names[cy.me]} either (no word of {names[cy.me]} yet from {names[dee.me]}); waiting for {names[cy.me]} "
+            f"(the game ends if they are not back within {ann.grace:.0f} s)."]
+        ann.log.close("the test ends here")
