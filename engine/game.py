@@ -200,6 +200,7 @@ class Game:
         self._power: Power | None = None
         self._looked: tuple[int, int, int, int, int] | None = None  # own_slot, mine, owner, slot, theirs
         self._snap: tuple[int, int, int, int | None] | None = None  # seat, owner, slot, give
+        self._snapped_onto: tuple[int, int] | None = None  # (card, seat): the last matched snap's card and snapper
         self._drawing: tuple[Callable[[int, int], None], int] | None = None  # a draw waiting for R7
         self._needs: deque[tuple[Need, Callable[[], None] | None]] = deque()
         self._notes: list[Note] = []
@@ -759,13 +760,21 @@ class Game:
         old = self._own_card(seat, slot, "R5", "take the discard pile's top card")
         self._was_on_top(top, "R5", seat)
         if top != self._discard[-1]:  # the player chose a card that is no longer there: choose again
-            raise BadTarget("R5", seat, ("the card ", Who(seat), " chose to take is no longer the discard pile's top: "
-                                         "an immediate discard covered it first; ", Who(seat), " may choose again"))
+            raise BadTarget("R5", seat, ("the card ", Who(seat), " chose to take is no longer the discard pile's top: ",
+                                         *self._cover_words(), "; ", Who(seat), " may choose again"))
         self._discard.pop()
         self._discard_value -= self._values[self._face[top]]
         self._put(top, seat, slot)
         self._to_transit(old)
         self._reveal_all(old, self._finish_blind_discard)
+
+    def _cover_words(self) -> Words:
+        """What covered the discard pile's top a take aimed at (R5), in the table's order,
+        not in speed: a claim at the same Lamport stamp is put first by the lot (§7.4),
+        which only the narrator knows of."""
+        if self._snapped_onto is not None and self._snapped_onto[0] == self._discard[-1]:
+            return (Who(self._snapped_onto[1], "possessive"), " snap covered it, ordered before the take")
+        return ("another card covered it, ordered before the take",)
 
     def _on_skip_power(self, event: SkipPower) -> None:
         seat = self._seat(event, "R3")
@@ -915,6 +924,7 @@ class Game:
         if self._keys[face[card]] == self._keys[face[self._discard[-1]]]:
             tab[slot] = EMPTY
             self._push_discard(card)
+            self._snapped_onto = (card, seat)
             if give is not None:  # the snapper's card moves, unseen, into the emptied slot
                 own = self._tableau[seat]
                 given = own[give]

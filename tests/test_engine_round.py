@@ -214,7 +214,7 @@ def test_R5_option_C_a_take_of_a_top_card_an_immediate_discard_covered_first_is_
     digest = t.game.state_hash()
     with pytest.raises(BadTarget, match=re.escape(
             "R5: seat 1: the card seat 1 chose to take is no longer the discard pile's top: "
-            "an immediate discard covered it first; seat 1 may choose again")):
+            "seat 2's snap covered it, ordered before the take; seat 1 may choose again")):
         t.do(TakeDiscard(0, green, 0))
     with pytest.raises(BadTarget, match="R5: seat 1: card 1 has never been the top of the discard pile this round"):
         t.do(TakeDiscard(0, 1, 0))
@@ -223,6 +223,9 @@ def test_R5_option_C_a_take_of_a_top_card_an_immediate_discard_covered_first_is_
     assert t.game.turn_seat == 0 and t.game.phase is Phase.START
     t.do(TakeDiscard(0, t.top(), 1))  # chosen again, on the card now on top
     assert t.values(0) == [18, 20, 0, 0]
+    with pytest.raises(BadTarget, match=re.escape(  # (seat 0's card, put there by its take, covers the snap's)
+            "no longer the discard pile's top: another card covered it, ordered before the take; seat 2 may choose again")):
+        t.do(TakeDiscard(1, green, 1))
 
 
 def test_R5_options_are_exclusive_within_a_turn() -> None:

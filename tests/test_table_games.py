@@ -285,7 +285,8 @@ def test_R5_a_take_whose_top_a_snap_covered_first_is_refused_at_every_seat_and_t
     refused = [(r.position, r.section, r.reason) for t in net.tables for r in judged(t) if not isinstance(r, Applied)]
     assert len(refused) == 2 and len(set(refused)) == 1, refused
     assert refused[0][1:] == ("R5", f"the card seat {taker + 1} chose to take is no longer the discard pile's top: "
-                                    f"an immediate discard covered it first; seat {taker + 1} may choose again")
+                                    f"seat {snapper + 1}'s snap covered it, ordered before the take; seat {taker + 1} "
+                                    "may choose again")
     for t in net.tables:
         e = t.machine.engine
         assert e.zones().tableaux[taker][0] == kept and e.turn_seat == taker and e.phase is Phase.START
@@ -298,7 +299,8 @@ def test_R5_a_take_whose_top_a_snap_covered_first_is_refused_at_every_seat_and_t
     result = audit(net.write_logs(tmp_path)[snapper])
     assert result.ok, result.first_failure
     told = (f"{('Ann', 'Bo')[taker]}'s take from the discard pile did not count (R5: the card they chose to take is "
-            "no longer the discard pile's top: an immediate discard covered it first; they may choose again).")
+            f"no longer the discard pile's top: {('Ann', 'Bo')[snapper]}'s snap covered it, ordered before the take; "
+            "they may choose again).")
     assert any(line.endswith(": " + told) for line in game_report(result)), told
 
 

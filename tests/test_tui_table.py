@@ -674,7 +674,7 @@ async def test_R5_a_take_the_table_finds_covered_did_not_count_and_the_turn_goes
         line = t.session.lines[-1]
         assert (line.text, line.kind) == (
             "Your take from the discard pile did not count (R5: the card you chose to take is no longer the discard "
-            "pile's top: an immediate discard covered it first; you may choose again).", "error")
+            "pile's top: Bo's snap covered it, ordered before the take; you may choose again).", "error")
         model = t.scene.model
         assert model.card_in(0, 0) == kept and model.view.turn_seat == 0 and model.view.phase is Phase.START
         assert await t.press("x") == [Draw(0)]
