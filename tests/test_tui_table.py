@@ -268,13 +268,27 @@ async def test_R4_R6_the_ready_prompt_offers_the_snap_before_the_first_turn_only
     said "Ready (R4) · waiting for Bo and Cy · Space+slot snaps the first discard."."""
     async with table({0: [10, 6, 8, 2]}, discard=10, ready=False) as t:
         assert await t.press("enter") == [Ready(0)]
-        assert prompt_line(t) == "Ready (R4) · waiting for Bo and Cy · Space+slot snaps the first discard."
+        assert prompt_line(t) == "Ready (R4) · waiting for Bo and Cy · Space+slot snaps a matching card."
         top = t.scene.top_card
         assert await t.press("space", "q") == [Snap(0, top, 0, 0)]
         assert "it matched" in t.log
         mock_clock.jump(MESSAGE_S)
         await t.settle()
         assert prompt_line(t) == "Ready (R4) · waiting for Bo and Cy.", prompt_line(t)
+
+
+async def test_R4_R6_the_ready_prompt_says_what_space_snaps_once_another_snap_covered_the_first_discard(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Bo's snap before the first turn covered the first discard: the prompt still said
+    "Space+slot snaps the first discard", which Space no longer does (R6: a snap matches
+    the card on top, whichever it is)."""
+    async with table({0: [4, 6, 8, 2], 1: [10, 2, 2, 2]}, discard=10, ready=False) as t:
+        assert await t.press("enter") == [Ready(0)]
+        await t.other(Snap(1, t.scene.top_card, 1, 0))
+        assert "it matched" in t.log
+        mock_clock.jump(MESSAGE_S)
+        await t.settle()
+        assert prompt_line(t) == "Ready (R4) · waiting for Bo and Cy · Space+slot snaps a matching card."
 
 
 async def test_R4_a_turn_key_during_the_look_says_it_ended_the_look_and_who_still_looks(
@@ -2484,7 +2498,7 @@ async def test_a_name_holding_braces_is_drawn_as_written_in_every_prompt_that_ma
         assert await t.press("x") == [Ready(0)]
         mock_clock.jump(MESSAGE_S)
         await t.settle()
-        assert prompt_area(t) == "Ready (R4) · waiting for {x}, a{b}c and }{Space}{ · Space+slot snaps the first discard."
+        assert prompt_area(t) == "Ready (R4) · waiting for {x}, a{b}c and }{Space}{ · Space+slot snaps a matching card."
         await t.other(*(Ready(s) for s in range(1, 4)))
         assert prompt_area(t).startswith("{x} is playing · Space+slot snaps")
         assert keys(prompt_text(t.scene)) == ["Space"]

@@ -732,7 +732,7 @@ def prompt_text(scene: TableScene) -> str:
             return "Press {Enter} when you are ready for the first turn."
         waiting = [literal(model.said_name(s)) for s in range(model.players) if not view.ready[s]]
         # (R6: one snap before the first turn; once made, or on its way, Space offers none)
-        snap = " · {Space}+slot snaps the first discard" if model.can_snap and "snap" not in model.sending else ""
+        snap = " · {Space}+slot snaps a matching card" if model.can_snap and "snap" not in model.sending else ""
         return f"Ready (R4) · waiting for {listed(waiting)}{snap}."
     if phase in (Phase.REVEAL, Phase.BETWEEN):
         if not view.round:  # (every seat's keys, then the shuffle, come first: §9.2)
