@@ -59,7 +59,7 @@ from engine.narrate import listed
 from p2p.audit import NEVER_CLOSED, AuditResult, torn_at
 from p2p.errors import ProtocolError
 from p2p.identity import verify_signature
-from p2p.plain import SHARE_MESSAGES, either, either_seats, side_message
+from p2p.plain import SHARE_MESSAGES, either, either_seats, side_message, table_message
 from p2p.policy import told_with
 from p2p.signing import SIGNED_DOMAIN
 from p2p.wire import DEFAULT_LIMITS, decode_map
@@ -478,7 +478,7 @@ def _forked(logs: Sequence[AuditResult]) -> Parting | None:
                     continue
                 seat = member.seat
                 signed0, signed = _signed(result0, body0, sig0), _signed(result, body, sig)
-                chain = (f"content message {number}" if counter == "seq"
+                chain = (table_message(number) if counter == "seq"
                          else f"{side_message(number, inner.get('type'))} ({SHARE_MESSAGES})")
                 where = f"{_at(result0, record0)} holds one, {_at(result, record)} the other"
                 if signed0 and signed:
@@ -592,7 +592,7 @@ def _sender(body: bytes) -> object:
 
 def _unsigned_copy(logs: Sequence[AuditResult], message: str, content: bool,
                    one: tuple[AuditResult, Place, bytes, bytes], other: tuple[AuditResult, Place, bytes, bytes]) -> Parting:
-    """Two bodies of one `message` ("Cy's content message 14", of its `content` chain or
+    """Two bodies of one `message` ("Cy's 15th message to the table (content message 14)", of its `content` chain or
     its side chain) of which at most one is signed by its sender: a copy that is not was
     changed or damaged in its log (both, where neither is)."""
     (a, at_a, body_a, sig_a), (b, at_b, body_b, sig_b) = one, other

@@ -126,9 +126,15 @@ pattern, the words)."""
 
 WITHHELD: dict[str, str] = {
     "opening": "how they shuffled, which every seat shows at the round's end",
+    "key": "their key for the game's cards, which every shuffle and every card turned up needs",
+    "beacon message": "their part of the round's lot, which picks the first player and orders moves made at the "
+                      "same moment",
+    "shuffle step": "their turn to shuffle the deck",
+    "end of game": "their word that the game is over",
 }
-"""What a seat withheld (§9.11), where the table's word for it (`its opening`) is the
-protocol's, in a player's words; any other is "their" thing ("their share")."""
+"""What a seat withheld (§9.11), where the table's word for it (`its beacon message`) is
+the protocol's, in a player's words (the report gives the protocol's word after them, "In
+detail: …"); any other is "their" thing ("their share")."""
 
 _WITHHELD = re.compile(r"withheld its ([^:]+):")
 _STOPPED = re.compile(r".+ stopped waiting for .+?'s (.+?) \(§9\.11\), and at a table of two")
@@ -186,6 +192,15 @@ def side_message(sseq: object, kind: object = "shares") -> str:
     the number."""
     what = "share message" if kind == "shares" else "message beside the agreed order"
     return f"{ordinal(sseq + 1)} {what}" if type(sseq) is int and sseq >= 0 else what
+
+
+def table_message(seq: object) -> str:
+    """A content message (§7.2) by its place in its sender's chain (its `seq`, counted from
+    0), for a player: "15th message to the table (content message 14)", the protocol's
+    name after it."""
+    if type(seq) is not int or seq < 0:
+        return "message to the table"
+    return f"{ordinal(seq + 1)} message to the table (content message {seq})"
 
 
 def either(suspects: Sequence[int], names: Sequence[str]) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from p2p.agreement import compare
-from p2p.plain import SHARE_MESSAGES, side_message
+from p2p.plain import SHARE_MESSAGES, ordinal, side_message
 from p2p.audit import AuditResult, audit
 from p2p.roster import TableRules
 from p2p.signing import sign
@@ -159,7 +159,8 @@ def test_s10_3_two_bodies_signed_under_one_seq_name_their_signer(table: tuple[Ta
     agreement = compare([audit(logs[0]), audit(rewrite(logs[2], tmp_path, fork, why="stopped"))])
     parting = agreement.parting
     assert parting is not None and parting.section == "§7.10" and parting.seat == seat
-    assert f"signed two different messages as its content message {inner['seq']}" in parting.what
+    assert (f"signed two different messages as its {ordinal(inner['seq'] + 1)} message to the table (content message "
+            f"{inner['seq']})") in parting.what
     # the same fork with a signature its sender never made proves nothing about the sender
     unsigned = (forged[0], bytes(64))
     agreement = compare([audit(logs[0]), audit(rewrite(logs[2], tmp_path, lambda m: m[:index] + [unsigned], why="stopped"))])
@@ -184,7 +185,8 @@ def test_s10_3_a_damaged_log_does_not_hide_two_bodies_signed_under_one_seq_in_th
     forked = audit(rewrite(logs[2], tmp_path / "forked", lambda m: m[:index] + [forged], why="stopped"))
     parting = compare([first, audit(logs[0]), forked]).parting
     assert parting is not None and parting.section == "§7.10" and parting.seat == seat, parting
-    assert f"signed two different messages as its content message {inner['seq']}" in parting.what
+    assert (f"signed two different messages as its {ordinal(inner['seq'] + 1)} message to the table (content message "
+            f"{inner['seq']})") in parting.what
 
 
 def test_s10_3_two_side_messages_signed_under_one_sseq_are_named_by_it_and_their_bytes(

@@ -8,6 +8,7 @@ writer's lie, named (§7.10)."""
 from __future__ import annotations
 
 import json
+import re
 import struct
 from collections.abc import Callable
 from pathlib import Path
@@ -229,8 +230,8 @@ def test_s10_3_the_game_is_told_from_an_honest_log_when_the_liar_s_is_given_firs
     assert lines[0] == ("bo.bandit-log is Bo's (see its own verdict with the logs compared below): the game is told "
                         "from seat0.bandit-log, the longest log that holds every check.")
     assert lines[2] == f"Fairness log: {logs[0]}"
-    assert any(line.startswith("The logs do not tell the same game: §7.10: Bo (seat 2) signed two different "
-                               "messages as its content message") for line in lines), lines[-5:]
+    assert any(re.match(r"The logs do not tell the same game: §7\.10: Bo \(seat 2\) signed two different messages "
+                        r"as its \w+ message to the table \(content message \d+\)", line) for line in lines), lines[-5:]
     assert main(["audit", "--json", *given]) == 1
     out = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert out["told"] == str(logs[0]) and out["parting"]["seat"] == 1 and out["parting"]["section"] == "§7.10"

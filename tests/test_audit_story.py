@@ -182,8 +182,9 @@ def test_s9_9_a_violation_before_a_later_round_s_deal_is_told_under_that_round(t
     assert round_lines(lines, 1)[-1].startswith("  Every seat showed how it shuffled, and each shuffle was re-run")
     told = round_lines(lines, 2)
     assert told[0].startswith("  Round 2 was never dealt: ") and len(told) == 2, told
-    assert re.fullmatch(r"  before the deal, record \d+: P2 \(seat 3\) withheld their shuffle step, so the table could "
-                        r"not go on \[§9\.3, record \d+\]\. The game stops here \(§9\.9\)\.", told[1]), told[1]
+    assert re.fullmatch(r"  before the deal, record \d+: P2 \(seat 3\) withheld their turn to shuffle the deck, so the "
+                        r"table could not go on \[§9\.3, record \d+\]\. The game stops here \(§9\.9\)\.",
+                        told[1]), told[1]
     assert any(line.startswith("Round 2 does not count; the totals after round 1 stand (") for line in lines), lines
 
 
@@ -275,8 +276,8 @@ def test_s11_2_the_table_notes_a_violation_in_the_plain_words_of_the_audit_s_ver
     ("§9.3", "a shuffle step for a chain the table did not start", "sent a shuffle step for a shuffle the table did "
                                                                   "not start"),
     ("§9.3", "seat 1 stopped waiting for seat 2's shuffle step (§9.11), and at a table of two nothing tells which of "
-             "them is right", "withheld their shuffle step, or said falsely that the other had, so the table could "
-                              "not go on"),
+             "them is right", "withheld their turn to shuffle the deck, or said falsely that the other had, so the "
+                              "table could not go on"),
     ("§9", "'x' is not a table message", "sent a message that is not one of the table's"),
     ("§4.2", "empty frame (length 0)", "sent an empty frame"),
     ("§7.2", "seq 90: 64 of its messages already wait for its seq 20", "sent more of their messages ahead of one "

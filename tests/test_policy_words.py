@@ -22,3 +22,19 @@ def test_s9_8_a_leave_whose_detail_is_too_long_keeps_the_plain_sentence_whole_no
     reason = verdict.leave_reason(NAMES)
     assert len(reason) <= 200
     assert reason == f"Bo {broke('§8.4', verdict.reason)} [§8.4]"
+
+
+def test_s9_11_withheld_work_is_said_in_a_player_s_words_not_the_protocol_s() -> None:
+    """"Bo withheld their beacon message" told a player nothing: each kind of ordered work
+    a seat can withhold (§9.11) is said as what it does for the table; the protocol's word
+    stays in the detail."""
+    from p2p.table.machine import STALL_WORDS
+
+    for work in STALL_WORDS.values():
+        said = broke("§9.11", f"withheld {work}: every other seat stopped waiting for it (§9.11)")
+        assert said is not None and said.startswith("withheld "), work
+        bare = f"withheld their {work.removeprefix('its ')}, so"
+        assert not said.startswith(bare) or work == "its share", said  # (a share is a player's word already)
+    assert broke("§9.11", "withheld its beacon message: every other seat stopped waiting for it (§9.11)") == (
+        "withheld their part of the round's lot, which picks the first player and orders moves made at the same "
+        "moment, so the table could not go on")
