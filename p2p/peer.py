@@ -64,7 +64,7 @@ from p2p.signing import SignedMessage, signed_message
 from p2p.stops import stop_began
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from engine.narrate import Narrator, Told, listed
-from p2p.rejoin import restore
+from p2p.rejoin import restore, resumed_note
 from p2p.table import Intake, SeatDriver, SeatLeft, Step, TableMachine
 from p2p.table.driver import Basis
 from p2p.table.messages import INTENTS
@@ -201,6 +201,7 @@ class TablePeer(SessionRecord):
         self._resumed: Step | None = None
         self._dials_all = resume is not None and resume.unreachable
         self._replayed, self._replay_ms = 0, 0.0  # (a resumed peer: records replayed, and how long it took)
+        self._replayed_shares = 0  # (of them, share messages)
         self._unseen_start: int | None = None  # (a resumed peer: the turn or peek under way, begun before the crash)
         self._alive_at = -ALIVE_EVERY  # when the journal was last marked alive
         self._departed: str | None = None  # (the player whose leave ended the game, if not this seat)
@@ -260,7 +261,7 @@ class TablePeer(SessionRecord):
             self._resumed, replayed = back.unsent, back.steps
             # (a crash between logging what ended the game and closing the log: it is over)
             self._replayed_end = next((s for s in reversed(replayed) if s.finished or s.violation is not None), None)
-            self._replayed = back.replayed
+            self._replayed, self._replayed_shares = back.replayed, back.shares
             self._replay_ms = (time.perf_counter() - started) * 1000
             self._unseen_start = self.machine.engine.turn
         self._resume_notes = resume.notes if resume is not None else ()
@@ -1446,7 +1447,7 @@ class TablePeer(SessionRecord):
         and wait for the others, who are reached through the links the mesh dials."""
         assert self._resumed is not None
         now = trio.current_time()
-        self._note(f"resumed after a restart: {self._replayed} records replayed from this log in {self._replay_ms:.0f} ms")
+        self._note(resumed_note(self._replayed, self._replayed_shares, self._replay_ms))
         for text in self._resume_notes:
             self._say(text, "warning")
         self._say(f"Resumed the game from your log ({self._replayed} records); reconnecting to the table…", "table")

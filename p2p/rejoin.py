@@ -61,6 +61,15 @@ class Restored:
     steps: list[Step] = field(default_factory=list)  # what the replay produced, in order
     unsent: Step = field(default_factory=Step)  # what the crash kept from being sent
     replayed: int = 0  # records replayed
+    shares: int = 0  # of them, side messages (shares, §7.8); the rest are in the agreed order
+
+
+def resumed_note(replayed: int, shares: int, ms: float) -> str:
+    """The log's note of a resume (§11.3): what it replayed, counted as the audit's report
+    tells it, messages in the agreed order apart from share messages."""
+    ordered = replayed - shares
+    return (f"resumed after a restart: {ordered} message{'s' * (ordered != 1)} in the agreed order and "
+            f"{shares or 'no'} share message{'s' * (shares != 1)} replayed from this log in {ms:.0f} ms")
 
 
 def _payload_key(inner: Mapping[str, Any]) -> bytes:
@@ -124,6 +133,7 @@ def restore(
         for index, (side, body, sig) in enumerate(log.records()):
             envelope = opened(body, sig, f"log record {index}")
             if side:
+                restored.shares += 1
                 seat = orderer.restore_side(envelope)
                 if seat == me:
                     if not pending_side:

@@ -712,8 +712,9 @@ def _noted_when(note: Note) -> str:
 
 
 _REPLAYED = re.compile(r"\b(\d+) records replayed from this log\b")
-"""How a seat's note of its resume (§11.3) counts what it replayed: the log's records,
-messages in the agreed order and share messages alike."""
+"""How an older seat's note of its resume (§11.3) counted what it replayed: the log's
+records, messages in the agreed order and share messages alike. A newer note counts them
+apart itself (`p2p.rejoin.resumed_note`), and is told as it is."""
 
 
 def _counted(text: str, messages: int) -> str:

@@ -184,3 +184,21 @@ def test_11_3_a_log_and_journal_of_different_seats_are_named_as_players_count_se
         restore(log=log, journal=journal, seats=(), rules=None, keys={}, schemas=None, sign=None,  # type: ignore[arg-type]
                 now=0.0)
     assert str(info.value) == "the log was written by seat 2, the journal by seat 1"
+
+
+def test_11_3_a_resume_note_counts_messages_in_the_agreed_order_apart_from_share_messages() -> None:
+    """A resume's note said "52 records replayed from this log", which the audit's report
+    had to split; it now says the two counts itself, and the report tells it as written,
+    as it still splits an older note's count at its place in the order."""
+    from p2p.rejoin import resumed_note
+    from p2p.report import _counted
+
+    note = resumed_note(52, 12, 12.4)
+    assert note == ("resumed after a restart: 40 messages in the agreed order and 12 share messages replayed from this "
+                    "log in 12 ms")
+    assert _counted(note, 40) == note
+    assert resumed_note(1, 0, 3) == ("resumed after a restart: 1 message in the agreed order and no share messages "
+                                     "replayed from this log in 3 ms")
+    old = "resumed after a restart: 52 records replayed from this log in 12 ms"
+    assert _counted(old, 40) == ("resumed after a restart: 52 records replayed from this log (40 messages in the agreed "
+                                 "order and 12 share messages) in 12 ms")
