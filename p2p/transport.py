@@ -81,6 +81,13 @@ LINGER = 1.0  # seconds a link whose connection broke under a write waits for th
 OUTBOX_FRAMES = 1024  # frames waiting for a peer that has no link
 OUTBOX_BYTES = 4 << 20  # bytes a link's connection has not taken yet
 INBOUND_EVENTS = 1024
+
+
+class Unanswered(trio.TooSlowError):
+    """A dialled peer's kernel took the TCP connection and its program did not answer
+    the TLS handshake within `HANDSHAKE_TIMEOUT` (stopped, or hung): this ends the dial (§4.7)."""
+
+
 MeshHandler = Callable[[list["MeshEvent"]], None]
 LINK_AUTHENTICATED = frozenset({"ack"})  # signed types whose signature may wait (§4.5)
 
@@ -555,6 +562,9 @@ class Mesh:
                 except FingerprintMismatch as exc:
                     error, failure = exc, str(exc)
                     break
+                except Unanswered as exc:  # (another attempt would wait out its handshake again, §4.7)
+                    failure = describe_tls_failure(exc)
+                    break
                 except (OSError, trio.BrokenResourceError, trio.TooSlowError, ProtocolError, ValueError) as exc:
                     # (ValueError: an address no resolver takes, such as "a..b" or a bad port)
                     failure = describe_tls_failure(exc)
@@ -578,8 +588,11 @@ class Mesh:
             sock = await trio.open_tcp_stream(host, port)
         tls = TlsStream.over(sock, mesh_client_context(self.identity, peer.cert), server_side=False)
         try:
-            with trio.fail_after(HANDSHAKE_TIMEOUT):
-                await tls.do_handshake()
+            try:
+                with trio.fail_after(HANDSHAKE_TIMEOUT):
+                    await tls.do_handshake()
+            except trio.TooSlowError:
+                raise Unanswered() from None
             check_peer(tls, peer.cert.peer_id)
         except trio.BrokenResourceError as exc:
             await trio.aclose_forcefully(tls)

@@ -7,6 +7,7 @@ import logging
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -378,3 +379,31 @@ async def test_s4_7_a_dial_again_while_its_link_is_set_up_makes_no_second_connec
             await trio.testing.wait_all_tasks_blocked()
             assert (a.receive_nowait(), b.receive_nowait()) == (None, None)  # one link, up once, never lost
             assert len(settled) == 1
+
+
+async def test_s4_7_a_dial_whose_handshake_goes_unanswered_ends_after_one_attempt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stopped program's computer still takes TCP connections (§6.6, §11.3) and never
+    answers the TLS handshake. The dial gives up after that one attempt's handshake wait,
+    rather than waiting it out at each of `DIAL_ATTEMPTS` attempts (40 s in all, held
+    over a lobby's report of the seat, §6.6); a refused connection is still tried again."""
+    from p2p import transport
+
+    monkeypatch.setattr(transport, "HANDSHAKE_TIMEOUT", 0.2)  # (each unanswered attempt: 0.2 s)
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    taken: list[trio.SocketStream] = []  # connections "B's computer" took, never answered
+
+    async def stopped(stream: trio.SocketStream) -> None:
+        taken.append(stream)
+        await trio.sleep_forever()
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery, open_mesh(a_id, link_schemas(BLOB), bind="127.0.0.1") as a:
+            listeners = await nursery.start(partial(trio.serve_tcp, stopped, 0, host="127.0.0.1"))
+            a.set_table(TABLE)
+            a.expect(b_id.certificate, ("127.0.0.1", listeners[0].socket.getsockname()[1]), dial=True)
+            down = await a.receive()
+            assert isinstance(down, LinkDown) and down.reason == "could not connect: timed out", down
+            assert len(taken) == 1, f"{len(taken)} attempts, each waiting out its handshake"
+            nursery.cancel_scope.cancel()
