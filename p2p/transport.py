@@ -34,6 +34,13 @@ at the door, is a warning.) Frames sent while a peer has no link wait in its bac
 incoming link from it) gets them first; replaying what was lost is the order layer's
 job.
 
+A pair keeps one link. A connection dialled by the end that dialled the link replaces
+it (a reconnect); of two dialled by opposite ends (both dialled at once), both ends keep
+the one the lower peer id dialled: the higher end closes its own, the lower end keeps
+the other as a spare, read but not written, until the higher end closes it or its own
+link ends, when the spare takes over (`_place`, §4.7). A connection that fails its
+`link.hello` exchange while the peer is linked is no link lost.
+
 An ``ack`` (§7.1) that arrives on its own signer's link is authenticated by that TLS
 link; its Ed25519 signature, which only matters if the ack ever serves as evidence, is
 left to be checked then (`SignedMessage.verified`, §4.5). Every other signed message is
@@ -170,7 +177,10 @@ class _Peer:
     address: tuple[str, int] | None
     backlog: deque[bytes] = field(default_factory=deque)  # frames sent while it had no link
     link: _Link | None = None
+    spare: _Link | None = None  # (lower id only) the far end's connection, while the one this end dialled is the link
     dialing: bool = False
+    greeting: bool = False  # this end's dial has a connection in its `link.hello` exchange
+    held: LinkDown | None = None  # the far end's link ended while that exchange runs: told if it fails
     closing: bool = False  # forgotten, or the mesh is closing: the link says bye and ends
 
 
@@ -178,6 +188,7 @@ class _Peer:
 class _Link:
     stream: FramedStream
     tls: TlsStream
+    dialled: bool = False  # this end dialled it
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     done: trio.Event = field(default_factory=trio.Event)
     wake: trio.Event = field(default_factory=trio.Event)  # the writer has bytes to flush, or must close
@@ -279,8 +290,9 @@ class Mesh:
         self._keys.pop(peer_id, None)
         self._server_ctx = None
         peer.closing = True  # the writer flushes what was written, then says bye
-        if peer.link is not None:
-            peer.link.wake.set()
+        for link in (peer.link, peer.spare):
+            if link is not None:
+                link.wake.set()
 
     def dial(self, peer_id: bytes) -> None:
         """Connect to a pinned peer (no-op while linked, while a dial is under way: until
@@ -386,6 +398,8 @@ class Mesh:
         reason = f"{what}: the peer is not reading"
         log.info("link to %s dropped: %s", peer.cert.short, reason)
         peer.backlog.clear()
+        if peer.spare is not None:
+            peer.spare.end(reason)
         if peer.link is not None:
             peer.link.end(reason)
         else:
@@ -623,6 +637,7 @@ class Mesh:
             return
         try:
             try:
+                peer.greeting = peer.greeting or dialled
                 with trio.fail_after(HANDSHAKE_TIMEOUT):
                     await stream.send({"type": "link.hello", "v": 1, "table": self.table_id or bytes(32)})
                     hello = await stream.expect("link.hello")
@@ -632,12 +647,12 @@ class Mesh:
                 # again, §11.3, made a second connection; it replaced the first at one end,
                 # and the other could see the first closed before the second came up)
                 if dialled:
-                    peer.dialing = False
+                    peer.dialing = peer.greeting = False
             if self.table_id is None or hello["table"] != self.table_id:
                 raise ProtocolError("§4.6", "link.hello names another table", stream.label)
         except ProtocolError as exc:
             log.info("link to %s refused: %s", stream.label, exc)
-            self._emit(LinkDown(peer_id, str(exc), exc))
+            self._setup_failed(peer, LinkDown(peer_id, str(exc), exc), dialled)
             await stream.reject(exc)
             return
         except (PeerLeft, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
@@ -646,22 +661,19 @@ class Mesh:
                 reason = f"{reason} (the peer may not have pinned this certificate)"
             # (a goodbye in place of the hello is a goodbye: the peer is leaving, §4.6)
             left = isinstance(exc, PeerLeft) and exc.clean
-            self._emit(LinkDown(peer_id, f"link setup failed: {reason}", clean=left,
-                                said=exc.said if isinstance(exc, PeerLeft) else ""))
+            self._setup_failed(peer, LinkDown(peer_id, f"link setup failed: {reason}", clean=left,
+                                              said=exc.said if isinstance(exc, PeerLeft) else ""), dialled)
             await stream.aclose()
             return
         if self._peers.get(peer_id) is not peer:
             await stream.say_bye("removed from the table")
             return
-        if peer.link is not None:  # a newer link replaces an older one (reconnect)
-            peer.link.end_reason = "replaced by a new link"
-            peer.link.scope.cancel()
         assert isinstance(stream.stream, TlsStream)
-        link = peer.link = _Link(stream, stream.stream)
-        self._emit(LinkUp(peer_id))
-        while peer.backlog:  # what was sent while it had no link goes first, in order
-            if link.write(peer.backlog.popleft()) is None:
-                break
+        link = _Link(stream, stream.stream, dialled=dialled)
+        if not self._place(peer, link):
+            log.info("closed the connection to %s this peer dialled: the one it dialled is up (§4.7)", stream.label)
+            await stream.aclose()
+            return
         link.wake.set()
         self._links.add(link)
         try:
@@ -680,23 +692,88 @@ class Mesh:
             self._links.discard(link)
             link.done.set()
 
+    def _place(self, peer: _Peer, link: _Link) -> bool:
+        """Make `link`, whose `link.hello` exchange is over, the peer's link or its spare
+        (§4.7), telling `LinkUp` when it becomes the link; False if it is to be closed.
+        A connection dialled by the same end as the link replaces it (that end dropped
+        the old one: a reconnect). Of two dialled by opposite ends (both dialled at once,
+        or the far end dialled anew while this end still holds a connection the far end
+        has dropped) the one the lower peer id dialled is the link: the higher end closes
+        its own, and the lower end keeps the other as a spare until the higher end closes
+        it, or until its own ends (then the spare is the link: what the far end dialled
+        anew, §11.3, takes over from a connection dead at the far end)."""
+        current = peer.link
+        lower = self.me < peer.cert.peer_id
+        if current is not None and current.dialled != link.dialled:
+            if link.dialled != lower:  # the higher peer's dial, while the lower peer's is up
+                if not lower:
+                    return False
+                if peer.spare is not None:
+                    peer.spare.end("replaced by a new link")
+                peer.spare = link
+                return True
+            if lower:  # this end's dial is the link now; the far end's waits as a spare
+                if peer.spare is not None:
+                    peer.spare.end("replaced by a new link")
+                peer.spare, peer.link = current, None
+            else:
+                current.end("replaced by the link the lower peer id dialled (§4.7)")
+        elif current is not None:  # a newer link replaces an older one (reconnect)
+            current.end("replaced by a new link")
+        self._make_link(peer, link)
+        return True
+
+    def _make_link(self, peer: _Peer, link: _Link) -> None:
+        """`link` is the peer's link from now on; tell it, and send it the backlog."""
+        peer.link, peer.held = link, None
+        self._emit(LinkUp(peer.cert.peer_id))
+        while peer.backlog:  # what was sent while it had no link goes first, in order
+            if link.write(peer.backlog.popleft()) is None:
+                break
+        link.wake.set()
+
+    def _setup_failed(self, peer: _Peer, down: LinkDown, dialled: bool) -> None:
+        """A connection's `link.hello` exchange failed: tell it, or, if this end's dial
+        failed, the far end's link that ended while it ran (`_link_ended`)."""
+        held = peer.held if dialled else None
+        if held is not None:
+            peer.held = None
+            self._emit(held)
+        else:
+            self._emit(down)
+
     def _link_ended(self, peer: _Peer, link: _Link) -> None:
         """Hand up `link`'s end, once, as soon as it is known: before its connection is
         closed (an ``error`` frame sent, a ``close_notify``), so that this peer learns of a
         link it lost no later than of another peer's report of the same loss (§11.3). A
-        link replaced by a newer one is not a peer lost."""
+        link replaced by a newer one, or a spare, is not a peer lost; nor is the link
+        when a spare takes over (`_place`), or when the far end dialled it and this end's
+        own dial is in its `link.hello` exchange (the far end closed it for that one: told
+        only if that exchange fails, `_setup_failed`)."""
         if not self._unlink(peer, link):  # (handed up already, or replaced)
             return
+        spare, peer.spare = peer.spare, None
+        if spare is not None and spare.end_reason is None:
+            log.info("link to %s ended (%s): the connection it dialled takes over", peer.cert.short,
+                     link.end_reason or "link closed")
+            self._make_link(peer, spare)
+            return
         fault = link.end_error is not None and not isinstance(link.end_error, RemoteError)
-        self._emit(LinkDown(peer.cert.peer_id, link.end_reason or "link closed", link.end_error, link.clean, fault,
-                            link.said))
+        down = LinkDown(peer.cert.peer_id, link.end_reason or "link closed", link.end_error, link.clean, fault, link.said)
+        held = not link.dialled and peer.greeting and self.me < peer.cert.peer_id  # (the higher end closes no link of the lower's)
+        if held and not fault and not self._closing and not peer.closing:
+            peer.held = down
+            return
+        self._emit(down)
 
     @staticmethod
     def _unlink(peer: _Peer, link: _Link) -> bool:
         """`link` has ended: wake whoever waits for it to flush (`send_paced`), and if it
         is still `peer`'s link, take it away (from now on, what is sent to the peer waits in
-        its backlog). Whether it was."""
+        its backlog). Whether it was. (A spare that ends is just gone.)"""
         link.flushed.set()
+        if peer.spare is link:
+            peer.spare = None
         if peer.link is not link:
             return False
         peer.link = None
@@ -803,6 +880,8 @@ class Mesh:
         """Drop the link to a peer at once (it stays pinned; a later dial may reconnect);
         with `error`, the peer is told in an ``error`` frame what it broke (§4.6)."""
         peer = self._peers.get(peer_id)
+        if peer is not None and peer.spare is not None:
+            peer.spare.end(reason)  # (first: a spare does not take over from a link dropped on purpose)
         if peer is not None and peer.link is not None:
             peer.link.end_reason = reason
             if error is not None:

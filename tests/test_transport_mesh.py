@@ -407,3 +407,114 @@ async def test_s4_7_a_dial_whose_handshake_goes_unanswered_ends_after_one_attemp
             assert isinstance(down, LinkDown) and down.reason == "could not connect: timed out", down
             assert len(taken) == 1, f"{len(taken)} attempts, each waiting out its handshake"
             nursery.cancel_scope.cancel()
+
+
+def _hold_hello_reads(mesh: Mesh, gates: dict[bool, trio.Event], sent: list[Mesh]) -> None:
+    """Each link of `mesh` sends its `link.hello` (noted in `sent`), then waits for
+    `gates[dialled]` before it reads the other end's: a test decides in which order each
+    end sees its links up."""
+    run_link = mesh._run_link  # noqa: SLF001
+
+    async def held(peer, stream, *, dialled=False):  # type: ignore[no-untyped-def]
+        expect = stream.expect
+
+        async def gated(*types):  # type: ignore[no-untyped-def]
+            sent.append(mesh)
+            await gates[dialled].wait()
+            return await expect(*types)
+
+        stream.expect = gated
+        await run_link(peer, stream, dialled=dialled)
+
+    mesh._run_link = held  # type: ignore[method-assign]  # noqa: SLF001
+
+
+def _ends(mesh: Mesh, peer_id: bytes) -> tuple[object, object]:
+    """(this end, far end) of `mesh`'s link to `peer_id`, as socket addresses."""
+    link = mesh._peers[peer_id].link  # noqa: SLF001
+    assert link is not None
+    sock = link.tls._sock  # noqa: SLF001
+    return sock.getsockname(), sock.getpeername()
+
+
+# In which order each end reads the far end's `link.hello` on each connection: (the lower
+# or higher peer id, whether it reads on the connection it dialled).
+SEEN_UP = {
+    "each its own first, the lower end before": [("low", True), ("high", True), ("low", False), ("high", False)],
+    "each its own first, the higher end before": [("high", True), ("low", True), ("high", False), ("low", False)],
+    "the lower end its own last": [("high", False), ("low", False), ("high", True), ("low", True)],
+}
+
+
+@pytest.mark.parametrize("order", list(SEEN_UP))
+async def test_s4_7_two_peers_that_dial_each_other_at_once_keep_one_link_the_same_at_both_ends(
+    tmp_path: Path, order: str,
+) -> None:
+    """Both ends dial at once (a seat that sent its leave, or resumed at another port,
+    dials every seat, §9.8, §11.3): two connections of one pair come up, and each end sees
+    them up in its own order (each first the one it dialled, say). Each end keeping the
+    newer one it saw, each closed the one the other kept: a link lost just as it came up.
+    Both keep the one the lower peer id dialled (§4.7): one link at each end, the same
+    connection, and no link lost (also when the higher end closes the lower end's link
+    before the lower end's own dial is up there)."""
+    a_id, b_id = sorted((load_or_create_identity(tmp_path / n) for n in "ab"), key=lambda i: i.peer_id)
+    schemas = link_schemas(BLOB)
+    with trio.fail_after(30):
+        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+            gates = {name: {dialled: trio.Event() for dialled in (True, False)} for name in ("low", "high")}
+            sent: list[Mesh] = []
+            _hold_hello_reads(a, gates["low"], sent)
+            _hold_hello_reads(b, gates["high"], sent)
+            a.set_table(TABLE)
+            b.set_table(TABLE)
+            a.expect(b_id.certificate, ("127.0.0.1", b.port))
+            b.expect(a_id.certificate, ("127.0.0.1", a.port))
+            a.dial(b_id.peer_id)
+            b.dial(a_id.peer_id)
+            while len(sent) < 4:  # both connections set up at both ends, each hello sent
+                await trio.testing.wait_all_tasks_blocked()
+            for name, dialled in SEEN_UP[order]:
+                gates[name][dialled].set()
+                await trio.testing.wait_all_tasks_blocked()
+            events = []
+            for mesh in (a, b):
+                while (event := mesh.receive_nowait()) is not None:
+                    events.append(event)
+            assert not [e for e in events if isinstance(e, LinkDown)], events
+            assert a.linked() == {b_id.peer_id} and b.linked() == {a_id.peer_id}
+            here, there = _ends(a, b_id.peer_id)
+            assert _ends(b, a_id.peer_id) == (there, here), "the two ends kept different connections"
+            for link in list(a._links | b._links):  # noqa: SLF001
+                if link not in (a._peers[b_id.peer_id].link, b._peers[a_id.peer_id].link):  # noqa: SLF001
+                    await link.done.wait()  # the other connection closes at both ends
+            assert len(a._links) == len(b._links) == 1  # noqa: SLF001
+            a.send(b_id.peer_id, {"type": "test.blob", "v": 1, "data": b"still here"})
+            got = await b.receive()
+            assert isinstance(got, Received) and got.message["data"] == b"still here", got
+
+
+async def test_s4_7_a_peer_that_dials_anew_after_a_restart_takes_over_from_the_link_it_dropped(tmp_path: Path) -> None:
+    """The higher peer id restarts (a seat taken back at another port dials every seat,
+    §11.3) and dials while the lower peer still holds the link it dialled to the old
+    process. The lower peer keeps that link until it ends, and the new connection then
+    takes over at once: no link lost, and frames reach the new process."""
+    low_id, high_id = sorted((load_or_create_identity(tmp_path / n) for n in "ab"), key=lambda i: i.peer_id)
+    schemas = link_schemas(BLOB)
+    with trio.fail_after(30):
+        async with open_mesh(low_id, schemas, bind="127.0.0.1") as low:
+            low.set_table(TABLE)
+            async with open_mesh(high_id, schemas, bind="127.0.0.1") as old:
+                old.set_table(TABLE)
+                old.expect(low_id.certificate)
+                low.expect(high_id.certificate, ("127.0.0.1", old.port), dial=True)
+                assert await low.receive() == LinkUp(high_id.peer_id)
+                async with open_mesh(high_id, schemas, bind="127.0.0.1") as new:
+                    new.set_table(TABLE)
+                    new.expect(low_id.certificate, ("127.0.0.1", low.port), dial=True)
+                    assert await new.receive() == LinkUp(low_id.peer_id)
+                    await old.aclose(away=True)  # the old process is gone (no goodbye)
+                    assert await low.receive() == LinkUp(high_id.peer_id)  # (the new connection: what was lost is resent)
+                    low.send(high_id.peer_id, {"type": "test.blob", "v": 1, "data": b"welcome back"})
+                    got = await new.receive()
+                    assert isinstance(got, Received) and got.message["data"] == b"welcome back", got
+                    assert low.linked() == {high_id.peer_id} and low.receive_nowait() is None
