@@ -733,14 +733,17 @@ class Mesh:
         link.wake.set()
 
     def _setup_failed(self, peer: _Peer, down: LinkDown, dialled: bool) -> None:
-        """A connection's `link.hello` exchange failed: tell it, or, if this end's dial
-        failed, the far end's link that ended while it ran (`_link_ended`)."""
+        """A connection's `link.hello` exchange failed: a loss only if the peer has no
+        link (a second connection failing is not the peer lost, §4.7), or, if this end's
+        dial failed, the far end's link that ended while it ran (`_link_ended`)."""
         held = peer.held if dialled else None
         if held is not None:
             peer.held = None
             self._emit(held)
-        else:
+        elif peer.link is None:
             self._emit(down)
+        else:
+            log.info("a second connection to %s failed, its link stays up: %s", peer.cert.short, down.reason)
 
     def _link_ended(self, peer: _Peer, link: _Link) -> None:
         """Hand up `link`'s end, once, as soon as it is known: before its connection is

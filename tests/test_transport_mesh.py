@@ -518,3 +518,28 @@ async def test_s4_7_a_peer_that_dials_anew_after_a_restart_takes_over_from_the_l
                     got = await new.receive()
                     assert isinstance(got, Received) and got.message["data"] == b"welcome back", got
                     assert low.linked() == {high_id.peer_id} and low.receive_nowait() is None
+
+
+@pytest.mark.parametrize("how", ["another table's link.hello", "hangs up before its link.hello"])
+async def test_s4_7_a_second_connection_that_fails_its_setup_is_no_link_lost(tmp_path: Path, how: str) -> None:
+    """A connection from a linked peer whose `link.hello` exchange fails (a stale dial,
+    one that breaks §4.6) is logged and closed; the peer's link is up, so no link is
+    lost: a table told its player the peer was lost, and waited for it."""
+    a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
+    with trio.fail_after(30):
+        async with linked(a_id, b_id) as (a, b):
+            assert await a.receive() == LinkUp(b_id.peer_id)
+            sock = await trio.open_tcp_stream("127.0.0.1", a.port)
+            second = trio.SSLStream(sock, mesh_client_context(b_id, a_id.certificate), server_side=False)
+            await second.do_handshake()
+            if how == "another table's link.hello":
+                await second.send_all(encode_frame({"type": "link.hello", "v": 1, "table": b"\x01" * 32}))
+                while await second.receive_some():  # a's hello, its error frame, then its close
+                    pass
+            await trio.aclose_forcefully(second)
+            await trio.testing.wait_all_tasks_blocked()
+            assert a.receive_nowait() is None
+            assert a.linked() == {b_id.peer_id}
+            a.send(b_id.peer_id, {"type": "test.blob", "v": 1, "data": b"still linked"})
+            got = await b.receive()
+            assert isinstance(got, Received) and got.message["data"] == b"still linked", got
