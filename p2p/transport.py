@@ -528,7 +528,11 @@ class Mesh:
     async def _settle(self, sock: trio.SocketStream, host: str, port: int, label: str) -> tuple[_Peer, FramedStream] | None:
         """The TLS handshake of an incoming connection, then: a lobby joiner goes to the
         front door (for its whole stay there); a pinned peer's link is returned."""
-        await self._incoming.wait()
+        try:
+            await self._incoming.wait()
+        except BaseException:  # (cancelled while held)
+            await trio.aclose_forcefully(sock)
+            raise
         if self._server_ctx is None:
             self._server_ctx = server_context(self.identity, (p.cert for p in self._peers.values()))
         tls = TlsStream.over(sock, self._server_ctx, server_side=True)
@@ -545,6 +549,9 @@ class Mesh:
             log.log(level, "refused TLS client %s: %s", label, describe_tls_failure(exc))
             await trio.aclose_forcefully(tls)
             return
+        except BaseException:  # (cancelled: a mesh that fails cancels its tasks)
+            await trio.aclose_forcefully(tls)
+            raise
         stream = FramedStream(tls, self.schemas, limits=self.limits, label=label)
         if cert is None:
             if self._front_door is None:
@@ -623,7 +630,15 @@ class Mesh:
 
     async def _run_link(self, peer: _Peer, stream: FramedStream, *, dialled: bool = False) -> None:
         """Set up a link on `stream` and serve it until it ends. `dialled`: this peer's dial
-        made it, and that dial lasts until the `link.hello` exchange is over (§4.7)."""
+        made it, and that dial lasts until the `link.hello` exchange is over (§4.7).
+        However it ends, cancelled too (a mesh that fails cancels every link), its
+        connection is closed: not left to the garbage collector, nor half open at the far end."""
+        try:
+            await self._serve_link(peer, stream, dialled=dialled)
+        finally:
+            await stream.aclose()  # (shielded, bounded; nothing if closed already)
+
+    async def _serve_link(self, peer: _Peer, stream: FramedStream, *, dialled: bool) -> None:
         peer_id = peer.cert.peer_id
         if self._closing is not None or peer.closing:
             if dialled:

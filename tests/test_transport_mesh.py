@@ -3,8 +3,10 @@ never blocks and the other links carry on."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import socket
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -17,7 +19,7 @@ import trio.testing
 from p2p.identity import Identity, load_or_create_identity
 from p2p.schema import Bin, Message
 from p2p.tls import mesh_client_context
-from p2p.transport import LinkDown, LinkUp, Mesh, Received, Sent, link_schemas, open_mesh
+from p2p.transport import HandlerFailed, LinkDown, LinkUp, Mesh, Received, Sent, link_schemas, open_mesh
 from p2p.wire import encode_frame
 
 BLOB = Message("test.blob", 1, "§9", {"data": Bin(max_len=1 << 20)})
@@ -543,3 +545,38 @@ async def test_s4_7_a_second_connection_that_fails_its_setup_is_no_link_lost(tmp
             a.send(b_id.peer_id, {"type": "test.blob", "v": 1, "data": b"still linked"})
             got = await b.receive()
             assert isinstance(got, Received) and got.message["data"] == b"still linked", got
+
+
+async def test_s4_7_a_mesh_that_fails_closes_the_connection_of_every_link_it_cancels(tmp_path: Path) -> None:
+    """A mesh whose event handler fails (a bug) ends, cancelling every link's task: each
+    link's connection is closed on the way out, not left to the garbage collector (a
+    `ResourceWarning`, and a far end that sees no end of a connection nobody serves)."""
+    a_id, b_id, c_id = (load_or_create_identity(tmp_path / n) for n in "abc")
+    schemas = link_schemas(BLOB)
+    links: list[object] = []
+    with warnings.catch_warnings(record=True) as warned, trio.fail_after(30), pytest.raises(HandlerFailed):
+        warnings.simplefilter("always", ResourceWarning)
+        async with open_mesh(b_id, schemas, bind="127.0.0.1") as b, open_mesh(c_id, schemas, bind="127.0.0.1") as c:
+            async with open_mesh(a_id, schemas, bind="127.0.0.1") as a:
+                for mesh in (a, b, c):
+                    mesh.set_table(TABLE)
+                for far in (b, c):
+                    a.expect(far.identity.certificate)
+                    far.expect(a_id.certificate, ("127.0.0.1", a.port), dial=True)
+                    assert await a.receive() == LinkUp(far.me)
+                links.extend(a._links)  # noqa: SLF001
+                unsettled = await trio.open_tcp_stream("127.0.0.1", a.port)  # (held in its TLS handshake)
+
+                def handler(events: list[object]) -> None:
+                    raise RuntimeError("a bug in the layer above")
+
+                a.attach(handler)
+                c.send(a_id.peer_id, {"type": "test.blob", "v": 1, "data": b"boom"})
+                await trio.sleep_forever()  # (until a's failure cancels this block)
+    assert len(links) == 2
+    assert [link.tls._sock.fileno() for link in links] == [-1, -1]  # type: ignore[attr-defined]  # noqa: SLF001
+    with trio.fail_after(5):
+        assert await unsettled.receive_some() == b""  # closed: the far end sees the end
+    await unsettled.aclose()
+    gc.collect()
+    assert not [w for w in warned if issubclass(w.category, ResourceWarning)], [str(w.message) for w in warned]
