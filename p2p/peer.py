@@ -358,12 +358,20 @@ class TablePeer(SessionRecord):
         progress.reconnecting_after_stop = self._back_from_stop
         return progress
 
-    def submit(self, intent: Intent) -> None:
-        if self._done.is_set():
-            return
+    def submit(self, intent: Intent) -> bool:
+        """Send an intent of this seat; whether it was sent: not once the game ended or
+        the seat's run is over (it ended, or its caller cancelled it), when nothing is."""
+        if self._over():
+            return False
         self._notice_stop(trio.current_time())  # (the screen's timer may run first after a stop)
         self._send_intent(intent)
         self._after_processing()
+        return True
+
+    def _over(self) -> bool:
+        """Whether this seat plays no more: its game ended, or its run is over (it ended,
+        or was cancelled: its log is closed and its links may be gone), when it sends nothing."""
+        return self._done.is_set() or self._progress.ended
 
     @property
     def rejoining(self) -> bool:
@@ -377,28 +385,31 @@ class TablePeer(SessionRecord):
     async def changed(self) -> None:
         await self._watch.changed.wait()
 
-    async def leave(self, reason: str = CHOSE_TO_LEAVE, within: float | None = None) -> None:
+    async def leave(self, reason: str = CHOSE_TO_LEAVE, within: float | None = None) -> bool:
         """Say goodbye through the agreed order and wait (briefly) until our own `leave`
         is delivered back, so this log ends where everybody else's does (§9.8). `reason`
         tells the others why (the client's Ctrl-C, or a signal that stops the process); a
         second call while the first is under way only waits with it. After the game ended
         there is nothing to leave: the seat only marks itself leaving, so that a client
         still showing the final standings closes. `within`: the seconds this process has
-        to be gone (it was told to stop), to which the stay after the end is cut (§11.4)."""
+        to be gone (it was told to stop), to which the stay after the end is cut (§11.4).
+        Whether this call sent the seat's `leave`: not after the game or the seat's run is
+        over (`submit`), when nothing is sent, nor while a first is under way."""
         if within is not None:
             self._gone_by = min(self._gone_by, trio.current_time() + within)
             self._see_off_wake.set()
-        if self._done.is_set():
+        if self._over():
             self._progress.leaving = True
             self._watch.poke()
-            return
+            return False
         self._notice_stop(trio.current_time())  # (before the leave goes out, §9.6)
         if not self._send_leave(reason, YOU_LEFT):  # already on the way out
             with trio.move_on_after(LEAVE_WAIT):
                 await self._done.wait()
-            return
+            return False
         self._progress.leaving = True
         await self._await_leave()
+        return True
 
     async def go_away(self, reason: str, within: float | None = None) -> None:
         """Stop playing this seat meaning to come back (its terminal was closed, §11.3):
@@ -408,7 +419,7 @@ class TablePeer(SessionRecord):
         it as for a crash. A seat that cannot come back (`comes_back` false), or whose
         game ended, or that is leaving already, or that keeps no journal to be taken back
         from, leaves as `leave` would (`within` as there)."""
-        if not self.comes_back or self.journal is None or self._done.is_set() or self._leaving_why is not None:
+        if not self.comes_back or self.journal is None or self._over() or self._leaving_why is not None:
             await self.leave(reason, within)
             return
         self._away_reason = reason

@@ -181,9 +181,10 @@ class TableSession(Protocol):
         do not keep it across `changed()`)."""
         ...
 
-    def submit(self, intent: Intent) -> None:
+    def submit(self, intent: Intent) -> bool:
         """Send an intent of the local seat. Never blocks; if the engine refuses it when
-        it is delivered (too late, out of turn), an error `Line` says why."""
+        it is delivered (too late, out of turn), an error `Line` says why. Whether it was
+        sent: nothing is once the game or the seat's run is over."""
         ...
 
     @property
@@ -213,9 +214,10 @@ class TableSession(Protocol):
         """Return when anything above may have changed."""
         ...
 
-    async def leave(self, reason: str = CHOSE_TO_LEAVE) -> None:
+    async def leave(self, reason: str = CHOSE_TO_LEAVE) -> bool:
         """Leave the table: the log is closed valid; the others see the seat go, and
-        read `reason` (by default: the player chose to)."""
+        read `reason` (by default: the player chose to). Whether this call sent the
+        seat's leave: nothing is once the game or the seat's run is over."""
         ...
 
     async def go_away(self, reason: str) -> None:

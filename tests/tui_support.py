@@ -127,9 +127,10 @@ class LocalSession(SessionRecord):
     def view(self) -> SeatView:
         return self.game.view(self._me)
 
-    def submit(self, intent: Intent) -> None:
+    def submit(self, intent: Intent) -> bool:
         self.submitted.append(intent)
         self._inbox_send.send_nowait(intent)
+        return True
 
     def now(self) -> float:
         return trio.current_time()
@@ -137,13 +138,15 @@ class LocalSession(SessionRecord):
     async def changed(self) -> None:
         await self._changed.wait()
 
-    async def leave(self, reason: str = CHOSE_TO_LEAVE) -> None:
+    async def leave(self, reason: str = CHOSE_TO_LEAVE) -> bool:
         self.left_reason = reason
-        if not self._left.is_set():
-            self._progress.ended = True
-            self._progress.ended_why = "you left the table"
-            self._left.set()
-            self._touch()
+        if self._left.is_set():
+            return False
+        self._progress.ended = True
+        self._progress.ended_why = "you left the table"
+        self._left.set()
+        self._touch()
+        return True
 
     async def go_away(self, reason: str) -> None:
         self.away_reason = reason
