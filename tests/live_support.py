@@ -8,6 +8,8 @@ the others are played by the normal bot. Used by the client's live tests and by
 
 from __future__ import annotations
 
+import inspect
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -113,10 +115,38 @@ async def seat_live_table(root: Path, peers: int, *, person: bool = True, pace: 
     return stack, table
 
 
-async def until(predicate, *peers) -> None:  # type: ignore[no-untyped-def]
+UNTIL_WITHIN = 60.0  # seconds of real time an `until` waits at most
+
+
+async def until(predicate, *peers, within: float = UNTIL_WITHIN) -> None:  # type: ignore[no-untyped-def]
     """Wait (on the peers' change events, never a sleep) until `predicate()` holds. The
     events are taken before the predicate is asked, so a change between the two is not
-    missed (a stalled table may change nothing more)."""
+    missed (a stalled table may change nothing more). A predicate that does not hold
+    within `within` seconds of real time (a MockClock's jumps do not count, and a clock
+    that stands still does not hide a table that does) fails the test, naming it."""
+    if predicate():  # (at once, without a checkpoint, as a test may count on)
+        return
+    holds = threading.Event()
+    late = False
+    async with trio.open_nursery() as watched:
+
+        async def deadline() -> None:
+            nonlocal late
+            if not await trio.to_thread.run_sync(holds.wait, within, abandon_on_cancel=True):
+                late = True
+                watched.cancel_scope.cancel()
+
+        watched.start_soon(deadline)
+        try:
+            await _until(predicate, peers)
+        finally:
+            holds.set()
+        watched.cancel_scope.cancel()
+    if late:
+        raise AssertionError(f"waited {within:g} s of real time for: {_described(predicate)}")
+
+
+async def _until(predicate, peers) -> None:  # type: ignore[no-untyped-def]
     while True:
         events = [peer._watch.changed for peer in peers]
         if predicate():
@@ -129,6 +159,14 @@ async def until(predicate, *peers) -> None:  # type: ignore[no-untyped-def]
                     nursery.cancel_scope.cancel()
 
                 nursery.start_soon(woken)
+
+
+def _described(predicate) -> str:  # type: ignore[no-untyped-def]
+    """The source of `predicate` (a lambda: the line that waits), else its name."""
+    try:
+        return " ".join(inspect.getsource(predicate).split())
+    except (OSError, TypeError):
+        return getattr(predicate, "__qualname__", repr(predicate))
 
 
 @asynccontextmanager

@@ -95,3 +95,22 @@ def test_a_lobby_that_fails_at_a_live_table_fails_the_test_with_its_own_failure(
     failure, promptly = _failure_of(body)
     assert isinstance(failure, ValueError) and "a table has 2 to" in str(failure), repr(failure)
     assert promptly
+
+
+def test_until_fails_naming_what_it_waited_for_once_its_time_is_up() -> None:
+    """`until` had no deadline: a predicate that never held hung the test (on a MockClock,
+    which no timer moves, for ever). It fails after `within` seconds of real time, with
+    the predicate's words; one that holds returns at once."""
+    seat = type("Seat", (), {})()
+    seat._watch = type("Watch", (), {"changed": trio.Event()})()  # (a seat whose table never changes)
+
+    async def body() -> None:
+        await until(lambda: True, seat)
+        with trio.fail_after(5):  # (on the clock, which only moves once the run is taken for hung)
+            await until(lambda: "the round to end" == "never", seat, within=0.2)
+
+    failure, by_itself = _failure_of(body)
+    assert by_itself
+    assert isinstance(failure, AssertionError), failure
+    assert str(failure) == ('waited 0.2 s of real time for: await until(lambda: "the round to end" == "never", '
+                            'seat, within=0.2)'), failure
