@@ -1402,6 +1402,40 @@ async def test_turn_keys_typed_while_a_card_is_turned_over_act_when_it_is_done()
     assert isinstance(session.sent[-1], Snap) and session.sent[-1].slot == 1 and session.queued
 
 
+def test_R3_R5_a_drawn_card_put_in_a_slot_by_a_key_typed_ahead_is_shown_there_for_a_few_seconds() -> None:
+    """Ana types x then a in one burst: a is held while her drawn card is turned over, and
+    plays option B the moment its face arrives, so it was never on screen. Her screen marks
+    the card as seen by her, so it shows it in the slot it went to, as a look is shown (R3)."""
+    session = SlowTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[16, 2]))
+    ui, press = pressing(session)
+
+    press("x")
+    press("a")
+    assert session.sent == [Draw(0)]  # held while the card is turned over
+    session.serve()
+    settle(ui, session)
+    assert session.sent == [Draw(0), Exchange(0, 2)]
+    settle(ui, session)
+    kept = session.table.view(0).snapshot().tableaux[0][2]
+    assert kept is not None and kept.value == 16
+    scene = ui.scene()
+    assert kept.card in scene.shown
+    assert "a[16]" in scene.draw(80, 24).text().splitlines()[BOTTOM + 2]
+
+
+def test_R3_a_drawn_card_put_in_a_slot_after_it_was_on_screen_is_not_shown_again() -> None:
+    session = SlowTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[16, 2]))
+    ui, press = pressing(session)
+
+    press("x")
+    session.serve()
+    settle(ui, session)
+    press("a")  # (pressed on the screen that showed the drawn 16)
+    settle(ui, session)
+    assert session.sent == [Draw(0), Exchange(0, 2)]
+    assert not ui.scene().shown
+
+
 class AwayTable(SlowTable):
     """A `SlowTable` whose seat Bo is away (§11.3): nothing is delivered, so what Ana sends
     stays on its way (`Progress.sending`) until the test lands it."""

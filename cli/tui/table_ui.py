@@ -13,7 +13,9 @@ Private information (R3, R4, R10) is decided here, once: which cards have their 
 on screen right now (`TableScene.shown`). Your bottom cards are shown once per round,
 until you press a key or 10 s pass, and then `Ready` is sent (R4.3); a card you look
 at (peek, spy, look & swap) or that is turned face up for everyone in a tableau (a
-wrong snap) is shown for a few seconds; nothing else, unless `memory_aid`. A screen that
+wrong snap) is shown for a few seconds, and so is a drawn card you put in a slot with a
+key pressed before its face was on screen (typed ahead: it is marked seen, so it is
+shown once); nothing else, unless `memory_aid`. A screen that
 opens on a table in play (a seat resumed after a crash, §11.3) shows none of the cards
 its player saw before, nor the bottom cards again once confirmed: they were seen then.
 While the terminal is too small for the table (`MIN_WIDTH` × `MIN_HEIGHT`, as the screen
@@ -188,6 +190,7 @@ class _RoundState:
     known: set[int] = field(default_factory=set)  # card ids whose face I know
     flashes: dict[int, float] = field(default_factory=dict)  # card id -> shown until
     looking: set[int] = field(default_factory=set)  # my look targets waiting to be shown
+    placed_unseen: int | None = None  # my drawn card, put in a slot by a key pressed before its face was on screen
     bottom: tuple[int, ...] = ()  # my dealt bottom cards
     bottom_s: float = BOTTOM_PEEK_S  # how long they are still to be shown (less after a restart)
     bottom_began: float | None = None  # when the look began, less the time it stood (session clock)
@@ -300,6 +303,11 @@ class TableUi:
             if looked in known_now:
                 rs.flashes[looked] = now + FLASH_S
                 rs.looking.discard(looked)
+        if rs.placed_unseen is not None and rs.placed_unseen in in_tableau:  # (shown where it went, as a look is)
+            rs.flashes[rs.placed_unseen] = now + FLASH_S
+            rs.placed_unseen = None
+        elif rs.placed_unseen is not None and (view.hand is None or view.hand.card != rs.placed_unseen):
+            rs.placed_unseen = None  # (not kept after all: the turn ran out, R5)
         rs.known = known_now
         self._count_slots(view.round, tuple(len(tableau) for tableau in view.tableaux))
         rs.flashes = {c: t for c, t in rs.flashes.items() if t > now and c in in_tableau}
@@ -799,7 +807,10 @@ class TableUi:
         if command is Command.SLOT:
             slot = press.number
             if mine and phase is Phase.DRAWN:
-                return self._turn(Exchange(me, slot), model)
+                out = self._turn(Exchange(me, slot), model)
+                if out and not self._hand_was_shown(model, shown):
+                    self._round.placed_unseen = view.hand.card if view.hand is not None else None
+                return out
             if mine and phase is Phase.POWER:
                 if view.power is Power.PEEK:
                     return self._turn(Peek(me, slot), model)
@@ -830,6 +841,13 @@ class TableUi:
                       "warning")
             return []
         return []
+
+    @staticmethod
+    def _hand_was_shown(model: TableModel, shown: TableScene | None) -> bool:
+        """The face of my drawn card was on screen when the key was pressed (a key typed
+        ahead, held while it was turned over, comes with no picture: it was not)."""
+        hand, seen = model.view.hand, None if shown is None else shown.model.view.hand
+        return hand is not None and seen is not None and seen.card == hand.card and seen.face is not None
 
     @staticmethod
     def _power_action(power: Power | None) -> PendingAction:
