@@ -1305,6 +1305,23 @@ async def test_R1_the_header_says_the_game_ends_at_the_target_and_the_lowest_tot
                 header.endswith(f"{words} · ? help" if words else "  ? help")), header
 
 
+async def test_R8_the_header_cuts_the_turn_s_name_only_for_what_it_shows(mock_clock: trio.testing.MockClock) -> None:
+    """At six seats after this player's Bandit call, the header cut the name of whose turn
+    it is to "Dés…" so that "ends at 100 · ? help" would fit, which even so did not, and
+    wrote "? help" alone after ten blank columns. What is shown is decided first: the name
+    gives way only as far as what is shown asks, and not below 12 columns for the target."""
+    from dataclasses import replace
+
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2, 4, 6], players=6) as t:
+        seats = t.session._seats
+        t.session._seats = (seats[0], replace(seats[1], name="Désirée-Lumière"), *seats[2:])
+        await t.press("b", "x", "z")
+        assert t.text(80).splitlines()[0] == (
+            " Round 1 · Désirée-Lum…'s turn 1:00 · Bandit by you, 2 final turns left  ? help")
+        header = t.text(100).splitlines()[0]
+        assert header.startswith(" Round 1 · Désirée-Lumière's turn 1:00 · ") and header.endswith(" ? help"), header
+
+
 async def test_R4_the_first_round_s_look_says_where_the_rules_are(mock_clock: trio.testing.MockClock) -> None:
     """A first-time player's first screen, the look at the bottom cards (R4), says under
     the look where the rules are; once the look is over, and in a later round's look, the

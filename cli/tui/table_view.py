@@ -286,7 +286,7 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         if view.turn_seat == model.me:
             parts.append((f"Your turn{when}", "class:status.alert"))
         else:
-            named = len(parts)  # (a long name gives way first, so the line keeps the rest: `_fit_name`)
+            named = len(parts)  # (a long name gives way, to NAME_COLUMNS but for "? help": `fitted`)
             parts.append((f"{model.name(view.turn_seat)}'s turn{when}", "class:status"))
     elif phase is Phase.REVEAL:
         parts.append(("the round is over: turning every card", "class:status"))
@@ -311,29 +311,45 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
     rights = (f"game ends at {target} · lowest total wins · ? help ", f"ends at {target} · lowest wins · ? help ",
               f"ends at {target} · ? help ", "? help ")
 
-    def over() -> int:
+    def over(parts: Sequence[tuple[str, str]], right: str) -> int:
         return sum(text_width(t) for t, _ in parts) + 3 * (len(parts) - 1) + text_width(right) + 2 - canvas.width
 
-    # (what the table is doing gives way for "? help" only, a long name for the target too; the words
-    # of the goal take the room left, as many as fit)
-    right = rights[-1]
-    if waited is not None and over() > 0:
+    # (what the table is doing gives way for "? help" only; then what is shown is decided first,
+    # and only what must be is cut: `fitted`)
+    help_only = rights[-1]
+    if waited is not None and over(parts, help_only) > 0:
         parts[waited] = (f"waiting for {', '.join(model.said_name(s) for s in model.waiting_for)}{until}",
                          parts[waited][1])
-    if waited is not None and over() > 0 and len(model.waiting_for) > 1:  # (their headers say "(away)")
+    if waited is not None and over(parts, help_only) > 0 and len(model.waiting_for) > 1:  # (their headers say "(away)")
         parts[waited] = (f"waiting for {len(model.waiting_for)} players{until}", parts[waited][1])
-    unnamed = bandit is not None and over() > 0
+    unnamed = bandit is not None and over(parts, help_only) > 0
     if unnamed:
         parts[bandit] = (_bandit(scene, named=False), parts[bandit][1])
-    right = rights[-2]
-    if named is not None and view.turn_seat is not None:
-        if (excess := over()) > 0:
+
+    def fitted(right: str, floor: int | None) -> list[tuple[str, str]]:
+        """`parts` with the names in them cut as far as `right` asks, to `floor` columns at
+        least (None: whole), the turn's name first."""
+        out = list(parts)
+        excess = over(out, right)
+        if floor is not None and excess > 0 and named is not None and view.turn_seat is not None:
             name = model.name(view.turn_seat)
-            text, style = parts[named]
-            parts[named] = (model.short_name(view.turn_seat, max(4, text_width(name) - excess)) + text[len(name):],
-                            style)
-    if unnamed and (excess := over()) > 0 and view.caller != model.me:
-        parts[bandit] = (_bandit(scene, named=False, cut=excess), parts[bandit][1])
+            if (cut := min(excess, text_width(name) - floor)) > 0:
+                text, style = out[named]
+                out[named] = (model.short_name(view.turn_seat, text_width(name) - cut) + text[len(name):], style)
+                excess = over(out, right)
+        if floor is not None and excess > 0 and unnamed and bandit is not None and view.caller != model.me:
+            if (cut := min(excess, text_width(model.name(view.caller)) - floor)) > 0:
+                out[bandit] = (_bandit(scene, named=False, cut=cut), out[bandit][1])
+        return out
+
+    # (names whole with as many of the goal's words as fit; a name over NAME_COLUMNS gives way for
+    # the target, never below it but for "? help"; what even so does not fit ends in …, at the edge)
+    tries = [*((right, None) for right in rights[:-1]), (rights[-2], NAME_COLUMNS),
+             (help_only, None), (help_only, NAME_COLUMNS), (help_only, 4)]
+    for right, floor in tries:
+        if over(shown := fitted(right, floor), right) <= 0:
+            break
+    parts = shown
     x = 0
     for i, (text, style) in enumerate(parts):  # (what even so does not fit ends in …, at the edge)
         if i:
