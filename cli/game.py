@@ -20,7 +20,7 @@ from cli.argtypes import integer
 from cli.cells import ljust, text_width
 from cli.commands import audit_command, logs_together, shell_word, this_program
 from cli.folders import folder_problem
-from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, tell, why_not_full_screen
+from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, say_to_copy, tell, why_not_full_screen
 from cli.stopping import INTERRUPTED, LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from engine.narrate import cut_short, game_won
@@ -430,12 +430,18 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
                 say(f"Totals of the {summary.rounds} round{'s' if summary.rounds != 1 else ''} that count "
                     "(the game was not played out, so nobody won):")
                 _standings(summary)
+        # (a path or a command on a line of its own where the line would be broken: copied whole)
         if summary.away is not None:  # (its log stays open for the seat's return: no audit would hold yet)
-            say(f"Log: {summary.log_path}   (open until your seat's game ends)")
+            say_to_copy(f"Log: {summary.log_path}   (open until your seat's game ends)",
+                        [("Log (open until your seat's game ends):", False), (f"   {summary.log_path}", True)])
         else:
-            say(f"Log: {summary.log_path}   (check it with: {audit_command([summary.log_path])})")
+            command = audit_command([summary.log_path])
+            say_to_copy(f"Log: {summary.log_path}   (check it with: {command})",
+                        [("Log:", False), (f"   {summary.log_path}", True), ("Check it with:", False),
+                         (f"   {command}", True)])
             if (together := logs_together(logs, len(summary.names))) is not None:  # (the bots' logs are here too)
-                say(" ".join(together))
+                words, command = together
+                say_to_copy(f"{words} {command}", [(words, False), (f"   {command}", True)])
     else:
         out = summary.to_json()
         out["logs"] = [str(p) for p in in_seat_order(logs)]

@@ -21,8 +21,8 @@ from cli.argtypes import (
 )
 from cli.lobby_common import (
     add_identity_options, add_interface_option, add_seat_options, at_a_terminal, complain, explain, load_identity,
-    JoinHint, LOBBY_CHECK, SIGNING_NOW, lobby_schemas, player_name, print_result, remember_name, roster_progress, say,
-    tell, then_shown,
+    JoinHint, LOBBY_CHECK, OR, SIGNING_NOW, commands_to_copy, lobby_schemas, player_name, print_result, remember_name,
+    roster_progress, say, say_to_copy, tell, then_shown,
 )
 from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
 from cli.commands import shell_word, this_program
@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
             say(f'Hosting "{table}" on {where}:{mesh.port} with {args.seats} seats'
                 f'{" (a code is required)" if args.code else ""}, game to {args.target}.')
             say(f"Your fingerprint: {identity.short} (players can check it on their screens)")
-            say(f"Others join with: {hint}{'   (each is asked for the table code)' if args.code else ''}")
+            say_join_hint(hint, "(each is asked for the table code)" if args.code else "")
         else:
             say_listening(args, f"{where}:{mesh.port}", identity.peer_id)
         seated = [1]  # (players at the table now, for Enter)
@@ -209,7 +209,7 @@ def join_hint(ad: TableAd, where: str, *, by_name: bool = True, namesake: bool =
     if not by_name:
         return by_peer
     fingerprint = f" --fingerprint {short_id(ad.fingerprint)}" if namesake else ""
-    return f"{this_program()} join {shell_word(ad.table)}{fingerprint}   or   {by_peer}"
+    return f"{this_program()} join {shell_word(ad.table)}{fingerprint}{OR}{by_peer}"
 
 
 @asynccontextmanager
@@ -284,7 +284,14 @@ def said_in_lines(args: argparse.Namespace, news: str | JoinHint) -> None:
         return
     say(news.news, aside=aside)
     if not aside:
-        say(f"Others join with: {news.command}")
+        say_join_hint(news.command)
+
+
+def say_join_hint(hint: str, after: str = "") -> None:
+    """"Others join with: …" and the join commands of `hint` (`join_hint`), then `after`:
+    on one line where it fits, else each command on a line of its own (`say_to_copy`)."""
+    say_to_copy(f"Others join with: {hint}{f'   {after}' if after else ''}",
+                commands_to_copy("Others join with:", hint.split(OR), after))
 
 
 def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:

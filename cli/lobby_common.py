@@ -10,10 +10,10 @@ import re
 import shutil
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Final, TextIO
 
 
 from cli.argtypes import ipv4, player
@@ -219,6 +219,33 @@ def for_the_terminal(text: str, stream: TextIO | None) -> str:
     except (OSError, ValueError):  # (closed)
         at_a_terminal = False
     return wrapped(text, shutil.get_terminal_size(TERMINAL_SIZE).columns) if at_a_terminal else text
+
+
+OR: Final = "   or   "
+"""Between two commands that do the same (the host's join commands, `cli.host.join_hint`)."""
+
+
+def say_to_copy(one_line: str, lines: Sequence[tuple[str, bool]], *, aside: bool = False) -> None:
+    """Say `one_line`, which holds commands or paths to copy, where the terminal's width
+    holds it (or where no terminal reads it: a script reads it as ever); else say it as
+    `lines`, each (text, whole): a command or path goes on a line of its own, whole
+    (`wrapped` never breaks it: the terminal may wrap a longer one, and what is copied
+    is still the command), the words around it are broken at spaces as ever."""
+    stream = sys.stderr if aside else sys.stdout
+    if for_the_terminal(one_line, stream) == one_line:
+        tell(one_line, stream)
+        return
+    for text, whole in lines:
+        tell(text if whole else for_the_terminal(text, stream), stream)
+
+
+def commands_to_copy(intro: str, commands: Sequence[str], after: str = "") -> list[tuple[str, bool]]:
+    """`say_to_copy`'s lines for `intro` then `commands` that do the same, "or" between
+    them, each on a line of its own (indented), then `after` (a note on them)."""
+    lines: list[tuple[str, bool]] = [(intro, False)]
+    for i, command in enumerate(commands):
+        lines += [*((("or", False),) if i else ()), (f"   {command}", True)]
+    return [*lines, *(((after, False),) if after else ())]
 
 
 def tell(line: str, stream: TextIO) -> None:

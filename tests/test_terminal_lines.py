@@ -9,6 +9,7 @@ the output is no terminal (a file, a pipe) every line stays whole, for scripts.
 from __future__ import annotations
 
 import fcntl
+import io
 import os
 import pty
 import re
@@ -132,3 +133,37 @@ def test_the_width_is_the_terminal_s_own(columns: int) -> None:
     lines = [line for line in _on_a_terminal(columns) if line]
     assert all(shown_width(line) <= columns for line in lines), lines
     assert (len(lines) > 8) is (columns == 40), lines  # (at 120 columns: one line each, as they are)
+
+
+class _Terminal(io.StringIO):
+    """Standard output as a terminal (its width: $COLUMNS)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_host_s_join_commands_are_never_broken_inside_a_command_at_80_columns(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line-mode host lobby wrapped its second join command mid-command ("… or
+    /…/python -m cli" / "join --peer 192.0.2.2:36655"): a line too wide for the terminal
+    puts each command on a line of its own, whole; one that fits stays one line, and a
+    file or pipe reads it as ever."""
+    from cli.host import say_join_hint
+    from cli.lobby_common import OR
+
+    program = "/home/someone/projects/bandit-lan/.venv/bin/python -m cli"
+    commands = [f"{program} join 'Friday night'", f"{program} join --peer 192.0.2.2:36655"]
+    monkeypatch.setenv("COLUMNS", "80")
+    for stream in (_Terminal(), io.StringIO()):
+        monkeypatch.setattr(sys, "stdout", stream)
+        say_join_hint(OR.join(commands), "(each is asked for the table code)")
+        lines = stream.getvalue().splitlines()
+        if isinstance(stream, _Terminal):
+            assert lines == ["Others join with:", f"   {commands[0]}", "or", f"   {commands[1]}",
+                             "(each is asked for the table code)"], lines
+        else:
+            assert lines == [f"Others join with: {OR.join(commands)}   (each is asked for the table code)"], lines
+    monkeypatch.setattr(sys, "stdout", stream := _Terminal())
+    monkeypatch.setenv("COLUMNS", "100")
+    say_join_hint(OR.join(["bandit-lan join Friday", "bandit-lan join --peer 192.0.2.2:36655"]))
+    assert stream.getvalue() == "Others join with: bandit-lan join Friday   or   bandit-lan join --peer 192.0.2.2:36655\n"

@@ -707,3 +707,20 @@ async def test_s6_4_the_host_screen_names_a_joiner_refused_for_a_lookalike_name(
                 text = await harness.wait_for_text("\u0412\u041e\u0412 (127.0.0.1) could not join under that name:")
                 assert "'BOB' is already seated (seat 2)" in " ".join(text.split()), text
                 nursery.cancel_scope.cancel()
+
+
+def test_s5_3_the_host_screen_never_breaks_a_join_command_between_its_words_at_80_columns() -> None:
+    """At 80 columns the host's screen wrapped its second join command mid-command
+    ("… or   /…/python -m cli" / "join --peer 192.0.2.2:36655"): where the two do not fit
+    one row, each goes on rows of its own, "or" between them."""
+    from cli.lobby_common import OR
+    from cli.tui.lobby_view import HostScene, Seat
+
+    program = "/home/ana/bandit-lan/.venv/bin/python -m cli"
+    commands = [f"{program} join 'Friday'", f"{program} join --peer 192.0.2.2:36655"]
+    scene = HostScene(table="Friday", seats=4, members=(Seat(0, "alice", "NW77-F6HD-L3JV-RRPS", True, True),),
+                      fingerprint="NW77-F6HD-L3JV-RRPS", join_hint=OR.join(commands), code=False, starting=False)
+    canvas = scene.draw(80, 24)
+    rows = [canvas.row_text(y).rstrip() for y in range(24)]
+    start = rows.index(" Others join with:") + 1
+    assert rows[start:start + 3] == [f"   {commands[0]}", " or", f"   {commands[1]}"], rows

@@ -2690,6 +2690,29 @@ def test_R1_a_game_that_ended_before_any_score_ranks_nobody_and_its_log_path_is_
     assert "0a1b2c3d4e5f-seat1.bandit-log" in text.replace("\n", "").replace(" ", "")
 
 
+def test_R1_the_game_end_screen_never_breaks_its_log_s_path_inside_a_name_at_80_columns() -> None:
+    """The log's path, too long for a row, was cut inside its file's name
+    ("…-seat1.bandit-l" / "og"): it breaks after a "/" only, each name whole on its row,
+    and the screen says that it is printed whole as the player leaves; the audit command
+    too, its own path broken the same way."""
+    from cli.tui.round_view import PRINTED_WHOLE
+
+    session = SlowTable(ScriptedTable(3, {0: [4, 6, 0, 2]}, discard=10, draw=[0, 2]))
+    folder = "/home/someone-with-a-long-name/.local/share/bandit-lan/logs/friday-night-at-the-lan-party"
+    path = f"{folder}/7027a81d97ad-seat1.bandit-log"
+    session.progress = Progress(ended=True, ended_why="Bo left the table (the player chose to leave)", log_path=path)
+    ui = TableUi(0)
+    ui.update(TableModel.capture(session))  # type: ignore[arg-type]
+    canvas = ui.scene().draw(80, 24)
+    rows = [canvas.row_text(y).strip() for y in range(24)]
+    start = rows.index("Your fairness log of this game:") + 1
+    broken = rows[start:start + 2]
+    assert "".join(broken) == path and broken[0].endswith("/") and broken[1].endswith("/7027a81d97ad-seat1.bandit-log")
+    assert PRINTED_WHOLE in rows
+    command = rows[rows.index(PRINTED_WHOLE) - 1]  # (the audit command's last row)
+    assert command.endswith("7027a81d97ad-seat1.bandit-log") and command.split("/")[-1] == "7027a81d97ad-seat1.bandit-log"
+
+
 def test_s11_3_why_a_game_ended_wraps_on_the_final_screen_rather_than_being_cut() -> None:
     """A long reason (a program stopped past the grace period) is read whole at 100
     columns: it was cut after "the o…", before what the player most needs to read."""

@@ -112,9 +112,19 @@ def clip(text: str, width: int, ellipsis: str = "…") -> str:
     return "".join(out) + ellipsis
 
 
+def _broken(word: str, width: int) -> str:
+    """The first line of a `word` wider than `width`: up to the last "/" that fits (a path
+    breaks between its folders, never inside a name), else as much as fits (a wide
+    character in one column goes whole)."""
+    head = clip(word, width, "") or word[0]
+    slash = head.rfind("/")
+    return head[:slash + 1] if slash > 0 else head
+
+
 def wrap(text: str, width: int, measure: Callable[[str], int] = text_width) -> list[str]:
-    """Word-wrap `text` to lines of at most `width` columns (long words are cut), each
-    word `measure` columns wide (as written, unless told)."""
+    """Word-wrap `text` to lines of at most `width` columns, each word `measure` columns
+    wide (as written, unless told); a word wider than a line (a path) is broken after a
+    "/" of it where one fits (`_broken`), else cut."""
     if width <= 0:
         return []
     lines: list[str] = []
@@ -127,7 +137,7 @@ def wrap(text: str, width: int, measure: Callable[[str], int] = text_width) -> l
         if line:  # (not the spaces where a line broke, nor the empty rest of a word cut whole)
             lines.append(line)
         while size > width:
-            head = clip(word, width, "") or word[0]  # (a wide character in one column: it goes whole)
+            head = _broken(word, width)
             lines.append(head)
             word = word[len(head):]
             size = measure(word)

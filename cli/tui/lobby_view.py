@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cli.lobby_common import SIGNING_NOW
+from cli.lobby_common import OR, SIGNING_NOW
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.marks import WORD, unmarked, write_marked
 from p2p.discovery import TableAd
@@ -60,6 +60,20 @@ def _text(canvas: Canvas, x: int, y: int, text: str, style: str) -> int:
     for line in wrap(text, canvas.width - x - 1):
         canvas.write(x, y, line, style)
         y += 1
+    return y
+
+
+def _commands(canvas: Canvas, y: int, hint: str) -> int:
+    """The join commands of `hint` ("A   or   B") from row `y`, at column 3: on one row if
+    it holds them, else each on rows of its own, "or" between them, so that none is broken
+    but where a command alone is wider than a row (at its spaces, `wrap`); returns the row
+    under them."""
+    if text_width(hint) <= canvas.width - 4:
+        return _text(canvas, 3, y, hint, "class:prompt.key")
+    for i, command in enumerate(hint.split(OR)):
+        if i:
+            y = _text(canvas, 1, y, "or", "class:prompt")
+        y = _text(canvas, 3, y, command, "class:prompt.key")
     return y
 
 
@@ -191,7 +205,7 @@ class HostScene:
         taken = len(self.members)
         y = _title(canvas, f'Hosting "{self.table}" — {taken} of {self.seats} seats taken') + 1
         y = _text(canvas, 1, y, "Others join with:", "class:prompt")
-        y = _text(canvas, 3, y, self.join_hint, "class:prompt.key") + 1
+        y = _commands(canvas, y, self.join_hint) + 1
         y = _text(canvas, 1, y, f"Your fingerprint: {self.fingerprint}", "class:prompt")
         y = _text(canvas, 3, y, "players who joined by address compare it with this screen", "class:dim")
         y = _text(canvas, 1, y, "A table code is required." if self.code else "No table code: anyone on the LAN may sit.",

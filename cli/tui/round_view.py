@@ -298,7 +298,7 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
     y += 1
     if model.log_path:  # (wrapped, not cut: the path is there to be read; both are printed whole on leaving)
         lines = [(1, "Your fairness log of this game:", "class:prompt"),
-                 *((3, line, "class:message.info") for line in wrap(model.log_path, width - 4)),
+                 *_command_lines(model.log_path, width, "class:message.info"),
                  *((1, line, "class:prompt") for line in wrap(check_words(played_out, cut), width - 2)),
                  *_command_lines(audit_command([model.log_path]), width)]
         together = logs_together([model.log_path, *model.logs_beside], model.players)
@@ -314,14 +314,15 @@ def draw_game_end(canvas: Canvas, model: TableModel) -> None:
 PRINTED_WHOLE: Final = "(printed on one line as you leave, to copy whole)"
 
 
-def _command_lines(command: str, width: int) -> list[tuple[int, str, str]]:
-    """A command to copy, as (x, text, style) rows: on one row, indented if there is
-    room; else wrapped, saying that it is printed whole once the screen closes."""
+def _command_lines(command: str, width: int, style: str = "class:prompt.key") -> list[tuple[int, str, str]]:
+    """A command or a path to copy, as (x, text, style) rows: on one row, indented if
+    there is room; else broken at its spaces, a path in it after a "/" (never inside a
+    word, `wrap`), saying that it is printed whole once the screen closes."""
     if text_width(command) <= width - 4:
-        return [(3, command, "class:prompt.key")]
+        return [(3, command, style)]
     if text_width(command) <= width - 2:
-        return [(1, command, "class:prompt.key")]
-    return [*((3, line, "class:prompt.key") for line in wrap(command, width - 4)), (3, PRINTED_WHOLE, "class:dim")]
+        return [(1, command, style)]
+    return [*((3, line, style) for line in wrap(command, width - 4)), (3, PRINTED_WHOLE, "class:dim")]
 
 
 STANDING_COLUMNS: Final = 6 + NAME_COLUMNS + 6
