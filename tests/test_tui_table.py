@@ -207,6 +207,23 @@ async def test_R4_help_and_the_log_s_scrolling_leave_the_look_at_the_bottom_card
         assert t.sent == [Ready(0)] and "[ 8]" not in my_box(t.text())[1]
 
 
+async def test_R4_the_help_s_legend_says_the_marks_by_the_totals_while_the_players_look(
+        mock_clock: trio.testing.MockClock) -> None:
+    """During the look at the bottom cards each total has "…" or "✓" by it, explained
+    nowhere: the help's legend says them then, on one 80×24 screen with everything else."""
+    async with table({0: [4, 6, 8, 2]}, discard=10, ready=False) as t:
+        assert " 0 …" in t.text()
+        await t.press("?")
+        rows = t.text().splitlines()
+        assert "Totals … still looking at their cards  ✓ ready" in [row.strip() for row in rows], rows
+        assert rows[-2].strip().startswith("Stopped") and rows[-1].strip().startswith("? how to win"), rows
+        await t.press("x")  # (closes the help)
+        await t.press("enter")
+        await t.other(Ready(1), Ready(2))
+        await t.press("?")
+        assert "still looking" not in t.text()
+
+
 async def test_R4_snap_allowed_while_looking_at_the_bottom_cards(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 10, 2]}, discard=10, ready=False) as t:
         top = t.scene.top_card

@@ -22,6 +22,10 @@ NOTES = (
 
 LEGEND = ("[░░] face down", "[••] seen by you", "[ 8] shown", "[-2] green", "[20] red")
 
+LOOK_LEGEND = ("… still looking at their cards", "✓ ready")
+"""The marks by each total while the players look at their bottom cards (R4): said in the
+legend while they are on screen."""
+
 KEYS_FOOTER = "? how to win, options A B C, the cards · any other key: back to the table"
 RULES_FOOTER = "? the keys · any other key: back to the table"
 
@@ -31,27 +35,47 @@ def _footer(canvas: Canvas, footer: str) -> None:
                  "class:dim")
 
 
-def draw_help(canvas: Canvas) -> None:
-    """The first `?` screen: every key, the card legend, how to snap and announce Bandit."""
+LEGEND_X = 8
+"""The column a legend's items begin in, after its label ("Cards", "Totals")."""
+
+
+def _legend_rows(items: tuple[str, ...], width: int) -> list[list[str]]:
+    """`items` of a legend, as many on a row as fit."""
+    rows: list[list[str]] = [[]]
+    x = LEGEND_X
+    for item in items:
+        if rows[-1] and x + text_width(item) >= width:
+            rows.append([])
+            x = LEGEND_X
+        rows[-1].append(item)
+        x += text_width(item) + 2
+    return rows
+
+
+def draw_help(canvas: Canvas, looking: bool = False) -> None:
+    """The first `?` screen: every key, the card legend (and, `looking` at the bottom
+    cards, the marks by the totals, `LOOK_LEGEND`), how to snap and announce Bandit. The
+    blank row under the title gives way where the rows are too few for all of it."""
     width = canvas.width
     canvas.write(1, 0, clip("Bandit — keys for one hand: fingers on q w / a s, thumb on Space", width - 2), "class:title")
-    y = 2
     what_width = max(10, width - KEY_COLUMN - 3)
-    for entry in KEYMAP:
-        lines = wrap(entry.what, what_width)
+    keys = [wrap(entry.what, what_width) for entry in KEYMAP]
+    legends = [("Cards", LEGEND), *((("Totals", LOOK_LEGEND),) if looking else ())]
+    legend_rows = [_legend_rows(items, width) for _, items in legends]
+    needed = (sum(map(len, keys)) + sum(map(len, legend_rows)) + sum(len(wrap(note, width - 2)) for note in NOTES))
+    y = 2 if 2 + needed < canvas.height else 1
+    for entry, lines in zip(KEYMAP, keys, strict=True):
         canvas.write(2, y, entry.keys, "class:prompt.key")
         for i, line in enumerate(lines):
             canvas.write(2 + KEY_COLUMN, y + i, line, "class:prompt")
         y += len(lines)
-    x = 1
-    canvas.write(x, y, "Cards", "class:title")
-    x += 7
-    for item in LEGEND:
-        if x + len(item) >= width:
+    for (label, _), rows in zip(legends, legend_rows, strict=True):
+        canvas.write(1, y, label, "class:title")
+        for row in rows:
+            x = LEGEND_X
+            for item in row:
+                x = canvas.write(x, y, item, "class:dim") + 2
             y += 1
-            x = 8
-        x = canvas.write(x, y, item, "class:dim") + 2
-    y += 1
     for note in NOTES:
         for line in wrap(note, width - 2):
             canvas.write(1, y, line, "class:prompt")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from engine import Phase
+
 from cli.tui.canvas import Canvas, text_width, wrap
 from cli.tui.dialog import LEAVE_AGAIN, answer_keys, draw_dialog
 from cli.tui.help_view import draw_help, draw_rules
@@ -25,7 +27,7 @@ def draw_table_scene(scene: TableScene, width: int, height: int) -> Canvas:
     if not table_fits((width, height)):  # (rather than a table drawn over itself)
         _too_small(canvas, scene)
     elif overlay is Overlay.HELP:
-        draw_help(canvas)
+        draw_help(canvas, looking=scene.model.view.phase is Phase.PEEK)  # (R4: the marks by the totals)
     elif overlay is Overlay.RULES:
         draw_rules(canvas, scene.model.skills, scene.model.view.target)
     elif overlay is Overlay.ROUND and scene.report is not None:
