@@ -494,6 +494,31 @@ async def test_R6_one_snap_per_turn_is_explained_not_sent(mock_clock: trio.testi
                              "turned no card.")
 
 
+async def test_R6_the_prompt_offers_a_snap_in_another_s_turn_only_while_this_player_may_make_one(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Space a Space s in Bo's turn: the second Space was refused ("One snap per turn"),
+    and a moment later the prompt invited a snap again. It offers Space while the snap
+    of this turn is not made nor on its way, and says it is made once it is (R6)."""
+    from dataclasses import replace
+
+    from cli.tui.table_view import prompt_text
+
+    async with table({0: [4, 6, 0, 2]}, discard=10, draw=[2, 4], first=1) as t:
+        assert prompt_line(t) == "Bo is playing · Space+slot snaps a card matching the discard."
+        model = t.scene.model
+        sending = replace(t.scene, model=replace(model, sending=("snap",)))
+        assert prompt_text(sending) == "Bo is playing · you made your one snap this turn (R6)."
+        assert len(await t.press("space", "a")) == 1  # (a 0 on a 10: wrong, penalty card)
+        assert await t.press("space", "s") == []
+        mock_clock.jump(MESSAGE_S)
+        await t.settle()
+        assert prompt_line(t) == "Bo is playing · you made your one snap this turn (R6)."
+        await t.other(Draw(1), Discard(1), SkipPower(1))  # (a 4: peek, skipped)
+        mock_clock.jump(MESSAGE_S)
+        await t.settle()
+        assert prompt_line(t) == "Cy is playing · Space+slot snaps a card matching the discard.", t.log
+
+
 async def test_R6_a_snap_after_the_round_says_when_snaps_are_not_allowed(mock_clock: trio.testing.MockClock) -> None:
     session = LocalSession(2, 0, script=Script([arranged(2, {0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4,
                                                          draw=[0, 2, 0])], [0]), bots_play=False)

@@ -156,6 +156,17 @@ class TableModel:
         return bool(self.view.needs)
 
     @property
+    def snap_open(self) -> bool:
+        """R6 allows me a snap now and none of mine is on its way (`can_snap` knows only
+        the snaps in the agreed order): what the screen offers Space for."""
+        return self.can_snap and "snap" not in self.sending
+
+    @property
+    def snap_made(self) -> bool:
+        """My one snap of this turn (R6) is made, or on its way."""
+        return self.view.snapped[self.me] or "snap" in self.sending
+
+    @property
     def turn_sent(self) -> str | None:
         """A move of my turn I sent that the table has not yet taken in (its wire type):
         the next one waits for it, lest it be judged before it and refused (R5)."""

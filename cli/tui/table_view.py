@@ -683,7 +683,7 @@ def prompt_lines(scene: TableScene) -> tuple[PromptLine, ...]:
     new = (PromptLine(NEW_PLAYER_HINT),) if scene.bottom_until is not None and model.view.round == 1 else ()
     if scene.bottom_until is not None and (_my_turn(scene) or said is not None or reaching):
         return first, PromptLine(_look_text(scene)), *(new if said is None else ())
-    if scene.bottom_until is not None and said is None and model.can_snap:  # (R6: Space is a snap, as ever)
+    if scene.bottom_until is not None and said is None and model.snap_open:  # (R6: Space is a snap, as ever)
         return first, PromptLine(f"{{Space}} also starts a snap: your one snap {literal(snap_turn(model))} (R6)."), *new
     return (first, *(new if said is None else ()))
 
@@ -748,7 +748,7 @@ def prompt_text(scene: TableScene) -> str:
             return "Press {Enter} when you are ready for the first turn."
         waiting = [literal(model.said_name(s)) for s in range(model.players) if not view.ready[s]]
         # (R6: one snap before the first turn; once made, or on its way, Space offers none)
-        snap = " · {Space}+slot snaps a matching card" if model.can_snap and "snap" not in model.sending else ""
+        snap = " · {Space}+slot snaps a matching card" if model.snap_open else ""
         return f"Ready (R4) · waiting for {listed(waiting)}{snap}."
     if phase in (Phase.REVEAL, Phase.BETWEEN):
         if not view.round:  # (every seat's keys, then the shuffle, come first: §9.2)
@@ -758,15 +758,16 @@ def prompt_text(scene: TableScene) -> str:
         return "The game is over."
     if view.turn_seat != me:
         whose = literal(model.said_name(view.turn_seat)) if view.turn_seat is not None else "the table"
+        snap = snap_hint(model)
         if view.turn_seat in model.waiting_for and model.reconnecting_after is not None:  # (ours to re-make)
-            return f"Reconnecting to {whose} · {{Space}}+slot snaps a card matching the discard."
+            return f"Reconnecting to {whose}{snap}."
         if view.turn_seat in model.gone and model.waiting_for:  # (the game ends at its leave once they are back, §9.8)
             waited = listed([literal(model.said_name(s)) for s in model.waiting_for])
             are = "is" if len(model.waiting_for) == 1 else "are"
             return f"{whose} left the table; the game ends when {waited} {are} back."
         if view.turn_seat in model.waiting_for:  # (its link is down: it is not playing now, §11.3)
-            return f"Waiting for {whose} to come back · {{Space}}+slot snaps a card matching the discard."
-        return f"{whose} is playing · {{Space}}+slot snaps a card matching the discard."
+            return f"Waiting for {whose} to come back{snap}."
+        return f"{whose} is playing{snap}."
     top = model.top
     top_words = "" if top is None or top.value is None else f" the {top.value}"
     if phase is Phase.START:
@@ -792,6 +793,15 @@ def prompt_text(scene: TableScene) -> str:
             return f"{LOOKED_CARD_LEFT}: {{z}} end your turn (no exchange)."
         return "Look & swap: {x} exchange the two cards · {z} keep them where they are."
     return ""
+
+
+def snap_hint(model: TableModel) -> str:
+    """What the prompt says of a snap during another's turn (R6: one per player per turn):
+    how Space snaps while this player may; once their snap is made (or on its way), that
+    it is; nothing while no snap is allowed (no discard, or its top still turning up)."""
+    if model.snap_open:
+        return " · {Space}+slot snaps a card matching the discard"
+    return " · you made your one snap this turn (R6)" if model.snap_made else ""
 
 
 def _my_turn(scene: TableScene) -> bool:
