@@ -2263,6 +2263,31 @@ async def test_names_of_up_to_16_columns_are_shown_whole_where_the_screen_has_ro
         assert "2.  Evangelina-Maxi1    60    60" in t.text(), t.text()  # the standings
 
 
+async def test_names_longer_than_16_columns_are_shown_whole_where_the_screen_has_room(
+        mock_clock: trio.testing.MockClock) -> None:
+    """"Fayetteville-Annie" (18 characters) read "Fayetteville-An…" even at 132×40, though
+    a name may have 24: every name is shown whole up to its full allowed length where the
+    screen has room, on the table, the round's screen and the standings."""
+    from dataclasses import replace
+
+    long = "Fayetteville-Annie-Marie"  # (24 characters: the most §6.4 allows)
+    names = ("Ana", "Fayetteville-Annie", "Cy", long)
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2], players=4, first=1) as t:
+        _named(t, names)
+        await t.settle()
+        text = t.text(132, 40)
+        assert "1 Fayetteville-Annie 0" in text and f"3 {long} 0" in text, text
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2, target=20) as t:
+        t.session._seats = (t.session._seats[0], replace(t.session._seats[1], name=long))
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        assert f"  {long} [18] [16]" in t.text(132, 40), t.text(132, 40)  # the round's screen
+        await t.press("enter")
+        mock_clock.jump(1.0)
+        await t.settle()
+        assert f"2.  {long}    60    60" in t.text(132, 40), t.text(132, 40)  # the standings
+
+
 @pytest.mark.parametrize(("players", "columns"), [(3, 80), (5, 100)])
 async def test_a_name_shown_whole_stays_whole_while_its_header_says_a_card_is_drawn(
         mock_clock: trio.testing.MockClock, players: int, columns: int) -> None:

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 from engine import SNAP_PHASES, CardView, Intent, Skills, ViewSnapshot, legal_intents
 from p2p.session import Line, RoundReport, SeatInfo, TableSession
-from cli.tui.seat_names import NAME_COLUMNS_MOST, fit_names
+from cli.tui.seat_names import fit_names
 
 KEEP_LINES = 300
 """Log lines kept for the screen (the session keeps them all)."""
 
-SAID_NAME = NAME_COLUMNS_MOST
+SAID_NAME = 16
 """Columns a player's name takes at most in what the screen says in sentences (the prompt
 line, its messages, the status bar's list of players waited for): a longer name ends in …
 (`fit_names`), so that a sentence naming two players keeps its keys on an 80-column screen."""

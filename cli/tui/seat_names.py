@@ -8,8 +8,9 @@ halfway through the mark ("Ada (b…"). Names that would then read alike keep th
 as well, "…" moving into the middle ("Alexa…nova" and "Alexa…idis"); names alike at both
 ends show where they differ ("…pher A Wil…"), and as a last resort their seats' numbers.
 
-How wide a screen's names are is one rule (`name_columns`): 16 columns where the screen
-has room, so that a name of 16 columns reads whole, and no fewer than 12 where it has not.
+How wide a screen's names are is one rule (`name_columns`): as wide as the widest name
+where the screen has room, so that every name reads whole up to its full allowed length
+(§6.4: 24 characters), and no fewer than 12 columns where it has not.
 """
 
 from __future__ import annotations
@@ -27,15 +28,11 @@ NAME_COLUMNS: Final = 12
 """The columns a screen's column of names always has: a longer name is cut to them where
 the screen has no more room."""
 
-NAME_COLUMNS_MOST: Final = 16
-"""The columns a screen gives names where it has room: a name this wide is shown whole."""
-
-
 def name_columns(names: Sequence[str], room: Callable[[int], bool]) -> int:
-    """The columns a screen gives `names`: as many as the widest needs, from `NAME_COLUMNS`
-    up to `NAME_COLUMNS_MOST`, as far as `room(columns)` says the screen has room for
-    them (nothing else it shows giving way for them)."""
-    need = min(NAME_COLUMNS_MOST, max([NAME_COLUMNS, *map(text_width, names)]))
+    """The columns a screen gives `names`: as many as the widest needs (every name whole,
+    however long §6.4 lets it be), down to `NAME_COLUMNS`, as far as `room(columns)` says
+    the screen has room for them (nothing else it shows giving way for them)."""
+    need = max([NAME_COLUMNS, *map(text_width, names)])
     return next((columns for columns in range(need, NAME_COLUMNS, -1) if room(columns)), NAME_COLUMNS)
 
 

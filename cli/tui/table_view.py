@@ -19,9 +19,9 @@ Layout (80×24 and up; extra rows go to the log, extra columns spread the seats)
     last row   the help bar
 
 Opponents sit clockwise from your left (R5: play goes clockwise); the number by each
-name is the key that chooses them. Their names take up to 16 columns where the table has
-room for them, and are shortened to 12 where it has not (`name_width`); fewer only across
-the table, as the last resort of `across`.
+name is the key that chooses them. Their names are shown whole (up to 24 characters, §6.4)
+where the table has room for them, and are shortened to 12 columns where it has not
+(`name_width`); fewer only across the table, as the last resort of `across`.
 """
 
 from __future__ import annotations
