@@ -427,8 +427,8 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
             else:
                 complain(f"the game ended: {summary.why}")  # (as the final screen says it)
             if summary.rounds:
-                say(f"Totals of the {summary.rounds} round{'s' if summary.rounds != 1 else ''} that count "
-                    "(the game was not played out, so nobody won):")
+                counted = "the one round that counts" if summary.rounds == 1 else f"the {summary.rounds} rounds that count"
+                say(f"Totals of {counted} (the game was not played out, so nobody won):")
                 _standings(summary)
         # (a path or a command on a line of its own where the line would be broken: copied whole)
         if summary.away is not None:  # (its log stays open for the seat's return: no audit would hold yet)

@@ -195,6 +195,19 @@ def listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def possessive(name: str, names: Sequence[str] = ()) -> str:
+    """Whose, in a sentence: "Bo's". The possessive is written on the name itself: a note
+    in brackets that ends a name ("Bo (bot)", the mark of the bots a host seats) is said
+    where the name is (its seat's header, "Bo (bot) drew…"), and left out of "Bo's turn",
+    "Bo's bottom-left card"; unless another of the table's `names` is the name without it."""
+    bare = name.rstrip()
+    if bare.endswith(")") and "(" in bare:
+        plain = bare[:bare.rindex("(")].rstrip()
+        if plain and all(other.casefold() != plain.casefold() for other in names):
+            return f"{plain}'s"
+    return f"{name}'s"
+
+
 def game_won(names: Sequence[str], winners: Sequence[int], points: int, me: int | None = None) -> str:
     """Who won the game (R1), as the game-end screen's title, the table log (and so a
     line-mode seat) and the terminal after the game say it: "Cy wins with 4 points",
@@ -311,7 +324,7 @@ class Narrator:
         return "You" if seat == self.me else self.names[seat]
 
     def _possessive(self, seat: int) -> str:
-        return "your" if seat == self.me else f"{self.names[seat]}'s"
+        return "your" if seat == self.me else possessive(self.names[seat], self.names)
 
     def _card_of(self, actor: int, owner: int, slot: int, noun: str = "card") -> str:
         """"your top-left card", "their card in slot 4", "Cy's bottom-right slot"."""
@@ -320,7 +333,7 @@ class Narrator:
         elif owner == actor:
             whose = "their"
         else:
-            whose = f"{self.names[owner]}'s"
+            whose = possessive(self.names[owner], self.names)
         if slot >= len(SQUARE_WORDS):  # a penalty slot (R6)
             label = self.slot_label(slot)
             return f"{whose} slot {label}" if noun == "slot" else f"{whose} {noun} in slot {label}"
@@ -672,7 +685,7 @@ class Narrator:
         else:
             what = "the power was not used"
         self._looked = None
-        whose = "Your" if seat == self.me else f"{self.names[seat]}'s"
+        whose = "Your" if seat == self.me else possessive(self.names[seat], self.names)
         return [Told(f"{whose} time ran out: {what} (R5).", "warning", seat)]
 
     def _tell_snap(self, game: Game, story: _Story) -> list[Told]:
@@ -835,5 +848,5 @@ def _intent_words(intent: Intent) -> str:
 
 __all__ = [
     "Narrator", "Told", "TOLD_KINDS", "UNKNOWN_CARD", "card_words", "card_named", "cut_short",
-    "game_won", "value_words", "slot_words", "power_words",
+    "game_won", "possessive", "value_words", "slot_words", "power_words",
 ]  # fmt: skip

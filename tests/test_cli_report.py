@@ -192,6 +192,9 @@ def test_R1_a_game_not_played_out_gives_the_totals_of_the_rounds_that_count(caps
         assert lines[at + 1].split() == ["Ana", "12"] and lines[at + 2].split() == ["Bo", "40"], lines
     report(summary(finished=False, why="you left the table", left=True, rounds=0), argparse.Namespace(json=False))
     assert "Totals" not in capsys.readouterr().out
+    report(summary(finished=False, why="you left the table", left=True, rounds=1), argparse.Namespace(json=False))
+    assert "Totals of the one round that counts (the game was not played out, so nobody won):" in (
+        capsys.readouterr().out.splitlines())  # (not "the 1 round that count")
 
 
 def test_join_help_tells_bot_from_headless() -> None:

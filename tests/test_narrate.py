@@ -452,6 +452,35 @@ def test_R3_private_looks_are_told_without_faces_unless_asked() -> None:
     assert texts(out[0]) == ["Bo peeked at their top-left card."]
 
 
+def test_R3_a_bot_s_possessive_is_written_on_its_name_not_on_its_mark() -> None:
+    """"spied on Ada (bot)'s bottom-left card": the possessive goes on the name ("Ada's"),
+    "(bot)" staying where the name is said ("Ada (bot) spied on …"); a table where another
+    seat is called by the name without the mark keeps it."""
+    from engine.narrate import possessive
+
+    table = ScriptedTable(3, {0: [12, 14, 0, 2], 1: [0, 18, 6, 8]}, draw=[8, 4, 0])
+    names = ("Ana", "Ada (bot)", "Cy")
+    seats = [Narrator(names, seat) for seat in range(3)]
+
+    def told(event: Event) -> list[list[str]]:
+        out: list[list[str]] = [[] for _ in seats]
+        pending = [event]
+        while pending:
+            ev = pending.pop()
+            notes = table.game.apply(ev)
+            for seat, narrator in enumerate(seats):
+                out[seat] += texts(narrator.narrate(table.game, ev, notes))
+            if (need := table.game.next_need) is not None:
+                pending.append(table.oracle.answer(need))
+        return out
+
+    told(Draw(0))
+    told(Discard(0))
+    assert told(Spy(0, 1, 2))[2] == ["Ana spied on Ada's bottom-left card."]
+    assert possessive("Ada (bot)", names) == "Ada's" and possessive("Ana", names) == "Ana's"
+    assert possessive("Ada (bot)", ("Ada", "Ada (bot)")) == "Ada (bot)'s"  # (two Adas: the mark tells them apart)
+
+
 def test_R10_a_seat_without_private_faces_never_reads_a_private_face() -> None:
     """R10 for the log: over whole simulated games, every number in a line told to a seat
     without private faces belongs to a card that was face up for everyone at that time."""

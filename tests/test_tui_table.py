@@ -216,7 +216,7 @@ async def test_R4_the_help_s_legend_says_the_marks_by_the_totals_while_the_playe
         await t.press("?")
         rows = t.text().splitlines()
         assert "Totals … still looking at their cards  ✓ ready" in [row.strip() for row in rows], rows
-        assert rows[-2].strip().startswith("Stopped") and rows[-1].strip().startswith("? how to win"), rows
+        assert rows[-2].strip().startswith("Paused") and rows[-1].strip().startswith("? how to win"), rows
         await t.press("x")  # (closes the help)
         await t.press("enter")
         await t.other(Ready(1), Ready(2))
@@ -1228,7 +1228,7 @@ def test_R6_s11_3_the_help_says_what_enter_does_in_a_snap_and_that_no_move_plays
     draw_help(canvas)
     rows = [" ".join(canvas.row_text(y).split()) for y in range(MIN_HEIGHT)]
     assert "Enter ready after the look · cancel a snap with no card · close screens" in rows
-    assert "Stopped longer than the table waits for you? No move plays till others answer." in rows[:-1]
+    assert "Paused (Ctrl-Z, sleep) too long? No move plays till you reach the others." in rows[:-1]
     assert "grace period" not in canvas.text() and "moves wait" not in canvas.text().lower()
     assert "§" not in canvas.text()  # (players know the rules' R-numbers, not the protocol's sections)
     assert rows[-1] == "? how to win, options A B C, the cards · any other key: back to the table"
@@ -1362,6 +1362,18 @@ async def test_R8_the_header_cuts_the_turn_s_name_only_for_what_it_shows(mock_cl
             " Round 1 · Désirée-Lum…'s turn 1:00 · Bandit by you, 2 final turns left  ? help")
         header = t.text(100).splitlines()[0]
         assert header.startswith(" Round 1 · Désirée-Lumière's turn 1:00 · ") and header.endswith(" ? help"), header
+
+
+async def test_R5_R6_a_bot_s_possessive_is_written_on_its_name(mock_clock: trio.testing.MockClock) -> None:
+    """The header read "Bo (bot)'s turn": the possessive goes on the name ("Bo's turn"),
+    "(bot)" staying where the name is said (its header, "Bo (bot) is playing")."""
+    async with table({0: [4, 6, 0, 2]}, discard=10, draw=[2, 4], first=1) as t:
+        _named(t, ("Ana", "Bo (bot)", "Cy"))
+        await t.settle()
+        assert t.text().splitlines()[0].startswith(" Round 1 · Bo's turn 1:00 "), t.text()
+        assert prompt_line(t).startswith("Bo (bot) is playing · ")
+        await t.press("space", "1")
+        assert prompt_line(t).startswith("Snap the 10 with Bo's card: "), prompt_line(t)
 
 
 async def test_R4_the_first_round_s_look_says_where_the_rules_are(mock_clock: trio.testing.MockClock) -> None:

@@ -17,7 +17,7 @@ NOTES = (
     "Bandit (R5): announce it at the very start of your turn, before anything else (a draw or a snap of "
     "yours), if nobody has this round and your sum seems lowest. Then (R8) you play that turn and the next "
     "two players one final turn each (at a table of two, the other). Strictly lowest: -10, else +10 (R9).",
-    "Stopped longer than the table waits for you? No move plays till others answer.",
+    "Paused (Ctrl-Z, sleep) too long? No move plays till you reach the others.",
 )
 
 LEGEND = ("[░░] face down", "[••] seen by you", "[ 8] shown", "[-2] green", "[20] red")

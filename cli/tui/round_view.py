@@ -15,7 +15,7 @@ from typing import Final
 from cli.commands import audit_command, logs_together
 from engine import CALLER_BONUS, Phase, Skills
 from engine.phases import TURN_PHASES
-from engine.narrate import cut_short, game_won, listed
+from engine.narrate import cut_short, game_won, listed, possessive
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.cards import Shown, card_width, empty_cell, value_cell
 from cli.tui.keymap import slot_position
@@ -146,7 +146,7 @@ def draw_round_end(canvas: Canvas, model: TableModel, index: int, slots: tuple[i
                         f"why {'you' if caller == model.me else column_names[caller]} scored "
                         f"{report.scores[caller] - sums[caller]:+d} (R9)")
     if cut := [s for s in range(model.players) if fit.bands[s] < bands[s]]:
-        owners = ["your" if s == model.me else f"{column_names[s]}'s" for s in cut]
+        owners = ["your" if s == model.me else possessive(column_names[s], _names(model)) for s in cut]
         left_out.append(f"{listed(owners)} last cards")
     if verdict_cut:
         left_out.append("the audit's words in full")
@@ -239,7 +239,7 @@ def meanwhile(model: TableModel, shown_round: int) -> tuple[str, str] | None:
     if (turn := your_turn_left(model)) is not None:
         return f"{begun}. {turn}", "class:message.warning"
     if view.turn_seat is not None and view.phase in TURN_PHASES:
-        return f"{begun}: {model.said_name(view.turn_seat)}'s turn.", "class:message.info"
+        return f"{begun}: {model.whose(view.turn_seat)} turn.", "class:message.info"
     return None
 
 

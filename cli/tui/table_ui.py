@@ -837,7 +837,7 @@ class TableUi:
             if mine and phase is Phase.POWER and view.power in (Power.SPY, Power.SWAP, Power.LOOK_SWAP):
                 self.pending = Pending(self._power_action(view.power), seat=seat)
                 return []
-            self._say(f"To snap {model.said_name(seat)}'s card: Space, {press.number}, their slot, your slot to give.",
+            self._say(f"To snap {model.whose(seat)} card: Space, {press.number}, their slot, your slot to give.",
                       "warning")
             return []
         return []
@@ -965,7 +965,7 @@ def still_needed(pending: Pending, model: TableModel) -> str:
         return "a slot or an opponent's number" if pending.action == "snap" else "an opponent's number and slot"
     theirs = model.said_name(pending.seat)
     if pending.slot is None:
-        return f"the slot of {theirs}'s card"
+        return f"the slot of {model.whose(pending.seat)} card"
     return f"your slot to give {theirs}" if pending.action == "snap" else "your slot"
 
 
@@ -985,7 +985,7 @@ def snap_turn(model: TableModel) -> str:
         return "before the first turn"
     if view.turn_seat == model.me:
         return "in your turn"
-    return "in this turn" if view.turn_seat is None else f"in {model.said_name(view.turn_seat)}'s turn"
+    return "in this turn" if view.turn_seat is None else f"in {model.whose(view.turn_seat)} turn"
 
 
 # Keys that neither play nor answer: the help and the log's scrolling leave the look at the
@@ -1057,7 +1057,7 @@ def explain(intent: Intent, model: TableModel) -> str:
     if phase not in TURN_PHASES:
         return "No turn is being played right now."
     if view.turn_seat != model.me:
-        return f"It is {model.said_name(view.turn_seat or 0)}'s turn (R5): nothing was played."
+        return f"It is {model.whose(view.turn_seat or 0)} turn (R5): nothing was played."
     if isinstance(intent, CallBandit):
         if view.caller is not None:
             who = "you" if view.caller == model.me else model.said_name(view.caller)

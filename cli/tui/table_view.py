@@ -269,6 +269,11 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
     canvas.fill(0, 0, canvas.width, "class:status")
     parts: list[tuple[str, str]] = [(f" Round {max(view.round, 1)}", "class:status")]
     named: int | None = None  # the part that names whose turn it is
+    said = ""  # (how that part begins: its name, as said in `width` columns by `saying`)
+
+    def saying(seat: int, width: int) -> str:  # (the possessive on the name: `TableModel.whose`)
+        return model.short_name(seat, width) if seat in model.gone else model.whose(seat, width)[:-2]
+
     phase = view.phase
     if phase is Phase.PEEK:
         parts.append(("looking at the bottom cards", "class:status"))
@@ -278,8 +283,8 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         elif model.clock_unknown:
             parts.append((_CLOCK_UNKNOWN, "class:status"))
     elif view.turn_seat in model.gone:  # (its turn will not be played: the game ends at its leave, §9.8)
-        named = len(parts)
-        parts.append((f"{model.name(view.turn_seat)} left the table", "class:status"))
+        named, said = len(parts), saying(view.turn_seat, text_width(model.name(view.turn_seat)))
+        parts.append((f"{said} left the table", "class:status"))
     elif view.turn_seat is not None:
         left = model.remaining(model.turn_deadline)
         when = f" {clock(left)}" if left is not None else f" ({_CLOCK_UNKNOWN})" if model.clock_unknown else ""
@@ -287,7 +292,8 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
             parts.append((f"Your turn{when}", "class:status.alert"))
         else:
             named = len(parts)  # (a long name gives way, to NAME_COLUMNS but for "? help": `fitted`)
-            parts.append((f"{model.name(view.turn_seat)}'s turn{when}", "class:status"))
+            said = saying(view.turn_seat, text_width(model.name(view.turn_seat)))
+            parts.append((f"{said}'s turn{when}", "class:status"))
     elif phase is Phase.REVEAL:
         parts.append(("the round is over: turning every card", "class:status"))
     elif phase is Phase.OVER:
@@ -332,10 +338,9 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         out = list(parts)
         excess = over(out, right)
         if floor is not None and excess > 0 and named is not None and view.turn_seat is not None:
-            name = model.name(view.turn_seat)
-            if (cut := min(excess, text_width(name) - floor)) > 0:
-                text, style = out[named]
-                out[named] = (model.short_name(view.turn_seat, text_width(name) - cut) + text[len(name):], style)
+            text, style = out[named]
+            if (cut := min(excess, text_width(said) - floor)) > 0:
+                out[named] = (saying(view.turn_seat, text_width(said) - cut) + text[len(said):], style)
                 excess = over(out, right)
         if floor is not None and excess > 0 and unnamed and bandit is not None and view.caller != model.me:
             if (cut := min(excess, text_width(model.name(view.caller)) - floor)) > 0:
@@ -621,7 +626,7 @@ def _piles(canvas: Canvas, scene: TableScene, x0: int, x1: int, clear: int) -> N
     hand = view.hand
     if hand is not None and view.turn_seat is not None:
         mine = view.turn_seat == model.me
-        canvas.write(x, MIDDLE, "your card" if mine else f"{model.short_name(view.turn_seat, column - 8)}'s card",
+        canvas.write(x, MIDDLE, "your card" if mine else f"{model.whose(view.turn_seat, column - 8)} card",
                      "class:pile.label")
         if mine and hand.face is not None:
             cell = value_cell(skills, hand.face, Shown.HAND)
@@ -827,12 +832,13 @@ def _pending_text(scene: TableScene, pending: Pending) -> str:
         if pending.seat is None:
             return f"Snap {what}: {{slot}} your card, or {{{seats}}} an opponent · {{Esc}} cancel."
         if pending.slot is None:
-            return f"Snap {what} with {theirs}'s card: {{slot}} which one? · {{Esc}} cancel."
+            return f"Snap {what} with {model.whose(pending.seat)} card: {{slot}} which one? · {{Esc}} cancel."
         return f"…and give {theirs} which card of yours? {{slot}} · {{Esc}} cancel."
     if pending.action == "take":
         return f"Take {what} into which slot? {{slot}} · {{Esc}} cancel."
     if pending.action == "spy":
-        return f"Spy on {theirs}'s card: {{slot}} · {{Esc}} cancel."
+        return f"Spy on {model.whose(pending.seat)} card: {{slot}} · {{Esc}} cancel." if pending.seat is not None else (
+            f"Spy on {theirs}: {{slot}} · {{Esc}} cancel.")
     verb = "Swap" if pending.action == "swap" else "Look & swap"
     if pending.seat is None:
         return f"{verb}: now {{{seats}}} an opponent, then their {{slot}} · {{Esc}} cancel."
