@@ -832,12 +832,12 @@ def _pending_text(scene: TableScene, pending: Pending) -> str:
         if pending.seat is None:
             return f"Snap {what}: {{slot}} your card, or {{{seats}}} an opponent · {{Esc}} cancel."
         if pending.slot is None:
-            return f"Snap {what} with {model.whose(pending.seat)} card: {{slot}} which one? · {{Esc}} cancel."
+            return f"Snap {what} with {literal(model.whose(pending.seat))} card: {{slot}} which one? · {{Esc}} cancel."
         return f"…and give {theirs} which card of yours? {{slot}} · {{Esc}} cancel."
     if pending.action == "take":
         return f"Take {what} into which slot? {{slot}} · {{Esc}} cancel."
     if pending.action == "spy":
-        return f"Spy on {model.whose(pending.seat)} card: {{slot}} · {{Esc}} cancel." if pending.seat is not None else (
+        return f"Spy on {literal(model.whose(pending.seat))} card: {{slot}} · {{Esc}} cancel." if pending.seat is not None else (
             f"Spy on {theirs}: {{slot}} · {{Esc}} cancel.")
     verb = "Swap" if pending.action == "swap" else "Look & swap"
     if pending.seat is None:
