@@ -142,10 +142,11 @@ def _seat_of(seat: int, names: Sequence[str]) -> dict[str, object]:
 
 def unreadable(path: Path) -> str | None:
     """What is wrong with a LOG argument that names no file to read (a usage error, not a
-    log that fails its audit), or None."""
-    if path.is_dir():
-        return f"{path} is a folder: give the .bandit-log files in it"
+    log that fails its audit), or None. Every way the path fails (a folder it may not
+    enter, a name too long, …) is told here, never raised."""
     try:
+        if path.is_dir():
+            return f"{path} is a folder: give the .bandit-log files in it"
         path.open("rb").close()
     except FileNotFoundError:
         return f"no such file: {path}"

@@ -301,6 +301,39 @@ def test_s10_2_audit_json_says_a_usage_error_in_its_json_object_too(words: tuple
     assert plain.returncode == 2 and not plain.stdout, plain  # (without --json, no JSON)
 
 
+def test_s10_2_audit_of_a_path_it_cannot_read_says_so_and_exits_2(tmp_path: Path) -> None:
+    """A name too long for the file system, or a path through a file, is told as "cannot
+    read PATH: …" (exit 2, the JSON object with --json), never as a traceback."""
+    env = {"PYTHONPATH": str(ROOT)}
+    through = tmp_path / "a-file"
+    through.write_bytes(b"")
+    for path, why in [(tmp_path / ("x" * 300), "File name too long"), (through / "x.bandit-log", "Not a directory")]:
+        said = f"bandit-lan: cannot read {path}: {why}"
+        for json_flag in ([], ["--json"]):
+            run = subprocess.run([sys.executable, "-m", "cli", "audit", *json_flag, str(path)], capture_output=True,
+                                 text=True, env=env)
+            assert run.returncode == 2 and run.stderr.strip() == said, run
+            if json_flag:
+                assert json.loads(run.stdout.strip().splitlines()[-1]) == {"ok": False, "error": said.split(": ", 1)[1]}
+
+
+def test_s10_2_audit_of_a_log_in_a_folder_it_may_not_enter_says_so_and_exits_2(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log inside a folder of another user's (mode 0700): even asking whether it is a
+    folder is refused (as root nothing is, so the refusal is stood in for here)."""
+    from cli.main import main
+
+    def refused(self: Path) -> bool:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "is_dir", refused)
+    path = tmp_path / "theirs" / "game.bandit-log"
+    assert main(["audit", "--json", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert err.strip() == f"bandit-lan: cannot read {path}: Permission denied", err
+    assert json.loads(out.strip().splitlines()[-1]) == {"ok": False, "error": f"cannot read {path}: Permission denied"}
+
+
 def test_audit_torn_last_frame_is_reported(game_log: Path, tmp_path: Path) -> None:
     torn = tmp_path / "torn.bandit-log"
     data = game_log.read_bytes()
