@@ -18,7 +18,7 @@ from cli.lobby_common import (
     SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, input_piped,
     load_identity, lobby_schemas, player_name, remember_name, roster_progress, say, then_shown,
 )
-from cli.stopping import run_until_stopped
+from cli.stopping import INTERRUPTED, run_until_stopped
 from cli.tables import LISTED_WHILE_OPEN
 from cli.game import (
     AT_A_TERMINAL, SeatBook, refused_without_a_terminal, host_trusted_on_first_use, play_seat, report, seat_log_path, trusted_on_first_use,
@@ -224,9 +224,11 @@ def run(args: argparse.Namespace) -> int:
                 return await seat([args.peer], f"{args.peer[0]}:{args.peer[1]}", expect, person, terminal)
             if person and not args.table:
                 return await pick_and_play(terminal)
-            found = located[0] if located else await _find(args, _looking_on(terminal, args.table), expect)
+            found = located[0] if located else await _find_on_screen(terminal)
             if found is None:
                 return 1
+            if isinstance(found, int):
+                return found
             addresses, what, advertised = found
             return await seat(addresses, what, expect or advertised, person, terminal)
         except OtherTarget as exc:
@@ -238,6 +240,15 @@ def run(args: argparse.Namespace) -> int:
         except (ProtocolError, OSError) as exc:
             complain(explain(exc, by_address=bool(args.peer)))
             return 1
+
+    async def _find_on_screen(terminal) -> tuple[list[tuple[str, int]], str, bytes] | None | int:  # type: ignore[no-untyped-def]
+        """`_find`, for a person, on its screen: Ctrl-C there leaves at once (`INTERRUPTED`)."""
+        from cli.tui.lobby import LeftWhileLooking, until_left
+
+        try:
+            return await until_left(terminal, lambda: _find(args, _looking_on(terminal, args.table), expect))
+        except LeftWhileLooking:
+            return INTERRUPTED
 
     async def pick_and_play(terminal) -> str | GameSummary:  # type: ignore[no-untyped-def]
         """The table picker, then that table's lobby and game; a table that cannot be

@@ -62,3 +62,20 @@ def test_s10_1_a_folder_without_permission_names_the_option_that_chooses_another
     assert folder_problem(tmp_path / "home" / "state", "this player's identity", "--state-dir") == (
         f"cannot keep this player's identity in {tmp_path / 'home' / 'state'}: Permission denied; choose another "
         "folder with --state-dir")
+
+
+def test_ctrl_c_while_a_line_mode_join_looks_for_its_table_leaves_at_once(tmp_path: Path) -> None:
+    """Line mode (--headless): Ctrl-C while the table is looked for by name ends the search
+    at once with the status of an interrupt, not after the whole --timeout."""
+    import signal
+
+    from tests.cli_support import bandit, finish, read_until
+
+    proc, seen = bandit("join", "NoSuchTable", "--headless", "--timeout", "120", "--state-dir", str(tmp_path)), []
+    try:
+        read_until(proc, "Looking for 'NoSuchTable' on the LAN", seen)
+        proc.send_signal(signal.SIGINT)
+        status, out = finish(proc, seen, timeout=30)
+    finally:
+        proc.kill()
+    assert status == 130 and "no table named" not in out, out

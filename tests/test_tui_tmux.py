@@ -331,6 +331,22 @@ def test_a_person_s_join_by_table_name_says_on_the_screen_that_it_looks_for_it(t
         screen.close()
 
 
+def test_ctrl_c_while_a_person_s_join_looks_for_its_table_leaves_at_once(tmp_path: Path) -> None:
+    """The screen that looks for the table by name offers "Ctrl-C leave": the key is read
+    while the search runs (it was swallowed, the search ran its whole --timeout and then
+    said no table was found, exit 1); it leaves at once, with the status of an interrupt."""
+    command = [sys.executable, "-m", "cli", "join", "NoSuchTable", "--timeout", "120", "--name", "zed",
+               "--state-dir", str(tmp_path / "s")]
+    screen = Tmux(tmp_path, command)
+    try:
+        screen.wait_text("Looking for it on the LAN…", "Ctrl-C leave")
+        screen.keys("C-c")
+        text = screen.wait_text("EXITED", timeout=30)
+        assert "EXITED 130" in text and "no table named" not in text, text
+    finally:
+        screen.close()
+
+
 def test_join_target_is_kept_by_a_person_s_join_too(tmp_path: Path) -> None:
     """`join --target 50` leaves a table that plays to 100 on a terminal as it does
     headless (a person was seated at it), and before the seating is signed (after it,

@@ -90,6 +90,7 @@ def _news_note(news: LobbyNews, change: RosterChanged) -> Note | None:
 
 
 _Asking = TypeVar("_Asking", HostScene, JoinScene, ReturnScene)
+_Found = TypeVar("_Found")
 
 
 def _question(scene: _Asking, key: str) -> tuple[_Asking, bool] | None:
@@ -217,6 +218,35 @@ async def host_lobby_screen(
                         scene = replace(scene, note=TOO_FEW)
             nursery.cancel_scope.cancel()  # (the game started, or the screen closed: None)
     return result
+
+
+class LeftWhileLooking(Exception):
+    """Ctrl-C on a screen that only waits (`until_left`): the player left at once."""
+
+
+async def until_left(terminal: Terminal, work: Callable[[], Awaitable[_Found]]) -> _Found:
+    """`work()`'s result, read while a screen that only waits is up (as `_find`'s search
+    for a table): Ctrl-C there, or the terminal going away, raises `LeftWhileLooking` at
+    once; any other key is let go."""
+    screen = _Screen(terminal)
+    done: list[_Found] = []
+    with lone_exception_unwrapped():
+        async with trio.open_nursery() as nursery:
+
+            async def run() -> None:
+                done.append(await work())
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(run)
+            nursery.start_soon(screen.forward_keys)
+            while True:
+                event = await screen.next()
+                if event == "closed" or (isinstance(event, KeyPress) and event.key == "ctrl-c"):
+                    nursery.cancel_scope.cancel()
+                    break
+    if not done:
+        raise LeftWhileLooking
+    return done[0]
 
 
 async def pick_table_screen(
