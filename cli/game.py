@@ -21,6 +21,7 @@ from cli.cells import ljust, text_width
 from cli.commands import audit_command, logs_together, shell_word, this_program
 from cli.folders import folder_problem
 from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, say_to_copy, tell, why_not_full_screen
+from cli.result_line import result_told
 from cli.stopping import INTERRUPTED, LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from engine.narrate import cut_short, game_won
@@ -446,6 +447,7 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
         out = summary.to_json()
         out["logs"] = [str(p) for p in in_seat_order(logs)]
         out["log"] = str(summary.log_path)
+        result_told()
         tell(json.dumps(out), sys.stdout)  # (a bot's host may be gone: its pipe with it)
     # A game that ends where every seat's log ends, played out or left on purpose by
     # anyone, is no failure; one stopped by a fault (broken rules, a player away too

@@ -20,6 +20,7 @@ from cli.argtypes import ipv4, player
 from cli.cells import ljust, text_width, wrapped
 from cli.commands import this_program
 from cli.listening import CannotListen
+from cli.result_line import trouble_said
 from cli.ttymode import in_the_foreground, point_at_nowhere
 from p2p.errors import FingerprintMismatch, HostGone, JoinRefused, ProtocolError, TableClosed
 from p2p.identity import Identity, IdentityError, default_state_dir, load_or_create_identity
@@ -201,6 +202,7 @@ def say(text: str = "", *, aside: bool = False) -> None:
 
 
 def complain(text: str) -> None:
+    trouble_said(text)
     tell(for_the_terminal(f"bandit-lan: {text}", sys.stderr), sys.stderr)
 
 

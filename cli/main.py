@@ -98,6 +98,10 @@ def _command(argv: Sequence[str] | None) -> int:
         if error.errno not in OUTPUT_FULL:
             raise
         return _output_lost(error)
+    if getattr(args, "json", False) and getattr(args, "command", None) in ("play", "host", "join"):
+        from cli.result_line import end_with_a_result
+
+        end_with_a_result(status)  # (a script reads the last line: there is one, game or none)
     try:  # (what it printed last, flushed now: a reader gone by then is let go of, not failed on at exit)
         settle(sys.stdout)
     except OSError as error:

@@ -347,3 +347,29 @@ def test_json_logs_are_listed_in_seat_order_whatever_order_the_bots_finished_in(
     assert in_seat_order(logs) == sorted(logs)
     mine = tmp_path / "mine.bandit-log"  # (--log: named otherwise, kept after the others)
     assert in_seat_order([mine, logs[2], logs[0]]) == [logs[0], logs[2], mine]
+
+
+def test_json_ends_with_a_result_object_when_no_game_was_played(tmp_path: Path) -> None:
+    """`--json` promises the result on the last line of standard output: where no game
+    came (no table found; a host interrupted in its lobby) that line is an object that
+    says so, with the result's fields empty (it printed nothing, or `{"listening": …}`)."""
+    import signal
+
+    from tests.cli_support import bandit, finish, read_until
+
+    lost = bandit("join", "NoSuchTable", "--json", "--headless", "--timeout", "1", "--state-dir", str(tmp_path / "j"),
+                  stderr=subprocess.DEVNULL)
+    status, out = finish(lost, [])
+    last = json.loads(out.splitlines()[-1])
+    assert status == 1 and last["ok"] is False and last["finished"] is False and last["log"] is None, out
+    assert last["error"].startswith("no table named 'NoSuchTable' found on the LAN"), out
+    host, seen = bandit("host", "--json", "--headless", "--no-discovery", "--bind", "127.0.0.1",
+                        "--state-dir", str(tmp_path / "h"), stderr=subprocess.DEVNULL), []
+    try:
+        read_until(host, '"listening"', seen)
+        host.send_signal(signal.SIGINT)
+        status, out = finish(host, seen)
+    finally:
+        host.kill()
+    last = json.loads(out.splitlines()[-1])
+    assert status == 130 and last["ok"] is False and last["status"] == 130 and "listening" not in last, out
