@@ -81,9 +81,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     if args.resume:
-        from cli.resume import refuse_new_table, run_resume
+        from cli.resume import refuse_new_table, resume_refused_without_a_terminal, run_resume
 
-        return refuse_new_table(args) or (2 if refused_without_a_terminal(args, "host --resume") else run_resume(args))
+        return refuse_new_table(args) or resume_refused_without_a_terminal(args, "host") or run_resume(args)
     name = player_name(args)
     if args.bots >= args.seats:  # (each in its own range: `argtypes.seats`, `host_bots`)
         args.command_parser.error(f"argument --bots: {args.bots} is not a number of bots for {args.seats} seats "

@@ -29,16 +29,18 @@ import trio
 from cli.argtypes import new_table_options
 from cli.commands import shell_word, this_program
 from cli.game import (
-    REJOIN_WAIT, bot_logs_beside, host_trusted_on_first_use, log_folder, log_name, play_seat, to_you,
-    trusted_on_first_use,
+    REJOIN_WAIT, bot_logs_beside, host_trusted_on_first_use, log_folder, log_name, play_seat,
+    refused_without_a_terminal, seat_for_a_person, to_you, trusted_on_first_use,
+)
+from cli.lobby_common import (
+    complain, for_the_terminal, input_piped, load_identity, lobby_schemas, say, why_not_full_screen,
 )
 from cli.listening import CannotListen, cannot_listen_words, listening, port_taken_words
-from cli.lobby_common import complain, for_the_terminal, input_piped, lobby_schemas, say
 from p2p.session import yours
 from cli.stopping import INTERRUPTED, run_until_stopped
 from cli.ttymode import ready_to_ask
 from p2p.appendfile import FileInUse
-from p2p.identity import Identity, default_state_dir
+from p2p.identity import KEY_FILE, Identity, IdentityError, default_state_dir
 from p2p.errors import NotReached, ProtocolError, printable
 from p2p.journal import (
     STILL_PLAYED, Journal, JournalContents, JournalError, SeatJournal, journal_age, read_journal, unfinished_journals,
@@ -415,16 +417,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
     local = _loopback(args.bind)
     path = find_journal(state_dir, args.log, local=local)
     if path is None:
-        which = f"writing {args.log}" if args.log else "in " + str(state_dir)
-        if (why := why_none_resumable(state_dir, args.log)) is not None:
-            complain(f"cannot resume the unfinished game {which}: {why}")
-        elif local and find_journal(state_dir, args.log) is not None:
-            complain(f"the unfinished game {which} was played with other machines, which cannot reach "
-                     f"{args.bind}: resume it with `{this_program()} join --resume` (or host)")
-        elif (left := own_leave(state_dir, args.log, getattr(args, "log_dir", None), identity.peer_id)) is not None:
-            complain(f"no unfinished game to resume {which}: {left.words()}")
-        else:
-            complain(f"no unfinished game to resume {which} (a game that ended needs no resuming)")
+        complain(nothing_to_resume(args, identity.peer_id) or "no unfinished game to resume")
         return 1
     try:
         age = journal_age(path)
@@ -608,6 +601,42 @@ async def _leave_unbegun(mesh: Mesh, journal: Journal, jc: JournalContents, reas
     _forget_unbegun(journal, jc)
     await mesh.aclose(reason)
     return 0
+
+
+def nothing_to_resume(args: argparse.Namespace, peer: bytes | None) -> str | None:
+    """Why `--resume` finds no game to take back (what to tell the player), or None if it
+    finds one; `peer`: this player's id, to say a game they left is over (None: not known)."""
+    state_dir = args.state_dir or default_state_dir()
+    local = _loopback(args.bind)  # (listening on loopback only: out of reach of other machines' players)
+    if find_journal(state_dir, args.log, local=local) is not None:
+        return None
+    which = f"writing {args.log}" if args.log else "in " + str(state_dir)
+    if (why := why_none_resumable(state_dir, args.log)) is not None:
+        return f"cannot resume the unfinished game {which}: {why}"
+    if local and find_journal(state_dir, args.log) is not None:
+        return (f"the unfinished game {which} was played with other machines, which cannot reach "
+                f"{args.bind}: resume it with `{this_program()} join --resume` (or host)")
+    if peer is not None and (left := own_leave(state_dir, args.log, getattr(args, "log_dir", None), peer)) is not None:
+        return f"no unfinished game to resume {which}: {left.words()}"
+    return f"no unfinished game to resume {which} (a game that ended needs no resuming)"
+
+
+def resume_refused_without_a_terminal(args: argparse.Namespace, command: str) -> int | None:
+    """`host --resume` and `join --resume` of a person without a terminal: 1, saying so,
+    if there is no game to take back (rather than send them to a terminal to be told
+    so); else 2 if `refused_without_a_terminal` refuses; else None."""
+    if why_not_full_screen() is None or not seat_for_a_person(args):
+        return None
+    state_dir = args.state_dir or default_state_dir()
+    try:  # (no identity yet: no game either; none is made here)
+        peer = load_identity(args).peer_id if (state_dir / KEY_FILE).exists() else None
+    except IdentityError:
+        peer = None
+    if (nothing := nothing_to_resume(args, peer)) is not None:
+        complain(nothing)
+        return 1
+    state = "" if args.state_dir is None else f" --state-dir {shell_word(str(args.state_dir))}"  # (where the game is)
+    return 2 if refused_without_a_terminal(args, f"{command} --resume{state}") else None
 
 
 def refuse_new_table(args: argparse.Namespace) -> int | None:

@@ -431,6 +431,11 @@ def test_host_and_join_without_a_terminal_refuse_before_contacting_anyone(
     table `join` names hears nothing, and `host` seats no bot."""
     import socket
 
+    from cli.commands import shell_word
+
+    if "--resume" in command:  # (a game to take back: else there is nothing to play, and it says so)
+        stopped_journal(tmp_path, 7, 5, ("127.0.0.1", 4001))
+        said = f"{said} --state-dir {shell_word(str(tmp_path))}"
     with socket.socket() as table:  # (what the join would dial)
         table.bind(("127.0.0.1", 0))
         table.listen()
@@ -445,6 +450,15 @@ def test_host_and_join_without_a_terminal_refuse_before_contacting_anyone(
             "it can). Nobody was contacted.") in done.stderr
     assert done.stdout == "" and "Traceback" not in done.stderr
     assert not (tmp_path / "bots").exists() and not (tmp_path / "logs").exists()  # (no bot seated, no log begun)
+
+
+@pytest.mark.parametrize("command", ["join", "host"])
+def test_s11_3_resume_without_a_terminal_and_without_a_game_says_there_is_none(tmp_path: Path, command: str) -> None:
+    """`join --resume </dev/null` with no unfinished game: that there is none (exit 1),
+    not to go to a terminal, where it would only be told so."""
+    done = run_cli(command, "--resume", "--state-dir", str(tmp_path), timeout=30)
+    assert done.returncode == 1 and "no unfinished game to resume" in done.stderr, done.stderr
+    assert "terminal" not in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 def test_a_host_not_advertised_tells_others_to_join_by_address_only(tmp_path: Path) -> None:
