@@ -15,7 +15,7 @@ from cli.commands import this_program
 from cli.folders import USAGE_ERROR, state_unwritable
 from cli.listening import listening
 from cli.lobby_common import (
-    SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, input_piped,
+    AS_ANNOUNCED, SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, input_piped,
     load_identity, lobby_schemas, player_name, remember_name, roster_progress, say, then_shown,
 )
 from cli.stopping import INTERRUPTED, run_until_stopped
@@ -303,7 +303,8 @@ def run(args: argparse.Namespace) -> int:
 
             try:
                 result = await join_lobby_screen(terminal, mesh, addresses, name=name, code=code,
-                                                 expect_host=expect, what=what, check=seen, on_signing=book.sign)
+                                                 expect_host=expect, what=what, check=seen, on_signing=book.sign,
+                                                 announced=not args.fingerprint)
             except (ConnectionError, JoinRefused) as exc:  # (not a failure of the game: that is played after)
                 raise NotSeated(exc) from exc
             if result is None:
@@ -317,6 +318,8 @@ def run(args: argparse.Namespace) -> int:
         def on_host(cert: Certificate) -> None:
             if expect is None:
                 say_(host_trusted_on_first_use(cert))
+            elif not args.fingerprint:  # (found on the LAN: what the host announced, no more)
+                say_(f"Host fingerprint {cert.short} ({AS_ANNOUNCED}).")
             else:
                 say_(f"Host fingerprint {cert.short} verified.")
 

@@ -142,6 +142,10 @@ def lobby_schemas() -> Schemas:
     return table_schemas()
 
 
+AS_ANNOUNCED = "as announced on the LAN, which anyone on it could fake; compare it with the host's screen"
+"""How a host's fingerprint was checked when the table was found on the LAN without
+--fingerprint: only against the host's own announcement (§5), not vouched for."""
+
 NO_TERMINAL = "no terminal to play on"
 CANNOT_DRAW = "this terminal (TERM=dumb) cannot draw the table"
 

@@ -82,7 +82,7 @@ def test_table_hosted_in_one_namespace_is_found_joined_and_played_from_two_other
         kill_all(procs)
     one_game(results)
     for _, out in results:
-        assert f"Host fingerprint {fp} verified." in out or "host you" in out
+        assert f"Host fingerprint {fp} (as announced on the LAN" in out or "host you" in out  # (by name: announced)
     logs = [Path(re.search(r"^Log: (\S+)", out, re.M).group(1)) for _, out in results]  # type: ignore[union-attr]
     verdicts = [audit(path) for path in logs]
     assert all(v.ok and v.finished for v in verdicts), [v.first_failure for v in verdicts]

@@ -45,6 +45,9 @@ def test_host_tables_and_two_joiners_as_processes(tmp_path: Path) -> None:
         kill_all(procs)
     one_game(results)
     assert "Host fingerprint " + fp + " verified." in results[1][1]
+    # (by name, no --fingerprint: checked only against what the host announced on the LAN, which anyone can)
+    assert f"Host fingerprint {fp} (as announced on the LAN, which anyone on it could fake; compare it with the " \
+           "host's screen)." in results[0][1] and "verified" not in results[0][1], results[0][1]
     for name in ("alice", "bob", "carol"):
         assert name in results[2][1]
 

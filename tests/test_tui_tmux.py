@@ -347,6 +347,32 @@ def test_ctrl_c_while_a_person_s_join_looks_for_its_table_leaves_at_once(tmp_pat
         screen.close()
 
 
+@pytest.mark.xdist_group("mdns")  # (announced on loopback, as the other mDNS tests do, one at a time)
+def test_a_table_joined_by_name_shows_the_host_fingerprint_as_announced_not_verified(tmp_path: Path) -> None:
+    """Found on the LAN without --fingerprint, the host's fingerprint was checked only
+    against the host's own announcement, which anyone on the LAN can make: the join
+    screen says so (it said "(verified)")."""
+    table = f"Den{os.getpid()}"  # (a name of its own: other tables may be announced on loopback meanwhile)
+    host = subprocess.Popen([sys.executable, "-m", "cli", "host", "--headless", "--table", table, "--seats", "3",
+                             "--bind", "127.0.0.1", "--interface", "127.0.0.1", "--state-dir", str(tmp_path / "host")],
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    screen = None
+    try:
+        assert host.stdout is not None
+        fingerprint = next(m.group(1) for line in host.stdout if (m := re.search(r"Your fingerprint: (\S+)", line)))
+        screen = Tmux(tmp_path, [sys.executable, "-m", "cli", "join", table, "--interface", "127.0.0.1", "--name",
+                                 "zed", "--state-dir", str(tmp_path / "s")], columns=160)
+        text = " ".join(screen.wait_text("2 of 3").split())
+        assert f"Host fingerprint {fingerprint} (as announced on the LAN, which anyone on it could fake; compare it " \
+               "with the host's screen)." in text and "verified" not in text, text
+    finally:
+        if screen is not None:
+            screen.close()
+        host.kill()
+        host.wait()
+
+
 def test_join_target_is_kept_by_a_person_s_join_too(tmp_path: Path) -> None:
     """`join --target 50` leaves a table that plays to 100 on a terminal as it does
     headless (a person was seated at it), and before the seating is signed (after it,

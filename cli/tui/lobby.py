@@ -32,7 +32,7 @@ from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.transport import Mesh
 from cli.argtypes import split_address
 from cli.commands import shell_word, this_program
-from cli.lobby_common import JoinHint, LobbyNews, then_shown
+from cli.lobby_common import AS_ANNOUNCED, JoinHint, LobbyNews, then_shown
 from cli.tui.lobby_view import BrowseScene, HostScene, JoinScene, Note, ReturnScene, seats_of
 from cli.tui.terminal import PASTE, KeyPress, Terminal, TerminalClosed
 
@@ -332,11 +332,14 @@ async def join_lobby_screen(
     what: str = "the table",
     check: Callable[[RosterChanged], None] | None = None,
     on_signing: SigningCallback | None = None,
+    announced: bool = False,
 ) -> LobbyResult | None:
     """Join the table at `addresses` and wait, showing the roster, until the game starts.
     A missing or wrong table code is asked for on screen and the join retried. None if
     the player gave up. `check` sees each roster first (an exception it raises leaves
-    the lobby before anything is signed); `on_signing` is passed through to `join_table`."""
+    the lobby before anything is signed); `on_signing` is passed through to `join_table`.
+    `announced`: `expect_host` is only what the host announced on the LAN (no
+    --fingerprint given), so the screen does not call it verified."""
     screen = _Screen(terminal)
     me = mesh.identity.peer_id
     scene = JoinScene(what, "", (), 0, "connecting")
@@ -347,7 +350,8 @@ async def join_lobby_screen(
 
     def on_host(cert: Certificate) -> None:
         nonlocal scene
-        how = "verified" if expect_host is not None else "trusted on first use: compare it with the host's screen"
+        how = ("trusted on first use: compare it with the host's screen" if expect_host is None else
+               AS_ANNOUNCED if announced else "verified")
         scene = replace(scene, host_line=f"Host fingerprint {cert.short} ({how}).")
         screen.nudge()
 
