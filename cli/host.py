@@ -223,6 +223,43 @@ async def _advertising(ad: TableAd, args: argparse.Namespace, where: str,
     if args.no_discovery:
         yield lambda free: None
         return
+    async with trio.open_nursery() as watching:
+
+        async def tell_twin() -> None:
+            """Another table of this name this identity hosts (another host run from this
+            state directory), heard from before this one is announced: say so, once for
+            each; the two share one instance name and hide each other in the list (§5.1),
+            and nobody joins either from this state directory (§6.2)."""
+            told: set[tuple[tuple[str, ...], int]] = set()
+
+            def heard(other: TableAd) -> None:
+                key = (tuple(other.addresses), other.port)
+                if (other.table, other.fingerprint) == (ad.table, ad.fingerprint) and other.port != ad.port \
+                        and key not in told:
+                    told.add(key)
+                    tell(twin_warning(other))
+
+            with suppress(OSError):  # (a LAN that cannot be browsed: nothing to warn of)
+                await watch(heard, interfaces=args.interfaces)
+
+        watching.start_soon(tell_twin)  # (first: once announced, this table's record replaces the other's)
+        async with _advertised(ad, args, where, tell) as update:
+            yield update
+        watching.cancel_scope.cancel()
+
+
+def twin_warning(other: TableAd) -> str:
+    """What a host is told of another table its own identity hosts (`_advertising`)."""
+    where = f"{other.addresses[0]}:{other.port}" if other.addresses else f"port {other.port}"
+    return (f'Your identity already hosts a table named "{other.table}" on the LAN (at {where}, from this state '
+            "directory): the two hide each other in the list, and nobody can join either from this state "
+            "directory. To host a second table, start it with another --state-dir.")
+
+
+@asynccontextmanager
+async def _advertised(ad: TableAd, args: argparse.Namespace, where: str,
+                      tell: Callable[[str | JoinHint], None]) -> AsyncIterator[Callable[[int], None]]:
+    """`_advertising`'s announcement and its namesakes' news (discovery on)."""
     async with advertise(ad, interfaces=args.interfaces) as advert, trio.open_nursery() as nursery:
 
         async def tell_failure() -> None:

@@ -805,6 +805,7 @@ async def _open_front_door(
             continue
         if cert.peer_id == mesh.me:
             await trio.aclose_forcefully(tls)
-            raise ProtocolError("§6.2", "that table is hosted with this very identity (same state directory)", where)
+            raise ProtocolError("§6.2", "that table is hosted with this very identity (same state directory): "
+                                "to join it from here, join with another --state-dir (another player's identity)", where)
         return _FrontDoor(tls, cert), (host, port)
     raise TableUnreachable(failures)

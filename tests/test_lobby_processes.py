@@ -323,3 +323,28 @@ def test_s6_4_a_person_named_as_a_host_s_bot_is_refused_and_told_why(tmp_path: P
     assert status == 1 and ("bandit-lan: the host refused your name: 'Ada' shares its first word with 'Ada (bot)', a "
                             "bot at this table: a person and a bot must not, or nobody could tell them apart; pick "
                             "another name with --name") in said, said
+
+
+def test_s5_1_s6_2_a_second_host_of_one_identity_is_told_and_joining_it_says_how(tmp_path: Path) -> None:
+    """Two `host --table Friday` from one state directory: one identity, one instance name
+    (§5.1), so the newer hides the older in the list, and nobody joins either from there
+    (§6.2). The second host is told so as it starts, and the refused join says what to
+    do (another --state-dir); neither said anything of it."""
+    table, state, seen = f"Twin{os.getpid()}", str(tmp_path / "h"), []
+    first = bandit("host", "--headless", "--table", table, "--bind", "127.0.0.1", "--state-dir", state, *LO)
+    procs = [first]
+    try:
+        where = read_until(first, r"on (127\.0\.0\.1:\d+)", seen).group(1)
+        read_until(first, "Others join with", seen)
+        second = bandit("host", "--headless", "--table", table, "--bind", "127.0.0.1", "--state-dir", state, *LO)
+        procs.append(second)
+        said: list[str] = []
+        read_until(second, f'Your identity already hosts a table named "{table}" on the LAN \\(at 127.0.0.1:{where.split(":")[1]}',
+                   said, timeout=30)
+        assert "To host a second table, start it with another --state-dir." in "".join(said), said
+        joiner = bandit("join", "--peer", where, "--headless", "--state-dir", state)
+        procs.append(joiner)
+        status, out = finish(joiner, [])
+        assert status == 1 and "§6.2" in out and "join with another --state-dir" in out, out
+    finally:
+        kill_all(procs)
