@@ -198,6 +198,12 @@ def tell_cut_short(peer: TablePeer) -> None:
             peer.tell(cut_short(cut), "round")
 
 
+def playing_as(name: str, args: argparse.Namespace) -> str:
+    """The table log's first line at `play`: the name the others, the standings, the
+    --json totals and the logs give this seat, which its own screen calls "You"."""
+    return f"You play as {name}{'' if args.name else ' (choose with --name)'}."
+
+
 def seat_for_a_person(args: argparse.Namespace) -> bool:
     """Whether the command seats a person (not a bot, nor only the lobby), if a terminal
     is at hand (`cli.host.is_person` asks that too)."""
@@ -275,13 +281,15 @@ async def play_seat(
     resume: Resumption | None = None,
     note: str | None = None,
     beside: Sequence[Path] = (),
+    playing_as: str | None = None,
 ) -> GameSummary:
     """Play this seat to the end of the game (on `terminal`, if the lobby opened one),
     with the journal written as it signed the roster (`seated`, `SeatBook`), or taken
     back (`resume`); `args.leave_first` (a resumed seat's reason to leave): only take the
     seat back and leave. `note` is the table log's first line (a warning); `beside`: the
     other logs of the game on this machine (of the bots the command seated), which the
-    game-end screen names with this seat's."""
+    game-end screen names with this seat's; `playing_as`: the table log says first the
+    name the others and the logs know this seat by (the screen calls it "You")."""
     headless = args.headless or getattr(args, "bot", False)
     leave_first: str | None = getattr(args, "leave_first", None)
     bot = NormalBot() if headless and leave_first is None else None
@@ -301,6 +309,8 @@ async def play_seat(
     except OSError as exc:  # the disk filled (say) since the lobby checked the log's place
         return await unrecorded(mesh, result, log_path, exc)
     peer.logs_beside = tuple(str(path) for path in beside)
+    if playing_as is not None:
+        peer.tell(playing_as, "table")
     if note is not None:
         peer.tell(note, "warning")
     # A seat taken back only to leave does not come back; nor one whose command seated bots

@@ -16,7 +16,7 @@ from cli.argtypes import PLAY_BOTS_RANGE, TARGET_RANGE, NewTableOption, add_grac
 from cli.bots import BotTable, bot_names, bot_seats, seat_with_bots
 from cli.folders import USAGE_ERROR, state_unwritable
 from cli.game import (
-    SeatBook, add_game_options, bot_logs_beside, bot_without_a_terminal, full_speed, log_unwritable, play_seat, report,
+    SeatBook, add_game_options, bot_logs_beside, bot_without_a_terminal, full_speed, log_unwritable, play_seat, playing_as, report,
     seat_log_path,
 )
 from cli.lobby_common import add_identity_options, complain, load_identity, player_name, remember_name, say
@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
                         return 1
                     log = seat_log_path(result, args)
                     beside = bot_logs_beside(log, result.game_id, [m.name for m in result.roster.members])
-                    summary = await play_seat(mesh, result, identity, args, log, seated=book.seated, beside=beside)
+                    summary = await play_seat(mesh, result, identity, args, log, seated=book.seated, beside=beside,
+                                              playing_as=playing_as(name, args))
                 logs = await bots.logs_after(summary.log_path)
             return report(summary, args, logs)
 

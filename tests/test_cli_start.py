@@ -79,3 +79,22 @@ def test_ctrl_c_while_a_line_mode_join_looks_for_its_table_leaves_at_once(tmp_pa
     finally:
         proc.kill()
     assert status == 130 and "no table named" not in out, out
+
+
+def test_play_in_line_mode_says_first_the_name_the_others_and_the_logs_know_you_by(tmp_path: Path) -> None:
+    """Line mode: the table log's first line names the seat as the others, the standings
+    and the logs do (the login name without --name; --name's, as chosen)."""
+    import getpass
+
+    from tests.cli_support import bandit, read_until
+
+    for name, said in ((None, f"You play as {getpass.getuser()} (choose with --name)."), ("Ana", "You play as Ana.")):
+        extra = () if name is None else ("--name", name)
+        proc, seen = bandit("play", "--headless", "--bots", "1", "--state-dir", str(tmp_path / (name or "login")),
+                            *extra), []
+        try:
+            read_until(proc, "Round 1:", seen)
+        finally:
+            proc.kill()
+            proc.wait()
+        assert f"  {said}\n" in "".join(seen), seen

@@ -373,6 +373,19 @@ def test_a_table_joined_by_name_shows_the_host_fingerprint_as_announced_not_veri
         host.wait()
 
 
+def test_play_says_on_the_screen_the_name_the_others_and_the_logs_know_you_by(tmp_path: Path) -> None:
+    """The screen calls its player "You", the standings, --json and the logs by their
+    name (the login name, without --name): the table log says which, first."""
+    import getpass
+
+    command = [sys.executable, "-m", "cli", "play", "--bots", "1", "--state-dir", str(tmp_path / "s")]
+    screen = Tmux(tmp_path, command, columns=160)
+    try:
+        screen.wait_text(f"You play as {getpass.getuser()} (choose with --name).")
+    finally:
+        screen.close()
+
+
 def test_join_target_is_kept_by_a_person_s_join_too(tmp_path: Path) -> None:
     """`join --target 50` leaves a table that plays to 100 on a terminal as it does
     headless (a person was seated at it), and before the seating is signed (after it,
