@@ -29,7 +29,7 @@ from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
 from cli.commands import shell_word, this_program
 from cli.folders import USAGE_ERROR, state_unwritable
 from cli.listening import listening
-from cli.stopping import run_until_stopped
+from cli.stopping import run_until_stopped, said_on_stop
 from cli.ttymode import in_the_foreground
 from cli.game import (
     AT_A_TERMINAL, SeatBook, bot_logs_beside, refused_without_a_terminal, full_speed, log_folder, log_unwritable, play_seat, report,
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
                     summary = await play_seat(mesh, result, identity, args, log, terminal=terminal, seated=book.seated,
                                               beside=beside)
             if result is None:  # (said once the screen is closed)
-                say("You closed the table before the game began.")
+                say(CLOSED_BEFORE_THE_GAME)
                 return 0
             return report(summary, args, await bots.logs_after(summary.log_path))
         if not (args.quiet or args.json):
@@ -172,17 +172,18 @@ def run(args: argparse.Namespace) -> int:
 
         async with _enters(lambda: seated[0], aside=bool(args.quiet or args.json),
                            waiting=args.bots < args.seats - 1) as keys:  # (the lobby's, then the game's)
-            async with _advertising(ad, args, where, partial(said_in_lines, args)) as advert:
+            with said_on_stop(CLOSED_BEFORE_THE_GAME):
+                async with _advertising(ad, args, where, partial(said_in_lines, args)) as advert:
 
-                def on_roster(change: RosterChanged) -> None:
-                    seated[0] = len(change.roster.members)
-                    show(change)
-                    advert(change.roster.free)
+                    def on_roster(change: RosterChanged) -> None:
+                        seated[0] = len(change.roster.members)
+                        show(change)
+                        advert(change.roster.free)
 
-                result = await seat_with_bots(bots, partial(
-                    host_table, mesh, name=name, table=table, seats=args.seats, code=args.code, rules=rules,
-                    start=None if keys is None else keys.start, on_roster=on_roster,
-                    on_signing=then_shown(book.sign, signing_shown), bots=bots.names))
+                    result = await seat_with_bots(bots, partial(
+                        host_table, mesh, name=name, table=table, seats=args.seats, code=args.code, rules=rules,
+                        start=None if keys is None else keys.start, on_roster=on_roster,
+                        on_signing=then_shown(book.sign, signing_shown), bots=bots.names))
             if result is None:  # (only a table that needs every bot gives up)
                 return 1
             if keys is not None:
@@ -190,6 +191,10 @@ def run(args: argparse.Namespace) -> int:
             return await after_lobby(mesh, result, identity, args, bots, book.seated)
 
     return run_until_stopped(main)
+
+
+CLOSED_BEFORE_THE_GAME = "You closed the table before the game began."
+"""What a host that closed its lobby is told, full screen (Ctrl-C, yes) or in line mode (Ctrl-C)."""
 
 
 def is_person(args: argparse.Namespace) -> bool:

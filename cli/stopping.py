@@ -72,6 +72,7 @@ class _Stop:
     def __init__(self) -> None:
         self.leave: Leave | None = None
         self.away: Leave | None = None
+        self.words = "Leaving the table."  # (what a signal that cancels says: `said_on_stop`)
 
 
 _STOP: ContextVar[_Stop] = ContextVar("bandit_lan_stop")
@@ -93,6 +94,21 @@ def leaving_on_stop(leave: Leave, away: Leave | None = None) -> Iterator[None]:
         yield
     finally:
         stop.leave, stop.away = previous
+
+
+@contextmanager
+def said_on_stop(words: str) -> Iterator[None]:
+    """While this block runs, a signal that cancels the command says `words` (a host's
+    lobby: as its full screen says it), not "Leaving the table."."""
+    stop = _STOP.get(None)
+    if stop is None:  # not under run_until_stopped (a test)
+        yield
+        return
+    previous, stop.words = stop.words, words
+    try:
+        yield
+    finally:
+        stop.words = previous
 
 
 def _tell(text: str) -> None:
@@ -143,11 +159,11 @@ def run_until_stopped(main: Callable[[], Awaitable[int]], *, heard: list[signal.
                                 if signum == signal.SIGHUP and stop.away is not None:
                                     nursery.start_soon(stop.away, TERMINAL_CLOSED, LEAVE_WITHIN)
                                 else:
-                                    _tell("\nLeaving the table.")
+                                    _tell("\nLeaving the table.")  # (a seat at play leaves, as its others read)
                                     nursery.start_soon(stop.leave, REASONS[signal.Signals(signum)], LEAVE_WITHIN)
                                 nursery.start_soon(cancel_after, STOP_WAIT)
                                 continue
-                            _tell("\nStopped." if leaving else "\nLeaving the table.")
+                            _tell("\nStopped." if leaving else f"\n{stop.words}")
                             nursery.cancel_scope.cancel()
                             return
 
