@@ -219,7 +219,7 @@ def test_s11_3_after_a_crash_the_next_play_offers_the_game_its_bots_still_wait_i
     again = Tmux(again_root, play_command(tmp_path))
     try:
         text = again.wait_text("Go back to it? (n: leave it, then start a new one) [Y/n]")
-        assert re.search(r"Your last game stopped \d+ s ago and its bots wait for you 1 min( \d+ s)? more\.", text), text
+        assert re.search(r"Your last game stopped \d+ s ago and its bots wait for you (1 min( \d+ s)?|2 min) more\.", text), text
         again.keys(answer, *(["Enter"] if answer != "Enter" else []))
         if answer == "Enter":
             again.wait_text("Resumed the game from your log", timeout=60)
