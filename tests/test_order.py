@@ -591,17 +591,60 @@ def test_s7_3_promises_stay_few_however_many_acks_arrive() -> None:
 
 
 def test_s7_2_a_copy_of_a_held_message_is_a_retransmission_even_when_many_are_held() -> None:
-    """Once MAX_HELD messages wait, an identical copy of one is still ignored, not
-    refused as a broken chain (§7.2); side messages the same."""
+    """Once all the messages that may wait do, an identical copy of one is still
+    ignored, not refused as a broken chain (§7.2); side messages the same."""
     from p2p.order import MAX_HELD
 
     net = Network(2, 5)
     receiver = net.peers[1].orderer
     early = forge(net, 0, seq=5)
     deliver_to(net, 1, early)
-    receiver._peers[0].held.update({seq: early for seq in range(6, 5 + MAX_HELD)})  # as if they had come
+    for seq in range(6, MAX_HELD):  # as if they had come
+        receiver._peers[0].held.hold(seq, 0, early)
     deliver_to(net, 1, early)  # ignored, not refused
-    assert receiver._peers[0].next_seq == 0 and len(receiver._peers[0].held) == MAX_HELD
+    assert receiver._peers[0].next_seq == 0 and len(receiver._peers[0].held) == MAX_HELD - 5
+
+
+def side_message(net: Network, seat: int, sseq: int, sprev: bytes, **fields: Any):  # type: ignore[no-untyped-def]
+    """A side message of `seat`'s built by hand (as a cheating peer would)."""
+    o = net.peers[seat].orderer
+    return make_signer(net.peers[seat].identity)({"type": "shares", "v": 1, "from": o.seats[seat], "game": o.game,
+                                                  "sseq": sseq, "sprev": sprev, **fields})
+
+
+def test_s7_2_content_too_far_ahead_is_refused_naming_its_sender() -> None:
+    """A content message whose seq is MAX_HELD or more beyond the one awaited is refused
+    (§7.2), naming its sender in the words the audit uses, and nothing is held for it;
+    one just short of that is held."""
+    from p2p.order import MAX_HELD
+    from p2p.plain import broke
+
+    net = Network(3, 5)
+    receiver = net.peers[1].orderer
+    deliver_to(net, 1, forge(net, 0, seq=MAX_HELD - 1))
+    with pytest.raises(ChainBroken) as info:
+        deliver_to(net, 1, forge(net, 0, seq=MAX_HELD))
+    assert info.value.peer == receiver.seats[0] and info.value.section == "§7.2"
+    assert broke("§7.2", info.value.reason) == "sent more of their messages ahead of one still missing than a table keeps"
+    held = receiver._peers[0].held
+    assert len(held) == 1 and MAX_HELD - 1 in held
+
+
+def test_s7_8_side_message_too_far_ahead_is_refused_naming_its_sender() -> None:
+    """Side chains follow the same rule (§7.8): a side message MAX_HELD or more beyond
+    the awaited sseq is refused, and nothing is held for it."""
+    from p2p.order import MAX_HELD
+    from p2p.plain import broke
+
+    net = Network(3, 5)
+    receiver = net.peers[1].orderer
+    deliver_to(net, 1, side_message(net, 0, MAX_HELD - 1, bytes(32)))
+    with pytest.raises(ChainBroken) as info:
+        deliver_to(net, 1, side_message(net, 0, MAX_HELD, bytes(32)))
+    assert info.value.peer == receiver.seats[0] and info.value.section == "§7.2"
+    assert broke("§7.2", info.value.reason) == "sent more of their messages ahead of one still missing than a table keeps"
+    held = receiver._peers[0].side_held
+    assert len(held) == 1 and MAX_HELD - 1 in held
 
 
 def test_s7_10_a_side_chain_fork_or_break_carries_its_evidence() -> None:

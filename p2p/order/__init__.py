@@ -2,7 +2,8 @@
 
 `header`: what every message of the order carries and the hashes that chain it; `errors`:
 the violations, each naming its section; `chains`: what a peer holds of each sender's
-chains and the checks of §7.3 and §7.5 on them; `orderer`: the live order of one peer
+chains and the checks of §7.3 and §7.5 on them; `early`: the messages held until their
+seq is due, and the bounds on them (§7.2); `orderer`: the live order of one peer
 (its theory of operation is there); `replay`: the same order checked on a log (the
 audit). Sans-I/O, all of it.
 """
@@ -19,6 +20,7 @@ from p2p.order.chains import (
     stamp_bound,
     unjustified,
 )
+from p2p.order.early import MAX_HELD
 from p2p.order.errors import (
     ChainBroken,
     Equivocation,
@@ -55,7 +57,6 @@ from p2p.order.header import (
 from p2p.order.orderer import (
     HEARTBEAT_EVERY,
     LEAVE_TYPE,
-    MAX_HELD,
     RELAY_AFTER,
     RETRANSMIT_AFTER,
     SIDE_CONFIRM_AFTER,

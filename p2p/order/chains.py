@@ -12,6 +12,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from p2p.order.early import Early
 from p2p.order.errors import HeadsForked, HeadsInvalid, HeadsUnheld, OrderError, StampUnjustified
 from p2p.order.header import ZERO_HASH, Envelope, tiebreak
 
@@ -90,7 +91,7 @@ class PeerChain:
     chain_hash: bytes = ZERO_HASH
     hashes: list[bytes] = field(default_factory=list)
     stamps: list[int] = field(default_factory=list)
-    held: dict[int, Envelope] = field(default_factory=dict)
+    held: Early = field(default_factory=Early)  # content that arrived before its seq was due (§7.2)
     promises: list[tuple[int, int]] = field(default_factory=list)  # (stamp, own seq declared)
     covered: int = -1  # highest stamp promised with every message before it held
     vouched: int = -1  # highest seq whose stamp is justified (§7.3): in our clock and our content's heads
@@ -99,7 +100,7 @@ class PeerChain:
     side_next: int = 0
     side_hash: bytes = ZERO_HASH
     side_hashes: list[bytes] = field(default_factory=list)
-    side_held: dict[int, Envelope] = field(default_factory=dict)
+    side_held: Early = field(default_factory=Early)
     has_side_of_mine: int = -1
     side_resend_at: float | None = None
     # §7.10: its messages (kept as evidence), and what it declared of other seats' chains

@@ -102,6 +102,7 @@ from p2p.order.chains import (
     stamp_bound,
     unjustified,
 )
+from p2p.order.early import MAX_HELD
 from p2p.order.errors import ChainBroken, Equivocation, ForeignGame, MalformedHeader, OrderError, StampBackwards
 from p2p.order.header import (
     ACK_TYPE,
@@ -118,7 +119,6 @@ from p2p.order.header import (
 )
 from p2p.signing import SignedMessage
 
-MAX_HELD = 4096  # out-of-order content messages held per sender before it is an error
 RETRANSMIT_AFTER = 0.2  # seconds without progress before missing messages are resent
 SIDE_CONFIRM_AFTER = RETRANSMIT_AFTER / 2  # an ack confirms side messages by then (§7.8)
 HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
@@ -413,10 +413,7 @@ class Orderer(Positions):
                     raise Equivocation(envelope.sender, f"two different messages with seq {seq}",
                                        evidence=(envelope, peer.held[seq]))
                 return False  # a retransmitted copy of one held
-            if len(peer.held) >= MAX_HELD:
-                raise ChainBroken(envelope.sender, f"seq {seq}: {MAX_HELD} of its messages already wait for its seq "
-                                                   f"{peer.next_seq}")
-            peer.held[seq] = envelope
+            peer.held.hold(seq, peer.next_seq, envelope)
             return False
         self._check_content(seat, envelope, header)
         bound = stamp_bound(self._peers, self._others[seat], seat, seq, header.prev, header.heads)
@@ -481,7 +478,7 @@ class Orderer(Positions):
     def _content_state(self, seat: int) -> tuple[Any, ...]:
         """A copy of what accepting `seat`'s content changes (to undo it)."""
         p = self._peers[seat]
-        copy = replace(p, hashes=list(p.hashes), stamps=list(p.stamps), held=dict(p.held), promises=list(p.promises),
+        copy = replace(p, hashes=list(p.hashes), stamps=list(p.stamps), held=p.held.copy(), promises=list(p.promises),
                        envelopes=list(p.envelopes), lasts=dict(p.lasts))
         pending = {stamp: list(group) for stamp, group in self._pending.items()}
         # accepting content also judges heads others declared of it (§7.10)
@@ -509,10 +506,7 @@ class Orderer(Positions):
                     raise Equivocation(envelope.sender, f"two different side messages with sseq {sseq}",
                                        evidence=(envelope, peer.side_held[sseq]))
                 return  # a retransmitted copy of one held
-            if len(peer.side_held) >= MAX_HELD:
-                raise ChainBroken(envelope.sender, f"side sseq {sseq}: {MAX_HELD} of its side messages already wait "
-                                                   f"for its sseq {peer.side_next}")
-            peer.side_held[sseq] = envelope
+            peer.side_held.hold(sseq, peer.side_next, envelope, side=True)
             return
         run: list[tuple[Envelope, bytes, int]] = []  # this one and the held ones that follow it
         following: Envelope | None = envelope
@@ -527,7 +521,7 @@ class Orderer(Positions):
             run.append((following, expected, sseq))
             following = peer.side_held.get(sseq + 1)
         for following, digest, sseq in run:
-            peer.side_held.pop(peer.side_next, None)
+            peer.side_held.discard(peer.side_next)
             peer.chain_side(digest)
             peer.side_envelopes.append(following)
             self._recheck_heads(seat, sseq, side=True)
