@@ -630,6 +630,47 @@ def test_s7_2_content_too_far_ahead_is_refused_naming_its_sender() -> None:
     assert len(held) == 1 and MAX_HELD - 1 in held
 
 
+def test_s7_2_early_content_is_bounded_in_bytes_naming_its_sender() -> None:
+    """What a sender's content held early may weigh is bounded (HELD_BYTES, §7.2): the
+    message that would pass it is refused, naming its sender in the audit's words, and
+    the ones held stay, counted; filled, the gap takes them all and nothing is held."""
+    from p2p.order import HELD_BYTES
+    from p2p.plain import broke
+
+    net = Network(3, 5)
+    receiver = net.peers[1].orderer
+    pad = bytes(1_000_000)  # (about the largest body a frame carries, §4.2)
+    chain, early = [forge(net, 0, seq=0, pad=b"")], []
+    for seq in range(1, 10):
+        chain.append(forge(net, 0, seq=seq, prev=message_hash(chain[-1].body), lamport=seq + 1, pad=pad))
+    for envelope in chain[1:9]:
+        deliver_to(net, 1, envelope)
+        early.append(len(envelope.body))
+    held = receiver._peers[0].held
+    assert len(held) == 8 and held.size == sum(early) <= HELD_BYTES
+    with pytest.raises(ChainBroken) as info:
+        deliver_to(net, 1, chain[9])
+    assert info.value.peer == receiver.seats[0] and info.value.section == "§7.2"
+    assert broke("§7.2", info.value.reason) == "sent more of their messages ahead of one still missing than a table keeps"
+    assert len(held) == 8 and held.size == sum(early)
+    deliver_to(net, 1, chain[0])
+    assert receiver._peers[0].next_seq == 9 and len(receiver._peers[0].held) == 0 and receiver._peers[0].held.size == 0
+
+
+def test_s7_2_a_refused_gap_filler_leaves_the_held_bytes_as_they_were() -> None:
+    """A message that fills a gap but is refused with the held ones (one does not chain
+    to it, §7.2) changes nothing: what is held stays, its bytes still counted."""
+    net = Network(3, 5)
+    receiver = net.peers[1].orderer
+    zero = forge(net, 0, seq=0)
+    forked = forge(net, 0, seq=1, prev=bytes(32), lamport=2, pad=bytes(1000))
+    deliver_to(net, 1, forked)
+    with pytest.raises(ChainBroken):
+        deliver_to(net, 1, zero)
+    held = receiver._peers[0].held
+    assert receiver._peers[0].next_seq == 0 and len(held) == 1 and held.size == len(forked.body)
+
+
 def test_s7_8_side_message_too_far_ahead_is_refused_naming_its_sender() -> None:
     """Side chains follow the same rule (§7.8): a side message MAX_HELD or more beyond
     the awaited sseq is refused, and nothing is held for it."""
@@ -677,6 +718,30 @@ def test_s7_10_a_side_chain_fork_or_break_carries_its_evidence() -> None:
                                                     or "")
     assert "two different messages as its" in (_violation_shown("§7.2", forked.value.evidence, net.peers[0].orderer.seats)
                                                or "")
+
+
+
+def test_s7_8_early_side_messages_are_bounded_in_bytes_naming_their_sender() -> None:
+    """Side chains are bounded in bytes alike (§7.8): the side message that would pass
+    HELD_BYTES is refused, naming its sender; those held are taken when the gap fills."""
+    from p2p.order import HELD_BYTES, side_genesis
+
+    net = Network(3, 5)
+    receiver = net.peers[1].orderer
+    pad = bytes(1_000_000)
+    chain = [side_message(net, 0, 0, side_genesis(receiver.game))]
+    for sseq in range(1, 10):
+        chain.append(side_message(net, 0, sseq, message_hash(chain[-1].body), pad=pad))
+    for envelope in chain[1:9]:
+        deliver_to(net, 1, envelope)
+    held = receiver._peers[0].side_held
+    assert len(held) == 8 and held.size <= HELD_BYTES
+    with pytest.raises(ChainBroken) as info:
+        deliver_to(net, 1, chain[9])
+    assert info.value.peer == receiver.seats[0] and len(held) == 8
+    deliver_to(net, 1, chain[0])
+    assert [e.body for _, e in receiver.side_deliveries()] == [e.body for e in chain[:9]]
+    assert len(held) == 0 and held.size == 0
 
 
 

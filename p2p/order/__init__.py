@@ -20,7 +20,7 @@ from p2p.order.chains import (
     stamp_bound,
     unjustified,
 )
-from p2p.order.early import MAX_HELD
+from p2p.order.early import HELD_BYTES, MAX_HELD
 from p2p.order.errors import (
     ChainBroken,
     Equivocation,
@@ -68,7 +68,7 @@ from p2p.order.orderer import (
 from p2p.order.replay import OrderReplay
 
 __all__ = [
-    "ACK_TYPE", "HASH", "HEAD", "HEADER", "HEARTBEAT_EVERY", "LEAVE_TYPE", "MAX_HELD", "MAX_STAMP", "MESSAGES",
+    "ACK_TYPE", "HASH", "HEAD", "HEADER", "HEARTBEAT_EVERY", "HELD_BYTES", "LEAVE_TYPE", "MAX_HELD", "MAX_STAMP", "MESSAGES",
     "MSG_TAG", "RELAY_AFTER", "RETRANSMIT_AFTER", "SIDE_CONFIRM_AFTER", "SIDE_HEADER", "SIDE_TAG", "TIEBREAK_TAG",
     "ZERO_HASH",
     "ChainBroken", "Delivered", "Envelope", "Equivocation", "ForeignGame", "HeadsForked", "HeadsInvalid",

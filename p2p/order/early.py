@@ -4,10 +4,13 @@ Theory of operation
 -------------------
 A receiver takes each sender's chain (content, or side) in seq order; a message whose
 seq is beyond the one it waits for is *held* here until retransmission fills the gap.
-A message whose seq is `MAX_HELD` or more beyond the one awaited is refused as a broken
-chain (`ChainBroken`) naming the sender, with nothing held changed, so at most
-`MAX_HELD` - 1 wait. Honest play stays far inside that (protocol.md §7.2 says why), so
-only a sender that signs messages nobody could need yet reaches it. Sans-I/O.
+What a sender can make a receiver hold is bounded twice, each bound refused as a broken
+chain (`ChainBroken`) naming the sender, with nothing held changed: a seq `MAX_HELD` or
+more beyond the one awaited (so at most `MAX_HELD` - 1 wait), and bodies of more than
+`HELD_BYTES` in all. Honest play stays far inside both (protocol.md §7.2 says why), so
+only a sender that signs messages nobody could need yet reaches them, and an honest peer
+holds at most `HELD_BYTES` per chain of each other seat. The bounds are per sender, not
+shared: a cheat can fill only its own. Sans-I/O.
 """
 
 from __future__ import annotations
@@ -16,15 +19,17 @@ from p2p.order.errors import ChainBroken
 from p2p.order.header import Envelope
 
 MAX_HELD = 4096  # a seq this far or more beyond the awaited one is refused (§7.2)
+HELD_BYTES = 8 * 1024 * 1024  # bodies held early per sender and chain: eight of the largest a frame carries (§4.2)
 
 
 class Early:
-    """One sender's messages of one chain held early, by seq."""
+    """One sender's messages of one chain held early, by seq, with their bytes counted."""
 
-    __slots__ = ("_by_seq",)
+    __slots__ = ("_by_seq", "size")
 
-    def __init__(self, by_seq: dict[int, Envelope] | None = None) -> None:
-        self._by_seq: dict[int, Envelope] = dict(by_seq or {})
+    def __init__(self) -> None:
+        self._by_seq: dict[int, Envelope] = {}
+        self.size = 0  # the bytes of the bodies held
 
     def __len__(self) -> int:
         return len(self._by_seq)
@@ -40,20 +45,32 @@ class Early:
 
     def pop(self, seq: int) -> Envelope:
         """Take out the message `seq`, held: its gap is filled."""
-        return self._by_seq.pop(seq)
+        envelope = self._by_seq.pop(seq)
+        self.size -= len(envelope.body)
+        return envelope
 
     def discard(self, seq: int) -> None:
         """Take out the message `seq`, if held."""
-        self._by_seq.pop(seq, None)
+        if seq in self._by_seq:
+            self.pop(seq)
 
     def copy(self) -> Early:
-        return Early(self._by_seq)
+        copy = Early()
+        copy._by_seq, copy.size = dict(self._by_seq), self.size
+        return copy
 
     def hold(self, seq: int, due: int, envelope: Envelope, *, side: bool = False) -> None:
         """Hold `envelope`, the sender's message `seq` of its chain (its side chain if
         `side`), not held yet and beyond `due`, the one awaited; or refuse it (§7.2)."""
+        named, chain = ("side sseq", " of side messages") if side else ("seq", "")
         if seq >= due + MAX_HELD:
-            named, chain = ("side sseq", " of side messages") if side else ("seq", "")
             raise ChainBroken(envelope.sender, f"{named} {seq} is {MAX_HELD} or more beyond its seq {due}{chain}, "
                                                "which this peer waits for: no honest sender runs that far ahead")
+        size = self.size + len(envelope.body)
+        if size > HELD_BYTES:
+            kind = "side messages" if side else "messages"
+            raise ChainBroken(envelope.sender, f"{named} {seq}: with it, {size} bytes of its {kind} would already "
+                                               f"wait for its {named} {due}, more than the {HELD_BYTES} honest play "
+                                               "can need")
         self._by_seq[seq] = envelope
+        self.size = size
