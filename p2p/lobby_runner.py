@@ -63,6 +63,7 @@ from p2p.lobby import (
     LobbyResult, Pin, Probe, Redial, RosterChanged, SendTo, Signing, SigningAgain, Started, TurnedAway, Unpin,
 )
 from p2p.roster import DEFAULT_RULES, MIN_SEATS, TableRules
+from p2p.signing import SignedMessage
 from p2p.stops import OVERSLEPT, stop_began
 from p2p.tls import ALPN, check_peer, describe_tls_failure, front_door_context
 from p2p.tlsstream import TlsStream
@@ -72,6 +73,7 @@ log = logging.getLogger("bandit_lan.lobby")
 
 HELLO_TIMEOUT = 10.0
 MAX_EARLY = 1024  # messages of the game a peer may send before this peer's lobby is over (§4.7)
+MAX_EARLY_BYTES = 8 << 20  # and their bodies' bytes: eight of the largest a frame carries (§4.2)
 WRONG_CODE_WAIT = 1.0  # after a wrong table code, its address waits this long, doubled per wrong code…
 WRONG_CODE_WAIT_MAX = 8.0  # …up to this, below a joiner's patience (HELLO_TIMEOUT) (§6.4)
 LEAVE_WAIT = 2.0  # seconds a guest that leaves waits for the host's link, to say goodbye over it
@@ -143,7 +145,7 @@ class _Driver:
         self.turned_away = TurnAways()
         self.result: LobbyResult | None = None
         self.backlog: list[MeshEvent] = []
-        self.early: dict[bytes, int] = {}  # per peer: its messages waiting in the backlog
+        self.early: dict[bytes, tuple[int, int]] = {}  # per peer: its messages waiting in the backlog, and their bytes
         self._answers: list[tuple[bytes, bool, str]] = []  # probes answered, for the lobby (`GuestLobby.on_probe`)
         self._lobby: Lobby | None = None
         self._nursery: trio.Nursery | None = None  # (while the lobby runs: its probes)
@@ -377,11 +379,15 @@ class _Driver:
             if event.type == "lobby.beat":
                 return
             if not event.type.startswith("lobby."):
-                count = self.early[event.peer] = self.early.get(event.peer, 0) + 1
-                if count > MAX_EARLY:  # more than a started table sends while we sign
+                count, size = self.early.get(event.peer, (0, 0))
+                message = event.message
+                count, size = count + 1, size + (len(message.body) if isinstance(message, SignedMessage) else 0)
+                self.early[event.peer] = count, size
+                if count > MAX_EARLY or size > MAX_EARLY_BYTES:  # more than a started table sends while we sign
+                    what = (f"more than {MAX_EARLY} messages" if count > MAX_EARLY else
+                            f"more than {MAX_EARLY_BYTES} bytes of messages")
                     self._refuse(lobby, event.peer, ProtocolError(
-                        "§4.7", f"more than {MAX_EARLY} messages of the game before the table started",
-                        short_id(event.peer)))
+                        "§4.7", f"{what} of the game before the table started", short_id(event.peer)))
                     return
                 self.backlog.append(event)
                 return

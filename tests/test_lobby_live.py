@@ -255,6 +255,29 @@ async def test_s4_7_a_guest_that_floods_the_lobby_with_game_messages_loses_its_s
     assert [m.name for m in honest.roster.members] == ["h", "honest"]
 
 
+async def test_s4_7_a_guest_that_floods_the_lobby_with_large_game_messages_loses_its_seat(tmp_path: Path) -> None:
+    """Messages of the game that come before the start are bounded in bytes too, not only
+    in number (a few frames of 1 MiB each would otherwise weigh a gigabyte before
+    MAX_EARLY): past MAX_EARLY_BYTES, that guest is told why and leaves the roster."""
+    from p2p import lobby
+    from p2p.lobby_runner import MAX_EARLY_BYTES
+    from p2p.schema import PEER_ID, Bin, Message
+    from p2p.signing import sign, signed_frame
+    from p2p.transport import link_schemas
+
+    blob = Message("test.blob", 1, "§9", {"from": PEER_ID, "blob": Bin()})
+
+    async def flood(rogue: Mesh, host: Mesh) -> None:
+        body, sig = sign(rogue.identity, {"type": "test.blob", "v": 1, "from": rogue.me, "blob": bytes(1_000_000)})
+        for _ in range(MAX_EARLY_BYTES // len(body) + 1):
+            rogue.send(host.me, signed_frame(body, sig))
+            await trio.testing.wait_all_tasks_blocked()  # (within the link's own queue, §4.7)
+
+    ended, honest = await rogue_guest(tmp_path, flood, link_schemas(*lobby.MESSAGES, blob))
+    assert ended is not None and "bytes of messages of the game" in str(ended)
+    assert [m.name for m in honest.roster.members] == ["h", "honest"]
+
+
 @pytest.mark.parametrize("frames", [
     [{"type": "lobby.links", "v": 1, "version": 0, "unreachable": []}],  # only the host takes these
     # two different signatures, before any start
