@@ -657,6 +657,37 @@ def test_s7_2_early_content_is_bounded_in_bytes_naming_its_sender() -> None:
     assert receiver._peers[0].next_seq == 9 and len(receiver._peers[0].held) == 0 and receiver._peers[0].held.size == 0
 
 
+def test_s7_2_content_taken_but_not_delivered_counts_towards_the_bytes_bound() -> None:
+    """Content taken in chain order but not yet delivered (the order waits for a seat
+    that says nothing) weighs like content held early (§7.2): the message that would
+    pass HELD_BYTES is refused, naming its sender, and nothing changes."""
+    net = Network(3, 5)
+    receiver = net.peers[1].orderer
+    pad = bytes(1_000_000)
+    chain = [forge(net, 0, seq=0, lamport=1, pad=pad)]
+    for seq in range(1, 9):
+        chain.append(forge(net, 0, seq=seq, prev=message_hash(chain[-1].body), lamport=seq + 1, pad=pad))
+    for envelope in chain[:8]:
+        deliver_to(net, 1, envelope)
+    assert receiver._peers[0].next_seq == 8 and not net.peers[1].delivered  # (seat 2 promised nothing)
+    with pytest.raises(ChainBroken) as info:
+        deliver_to(net, 1, chain[8])
+    assert info.value.peer == receiver.seats[0] and receiver._peers[0].next_seq == 8
+
+
+def test_s7_2_delivered_content_no_longer_counts_towards_the_bytes_bound() -> None:
+    """What is delivered weighs nothing more: an honest sender sends many times HELD_BYTES
+    in a game, a message at a time, and nobody refuses it."""
+    from p2p.order import HELD_BYTES
+
+    net = Network(3, 5)
+    for n in range(HELD_BYTES // 1_000_000 + 4):
+        net.send(0, {"type": "note", "v": 1, "n": n, "pad": bytes(1_000_000)})
+        net.quiesce()
+    assert not any(p.errors for p in net.peers)
+    assert all(len(p.delivered) == HELD_BYTES // 1_000_000 + 4 for p in net.peers)
+
+
 def test_s7_2_a_refused_gap_filler_leaves_the_held_bytes_as_they_were() -> None:
     """A message that fills a gap but is refused with the held ones (one does not chain
     to it, §7.2) changes nothing: what is held stays, its bytes still counted."""

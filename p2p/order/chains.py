@@ -92,6 +92,7 @@ class PeerChain:
     hashes: list[bytes] = field(default_factory=list)
     stamps: list[int] = field(default_factory=list)
     held: Early = field(default_factory=Early)  # content that arrived before its seq was due (§7.2)
+    undelivered: int = 0  # the bytes of its content taken and not yet delivered (§7.2, `Early.weigh`)
     promises: list[tuple[int, int]] = field(default_factory=list)  # (stamp, own seq declared)
     covered: int = -1  # highest stamp promised with every message before it held
     vouched: int = -1  # highest seq whose stamp is justified (§7.3): in our clock and our content's heads

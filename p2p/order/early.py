@@ -7,7 +7,8 @@ seq is beyond the one it waits for is *held* here until retransmission fills the
 What a sender can make a receiver hold is bounded twice, each bound refused as a broken
 chain (`ChainBroken`) naming the sender, with nothing held changed: a seq `MAX_HELD` or
 more beyond the one awaited (so at most `MAX_HELD` - 1 wait), and bodies of more than
-`HELD_BYTES` in all. Honest play stays far inside both (protocol.md §7.2 says why), so
+`HELD_BYTES` in all, counting with the content held here the content taken into the
+chain and not yet delivered (`weigh`: a sender can make the order wait too). Honest play stays far inside both (protocol.md §7.2 says why), so
 only a sender that signs messages nobody could need yet reaches them, and an honest peer
 holds at most `HELD_BYTES` per chain of each other seat. The bounds are per sender, not
 shared: a cheat can fill only its own. Sans-I/O.
@@ -59,18 +60,24 @@ class Early:
         copy._by_seq, copy.size = dict(self._by_seq), self.size
         return copy
 
-    def hold(self, seq: int, due: int, envelope: Envelope, *, side: bool = False) -> None:
+    def hold(self, seq: int, due: int, envelope: Envelope, *, side: bool = False, taken: int = 0) -> None:
         """Hold `envelope`, the sender's message `seq` of its chain (its side chain if
-        `side`), not held yet and beyond `due`, the one awaited; or refuse it (§7.2)."""
-        named, chain = ("side sseq", " of side messages") if side else ("seq", "")
+        `side`), not held yet and beyond `due`, the one awaited; or refuse it (§7.2).
+        `taken`: as for `weigh`."""
         if seq >= due + MAX_HELD:
+            named, chain = ("side sseq", " of side messages") if side else ("seq", "")
             raise ChainBroken(envelope.sender, f"{named} {seq} is {MAX_HELD} or more beyond its seq {due}{chain}, "
                                                "which this peer waits for: no honest sender runs that far ahead")
-        size = self.size + len(envelope.body)
-        if size > HELD_BYTES:
-            kind = "side messages" if side else "messages"
-            raise ChainBroken(envelope.sender, f"{named} {seq}: with it, {size} bytes of its {kind} would already "
-                                               f"wait for its {named} {due}, more than the {HELD_BYTES} honest play "
-                                               "can need")
+        self.weigh(seq, envelope, side=side, taken=taken)
         self._by_seq[seq] = envelope
-        self.size = size
+        self.size += len(envelope.body)
+
+    def weigh(self, seq: int, envelope: Envelope, *, side: bool = False, taken: int = 0) -> None:
+        """Refuse (§7.2) `envelope`, the sender's message `seq` of this chain, if with it
+        the sender's messages of this chain not yet delivered here, those held and
+        `taken` bytes of those taken, would weigh more than `HELD_BYTES`."""
+        size = self.size + taken + len(envelope.body)
+        if size > HELD_BYTES:
+            named, kind = ("side sseq", "side messages") if side else ("seq", "messages")
+            raise ChainBroken(envelope.sender, f"{named} {seq}: with it, {size} bytes of its {kind} would already "
+                                               f"wait here, more than the {HELD_BYTES} honest play can need")

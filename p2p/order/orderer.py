@@ -413,7 +413,7 @@ class Orderer(Positions):
                     raise Equivocation(envelope.sender, f"two different messages with seq {seq}",
                                        evidence=(envelope, peer.held[seq]))
                 return False  # a retransmitted copy of one held
-            peer.held.hold(seq, peer.next_seq, envelope)
+            peer.held.hold(seq, peer.next_seq, envelope, taken=peer.undelivered)
             return False
         self._check_content(seat, envelope, header)
         bound = stamp_bound(self._peers, self._others[seat], seat, seq, header.prev, header.heads)
@@ -421,6 +421,7 @@ class Orderer(Positions):
         if refusal is not None:
             raise refusal
         justified = bound is not None  # (vouched for as it is taken: not judged twice)
+        peer.held.weigh(seq, envelope, taken=peer.undelivered)  # (those held that follow weigh already)
         if seq + 1 not in peer.held:
             self._accept_content(seat, envelope, justified=justified)
             return True
@@ -584,6 +585,7 @@ class Orderer(Positions):
             self._vouch(seat)
         if not pending:
             return
+        peer.undelivered += len(envelope.body)
         if stamp not in self._pending:
             self._pending[stamp] = []
             heapq.heappush(self._pending_stamps, stamp)
@@ -768,6 +770,7 @@ class Orderer(Positions):
                 return  # wait until every peer holds the same message (§7.10)
             envelope = self._ready.popleft()
             seat = self._seat_of[envelope.sender]
+            self._peers[seat].undelivered -= len(envelope.body)
             stamp = int(envelope.inner["lamport"])
             delivered = self._deliver(seat, envelope, stamp, heads_violation(self._peers, seat, envelope, stamp))
             if seat == self.me:
