@@ -170,6 +170,32 @@ def _withheld(thing: str) -> str:
     return WITHHELD.get(thing, f"their {thing}")
 
 
+LINK_SECTIONS = ("§3.", "§4.", "§5.", "§6.")
+"""The chapters whose faults are seen on a link, before or outside any signed message
+(§4.6: a certificate refused at TLS, §3.1; a frame, §4; discovery, §5; the lobby, §6)."""
+
+
+def unsigned_fault(section: str) -> bool:
+    """Whether a fault under `section` is one no signed message shows, by its nature: on
+    a link (`LINK_SECTIONS`: a certificate or a frame no seat signed) or a replay of a
+    signed message (§7.1: its signer sent it honestly, once), so a log can hold no proof
+    of it, nor of its absence."""
+    return section.startswith(LINK_SECTIONS) or section == "§7.1"
+
+
+def leave_claim(name: str, reason: str) -> str:
+    """What a log says of a `leave` (§9.8) whose reason names a rule (`cites_a_rule`),
+    after it: the accusation is the leaver's (`name`'s) word, signed as a reason and no
+    more; a fault seen on a link leaves no signed record, so no log can confirm or refute
+    it; any other the log would hold, and holds none of (a log that proves one is told
+    by its proof: `plain`)."""
+    sections = re.findall(r"§\d+(?:\.\d+)*", reason)
+    if sections and all(unsigned_fault(s) for s in sections):
+        return (f"those words are {name}'s own: a fault on a link leaves no signed record, so the log can neither "
+                "confirm nor refute them")
+    return f"those words are {name}'s own, and nothing in the log supports them: no signed record in it shows that rule broken"
+
+
 SHARE_MESSAGES = "a share message carries a player's shares of cards being revealed, and travels beside the agreed order"
 """What a side message (§7.8) is, in a player's words, said where one is told: shares
 (§9.4) are the only messages that travel beside the agreed order."""

@@ -34,7 +34,7 @@ from p2p.audit import AuditResult
 from p2p.errors import printable
 from p2p.identity import short_id
 from p2p.log import Note
-from p2p.plain import link_fault, plain, verdict
+from p2p.plain import link_fault, plain, unsigned_fault, verdict
 from p2p.table import Refused
 
 
@@ -193,19 +193,6 @@ def overall(agreement: Agreement) -> str:
             whose = listed([f"{_writer(r)}'s" for r in held])
             why.append(_held(held, agreement.told, f"{whose} log{'s' if len(held) > 1 else ''}"))
     return f"Overall: NOT VERIFIED: {'; '.join(why)}."
-
-
-LINK_SECTIONS = ("§3.", "§4.", "§5.", "§6.")
-"""The chapters whose faults are seen on a link, before or outside any signed message
-(§4.6: a certificate refused at TLS, §3.1; a frame, §4; discovery, §5; the lobby, §6)."""
-
-
-def unsigned_fault(section: str) -> bool:
-    """Whether a fault under `section` is one no signed message shows, by its nature: on
-    a link (`LINK_SECTIONS`: a certificate or a frame no seat signed) or a replay of a
-    signed message (§7.1: its signer sent it honestly, once), so a log can hold no proof
-    of it, nor of its absence."""
-    return section.startswith(LINK_SECTIONS) or section == "§7.1"
 
 
 def unsupported(agreement: Agreement) -> list[str]:

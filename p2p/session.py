@@ -11,6 +11,7 @@ uses), private lines only to the seat they concern.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -31,11 +32,29 @@ def yours(reason: str) -> str:
     return reason
 
 
+_RULE = re.compile(r"§\d|\bR\d+\b")
+
+
+def cites_a_rule(reason: str) -> bool:
+    """Whether a `leave`'s reason names a rule (a protocol section, or R1–R10): an
+    honest table's leave names the culprit so (`p2p.policy.Verdict.leave_reason`), and so
+    may any leaver's, falsely."""
+    return _RULE.search(reason) is not None
+
+
+def left_with(reason: str) -> str:
+    """A seat's `leave` (§9.8) as every screen and log tells it, after the leaver's name:
+    "left the table (their terminal was closed)"; a reason that names a rule is an
+    accusation nothing signed proves, quoted as the leaver's own words: 'left the table,
+    saying: "Bo published a false share of a card [§8.5]"'."""
+    return f'left the table, saying: "{reason}"' if cites_a_rule(reason) else f"left the table ({reason})"
+
+
 def left_yourself(left: str) -> str:
     """A leave as every log has it ("left the table (their program was terminated)", §9.8),
     told to the seat that left: "left the table (your program was terminated)"."""
     head, bracket, reason = left.partition(" (")
-    return f"{head}{bracket}{yours(reason)}" if bracket else left
+    return f"{head}{bracket}{yours(reason)}" if bracket and head == "left the table" else left
 
 
 def left_the_table(name: str) -> str:

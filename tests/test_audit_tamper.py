@@ -20,6 +20,7 @@ from p2p.plain import side_message
 from p2p.roster import TableRules, parse_canonical
 from p2p.wire import split_frames
 from tests.ordersim import seeded_identity, seeded_identity_of
+from p2p.plain import leave_claim
 from tests.tablesim import TableNetwork
 from tests.test_table_games import SMALL_DECK
 
@@ -1255,3 +1256,26 @@ def test_s10_2_a_log_closed_before_any_message_is_told_as_a_game_that_ended_at_o
     assert not result.ok and result.end_signed and failure is not None and failure.seat is None
     assert failure.what == ("the log holds no message: its writer closed it before the game's first message (its "
                             "log.end says: 'the peer stopped'), so there is no game to check"), failure.what
+
+
+def test_s9_8_a_leave_whose_reason_accuses_a_player_is_told_as_the_leaver_s_words(tmp_path: Path) -> None:
+    """A `leave` may name anyone under any rule (§9.8): every honest table's reads as the
+    leaver's own words, and the audit says whether its log supports them, never repeating
+    the accusation as its own verdict."""
+    from p2p.agreement import compare
+    from p2p.report import game_report, overall
+
+    net = TableNetwork(3, 7, rules=TableRules(target=25, skills_text=SMALL_DECK), names=("ada", "bo", "mal"))
+    reason = "ada published a share of a card whose proof does not hold: a false share [§8.5]"
+    net.schedule(0.2, lambda: net.send(2, {"type": "leave", "v": 1, "reason": reason}))
+    net.run(limit=60.0)
+    results = [audit(log) for log in net.write_logs(tmp_path)[:2]]
+    assert all(r.ok and r.left is not None for r in results)
+    said = f'mal left the table, saying: "{reason}"; those words are mal\'s own, and nothing in the log supports them'
+    assert results[0].left.why == f'left the table, saying: "{reason}"'  # type: ignore[union-attr]
+    assert list(game_report(results[0]))[-1].startswith(f"Verdict: the log is intact; the game ended early because "
+                                                          f"{said}: no signed record in it shows that rule broken.")
+    line = overall(compare(results))
+    assert line.startswith("Overall: FAIR: ") and said in line and f"early: mal left the table ({reason})" not in line
+    # (a fault on a link leaves no record: the log can neither confirm nor refute such words)
+    assert "can neither confirm nor refute" in leave_claim("mal", "ada sent a garbled frame [§4.3]")

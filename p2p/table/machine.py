@@ -118,6 +118,7 @@ from p2p.deck.shuffle import Deck
 from p2p.errors import printable
 from p2p.order import Delivered, message_hash
 from p2p.roster import DEFAULT_RULES, TableRules
+from p2p.session import left_with
 from p2p.table.clocks import SeatClocks
 from p2p.table.intake import judged_at_once
 from p2p.table.messages import intent_of, intent_payload, state_digest
@@ -829,7 +830,7 @@ class TableMachine:
             step.finished = True
 
     def _on_leave(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
-        raise SeatLeft("§9.8", seat, f"left the table ({printable(inner['reason']) or 'no reason given'})")
+        raise SeatLeft("§9.8", seat, left_with(printable(inner["reason"]) or "no reason given"))
 
     def _on_challenge(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         """§9.10: a seat saw a reveal fail where only it could see it; open the round now."""
