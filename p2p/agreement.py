@@ -59,7 +59,7 @@ from engine.narrate import listed
 from p2p.audit import NEVER_CLOSED, AuditResult, torn_at
 from p2p.errors import ProtocolError
 from p2p.identity import verify_signature
-from p2p.plain import SHARE_MESSAGES, either, either_seats, side_message, table_message
+from p2p.plain import SHARE_MESSAGES, either, either_seats, side_message, stopped_on_a_link, table_message
 from p2p.policy import told_with
 from p2p.signing import SIGNED_DOMAIN
 from p2p.wire import DEFAULT_LIMITS, decode_map
@@ -260,7 +260,8 @@ class Agreement:
         tail = f" ({'; '.join(said)})" if said else ""
         altered = [r for r in self.logs if r.contents is not None and len(r.contents.messages) == self.records
                    and r.contents.ended is not None and not r.contents.torn  # (closed as its writer chose)
-                   and r.first_failure is not None and r.first_failure.section.startswith("§10")]
+                   and r.first_failure is not None and r.first_failure.section.startswith("§10")
+                   and stopped_on_a_link(r) is None]  # (one that a fault on a link stopped says so: `overall`)
         if altered:  # (the same messages, but not logs as honest peers write them: not "the same game")
             if len(altered) == 1:
                 section = altered[0].first_failure.section  # type: ignore[union-attr]

@@ -262,8 +262,8 @@ def verdict(result: AuditResult) -> str:
     assert failure is not None
     if result.not_a_log:
         return "The file is not a fairness log, so nothing in it is checked."
-    fault = link_fault(result)
-    if fault is None or failure.section != "§10.2":
+    fault = stopped_on_a_link(result)
+    if fault is None:
         return plain(failure, result.names)
     seat, section = fault
     name = result.names[seat]
@@ -272,6 +272,13 @@ def verdict(result: AuditResult) -> str:
             f"{result.writer_name} (a note in its log, and the reason its program signed as it closed the log). "
             f"Such a fault happens on a link, in a frame {name} did not sign, so the log holds no signed proof of it "
             f"and blames nobody [{failure.section}].")
+
+
+def stopped_on_a_link(result: AuditResult) -> tuple[int, str] | None:
+    """The seat and section of the fault on a link that stopped a log's writer's table,
+    where that is all the log fails on (`verdict`: it ends early, every record checks)."""
+    failure = result.first_failure
+    return link_fault(result) if failure is not None and failure.section == "§10.2" else None
 
 
 def link_fault(result: AuditResult) -> tuple[int, str] | None:

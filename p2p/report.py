@@ -34,7 +34,7 @@ from p2p.audit import AuditResult
 from p2p.errors import printable
 from p2p.identity import short_id
 from p2p.log import Note
-from p2p.plain import link_fault, plain, unsigned_fault, verdict
+from p2p.plain import SECTIONS, link_fault, plain, stopped_on_a_link, unsigned_fault, verdict
 from p2p.table import Refused
 
 
@@ -316,8 +316,10 @@ def _own_failures(logs: Sequence[AuditResult], agreement: Agreement | None = Non
     failing = [r for r in logs if not r.ok and not r.not_a_log and r.roster is not None]
     unreadable = [r.path.name for r in logs if r.roster is None and not r.not_a_log]
     strangers = [r.path.name for r in logs if r.not_a_log]
-    why = []
     odd = {id(r): _odd(r, agreement) for r in failing} if agreement is not None and agreement.ok else {}
+    stopped = [r for r in failing if not odd.get(id(r)) and stopped_on_a_link(r) is not None]
+    why = _named_on_a_link(stopped)
+    failing = [r for r in failing if all(r is not s for s in stopped)]
     if failing and not any(odd.values()):
         named = [_log_named(r) for r in failing]
         why.append(f"{listed(named)} {'fails its own audit' if len(failing) == 1 else 'fail their own audits'}")
@@ -327,6 +329,27 @@ def _own_failures(logs: Sequence[AuditResult], agreement: Agreement | None = Non
         why.append(f"{listed(unreadable)} cannot be read as {'a log' if len(unreadable) == 1 else 'logs'}")
     if strangers:
         why.append(f"{listed(strangers)} {'is not a fairness log' if len(strangers) == 1 else 'are not fairness logs'}")
+    return why
+
+
+def _named_on_a_link(logs: Sequence[AuditResult]) -> list[str]:
+    """Of `logs` that each end where a fault on a link stopped its writer's table, what
+    they say, by the seat and section each names (each its writer's word, unsigned):
+    "Ann's log (a) and Bo's log (b) each name Mal under §4.3 …"."""
+    named: dict[tuple[int, str], list[AuditResult]] = {}
+    for result in logs:
+        fault = stopped_on_a_link(result)
+        assert fault is not None
+        named.setdefault(fault, []).append(result)
+    why = []
+    for (seat, section), writers in named.items():
+        name = writers[0].names[seat]
+        many = len(writers) > 1
+        why.append(f"{listed([_log_named(r) for r in writers])} {'independently name' if many else 'names'} {name} "
+                   f"under {section}, as the one who stopped the table: {name} "
+                   f"{SECTIONS.get(section, f'broke rule {section}')}, by {'each' if many else 'its'} writer's word, "
+                   "unsigned, since a fault on a link leaves no signed proof; every record "
+                   f"{'they hold' if many else 'it holds'} checks")
     return why
 
 

@@ -17,14 +17,17 @@ import trio
 
 from engine import Draw, EngineError, Game, Ready, RoundStarted, Snap, Swap, TakeDiscard
 from engine.errors import Where, Who
+from p2p.agreement import compare
 from p2p.audit import audit
 from p2p.order import Equivocation, StampBackwards, message_hash
 from p2p.policy import Response, on_refusal
+from p2p.report import overall
 from p2p.table.machine import Refused
 from tests.cheat_runs import (
     CHEATER,
     LIVE,
     MEMORY,
+    PLAYERS,
     Judged,
     run_live_frame,
     run_live_last_opening,
@@ -335,8 +338,16 @@ async def test_s4_2_oversized_frame_ends_the_game_naming_the_sender(tmp_path: Pa
 
 
 async def test_s4_3_garbled_frame_ends_the_game_naming_the_sender(tmp_path: Path) -> None:
+    """…and the audit of the honest logs together names the sender as both say, by their
+    writers' word (no signed record shows a fault on a link), not the honest logs."""
     judged = await run_live_frame("garbled-frame", tmp_path)
     assert judged.ok, judged.explain()
+    agreement = compare([audit(tmp_path / f"seat{seat + 1}.bandit-log") for seat in range(PLAYERS) if seat != CHEATER])
+    line = overall(agreement)
+    names = agreement.told.names
+    assert (f"independently name {names[CHEATER]} under §4.3, as the one who stopped the table: {names[CHEATER]} sent bytes that are not a message") in line, line
+    assert "by each writer's word, unsigned" in line and "fail their own audits" not in line, line
+    assert "fail their own audits" not in agreement.summary(), agreement.summary()
 
 
 async def test_s7_1_replay_across_links_is_refused_naming_the_link_and_play_goes_on(
