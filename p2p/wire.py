@@ -29,6 +29,7 @@ hashes over encodings (the game id, §6.6) are well defined.
 from __future__ import annotations
 
 import io
+import re
 import struct
 import threading
 from collections.abc import Iterator, Mapping
@@ -161,10 +162,31 @@ def decode(payload: bytes, limits: Limits = DEFAULT_LIMITS, *, tree: bool = True
         raise ProtocolError("§4.3", f"nesting deeper than {limits.max_depth} levels") from None
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
         # msgpack reports limit overruns, truncation and reserved bytes as ValueError.
-        raise ProtocolError("§4.3", f"not valid msgpack: {exc or type(exc).__name__}") from None
+        raise ProtocolError("§4.3", f"not a frame of the strict msgpack subset: {_unpack_fault(exc, limits)}"
+                                    f"; the msgpack library says: {str(exc) or type(exc).__name__}") from None
     if tree:
         check_tree(value, limits)
     return value
+
+
+_OVERRUN = re.compile(r"(\d+) exceeds max_(ext|str|bin|array|map)_len")
+
+
+def _unpack_fault(exc: BaseException, limits: Limits) -> str:
+    """What the msgpack library refused, in the words of §4.3."""
+    overrun = _OVERRUN.search(str(exc))
+    if overrun is not None:
+        size, kind = overrun.groups()
+        return {"ext": "an extension type",
+                "str": f"a str of {size} bytes, over the limit of {limits.max_str}",
+                "bin": f"a bin of {size} bytes, over the limit of {limits.max_bin}",
+                "array": f"an array of {size} elements, over the limit of {limits.max_items}",
+                "map": f"a map of {size} pairs, over the limit of {limits.max_items}"}[kind]
+    if "incomplete input" in str(exc):
+        return "the frame ends inside its value, cut short"
+    if isinstance(exc, msgpack.FormatError):
+        return "a byte that msgpack reserves, 0xc1, which starts no value"
+    return "bytes that are no msgpack value"
 
 
 def check_tree(value: Any, limits: Limits = DEFAULT_LIMITS) -> None:

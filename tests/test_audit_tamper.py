@@ -407,8 +407,8 @@ def test_s10_1_a_length_changed_in_a_low_bit_is_told_as_a_changed_length(game_lo
     path.write_bytes(bytes(changed))
     failure = audit(path).first_failure
     assert failure is not None and failure.what.startswith(
-        f"the file was changed or damaged in the frame that starts at byte {at}: its bytes are not a record (not valid "
-        "msgpack: "), failure.what
+        f"the file was changed or damaged in the frame that starts at byte {at}: its bytes are not a record (not a "
+        "frame of the strict msgpack subset: a byte that msgpack reserves, 0xc1, which starts no value"), failure.what
     assert failure.what.count("(") == 1 and "))" not in failure.what, failure.what
 
 
