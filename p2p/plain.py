@@ -138,6 +138,7 @@ detail: …"); any other is "their" thing ("their share")."""
 
 _WITHHELD = re.compile(r"withheld its ([^:]+):")
 _STOPPED = re.compile(r".+ stopped waiting for .+?'s (.+?) \(§9\.11\), and at a table of two")
+_FIELD = re.compile(r"field '[^']*': expected ")
 _CODE = re.compile(r"(?:round \d+ is void: )?([a-z]+(?:-[a-z]+)*): ")
 
 
@@ -156,6 +157,8 @@ def broke(section: str, what: str) -> str | None:
     said = next((words for rule, start, words in SAID if section == rule and re.match(start, what)), None)
     if said is not None:
         return said
+    if _FIELD.match(what):  # (a field of the wrong kind, missing or not declared: whatever rule's message it is)
+        return SECTIONS["§4.4"]
     withheld = _WITHHELD.match(what)
     if withheld is not None:  # (§9.11: every other seat claimed it stalled the table)
         return f"withheld {_withheld(withheld.group(1))}, so the table could not go on"

@@ -37,6 +37,7 @@ which is why it is worth the code generation.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -365,6 +366,7 @@ class Message:
     v: int
     section: str
     fields: Mapping[str, Kind] = field(default_factory=dict)
+    sections: Mapping[str, str] = field(default_factory=dict)  # a field defined elsewhere -> its section (§7.1 header)
 
     def __post_init__(self) -> None:
         for name in self.fields:
@@ -391,7 +393,12 @@ class Message:
         try:
             _check_fields(self.fields, frame, "", self.section, _ENVELOPE)
         except SchemaError as exc:
-            raise SchemaError(exc.section, f"{self.type}.{exc.field}", exc.expected, exc.got) from None
+            section = self.sections.get(_FIELD.match(exc.field).group(), exc.section)  # type: ignore[union-attr]
+            raise SchemaError(section, f"{self.type}.{exc.field}", exc.expected, exc.got) from None
+
+
+_FIELD = re.compile(r"[^.\[]*")
+"""A field path's first name: the message's own field it lies in."""
 
 
 class Schemas:

@@ -38,3 +38,43 @@ def test_s9_11_withheld_work_is_said_in_a_player_s_words_not_the_protocol_s() ->
     assert broke("§9.11", "withheld its beacon message: every other seat stopped waiting for it (§9.11)") == (
         "withheld their part of the round's lot, which picks the first player and orders moves made at the same "
         "moment, so the table could not go on")
+
+
+def test_s4_5_a_signed_frame_of_the_wrong_form_is_told_as_malformed_not_forged() -> None:
+    """A `signed` frame whose `body` is no bin breaks §4.5's schema, the frame's: its
+    sender sent a message of the wrong form; nothing was forged (no signature was
+    checked)."""
+    from p2p.errors import SchemaError
+    from p2p.policy import on_link_fault
+
+    error = SchemaError("§4.5", "signed.body", "bin of 1 to 1048576 bytes", "str")
+    line = on_link_fault(error, 2).line(NAMES)
+    assert line.startswith("Cy sent a message of the wrong form [§4.5]; the game stops. In detail: §4.5: field "
+                           "'signed.body'"), line
+    assert "forged" not in line and "signature" not in line
+
+
+def test_s7_1_a_header_of_the_wrong_types_breaks_s7_1_whatever_the_message() -> None:
+    """A correctly signed message whose header field has the wrong type is `MalformedHeader`
+    (§7.1), not a fault of its type's section (§9.5); a field the type's schema does not
+    declare is that schema's (§4.4: the section that defines the message)."""
+    import pytest
+
+    from p2p.errors import ProtocolError
+    from p2p.order import MESSAGES as ORDER_MESSAGES
+    from p2p.schema import Schemas
+    from p2p.table import MESSAGES
+
+    schemas = Schemas(*MESSAGES, *ORDER_MESSAGES)
+    skip = {"type": "skip-power", "v": 1, "from": bytes(32), "game": bytes(32), "lamport": 3, "seq": 0,
+            "prev": bytes(32), "heads": [[-1, bytes(32)]], "round": 1, "turn": 1}
+    schemas.check(skip)
+    for field, value in (("lamport", "3"), ("heads", [[-1, "h"]]), ("game", None)):
+        with pytest.raises(ProtocolError) as info:
+            schemas.check({k: v for k, v in dict(skip, **{field: value}).items() if v is not None})
+        assert info.value.section == "§7.1" and f"field 'skip-power.{field}" in info.value.reason, info.value
+        assert broke("§7.1", info.value.reason) == "sent a message of the wrong form"
+    with pytest.raises(ProtocolError) as info:
+        schemas.check(dict(skip, extra=1))
+    assert info.value.section == "§9.5" and "unknown field 'extra'" in info.value.reason
+    assert broke("§9.5", info.value.reason) == "sent a message of the wrong form"

@@ -65,8 +65,10 @@ SIDE_HEADER: dict[str, Kind] = {"from": PEER_ID, "game": HASH, "sseq": Int(0, MA
 
 
 def content_message(type: str, section: str, fields: Mapping[str, Kind], v: int = 1) -> Message:
-    """The schema of a content message type: its own `fields` plus the §7.1 header."""
-    return Message(type, v, section, {**HEADER, **fields})
+    """The schema of a content message type: its own `fields` plus the §7.1 header,
+    whose fields a message of the wrong types breaks §7.1 by (`MalformedHeader`), not
+    the section of its type."""
+    return Message(type, v, section, {**HEADER, **fields}, {name: "§7.1" for name in HEADER if name not in fields})
 
 
 def side_message(type: str, section: str, fields: Mapping[str, Kind], v: int = 1) -> Message:
