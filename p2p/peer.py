@@ -883,9 +883,10 @@ class TablePeer(SessionRecord):
         told = cut_off != self._cut_off
         self._cut_off = cut_off
         suspended = bool(self._absent or cut_off)
-        if suspended != self._suspended:
-            clock = self.machine.clocks.pause if suspended else self.machine.clocks.resume
-            clock(trio.current_time())
+        if suspended:  # (asked again as the seats whose wait goes on change)
+            self.machine.clocks.pause(now, self._owes_anyway())
+        elif self._suspended:
+            self.machine.clocks.resume(now)
         self._suspended = suspended
         return told
 
@@ -904,6 +905,16 @@ class TablePeer(SessionRecord):
     def _claims_wait(self) -> bool:
         """Whether a link of the table is down: ours, or one another peer reports."""
         return bool(self._absent) or bool(self._link_reports())
+
+    def _owes_anyway(self) -> frozenset[int]:
+        """The seats whose work the stall clock times while a link of the table is down:
+        the reporter, when one seat's own report is all that is down here (§9.11, §11.3).
+        Its share goes to every seat through any link it has (relayed, §7.6), and a seat
+        it names, hearing it on their own link, still waits on it: if that seat says it
+        reaches the reporter, the report is false, else that seat's own clocks stand (its
+        link is down) and it never claims, so the stall is counted only where it is one."""
+        reports = self._link_reports()
+        return frozenset(reports) if len(reports) == 1 and not self._absent else frozenset()
 
     def _link_reports(self) -> dict[int, tuple[float, tuple[int, ...]]]:
         """Other peers' reports of the links they miss (§11.3), but those by or about a
@@ -967,7 +978,7 @@ class TablePeer(SessionRecord):
 
     def _next_deadline(self) -> float:
         """The earliest moment the timer task has work (see `_timers` for the machine's)."""
-        machine = None if self._claims_wait() else self.machine.next_deadline()
+        machine = self.machine.next_deadline(self._owes_anyway() if self._claims_wait() else None)
         deadlines = [d for d in (self.orderer.next_deadline(), machine, self._link_deadline()) if d is not None]
         return min(deadlines, default=float("inf"))
 
@@ -992,8 +1003,9 @@ class TablePeer(SessionRecord):
             self._send_timed(now)
             # While a peer is away nothing can be ordered, and a peer that is away is not
             # withholding anything: no timer or stall claims until every link of the table
-            # is back, ours and those the others report (§11.3).
-            step = self.machine.on_timer(now) if not self._claims_wait() else Step()
+            # is back, ours and those the others report (§11.3), but about a seat whose own
+            # report is all that is down: that excuses nothing it owes (§9.11).
+            step = self.machine.on_timer(now, self._owes_anyway() if self._claims_wait() else None)
             if step.changed():  # (an empty step must not mark the table touched: the next
                 self._handle(step)  # heartbeat that arrives would then wake the screens)
             self._after_processing(from_timers=True, changed=step.changed())

@@ -371,18 +371,30 @@ async def run_live_frame(name: str, root: Path) -> Judged:
     return judge_live(LIVE_WORDS[name], peers, cheater, cheat, cheat.tried, sections, policy)
 
 
-async def run_live_withheld_share(root: Path, stall_s: float = 0.5) -> Judged:
-    """A live table whose cheating seat never publishes its share of one reveal."""
+async def run_live_withheld_share(root: Path, stall_s: float = 0.5, *, unreached: int | None = None) -> Judged:
+    """A live table whose cheating seat never publishes its share of one reveal; with
+    `unreached`, every ack it sends also says it has no link to that seat (§7.1 `away`),
+    while the link is up."""
     stack, peers = await seat_live_table(root, PLAYERS, person=False, rules=RULES)
     async with stack:
         cheater = peers[CHEATER]
         cheat = WithheldShare(need=6)  # the first discard, a reveal to all: every seat owes a share
         swap_machine(cheater, WithholdingMachine, cheat=cheat)
+        if unreached is not None:
+            say_away(cheater, unreached)
         for peer in peers:
             peer.machine.stall_s = stall_s
         await play_live(peers, cheater)
     return judge_live(cheat.name, peers, cheater, None, cheat.tried, ("§9.4",), Response.ABORT)
 
+
+
+def say_away(peer: TablePeer, seat: int) -> None:
+    """Make every ack `peer` sends say it has no link to `seat`, whatever its links are."""
+    orderer = peer.orderer
+    set_away = orderer.set_away
+    orderer.set_away = lambda seats: set_away({*seats, seat})  # type: ignore[method-assign]
+    orderer.set_away(())
 
 
 async def run_live_last_opening(root: Path) -> tuple[Judged, list[TablePeer]]:

@@ -385,6 +385,14 @@ async def test_s9_4_withheld_share_live_every_screen_names_the_withholder(tmp_pa
     assert judged.ok, judged.explain()
 
 
+async def test_s11_3_a_false_away_report_does_not_excuse_the_reporters_withheld_share(tmp_path: Path) -> None:
+    """The withholder's every ack says it has no link to seat 0, while it has: its own
+    report stands no clock on what it owes (§9.11), so every other seat claims the stall
+    and the game ends naming it for withholding, as without the report."""
+    judged = await run_live_withheld_share(tmp_path, unreached=0)
+    assert judged.ok, judged.explain()
+
+
 async def test_s8_9_the_winner_is_told_only_once_the_last_rounds_shuffles_open(tmp_path: Path) -> None:
     """Live: the engine ends the game when it scores the last round, but that round stands
     only once its shuffles open (§8.9, §9.7). The cheater's last opening does not open: no

@@ -10,7 +10,9 @@ applies what starts them (a turn, a round's deal, a wait for protocol work) and 
 differ a little from seat to seat, and the auditor, replaying a log, has none.
 
 A clock stands while a link of the table is down (§11.3) or while this process did not
-run (§9.6): time away never counts, time present always does. A turn's timer and the
+run (§9.6): time away never counts, time present always does. The wait on a seat that
+is itself the only one to report links down goes on meanwhile (`pause`'s `running`):
+its own report excuses nothing it owes (§9.11). A turn's timer and the
 ready barrier stand `timers_stand` seconds at most in all, so a peer that reports a
 link down and up again over and over cannot stretch a turn without end; the stall wait
 stands as long as the links are down (an absence that long ends the game by itself).
@@ -38,6 +40,7 @@ class SeatClocks:
         self.wait: tuple[WaitKey, dict[int, float]] | None = None
         self._stood = {"turn": 0.0, "peek": 0.0}  # how long the running timer has stood for links down
         self._paused_at: float | None = None  # since when a link of the table is down
+        self._running: frozenset[int] = frozenset()  # seats whose wait goes on meanwhile
 
     def start_turn(self, turn: int, now: float) -> None:
         """Turn `turn` began here at `now` (R5)."""
@@ -65,12 +68,16 @@ class SeatClocks:
         since = self.turn_since
         return since[1] + self.turn_s if since is not None and since[0] == key[2] else None
 
-    def pause(self, now: float) -> None:
-        """A link of the table went down (§11.3): every clock stands from `now`, so a
+    def pause(self, now: float, running: frozenset[int] = frozenset()) -> None:
+        """A link of the table is down (§11.3): every clock stands from `now`, so a
         crash or a lost link is never taken for withholding (§9.11), and nothing can be
-        played meanwhile (§9.6)."""
+        played meanwhile (§9.6); but the wait on the seats `running` goes on (a seat whose
+        own report is all that is down, §9.11). Asked again with other `running` seats,
+        the clocks go on to `now` as they stood, and stand anew from there."""
+        if self._paused_at is not None and running != self._running:
+            self.resume(now)
         if self._paused_at is None:
-            self._paused_at = now
+            self._paused_at, self._running = now, running
 
     def stand_while_stopped(self, since: float, now: float) -> None:
         """This peer did not run from before `since` until `now` (its process was stopped,
@@ -90,6 +97,7 @@ class SeatClocks:
         went down (one that started meanwhile, from now). A timer stands `timers_stand`
         at most in all."""
         paused, self._paused_at = self._paused_at, None
+        running, self._running = self._running, frozenset()
         if paused is None:
             return
 
@@ -103,7 +111,7 @@ class SeatClocks:
 
         if self.wait is not None:
             key, starts = self.wait
-            self.wait = (key, {seat: moved(since) for seat, since in starts.items()})
+            self.wait = (key, {seat: since if seat in running else moved(since) for seat, since in starts.items()})
         if self.turn_since is not None:
             turn, since = self.turn_since
             self.turn_since = (turn, stood("turn", since))

@@ -607,14 +607,24 @@ class TableMachine:
         """When the R4.3 ready barrier started here, while it runs."""
         return self.clocks.peek_since if self.engine.phase is Phase.PEEK else None
 
-    def next_deadline(self) -> float | None:
-        """When `on_timer` has a timer or stall claim to make (seated peers only)."""
-        times = [due[0] for due in (self._timer_due(), self._stall_due(), self._held_due()) if due is not None]
-        return min(times, default=None)
+    def next_deadline(self, stalls_of: frozenset[int] | None = None) -> float | None:
+        """When `on_timer` has a timer or stall claim to make (seated peers only); with
+        `stalls_of`, only a stall claim naming those seats (see `on_timer`)."""
+        dues = (self._stall_due(stalls_of),) if stalls_of is not None else (
+            self._timer_due(), self._stall_due(), self._held_due())
+        return min((due[0] for due in dues if due is not None), default=None)
 
-    def on_timer(self, now: float) -> Step:
+    def on_timer(self, now: float, stalls_of: frozenset[int] | None = None) -> Step:
+        """The timer and stall claims due at `now`. With `stalls_of` (a link of the table
+        is down, §11.3), only a stall claim naming those seats: a seat whose own report of
+        links down is all that is down still owes its work (§9.11)."""
         step = Step()
         self._now = max(self._now, now)
+        if stalls_of is not None:
+            stall = self._stall_due(stalls_of)
+            if stall is not None and now >= stall[0]:
+                self._claim_stall(stall, step)
+            return step
         timer = self._timer_due()
         if timer is not None and now >= timer[0] and self.halted is None:
             what, number, turn = key = timer[1]
@@ -624,11 +634,14 @@ class TableMachine:
             step.send.append({"type": "timeout", "v": 1, "round": number, "what": what, "turn": turn})
         for stall in (self._stall_due(), self._held_due()):
             if stall is not None and now >= stall[0]:
-                _, wait, seats = stall
-                self._stalls_claimed.update((wait, s) for s in seats)
-                what, number, need = wait
-                step.send.append({"type": "stalled", "v": 1, "round": number, "what": what, "need": need, "seats": seats})
+                self._claim_stall(stall, step)
         return step
+
+    def _claim_stall(self, stall: tuple[float, tuple[str, int, int], list[int]], step: Step) -> None:
+        _, wait, seats = stall
+        self._stalls_claimed.update((wait, s) for s in seats)
+        what, number, need = wait
+        step.send.append({"type": "stalled", "v": 1, "round": number, "what": what, "need": need, "seats": seats})
 
     # -- handlers: game setup and rounds ---------------------------------------------
 
@@ -1338,11 +1351,11 @@ class TableMachine:
         else:
             self.clocks.wait_for(awaited.key, awaited.seats, self._now)
 
-    def _stall_due(self) -> tuple[float, tuple[str, int, int], list[int]] | None:
+    def _stall_due(self, of: frozenset[int] | None = None) -> tuple[float, tuple[str, int, int], list[int]] | None:
         """(when, the wait's key, the seats) of the next stall this seat would claim: the
         seats it has not claimed yet whose work fell due first, each timed from then (a
         shuffle chain's steps share a key, and a step late before it never shortens the
-        next seat's time)."""
+        next seat's time); with `of`, of those seats only."""
         if self.me is None or self.halted is not None or self.clocks.wait is None:
             return None
         key, starts = self.clocks.wait
@@ -1350,7 +1363,7 @@ class TableMachine:
         if awaited is None or awaited.key != key:
             return None
         due = {s: since + self.stall_s for s, since in starts.items()
-               if s != self.me and (key, s) not in self._stalls_claimed}
+               if s != self.me and (key, s) not in self._stalls_claimed and (of is None or s in of)}
         if not due:
             return None
         at = min(due.values())
