@@ -1390,18 +1390,24 @@ class TablePeer(SessionRecord):
         reports = self._link_reports()
         if self._past_grace is not None and not self._absent and not reports:
             self._past_grace = None  # (every seat is reached again: the others did not end the game)
-        expired = [(seat, seat, "was away", "did not come back") for seat, since in self._absent.items()
-                   if now >= since + self.grace]
+        grace = f"{self.grace:.0f} s"
+        expired = [(seat, seat, f"was away for more than {grace}", f"did not come back within {grace}")
+                   for seat, since in self._absent.items() if now >= since + self.grace]
         for seat, (since, away) in reports.items():  # two others cannot reach each other
             if now >= since + self.grace:
                 if all(s in self._absent for s in away):  # (away from this seat too: said as the others say it)
-                    expired.append((away[0], away[0], "was away", "did not come back"))
+                    expired.append((away[0], away[0], f"was away for more than {grace}",
+                                    f"did not come back within {grace}"))
                     continue
                 missing = listed([self.names[s] for s in away])
-                # (one that cannot reach this seat, while it speaks to it, is the one this
-                # seat waits for: a table waits for others, never for itself, §10.2)
-                absent = seat if self._me in away else away[0]
-                expired.append((seat, absent, f"could not reach {missing}", f"could not reach {missing}"))
+                denied = self._reaching(seat, away)
+                if denied:  # (it is the one the table waits for: a table waits for others, never for itself, §10.2)
+                    said = (f"said for more than {grace} that it could not reach {missing}, while "
+                            f"{listed([self.names[s] for s in denied])} reached it")
+                    expired.append((seat, seat, said, said))
+                    continue
+                expired.append((seat, away[0], f"could not reach {missing} for more than {grace}",
+                                f"could not reach {missing} within {grace}"))
         if expired and self._past_grace is not None:  # (its own stop ran past the grace period: it names nobody)
             if self._leaving_why is not None:  # (its player's own leave, or a failed store: that ends it, now)
                 self._finish(self._leaving_why)
@@ -1411,13 +1417,20 @@ class TablePeer(SessionRecord):
         if expired:
             seat, absent, what, told = expired[0]
             name, round_ = self.names[seat], self.machine.round_number
-            why = f"{what} for more than {self.grace:.0f} s; " + (f"round {round_} is void" if round_
-                                                                   else "no round was dealt")
+            why = f"{what}; " + (f"round {round_} is void" if round_ else "no round was dealt")
             self._note(f"{name} {why}", "§11.3", self.machine.seats[seat])
-            self._say(f"{name} {told} within {self.grace:.0f} s: the game ends here"
+            self._say(f"{name} {told}: the game ends here"
                       + (f" (round {round_} does not count)." if round_ else ", before its first round."),
                       "error", seat)
             self._finish(f"{name} {why}", absent=absent)
+
+    def _reaching(self, seat: int, away: tuple[int, ...]) -> list[int]:
+        """The seats of `seat`'s report (§7.1 `away`) that say they reach it: this one, on
+        their own link, and each other one this seat reaches whose own acks name no link
+        down to `seat`. The two ends of one link disagree, so one of them does not tell
+        the truth, and the table waits for the reporter (§11.3)."""
+        reports = self._link_reports()
+        return [s for s in away if s == self._me or (s not in self._absent and seat not in reports.get(s, (0.0, ()))[1])]
 
     def _unreached(self) -> tuple[int, ...]:
         """The other seats this seat cannot reach."""

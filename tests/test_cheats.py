@@ -32,9 +32,10 @@ from tests.cheat_runs import (
     run_live_frame,
     run_live_last_opening,
     run_live_withheld_share,
+    say_away,
     run_table,
 )
-from tests.live_support import seat_live_table
+from tests.live_support import running, seat_live_table, until
 from tests.malicious import Cheat, CheatingTable, game_under_way
 from tests.test_table_games import SMALL
 
@@ -391,6 +392,28 @@ async def test_s11_3_a_false_away_report_does_not_excuse_the_reporters_withheld_
     and the game ends naming it for withholding, as without the report."""
     judged = await run_live_withheld_share(tmp_path, unreached=0)
     assert judged.ok, judged.explain()
+
+
+async def test_s11_3_a_report_the_named_seat_contradicts_ends_the_game_naming_the_reporter(tmp_path: Path) -> None:
+    """The liar's every ack says it has no link to seat 0, while seat 0 receives its
+    messages on that link and its own acks name no link down. After the grace period
+    every honest log ends naming the liar absent, none naming seat 0 (§11.3), and the
+    logs agree on who was away."""
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=SMALL)
+    ann, bo, liar = peers
+    async with stack:
+        with trio.fail_after(40):
+            async with running(peers) as summaries:
+                await until(lambda: ann.machine.playing, ann)
+                for peer in peers:
+                    peer.grace = 1.0
+                say_away(liar, ann.me)
+                liar._after_processing()
+    results = [audit(summaries[i].log_path) for i in (0, 1)]
+    assert all(r.ok and r.left is not None and r.left.seat == liar.me for r in results), [r.left for r in results]
+    said = f"{bo.names[liar.me]} said for more than 1 s that it could not reach {bo.names[ann.me]}, while"
+    assert summaries[1].why.startswith(said), summaries[1].why
+    assert compare(results).away is None
 
 
 async def test_s8_9_the_winner_is_told_only_once_the_last_rounds_shuffles_open(tmp_path: Path) -> None:
