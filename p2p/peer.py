@@ -99,6 +99,8 @@ JUST_BACK = 5.0  # seconds after a seat's return during which its missing links 
 # Seconds without a frame from a seat (acks come every second) after which another seat's
 # report of a link lost to it waits to be told with this seat's own loss (`_gone_quiet`).
 QUIET = 2 * HEARTBEAT_EVERY
+ACKS_LATE = 2 * HEARTBEAT_EVERY  # a seat whose word holds back the next delivery this long is waited for (§7.3)
+ACKS_STALL_AT_LEAST = SILENCE + 1.0  # the least time a seat may hold it back before its stall is claimed (§9.11)
 # Seconds a process back from a stop the others noticed tries to reach them, at least:
 # by then a link that only held what came before the stop was dropped as silent (§11.3).
 BACK_FROM_STOP_WAIT = SILENCE + 1.0
@@ -300,6 +302,10 @@ class TablePeer(SessionRecord):
         self._returned: dict[int, tuple[float, Mark]] = {}  # seat -> (how long it was away, the table's mark) at its return
         self._back_at: dict[int, float] = {}  # seat -> when its link came back after an absence
         self._told_cut: set[int] = set()  # seats whose report of a missing link the player was told
+        # seat -> (the delivery it holds back, since when): its acks do not cover it (§7.3, §7.10)
+        self._acks_late: dict[int, tuple[tuple[str, int], float]] = {}
+        self._told_acks: set[int] = set()  # seats the player was told the table waits for their acks
+        self._acks_claimed: set[tuple[int, int]] = set()  # (round, seat) whose acks' stall this seat claimed
         self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
         self._told_gone: set[int] = set()  # seats that left whose player was told what the table waits for
         self._held_cut: dict[int, float] = {}  # seat -> since when its report waits: it names seats quiet here too
@@ -815,7 +821,8 @@ class TablePeer(SessionRecord):
         if changed:
             self._touched = False
         self._check_storage()
-        told = self._track_links()
+        told = self._track_acks()
+        told = self._track_links() or told
         if self.orderer.ack_due() and not self._done.is_set():
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._drive()
@@ -882,7 +889,7 @@ class TablePeer(SessionRecord):
                 self._say(f"{self.names[seat]} reaches everybody again.", "table", seat)
         told = cut_off != self._cut_off
         self._cut_off = cut_off
-        suspended = bool(self._absent or cut_off)
+        suspended = bool(self._absent or cut_off or self._acks_waited())
         if suspended:  # (asked again as the seats whose wait goes on change)
             self.machine.clocks.pause(now, self._owes_anyway())
         elif self._suspended:
@@ -903,18 +910,75 @@ class TablePeer(SessionRecord):
         return now - self._back_at.get(seat, -JUST_BACK) < JUST_BACK
 
     def _claims_wait(self) -> bool:
-        """Whether a link of the table is down: ours, or one another peer reports."""
-        return bool(self._absent) or bool(self._link_reports())
+        """Whether a link of the table is down, ours or one another peer reports, or the
+        table waits for a seat's acks (`_acks_waited`)."""
+        return bool(self._absent) or bool(self._link_reports()) or bool(self._acks_waited())
+
+    def _track_acks(self) -> bool:
+        """Note whose acks (promises §7.3, echoes §7.10) the next delivery waits for, and
+        since when each holds back the message it waits for (a seat whose word covers it
+        and then holds back the next one makes progress); tell the player once one holds
+        it back `ACKS_LATE`. A seat away is waited for as away. True if the player was told."""
+        now = trio.current_time()
+        held = self.orderer.holding_back()
+        token, seats = held if held is not None else (("", -1), ())
+        waiting = [s for s in seats if s not in self._absent]
+        told = False
+        for seat in list(self._acks_late):
+            if seat not in waiting:
+                del self._acks_late[seat]
+                if seat in self._told_acks:
+                    self._told_acks.discard(seat)
+                    self._say(f"{self.names[seat]} acknowledges the table's messages again.", "table", seat)
+                    told = True
+        for seat in waiting:
+            if self._acks_late.get(seat, (None, 0.0))[0] != token:
+                self._acks_late[seat] = (token, now)
+        for seat in self._acks_waited():
+            if seat not in self._told_acks:
+                self._told_acks.add(seat)
+                self._say(f"Waiting for {self.names[seat]} to acknowledge the table's messages (§7.3): no move "
+                          "counts until it does, and the timers stand meanwhile.", "warning", seat)
+                told = True
+        return told
+
+    def _acks_waited(self) -> frozenset[int]:
+        """The seats whose acks have held back the next delivery `ACKS_LATE` or more: the
+        table waits for them as for a link down, so a turn whose moves cannot count
+        meanwhile is not timed out (§9.6), but their own stall is timed (`_owes_anyway`)."""
+        now = trio.current_time()
+        return frozenset(seat for seat, (_, since) in self._acks_late.items() if now >= since + ACKS_LATE)
+
+    def _claim_acks(self, now: float) -> None:
+        """Claim the stall of a seat whose acks held back the next delivery for the stall
+        time (at least `ACKS_STALL_AT_LEAST`: a silent link is lost sooner, §11.3), once a
+        round, while it is the only thing the table waits for (§9.11)."""
+        wait = max(self.machine.stall_s, ACKS_STALL_AT_LEAST)
+        number = self.machine.round_number
+        for seat in sorted(self._owes_anyway() & self._acks_waited()):
+            since = self._acks_late[seat][1]
+            if now >= since + wait and (number, seat) not in self._acks_claimed and self.machine.playing:
+                self._acks_claimed.add((number, seat))
+                self._send({"type": "stalled", "v": 1, "round": number, "what": "acks", "need": 0, "seats": [seat]})
+
+    def _acks_deadline(self) -> float | None:
+        """When `_acks_waited` next grows, or `_claim_acks` next has a claim to make."""
+        wait = max(self.machine.stall_s, ACKS_STALL_AT_LEAST)
+        number = self.machine.round_number
+        times = [since + (wait if seat in self._told_acks else ACKS_LATE) for seat, (_, since) in self._acks_late.items()
+                 if (number, seat) not in self._acks_claimed]
+        return min(times, default=None)
 
     def _owes_anyway(self) -> frozenset[int]:
         """The seats whose work the stall clock times while a link of the table is down:
-        the reporter, when one seat's own report is all that is down here (§9.11, §11.3).
+        the reporter, when one seat's own report is all that is down here (§9.11, §11.3),
+        or the seat whose acks the table waits for, when it is all the table waits for.
         Its share goes to every seat through any link it has (relayed, §7.6), and a seat
         it names, hearing it on their own link, still waits on it: if that seat says it
         reaches the reporter, the report is false, else that seat's own clocks stand (its
         link is down) and it never claims, so the stall is counted only where it is one."""
-        reports = self._link_reports()
-        return frozenset(reports) if len(reports) == 1 and not self._absent else frozenset()
+        causes = frozenset(self._link_reports()) | self._acks_waited()
+        return causes if len(causes) == 1 and not self._absent else frozenset()
 
     def _link_reports(self) -> dict[int, tuple[float, tuple[int, ...]]]:
         """Other peers' reports of the links they miss (§11.3), but those by or about a
@@ -979,7 +1043,8 @@ class TablePeer(SessionRecord):
     def _next_deadline(self) -> float:
         """The earliest moment the timer task has work (see `_timers` for the machine's)."""
         machine = self.machine.next_deadline(self._owes_anyway() if self._claims_wait() else None)
-        deadlines = [d for d in (self.orderer.next_deadline(), machine, self._link_deadline()) if d is not None]
+        deadlines = [d for d in (self.orderer.next_deadline(), machine, self._link_deadline(), self._acks_deadline())
+                     if d is not None]
         return min(deadlines, default=float("inf"))
 
     def _active(self) -> None:
@@ -1006,6 +1071,7 @@ class TablePeer(SessionRecord):
             # is back, ours and those the others report (§11.3), but about a seat whose own
             # report is all that is down: that excuses nothing it owes (§9.11).
             step = self.machine.on_timer(now, self._owes_anyway() if self._claims_wait() else None)
+            self._claim_acks(now)
             if step.changed():  # (an empty step must not mark the table touched: the next
                 self._handle(step)  # heartbeat that arrives would then wake the screens)
             self._after_processing(from_timers=True, changed=step.changed())
@@ -1360,6 +1426,7 @@ class TablePeer(SessionRecord):
     def _link_deadline(self) -> float | None:
         grace = self._grace_ends()
         times = [t for t in (grace, self._answers_due) if t is not None]
+        times += [since + self.grace for _, since in self._acks_late.values()]
         linked = self.mesh.linked()
         times += [heard + SILENCE for seat, heard in self._heard.items()
                   if seat not in self._absent and self.machine.seats[seat] in linked]
@@ -1408,6 +1475,11 @@ class TablePeer(SessionRecord):
                     continue
                 expired.append((seat, away[0], f"could not reach {missing} for more than {grace}",
                                 f"could not reach {missing} within {grace}"))
+        # (a seat that holds every delivery back, its link up: its stall claims cannot be
+        # delivered without its promises, so the table waits for it as for a seat away)
+        expired += [(seat, seat, f"acknowledged none of the table's messages for more than {grace}",
+                     f"acknowledged none of the table's messages within {grace}")
+                    for seat, (_, since) in self._acks_late.items() if now >= since + self.grace]
         if expired and self._past_grace is not None:  # (its own stop ran past the grace period: it names nobody)
             if self._leaving_why is not None:  # (its player's own leave, or a failed store: that ends it, now)
                 self._finish(self._leaving_why)
@@ -1418,7 +1490,8 @@ class TablePeer(SessionRecord):
             seat, absent, what, told = expired[0]
             name, round_ = self.names[seat], self.machine.round_number
             why = f"{what}; " + (f"round {round_} is void" if round_ else "no round was dealt")
-            self._note(f"{name} {why}", "§11.3", self.machine.seats[seat])
+            section = "§7.3" if "acknowledged none" in what else "§11.3"
+            self._note(f"{name} {why}", section, self.machine.seats[seat])
             self._say(f"{name} {told}: the game ends here"
                       + (f" (round {round_} does not count)." if round_ else ", before its first round."),
                       "error", seat)

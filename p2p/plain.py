@@ -131,6 +131,7 @@ WITHHELD: dict[str, str] = {
                       "same moment",
     "shuffle step": "their turn to shuffle the deck",
     "end of game": "their word that the game is over",
+    "acknowledgements": "their acknowledgements of the others' messages, without which no move counts",
 }
 """What a seat withheld (§9.11), where the table's word for it (`its beacon message`) is
 the protocol's, in a player's words (the report gives the protocol's word after them, "In

@@ -36,7 +36,7 @@ from p2p.order import message_hash
 from p2p.peer import TablePeer
 from p2p.policy import Response, Verdict
 from p2p.table import TableMachine
-from tests.live_support import seat_live_table
+from tests.live_support import seat_live_table, until
 from tests.test_table_games import SMALL
 from tests.malicious import (
     BackdatedStamp,
@@ -373,20 +373,48 @@ async def run_live_frame(name: str, root: Path) -> Judged:
 
 async def run_live_withheld_share(root: Path, stall_s: float = 0.5, *, unreached: int | None = None) -> Judged:
     """A live table whose cheating seat never publishes its share of one reveal; with
-    `unreached`, every ack it sends also says it has no link to that seat (§7.1 `away`),
-    while the link is up."""
+    `unreached` (an index into the peers), every ack it sends also says it has no link to
+    that peer's seat (§7.1 `away`), while the link is up."""
     stack, peers = await seat_live_table(root, PLAYERS, person=False, rules=RULES)
     async with stack:
         cheater = peers[CHEATER]
         cheat = WithheldShare(need=6)  # the first discard, a reveal to all: every seat owes a share
         swap_machine(cheater, WithholdingMachine, cheat=cheat)
         if unreached is not None:
-            say_away(cheater, unreached)
+            say_away(cheater, peers[unreached].me)
         for peer in peers:
             peer.machine.stall_s = stall_s
         await play_live(peers, cheater)
     return judge_live(cheat.name, peers, cheater, None, cheat.tried, ("§9.4",), Response.ABORT)
 
+
+
+async def run_live_frozen_acks(root: Path, stall_s: float = 0.5) -> tuple[list[TablePeer], bool]:
+    """A live table whose cheating seat, once others' content came, sends copies of one
+    ack for good, and no content (which would cover the others' messages as its
+    promise, §7.3): its heartbeats keep its links up while nothing can be delivered. The
+    peers, and whether the acks froze."""
+    stack, peers = await seat_live_table(root, PLAYERS, person=False, rules=RULES)
+    async with stack:
+        cheater = peers[CHEATER]
+        for peer in peers:
+            peer.machine.stall_s = stall_s
+            peer.grace = 12.0
+        tried = False
+
+        async def freeze() -> None:
+            nonlocal tried
+            await until(lambda: cheater.orderer.holding_back() is not None, cheater)  # (others' content came)
+            frozen = cheater.orderer.ack(trio.current_time())
+            cheater.orderer.ack = lambda now: frozen  # type: ignore[method-assign]
+            cheater.orderer.post = lambda payload, now: []  # type: ignore[method-assign]
+            cheater.orderer.deliveries = lambda: iter(())  # type: ignore[method-assign]  # (nor judges the claims)
+            tried = True
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(freeze)
+            await play_live(peers, cheater)
+    return peers, tried
 
 
 def say_away(peer: TablePeer, seat: int) -> None:

@@ -31,6 +31,7 @@ from tests.cheat_runs import (
     Judged,
     run_live_frame,
     run_live_last_opening,
+    run_live_frozen_acks,
     run_live_withheld_share,
     say_away,
     run_table,
@@ -414,6 +415,26 @@ async def test_s11_3_a_report_the_named_seat_contradicts_ends_the_game_naming_th
     said = f"{bo.names[liar.me]} said for more than 1 s that it could not reach {bo.names[ann.me]}, while"
     assert summaries[1].why.startswith(said), summaries[1].why
     assert compare(results).away is None
+
+
+async def test_s7_3_frozen_acks_are_named_claimed_and_end_the_game(tmp_path: Path) -> None:
+    """From the game's first messages on, the cheater sends only copies of one ack, and
+    no content: the others' moves wait on its promises, its links stay up. Every honest screen says whose acks the table
+    waits for (§7.3), no honest turn is timed out meanwhile (the timers stand, §9.6),
+    every honest seat claims the stall (§9.11), and every honest game ends naming it."""
+    peers, tried = await run_live_frozen_acks(tmp_path)
+    assert tried
+    cheater = peers[CHEATER]
+    seat, name = cheater.me, cheater.names[cheater.me]
+    for peer in peers[:CHEATER]:
+        texts = [line.text for line in peer.lines]
+        assert any(line.seat == seat and line.text.startswith(f"Waiting for {name} to acknowledge")
+                   and "§7.3" in line.text for line in peer.lines), texts
+        assert not any("time ran out" in text for text in texts), texts
+        claims = [e.inner for e in peer.orderer.sent_of("stalled")]
+        assert any(c["what"] == "acks" and c["seats"] == [seat] for c in claims), claims
+        assert peer.progress.ended and name in peer.progress.ended_why, peer.progress.ended_why
+        assert audit(peer.log.path).first_failure is None
 
 
 async def test_s8_9_the_winner_is_told_only_once_the_last_rounds_shuffles_open(tmp_path: Path) -> None:

@@ -889,6 +889,26 @@ class Orderer(Positions):
         stamp = self._sent[self._mine_delivered].inner["lamport"]
         return [seat for seat, peer in enumerate(self._peers) if seat != self.me and peer.covered < stamp]
 
+    def holding_back(self) -> tuple[tuple[str, int], tuple[int, ...]] | None:
+        """What the next delivery waits for and the other seats whose word it lacks: the
+        promise of each seat not covered up to the lowest stamp pending (§7.4), or the
+        echo of each seat that has not declared the first message of the group being
+        delivered (§7.10). None when nothing waits on another seat's word. The first item
+        names the message waited for (a stamp, or a sender and seq), so that a seat that
+        holds back one message after another is seen to make progress."""
+        me = self.me
+        if self._ready:
+            envelope = self._ready[0]
+            sender, seq = self._seat_of[envelope.sender], int(envelope.inner["seq"])
+            seats = tuple(i for i, p in enumerate(self._peers)
+                          if i not in (me, sender) and i not in self._gone and p.echoed.get(sender, -1) < seq)
+            return ((f"echo {sender}", seq), seats) if seats else None
+        if not self._pending_stamps:
+            return None
+        stamp = self._pending_stamps[0]
+        seats = tuple(i for i, p in enumerate(self._peers) if i != me and p.covered < stamp)
+        return (("stamp", stamp), seats) if seats else None
+
     def heard_content(self, seat: int) -> bool:
         """Whether any content message of `seat`'s has arrived here, delivered or not."""
         peer = self._peers[seat]

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from p2p.order import Delivered
+from p2p.table.messages import UNORDERED_STALLS
 
 
 class Holder(Protocol):
@@ -36,9 +37,9 @@ class Holder(Protocol):
 
 
 def judged_at_once(delivered: Delivered) -> bool:
-    """A stall claim about shares: the table machine takes it even while it holds others."""
+    """A stall claim about shares or acks: the table machine takes it even while it holds others."""
     inner = delivered.envelope.inner
-    return delivered.rejected is None and inner["type"] == "stalled" and inner["what"] == "shares"
+    return delivered.rejected is None and inner["type"] == "stalled" and inner["what"] in UNORDERED_STALLS
 
 
 class Intake:

@@ -121,7 +121,7 @@ from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.session import left_with
 from p2p.table.clocks import SeatClocks
 from p2p.table.intake import judged_at_once
-from p2p.table.messages import intent_of, intent_payload, state_digest
+from p2p.table.messages import UNORDERED_STALLS, intent_of, intent_payload, state_digest
 from p2p.table.secrets import SeatSecrets
 
 GRACE: Final = float(DEFAULT_RULES.grace_s)
@@ -133,11 +133,12 @@ up again over and over cannot stretch a turn past it."""
 
 STALL_SECTIONS: Final = {
     "keys": "§9.2", "beacon": "§8.6", "shuffle": "§9.3", "shares": "§9.4", "opening": "§9.7", "done": "§9.8",
+    "acks": "§7.3",
 }
 """What a seat withheld (§9.11) -> the section that obliged it to send it."""
 STALL_WORDS: Final = {
     "keys": "its key", "beacon": "its beacon message", "shuffle": "its shuffle step", "shares": "its share",
-    "opening": "its opening", "done": "its end of game",
+    "opening": "its opening", "done": "its end of game", "acks": "its acknowledgements",
 }
 
 
@@ -873,13 +874,13 @@ class TableMachine:
                                                 " clock and not by its own, and nothing tells which clock is right"),
                                  suspects=(held, seat))
         wait = (what, inner["round"], inner["need"])
-        if what != "shares":  # ordered work: judged at its place, where every peer waits for the same
+        if what not in UNORDERED_STALLS:  # ordered work: judged at its place, where every peer waits for the same
             awaited = self.awaited()
             if awaited is None or awaited.key != wait:
                 return  # the work arrived before the claim: nothing to do
             named = [s for s in named if s in awaited.seats]
-        # (shares are not ordered: what a peer holds of them differs from peer to peer, so
-        # only the claims count, and they are judged the moment they are delivered)
+        # (shares and acks are not ordered: what a peer holds of them differs from peer to
+        # peer, so only the claims count, and they are judged the moment they are delivered)
         for named_seat in named:
             self._stall_claims.setdefault((wait, named_seat), set()).add(seat)
         self._judge_stall(wait, named, seat)

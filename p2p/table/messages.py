@@ -42,7 +42,9 @@ DIGEST = Str(min_len=64, max_len=64)
 MAX_CARDS: Final = 4096
 CHALLENGES: Final = ("not-a-card", "duplicate-card")
 """§9.10: what a seat saw fail in a reveal only it could see."""
-STALLS: Final = ("keys", "beacon", "shuffle", "shares", "opening", "done", "turn", "peek")
+STALLS: Final = ("keys", "beacon", "shuffle", "shares", "opening", "done", "turn", "peek", "acks")
+UNORDERED_STALLS: Final = frozenset({"shares", "acks"})
+"""Stalls whose claims are counted as delivered, whatever the table waits for there (§9.11)."""
 """§9.11: the protocol work a stall claim says is withheld (`turn`, `peek`: a player's
 time held open at a table of two, §9.6)."""
 
