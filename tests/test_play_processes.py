@@ -208,7 +208,7 @@ def test_host_with_bots_plays_a_whole_game_and_reports_every_log(tmp_path: Path)
     """`host --bots N` seats N bot peers (processes of their own, as `play` does); with
     no seat left for anybody else the game starts at once. The table code reaches the
     bots on their standard input."""
-    done = run_cli("host", "--headless", "--seats", "3", "--bots", "2", "--code", "owl", "--target", "20",
+    done = run_cli("host", "--headless", "--seats", "3", "--bots", "2", "--code", "owl", "--target", "5",
                    "--bind", "127.0.0.1", "--no-discovery", "--json", "--name", "Hal",
                    "--state-dir", str(tmp_path / "state"), "--log-dir", str(tmp_path / "logs"))
     assert done.returncode == 0, done.stderr
@@ -280,7 +280,8 @@ def test_s11_3_a_player_whose_play_process_was_killed_resumes_with_play_resume(t
     it rebuilds the game from its log and journal, plays it to the end and its log audits
     clean, as `join --resume` does for any seat."""
     state = ("--state-dir", str(tmp_path / "state"))
-    with running_cli("play", "--headless", "--bots", "2", "--name", "Zoe", *state, watch="stdout") as (first, stdout):
+    with running_cli("play", "--headless", "--bots", "2", "--target", "10", "--name", "Zoe", *state,
+                     watch="stdout") as (first, stdout):
         assert "Round 1:" in line_with(stdout, "Round 1:")  # dealt: the game is on
         first.kill()  # as a crash would: no leave, the log and journal as they were
     again = run_cli("play", "--resume", "--headless", "--json", *state, timeout=180)
