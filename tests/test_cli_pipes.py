@@ -35,7 +35,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Complet
     """A game of two seats played with nobody reading its output; its run, and its first
     seat's log as written and with one byte changed."""
     where = tmp_path_factory.mktemp("played")
-    run = reader_gone("play", "--headless", "--bots", "1", "--target", "20", "--json", "--log-dir",
+    run = reader_gone("play", "--headless", "--bots", "1", "--target", "5", "--json", "--log-dir",
                       str(where / "logs"), "--state-dir", str(where / "state"))
     good = sorted((where / "logs").glob("*-seat1.bandit-log"))[0]
     data = bytearray(good.read_bytes())
