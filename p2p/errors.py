@@ -8,6 +8,7 @@ Callers that learn the peer later attach it with `with_peer`, which returns a co
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 E = TypeVar("E", bound="ProtocolError")
@@ -132,6 +133,30 @@ class RemoteError(ProtocolError):
         reason = printable(reason)
         super().__init__(section, f"the peer reported: {reason}", peer)  # (`section` is printable by its schema)
         self.remote_reason = reason
+
+    def closed_note(self, name: str) -> str:
+        """The note of the link `name` closed with this frame: its claim, in its own words
+        (filed under §4.6, the section of the ``error`` frame, never under the one it names)."""
+        return CLOSED_SAYING.format(name=name, words=f"{self.section}: {self.remote_reason}")
+
+
+CLOSED_SAYING = '{name} closed the link saying: "{words}" (its own words, in an error frame, §4.6)'
+"""How a log notes a link a peer closed with an ``error`` frame (`RemoteError.closed_note`)."""
+_CLOSED_SAYING = re.compile(r'(?s)(?P<name>.+?) closed the link saying: "(?P<words>.*)" \(its own words, in an error frame, §4\.6\)')
+_REPORTED = re.compile(r"(?s)link to (?P<name>.+?) closed: (?:(?P<section>§\S+): )?the peer reported: (?P<said>.*?)(?: \(peer [^)]*\))?")
+"""How older logs noted it: under the section the peer named, as if the writer accused it."""
+
+
+def closed_saying(text: str, section: str | None = None) -> str | None:
+    """A note's words if they tell of a link its peer closed with an ``error`` frame
+    (`CLOSED_SAYING`, or the older "link to mal closed: §8.5: the peer reported: …", filed
+    under that `section`), told as `CLOSED_SAYING` tells it; None for any other note. Such a note is the peer's
+    claim, quoted: no accusation by the log's writer."""
+    if _CLOSED_SAYING.fullmatch(text):
+        return text
+    if (older := _REPORTED.fullmatch(text)) is not None:
+        return CLOSED_SAYING.format(name=older["name"], words=f"{older['section'] or section}: {older['said']}")
+    return None
 
 
 class PeerLeft(Exception):

@@ -48,7 +48,7 @@ import trio
 
 from engine import Bot, GameEnded, Intent, Prng, SeatView
 from p2p import lobby, quiet
-from p2p.errors import ProtocolError
+from p2p.errors import ProtocolError, RemoteError
 from p2p.farewell import SEE_OFF_LIMIT, Farewell
 from p2p.identity import Identity, short_id
 from p2p.lobby import LobbyResult
@@ -1309,7 +1309,9 @@ class TablePeer(SessionRecord):
         if seat not in self._absent:  # (a return the table could not use does not end the absence: §11.3)
             self._absent[seat] = absence_since(trio.current_time(), self._returned.pop(seat, None), self.orderer.mark((seat,)))
             self.orderer.set_away(self._absent)
-            if event.error is not None:
+            if isinstance(event.error, RemoteError):  # (the peer's claim, in its words: no accusation of ours)
+                self._note(event.error.closed_note(self.names[seat]), "§4.6", event.peer)
+            elif event.error is not None:
                 self._note(f"link to {self.names[seat]} closed: {event.error}", event.error.section, event.peer)
             else:
                 self._note(f"link to {self.names[seat]} lost: {event.reason}")

@@ -31,7 +31,7 @@ from engine.errors import slot_named, spell
 from engine.narrate import Narrator, card_named, cut_short, listed, slot_words
 from p2p.agreement import AWAY_WORD, TOO_FEW, Agreement, Proof, signed_by, sound, story
 from p2p.audit import AuditResult
-from p2p.errors import printable
+from p2p.errors import closed_saying, printable
 from p2p.identity import short_id
 from p2p.log import Note
 from p2p.plain import SECTIONS, link_fault, plain, stopped_on_a_link, unsigned_fault, verdict
@@ -209,6 +209,8 @@ def unsupported(agreement: Agreement) -> list[str]:
         for note in result.contents.notes:  # type: ignore[union-attr]
             member = result.member(note.peer)
             if member is None or member.seat == result.writer or not note.section or note.section == "§11.3":
+                continue
+            if closed_saying(note.text, note.section) is not None:  # (that peer's own claim, quoted: §4.6)
                 continue
             if (member.seat, note.section) in refused or (proof is not None and proof.seat == member.seat):
                 continue
@@ -694,9 +696,16 @@ def _logs_named(logs: Sequence[AuditResult], given: Sequence[AuditResult]) -> li
 
 def _noted(result: AuditResult, note: Note) -> str:
     """A note's words as the report gives them: its section before them, as the moves that
-    did not count and the verdict give theirs, and the peer it is about after them (an
+    did not count and the verdict give theirs (a link a peer closed with an ``error`` frame
+    told as its claim, `closed_saying`), and the peer it is about after them (an
     empty reason after a colon left out); a count of two things as one is split (`_counted`)."""
-    text = note.text if not note.section or note.section in note.text else f"{note.section}: {note.text}"
+    told = closed_saying(note.text, note.section)  # (a peer's `error` frame: its words, as its own)
+    if told is not None:
+        text = told
+    elif not note.section or note.section in note.text:
+        text = note.text
+    else:
+        text = f"{note.section}: {note.text}"
     text = _counted(re.sub(r":\s+(?=\()|:\s*$", "", text), note.index)
     about = noted_about(result, note)
     if about is not None and about not in text:

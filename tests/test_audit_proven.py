@@ -204,9 +204,6 @@ def forged_evidence(log: FairnessLog, contents: LogContents) -> None:
     ("a note of a certificate refused", copied(lambda log, c: log.note("link to Bo closed: certificate does not parse",
                                                                       peer=bo_id(c), section="§3.1")),
      "Ann's log names Bo under §3.1 in a note, unsigned: the logs can neither confirm nor refute it."),
-    ("a note of a link refused by the lobby", copied(lambda log, c: log.note(
-        "link to Bo closed: the peer reported: this peer is not hosting a table", peer=bo_id(c), section="§6.2")),
-     "Ann's log names Bo under §6.2 in a note, unsigned: the logs can neither confirm nor refute it."),
     ("an end", resigned(lambda m: m, why="Bo broke the rules (§8.5)"),
      "Ann's log ends saying \"Bo broke the rules (§8.5)\": those words are Ann's alone, and nothing in the logs "
      "supports them: every record checks and the game finished."),
@@ -226,6 +223,25 @@ def test_s10_3_words_against_a_player_that_nothing_signed_supports_are_said_to_b
     last = capsys.readouterr().out.splitlines()[-1]
     assert last == f"Overall: FAIR: all 4 logs hold every check and tell the same game. Winner: Ann. {said}", last
     assert not any("under" in line for line in comparison_report(compare([audit(p) for p in game])))
+
+
+@pytest.mark.parametrize("text", [
+    'Bo closed the link saying: "§8.5: you sent a false share" (its own words, in an error frame, §4.6)',
+    "link to Bo closed: §8.5: the peer reported: you sent a false share (peer BOBO-1234)",  # (as older logs noted it)
+])
+def test_4_6_an_error_frame_noted_is_told_as_the_claim_of_its_sender_and_accuses_nobody(
+        game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> None:
+    """Bo closed his link to Ann with an ``error`` frame naming §8.5: the audit said "Ann's
+    log names Bo under §8.5 in a note: those words are Ann's alone…", when the words, and
+    the accusation (of Ann), were Bo's. It tells the note as Bo's claim, and no accusation
+    of Ann's."""
+    section = "§4.6" if text.startswith("Bo") else "§8.5"
+    logs = ann_s(game, tmp_path / "ann", copied(lambda log, c: log.note(text, peer=bo_id(c), section=section)))
+    assert main(["audit", *map(str, logs)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == "Overall: FAIR: all 4 logs hold every check and tell the same game. Winner: Ann.", out[-1]
+    told = 'Bo closed the link saying: "§8.5: you sent a false share" (its own words, in an error frame, §4.6)'
+    assert any(line.endswith(f": {told}") for line in out), out
 
 
 def test_s10_3_one_log_given_twice_is_said_so_in_the_overall_line(

@@ -31,3 +31,30 @@ async def test_11_3_a_lost_link_names_who_reported_it_and_claims_nothing_of_the_
             f"{names[cy.me]} either (no word of {names[cy.me]} yet from {names[dee.me]}); waiting for {names[cy.me]} "
             f"(the game ends if they are not back within {ann.grace:.0f} s)."]
         ann.log.close("the test ends here")
+
+
+async def test_4_6_an_error_frame_is_noted_as_the_claim_of_the_peer_that_sent_it(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Cy closed its link to Ann with an ``error`` frame naming §8.5 ("you sent a false
+    share"): Ann's log noted "link to Cy closed: §8.5: the peer reported: …" under §8.5
+    against Cy, and the audit told it as Ann's accusation of Cy. It is Cy's claim: noted
+    under §4.6 as a link Cy closed, in Cy's words, and the audit tells it so and accuses
+    nobody with it."""
+    from p2p.audit import audit
+    from p2p.errors import RemoteError
+    from p2p.report import _noted
+    from p2p.transport import LinkDown
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3)
+    async with stack:
+        ann, bo, cy = peers
+        claim = RemoteError("§8.5", "you sent a false share", cy.identity.certificate.short)
+        ann._link_down(LinkDown(cy.identity.peer_id, str(claim), claim))
+        ann.log.close("the test ends here")
+    result = audit(tmp_path / "seat1.bandit-log")
+    assert result.contents is not None
+    [note] = [n for n in result.contents.notes if n.peer == cy.identity.peer_id]
+    said = f'{ann.names[cy.me]} closed the link saying: "§8.5: you sent a false share" (its own words, in an error frame, §4.6)'
+    assert (note.section, note.text) == ("§4.6", said)
+    assert _noted(result, note) == said
