@@ -315,6 +315,8 @@ DIAL_WORDS = {
     "unreachable": "{where} cannot be reached from here ({detail})",
     "not-a-name": "{host} is not a host name or address",
     "dropped": "the connection to {where} ended before it was set up",
+    "crowded": "the table at {where} is refusing connections for now: too many are waiting there to be set up "
+               "(someone may be flooding it); try again in a moment",
     "not-a-table": "what answers at {where} is not a bandit-lan table",
     "other-protocol": "what answers at {where} is not a bandit-lan table, or is one of another bandit-lan release "
                       "(the same release is needed on both machines)",
@@ -329,7 +331,7 @@ def unreachable_words(failures: tuple[DialFailure, ...], by_address: bool) -> st
                                                                 detail=f.detail) for f in failures]
     if not said:
         return "the table has no address to join it at"
-    if by_address and any(f.kind != "other-protocol" for f in failures):
+    if by_address and any(f.kind not in ("other-protocol", "crowded") for f in failures):
         said.append(CHECK_ADDRESS)
     return "; ".join(said)
 

@@ -66,7 +66,7 @@ from p2p.roster import DEFAULT_RULES, MIN_SEATS, TableRules
 from p2p.signing import SignedMessage
 from p2p.stops import OVERSLEPT, stop_began
 from p2p.tls import ALPN, check_peer, describe_tls_failure, front_door_context
-from p2p.tlsstream import TlsStream
+from p2p.tlsstream import Crowded, TlsStream
 from p2p.transport import DIAL_TIMEOUT, HANDSHAKE_TIMEOUT, SILENCE, LinkDown, LinkUp, Mesh, MeshEvent, Received
 
 log = logging.getLogger("bandit_lan.lobby")
@@ -728,7 +728,8 @@ class DialFailure:
     """Why one address of a table led to no host. `kind`: "refused" (nothing listens
     there), "silent" (no answer in time), "unreachable" (no route to it, or no machine of
     that name), "not-a-name" (no resolver takes it), "dropped" (the connection ended in the
-    TLS handshake), "not-a-table" (what answers does not speak TLS 1.3, §4.1),
+    TLS handshake), "crowded" (a table too crowded with connections waiting to take one
+    more, §4.1), "not-a-table" (what answers does not speak TLS 1.3, §4.1),
     "other-protocol" (a TLS server that does not speak `ALPN`: no bandit-lan table, or one
     of another release). `detail`: the network's words."""
 
@@ -768,6 +769,8 @@ def _handshake_failure(address: str, exc: BaseException) -> DialFailure:
     if isinstance(exc, trio.TooSlowError):
         return DialFailure(address, "silent", detail)
     cause = exc.__cause__ if isinstance(exc, trio.BrokenResourceError) else exc
+    if isinstance(cause, Crowded):  # (it answered as a table that takes no more connections now, §4.1)
+        return DialFailure(address, "crowded", detail)
     if not isinstance(cause, ssl.SSLError) or isinstance(cause, ssl.SSLEOFError) or "eof" in str(cause).lower():
         return DialFailure(address, "dropped", detail)  # (the connection ended: a table closing, say)
     if "no application protocol" in str(cause).lower().replace("_", " "):

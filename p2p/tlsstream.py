@@ -19,7 +19,9 @@ in an `ssl.SSLObject` over two memory BIOs and owns a non-blocking socket:
   at a frame boundary is the framing layer's judgement (§4.2). An end (or a reset) right
   behind the data is read with it, and the next call says so at once;
 * ``await do_handshake()`` runs the TLS 1.3 handshake; certificate checks, ALPN and
-  pinning are the caller's (`p2p.tls`).
+  pinning are the caller's (`p2p.tls`). A listener too crowded to take the connection
+  answers `BUSY` in place of TLS (§4.1, `p2p.unsettled`): a client's handshake then
+  fails with `Crowded` as its cause, not as with a server that speaks no TLS.
 
 Errors follow trio's stream conventions: a failed socket or TLS state is
 `trio.BrokenResourceError` (the `ssl.SSLError` or `OSError` as its cause, so
@@ -36,6 +38,15 @@ import ssl
 import trio
 
 RECORD_READ = 65536
+BUSY = b"bandit-lan busy\n"  # a listener's refusal, in place of its first TLS flight (§4.1)
+
+
+class Crowded(ConnectionError):
+    """The listener answered `BUSY`: too many connections wait there for their
+    handshake or the lobby, and it took no more (§4.1)."""
+
+    def __init__(self) -> None:
+        super().__init__("refused: too many connections wait there to be set up (§4.1)")
 
 
 class TlsStream(trio.abc.Stream):
@@ -56,6 +67,7 @@ class TlsStream(trio.abc.Stream):
         self._ended = False  # the peer's close_notify has been read
         self._reading = False
         self._draining = False
+        self._opening = bytearray()  # the first bytes that came (up to `len(BUSY)`): a refusal?
 
     @classmethod
     def over(cls, stream: trio.SocketStream, context: ssl.SSLContext, *, server_side: bool) -> TlsStream:
@@ -90,6 +102,8 @@ class TlsStream(trio.abc.Stream):
                 await self.drain()
                 await self._fill()
             except (ssl.SSLError, OSError) as exc:
+                if self._opening == BUSY:  # (no TLS at all: the listener's refusal, §4.1)
+                    exc = Crowded()
                 self._collect()
                 self._send_now(quiet=True)  # the alert, if OpenSSL wrote one
                 raise self._break(exc) from exc
@@ -230,7 +244,7 @@ class TlsStream(trio.abc.Stream):
             if not data:
                 self._incoming.write_eof()
                 return
-            self._incoming.write(data)
+            self._take(data)
             if not self._behind.poll(0):  # (nothing more there: asked without a failed read's exception)
                 return
             try:
@@ -241,10 +255,16 @@ class TlsStream(trio.abc.Stream):
                 self._break(exc)
                 return
             if more:
-                self._incoming.write(more)
+                self._take(more)
             else:
                 self._incoming.write_eof()
             return
+
+    def _take(self, data: bytes) -> None:
+        """Hand what came to the TLS object (keeping its opening bytes: a refusal?)."""
+        self._incoming.write(data)
+        if len(self._opening) < len(BUSY):
+            self._opening += data[:len(BUSY) - len(self._opening)]
 
     # -- closing -----------------------------------------------------------------------
 

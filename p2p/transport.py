@@ -46,6 +46,8 @@ link; its Ed25519 signature, which only matters if the ack ever serves as eviden
 left to be checked then (`SignedMessage.verified`, §4.5). Every other signed message is
 verified before it is handed up.
 
+Incoming connections that are not links yet are capped, and answered `BUSY` beyond the
+caps; one that says nothing for `QUIET` seconds is closed (`p2p.unsettled`, §4.1).
 Incoming TLS clients without a certificate are lobby joiners and go to the front door
 handler if this peer hosts a table (§6.2); clients with an unpinned certificate fail
 the handshake; a peer that has not yet been admitted to a table holds incoming
@@ -73,14 +75,13 @@ from p2p.identity import Certificate, Identity, short_id
 from p2p.schema import NONCE, Message, Schemas
 from p2p.signing import SignedMessage, open_signed
 from p2p.tls import check_peer, describe_tls_failure, front_door_context, mesh_client_context, presented, server_context
-from p2p.tlsstream import TlsStream
+from p2p.tlsstream import BUSY, TlsStream
+from p2p.unsettled import QUIET, Refusals, Unsettled
 from p2p.wire import DEFAULT_LIMITS, Limits, encode_frame
 
 log = logging.getLogger("bandit_lan.transport")
 
 HANDSHAKE_TIMEOUT = 10.0
-MAX_UNSETTLED = 256  # incoming connections in their handshake or at the front door, at once
-MAX_UNSETTLED_PER_ADDRESS = 32  # of those, from one address (a table seats at most 15)
 DIAL_TIMEOUT = 5.0
 SILENCE = 6.0  # seconds without a frame (the lobby's beats, the game's acks: one a second) before a link is dropped
 DIAL_ATTEMPTS = 4
@@ -241,7 +242,9 @@ class Mesh:
         self._keys: dict[bytes, bytes] = {identity.peer_id: identity.certificate.public_key}
         self._server_ctx: ssl.SSLContext | None = None
         self._front_door: FrontDoor | None = None
-        self._unsettled: dict[str, int] = {}  # incoming connections not yet a link, by address
+        self._unsettled = Unsettled()  # incoming connections not yet a link (§4.1)
+        self._refusals = Refusals()
+        self._telling_refusals = False  # a task waits to tell the refusals held back
         self._incoming = trio.Event()
         if not hold_incoming:
             self._incoming.set()
@@ -510,25 +513,56 @@ class Mesh:
             await trio.aclose_forcefully(sock)
             return
         label = f"{host}:{port}"
-        if self._unsettled.get(host, 0) >= MAX_UNSETTLED_PER_ADDRESS or sum(self._unsettled.values()) >= MAX_UNSETTLED:
-            log.warning("refused a connection from %s: %d already wait for their handshake or the lobby (§4.1)",
-                        label, self._unsettled.get(host, 0))
-            await trio.aclose_forcefully(sock)
+        pinned = any(peer.address is not None and peer.address[0] == host for peer in self._peers.values())
+        cap = self._unsettled.cap_hit(host, pinned=pinned)
+        if cap is not None:
+            await self._refuse(sock, cap, host, port)
             return
-        self._unsettled[host] = self._unsettled.get(host, 0) + 1
+        self._unsettled.add(host)
         try:
             settled = await self._settle(sock, host, port, label)
         finally:
-            self._unsettled[host] -= 1
-            if not self._unsettled[host]:
-                del self._unsettled[host]
+            self._unsettled.remove(host)
         if settled is not None:
             await self._run_link(*settled)
 
+    async def _refuse(self, sock: trio.SocketStream, cap: str, host: str, port: int) -> None:
+        """Answer a connection beyond a cap (§4.1) with `BUSY`, in place of TLS, and close
+        it; the host's log tells of it (`Refusals`: a flood is a line now and then)."""
+        line = self._refusals.add(cap, host, port, trio.current_time())
+        if line is not None:
+            log.warning("%s", line)
+        elif not self._telling_refusals:
+            self._telling_refusals = True
+            self._nursery.start_soon(self._tell_refusals)
+        try:
+            await sock.send_all(BUSY)  # (a new connection's socket takes it at once)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+        await trio.aclose_forcefully(sock)
+
+    async def _tell_refusals(self) -> None:
+        """Tell the refusals held back once their line is owed."""
+        try:
+            await trio.sleep_until(self._refusals.due)
+            if (line := self._refusals.line(trio.current_time())) is not None:
+                log.warning("%s", line)
+        finally:
+            self._telling_refusals = False
+
     async def _settle(self, sock: trio.SocketStream, host: str, port: int, label: str) -> tuple[_Peer, FramedStream] | None:
         """The TLS handshake of an incoming connection, then: a lobby joiner goes to the
-        front door (for its whole stay there); a pinned peer's link is returned."""
+        front door (for its whole stay there); a pinned peer's link is returned. One
+        that sends nothing for `QUIET` seconds is no client of ours (§4.1): closed."""
+        spoke = False
         try:
+            with trio.move_on_after(QUIET):
+                await trio.lowlevel.wait_readable(sock.socket)
+                spoke = True
+            if not spoke:
+                log.info("closed the connection from %s: it sent nothing for %.0f s (§4.1)", label, QUIET)
+                await trio.aclose_forcefully(sock)
+                return None
             await self._incoming.wait()
         except BaseException:  # (cancelled while held)
             await trio.aclose_forcefully(sock)

@@ -234,16 +234,19 @@ async def test_s4_1_connections_reset_as_they_are_accepted_leave_the_mesh_runnin
 
 async def test_s4_1_connections_that_never_finish_a_handshake_are_capped_per_address(tmp_path: Path) -> None:
     """Idle connections are not only timed out, which would let one address hold every
-    file descriptor the host has: beyond a cap, a new one is closed at once."""
-    from p2p.transport import MAX_UNSETTLED_PER_ADDRESS
+    file descriptor the host has: beyond a cap, a new one is refused at once (`BUSY`, in
+    place of TLS) and closed."""
+    from p2p.tlsstream import BUSY
+    from p2p.unsettled import PER_ADDRESS
 
     async with table_with_intruder(tmp_path) as t:
-        idle = [await trio.open_tcp_stream("127.0.0.1", t.a.port) for _ in range(MAX_UNSETTLED_PER_ADDRESS)]
+        idle = [await trio.open_tcp_stream("127.0.0.1", t.a.port) for _ in range(PER_ADDRESS)]
         with trio.fail_after(5):
-            while sum(t.a._unsettled.values()) < MAX_UNSETTLED_PER_ADDRESS:  # accepted, all waiting
+            while t.a._unsettled.total < PER_ADDRESS:  # accepted, all waiting
                 await trio.testing.wait_all_tasks_blocked()
             extra = await trio.open_tcp_stream("127.0.0.1", t.a.port)
-            assert await extra.receive_some(100) == b""  # closed without a word
+            assert await extra.receive_some(100) == BUSY
+            assert await extra.receive_some(100) == b""  # then closed
             for stream in idle:
                 await stream.aclose()
             await honest_link_still_works(t)
