@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import dataclasses
+
 import pytest
 import trio
 
@@ -347,9 +349,12 @@ async def test_s4_3_garbled_frame_ends_the_game_naming_the_sender(tmp_path: Path
     agreement = compare([audit(tmp_path / f"seat{seat + 1}.bandit-log") for seat in range(PLAYERS) if seat != CHEATER])
     line = overall(agreement)
     culprit, = set(agreement.told.names) - {r.writer_name for r in agreement.logs}  # (seats are not the order of seating)
-    assert (f"independently name {culprit} under §4.3, as the one who stopped the table: {culprit} sent bytes that are not a message") in line, line
-    assert "by each writer's word, unsigned" in line and "fail their own audits" not in line, line
-    assert "fail their own audits" not in agreement.summary(), agreement.summary()
+    # (Both logs stop at the garbled frame; one may stop a message or two before the other,
+    # as each seat met it: then the Overall line names the culprit by the longer log's word.)
+    told = f"under §4.3, as the one who stopped the table: {culprit} sent bytes that are not a message"
+    assert (f"independently name {culprit} {told}" in line and "by each writer's word, unsigned" in line
+            or f"names {culprit} {told}" in line and "by its writer's word, unsigned" in line), line
+    assert "fail their own audits" not in line and "fail their own audits" not in agreement.summary(), line
 
 
 async def test_s7_1_replay_across_links_is_refused_naming_the_link_and_play_goes_on(
@@ -400,7 +405,8 @@ async def test_s11_3_a_report_the_named_seat_contradicts_ends_the_game_naming_th
     messages on that link and its own acks name no link down. After the grace period
     every honest log ends naming the liar absent, none naming seat 0 (§11.3), and the
     logs agree on who was away."""
-    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=SMALL)
+    long_game = dataclasses.replace(SMALL, target=10_000)  # (no game ends before the grace period does)
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=long_game)
     ann, bo, liar = peers
     async with stack:
         with trio.fail_after(40):
