@@ -918,11 +918,15 @@ class TablePeer(SessionRecord):
         """Note whose acks (promises §7.3, echoes §7.10) the next delivery waits for, and
         since when each holds back the message it waits for (a seat whose word covers it
         and then holds back the next one makes progress); tell the player once one holds
-        it back `ACKS_LATE`. A seat away is waited for as away. True if the player was told."""
+        it back `ACKS_LATE`. A seat away, or at either end of a link another seat reports
+        down, is waited for as such (§11.3): its acks cannot reach everyone, which is no
+        withholding. True if the player was told."""
         now = trio.current_time()
         held = self.orderer.holding_back()
         token, seats = held if held is not None else (("", -1), ())
-        waiting = [s for s in seats if s not in self._absent]
+        reports = self._link_reports()
+        cut = set(reports) | {s for _since, away in reports.values() for s in away}
+        waiting = [s for s in seats if s not in self._absent and s not in cut]
         told = False
         for seat in list(self._acks_late):
             if seat not in waiting:
