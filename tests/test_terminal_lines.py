@@ -13,9 +13,11 @@ import io
 import os
 import pty
 import re
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import termios
 import time
 from pathlib import Path
@@ -80,8 +82,10 @@ def _on_a_terminal(columns: int) -> list[str]:
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    marks = tempfile.mkdtemp()  # (a folder of screen marks of its own: another test's killed client may have
+    # left a mark for this pty's name in the shared one, and the question would first put its screen away)
     child = subprocess.Popen([sys.executable, "-c", SAYING], stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
-                             env={**env, "PYTHONPATH": str(ROOT)})
+                             env={**env, "PYTHONPATH": str(ROOT), "XDG_RUNTIME_DIR": marks})
     os.close(slave)
     seen = bytearray()
     deadline = time.monotonic() + 30
@@ -93,6 +97,7 @@ def _on_a_terminal(columns: int) -> list[str]:
     finally:
         reap(child)
         os.close(master)
+        shutil.rmtree(marks, ignore_errors=True)
     return seen.decode().replace("\r\n", "\n").split("\n")
 
 
