@@ -924,9 +924,11 @@ class TablePeer(SessionRecord):
         now = trio.current_time()
         held = self.orderer.holding_back()
         token, seats = held if held is not None else (("", -1), ())
-        reports = self._link_reports()
-        cut = set(reports) | {s for _since, away in reports.values() for s in away}
-        waiting = [s for s in seats if s not in self._absent and s not in cut]
+        waiting = [s for s in seats if s not in self._absent]
+        if waiting:  # (asked after every input: the reports only when some seat's word is awaited)
+            reports = self._link_reports()
+            cut = set(reports).union(*(away for _since, away in reports.values()))
+            waiting = [s for s in waiting if s not in cut]
         told = False
         for seat in list(self._acks_late):
             if seat not in waiting:
