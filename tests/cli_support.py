@@ -67,6 +67,17 @@ def finish(proc: subprocess.Popen[str], seen: list[str], timeout: float = 30) ->
     return proc.returncode, "".join(seen) + out
 
 
+def interrupted_at(proc: subprocess.Popen[str], pattern: str) -> tuple[int, str]:
+    """Ctrl-C (SIGINT) to `proc` once it printed `pattern`: its status and all it printed."""
+    seen: list[str] = []
+    try:
+        read_until(proc, pattern, seen)
+        proc.send_signal(signal.SIGINT)
+        return finish(proc, seen)
+    finally:
+        proc.kill()
+
+
 def kill_all(procs: list[subprocess.Popen[str]]) -> None:
     """Kill whatever is still running (a test's `finally`)."""
     for p in procs:

@@ -353,9 +353,7 @@ def test_json_ends_with_a_result_object_when_no_game_was_played(tmp_path: Path) 
     """`--json` promises the result on the last line of standard output: where no game
     came (no table found; a host interrupted in its lobby) that line is an object that
     says so, with the result's fields empty (it printed nothing, or `{"listening": …}`)."""
-    import signal
-
-    from tests.cli_support import bandit, finish, read_until
+    from tests.cli_support import bandit, finish, interrupted_at
 
     lost = bandit("join", "NoSuchTable", "--json", "--headless", "--timeout", "1", "--state-dir", str(tmp_path / "j"),
                   stderr=subprocess.DEVNULL)
@@ -363,13 +361,7 @@ def test_json_ends_with_a_result_object_when_no_game_was_played(tmp_path: Path) 
     last = json.loads(out.splitlines()[-1])
     assert status == 1 and last["ok"] is False and last["finished"] is False and last["log"] is None, out
     assert last["error"].startswith("no table named 'NoSuchTable' found on the LAN"), out
-    host, seen = bandit("host", "--json", "--headless", "--no-discovery", "--bind", "127.0.0.1",
-                        "--state-dir", str(tmp_path / "h"), stderr=subprocess.DEVNULL), []
-    try:
-        read_until(host, '"listening"', seen)
-        host.send_signal(signal.SIGINT)
-        status, out = finish(host, seen)
-    finally:
-        host.kill()
+    status, out = interrupted_at(bandit("host", "--json", "--headless", "--no-discovery", "--bind", "127.0.0.1",
+                                        "--state-dir", str(tmp_path / "h"), stderr=subprocess.DEVNULL), '"listening"')
     last = json.loads(out.splitlines()[-1])
     assert status == 130 and last["ok"] is False and last["status"] == 130 and "listening" not in last, out

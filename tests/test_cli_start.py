@@ -104,16 +104,9 @@ def test_ctrl_c_in_a_line_mode_host_s_lobby_says_the_table_closed_as_the_full_sc
     """One wording for a host that closes its lobby: in line mode (Ctrl-C) as on the full
     screen (Ctrl-C, yes): "You closed the table before the game began." (it said "Leaving
     the table.")."""
-    import signal
+    from tests.cli_support import bandit, interrupted_at
 
-    from tests.cli_support import bandit, finish, read_until
-
-    proc, seen = bandit("host", "--headless", "--no-discovery", "--bind", "127.0.0.1", "--state-dir", str(tmp_path)), []
-    try:
-        read_until(proc, "Others join with", seen)
-        proc.send_signal(signal.SIGINT)
-        status, out = finish(proc, seen)
-    finally:
-        proc.kill()
+    status, out = interrupted_at(bandit("host", "--headless", "--no-discovery", "--bind", "127.0.0.1", "--state-dir",
+                                        str(tmp_path)), "Others join with")
     assert status == 130 and "You closed the table before the game began." in out, out
     assert "Leaving the table" not in out, out
