@@ -320,12 +320,14 @@ def said_in_lines(args: argparse.Namespace, news: str | JoinHint) -> None:
     """What the line-mode host prints of `_advertising`'s news: the news, then the join
     command a `JoinHint` calls for (as the host's first lines, not with --quiet or --json).
     With --quiet or --json the news goes to standard error: standard output holds only
-    the result (and the listening line)."""
+    the result (and the listening line). The command a `JoinHint`'s news names (the
+    first of its join commands) is never broken at the terminal's width: where the news
+    does not fit on one line, the command goes on a line of its own (`news_to_copy`)."""
     aside = bool(args.quiet or args.json)
     if isinstance(news, str):
         say(news, aside=aside)
         return
-    say(news.news, aside=aside)
+    say_to_copy(news.news, news_to_copy(news.news, news.command.split(OR)[0]), aside=aside)
     if not aside:
         say_join_hint(news.command)
 
@@ -335,6 +337,18 @@ def say_join_hint(hint: str, after: str = "") -> None:
     on one line where it fits, else each command on a line of its own (`say_to_copy`)."""
     say_to_copy(f"Others join with: {hint}{f'   {after}' if after else ''}",
                 commands_to_copy("Others join with:", hint.split(OR), after))
+
+
+def news_to_copy(news: str, command: str) -> list[tuple[str, bool]]:
+    """`say_to_copy`'s lines for `news` that names `command` (as `namesake_warning`
+    does): the words before it, the command whole on a line of its own, the words after
+    it (without the backquotes around it, or a lone full stop after it: what is copied
+    is the command alone)."""
+    before, named, after = news.partition(command)
+    if not named:
+        return [(news, False)]
+    after = after.lstrip("`").strip()
+    return commands_to_copy(before.rstrip("` "), [command], "" if after == "." else after)
 
 
 def namesake_warning(ad: TableAd, namesakes: list[TableAd]) -> str:

@@ -172,3 +172,39 @@ def test_the_host_s_join_commands_are_never_broken_inside_a_command_at_80_column
     monkeypatch.setenv("COLUMNS", "100")
     say_join_hint(OR.join(["bandit-lan join Friday", "bandit-lan join --peer 192.0.2.2:36655"]))
     assert stream.getvalue() == "Others join with: bandit-lan join Friday   or   bandit-lan join --peer 192.0.2.2:36655\n"
+
+
+def test_s5_3_the_namesake_news_never_breaks_its_join_command_at_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line-mode host told of another table of its name broke the command with its
+    fingerprint between words ("… bandit-lan join Twin" / "--fingerprint NW77-…"), so
+    it could not be pasted: the command goes on a line of its own, whole; the news of
+    the last namesake gone too (without its backquotes); a file or pipe reads each line
+    whole as ever."""
+    import argparse
+    from dataclasses import replace
+
+    from cli.host import join_hint, namesake_gone, namesake_left, namesake_warning, said_in_lines
+    from cli.lobby_common import JoinHint
+    from p2p.discovery import TableAd
+    from p2p.identity import short_id
+
+    mine = TableAd(table="Friday night", host="cy", seats=4, free=3, proto=1, fingerprint=bytes(range(1, 33)),
+                   port=41234, addresses=("192.168.1.20",))
+    bob, dan = replace(mine, host="bob", fingerprint=bytes(32)), replace(mine, host="dan", fingerprint=bytes(2) * 16)
+    pinned = f"bandit-lan join 'Friday night' --fingerprint {short_id(mine.fingerprint)}"
+    quiet = argparse.Namespace(quiet=True, json=False)  # (the news alone: no "Others join with" after it)
+    monkeypatch.setenv("COLUMNS", "80")
+    for news, command in ((JoinHint(join_hint(mine, "192.168.1.20", namesake=True), namesake_warning(mine, [bob]),
+                                    warning=True), pinned),
+                          (JoinHint(join_hint(mine, "192.168.1.20", namesake=True), namesake_left(mine, dan, [bob]),
+                                    warning=True), pinned),
+                          (JoinHint(join_hint(mine, "192.168.1.20"), namesake_gone(mine), warning=False),
+                           "bandit-lan join 'Friday night'")):
+        monkeypatch.setattr(sys, "stderr", stream := _Terminal())
+        said_in_lines(quiet, news)
+        lines = stream.getvalue().splitlines()
+        assert f"   {command}" in lines and all(shown_width(line) <= 80 for line in lines if command not in line), lines
+        assert not any("`" in line or line.strip() == "." for line in lines), lines
+        monkeypatch.setattr(sys, "stderr", stream := io.StringIO())
+        said_in_lines(quiet, news)
+        assert stream.getvalue() == news.news + "\n"
