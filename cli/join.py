@@ -18,7 +18,7 @@ from cli.lobby_common import (
     AS_ANNOUNCED, SIGNING_NOW, add_identity_options, add_interface_option, add_seat_options, complain, explain, input_piped,
     load_identity, lobby_schemas, player_name, remember_name, roster_progress, say, then_shown,
 )
-from cli.stopping import INTERRUPTED, run_until_stopped
+from cli.stopping import INTERRUPTED, run_until_stopped, said_on_stop
 from cli.tables import LISTED_WHILE_OPEN
 from cli.game import (
     AT_A_TERMINAL, SeatBook, refused_without_a_terminal, host_trusted_on_first_use, play_seat, report, seat_log_path, trusted_on_first_use,
@@ -173,7 +173,8 @@ def run(args: argparse.Namespace) -> int:
 
         async def locate() -> int:
             try:
-                found = await _find(args, say_, expect)
+                with said_on_stop(STOPPED_LOOKING):  # (no table to leave yet)
+                    found = await _find(args, say_, expect)
             except (ProtocolError, OSError) as exc:
                 complain(explain(exc))
                 return 1
@@ -345,6 +346,10 @@ def _looking_on(terminal, table: str | None) -> Callable[[str], None]:  # type: 
 
     return lambda text: terminal.show(JoinScene(repr(table) if table else "a table", "", (), 0, "looking"))
 
+
+STOPPED_LOOKING = "Stopped looking for the table."
+"""What a line-mode `join` stopped (Ctrl-C) while it looks for its table on the LAN says:
+it sat at none, so not "Leaving the table."."""
 
 NO_CODE = "--code -: no table code on the standard input"
 

@@ -110,3 +110,15 @@ def test_ctrl_c_in_a_line_mode_host_s_lobby_says_the_table_closed_as_the_full_sc
                                         str(tmp_path)), "Others join with")
     assert status == 130 and "You closed the table before the game began." in out, out
     assert "Leaving the table" not in out, out
+
+
+def test_s5_2_ctrl_c_while_a_line_mode_join_looks_for_its_table_says_it_stopped_looking(tmp_path: Path) -> None:
+    """A line-mode `join` stopped (Ctrl-C) while it still looked for its table on the
+    LAN said "Leaving the table.", though it never sat at one: it says it stopped looking."""
+    from tests.cli_support import bandit, interrupted_at
+
+    status, out = interrupted_at(bandit("join", "Nowhere at all", "--lobby-only", "--timeout", "60", "--state-dir",
+                                        str(tmp_path)),
+                                 "Looking for 'Nowhere at all' on the LAN")
+    assert status == 130 and "Stopped looking for the table." in out, out
+    assert "Leaving the table" not in out, out
