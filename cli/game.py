@@ -21,7 +21,7 @@ from cli.cells import ljust, text_width
 from cli.commands import audit_command, logs_together, shell_word, this_program
 from cli.folders import folder_problem
 from cli.lobby_common import CANNOT_DRAW, complain, records_unwritable, say, say_to_copy, tell, why_not_full_screen
-from cli.result_line import result_told
+from cli.result_line import outcome, result_told
 from cli.stopping import INTERRUPTED, LEAVE_WITHIN, leaving_on_stop
 from engine import NormalBot
 from engine.narrate import cut_short, game_won
@@ -416,6 +416,13 @@ def _standings(summary: GameSummary) -> None:
 def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | None = None) -> int:
     """Print the standings (and the JSON line); the exit status of the command."""
     logs = logs or [summary.log_path]
+    # A game that ends where every seat's log ends, played out or left on purpose by
+    # anyone, is no failure; one stopped by a fault (broken rules, a player away too
+    # long, this seat's own trouble) is; a seat that went away was cut short by its hang-up.
+    if summary.away is not None:
+        status = INTERRUPTED
+    else:
+        status = 0 if summary.finished or summary.left or summary.departed else 1
     if not args.json:
         if summary.finished:
             won = ""
@@ -454,14 +461,10 @@ def report(summary: GameSummary, args: argparse.Namespace, logs: list[Path] | No
                 words, command = together
                 say_to_copy(f"{words} {command}", [(words, False), (f"   {command}", True)])
     else:
-        out = summary.to_json()
+        error = summary.why if summary.away is None else f"your seat went away from the table ({yours(summary.away)})"
+        out = {**outcome(status, error), **summary.to_json()}
         out["logs"] = [str(p) for p in in_seat_order(logs)]
         out["log"] = str(summary.log_path)
         result_told()
         tell(json.dumps(out), sys.stdout)  # (a bot's host may be gone: its pipe with it)
-    # A game that ends where every seat's log ends, played out or left on purpose by
-    # anyone, is no failure; one stopped by a fault (broken rules, a player away too
-    # long, this seat's own trouble) is; a seat that went away was cut short by its hang-up.
-    if summary.away is not None:
-        return INTERRUPTED
-    return 0 if summary.finished or summary.left or summary.departed else 1
+    return status

@@ -24,7 +24,7 @@ from cli.lobby_common import (
     JoinHint, LOBBY_CHECK, OR, SIGNING_NOW, commands_to_copy, lobby_schemas, player_name, print_result, remember_name,
     roster_progress, say, say_to_copy, tell, then_shown,
 )
-from cli.result_line import result_told
+from cli.result_line import outcome, result_told
 from cli.bots import BotSeats, BotTable, bot_names, bot_seats, seat_with_bots
 from cli.commands import shell_word, this_program
 from cli.folders import USAGE_ERROR, state_unwritable
@@ -397,7 +397,7 @@ async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None
         mesh.farewell = LOBBY_CHECK  # (what the others read as it goes: it was never going to play)
         if args.json:
             result_told()
-            tell(json.dumps({"game_id": result.game_id.hex(), "seat": result.seat,
+            tell(json.dumps({**outcome(0, None), "game_id": result.game_id.hex(), "seat": result.seat,
                              "players": [m.name for m in result.roster.members]}), sys.stdout)
         if bots is not None:
             await bots.finish()  # (they stop once seated, as this peer does)

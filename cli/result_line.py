@@ -7,7 +7,8 @@ prints the seating. Every other way out — no table found, a refusal, an interr
 lobby, a fault before the game — ends with `no_result`'s object instead: `"ok": false`,
 `"error"` saying why (the last complaint printed on standard error, else the exit
 status's meaning), and the result's own fields, empty, so that a tool reading them finds
-no game rather than no object.
+no game rather than no object. Every one of these objects begins with the same three
+fields, meaning the same (`outcome`): `ok`, `error` and `status`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ def trouble_said(text: str) -> None:
     _trouble.append(text)
 
 
+def outcome(status: int, error: str | None, *, result: bool = True) -> dict[str, object]:
+    """The fields every result object begins with: `ok`, whether there is a `result` and
+    the command's exit `status` is 0 (a game that ended where every seat's log ends, a
+    seating checked); `error`, why not (None where ok); `status`, the exit status."""
+    ok = result and status == 0
+    return {"ok": ok, "error": None if ok else error, "status": status}
+
+
 def no_result(status: int) -> dict[str, object]:
     """The last line of a command that ended with `status` and printed no result."""
     if _trouble:
@@ -39,7 +48,7 @@ def no_result(status: int) -> dict[str, object]:
         why = INTERRUPTED_WHY
     else:
         why = "no game was played"
-    return {"ok": False, "error": why, "status": status, "game_id": None, "rounds": 0, "totals": [],
+    return {**outcome(status, why, result=False), "game_id": None, "rounds": 0, "totals": [],
             "winners": [], "finished": False, "why": why, "left": False, "departed": False, "away": None,
             "logs": [], "log": None}
 

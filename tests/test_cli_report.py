@@ -341,6 +341,28 @@ def test_s11_3_a_log_s_words_say_you_only_where_they_name_this_player(
     assert to_you(words, name, names) == said
 
 
+def test_every_json_result_carries_the_keys_of_the_no_result_object_meaning_the_same(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A game's result lacked the `ok`, `error` and `status` that the object of no game
+    carries: a script had to test keys before reading them. Every result has them: ok
+    and no error for a game that ended where every log ends (exit 0), the fault for one
+    a fault stopped (exit 1), the seat's going away for one that went (exit 130); its
+    keys are the no-game object's."""
+    from cli.result_line import no_result
+
+    for ended, status, error in ((summary(finished=True, why="the game ended"), 0, None),
+                                 (summary(finished=False, why="you left the table", left=True), 0, None),
+                                 (summary(finished=False, why="Bo is gone (no word for 30 s)"), 1,
+                                  "Bo is gone (no word for 30 s)"),
+                                 (GameSummary(bytes(32), ("Ana", "Bo"), 1, {"Ana": 3, "Bo": 4}, [], Path("s.bandit-log"),
+                                              False, "stopped", away="their terminal was closed"), 130,
+                                  "your seat went away from the table (your terminal was closed)")):
+        assert report(ended, argparse.Namespace(json=True)) == status
+        line = json.loads(capsys.readouterr().out.splitlines()[-1])
+        assert (line["ok"], line["error"], line["status"]) == (status == 0, error, status), line
+        assert line.keys() == no_result(status).keys(), line.keys() ^ no_result(status).keys()
+
+
 def test_json_logs_are_listed_in_seat_order_whatever_order_the_bots_finished_in(tmp_path: Path) -> None:
     """`play --json`'s "logs": seat 1's first (the bots' logs come as their processes end)."""
     logs = [tmp_path / f"0a1b2c3d4e5f-seat{n}.bandit-log" for n in (1, 3, 4, 2)]

@@ -196,6 +196,7 @@ def test_a_json_host_on_a_terminal_says_what_its_keys_do_on_standard_error(tmp_p
     assert rc == 0
     listening, result = map(json.loads, out.strip().splitlines())
     assert listening["listening"] == where and result["players"] == ["alice", "bob"]
+    assert (result["ok"], result["error"], result["status"]) == (True, None, 0), result  # (as every result object)
 
 
 def test_host_json_prints_only_json_where_it_listens_first_and_its_result_last(tmp_path: Path) -> None:
