@@ -143,6 +143,26 @@ async def test_the_host_screen_names_the_join_command_as_this_program_was_starte
                 nursery.cancel_scope.cancel()
 
 
+def test_the_empty_table_list_names_the_host_command_as_this_program_was_started(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The list of tables, empty, told the player to ask for `bandit-lan host` by the
+    bare name, which no shell finds after the quick start: it names the program as every
+    printed command does (`cli.commands.this_program`), here `.venv/bin/bandit-lan`."""
+    import sys
+    import types
+
+    from cli.tui.lobby_view import BrowseScene
+    from test_shell_words import console_script
+
+    console_script(tmp_path / ".venv" / "bin")
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [".venv/bin/bandit-lan", "join"])
+    monkeypatch.setenv("PATH", "/nowhere")
+    text = " ".join(BrowseScene((), 0, looking=True).draw(80, 24).text().split())
+    assert "Ask the host to run `.venv/bin/bandit-lan host`." in text, text
+
+
 async def test_s6_3_a_joiner_turned_away_for_a_wrong_code_then_seated_is_no_longer_named(tmp_path: Path) -> None:
     """bob mistypes the table code, then gives the right one and sits down: the host's
     screen named him as turned away, and went on doing so beside his seat."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cli.commands import this_program
 from cli.lobby_common import OR, SIGNING_NOW
 from cli.tui.canvas import Canvas, clip, pad, text_width, wrap
 from cli.tui.marks import WORD, unmarked, write_marked
@@ -247,7 +248,7 @@ class BrowseScene:
         canvas = Canvas(width, height)
         y = _title(canvas, "Tables on this network" + (" — looking…" if self.looking else "")) + 1
         if not self.tables:
-            y = _text(canvas, 3, y, "No table with a free seat yet. Ask the host to run `bandit-lan host`.",
+            y = _text(canvas, 3, y, f"No table with a free seat yet. Ask the host to run `{this_program()} host`.",
                       "class:dim") + 1
         elif width < _TABLE_ROW:
             y = self._entries(canvas, y) + 1
