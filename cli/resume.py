@@ -406,6 +406,27 @@ def _loopback(host: str) -> bool:
         return host == "localhost"
 
 
+def resume_teller(args: argparse.Namespace, on_screen: bool, told: list[str],
+                  warned: list[str]) -> Callable[..., None]:
+    """How `resume_seat` says what it found, `tell(text, warning=False)`: for a person's
+    screen (`on_screen`), into `told` (and a warning into `warned` too: the table shows
+    those); else printed, but with --quiet or --json only a warning (it stopped long ago,
+    its port is taken), on standard error, so that it reaches the player without
+    touching the result on standard output."""
+
+    def tell(text: str, *, warning: bool = False) -> None:
+        if on_screen:
+            told.append(text)
+            if warning:  # (shown on the table too: the sign-again screen shows all)
+                warned.append(text)
+        elif not (args.quiet or args.json):
+            say(text)
+        elif warning:
+            say(text, aside=True)
+
+    return tell
+
+
 async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: object | None = None,
                       on_leaving: list[str] | None = None) -> int | str | GameSummary:
     """Take this seat's unfinished game back and play it (on `terminal`, for a person):
@@ -460,15 +481,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
         return 1
     told: list[str] = []  # (a person's screen is up already: it shows these)
     warned: list[str] = []
-
-    def tell(text: str, *, warning: bool = False) -> None:
-        if terminal is not None:
-            told.append(text)
-            if warning:  # (shown on the table too: the sign-again screen shows all)
-                warned.append(text)
-        elif not (args.quiet or args.json):
-            say(text)
-
+    tell = resume_teller(args, terminal is not None, told, warned)
     me = f"{roster.members[jc.seat].name} (seat {jc.seat + 1})"
     if jc.away is not None:  # (a hang-up: the seat went away meaning to come back, §11.3)
         tell(f"Your seat went away {_ago(age)} ago, when {yours(jc.away)}: taking it back.", warning=True)

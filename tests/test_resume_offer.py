@@ -631,3 +631,27 @@ def _resume_after_a_stop_past_grace(tmp_path: Path, end: str, left: str) -> int:
     log.close(end, left=left)
     resume_args = argparse.Namespace(state_dir=tmp_path, log=None, log_dir=None, bind="0.0.0.0")
     return trio.run(cli.resume.resume_seat, resume_args, identities[0])
+
+
+@pytest.mark.parametrize("option", ["quiet", "json"])
+def test_s11_3_a_quiet_or_json_resume_s_warnings_reach_standard_error_and_leave_standard_output_alone(
+        capsys: pytest.CaptureFixture[str], option: str) -> None:
+    """`--resume --quiet` or `--json` said nothing of what it found wrong (the game stopped
+    longer ago than the table waits, its old port taken): each warning goes to standard
+    error, one line, standard output keeps the result alone; what is no warning stays
+    unsaid, as ever; without either option both are said on standard output."""
+    warning = "It stopped 2 min ago, and the table waits for a player away only 1 min: Trying anyway."
+    for quiet in (True, False):
+        args = argparse.Namespace(quiet=quiet and option == "quiet", json=quiet and option == "json")
+        tell = cli.resume.resume_teller(args, False, [], [])
+        tell("Resuming game 0a0b0c as Ann (seat 1) from here ...")
+        tell(warning, warning=True)
+        out, err = capsys.readouterr()
+        if quiet:
+            assert (out, err) == ("", warning + "\n")
+        else:
+            assert out.endswith(f"...\n{warning}\n") and err == "", (out, err)
+    told: list[str] = []
+    warned: list[str] = []
+    cli.resume.resume_teller(argparse.Namespace(quiet=False, json=True), True, told, warned)(warning, warning=True)
+    assert told == warned == [warning] and capsys.readouterr() == ("", "")  # (a person's screen shows it)
