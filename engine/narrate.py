@@ -196,16 +196,29 @@ def listed(names: Sequence[str]) -> str:
 
 
 def possessive(name: str, names: Sequence[str] = ()) -> str:
-    """Whose, in a sentence: "Bo's". The possessive is written on the name itself: a note
-    in brackets that ends a name ("Bo (bot)", the mark of the bots a host seats) is said
-    where the name is (its seat's header, "Bo (bot) drew…"), and left out of "Bo's turn",
-    "Bo's bottom-left card"; unless another of the table's `names` is the name without it."""
+    """Whose, in a sentence: "Bo's" (`owner`'s two parts)."""
+    return "".join(owner(name, names))
+
+
+APOSTROPHES = ("'", "\u2019")
+"""How a name may end that is a possessive already ("Jess'", "Mum's", typed or typeset)."""
+
+
+def owner(name: str, names: Sequence[str] = ()) -> tuple[str, str]:
+    """`possessive` in two: the name as it is written on, then "'s", or nothing where
+    the name ends in an apostrophe or an apostrophe and "s" ("Jess' turn", "Mum's
+    turn", not "Mum's's"). "'s" is written on the name itself: a note in brackets that
+    ends a name ("Bo (bot)", the mark of the bots a host seats) is said where the name is
+    (its seat's header, "Bo (bot) drew…"), and left out of "Bo's turn", "Bo's
+    bottom-left card"; unless another of the table's `names` is the name without it."""
     bare = name.rstrip()
     if bare.endswith(")") and "(" in bare:
         plain = bare[:bare.rindex("(")].rstrip()
         if plain and all(other.casefold() != plain.casefold() for other in names):
-            return f"{plain}'s"
-    return f"{name}'s"
+            bare = plain
+    stem = bare[:-1] if bare[-1:] in ("s", "S") else bare
+    owned = stem.endswith(APOSTROPHES) and len(stem) > 1  # (a name that is but the apostrophe takes "'s")
+    return bare, "" if owned else "'s"
 
 
 def game_won(names: Sequence[str], winners: Sequence[int], points: int, me: int | None = None) -> str:

@@ -481,6 +481,29 @@ def test_R3_a_bot_s_possessive_is_written_on_its_name_not_on_its_mark() -> None:
     assert possessive("Ada (bot)", ("Ada", "Ada (bot)")) == "Ada (bot)'s"  # (two Adas: the mark tells them apart)
 
 
+@pytest.mark.parametrize(("name", "whose"), [
+    ("Jess", "Jess's"),  # (English writes it so: kept)
+    ("Jess'", "Jess'"),  # an apostrophe ends it: "Jess''s" read as a typo
+    ("Mum's", "Mum's"),  # a possessive already: not "Mum's's"
+    ("MUM'S", "MUM'S"),
+    ("Mum\u2019s", "Mum\u2019s"),  # (typeset)
+    ("Jess\u2019", "Jess\u2019"),
+    ("Mum's (bot)", "Mum's"),  # (its mark left out, as any bot's)
+    ("Bo ", "Bo's"),  # a space at its end: not "Bo 's"
+    ("R2-D2", "R2-D2's"),  # a name ending in no letter takes "'s" as any
+    ("Zoë🎲", "Zoë🎲's"),
+    ("'", "''s"),  # (nothing but the apostrophe: no name would be left)
+    ("Ana…", "Ana…'s"),  # (cut short on a screen)
+    ("O'Neil", "O'Neil's"),
+])
+def test_R3_a_possessive_of_a_name_that_ends_in_an_apostrophe_or_a_space_reads_sanely(name: str, whose: str) -> None:
+    """"Mum's's turn", "Jess''s card", "Bo 's turn": "'s" was added to every name as it
+    was. A name that is a possessive already stays as it is, a space at its end goes."""
+    from engine.narrate import possessive
+
+    assert possessive(name) == whose
+
+
 def test_R10_a_seat_without_private_faces_never_reads_a_private_face() -> None:
     """R10 for the log: over whole simulated games, every number in a line told to a seat
     without private faces belongs to a card that was face up for everyone at that time."""

@@ -1376,6 +1376,30 @@ async def test_R5_R6_a_bot_s_possessive_is_written_on_its_name(mock_clock: trio.
         assert prompt_line(t).startswith("Snap the 10 with Bo's card: "), prompt_line(t)
 
 
+async def test_R5_R6_a_name_that_is_a_possessive_already_takes_no_second_one(mock_clock: trio.testing.MockClock) -> None:
+    """The header read "Mum's's turn" for a player called "Mum's": a name ending in an
+    apostrophe, or in one and "s", is a possessive already (`engine.narrate.owner`); the
+    header keeps it so when it cuts the name ("…'s" then follows the cut), and the
+    screen's sentences too."""
+    from dataclasses import replace
+
+    async with table({0: [4, 6, 0, 2]}, discard=10, draw=[2, 4], first=1) as t:
+        _named(t, ("Ana", "Mum's", "Jess'"))
+        await t.settle()
+        assert t.text().splitlines()[0].startswith(" Round 1 · Mum's turn 1:00 "), t.text()
+        await t.press("space", "1")
+        assert prompt_line(t).startswith("Snap the 10 with Mum's card: "), prompt_line(t)
+        assert t.scene.model.whose(2) == "Jess'" and t.scene.model.whose(1, 3) == "Mu…'s"
+    async with table({0: [4, 6, 0, 2]}, discard=12, draw=[0, 2, 4, 6], players=6) as t:
+        seats = t.session._seats
+        t.session._seats = (seats[0], replace(seats[1], name="Désirée-Lumière's"), *seats[2:])
+        await t.press("b", "x", "z")
+        assert t.text(80).splitlines()[0] == (
+            " Round 1 · Désirée-Lum…'s turn 1:00 · Bandit by you, 2 final turns left  ? help"), t.text(80)
+        header = t.text(100).splitlines()[0]
+        assert header.startswith(" Round 1 · Désirée-Lumière's turn 1:00 · ") and header.endswith(" ? help"), header
+
+
 async def test_R4_the_first_round_s_look_says_where_the_rules_are(mock_clock: trio.testing.MockClock) -> None:
     """A first-time player's first screen, the look at the bottom cards (R4), says under
     the look where the rules are; once the look is over, and in a later round's look, the

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import SNAP_PHASES, CardView, Intent, Skills, ViewSnapshot, legal_intents
-from engine.narrate import possessive
+from engine.narrate import owner
 from p2p.session import Line, RoundReport, SeatInfo, TableSession
 from cli.tui.seat_names import fit_names
 
@@ -128,7 +128,11 @@ class TableModel:
     def whose(self, seat: int, width: int = SAID_NAME) -> str:
         """`seat`'s name as a possessive in the screen's sentences ("Bo's", `possessive`),
         in `width` columns at most before the "'s"."""
-        return possessive(self.short_name(seat, width), [self.name(s) for s in range(self.players)])
+        return "".join(self.owner(seat, width))
+
+    def owner(self, seat: int, width: int = SAID_NAME) -> tuple[str, str]:
+        """`whose` in two (`engine.narrate.owner`): the name, then "'s" or nothing."""
+        return owner(self.short_name(seat, width), [self.name(s) for s in range(self.players)])
 
     def opponent(self, position: int) -> int | None:
         """The seat `position` places clockwise from me (1 = on my left), if any."""

@@ -269,10 +269,10 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
     canvas.fill(0, 0, canvas.width, "class:status")
     parts: list[tuple[str, str]] = [(f" Round {max(view.round, 1)}", "class:status")]
     named: int | None = None  # the part that names whose turn it is
-    said = ""  # (how that part begins: its name, as said in `width` columns by `saying`)
+    said, owns = "", ""  # (how that part begins: its name, as said in `width` columns by `saying`, and its "'s")
 
-    def saying(seat: int, width: int) -> str:  # (the possessive on the name: `TableModel.whose`)
-        return model.short_name(seat, width) if seat in model.gone else model.whose(seat, width)[:-2]
+    def saying(seat: int, width: int) -> tuple[str, str]:  # (the possessive on the name: `TableModel.owner`)
+        return (model.short_name(seat, width), "") if seat in model.gone else model.owner(seat, width)
 
     phase = view.phase
     if phase is Phase.PEEK:
@@ -283,7 +283,7 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         elif model.clock_unknown:
             parts.append((_CLOCK_UNKNOWN, "class:status"))
     elif view.turn_seat in model.gone:  # (its turn will not be played: the game ends at its leave, §9.8)
-        named, said = len(parts), saying(view.turn_seat, text_width(model.name(view.turn_seat)))
+        named, (said, owns) = len(parts), saying(view.turn_seat, text_width(model.name(view.turn_seat)))
         parts.append((f"{said} left the table", "class:status"))
     elif view.turn_seat is not None:
         left = model.remaining(model.turn_deadline)
@@ -292,8 +292,8 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
             parts.append((f"Your turn{when}", "class:status.alert"))
         else:
             named = len(parts)  # (a long name gives way, to NAME_COLUMNS but for "? help": `fitted`)
-            said = saying(view.turn_seat, text_width(model.name(view.turn_seat)))
-            parts.append((f"{said}'s turn{when}", "class:status"))
+            said, owns = saying(view.turn_seat, text_width(model.name(view.turn_seat)))
+            parts.append((f"{said}{owns} turn{when}", "class:status"))
     elif phase is Phase.REVEAL:
         parts.append(("the round is over: turning every card", "class:status"))
     elif phase is Phase.OVER:
@@ -339,8 +339,9 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         excess = over(out, right)
         if floor is not None and excess > 0 and named is not None and view.turn_seat is not None:
             text, style = out[named]
-            if (cut := min(excess, text_width(said) - floor)) > 0:
-                out[named] = (saying(view.turn_seat, text_width(said) - cut) + text[len(said):], style)
+            grows = text_width(saying(view.turn_seat, text_width(said) - 1)[1]) - text_width(owns)  # (Mum's: Mu…'s)
+            if (cut := min(excess + grows, text_width(said) - floor)) > 0:
+                out[named] = ("".join(saying(view.turn_seat, text_width(said) - cut)) + text[len(said + owns):], style)
                 excess = over(out, right)
         if floor is not None and excess > 0 and unnamed and bandit is not None and view.caller != model.me:
             if (cut := min(excess, text_width(model.name(view.caller)) - floor)) > 0:
