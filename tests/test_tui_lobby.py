@@ -147,7 +147,8 @@ def test_the_empty_table_list_names_the_host_command_as_this_program_was_started
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The list of tables, empty, told the player to ask for `bandit-lan host` by the
     bare name, which no shell finds after the quick start: it names the program as every
-    printed command does (`cli.commands.this_program`), here `.venv/bin/bandit-lan`."""
+    printed command does (`cli.commands.this_program`), here `.venv/bin/bandit-lan`; on
+    a row of its own, whole, where the sentence does not fit on one."""
     import sys
     import types
 
@@ -159,8 +160,13 @@ def test_the_empty_table_list_names_the_host_command_as_this_program_was_started
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "argv", [".venv/bin/bandit-lan", "join"])
     monkeypatch.setenv("PATH", "/nowhere")
-    text = " ".join(BrowseScene((), 0, looking=True).draw(80, 24).text().split())
-    assert "Ask the host to run `.venv/bin/bandit-lan host`." in text, text
+    rows = [row.strip() for row in BrowseScene((), 0, looking=True).draw(100, 24).text().splitlines()]
+    assert rows[2] == "No table with a free seat yet. Ask the host to run `.venv/bin/bandit-lan host`.", rows
+    program = "/home/someone/projects/bandit-lan/.venv/bin/python -m cli"  # (started so: never broken at 80)
+    monkeypatch.setattr("cli.tui.lobby_view.this_program", lambda: program)
+    for columns in (80, 100):
+        rows = [row.strip() for row in BrowseScene((), 0, looking=True).draw(columns, 24).text().splitlines()]
+        assert rows[2:4] == ["No table with a free seat yet. Ask the host to run:", f"{program} host"], rows
 
 
 async def test_s6_3_a_joiner_turned_away_for_a_wrong_code_then_seated_is_no_longer_named(tmp_path: Path) -> None:
@@ -575,7 +581,7 @@ def test_the_lobby_screens_wrap_rather_than_cut_on_a_narrow_terminal() -> None:
             f"Newer table dan another bandit-lan version (protocol {PROTOCOL_VERSION + 1})",
             "Address (HOST:PORT): 192.168.1.20:4123█", "Enter join this address", "Esc back to the list"),
         BrowseScene((), 0, looking=True): (
-            "No table with a free seat yet. Ask the host to run `bandit-lan host`.",
+            "No table with a free seat yet. Ask the host to run: bandit-lan host",  # (at 40: the command on its row)
             "↑ ↓ choose · Enter join", "Ctrl-C quit"),
         JoinScene('"Friday night"', "", (), 4, "code", entry="abc"): (
             "This table needs its code (ask the host; it never travels over the network).", "Table code: •••█",

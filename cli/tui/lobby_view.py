@@ -248,8 +248,7 @@ class BrowseScene:
         canvas = Canvas(width, height)
         y = _title(canvas, "Tables on this network" + (" — looking…" if self.looking else "")) + 1
         if not self.tables:
-            y = _text(canvas, 3, y, f"No table with a free seat yet. Ask the host to run `{this_program()} host`.",
-                      "class:dim") + 1
+            y = _ask_for_a_table(canvas, y) + 1
         elif width < _TABLE_ROW:
             y = self._entries(canvas, y) + 1
         else:
@@ -293,6 +292,18 @@ class BrowseScene:
             y = _flow(canvas, 1, y, head, 3)
             y = _flow(canvas, 3, y, tail, 3)
         return y
+
+
+def _ask_for_a_table(canvas: Canvas, y: int) -> int:
+    """What to do while no table is listed: ask a host to start one, with the command as
+    this program was started (`this_program`), on a row of its own where the sentence
+    does not fit on one row (`_commands`: not broken between its words)."""
+    command = f"{this_program()} host"
+    asked = f"No table with a free seat yet. Ask the host to run `{command}`."
+    if text_width(asked) <= canvas.width - 4:
+        return _text(canvas, 3, y, asked, "class:dim")
+    return _commands(canvas, _text(canvas, 3, y, "No table with a free seat yet. Ask the host to run:", "class:dim"),
+                     command)
 
 
 @dataclass(frozen=True, slots=True)
