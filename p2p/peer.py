@@ -269,6 +269,7 @@ class TablePeer(SessionRecord):
         self._resume_notes = resume.notes if resume is not None else ()
         self.orderer.owed = lambda seats: self.machine.owed(seats)  # (the machine may be swapped: asked late)
         self._intake = Intake()  # delivered, not yet taken by the machine (nor logged)
+        self.orderer.kept = lambda seat: self._intake.kept(seat, self.machine)  # (a flood kept waiting is refused, §7.2)
         self.failed = False
         """Set when this program failed while the seat played (here, or in the screen that
         drives it): its log is left open and its journal kept, resumable as after a kill."""

@@ -8,7 +8,8 @@ What a sender can make a receiver hold is bounded twice, each bound refused as a
 chain (`ChainBroken`) naming the sender, with nothing held changed: a seq `MAX_HELD` or
 more beyond the one awaited (so at most `MAX_HELD` - 1 wait), and bodies of more than
 `HELD_BYTES` in all, counting with the content held here the content taken into the
-chain and not yet delivered (`weigh`: a sender can make the order wait too). Honest play stays far inside both (protocol.md §7.2 says why), so
+chain and not yet delivered, and that delivered and kept by the table behind a reveal
+(`weigh`: a sender can make the order, or the table, wait too). Honest play stays far inside both (protocol.md §7.2 says why), so
 only a sender that signs messages nobody could need yet reaches them, and an honest peer
 holds at most `HELD_BYTES` per chain of each other seat. The bounds are per sender, not
 shared: a cheat can fill only its own. Sans-I/O.

@@ -132,6 +132,11 @@ def owes_nothing(seats: Iterable[int]) -> None:
     return None
 
 
+def keeps_nothing(seat: int) -> int:
+    """`Orderer.kept` of an order whose deliveries are all taken at once."""
+    return 0
+
+
 def absence_since(now: float, ended: tuple[float, Mark] | None, mark: Mark) -> float:
     """When an absence that begins `now` is timed from (§11.3): `ended` is (how long the
     last one lasted, the table's mark when it ended). The return was of no use, and the
@@ -196,6 +201,10 @@ class Orderer(Positions):
         self.owed: Callable[[Iterable[int]], Hashable] = owes_nothing
         """The protocol work the table waits for from any of these seats (§9.11), None if
         none: set by the table that feeds this order, for `mark`."""
+        self.kept: Callable[[int], int] = keeps_nothing
+        """The bytes of a seat's delivered content that the table this order feeds keeps
+        without having taken it (behind a reveal, §9.4): they weigh on the seat's bound
+        as if not delivered (§7.2, `Early.weigh`)."""
 
     # -- links (§7.1, §11.3) -----------------------------------------------------------
 
@@ -413,7 +422,7 @@ class Orderer(Positions):
                     raise Equivocation(envelope.sender, f"two different messages with seq {seq}",
                                        evidence=(envelope, peer.held[seq]))
                 return False  # a retransmitted copy of one held
-            peer.held.hold(seq, peer.next_seq, envelope, taken=peer.undelivered)
+            peer.held.hold(seq, peer.next_seq, envelope, taken=peer.undelivered + self.kept(seat))
             return False
         self._check_content(seat, envelope, header)
         bound = stamp_bound(self._peers, self._others[seat], seat, seq, header.prev, header.heads)
@@ -421,7 +430,7 @@ class Orderer(Positions):
         if refusal is not None:
             raise refusal
         justified = bound is not None  # (vouched for as it is taken: not judged twice)
-        peer.held.weigh(seq, envelope, taken=peer.undelivered)  # (those held that follow weigh already)
+        peer.held.weigh(seq, envelope, taken=peer.undelivered + self.kept(seat))  # (those held that follow weigh already)
         if seq + 1 not in peer.held:
             self._accept_content(seat, envelope, justified=justified)
             return True

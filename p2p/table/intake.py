@@ -15,16 +15,21 @@ hands it over once the held message is taken; once the game is over (or halted a
 violation) it hands over nothing more, as the machine would take nothing. One kind of
 message cannot wait: a stall claim about shares (§9.11) is judged at once, because it is
 what ends a wait for shares that never come. When one is in the intake, everything
-before it is handed over (the machine holds it) and then the claim. Sans-I/O.
+before it is handed over (the machine holds it) and then the claim.
+
+What the intake and the machine keep is bounded per sender, not by the intake: it
+keeps pulling the order, so a claim is never stuck behind other messages, and each
+sender's messages kept weigh on that sender's bound of §7.2 (`kept`, `Backlog`), so a
+sender that floods a table kept waiting is refused by name. Sans-I/O.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
 from typing import Protocol
 
 from p2p.order import Delivered
+from p2p.table.backlog import Backlog
 from p2p.table.messages import UNORDERED_STALLS
 
 
@@ -34,6 +39,8 @@ class Holder(Protocol):
 
     @property
     def holding(self) -> bool: ...
+
+    def held_bytes(self, seat: int) -> int: ...
 
 
 def judged_at_once(delivered: Delivered) -> bool:
@@ -46,13 +53,18 @@ class Intake:
     """Delivered messages the machine is not ready for, in the agreed order."""
 
     def __init__(self) -> None:
-        self._waiting: deque[Delivered] = deque()
+        self._waiting = Backlog()
 
     def __len__(self) -> int:
         return len(self._waiting)
 
     def add(self, delivered: Delivered) -> None:
         self._waiting.append(delivered)
+
+    def kept(self, seat: int, machine: Holder) -> int:
+        """The bytes of `seat`'s delivered messages that wait here or in `machine`: they
+        weigh on its bound (§7.2, `Orderer.kept`)."""
+        return self._waiting.bytes_of(seat) + machine.held_bytes(seat)
 
     def pull(self, deliveries: Iterator[Delivered], machine: Holder) -> Iterator[Delivered]:
         """What waits and can go now, then the order's `deliveries` as `machine` can take

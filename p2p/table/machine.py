@@ -120,6 +120,7 @@ from p2p.order import Delivered, message_hash
 from p2p.roster import DEFAULT_RULES, TableRules
 from p2p.session import left_with
 from p2p.table.clocks import SeatClocks
+from p2p.table.backlog import Backlog
 from p2p.table.intake import judged_at_once
 from p2p.table.messages import UNORDERED_STALLS, intent_of, intent_payload, state_digest
 from p2p.table.secrets import SeatSecrets
@@ -349,7 +350,7 @@ class TableMachine:
         self._round: _Round | None = None
         self._used_nonces: frozenset[bytes] = frozenset()
         self._fifo: deque[_Queued] = deque()
-        self._held: deque[Delivered] = deque()  # ordered messages waiting for a reveal to complete
+        self._held = Backlog()  # ordered messages waiting for a reveal to complete
         self._work: dict[Any, Any] = {}  # open need -> _RevealWork | ShuffleChain
         self._by_number: dict[int, _RevealWork] = {}
         self._needs_opened = 0  # every need ever opened gets the next number (§9.4)
@@ -499,6 +500,10 @@ class TableMachine:
         """An ordered message waits here for a reveal's shares (§9.4): the shell hands
         over nothing more until it is taken but a stall claim about shares (`Intake`)."""
         return bool(self._held)
+
+    def held_bytes(self, seat: int) -> int:
+        """The bytes of `seat`'s ordered messages held here (they weigh on its bound, §7.2)."""
+        return self._held.bytes_of(seat)
 
     def _run_held(self, step: Step) -> None:
         """Process held ordered messages in order, but never while a reveal waits for its
