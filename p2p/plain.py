@@ -103,8 +103,9 @@ SAID: tuple[tuple[str, str, str], ...] = (
     ("§7.1", "sender is not another seat", "sent a message whose header names no other seat of the table as its "
                                            "sender"),
     ("§7.1", "away names the sender's own", "sent a message whose header names its own seat away"),
-    ("§7.2", r".*(?:already wait|or more beyond its seq)", "sent more of their messages ahead of one still missing "
-                                                           "than a table keeps"),
+    ("§7.2", r".*(?:already wait for|or more beyond its seq)", "sent more of their messages ahead of one still "
+                                                               "missing than a table keeps"),
+    ("§7.2", r".*would already wait here", "sent more of their messages than a table keeps waiting for its turn to take them"),
     ("§9.2", "a second key", "gave a second deck key"),
     ("§9.3", "a shuffle step for a chain", "sent a shuffle step for a shuffle the table did not start"),
     ("§9.4", "'[^']*' is not a side message", "sent beside the agreed order a message that is not a share message, "

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from p2p.order import HELD_BYTES, ChainBroken, Delivered
+from p2p.plain import broke
 from p2p.table import Intake
 from p2p.table.backlog import Backlog
 from tests.ordersim import Network, SimPeer
@@ -155,6 +156,7 @@ def test_s7_2_s9_4_a_sender_flooding_a_table_held_for_shares_is_refused_by_name(
     assert isinstance(refusal, ChainBroken) and refusal.peer == net.peers[0].orderer.seats[0]
     assert refusal.section == "§7.2" and str(HELD_BYTES) in refusal.reason
     assert refusal.reason.startswith("seq 9:")  # (eight of a megabyte fit, §7.2)
+    assert broke("§7.2", refusal.reason) == "sent more of their messages than a table keeps waiting for its turn to take them"
     assert len(net.machine.held) + len(net.intake) == 9  # (nothing kept changed: only the one past the bound is refused)
     assert not net.peers[2].errors and len(net.peers[2].delivered) == 10  # (a table that took them refuses nothing)
 

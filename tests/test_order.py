@@ -651,7 +651,7 @@ def test_s7_2_early_content_is_bounded_in_bytes_naming_its_sender() -> None:
     with pytest.raises(ChainBroken) as info:
         deliver_to(net, 1, chain[9])
     assert info.value.peer == receiver.seats[0] and info.value.section == "§7.2"
-    assert broke("§7.2", info.value.reason) == "sent more of their messages ahead of one still missing than a table keeps"
+    assert broke("§7.2", info.value.reason) == "sent more of their messages than a table keeps waiting for its turn to take them"
     assert len(held) == 8 and held.size == sum(early)
     deliver_to(net, 1, chain[0])
     assert receiver._peers[0].next_seq == 9 and len(receiver._peers[0].held) == 0 and receiver._peers[0].held.size == 0
