@@ -1533,7 +1533,10 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     if the absent seat comes back (resumed), everybody's game ends at it, and the three
     logs tell one game; if not, the others end the game after their grace period. Meanwhile
     they wait for the absent seat, not for the one that left (they read "waiting for"
-    both, as if the leaver might come back)."""
+    both, as if the leaver might come back). (The seat goes away once the deal is over
+    everywhere and nobody decides anything: a message ordered before the `leave` that
+    opens a reveal the leaver owes shares for holds the `leave` back, and then only the
+    grace period ends the game, §9.8.)"""
     from p2p.agreement import compare
     from p2p.journal import Journal
     from p2p.lobby import LobbyResult
@@ -1542,9 +1545,20 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     from tests.live_support import LOOPBACK, seat_live_table
     from p2p.transport import LinkDown, open_mesh
 
-    stack, (stayer, leaver, gone) = await seat_live_table(tmp_path, 3, person=False, journals=True)
+    stack, seats = await seat_live_table(tmp_path, 3, person=False, journals=True)
+    stayer, leaver, gone = seats
+    for seat in seats:  # (no decisions: after the deal, nothing is sent that opens a reveal, R4, R5)
+        seat.driver = None
     stayer.grace = 1.0 if away == "never-back" else 60.0
     summaries = {}
+
+    def dealt(peer: TablePeer) -> bool:
+        """Round 1 is dealt at `peer` (every reveal of the deal done, the first discard
+        up) and its order holds nothing undelivered."""
+        engine = peer.machine.engine
+        return (peer.machine.round_number >= 1 and engine.next_need is None and engine.discard_top() is not None
+                and not peer.machine.holding and not peer.orderer.undelivered())
+
     async with stack:
         with trio.fail_after(90):
             async with trio.open_nursery() as nursery:
@@ -1555,7 +1569,10 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
                 nursery.start_soon(run, stayer)
                 nursery.start_soon(run, leaver)
                 nursery.start_soon(_run_crashing, gone)
-                await until(lambda: stayer.machine.round_number >= 1, stayer)
+                # (crashed mid-deal, the seat would send its step of the deal again once back,
+                # ordered before the leave, and the reveals after it would wait for the
+                # leaver's shares: only the grace period would end the game, §9.8)
+                await until(lambda: all(dealt(seat) for seat in seats), *seats)
                 await _crash(gone)
                 await leaver.leave("it was stopped")
                 await until(lambda: leaver.me in summaries, leaver)
@@ -1584,7 +1601,7 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
                             for member, address in zip(gone.roster.members, held.addresses):
                                 if member.seat != gone.me:
                                     mesh.expect(member.cert, address)
-                            await run(TablePeer(mesh, seated, gone.identity, log_path=gone.log.path, bot=NormalBot(),
+                            await run(TablePeer(mesh, seated, gone.identity, log_path=gone.log.path,
                                                 resume=Resumption(log, contents, journal, held, unreachable=True)))
 
                     nursery.start_soon(resume)
