@@ -1514,7 +1514,7 @@ async def _crash(peer: TablePeer) -> None:
 
     peer._nursery.start_soon(fault)
     await until(lambda: peer.failed, peer)
-    await peer.mesh.aclose("the process died")
+    await peer.mesh.aclose("the process died", away=True)
 
 
 async def _run_crashing(peer: TablePeer) -> None:
