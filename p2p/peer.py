@@ -1471,7 +1471,11 @@ class TablePeer(SessionRecord):
                    for seat, since in self._absent.items() if now >= since + self.grace]
         for seat, (since, away) in reports.items():  # two others cannot reach each other
             if now >= since + self.grace:
-                if all(s in self._absent for s in away):  # (away from this seat too: said as the others say it)
+                # (away from this seat too: said as the others say it; but not the other end of
+                # this very cut, whose goodbye came here: its game ended as its grace period for
+                # the cut ran out, timed from its own loss, a moment before this seat's, §11.4)
+                ended = {s for s in away if s in self._said_bye and seat in reports.get(s, (0.0, ()))[1]}
+                if all(s in self._absent and s not in ended for s in away):
                     expired.append((away[0], away[0], f"was away for more than {grace}",
                                     f"did not come back within {grace}"))
                     continue

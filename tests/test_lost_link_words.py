@@ -1,10 +1,12 @@
 """What a seat's table log says as it loses a link (§11.3): what the other seats
-reported of it, and no claim about those that have not."""
+reported of it, and no claim about those that have not; and, as a link cut between two
+others ends the game, that they could not reach each other."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio.testing
 
 
@@ -58,3 +60,36 @@ async def test_4_6_an_error_frame_is_noted_as_the_claim_of_the_peer_that_sent_it
     said = f'{ann.names[cy.me]} closed the link saying: "§8.5: you sent a false share" (its own words, in an error frame, §4.6)'
     assert (note.section, note.text) == ("§4.6", said)
     assert _noted(result, note) == said
+
+
+
+@pytest.mark.parametrize("cut", [True, False], ids=["a cut between the two", "one gone from everybody"])
+async def test_11_3_the_ends_of_a_cut_whose_goodbyes_came_as_it_ran_past_the_grace_period_are_not_said_away(
+        tmp_path: Path, mock_clock: trio.testing.MockClock, cut: bool) -> None:
+    """Ann and Cy could not reach each other; Bo reached both. The two ends time their
+    grace period from their own loss, Bo from their reports, which reach it a moment
+    later: so their games end first, and their goodbyes (§11.4) may reach Bo before its
+    own grace period runs out. Bo then ended the game saying "Cy was away for more than
+    120 s", as if its own link to Cy had been down all along. It says that Ann could not
+    reach Cy, `absent` naming Cy as before. A seat that ended its game and said goodbye
+    to everybody, reported by Ann, is still said away, as Ann says it."""
+    from p2p.transport import LinkDown
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    async with stack:
+        ann, bo, cy = peers
+        names = bo.names
+        since = bo.now()
+        reports = {ann.me: (since, (cy.me,)), cy.me: (since, (ann.me,))} if cut else {ann.me: (since, (cy.me,))}
+        bo.orderer.cut_off = lambda: reports  # type: ignore[method-assign]
+        bo.orderer.heard_content = lambda seat: True  # type: ignore[method-assign]  # (both sat down: a goodbye is a link lost)
+        mock_clock.jump(bo.grace)
+        for end, other in ((ann, cy), (cy, ann)) if cut else ((cy, ann),):  # (each ended its game meanwhile)
+            said = f"{names[other.me]} was away for more than {bo.grace:.0f} s; no round was dealt"
+            bo._on_event(LinkDown(end.identity.peer_id, f"left: {said}", clean=True, said=said))
+        bo._check_links(bo.now())
+        told = f"{names[ann.me]} could not reach {names[cy.me]}" if cut else f"{names[cy.me]} was away"
+        assert bo._why == f"{told} for more than {bo.grace:.0f} s; no round was dealt", bo._why
+        assert bo._absent_seat == cy.me
+        bo.log.close("the test ends here")
