@@ -299,6 +299,10 @@ class TablePeer(SessionRecord):
         self._nursery: trio.Nursery | None = None
         self._why = ""
         self.grace = grace
+        self.acks_grace: float | None = None
+        """How long a seat whose links are up may hold back every delivery before the game
+        ends naming it (§9.11 "Acks"): the grace period, unless set apart (a shortened wait
+        for seats away need not shorten the one for a slow seat's acks)."""
         self._absent: dict[int, float] = {}  # seat -> since when its link is down
         self._returned: dict[int, tuple[float, Mark]] = {}  # seat -> (how long it was away, the table's mark) at its return
         self._back_at: dict[int, float] = {}  # seat -> when its link came back after an absence
@@ -1427,6 +1431,10 @@ class TablePeer(SessionRecord):
         times += [since + self.grace for since, _ in self._link_reports().values()]
         return min(times, default=None)
 
+    @property
+    def _acks_wait(self) -> float:
+        return self.grace if self.acks_grace is None else self.acks_grace
+
     def _present(self, since: float) -> float:
         """`since`, later by the time this process was stopped after it: an absence is
         counted only while this process runs (§11.3)."""
@@ -1435,7 +1443,7 @@ class TablePeer(SessionRecord):
     def _link_deadline(self) -> float | None:
         grace = self._grace_ends()
         times = [t for t in (grace, self._answers_due) if t is not None]
-        times += [since + self.grace for _, since in self._acks_late.values()]
+        times += [since + self._acks_wait for _, since in self._acks_late.values()]
         linked = self.mesh.linked()
         times += [heard + SILENCE for seat, heard in self._heard.items()
                   if seat not in self._absent and self.machine.seats[seat] in linked]
@@ -1490,9 +1498,10 @@ class TablePeer(SessionRecord):
                                 f"could not reach {missing} within {grace}"))
         # (a seat that holds every delivery back, its link up: its stall claims cannot be
         # delivered without its promises, so the table waits for it as for a seat away)
-        expired += [(seat, seat, f"acknowledged none of the table's messages for more than {grace}",
-                     f"acknowledged none of the table's messages within {grace}")
-                    for seat, (_, since) in self._acks_late.items() if now >= since + self.grace]
+        wait = f"{self._acks_wait:.0f} s"
+        expired += [(seat, seat, f"acknowledged none of the table's messages for more than {wait}",
+                     f"acknowledged none of the table's messages within {wait}")
+                    for seat, (_, since) in self._acks_late.items() if now >= since + self._acks_wait]
         if expired and self._past_grace is not None:  # (its own stop ran past the grace period: it names nobody)
             if self._leaving_why is not None:  # (its player's own leave, or a failed store: that ends it, now)
                 self._finish(self._leaving_why)

@@ -182,3 +182,13 @@ async def running(peers: Sequence[TablePeer]) -> AsyncIterator[dict[int, GameSum
         for i in range(len(peers)):
             nursery.start_soon(run, i)
         yield summaries
+
+
+def shorten_grace(peer: TablePeer, seconds: float) -> None:
+    """`peer` waits `seconds` for a seat away or a link reported down (§11.3), from now on,
+    while a seat's acks keep the table's grace period (§9.11 "Acks"): on a busy machine an
+    honest seat's acks can come more than a second after what they answer."""
+    if peer.acks_grace is None:
+        peer.acks_grace = peer.grace
+    peer.grace = seconds
+    peer._wake.set()  # (its timers count the new grace period at once)

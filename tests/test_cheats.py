@@ -38,7 +38,7 @@ from tests.cheat_runs import (
     say_away,
     run_table,
 )
-from tests.live_support import running, seat_live_table, until
+from tests.live_support import running, seat_live_table, shorten_grace, until
 from tests.malicious import Cheat, CheatingTable, game_under_way
 from tests.test_table_games import SMALL
 
@@ -413,7 +413,7 @@ async def test_s11_3_a_report_the_named_seat_contradicts_ends_the_game_naming_th
             async with running(peers) as summaries:
                 await until(lambda: ann.machine.playing, ann)
                 for peer in peers:
-                    peer.grace = 1.0
+                    shorten_grace(peer, 1.0)
                 say_away(liar, ann.me)
                 liar._after_processing()
     results = [audit(summaries[i].log_path) for i in (0, 1)]

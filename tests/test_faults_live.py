@@ -25,7 +25,7 @@ from p2p.audit import audit
 from p2p.journal import read_journal, unfinished_journals
 from p2p.peer import GameSummary, TablePeer
 from tests.cli_support import bandit, finish, kill_all, read_until
-from tests.live_support import journal_as_signed, running, until
+from tests.live_support import journal_as_signed, running, shorten_grace, until
 
 
 def free_port() -> int:
@@ -240,7 +240,7 @@ async def test_11_3_a_peer_away_past_the_grace_period_ends_the_game_and_the_logs
 
     stack, peers = await seat_live_table(tmp_path, 3, person=False)
     for peer in peers[:2]:
-        peer.grace = 1.0
+        shorten_grace(peer, 1.0)
     gone = peers[2]
     async with stack:
         with trio.fail_after(60):
@@ -321,7 +321,7 @@ async def test_11_3_a_link_that_ends_as_a_crashed_seat_s_tasks_close_starts_noth
     stack, peers = await seat_live_table(tmp_path, 3, person=False)
     ann, others = peers[0], peers[1:]  # (the host sits at seat 0: she dials every other seat)
     for peer in others:
-        peer.grace = 1.0
+        shorten_grace(peer, 1.0)
     held = trio.Event()  # (the last task of her group waits for it as it is cancelled)
     failures: list[BaseException] = []
     async with stack:
@@ -595,12 +595,10 @@ async def test_11_3_a_link_between_two_others_that_stays_cut_ends_the_game_after
         ends, middle = (peers[0], peers[2]), peers[1]
         proxy.cut()
         await until(lambda: {end.me for end in ends} <= set(middle.orderer.cut_off()), middle)
-        middle.grace = 1.0
-        middle._wake.set()  # (its timers count the new grace period from now on)
+        shorten_grace(middle, 1.0)
         await until(middle._done.is_set, middle)
         for end in ends:
-            end.grace = 1.0
-            end._wake.set()
+            shorten_grace(end, 1.0)
 
     summaries = await _with_cut_between_two_guests(tmp_path, body)
     assert not any(s.finished for s in summaries)
@@ -625,7 +623,7 @@ async def test_11_3_a_peer_that_says_it_cannot_reach_this_seat_is_the_one_this_s
             async with running(peers) as summaries:
                 await until(lambda: ann.machine.playing, ann)
                 for peer in peers:
-                    peer.grace = 1.0
+                    shorten_grace(peer, 1.0)
                 liar.orderer.set_away({ann.me})
                 liar._broadcast(liar.orderer.ack(trio.current_time()))
     result = audit(summaries[0].log_path)
@@ -1563,7 +1561,7 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     stayer, leaver, gone = seats
     for seat in seats:  # (no decisions: after the deal, nothing is sent that opens a reveal, R4, R5)
         seat.driver = None
-    stayer.grace = 1.0 if away == "never-back" else 60.0
+    shorten_grace(stayer, 1.0 if away == "never-back" else 60.0)
     summaries = {}
 
     def dealt(peer: TablePeer) -> bool:
@@ -2517,7 +2515,7 @@ async def test_11_3_a_move_sent_while_a_player_is_away_is_told_as_never_counted_
                     nursery.start_soon(run, peer)
                 await until(lambda: dee.machine.engine.discard_top() is not None
                             and {bo.identity.peer_id, cy.identity.peer_id} <= dee.mesh.linked(), dee)
-                dee.grace = 1.0 if end == "absence" else 60.0
+                shorten_grace(dee, 1.0 if end == "absence" else 60.0)
                 _kill(cy, runs[cy.me])
                 await until(lambda: cy.me in dee._progress.waiting_for, dee)
                 dee.submit(Snap(dee.me, dee.machine.engine.discard_top(), dee.me, 0))
