@@ -309,6 +309,7 @@ class TablePeer(SessionRecord):
         self._told_cut: set[int] = set()  # seats whose report of a missing link the player was told
         # seat -> (the delivery it holds back, since when): its acks do not cover it (§7.3, §7.10)
         self._acks_late: dict[int, tuple[tuple[str, int], float]] = {}
+        self._told_after: set[int] = set()  # seats whose violation after the game's end was told
         self._told_acks: set[int] = set()  # seats the player was told the table waits for their acks
         self._acks_claimed: set[tuple[int, int]] = set()  # (round, seat) whose acks' stall this seat claimed
         self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
@@ -1272,7 +1273,11 @@ class TablePeer(SessionRecord):
             try:
                 self.orderer.receive(event.message, trio.current_time(), relayed=event.peer != event.message.sender)
             except OrderError as exc:  # (the log is closed: the game this peer recorded is over)
-                log.warning("after the game, from %s: %s (%s)", short_id(exc.peer), exc, exc.section)
+                verdict = on_order_error(exc, self._seat_of(exc.peer), seat)
+                log.warning("after the game, from %s (%s): %s", verdict.who(self.names), short_id(exc.peer), exc)
+                if verdict.seat is not None and verdict.seat not in self._told_after:  # (once a seat: it may resend)
+                    self._told_after.add(verdict.seat)
+                    self._say(verdict.after_the_game(self.names), "warning", verdict.seat)
             farewell.heard(seat)
         elif isinstance(event, LinkUp):
             farewell.link_up(seat)

@@ -103,6 +103,9 @@ SAID: tuple[tuple[str, str, str], ...] = (
     ("§7.1", "sender is not another seat", "sent a message whose header names no other seat of the table as its "
                                            "sender"),
     ("§7.1", "away names the sender's own", "sent a message whose header names its own seat away"),
+    ("§7.1", r"(?:side )?message is for another game", "sent a message of another game"),
+    ("§7.1", r"(?:heads|sides|away|lamport|seq|prev|sseq|sprev) must", "sent a message whose header is not of the "
+                                                                         "form the order needs"),
     ("§7.2", r".*(?:already wait for|or more beyond its seq)", "sent more of their messages ahead of one still "
                                                                "missing than a table keeps"),
     ("§7.2", r".*would already wait here", "sent more of their messages than a table keeps waiting for its turn to take them"),

@@ -95,6 +95,12 @@ class Verdict:
             return f"{self.who(names)} broke the rules of the table ({self.section}: {self.told(names)}); the game stops."
         return f"{self.who(names)}'s message was refused ({self.section}: {self.told(names)})."
 
+    def after_the_game(self, names: Sequence[str]) -> str:
+        """The sentence for the screen of a violation that came after this seat's game
+        ended (§11.4): it stops nothing, and the log, closed, keeps nothing of it."""
+        said = self._plainly(self.who(names), names) or f"{self.who(names)} broke {self.section}: {self.told(names)}"
+        return f"After the game ended: {said}. Your log was closed before it and keeps nothing of it."
+
     def note(self, names: Sequence[str]) -> str:
         """The sentence for the fairness log (§10.1 ``log.note``), in the words of `line`."""
         # (a refusal may come after the game's end: it changed nothing, and nothing goes on)

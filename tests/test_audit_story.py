@@ -282,6 +282,11 @@ def test_s11_2_the_table_notes_a_violation_in_the_plain_words_of_the_audit_s_ver
     ("§4.2", "empty frame (length 0)", "sent an empty frame"),
     ("§7.2", "seq 90: 64 of its messages already wait for its seq 20", "sent more of their messages ahead of one "
                                                                        "still missing than a table keeps"),
+    ("§7.2", "seq 9: with it, 8656296 bytes of its messages would already wait here, more than the 8388608 honest "
+             "play can need", "sent more of their messages than a table keeps waiting for its turn to take them"),
+    ("§7.1", "message is for another game", "sent a message of another game"),
+    ("§7.1", "heads must list the 2 other seats", "sent a message whose header is not of the form the order needs"),
+    ("§7.1", "lamport must be an integer in 0..2^62", "sent a message whose header is not of the form the order needs"),
     ("R7", "the engine refused reveal 5: no card", None),
 ])
 def test_s11_2_a_rule_broken_in_several_ways_is_told_in_the_words_of_its_way(
