@@ -99,6 +99,9 @@ JUST_BACK = 5.0  # seconds after a seat's return during which its missing links 
 # Seconds without a frame from a seat (acks come every second) after which another seat's
 # report of a link lost to it waits to be told with this seat's own loss (`_gone_quiet`).
 QUIET = 2 * HEARTBEAT_EVERY
+# Seconds a report of a link that its other end, heard here, says it reaches waits before
+# it is told as contested: the other end of a link cut for both reports it by then.
+CONTESTED_HOLD = QUIET
 ACKS_LATE = 2 * HEARTBEAT_EVERY  # a seat whose word holds back the next delivery this long is waited for (§7.3)
 ACKS_STALL_AT_LEAST = SILENCE + 1.0  # the least time a seat may hold it back before its stall is claimed (§9.11)
 # Seconds a process back from a stop the others noticed tries to reach them, at least:
@@ -315,6 +318,7 @@ class TablePeer(SessionRecord):
         self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
         self._told_gone: set[int] = set()  # seats that left whose player was told what the table waits for
         self._held_cut: dict[int, float] = {}  # seat -> since when its report waits: it names seats quiet here too
+        self._contested: set[int] = set()  # seats whose report was told as their word, the seats it names denying it
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
@@ -873,9 +877,23 @@ class TablePeer(SessionRecord):
             if quiet and now < self._held_cut.setdefault(seat, now) + SILENCE:
                 self._unsaid_cut.add(seat)  # (this seat is likely losing them too: said with its own loss, once)
                 continue
-            self._unsaid_cut.discard(seat)
             others = news
+            # (a seat gone quiet here says nothing now: its last word is from before)
+            denied = [] if just_back else [s for s in self._reaching(seat, tuple(others))
+                                           if s != self._me and not self._gone_quiet(s, now)]
+            if denied and now < reports[seat][0] + min(CONTESTED_HOLD, self.grace / 2):
+                self._unsaid_cut.add(seat)  # (the other end of a link really lost says so soon: told then as agreed)
+                continue
+            self._unsaid_cut.discard(seat)
             self._told_cut.add(seat)
+            if denied:  # (the two ends disagree: the reporter's word, not a fact; the game ends naming it, §11.3)
+                self._contested.add(seat)
+                verb = "says" if len(denied) == 1 else "say"
+                self._say(f"{self.names[seat]} says it cannot reach {listed([self.names[s] for s in others])}, but "
+                          f"{listed([self.names[s] for s in denied])} {verb} otherwise; the table waits (the game ends "
+                          f"naming {self.names[seat]} if that is not over within {left:.0f} s).", "warning", seat)
+                continue
+            self._contested.discard(seat)
             if not others:  # (a link broken one way, or a lie: it still ends the game after the grace period)
                 self._say(f"{self.names[seat]} says it has no link to you, though its messages reach you; the game "
                           f"ends if that is not over within {left:.0f} s.", "warning", seat)
@@ -892,7 +910,9 @@ class TablePeer(SessionRecord):
             self._held_cut.pop(seat, None)
             if seat in self._told_cut:
                 self._told_cut.discard(seat)
-                self._say(f"{self.names[seat]} reaches everybody again.", "table", seat)
+                says = " says it" if seat in self._contested else ""  # (its word, as its report was told)
+                self._say(f"{self.names[seat]}{says} reaches everybody again.", "table", seat)
+            self._contested.discard(seat)
         told = cut_off != self._cut_off
         self._cut_off = cut_off
         suspended = bool(self._absent or cut_off or self._acks_waited())

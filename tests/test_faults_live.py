@@ -548,10 +548,11 @@ async def test_11_3_another_seat_s_report_of_a_seat_this_one_misses_too_is_not_t
                 await until(lambda: bo.me in ann.orderer.cut_off(), ann)
                 ann._check_links(trio.current_time())
                 assert not any("lost the link" in line.text for line in ann.lines), [x.text for x in ann.lines][-3:]
-                ann._progress.waiting_for = ()  # (ann reaches cy again; bo still does not)
-                await _told(ann, f"{ann.names[bo.me]} lost the link to {ann.names[cy.me]}; the table waits")
+                ann._progress.waiting_for = ()  # (ann reaches cy again; bo still does not, though cy says it reaches bo)
+                await _told(ann, f"{ann.names[bo.me]} says it cannot reach {ann.names[cy.me]}, but {ann.names[cy.me]} "
+                                 "says otherwise; the table waits")
                 _reports(bo, set())
-                await _told(ann, f"{ann.names[bo.me]} reaches everybody again.")
+                await _told(ann, f"{ann.names[bo.me]} says it reaches everybody again.")
                 await ann.leave()
 
 
@@ -634,9 +635,37 @@ async def test_11_3_a_peer_that_says_it_cannot_reach_this_seat_is_the_one_this_s
     assert not any("lost the link" in line.text for line in ann.lines), [line.text for line in ann.lines][-5:]
     assert any(line.text.startswith(f"{ann.names[liar.me]} says it has no link to you, though its messages reach "
                                     "you; the game ends if that is not over within 1 s.") for line in ann.lines)
-    bo = peers[1]
-    assert f"{bo.names[liar.me]} lost the link to {bo.names[ann.me]}; the table waits" in "\n".join(
-        line.text for line in bo.lines)
+    bo = peers[1]  # (ann's acks say it reaches the liar: bo is never told the liar's word as fact)
+    assert f"{bo.names[liar.me]} lost the link to" not in "\n".join(line.text for line in bo.lines)
+
+
+async def test_11_3_a_report_the_seat_it_names_contradicts_is_told_to_a_third_seat_as_the_reporter_s_word(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The liar's acks say it has no link to ann (§7.1 `away`), ann's say it reaches the
+    liar. Bo read "liar lost the link to ann; the table waits", as if true, though the
+    game would end naming the liar: it reads the liar's word and ann's denial, then, as
+    ann's report agrees, the link lost; the liar's report ended, its word again."""
+    import p2p.peer
+    from tests.live_support import seat_live_table
+
+    monkeypatch.setattr(p2p.peer, "CONTESTED_HOLD", 0.5)  # (the other end's report, if it were coming, is in by then)
+    stack, peers = await seat_live_table(tmp_path, 3, person=False)
+    ann, bo, liar = peers
+    async with stack:
+        with trio.fail_after(30):
+            async with running(peers):
+                await until(lambda: len(bo.machine.outcomes) >= 1, bo)
+                liar_, ann_ = bo.names[liar.me], bo.names[ann.me]
+                _reports(liar, {ann.me})
+                await _told(bo, f"{liar_} says it cannot reach {ann_}, but {ann_} says otherwise; the table waits "
+                                f"(the game ends naming {liar_} if that is not over within ")
+                assert not any(line.text.startswith(f"{liar_} lost the link") for line in bo.lines)
+                _reports(ann, {liar.me})  # (now both ends say so: a link lost)
+                await _told(bo, f"{ann_} lost the link to {liar_}; the table waits for that link")
+                _reports(ann, set())
+                _reports(liar, set())
+                await _told(bo, f"{liar_} says it reaches everybody again.")
+                await ann.leave()
 
 
 async def test_11_3_a_seat_just_back_from_a_restart_is_told_as_reconnecting_not_as_losing_links(
@@ -709,9 +738,10 @@ async def test_11_3_another_seat_s_report_of_a_seat_just_back_is_not_told_as_a_l
                 await until(lambda: ann._cut_off.get(bo.me) == (back.me,), ann)  # (that report, read)
                 assert not any("lost the link" in line.text for line in ann.lines), [x.text for x in ann.lines][-3:]
                 ann._back_at[back.me] = trio.current_time() - JUST_BACK  # (its return, long past)
-                await _told(ann, f"{ann.names[bo.me]} lost the link to {ann.names[back.me]}; the table waits")
+                await _told(ann, f"{ann.names[bo.me]} says it cannot reach {ann.names[back.me]}, but "
+                                 f"{ann.names[back.me]} says otherwise; the table waits")
                 _reports(bo, set())
-                await _told(ann, f"{ann.names[bo.me]} reaches everybody again.")
+                await _told(ann, f"{ann.names[bo.me]} says it reaches everybody again.")
                 await ann.leave()
 
 
@@ -729,14 +759,15 @@ async def test_11_3_a_report_told_just_before_this_seat_lost_the_same_link_ends_
             async with running(peers):
                 await until(lambda: ann.machine.playing and ann.machine.seats[cy.me] in ann.mesh.linked(), ann)
                 _reports(bo, {cy.me})
-                await _told(ann, f"{ann.names[bo.me]} lost the link to {ann.names[cy.me]}; the table waits")
+                await _told(ann, f"{ann.names[bo.me]} says it cannot reach {ann.names[cy.me]}, but {ann.names[cy.me]} "
+                                 "says otherwise; the table waits")
                 ann.mesh.close_link(cy.identity.peer_id, "as a crash would")
                 await _told(ann, f"Lost the link to {ann.names[cy.me]} (as a crash would)")
                 await _told(ann, f"{ann.names[cy.me]} is back.")
                 _reports(bo, set())
                 await until(lambda: bo.me not in ann._cut_off, ann)
                 await ann.leave()
-    assert not any(line.text.startswith(f"{ann.names[bo.me]} reaches everybody") for line in ann.lines), \
+    assert not any(line.text.startswith(f"{ann.names[bo.me]} says it reaches everybody") for line in ann.lines), \
         [line.text for line in ann.lines][-6:]
 
 
@@ -1075,7 +1106,7 @@ async def test_11_3_a_report_that_names_this_seat_tells_only_the_others(tmp_path
         me._heard[peers[2].me] = me.now()  # (its link is up and heard here, as at a running table)
         me.orderer.cut_off = lambda: {other.me: (0.0, (me.me, peers[2].me))}  # type: ignore[method-assign]
         me._track_links()
-        assert me.lines[-1].text.startswith(f"{me.names[other.me]} lost the link to {me.names[peers[2].me]};")
+        assert me.lines[-1].text.startswith(f"{me.names[other.me]} says it cannot reach {me.names[peers[2].me]}, but")
         me.log.close("the test ends here")
 
 
@@ -1120,9 +1151,9 @@ async def test_11_3_a_report_told_late_says_how_long_its_link_has_left(
         mock_clock.jump(5.0)
         ann._heard[cy.me] = ann.now()  # (and heard since)
         ann._track_links()
-        assert [line.text for line in ann.lines[before:]] == [
-            f"{ann.names[bo.me]} lost the link to {ann.names[cy.me]}; the table waits for that link (the game ends "
-            "if it is not back within 115 s)."]
+        assert [line.text for line in ann.lines[before:]] == [  # (Cy, heard here, says it reaches Bo)
+            f"{ann.names[bo.me]} says it cannot reach {ann.names[cy.me]}, but {ann.names[cy.me]} says otherwise; the "
+            f"table waits (the game ends naming {ann.names[bo.me]} if that is not over within 115 s)."]
         ann.log.close("the test ends here")
 
 
