@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (the audit's results are only read here: the table's words must not need the audit)
     from p2p.audit import AuditResult, Failure
+    from p2p.log import Note
 
 CHECKS: dict[str, str] = {
     # the shared random seed (§8.6)
@@ -264,8 +265,9 @@ def plain(failure: Failure, names: Sequence[str]) -> str:
 
 def verdict(result: AuditResult) -> str:
     """The verdict of a log that fails its audit in a sentence (`plain`); for a log that
-    stops because its writer's table was stopped by a fault on a link (§4: no signed
-    message shows it), who stopped it by its writer's word (`link_fault`)."""
+    stops because its writer's table was stopped by a fault no signed record shows (a
+    frame on a link, §4; a malformed header, §7.1), who stopped it by its writer's word
+    (`link_fault`)."""
     failure = result.first_failure
     assert failure is not None
     if result.not_a_log:
@@ -275,11 +277,12 @@ def verdict(result: AuditResult) -> str:
         return plain(failure, result.names)
     seat, section = fault
     name = result.names[seat]
+    how = ("Such a message is refused as it arrives, before it is delivered or kept" if section == "§7.1" else
+           f"Such a fault happens on a link, in a frame {name} did not sign")
     return (f"The table stopped because of {name} (seat {seat + 1}) under {section}: {name} "
-            f"{SECTIONS.get(section, f'broke rule {section}')}, by the word of the log's writer, "
+            f"{link_fault_words(result)}, by the word of the log's writer, "
             f"{result.writer_name} (a note in its log, and the reason its program signed as it closed the log). "
-            f"Such a fault happens on a link, in a frame {name} did not sign, so the log holds no signed proof of it "
-            f"and blames nobody [{failure.section}].")
+            f"{how}, so the log holds no signed proof of it and blames nobody [{failure.section}].")
 
 
 def stopped_on_a_link(result: AuditResult) -> tuple[int, str] | None:
@@ -290,17 +293,50 @@ def stopped_on_a_link(result: AuditResult) -> tuple[int, str] | None:
 
 
 def link_fault(result: AuditResult) -> tuple[int, str] | None:
-    """The seat and section (§4) of the fault on a link that stopped the writer's table,
-    as its writer noted it (a note about that seat that stopped the game) and closed its
-    log for it (its `log.end` names that seat and section), or None."""
+    """The seat and section of the fault no signed record shows that stopped the
+    writer's table (`_stopping_note`), or None."""
+    found = _stopping_note(result)
+    return (found[0], found[1].section or "") if found is not None else None
+
+
+def link_fault_words(result: AuditResult) -> str:
+    """What the seat of `link_fault` did, in this program's words for its writer's note's
+    account of it (`broke`: "sent a message of the wrong form"), never the note's own."""
+    found = _stopping_note(result)
+    assert found is not None
+    note = found[1]
+    section = note.section or ""
+    detail = note.text.partition(f"In detail: {section}: ")[2]
+    return broke(section, detail) or f"broke rule {section}"
+
+
+def unproven(section: str) -> str:
+    """Why no log holds signed proof of a fault under `section` that stopped a table
+    (`link_fault`): a frame on a link its sender did not sign, or a signed message whose
+    §7.1 header is malformed, refused as it arrives and kept nowhere."""
+    if section == "§7.1":
+        return "a message refused for its header is kept in no log"
+    return "a fault on a link leaves no signed proof"
+
+
+STOPPED_UNSIGNED = ("§4.", "§7.1")
+"""The sections of the faults that stop a table with nothing signed in the log to show
+them: a frame on a link (§4), a signed message whose header is malformed (§7.1)."""
+
+
+def _stopping_note(result: AuditResult) -> tuple[int, Note] | None:
+    """The seat and the writer's note of a fault that stopped the writer's table, that no
+    signed record in the log shows (`STOPPED_UNSIGNED`), as its writer noted it (a note
+    about that seat that stopped the game) and closed its log for it (its `log.end` names
+    that seat and section), or None."""
     contents = result.contents
     if contents is None or contents.ended is None or result.end_signed is not True:
         return None
     for note in contents.notes:
         member = result.member(note.peer) if note.peer is not None else None
-        if (member is None or member.seat == result.writer or not (note.section or "").startswith("§4.")
+        if (member is None or member.seat == result.writer or not (note.section or "").startswith(STOPPED_UNSIGNED)
                 or not note.text.endswith("(the game stops)")):
             continue
         if member.name in contents.ended and f"({note.section})" in contents.ended:
-            return member.seat, note.section or ""
+            return member.seat, note
     return None

@@ -34,7 +34,7 @@ from p2p.audit import AuditResult
 from p2p.errors import closed_saying, printable
 from p2p.identity import short_id
 from p2p.log import Note
-from p2p.plain import SECTIONS, link_fault, plain, stopped_on_a_link, unsigned_fault, verdict
+from p2p.plain import link_fault, link_fault_words, plain, stopped_on_a_link, unproven, unsigned_fault, verdict
 from p2p.table import Refused
 
 
@@ -319,8 +319,9 @@ def _own_failures(logs: Sequence[AuditResult], agreement: Agreement | None = Non
     unreadable = [r.path.name for r in logs if r.roster is None and not r.not_a_log]
     strangers = [r.path.name for r in logs if r.not_a_log]
     odd = {id(r): _odd(r, agreement) for r in failing} if agreement is not None and agreement.ok else {}
-    stopped = [r for r in failing if not odd.get(id(r)) and stopped_on_a_link(r) is not None]
-    why = _named_on_a_link(stopped)
+    # (a log a fault stopped is no failing one, shorter or not: each writer's table stopped where it met the fault)
+    stopped = [r for r in failing if stopped_on_a_link(r) is not None]
+    why = _named_on_a_link(stopped, agreement if odd else None)
     failing = [r for r in failing if all(r is not s for s in stopped)]
     if failing and not any(odd.values()):
         named = [_log_named(r) for r in failing]
@@ -334,10 +335,12 @@ def _own_failures(logs: Sequence[AuditResult], agreement: Agreement | None = Non
     return why
 
 
-def _named_on_a_link(logs: Sequence[AuditResult]) -> list[str]:
-    """Of `logs` that each end where a fault on a link stopped its writer's table, what
-    they say, by the seat and section each names (each its writer's word, unsigned):
-    "Ann's log (a) and Bo's log (b) each name Mal under §4.3 …"."""
+def _named_on_a_link(logs: Sequence[AuditResult], agreement: Agreement | None = None) -> list[str]:
+    """Of `logs` that each end where a fault no signed record shows (a frame on a link,
+    a malformed header: `link_fault`) stopped its writer's table, what they say, by the
+    seat and section each names (each its writer's word, unsigned): "Ann's log (a) and
+    Bo's log (b) each name Mal under §4.3 …". Given the `agreement` of logs that tell the
+    same game, one that stops sooner than the game it tells is said to be no less honest."""
     named: dict[tuple[int, str], list[AuditResult]] = {}
     for result in logs:
         fault = stopped_on_a_link(result)
@@ -348,11 +351,26 @@ def _named_on_a_link(logs: Sequence[AuditResult]) -> list[str]:
         name = writers[0].names[seat]
         many = len(writers) > 1
         why.append(f"{listed([_log_named(r) for r in writers])} {'independently name' if many else 'names'} {name} "
-                   f"under {section}, as the one who stopped the table: {name} "
-                   f"{SECTIONS.get(section, f'broke rule {section}')}, by {'each' if many else 'its'} writer's word, "
-                   "unsigned, since a fault on a link leaves no signed proof; every record "
-                   f"{'they hold' if many else 'it holds'} checks")
+                   f"under {section}, as the one who stopped the table: {name} {link_fault_words(writers[0])}, "
+                   f"by {'each' if many else 'its'} writer's word, unsigned, since {unproven(section)}; every record "
+                   f"{'they hold' if many else 'it holds'} checks{_sooner(writers, agreement)}")
     return why
+
+
+def _sooner(writers: Sequence[AuditResult], agreement: Agreement | None) -> str:
+    """Of `writers`' logs, those that stop before the game the `agreement` tells, each
+    in a clause after its length: the fault stopped its writer's table sooner ("" if none)."""
+    if agreement is None or agreement.told.contents is None:
+        return ""
+    told = agreement.told
+    total = len(told.contents.messages)
+    said = [f"{_log_named(r)} holds {len(r.contents.messages)} of the {total} messages in {_writer(told)}'s log"
+            for r in writers if r is not told and r.contents is not None and len(r.contents.messages) < total]
+    if not said:
+        return ""
+    one = len(said) == 1
+    return (f", and {listed(said)}: the fault stopped {'its' if one else 'their'} writer's table sooner, which is "
+            f"no fault of {'that log' if one else 'those logs'}")
 
 
 def _odd(result: AuditResult, agreement: Agreement) -> str:

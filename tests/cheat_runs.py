@@ -72,6 +72,7 @@ from tests.malicious import (
     forged_signature,
     foreign_replay,
     garbled_frame,
+    malformed_header,
     impersonation,
     oversized_frame,
 )
@@ -260,6 +261,7 @@ LIVE: dict[str, tuple[Callable[[list[Any]], Callable[[CheatingPeer, bytes], byte
     "impersonation": (lambda ids: impersonation, ("§4.5",), Response.ABORT),
     "oversized-frame": (lambda ids: oversized_frame, ("§4.2",), Response.ABORT),
     "garbled-frame": (lambda ids: garbled_frame, ("§4.3",), Response.ABORT),
+    "malformed-header": (lambda ids: malformed_header, ("§7.1",), Response.ABORT),
     "replay-across-links": (foreign_replay, ("§7.1",), Response.REJECT),
     "equivocation-live": (lambda ids: equivocation(), ("§7.2",), Response.ABORT),
     "backdated-stamp-live": (lambda ids: backdated_stamp(), ("§7.3",), Response.ABORT),
@@ -272,6 +274,7 @@ LIVE_WORDS = {
     "impersonation": "signed as another seat",
     "oversized-frame": "oversized frame",
     "garbled-frame": "garbled frame",
+    "malformed-header": "malformed header",
     "replay-across-links": "replayed message (across links)",
     "equivocation-live": "equivocation",
     "backdated-stamp-live": "backdated Lamport stamp",
@@ -358,14 +361,15 @@ def judge_live(name: str, peers: list[TablePeer], cheater: TablePeer, cheat: Liv
     return judged
 
 
-async def run_live_frame(name: str, root: Path) -> Judged:
-    """A live table whose cheating seat sends one bad frame to every other seat."""
+async def run_live_frame(name: str, root: Path, *, later: int = 0) -> Judged:
+    """A live table whose cheating seat sends one bad frame to every other seat (with
+    `later`, to one seat first and to the others `later` of its inputs after)."""
     make, sections, policy = LIVE[name]
     stack, peers = await seat_live_table(root, PLAYERS, person=False, rules=RULES, classes={CHEATER: CheatingPeer})
     async with stack:
         cheater = peers[CHEATER]
         assert isinstance(cheater, CheatingPeer)
-        cheat = LiveCheat(name, make([p.identity for p in peers]))
+        cheat = LiveCheat(name, make([p.identity for p in peers]), later=later)
         cheater.cheat = cheat
         await play_live(peers, cheater)
     return judge_live(LIVE_WORDS[name], peers, cheater, cheat, cheat.tried, sections, policy)

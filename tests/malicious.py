@@ -755,6 +755,7 @@ class LiveCheat:
     frame: Callable[[CheatingPeer, bytes], bytes]
     tried: bool = False
     sent_to: list[bytes] = field(default_factory=list)
+    later: int = 0  # inputs the cheater handles after its frame to one seat before it sends it to the others
 
 
 class CheatingPeer(TablePeer):
@@ -765,12 +766,24 @@ class CheatingPeer(TablePeer):
     def _after_processing(self, *, from_timers: bool = False, changed: bool = True) -> None:
         super()._after_processing(from_timers=from_timers, changed=changed)
         cheat = self.cheat
-        if cheat is None or cheat.tried or self._done.is_set() or not game_under_way(self.machine):
+        if cheat is None or self._done.is_set() or not game_under_way(self.machine):
             return
-        cheat.tried = True
-        for peer_id in self.mesh.peers():
-            self.mesh._queue(peer_id, cheat.frame(self, peer_id))
-            cheat.sent_to.append(peer_id)
+        if not cheat.tried:
+            cheat.tried = True
+            first = list(self.mesh.peers())[:1] if cheat.later else None
+            self._cheat_to(first)
+        elif cheat.later and cheat.sent_to:
+            cheat.later -= 1
+            if not cheat.later:
+                self._cheat_to(None)
+
+    def _cheat_to(self, peers: list[bytes] | None) -> None:
+        """Send the cheat's frame to `peers` (None: every linked seat it was not sent to)."""
+        assert self.cheat is not None
+        for peer_id in peers if peers is not None else self.mesh.peers():
+            if peer_id not in self.cheat.sent_to:
+                self.mesh._queue(peer_id, self.cheat.frame(self, peer_id))
+                self.cheat.sent_to.append(peer_id)
 
     def own_message(self) -> SignedMessage:
         """A message this seat signed and sent in this game (its keys)."""
@@ -794,6 +807,14 @@ def impersonation(peer: CheatingPeer, dst: bytes) -> bytes:
 def oversized_frame(peer: CheatingPeer, dst: bytes) -> bytes:
     """§4.2: a frame that announces 2 MiB (the limit is 1 MiB)."""
     return (2 << 20).to_bytes(4, "big") + bytes(64)
+
+
+def malformed_header(peer: CheatingPeer, dst: bytes) -> bytes:
+    """§7.1: its own message, correctly signed, whose `lamport` is a string."""
+    inner = dict(peer.own_message().inner)
+    inner["lamport"] = str(inner["lamport"])
+    body, sig = sign(peer.identity, inner)
+    return encode_frame(signed_frame(body, sig))
 
 
 def garbled_frame(peer: CheatingPeer, dst: bytes) -> bytes:

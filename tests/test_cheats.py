@@ -23,6 +23,7 @@ from p2p.agreement import compare
 from p2p.audit import audit
 from p2p.order import Equivocation, StampBackwards, message_hash
 from p2p.policy import Response, on_refusal
+from p2p.plain import verdict
 from p2p.report import overall
 from p2p.table.machine import Refused
 from tests.cheat_runs import (
@@ -349,12 +350,55 @@ async def test_s4_3_garbled_frame_ends_the_game_naming_the_sender(tmp_path: Path
     agreement = compare([audit(tmp_path / f"seat{seat + 1}.bandit-log") for seat in range(PLAYERS) if seat != CHEATER])
     line = overall(agreement)
     culprit, = set(agreement.told.names) - {r.writer_name for r in agreement.logs}  # (seats are not the order of seating)
-    # (Both logs stop at the garbled frame; one may stop a message or two before the other,
-    # as each seat met it: then the Overall line names the culprit by the longer log's word.)
+    # (both logs stop at the garbled frame, one maybe a message or two before the other, as each seat met it)
     told = f"under §4.3, as the one who stopped the table: {culprit} sent bytes that are not a message"
-    assert (f"independently name {culprit} {told}" in line and "by each writer's word, unsigned" in line
-            or f"names {culprit} {told}" in line and "by its writer's word, unsigned" in line), line
-    assert "fail their own audits" not in line and "fail their own audits" not in agreement.summary(), line
+    assert f"independently name {culprit} {told}" in line and "by each writer's word, unsigned" in line, line
+    assert "fail" not in line and "fail their own audits" not in agreement.summary(), line
+
+
+async def test_s4_3_a_log_the_garbled_frame_stopped_sooner_is_told_as_honest_as_the_other(tmp_path: Path) -> None:
+    """The cheater sends its garbled frame to one seat, and to the other a few inputs
+    later: that one's log holds more of the game. The Overall line named the culprit by
+    the longer log alone and said the shorter "fails its own audit"; both are honest logs
+    that each name the sender, and the shorter is said to have stopped sooner."""
+    for attempt in range(3):  # (where both seats meet the frame at the same message, the logs are alike: again)
+        root = tmp_path / str(attempt)
+        judged = await run_live_frame("garbled-frame", root, later=8)
+        assert judged.ok, judged.explain()
+        logs = [audit(root / f"seat{seat + 1}.bandit-log") for seat in range(PLAYERS) if seat != CHEATER]
+        held = [len(r.contents.messages) for r in logs if r.contents is not None]
+        if len(set(held)) == 2:
+            break
+    assert len(set(held)) == 2, held
+    agreement = compare(logs)
+    line = overall(agreement)
+    culprit, = set(agreement.told.names) - {r.writer_name for r in agreement.logs}
+    shorter = min(logs, key=lambda r: len(r.contents.messages))  # type: ignore[union-attr]
+    assert f"independently name {culprit} under §4.3, as the one who stopped the table" in line, line
+    assert (f"{shorter.writer_name}'s log ({shorter.path.name}) holds {min(held)} of the {max(held)} messages in "
+            f"{agreement.told.writer_name}'s log: the fault stopped its writer's table sooner, which is no fault of "
+            "that log") in line, line
+    assert "fail" not in line, line
+
+
+async def test_s7_1_a_malformed_header_ends_the_game_naming_the_sender_and_the_audit_says_so(tmp_path: Path) -> None:
+    """A correctly signed message whose `lamport` is a string stops the honest tables
+    naming its sender (§7.1). The Overall line over the honest logs said they "fail
+    their own audits"; it names the sender under §7.1 by their writers' word (the message
+    is refused as it arrives, and kept in no log), and each log's verdict says so."""
+    judged = await run_live_frame("malformed-header", tmp_path)
+    assert judged.ok, judged.explain()
+    logs = [audit(tmp_path / f"seat{seat + 1}.bandit-log") for seat in range(PLAYERS) if seat != CHEATER]
+    agreement = compare(logs)
+    line = overall(agreement)
+    culprit, = set(agreement.told.names) - {r.writer_name for r in agreement.logs}
+    assert (f"independently name {culprit} under §7.1, as the one who stopped the table: {culprit} sent a message "
+            "of the wrong form, by each writer's word, unsigned, since a message refused for its header is kept in "
+            "no log; every record they hold checks") in line, line
+    assert "fail" not in line and "fail their own audits" not in agreement.summary(), agreement.summary()
+    for result in logs:
+        assert verdict(result).startswith(f"The table stopped because of {culprit} "), verdict(result)
+        assert "refused as it arrives" in verdict(result), verdict(result)
 
 
 async def test_s7_1_replay_across_links_is_refused_naming_the_link_and_play_goes_on(
