@@ -50,7 +50,7 @@ from p2p.plain import SHARE_MESSAGES, either, either_seats, leave_claim, side_me
 from p2p.policy import told_with
 from p2p.roster import Member, Roster, game_id_of, parse_canonical, roster_signature_valid
 from p2p.schema import Schemas
-from p2p.session import cites_a_rule, left_with
+from p2p.session import accuses, left_with
 from p2p.signing import SignedMessage, open_signed, signed_frame
 from p2p.table import MESSAGES as TABLE_MESSAGES
 from p2p.table import Applied, Refused, RoundOutcome, SeatLeft, TableMachine
@@ -360,9 +360,11 @@ def audit(path: Path) -> AuditResult:
         _round_steps(result, index, delivered)
         if isinstance(step.violation, SeatLeft):  # the game ends; later records are still checked
             assert step.violation.seat is not None
-            seat, reason = step.violation.seat, step.violation.reason
-            name = result.names[seat]
-            result.left = Departure(seat, reason, _leaving(name, reason), f"holds {name}'s leave")
+            seat = step.violation.seat
+            reason, name = left_with(step.violation.said, result.names, seat), result.names[seat]
+            result.left = Departure(seat, reason, _leaving(name, reason, accused=accuses(step.violation.said,
+                                                                                       result.names, seat)),
+                                    f"holds {name}'s leave")
             continue
         if step.violation is not None:
             v = step.violation
@@ -466,15 +468,16 @@ def _left_early(result: AuditResult, contents: LogContents, opened: Sequence[Sig
                                  or (inner["seq"] == last.inner["seq"] + 1
                                      and bytes(inner["prev"]) != message_hash(last.body))):
             return altered(f"holds a leave of {name}'s that does not follow its messages in the log (§7.2, §7.3)")
-    left = left_with(reason)
-    return Departure(result.writer, left, _leaving(name, left, ", and this log was closed before that leave came back "
-                                                           "in the agreed order (§9.8)"), f"says its writer, {name}, left")
+    left = left_with(reason, result.names, result.writer)
+    then = ", and this log was closed before that leave came back in the agreed order (§9.8)"
+    return Departure(result.writer, left, _leaving(name, left, then, accused=accuses(reason, result.names, result.writer)),
+                     f"says its writer, {name}, left")
 
 
-def _leaving(name: str, left: str, then: str = "") -> str:
+def _leaving(name: str, left: str, then: str = "", *, accused: bool) -> str:
     """A seat's leave as the report tells it: "Bo left the table (…)`then`", with what the
-    log says of the accusation its reason makes, if it names a rule (`leave_claim`)."""
-    return f"{name} {left}{then}; {leave_claim(name, left)}" if cites_a_rule(left) else f"{name} {left}{then}"
+    log says of the accusation its reason makes, if it makes one (`accuses`: `leave_claim`)."""
+    return f"{name} {left}{then}; {leave_claim(name, left)}" if accused else f"{name} {left}{then}"
 
 
 def _absence(result: AuditResult, seat: int, why: str) -> Departure:

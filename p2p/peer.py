@@ -59,7 +59,7 @@ from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
 from p2p.session import (CHOSE_TO_LEAVE, WENT_AWAY, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord,
-                         cut_after_stop, left_the_table, left_yourself, unanswered_after_stop)
+                         cut_after_stop, left_the_table, left_with, left_yourself, unanswered_after_stop)
 from p2p.signing import SignedMessage, signed_message
 from p2p.stops import stop_began
 from p2p.table import MESSAGES as TABLE_MESSAGES
@@ -777,7 +777,7 @@ class TablePeer(SessionRecord):
         if isinstance(step.violation, SeatLeft):
             seat = step.violation.seat
             who = "You" if seat == self._me else self.names[seat] if seat is not None else "A player"
-            left = step.violation.reason  # "left the table (its reason)", as every log has it
+            left = left_with(step.violation.said, self.names, seat)  # "left the table (its reason)", as every log has it
             if seat == self._me:  # ("You left the table (your program was terminated)")
                 left = left_yourself(left)
             self._say(f"{who} {left}; the game ends here (this round does not count).", "table", seat)

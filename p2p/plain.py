@@ -193,12 +193,15 @@ def unsigned_fault(section: str) -> bool:
 
 
 def leave_claim(name: str, reason: str) -> str:
-    """What a log says of a `leave` (§9.8) whose reason names a rule (`cites_a_rule`),
+    """What a log says of a `leave` (§9.8) whose reason accuses (`p2p.session.accuses`),
     after it: the accusation is the leaver's (`name`'s) word, signed as a reason and no
-    more; a fault seen on a link leaves no signed record, so no log can confirm or refute
+    more; one that names a player but no rule is nothing a log could check; a fault seen on a link leaves no signed record, so no log can confirm or refute
     it; any other the log would hold, and holds none of (a log that proves one is told
     by its proof: `plain`)."""
     sections = re.findall(r"§\d+(?:\.\d+)*", reason)
+    if not sections and not re.search(r"\bR\d+\b", reason):  # (it names a player, no rule: nothing to check)
+        return (f"those words are {name}'s own, signed as a reason to leave and no more: they name no rule, so "
+                "nothing in the log could show them true")
     if sections and all(unsigned_fault(s) for s in sections):
         return (f"those words are {name}'s own: a fault on a link leaves no signed record, so the log can neither "
                 "confirm nor refute them")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Literal, Protocol
 
 from engine import Intent, SeatView
@@ -42,12 +43,21 @@ def cites_a_rule(reason: str) -> bool:
     return _RULE.search(reason) is not None
 
 
-def left_with(reason: str) -> str:
+def accuses(reason: str, names: Sequence[str] = (), seat: int | None = None) -> bool:
+    """Whether a `leave`'s reason (of seat `seat`, at a table of `names`) accuses: it
+    names a rule (`cites_a_rule`) or another player ("ada cheated"), in any case."""
+    others = [name for i, name in enumerate(names) if i != seat and name]
+    return cites_a_rule(reason) or any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", reason, re.IGNORECASE)
+                                       for name in others)
+
+
+def left_with(reason: str, names: Sequence[str] = (), seat: int | None = None) -> str:
     """A seat's `leave` (§9.8) as every screen and log tells it, after the leaver's name:
-    "left the table (their terminal was closed)"; a reason that names a rule is an
-    accusation nothing signed proves, quoted as the leaver's own words: 'left the table,
-    saying: "Bo published a false share of a card [§8.5]"'."""
-    return f'left the table, saying: "{reason}"' if cites_a_rule(reason) else f"left the table ({reason})"
+    "left the table (their terminal was closed)"; a reason that accuses (`accuses`: of
+    seat `seat`, at a table of `names`) is a claim nothing signed proves, quoted as the
+    leaver's own words: 'left the table, saying: "Bo published a false share of a card
+    [§8.5]"', 'left the table, saying: "Bo cheated"'."""
+    return f'left the table, saying: "{reason}"' if accuses(reason, names, seat) else f"left the table ({reason})"
 
 
 def left_yourself(left: str) -> str:

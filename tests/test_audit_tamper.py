@@ -1279,3 +1279,26 @@ def test_s9_8_a_leave_whose_reason_accuses_a_player_is_told_as_the_leaver_s_word
     assert line.startswith("Overall: FAIR: ") and said in line and f"early: mal left the table ({reason})" not in line
     # (a fault on a link leaves no record: the log can neither confirm nor refute such words)
     assert "can neither confirm nor refute" in leave_claim("mal", "ada sent a garbled frame [§4.3]")
+
+
+def test_s9_8_a_leave_whose_reason_names_a_player_but_no_rule_is_told_as_the_leaver_s_words(tmp_path: Path) -> None:
+    """"ada cheated" named no rule, so it read "mal left the table (ada cheated)", in
+    brackets like the table's own words: a reason that names another player is the
+    leaver's quoted claim too, and the audit says it names no rule it could check; a
+    reason that names nobody ("it was stopped") stays in brackets."""
+    from p2p.report import game_report
+    from p2p.session import left_with
+
+    net = TableNetwork(3, 7, rules=TableRules(target=25, skills_text=SMALL_DECK), names=("ada", "bo", "mal"))
+    net.schedule(0.2, lambda: net.send(2, {"type": "leave", "v": 1, "reason": "Ada cheated"}))
+    net.run(limit=60.0)
+    result = audit(net.write_logs(tmp_path)[0])
+    assert result.ok and result.left is not None and result.left.why == 'left the table, saying: "Ada cheated"'
+    assert list(game_report(result))[-1] == (
+        'Verdict: the log is intact; the game ended early because mal left the table, saying: "Ada cheated"; those '
+        "words are mal's own, signed as a reason to leave and no more: they name no rule, so nothing in the log could "
+        "show them true.")
+    names = ("ada", "bo", "mal")
+    assert left_with("it was stopped", names, 2) == "left the table (it was stopped)"
+    assert left_with("mal is tired", names, 2) == "left the table (mal is tired)"  # (its own name accuses nobody)
+    assert left_with("a boat sank", names, 2) == "left the table (a boat sank)"  # (a name only as a whole word)

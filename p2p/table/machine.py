@@ -161,7 +161,13 @@ class TableViolation(Exception):
 
 
 class SeatLeft(TableViolation):
-    """A player left the table (§9.8): the game ends there, but nobody cheated."""
+    """A player left the table (§9.8): the game ends there, but nobody cheated. `said`
+    is its leave's reason; `reason` tells it (`left_with`) as a table that knows no
+    names can: a shell that knows them tells it with them."""
+
+    def __init__(self, section: str, seat: int | None, said: str) -> None:
+        super().__init__(section, seat, left_with(said))
+        self.said = said
 
 
 @dataclass(frozen=True, slots=True)
@@ -849,7 +855,7 @@ class TableMachine:
             step.finished = True
 
     def _on_leave(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
-        raise SeatLeft("§9.8", seat, left_with(printable(inner["reason"]) or "no reason given"))
+        raise SeatLeft("§9.8", seat, printable(inner["reason"]) or "no reason given")
 
     def _on_challenge(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         """§9.10: a seat saw a reveal fail where only it could see it; open the round now."""
