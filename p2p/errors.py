@@ -23,6 +23,14 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
 
 
+def said_of(exc: BaseException) -> str:
+    """What an error of the system says, as a person reads it: an OS error's words without
+    its number ("connection reset by peer", not "[Errno 104] Connection reset by peer")."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror[:1].lower() + exc.strerror[1:]
+    return str(exc) or type(exc).__name__
+
+
 class ProtocolError(Exception):
     """Input that breaks protocol.md; `section` is the rule, `reason` says exactly how."""
 

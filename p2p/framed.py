@@ -17,7 +17,7 @@ from typing import Any
 
 import trio
 
-from p2p.errors import PeerLeft, ProtocolError, RemoteError, printable
+from p2p.errors import PeerLeft, ProtocolError, RemoteError, printable, said_of
 from p2p.schema import Message, Schemas, Str
 from p2p.wire import DEFAULT_LIMITS, FrameDecoder, Limits, encode_frame
 
@@ -63,7 +63,7 @@ class FramedStream:
             try:
                 data = await self.stream.receive_some(RECEIVE_CHUNK)
             except trio.BrokenResourceError as exc:
-                raise PeerLeft(f"connection lost ({exc.__cause__ or exc})", clean=False) from None
+                raise PeerLeft(f"connection lost ({said_of(exc.__cause__ or exc)})", clean=False) from None
             if not data:
                 self.decoder.close()
                 raise PeerLeft("connection closed", clean=False)

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 import trio
 
-from p2p.errors import FingerprintMismatch, ProtocolError
+from p2p.errors import FingerprintMismatch, ProtocolError, said_of
 from p2p.identity import Certificate, Identity, fingerprint_matches, short_id
 
 ALPN = "bandit-lan/1"
@@ -119,4 +119,4 @@ def describe_tls_failure(exc: BaseException) -> str:
         return describe_tls_failure(exc.__cause__)
     if isinstance(exc, trio.TooSlowError):
         return "timed out"  # (nothing listening answered, or a connection accepted, then silence)
-    return str(exc) or type(exc).__name__
+    return said_of(exc)

@@ -200,3 +200,23 @@ async def test_it_speaks_tls_with_trio_s_own_stream(tmp_path: Path) -> None:
         await client.aclose()
         assert await server.receive_some() == b""
         await server.aclose()
+
+
+async def test_s11_3_a_reset_connection_is_told_in_words_without_the_system_s_error_number(tmp_path: Path) -> None:
+    """A peer killed with data of ours unread resets the connection: the link's end reads
+    "connection lost (connection reset by peer)", as players read it on the table log and
+    in the log's notes, not "[Errno 104] Connection reset by peer"."""
+    from p2p.errors import PeerLeft
+    from p2p.framed import FramedStream
+    from p2p.peer import table_schemas
+
+    with trio.fail_after(10):
+        async with tls_pair(tmp_path) as (client, server):
+            server.write(b"unread")  # (in the client's socket, never read: its close resets)
+            client.write(b"last")
+            client._sock.close()  # noqa: SLF001 - killed: no TLS goodbye
+            assert await read_exactly(server, 4) == b"last"
+            framed = FramedStream(server, table_schemas(), label="cy")
+            with pytest.raises(PeerLeft) as left:
+                await framed.receive()
+            assert left.value.reason == "connection lost (connection reset by peer)", left.value.reason
