@@ -102,6 +102,9 @@ QUIET = 2 * HEARTBEAT_EVERY
 # Seconds a report of a link that its other end, heard here, says it reaches waits before
 # it is told as contested: the other end of a link cut for both reports it by then.
 CONTESTED_HOLD = QUIET
+# Seconds any other report of a link lost waits before it is told: a seat whose program
+# ended is lost by every seat within moments, and this seat's own loss then tells it once.
+REPORT_HOLD = HEARTBEAT_EVERY
 ACKS_LATE = 2 * HEARTBEAT_EVERY  # a seat whose word holds back the next delivery this long is waited for (§7.3)
 ACKS_STALL_AT_LEAST = SILENCE + 1.0  # the least time a seat may hold it back before its stall is claimed (§9.11)
 # Seconds a process back from a stop the others noticed tries to reach them, at least:
@@ -317,6 +320,7 @@ class TablePeer(SessionRecord):
         self._acks_claimed: set[tuple[int, int]] = set()  # (round, seat) whose acks' stall this seat claimed
         self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
         self._told_gone: set[int] = set()  # seats that left whose player was told what the table waits for
+        self._told_with: set[int] = set()  # seats whose report was told with the other end's (one cut, one line)
         self._held_cut: dict[int, float] = {}  # seat -> since when its report waits: it names seats quiet here too
         self._contested: set[int] = set()  # seats whose report was told as their word, the seats it names denying it
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
@@ -881,8 +885,10 @@ class TablePeer(SessionRecord):
             # (a seat gone quiet here says nothing now: its last word is from before)
             denied = [] if just_back else [s for s in self._reaching(seat, tuple(others))
                                            if s != self._me and not self._gone_quiet(s, now)]
-            if denied and now < reports[seat][0] + min(CONTESTED_HOLD, self.grace / 2):
-                self._unsaid_cut.add(seat)  # (the other end of a link really lost says so soon: told then as agreed)
+            # (the other end of a link really lost says so soon: told then as agreed; and a seat
+            # whose program ended is lost here too a moment later: told then once, as this seat's own)
+            if now < reports[seat][0] + min(CONTESTED_HOLD if denied else REPORT_HOLD, self.grace / 2):
+                self._unsaid_cut.add(seat)
                 continue
             self._unsaid_cut.discard(seat)
             self._told_cut.add(seat)
@@ -898,7 +904,17 @@ class TablePeer(SessionRecord):
                 self._say(f"{self.names[seat]} says it has no link to you, though its messages reach you; the game "
                           f"ends if that is not over within {left:.0f} s.", "warning", seat)
                 continue
+            # (the other end of a link cut for both reports it too: one line tells the cut)
+            ends = [s for s in others if seat in cut_off.get(s, ())]
+            if ends and len(ends) == len(others) and all(s in self._told_cut for s in ends):
+                self._told_cut.add(seat)
+                self._told_with.add(seat)  # (nor is its end told: the other end's is)
+                continue
             missing = listed([self.names[s] for s in others])
+            if ends and len(others) == 1 and not just_back:
+                self._say(f"{self.names[seat]} and {missing} lost the link between them; the table waits for that "
+                          f"link (the game ends if it is not back within {left:.0f} s).", "warning", seat)
+                continue
             if just_back:
                 self._say(f"{self.names[seat]} is still reconnecting to {missing}; the table waits for that.",
                           "table", seat)
@@ -911,7 +927,9 @@ class TablePeer(SessionRecord):
             if seat in self._told_cut:
                 self._told_cut.discard(seat)
                 says = " says it" if seat in self._contested else ""  # (its word, as its report was told)
-                self._say(f"{self.names[seat]}{says} reaches everybody again.", "table", seat)
+                if seat not in self._told_with:
+                    self._say(f"{self.names[seat]}{says} reaches everybody again.", "table", seat)
+            self._told_with.discard(seat)
             self._contested.discard(seat)
         told = cut_off != self._cut_off
         self._cut_off = cut_off

@@ -35,6 +35,51 @@ async def test_11_3_a_lost_link_names_who_reported_it_and_claims_nothing_of_the_
         ann.log.close("the test ends here")
 
 
+@pytest.mark.parametrize("lost_here", [True, False])
+async def test_11_3_a_seat_lost_by_all_is_told_once_though_another_s_report_came_first(
+        tmp_path: Path, mock_clock: trio.testing.MockClock, lost_here: bool) -> None:
+    """Cy's terminal was closed: Bo's report that he cannot reach Cy came a moment before
+    Ann's own link to Cy ended, and Ann read two lines for one loss ("Bo lost the link to
+    Cy; the table waits …", then "Lost the link to Cy …, and Bo cannot reach Cy either").
+    A report is told once it has stood a moment (`REPORT_HOLD`): by then this seat's own
+    loss tells it once; a link lost only between Bo and Cy is told then."""
+    from p2p.peer import REPORT_HOLD
+    from p2p.transport import LinkDown
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3)
+    async with stack:
+        ann, bo, cy = peers
+        names = ann.names
+        now = ann.now()
+        ann._heard.update({bo.me: now, cy.me: now})
+        # (Cy says so too, of its link to Bo, where it still runs: a link cut between the two)
+        cut = {bo.me: (now, (cy.me,))} | ({} if lost_here else {cy.me: (now, (bo.me,))})
+        ann.orderer.cut_off = lambda: cut  # type: ignore[method-assign]
+        before = len(ann.lines)
+        ann._track_links()
+        assert [line.text for line in ann.lines[before:]] == []
+        mock_clock.jump(REPORT_HOLD / 4)
+        if lost_here:
+            ann._link_down(LinkDown(cy.identity.peer_id, "connection closed"))
+        mock_clock.jump(REPORT_HOLD)
+        ann._heard.update({bo.me: ann.now()} | ({} if lost_here else {cy.me: ann.now()}))
+        ann._track_links()
+        told = [line.text for line in ann.lines[before:]]
+        if lost_here:
+            assert told == [f"Lost the link to {names[cy.me]} (connection closed), and {names[bo.me]} cannot reach "
+                            f"{names[cy.me]} either; waiting for {names[cy.me]} (the game ends if they are not back "
+                            f"within {ann.grace:.0f} s)."], told
+        else:
+            assert told == [f"{names[bo.me]} and {names[cy.me]} lost the link between them; the table waits for "
+                            f"that link (the game ends if it is not back within {ann.grace - REPORT_HOLD * 1.25:.0f} "
+                            "s)."], told
+            cut = {}  # (the link is back: told once too)
+            ann._track_links()
+            assert [line.text for line in ann.lines[before:]][1:] == [f"{names[bo.me]} reaches everybody again."]
+        ann.log.close("the test ends here")
+
+
 async def test_4_6_an_error_frame_is_noted_as_the_claim_of_the_peer_that_sent_it(
         tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
     """Cy closed its link to Ann with an ``error`` frame naming §8.5 ("you sent a false
