@@ -1373,7 +1373,10 @@ class TablePeer(SessionRecord):
             # (nor is it dialled again, and a dial to it that fails, under way as its leave came, loses no link)
             self._tell_gone(seat)
             return
-        if seat not in self._progress.waiting_for:
+        # A seat that sent its leave waits for nobody: its game ends at that leave, or after
+        # LEAVE_WAIT whatever comes (§9.8); and a seat whose game ended at it says goodbye as
+        # soon as this one holds what delivers it (§11.4), often before it is delivered here.
+        if seat not in self._progress.waiting_for and self._leaving_why is None:
             self._progress.waiting_for = (*self._progress.waiting_for, seat)
             ends = self._rejoin[0] if self._rejoin is not None else self._absent[seat] + self.grace
             left = max(0.0, ends - trio.current_time())

@@ -4,6 +4,7 @@ others ends the game, that they could not reach each other."""
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,32 @@ async def test_11_3_the_ends_of_a_cut_whose_goodbyes_came_as_it_ran_past_the_gra
         assert bo._why == f"{told} for more than {bo.grace:.0f} s; no round was dealt", bo._why
         assert bo._absent_seat == cy.me
         bo.log.close("the test ends here")
+
+
+async def test_s9_8_a_seat_that_sent_its_leave_tells_no_lost_link_as_one_it_waits_for(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Ann's program was terminated and her `leave` reached Bo first: his game ended at it,
+    and once Ann held what delivers it there he said goodbye (§11.4), before it came back
+    to her. Her own terminal read "Lost the link to Bo (left: Ann left the table (their
+    program was terminated)); waiting for Bo (the game ends if they are not back within
+    120 s)": her own leaving in the third person, and a wait her game never makes, as it
+    ends at her leave or after `LEAVE_WAIT` (§9.8). Bo still counts as away for her order,
+    and she dials every seat whose link she loses until her game ends, as before."""
+    from cli.stopping import REASONS
+    from p2p.session import YOU_LEFT
+    from p2p.transport import LinkDown
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3)
+    async with stack:
+        ann, bo, cy = peers
+        ann.orderer.heard_content = lambda seat: True  # type: ignore[method-assign]  # (Bo sat down: the game is under way)
+        terminated = REASONS[signal.SIGTERM]
+        assert ann._send_leave(terminated, YOU_LEFT)
+        before = len(ann.lines)
+        said = f"{ann.names[ann.me]} left the table ({terminated})"
+        ann._link_down(LinkDown(bo.identity.peer_id, f"left: {said}", clean=True, said=said))
+        assert [line.text for line in ann.lines[before:]] == []
+        assert bo.me not in ann.progress.waiting_for
+        assert bo.me in ann._absent and ann._dials(bo.me)  # (still away for the order, and dialled, §9.8)
+        ann.log.close("the test ends here")
