@@ -282,6 +282,7 @@ async def play_seat(
     note: str | None = None,
     beside: Sequence[Path] = (),
     playing_as: str | None = None,
+    ended: trio.Event | None = None,
 ) -> GameSummary:
     """Play this seat to the end of the game (on `terminal`, if the lobby opened one),
     with the journal written as it signed the roster (`seated`, `SeatBook`), or taken
@@ -289,7 +290,9 @@ async def play_seat(
     seat back and leave. `note` is the table log's first line (a warning); `beside`: the
     other logs of the game on this machine (of the bots the command seated), which the
     game-end screen names with this seat's; `playing_as`: the table log says first the
-    name the others and the logs know this seat by (the screen calls it "You")."""
+    name the others and the logs know this seat by (the screen calls it "You"); `ended`:
+    set as the game ends, before its screen is closed (a host's front door says so to a
+    player coming back, `host_table`)."""
     headless = args.headless or getattr(args, "bot", False)
     leave_first: str | None = getattr(args, "leave_first", None)
     bot = NormalBot() if headless and leave_first is None else None
@@ -323,6 +326,8 @@ async def play_seat(
             return await leave_at_once(peer, leave_first)
         if headless:
             summary = await peer.run()
+            if ended is not None:
+                ended.set()
             if summary.away is None:  # (a seat gone away meaning to come back: its round goes on)
                 tell_cut_short(peer)
             return summary
@@ -333,6 +338,8 @@ async def play_seat(
 
             async def run_peer() -> None:
                 finished.append(await peer.run())
+                if ended is not None:
+                    ended.set()
 
             nursery.start_soon(run_peer)
             try:

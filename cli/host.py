@@ -136,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
 
     async def _seat_and_play(mesh, ad: TableAd, hint: str, where: str, bots: BotSeats,  # type: ignore[no-untyped-def]
                              book: SeatBook) -> int:
+        ended = trio.Event()  # (the game is over: the front door tells a player coming back so)
         if is_person(args):  # the full-screen lobby, then the table, on one terminal
             from cli.tui import host_lobby_screen, open_terminal
 
@@ -145,14 +146,14 @@ def run(args: argparse.Namespace) -> int:
                     result = await host_lobby_screen(
                         terminal, mesh, name=name, table=table, seats=args.seats, code=args.code,
                         rules=rules, join_hint=hint, on_roster=lambda change: advert(change.roster.free),
-                        warnings=(bots.lost, heard), on_signing=book.sign, bots=bots.names,
+                        warnings=(bots.lost, heard), on_signing=book.sign, bots=bots.names, game_ended=ended,
                     )
                 bots.seated()
                 if result is not None:
                     log = seat_log_path(result, args)
                     beside = bot_logs_beside(log, result.game_id, [m.name for m in result.roster.members])
                     summary = await play_seat(mesh, result, identity, args, log, terminal=terminal, seated=book.seated,
-                                              beside=beside)
+                                              beside=beside, ended=ended)
             if result is None:  # (said once the screen is closed)
                 say(CLOSED_BEFORE_THE_GAME)
                 return 0
@@ -183,12 +184,12 @@ def run(args: argparse.Namespace) -> int:
                     result = await seat_with_bots(bots, partial(
                         host_table, mesh, name=name, table=table, seats=args.seats, code=args.code, rules=rules,
                         start=None if keys is None else keys.start, on_roster=on_roster,
-                        on_signing=then_shown(book.sign, signing_shown), bots=bots.names))
+                        on_signing=then_shown(book.sign, signing_shown), bots=bots.names, game_ended=ended))
             if result is None:  # (only a table that needs every bot gives up)
                 return 1
             if keys is not None:
                 keys.playing = True
-            return await after_lobby(mesh, result, identity, args, bots, book.seated)
+            return await after_lobby(mesh, result, identity, args, bots, book.seated, ended)
 
     return run_until_stopped(main)
 
@@ -388,9 +389,10 @@ def _bot_table(args: argparse.Namespace, where: str, port: int, identity) -> Bot
 
 
 async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None,  # type: ignore[no-untyped-def]
-                      seated: SeatJournal | None = None) -> int:
+                      seated: SeatJournal | None = None, ended: trio.Event | None = None) -> int:
     """Print the seating; then play the game headless (unless --lobby-only), with the
-    journal written as this seat signed the roster (`seated`, `SeatBook`)."""
+    journal written as this seat signed the roster (`seated`, `SeatBook`); `ended` as
+    for `play_seat`."""
     if not (args.quiet or args.json):
         print_result(result, identity.peer_id)
     if args.lobby_only:
@@ -402,7 +404,7 @@ async def after_lobby(mesh, result, identity, args, bots: BotSeats | None = None
         if bots is not None:
             await bots.finish()  # (they stop once seated, as this peer does)
         return 0
-    summary = await play_seat(mesh, result, identity, args, seat_log_path(result, args), seated=seated)
+    summary = await play_seat(mesh, result, identity, args, seat_log_path(result, args), seated=seated, ended=ended)
     return report(summary, args, None if bots is None else await bots.logs_after(summary.log_path))
 
 

@@ -25,7 +25,7 @@ from cli.game import (
 )
 from p2p.peer import GameSummary
 from cli.host import after_lobby, is_person, seat_log_unwritable
-from cli.resume import offer_resume_first, say_if_last_game_goes_on
+from cli.resume import offer_resume_first, resume_command, say_if_last_game_goes_on
 from p2p.discovery import browse
 from p2p.errors import JoinRefused, ProtocolError
 from p2p.identity import (
@@ -236,11 +236,17 @@ def run(args: argparse.Namespace) -> int:
             complain(str(exc))
             return 1
         except NotSeated as exc:
-            complain(explain(exc.why, by_address=bool(args.peer)))
+            complain(not_seated(exc.why, bool(args.peer)))
             return 1
         except (ProtocolError, OSError) as exc:
-            complain(explain(exc, by_address=bool(args.peer)))
+            complain(not_seated(exc, bool(args.peer)))
             return 1
+
+    def not_seated(error: BaseException, by_address: bool) -> str:
+        """Why this player took no seat (`explain`): a table whose game they hold a seat
+        in says what to do, or, if they just left that game, that it seats nobody new."""
+        return explain(error, by_address, going_back=resume_command(args, "join"),
+                       left=getattr(args, "left_its_game", False))
 
     async def _find_on_screen(terminal) -> tuple[list[tuple[str, int]], str, bytes] | None | int:  # type: ignore[no-untyped-def]
         """`_find`, for a person, on its screen: Ctrl-C there leaves at once (`INTERRUPTED`)."""
@@ -270,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 return await seat(addresses, what, expect or fingerprint, True, terminal)
             except NotSeated as exc:
-                trouble = explain(exc.why, by_address=isinstance(picked, tuple))
+                trouble = not_seated(exc.why, isinstance(picked, tuple))
 
     async def seat(addresses: list[tuple[str, int]], what: str, expect: bytes | str | None, person: bool,
                    terminal) -> int | str | GameSummary:  # type: ignore[no-untyped-def]

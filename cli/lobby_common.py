@@ -39,6 +39,8 @@ REFUSAL_HINTS = {
     "bad-name": "that name cannot be used at a table; pick another with --name",
     "unreachable": "a player at the table and this machine could not connect to each other (a firewall?), "
                    "so the later of the two to join left",
+    "in-game": "you hold a seat in the game that table is playing",
+    "game-over": "the game you played at that table is over",
 }
 """What a player reads of each refusal (§6.4), before the host's own words if it sent any."""
 
@@ -336,11 +338,30 @@ def unreachable_words(failures: tuple[DialFailure, ...], by_address: bool) -> st
     return "; ".join(said)
 
 
-def explain(error: BaseException, by_address: bool = False) -> str:
+def back_at_the_table(error: JoinRefused, going_back: str, *, left: bool = False) -> str:
+    """What a player reads whose join its table's host refused because they hold a seat
+    in the game it started (§6.4: `in-game`, `game-over`): what to do, going back to a
+    game under way with `going_back` (the command, quoted). `left`: the player has just
+    left that game (to start a new one), which the table is playing, or has played."""
+    detail = _SECTION.sub("", error.detail)
+    if left:  # (not "full": the seat is the player's, in the game that table plays to its end)
+        playing = "is playing the game you just left (it ends at your leave)" if error.code == "in-game" else (
+            "played the game you just left")
+        return f"the host refused: that table {playing}, and seats nobody for a new one: its host opens a new table"
+    if error.code == "in-game":
+        return f"the host refused: {detail}, which goes on without you: {going_back} takes your seat back"
+    return f"the host refused: {detail}, and its table seats nobody new ({going_back} says how it ended for you)"
+
+
+def explain(error: BaseException, by_address: bool = False, *, going_back: str | None = None,
+            left: bool = False) -> str:
     """One friendly sentence for a failure to host or join; `by_address`: the table was
-    given by its address, not found by name (`unreachable_words`)."""
+    given by its address, not found by name (`unreachable_words`); `going_back` and
+    `left`: as for `back_at_the_table` (the command is `join --resume` if not given)."""
     if isinstance(error, TableUnreachable):
         return unreachable_words(error.failures, by_address)
+    if isinstance(error, JoinRefused) and error.code in ("in-game", "game-over"):
+        return back_at_the_table(error, going_back or f"`{this_program()} join --resume`", left=left)
     if isinstance(error, JoinRefused):
         hint = REFUSAL_HINTS.get(error.code, error.code)
         detail = _SECTION.sub("", error.detail)

@@ -213,8 +213,7 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
         say(f"Your last game ended while you were away ({waiting.over}); starting a new one.")
         return "new"
     words = waiting.words(local)
-    same_dir = "" if args.state_dir is None else f" --state-dir {shell_word(str(args.state_dir))}"
-    going_back = f"`{this_program()} {command} --resume{same_dir}` goes back to it"
+    going_back = f"{resume_command(args, command)} goes back to it"
     if not person:
         complain(f"{words}: {going_back}; starting a new game")
         return "new"
@@ -235,6 +234,12 @@ def offer_resume(args: argparse.Namespace, state_dir: Path, command: str, *, per
             return "leave"
 
 
+def resume_command(args: argparse.Namespace, command: str) -> str:
+    """`command --resume` as this player types it (with their --state-dir), quoted."""
+    same_dir = "" if args.state_dir is None else f" --state-dir {shell_word(str(args.state_dir))}"
+    return f"`{this_program()} {command} --resume{same_dir}`"
+
+
 def offer_resume_first(args: argparse.Namespace, command: str,
                        resume: Callable[[argparse.Namespace], int] | None = None) -> int | None:
     """If this seat's last game still waits for it, offer it first (a person is asked);
@@ -252,11 +257,18 @@ def offer_resume_first(args: argparse.Namespace, command: str,
         return (resume or run_resume)(argparse.Namespace(**{**vars(args), "resume": True, "new_table_typed": ()}))
     if choice == "leave":
         heard: list[signal.Signals] = []
+        args.left_its_game = True  # (a table that refuses the new game's join is the one it left: `back_at_the_table`)
         leave_waiting_game(args, heard)
         if heard:  # (told to stop while leaving: that is no wish for a new game)
             say("No new game was started.")
             return INTERRUPTED
     return None
+
+
+CHOSE_NOT_TO_GO_BACK = "they chose not to go back to it"
+"""The reason of the leave of a player who chose a new game over the one that waited for
+them (§9.8), as the others read it after their name ("Bo left the table (…)"): whether
+the new game begins is not known as they leave."""
 
 
 def leave_waiting_game(args: argparse.Namespace, heard: list[signal.Signals] | None = None) -> int:
@@ -269,7 +281,7 @@ def leave_waiting_game(args: argparse.Namespace, heard: list[signal.Signals] | N
     return run_resume(argparse.Namespace(**{
         **vars(args), "resume": True, "headless": True, "quiet": True, "json": False, "log": None,
         "bind": getattr(args, "bind", "127.0.0.1"),  # (`play`: on this machine)
-        "leave_first": "they started a new game",
+        "leave_first": CHOSE_NOT_TO_GO_BACK,
     }), heard=heard)
 
 

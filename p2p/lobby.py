@@ -16,7 +16,10 @@ without a client certificate: host ``lobby.offer`` → joiner ``lobby.hello`` �
 changes anything: protocol version, certificate, join signature, table code, then the
 polite refusals (full, started, duplicate identity, name taken). A joiner that finds
 another protocol version in the offer sends its hello all the same (`OtherRelease`), so
-that the host, refusing it, can tell its player whom it turned away (`TurnedAway`).
+that the host, refusing it, can tell its player whom it turned away (`TurnedAway`). A
+hello from a member of R, once the roster is frozen, is its player coming back to the
+table: it is told that its game is under way (`in-game`: its seat is taken back with its
+journal, §11.3) or over (`game-over`), not that the table is full.
 
 The mesh (§6.5): on admission every member already seated dials the newcomer (lower
 seat dials higher), after pinning it from the host's ``lobby.roster``; the newcomer pins
@@ -78,7 +81,8 @@ PROBE_EVERY = 2.0  # seconds between a guest's probes of the host's front door w
 SIGN_WAIT = 30.0  # seconds a peer waits, from the roster frozen, for every member's roster signature (§6.6)
 BEAT_EVERY = 1.0  # seconds between the `lobby.beat` a member sends on each of its links (§6.6)
 REDIALS = 3  # times a member redials one it dials whose link dropped before the start, before giving up (§6.6)
-REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "bad-name", "unreachable"})
+REFUSALS = frozenset({"full", "started", "bad-code", "version", "duplicate", "name-taken", "bad-name", "unreachable",
+                      "in-game", "game-over"})
 WRONG_CODE = "wrong table code"  # the `detail` of a bad-code refusal for a code given but wrong
 WHY_LEN = 200  # characters of a `lobby.fail`'s reason at most (§6.6)
 DETAIL_LEN = 200  # characters of a `lobby.refuse`'s detail at most (§6.2)
@@ -248,6 +252,16 @@ def refuse(reason: str, detail: str) -> dict[str, Any]:
     if len(detail) > DETAIL_LEN:
         detail = f"{detail[:DETAIL_LEN // 2 - 1]}…{detail[-DETAIL_LEN // 2:]}"
     return {"type": "lobby.refuse", "v": 1, "reason": reason, "detail": detail}
+
+
+def back_at_the_table(member: Member, game_over: bool) -> dict[str, Any]:
+    """The refusal of a hello from `member`, a member of R, once the roster is frozen
+    (§6.4): its game is under way (`in-game`: it takes its seat back, §11.3) or over
+    (`game-over`); no new game starts at this table."""
+    seat = f"seat {member.seat + 1}"
+    if game_over:
+        return refuse("game-over", f"the game {member.name} played at this table ({seat}) is over")
+    return refuse("in-game", f"{member.name} holds {seat} in the game this table is playing")
 
 
 def _check_name(name: str, what: str, max_len: int) -> None:
@@ -608,9 +622,12 @@ class HostLobby(_SignsRoster):
             "seats": r.seats, "free": r.free, "nonce": nonce, "code": self.code_key is not None,
         }
 
-    def on_hello(self, hello: Mapping[str, Any], host_nonce: bytes, address: str) -> tuple[dict[str, Any], list[Action]]:
+    def on_hello(self, hello: Mapping[str, Any], host_nonce: bytes, address: str, *,
+                 game_over: bool = False) -> tuple[dict[str, Any], list[Action]]:
         """Answer a (schema-checked) hello: a welcome and the actions, or a refusal.
-        Raises `ProtocolError` for a hello that is not merely unwelcome but invalid."""
+        Raises `ProtocolError` for a hello that is not merely unwelcome but invalid.
+        `game_over`: the game this table started has ended (its runner knows; a member
+        coming back is told so, `back_at_the_table`)."""
         if hello["proto"] != PROTOCOL_VERSION:
             return refuse("version", f"this table speaks bandit-lan protocol {PROTOCOL_VERSION} and you speak "
                                      f"{hello['proto']}: the same bandit-lan release is needed on both machines"), [
@@ -626,6 +643,8 @@ class HostLobby(_SignsRoster):
             if not hmac.compare_digest(proof, joiner_proof(self.code_key, transcript)):
                 return refuse("bad-code", WRONG_CODE), [
                     TurnedAway(hello["name"], address, hello["proto"], "bad-code", cert.peer_id)]
+        if self.started and (seated := self.roster.member(cert.peer_id)) is not None:
+            return back_at_the_table(seated, game_over), []
         if self.roster.free == 0:
             return refuse("full", f"all {self.roster.seats} seats are taken"), []
         if self.started or self.starting:

@@ -448,6 +448,7 @@ async def host_table(
     on_signing: SigningCallback | None = None,
     on_turned_away: TurnedAwayCallback | None = None,
     bots: Sequence[str] = (),
+    game_ended: trio.Event | None = None,
     task_status: trio.TaskStatus[StartCall] = trio.TASK_STATUS_IGNORED,
 ) -> LobbyResult:
     """Host a table on `mesh` until it is full (or the host asks to start with ≥ 2
@@ -460,7 +461,9 @@ async def host_table(
     for joiners turned away for another release, a wrong code or a name refused
     (`TurnAways`) until the game starts, and None once the joiner the last line named is
     seated. `bots`: the names of the bots the host seats itself, kept for them (no person
-    sits down under one of their first words, `HostLobby`)."""
+    sits down under one of their first words, `HostLobby`). `game_ended`: set by the
+    shell that plays the game once it has ended; the front door, open after the start,
+    tells a member that comes back whether its game is under way or over (§6.4)."""
     table_nonce = secrets.token_bytes(32)
     mesh.set_table(table_nonce)
     if code:
@@ -475,19 +478,22 @@ async def host_table(
     wrong_codes: dict[str, tuple[int, float]] = {}  # address: (wrong codes in a row, when it may try again)
     code_turns: dict[str, trio.Lock] = {}  # address: its hellos with a code are checked one at a time
 
+    def over() -> bool:
+        return game_ended is not None and game_ended.is_set()
+
     async def answer(hello: dict[str, Any], nonce: bytes, address: str) -> tuple[dict[str, Any], list[Action]]:
         """The lobby's answer to a hello (§6.4). A hello that offers a table code is
         checked only after its address waited out its last wrong code (1 s, doubling, up
         to 8 s: a joiner waits 10 s), one at a time, so codes cannot be guessed at line
         speed, nor in parallel."""
         if hello.get("proof") is None:  # nothing to guess with
-            return lobby.on_hello(hello, nonce, address)
+            return lobby.on_hello(hello, nonce, address, game_over=over())
         turn = code_turns.setdefault(address, trio.Lock())
         try:
             async with turn:
                 tries, until = wrong_codes.get(address, (0, 0.0))
                 await trio.sleep_until(until)
-                reply, actions = lobby.on_hello(hello, nonce, address)
+                reply, actions = lobby.on_hello(hello, nonce, address, game_over=over())
                 if reply["type"] == "lobby.refuse" and reply["reason"] == "bad-code" and reply["detail"] == WRONG_CODE:
                     wait = min(WRONG_CODE_WAIT * 2**tries, WRONG_CODE_WAIT_MAX)
                     wrong_codes[address] = (tries + 1, trio.current_time() + wait)
@@ -523,7 +529,8 @@ async def host_table(
             pass  # a welcomed joiner that vanished is dropped when its mesh link fails
         await stream.aclose()
 
-    # The front door stays open after the start: latecomers are refused politely (§6.4).
+    # The front door stays open after the start: latecomers are refused politely, and a
+    # member that comes back is told whether its game is under way or over (§6.4).
     mesh.serve_front_door(front_door)
 
     def start_now() -> None:

@@ -70,6 +70,27 @@ async def test_a_joiner_at_a_full_table_is_refused_politely(tmp_path: Path) -> N
             assert host.linked() == {first.me}  # the seated players are unaffected
 
 
+async def test_s6_4_a_seated_player_coming_back_is_told_their_game_is_under_way_then_over(tmp_path: Path) -> None:
+    """Bo's program stops once the game has begun and Bo joins the table again (a new
+    process, the same identity): the host does not say the table is full, but that Bo's
+    game is under way (`in-game`, so `--resume` takes the seat back), and, once the game
+    has ended (the host's end screen still up, its door open), that it is over."""
+    ada, bo = make_identities(tmp_path, 2)
+    async with meshes([ada, bo, bo]) as (host, seated, back):
+        ended = trio.Event()
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                await nursery.start(partial(host_table, host, name="Ada", table="Kitchen", seats=2, game_ended=ended))
+                await join_table(seated, [(LOOPBACK, host.port)], name="Bo", expect_host=host.me)
+            for over, code, detail in ((False, "in-game", "Bo holds seat 2 in the game this table is playing"),
+                                       (True, "game-over", "the game Bo played at this table (seat 2) is over")):
+                if over:
+                    ended.set()
+                with pytest.raises(JoinRefused) as info:
+                    await join_table(back, [(LOOPBACK, host.port)], name="Bo", expect_host=host.me)
+                assert (info.value.code, info.value.detail) == (code, detail)
+
+
 async def test_an_unexpected_host_certificate_is_refused_naming_both(tmp_path: Path) -> None:
     ids = make_identities(tmp_path, 3)
     async with meshes(ids) as (host, joiner, other):

@@ -11,7 +11,7 @@ from cli.lobby_common import explain
 from p2p.errors import JoinRefused, NotReached, ProtocolError, StartFailed, TableClosed
 from p2p.lobby import (
     MESH_WAIT, REDIALS, SIGN_WAIT, WHY_LEN, Broadcast, GuestLobby, HostLobby, Left, Pin, Probe, Redial, RosterChanged,
-    WRONG_CODE, SendTo, Signing, SigningAgain, Started, TurnedAway, fail_message, links_report,
+    WRONG_CODE, SendTo, Signing, SigningAgain, Started, TurnedAway, fail_message, links_report, refuse,
 )
 from p2p.roster import PROTOCOL_VERSION, game_id_of
 from transport_support import make_identities
@@ -672,6 +672,45 @@ def test_s6_4_every_refusal_has_words_for_the_player() -> None:
     # (the host's words say what the hint says: not twice)
     assert explain(JoinRefused("duplicate", "this identity is already seated at the table")) == (
         "the host refused: you are already seated at that table (same identity)")
+
+
+def test_s6_4_a_player_refused_for_the_game_they_hold_a_seat_in_is_told_what_to_do() -> None:
+    """`in-game`: the seat is taken back with --resume; `game-over`: the table seats
+    nobody new; and a player who has just left that game (to start a new one) is told
+    that the table plays the game they left, not that it is full."""
+    from cli.lobby_common import explain
+
+    going_back = "`bandit-lan join --resume`"
+    under_way = JoinRefused("in-game", "Bo holds seat 2 in the game this table is playing")
+    over = JoinRefused("game-over", "the game Bo played at this table (seat 2) is over")
+    assert explain(under_way, going_back=going_back) == (
+        "the host refused: Bo holds seat 2 in the game this table is playing, which goes on without you: "
+        "`bandit-lan join --resume` takes your seat back")
+    assert explain(over, going_back=going_back) == (
+        "the host refused: the game Bo played at this table (seat 2) is over, and its table seats nobody new "
+        "(`bandit-lan join --resume` says how it ended for you)")
+    for refusal in (under_way, over):
+        told = explain(refusal, going_back=going_back, left=True)
+        assert "the game you just left" in told and "--resume" not in told and "full" not in told, told
+
+
+def test_s6_4_a_member_of_r_that_says_hello_once_the_roster_is_frozen_is_told_its_game_goes_on(
+        tmp_path: Path) -> None:
+    """Before the start, a second hello of a seated identity is a `duplicate`; once the
+    roster is frozen it is its player coming back: `in-game`, or `game-over` once the
+    runner says the game ended, not `started` (nor `full`, live)."""
+    ids, host, bob, carol = seat_three(tmp_path)
+    _, h, n = hello_for(host, ids[2], "carol", N[5])
+    assert host.on_hello(h, n, "x")[0]["reason"] == "duplicate"
+    linked_to(host, ids[1].peer_id, ids[2].peer_id)
+    linked(host, ids[1].peer_id, ids[2].peer_id)
+    host.start()
+    assert host.started
+    before = host.roster
+    assert host.on_hello(h, n, "x")[0] == refuse("in-game", "carol holds seat 3 in the game this table is playing")
+    assert host.on_hello(h, n, "x", game_over=True)[0] == refuse(
+        "game-over", "the game carol played at this table (seat 3) is over")
+    assert host.roster is before
 
 
 def test_s6_5_what_a_guest_let_go_sent_before_it_knew_changes_nothing(tmp_path: Path) -> None:

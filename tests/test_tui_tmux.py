@@ -242,7 +242,7 @@ def test_s11_3_after_a_crash_the_next_play_offers_the_game_its_bots_still_wait_i
     for log in logs:
         audit = subprocess.run([sys.executable, "-m", "cli", "audit", "--brief", str(log)], cwd=ROOT,
                                env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
-        why = ("they started a new game" if answer == "n" and log.name.split("-")[0] in first_game
+        why = ("they chose not to go back to it" if answer == "n" and log.name.split("-")[0] in first_game
                else "the player chose to leave")
         assert audit.returncode == 0 and f"Ana left the table ({why})" in audit.stdout, audit.stdout + audit.stderr
 

@@ -133,10 +133,12 @@ async def host_lobby_screen(
     warnings: Sequence[trio.abc.ReceiveChannel[str | JoinHint]] = (),
     on_signing: SigningCallback | None = None,
     bots: Sequence[str] = (),
+    game_ended: trio.Event | None = None,
 ) -> LobbyResult | None:
     """Host `table` on `mesh`, showing the roster as it fills; Enter starts early with at
     least two players (`host_table`'s start call), and again if all but the host left
-    meanwhile. `rules`, `on_roster`, `on_signing` and `bots` (the host's bots' names) are passed
+    meanwhile. `rules`, `on_roster`, `on_signing`, `bots` (the host's bots' names) and
+    `game_ended` are passed
     through (the host command refreshes its advertisement with `on_roster`); what comes
     on each of `warnings` is shown as it comes (a bot that could not sit down, a table
     that could not be advertised; a `JoinHint` changes the join command shown, with its
@@ -182,7 +184,7 @@ async def host_lobby_screen(
                 result = await host_table(mesh, name=name, table=table, seats=seats, code=code,
                                           rules=rules or DEFAULT_RULES, on_roster=roster_changed,
                                           on_signing=then_shown(on_signing, signing), on_turned_away=turned_away,
-                                          bots=bots, task_status=task_status)
+                                          bots=bots, game_ended=game_ended, task_status=task_status)
                 screen.nudge()
 
             async def show_warnings(channel: trio.abc.ReceiveChannel[str | JoinHint]) -> None:
