@@ -25,9 +25,9 @@ from cli.game import (
 )
 from p2p.peer import GameSummary
 from cli.host import after_lobby, is_person, seat_log_unwritable
-from cli.resume import offer_resume_first, resume_command, say_if_last_game_goes_on
+from cli.resume import offer_resume_first, resume_command, say_if_last_game_goes_on, stopped_long_ago
 from p2p.discovery import browse
-from p2p.errors import JoinRefused, ProtocolError
+from p2p.errors import HostGone, JoinRefused, ProtocolError
 from p2p.identity import (
     Certificate, IdentityError, fingerprint_matches, parse_fingerprint, short_id,
 )
@@ -244,9 +244,15 @@ def run(args: argparse.Namespace) -> int:
 
     def not_seated(error: BaseException, by_address: bool) -> str:
         """Why this player took no seat (`explain`): a table whose game they hold a seat
-        in says what to do, or, if they just left that game, that it seats nobody new."""
-        return explain(error, by_address, going_back=resume_command(args, "join"),
+        in says what to do, or, if they just left that game, that it seats nobody new. A
+        table that is not there (its game over, its host gone) may be the one of an
+        unfinished game of theirs, past its grace period: what became of it is for
+        `--resume` to say, and they are told so."""
+        said = explain(error, by_address, going_back=resume_command(args, "join"),
                        left=getattr(args, "left_its_game", False))
+        if isinstance(error, (ConnectionError, HostGone)) and (stopped := stopped_long_ago(args, "join")) is not None:
+            said = f"{said}. ({stopped[0].upper()}{stopped[1:]}.)"
+        return said
 
     async def _find_on_screen(terminal) -> tuple[list[tuple[str, int]], str, bytes] | None | int:  # type: ignore[no-untyped-def]
         """`_find`, for a person, on its screen: Ctrl-C there leaves at once (`INTERRUPTED`)."""

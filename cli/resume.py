@@ -123,6 +123,29 @@ def waiting_game(state_dir: Path, *, local: bool, now: float | None = None) -> W
     return None
 
 
+def stopped_long_ago(args: argparse.Namespace, command: str, now: float | None = None) -> str | None:
+    """The newest unfinished game of this player's, if it stopped longer ago than its
+    table waits for a player away (§11.3): nobody offers it (`waiting_game`), and a
+    `join` that finds no table there now says nothing of it. What to tell the player, or
+    None (no such game, or one its table still waits for)."""
+    now = time.time() if now is None else now
+    for path in unfinished_journals(args.state_dir or default_state_dir()):  # (newest first)
+        try:
+            age = journal_age(path, now)
+            contents = read_journal(path)
+        except (OSError, JournalError):
+            continue
+        if age < contents.grace or contents.restarted():  # (offered before; or not to be taken back)
+            return None
+        try:  # (R as it signed it; none in a journal written as its game began, an older kind)
+            at = f", at table {parse_canonical(contents.roster).table!r}," if contents.roster else ""
+        except ProtocolError:
+            at = ""
+        return (f"your last game{at} stopped {_ago(age)} ago, longer than its table waits for a player away "
+                f"({_ago(contents.grace)}): {resume_command(args, command)} tells what became of it")
+    return None
+
+
 def bots_gone(contents: JournalContents) -> str | None:
     """How the game of a `play` ended for its bots, if it did: each bot keeps its log
     beside this seat's (`<game>-seat<N>.bandit-log`) and closes it when its game ends (at

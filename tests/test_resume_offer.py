@@ -655,3 +655,27 @@ def test_s11_3_a_quiet_or_json_resume_s_warnings_reach_standard_error_and_leave_
     warned: list[str] = []
     cli.resume.resume_teller(argparse.Namespace(quiet=False, json=True), True, told, warned)(warning, warning=True)
     assert told == warned == [warning] and capsys.readouterr() == ("", "")  # (a person's screen shows it)
+
+
+def test_s11_3_a_join_that_finds_no_table_names_the_game_stopped_past_its_grace_period(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A seat stopped longer ago than its table waits for it is offered no more, and the
+    same `join --peer` finds nothing at the host's address (the game is over there, the
+    host gone): it says that `join --resume` tells what became of that game. Nothing is
+    said of a game still waiting (it was offered first), nor where no game stopped."""
+    import socket
+
+    from cli.main import main
+
+    with socket.socket() as unused:  # (a port nothing listens at)
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    join = ["join", "--peer", f"127.0.0.1:{port}", "--bind", "127.0.0.1", "--headless", "--state-dir", str(tmp_path)]
+    assert main(join) == 1
+    assert "--resume" not in capsys.readouterr().err
+    stopped(tmp_path, 1, GRACE + 60, THERE)
+    assert main(join) == 1
+    err = capsys.readouterr().err
+    assert f"nothing answers at 127.0.0.1:{port}" in err, err
+    assert re.search(rf"\(Your last game stopped 3 min(?: \d+ s)? ago, longer than its table waits for a player away "
+                     rf"\(2 min\): `bandit-lan join --resume --state-dir {tmp_path}` tells what became of it\.\)", err), err
