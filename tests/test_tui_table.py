@@ -1821,6 +1821,31 @@ async def test_s11_3_back_from_a_stop_past_the_grace_period_the_help_bar_offers_
         assert t.text().splitlines()[-1].strip().startswith("Space snap · x draw")
 
 
+async def test_s11_3_the_game_end_screen_says_whom_the_last_round_s_check_waits_for_and_how_long(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Bo's program stops as the last turn is played: the result waits for his openings
+    (§8.9), and the game-end screen says so, counting the grace period down (§11.3),
+    instead of only "checking the last round's shuffles"; back, the check goes on."""
+    async with table({0: [0, 0, 2, 2], 1: [18, 16, 14, 12]}, discard=4, draw=[0, 2, 0], players=2,
+                     target=20) as t:
+        await t.press("b", "x", "z")
+        await t.other(Draw(1), Discard(1))
+        await t.press("enter")
+        assert t.scene.overlay is Overlay.GAME
+        t.session._progress.waiting_for = (1,)  # Bo's link is down (§11.3)
+        t.session._deadlines.grace = trio.current_time() + 20  # the game ends then unless Bo is back
+        t.refresh()
+        said = " ".join(t.text().split())
+        assert ("Game over — the result waits for Bo (away) to open the last round's shuffles: 0:20 left, then the "
+                "game ends without that round…") in said, t.text()
+        t.session._deadlines.grace = trio.current_time() + 9  # (as the time runs out)
+        t.refresh()
+        assert "0:09 left" in " ".join(t.text().split())
+        t.session._progress.waiting_for = ()  # (Bo is back)
+        t.refresh()
+        assert "checking the last round's shuffles before the result stands" in t.text()
+
+
 async def test_s11_3_a_turn_whose_player_is_away_says_the_table_waits_for_them(mock_clock: trio.testing.MockClock) -> None:
     async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
         assert "Bo is playing" in t.text()

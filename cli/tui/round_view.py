@@ -373,11 +373,18 @@ def _why(model: TableModel, names: list[str]) -> str | None:
 
 def game_title(model: TableModel, names: list[str]) -> str:
     """The game-end screen's title: who won with what (R1), that the last round is being
-    checked (§8.9), or why the game ended early."""
+    checked (§8.9), and whom that waits for and how long (a seat away, §11.3), or why the
+    game ended early."""
     totals = model.view.totals
     winners = model.view.winners or tuple(s for s, t in enumerate(totals) if t == min(totals))
     if _early(model):  # left, cheated or away: the last round never stood
         return f"Game ended: {model.ended_why}"
+    if not model.ended and model.waiting_for and model.reconnecting_after is None:
+        # (the header's "waiting for Bo (1:30 left)", said here: the openings wait for them)
+        away = listed([model.said_name(s) for s in model.waiting_for])
+        left = model.remaining(model.grace_deadline)
+        until = "" if left is None else f": {clock(left)} left, then the game ends without that round"
+        return f"Game over — the result waits for {away} (away) to open the last round's shuffles{until}…"
     if not model.ended:  # the last round is scored, but stands only once its shuffles open (§8.9)
         return "Game over — checking the last round's shuffles before the result stands…"
     return f"Game over — {game_won(names, winners, totals[winners[0]], model.me)}"
