@@ -2353,7 +2353,7 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
             for p, seen in ((host, host_seen), (bob, bob_seen)):
                 rc, out = finish(p, seen, 60)
                 assert rc == 1, out  # (the game could not start: README, exit status)
-                assert "the game ended: carol left before the game began (they started a new game)" in out, out
+                assert "the game ended: carol left before the game began (they chose not to go back to it)" in out, out
                 ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
                 assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
             return
