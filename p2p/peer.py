@@ -906,7 +906,7 @@ class TablePeer(SessionRecord):
                 continue
             # (the other end of a link cut for both reports it too: one line tells the cut)
             ends = [s for s in others if seat in cut_off.get(s, ())]
-            if ends and len(ends) == len(others) and all(s in self._told_cut for s in ends):
+            if ends and len(ends) == len(others) and all(s in self._told_cut and s not in self._contested for s in ends):
                 self._told_cut.add(seat)
                 self._told_with.add(seat)  # (nor is its end told: the other end's is)
                 continue
@@ -1493,6 +1493,11 @@ class TablePeer(SessionRecord):
         linked = self.mesh.linked()
         times += [heard + SILENCE for seat, heard in self._heard.items()
                   if seat not in self._absent and self.machine.seats[seat] in linked]
+        if self._unsaid_cut:  # (a report held a moment is told when that moment is over, input or not)
+            now, reports = trio.current_time(), self._link_reports()
+            times += [t for seat in self._unsaid_cut if seat in reports
+                      for t in (reports[seat][0] + min(hold, self.grace / 2) for hold in (REPORT_HOLD, CONTESTED_HOLD))
+                      if t > now]
         return min(times, default=None)
 
     def _check_links(self, now: float) -> None:
