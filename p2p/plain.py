@@ -83,6 +83,8 @@ SECTIONS: dict[str, str] = {
     "§7.3": "stamped a message with a place in the order that the rules do not allow",
     "§7.5": "signed something false about which messages were sent (a message named as seen that its sender's "
             "promises say it had not sent)",
+    "§7.10": "declared holding another player's messages that that player never sent, or other ones than it sent "
+             "(a false echo, which holds back the others' tables)",
     "§8.3": "gave a proof of their deck key that does not hold",
     "§8.5": "published a false share of a card",
     "§8.6": "broke the procedure for the shuffle's random seed",
@@ -281,6 +283,8 @@ def verdict(result: AuditResult) -> str:
     seat, section = fault
     name = result.names[seat]
     how = ("Such a message is refused as it arrives, before it is delivered or kept" if section == "§7.1" else
+           f"Only {result.writer_name} can know such an ack false: to anybody else, {result.writer_name} may as well "
+           "have signed two messages as one" if section == "§7.10" else
            f"Such a fault happens on a link, in a frame {name} did not sign")
     return (f"The table stopped because of {name} (seat {seat + 1}) under {section}: {name} "
             f"{link_fault_words(result)}, by the word of the log's writer, "
@@ -319,12 +323,15 @@ def unproven(section: str) -> str:
     §7.1 header is malformed, refused as it arrives and kept nowhere."""
     if section == "§7.1":
         return "a message refused for its header is kept in no log"
+    if section == "§7.10":
+        return "only the author of a chain can know an ack's head about it false"
     return "a fault on a link leaves no signed proof"
 
 
-STOPPED_UNSIGNED = ("§4.", "§7.1")
+STOPPED_UNSIGNED = ("§4.", "§7.1", "§7.10")
 """The sections of the faults that stop a table with nothing signed in the log to show
-them: a frame on a link (§4), a signed message whose header is malformed (§7.1)."""
+them: a frame on a link (§4), a signed message whose header is malformed (§7.1), an ack
+whose head about the writer's own chain is false (§7.10: the writer's word alone)."""
 
 
 def _stopping_note(result: AuditResult) -> tuple[int, Note] | None:

@@ -149,7 +149,9 @@ def on_order_error(error: OrderError, signer: int | None, link: int | None) -> V
 
     A message of another game is a replay: it is refused and blamed on whoever sent it
     over its link (the signer may have sent it honestly in that other game). Anything else
-    the order refuses is proven by the signer's own signatures (§7.2, §7.3): abort."""
+    the order refuses is proven by the signer's own signatures (§7.2, §7.3), or, for an
+    ack that declares holding what this seat never signed (§7.10), known to this seat
+    alone as the author of its chain: abort."""
     if isinstance(error, ForeignGame):
         return Verdict(Response.REJECT, link, error.section, f"{error.reason} (a replay)")
     return Verdict(Response.ABORT, signer, error.section, error.reason)

@@ -76,6 +76,16 @@ class HeadsForked(HeadsInvalid):
         self.seq = seq
 
 
+class HeadsFalse(OrderError):
+    """A head about the receiver's own chain that no honest peer declares: a seq the
+    receiver never signed, or another hash than its own message's (§7.10). Only the
+    chain's author knows it for certain (nobody else can tell it from the author signing
+    two messages with one seq, or one it never showed), so it is the author's word and
+    carries no evidence: its signed ack proves nothing to a third party."""
+
+    section = "§7.10"
+
+
 class OutOfOrder(OrderError):
     """A recorded sequence that is not the agreed order (§7.4)."""
 

@@ -70,7 +70,10 @@ each to different peers. Every head a peer declares about a *third* peer's chain
 content and acks; side heads in acks) is compared with our own copy: a different hash
 means that chain forked, and we send our copy to the declarer, who then holds both
 signed bodies: the proof, which raises `Equivocation` there (and theirs, sent to us,
-raises it here). So that no honest peer ever *delivers* one side of a fork, a content
+raises it here). What an ack declares holding of *our own* chains is checked at once
+against what we signed: a seq we never sent, or another hash, is a lie only we can see
+for certain (`HeadsFalse`, our word: others cannot tell it from our fork). So that no
+honest peer ever *delivers* one side of a fork, a content
 message of q is delivered only once every other peer has declared holding q's chain up
 to it with our hashes (its *echo*); acks go out whenever our heads changed, so a stable
 message is usually echoed already (in a race, the echo costs one more message delay).
@@ -103,7 +106,9 @@ from p2p.order.chains import (
     unjustified,
 )
 from p2p.order.early import MAX_HELD
-from p2p.order.errors import ChainBroken, Equivocation, ForeignGame, MalformedHeader, OrderError, StampBackwards
+from p2p.order.errors import (
+    ChainBroken, Equivocation, ForeignGame, HeadsFalse, MalformedHeader, OrderError, StampBackwards,
+)
 from p2p.order.header import (
     ACK_TYPE,
     ZERO_HASH,
@@ -395,6 +400,8 @@ class Orderer(Positions):
         header = parse_header(envelope, len(self.seats), self.game)
         took = False
         if envelope.inner.get("type") == ACK_TYPE:
+            self._check_heads_of_mine(seat, envelope, header.heads, side=False)
+            self._check_heads_of_mine(seat, envelope, envelope.inner["sides"], side=True)
             self._accept_ack(seat, envelope, header, now, relayed=relayed)
             self._compare_heads(seat, envelope.inner["sides"], side=True)
         else:
@@ -690,6 +697,28 @@ class Orderer(Positions):
                 pending = unchecked.setdefault(seat, {})
                 if len(pending) < MAX_HELD:
                     pending[int(seq)] = bytes(digest)
+
+    def _check_heads_of_mine(self, declarer: int, ack: Envelope, heads: Sequence[Sequence[Any]], *,
+                             side: bool) -> None:
+        """What `declarer`'s ack says it holds of our own chain (content, or side): a seq
+        we never signed, or another hash than our message's, is a lie no honest peer
+        tells, relayed or not (what it held then, it holds now; a resumed peer's journal
+        and log keep what it sent, §11.3). Nobody else can tell that lie from our fork,
+        and it would hold back the delivery of our messages at every other seat (§7.10):
+        raise `HeadsFalse`, naming the declarer, with no evidence (it proves nothing to
+        others). (Content that names what we never signed is rejected in order, §7.5.)"""
+        seq, digest = heads[self.me if self.me < declarer else self.me - 1]
+        if seq < 0:
+            return
+        mine = self._peers[self.me]
+        ours = mine.side_hashes if side else mine.hashes
+        what = "side message with sseq" if side else "seq"
+        if seq >= len(ours):
+            raise HeadsFalse(ack.sender, f"its ack declares holding this seat's {what} {seq}, which this seat never "
+                                         f"sent (its last is {len(ours) - 1})")
+        if ours[seq] != bytes(digest):
+            raise HeadsFalse(ack.sender, f"its ack names another message as this seat's {what} {seq} than the one "
+                                         "this seat signed")
 
     def _recheck_heads(self, seat: int, seq: int, *, side: bool) -> None:
         """We just took `seat`'s message `seq`: judge the heads that named it before we had it."""
