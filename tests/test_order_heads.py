@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from p2p.order import HeadsFalse, Orderer, message_hash
+from p2p.order import ACK_TYPE, HEARTBEAT_EVERY, RELAY_AFTER, HeadsFalse, Orderer, message_hash
 from tests.ordersim import Network, make_signer, transmit
 
 ADA, BO, MAL = 0, 1, 2
@@ -86,3 +86,42 @@ def test_s7_10_honest_acks_pass_the_author_s_check_also_after_it_resumed() -> No
     for ack in acks:
         back.receive(transmit(ack), net.now)
     assert message_hash(unlogged.body) == back._peers[ADA].hashes[-1]
+
+
+class LiarToBo(Network):
+    """Mal's acks to bo alone declare ada's chain as `lie` says; to ada they are true."""
+
+    def __init__(self, seed: int, lie: str) -> None:
+        super().__init__(3, seed)
+        self.lie = lie
+        self.lying = False
+
+    def _post(self, src: int, dst: int, envelope) -> None:
+        if self.lying and (src, dst) == (MAL, BO) and envelope.inner.get("type") == ACK_TYPE:
+            inner = dict(envelope.inner)
+            heads = [list(h) for h in inner["heads"]]
+            seq = heads[ADA][0] + 50 if self.lie == "beyond" else heads[ADA][0]
+            heads[ADA] = [seq, hashlib.sha256(b"never").digest()]
+            envelope = self.peers[MAL].orderer._sign({**inner, "heads": heads})
+        super()._post(src, dst, envelope)
+
+
+@pytest.mark.parametrize("lie", ["beyond", "wrong hash"])
+def test_s7_10_a_false_echo_told_to_one_seat_alone_is_shown_to_the_author_who_names_its_sender(lie: str) -> None:
+    """Mal tells bo alone that it holds ada's chain further than she sent, or another
+    message: bo's delivery of ada's note waits for mal's echo, so after `RELAY_AFTER` bo
+    shows mal's ack to ada, who names mal; bo never delivers the note unechoed."""
+    net = LiarToBo(3, lie)
+    for seat in (ADA, BO, MAL):
+        net.send(seat, {"type": "note", "v": 1})
+    net.quiesce()
+    net.lying = True
+    note = net.send(ADA, {"type": "note", "v": 1})
+    net.run_until(net.now + RELAY_AFTER / 2)
+    bo = net.peers[BO]
+    assert note.body not in [d.envelope.body for d in bo.delivered]  # (it waits for mal's echo)
+    assert not net.peers[ADA].errors
+    net.run_until(net.now + 2 * RELAY_AFTER + HEARTBEAT_EVERY)
+    (error,) = {type(e): e for e in net.peers[ADA].errors}.values()
+    assert isinstance(error, HeadsFalse) and error.peer == net.peers[MAL].orderer.seats[MAL]
+    assert note.body not in [d.envelope.body for d in bo.delivered] and not bo.errors

@@ -72,7 +72,8 @@ means that chain forked, and we send our copy to the declarer, who then holds bo
 signed bodies: the proof, which raises `Equivocation` there (and theirs, sent to us,
 raises it here). What an ack declares holding of *our own* chains is checked at once
 against what we signed: a seq we never sent, or another hash, is a lie only we can see
-for certain (`HeadsFalse`, our word: others cannot tell it from our fork). So that no
+for certain (`HeadsFalse`, our word: others cannot tell it from our fork); a head we
+cannot match that holds back our delivery is shown to its chain's author. So that no
 honest peer ever *delivers* one side of a fork, a content
 message of q is delivered only once every other peer has declared holding q's chain up
 to it with our hashes (its *echo*); acks go out whenever our heads changed, so a stable
@@ -193,6 +194,10 @@ class Orderer(Positions):
         # (peer, seat, side chain?) -> (when to relay, what the peer had declared of seat's chain then)
         self._relays: dict[tuple[int, int, bool], tuple[float, int]] = {}
         self._evidence_sent: set[tuple[int, int, int, bool]] = set()
+        # §7.10: the delivery waiting for echoes, (sender, seq), and when `on_timer` first
+        # saw it wait; the (declarer, sender, seq) whose unmatched ack its author was shown
+        self._echo_wait: tuple[tuple[int, int], float] | None = None
+        self._shown: set[tuple[int, int, int]] = set()
         self._away: tuple[int, ...] = ()  # the seats we have no link to, as our acks say
         # §7.10: seats whose `leave` we took (none once we left: a seat that left waits for
         # everybody's echo), and of those, the ones we have no link to: gone, with all they
@@ -828,6 +833,8 @@ class Orderer(Positions):
         if self._sides_unconfirmed is not None:
             times.append(self._sides_unconfirmed + SIDE_CONFIRM_AFTER)
         times.extend(due for due, _declared in self._relays.values())
+        if self._ready and self._echo_wait is not None:
+            times.append(self._echo_wait[1] + RELAY_AFTER)
         return min(times) if times else None
 
     def on_timer(self, now: float) -> list[tuple[int, Envelope]]:
@@ -856,6 +863,7 @@ class Orderer(Positions):
                 out.extend((i, e) for e in self._side_sent[peer.has_side_of_mine + 1 :])
                 peer.side_resend_at = now + RETRANSMIT_AFTER
         out.extend(self._relayed(now))
+        out.extend(self._shown_to_authors(now))
         heartbeat = self._last_sent_time is None or now >= self._last_sent_time + HEARTBEAT_EVERY
         confirm = self._sides_unconfirmed is not None and now >= self._sides_unconfirmed + SIDE_CONFIRM_AFTER
         if heartbeat or confirm:
@@ -886,6 +894,37 @@ class Orderer(Positions):
                     declared, side_declared = int(word.inner["heads"][at][0]), int(word.inner["sides"][at][0])
                 out.extend((r, e) for e in self._relay(now, (r, q, False), declared, author.envelopes))
                 out.extend((r, e) for e in self._relay(now, (r, q, True), side_declared, author.side_envelopes))
+        return out
+
+    def _shown_to_authors(self, now: float) -> list[tuple[int, Envelope]]:
+        """The acks to show their author (§7.10): when the next delivery, q's seq s, has
+        waited RELAY_AFTER for the echo of a peer r whose latest ack declares holding q's
+        chain up to s or beyond with a hash we cannot match (a seq we do not hold, or
+        another message), that ack goes to q, once: q knows whether it is true, and names
+        r if not. A lie told to us alone would otherwise hold our delivery back for good
+        while q and r play on, and their claims about our shares would convict us (§9.11)."""
+        if not self._ready:
+            self._echo_wait = None
+            return []
+        envelope = self._ready[0]
+        q, s = self._seat_of[envelope.sender], int(envelope.inner["seq"])
+        if self._echo_wait is None or self._echo_wait[0] != (q, s):
+            self._echo_wait = ((q, s), now)
+            return []
+        if now < self._echo_wait[1] + RELAY_AFTER:
+            return []
+        self._echo_wait = ((q, s), float("inf"))  # (shown once for this wait)
+        out = []
+        ours = self._peers[q].hashes
+        for r, peer in enumerate(self._peers):
+            word = peer.word
+            if r in (self.me, q) or r in self._gone or peer.echoed.get(q, -1) >= s or word is None:
+                continue
+            seq, digest = word.inner["heads"][q if q < r else q - 1]
+            if seq < s or (seq < len(ours) and ours[seq] == bytes(digest)) or (r, q, s) in self._shown:
+                continue  # (not declared yet: it owes an ack, §9.11; or matched: nothing to show)
+            self._shown.add((r, q, s))
+            out.append((q, word))
         return out
 
     def _relay(self, now: float, key: tuple[int, int, bool], declared: int, held: list[Envelope]) -> list[Envelope]:
