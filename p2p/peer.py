@@ -1473,9 +1473,20 @@ class TablePeer(SessionRecord):
         seat (`_rejoin`)."""
         if self._rejoin is not None:
             return self._rejoin[0]
-        times = [since + self.grace for since in self._absent.values()]
+        times = [since + self.grace for since in self._timed_absences().values()]
         times += [since + self.grace for since, _ in self._link_reports().values()]
         return min(times, default=None)
+
+    def _timed_absences(self) -> dict[int, float]:
+        """The seats away whose grace period may end the game (§11.3), with since when:
+        every one, but a seat that left and is gone (§9.8) while the table waits for
+        another seat's word or return. A seat gone holds back no delivery (§7.10); what
+        holds back its `leave` is that other seat, which the ending then names (a false
+        echo's teller, say, not the honest author it kept from the others' tables)."""
+        gone = self.orderer.gone()
+        if not gone or not (self._acks_late or any(s not in gone for s in self._absent)):
+            return self._absent
+        return {seat: since for seat, since in self._absent.items() if seat not in gone}
 
     @property
     def _acks_wait(self) -> float:
@@ -1527,7 +1538,7 @@ class TablePeer(SessionRecord):
             self._past_grace = None  # (every seat is reached again: the others did not end the game)
         grace = f"{self.grace:.0f} s"
         expired = [(seat, seat, f"was away for more than {grace}", f"did not come back within {grace}")
-                   for seat, since in self._absent.items() if now >= since + self.grace]
+                   for seat, since in self._timed_absences().items() if now >= since + self.grace]
         for seat, (since, away) in reports.items():  # two others cannot reach each other
             if now >= since + self.grace:
                 # (away from this seat too: said as the others say it; but not the other end of

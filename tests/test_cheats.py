@@ -11,6 +11,7 @@ The last test prints the table: cheats detected / cheats tried (also `bench/chea
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dataclasses
 
@@ -22,6 +23,7 @@ from engine.errors import Where, Who
 from p2p.agreement import compare
 from p2p.audit import audit
 from p2p.order import Equivocation, StampBackwards, message_hash
+from p2p.peer import TablePeer
 from p2p.policy import Response, on_refusal
 from p2p.plain import verdict
 from p2p.report import overall
@@ -465,6 +467,68 @@ async def test_s11_3_a_report_the_named_seat_contradicts_ends_the_game_naming_th
     said = f"{bo.names[liar.me]} said for more than 1 s that it could not reach {bo.names[ann.me]}, while"
     assert summaries[1].why.startswith(said), summaries[1].why
     assert compare(results).away is None
+
+
+def lie_in_acks(liar: TablePeer, victim: int, only_to: bytes | None = None) -> None:
+    """From now on every ack `liar` sends declares holding `victim`'s chain 50 messages
+    further than it does, with a made-up hash (to every seat, or to `only_to` alone: the
+    others get the true ack)."""
+    import hashlib
+
+    orderer, mesh = liar.orderer, liar.mesh
+    true_ack, broadcast_frame, true_of = orderer.ack, mesh.broadcast_frame, {}
+    at = victim if victim < orderer.me else victim - 1
+
+    def ack(now: float) -> Any:
+        true = true_ack(now)
+        heads = [list(h) for h in true.inner["heads"]]
+        heads[at] = [int(heads[at][0]) + 50, hashlib.sha256(b"never").digest()]
+        lie = orderer._sign({**true.inner, "heads": heads})
+        true_of[lie.wire] = true.wire
+        return lie
+
+    def broadcast(frame: bytes, exclude: Any = ()) -> None:
+        true = true_of.pop(frame, None)
+        if true is None or only_to is None:
+            broadcast_frame(frame, exclude)
+            return
+        for peer in mesh.peers():
+            if peer not in exclude:
+                mesh.send_frame(peer, frame if peer == only_to else true)
+
+    orderer.ack = ack  # type: ignore[method-assign]
+    mesh.broadcast_frame = broadcast  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("told", ["everyone", "the held seat alone"])
+async def test_s7_10_a_false_echo_live_names_its_teller_and_never_the_seat_it_held_back(tmp_path: Path,
+                                                                                        told: str) -> None:
+    """The liar's acks declare holding Ann's chain far beyond what she sent: Bo's
+    delivery of her messages waits for the liar's echo. Ann, the chain's author, sees the
+    lie (told her directly, or shown her by Bo, whose delivery it held back) and ends the
+    game naming the liar under §7.10; Bo's game ends naming the liar too (whose echo it
+    waited for), never Ann, and no log convicts Bo, whose shares the liar and Ann would
+    otherwise have claimed (§9.11)."""
+    long_game = dataclasses.replace(SMALL, target=10_000)
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=long_game)
+    ann, bo, liar = peers
+    async with stack:
+        with trio.fail_after(60):
+            async with running(peers) as summaries:
+                await until(lambda: ann.machine.playing, ann)
+                for peer in peers:
+                    shorten_grace(peer, 1.0)
+                    peer.acks_grace = 8.0  # (a busy machine's honest acks come well within it)
+                lie_in_acks(liar, ann.me, None if told == "everyone" else bo.identity.peer_id)
+    name = ann.names[liar.me]
+    assert summaries[0].why == f"{name} broke the rules of the table (§7.10)", summaries[0].why
+    # (Bo ends naming the liar away, or at Ann's leave, which names it: once the liar's game
+    # ended there and it left, Bo no longer waits for its echo, §7.10; never Ann away)
+    assert name in summaries[1].why and bo._absent_seat in (None, liar.me), (summaries[1].why, bo._absent_seat)
+    results = [audit(summaries[i].log_path) for i in (0, 1)]
+    assert results[1].ok and results[1].left is not None and results[1].left.seat != bo.me, results[1].left
+    assert all(r.first_failure is None or r.first_failure.seat != bo.me for r in results)
+    assert "§7.10" in verdict(results[0]) and f"{name} (seat {liar.me + 1})" in verdict(results[0])
 
 
 async def test_s7_3_frozen_acks_are_named_claimed_and_end_the_game(tmp_path: Path) -> None:
