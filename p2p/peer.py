@@ -1484,7 +1484,7 @@ class TablePeer(SessionRecord):
         holds back its `leave` is that other seat, which the ending then names (a false
         echo's teller, say, not the honest author it kept from the others' tables)."""
         gone = self.orderer.gone()
-        if not gone or not (self._acks_late or any(s not in gone for s in self._absent)):
+        if not gone or not (self._acks_waited() or any(s not in gone for s in self._absent)):
             return self._absent
         return {seat: since for seat, since in self._absent.items() if seat not in gone}
 
