@@ -392,6 +392,9 @@ def audit(path: Path) -> AuditResult:
             result.first_failure = early
             return result
         result.left = early
+    if (held := machine.held_leave) is not None and held.seat == result.writer and result.left is None \
+            and contents.ended is not None and contents.absent is None:
+        result.left = _left_held(result, held)
     if contents.absent is not None and not machine.finished and result.left is None and contents.absent < len(seats):
         # the writer's table ended the game for this seat: after the grace period, or at its
         # goodbye before its keys (§11.3)
@@ -472,6 +475,19 @@ def _left_early(result: AuditResult, contents: LogContents, opened: Sequence[Sig
     then = ", and this log was closed before that leave came back in the agreed order (§9.8)"
     return Departure(result.writer, left, _leaving(name, left, then, accused=accuses(reason, result.names, result.writer)),
                      f"says its writer, {name}, left")
+
+
+def _left_held(result: AuditResult, held: SeatLeft) -> Departure:
+    """The writer's own `leave` is its log's last message, held behind a reveal whose shares
+    the log does not hold (§9.4): its writer closed the log there, its wait for them run
+    out (§9.8), and the game ended at that leave, where the others' did."""
+    assert held.seat is not None
+    seat, name, said = held.seat, result.names[held.seat], held.said
+    left = left_with(said, result.names, seat)
+    then = (f", and this log was closed while its table held that leave behind {_awaited_shares(result) or 'shares'}, "
+            "which it does not hold (§9.4)")
+    return Departure(seat, left, _leaving(name, left, then, accused=accuses(said, result.names, seat)),
+                     f"holds {name}'s leave")
 
 
 def _leaving(name: str, left: str, then: str = "", *, accused: bool) -> str:

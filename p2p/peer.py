@@ -472,13 +472,25 @@ class TablePeer(SessionRecord):
         self._after_processing()
         with trio.move_on_after(wait):
             await self._done.wait()
-        if not self._done.is_set():
+        if not self._done.is_set() and self._leave_held():
+            shares = "; ".join(f"reveal {need} waits for the shares of {listed([self.names[s] for s in missing])}"
+                               for need, missing in self.machine.waiting_for_shares.items())
+            self._note(f"after {wait:g} s the table had delivered this seat's leave but held it behind a reveal "
+                       f"({shares}, §9.4): the log closes at that leave, where the others' game ends", "§9.8")
+        elif not self._done.is_set():
             waited = sorted(set(self._absent) | {s for away in self._cut_off.values() for s in away} - {self._me})
             awaited = f" (it waited for {', '.join(self.names[s] for s in waited)})" if waited else ""
             self._note(f"the table had not delivered this seat's leave after {wait:g} s{awaited}: the log "
                        "closes without it; the others' game ends at that leave, or when their grace period runs out",
                        "§9.8")
         self._finish(self._leaving_why)
+
+    def _leave_held(self) -> bool:
+        """Whether this seat's own `leave` is delivered, in its log, and held by the table
+        behind a reveal whose shares have not come (§9.4): the game ended at it, for the
+        others who had them, and for this log."""
+        held = self.machine.held_leave
+        return held is not None and held.seat == self._me
 
     def _own_leave(self) -> SignedMessage | None:
         """The `leave` this seat signed when its player left (or it was stopped), if it
@@ -1678,6 +1690,9 @@ class TablePeer(SessionRecord):
         """End the game here with `why`: the first ending wins, and a player's own leaving
         wins over any; `absent` is the seat whose absence is that ending (§11.3)."""
         if not self._done.is_set():
+            # (its own leave held behind a reveal's shares as the game ends here, its wait
+            # run out, say: the game ended at that leave, and the log's end says so)
+            self._in_order_end = self._in_order_end or self._leave_held()
             self._why = self._leaving_why or why
             self._absent_seat = absent if self._leaving_why is None else None
             self._done.set()

@@ -170,6 +170,11 @@ class SeatLeft(TableViolation):
         self.said = said
 
 
+def _seat_left(seat: int, leave: Mapping[str, Any]) -> SeatLeft:
+    """The departure `seat`'s `leave` makes (§9.8)."""
+    return SeatLeft("§9.8", seat, printable(leave["reason"]) or "no reason given")
+
+
 @dataclass(frozen=True, slots=True)
 class Awaited:
     """Protocol work the table waits for (§9.11): `what`, in which round, from which seats.
@@ -506,6 +511,15 @@ class TableMachine:
         """An ordered message waits here for a reveal's shares (§9.4): the shell hands
         over nothing more until it is taken but a stall claim about shares (`Intake`)."""
         return bool(self._held)
+
+    @property
+    def held_leave(self) -> SeatLeft | None:
+        """The departure a `leave` (§9.8) makes when it is first among the ordered messages
+        held here for a reveal's shares: the game ends at it once that reveal is complete."""
+        first = next(iter(self._held), None)
+        if first is None or first.rejected is not None or first.envelope.inner["type"] != "leave":
+            return None
+        return _seat_left(first.seat, first.envelope.inner)
 
     def held_bytes(self, seat: int) -> int:
         """The bytes of `seat`'s ordered messages held here (they weigh on its bound, §7.2)."""
@@ -855,7 +869,7 @@ class TableMachine:
             step.finished = True
 
     def _on_leave(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
-        raise SeatLeft("§9.8", seat, printable(inner["reason"]) or "no reason given")
+        raise _seat_left(seat, inner)
 
     def _on_challenge(self, seat: int, inner: Mapping[str, Any], step: Step) -> None:
         """§9.10: a seat saw a reveal fail where only it could see it; open the round now."""
