@@ -16,8 +16,10 @@ from engine.events import Discard, Draw, Ready
 from engine.phases import Phase
 from p2p.agreement import compare
 from p2p.audit import audit
-from p2p.log import read_log
+from p2p.identity import Identity
+from p2p.log import FairnessLog, read_log
 from p2p.peer import TablePeer
+from p2p.wire import decode_map
 from tests.live_support import seat_live_table, until
 
 
@@ -30,7 +32,8 @@ async def test_s9_8_a_leave_held_behind_a_reveal_as_the_wait_runs_out_ends_the_l
     before the share is taken: its log closed as if the leave had not come back, with
     `left` and the leave in its end though the leave is its last message, and its own
     audit said the log was altered. It ends at the leave instead (no `left`), and audits
-    clean, naming the departure and the shares it never got."""
+    clean, naming the departure and the shares it never got; the same log left open, or
+    another seat's log that lacks the share, still ends waiting for it (§10.2)."""
     stack, seats = await seat_live_table(tmp_path, 3, person=False)
     for seat in seats:  # (no bot decides: the only moves are the test's, so the leave is ordered next)
         seat.driver = None
@@ -94,3 +97,30 @@ async def test_s9_8_a_leave_held_behind_a_reveal_as_the_wait_runs_out_ends_the_l
     assert all(read_log(seat.log.path).messages[-1][0] == leave[0] for seat in seats)
     agreement = compare(logs)
     assert agreement.ok, agreement.parting
+    # Only the writer's own leave, in a log its writer closed, ends a log so (§10.2).
+    unclosed = copied(leaver.log.path, tmp_path / "unclosed.bandit-log", leaver.identity)
+    other = by_seat[(first + 2) % 3]
+    shares = [i for i, (body, _) in enumerate(read_log(other.log.path).sides)
+              if decode_map(body)["from"] == player.identity.peer_id]
+    lacking = copied(other.log.path, tmp_path / "lacking.bandit-log", other.identity, drop_side=shares[-1],
+                     why=f"{other.names[leaver.me]} left the table (it was stopped)")
+    for path in (unclosed, lacking):
+        found = audit(path)
+        assert not found.ok and found.left is None and found.first_failure is not None
+        assert "the log ends waiting for the shares of reveal" in found.first_failure.what, found.first_failure
+
+
+def copied(original: Path, path: Path, writer: Identity, *, drop_side: int | None = None,
+           why: str | None = None) -> Path:
+    """`original` as its writer could write it again: without its side record `drop_side`,
+    and closed with `why` (left open without it)."""
+    contents = read_log(original)
+    log = FairnessLog.create(path, contents.header, writer)
+    for (side, index), (_, body, sig) in zip(contents.sequence, contents.records()):
+        if not (side and index == drop_side):
+            log._write({"type": "log.side" if side else "log.msg", "v": 1, "body": body, "sig": sig})
+    if why is None:
+        log.drop()
+    else:
+        log.close(why)
+    return path
