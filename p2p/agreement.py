@@ -38,7 +38,9 @@ its end's signature, its header: `AuditResult.altered`), where some log is not: 
 not hide the game the others hold. This compares what the logs hold, readable records
 only.
 A log closed early whose writer's signed `done` (or later message) another log holds had
-records removed: it is set aside as damaged too.
+records removed: it is set aside as damaged too. A log set aside whose `log.end` verifies
+under its writer's key, nothing after it (`AuditResult.signed_as_is`), is named false, its
+writer's: that key signed it as it is, which no honest program does (§10.2).
 What the logs prove against a seat (`Agreement.proof`: a violation their own audits find
 with a seat named, or a seat's two signed messages they part on) and the log the game is
 told from (`story`: not the proven seat's, one that holds its own checks, the longest)
@@ -56,7 +58,7 @@ from functools import cached_property
 from pathlib import Path
 
 from engine.narrate import listed
-from p2p.audit import NEVER_CLOSED, AuditResult, torn_at
+from p2p.audit import NEVER_CLOSED, AuditResult, torn_at, writer_signed_it
 from p2p.errors import ProtocolError
 from p2p.identity import verify_signature
 from p2p.plain import SHARE_MESSAGES, either, either_seats, side_message, stopped_on_a_link, table_message
@@ -422,8 +424,12 @@ def _set_aside(logs: Sequence[AuditResult], aside: Sequence[AuditResult]) -> Par
     longest = max(sound, key=lambda r: len(r.contents.messages))  # type: ignore[union-attr]
     full, mine = longest.contents.messages, bad.contents.messages  # type: ignore[union-attr]
     at = "" if failure.record is None else f" at record {failure.record + 1}"
-    found = (f"{_name(bad)} is damaged (see its verdict): its own audit finds the file altered{at} ({failure.section}: "
-             "nobody is blamed)")
+    if failure.signed_by is not None:  # (its end verifies over it as it is: the writer's key signed it so)
+        found = (f"{_name(bad)} is false (see its verdict): its own audit finds the file altered{at} "
+                 f"({failure.section}) under a log.end that {bad.writer_name}'s key signed over it as it is")
+    else:
+        found = (f"{_name(bad)} is damaged (see its verdict): its own audit finds the file altered{at} "
+                 f"({failure.section}: nobody is blamed)")
     others = "the other logs" if len(sound) > 1 else _name(sound[0])
     index = next((i for i, record in enumerate(mine) if i >= len(full) or record != full[i]), None)
     if not mine:
@@ -674,9 +680,11 @@ def _cut_short(logs: Sequence[AuditResult]) -> Parting | None:
                 kind = inner.get("type")
                 what = ("done" if not later else f"a share message of round {number}" if kind == "shares"
                         else f"a {kind} of round {number}")
+                removed = ("so records were removed from its log (nobody is blamed)" if not result.signed_as_is else
+                           f"so records were removed from its log, {writer_signed_it(member.name)}")
                 return Parting("§10.3", f"{_name(result)} ends after {held} messages, closed early ("
                                         f"{result.left.told}), but {member.name} signed {what}, {_at(other, index)}: "
-                                        f"{why}, so records were removed from its log (nobody is blamed)", None, held,
+                                        f"{why}, {removed}", None, held,
                                (result,))  # (set aside: the others may still tell the game)
     return None
 

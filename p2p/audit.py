@@ -12,7 +12,8 @@ as signed. The audit checks, in order, and stops at the first thing that does no
 2. each record: its signature by a seated member (§4.5), its schema (§4.4, §7.1, §9),
    its place in its sender's chain and in the agreed order (§7, `OrderReplay`); the
    ``log.end``, signed by the writer over everything before it (else the log was altered
-   after it was closed);
+   after it was closed); a log altered before that signed end (a record missing, moved or
+   changed there) was signed so by its writer's key, and says so (`signed_false`);
 3. the game: an observer `TableMachine` (no seat, no secrets) replays every record,
    which re-verifies every key proof, beacon, shuffle step, share and proof (§8), every
    engine transition (R1–R10), every round's openings with every card re-derived, and
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.errors import Words
@@ -85,6 +86,9 @@ class Failure:
     # the file is not as an honest peer writes and closes a log (§10.2 steps 1-2: its header, a record or
     # frame, a chain, the order, its end's signature): changed or damaged, whoever did it; nobody is blamed
     altered: bool = False
+    # (altered) the writer, whose log.end verifies under its key over every byte before it: its key signed
+    # the file as it is, which no honest program does (`signed_false`); no move at the table is blamed on it
+    signed_by: int | None = None
 
     def describe(self, names: Sequence[str] = ()) -> str:
         where = "the log" if self.record is None else f"record {self.record + 1}"  # (from 1, as seats are)
@@ -164,6 +168,13 @@ class AuditResult:
         return self.first_failure is not None and self.first_failure.altered
 
     @property
+    def signed_as_is(self) -> bool:
+        """Whether its writer's key signed the file as it is: its `log.end` verifies over
+        every byte before it, and nothing follows it (bytes after an end are anybody's)."""
+        return bool(self.end_signed) and self.contents is not None and self.contents.damaged is None \
+            and not self.contents.torn
+
+    @property
     def names(self) -> tuple[str, ...]:
         return tuple(m.name for m in self.roster.members) if self.roster else ()
 
@@ -195,6 +206,36 @@ class AuditResult:
 
 def audit(path: Path) -> AuditResult:
     """Audit the log at `path`; never raises for anything the log contains."""
+    return signed_false(_checked(path))
+
+
+def signed_false(result: AuditResult) -> AuditResult:
+    """`result`, where its own audit finds the file altered (step 2, or the order of
+    step 3) though its `log.end` verifies under its writer's key over every byte before
+    it, with its failure saying whose the log is (`Failure.signed_by`): that key signed
+    the file as it is, and an honest program never signs a log it did not write so (a
+    crash or a failing disk leaves no end, a resumed seat logs on after what it logged,
+    and bytes changed after the close fail the end's signature, §10.1)."""
+    failure = result.first_failure
+    if failure is None or not failure.altered or not result.signed_as_is or result.writer_name is None:
+        return result
+    what = failure.what.replace(" (nobody is blamed)", "").replace(": nobody is blamed", "")
+    result.first_failure = replace(failure, what=f"{what}; {writer_signed_it(result.writer_name)}",
+                                   signed_by=result.writer)
+    return result
+
+
+def writer_signed_it(name: str) -> str:
+    """Why a log that is not as an honest program writes one, but whose `log.end`
+    verifies under its writer's key, is its writer's (§10.2), in words."""
+    return (f"yet its log.end verifies under {name}'s key, over every byte before it, so {name}'s key signed this "
+            "log as it is, which no honest program does (a crash or a failing disk leaves a log without its end, "
+            "and a byte changed after the close breaks the end's signature): the log is false, made so by "
+            f"{name}'s program or with {name}'s key")
+
+
+def _checked(path: Path) -> AuditResult:
+    """The audit of the log at `path` (`audit`), before `signed_false`."""
     result = AuditResult(path)
     try:
         contents = read_log(path, partial=True)  # (a frame that cannot be read: everything before it is told)

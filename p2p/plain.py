@@ -256,6 +256,11 @@ def either_seats(suspects: Sequence[int]) -> str:
 def plain(failure: Failure, names: Sequence[str]) -> str:
     """The verdict in a sentence: who, what they did, [the rule, the record]."""
     where = failure.section if failure.record is None else f"{failure.section}, record {failure.record + 1}"
+    if failure.signed_by is not None and failure.signed_by < len(names):
+        name = names[failure.signed_by]
+        return (f"{name}'s log is false: it is not as a player's program writes a log, yet {name}'s key signed its "
+                f"end over it as it is, so {name}'s program or key made it so; nothing in it can be held against "
+                f"anyone else [{where}].")
     if failure.altered:
         return (f"The log file was changed or damaged after its writer wrote it, so nothing in it can be held "
                 f"against anyone and nobody is blamed [{where}].")

@@ -74,8 +74,10 @@ def passed_over(results: Sequence[AuditResult], told: AuditResult,
     why = []
     if unreadable:
         why.append(f"{listed(unreadable)} cannot be read as {'a log' if len(unreadable) == 1 else 'logs'}")
-    if aside:
-        why.append(f"{listed(aside)} {'is' if len(aside) == 1 else 'are'} damaged")
+    false = [r.path.name for r in before if any(r is d for d in damaged) and r.signed_as_is]
+    for names, said in (([n for n in aside if n not in false], "damaged"), (false, "false")):  # (false: §10.2)
+        if names:
+            why.append(f"{listed(names)} {'is' if len(names) == 1 else 'are'} {said}")
     for result in kept:
         held = len(result.contents.messages)  # type: ignore[union-attr]
         if cheater is not None and result.writer == cheater:
@@ -294,8 +296,18 @@ def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult], first
     that log cannot be verified; what the others hold, and whether they agree."""
     logs = [r for r in agreement.logs if all(r is not d for d in damaged)]
     readable = [r for r in logs if r.contents is not None and r.roster is not None]
-    broken = (f"{listed([_log_named(r) for r in damaged])} {'is' if len(damaged) == 1 else 'are'} damaged, and a "
-              "damaged log cannot be verified")
+    false = [r for r in damaged if r.signed_as_is]
+    unsigned = [r for r in damaged if all(r is not f for f in false)]
+    told = []
+    if unsigned:
+        told.append(f"{listed([_log_named(r) for r in unsigned])} {'is' if len(unsigned) == 1 else 'are'} damaged, "
+                    "and a damaged log cannot be verified")
+    if false:  # (its end verifies over it as it is: its writer's key signed it so, §10.2)
+        keys = listed([f"{r.writer_name}'s key" for r in false])
+        one = len(false) == 1
+        told.append(f"{listed([_log_named(r) for r in false])} {'is' if one else 'are'} false, signed as "
+                    f"{'it is' if one else 'they are'} by {keys}, which no honest program does")
+    broken = "; and ".join(told)
     rest = agreement.rest  # (the readable others, compared on their own, where two or more are left)
     compared = len(readable) > 1
     if all(r.ok for r in logs) and (rest.ok if compared else len(logs) == 1):

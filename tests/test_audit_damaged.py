@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import struct
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,8 @@ import pytest
 
 from cli.main import main
 from p2p.agreement import compare
-from p2p.audit import audit
+from p2p.audit import audit, writer_signed_it
+from p2p.plain import verdict
 from p2p.log import LOG_LIMITS, read_log
 from p2p.report import comparison_report, told_from
 from p2p.signing import sign
@@ -106,17 +108,22 @@ def test_s10_3_a_log_its_own_audit_finds_altered_is_set_aside_and_the_game_told_
     records = len(results[1].contents.messages)  # type: ignore[union-attr]
     assert agreement.summary().endswith(f" The other 2 logs tell the same game: {records} messages in the same order.")
     named = "Bo's log (bad.bandit-log)" if results[0].writer is not None else "bad.bandit-log"
-    assert agreement.parting.what.startswith(f"{named} is damaged (see its verdict): "), agreement.parting.what
+    signed = damage not in DAMAGE  # (its writer's key signed its end over it as it is: it is false, §10.2)
+    assert results[0].first_failure.signed_by == (1 if signed else None), results[0].first_failure
+    said = "is false" if signed else "is damaged"
+    assert agreement.parting.what.startswith(f"{named} {said} (see its verdict): "), agreement.parting.what
     assert list(comparison_report(agreement))[-1] == (
         "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, which Cy won; but "
-        f"{named} is damaged, and a damaged log cannot be verified.")
+        + (f"{named} is false, signed as it is by Bo's key, which no honest program does." if signed else
+           f"{named} is damaged, and a damaged log cannot be verified."))
 
 
 @pytest.mark.parametrize("first", [True, False])
 def test_s10_3_a_log_with_two_records_of_one_stamp_swapped_by_its_writer_is_set_aside(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path, first: bool) -> None:
     """Bo swaps two records of one stamp in its own log and signs its end again, at every
-    such pair: its own audit finds the agreed order broken (§7.4), blaming nobody, even
+    such pair: its own audit finds the agreed order broken (§7.4), blaming no player
+    (its log is false, signed by Bo's key, §10.2), even
     where the record it put first seems to break a rule before the tie-break breaks; so
     beside the others' logs, given before or after them, it is set aside as damaged and
     the game is told from an honest log (it was told as Bo's, blaming a player)."""
@@ -135,8 +142,9 @@ def test_s10_3_a_log_with_two_records_of_one_stamp_swapped_by_its_writer_is_set_
         assert agreement.damaged == (bad,) and agreement.agree, (i, agreement.parting)
         assert told_from(results, agreement.damaged) is others[0]
         assert agreement.parting is not None and agreement.parting.what.startswith(
-            f"Bo's log (tampered.bandit-log) is damaged (see its verdict): its own audit finds the file altered at "
-            f"record {i + 2} (§7.4: nobody is blamed), and it parts from the other logs at record {i + 1}: ")
+            f"Bo's log (tampered.bandit-log) is false (see its verdict): its own audit finds the file altered at "
+            f"record {i + 2} (§7.4) under a log.end that Bo's key signed over it as it is, and it parts from the "
+            f"other logs at record {i + 1}: ")
 
 
 def test_s10_3_a_dropped_record_is_told_where_the_log_parts_from_the_others(
@@ -248,3 +256,82 @@ def test_s10_3_a_damaged_copy_of_a_seat_s_log_is_set_aside_not_told_as_its_secon
     agreement = compare(results)
     assert agreement.damaged == (results[0],) and agreement.agree, agreement.parting
     assert "two logs of seat 2" not in agreement.summary()
+
+
+CUT = {  # (how the records are cut, in its `log.msg` records; the end its writer signs over what is left)
+    "a record dropped from the middle": lambda m: m[:RECORD] + m[RECORD + 1:],
+    "records dropped from the middle": lambda m: m[:RECORD] + m[RECORD + 5:],
+    "a record repeated": lambda m: m[:RECORD + 1] + m[RECORD:],
+}
+
+
+@pytest.mark.parametrize("cut", CUT)
+def test_s10_2_a_log_cut_under_an_end_its_writer_signed_names_its_writer_one_cut_by_anybody_blames_nobody(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, cut: str) -> None:
+    """Bo's log with records cut from it and its end signed over what is left, by Bo's
+    key: its end covers the SHA-256 of every byte before it (§10.1), and no honest program
+    signs a log it did not write so (a crash or a full disk leaves no end), so the verdict
+    names Bo as the one whose log is false (it said "changed or damaged, nobody is
+    blamed"), blaming no move of Bo's; the same records cut by anybody, the end kept,
+    fail the end's signature and blame nobody, and so do bytes after a signed end."""
+    _, logs = table
+    signed = audit(rewrite(logs[1], tmp_path, CUT[cut]))
+    failure = signed.first_failure
+    assert failure is not None and failure.altered and failure.signed_by == 1 and failure.seat is None, failure
+    assert failure.what.endswith(f"; {writer_signed_it('Bo')}") and "nobody is blamed" not in failure.what
+    assert verdict(signed).startswith("Bo's log is false: it is not as a player's program writes a log, yet Bo's key "
+                                      "signed its end over it as it is, so Bo's program or key made it so; nothing in "
+                                      "it can be held against anyone else [§7."), verdict(signed)
+    agreement = compare([signed, audit(logs[0]), audit(logs[2])])
+    assert agreement.damaged == (signed,) and agreement.agree and agreement.proof is None
+    assert list(comparison_report(agreement))[-1].endswith(
+        "but Bo's log (tampered.bandit-log) is false, signed as it is by Bo's key, which no honest program does.")
+    # by anybody: the frames cut, the end kept (its signature fails), or bytes after a signed end
+    kept = Counter(CUT[cut](list(range(len(read_log(logs[1]).messages)))))  # (how often each record is left)
+    anybody = edited(logs[1], tmp_path / "cut.bandit-log", lambda f, r: [
+        frame for at, frame in enumerate(f) for _ in range(kept[r.index(at)] if at in r else 1)])
+    after = tmp_path / "after.bandit-log"
+    after.write_bytes(tmp_path.joinpath("tampered.bandit-log").read_bytes() + bytes(16))
+    for path in (anybody, after):
+        result = audit(path)
+        failure = result.first_failure
+        assert failure is not None and failure.altered and failure.signed_by is None, (path, failure)
+        assert verdict(result).startswith("The log file was changed or damaged after its writer wrote it, so nothing "
+                                          "in it can be held against anyone and nobody is blamed"), verdict(result)
+        agreement = compare([result, audit(logs[0]), audit(logs[2])])
+        assert list(comparison_report(agreement))[-1].endswith(
+            f"but Bo's log ({path.name}) is damaged, and a damaged log cannot be verified.")
+
+
+def test_s10_3_a_log_its_writer_cut_short_under_a_signed_absence_is_false_and_its_writer_s(
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
+    """The attack: Bo cuts his log in the middle of the game and signs an end saying Cy
+    was away. Alone it reads as an early end; beside the others, Bo's own later messages
+    in their logs show records were removed, and as Bo's key signed the end over the cut
+    log, the log is false and Bo's (it said "damaged … nobody is blamed"). The same cut
+    under an end that does not verify (a byte of it changed) is damage, blaming nobody."""
+    _, logs = table
+    why = "Cy was away past the grace period"
+    cut = audit(rewrite(logs[1], tmp_path, lambda m: m[:60], why=why, absent=2))
+    assert cut.ok and cut.left is not None and cut.signed_as_is  # (alone, an early end is all one log shows)
+    others = [audit(logs[0]), audit(logs[2])]
+    agreement = compare([cut, *others])
+    parting = agreement.parting
+    assert parting is not None and parting.seat is None and agreement.damaged == (cut,) and agreement.rest.ok
+    assert re.search(r"but Bo signed (done|an? [\w.]+ of round \d+), Ann's log \(seat0\.bandit-log\) at record \d+: ",
+                     parting.what), parting.what
+    assert parting.what.endswith(f", so records were removed from its log, {writer_signed_it('Bo')}"), parting.what
+    assert list(comparison_report(agreement))[-1] == (
+        "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, which Cy won; but "
+        "Bo's log (tampered.bandit-log) is false, signed as it is by Bo's key, which no honest program does.")
+    # its end changed after: the signature fails, and whoever cut it is not told
+    path = tmp_path / "tampered.bandit-log"
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 1  # (a letter of its `why`)
+    path.write_bytes(bytes(data))
+    damaged = audit(path)
+    assert damaged.altered and damaged.first_failure.signed_by is None and not damaged.signed_as_is
+    agreement = compare([damaged, *others])
+    assert agreement.damaged == (damaged,) and "nobody is blamed" in agreement.parting.what
+    assert list(comparison_report(agreement))[-1].endswith(
+        "but Bo's log (tampered.bandit-log) is damaged, and a damaged log cannot be verified.")
