@@ -39,8 +39,8 @@ not hide the game the others hold. This compares what the logs hold, readable re
 only.
 A log closed early whose writer's signed `done` (or later message) another log holds had
 records removed: it is set aside as damaged too. A log set aside whose `log.end` verifies
-under its writer's key, nothing after it (`AuditResult.signed_as_is`), is named false, its
-writer's: that key signed it as it is, which no honest program does (§10.2).
+under its writer's key over what was found wrong with it (`AuditResult.signed_as_is`) is
+named false, its writer's: that key signed it so, which no honest program does (§10.2).
 What the logs prove against a seat (`Agreement.proof`: a violation their own audits find
 with a seat named, or a seat's two signed messages they part on) and the log the game is
 told from (`story`: not the proven seat's, one that holds its own checks, the longest)

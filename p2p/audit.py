@@ -169,10 +169,10 @@ class AuditResult:
 
     @property
     def signed_as_is(self) -> bool:
-        """Whether its writer's key signed the file as it is: its `log.end` verifies over
-        every byte before it, and nothing follows it (bytes after an end are anybody's)."""
-        return bool(self.end_signed) and self.contents is not None and self.contents.damaged is None \
-            and not self.contents.torn
+        """Whether its writer's key signed the file as it is, up to its end: its `log.end`
+        verifies over every byte before it, and what its own audit finds altered, if
+        anything, lies there (`signed_false`), not in bytes after that end (anybody's)."""
+        return bool(self.end_signed) and (not self.altered or self.first_failure.signed_by is not None)  # type: ignore[union-attr]
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -216,9 +216,11 @@ def signed_false(result: AuditResult) -> AuditResult:
     the file as it is, and an honest program never signs a log it did not write so (a
     crash or a failing disk leaves no end, a resumed seat logs on after what it logged,
     and bytes changed after the close fail the end's signature, §10.1)."""
-    failure = result.first_failure
-    if failure is None or not failure.altered or not result.signed_as_is or result.writer_name is None:
+    failure, contents = result.first_failure, result.contents
+    if failure is None or not failure.altered or not result.end_signed or result.writer_name is None:
         return result
+    if contents is not None and contents.damaged is not None and failure == _frame_damaged(*contents.damaged):
+        return result  # (a frame after its end, which its signature does not cover: anybody's)
     what = failure.what.replace(" (nobody is blamed)", "").replace(": nobody is blamed", "")
     result.first_failure = replace(failure, what=f"{what}; {writer_signed_it(result.writer_name)}",
                                    signed_by=result.writer)
@@ -339,10 +341,7 @@ def _checked(path: Path) -> AuditResult:
             break
         opened.append(message)
     if broken is None and contents.damaged is not None:
-        at, why = contents.damaged
-        broken = Failure(None, None, "§10.1", f"the file was changed or damaged in the frame that starts at byte {at}: "
-                                              f"{why}; it and everything after it cannot be checked, only the "
-                                              "records before it", altered=True)
+        broken = _frame_damaged(*contents.damaged)
     if contents.end_signature is not None:  # (the writer's signature over everything before its end)
         result.end_signed = verify_signature(writer.cert.public_key, contents.end_signature[1], contents.end_signature[0])
         if not result.end_signed and broken is None:
@@ -703,6 +702,14 @@ def _out_of_place(index: int, exc: OrderError, roster: Roster) -> Failure:
     """Record `index` out of place in its sender's chain or in the agreed order (§7.2,
     §7.4): an honest peer logs only what its order accepted, so the log was altered."""
     return Failure(index, None, exc.section, f"{_whose(exc.peer, roster)} message: {exc.reason}{ALTERED}", altered=True)
+
+
+def _frame_damaged(at: int, why: str) -> Failure:
+    """A frame that cannot be read (`LogContents.damaged`), at byte `at`: nothing after
+    it can be checked; nobody is blamed (after a log's end, it is anybody's)."""
+    return Failure(None, None, "§10.1", f"the file was changed or damaged in the frame that starts at byte {at}: {why}; "
+                                        "it and everything after it cannot be checked, only the records before it",
+                   altered=True)
 
 
 def _header_damaged(where: str, what: str, reason: str, *, inside: bool = True) -> str:

@@ -273,7 +273,8 @@ def test_s10_2_a_log_cut_under_an_end_its_writer_signed_names_its_writer_one_cut
     signs a log it did not write so (a crash or a full disk leaves no end), so the verdict
     names Bo as the one whose log is false (it said "changed or damaged, nobody is
     blamed"), blaming no move of Bo's; the same records cut by anybody, the end kept,
-    fail the end's signature and blame nobody, and so do bytes after a signed end."""
+    fail the end's signature and blame nobody, and so do bytes after a signed end, which
+    it does not cover (but they do not clear the writer of what it does cover)."""
     _, logs = table
     signed = audit(rewrite(logs[1], tmp_path, CUT[cut]))
     failure = signed.first_failure
@@ -290,8 +291,8 @@ def test_s10_2_a_log_cut_under_an_end_its_writer_signed_names_its_writer_one_cut
     kept = Counter(CUT[cut](list(range(len(read_log(logs[1]).messages)))))  # (how often each record is left)
     anybody = edited(logs[1], tmp_path / "cut.bandit-log", lambda f, r: [
         frame for at, frame in enumerate(f) for _ in range(kept[r.index(at)] if at in r else 1)])
-    after = tmp_path / "after.bandit-log"
-    after.write_bytes(tmp_path.joinpath("tampered.bandit-log").read_bytes() + bytes(16))
+    after = tmp_path / "after.bandit-log"  # (an honest log, bytes after its end: its signature does not cover them)
+    after.write_bytes(logs[1].read_bytes() + bytes(16))
     for path in (anybody, after):
         result = audit(path)
         failure = result.first_failure
@@ -301,6 +302,9 @@ def test_s10_2_a_log_cut_under_an_end_its_writer_signed_names_its_writer_one_cut
         agreement = compare([result, audit(logs[0]), audit(logs[2])])
         assert list(comparison_report(agreement))[-1].endswith(
             f"but Bo's log ({path.name}) is damaged, and a damaged log cannot be verified.")
+    # the bytes after an end are anybody's, but they do not take back what Bo's key signed before it
+    after.write_bytes(tmp_path.joinpath("tampered.bandit-log").read_bytes() + bytes(16))
+    assert audit(after).first_failure.signed_by == 1  # type: ignore[union-attr]
 
 
 def test_s10_3_a_log_its_writer_cut_short_under_a_signed_absence_is_false_and_its_writer_s(
