@@ -299,7 +299,9 @@ def test_s10_3_a_log_cut_under_an_end_naming_a_seat_away_is_set_aside_and_the_ot
         game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Ann cuts her log in the last round and signs an end naming Bo away: alone it holds.
     Her `done` in the others' logs gives her away; that read "the logs do not tell the
-    same game", told as hers, with neither her log nor the winner named."""
+    same game", told as hers, with neither her log nor the winner named; then "damaged,
+    nobody is blamed", though her key signed that end over the cut log: it is false, hers
+    (§10.2)."""
     logs = ann_s(game, tmp_path / "ann", resigned(lambda m: m[:155], why="Bo was away for more than 120 s", absent=1))
     assert audit(logs[0]).ok
     main(["audit", *map(str, logs)])
@@ -307,7 +309,13 @@ def test_s10_3_a_log_cut_under_an_end_naming_a_seat_away_is_set_aside_and_the_ot
     assert lines[2] == f"Fairness log: {logs[1]}" and GAME_OVER in lines
     assert any(line.startswith("Ann's log (ann.bandit-log) ends after 155 messages, closed early") for line in lines)
     assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, which "
-                         "Ann won; but Ann's log (ann.bandit-log) is damaged, and a damaged log cannot be verified."), lines[-1]
+                         "Ann won; but Ann's log (ann.bandit-log) is false, signed as it is by Ann's key, which no "
+                         "honest program does."), lines[-1]
+    assert any(line.startswith("Ann's log (ann.bandit-log) ends after 155 messages, closed early") and
+               "so records were removed from its log, yet its log.end verifies under Ann's key, over every byte before "
+               "it, so Ann's key signed this log as it is" in line and
+               "the log is false, made so by Ann's program or with Ann's key. The other 3 logs " in line
+               for line in lines), lines
 
 
 def test_s10_3_json_first_violation_is_the_told_log_s_own_where_nothing_is_proven(
