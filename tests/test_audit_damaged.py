@@ -21,7 +21,7 @@ from p2p.agreement import compare
 from p2p.audit import audit, writer_signed_it
 from p2p.plain import verdict
 from p2p.log import LOG_LIMITS, read_log
-from p2p.report import comparison_report, told_from
+from p2p.report import comparison_report, game_report, told_from
 from p2p.signing import sign
 from p2p.wire import decode_map, encode_frame, split_frames
 from tests.tablesim import TableNetwork
@@ -283,6 +283,8 @@ def test_s10_2_a_log_cut_under_an_end_its_writer_signed_names_its_writer_one_cut
     assert verdict(signed).startswith("Bo's log is false: it is not as a player's program writes a log, yet Bo's key "
                                       "signed its end over it as it is, so Bo's program or key made it so; nothing in "
                                       "it can be held against anyone else [§7."), verdict(signed)
+    assert ("The log is false, signed as it is by Bo's key, so none of its score can be held to; the game has no "
+            "winner.") in list(game_report(signed))
     agreement = compare([signed, audit(logs[0]), audit(logs[2])])
     assert agreement.damaged == (signed,) and agreement.agree and agreement.proof is None
     assert list(comparison_report(agreement))[-1].endswith(
