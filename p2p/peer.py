@@ -48,6 +48,7 @@ import trio
 
 from engine import Bot, GameEnded, Intent, Prng, SeatView
 from p2p import lobby, quiet
+from p2p.ackwaits import AckWaits
 from p2p.errors import ProtocolError, RemoteError
 from p2p.farewell import SEE_OFF_LIMIT, Farewell
 from p2p.identity import Identity, short_id
@@ -107,6 +108,12 @@ CONTESTED_HOLD = QUIET
 REPORT_HOLD = HEARTBEAT_EVERY
 ACKS_LATE = 2 * HEARTBEAT_EVERY  # a seat whose word holds back the next delivery this long is waited for (§7.3)
 ACKS_STALL_AT_LEAST = SILENCE + 1.0  # the least time a seat may hold it back before its stall is claimed (§9.11)
+# A seat whose acks alone kept the next delivery waiting `ACKS_SLOW` seconds of the last
+# `ACKS_SLOW_WINDOW` keeps the table waiting (its acks are late, one after another), and
+# keeps up again once that is under `ACKS_KEEP_UP` (§9.11 "Acks").
+ACKS_SLOW_WINDOW = 10.0
+ACKS_SLOW = 5.0
+ACKS_KEEP_UP = 2.0
 # Seconds a process back from a stop the others noticed tries to reach them, at least:
 # by then a link that only held what came before the stop was dropped as silent (§11.3).
 BACK_FROM_STOP_WAIT = SILENCE + 1.0
@@ -317,6 +324,8 @@ class TablePeer(SessionRecord):
         self._acks_late: dict[int, tuple[tuple[str, int], float]] = {}
         self._told_after: set[int] = set()  # seats whose violation after the game's end was told
         self._told_acks: set[int] = set()  # seats the player was told the table waits for their acks
+        self._ack_waits = AckWaits()  # how long the next delivery waited on each seat's acks alone, lately
+        self._told_slow: set[int] = set()  # seats the player was told their late acks keep the table waiting
         self._acks_claimed: set[tuple[int, int]] = set()  # (round, seat) whose acks' stall this seat claimed
         self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
         self._told_gone: set[int] = set()  # seats that left whose player was told what the table waits for
@@ -866,6 +875,8 @@ class TablePeer(SessionRecord):
         (`_link_reports`). True if the player was told of a change."""
         self.orderer.reports_seen()
         reports = self._link_reports()
+        if reports:  # (acks that cannot reach everyone, §11.3: the time they were awaited was the cut's)
+            self._ack_waits.forget(set(reports).union(*(away for _since, away in reports.values())))
         cut_off = {seat: away for seat, (_, away) in reports.items()}
         now = trio.current_time()
         for seat, away in cut_off.items():
@@ -945,7 +956,7 @@ class TablePeer(SessionRecord):
             self._contested.discard(seat)
         told = cut_off != self._cut_off
         self._cut_off = cut_off
-        suspended = bool(self._absent or cut_off or self._acks_waited())
+        suspended = bool(self._absent or cut_off or self._acks_held())
         if suspended:  # (asked again as the seats whose wait goes on change)
             self.machine.clocks.pause(now, self._owes_anyway())
         elif self._suspended:
@@ -967,8 +978,8 @@ class TablePeer(SessionRecord):
 
     def _claims_wait(self) -> bool:
         """Whether a link of the table is down, ours or one another peer reports, or the
-        table waits for a seat's acks (`_acks_waited`)."""
-        return bool(self._absent) or bool(self._link_reports()) or bool(self._acks_waited())
+        table waits for a seat's acks (`_acks_held`)."""
+        return bool(self._absent) or bool(self._link_reports()) or bool(self._acks_held())
 
     def _track_acks(self) -> bool:
         """Note whose acks (promises §7.3, echoes §7.10) the next delivery waits for, and
@@ -981,11 +992,14 @@ class TablePeer(SessionRecord):
         held = self.orderer.holding_back()
         token, seats = held if held is not None else (("", -1), ())
         waiting = [s for s in seats if s not in self._absent]
+        reports: dict[int, tuple[float, tuple[int, ...]]] = {}
         if waiting:  # (asked after every input: the reports only when some seat's word is awaited)
             reports = self._link_reports()
             cut = set(reports).union(*(away for _since, away in reports.values()))
             waiting = [s for s in waiting if s not in cut]
-        told = False
+        alone = waiting[0] if len(waiting) == 1 and not self._absent and not reports else None
+        self._ack_waits.note(now, alone, max(2 * self._acks_stall_s, ACKS_SLOW_WINDOW))
+        told = self._track_slow_acks(now)
         for seat in list(self._acks_late):
             if seat not in waiting:
                 del self._acks_late[seat]
@@ -1004,6 +1018,42 @@ class TablePeer(SessionRecord):
                 told = True
         return told
 
+    def _track_slow_acks(self, now: float) -> bool:
+        """Tell the player once when a seat's acks alone kept the next delivery waiting
+        `ACKS_SLOW` of the last `ACKS_SLOW_WINDOW` seconds, however many messages they held
+        back one after another (`AckWaits`), and once when that is over; not while the
+        table waits for that seat's acks as for a link down (`_acks_waited`: said so).
+        True if the player was told."""
+        told = False
+        self._told_slow -= self._absent.keys()  # (its absence is told instead)
+        for seat in sorted(self._ack_waits.seats() | self._told_slow):
+            waited = self._ack_waits.waited(seat, now, ACKS_SLOW_WINDOW)
+            if seat not in self._told_slow and waited >= ACKS_SLOW and seat not in self._told_acks:
+                self._told_slow.add(seat)
+                self._say(f"{self.names[seat]}'s acknowledgements keep the table waiting: {waited:.0f} s of the "
+                          f"last {ACKS_SLOW_WINDOW:.0f} s went by waiting for them alone (§7.3); if that goes on, "
+                          "the other seats claim its stall (§9.11).", "warning", seat)
+                told = True
+            elif seat in self._told_slow and waited < ACKS_KEEP_UP:
+                self._told_slow.discard(seat)
+                self._say(f"{self.names[seat]}'s acknowledgements keep up with the table again.", "table", seat)
+                told = True
+        return told
+
+    def _acks_held(self) -> frozenset[int]:
+        """The seats whose acks the table waits for as for a link down: one message held
+        back `ACKS_LATE` (`_acks_waited`), or one late ack after another (`_told_slow`).
+        Meanwhile the timers stand and the stall clock times those seats alone (a seat
+        whose own shares came late only because its deliveries waited on their acks is
+        never claimed for it, §9.11)."""
+        return self._acks_waited() | self._told_slow
+
+    @property
+    def _acks_stall_s(self) -> float:
+        """How long a seat's acks alone may keep the table waiting, within twice that
+        time, before its stall is claimed (§9.11 "Acks")."""
+        return max(self.machine.stall_s, ACKS_STALL_AT_LEAST)
+
     def _acks_waited(self) -> frozenset[int]:
         """The seats whose acks have held back the next delivery `ACKS_LATE` or more: the
         table waits for them as for a link down, so a turn whose moves cannot count
@@ -1012,24 +1062,32 @@ class TablePeer(SessionRecord):
         return frozenset(seat for seat, (_, since) in self._acks_late.items() if now >= since + ACKS_LATE)
 
     def _claim_acks(self, now: float) -> None:
-        """Claim the stall of a seat whose acks held back the next delivery for the stall
-        time (at least `ACKS_STALL_AT_LEAST`: a silent link is lost sooner, §11.3), once a
-        round, while it is the only thing the table waits for (§9.11)."""
-        wait = max(self.machine.stall_s, ACKS_STALL_AT_LEAST)
+        """Claim, once a round, the stall of a seat whose acks alone kept the next delivery
+        waiting for the stall time (at least `ACKS_STALL_AT_LEAST`: a silent link is lost
+        sooner, §11.3) within twice that time, held back in one piece or message after
+        message (`AckWaits`), while every link of the table is up (§9.11 "Acks")."""
+        wait = self._acks_stall_s
         number = self.machine.round_number
-        for seat in sorted(self._owes_anyway() & self._acks_waited()):
-            since = self._acks_late[seat][1]
-            if now >= since + wait and (number, seat) not in self._acks_claimed and self.machine.playing:
+        if self._absent or self._link_reports() or not self.machine.playing:
+            return
+        for seat in sorted(self._ack_waits.seats()):
+            if self._ack_waits.waited(seat, now, 2 * wait) >= wait and (number, seat) not in self._acks_claimed:
                 self._acks_claimed.add((number, seat))
                 self._send({"type": "stalled", "v": 1, "round": number, "what": "acks", "need": 0, "seats": [seat]})
 
     def _acks_deadline(self) -> float | None:
-        """When `_acks_waited` next grows, or `_claim_acks` next has a claim to make."""
-        wait = max(self.machine.stall_s, ACKS_STALL_AT_LEAST)
+        """When `_acks_waited` next grows, a seat's late acks are next to be told
+        (`_track_slow_acks`), or `_claim_acks` next has a claim to make."""
+        now, wait = trio.current_time(), self._acks_stall_s
         number = self.machine.round_number
-        times = [since + (wait if seat in self._told_acks else ACKS_LATE) for seat, (_, since) in self._acks_late.items()
-                 if (number, seat) not in self._acks_claimed]
-        return min(times, default=None)
+        waits = self._ack_waits
+        times = [since + ACKS_LATE for seat, (_, since) in self._acks_late.items() if seat not in self._told_acks]
+        for seat in waits.seats():
+            if (number, seat) not in self._acks_claimed:
+                times.append(waits.reaches(seat, now, 2 * wait, wait))
+            if seat not in self._told_slow:
+                times.append(waits.reaches(seat, now, ACKS_SLOW_WINDOW, ACKS_SLOW))
+        return min((t for t in times if t is not None), default=None)
 
     def _owes_anyway(self) -> frozenset[int]:
         """The seats whose work the stall clock times while a link of the table is down:
@@ -1039,7 +1097,7 @@ class TablePeer(SessionRecord):
         it names, hearing it on their own link, still waits on it: if that seat says it
         reaches the reporter, the report is false, else that seat's own clocks stand (its
         link is down) and it never claims, so the stall is counted only where it is one."""
-        causes = frozenset(self._link_reports()) | self._acks_waited()
+        causes = frozenset(self._link_reports()) | self._acks_held()
         return causes if len(causes) == 1 and not self._absent else frozenset()
 
     def _link_reports(self) -> dict[int, tuple[float, tuple[int, ...]]]:
@@ -1168,6 +1226,7 @@ class TablePeer(SessionRecord):
         out (`_rejoin`), else they have ended the game, naming it away (`_rejoin_failed`)."""
         self._heard = dict.fromkeys(self._heard, now)
         self._stops.append((ran, now))
+        self._ack_waits.forget()  # (it heard no ack meanwhile: nobody kept it waiting)
         for seat, away in self._absent.items():
             self._absent[seat] = away + max(0.0, now - max(ran, away))
         last = self.orderer.last_sent  # (the others heard it last then; `ran` if it never sent)
@@ -1372,6 +1431,7 @@ class TablePeer(SessionRecord):
             self._say(f"{why}: the game ends here.", "error", seat)
             self._finish(why, absent=seat)  # (a game that could not start: no departure, whatever the reason)
             return
+        self._ack_waits.forget({seat})  # (its silence before the loss was known is its absence, §11.3)
         if seat not in self._absent:  # (a return the table could not use does not end the absence: §11.3)
             self._absent[seat] = absence_since(trio.current_time(), self._returned.pop(seat, None), self.orderer.mark((seat,)))
             self.orderer.set_away(self._absent)

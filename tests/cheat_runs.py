@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from p2p.log import read_log
 from p2p.order import message_hash
 from p2p.peer import TablePeer
 from p2p.policy import Response, Verdict
+from p2p.signing import SignedMessage
 from p2p.table import TableMachine
 from tests.live_support import seat_live_table, until
 from tests.test_table_games import SMALL
@@ -71,6 +72,7 @@ from tests.malicious import (
     forged_ack_signature,
     forged_signature,
     foreign_replay,
+    game_under_way,
     garbled_frame,
     malformed_header,
     impersonation,
@@ -418,6 +420,43 @@ async def run_live_frozen_acks(root: Path, stall_s: float = 0.5) -> tuple[list[T
         async with trio.open_nursery() as nursery:
             nursery.start_soon(freeze)
             await play_live(peers, cheater)
+    return peers, tried
+
+
+async def run_live_late_acks(root: Path, lag: float, stall_s: float = 0.5) -> tuple[list[TablePeer], bool]:
+    """A live table whose cheating seat, once the game is under way, sends every ack
+    (heartbeats too) `lag` seconds late, each as it was made: each one covers what the
+    others sent before it, so the table goes on, one late promise after another. The
+    peers, and whether an ack went out late. (A long game: none ends before the claims.)"""
+    stack, peers = await seat_live_table(root, PLAYERS, person=False, rules=replace(RULES, target=10_000))
+    async with stack:
+        cheater = peers[CHEATER]
+        for peer in peers:
+            peer.machine.stall_s = stall_s
+            peer.grace = 12.0
+        send, late = trio.open_memory_channel[tuple[float, bytes]](float("inf"))
+        broadcast = cheater._broadcast
+        tried = False
+
+        def slow(envelope: SignedMessage) -> None:
+            nonlocal tried
+            if envelope.inner["type"] != "ack" or not game_under_way(cheater.machine):
+                broadcast(envelope)
+                return
+            tried = True
+            cheater._journal_sent(envelope)
+            send.send_nowait((trio.current_time() + lag, envelope.wire))
+
+        async def send_late() -> None:
+            async for at, wire in late:
+                await trio.sleep_until(at)
+                cheater.mesh.broadcast_frame(wire)
+
+        cheater._broadcast = slow  # type: ignore[method-assign]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(send_late)
+            await play_live(peers, cheater)
+            nursery.cancel_scope.cancel()
     return peers, tried
 
 

@@ -37,6 +37,7 @@ from tests.cheat_runs import (
     run_live_frame,
     run_live_last_opening,
     run_live_frozen_acks,
+    run_live_late_acks,
     run_live_withheld_share,
     say_away,
     run_table,
@@ -547,6 +548,28 @@ async def test_s7_3_frozen_acks_are_named_claimed_and_end_the_game(tmp_path: Pat
         assert not any("time ran out" in text for text in texts), texts
         claims = [e.inner for e in peer.orderer.sent_of("stalled")]
         assert any(c["what"] == "acks" and c["seats"] == [seat] for c in claims), claims
+        assert peer.progress.ended and name in peer.progress.ended_why, peer.progress.ended_why
+        assert audit(peer.log.path).first_failure is None
+
+
+async def test_s9_11_late_acks_keep_the_table_waiting_are_told_claimed_and_end_the_game(tmp_path: Path) -> None:
+    """Every ack the cheater sends goes out 1.9 s late: each covers a little more, so no
+    one message waits on it 2 s (`ACKS_LATE`), yet the table waits on its acks alone
+    most of the time. Every honest screen says so once (§7.3), every honest seat claims
+    its stall (§9.11 "Acks"), none claims the other honest seat's shares (they came late
+    only because its deliveries waited on the cheater's acks: the stall clock times the
+    cheater alone meanwhile), and every honest game ends naming the cheater."""
+    peers, tried = await run_live_late_acks(tmp_path, lag=1.9)
+    assert tried
+    cheater = peers[CHEATER]
+    seat, name = cheater.me, cheater.names[cheater.me]
+    for peer in peers[:CHEATER]:
+        texts = [line.text for line in peer.lines]
+        slow = [line for line in peer.lines
+                if line.seat == seat and line.text.startswith(f"{name}'s acknowledgements keep the table waiting")]
+        assert len(slow) == 1 and "§7.3" in slow[0].text, (peer.progress.ended_why, texts)
+        claims = [e.inner for e in peer.orderer.sent_of("stalled")]
+        assert any(c["what"] == "acks" for c in claims) and all(c["seats"] == [seat] for c in claims), claims
         assert peer.progress.ended and name in peer.progress.ended_why, peer.progress.ended_why
         assert audit(peer.log.path).first_failure is None
 
