@@ -57,6 +57,7 @@ from p2p.journal import Journal, JournalContents, SeatJournal, open_seat_journal
 from p2p.log import FairnessLog, LogContents, header_for
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
+from p2p.order.orderer import REPORT_RETURNS
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
 from p2p.session import (CHOSE_TO_LEAVE, WENT_AWAY, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord,
@@ -334,6 +335,9 @@ class TablePeer(SessionRecord):
         self._contested: set[int] = set()  # seats whose report was told as their word, the seats it names denying it
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
         self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
+        # seat -> (when, what it said) its told report ended: one back within `REPORT_RETURNS` is the same (§11.3)
+        self._cut_over: dict[int, tuple[float, tuple[int, ...]]] = {}
+        self._flapping: set[int] = set()  # seats whose told report came back so: its end is told once it stays over
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
         self._active_at = 0.0  # when a frame last came or went (a lull follows, `quiet`)
         self._ahead = True  # the table changed since `share_ahead` last found nothing to make
@@ -885,6 +889,16 @@ class TablePeer(SessionRecord):
             # it is stale, an ack made before that link was back, or false)
             others = [s for s in away if s != self._me]
             just_back = self._just_back(seat, now)  # (a seat that resumed dials anew)
+            over = self._cut_over.pop(seat, None)
+            if over is not None and now < over[0] + REPORT_RETURNS and set(over[1]) & set(away):
+                if seat not in self._flapping:  # (back soon: the same absence goes on, §11.3; said once)
+                    self._flapping.add(seat)
+                    self._told_cut.add(seat)
+                    whom = listed([self.names[s] if s != self._me else "you" for s in away])
+                    self._say(f"{self.names[seat]}'s report that it has no link to {whom} keeps coming back: the "
+                              f"table counts it as one absence, and the game ends if it is not over within "
+                              f"{left:.0f} s.", "warning", seat)
+                continue
             # (a report that changed only in naming this seat changed nothing it was told: a seat
             # resumed first names every seat, then the others once its link to this one is up)
             before = self._cut_off.get(seat)
@@ -947,13 +961,24 @@ class TablePeer(SessionRecord):
         for seat in self._cut_off.keys() - cut_off.keys():
             self._unsaid_cut.discard(seat)
             self._held_cut.pop(seat, None)
-            if seat in self._told_cut:
-                self._told_cut.discard(seat)
-                says = " says it" if seat in self._contested else ""  # (its word, as its report was told)
-                if seat not in self._told_with:
-                    self._say(f"{self.names[seat]}{says} reaches everybody again.", "table", seat)
-            self._told_with.discard(seat)
-            self._contested.discard(seat)
+            if seat in self._told_cut:  # (one that keeps coming back: told once it stays over)
+                self._cut_over[seat] = (now, self._cut_off[seat])
+                if seat not in self._flapping:
+                    self._told_cut.discard(seat)
+                    self._say_back(seat)
+            if seat not in self._flapping:
+                self._told_with.discard(seat)
+                self._contested.discard(seat)
+        for seat, (ended, _) in list(self._cut_over.items()):
+            if now >= ended + REPORT_RETURNS:
+                del self._cut_over[seat]
+                if seat in self._flapping:
+                    self._flapping.discard(seat)
+                    if seat in self._told_cut:
+                        self._told_cut.discard(seat)
+                        self._say_back(seat)
+                    self._told_with.discard(seat)
+                    self._contested.discard(seat)
         told = cut_off != self._cut_off
         self._cut_off = cut_off
         suspended = bool(self._absent or cut_off or self._acks_held())
@@ -963,6 +988,13 @@ class TablePeer(SessionRecord):
             self.machine.clocks.resume(now)
         self._suspended = suspended
         return told
+
+    def _say_back(self, seat: int) -> None:
+        """A report of `seat`'s that was told has ended: told once, as its report was (its
+        word, when contested), and not for the second end of a cut told in one line."""
+        if seat not in self._told_with:
+            says = " says it" if seat in self._contested else ""
+            self._say(f"{self.names[seat]}{says} reaches everybody again.", "table", seat)
 
     def _gone_quiet(self, seat: int, now: float) -> bool:
         """Whether nothing came from `seat` for a while (`QUIET`): another seat's report
@@ -1572,6 +1604,7 @@ class TablePeer(SessionRecord):
     def _link_deadline(self) -> float | None:
         grace = self._grace_ends()
         times = [t for t in (grace, self._answers_due) if t is not None]
+        times += [ended + REPORT_RETURNS for seat, (ended, _) in self._cut_over.items() if seat in self._flapping]
         times += [since + self._acks_wait for _, since in self._acks_late.values()]
         linked = self.mesh.linked()
         times += [heard + SILENCE for seat, heard in self._heard.items()

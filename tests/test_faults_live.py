@@ -672,6 +672,46 @@ async def test_11_3_a_report_the_seat_it_names_contradicts_is_told_to_a_third_se
                 await ann.leave()
 
 
+async def test_11_3_a_report_that_keeps_coming_back_is_told_once_and_ends_the_game_naming_the_reporter(
+        tmp_path: Path) -> None:
+    """peers[2]'s acks say it has no link to seat 0 for 1.5 s, then that it has, over and
+    over, while its links are up: the table delivers something each time the report is
+    over. Each report comes back within `REPORT_RETURNS` of its end, so it is one absence
+    whose time adds up (§11.3): every honest screen tells it, its first end, and that it
+    keeps coming back, once each, and once the reports lasted the grace period (6 s) in
+    all, seat 0's game ends naming the reporter."""
+    from p2p.roster import TableRules
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3, person=False, rules=TableRules(target=10_000))
+    ann, bo, liar = peers
+    async with stack:
+        with trio.fail_after(40):
+            async with running(peers) as summaries:
+                await until(lambda: ann.machine.playing, ann)
+                for peer in peers:
+                    shorten_grace(peer, 6.0)
+                while not ann.progress.ended:
+                    _reports(liar, {ann.me})
+                    await trio.sleep(1.5)  # (the lie's own rhythm: what is tested waits on events)
+                    _reports(liar, set())
+                    await trio.sleep(1.5)
+    assert summaries[0].why.startswith(f"{ann.names[liar.me]} said for more than 6 s that it could not reach"), \
+        summaries[0].why
+    for peer in (ann, bo):
+        texts = [line.text for line in peer.lines if line.seat == liar.me]
+        back = [t for t in texts if "keeps coming back" in t]
+        cut = [t for t in texts if ("has no link to you" in t or "lost the link to" in t) and t not in back]
+        again = [t for t in texts if "reaches everybody again" in t]
+        assert len(cut) == 1 and len(back) == 1 and len(again) <= 1, (cut, back, again)
+    result = audit(summaries[0].log_path)
+    assert result.ok and result.left is not None and result.left.seat == liar.me, result.first_failure
+    # (bo may hear ann's goodbye before its own grace period for the report runs out: then
+    # it says ann away, as the report does, as for a seat gone from everybody, §11.3)
+    result = audit(summaries[1].log_path)
+    assert result.ok and result.left is not None and result.left.seat in (liar.me, ann.me), result.first_failure
+
+
 async def test_11_3_a_seat_just_back_from_a_restart_is_told_as_reconnecting_not_as_losing_links(
         tmp_path: Path) -> None:
     """A player resumed after a crash (kill -9) dials everybody anew; its

@@ -470,7 +470,7 @@ def test_s7_1_acks_say_which_links_their_sender_misses() -> None:
     """`away` (§7.1, §11.3): a peer that lost links says so in its next ack, due at once;
     every receiver keeps the latest report of each sender, timed from the first of a run
     of reports, and a run that ends with nothing delivered, or with the work the table
-    waits for from those seats still owed, does not end the absence; a report that names the sender itself, a seat twice, out of order or
+    waits for from those seats still owed, or that comes back soon, does not end the absence; a report that names the sender itself, a seat twice, out of order or
     outside the table is refused, changing nothing."""
     net = Network(3, 9)
     a, b, c = (p.orderer for p in net.peers)
@@ -491,16 +491,16 @@ def test_s7_1_acks_say_which_links_their_sender_misses() -> None:
     assert a.cut_off() == {1: (1.5, (2,))}
     b.set_away([])
     a.receive(transmit(b.ack(3.6)), 3.6)
-    note = transmit(c.send({"type": "note", "v": 1}, 3.7))
-    a.receive(note, 3.7)
-    b.receive(note, 3.7)
-    a.receive(transmit(b.ack(3.7)), 3.7)
-    assert len(list(a.deliveries())) == 1  # the table went on in between ...
+    note = transmit(c.send({"type": "note", "v": 1}, 13.7))
+    a.receive(note, 13.7)
+    b.receive(note, 13.7)
+    a.receive(transmit(b.ack(13.7)), 13.7)
+    assert len(list(a.deliveries())) == 1  # the table went on in between, and the report stayed over ...
     b.set_away([2])
-    a.receive(transmit(b.ack(3.8)), 3.8)
-    assert a.cut_off() == {1: (3.8, (2,))}  # ... so this is a new run, timed from now
+    a.receive(transmit(b.ack(13.8)), 13.8)
+    assert a.cut_off() == {1: (13.8, (2,))}  # ... so this is a new run, timed from now
     b.set_away([])
-    a.receive(transmit(b.ack(3.9)), 3.9)
+    a.receive(transmit(b.ack(13.9)), 13.9)
     assert a.cut_off() == {}
 
     def table_goes_on(now: float) -> None:
@@ -510,32 +510,62 @@ def test_s7_1_acks_say_which_links_their_sender_misses() -> None:
         a.receive(transmit(b.ack(now)), now)
         assert len(list(a.deliveries())) == 1
 
-    table_goes_on(3.95)
+    table_goes_on(23.95)
     owed = {2}  # the table waits for protocol work (a share) from seat 2 (§9.11)
     a.owed = lambda seats: ("shares", 1, 6) if owed & set(seats) else None
     b.set_away([2])
-    a.receive(transmit(b.ack(4.0)), 4.0)
+    a.receive(transmit(b.ack(24.0)), 24.0)
     b.set_away([])
-    a.receive(transmit(b.ack(4.5)), 4.5)
-    table_goes_on(4.6)  # something was delivered, but the share is still owed ...
+    a.receive(transmit(b.ack(24.5)), 24.5)
+    table_goes_on(34.6)  # something was delivered, but the share is still owed ...
     b.set_away([2])
-    a.receive(transmit(b.ack(4.8)), 4.8)
-    assert a.cut_off() == {1: (pytest.approx(4.3), (2,))}  # ... so the 0.5 s away add up
+    a.receive(transmit(b.ack(34.8)), 34.8)
+    assert a.cut_off() == {1: (pytest.approx(34.3), (2,))}  # ... so the 0.5 s away add up
     b.set_away([])
-    a.receive(transmit(b.ack(4.9)), 4.9)
+    a.receive(transmit(b.ack(34.9)), 34.9)
     owed.clear()  # the share came
-    table_goes_on(5.0)
+    table_goes_on(35.0)
     b.set_away([2])
-    a.receive(transmit(b.ack(5.1)), 5.1)
-    assert a.cut_off() == {1: (5.1, (2,))}  # that return was of use: a new run, timed from now
+    a.receive(transmit(b.ack(45.1)), 45.1)
+    assert a.cut_off() == {1: (45.1, (2,))}  # that return was of use: a new run, timed from now
     b.set_away([])
-    a.receive(transmit(b.ack(5.2)), 5.2)
+    a.receive(transmit(b.ack(45.2)), 45.2)
     for away in ([1], [2, 0], [0, 0], [3]):
-        inner = dict(b.ack(6.0).inner, away=away)
+        inner = dict(b.ack(46.0).inner, away=away)
         forged = make_signer(net.peers[1].identity)(inner)
         with pytest.raises(MalformedHeader):
-            a.receive(transmit(forged), 6.0)
+            a.receive(transmit(forged), 46.0)
     assert a.cut_off() == {}
+
+
+def test_s11_3_a_report_that_keeps_coming_back_is_one_absence() -> None:
+    """A seat's acks say it has no link to seat 2 for 1.5 s, then that it has, over and
+    over, and the table delivers something each time the report is over: a report of the
+    same link back within `REPORT_RETURNS` of its end adds its time to the last one's,
+    so its grace period runs out once the reports lasted that long in all (§11.3). Once
+    it stayed over that long, the next one is a new absence."""
+    from p2p.order.orderer import REPORT_RETURNS
+
+    net = Network(3, 9)
+    a, b, c = (p.orderer for p in net.peers)
+    now = 1.0
+    for returns in range(10):
+        b.set_away([2])
+        a.receive(transmit(b.ack(now)), now)
+        assert a.cut_off() == {1: (pytest.approx(now - 1.5 * returns), (2,))}  # (1.5 s away each time, in all)
+        now += 1.5
+        b.set_away([])
+        a.receive(transmit(b.ack(now)), now)
+        note = transmit(c.send({"type": "note", "v": 1}, now))
+        a.receive(note, now)
+        b.receive(note, now)
+        a.receive(transmit(b.ack(now)), now)
+        assert len(list(a.deliveries())) == 1 and a.cut_off() == {}  # (the table went on meanwhile)
+        now += 1.5
+    now += REPORT_RETURNS
+    b.set_away([2])
+    a.receive(transmit(b.ack(now)), now)
+    assert a.cut_off() == {1: (now, (2,))}
 
 
 def test_s7_3_a_promise_broken_by_content_that_came_first_is_caught_when_the_ack_comes() -> None:

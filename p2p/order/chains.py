@@ -119,6 +119,7 @@ class PeerChain:
     away_since: float | None = None  # when we first saw it say so
     away_stamp: int = -1  # the stamp of the ack that said it
     away_ended: tuple[float, Mark] | None = None  # (how long, the mark) when its last run of reports ended
+    away_over: tuple[float, tuple[int, ...]] | None = None  # (when, the seats it named) its last run of reports ended
 
     def chain(self, digest: bytes, stamp: int) -> None:
         """Append the next content message of this sender's chain."""

@@ -130,6 +130,7 @@ SIDE_CONFIRM_AFTER = RETRANSMIT_AFTER / 2  # an ack confirms side messages by th
 HEARTBEAT_EVERY = 1.0  # seconds of silence after which an ack is sent anyway
 LEAVE_TYPE = "leave"  # §9.8: a seat's last word; the others stop waiting for its echo (§7.10)
 RELAY_AFTER = 1.0  # seconds a peer lacks a third seat's messages we hold before we relay them (§7.6)
+REPORT_RETURNS = 10.0  # seconds within which a report of a link down that comes back adds up with the last (§11.3)
 _DECLARED = operator.itemgetter(1)  # a promise's seq declared: what `PeerChain.promises` is sorted by
 
 
@@ -143,15 +144,19 @@ def keeps_nothing(seat: int) -> int:
     return 0
 
 
-def absence_since(now: float, ended: tuple[float, Mark] | None, mark: Mark) -> float:
+def absence_since(now: float, ended: tuple[float, Mark] | None, mark: Mark, *, ended_at: float | None = None,
+                   goes_on: float = 0.0) -> float:
     """When an absence that begins `now` is timed from (§11.3): `ended` is (how long the
     last one lasted, the table's mark when it ended). The return was of no use, and the
     time away adds up, if nothing was delivered since, or if the table still waits for
-    the very work it waited for from that seat when the seat came back."""
+    the very work it waited for from that seat when the seat came back; or if it ended
+    at `ended_at`, less than `goes_on` seconds ago, whatever came meanwhile: a report
+    that keeps coming back is one absence, however much each short return lets through."""
     if ended is None:
         return now
     duration, then = ended
-    in_vain = then[0] == mark[0] or (then[1] is not None and then[1] == mark[1])
+    soon = ended_at is not None and now - ended_at < goes_on
+    in_vain = soon or then[0] == mark[0] or (then[1] is not None and then[1] == mark[1])
     return now - duration if in_vain else now
 
 
@@ -653,11 +658,15 @@ class Orderer(Positions):
         if header.stamp >= peer.away_stamp:  # (an older one says nothing new)
             if away != peer.away:  # (the time runs from the first of a run of reports)
                 since = peer.away_since if peer.away and away else None
-                if away and not peer.away:
-                    since = absence_since(now, peer.away_ended, self.mark((seat, *away)))
+                if away and not peer.away:  # (the same link reported again soon: the same absence, §11.3)
+                    over = peer.away_over
+                    ended_at = over[0] if over is not None and set(over[1]) & set(away) else None
+                    since = absence_since(now, peer.away_ended, self.mark((seat, *away)), ended_at=ended_at,
+                                          goes_on=REPORT_RETURNS)
                 peer.away_ended = None
                 if peer.away and not away and peer.away_since is not None:  # a run ends: how long, and where
                     peer.away_ended = (now - peer.away_since, self.mark((seat, *peer.away)))
+                    peer.away_over = (now, peer.away)
                 peer.away, peer.away_since = away, since
                 self._reports_changed = True
             peer.away_stamp = header.stamp
