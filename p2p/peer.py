@@ -1037,7 +1037,9 @@ class TablePeer(SessionRecord):
                 del self._acks_late[seat]
                 if seat in self._told_acks:
                     self._told_acks.discard(seat)
-                    self._say(f"{self.names[seat]} acknowledges the table's messages again.", "table", seat)
+                    if seat in self._absent or seat in reports or any(seat in away for _, away in reports.values()):
+                        continue  # (its link lost, or reported down: told as such, not as acks that came)
+                    self._say(f"{self.names[seat]}'s program confirms the table's messages again.", "table", seat)
                     told = True
         for seat in waiting:
             if self._acks_late.get(seat, (None, 0.0))[0] != token:
@@ -1045,8 +1047,8 @@ class TablePeer(SessionRecord):
         for seat in self._acks_waited():
             if seat not in self._told_acks:
                 self._told_acks.add(seat)
-                self._say(f"Waiting for {self.names[seat]} to acknowledge the table's messages (§7.3): no move "
-                          "counts until it does, and the timers stand meanwhile.", "warning", seat)
+                self._say(f"Waiting for {self.names[seat]}'s program to confirm the table's last messages (§7.3): "
+                          "no move counts until it does, and the timers stand meanwhile.", "warning", seat)
                 told = True
         return told
 

@@ -168,3 +168,36 @@ async def test_s9_8_a_seat_that_sent_its_leave_tells_no_lost_link_as_one_it_wait
         assert bo.me not in ann.progress.waiting_for
         assert bo.me in ann._absent and ann._dials(bo.me)  # (still away for the order, and dialled, §9.8)
         ann.log.close("the test ends here")
+
+
+@pytest.mark.parametrize("then", ["acks came", "link lost"])
+async def test_s9_11_a_seat_whose_acks_were_awaited_is_told_back_only_when_they_came(
+        tmp_path: Path, mock_clock: trio.testing.MockClock, then: str) -> None:
+    """Bo's program was stopped: the table waited for its acks ("Waiting for Bo's program
+    to confirm …"), then lost its link, and the screen read "Bo acknowledges the table's
+    messages again" while Bo was still frozen. Told back only when its acks came; a link
+    lost is told as such."""
+    from p2p.peer import ACKS_LATE
+    from tests.live_support import seat_live_table
+
+    stack, peers = await seat_live_table(tmp_path, 3)
+    async with stack:
+        ann, bo, _ = peers
+        name = ann.names[bo.me]
+        held: list = [(("a message", 1), (bo.me,))]
+        ann.orderer.holding_back = lambda: held[0]  # type: ignore[method-assign]
+        before = len(ann.lines)
+        ann._track_acks()
+        mock_clock.jump(ACKS_LATE + 0.1)
+        ann._track_acks()
+        assert [line.text for line in ann.lines[before:]] == [
+            f"Waiting for {name}'s program to confirm the table's last messages (§7.3): no move counts until it "
+            "does, and the timers stand meanwhile."]
+        if then == "link lost":
+            ann._absent[bo.me] = ann.now()  # (as its link lost sets it: that line is told by the link's loss)
+        else:
+            held[0] = None
+        ann._track_acks()
+        again = [line.text for line in ann.lines[before + 1:]]
+        assert again == ([f"{name}'s program confirms the table's messages again."] if then == "acks came" else []), again
+        ann.log.close("the test ends here")
