@@ -569,7 +569,7 @@ async def resume_seat(args: argparse.Namespace, identity: Identity, terminal: ob
             seated_bots = getattr(args, "command", None) in ("play", "host")  # (their bots' logs lie beside theirs)
             beside = bot_logs_beside(jc.log, result.game_id, [m.name for m in roster.members]) if seated_bots else []
             return await play_seat(mesh, result, identity, args, jc.log, terminal=terminal,
-                                   resume=Resumption(log, contents, journal, jc, unreachable, tuple(warned)),
+                                   resume=Resumption(log, contents, journal, jc, unreachable, tuple(warned), stopped=age),
                                    note=note, beside=beside)
         except ResumeError as exc:  # its log and journal do not replay (changed, or of two games): nothing written
             journal.release()

@@ -161,6 +161,7 @@ class Resumption:
     journal_contents: JournalContents
     unreachable: bool = False  # its old port is taken now: the others cannot dial it, so it dials every seat
     notes: tuple[str, ...] = ()  # what the resume found, for the player's screen (it stopped long ago, its port taken)
+    stopped: float | None = None  # how long ago the seat last ran (its journal's age), if known
 
 
 @dataclass
@@ -281,6 +282,7 @@ class TablePeer(SessionRecord):
             self._replay_ms = (time.perf_counter() - started) * 1000
             self._unseen_start = self.machine.engine.turn
         self._resume_notes = resume.notes if resume is not None else ()
+        self._stopped_before = resume.stopped if resume is not None else None  # (a resumed peer: its journal's age)
         self.orderer.owed = lambda seats: self.machine.owed(seats)  # (the machine may be swapped: asked late)
         self._intake = Intake()  # delivered, not yet taken by the machine (nor logged)
         self.orderer.kept = lambda seat: self._intake.kept(seat, self.machine)  # (a flood kept waiting is refused, §7.2)
@@ -1299,7 +1301,8 @@ class TablePeer(SessionRecord):
 
     def _rejoin_failed(self, stopped: float, unreached: tuple[int, ...] = (),
                        cuts: tuple[tuple[int, tuple[int, ...]], ...] = ()) -> None:
-        """Back from a stop, this seat reached no other seat before their grace period for
+        """Back from a stop (or resumed after one past the grace period, `_begin_resumed`),
+        this seat reached no other seat before their grace period for
         it ran out (or, after a stop past that grace period, not the seats `unreached`,
         or other seats could not reach the ones they report, `cuts`, within the grace
         period after it): they have ended the game, naming it away (§11.3). It names
@@ -1750,7 +1753,17 @@ class TablePeer(SessionRecord):
         self._note(resumed_note(self._replayed, self._replayed_shares, self._replay_ms))
         for text in self._resume_notes:
             self._say(text, "warning")
-        self._say(f"Resumed the game from your log ({self._replayed} records); reconnecting to the table…", "table")
+        reconnecting = "reconnecting to the table"
+        stopped = self._stopped_before
+        if stopped is not None and stopped >= self.grace:  # (the others, if they ran, have ended the game for this seat)
+            # as after a stop past the grace period (`_woke_from_a_stop`): no move counts, it names
+            # nobody absent, and it leaves if no seat answers within `BACK_FROM_STOP_WAIT`, or if a
+            # grace period runs out here before every seat has (`_rejoin_failed`)
+            self._past_grace = round(stopped)
+            self._answers_due = now + BACK_FROM_STOP_WAIT
+            self._rejoin = (self._answers_due, self._past_grace, now)
+            reconnecting += f" (you leave it if no seat answers within {BACK_FROM_STOP_WAIT:.0f} s)"
+        self._say(f"Resumed the game from your log ({self._replayed} records); {reconnecting}…", "table")
         for seat in range(len(self.names)):
             if seat != self._me and self.machine.seats[seat] not in self.mesh.linked():
                 self._absent.setdefault(seat, now)

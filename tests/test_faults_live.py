@@ -1713,6 +1713,72 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     assert agreement.ok, agreement.parting
 
 
+async def test_s11_3_a_seat_resumed_after_the_others_ended_the_game_for_it_names_nobody_absent(
+        tmp_path: Path) -> None:
+    """Bo's program dies mid-game; Ann and Cy end the game after their grace period,
+    naming him away, and exit. Bo's `--resume`, which found his journal older than the
+    grace period, waited a whole grace period for the others, then named Ann absent in
+    his signed log: an honest player accused, and the audit found a two-sided cut where
+    only Bo was away. Resumed that late, a seat is as one back from a stop past the grace
+    period: it offers no move, and once no seat answers it leaves, naming nobody, in the
+    same words; the three logs tell one story."""
+    from p2p.agreement import compare
+    from p2p.journal import Journal
+    from p2p.lobby import LobbyResult
+    from p2p.log import FairnessLog, read_log
+    from p2p.peer import Resumption, table_schemas
+    from tests.live_support import LOOPBACK, seat_live_table
+    from p2p.transport import open_mesh
+
+    stack, seats = await seat_live_table(tmp_path, 3, person=False, journals=True)
+    ann, bo, cy = seats
+    summaries: dict[int, GameSummary] = {}
+    async with stack:
+        with trio.fail_after(90):
+            async with trio.open_nursery() as nursery:
+
+                async def run(peer: TablePeer) -> None:
+                    summaries[peer.me] = await peer.run()
+
+                nursery.start_soon(run, ann)
+                nursery.start_soon(_run_crashing, bo)
+                nursery.start_soon(run, cy)
+                await until(lambda: ann.machine.round_number >= 1 and cy.machine.round_number >= 1, ann, cy)
+                await _crash(bo)
+                for peer in (ann, cy):
+                    shorten_grace(peer, 1.0)
+                await until(lambda: ann.me in summaries and cy.me in summaries, ann, cy)
+                for peer in (ann, cy):  # (their programs exit: nobody answers Bo now)
+                    await peer.mesh.aclose()
+                assert bo.journal is not None
+                log, contents = FairnessLog.reopen(bo.log.path, bo.identity)
+                journal, held = Journal.reopen(bo.journal.path)
+                seated = LobbyResult(bo.game_id, bo.roster, contents.header.roster, contents.header.signatures, bo.me)
+                async with open_mesh(bo.identity, table_schemas(), bind=LOOPBACK) as mesh:
+                    mesh.set_table(bo.roster.table_nonce)
+                    for member, address in zip(bo.roster.members, held.addresses):
+                        if member.seat != bo.me:
+                            mesh.expect(member.cert, address)
+                    # (as `--resume` finds it: its journal last marked alive 3 s ago, past the grace period)
+                    again = TablePeer(mesh, seated, bo.identity, log_path=bo.log.path, grace=1.0,
+                                      resume=Resumption(log, contents, journal, held, unreachable=True, stopped=3.0))
+                    nursery.start_soon(run, again)
+                    await until(lambda: again.me in summaries, again)
+    how = "program was stopped for 3 s, longer than the table's grace period (1 s)"
+    assert summaries[bo.me].why == f"your {how}: the others have ended the game, naming you away", summaries[bo.me]
+    said = [line.text for line in again.lines]
+    assert any(text.endswith("reconnecting to the table (you leave it if no seat answers within 7 s)…")
+               for text in said), said
+    assert not any(" was away for more than " in text for text in said), said
+    ended = read_log(bo.log.path)
+    assert ended.absent is None and ended.left == f"their {how}", ended
+    results = [audit(peer.log.path) for peer in seats]
+    assert all(result.ok for result in results), [r.first_failure for r in results]
+    assert [r.left.seat for r in results if r.left is not None] == [bo.me] * 3
+    agreement = compare(results)  # (every log names Bo's departure: no "they differ on who was away")
+    assert agreement.agree and agreement.away is None and "differ" not in agreement.summary(), agreement.summary()
+
+
 async def test_s9_8_a_seat_that_left_is_not_dialled_again_and_a_seat_away_still_is(tmp_path: Path) -> None:
     """Bo leaves while Cy is away (its program died): Bo's leave cannot come back, so he
     goes once his wait is over, saying goodbye. Ann, the lower seat of both pairs, went on
