@@ -727,13 +727,22 @@ class TablePeer(SessionRecord):
 
     def _tell_back(self, seat: int) -> None:
         """A seat's link is up again: the player hears that it is back, or, while this
-        seat itself comes back from a restart, once that it reaches everybody again."""
+        seat itself comes back from a restart or a stop, that it reached that seat and
+        whom it still waits for, and once that it reaches everybody again."""
         if self._reconnecting is None:
             self._say(f"{self.names[seat]} is back.", "table", seat)
             return
-        if self._progress.waiting_for:
-            if self._answers_due is None:  # (after its stop past the grace period: once the first answers are told)
-                self._tell_unanswered(trio.current_time())
+        waited = self._progress.waiting_for
+        if waited:
+            now = trio.current_time()
+            if self._past_grace is not None:  # (after a stop past the grace period: which seats answered)
+                if self._answers_due is None:  # (once the first answers are told)
+                    self._tell_unanswered(now)
+                return
+            ends = self._grace_ends()
+            within = "" if ends is None else f" (the game ends if they are not back within {max(0.0, ends - now):.0f} s)"
+            self._say(f"Reconnected to {self.names[seat]}; waiting for {listed([self.names[s] for s in waited])}"
+                      f"{within}.", "table", seat)
             return
         back = listed([self.names[s] for s in self._reconnecting])
         self._say(f"Back at the table: reconnected to {back}.", "table")

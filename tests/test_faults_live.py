@@ -1713,6 +1713,68 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     assert agreement.ok, agreement.parting
 
 
+@asynccontextmanager
+async def _taken_back(gone: TablePeer, *, stopped: float | None = None,
+                      grace: float | None = None) -> AsyncIterator[TablePeer]:
+    """`gone`'s seat, crashed (`_crash`), taken back as `--resume` takes it: from its log
+    and journal, at a new port (the crashed mesh still listens at its old one), dialling
+    every seat; `stopped`: its journal's age."""
+    from p2p.journal import Journal
+    from p2p.lobby import LobbyResult
+    from p2p.log import FairnessLog
+    from p2p.peer import Resumption, table_schemas
+    from p2p.transport import open_mesh
+    from tests.live_support import LOOPBACK
+
+    assert gone.journal is not None
+    log, contents = FairnessLog.reopen(gone.log.path, gone.identity)
+    journal, held = Journal.reopen(gone.journal.path)
+    seated = LobbyResult(gone.game_id, gone.roster, contents.header.roster, contents.header.signatures, gone.me)
+    async with open_mesh(gone.identity, table_schemas(), bind=LOOPBACK) as mesh:
+        mesh.set_table(gone.roster.table_nonce)
+        for member, address in zip(gone.roster.members, held.addresses):
+            if member.seat != gone.me:
+                mesh.expect(member.cert, address)
+        yield TablePeer(mesh, seated, gone.identity, log_path=gone.log.path, grace=grace,
+                        resume=Resumption(log, contents, journal, held, unreachable=True, stopped=stopped))
+
+
+async def test_s11_3_a_seat_resumed_while_another_is_still_away_says_whom_it_reached_and_whom_it_waits_for(
+        tmp_path: Path) -> None:
+    """Bo's and Cy's programs die; Cy is taken back and reaches Ann, Bo never comes
+    back. Cy's screen said only "reconnecting to the table…" until the game ended: not
+    that Ann answered, nor that the table waited for Bo. Each seat reached is told, with
+    whom it still waits for and how long the game waits."""
+    from tests.live_support import seat_live_table
+
+    stack, seats = await seat_live_table(tmp_path, 3, person=False, journals=True)
+    ann, bo, cy = seats
+    summaries: dict[int, GameSummary] = {}
+    async with stack:
+        with trio.fail_after(90):
+            async with trio.open_nursery() as nursery:
+
+                async def run(peer: TablePeer) -> None:
+                    summaries[peer.me] = await peer.run()
+
+                nursery.start_soon(run, ann)
+                nursery.start_soon(_run_crashing, bo)
+                nursery.start_soon(_run_crashing, cy)
+                await until(lambda: ann.machine.round_number >= 1, ann)
+                await _crash(bo)
+                await _crash(cy)
+                async with _taken_back(cy, stopped=1.0) as again:
+                    nursery.start_soon(run, again)
+                    names = again.names
+                    await _told(again, f"Reconnected to {names[ann.me]}; waiting for {names[bo.me]} (the game ends if "
+                                       "they are not back within ")
+                    assert again.progress.waiting_for == (bo.me,)
+                    assert not any(line.text.startswith("Back at the table") for line in again.lines)
+                    for peer in (ann, again):
+                        peer._finish("the test ends here")
+                    await until(lambda: again.me in summaries and ann.me in summaries, ann, again)
+
+
 async def test_s11_3_a_seat_resumed_after_the_others_ended_the_game_for_it_names_nobody_absent(
         tmp_path: Path) -> None:
     """Bo's program dies mid-game; Ann and Cy end the game after their grace period,
@@ -1723,12 +1785,8 @@ async def test_s11_3_a_seat_resumed_after_the_others_ended_the_game_for_it_names
     period: it offers no move, and once no seat answers it leaves, naming nobody, in the
     same words; the three logs tell one story."""
     from p2p.agreement import compare
-    from p2p.journal import Journal
-    from p2p.lobby import LobbyResult
-    from p2p.log import FairnessLog, read_log
-    from p2p.peer import Resumption, table_schemas
-    from tests.live_support import LOOPBACK, seat_live_table
-    from p2p.transport import open_mesh
+    from p2p.log import read_log
+    from tests.live_support import seat_live_table
 
     stack, seats = await seat_live_table(tmp_path, 3, person=False, journals=True)
     ann, bo, cy = seats
@@ -1750,18 +1808,8 @@ async def test_s11_3_a_seat_resumed_after_the_others_ended_the_game_for_it_names
                 await until(lambda: ann.me in summaries and cy.me in summaries, ann, cy)
                 for peer in (ann, cy):  # (their programs exit: nobody answers Bo now)
                     await peer.mesh.aclose()
-                assert bo.journal is not None
-                log, contents = FairnessLog.reopen(bo.log.path, bo.identity)
-                journal, held = Journal.reopen(bo.journal.path)
-                seated = LobbyResult(bo.game_id, bo.roster, contents.header.roster, contents.header.signatures, bo.me)
-                async with open_mesh(bo.identity, table_schemas(), bind=LOOPBACK) as mesh:
-                    mesh.set_table(bo.roster.table_nonce)
-                    for member, address in zip(bo.roster.members, held.addresses):
-                        if member.seat != bo.me:
-                            mesh.expect(member.cert, address)
-                    # (as `--resume` finds it: its journal last marked alive 3 s ago, past the grace period)
-                    again = TablePeer(mesh, seated, bo.identity, log_path=bo.log.path, grace=1.0,
-                                      resume=Resumption(log, contents, journal, held, unreachable=True, stopped=3.0))
+                # (as `--resume` finds it: its journal last marked alive 3 s ago, past the grace period)
+                async with _taken_back(bo, stopped=3.0, grace=1.0) as again:
                     nursery.start_soon(run, again)
                     await until(lambda: again.me in summaries, again)
     how = "program was stopped for 3 s, longer than the table's grace period (1 s)"
