@@ -494,10 +494,15 @@ class TablePeer(SessionRecord):
                        f"({shares}, §9.4): the log closes at that leave, where the others' game ends", "§9.8")
         elif not self._done.is_set():
             waited = sorted(set(self._absent) | {s for away in self._cut_off.values() for s in away} - {self._me})
-            awaited = f" (it waited for {', '.join(self.names[s] for s in waited)})" if waited else ""
-            self._note(f"the table had not delivered this seat's leave after {wait:g} s{awaited}: the log "
-                       "closes without it; the others' game ends at that leave, or when their grace period runs out",
-                       "§9.8")
+            names = ", ".join(self.names[s] for s in waited)
+            if wait > 0:
+                told = f"the table had not delivered this seat's leave after {wait:g} s"
+                told += f" (it waited for {names})" if waited else ""
+            else:  # (back from a stop, with no link up to bring it back: `_rejoin_failed`)
+                told = "this seat did not wait for its leave to come back delivered"
+                told += f" (it would have waited for {names})" if waited else ""
+            self._note(f"{told}: the log closes without it; the others' game ends at that leave, or when their "
+                       "grace period runs out", "§9.8")
         self._finish(self._leaving_why)
 
     def _leave_held(self) -> bool:

@@ -1808,11 +1808,12 @@ async def test_s11_3_a_seat_resumed_after_the_others_ended_the_game_for_it_names
                 await until(lambda: ann.me in summaries and cy.me in summaries, ann, cy)
                 for peer in (ann, cy):  # (their programs exit: nobody answers Bo now)
                     await peer.mesh.aclose()
-                # (as `--resume` finds it: its journal last marked alive 3 s ago, past the grace period)
-                async with _taken_back(bo, stopped=3.0, grace=1.0) as again:
+                # (as `--resume` finds it: its journal last marked alive 12 s ago, past the grace period;
+                # longer than `BACK_FROM_STOP_WAIT`, so that it leaves as no seat answers, not as that runs out)
+                async with _taken_back(bo, stopped=12.0, grace=10.0) as again:
                     nursery.start_soon(run, again)
                     await until(lambda: again.me in summaries, again)
-    how = "program was stopped for 3 s, longer than the table's grace period (1 s)"
+    how = "program was stopped for 12 s, longer than the table's grace period (10 s)"
     assert summaries[bo.me].why == f"your {how}: the others have ended the game, naming you away", summaries[bo.me]
     said = [line.text for line in again.lines]
     assert any(text.endswith("reconnecting to the table (you leave it if no seat answers within 7 s)…")
@@ -1820,6 +1821,10 @@ async def test_s11_3_a_seat_resumed_after_the_others_ended_the_game_for_it_names
     assert not any(" was away for more than " in text for text in said), said
     ended = read_log(bo.log.path)
     assert ended.absent is None and ended.left == f"their {how}", ended
+    # (§9.8: it left without waiting for its leave to come back: no "after 0 s")
+    left = [note.text for note in ended.notes if note.section == "§9.8"]
+    assert len(left) == 1 and left[0].startswith("this seat did not wait for its leave to come back delivered (it "
+                                                 f"would have waited for {bo.names[ann.me]}, {bo.names[cy.me]}): "), left
     results = [audit(peer.log.path) for peer in seats]
     assert all(result.ok for result in results), [r.first_failure for r in results]
     assert [r.left.seat for r in results if r.left is not None] == [bo.me] * 3
