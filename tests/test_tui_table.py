@@ -1853,10 +1853,10 @@ async def test_s11_3_a_turn_whose_player_is_away_says_the_table_waits_for_them(m
         t.session._deadlines.grace = trio.current_time() + 90  # the game ends then unless Bo is back
         t.refresh()
         assert "Waiting for Bo to come back" in t.text() and "Bo is playing" not in t.text()
-        assert "waiting for Bo (1:30 left)" in t.text().splitlines()[0]
+        assert "waiting for Bo (game ends in 1:30)" in t.text().splitlines()[0]
         mock_clock.jump(30)
         await t.settle()
-        assert "waiting for Bo (1:00 left)" in t.text().splitlines()[0]
+        assert "waiting for Bo (game ends in 1:00)" in t.text().splitlines()[0]
 
 
 async def test_s9_8_a_turn_whose_player_left_says_whom_the_table_waits_for(mock_clock: trio.testing.MockClock) -> None:
@@ -1869,7 +1869,7 @@ async def test_s9_8_a_turn_whose_player_left_says_whom_the_table_waits_for(mock_
         t.session._deadlines.grace = trio.current_time() + 90  # the game ends then unless Bo is back
         t.refresh()
         status = t.text().splitlines()[0]
-        assert "Cy's turn" not in status and "Cy left the table · waiting for Bo (1:30 left)" in status, status
+        assert "Cy's turn" not in status and "Cy left the table · waiting for Bo (game ends in 1:30)" in status, status
         assert prompt_line(t) == "Cy left the table; the game ends when Bo is back.", prompt_line(t)
         assert "Cy 0 (left)" in t.text()
 
@@ -2625,7 +2625,7 @@ async def test_sentences_naming_players_of_the_widest_names_are_read_whole_at_80
         t.session._deadlines.grace = trio.current_time() + 90
         t.refresh()
         assert said_whole(t)[0].startswith("Waiting for")
-        assert "· waiting for 3 players (1:30 left)" in t.text().splitlines()[0]
+        assert "· waiting for 3 players (game ends in 1:30)" in t.text().splitlines()[0]
         t.session._progress.reconnecting_after_stop = True  # (this seat's own stop, §11.3)
         t.refresh()
         assert said_whole(t)[0].startswith("Reconnecting to")
@@ -2931,7 +2931,7 @@ async def test_s11_3_back_from_its_own_stop_the_screen_says_this_seat_reconnects
     turn and a move sent meanwhile said Bo was away. They say that this seat reconnects."""
     async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
         t.session._progress.reconnecting_after_stop = True
-        reconnecting_in_bo_s_turn(t, "reconnecting after your stop (0:07 left)")
+        reconnecting_in_bo_s_turn(t, "reconnecting after your stop (0:07 to get back)")
     async with table({0: [4, 6, 0, 2]}, discard=12, first=0) as t:
         t.session._progress.waiting_for = (1,)
         t.session._progress.reconnecting_after_stop = True
@@ -2951,10 +2951,10 @@ async def test_s11_3_a_seat_resumed_after_a_crash_says_it_reconnects_and_blames_
     assert isinstance(TablePeer.rejoining, property)  # (what `TableModel.capture` reads, as the fixture sets it)
     async with table({0: [4, 6, 0, 2]}, discard=12, first=1) as t:
         t.session.rejoining = True
-        reconnecting_in_bo_s_turn(t, "reconnecting after resuming (0:07 left)")
+        reconnecting_in_bo_s_turn(t, "reconnecting after resuming (0:07 to get back)")
         t.session.rejoining = False  # (every seat reached again: then Bo's link went down)
         t.refresh()
-        assert "waiting for Bo (0:07 left)" in t.text().splitlines()[0] and "(away)" in t.text()
+        assert "waiting for Bo (game ends in 0:07)" in t.text().splitlines()[0] and "(away)" in t.text()
     async with table({0: [4, 6, 0, 2]}, discard=12, first=0) as t:
         t.session._progress.waiting_for = (1,)
         t.session.rejoining = True

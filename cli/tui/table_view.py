@@ -304,10 +304,12 @@ def _status(canvas: Canvas, scene: TableScene) -> None:
         parts.append((_bandit(scene, named=True), "class:status.alert"))
     waited: int | None = None  # the part that names the players waited for (their names give way to a count)
     left = model.remaining(model.grace_deadline)  # (the game ends then unless they are back, §11.3)
-    until = "" if left is None else f" ({clock(left)} left)"
+    until = ""
     if model.waiting_for:
         # (after its own stop, or resumed, this seat re-makes the links missing: nobody else is away, §11.3)
         after = model.reconnecting_after
+        if left is not None:  # (what the clock counts: the others' wait, or this seat's time to be back)
+            until = f" (game ends in {clock(left)})" if after is None else f" ({clock(left)} to get back)"
         if after is None:
             waited = len(parts)
         names = ", ".join(model.name(s) for s in model.waiting_for)
