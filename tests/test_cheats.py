@@ -543,7 +543,7 @@ async def test_s7_3_frozen_acks_are_named_claimed_and_end_the_game(tmp_path: Pat
     seat, name = cheater.me, cheater.names[cheater.me]
     for peer in peers[:CHEATER]:
         texts = [line.text for line in peer.lines]
-        assert any(line.seat == seat and line.text.startswith(f"Waiting for {name} to acknowledge")
+        assert any(line.seat == seat and line.text.startswith(f"Waiting for {name}'s program to confirm")
                    and "§7.3" in line.text for line in peer.lines), texts
         assert not any("time ran out" in text for text in texts), texts
         claims = [e.inner for e in peer.orderer.sent_of("stalled")]
