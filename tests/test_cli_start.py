@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +15,11 @@ from p2p.roster import PROTOCOL_VERSION
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m ARGS…` started as a shell starts a command: Ctrl-C (SIGINT) not ignored."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
+                          timeout=120, stdin=subprocess.DEVNULL,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 @pytest.mark.parametrize("module", ["cli.lobby_common", "p2p.roster", "cli.audit", "trio"])
