@@ -65,7 +65,7 @@ from p2p.session import (CHOSE_TO_LEAVE, WENT_AWAY, YOU_LEFT, Line, Progress, Ro
 from p2p.signing import SignedMessage, signed_message
 from p2p.stops import stop_began
 from p2p.table import MESSAGES as TABLE_MESSAGES
-from engine.narrate import Narrator, Told, listed
+from engine.narrate import Narrator, Told, listed, possessive
 from p2p.rejoin import restore, resumed_note
 from p2p.table import Intake, SeatDriver, SeatLeft, Step, TableMachine
 from p2p.table.driver import Basis
@@ -911,9 +911,9 @@ class TablePeer(SessionRecord):
                     self._flapping.add(seat)
                     self._told_cut.add(seat)
                     whom = listed([self.names[s] if s != self._me else "you" for s in away])
-                    self._say(f"{self.names[seat]}'s report that it has no link to {whom} keeps coming back: the "
-                              f"table counts it as one absence, and the game ends if it is not over within "
-                              f"{left:.0f} s.", "warning", seat)
+                    self._say(f"{possessive(self.names[seat], self.names)} report that it has no link to {whom} "
+                              f"keeps coming back: the table counts it as one absence, and the game ends if it is "
+                              f"not over within {left:.0f} s.", "warning", seat)
                 continue
             # (a report that changed only in naming this seat changed nothing it was told: a seat
             # resumed first names every seat, then the others once its link to this one is up)
@@ -1055,7 +1055,8 @@ class TablePeer(SessionRecord):
                     self._told_acks.discard(seat)
                     if seat in self._absent or seat in reports or any(seat in away for _, away in reports.values()):
                         continue  # (its link lost, or reported down: told as such, not as acks that came)
-                    self._say(f"{self.names[seat]}'s program confirms the table's messages again.", "table", seat)
+                    whose = possessive(self.names[seat], self.names)
+                    self._say(f"{whose} program confirms the table's messages again.", "table", seat)
                     told = True
         for seat in waiting:
             if self._acks_late.get(seat, (None, 0.0))[0] != token:
@@ -1063,8 +1064,9 @@ class TablePeer(SessionRecord):
         for seat in self._acks_waited():
             if seat not in self._told_acks:
                 self._told_acks.add(seat)
-                self._say(f"Waiting for {self.names[seat]}'s program to confirm the table's last messages (§7.3): "
-                          "no move counts until it does, and the timers stand meanwhile.", "warning", seat)
+                self._say(f"Waiting for {possessive(self.names[seat], self.names)} program to confirm the table's "
+                          "last messages (§7.3): no move counts until it does, and the timers stand meanwhile.",
+                          "warning", seat)
                 told = True
         return told
 
@@ -1080,13 +1082,15 @@ class TablePeer(SessionRecord):
             waited = self._ack_waits.waited(seat, now, ACKS_SLOW_WINDOW)
             if seat not in self._told_slow and waited >= ACKS_SLOW and seat not in self._told_acks:
                 self._told_slow.add(seat)
-                self._say(f"{self.names[seat]}'s acknowledgements keep the table waiting: {waited:.0f} s of the "
+                self._say(f"{possessive(self.names[seat], self.names)} acknowledgements keep the table waiting: "
+                          f"{waited:.0f} s of the "
                           f"last {ACKS_SLOW_WINDOW:.0f} s went by waiting for them alone (§7.3); if that goes on, "
                           "the other seats claim its stall (§9.11).", "warning", seat)
                 told = True
             elif seat in self._told_slow and waited < ACKS_KEEP_UP:
                 self._told_slow.discard(seat)
-                self._say(f"{self.names[seat]}'s acknowledgements keep up with the table again.", "table", seat)
+                self._say(f"{possessive(self.names[seat], self.names)} acknowledgements keep up with the table again.",
+                          "table", seat)
                 told = True
         return told
 
