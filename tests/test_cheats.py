@@ -364,15 +364,18 @@ async def test_s4_3_a_log_the_garbled_frame_stopped_sooner_is_told_as_honest_as_
     later: that one's log holds more of the game. The Overall line named the culprit by
     the longer log alone and said the shorter "fails its own audit"; both are honest logs
     that each name the sender, and the shorter is said to have stopped sooner."""
-    for attempt in range(3):  # (where both seats meet the frame at the same message, the logs are alike: again)
+    tried = []
+    for attempt in range(4):
         root = tmp_path / str(attempt)
         judged = await run_live_frame("garbled-frame", root, later=8)
-        assert judged.ok, judged.explain()
         logs = [audit(root / f"seat{seat + 1}.bandit-log") for seat in range(PLAYERS) if seat != CHEATER]
         held = [len(r.contents.messages) for r in logs if r.contents is not None]
-        if len(set(held)) == 2:
+        tried.append((judged.explain() if not judged.ok else "", held))
+        # (the later seat's game may end at the first one's leave before the frame reaches it,
+        # or both seats meet it at the same message: then the logs do not show it, again)
+        if judged.ok and len(set(held)) == 2:
             break
-    assert len(set(held)) == 2, held
+    assert judged.ok and len(set(held)) == 2, tried
     agreement = compare(logs)
     line = overall(agreement)
     culprit, = set(agreement.told.names) - {r.writer_name for r in agreement.logs}
