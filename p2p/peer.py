@@ -1041,6 +1041,7 @@ class TablePeer(SessionRecord):
         token, seats = held if held is not None else (("", -1), ())
         waiting = [s for s in seats if s not in self._absent]
         reports: dict[int, tuple[float, tuple[int, ...]]] = {}
+        cut: set[int] = set()  # (the seats at either end of a link reported down)
         if waiting:  # (asked after every input: the reports only when some seat's word is awaited)
             reports = self._link_reports()
             cut = set(reports).union(*(away for _since, away in reports.values()))
@@ -1053,7 +1054,7 @@ class TablePeer(SessionRecord):
                 del self._acks_late[seat]
                 if seat in self._told_acks:
                     self._told_acks.discard(seat)
-                    if seat in self._absent or seat in reports or any(seat in away for _, away in reports.values()):
+                    if seat in self._absent or seat in cut:
                         continue  # (its link lost, or reported down: told as such, not as acks that came)
                     whose = possessive(self.names[seat], self.names)
                     self._say(f"{whose} program confirms the table's messages again.", "table", seat)
