@@ -1857,6 +1857,7 @@ class TablePeer(SessionRecord):
         self._lines.append(line)
         if self._on_line is not None:
             self._on_line(line)
+        self._watch.poke()  # (a line is a change: one said on a timer, the table standing, wakes its watchers)
 
     def _narrate(self, machine: TableMachine, event: Any, notes: Any, stamp: int | None = None) -> None:
         """Tell the player what the machine just applied (live, and again when a resumed
