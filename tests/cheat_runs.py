@@ -423,7 +423,7 @@ async def run_live_frozen_acks(root: Path, stall_s: float = 0.5) -> tuple[list[T
     return peers, tried
 
 
-async def run_live_late_acks(root: Path, lag: float, stall_s: float = 0.5) -> tuple[list[TablePeer], bool]:
+async def run_live_late_acks(root: Path, lag: float, stall_s: float = 2.0) -> tuple[list[TablePeer], bool]:
     """A live table whose cheating seat, once the game is under way, sends every ack
     (heartbeats too) `lag` seconds late, each as it was made: each one covers what the
     others sent before it, so the table goes on, one late promise after another. The
