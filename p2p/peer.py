@@ -201,6 +201,7 @@ class TablePeer(SessionRecord):
         as it is told by a seat played without a screen (line mode): its lines tell its
         looks with their faces, which a screen shows on the cards instead."""
         SessionRecord.__init__(self, log_path=str(log_path))
+        self._watch = _Watchers()  # (first: a resumed seat's replay below tells its lines already)
         self._on_line: Callable[[Line], None] | None = None  # (set after a replay: its lines were printed before)
         self._narrator = Narrator(tuple(m.name for m in lobby_result.roster.members), lobby_result.seat,
                                   turns=True, slot_label=slot_label, private_faces=on_line is not None)
@@ -302,7 +303,6 @@ class TablePeer(SessionRecord):
         self.machine.clocks.timers_stand = grace  # (an absence that long ends the game anyway, §11.3)
         self.pace = pace
         self._on_line = on_line
-        self._watch = _Watchers()
         self._wake = trio.Event()
         self._arrived = trio.Event()  # frames were taken into the order: `_work` has work
         self._journal_failure: str | None = None  # why the journal stopped taking records
