@@ -184,6 +184,28 @@ async def running(peers: Sequence[TablePeer]) -> AsyncIterator[dict[int, GameSum
         yield summaries
 
 
+def start_seats(nursery: trio.Nursery, peers: Sequence[TablePeer], *, crashing: Sequence[TablePeer] = (),
+                into: dict[int, GameSummary] | None = None) -> dict[int, GameSummary]:
+    """Start every seat of `peers` in `nursery`, in that order; each one's summary comes
+    into the returned dict (`into`, if given: a seat taken back joins its table's), by
+    seat, as its game ends. A seat in `crashing` is one the test crashes (its run ends
+    with that fault, which it must have taken): no summary."""
+    summaries: dict[int, GameSummary] = {} if into is None else into
+
+    async def run(peer: TablePeer) -> None:
+        if peer not in crashing:
+            summaries[peer.me] = await peer.run()
+            return
+        try:
+            await peer.run()
+        except Exception:  # (the fault, in the seat's task group)
+            assert peer.failed
+
+    for peer in peers:
+        nursery.start_soon(run, peer)
+    return summaries
+
+
 def shorten_grace(peer: TablePeer, seconds: float) -> None:
     """`peer` waits `seconds` for a seat away or a link reported down (§11.3), from now on,
     while a seat's acks keep the table's grace period (§9.11 "Acks"): on a busy machine an

@@ -25,7 +25,7 @@ from p2p.audit import audit
 from p2p.journal import read_journal, unfinished_journals
 from p2p.peer import GameSummary, TablePeer
 from tests.cli_support import bandit, finish, kill_all, read_until
-from tests.live_support import journal_as_signed, running, shorten_grace, until
+from tests.live_support import journal_as_signed, running, shorten_grace, start_seats, until
 
 
 def free_port() -> int:
@@ -1612,13 +1612,6 @@ async def _crash(peer: TablePeer) -> None:
     await peer.mesh.aclose("the process died", away=True)
 
 
-async def _run_crashing(peer: TablePeer) -> None:
-    try:
-        await peer.run()
-    except Exception:  # (the fault, in the seat's task group)
-        assert peer.failed
-
-
 @pytest.mark.parametrize("away", ["never-back", "back"])
 async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_audits(tmp_path: Path, away: str) -> None:
     """A seat stopped while another is away cannot have its `leave` delivered before it
@@ -1645,7 +1638,6 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     for seat in seats:  # (no decisions: after the deal, nothing is sent that opens a reveal, R4, R5)
         seat.driver = None
     shorten_grace(stayer, 1.0 if away == "never-back" else 60.0)
-    summaries = {}
 
     def dealt(peer: TablePeer) -> bool:
         """Round 1 is dealt at `peer` (every reveal of the deal done, the first discard
@@ -1657,13 +1649,7 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     async with stack:
         with trio.fail_after(90):
             async with trio.open_nursery() as nursery:
-
-                async def run(peer: TablePeer) -> None:
-                    summaries[peer.me] = await peer.run()
-
-                nursery.start_soon(run, stayer)
-                nursery.start_soon(run, leaver)
-                nursery.start_soon(_run_crashing, gone)
+                summaries = start_seats(nursery, seats, crashing=(gone,))
                 # (crashed mid-deal, the seat would send its step of the deal again once back,
                 # ordered before the leave, and the reveals after it would wait for the
                 # leaver's shares: only the grace period would end the game, §9.8)
@@ -1696,8 +1682,9 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
                             for member, address in zip(gone.roster.members, held.addresses):
                                 if member.seat != gone.me:
                                     mesh.expect(member.cert, address)
-                            await run(TablePeer(mesh, seated, gone.identity, log_path=gone.log.path,
-                                                resume=Resumption(log, contents, journal, held, unreachable=True)))
+                            summaries[gone.me] = await TablePeer(
+                                mesh, seated, gone.identity, log_path=gone.log.path,
+                                resume=Resumption(log, contents, journal, held, unreachable=True)).run()
 
                     nursery.start_soon(resume)
     ended = read_log(leaver.log.path)
@@ -1757,22 +1744,15 @@ async def test_s11_3_a_seat_resumed_while_another_is_still_away_says_whom_it_rea
 
     stack, seats = await seat_live_table(tmp_path, 3, person=False, journals=True)
     ann, bo, cy = seats
-    summaries: dict[int, GameSummary] = {}
     async with stack:
         with trio.fail_after(90):
             async with trio.open_nursery() as nursery:
-
-                async def run(peer: TablePeer) -> None:
-                    summaries[peer.me] = await peer.run()
-
-                nursery.start_soon(run, ann)
-                nursery.start_soon(_run_crashing, bo)
-                nursery.start_soon(_run_crashing, cy)
+                summaries = start_seats(nursery, (ann, bo, cy), crashing=(bo, cy))
                 await until(lambda: ann.machine.round_number >= 1, ann)
                 await _crash(bo)
                 await _crash(cy)
                 async with _taken_back(cy, stopped=1.0) as again:
-                    nursery.start_soon(run, again)
+                    start_seats(nursery, (again,), into=summaries)
                     names = again.names
                     await _told(again, f"Reconnected to {names[ann.me]}; waiting for {names[bo.me]} (the game ends if "
                                        "they are not back within ")
@@ -1798,17 +1778,10 @@ async def test_s11_3_a_seat_resumed_after_the_others_ended_the_game_for_it_names
 
     stack, seats = await seat_live_table(tmp_path, 3, person=False, journals=True)
     ann, bo, cy = seats
-    summaries: dict[int, GameSummary] = {}
     async with stack:
         with trio.fail_after(90):
             async with trio.open_nursery() as nursery:
-
-                async def run(peer: TablePeer) -> None:
-                    summaries[peer.me] = await peer.run()
-
-                nursery.start_soon(run, ann)
-                nursery.start_soon(_run_crashing, bo)
-                nursery.start_soon(run, cy)
+                summaries = start_seats(nursery, (ann, bo, cy), crashing=(bo,))
                 await until(lambda: ann.machine.round_number >= 1 and cy.machine.round_number >= 1, ann, cy)
                 await _crash(bo)
                 for peer in (ann, cy):
@@ -1819,7 +1792,7 @@ async def test_s11_3_a_seat_resumed_after_the_others_ended_the_game_for_it_names
                 # (as `--resume` finds it: its journal last marked alive 12 s ago, past the grace period;
                 # longer than `BACK_FROM_STOP_WAIT`, so that it leaves as no seat answers, not as that runs out)
                 async with _taken_back(bo, stopped=12.0, grace=10.0) as again:
-                    nursery.start_soon(run, again)
+                    start_seats(nursery, (again,), into=summaries)
                     await until(lambda: again.me in summaries, again)
     how = "program was stopped for 12 s, longer than the table's grace period (10 s)"
     assert summaries[bo.me].why == f"your {how}: the others have ended the game, naming you away", summaries[bo.me]
@@ -1859,18 +1832,11 @@ async def test_s9_8_a_seat_that_left_is_not_dialled_again_and_a_seat_away_still_
         dial(peer)
 
     ann.mesh.dial = dialling  # type: ignore[method-assign]
-    summaries = {}
     cy_id = cy.identity.peer_id
     async with stack:
         with trio.fail_after(60):
             async with trio.open_nursery() as nursery:
-
-                async def run(peer: TablePeer) -> None:
-                    summaries[peer.me] = await peer.run()
-
-                nursery.start_soon(run, ann)
-                nursery.start_soon(run, bo)
-                nursery.start_soon(_run_crashing, cy)
+                summaries = start_seats(nursery, (ann, bo, cy), crashing=(cy,))
                 await until(lambda: ann.machine.round_number >= 1, ann)
                 await _crash(cy)
                 await until(lambda: cy.me in ann.progress.waiting_for and cy.me in bo.progress.waiting_for, ann, bo)
@@ -1901,9 +1867,7 @@ async def test_s9_8_a_seat_waiting_for_its_leave_to_come_back_dials_a_lower_seat
     async with stack:
         with trio.fail_after(60):
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(ann.run)
-                nursery.start_soon(bo.run)
-                nursery.start_soon(_run_crashing, cy)
+                start_seats(nursery, (ann, bo, cy), crashing=(cy,))
                 await until(lambda: ann.machine.round_number >= 1, ann)
                 await _crash(cy)
                 await until(lambda: cy.me in ann.progress.waiting_for and cy.me in bo.progress.waiting_for, ann, bo)
@@ -1937,9 +1901,7 @@ async def test_s9_8_a_seat_killed_after_it_sent_its_leave_dials_every_seat_when_
     async with stack:
         with trio.fail_after(90):
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(ann.run)
-                nursery.start_soon(_run_crashing, bo)
-                nursery.start_soon(_run_crashing, cy)
+                start_seats(nursery, (ann, bo, cy), crashing=(bo, cy))
                 await until(lambda: ann.machine.round_number >= 1, ann)
                 await _crash(cy)
                 await until(lambda: cy.me in ann.progress.waiting_for and cy.me in bo.progress.waiting_for, ann, bo)
@@ -1995,11 +1957,7 @@ async def test_s10_2_a_leaver_that_catches_a_fork_while_it_waits_keeps_its_own_l
     async with stack:
         with trio.fail_after(60):
             async with trio.open_nursery() as nursery:
-                for peer in peers:
-                    if peer is away:
-                        nursery.start_soon(_run_crashing, peer)
-                    else:
-                        nursery.start_soon(peer.run)
+                start_seats(nursery, peers, crashing=(away,))
                 await until(lambda: me.orderer._peers[2].next_seq >= 2, me)
                 await _crash(away)
                 nursery.start_soon(me.leave, "it was stopped")
@@ -2758,13 +2716,7 @@ async def test_s11_3_a_seat_goes_away_meaning_to_come_back_only_with_a_journal_t
     async with stack:
         with trio.fail_after(30):
             async with trio.open_nursery() as nursery:
-                summaries = {}
-
-                async def run(peer: TablePeer) -> None:
-                    summaries[peer.me] = await peer.run()
-
-                for peer in peers:
-                    nursery.start_soon(run, peer)
+                summaries = start_seats(nursery, peers)
                 await until(lambda: ann.machine.engine.discard_top() is not None, ann)
                 await ann.go_away("their terminal was closed")
                 await until(lambda: ann.me in summaries, ann)
