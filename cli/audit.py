@@ -66,6 +66,8 @@ def verdict(result: AuditResult) -> dict[str, object]:
             "record": failure.record, "seat": failure.seat, "section": failure.section,
             "what": told_with(failure.words, failure.what, result.names),
             "peer": peer(failure.seat), "suspects": [peer(s) for s in failure.suspects],
+            "signed_by": None if failure.signed_by is None else {
+                "seat": failure.signed_by, "peer": peer(failure.signed_by)},
             "plain": plain_verdict(result),
         },
     }

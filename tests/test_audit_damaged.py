@@ -267,7 +267,7 @@ CUT = {  # (how the records are cut, in its `log.msg` records; the end its write
 
 @pytest.mark.parametrize("cut", CUT)
 def test_s10_2_a_log_cut_under_an_end_its_writer_signed_names_its_writer_one_cut_by_anybody_blames_nobody(
-        table: tuple[TableNetwork, list[Path]], tmp_path: Path, cut: str) -> None:
+        table: tuple[TableNetwork, list[Path]], tmp_path: Path, cut: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Bo's log with records cut from it and its end signed over what is left, by Bo's
     key: its end covers the SHA-256 of every byte before it (§10.1), and no honest program
     signs a log it did not write so (a crash or a full disk leaves no end), so the verdict
@@ -285,6 +285,9 @@ def test_s10_2_a_log_cut_under_an_end_its_writer_signed_names_its_writer_one_cut
                                       "it can be held against anyone else [§7."), verdict(signed)
     assert ("The log is false, signed as it is by Bo's key, so none of its score can be held to; the game has no "
             "winner.") in list(game_report(signed))
+    assert main(["audit", "--json", str(tmp_path / "tampered.bandit-log")]) == 1  # (whose it is, for a program too)
+    said = json.loads(capsys.readouterr().out.splitlines()[-1])["first_violation"]
+    assert said["signed_by"] == {"seat": 1, "peer": "Bo"} and said["seat"] is None, said
     agreement = compare([signed, audit(logs[0]), audit(logs[2])])
     assert agreement.damaged == (signed,) and agreement.agree and agreement.proof is None
     assert list(comparison_report(agreement))[-1].endswith(
@@ -304,6 +307,8 @@ def test_s10_2_a_log_cut_under_an_end_its_writer_signed_names_its_writer_one_cut
         agreement = compare([result, audit(logs[0]), audit(logs[2])])
         assert list(comparison_report(agreement))[-1].endswith(
             f"but Bo's log ({path.name}) is damaged, and a damaged log cannot be verified.")
+        assert main(["audit", "--json", str(path)]) == 1
+        assert json.loads(capsys.readouterr().out.splitlines()[-1])["first_violation"]["signed_by"] is None
     # the bytes after an end are anybody's, but they do not take back what Bo's key signed before it
     after.write_bytes(tmp_path.joinpath("tampered.bandit-log").read_bytes() + bytes(16))
     assert audit(after).first_failure.signed_by == 1  # type: ignore[union-attr]

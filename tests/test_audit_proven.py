@@ -334,7 +334,7 @@ def test_s10_3_json_first_violation_is_the_told_log_s_own_where_nothing_is_prove
     plain = out["first_violation"].pop("plain")
     assert plain.startswith("The log stops before the game ended"), plain
     assert out["first_violation"] == {"record": own.record, "seat": None, "section": own.section, "what": own.what,
-                                      "peer": None, "suspects": []}, out["first_violation"]
+                                      "peer": None, "suspects": [], "signed_by": None}, out["first_violation"]
 
 
 def test_s10_3_an_end_that_names_a_bot_player_on_a_fair_game_is_said_to_be_its_writer_s_word(tmp_path: Path) -> None:

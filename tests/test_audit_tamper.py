@@ -797,7 +797,8 @@ def test_s10_2_audit_json_names_each_seat_it_numbers(game_log: Path) -> None:
     assert left == {"seat": 2, "peer": names[2], "why": "left the table", "told": f"{names[2]} left the table"}
     blamed = verdict(replace(result, first_failure=Failure(7, 0, "§9.4", "a share that is not owed")))["first_violation"]
     assert blamed == {"record": 7, "seat": 0, "peer": names[0], "section": "§9.4", "what": "a share that is not owed",
-                      "suspects": [], "plain": f"{names[0]} (seat 1) withheld their share of a card, so it could not be "
+                      "suspects": [], "signed_by": None,
+                      "plain": f"{names[0]} (seat 1) withheld their share of a card, so it could not be "
                                                "turned up [§9.4, record 8]."}
     shared = verdict(replace(result, first_failure=Failure(7, None, "§7.5", "one of the two", (1, 0))))
     assert shared["first_violation"]["seat"] is None and shared["first_violation"]["suspects"] == [names[1], names[0]]
