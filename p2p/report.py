@@ -311,7 +311,8 @@ def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult], first
     rest = agreement.rest  # (the readable others, compared on their own, where two or more are left)
     compared = len(readable) > 1
     if all(r.ok for r in logs) and (rest.ok if compared else len(logs) == 1):
-        held = _held(logs, agreement.told, f"the {len(logs)} undamaged logs" if compared else _log_named(logs[0]))
+        kind = "other" if false else "undamaged"  # (a false log is not damaged: its writer made it so)
+        held = _held(logs, agreement.told, f"the {len(logs)} {kind} logs" if compared else _log_named(logs[0]))
         return f"Overall: NOT VERIFIED: {'; '.join([*first, f'{held}; but {broken}'])}."
     proof = agreement.proof
     why = [*first, broken, *_own_failures([r for r in logs if not _proves(r, proof)])]

@@ -113,8 +113,8 @@ def test_s10_3_a_log_its_own_audit_finds_altered_is_set_aside_and_the_game_told_
     said = "is false" if signed else "is damaged"
     assert agreement.parting.what.startswith(f"{named} {said} (see its verdict): "), agreement.parting.what
     assert list(comparison_report(agreement))[-1] == (
-        "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, which Cy won; but "
-        + (f"{named} is false, signed as it is by Bo's key, which no honest program does." if signed else
+        f"Overall: NOT VERIFIED: the 2 {'other' if signed else 'undamaged'} logs hold every check and tell the same "
+        "game, which Cy won; but " + (f"{named} is false, signed as it is by Bo's key, which no honest program does." if signed else
            f"{named} is damaged, and a damaged log cannot be verified."))
 
 
@@ -290,6 +290,7 @@ def test_s10_2_a_log_cut_under_an_end_its_writer_signed_names_its_writer_one_cut
     assert said["signed_by"] == {"seat": 1, "peer": "Bo"} and said["seat"] is None, said
     agreement = compare([signed, audit(logs[0]), audit(logs[2])])
     assert agreement.damaged == (signed,) and agreement.agree and agreement.proof is None
+    assert list(comparison_report(agreement))[-1].startswith("Overall: NOT VERIFIED: the 2 other logs hold every check")
     assert list(comparison_report(agreement))[-1].endswith(
         "but Bo's log (tampered.bandit-log) is false, signed as it is by Bo's key, which no honest program does.")
     # by anybody: the frames cut, the end kept (its signature fails), or bytes after a signed end
@@ -333,7 +334,7 @@ def test_s10_3_a_log_its_writer_cut_short_under_a_signed_absence_is_false_and_it
                      parting.what), parting.what
     assert parting.what.endswith(f", so records were removed from its log, {writer_signed_it('Bo')}"), parting.what
     assert list(comparison_report(agreement))[-1] == (
-        "Overall: NOT VERIFIED: the 2 undamaged logs hold every check and tell the same game, which Cy won; but "
+        "Overall: NOT VERIFIED: the 2 other logs hold every check and tell the same game, which Cy won; but "
         "Bo's log (tampered.bandit-log) is false, signed as it is by Bo's key, which no honest program does.")
     # its end changed after: the signature fails, and whoever cut it is not told
     path = tmp_path / "tampered.bandit-log"

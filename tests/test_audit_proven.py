@@ -308,7 +308,7 @@ def test_s10_3_a_log_cut_under_an_end_naming_a_seat_away_is_set_aside_and_the_ot
     lines = capsys.readouterr().out.splitlines()
     assert lines[2] == f"Fairness log: {logs[1]}" and GAME_OVER in lines
     assert any(line.startswith("Ann's log (ann.bandit-log) ends after 155 messages, closed early") for line in lines)
-    assert lines[-1] == ("Overall: NOT VERIFIED: the 3 undamaged logs hold every check and tell the same game, which "
+    assert lines[-1] == ("Overall: NOT VERIFIED: the 3 other logs hold every check and tell the same game, which "
                          "Ann won; but Ann's log (ann.bandit-log) is false, signed as it is by Ann's key, which no "
                          "honest program does."), lines[-1]
     assert any(line.startswith("Ann's log (ann.bandit-log) ends after 155 messages, closed early") and
