@@ -11,15 +11,14 @@ import pytest
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto` (the default run): two workers more than this process may use cores.
+    """`-n auto` (the default run): one worker more than this process may use cores.
     About a third of a worker's time goes to live tests waiting on real processes,
-    sockets and timers (a grace period, a handshake that goes unanswered); with one more
-    worker the cores still stood idle a fifth of the run (2 cores: 15 min of CPU in
-    9:24), two keep them busy meanwhile. `PYTEST_XDIST_AUTO_NUM_WORKERS` still chooses
-    (pytest-xdist's own hook reads it)."""
+    sockets and timers (a grace period, a handshake that goes unanswered); one more
+    worker keeps the cores busy meanwhile. `PYTEST_XDIST_AUTO_NUM_WORKERS` still
+    chooses (pytest-xdist's own hook reads it)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
-    return len(os.sched_getaffinity(0)) + 2 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 2
+    return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1
 
 
 @pytest.fixture(autouse=True)
