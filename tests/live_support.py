@@ -184,6 +184,14 @@ async def running(peers: Sequence[TablePeer]) -> AsyncIterator[dict[int, GameSum
         yield summaries
 
 
+def dealt(peer: TablePeer) -> bool:
+    """Round 1 is dealt at `peer` (every reveal of the deal done, the first discard up)
+    and its order holds nothing undelivered."""
+    engine = peer.machine.engine
+    return (peer.machine.round_number >= 1 and engine.next_need is None and engine.discard_top() is not None
+            and not peer.machine.holding and not peer.orderer.undelivered())
+
+
 def start_seats(nursery: trio.Nursery, peers: Sequence[TablePeer], *, crashing: Sequence[TablePeer] = (),
                 into: dict[int, GameSummary] | None = None) -> dict[int, GameSummary]:
     """Start every seat of `peers` in `nursery`, in that order; each one's summary comes

@@ -25,7 +25,7 @@ from p2p.audit import audit
 from p2p.journal import read_journal, unfinished_journals
 from p2p.peer import GameSummary, TablePeer
 from tests.cli_support import bandit, finish, kill_all, read_until
-from tests.live_support import journal_as_signed, running, shorten_grace, start_seats, until
+from tests.live_support import dealt, journal_as_signed, running, shorten_grace, start_seats, until
 
 
 def free_port() -> int:
@@ -1638,13 +1638,6 @@ async def test_s9_8_a_seat_that_leaves_while_another_is_away_closes_a_log_that_a
     for seat in seats:  # (no decisions: after the deal, nothing is sent that opens a reveal, R4, R5)
         seat.driver = None
     shorten_grace(stayer, 1.0 if away == "never-back" else 60.0)
-
-    def dealt(peer: TablePeer) -> bool:
-        """Round 1 is dealt at `peer` (every reveal of the deal done, the first discard
-        up) and its order holds nothing undelivered."""
-        engine = peer.machine.engine
-        return (peer.machine.round_number >= 1 and engine.next_need is None and engine.discard_top() is not None
-                and not peer.machine.holding and not peer.orderer.undelivered())
 
     async with stack:
         with trio.fail_after(90):

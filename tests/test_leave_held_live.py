@@ -20,7 +20,7 @@ from p2p.identity import Identity
 from p2p.log import FairnessLog, read_log
 from p2p.peer import TablePeer
 from p2p.wire import decode_map
-from tests.live_support import seat_live_table, until
+from tests.live_support import dealt, seat_live_table, start_seats, until
 
 
 async def test_s9_8_a_leave_held_behind_a_reveal_as_the_wait_runs_out_ends_the_log_at_it(tmp_path: Path) -> None:
@@ -37,22 +37,11 @@ async def test_s9_8_a_leave_held_behind_a_reveal_as_the_wait_runs_out_ends_the_l
     stack, seats = await seat_live_table(tmp_path, 3, person=False)
     for seat in seats:  # (no bot decides: the only moves are the test's, so the leave is ordered next)
         seat.driver = None
-    summaries: dict[int, Any] = {}
-
-    def dealt(peer: TablePeer) -> bool:
-        engine = peer.machine.engine
-        return (peer.machine.round_number >= 1 and engine.next_need is None and engine.discard_top() is not None
-                and not peer.machine.holding and not peer.orderer.undelivered())
 
     async with stack:
         with trio.fail_after(60):
             async with trio.open_nursery() as nursery:
-
-                async def run(peer: TablePeer) -> None:
-                    summaries[peer.me] = await peer.run()
-
-                for seat in seats:
-                    nursery.start_soon(run, seat)
+                summaries = start_seats(nursery, seats)
                 await until(lambda: all(dealt(seat) for seat in seats), *seats)
                 first = seats[0].machine.engine.first_player
                 assert first is not None
