@@ -632,8 +632,8 @@ def stands(result: AuditResult) -> str | None:
     if machine is None or result.roster is None or (result.finished and result.rounds):
         return None
     if result.altered:
-        false = result.first_failure is not None and result.first_failure.signed_by is not None  # (§10.2)
-        how = f"is false, signed as it is by {result.writer_name}'s key" if false else "was changed or damaged"
+        how = (f"is false, signed as it is by {result.writer_name}'s key" if result.signed_as_is  # (§10.2)
+               else "was changed or damaged")
         return f"The log {how}, so none of its score can be held to; the game has no winner."
     counted = len(result.rounds)
     under_way = sum(isinstance(applied.event, RoundStarted) for applied in result.applied)  # (rounds dealt)
