@@ -979,22 +979,14 @@ class TablePeer(SessionRecord):
             self._held_cut.pop(seat, None)
             if seat in self._told_cut:  # (one that keeps coming back: told once it stays over)
                 self._cut_over[seat] = (now, self._cut_off[seat])
-                if seat not in self._flapping:
-                    self._told_cut.discard(seat)
-                    self._say_back(seat)
             if seat not in self._flapping:
-                self._told_with.discard(seat)
-                self._contested.discard(seat)
+                self._report_over(seat)
         for seat, (ended, _) in list(self._cut_over.items()):
             if now >= ended + REPORT_RETURNS:
                 del self._cut_over[seat]
                 if seat in self._flapping:
                     self._flapping.discard(seat)
-                    if seat in self._told_cut:
-                        self._told_cut.discard(seat)
-                        self._say_back(seat)
-                    self._told_with.discard(seat)
-                    self._contested.discard(seat)
+                    self._report_over(seat)
         told = cut_off != self._cut_off
         self._cut_off = cut_off
         suspended = bool(self._absent or cut_off or self._acks_held())
@@ -1005,12 +997,17 @@ class TablePeer(SessionRecord):
         self._suspended = suspended
         return told
 
-    def _say_back(self, seat: int) -> None:
-        """A report of `seat`'s that was told has ended: told once, as its report was (its
-        word, when contested), and not for the second end of a cut told in one line."""
-        if seat not in self._told_with:
-            says = " says it" if seat in self._contested else ""
-            self._say(f"{self.names[seat]}{says} reaches everybody again.", "table", seat)
+    def _report_over(self, seat: int) -> None:
+        """`seat`'s report has ended (one that kept coming back: once it stayed over). If it
+        was told, its end is told once, as the report was (its word, when contested), and
+        not for the second end of a cut told in one line; what was told of it is forgotten."""
+        if seat in self._told_cut:
+            self._told_cut.discard(seat)
+            if seat not in self._told_with:
+                says = " says it" if seat in self._contested else ""
+                self._say(f"{self.names[seat]}{says} reaches everybody again.", "table", seat)
+        self._told_with.discard(seat)
+        self._contested.discard(seat)
 
     def _gone_quiet(self, seat: int, now: float) -> bool:
         """Whether nothing came from `seat` for a while (`QUIET`): another seat's report
