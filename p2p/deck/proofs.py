@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .group import add, check_scalar, hash_to_scalar, mul, mul_base, scalar_add, scalar_mul, sub
+from .kept import Kept
 from .sampling import ByteSource, hedged_nonce
 
 
@@ -64,10 +65,19 @@ def prove_dleq(
 
 
 def verify_dleq(X: bytes, C: bytes, D: bytes, proof: Proof, tag: bytes, context: tuple[bytes, ...]) -> bool:
-    """True if `proof` shows log_G X = log_C D. Raises `InvalidPoint` if X, C or D is not valid."""
-    A = sub(mul_base(proof.s), mul(proof.e, X))
-    B = sub(mul(proof.s, C), mul(proof.e, D))
-    return hash_to_scalar(tag, *context, X, C, D, A, B) == proof.e
+    """True if `proof` shows log_G X = log_C D. Raises `InvalidPoint` if X, C or D is not
+    valid. The verdict is kept for its exact statement and proof (`Kept`): every seat
+    checks every share, and an audit of several logs checks each log's copy."""
+
+    def check() -> bool:
+        A = sub(mul_base(proof.s), mul(proof.e, X))
+        B = sub(mul(proof.s, C), mul(proof.e, D))
+        return hash_to_scalar(tag, *context, X, C, D, A, B) == proof.e
+
+    return _dleq_verdicts((tag, X, C, D, proof.e, proof.s, *context), check)
+
+
+_dleq_verdicts: Kept[bool] = Kept(b"chaum-pedersen", 8192)
 
 
 @dataclass(frozen=True)

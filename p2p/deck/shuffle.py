@@ -48,6 +48,7 @@ from .errors import (
 )
 from .group import IDENTITY, POINT_BYTES, SCALAR_BYTES, add, is_point, is_scalar, mul, mul_base
 from .hashing import TAG_CHAIN_ID, TAG_SHUFFLE_COMMIT, digest32, u32, u32s
+from .kept import Kept
 from .keys import JointKey
 from .sampling import ByteSource, random_permutation, random_scalar
 from .shuffle_proof import ShuffleProof, deck_bytes, proof_bytes, prove_shuffle, verify_shuffle
@@ -100,6 +101,19 @@ def rerandomize(
         rg = mul_base(r)
         out.append(Ciphertext(rg if c.c1 == IDENTITY else add(c.c1, rg), add(c.c2, mul(r, y))))
     return tuple(out)
+
+
+def _first_mismatch(
+    inp: Sequence[Ciphertext], opening: ShuffleOpening, y: bytes, out: Sequence[Ciphertext]
+) -> int | None:
+    """The first position of `out` that is not `inp` re-encrypted as `opening` says, or None."""
+    made = rerandomize(inp, opening.perm, opening.scalars, y)
+    return next((j for j, (got, want) in enumerate(zip(out, made, strict=True)) if got != want), None)
+
+
+# Each seat checks every step's opening at round end, and so does the audit of each log:
+# the answer is kept for the exact statement (`Kept`).
+_mismatches: Kept[int | None] = Kept(b"shuffle-opening", 1024)
 
 
 @dataclass(frozen=True)
@@ -374,15 +388,16 @@ class ShuffleChain:
             raise CommitmentMismatch(
                 s, "shuffle-commitment", f"opening of step {k} does not match its commitment", peer=sender
             )
-        out = rerandomize(self._decks[k], opening.perm, opening.scalars, self.joint.point)
-        for j, (got, want) in enumerate(zip(step.deck, out, strict=True)):
-            if got != want:
-                raise ShuffleMismatch(
-                    s,
-                    "not-a-reencryption",
-                    f"step {k} position {j} is not a re-encryption of input position {opening.perm[j]}",
-                    peer=sender,
-                )
+        inp, y = self._decks[k], self.joint.point
+        statement = (y, deck_bytes(inp), u32s(opening.perm), b"".join(opening.scalars), deck_bytes(step.deck))
+        j = _mismatches(statement, lambda: _first_mismatch(inp, opening, y, step.deck))
+        if j is not None:
+            raise ShuffleMismatch(
+                s,
+                "not-a-reencryption",
+                f"step {k} position {j} is not a re-encryption of input position {opening.perm[j]}",
+                peer=sender,
+            )
 
     def cards_by_position(self, openings: Mapping[bytes, ShuffleOpening]) -> tuple[int, ...]:
         """Verify every step's opening (seat order) and return the card at each final position."""

@@ -43,6 +43,7 @@ from nacl import bindings as sodium
 from .errors import InvalidPoint, MalformedMessage
 from .group import IDENTITY, L, POINT_BYTES, SCALAR_BYTES, add, hash_to_point, hash_to_scalar, is_point, mul_base, sub
 from .hashing import TAG_SHUFFLE_GENERATOR, TAG_SHUFFLE_PROOF, digest, u32
+from .kept import Kept
 from .sampling import ByteSource, random_scalar
 from .wire import chunks
 
@@ -162,28 +163,13 @@ def verify_shuffle(
     """True if `proof` shows that `out` is a permutation and re-encryption of `inp` under Y.
 
     Every point of `out` must already be valid (the receipt checks of §8.4); the proof's
-    own points are checked here (`InvalidPoint`, naming the position). A verdict is kept
-    for its exact statement and proof (a digest of every byte of them), so one process
-    that checks the same step again (the audit of several logs of one game, peers run
-    together) does the work once."""
-    key = _transcript_key(context, y, inp, out, proof)
-    verdict = _verdicts.get(key)
-    if verdict is None:
-        verdict = _verify(context, y, inp, out, proof)
-        _verdicts[key] = verdict
-        if len(_verdicts) > _VERDICTS_KEPT:
-            del _verdicts[next(iter(_verdicts))]
-    return verdict
+    own points are checked here (`InvalidPoint`, naming the position). The verdict is
+    kept for its exact statement and proof (`Kept`)."""
+    statement = (*context, y, deck_bytes(inp), deck_bytes(out), proof.to_bytes())
+    return _verdicts(statement, lambda: _verify(context, y, inp, out, proof))
 
 
-_VERDICTS_KEPT: Final = 1024
-_verdicts: dict[bytes, bool] = {}
-
-
-def _transcript_key(
-    context: Sequence[bytes], y: bytes, inp: Sequence[Ciphertext], out: Sequence[Ciphertext], proof: ShuffleProof
-) -> bytes:
-    return digest(TAG_SHUFFLE_PROOF, b"kept", *context, y, deck_bytes(inp), deck_bytes(out), proof.to_bytes())
+_verdicts: Kept[bool] = Kept(b"shuffle-proof", 1024)
 
 
 def _verify(
