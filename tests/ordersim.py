@@ -76,6 +76,8 @@ class SimPeer:
 
 
 class Network:
+    check_deadlines = False  # (a test sets it: every remembered deadline is asked again and compared)
+
     def __init__(
         self,
         peers: int,
@@ -104,6 +106,10 @@ class Network:
         self.arriving_from = -1  # the seat whose link the frame arriving now came on
         self._later: list[tuple[float, int, Any]] = []  # (time, order, action)
         self._n = 0
+        # Each peer's own deadlines (`own_deadlines`) as last asked, until something reaches
+        # or leaves that peer: asking every peer after every event was a sixth of a game's time.
+        self._due: dict[int, tuple[float | None, ...]] = {}
+        self._checked: set[tuple[bytes, bytes, bytes]] = set()  # (sender, signature, body): signatures that held
 
     def _post(self, src: int, dst: int, envelope: Envelope) -> None:
         if self._lost(src):
@@ -117,6 +123,7 @@ class Network:
         return self.rng.random() < self.drop
 
     def broadcast(self, src: int, envelope: Envelope) -> None:
+        self._due.pop(src, None)  # (what it sends, it made: its state moved)
         for dst in range(len(self.peers)):
             if dst != src:
                 self._post(src, dst, envelope)
@@ -125,6 +132,7 @@ class Network:
         """`payload` from `seat`, stamped and sent; None while it waits to be stamped
         (§7.3: it goes when `released`), else the last message that went now."""
         peer = self.peers[seat]
+        self._due.pop(seat, None)
         sent = peer.orderer.post(payload, self.now)
         for envelope in sent:
             self.broadcast(seat, envelope)
@@ -132,7 +140,7 @@ class Network:
 
     def _arrive(self, dst: int, envelope: Envelope) -> None:
         peer = self.peers[dst]
-        assert verify_signature(self.keys[envelope.sender], envelope.sig, SIGNED_DOMAIN + envelope.body)
+        assert self._signed(envelope)
         try:
             peer.orderer.receive(transmit(envelope), self.now, relayed=self.relayed(envelope))
             for released in peer.orderer.released(self.now):
@@ -142,6 +150,16 @@ class Network:
         except OrderError as error:
             peer.errors.append(error)
         self._ack_if_due(peer)
+
+    def _signed(self, envelope: Envelope) -> bool:
+        """Whether the frame is signed by its sender (the transport's check, §4.5), checked
+        once per frame: it reaches every receiver with the same bytes."""
+        seen = (envelope.sender, envelope.sig, envelope.body)
+        if seen not in self._checked:
+            if not verify_signature(self.keys[envelope.sender], envelope.sig, SIGNED_DOMAIN + envelope.body):
+                return False
+            self._checked.add(seen)
+        return True
 
     def relayed(self, envelope: Envelope) -> bool:
         """Whether the frame arriving now came on another link than its signer's (§7.10)."""
@@ -167,13 +185,29 @@ class Network:
 
     def _orderer_timer(self, peer: SimPeer) -> None:
         """Run `peer`'s order-layer timer if it is due: retransmissions and heartbeats."""
-        deadline = peer.orderer.next_deadline()
+        deadline = self.own_deadlines(peer.seat)[0]
         if deadline is not None and deadline <= self.now:
+            self._due.pop(peer.seat, None)
             for seat, envelope in peer.orderer.on_timer(self.now):
                 if seat < 0:
                     self.broadcast(peer.seat, envelope)
                 else:
                     self._post(peer.seat, seat, envelope)
+
+    def own_deadlines(self, seat: int) -> tuple[float | None, ...]:
+        """`seat`'s own deadlines (`peer_deadlines`), remembered until something reaches
+        that peer, leaves it or fires its timers, and forgotten wholesale whenever an action
+        of the test or a scheduled one runs (either may touch any peer)."""
+        due = self._due.get(seat)
+        if due is None:
+            due = self._due[seat] = self.peer_deadlines(seat)
+        elif self.check_deadlines:
+            assert due == self.peer_deadlines(seat), f"seat {seat}: remembered {due}, now {self.peer_deadlines(seat)}"
+        return due
+
+    def peer_deadlines(self, seat: int) -> tuple[float | None, ...]:
+        """When each of `seat`'s state machines next has timer work (a subclass adds its own)."""
+        return (self.peers[seat].orderer.next_deadline(),)
 
     def schedule(self, at: float, action: Any) -> None:
         """Run `action()` at simulated time `at` (a player's reaction time, say)."""
@@ -182,12 +216,13 @@ class Network:
 
     def deadlines(self) -> list[float]:
         """Every pending timer (subclasses add their own)."""
-        out = [d for p in self.peers if self.running(p.seat) and (d := p.orderer.next_deadline()) is not None]
+        out = [d for p in self.peers if self.running(p.seat) and (d := self.own_deadlines(p.seat)[0]) is not None]
         if self._later:
             out.append(self._later[0][0])
         return out
 
     def run_until(self, t: float) -> None:
+        self._due.clear()  # (the test may have acted on any peer since)
         while True:
             deadlines = self.deadlines()
             next_frame = self._queue[0][0] if self._queue else None
@@ -200,9 +235,11 @@ class Network:
             if next_frame is not None and next_frame <= self.now:
                 _, _, dst, envelope, self.arriving_from = heapq.heappop(self._queue)
                 self._arrive(dst, envelope)
+                self._due.pop(dst, None)
                 self.arriving_from = -1
             while self._later and self._later[0][0] <= self.now:
                 heapq.heappop(self._later)[2]()
+                self._due.clear()
             self._timers()
 
     def quiesce(self, extra: float = 30.0) -> None:

@@ -166,13 +166,17 @@ class TableNetwork(Network):
         for peer, table in zip(self.peers, self.tables):
             if not self.claims_timers(peer.seat):
                 continue
-            deadline = table.machine.next_deadline()
+            deadline = self.own_deadlines(peer.seat)[1]
             if deadline is not None and deadline <= self.now:
+                self._due.pop(peer.seat, None)
                 self._emit(peer, table, table.machine.on_timer(self.now))
 
     def deadlines(self) -> list[float]:
-        return super().deadlines() + [d for i, t in enumerate(self.tables)
-                                      if self.claims_timers(i) and (d := t.machine.next_deadline()) is not None]
+        return super().deadlines() + [d for i in range(len(self.tables))
+                                      if self.claims_timers(i) and (d := self.own_deadlines(i)[1]) is not None]
+
+    def peer_deadlines(self, seat: int) -> tuple[float | None, ...]:
+        return (*super().peer_deadlines(seat), self.tables[seat].machine.next_deadline())
 
     def claims_timers(self, seat: int) -> bool:
         """Whether `seat`'s table makes timer and stall claims now (every link up)."""

@@ -14,9 +14,11 @@ import pytest
 
 from p2p.audit import audit
 from p2p.roster import TableRules
+from tests.cheat_runs import MEMORY, run_table
 from tests.faultsim import FaultNetwork
+from tests.ordersim import Network
 from tests.spread import spread
-from tests.test_table_games import SMALL_DECK
+from tests.test_table_games import SMALL_DECK, seeded_game_fails
 
 RULES = TableRules(target=25)
 FAULT_GAME_RULES = TableRules(target=25, skills_text=SMALL_DECK)  # every power and both Bandits, for a third less crypto
@@ -72,6 +74,21 @@ def fault_game_fails(seed: int) -> str | None:
     "chunk", [chunk if chunk == 0 else pytest.param(chunk, marks=pytest.mark.slow) for chunk in range(GAMES // 10)])
 def test_11_3_a_game_with_one_fault_completes_and_every_log_audits(chunk: int) -> None:
     assert spread(fault_game_fails, range(chunk * 10, chunk * 10 + 10)) == []
+
+
+def test_the_simulator_s_remembered_deadlines_are_always_the_peers_own(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The in-memory network remembers each peer's next deadlines until something reaches
+    it, leaves it or fires its timers (`Network.own_deadlines`; asking every peer after
+    every event was a sixth of a game's time). Asked afresh at every use and compared, they
+    agree all through games of five and six with drops, a kill, a cut and a withheld share
+    (stall claims); a remembered deadline that went stale fails here."""
+    monkeypatch.setattr(Network, "check_deadlines", True)
+    assert [failure for seed in (56, 103) if (failure := seeded_game_fails(seed))] == []
+    assert fault_game_fails(1) is None and fault_game_fails(2) is None  # (a kill, a cut)
+    make, sections, policy = MEMORY["withheld-share"]
+    _, judged = run_table(make(), sections, policy, tmp_path / "logs")
+    assert judged.ok, judged.explain()
 
 
 def test_11_3_a_resumed_peer_sends_what_the_crash_kept_from_being_sent() -> None:
