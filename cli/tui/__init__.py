@@ -10,11 +10,25 @@ Public API (called from the commands):
   `sign_again_screen` — a seat taken back as its seating was being signed.
 """
 
-from cli.tui.client import run_client
-from cli.tui.lobby import host_lobby_screen, join_lobby_screen, pick_table_screen, sign_again_screen
-from cli.tui.terminal import KeyPress, Terminal, TerminalClosed, open_terminal
+from __future__ import annotations
 
-__all__ = [
-    "run_client", "open_terminal", "Terminal", "TerminalClosed", "KeyPress",
-    "host_lobby_screen", "join_lobby_screen", "pick_table_screen", "sign_again_screen",
-]  # fmt: skip
+from importlib import import_module
+from typing import Any
+
+# Each name, and the module it comes from: loaded when first asked for, so a process that
+# uses a plain helper of a submodule (`cli.tui.canvas`, say: a bot, an audit, `tables`)
+# never loads prompt_toolkit's application machinery.
+_FROM = {
+    "run_client": "client", "open_terminal": "terminal", "Terminal": "terminal",
+    "TerminalClosed": "terminal", "KeyPress": "terminal", "host_lobby_screen": "lobby",
+    "join_lobby_screen": "lobby", "pick_table_screen": "lobby", "sign_again_screen": "lobby",
+}  # fmt: skip
+__all__ = list(_FROM)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FROM:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{_FROM[name]}"), name)
+    globals()[name] = value
+    return value

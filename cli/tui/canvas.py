@@ -10,8 +10,10 @@ clipped, so a small terminal degrades instead of crashing.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+if TYPE_CHECKING:
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from cli.cells import cell_width, text_width  # (the client's modules take text_width from here)
 
