@@ -107,7 +107,7 @@ class Network:
         self._later: list[tuple[float, int, Any]] = []  # (time, order, action)
         self._n = 0
         # Each peer's own deadlines (`own_deadlines`) as last asked, until something reaches
-        # or leaves that peer: asking every peer after every event was a sixth of a game's time.
+        # or leaves that peer: asking every peer after every event was a twentieth of a game's time.
         self._due: dict[int, tuple[float | None, ...]] = {}
         self._checked: set[tuple[bytes, bytes, bytes]] = set()  # (sender, signature, body): signatures that held
 

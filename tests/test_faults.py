@@ -80,7 +80,7 @@ def test_the_simulator_s_remembered_deadlines_are_always_the_peers_own(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The in-memory network remembers each peer's next deadlines until something reaches
     it, leaves it or fires its timers (`Network.own_deadlines`; asking every peer after
-    every event was a sixth of a game's time). Asked afresh at every use and compared, they
+    every event was a twentieth of a game's time). Asked afresh at every use and compared, they
     agree all through games of five and six with drops, a kill, a cut and a withheld share
     (stall claims); a remembered deadline that went stale fails here."""
     monkeypatch.setattr(Network, "check_deadlines", True)
