@@ -1,7 +1,7 @@
-"""§8.1 answers of pure checks, kept by their statement (`p2p.deck.kept`): a share's proof
-or a step's opening checked again in one process with the very same bytes is worked out
-once (the audit of several logs of one game, peers run together); any other statement,
-and any check that raised, is worked out afresh."""
+"""§8.1 answers of pure checks, kept by their statement (`p2p.deck.kept`): a share's proof,
+a sealed share's or a step's opening, checked again in one process with the very same
+bytes, is worked out once (the audit of several logs of one game, peers run together);
+any other statement, and any check that raised, is worked out afresh."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from deck_support import peer, table
 
 import p2p.deck.proofs as proofs
 import p2p.deck.shuffle as shuffle
-from p2p.deck import InvalidPoint, InvalidProof, ShuffleMismatch, make_share, verify_share
+from p2p.deck import (
+    InvalidPoint, InvalidProof, ShuffleMismatch, make_sealed_share, make_share, verify_sealed_share, verify_share,
+)
 from p2p.deck.group import G, add
 from p2p.deck.kept import Kept
 
@@ -68,6 +70,23 @@ def test_8_5_a_share_checked_again_is_worked_out_once_and_a_wrong_one_refused_ea
     assert len(calls) == 3 * worked  # (the wrong share's answer is kept too)
     with pytest.raises(InvalidPoint):  # (raised each time: not an answer)
         verify_share(deck, peer(1), replace(share, share=b"\x01" + bytes(31)))
+
+
+def test_8_5_a_sealed_share_checked_again_is_worked_out_once_and_refused_for_another_audience(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    t = table(3, b"kept seals")
+    chain, _ = t.shuffle(1)
+    deck = chain.deck()
+    sealed = make_sealed_share(t.keys[peer(0)], deck, 4, peer(1), t.source)
+    calls = counted(monkeypatch, proofs, "mul")
+    verify_sealed_share(deck, peer(0), peer(1), sealed)
+    worked = len(calls)
+    verify_sealed_share(deck, peer(0), peer(1), sealed)  # (the other seats' check, or the audit's)
+    assert worked > 0 and len(calls) == worked
+    for _ in range(2):  # (shown as sealed to seat 3: the proof names seat 2's key)
+        with pytest.raises(InvalidProof):
+            verify_sealed_share(deck, peer(0), peer(2), sealed)
+    assert len(calls) == 2 * worked
 
 
 def test_8_7_an_opening_checked_again_is_worked_out_once_and_a_false_one_refused_each_time(

@@ -1,13 +1,14 @@
 """Answers of pure checks, kept by their statement.
 
 A check of the card protocol whose answer depends on nothing but its inputs (a shuffle
-proof, a share's proof, a step's opening) is often asked again in one process with the
-very same inputs: the audit of several logs of one game checks each log's copy of every
-proof, and peers run together in one process (the in-memory simulator) each check
-what the others check. `Kept` remembers each answer under a digest of every input byte
-(the framed SHA-512 transcript of §8.1, so two different statements never share a key)
-and does the work once. It keeps a bounded number, forgetting the oldest first. An
-exception is not an answer: a check that raises is asked afresh every time.
+proof, a share's proof, a sealed share's, a step's opening) is often asked again in one
+process with the very same inputs: the audit of several logs of one game checks each
+log's copy of every proof, and peers run together in one process (the in-memory
+simulator) each check what the others check. `Kept` remembers each answer under a
+digest of every input byte (the framed SHA-512 transcript of §8.1, so two different
+statements never share a key) and does the work once. It keeps a bounded number,
+forgetting the oldest first. An exception is not an answer: a check that raises is asked
+afresh every time.
 
 A live peer holds one seat, so it hardly ever asks twice; the cost of asking is one
 digest of the inputs, far below one scalar multiplication. Nothing here goes on the wire

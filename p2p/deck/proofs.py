@@ -111,8 +111,16 @@ def seal(
 def verify_seal(
     X: bytes, C: bytes, Z: bytes, U: bytes, V: bytes, proof: SealProof, tag: bytes, context: tuple[bytes, ...]
 ) -> bool:
-    """True if (U, V) seals log_G X · C to Z. Raises `InvalidPoint` if a point is not valid."""
-    A = sub(mul_base(proof.s), mul(proof.e, X))
-    B = sub(mul_base(proof.r), mul(proof.e, U))
-    W = sub(add(mul(proof.s, C), mul(proof.r, Z)), mul(proof.e, V))
-    return hash_to_scalar(tag, *context, X, Z, C, U, V, A, B, W) == proof.e
+    """True if (U, V) seals log_G X · C to Z. Raises `InvalidPoint` if a point is not
+    valid. The verdict is kept for its exact statement and proof (`Kept`), as a share's."""
+
+    def check() -> bool:
+        A = sub(mul_base(proof.s), mul(proof.e, X))
+        B = sub(mul_base(proof.r), mul(proof.e, U))
+        W = sub(add(mul(proof.s, C), mul(proof.r, Z)), mul(proof.e, V))
+        return hash_to_scalar(tag, *context, X, Z, C, U, V, A, B, W) == proof.e
+
+    return _seal_verdicts((tag, X, C, Z, U, V, proof.e, proof.s, proof.r, *context), check)
+
+
+_seal_verdicts: Kept[bool] = Kept(b"seal", 8192)
