@@ -7,7 +7,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine import (
@@ -27,6 +27,7 @@ from engine import (
     Phase,
     Prng,
     Ready,
+    Reshuffle,
     Revealed,
     RoundEnded,
     SkipPower,
@@ -71,6 +72,10 @@ games = st.tuples(st.integers(2, 6), st.integers(0, 2**32), st.sampled_from(BOT_
 # ------------------------------------------------------------------ invariants at every event
 
 
+def awaits_reshuffle(game: Game) -> bool:
+    return any(isinstance(need, Reshuffle) for need in game.needs)
+
+
 def check_invariants(sim: Simulation, event: Event, notes: list[Note]) -> None:
     game, oracle = sim.game, sim.oracle
     zones = game.zones()
@@ -79,7 +84,9 @@ def check_invariants(sim: Simulation, event: Event, notes: list[Note]) -> None:
     assert len(cards) == len(set(cards)) == game.skills.size
     assert sorted(oracle.faces[c] for c in cards) == list(range(game.skills.size))
     if game.phase in (Phase.PEEK, Phase.START, Phase.DRAWN, Phase.POWER, Phase.DECIDE):
-        assert all(game.card_count(s) >= 1 for s in range(game.players))  # R6: never zero cards
+        # R6: never zero cards; the penalty card of a seat whose last card left waits only
+        # while the reshuffle that refills an empty draw pile runs (R7)
+        assert all(game.card_count(s) >= 1 for s in range(game.players)) or awaits_reshuffle(game)
     for seat in range(game.players):
         view = game.view(seat)
         for card in cards:
@@ -100,12 +107,32 @@ def check_invariants(sim: Simulation, event: Event, notes: list[Note]) -> None:
 
 @PROPERTY
 @given(games)
+@example((6, 48663, ("normal",)))  # (a last card snapped with the draw pile empty: see the next test)
 def test_R2_cards_conserved_R9_scores_R10_views_at_every_event(spec: tuple[int, int, tuple[str, ...]]) -> None:
     players, seed, mix = spec
     sim = Simulation(seat_bots(players, mix), Prng(seed), target=50)
     sim.observer = lambda event, notes: check_invariants(sim, event, notes)
     sim.play()
     assert sim.game.over
+
+
+def test_R6_R7_a_last_card_snapped_with_the_draw_pile_empty_is_followed_by_its_penalty_after_the_reshuffle() -> None:
+    """Six normal bots, game 48663 (found by the property above): seat 4 snaps its last
+    card while the draw pile is empty. The penalty card it must draw comes from the pile
+    the reshuffle makes first (R7): zero cards only until then, and nothing else happens
+    meanwhile (the engine waits on the reshuffle)."""
+    sim = Simulation(seat_bots(6, ("normal",)), Prng(48663), target=50)
+    seen: list[tuple[Event, list[int], bool]] = []
+    sim.observer = lambda event, notes: seen.append(
+        (event, [sim.game.card_count(s) for s in range(6)], awaits_reshuffle(sim.game)))
+    sim.play()
+    empty = [i for i, (_, counts, _) in enumerate(seen) if 0 in counts]
+    assert empty, "the game no longer reaches the case: pick another"
+    for i in empty:
+        event, counts, waiting = seen[i]
+        assert waiting and isinstance(seen[i - 1][0], Snap), (event, counts)
+        after, counts_after, _ = seen[i + 1]  # (the next fact is the reshuffle, and the penalty is drawn with it)
+        assert min(counts_after) >= 1 and counts_after[counts.index(0)] == 1, (after, counts_after)
 
 
 # ------------------------------------------------------------------ legal and illegal intents
