@@ -629,6 +629,21 @@ def _forget_unbegun(journal: Journal, jc: JournalContents) -> None:
     jc.forget_unmade_log()
 
 
+async def links_back(mesh: Mesh, within: float) -> None:
+    """Wait until every member is linked again, `within` seconds at most. A connection
+    that fails to come up is no reason to stop waiting: the member dials a missing seat
+    again (§11.3), and one of two connections crossing may fail while the other is still
+    being set up (§4.7). A member that said goodbye, or refused this seat, will not come:
+    it is not waited for. (Stopping at any link's end let a leave go out before the link
+    that was still coming up, and its member waited out the grace period in vain.)"""
+    waiting = set(mesh.peers() - mesh.linked())
+    with trio.move_on_after(within):
+        while waiting:
+            event = await mesh.receive()
+            if isinstance(event, LinkUp) or (isinstance(event, LinkDown) and (event.clean or event.error is not None)):
+                waiting.discard(event.peer)
+
+
 async def _leave_unbegun(mesh: Mesh, journal: Journal, jc: JournalContents, reason: str) -> int:
     """Leave a seat whose game never began here (its process stopped as the roster was
     being signed), its player starting a new game instead, or giving the seat up while
@@ -638,12 +653,7 @@ async def _leave_unbegun(mesh: Mesh, journal: Journal, jc: JournalContents, reas
     game that waits for its keys its goodbye (§11.3), and each ends at once. Leaving by
     the order instead (`leave`, §9.8) let a peer that ended at it say goodbye to another
     that had not yet delivered it, and be blamed there as the one that left."""
-    waiting = set(mesh.peers() - mesh.linked())
-    with trio.move_on_after(REJOIN_WAIT):
-        while waiting:
-            event = await mesh.receive()
-            if isinstance(event, (LinkUp, LinkDown)):
-                waiting.discard(event.peer)
+    await links_back(mesh, REJOIN_WAIT)
     name = parse_canonical(jc.roster).members[jc.seat].name
     mesh.broadcast(fail_message(game_id_of(jc.roster), f"{name} left before the game began ({reason})"))
     _forget_unbegun(journal, jc)

@@ -679,3 +679,50 @@ def test_s11_3_a_join_that_finds_no_table_names_the_game_stopped_past_its_grace_
     assert f"nothing answers at 127.0.0.1:{port}" in err, err
     assert re.search(rf"\(Your last game stopped 3 min(?: \d+ s)? ago, longer than its table waits for a player away "
                      rf"\(2 min\): `bandit-lan join --resume --state-dir {tmp_path}` tells what became of it\.\)", err), err
+
+
+class LinkEvents:
+    """A mesh as `cli.resume.links_back` sees it: its members, those linked, and the link
+    events it hands up, one by one, then nothing more."""
+
+    def __init__(self, members: set[bytes], events: list[object]) -> None:
+        self.members, self.events, self.up = frozenset(members), list(events), set()
+        self.told: list[object] = []
+
+    def peers(self) -> frozenset[bytes]:
+        return self.members
+
+    def linked(self) -> frozenset[bytes]:
+        return frozenset(self.up)
+
+    async def receive(self) -> object:
+        if not self.events:
+            await trio.sleep_forever()
+        event = self.events.pop(0)
+        self.told.append(event)
+        return event
+
+
+async def test_s11_3_a_seat_leaving_its_unbegun_game_waits_for_a_link_still_coming_up_not_for_one_that_cannot(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """Taken back only to leave (`join`'s player started a new game): it tells every member
+    once their links are up. One of two connections crossing may fail while the other is
+    still being set up (§4.7): waited on, not taken for the member's absence (that let the
+    leave go out before the link came up, and the host waited out its grace period for a
+    player who had left: seen once in a full run). A member that said goodbye, or refused
+    this seat, is not waited for; one never heard from is waited for `within` seconds."""
+    from p2p.errors import ProtocolError
+    from p2p.transport import LinkDown, LinkUp
+
+    host, bob = b"h" * 32, b"b" * 32
+    crossing = LinkEvents({host, bob}, [LinkUp(bob), LinkDown(host, "link setup failed: connection reset"), LinkUp(host)])
+    await cli.resume.links_back(crossing, 10.0)  # type: ignore[arg-type]
+    assert crossing.told[-1] == LinkUp(host) and trio.current_time() < 1.0
+    gone = LinkEvents({host, bob}, [LinkDown(host, "said goodbye", clean=True),
+                                    LinkDown(bob, "refused", ProtocolError("§4.6", "not at this table"))])
+    await cli.resume.links_back(gone, 10.0)  # type: ignore[arg-type]
+    assert len(gone.told) == 2 and trio.current_time() < 1.0
+    silent = LinkEvents({host}, [LinkDown(host, "could not connect: connection refused")])
+    started = trio.current_time()
+    await cli.resume.links_back(silent, 10.0)  # type: ignore[arg-type]
+    assert trio.current_time() - started == pytest.approx(10.0)
