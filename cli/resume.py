@@ -24,8 +24,6 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Literal
 
-import trio
-
 from cli.argtypes import new_table_options
 from cli.commands import shell_word, this_program
 from cli.game import (
@@ -46,7 +44,7 @@ from p2p.journal import (
     STILL_PLAYED, Journal, JournalContents, JournalError, SeatJournal, journal_age, read_journal, unfinished_journals,
 )
 from p2p.lobby import LobbyResult, fail_message
-from p2p.lobby_runner import sign_again
+from p2p.lobby_runner import members_linked, sign_again
 from p2p.log import FairnessLog, LogContents, LogError, read_log
 from p2p.names import reads_as_a_bot
 from p2p.peer import GameSummary, Resumption
@@ -55,7 +53,7 @@ from p2p.session import YOU_LEFT, ended_cut_after_stop, ended_unanswered_after_s
 from p2p.wire import decode_map
 from p2p.rejoin import ResumeError
 from p2p.roster import game_id_of, parse_canonical
-from p2p.transport import LinkDown, LinkUp, Mesh, open_mesh
+from p2p.transport import Mesh, open_mesh
 
 
 def find_journal(state_dir: Path, log: Path | None, *, local: bool = False) -> Path | None:
@@ -629,21 +627,6 @@ def _forget_unbegun(journal: Journal, jc: JournalContents) -> None:
     jc.forget_unmade_log()
 
 
-async def links_back(mesh: Mesh, within: float) -> None:
-    """Wait until every member is linked again, `within` seconds at most. A connection
-    that fails to come up is no reason to stop waiting: the member dials a missing seat
-    again (§11.3), and one of two connections crossing may fail while the other is still
-    being set up (§4.7). A member that said goodbye, or refused this seat, will not come:
-    it is not waited for. (Stopping at any link's end let a leave go out before the link
-    that was still coming up, and its member waited out the grace period in vain.)"""
-    waiting = set(mesh.peers() - mesh.linked())
-    with trio.move_on_after(within):
-        while waiting:
-            event = await mesh.receive()
-            if isinstance(event, LinkUp) or (isinstance(event, LinkDown) and (event.clean or event.error is not None)):
-                waiting.discard(event.peer)
-
-
 async def _leave_unbegun(mesh: Mesh, journal: Journal, jc: JournalContents, reason: str) -> int:
     """Leave a seat whose game never began here (its process stopped as the roster was
     being signed), its player starting a new game instead, or giving the seat up while
@@ -653,7 +636,7 @@ async def _leave_unbegun(mesh: Mesh, journal: Journal, jc: JournalContents, reas
     game that waits for its keys its goodbye (§11.3), and each ends at once. Leaving by
     the order instead (`leave`, §9.8) let a peer that ended at it say goodbye to another
     that had not yet delivered it, and be blamed there as the one that left."""
-    await links_back(mesh, REJOIN_WAIT)
+    await members_linked(mesh, mesh.peers(), REJOIN_WAIT)
     name = parse_canonical(jc.roster).members[jc.seat].name
     mesh.broadcast(fail_message(game_id_of(jc.roster), f"{name} left before the game began ({reason})"))
     _forget_unbegun(journal, jc)

@@ -619,12 +619,24 @@ async def join_table(
 
 
 async def host_linked(mesh: Mesh, host: bytes) -> None:
-    """Wait, `LEAVE_WAIT` seconds at most, for the `host`'s link, taking (and dropping)
-    what comes meanwhile: a guest about to leave (a player who left, or `join --target`
-    at a table of another target) waits so to say goodbye over it."""
-    with trio.move_on_after(LEAVE_WAIT):
-        while host not in mesh.linked():
-            await mesh.receive()
+    """Wait, `LEAVE_WAIT` seconds at most, for the `host`'s link: a guest about to leave
+    (a player who left, or `join --target` at a table of another target) waits so to say
+    goodbye over it."""
+    await members_linked(mesh, (host,), LEAVE_WAIT)
+
+
+async def members_linked(mesh: Mesh, members: Collection[bytes], within: float) -> None:
+    """Wait, `within` seconds at most, until each of `members` is linked, taking (and
+    dropping) what comes meanwhile. A connection that fails to come up is waited past: the
+    member dials a missing seat again (§11.3), and one of two crossing connections may
+    fail while the other is still being set up (§4.7). A member that said goodbye, or
+    refused this seat, will not come: it is not waited for."""
+    gone: set[bytes] = set()
+    with trio.move_on_after(within):
+        while set(members) - mesh.linked() - gone:
+            event = await mesh.receive()
+            if isinstance(event, LinkDown) and not _dropped(event):
+                gone.add(event.peer)
 
 
 async def sign_again(mesh: Mesh, canonical: bytes, *, dials_all: bool = False) -> LobbyResult:

@@ -22,6 +22,7 @@ from cli.stopping import INTERRUPTED, leaving_on_stop, run_until_stopped
 from p2p.journal import FORGET_AFTER, forget_stale_journals, unfinished_journals
 from p2p.log import FairnessLog, Header
 from p2p.table.machine import GRACE
+from p2p.transport import LinkDown, LinkUp
 from tests.ordersim import seeded_identity
 from tests.pty_support import reap, read_until
 
@@ -682,8 +683,9 @@ def test_s11_3_a_join_that_finds_no_table_names_the_game_stopped_past_its_grace_
 
 
 class LinkEvents:
-    """A mesh as `cli.resume.links_back` sees it: its members, those linked, and the link
-    events it hands up, one by one, then nothing more."""
+    """A mesh as `p2p.lobby_runner.members_linked` sees it: its members, those linked, and
+    the link events it hands up, one by one (a link up is linked from then on), then
+    nothing more."""
 
     def __init__(self, members: set[bytes], events: list[object]) -> None:
         self.members, self.events, self.up = frozenset(members), list(events), set()
@@ -700,6 +702,8 @@ class LinkEvents:
             await trio.sleep_forever()
         event = self.events.pop(0)
         self.told.append(event)
+        if isinstance(event, LinkUp):
+            self.up.add(event.peer)
         return event
 
 
@@ -712,17 +716,17 @@ async def test_s11_3_a_seat_leaving_its_unbegun_game_waits_for_a_link_still_comi
     player who had left: seen once in a full run). A member that said goodbye, or refused
     this seat, is not waited for; one never heard from is waited for `within` seconds."""
     from p2p.errors import ProtocolError
-    from p2p.transport import LinkDown, LinkUp
+    from p2p.lobby_runner import members_linked
 
     host, bob = b"h" * 32, b"b" * 32
     crossing = LinkEvents({host, bob}, [LinkUp(bob), LinkDown(host, "link setup failed: connection reset"), LinkUp(host)])
-    await cli.resume.links_back(crossing, 10.0)  # type: ignore[arg-type]
+    await members_linked(crossing, crossing.peers(), 10.0)  # type: ignore[arg-type]
     assert crossing.told[-1] == LinkUp(host) and trio.current_time() < 1.0
     gone = LinkEvents({host, bob}, [LinkDown(host, "said goodbye", clean=True),
                                     LinkDown(bob, "refused", ProtocolError("§4.6", "not at this table"))])
-    await cli.resume.links_back(gone, 10.0)  # type: ignore[arg-type]
+    await members_linked(gone, gone.peers(), 10.0)  # type: ignore[arg-type]
     assert len(gone.told) == 2 and trio.current_time() < 1.0
     silent = LinkEvents({host}, [LinkDown(host, "could not connect: connection refused")])
     started = trio.current_time()
-    await cli.resume.links_back(silent, 10.0)  # type: ignore[arg-type]
+    await members_linked(silent, silent.peers(), 10.0)  # type: ignore[arg-type]
     assert trio.current_time() - started == pytest.approx(10.0)
