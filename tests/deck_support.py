@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
+import pytest
+
 from p2p.deck import GameContext, LocalTable, SeededSource, ShuffleChain, ShuffleOpening, ShuffleStep
 from p2p.deck.group import IDENTITY, add, mul, mul_base, sub
 from p2p.deck.sampling import random_permutation, random_scalar
@@ -83,3 +85,11 @@ def decrypt_with_all_keys(t: LocalTable, c: Ciphertext) -> bytes:
     for k in t.keys.values():
         total = add(total, mul(k.secret, c.c1))
     return sub(c.c2, total)
+
+
+def counted(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    """Calls of `module.name` from now on, one entry each (a kept answer makes none)."""
+    calls: list[int] = []
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args, **kw: calls.append(1) or real(*args, **kw))
+    return calls

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from deck_support import peer, table
+from deck_support import counted, peer, table
 
 import p2p.deck.proofs as proofs
 import p2p.deck.shuffle as shuffle
@@ -17,14 +17,6 @@ from p2p.deck import (
 )
 from p2p.deck.group import G, add
 from p2p.deck.kept import Kept
-
-
-def counted(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
-    """Calls of `module.name` from now on, one entry each."""
-    calls: list[int] = []
-    real = getattr(module, name)
-    monkeypatch.setattr(module, name, lambda *args, **kw: calls.append(1) or real(*args, **kw))
-    return calls
 
 
 def test_8_1_kept_answers_forget_the_oldest_beyond_their_number_and_never_an_exception() -> None:

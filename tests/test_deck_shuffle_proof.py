@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from deck_support import encrypt, honest_steps_until, peer, reencrypt, table
+from deck_support import counted, encrypt, honest_steps_until, peer, reencrypt, table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -206,9 +206,7 @@ def test_8_4_a_step_checked_again_in_one_process_is_checked_once(monkeypatch: py
     import p2p.deck.shuffle_proof as module
 
     t, inp, out, proof = proven(b"kept", 5)
-    calls = []
-    real = module._verify
-    monkeypatch.setattr(module, "_verify", lambda *args: calls.append(1) or real(*args))
+    calls = counted(monkeypatch, module, "_verify")
     assert verify_shuffle(CONTEXT, t.joint.point, inp, out, proof)
     assert verify_shuffle(CONTEXT, t.joint.point, inp, out, proof)
     assert len(calls) == 1
