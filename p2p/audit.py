@@ -24,7 +24,8 @@ as signed. The audit checks, in order, and stops at the first thing that does no
    shares the log lacks (with no stall claim about them) say the log was altered: no
    honest peer hands those over (§10.1);
 4. the end: the game finished (every seat said ``done``) and the log was closed; its
-   ``absent`` names neither its writer nor anybody at all once the game ended. A log
+   ``absent`` names neither its writer nor anybody at all once the game ended (an end
+   no honest peer writes is its writer's, as it is signed by its key, `signed_false`). A log
    that stopped because the order refused a peer's message keeps that peer's signed
    messages as evidence (``log.evidence``): if they prove the violation (two bodies with
    one seq, a stamp below a promise, a stamp above what its message names with the
@@ -420,7 +421,8 @@ def _checked(path: Path) -> AuditResult:
     result.closed = contents.ended
     if contents.absent is not None and contents.absent == result.writer:
         result.first_failure = Failure(None, None, "§10.1", "its log.end says the game ended because its own writer "
-                                                            "was away: a table waits for others, never for itself")
+                                                            "was away: a table waits for others, never for itself, "
+                                                            "so the log was altered", altered=True)
         return result
     if contents.absent is not None and (machine.finished or result.left is not None):
         result.first_failure = _absent_after_the_end(result, contents.absent)
@@ -480,13 +482,14 @@ def _round_steps(result: AuditResult, index: int, delivered: Delivered) -> None:
 def _left_early(result: AuditResult, contents: LogContents, opened: Sequence[SignedMessage],
                 keys: Mapping[bytes, bytes], schemas: Schemas) -> Departure | Failure:
     """The writer left before its `leave` came back delivered (§9.8, `log.end` with `left`):
-    the departure, or what in that claim an honest peer never writes (nobody is blamed:
-    a log's end is its writer's own word, as its `absent` is)."""
+    the departure, or what in that claim an honest peer never writes: its end is its
+    writer's own word, as its `absent` is, signed by its key, so such an end is told as
+    the log altered, and `signed_false` names it its writer's."""
     assert result.machine is not None and result.writer is not None
     name, reason = result.names[result.writer], contents.left
 
     def altered(what: str) -> Failure:
-        return Failure(None, None, "§10.1", f"its log.end {what}: the log was altered")
+        return Failure(None, None, "§10.1", f"its log.end {what}: the log was altered", altered=True)
 
     if reason is None:
         return altered("holds a leave but no reason for it (left)")
@@ -547,13 +550,14 @@ def _absence(result: AuditResult, seat: int, why: str) -> Departure:
 def _absent_after_the_end(result: AuditResult, seat: int) -> Failure:
     """A `log.end` that names a seat `absent` in a log that holds the end of the game
     (every `done`, or a delivered `leave`): a table whose game has ended waits for
-    nobody (§11.3), so no honest peer writes it; nobody is blamed (§10.2)."""
+    nobody (§11.3), so no honest peer writes it: the log was altered, under an end its
+    writer's key signed (`signed_false` names it its writer's, §10.2)."""
     names = result.names
     named = f"seat {seat + 1} ({names[seat]})" if seat < len(names) else f"seat {seat + 1} (no seat of this game)"
     ended = "every seat said done" if result.left is None else "a leave was delivered"
     return Failure(None, None, "§10.1", f"its log.end names {named} absent, but the log holds the end of the game "
                                         f"({ended}), after which a table waits for nobody (§11.3): the log was "
-                                        "altered (nobody is blamed)")
+                                        "altered (nobody is blamed)", altered=True)
 
 
 def _held_behind_shares(result: AuditResult, index: int) -> Failure:

@@ -297,17 +297,7 @@ def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult], first
     logs = [r for r in agreement.logs if all(r is not d for d in damaged)]
     readable = [r for r in logs if r.contents is not None and r.roster is not None]
     false = [r for r in damaged if r.signed_as_is]
-    unsigned = [r for r in damaged if all(r is not f for f in false)]
-    told = []
-    if unsigned:
-        told.append(f"{listed([_log_named(r) for r in unsigned])} {'is' if len(unsigned) == 1 else 'are'} damaged, "
-                    "and a damaged log cannot be verified")
-    if false:  # (its end verifies over it as it is: its writer's key signed it so, §10.2)
-        keys = listed([f"{r.writer_name}'s key" for r in false])
-        one = len(false) == 1
-        told.append(f"{listed([_log_named(r) for r in false])} {'is' if one else 'are'} false, signed as "
-                    f"{'it is' if one else 'they are'} by {keys}, which no honest program does")
-    broken = "; and ".join(told)
+    broken = "; and ".join(_altered_words(damaged))
     rest = agreement.rest  # (the readable others, compared on their own, where two or more are left)
     compared = len(readable) > 1
     if all(r.ok for r in logs) and (rest.ok if compared else len(logs) == 1):
@@ -322,6 +312,23 @@ def _overall_damaged(agreement: Agreement, damaged: Sequence[AuditResult], first
     return f"Overall: NOT VERIFIED: {'; '.join(why)}."
 
 
+def _altered_words(altered: Sequence[AuditResult]) -> list[str]:
+    """The logs whose own audit finds the file altered, told as damaged ("… cannot be
+    verified"), or false where their writer's key signed them as they are (§10.2)."""
+    false = [r for r in altered if r.signed_as_is]
+    unsigned = [r for r in altered if all(r is not f for f in false)]
+    told = []
+    if unsigned:
+        told.append(f"{listed([_log_named(r) for r in unsigned])} {'is' if len(unsigned) == 1 else 'are'} damaged, "
+                    "and a damaged log cannot be verified")
+    if false:  # (its end verifies over it as it is: its writer's key signed it so, §10.2)
+        keys = listed([f"{r.writer_name}'s key" for r in false])
+        one = len(false) == 1
+        told.append(f"{listed([_log_named(r) for r in false])} {'is' if one else 'are'} false, signed as "
+                    f"{'it is' if one else 'they are'} by {keys}, which no honest program does")
+    return told
+
+
 def _own_failures(logs: Sequence[AuditResult], agreement: Agreement | None = None) -> list[str]:
     """Of `logs`, those that fail their own audit, those whose header cannot be read, and
     those that are no log at all, each named once: "Bo's log (b.bandit-log) fails its own
@@ -329,12 +336,14 @@ def _own_failures(logs: Sequence[AuditResult], agreement: Agreement | None = Non
     `agreement` of logs that tell the same game, each failing log is named apart with
     what is odd about it beside the others (`_odd`)."""
     failing = [r for r in logs if not r.ok and not r.not_a_log and r.roster is not None]
+    altered = [r for r in failing if r.altered]  # (none set aside: every log is, §10.3)
+    failing = [r for r in failing if not r.altered]
     unreadable = [r.path.name for r in logs if r.roster is None and not r.not_a_log]
     strangers = [r.path.name for r in logs if r.not_a_log]
     odd = {id(r): _odd(r, agreement) for r in failing} if agreement is not None and agreement.ok else {}
     # (a log a fault stopped is no failing one, shorter or not: each writer's table stopped where it met the fault)
     stopped = [r for r in failing if stopped_on_a_link(r) is not None]
-    why = _named_on_a_link(stopped, agreement if odd else None)
+    why = [*_altered_words(altered), *_named_on_a_link(stopped, agreement if odd else None)]
     failing = [r for r in failing if all(r is not s for s in stopped)]
     if failing and not any(odd.values()):
         named = [_log_named(r) for r in failing]
@@ -388,17 +397,13 @@ def _sooner(writers: Sequence[AuditResult], agreement: Agreement | None) -> str:
 
 def _odd(result: AuditResult, agreement: Agreement) -> str:
     """What is odd about a log that fails its own audit beside the others, which agree
-    with it: that it stops short of the game they hold, or that its end names a seat away
-    after the end of the game ("" where it is neither)."""
+    with it: that it stops short of the game they hold ("" where it does not)."""
     contents, told = result.contents, agreement.told
     assert contents is not None
     held = len(contents.messages)
     if told is not result and told.contents is not None and held < len(told.contents.messages):
         closed = f", where its end says \"{contents.ended}\"" if contents.ended is not None else ""
         return f"it stops after {held} of the {len(told.contents.messages)} messages in {_writer(told)}'s log{closed}"
-    if contents.absent is not None and result.machine is not None and result.machine.finished \
-            and contents.absent < len(result.names):
-        return f"its end names {result.names[contents.absent]} away after the end of the game, which no table does"
     return ""
 
 

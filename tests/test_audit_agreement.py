@@ -42,18 +42,22 @@ def test_s10_3_the_logs_of_one_game_agree(table: tuple[TableNetwork, list[Path]]
     assert compare([audit(p) for p in logs] + [unreadable]).summary().startswith("The 3 readable logs tell the same game")
 
 
-def test_s10_3_logs_whose_messages_agree_do_not_tell_the_same_game_when_one_fails_its_own_audit(
+def test_s10_3_a_log_whose_messages_agree_under_an_end_no_table_writes_is_false_and_the_others_tell_the_game(
         table: tuple[TableNetwork, list[Path]], tmp_path: Path) -> None:
     """Bo's log holds every message of the finished game but its writer signed an end
-    that names Cy absent, which its own audit fails (§10.2): the comparison says the
-    messages agree, not that the logs tell the same game."""
+    that names Cy absent, which no table writes (§10.2): the comparison says that log is
+    false, its writer's, though its records are the others', and sets it aside; the
+    other two tell the game."""
     _, logs = table
     forged = rewrite(logs[1], tmp_path, lambda m: m, why="Cy was away for more than 120 s", absent=2)
     results = [audit(logs[0]), audit(forged), audit(logs[2])]
     assert not results[1].ok and results[1].first_failure.section == "§10.1"
-    summary = compare(results).summary()
-    assert summary.startswith("All 3 logs hold the same") and "tell the same game" not in summary
-    assert summary.endswith("but Bo's log fails its own audit (§10.1): see its verdict."), summary
+    agreement = compare(results)
+    summary = agreement.summary()
+    assert summary.startswith("Bo's log (tampered.bandit-log) is false (see its verdict): its own audit finds the "
+                              "file altered (§10.1) under a log.end that Bo's key signed over it as it is, though the "
+                              "other logs hold the same "), summary
+    assert summary.endswith(f"The other 2 logs tell the same game: {agreement.records} messages in the same order.")
     # a log that holds every message but was never closed (its writer crashed) was not written otherwise
     from p2p.log import LOG_LIMITS
     from p2p.wire import split_frames
@@ -355,6 +359,9 @@ def test_s10_1_a_log_end_naming_its_own_writer_absent_fails(table: tuple[TableNe
     result = audit(rewrite(logs[0], tmp_path, lambda m: m[:60], why="Ann was away", absent=0))
     assert not result.ok and result.first_failure.section == "§10.1"
     assert "its own writer was away" in result.first_failure.what
+    assert result.first_failure.signed_by == 0 and result.first_failure.seat is None  # (its key signed that end)
+    parting = compare([result, audit(logs[1])]).parting  # (beside an honest log: set aside as false, its writer's)
+    assert parting is not None and parting.what.startswith("Ann's log (") and " is false (see its verdict)" in parting.what, parting
 
 
 def _leave_of(net: TableNetwork, log: Path, seat: int, seq: int, *, signer: int | None = None,
@@ -438,6 +445,7 @@ def test_s10_1_a_log_end_s_leave_that_an_honest_peer_never_writes_fails(
     assert not result.ok and result.first_failure is not None
     assert result.first_failure.section == "§10.1" and result.first_failure.seat is None
     assert "its log.end" in result.first_failure.what and "altered" in result.first_failure.what
+    assert result.first_failure.signed_by == 0  # (its writer's key signed that end: the log is false, its writer's)
 
 
 def test_s10_3_a_record_damaged_in_one_log_is_told_as_damage_there(

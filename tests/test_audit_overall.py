@@ -25,7 +25,7 @@ from tests.test_audit_tamper import rewrite
 from tests.test_table_games import SMALL_DECK
 
 NAMES = ("Ann", "Bo", "Cy", "Di", "Ed")
-KINDS = ("fine", "damaged", "fails", "cut", "not a log")
+KINDS = ("fine", "damaged", "false", "cut", "not a log")
 MIXES = [mix for n in range(2, 6) for mix in itertools.combinations_with_replacement(KINDS, n)]
 
 
@@ -56,7 +56,7 @@ class Logs:
             contents = read_log(original)
             index = 40 + 3 * seat
             data[data.index(contents.messages[index][1], contents.message_at[index]) + 10] ^= 1
-        elif kind == "fails":  # (every message, but an end naming another seat absent: §10.2 step 4)
+        elif kind == "false":  # (every message, but an end its writer signed naming another seat absent: §10.2)
             other = (seat + 1) % len(NAMES)
             rewrite(original, folder, lambda m: m, why=f"{NAMES[other]} was away for more than 120 s",
                     absent=other).rename(path)
@@ -88,10 +88,10 @@ def test_s10_3_the_overall_line_tells_each_log_once_with_true_counts(logs: Logs,
     fair = all(kind == "fine" for kind in mix)
     assert line.startswith("Overall: FAIR: " if fair else "Overall: NOT VERIFIED: "), line
     assert json["ok"] is fair and agreement.verified is fair
-    damaged = [Path(d["path"]).name for d in json["damaged"]]  # type: ignore[index]
-    assert all(mix[files.index(name)] == "damaged" for name in damaged), (damaged, mix)
-    if "fine" in mix:  # (each damaged copy differs from a fine log's, which verifies)
-        assert damaged == [f for f, kind in zip(files, mix) if kind == "damaged"], damaged
+    damaged = [Path(d["path"]).name for d in json["damaged"]]  # type: ignore[index]  # (set aside: false ones too)
+    assert all(mix[files.index(name)] in ("damaged", "false") for name in damaged), (damaged, mix)
+    if "fine" in mix:  # (each damaged copy differs from a fine log's, which verifies; a false log is set aside beside it)
+        assert damaged == [f for f, kind in zip(files, mix) if kind in ("damaged", "false")], damaged
     depth = 0
     for ch in line:
         depth += {"(": 1, ")": -1}.get(ch, 0)
@@ -112,7 +112,10 @@ def test_s10_3_the_overall_line_tells_each_log_once_with_true_counts(logs: Logs,
             continue
         said = [c for c in clauses if name in c]
         assert len(said) == 1, (name, line)
-        if name in damaged:
+        if kind == "false":  # (set aside, or where every log is altered, told so among them)
+            assert re.search(r"(is|are) false, signed as (it is|they are) by .+ key, which no honest program does$",
+                             said[0]), line
+        elif name in damaged or kind == "damaged":  # (its own audit finds it so, set aside or alone)
             assert re.search(r"(is|are) damaged, and a damaged log cannot be verified$", said[0]), line
         elif kind == "not a log":
             assert re.search(r"(is not a fairness log|are not fairness logs)$", said[0]), line
@@ -123,9 +126,18 @@ def test_s10_3_the_overall_line_tells_each_log_once_with_true_counts(logs: Logs,
 
 
 @pytest.mark.parametrize(("mix", "said"), [
-    (("damaged", "damaged", "fails"),
+    (("damaged", "damaged", "cut"),
      "Ann's log (ann.bandit-log) and Bo's log (bo.bandit-log) are damaged, and a damaged log cannot be verified; "
      "Cy's log (cy.bandit-log) fails its own audit."),
+    (("damaged", "false"),
+     "Ann's log (ann.bandit-log) is damaged, and a damaged log cannot be verified; Bo's log (bo.bandit-log) is false, "
+     "signed as it is by Bo's key, which no honest program does."),
+    (("false", "false"),
+     "Ann's log (ann.bandit-log) and Bo's log (bo.bandit-log) are false, signed as they are by Ann's key and Bo's key, "
+     "which no honest program does."),
+    (("fine", "false"),
+     "Ann's log (ann.bandit-log) holds every check and tells a game that Cy won; but Bo's log (bo.bandit-log) is "
+     "false, signed as it is by Bo's key, which no honest program does."),
     (("fine", "damaged", "damaged", "not a log"),
      "Bo's log (bo.bandit-log) and Cy's log (cy.bandit-log) are damaged, and a damaged log cannot be verified; "
      "di.bandit-log is not a fairness log."),
@@ -135,10 +147,10 @@ def test_s10_3_the_overall_line_tells_each_log_once_with_true_counts(logs: Logs,
     (("fine", "damaged", "damaged"),
      "Ann's log (ann.bandit-log) holds every check and tells a game that Cy won; but Bo's log (bo.bandit-log) and "
      "Cy's log (cy.bandit-log) are damaged, and a damaged log cannot be verified."),
-    (("fine", "fails", "cut", "not a log", "not a log"),
-     "Bo's log (bo.bandit-log) fails its own audit: its end names Cy away after the end of the game, which no table "
-     "does; Cy's log (cy.bandit-log) fails its own audit: it stops after 45 of the 84 messages in Ann's log; "
-     "di.bandit-log and ed.bandit-log are not fairness logs; Ann's log holds every check and tells a game that Cy won."),
+    (("fine", "fine", "cut", "not a log", "not a log"),
+     "Cy's log (cy.bandit-log) fails its own audit: it stops after 45 of the 84 messages in Ann's log; "
+     "di.bandit-log and ed.bandit-log are not fairness logs; Ann's and Bo's logs hold every check and tell the same "
+     "game, which Cy won."),
     (("cut", "not a log"),
      "Ann's log (ann.bandit-log) fails its own audit; bo.bandit-log is not a fairness log; the logs cannot be compared."),
 ])

@@ -130,8 +130,8 @@ GAME_OVER = "Game over after round 3 (R1): Cy (32) and Di (38) reached the targe
      "Ann's log (ann.bandit-log) fails its own audit: it stops after 163 of the 167 messages in Bo's log, where its "
      "end says \"the game ended\"; Bo's, Cy's and Di's logs hold every check and tell the same game, which Ann won."),
     ("an end naming Bo away", resigned(lambda m: m, why="Bo was away for more than 120 s", absent=1),
-     "Ann's log (ann.bandit-log) fails its own audit: its end names Bo away after the end of the game, which no table "
-     "does; Bo's, Cy's and Di's logs hold every check and tell the same game, which Ann won."),
+     "the 3 other logs hold every check and tell the same game, which Ann won; but Ann's log (ann.bandit-log) is "
+     "false, signed as it is by Ann's key, which no honest program does."),
 ])
 def test_s10_3_a_log_that_fails_given_first_does_not_hide_the_game_the_others_agree_on(
         game: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str,
@@ -141,8 +141,11 @@ def test_s10_3_a_log_that_fails_given_first_does_not_hide_the_game_the_others_ag
     logs = ann_s(game, tmp_path / "ann", make)
     main(["audit", *map(str, logs)])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == ("ann.bandit-log fails its own audit (see its own verdict with the logs compared below): the "
-                        "game is told from bo.bandit-log, the longest log that holds every check."), lines[0]
+    told = ("fails its own audit (see its own verdict with the logs compared below): the game is told from "
+            "bo.bandit-log, the longest log that holds every check." if how == "her 4 done dropped" else
+            "is false (see its own verdict with the logs compared below): the game is told from bo.bandit-log, the "
+            "first readable log that is not damaged.")  # (its end no table writes, signed by her key: set aside)
+    assert lines[0] == f"ann.bandit-log {told}", lines[0]
     assert lines[2] == f"Fairness log: {logs[1]}" and GAME_OVER in lines
     assert lines[-1] == f"Overall: NOT VERIFIED: {said}", lines[-1]
 

@@ -16,7 +16,7 @@ from p2p.audit import audit, writer_signed_it
 from p2p.errors import ProtocolError
 from p2p.identity import Identity
 from p2p.log import LOG_LIMITS, FairnessLog, Header, LogError, read_log
-from p2p.plain import side_message
+from p2p.plain import plain, side_message
 from p2p.roster import TableRules, parse_canonical
 from p2p.wire import split_frames
 from tests.ordersim import seeded_identity, seeded_identity_of
@@ -1038,7 +1038,8 @@ def test_s10_2_a_log_end_naming_a_seat_absent_after_the_game_ended_fails(
     """A writer signs its end as it likes: one that names a seat `absent` on a log that
     holds the end of the game (it passed, "FAIR", its end saying the game ended because
     that seat was away) is no end an honest peer writes, since a table whose game has
-    ended waits for nobody (§11.3): the log was altered, and nobody is blamed."""
+    ended waits for nobody (§11.3): the log was altered, and as the writer's key signed
+    that end, the log is false, its writer's (§10.2); no move is blamed on anybody."""
     log = game_log if ended == "every seat said done" else _left_game(tmp_path / "left")
     honest = audit(log)
     assert honest.ok and (honest.finished if ended == "every seat said done" else honest.left is not None)
@@ -1048,7 +1049,11 @@ def test_s10_2_a_log_end_naming_a_seat_absent_after_the_game_ended_fails(
     assert failure is not None and failure.record is None and failure.seat is None and failure.section == "§10.1"
     assert failure.what.startswith(f"its log.end names seat 3 (P2) absent, but the log holds the end of the game "
                                    f"({ended})"), failure.what
-    assert failure.what.endswith("the log was altered (nobody is blamed)")
+    writer = result.writer_name
+    assert writer is not None and failure.signed_by == result.writer, failure
+    assert failure.what.endswith(f"after which a table waits for nobody (§11.3): the log was altered; "
+                                 f"{writer_signed_it(writer)}"), failure.what
+    assert plain(failure, result.names).startswith(f"{writer}'s log is false: it is not as a player's program writes")
 
 
 def test_s10_2_an_absence_is_told_from_the_seat_the_log_end_names_not_in_its_writer_s_words(
