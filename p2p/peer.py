@@ -15,8 +15,12 @@ owns the I/O and the clock; every decision belongs to the machines:
   it collects garbage once enough has piled up (`p2p.quiet`) and makes ahead, one at a
   time, the shares of this seat's cards that a snap would ask for
   (`TableMachine.share_ahead`), so that neither lands in the middle of a snap race;
+* after every input, `p2p.ackwaits.AcksWatch` is told whose acks the next delivery
+  waits for: it says what the player is told of them, which seats the table waits for
+  as for a link down (the timers stand meanwhile) and which stalls to claim (§9.11
+  "Acks"); the peer words it and sends the claims;
 * a timer task wakes at the earliest deadline of either machine (retransmission,
-  heartbeat, turn timer, ready barrier) and at nothing else; one that wakes well past
+  heartbeat, turn timer, ready barrier) or of the acks' watch, and at nothing else; one that wakes well past
   its deadline finds this process was stopped, and stands the table's clocks from when
   the others took it for gone (`_woke_from_a_stop`);
 * the seat is played by a bot (`SeatDriver`, with human-like thinking and reaction
@@ -48,7 +52,7 @@ import trio
 
 from engine import Bot, GameEnded, Intent, Prng, SeatView
 from p2p import lobby, quiet
-from p2p.ackwaits import AckWaits
+from p2p.ackwaits import ACKS_SLOW_WINDOW, AcksTold, AcksWatch
 from p2p.errors import ProtocolError, RemoteError
 from p2p.farewell import SEE_OFF_LIMIT, Farewell
 from p2p.identity import Identity, short_id
@@ -107,14 +111,7 @@ CONTESTED_HOLD = QUIET
 # Seconds any other report of a link lost waits before it is told: a seat whose program
 # ended is lost by every seat within moments, and this seat's own loss then tells it once.
 REPORT_HOLD = HEARTBEAT_EVERY
-ACKS_LATE = 2 * HEARTBEAT_EVERY  # a seat whose word holds back the next delivery this long is waited for (§7.3)
 ACKS_STALL_AT_LEAST = SILENCE + 1.0  # the least time a seat may hold it back before its stall is claimed (§9.11)
-# A seat whose acks alone kept the next delivery waiting `ACKS_SLOW` seconds of the last
-# `ACKS_SLOW_WINDOW` keeps the table waiting (its acks are late, one after another), and
-# keeps up again once that is under `ACKS_KEEP_UP` (§9.11 "Acks").
-ACKS_SLOW_WINDOW = 10.0
-ACKS_SLOW = 5.0
-ACKS_KEEP_UP = 2.0
 # Seconds a process back from a stop the others noticed tries to reach them, at least:
 # by then a link that only held what came before the stop was dropped as silent (§11.3).
 BACK_FROM_STOP_WAIT = SILENCE + 1.0
@@ -323,13 +320,8 @@ class TablePeer(SessionRecord):
         self._returned: dict[int, tuple[float, Mark]] = {}  # seat -> (how long it was away, the table's mark) at its return
         self._back_at: dict[int, float] = {}  # seat -> when its link came back after an absence
         self._told_cut: set[int] = set()  # seats whose report of a missing link the player was told
-        # seat -> (the delivery it holds back, since when): its acks do not cover it (§7.3, §7.10)
-        self._acks_late: dict[int, tuple[tuple[str, int], float]] = {}
         self._told_after: set[int] = set()  # seats whose violation after the game's end was told
-        self._told_acks: set[int] = set()  # seats the player was told the table waits for their acks
-        self._ack_waits = AckWaits()  # how long the next delivery waited on each seat's acks alone, lately
-        self._told_slow: set[int] = set()  # seats the player was told their late acks keep the table waiting
-        self._acks_claimed: set[tuple[int, int]] = set()  # (round, seat) whose acks' stall this seat claimed
+        self._acks = AcksWatch()  # whose acks the next delivery waits for, and how long it waited on them (§9.11)
         self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
         self._told_gone: set[int] = set()  # seats that left whose player was told what the table waits for
         self._told_with: set[int] = set()  # seats whose report was told with the other end's (one cut, one line)
@@ -896,7 +888,7 @@ class TablePeer(SessionRecord):
         self.orderer.reports_seen()
         reports = self._link_reports()
         if reports:  # (acks that cannot reach everyone, §11.3: the time they were awaited was the cut's)
-            self._ack_waits.forget(set(reports).union(*(away for _since, away in reports.values())))
+            self._acks.forget(set(reports).union(*(away for _since, away in reports.values())))
         cut_off = {seat: away for seat, (_, away) in reports.items()}
         now = trio.current_time()
         for seat, away in cut_off.items():
@@ -1027,12 +1019,10 @@ class TablePeer(SessionRecord):
         return bool(self._absent) or bool(self._link_reports()) or bool(self._acks_held())
 
     def _track_acks(self) -> bool:
-        """Note whose acks (promises §7.3, echoes §7.10) the next delivery waits for, and
-        since when each holds back the message it waits for (a seat whose word covers it
-        and then holds back the next one makes progress); tell the player once one holds
-        it back `ACKS_LATE`. A seat away, or at either end of a link another seat reports
-        down, is waited for as such (§11.3): its acks cannot reach everyone, which is no
-        withholding. True if the player was told."""
+        """Note whose acks (promises §7.3, echoes §7.10) the next delivery waits for
+        (`AcksWatch`), and tell the player what changed: a seat away, or at either end of a
+        link another seat reports down, is waited for as such (§11.3): its acks cannot
+        reach everyone, which is no withholding. True if the player was told."""
         now = trio.current_time()
         held = self.orderer.holding_back()
         token, seats = held if held is not None else (("", -1), ())
@@ -1043,62 +1033,30 @@ class TablePeer(SessionRecord):
             reports = self._link_reports()
             cut = set(reports).union(*(away for _since, away in reports.values()))
             waiting = [s for s in waiting if s not in cut]
-        alone = waiting[0] if len(waiting) == 1 and not self._absent and not reports else None
-        self._ack_waits.note(now, alone, max(2 * self._acks_stall_s, ACKS_SLOW_WINDOW))
-        told = self._track_slow_acks(now)
-        for seat in list(self._acks_late):
-            if seat not in waiting:
-                del self._acks_late[seat]
-                if seat in self._told_acks:
-                    self._told_acks.discard(seat)
-                    if seat in self._absent or seat in cut:
-                        continue  # (its link lost, or reported down: told as such, not as acks that came)
-                    whose = possessive(self.names[seat], self.names)
-                    self._say(f"{whose} program confirms the table's messages again.", "table", seat)
-                    told = True
-        for seat in waiting:
-            if self._acks_late.get(seat, (None, 0.0))[0] != token:
-                self._acks_late[seat] = (token, now)
-        for seat in self._acks_waited():
-            if seat not in self._told_acks:
-                self._told_acks.add(seat)
-                self._say(f"Waiting for {possessive(self.names[seat], self.names)} program to confirm the table's "
-                          "last messages (§7.3): no move counts until it does, and the timers stand meanwhile.",
-                          "warning", seat)
-                told = True
-        return told
+        told = self._acks.track(now, token, waiting, alone=not self._absent and not reports, stall=self._acks_stall_s,
+                                absent=self._absent.keys(), cut=cut)
+        for change in told:
+            self._say(*self._acks_words(change), change.seat)
+        return bool(told)
 
-    def _track_slow_acks(self, now: float) -> bool:
-        """Tell the player once when a seat's acks alone kept the next delivery waiting
-        `ACKS_SLOW` of the last `ACKS_SLOW_WINDOW` seconds, however many messages they held
-        back one after another (`AckWaits`), and once when that is over; not while the
-        table waits for that seat's acks as for a link down (`_acks_waited`: said so).
-        True if the player was told."""
-        told = False
-        self._told_slow -= self._absent.keys()  # (its absence is told instead)
-        for seat in sorted(self._ack_waits.seats() | self._told_slow):
-            waited = self._ack_waits.waited(seat, now, ACKS_SLOW_WINDOW)
-            if seat not in self._told_slow and waited >= ACKS_SLOW and seat not in self._told_acks:
-                self._told_slow.add(seat)
-                self._say(f"{possessive(self.names[seat], self.names)} acknowledgements keep the table waiting: "
-                          f"{waited:.0f} s of the "
-                          f"last {ACKS_SLOW_WINDOW:.0f} s went by waiting for them alone (§7.3); if that goes on, "
-                          "the other seats claim its stall (§9.11).", "warning", seat)
-                told = True
-            elif seat in self._told_slow and waited < ACKS_KEEP_UP:
-                self._told_slow.discard(seat)
-                self._say(f"{possessive(self.names[seat], self.names)} acknowledgements keep up with the table again.",
-                          "table", seat)
-                told = True
-        return told
+    def _acks_words(self, told: AcksTold) -> tuple[str, str]:
+        """What the player reads of a change in a seat's acks (`AcksWatch.track`), and its kind."""
+        whose = possessive(self.names[told.seat], self.names)
+        if told.what == "held":
+            return (f"Waiting for {whose} program to confirm the table's last messages (§7.3): no move counts until "
+                    "it does, and the timers stand meanwhile.", "warning")
+        if told.what == "confirms":
+            return f"{whose} program confirms the table's messages again.", "table"
+        if told.what == "slow":
+            return (f"{whose} acknowledgements keep the table waiting: {told.waited:.0f} s of the last "
+                    f"{ACKS_SLOW_WINDOW:.0f} s went by waiting for them alone (§7.3); if that goes on, the other "
+                    "seats claim its stall (§9.11).", "warning")
+        return f"{whose} acknowledgements keep up with the table again.", "table"
 
     def _acks_held(self) -> frozenset[int]:
-        """The seats whose acks the table waits for as for a link down: one message held
-        back `ACKS_LATE` (`_acks_waited`), or one late ack after another (`_told_slow`).
-        Meanwhile the timers stand and the stall clock times those seats alone (a seat
-        whose own shares came late only because its deliveries waited on their acks is
-        never claimed for it, §9.11)."""
-        return self._acks_waited() | self._told_slow
+        """The seats whose acks the table waits for as for a link down (`AcksWatch.held`):
+        the timers stand, and the stall clock times those seats alone."""
+        return self._acks.held(trio.current_time())
 
     @property
     def _acks_stall_s(self) -> float:
@@ -1106,40 +1064,18 @@ class TablePeer(SessionRecord):
         time, before its stall is claimed (§9.11 "Acks")."""
         return max(self.machine.stall_s, ACKS_STALL_AT_LEAST)
 
-    def _acks_waited(self) -> frozenset[int]:
-        """The seats whose acks have held back the next delivery `ACKS_LATE` or more: the
-        table waits for them as for a link down, so a turn whose moves cannot count
-        meanwhile is not timed out (§9.6), but their own stall is timed (`_owes_anyway`)."""
-        now = trio.current_time()
-        return frozenset(seat for seat, (_, since) in self._acks_late.items() if now >= since + ACKS_LATE)
-
     def _claim_acks(self, now: float) -> None:
         """Claim, once a round, the stall of a seat whose acks alone kept the next delivery
-        waiting for the stall time (at least `ACKS_STALL_AT_LEAST`: a silent link is lost
-        sooner, §11.3) within twice that time, held back in one piece or message after
-        message (`AckWaits`), while every link of the table is up (§9.11 "Acks")."""
-        wait = self._acks_stall_s
-        number = self.machine.round_number
+        waiting for the stall time within twice that (`AcksWatch.claims`), while every
+        link of the table is up (§9.11 "Acks")."""
         if self._absent or self._link_reports() or not self.machine.playing:
             return
-        for seat in sorted(self._ack_waits.seats()):
-            if self._ack_waits.waited(seat, now, 2 * wait) >= wait and (number, seat) not in self._acks_claimed:
-                self._acks_claimed.add((number, seat))
-                self._send({"type": "stalled", "v": 1, "round": number, "what": "acks", "need": 0, "seats": [seat]})
+        number = self.machine.round_number
+        for seat in self._acks.claims(now, number, self._acks_stall_s):
+            self._send({"type": "stalled", "v": 1, "round": number, "what": "acks", "need": 0, "seats": [seat]})
 
     def _acks_deadline(self) -> float | None:
-        """When `_acks_waited` next grows, a seat's late acks are next to be told
-        (`_track_slow_acks`), or `_claim_acks` next has a claim to make."""
-        now, wait = trio.current_time(), self._acks_stall_s
-        number = self.machine.round_number
-        waits = self._ack_waits
-        times = [since + ACKS_LATE for seat, (_, since) in self._acks_late.items() if seat not in self._told_acks]
-        for seat in waits.seats():
-            if (number, seat) not in self._acks_claimed:
-                times.append(waits.reaches(seat, now, 2 * wait, wait))
-            if seat not in self._told_slow:
-                times.append(waits.reaches(seat, now, ACKS_SLOW_WINDOW, ACKS_SLOW))
-        return min((t for t in times if t is not None), default=None)
+        return self._acks.deadline(trio.current_time(), self.machine.round_number, self._acks_stall_s)
 
     def _owes_anyway(self) -> frozenset[int]:
         """The seats whose work the stall clock times while a link of the table is down:
@@ -1278,7 +1214,7 @@ class TablePeer(SessionRecord):
         out (`_rejoin`), else they have ended the game, naming it away (`_rejoin_failed`)."""
         self._heard = dict.fromkeys(self._heard, now)
         self._stops.append((ran, now))
-        self._ack_waits.forget()  # (it heard no ack meanwhile: nobody kept it waiting)
+        self._acks.forget()  # (it heard no ack meanwhile: nobody kept it waiting)
         for seat, away in self._absent.items():
             self._absent[seat] = away + max(0.0, now - max(ran, away))
         last = self.orderer.last_sent  # (the others heard it last then; `ran` if it never sent)
@@ -1484,7 +1420,7 @@ class TablePeer(SessionRecord):
             self._say(f"{why}: the game ends here.", "error", seat)
             self._finish(why, absent=seat)  # (a game that could not start: no departure, whatever the reason)
             return
-        self._ack_waits.forget({seat})  # (its silence before the loss was known is its absence, §11.3)
+        self._acks.forget({seat})  # (its silence before the loss was known is its absence, §11.3)
         if seat not in self._absent:  # (a return the table could not use does not end the absence: §11.3)
             self._absent[seat] = absence_since(trio.current_time(), self._returned.pop(seat, None), self.orderer.mark((seat,)))
             self.orderer.set_away(self._absent)
@@ -1609,7 +1545,7 @@ class TablePeer(SessionRecord):
         holds back its `leave` is that other seat, which the ending then names (a false
         echo's teller, say, not the honest author it kept from the others' tables)."""
         gone = self.orderer.gone()
-        if not gone or not (self._acks_waited() or any(s not in gone for s in self._absent)):
+        if not gone or not (self._acks.waited(trio.current_time()) or any(s not in gone for s in self._absent)):
             return self._absent
         return {seat: since for seat, since in self._absent.items() if seat not in gone}
 
@@ -1626,7 +1562,7 @@ class TablePeer(SessionRecord):
         grace = self._grace_ends()
         times = [t for t in (grace, self._answers_due) if t is not None]
         times += [ended + REPORT_RETURNS for seat, (ended, _) in self._cut_over.items() if seat in self._flapping]
-        times += [since + self._acks_wait for _, since in self._acks_late.values()]
+        times += [since + self._acks_wait for since in self._acks.holding().values()]
         linked = self.mesh.linked()
         times += [heard + SILENCE for seat, heard in self._heard.items()
                   if seat not in self._absent and self.machine.seats[seat] in linked]
@@ -1689,7 +1625,7 @@ class TablePeer(SessionRecord):
         wait = f"{self._acks_wait:.0f} s"
         expired += [(seat, seat, f"acknowledged none of the table's messages for more than {wait}",
                      f"acknowledged none of the table's messages within {wait}")
-                    for seat, (_, since) in self._acks_late.items() if now >= since + self._acks_wait]
+                    for seat, since in self._acks.holding().items() if now >= since + self._acks_wait]
         if expired and self._past_grace is not None:  # (its own stop ran past the grace period: it names nobody)
             if self._leaving_why is not None:  # (its player's own leave, or a failed store: that ends it, now)
                 self._finish(self._leaving_why)

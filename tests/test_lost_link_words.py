@@ -177,7 +177,7 @@ async def test_s9_11_a_seat_whose_acks_were_awaited_is_told_back_only_when_they_
     to confirm …"), then lost its link, and the screen read "Bo acknowledges the table's
     messages again" while Bo was still frozen. Told back only when its acks came; a link
     lost is told as such."""
-    from p2p.peer import ACKS_LATE
+    from p2p.ackwaits import ACKS_LATE
     from tests.live_support import seat_live_table
 
     stack, peers = await seat_live_table(tmp_path, 3)
