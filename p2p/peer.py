@@ -18,9 +18,10 @@ owns the I/O and the clock; every decision belongs to the machines:
 * after every input, `p2p.ackwaits.AcksWatch` is told whose acks the next delivery
   waits for: it says what the player is told of them, which seats the table waits for
   as for a link down (the timers stand meanwhile) and which stalls to claim (§9.11
-  "Acks"); the peer words it and sends the claims;
+  "Acks"); and `p2p.cuts.CutWatch` is given the others' reports of links they miss
+  (§11.3): it says when and how each is told; the peer words both and sends the claims;
 * a timer task wakes at the earliest deadline of either machine (retransmission,
-  heartbeat, turn timer, ready barrier) or of the acks' watch, and at nothing else; one that wakes well past
+  heartbeat, turn timer, ready barrier) or of those watches, and at nothing else; one that wakes well past
   its deadline finds this process was stopped, and stands the table's clocks from when
   the others took it for gone (`_woke_from_a_stop`);
 * the seat is played by a bot (`SeatDriver`, with human-like thinking and reaction
@@ -53,6 +54,7 @@ import trio
 from engine import Bot, GameEnded, Intent, Prng, SeatView
 from p2p import lobby, quiet
 from p2p.ackwaits import ACKS_SLOW_WINDOW, AcksTold, AcksWatch
+from p2p.cuts import CutTold, CutWatch
 from p2p.errors import ProtocolError, RemoteError
 from p2p.farewell import SEE_OFF_LIMIT, Farewell
 from p2p.identity import Identity, short_id
@@ -61,7 +63,6 @@ from p2p.journal import Journal, JournalContents, SeatJournal, open_seat_journal
 from p2p.log import FairnessLog, LogContents, header_for
 from p2p.order import MESSAGES as ORDER_MESSAGES
 from p2p.order import HEARTBEAT_EVERY, Mark, Orderer, OrderError, absence_since
-from p2p.order.orderer import REPORT_RETURNS
 from p2p.policy import Verdict, on_link_fault, on_order_error, on_refusal, on_violation
 from p2p.schema import Schemas
 from p2p.session import (CHOSE_TO_LEAVE, WENT_AWAY, YOU_LEFT, Line, Progress, RoundReport, SeatInfo, SessionRecord,
@@ -105,12 +106,6 @@ JUST_BACK = 5.0  # seconds after a seat's return during which its missing links 
 # Seconds without a frame from a seat (acks come every second) after which another seat's
 # report of a link lost to it waits to be told with this seat's own loss (`_gone_quiet`).
 QUIET = 2 * HEARTBEAT_EVERY
-# Seconds a report of a link that its other end, heard here, says it reaches waits before
-# it is told as contested: the other end of a link cut for both reports it by then.
-CONTESTED_HOLD = QUIET
-# Seconds any other report of a link lost waits before it is told: a seat whose program
-# ended is lost by every seat within moments, and this seat's own loss then tells it once.
-REPORT_HOLD = HEARTBEAT_EVERY
 ACKS_STALL_AT_LEAST = SILENCE + 1.0  # the least time a seat may hold it back before its stall is claimed (§9.11)
 # Seconds a process back from a stop the others noticed tries to reach them, at least:
 # by then a link that only held what came before the stop was dropped as silent (§11.3).
@@ -319,19 +314,11 @@ class TablePeer(SessionRecord):
         self._absent: dict[int, float] = {}  # seat -> since when its link is down
         self._returned: dict[int, tuple[float, Mark]] = {}  # seat -> (how long it was away, the table's mark) at its return
         self._back_at: dict[int, float] = {}  # seat -> when its link came back after an absence
-        self._told_cut: set[int] = set()  # seats whose report of a missing link the player was told
         self._told_after: set[int] = set()  # seats whose violation after the game's end was told
         self._acks = AcksWatch()  # whose acks the next delivery waits for, and how long it waited on them (§9.11)
-        self._unsaid_cut: set[int] = set()  # seats whose report named only seats missed here too, or just back (not told yet)
         self._told_gone: set[int] = set()  # seats that left whose player was told what the table waits for
-        self._told_with: set[int] = set()  # seats whose report was told with the other end's (one cut, one line)
-        self._held_cut: dict[int, float] = {}  # seat -> since when its report waits: it names seats quiet here too
-        self._contested: set[int] = set()  # seats whose report was told as their word, the seats it names denying it
         self._suspended = False  # no timer or stall claims: a link is down here or elsewhere (§11.3)
-        self._cut_off: dict[int, tuple[int, ...]] = {}  # seat -> seats it reported no link to (told on screen)
-        # seat -> (when, what it said) its told report ended: one back within `REPORT_RETURNS` is the same (§11.3)
-        self._cut_over: dict[int, tuple[float, tuple[int, ...]]] = {}
-        self._flapping: set[int] = set()  # seats whose told report came back so: its end is told once it stays over
+        self._cut_watch = CutWatch(self._me, silence=SILENCE)  # the others' reports of links they miss, as told (§11.3)
         self._heard: dict[int, float] = {}  # seat -> when a frame last came from it
         self._active_at = 0.0  # when a frame last came or went (a lull follows, `quiet`)
         self._ahead = True  # the table changed since `share_ahead` last found nothing to make
@@ -485,7 +472,7 @@ class TablePeer(SessionRecord):
             self._note(f"after {wait:g} s the table had delivered this seat's leave but held it behind a reveal "
                        f"({shares}, §9.4): the log closes at that leave, where the others' game ends", "§9.8")
         elif not self._done.is_set():
-            waited = sorted(set(self._absent) | {s for away in self._cut_off.values() for s in away} - {self._me})
+            waited = sorted(set(self._absent) | {s for away in self._cut_watch.cut_off.values() for s in away} - {self._me})
             names = ", ".join(self.names[s] for s in waited)
             if wait > 0:
                 told = f"the table had not delivered this seat's leave after {wait:g} s"
@@ -884,122 +871,51 @@ class TablePeer(SessionRecord):
         another peer reports (§11.3), and the stall clock stands meanwhile, so a lost link
         is never taken for withholding (§9.11). A seat that left and is gone (§9.8) is
         waited for as away, but what it last reported of its links says nothing now
-        (`_link_reports`). True if the player was told of a change."""
+        (`_link_reports`). What the player is told of the reports is `CutWatch`'s to
+        decide. True if the reports changed."""
         self.orderer.reports_seen()
         reports = self._link_reports()
         if reports:  # (acks that cannot reach everyone, §11.3: the time they were awaited was the cut's)
             self._acks.forget(set(reports).union(*(away for _since, away in reports.values())))
-        cut_off = {seat: away for seat, (_, away) in reports.items()}
         now = trio.current_time()
-        for seat, away in cut_off.items():
-            left = max(0.0, reports[seat][0] + self.grace - now)  # (a report told late: its grace period ran meanwhile)
-            # (this seat is left out: the report came on the reporter's own link to it, so
-            # it is stale, an ack made before that link was back, or false)
-            others = [s for s in away if s != self._me]
-            just_back = self._just_back(seat, now)  # (a seat that resumed dials anew)
-            over = self._cut_over.pop(seat, None)
-            if over is not None and now < over[0] + REPORT_RETURNS and set(over[1]) & set(away):
-                if seat not in self._flapping:  # (back soon: the same absence goes on, §11.3; said once)
-                    self._flapping.add(seat)
-                    self._told_cut.add(seat)
-                    whom = listed([self.names[s] if s != self._me else "you" for s in away])
-                    self._say(f"{possessive(self.names[seat], self.names)} report that it has no link to {whom} "
-                              f"keeps coming back: the table counts it as one absence, and the game ends if it is "
-                              f"not over within {left:.0f} s.", "warning", seat)
-                continue
-            # (a report that changed only in naming this seat changed nothing it was told: a seat
-            # resumed first names every seat, then the others once its link to this one is up)
-            before = self._cut_off.get(seat)
-            unchanged = before is not None and [s for s in before if s != self._me] == others
-            if (unchanged and seat not in self._unsaid_cut) or (not others and just_back):
-                continue
-            news = [s for s in others if s not in self._progress.waiting_for]
-            quiet = any(self._gone_quiet(s, now) for s in news)
-            if not quiet:
-                self._held_cut.pop(seat, None)
-            if others and not news:  # (every seat it misses this seat misses too: said once, as this seat's own)
-                self._unsaid_cut.add(seat)  # (said once this seat has its own links back, if it still holds)
-                continue
-            if news and all(self._just_back(s, now) for s in news):  # (their own dialling anew, which they report)
-                self._unsaid_cut.add(seat)  # (said if it outlasts their return)
-                continue
-            if quiet and now < self._held_cut.setdefault(seat, now) + SILENCE:
-                self._unsaid_cut.add(seat)  # (this seat is likely losing them too: said with its own loss, once)
-                continue
-            others = news
-            # (a seat gone quiet here says nothing now: its last word is from before)
-            denied = [] if just_back else [s for s in self._reaching(seat, tuple(others))
-                                           if s != self._me and not self._gone_quiet(s, now)]
-            # (the other end of a link really lost says so soon: told then as agreed; and a seat
-            # whose program ended is lost here too a moment later: told then once, as this seat's own)
-            if now < reports[seat][0] + min(CONTESTED_HOLD if denied else REPORT_HOLD, self.grace / 2):
-                self._unsaid_cut.add(seat)
-                continue
-            self._unsaid_cut.discard(seat)
-            self._told_cut.add(seat)
-            if denied:  # (the two ends disagree: the reporter's word, not a fact; the game ends naming it, §11.3)
-                self._contested.add(seat)
-                verb = "says" if len(denied) == 1 else "say"
-                self._say(f"{self.names[seat]} says it cannot reach {listed([self.names[s] for s in others])}, but "
-                          f"{listed([self.names[s] for s in denied])} {verb} otherwise; the table waits (the game ends "
-                          f"naming {self.names[seat]} if that is not over within {left:.0f} s).", "warning", seat)
-                continue
-            self._contested.discard(seat)
-            if not others:  # (a link broken one way, or a lie: it still ends the game after the grace period)
-                self._say(f"{self.names[seat]} says it has no link to you, though its messages reach you; the game "
-                          f"ends if that is not over within {left:.0f} s.", "warning", seat)
-                continue
-            # (the other end of a link cut for both reports it too: one line tells the cut)
-            ends = [s for s in others if seat in cut_off.get(s, ())]
-            if ends and len(ends) == len(others) and all(s in self._told_cut and s not in self._contested for s in ends):
-                self._told_cut.add(seat)
-                self._told_with.add(seat)  # (nor is its end told: the other end's is)
-                continue
-            missing = listed([self.names[s] for s in others])
-            if ends and len(others) == 1 and not just_back:
-                self._say(f"{self.names[seat]} and {missing} lost the link between them; the table waits for that "
-                          f"link (the game ends if it is not back within {left:.0f} s).", "warning", seat)
-                continue
-            if just_back:
-                self._say(f"{self.names[seat]} is still reconnecting to {missing}; the table waits for that.",
-                          "table", seat)
-            else:
-                self._say(f"{self.names[seat]} lost the link to {missing}; the table waits for that link "
-                          f"(the game ends if it is not back within {left:.0f} s).", "warning", seat)
-        for seat in self._cut_off.keys() - cut_off.keys():
-            self._unsaid_cut.discard(seat)
-            self._held_cut.pop(seat, None)
-            if seat in self._told_cut:  # (one that keeps coming back: told once it stays over)
-                self._cut_over[seat] = (now, self._cut_off[seat])
-            if seat not in self._flapping:
-                self._report_over(seat)
-        for seat, (ended, _) in list(self._cut_over.items()):
-            if now >= ended + REPORT_RETURNS:
-                del self._cut_over[seat]
-                if seat in self._flapping:
-                    self._flapping.discard(seat)
-                    self._report_over(seat)
-        told = cut_off != self._cut_off
-        self._cut_off = cut_off
-        suspended = bool(self._absent or cut_off or self._acks_held())
+        told, changed = self._cut_watch.track(now, reports, grace=self.grace, waiting_for=self._progress.waiting_for,
+                                         just_back=lambda seat: self._just_back(seat, now),
+                                         quiet=lambda seat: self._gone_quiet(seat, now), reaching=self._reaching)
+        for change in told:
+            self._say(*self._report_words(change), change.seat)
+        suspended = bool(self._absent or reports or self._acks_held())
         if suspended:  # (asked again as the seats whose wait goes on change)
             self.machine.clocks.pause(now, self._owes_anyway())
         elif self._suspended:
             self.machine.clocks.resume(now)
         self._suspended = suspended
-        return told
+        return changed
 
-    def _report_over(self, seat: int) -> None:
-        """`seat`'s report has ended (one that kept coming back: once it stayed over). If it
-        was told, its end is told once, as the report was (its word, when contested), and
-        not for the second end of a cut told in one line; what was told of it is forgotten."""
-        if seat in self._told_cut:
-            self._told_cut.discard(seat)
-            if seat not in self._told_with:
-                says = " says it" if seat in self._contested else ""
-                self._say(f"{self.names[seat]}{says} reaches everybody again.", "table", seat)
-        self._told_with.discard(seat)
-        self._contested.discard(seat)
+    def _report_words(self, told: CutTold) -> tuple[str, str]:
+        """What the player reads of a report of missing links (`CutWatch.track`), and its kind."""
+        name, left = self.names[told.seat], f"{told.left:.0f} s"
+        missing = listed([self.names[s] for s in told.seats]) if told.seats else ""
+        if told.what == "keeps coming back":
+            whom = listed([self.names[s] if s != self._me else "you" for s in told.seats])
+            return (f"{possessive(name, self.names)} report that it has no link to {whom} keeps coming back: the table "
+                    f"counts it as one absence, and the game ends if it is not over within {left}.", "warning")
+        if told.what == "contested":
+            verb = "says" if len(told.denied) == 1 else "say"
+            return (f"{name} says it cannot reach {missing}, but {listed([self.names[s] for s in told.denied])} {verb} "
+                    f"otherwise; the table waits (the game ends naming {name} if that is not over within {left}).",
+                    "warning")
+        if told.what == "one way":
+            return (f"{name} says it has no link to you, though its messages reach you; the game ends if that is not "
+                    f"over within {left}.", "warning")
+        if told.what == "between":
+            return (f"{name} and {missing} lost the link between them; the table waits for that link (the game ends "
+                    f"if it is not back within {left}).", "warning")
+        if told.what == "reconnecting":
+            return f"{name} is still reconnecting to {missing}; the table waits for that.", "table"
+        if told.what == "lost":
+            return (f"{name} lost the link to {missing}; the table waits for that link (the game ends if it is not "
+                    f"back within {left}).", "warning")
+        return f"{name}{' says it' if told.contested else ''} reaches everybody again.", "table"
 
     def _gone_quiet(self, seat: int, now: float) -> bool:
         """Whether nothing came from `seat` for a while (`QUIET`): another seat's report
@@ -1460,21 +1376,9 @@ class TablePeer(SessionRecord):
                 either += f" (no word of {name} yet from {listed(unheard)})" if also and unheard else ""
                 self._say(f"Lost the link to {name} ({event.reason}){either}; waiting for {name} "
                           f"(the game ends if they are not back within {left:.0f} s).", "warning", seat)
-                self._fold_told_cuts()
+                self._cut_watch.own_loss(self._progress.waiting_for)  # (a report told just before: now this seat's loss)
         if self._dials(seat):  # it keeps trying until the peer is back (§11.3)
             self._start_redial(seat)
-
-    def _fold_told_cuts(self) -> None:
-        """Another seat's report told just before this seat lost the same links itself
-        (one player's crash, heard of first from another) is now this seat's own loss:
-        its end is not told as "… reaches everybody again" (unless it outlasts this
-        seat's own return, `_track_links`). A report that names only this seat is another
-        matter (a link broken one way): it stays told."""
-        for seat in list(self._told_cut):
-            others = [s for s in self._cut_off.get(seat, ()) if s != self._me]
-            if others and all(s in self._progress.waiting_for for s in others):
-                self._told_cut.discard(seat)
-                self._unsaid_cut.add(seat)
 
     def _tell_gone(self, seat: int) -> None:
         """`seat` left the table and its link is gone, its `leave` not yet delivered: the
@@ -1561,17 +1465,12 @@ class TablePeer(SessionRecord):
     def _link_deadline(self) -> float | None:
         grace = self._grace_ends()
         times = [t for t in (grace, self._answers_due) if t is not None]
-        times += [ended + REPORT_RETURNS for seat, (ended, _) in self._cut_over.items() if seat in self._flapping]
+        times.append(self._cut_watch.deadline(trio.current_time(), self._link_reports, self.grace))
         times += [since + self._acks_wait for since in self._acks.holding().values()]
         linked = self.mesh.linked()
         times += [heard + SILENCE for seat, heard in self._heard.items()
                   if seat not in self._absent and self.machine.seats[seat] in linked]
-        if self._unsaid_cut:  # (a report held a moment is told when that moment is over, input or not)
-            now, reports = trio.current_time(), self._link_reports()
-            times += [t for seat in self._unsaid_cut if seat in reports
-                      for t in (reports[seat][0] + min(hold, self.grace / 2) for hold in (REPORT_HOLD, CONTESTED_HOLD))
-                      if t > now]
-        return min(times, default=None)
+        return min((t for t in times if t is not None), default=None)
 
     def _check_links(self, now: float) -> None:
         """Drop links that went silent (so they are redialled); end the game for a peer

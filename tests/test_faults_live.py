@@ -653,10 +653,10 @@ async def test_11_3_a_report_the_seat_it_names_contradicts_is_told_to_a_third_se
     liar. Bo read "liar lost the link to ann; the table waits", as if true, though the
     game would end naming the liar: it reads the liar's word and ann's denial, then, as
     ann's report agrees, the link lost; the liar's report ended, its word again."""
-    import p2p.peer
+    import p2p.cuts
     from tests.live_support import seat_live_table
 
-    monkeypatch.setattr(p2p.peer, "CONTESTED_HOLD", 0.5)  # (the other end's report, if it were coming, is in by then)
+    monkeypatch.setattr(p2p.cuts, "CONTESTED_HOLD", 0.5)  # (the other end's report, if it were coming, is in by then)
     stack, peers = await seat_live_table(tmp_path, 3, person=False)
     ann, bo, liar = peers
     async with stack:
@@ -762,7 +762,7 @@ async def test_11_3_a_seat_just_back_that_reaches_this_one_again_is_not_told_as_
                 _reports(back, {ann.me, bo.me})
                 await _told(ann, f"{ann.names[back.me]} is still reconnecting to {ann.names[bo.me]}; the table waits")
                 _reports(back, {bo.me})
-                await until(lambda: ann._cut_off.get(back.me) == (bo.me,), ann)  # (that report, read and told of)
+                await until(lambda: ann._cut_watch.cut_off.get(back.me) == (bo.me,), ann)  # (that report, read and told of)
                 _reports(back, set())
                 await _told(ann, f"{ann.names[back.me]} reaches everybody again.")
                 await ann.leave()
@@ -787,7 +787,7 @@ async def test_11_3_another_seat_s_report_of_a_seat_just_back_is_not_told_as_a_l
                 await until(lambda: ann.machine.playing, ann)
                 ann._back_at[back.me] = trio.current_time()  # (as its link coming back after an absence sets it)
                 _reports(bo, {back.me})
-                await until(lambda: ann._cut_off.get(bo.me) == (back.me,), ann)  # (that report, read)
+                await until(lambda: ann._cut_watch.cut_off.get(bo.me) == (back.me,), ann)  # (that report, read)
                 assert not any("lost the link" in line.text for line in ann.lines), [x.text for x in ann.lines][-3:]
                 ann._back_at[back.me] = trio.current_time() - JUST_BACK  # (its return, long past)
                 await _told(ann, f"{ann.names[bo.me]} says it cannot reach {ann.names[back.me]}, but "
@@ -817,7 +817,7 @@ async def test_11_3_a_report_told_just_before_this_seat_lost_the_same_link_ends_
                 await _told(ann, f"Lost the link to {ann.names[cy.me]} (as a crash would)")
                 await _told(ann, f"{ann.names[cy.me]} is back.")
                 _reports(bo, set())
-                await until(lambda: bo.me not in ann._cut_off, ann)
+                await until(lambda: bo.me not in ann._cut_watch.cut_off, ann)
                 await ann.leave()
     assert not any(line.text.startswith(f"{ann.names[bo.me]} says it reaches everybody") for line in ann.lines), \
         [line.text for line in ann.lines][-6:]
@@ -879,7 +879,7 @@ async def test_11_3_a_seat_hears_of_its_own_lost_link_before_the_others_reports_
                 await until(lambda: ann.me in dee.orderer.cut_off() and dee.me in ann.orderer.cut_off(), ann, dee)
                 reads_on.set()
                 await _told(cy, f"Lost the link to {cy.names[bo.me]}")
-                await until(lambda: {ann.me, dee.me} <= set(cy._cut_off), cy)  # (their reports, read)
+                await until(lambda: {ann.me, dee.me} <= set(cy._cut_watch.cut_off), cy)  # (their reports, read)
                 told = [line.text for line in cy.lines[before:] if cy.names[bo.me] in line.text]
                 assert told[0].startswith(f"Lost the link to {cy.names[bo.me]}"), told
                 assert not any("lost the link" in text for text in told), told
@@ -1177,7 +1177,7 @@ async def test_11_3_a_report_that_names_only_this_seat_is_not_told_again_when_th
         said = f"{ann.names[bo.me]} says it has no link to you"
         assert ann.lines[-1].text.startswith(said), ann.lines[-1]
         ann._progress.waiting_for = (cy.me,)  # (as `_link_down` has it, as it folds what was told)
-        ann._fold_told_cuts()
+        ann._cut_watch.own_loss(ann._progress.waiting_for)
         ann._track_links()
         assert sum(line.text.startswith(said) for line in ann.lines) == 1, ann.lines[-2:]
         ann.log.close("the test ends here")
@@ -1199,7 +1199,7 @@ async def test_11_3_a_report_told_late_says_how_long_its_link_has_left(
         ann.orderer.cut_off = lambda: {bo.me: (since, (cy.me,))}  # type: ignore[method-assign]
         before = len(ann.lines)
         ann._track_links()
-        assert ann.lines[before:] == [] and bo.me in ann._unsaid_cut
+        assert ann.lines[before:] == [] and bo.me in ann._cut_watch.unsaid
         mock_clock.jump(5.0)
         ann._heard[cy.me] = ann.now()  # (and heard since)
         ann._track_links()

@@ -44,7 +44,7 @@ async def test_11_3_a_seat_lost_by_all_is_told_once_though_another_s_report_came
     Cy; the table waits …", then "Lost the link to Cy …, and Bo cannot reach Cy either").
     A report is told once it has stood a moment (`REPORT_HOLD`): by then this seat's own
     loss tells it once; a link lost only between Bo and Cy is told then."""
-    from p2p.peer import REPORT_HOLD
+    from p2p.cuts import REPORT_HOLD
     from p2p.transport import LinkDown
     from tests.live_support import seat_live_table
 
