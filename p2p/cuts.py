@@ -34,9 +34,12 @@ from dataclasses import dataclass
 from p2p.order import HEARTBEAT_EVERY
 from p2p.order.orderer import REPORT_RETURNS
 
+# Seconds without a frame from a seat (acks come every second) after which another seat's
+# report of a link lost to it waits to be told with this seat's own loss (`quiet`).
+QUIET = 2 * HEARTBEAT_EVERY
 # Seconds a report of a link that its other end, heard here, says it reaches waits before
 # it is told as contested: the other end of a link cut for both reports it by then.
-CONTESTED_HOLD = 2 * HEARTBEAT_EVERY
+CONTESTED_HOLD = QUIET
 # Seconds any other report of a link lost waits before it is told: a seat whose program
 # ended is lost by every seat within moments, and this seat's own loss then tells it once.
 REPORT_HOLD = HEARTBEAT_EVERY

@@ -54,7 +54,7 @@ import trio
 from engine import Bot, GameEnded, Intent, Prng, SeatView
 from p2p import lobby, quiet
 from p2p.ackwaits import ACKS_SLOW_WINDOW, AcksTold, AcksWatch
-from p2p.cuts import CutTold, CutWatch
+from p2p.cuts import QUIET, CutTold, CutWatch
 from p2p.errors import ProtocolError, RemoteError
 from p2p.farewell import SEE_OFF_LIMIT, Farewell
 from p2p.identity import Identity, short_id
@@ -103,9 +103,6 @@ STALL_AT_LEAST = SILENCE + HEARTBEAT_EVERY
 ALIVE_EVERY = 2.0  # seconds between marks of life on the journal (after a crash: when it stopped)
 REDIAL_MAX = 1.0  # the longest pause between two attempts to reach a missing peer
 JUST_BACK = 5.0  # seconds after a seat's return during which its missing links are its reconnecting
-# Seconds without a frame from a seat (acks come every second) after which another seat's
-# report of a link lost to it waits to be told with this seat's own loss (`_gone_quiet`).
-QUIET = 2 * HEARTBEAT_EVERY
 ACKS_STALL_AT_LEAST = SILENCE + 1.0  # the least time a seat may hold it back before its stall is claimed (§9.11)
 # Seconds a process back from a stop the others noticed tries to reach them, at least:
 # by then a link that only held what came before the stop was dropped as silent (§11.3).
