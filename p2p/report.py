@@ -334,7 +334,9 @@ def _own_failures(logs: Sequence[AuditResult], agreement: Agreement | None = Non
     those that are no log at all, each named once: "Bo's log (b.bandit-log) fails its own
     audit", "e cannot be read as a log", "c and d are not fairness logs". Given the
     `agreement` of logs that tell the same game, each failing log is named apart with
-    what is odd about it beside the others (`_odd`)."""
+    what is odd about it beside the others (`_odd`). A log whose own audit finds it
+    altered is here only where every log given is (none was set aside, §10.3): it is told
+    as one set aside is, damaged or false (`_altered_words`)."""
     failing = [r for r in logs if not r.ok and not r.not_a_log and r.roster is not None]
     altered = [r for r in failing if r.altered]  # (none set aside: every log is, §10.3)
     failing = [r for r in failing if not r.altered]
