@@ -50,12 +50,13 @@ Reports = Mapping[int, tuple[float, tuple[int, ...]]]
 
 @dataclass(frozen=True)
 class CutTold:
-    """A report the player is told of, by `what`: `keeps coming back` (`seats`: the whole
-    report, this seat among them), `contested` (`denied`: the seats that say they reach
-    the reporter), `one way` (it names only this seat), `between` (the two ends of one
-    cut), `reconnecting` (a reporter just back, dialling anew), `lost`, or `over` (it
-    ended; `contested`: it was told as the reporter's word). `left`: seconds of the grace
-    period left."""
+    """A report of `seat`'s the player is told of, by `what`: `keeps coming back`,
+    `contested` (`denied`: the seats that say they reach the reporter), `one way` (it
+    names only this seat), `between` (the two ends of one cut), `reconnecting` (a
+    reporter just back, dialling anew), `lost`, or `over` (it ended; `contested`: it was
+    told as the reporter's word). `seats`: the seats it names that the player was not
+    told of already (for `keeps coming back`, all of them, this seat too); `left`:
+    seconds of the grace period left."""
 
     seat: int
     what: str
