@@ -162,6 +162,11 @@ class _Watchers:
         self.changed = trio.Event()
 
 
+def _either_end(reports: dict[int, tuple[float, tuple[int, ...]]]) -> set[int]:
+    """The seats at either end of a link that other peers report down (`_link_reports`)."""
+    return set(reports).union(*(away for _since, away in reports.values()))
+
+
 class TablePeer(SessionRecord):
     """One seat of a running game. Implements `p2p.session.TableSession`."""
 
@@ -852,8 +857,10 @@ class TablePeer(SessionRecord):
         if changed:
             self._touched = False
         self._check_storage()
-        told = self._track_acks()
-        told = self._track_links() or told
+        self.orderer.reports_seen()
+        reports = self._link_reports()  # (both watches read them: asked once an input)
+        told = self._track_acks(reports)
+        told = self._track_links(reports) or told
         if self.orderer.ack_due() and not self._done.is_set():
             self._broadcast(self.orderer.ack(trio.current_time()))
         self._drive()
@@ -863,17 +870,18 @@ class TablePeer(SessionRecord):
         if changed or told:
             self._watch.poke()
 
-    def _track_links(self) -> bool:
+    def _track_links(self, reports: dict[int, tuple[float, tuple[int, ...]]] | None = None) -> bool:
         """Timer and stall claims wait while any link of the table is down, ours or one
         another peer reports (§11.3), and the stall clock stands meanwhile, so a lost link
         is never taken for withholding (§9.11). A seat that left and is gone (§9.8) is
         waited for as away, but what it last reported of its links says nothing now
-        (`_link_reports`). What the player is told of the reports is `CutWatch`'s to
-        decide. True if the reports changed."""
-        self.orderer.reports_seen()
-        reports = self._link_reports()
+        (`_link_reports`, read afresh unless given). What the player is told of the
+        reports is `CutWatch`'s to decide. True if the reports changed."""
+        if reports is None:
+            self.orderer.reports_seen()
+            reports = self._link_reports()
         if reports:  # (acks that cannot reach everyone, §11.3: the time they were awaited was the cut's)
-            self._acks.forget(set(reports).union(*(away for _since, away in reports.values())))
+            self._acks.forget(_either_end(reports))
         now = trio.current_time()
         told, changed = self._cut_watch.track(now, reports, grace=self.grace, waiting_for=self._progress.waiting_for,
                                          just_back=lambda seat: self._just_back(seat, now),
@@ -931,21 +939,19 @@ class TablePeer(SessionRecord):
         table waits for a seat's acks (`_acks_held`)."""
         return bool(self._absent) or bool(self._link_reports()) or bool(self._acks_held())
 
-    def _track_acks(self) -> bool:
+    def _track_acks(self, reports: dict[int, tuple[float, tuple[int, ...]]] | None = None) -> bool:
         """Note whose acks (promises §7.3, echoes §7.10) the next delivery waits for
         (`AcksWatch`), and tell the player what changed: a seat away, or at either end of a
-        link another seat reports down, is waited for as such (§11.3): its acks cannot
-        reach everyone, which is no withholding. True if the player was told."""
+        link another seat reports down (`_link_reports`, read afresh unless given), is
+        waited for as such (§11.3): its acks cannot reach everyone, which is no
+        withholding. True if the player was told."""
+        if reports is None:
+            reports = self._link_reports()
         now = trio.current_time()
         held = self.orderer.holding_back()
         token, seats = held if held is not None else (("", -1), ())
-        waiting = [s for s in seats if s not in self._absent]
-        reports: dict[int, tuple[float, tuple[int, ...]]] = {}
-        cut: set[int] = set()  # (the seats at either end of a link reported down)
-        if waiting:  # (asked after every input: the reports only when some seat's word is awaited)
-            reports = self._link_reports()
-            cut = set(reports).union(*(away for _since, away in reports.values()))
-            waiting = [s for s in waiting if s not in cut]
+        cut = _either_end(reports)
+        waiting = [s for s in seats if s not in self._absent and s not in cut]
         told = self._acks.track(now, token, waiting, alone=not self._absent and not reports, stall=self._acks_stall_s,
                                 absent=self._absent.keys(), cut=cut)
         for change in told:
