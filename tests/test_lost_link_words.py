@@ -170,19 +170,21 @@ async def test_s9_8_a_seat_that_sent_its_leave_tells_no_lost_link_as_one_it_wait
         ann.log.close("the test ends here")
 
 
-@pytest.mark.parametrize("then", ["acks came", "link lost"])
+@pytest.mark.parametrize("then", ["acks came", "link lost", "reported down"])
 async def test_s9_11_a_seat_whose_acks_were_awaited_is_told_back_only_when_they_came(
         tmp_path: Path, mock_clock: trio.testing.MockClock, then: str) -> None:
     """Bo's program was stopped: the table waited for its acks ("Waiting for Bo's program
     to confirm …"), then lost its link, and the screen read "Bo acknowledges the table's
     messages again" while Bo was still frozen. Told back only when its acks came; a link
-    lost is told as such."""
+    lost is told as such, and so is a link another seat reports down in the same input
+    in which the next delivery stops waiting on Bo (the shell gave the watch no
+    reported cut whenever no seat's word was awaited, and "confirms" was said)."""
     from p2p.ackwaits import ACKS_LATE
     from tests.live_support import seat_live_table
 
     stack, peers = await seat_live_table(tmp_path, 3)
     async with stack:
-        ann, bo, _ = peers
+        ann, bo, cy = peers
         name = ann.names[bo.me]
         held: list = [(("a message", 1), (bo.me,))]
         ann.orderer.holding_back = lambda: held[0]  # type: ignore[method-assign]
@@ -197,6 +199,8 @@ async def test_s9_11_a_seat_whose_acks_were_awaited_is_told_back_only_when_they_
             ann._absent[bo.me] = ann.now()  # (as its link lost sets it: that line is told by the link's loss)
         else:
             held[0] = None
+        if then == "reported down":  # (Cy's ack says it has no link to Bo: told by `CutWatch`)
+            ann.orderer.cut_off = lambda: {cy.me: (ann.now(), (bo.me,))}  # type: ignore[method-assign]
         ann._track_acks()
         again = [line.text for line in ann.lines[before + 1:]]
         assert again == ([f"{name}'s program confirms the table's messages again."] if then == "acks came" else []), again
