@@ -28,6 +28,10 @@ def finished_table(tmp_path_factory: pytest.TempPathFactory, seed: int,
     return net, net.write_logs(tmp_path_factory.mktemp("logs"))
 
 
+# The tests share what a module fixture plays: one worker plays it and runs them all
+pytestmark = pytest.mark.xdist_group("audit_agreement")
+
+
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[TableNetwork, list[Path]]:
     return finished_table(tmp_path_factory, 130, ("Ann", "Bo", "Cy"))

@@ -32,6 +32,10 @@ RECORD = 40  # the `log.msg` record (from 0) the damage is done at
 Frames = list[bytes]
 
 
+# The tests share what a module fixture plays: one worker plays it and runs them all
+pytestmark = pytest.mark.xdist_group("audit_damaged")
+
+
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[TableNetwork, list[Path]]:
     return finished_table(tmp_path_factory, 130, ("Ann", "Bo", "Cy"))

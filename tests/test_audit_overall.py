@@ -70,6 +70,10 @@ class Logs:
         return path
 
 
+# The tests share what a module fixture plays: one worker plays it and runs them all
+pytestmark = pytest.mark.xdist_group("audit_overall")
+
+
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
     return Logs(tmp_path_factory.mktemp("overall"))

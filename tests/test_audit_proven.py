@@ -93,6 +93,10 @@ def test_s10_3_a_cheater_s_log_cut_before_its_violation_does_not_hide_the_proof_
     assert out["first_violation"]["holders"] == [str(logs[0]), str(logs[1])]  # type: ignore[index]
 
 
+# The tests share what a module fixture plays: one worker plays it and runs them all
+pytestmark = pytest.mark.xdist_group("audit_proven")
+
+
 @pytest.fixture(scope="module")
 def game(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """The 4 logs of a finished game (Ann wins), named after their writers."""

@@ -23,6 +23,10 @@ from p2p.report import game_report
 from tests.cheat_runs import MEMORY, run_live_frame, run_table
 
 
+# The tests share what a module fixture plays: one worker plays it and runs them all
+pytestmark = pytest.mark.xdist_group("audit_story")
+
+
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The folder of each staged cheat's logs (seat0, seat1: honest; seat2: the cheat's)."""

@@ -27,6 +27,10 @@ from tests.test_table_games import SMALL_DECK
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# The tests share what a module fixture plays: one worker plays it and runs them all
+pytestmark = pytest.mark.xdist_group("audit_tamper")
+
+
 @pytest.fixture(scope="module")
 def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     net = TableNetwork(3, 120, rules=TableRules(target=25, skills_text=SMALL_DECK))

@@ -22,6 +22,10 @@ from tests.test_audit_agreement import finished_table
 from vectors_support import fixed_identity, protocol_vectors
 
 
+# The tests share what a module fixture plays: one worker plays it and runs them all
+pytestmark = pytest.mark.xdist_group("log_signed")
+
+
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[TableNetwork, list[Path]]:
     return finished_table(tmp_path_factory, 321, ("Ann", "Bo", "Ada"))
