@@ -658,10 +658,10 @@ class TablePeer(SessionRecord):
         self._arrived = trio.Event()
         if self._done.is_set():
             return
-        for envelope in self.orderer.released(trio.current_time()):  # (content that waited, §7.3)
+        for envelope in self.orderer.released(self._sending_at()):  # (content that waited, §7.3)
             self._broadcast(envelope)
         if self.orderer.ack_due():
-            self._broadcast(self.orderer.ack(trio.current_time()))
+            self._broadcast(self.orderer.ack(self._sending_at()))
         self._process()
         if self._touched:
             self._after_processing()
@@ -784,7 +784,7 @@ class TablePeer(SessionRecord):
         for payload in step.send:
             self._send(payload)
         for payload in step.side:
-            side = self.orderer.send_side(payload, trio.current_time())
+            side = self.orderer.send_side(payload, self._sending_at())
             self.machine.sent_side(side)
             self.log.append_side(side)
             self._broadcast(side)
@@ -829,8 +829,17 @@ class TablePeer(SessionRecord):
         # Never deliverable at once (it needs every other peer's promise), so no pump here:
         # the delivery loop stays the only place where the machine is fed. (It may wait
         # for what an ack of ours promised, §7.3: `_take_arrivals` sends it then.)
-        for envelope in self.orderer.post(payload, trio.current_time()):
+        for envelope in self.orderer.post(payload, self._sending_at()):
             self._broadcast(envelope)
+
+    def _sending_at(self) -> float:
+        """The time a message of this seat's is stamped with as it goes out, a stop taken
+        in first (`_notice_stop`): work that ran long before it (a shuffle step made, a
+        proof checked) may have been stopped midway, and a message sent before the stop
+        is noticed would pass for the last one the others heard before it."""
+        now = trio.current_time()
+        self._notice_stop(now)
+        return now
 
     def _broadcast(self, envelope: SignedMessage) -> None:
         self._active()
@@ -1107,8 +1116,8 @@ class TablePeer(SessionRecord):
         """If the timer task should have run more than `stops.OVERSLEPT` ago, this process
         was stopped (`stop_began`): take it into account once, before anything that came
         meanwhile. Whatever runs first after a stop calls this before it acts (the timer
-        task, a link's events, an intent of the player's screen or of the bot, a leave): a
-        frame sent first would pass for the last one the others heard before the stop
+        task, a link's events, an intent of the player's screen or of the bot, a leave, and
+        every message of this seat's as it is stamped, `_sending_at`): a frame sent first would pass for the last one the others heard before the stop
         (`orderer.last_sent`), so the stop would seem too short for them to have missed
         this seat."""
         # (the stop began after the last moment this process is known to have run, not
