@@ -2396,6 +2396,10 @@ async def test_s9_6_a_stop_is_timed_from_the_last_moment_the_process_ran_alike_o
     assert len(notes) == 1 and notes[0].startswith("this peer did not run for 33 s "), notes
 
 
+# A resume that waits for signatures it cannot have, as `SIGN_WAIT` with 8 s for its 30.
+SHORT_SIGN_WAIT = ("tests.short_sign_wait", "8")
+
+
 @pytest.mark.parametrize("others", ["play-on", "log-made", "one-away", "gone", "declined", "signalled"])
 def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_path: Path, others: str) -> None:
     """carol's process dies once her roster signature is out, before she holds bob's (she
@@ -2463,7 +2467,7 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
                 p.wait()
         if others == "one-away":
             bob.send_signal(signal.SIGSTOP)
-            first = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common)
+            first = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common, program=SHORT_SIGN_WAIT)
             procs.append(first)
             rc, out = finish(first, [], 90)
             assert rc == 1 and "cannot take your seat back now: bob " in out, out
@@ -2479,11 +2483,12 @@ def test_11_3_a_peer_killed_while_the_roster_is_signed_takes_its_seat_back(tmp_p
                 ended = audit(Path(re.search(r"^Log: (\S+)", out, re.M).group(1)))  # type: ignore[union-attr]
                 assert ended.ok and ended.left is not None and ended.left.seat == 1, ended.first_failure
             return
-        again = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common)
+        again = bandit("join", "--resume", "--state-dir", str(tmp_path / "c"), *common,
+                       program=SHORT_SIGN_WAIT if others == "gone" else ("cli",))
         procs.append(again)
         if others == "gone":
             rc, out = finish(again, [], 60)
-            assert rc == 1 and "cannot take your seat back now: alice and bob could not be reached within 30 s" in out, out
+            assert rc == 1 and "cannot take your seat back now: alice and bob could not be reached within 8 s" in out, out
             assert "Taking your seat back at game" in out, out
             assert len(unfinished_journals(tmp_path / "c")) == 1  # (they may only be away: --resume may try again)
             return
