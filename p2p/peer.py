@@ -871,7 +871,7 @@ class TablePeer(SessionRecord):
         told = self._track_acks(reports)
         told = self._track_links(reports) or told
         if self.orderer.ack_due() and not self._done.is_set():
-            self._broadcast(self.orderer.ack(trio.current_time()))
+            self._broadcast(self.orderer.ack(self._sending_at()))
         self._drive()
         self._update_deadlines()
         if not from_timers:

@@ -2737,33 +2737,47 @@ async def _to_a_deadline_well_ahead(me: TablePeer, mock_clock: trio.testing.Mock
     assert me._timer_at > me.now() + 0.5
 
 
-async def test_s9_6_a_stop_while_a_shuffle_step_is_made_is_noticed_before_the_step_goes_out(
-        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+@pytest.mark.parametrize("work", ["making its shuffle step", "taking in a message"])
+async def test_s9_6_a_stop_in_the_middle_of_a_seat_s_work_is_noticed_before_anything_goes_out(
+        tmp_path: Path, mock_clock: trio.testing.MockClock, work: str) -> None:
     """The process of the person at seat 0 stops for 12 s while its seat makes its
-    shuffle step (the heaviest work a seat does: seconds on a busy machine); running
-    again, it finishes the step and sends it before anything else runs. The stop is still
-    taken for one the others noticed (`SILENCE` after the last frame before it): the
-    player reads that the clocks stood. Before, the step counted as the last frame the
-    others heard, so the stop looked too short to be missed, and the seat went on as if
-    its links had not been closed: stopped past the grace period, it took the others'
-    closed links for their going away and named them absent."""
+    shuffle step (the heaviest work a seat does: seconds on a busy machine), or takes in
+    a delivered message that it answers (checking a shuffle step's proof is as heavy);
+    running again, it finishes that work and sends what is due before anything else runs.
+    The stop is still taken for one the others noticed (`SILENCE` after the last frame
+    before it): the player reads that the clocks stood. Before, that message counted as
+    the last frame the others heard, so the stop looked too short to be missed, and the
+    seat went on as if its links had not been closed: stopped past the grace period, it
+    took the others' closed links for their going away and named them absent."""
     from engine import Phase
     from tests.live_support import seat_live_table
 
     stack, (me, bot) = await seat_live_table(tmp_path, 2)
-    make = me.machine.catch_up
-    before: list[float | None] = []
+    stopped: list[bool] = []
+    if work == "making its shuffle step":
+        make = me.machine.catch_up
 
-    def stopped_midway() -> Any:
-        step = make()
-        if step.send and not before:
-            before.append(me.orderer.last_sent)
-            mock_clock.jump(12.0)  # (the process stops as the step is made)
-        return step
+        def made_midway() -> Any:
+            step = make()
+            if step.send and not stopped:
+                stopped.append(True)
+                mock_clock.jump(12.0)  # (the process stops as the step is made)
+            return step
 
-    me.machine.catch_up = stopped_midway  # type: ignore[method-assign]
+        me.machine.catch_up = made_midway  # type: ignore[method-assign]
+    else:
+        deliver = me.machine.deliver
+
+        def checked_midway(delivered: Any, now: float) -> Any:
+            step = deliver(delivered, now)
+            if step.send and not stopped:
+                stopped.append(True)
+                mock_clock.jump(12.0)  # (the process stops as a delivered message is worked through)
+            return step
+
+        me.machine.deliver = checked_midway  # type: ignore[method-assign]
     async with stack, running([me, bot]):
-        await until(lambda: bool(before) and me.view().phase is Phase.PEEK, me, bot)
+        await until(lambda: bool(stopped) and me.view().phase is Phase.PEEK, me, bot)
         said = [line.text for line in me.lines if line.text.startswith("This program did not run")]
         assert len(said) == 1 and re.fullmatch(
             r"This program did not run for 1[12] s \(it was stopped, or the computer slept\)\. The table.s timers "
