@@ -63,7 +63,14 @@ def read_until(proc: subprocess.Popen[str], pattern: str, seen: list[str], timeo
 
 
 def finish(proc: subprocess.Popen[str], seen: list[str], timeout: float = 30) -> tuple[int, str]:
-    out, _ = proc.communicate(timeout=timeout)
+    """Wait for `proc` to exit: its status and all it printed (`seen` before). One still
+    running after `timeout` seconds is killed, and the test fails with all it printed."""
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        raise AssertionError(f"process did not exit within {timeout:.0f} s; all it printed:\n{''.join(seen) + out}") from None
     return proc.returncode, "".join(seen) + out
 
 
