@@ -39,7 +39,9 @@ it (a reconnect); of two dialled by opposite ends (both dialled at once), both e
 the one the lower peer id dialled: the higher end closes its own, the lower end keeps
 the other as a spare, read but not written, until the higher end closes it or its own
 link ends, when the spare takes over (`_place`, §4.7). A connection that fails its
-`link.hello` exchange while the peer is linked is no link lost.
+`link.hello` exchange while the peer is linked is no link lost. A mesh that leaves says
+``bye`` on every link, and on every connection whose exchange is under way, after it
+(`aclose`): the far end may hold that one as its link already.
 
 An ``ack`` (§7.1) that arrives on its own signer's link is authenticated by that TLS
 link; its Ed25519 signature, which only matters if the ack ever serves as evidence, is
@@ -256,6 +258,8 @@ class Mesh:
         self._closing: str | None = None
         self._away = False  # closing without a goodbye: the peers take it for a link lost (`aclose`)
         self._links: set[_Link] = set()  # links up or closing (one ended, told, may still be closing)
+        self._greeting = 0  # connections in their `link.hello` exchange, or saying bye after it (`aclose` waits)
+        self._greeted = trio.Event()  # set as one of those is over
         self.farewell: str | None = None  # why this peer goes, for its goodbye when it closes (`aclose`)
 
     # -- peers ------------------------------------------------------------------------
@@ -677,43 +681,19 @@ class Mesh:
         if self._closing is not None or peer.closing:
             if dialled:
                 peer.dialing = False
-            # A mesh that is leaving takes no new link: one that came up only to say bye
-            # would look to the other peer like a return (and restart its wait, §11.3).
-            if self._away:
-                await stream.aclose()
-            else:
-                await stream.say_bye(self._closing or "removed from the table")
+            await self._leave_unlinked(stream)
             return
+        self._greeting += 1
         try:
-            try:
-                peer.greeting = peer.greeting or dialled
-                with trio.fail_after(HANDSHAKE_TIMEOUT):
-                    await stream.send({"type": "link.hello", "v": 1, "table": self.table_id or bytes(32)})
-                    hello = await stream.expect("link.hello")
-            finally:
-                # (over before its end is told: whoever hears of a failed setup may dial again.
-                # Not before: a dial again meanwhile, as a table dials a lost peer again and
-                # again, §11.3, made a second connection; it replaced the first at one end,
-                # and the other could see the first closed before the second came up)
-                if dialled:
-                    peer.dialing = peer.greeting = False
-            if self.table_id is None or hello["table"] != self.table_id:
-                raise ProtocolError("§4.6", "link.hello names another table", stream.label)
-        except ProtocolError as exc:
-            log.info("link to %s refused: %s", stream.label, exc)
-            self._setup_failed(peer, LinkDown(peer_id, str(exc), exc), dialled)
-            await stream.reject(exc)
-            return
-        except (PeerLeft, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-            reason = describe_tls_failure(exc) if not isinstance(exc, PeerLeft) else exc.reason
-            if isinstance(exc, PeerLeft) and not exc.clean and isinstance(stream.stream, TlsStream):
-                reason = f"{reason} (the peer may not have pinned this certificate)"
-            # (a goodbye in place of the hello is a goodbye: the peer is leaving, §4.6)
-            left = isinstance(exc, PeerLeft) and exc.clean
-            self._setup_failed(peer, LinkDown(peer_id, f"link setup failed: {reason}", clean=left,
-                                              said=exc.said if isinstance(exc, PeerLeft) else ""), dialled)
-            await stream.aclose()
-            return
+            if not await self._greet(peer, stream, dialled=dialled):
+                return
+            if self._closing is not None or peer.closing:  # (it began leaving meanwhile: `aclose` waits for this)
+                await self._leave_unlinked(stream)
+                return
+        finally:
+            self._greeting -= 1
+            self._greeted.set()
+            self._greeted = trio.Event()
         if self._peers.get(peer_id) is not peer:
             await stream.say_bye("removed from the table")
             return
@@ -740,6 +720,51 @@ class Mesh:
             self._unlink(peer, link)  # (cancelled with the mesh's links: not handed up, but its senders are woken)
             self._links.discard(link)
             link.done.set()
+
+    async def _greet(self, peer: _Peer, stream: FramedStream, *, dialled: bool) -> bool:
+        """The `link.hello` exchange (§4.6, §4.7): whether it succeeded; a failure is told
+        (`_setup_failed`) and its connection closed here."""
+        peer_id = peer.cert.peer_id
+        try:
+            try:
+                peer.greeting = peer.greeting or dialled
+                with trio.fail_after(HANDSHAKE_TIMEOUT):
+                    await stream.send({"type": "link.hello", "v": 1, "table": self.table_id or bytes(32)})
+                    hello = await stream.expect("link.hello")
+            finally:
+                # (over before its end is told: whoever hears of a failed setup may dial again.
+                # Not before: a dial again meanwhile, as a table dials a lost peer again and
+                # again, §11.3, made a second connection; it replaced the first at one end,
+                # and the other could see the first closed before the second came up)
+                if dialled:
+                    peer.dialing = peer.greeting = False
+            if self.table_id is None or hello["table"] != self.table_id:
+                raise ProtocolError("§4.6", "link.hello names another table", stream.label)
+        except ProtocolError as exc:
+            log.info("link to %s refused: %s", stream.label, exc)
+            self._setup_failed(peer, LinkDown(peer_id, str(exc), exc), dialled)
+            await stream.reject(exc)
+            return False
+        except (PeerLeft, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            reason = describe_tls_failure(exc) if not isinstance(exc, PeerLeft) else exc.reason
+            if isinstance(exc, PeerLeft) and not exc.clean and isinstance(stream.stream, TlsStream):
+                reason = f"{reason} (the peer may not have pinned this certificate)"
+            # (a goodbye in place of the hello is a goodbye: the peer is leaving, §4.6)
+            left = isinstance(exc, PeerLeft) and exc.clean
+            self._setup_failed(peer, LinkDown(peer_id, f"link setup failed: {reason}", clean=left,
+                                              said=exc.said if isinstance(exc, PeerLeft) else ""), dialled)
+            await stream.aclose()
+            return False
+        return True
+
+    async def _leave_unlinked(self, stream: FramedStream) -> None:
+        """A mesh that is leaving takes no new link: one that came up only to say bye
+        would look to the other peer like a return (and restart its wait, §11.3). Its
+        connection says the goodbye at once (none if the mesh leaves `away`)."""
+        if self._away:
+            await stream.aclose()
+        else:
+            await stream.say_bye(self._closing or "removed from the table")
 
     def _place(self, peer: _Peer, link: _Link) -> bool:
         """Make `link`, whose `link.hello` exchange is over, the peer's link or its spare
@@ -942,7 +967,9 @@ class Mesh:
 
     async def aclose(self, reason: str | None = None, timeout: float = 2.0, *, away: bool = False) -> None:
         """Leave every link gracefully: send what is queued, then ``bye`` (bounded), with
-        `reason`, else the `farewell` set before, else "leaving the table". `away`: say
+        `reason`, else the `farewell` set before, else "leaving the table"; a connection
+        in its `link.hello` exchange says ``bye`` after it (a link the far end may hold
+        already, the one the lower peer id dialled, §4.7, must not close unexplained). `away`: say
         no goodbye, on these links or any later one, so that the peers take this peer for
         one whose link was lost, which may come back (§11.3: a seat taken back that could
         not reach them all, and keeps its journal to try again)."""
@@ -958,6 +985,8 @@ class Mesh:
         with trio.move_on_after(timeout):
             for link in links:
                 await link.done.wait()
+            while self._greeting:  # (a connection in its `link.hello` exchange says bye after it: `_serve_link`)
+                await self._greeted.wait()
         for link in links:
             if not link.done.is_set():
                 link.end_reason = link.end_reason or reason

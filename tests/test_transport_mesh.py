@@ -580,3 +580,43 @@ async def test_s4_7_a_mesh_that_fails_closes_the_connection_of_every_link_it_can
     await unsettled.aclose()
     gc.collect()
     assert not [w for w in warned if issubclass(w.category, ResourceWarning)], [str(w.message) for w in warned]
+
+
+@pytest.mark.parametrize("leaver", ["the lower peer id", "the higher peer id"])
+async def test_s4_6_s4_7_a_mesh_that_leaves_as_crossing_connections_come_up_is_read_leaving_at_the_far_end(
+        tmp_path: Path, leaver: str) -> None:
+    """Both ends dial at once (a seat taken back only to leave dials every seat, and the
+    table dials it again, §11.3); the leaving end's own link is up, and it begins to
+    leave while it still reads the far end's `link.hello` on the other connection, the one
+    the far end keeps as its link if it has the lower peer id (§4.7). The far end reads the
+    goodbye either way. Before, the leaving mesh waited only for the links it had: the
+    connection still being set up was cut at its exit, and the far end, holding it as
+    its link, took the leaver for a seat whose link was lost (and waited out its grace
+    period for it, where it should have ended at once)."""
+    ids = sorted((load_or_create_identity(tmp_path / n) for n in "ab"), key=lambda i: i.peer_id)
+    a_id, b_id = ids if leaver == "the lower peer id" else ids[::-1]  # (a leaves)
+    schemas = link_schemas(BLOB)
+    with trio.fail_after(30):
+        async with open_mesh(b_id, schemas, bind="127.0.0.1") as b:
+            b.set_table(TABLE)
+            async with open_mesh(a_id, schemas, bind="127.0.0.1") as a:
+                a.set_table(TABLE)
+                gates = {True: trio.Event(), False: trio.Event()}  # (a reads b's hello on b's dial only when told)
+                gates[True].set()
+                sent: list[Mesh] = []
+                _hold_hello_reads(a, gates, sent)
+                a.expect(b_id.certificate, ("127.0.0.1", b.port))
+                b.expect(a_id.certificate, ("127.0.0.1", a.port))
+                a.dial(b_id.peer_id)
+                b.dial(a_id.peer_id)
+                while len(sent) < 2 or a.linked() != {b_id.peer_id}:  # (a's dial is up; b's waits at a)
+                    await trio.testing.wait_all_tasks_blocked()
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(a.aclose, "gone")
+                    await trio.testing.wait_all_tasks_blocked()
+                    gates[False].set()
+            events = []
+            while b.linked() or not events or not isinstance(events[-1], LinkDown):
+                events.append(await b.receive())
+    downs = [event for event in events if isinstance(event, LinkDown)]
+    assert downs and all(down.clean and down.said == "gone" for down in downs), events
