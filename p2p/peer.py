@@ -897,7 +897,7 @@ class TablePeer(SessionRecord):
                                          quiet=lambda seat: self._gone_quiet(seat, now), reaching=self._reaching)
         for change in told:
             self._say(*self._report_words(change), change.seat)
-        suspended = bool(self._absent or reports or self._acks_held())
+        suspended = self._waits(reports)
         if suspended:  # (asked again as the seats whose wait goes on change)
             self.machine.clocks.pause(now, self._owes_anyway())
         elif self._suspended:
@@ -945,8 +945,14 @@ class TablePeer(SessionRecord):
 
     def _claims_wait(self) -> bool:
         """Whether a link of the table is down, ours or one another peer reports, or the
-        table waits for a seat's acks (`_acks_held`)."""
-        return bool(self._absent) or bool(self._link_reports()) or bool(self._acks_held())
+        table waits for a seat's acks (`_waits`, the reports read afresh)."""
+        return self._waits(self._link_reports())
+
+    def _waits(self, reports: dict[int, tuple[float, tuple[int, ...]]]) -> bool:
+        """Whether a link of the table is down, ours or one in `reports` (`_link_reports`),
+        or the table waits for a seat's acks (`_acks_held`): timer and stall claims wait,
+        and the stall clock stands."""
+        return bool(self._absent or reports or self._acks_held())
 
     def _track_acks(self, reports: dict[int, tuple[float, tuple[int, ...]]] | None = None) -> bool:
         """Note whose acks (promises §7.3, echoes §7.10) the next delivery waits for
