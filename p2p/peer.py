@@ -1122,8 +1122,9 @@ class TablePeer(SessionRecord):
         """If the timer task should have run more than `stops.OVERSLEPT` ago, this process
         was stopped (`stop_began`): take it into account once, before anything that came
         meanwhile. Whatever runs first after a stop calls this before it acts (the timer
-        task, a link's events, an intent of the player's screen or of the bot, a leave, and
-        every message of this seat's as it is stamped, `_sending_at`): a frame sent first would pass for the last one the others heard before the stop
+        task, a link's events, an intent of the player's screen or of the bot, a leave),
+        and so does every message of this seat's as it is stamped (`_sending_at`): a frame
+        sent first would pass for the last one the others heard before the stop
         (`orderer.last_sent`), so the stop would seem too short for them to have missed
         this seat."""
         # (the stop began after the last moment this process is known to have run, not

@@ -968,8 +968,8 @@ class Mesh:
     async def aclose(self, reason: str | None = None, timeout: float = 2.0, *, away: bool = False) -> None:
         """Leave every link gracefully: send what is queued, then ``bye`` (bounded), with
         `reason`, else the `farewell` set before, else "leaving the table"; a connection
-        in its `link.hello` exchange says ``bye`` after it (a link the far end may hold
-        already, the one the lower peer id dialled, §4.7, must not close unexplained). `away`: say
+        in its `link.hello` exchange says ``bye`` after it (the far end may hold it as its
+        link already, the one the lower peer id dialled, §4.7). `away`: say
         no goodbye, on these links or any later one, so that the peers take this peer for
         one whose link was lost, which may come back (§11.3: a seat taken back that could
         not reach them all, and keeps its journal to try again)."""
