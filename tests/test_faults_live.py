@@ -2772,14 +2772,14 @@ async def test_s9_6_a_stop_in_the_middle_of_a_seat_s_work_is_noticed_before_anyt
     else:
         deliver = me.machine.deliver
 
-        def checked_midway(delivered: Any, now: float) -> Any:
+        def taken_in_midway(delivered: Any, now: float) -> Any:
             step = deliver(delivered, now)
             if step.send and armed() and not stopped:
                 stopped.append(True)
                 mock_clock.jump(12.0)  # (the process stops as a delivered message is worked through)
             return step
 
-        me.machine.deliver = checked_midway  # type: ignore[method-assign]
+        me.machine.deliver = taken_in_midway  # type: ignore[method-assign]
     async with stack, running([me, bot]):
         await until(lambda: bool(stopped) and me.view().phase is Phase.PEEK, me, bot)
         said = [line.text for line in me.lines if line.text.startswith("This program did not run")]
