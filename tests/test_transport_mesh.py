@@ -27,12 +27,17 @@ TABLE = bytes(32)
 
 
 @asynccontextmanager
+async def on_table(identity: Identity, **options: int) -> AsyncIterator[Mesh]:
+    """A mesh of `identity` on loopback, on the test's table (`open_mesh`'s `options`)."""
+    async with open_mesh(identity, link_schemas(BLOB), bind="127.0.0.1", **options) as mesh:
+        mesh.set_table(TABLE)
+        yield mesh
+
+
+@asynccontextmanager
 async def linked(a_id: Identity, b_id: Identity) -> AsyncIterator[tuple[Mesh, Mesh]]:
     """Meshes of `a_id` and `b_id` on one table, b having dialled a (b saw the link up)."""
-    schemas = link_schemas(BLOB)
-    async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
-        a.set_table(TABLE)
-        b.set_table(TABLE)
+    async with on_table(a_id) as a, on_table(b_id) as b:
         a.expect(b_id.certificate)
         b.expect(a_id.certificate, ("127.0.0.1", a.port), dial=True)
         assert isinstance(await b.receive(), LinkUp)
@@ -41,12 +46,8 @@ async def linked(a_id: Identity, b_id: Identity) -> AsyncIterator[tuple[Mesh, Me
 
 async def test_a_peer_that_stops_reading_is_dropped_and_others_are_unaffected(tmp_path: Path) -> None:
     a_id, b_id, m_id = (load_or_create_identity(tmp_path / n) for n in "abm")
-    schemas = link_schemas(BLOB)
     with trio.fail_after(30):
-        async with open_mesh(a_id, schemas, bind="127.0.0.1", outbox_frames=8) as a, \
-                open_mesh(b_id, schemas, bind="127.0.0.1") as b:
-            a.set_table(TABLE)
-            b.set_table(TABLE)
+        async with on_table(a_id, outbox_frames=8) as a, on_table(b_id) as b:
             a.expect(b_id.certificate)
             a.expect(m_id.certificate)
             b.expect(a_id.certificate, ("127.0.0.1", a.port), dial=True)
@@ -103,8 +104,7 @@ async def test_s4_7_a_sender_waiting_for_a_link_that_ends_is_told_what_it_sent_i
     a_id, m_id = (load_or_create_identity(tmp_path / n) for n in "am")
     big = {"type": "test.blob", "v": 1, "data": bytes(60_000)}
     with trio.fail_after(30):
-        async with open_mesh(a_id, link_schemas(BLOB), bind="127.0.0.1", outbox_bytes=1 << 18) as a:
-            a.set_table(TABLE)
+        async with on_table(a_id, outbox_bytes=1 << 18) as a:
             a.expect(m_id.certificate)
             stalled = [await _stalled_link(a, m_id)]
             assert await a.receive() == LinkUp(m_id.peer_id)
@@ -207,13 +207,11 @@ async def test_s4_6_a_mesh_that_has_closed_dials_nobody_for_a_caller_that_outliv
     that is leaving takes no new link (§4.6): it dials nobody, and what is sent to a peer
     pinned meanwhile is lost, not kept for a link that cannot come."""
     a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
-    schemas = link_schemas(BLOB)
     with trio.fail_after(30):
-        async with open_mesh(b_id, schemas, bind="127.0.0.1") as b:
-            b.set_table(TABLE)
+        async with on_table(b_id) as b:
             b.expect(a_id.certificate)
-            async with open_mesh(a_id, schemas, bind="127.0.0.1") as a:
-                a.set_table(TABLE)
+            async with on_table(a_id) as a:
+                pass  # (closed at once: what follows outlives it)
             a.expect(b_id.certificate, ("127.0.0.1", b.port), dial=True)
             a.dial(b_id.peer_id)
             blob = {"type": "test.blob", "v": 1, "data": b"late"}
@@ -263,10 +261,7 @@ async def test_s4_6_a_goodbye_counts_even_when_a_write_found_the_connection_gone
 async def _linked_pair(tmp_path: Path) -> AsyncIterator[tuple[Mesh, Mesh, Identity]]:
     """Two meshes of one table, A dialling B, once both see the link up: (A, B, B's identity)."""
     a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
-    schemas = link_schemas(BLOB)
-    async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
-        a.set_table(TABLE)
-        b.set_table(TABLE)
+    async with on_table(a_id) as a, on_table(b_id) as b:
         a.expect(b_id.certificate, ("127.0.0.1", b.port), dial=True)
         b.expect(a_id.certificate)
         assert isinstance(await a.receive(), LinkUp)
@@ -311,15 +306,12 @@ async def test_s11_3_a_peer_that_stays_unreachable_is_an_event_at_every_redial_a
     about none, so a screen that shows warnings does not show a peer's short id over
     the player's prompt at every redial. A link that comes up and fails again is the same."""
     a_id, b_id = (load_or_create_identity(tmp_path / n) for n in "ab")
-    schemas = link_schemas(BLOB)
     with socket.socket() as closed:  # a port where nobody listens
         closed.bind(("127.0.0.1", 0))
         nowhere = ("127.0.0.1", closed.getsockname()[1])
     caplog.set_level(logging.INFO, logger="bandit_lan.transport")
     with trio.fail_after(30):
-        async with open_mesh(a_id, schemas, bind="127.0.0.1") as a, open_mesh(b_id, schemas, bind="127.0.0.1") as b:
-            a.set_table(TABLE)
-            b.set_table(TABLE)
+        async with on_table(a_id) as a, on_table(b_id) as b:
             b.expect(a_id.certificate)
             a.expect(b_id.certificate, nowhere)
             for _ in range(3):
@@ -501,17 +493,13 @@ async def test_s4_7_a_peer_that_dials_anew_after_a_restart_takes_over_from_the_l
     process. The lower peer keeps that link until it ends, and the new connection then
     takes over at once: no link lost, and frames reach the new process."""
     low_id, high_id = sorted((load_or_create_identity(tmp_path / n) for n in "ab"), key=lambda i: i.peer_id)
-    schemas = link_schemas(BLOB)
     with trio.fail_after(30):
-        async with open_mesh(low_id, schemas, bind="127.0.0.1") as low:
-            low.set_table(TABLE)
-            async with open_mesh(high_id, schemas, bind="127.0.0.1") as old:
-                old.set_table(TABLE)
+        async with on_table(low_id) as low:
+            async with on_table(high_id) as old:
                 old.expect(low_id.certificate)
                 low.expect(high_id.certificate, ("127.0.0.1", old.port), dial=True)
                 assert await low.receive() == LinkUp(high_id.peer_id)
-                async with open_mesh(high_id, schemas, bind="127.0.0.1") as new:
-                    new.set_table(TABLE)
+                async with on_table(high_id) as new:
                     new.expect(low_id.certificate, ("127.0.0.1", low.port), dial=True)
                     assert await new.receive() == LinkUp(low_id.peer_id)
                     await old.aclose(away=True)  # the old process is gone (no goodbye)
@@ -595,12 +583,9 @@ async def test_s4_6_s4_7_a_mesh_that_leaves_as_crossing_connections_come_up_is_r
     period for it, where it should have ended at once)."""
     ids = sorted((load_or_create_identity(tmp_path / n) for n in "ab"), key=lambda i: i.peer_id)
     a_id, b_id = ids if leaver == "the lower peer id" else ids[::-1]  # (a leaves)
-    schemas = link_schemas(BLOB)
     with trio.fail_after(30):
-        async with open_mesh(b_id, schemas, bind="127.0.0.1") as b:
-            b.set_table(TABLE)
-            async with open_mesh(a_id, schemas, bind="127.0.0.1") as a:
-                a.set_table(TABLE)
+        async with on_table(b_id) as b:
+            async with on_table(a_id) as a:
                 gates = {True: trio.Event(), False: trio.Event()}  # (a reads b's hello on b's dial only when told)
                 gates[True].set()
                 sent: list[Mesh] = []
