@@ -123,10 +123,7 @@ def test_table_full_game_default_deck_to_100(tmp_path: Path) -> None:
 
 # -- R6 snap races in the agreed order ----------------------------------------------
 
-RACE_DECK = "".join(
-    f"[[card]]\nvalue = {v}\ncount = {c}\n" + ("bandit = true\n" if bandit else "")
-    for v, c, bandit in [(0, 40, False), (-2, 2, True), (20, 2, True)]
-)
+RACE_DECK = deck_text([(0, 40, None, False), (-2, 2, None, True), (20, 2, None, True)])
 
 
 @dataclass(frozen=True)
