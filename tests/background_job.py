@@ -7,15 +7,14 @@ and runs the command in a process group of its own, whose id it prints first
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sys
-import termios
+
+from tests.on_terminal import take_terminal
 
 
 def main() -> int:
-    os.setsid()
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    take_terminal()
     pid = os.fork()
     if pid == 0:
         os.setpgid(0, 0)

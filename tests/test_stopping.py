@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import fcntl
 import os
-import pty
 import re
 import select
 import signal
 import struct
+import subprocess
 import sys
 import termios
 import time
@@ -328,44 +328,43 @@ def test_s9_8_closing_the_terminal_window_of_a_play_makes_the_player_leave_and_e
     the bots it started, which run in sessions of their own). Those bots end with the
     command, so nothing would wait for the seat to come back: it leaves, alone."""
     logs = tmp_path / "logs"
-    pid, fd = _on_a_terminal(["play", "--bots", "2", "--name", "Eve", "--state-dir", str(tmp_path / "state"),
-                              "--log-dir", str(logs)])
-    exited = os.pidfd_open(pid)
+    client, fd = _on_a_terminal(["play", "--bots", "2", "--name", "Eve", "--state-dir", str(tmp_path / "state"),
+                                 "--log-dir", str(logs)])
+    exited = os.pidfd_open(client.pid)
     try:
         _read_until(fd, "Everyone looks at their two bottom cards", timeout=60)  # the table is dealt: the game is on
         os.close(fd)  # the window closes
         fd = -1
         ready, _, _ = select.select([exited], [], [], 60)
         assert ready, "the client did not exit after its terminal closed"
-        _, wait_status = os.waitpid(pid, 0)
+        status = client.wait()
     finally:
         if fd >= 0:
             os.close(fd)
         os.close(exited)
-        try:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-    assert os.waitstatus_to_exitcode(wait_status) == 0
+        client.kill()
+        client.wait()
+    assert status == 0
     told = _logs_end_with_one_leave(logs, 3, "their terminal was closed")
     assert told == "Eve left the table (their terminal was closed)", told
 
 
-def _on_a_terminal(argv: list[str]) -> tuple[int, int]:
-    """`bandit-lan ARGV` with a pty as its controlling terminal (110 × 40, TERM xterm):
-    its pid, and the terminal's side (closing it hangs the terminal up)."""
+def _on_a_terminal(argv: list[str]) -> tuple[subprocess.Popen[bytes], int]:
+    """`bandit-lan ARGV` with a pty as its controlling terminal (110 × 40, TERM xterm,
+    `tests.on_terminal`): its process, and the terminal's side (closing it hangs the
+    terminal up)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "COLUMNS": "110", "LINES": "40"}
-    argv = [sys.executable, "-m", "cli", *argv]
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the pty is its controlling terminal
-        try:
-            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 110, 0, 0))
-            os.chdir(ROOT)
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    return pid, fd
+    fd, its_side = os.openpty()
+    try:
+        fcntl.ioctl(its_side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 110, 0, 0))
+        client = subprocess.Popen([sys.executable, "-m", "tests.on_terminal", "cli", *argv], cwd=ROOT, env=env,
+                                  stdin=its_side, stdout=its_side, stderr=its_side)
+    except BaseException:
+        os.close(fd)
+        raise
+    finally:
+        os.close(its_side)
+    return client, fd
 
 
 def test_s11_3_closing_the_terminal_window_sends_the_seat_away_and_join_resume_takes_it_back(tmp_path: Path) -> None:
@@ -380,11 +379,11 @@ def test_s11_3_closing_the_terminal_window_sends_the_seat_away_and_join_resume_t
                   "--grace", "60", "--state-dir", str(tmp_path / "alice"), *common)
     procs = [host]
     host_seen: list[str] = []
-    pid, fd = -1, -1
+    client, fd = None, -1
     try:
         where = read_until(host, r"on (127\.0\.0\.1:\d+)", host_seen).group(1)
-        pid, fd = _on_a_terminal(["join", "--peer", where, "--name", "Eve", "--state-dir", str(state), *common])
-        exited = os.pidfd_open(pid)
+        client, fd = _on_a_terminal(["join", "--peer", where, "--name", "Eve", "--state-dir", str(state), *common])
+        exited = os.pidfd_open(client.pid)
         try:
             _read_until(fd, "Everyone looks at their two bottom cards", timeout=60)  # the game is on
             os.close(fd)  # the window closes
@@ -393,9 +392,7 @@ def test_s11_3_closing_the_terminal_window_sends_the_seat_away_and_join_resume_t
             assert ready, "the client did not exit after its terminal closed"
         finally:
             os.close(exited)
-        _, wait_status = os.waitpid(pid, 0)
-        pid = -1
-        assert os.waitstatus_to_exitcode(wait_status) == INTERRUPTED  # (cut short: its game goes on)
+        assert client.wait() == INTERRUPTED  # (cut short: its game goes on)
         waiting = read_until(host, r"Lost the link to Eve \((.*)\); waiting for Eve", host_seen).group(1)
         assert not waiting.startswith("left"), waiting  # (no goodbye: the link is lost, as in a crash)
         [journal] = unfinished_journals(state)
@@ -411,9 +408,9 @@ def test_s11_3_closing_the_terminal_window_sends_the_seat_away_and_join_resume_t
         kill_all(procs)
         if fd >= 0:
             os.close(fd)
-        if pid > 0:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        if client is not None:
+            client.kill()
+            client.wait()
     assert status == host_status == 0, out + host_out
     assert re.search(r"Your seat went away \d+ s ago, when your terminal was closed: taking it back\.", out), out
     assert "Eve is back." in host_out, host_out
