@@ -22,7 +22,7 @@ and judges what the honest seats did, on the same criteria for every cheat:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -458,6 +458,51 @@ async def run_live_late_acks(root: Path, lag: float, stall_s: float = 2.0) -> tu
             await play_live(peers, cheater)
             nursery.cancel_scope.cancel()
     return peers, tried
+
+
+async def run_live_slow_link(root: Path, lag: float, victim: int = 0) -> list[TablePeer]:
+    """A live table whose cheating seat, once the game is under way, holds back every
+    frame it sends to one honest seat (`victim`, an index into the peers) for `lag`
+    seconds, each as it was made, and sends the other seat everything at once: to the
+    victim, a link that is up (frames keep coming) but late. The peers, once every honest
+    game ended."""
+    stack, peers = await seat_live_table(root, PLAYERS, person=False, rules=replace(RULES, target=10_000))
+    async with stack:
+        cheater, slowed = peers[CHEATER], peers[victim].identity.peer_id
+        for peer in peers:
+            peer.machine.stall_s = 2.0
+            peer.grace = 12.0
+        send, late = trio.open_memory_channel[tuple[float, bytes]](float("inf"))
+        mesh = cheater.mesh
+        send_frame, broadcast_frame = mesh.send_frame, mesh.broadcast_frame
+
+        def hold(frame: bytes) -> None:
+            send.send_nowait((trio.current_time() + lag, frame))
+
+        def send_slowly(peer_id: bytes, frame: bytes) -> None:
+            if peer_id == slowed and game_under_way(cheater.machine):
+                hold(frame)
+            else:
+                send_frame(peer_id, frame)
+
+        def broadcast_slowly(frame: bytes, exclude: Iterable[bytes] = ()) -> None:
+            if slowed in exclude or not game_under_way(cheater.machine):
+                broadcast_frame(frame, exclude)
+                return
+            broadcast_frame(frame, [*exclude, slowed])
+            hold(frame)
+
+        async def send_late() -> None:
+            async for at, frame in late:
+                await trio.sleep_until(at)
+                send_frame(slowed, frame)
+
+        mesh.send_frame, mesh.broadcast_frame = send_slowly, broadcast_slowly  # type: ignore[method-assign]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(send_late)
+            await play_live(peers, cheater)
+            nursery.cancel_scope.cancel()
+    return peers
 
 
 def say_away(peer: TablePeer, seat: int) -> None:

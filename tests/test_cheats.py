@@ -10,6 +10,7 @@ The last test prints the table: cheats detected / cheats tried (also `bench/chea
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from tests.cheat_runs import (
     run_live_last_opening,
     run_live_frozen_acks,
     run_live_late_acks,
+    run_live_slow_link,
     run_live_withheld_share,
     say_away,
     run_table,
@@ -575,6 +577,27 @@ async def test_s9_11_late_acks_keep_the_table_waiting_are_told_claimed_and_end_t
         assert any(c["what"] == "acks" for c in claims) and all(c["seats"] == [seat] for c in claims), claims
         assert peer.progress.ended and name in peer.progress.ended_why, peer.progress.ended_why
         assert audit(peer.log.path).first_failure is None
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="§9.11's known limit (4): a link slowed to one seat alone, past the stall time, gets that "
+                          "seat claimed for its shares by the other seats")
+def test_s9_11_a_link_slowed_to_one_seat_alone_gets_no_honest_seat_convicted(tmp_path: Path) -> None:
+    """The cheater holds back every frame it sends to one honest seat, the victim, for
+    9 s, and sends the other, the bystander, everything at once. The victim's link is up
+    (frames keep coming), so nobody is away; its deliveries wait on the cheater's late
+    promises (§7.3), and so do the shares they make it owe. The bystander, whose
+    deliveries wait on nobody, times the victim's shares, claims them after its stall
+    time, and the cheater's claim completes the count (§9.11): the honest victim is
+    convicted of withholding where the bystander is. What a fix must make hold: no
+    honest seat's claim names the victim, and no log convicts it."""
+    peers = trio.run(partial(run_live_slow_link, tmp_path, lag=9.0))  # (asserted outside trio: a plain failure)
+    held, bystander = peers[0], peers[1]
+    claims = [e.inner for e in bystander.orderer.sent_of("stalled")]
+    assert not any(held.me in claim["seats"] for claim in claims), claims
+    for peer in (held, bystander):
+        failure = audit(peer.log.path).first_failure
+        assert failure is None or failure.seat != held.me, failure
 
 
 async def test_s8_9_the_winner_is_told_only_once_the_last_rounds_shuffles_open(tmp_path: Path) -> None:
