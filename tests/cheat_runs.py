@@ -22,7 +22,7 @@ and judges what the honest seats did, on the same criteria for every cheat:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -297,16 +297,39 @@ def swap_machine(peer: TablePeer, cls: type[TableMachine], **extra: Any) -> Tabl
     return machine
 
 
-async def play_live(peers: list[TablePeer], cheater: TablePeer) -> None:
-    """Run the table until every honest peer's game ended (or `LIVE_LIMIT` passed)."""
+async def play_live(peers: list[TablePeer], cheater: TablePeer,
+                    beside: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Run the table until every honest peer's game ended (or `LIVE_LIMIT` passed);
+    `beside`, a task of the cheat's (`LateFrames.sending`), runs until the peers are done."""
     honest = [p for p in peers if p is not cheater]
-    async with trio.open_nursery() as nursery:
-        for peer in peers:
-            nursery.start_soon(peer.run)
-        with trio.move_on_after(LIVE_LIMIT):
-            await _until_ended(honest)
-        for peer in peers:
-            peer._finish("the test is over")
+    async with trio.open_nursery() as cheat:
+        if beside is not None:
+            cheat.start_soon(beside)
+        async with trio.open_nursery() as nursery:
+            for peer in peers:
+                nursery.start_soon(peer.run)
+            with trio.move_on_after(LIVE_LIMIT):
+                await _until_ended(honest)
+            for peer in peers:
+                peer._finish("the test is over")
+        cheat.cancel_scope.cancel()
+
+
+class LateFrames:
+    """Frames a cheater sends `lag` seconds after it made them, in the order made, by
+    `send`: `hold` one now; `sending` is the task that sends them (`play_live`'s `beside`)."""
+
+    def __init__(self, lag: float, send: Callable[[bytes], None]) -> None:
+        self.lag, self._send = lag, send
+        self._held, self._due = trio.open_memory_channel[tuple[float, bytes]](float("inf"))
+
+    def hold(self, frame: bytes) -> None:
+        self._held.send_nowait((trio.current_time() + self.lag, frame))
+
+    async def sending(self) -> None:
+        async for at, frame in self._due:
+            await trio.sleep_until(at)
+            self._send(frame)
 
 
 async def _until_ended(peers: Sequence[TablePeer]) -> None:
@@ -434,7 +457,7 @@ async def run_live_late_acks(root: Path, lag: float, stall_s: float = 2.0) -> tu
         for peer in peers:
             peer.machine.stall_s = stall_s
             peer.grace = 12.0
-        send, late = trio.open_memory_channel[tuple[float, bytes]](float("inf"))
+        late = LateFrames(lag, cheater.mesh.broadcast_frame)
         broadcast = cheater._broadcast
         tried = False
 
@@ -445,18 +468,10 @@ async def run_live_late_acks(root: Path, lag: float, stall_s: float = 2.0) -> tu
                 return
             tried = True
             cheater._journal_sent(envelope)
-            send.send_nowait((trio.current_time() + lag, envelope.wire))
-
-        async def send_late() -> None:
-            async for at, wire in late:
-                await trio.sleep_until(at)
-                cheater.mesh.broadcast_frame(wire)
+            late.hold(envelope.wire)
 
         cheater._broadcast = slow  # type: ignore[method-assign]
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(send_late)
-            await play_live(peers, cheater)
-            nursery.cancel_scope.cancel()
+        await play_live(peers, cheater, late.sending)
     return peers, tried
 
 
@@ -472,16 +487,13 @@ async def run_live_slow_link(root: Path, lag: float, victim: int = 0) -> list[Ta
         for peer in peers:
             peer.machine.stall_s = 2.0
             peer.grace = 12.0
-        send, late = trio.open_memory_channel[tuple[float, bytes]](float("inf"))
         mesh = cheater.mesh
         send_frame, broadcast_frame = mesh.send_frame, mesh.broadcast_frame
-
-        def hold(frame: bytes) -> None:
-            send.send_nowait((trio.current_time() + lag, frame))
+        late = LateFrames(lag, partial(send_frame, slowed))
 
         def send_slowly(peer_id: bytes, frame: bytes) -> None:
             if peer_id == slowed and game_under_way(cheater.machine):
-                hold(frame)
+                late.hold(frame)
             else:
                 send_frame(peer_id, frame)
 
@@ -490,18 +502,10 @@ async def run_live_slow_link(root: Path, lag: float, victim: int = 0) -> list[Ta
                 broadcast_frame(frame, exclude)
                 return
             broadcast_frame(frame, [*exclude, slowed])
-            hold(frame)
-
-        async def send_late() -> None:
-            async for at, frame in late:
-                await trio.sleep_until(at)
-                send_frame(slowed, frame)
+            late.hold(frame)
 
         mesh.send_frame, mesh.broadcast_frame = send_slowly, broadcast_slowly  # type: ignore[method-assign]
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(send_late)
-            await play_live(peers, cheater)
-            nursery.cancel_scope.cancel()
+        await play_live(peers, cheater, late.sending)
     return peers
 
 
